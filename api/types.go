@@ -1,0 +1,321 @@
+// Package api defines the gateway interface of ../shared/spec/gateway-interface.md
+// once: the wire types used by both hark's client and its embedded gateway,
+// and the client itself. Nothing here knows about the TUI or the local engines.
+package api
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Paths of the gateway interface, relative to the base URL.
+const (
+	PathPrefix      = "/v1/openapi/third-party-service"
+	SearchService   = "vendor_search"
+	PathTools       = PathPrefix + "/" + SearchService + "/tools"
+	PathInvokeFmt   = PathPrefix + "/" + SearchService + "/%s/invoke" // %s = tool slug
+	PathVoicesFmt   = PathPrefix + "/voice/%s/voices"                 // %s = provider
+	PathTTS         = PathPrefix + "/voice/tts"
+	PathSTT         = PathPrefix + "/voice/stt"
+	PathTTSStream   = PathPrefix + "/voice/tts/stream"
+	PathSTTStream   = PathPrefix + "/voice/stt/stream"
+	DefaultProvider = "vendor_speech"
+)
+
+// Messages the spec fixes verbatim.
+const (
+	MsgSuccess             = "success"
+	MsgCredentialsMissing  = "三方服务凭证未配置"
+	MsgResearchWaitTimeout = "research 任务等待超时"
+)
+
+// CodeOK is the envelope code of a successful response.
+const CodeOK = 200
+
+// Envelope wraps every REST response.
+type Envelope struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	TraceID string          `json:"trace_id"`
+}
+
+// InvokeRequest is the body of a tool invocation.
+type InvokeRequest struct {
+	Inputs map[string]any `json:"inputs"`
+}
+
+// InvokeResult is the data of a tool invocation.
+type InvokeResult struct {
+	Service string          `json:"service"`
+	Tool    string          `json:"tool"`
+	Output  json.RawMessage `json:"output"`
+}
+
+// Tool slugs the spec names. The runtime tool list is authoritative; these
+// only select richer views and typed decoders for outputs hark recognises.
+const (
+	ToolSearch   = "vendor_search"
+	ToolExtract  = "vendor_extract"
+	ToolCrawl    = "vendor_crawl"
+	ToolMap      = "vendor_map"
+	ToolResearch = "vendor_research"
+)
+
+// Extra holds the fields of a JSON object that a typed decoder does not
+// know, so that nothing the gateway sends is dropped.
+type Extra map[string]json.RawMessage
+
+// SearchInput is the inputs of vendor_search. Zero values are omitted so
+// the gateway applies the spec's defaults.
+type SearchInput struct {
+	Query                    string `json:"query"`
+	MaxResults               int    `json:"max_results,omitempty"`
+	SearchDepth              string `json:"search_depth,omitempty"`
+	Topic                    string `json:"topic,omitempty"`
+	TimeRange                string `json:"time_range,omitempty"`
+	StartDate                string `json:"start_date,omitempty"`
+	EndDate                  string `json:"end_date,omitempty"`
+	Country                  string `json:"country,omitempty"`
+	IncludeAnswer            bool   `json:"include_answer,omitempty"`
+	IncludeImages            bool   `json:"include_images,omitempty"`
+	IncludeImageDescriptions bool   `json:"include_image_descriptions,omitempty"`
+	IncludeRawContent        bool   `json:"include_raw_content,omitempty"`
+	IncludeFavicon           bool   `json:"include_favicon,omitempty"`
+	ExactMatch               bool   `json:"exact_match,omitempty"`
+	IncludeDomains           string `json:"include_domains,omitempty"`
+	ExcludeDomains           string `json:"exclude_domains,omitempty"`
+}
+
+// SearchOutput is the output of vendor_search.
+type SearchOutput struct {
+	Query        string         `json:"query"`
+	Answer       string         `json:"answer,omitempty"`
+	ResponseTime float64        `json:"response_time"`
+	Results      []SearchResult `json:"results"`
+	Images       []SearchImage  `json:"images,omitempty"`
+	Extra        Extra          `json:"-"`
+}
+
+// SearchResult is one element of SearchOutput.Results.
+type SearchResult struct {
+	Title         string  `json:"title"`
+	URL           string  `json:"url"`
+	Content       string  `json:"content"`
+	Score         float64 `json:"score"`
+	RawContent    string  `json:"raw_content,omitempty"`
+	PublishedDate string  `json:"published_date,omitempty"`
+	Favicon       string  `json:"favicon,omitempty"`
+	Extra         Extra   `json:"-"`
+}
+
+// SearchImage is one element of SearchOutput.Images. The gateway may send a
+// bare URL string instead of an object; UnmarshalJSON accepts both.
+type SearchImage struct {
+	URL         string `json:"url"`
+	Description string `json:"description,omitempty"`
+	Extra       Extra  `json:"-"`
+}
+
+// URLList is the urls input of vendor_extract: one URL, a comma-separated
+// string of URLs, or an array of URLs.
+type URLList []string
+
+// ParseURLList splits a comma-separated string into trimmed, non-empty URLs.
+func ParseURLList(s string) URLList {
+	var out URLList
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ExtractInput is the inputs of vendor_extract.
+type ExtractInput struct {
+	URLs           URLList `json:"urls"`
+	ExtractDepth   string  `json:"extract_depth,omitempty"`
+	Format         string  `json:"format,omitempty"`
+	IncludeImages  bool    `json:"include_images,omitempty"`
+	IncludeFavicon bool    `json:"include_favicon,omitempty"`
+	Query          string  `json:"query,omitempty"`
+}
+
+// ExtractOutput is the output of vendor_extract.
+type ExtractOutput struct {
+	Results       []PageContent   `json:"results"`
+	FailedResults []FailedExtract `json:"failed_results"`
+	ResponseTime  float64         `json:"response_time"`
+	Extra         Extra           `json:"-"`
+}
+
+// PageContent is a page's extracted body, in extract and crawl results.
+// Images is filled by extract when include_images is set.
+type PageContent struct {
+	URL        string   `json:"url"`
+	RawContent string   `json:"raw_content"`
+	Favicon    string   `json:"favicon,omitempty"`
+	Images     []string `json:"images,omitempty"`
+	Extra      Extra    `json:"-"`
+}
+
+// FailedExtract is a URL that extract could not read, and why.
+type FailedExtract struct {
+	URL   string `json:"url"`
+	Error string `json:"error"`
+	Extra Extra  `json:"-"`
+}
+
+// CrawlInput is the inputs of vendor_crawl.
+type CrawlInput struct {
+	URL            string `json:"url"`
+	MaxDepth       int    `json:"max_depth,omitempty"`
+	MaxBreadth     int    `json:"max_breadth,omitempty"`
+	Limit          int    `json:"limit,omitempty"`
+	Instructions   string `json:"instructions,omitempty"`
+	ExtractDepth   string `json:"extract_depth,omitempty"`
+	Format         string `json:"format,omitempty"`
+	IncludeFavicon bool   `json:"include_favicon,omitempty"`
+	// AllowExternal defaults to true, so it is a pointer: nil means default.
+	AllowExternal *bool  `json:"allow_external,omitempty"`
+	SelectPaths   string `json:"select_paths,omitempty"`
+	SelectDomains string `json:"select_domains,omitempty"`
+}
+
+// CrawlOutput is the output of vendor_crawl.
+type CrawlOutput struct {
+	BaseURL      string        `json:"base_url"`
+	Results      []PageContent `json:"results"`
+	ResponseTime float64       `json:"response_time"`
+	Extra        Extra         `json:"-"`
+}
+
+// MapInput is the inputs of vendor_map.
+type MapInput struct {
+	URL           string `json:"url"`
+	MaxDepth      int    `json:"max_depth,omitempty"`
+	MaxBreadth    int    `json:"max_breadth,omitempty"`
+	Limit         int    `json:"limit,omitempty"`
+	Instructions  string `json:"instructions,omitempty"`
+	AllowExternal *bool  `json:"allow_external,omitempty"`
+	SelectPaths   string `json:"select_paths,omitempty"`
+	SelectDomains string `json:"select_domains,omitempty"`
+}
+
+// MapOutput is the output of vendor_map. The gateway may send results as
+// bare URL strings or as objects with url; MapLink accepts both.
+type MapOutput struct {
+	BaseURL      string    `json:"base_url"`
+	Results      []MapLink `json:"results"`
+	ResponseTime float64   `json:"response_time"`
+	Extra        Extra     `json:"-"`
+}
+
+// MapLink is one discovered URL.
+type MapLink struct {
+	URL   string `json:"url"`
+	Extra Extra  `json:"-"`
+}
+
+// ResearchInput is the inputs of vendor_research.
+type ResearchInput struct {
+	Input string `json:"input"`
+	Model string `json:"model,omitempty"`
+}
+
+// Research task states.
+const (
+	ResearchPending    = "pending"
+	ResearchInProgress = "in_progress"
+	ResearchCompleted  = "completed"
+	ResearchFailed     = "failed"
+)
+
+// ResearchOutput is the output of vendor_research.
+type ResearchOutput struct {
+	RequestID string           `json:"request_id"`
+	Status    string           `json:"status"`
+	Content   string           `json:"content,omitempty"`
+	Sources   []ResearchSource `json:"sources"`
+	Extra     Extra            `json:"-"`
+}
+
+// ResearchSource is one reference of a research report.
+type ResearchSource struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
+	Extra Extra  `json:"-"`
+}
+
+// Voice is one element of the voice list.
+type Voice struct {
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	Language string `json:"language"`
+	Scene    string `json:"scene"`
+	Extra    Extra  `json:"-"`
+}
+
+// Audio formats of TTS.
+const (
+	FormatPCM = "pcm"
+	FormatMP3 = "mp3"
+	FormatWAV = "wav"
+)
+
+// TTSRequest is the TTS REST body and the first frame of the TTS stream.
+type TTSRequest struct {
+	Provider   string         `json:"provider"`
+	Text       string         `json:"text"`
+	VoiceCode  string         `json:"voice_code"`
+	Format     string         `json:"format,omitempty"`
+	SampleRate int            `json:"sample_rate,omitempty"`
+	SpeechRate int            `json:"speech_rate,omitempty"`
+	Pitch      int            `json:"pitch,omitempty"`
+	Loudness   int            `json:"loudness,omitempty"`
+	Extra      map[string]any `json:"extra,omitempty"`
+}
+
+// TTSResponse is the data of a TTS REST call. AudioData is base64 on the
+// wire; the client decodes it.
+type TTSResponse struct {
+	AudioData  string `json:"audio_data"`
+	Format     string `json:"format"`
+	SampleRate int    `json:"sample_rate"`
+	DurationMs int    `json:"duration_ms"`
+}
+
+// STTRequest is the STT REST body. Without AudioData it is the STT stream's
+// configuration frame.
+type STTRequest struct {
+	Provider   string         `json:"provider"`
+	AudioData  string         `json:"audio_data,omitempty"`
+	SampleRate int            `json:"sample_rate,omitempty"`
+	Language   string         `json:"language,omitempty"`
+	Extra      map[string]any `json:"extra,omitempty"`
+}
+
+// STTResponse is the data of an STT REST call.
+type STTResponse struct {
+	Text       string  `json:"text"`
+	Confidence float64 `json:"confidence"`
+	DurationMs int     `json:"duration_ms"`
+}
+
+// TTSFinalFrame is the terminal JSON text frame of the TTS stream.
+type TTSFinalFrame struct {
+	IsFinal bool   `json:"is_final"`
+	Error   string `json:"error,omitempty"`
+}
+
+// STTResultFrame is a JSON text frame of the STT stream. Confidence is an
+// addition of hark's gateway on final frames; other gateways may omit it.
+type STTResultFrame struct {
+	Sequence   int     `json:"sequence"`
+	Text       string  `json:"text"`
+	IsFinal    bool    `json:"is_final"`
+	IsPartial  bool    `json:"is_partial"`
+	Error      string  `json:"error,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+}

@@ -1,0 +1,31 @@
+// Package common holds what every pane of hark's TUI shares: the pane
+// contract, the Common value handed to each pane (client, styles, settings,
+// audio), and the styles built once from the terminal's background. It
+// holds no package-level state, so that the TUI could be served per SSH
+// session.
+package common
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"charm.land/bubbles/v2/help"
+)
+
+// Pane is one tab of the TUI. The root model owns the panes, computes the
+// layout once per tea.WindowSizeMsg and pushes sizes down with SetSize.
+// A pane does no I/O in Update: network calls, audio and rendering run in
+// tea.Cmds that report back with typed messages.
+type Pane interface {
+	// Title is the tab label.
+	Title() string
+	Init() tea.Cmd
+	Update(msg tea.Msg) (Pane, tea.Cmd)
+	// View renders the pane into exactly the size last given to SetSize.
+	View() string
+	SetSize(width, height int)
+	// KeyMap gives the pane's bindings for the help view.
+	KeyMap() help.KeyMap
+	// Capturing reports that a text input has focus: the root then sends
+	// every key to the pane and handles none itself (tab switching, quit
+	// on q, the palette), except ctrl+c.
+	Capturing() bool
+}
