@@ -6,8 +6,8 @@
 package common
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
 )
 
 // Pane is one tab of the TUI. The root model owns the panes, computes the
