@@ -1,0 +1,210 @@
+// Package sphinx wraps pocketsphinx's C decoder (the 0.8 API) for streaming
+// recognition of 16 kHz mono s16le audio. It only guards the cgo boundary:
+// a Decoder serialises its own calls, reports C failures as errors and
+// never panics. Pooling, format conversion and result policy live in the
+// voice package.
+package sphinx
+
+/*
+#cgo pkg-config: pocketsphinx sphinxbase
+#include <stdlib.h>
+#include <pocketsphinx.h>
+#include <sphinxbase/err.h>
+
+static void hark_quiet(void) { err_set_logfp(NULL); }
+
+static ps_decoder_t *hark_ps_new(const char *hmm, const char *lm, const char *dict) {
+	cmd_ln_t *cfg = cmd_ln_init(NULL, ps_args(), TRUE,
+		"-hmm", hmm, "-lm", lm, "-dict", dict, "-logfn", "/dev/null", NULL);
+	if (cfg == NULL) return NULL;
+	ps_decoder_t *ps = ps_init(cfg);
+	cmd_ln_free_r(cfg);
+	return ps;
+}
+
+static const char *hark_hyp(ps_decoder_t *ps) {
+	int32 score = 0;
+	return ps_get_hyp(ps, &score);
+}
+
+static double hark_posterior(ps_decoder_t *ps) {
+	int32 prob = ps_get_prob(ps);
+	logmath_t *lm = ps_get_logmath(ps);
+	if (lm == NULL) return 0;
+	return logmath_exp(lm, prob);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"unsafe"
+)
+
+// SampleRate is the only rate the en-us acoustic model accepts.
+const SampleRate = 16000
+
+// Model names the files of a pocketsphinx model.
+type Model struct {
+	HMM  string // acoustic model directory
+	LM   string // language model (.lm.bin or .lm)
+	Dict string // pronunciation dictionary
+}
+
+// DefaultModelDir is where Debian's pocketsphinx-en-us puts the en-us model.
+const DefaultModelDir = "/usr/share/pocketsphinx/model/en-us"
+
+// ModelIn returns the en-us model layout of Debian's pocketsphinx-en-us
+// package rooted at dir.
+func ModelIn(dir string) Model {
+	return Model{
+		HMM:  filepath.Join(dir, "en-us"),
+		LM:   filepath.Join(dir, "en-us.lm.bin"),
+		Dict: filepath.Join(dir, "cmudict-en-us.dict"),
+	}
+}
+
+// Check reports a missing model file by name, before the C library is
+// asked to load it (it would only log the reason).
+func (m Model) Check() error {
+	for _, p := range []string{m.HMM, m.LM, m.Dict} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("pocketsphinx model: %w (install pocketsphinx-en-us)", err)
+		}
+	}
+	return nil
+}
+
+var quietOnce sync.Once
+
+// ErrClosed is returned by a Decoder used after Close.
+var ErrClosed = errors.New("pocketsphinx decoder closed")
+
+// Decoder is one loaded pocketsphinx decoder. Its methods may be called
+// from any goroutine; they are serialised, because the C decoder is not
+// safe for concurrent use.
+type Decoder struct {
+	mu    sync.Mutex
+	ps    *C.ps_decoder_t
+	inUtt bool
+}
+
+// New loads the model; this takes about a second and tens of megabytes.
+func New(m Model) (*Decoder, error) {
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	quietOnce.Do(func() { C.hark_quiet() })
+	hmm, lm, dict := C.CString(m.HMM), C.CString(m.LM), C.CString(m.Dict)
+	defer C.free(unsafe.Pointer(hmm))
+	defer C.free(unsafe.Pointer(lm))
+	defer C.free(unsafe.Pointer(dict))
+	ps := C.hark_ps_new(hmm, lm, dict)
+	if ps == nil {
+		return nil, fmt.Errorf("pocketsphinx: cannot load model %s", m.HMM)
+	}
+	return &Decoder{ps: ps}, nil
+}
+
+// StartUtt begins an utterance, ending any left open.
+func (d *Decoder) StartUtt() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ps == nil {
+		return ErrClosed
+	}
+	if d.inUtt {
+		C.ps_end_utt(d.ps)
+		d.inUtt = false
+	}
+	if C.ps_start_utt(d.ps) < 0 {
+		return errors.New("pocketsphinx: ps_start_utt failed")
+	}
+	d.inUtt = true
+	return nil
+}
+
+// Process feeds 16 kHz mono samples to the open utterance.
+func (d *Decoder) Process(samples []int16) error {
+	if len(samples) == 0 {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ps == nil {
+		return ErrClosed
+	}
+	if !d.inUtt {
+		return errors.New("pocketsphinx: no utterance started")
+	}
+	n := C.ps_process_raw(d.ps, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)), 0, 0)
+	if n < 0 {
+		return errors.New("pocketsphinx: ps_process_raw failed")
+	}
+	return nil
+}
+
+// Hyp returns the current best hypothesis of the open utterance.
+func (d *Decoder) Hyp() (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ps == nil {
+		return "", ErrClosed
+	}
+	return goString(C.hark_hyp(d.ps)), nil
+}
+
+// EndUtt ends the utterance and returns its final hypothesis and the
+// decoder's posterior probability of it, in 0..1.
+func (d *Decoder) EndUtt() (text string, confidence float64, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ps == nil {
+		return "", 0, ErrClosed
+	}
+	if !d.inUtt {
+		return "", 0, errors.New("pocketsphinx: no utterance started")
+	}
+	d.inUtt = false
+	if C.ps_end_utt(d.ps) < 0 {
+		return "", 0, errors.New("pocketsphinx: ps_end_utt failed")
+	}
+	text = goString(C.hark_hyp(d.ps))
+	if text == "" {
+		return "", 0, nil
+	}
+	confidence = float64(C.hark_posterior(d.ps))
+	confidence = min(max(confidence, 0), 1)
+	return text, confidence, nil
+}
+
+// Reset abandons an open utterance so the decoder can be reused.
+func (d *Decoder) Reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ps != nil && d.inUtt {
+		C.ps_end_utt(d.ps)
+	}
+	d.inUtt = false
+}
+
+// Close frees the decoder. It is safe to call more than once.
+func (d *Decoder) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ps != nil {
+		C.ps_free(d.ps)
+		d.ps = nil
+	}
+}
+
+func goString(s *C.char) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString(s)
+}
