@@ -1,0 +1,127 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sentinel errors for the failures the UI and the command line treat
+// differently. errors.Is(err, ErrCredentialsMissing) is true for an *Error
+// whose message is the spec's credentials message, and so on.
+var (
+	ErrCredentialsMissing = errors.New("credentials of the third-party service are not configured")
+	ErrResearchTimeout    = errors.New("research task wait timed out")
+	ErrRateLimited        = errors.New("rate limited")
+)
+
+// Error is a failed REST call: a non-200 envelope code, an HTTP error
+// status, or a body that is not the envelope. HTTPStatus is the HTTP status
+// (0 when no response arrived), Code the envelope code (0 when there was no
+// envelope).
+type Error struct {
+	HTTPStatus int
+	Code       int
+	Message    string
+	TraceID    string
+	// RetryAfter is the server's Retry-After on a 429 (0 when absent).
+	RetryAfter time.Duration
+	// Vendor is set when Message reports an upstream vendor failure.
+	Vendor *VendorFailure
+}
+
+// VendorFailure is an upstream vendor failure parsed from a message of
+// the form "<vendor> API request failed: <detail>" (Status 0) or
+// "<vendor> API returned status code <status>: <detail>".
+type VendorFailure struct {
+	Vendor string
+	Status int
+	Detail string
+}
+
+func (e *Error) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = "gateway error"
+	}
+	var b strings.Builder
+	b.WriteString(msg)
+	switch {
+	case e.HTTPStatus != 0 && e.Code != 0 && e.Code != e.HTTPStatus:
+		fmt.Fprintf(&b, " (HTTP %d, code %d)", e.HTTPStatus, e.Code)
+	case e.HTTPStatus != 0:
+		fmt.Fprintf(&b, " (HTTP %d)", e.HTTPStatus)
+	case e.Code != 0:
+		fmt.Fprintf(&b, " (code %d)", e.Code)
+	}
+	if e.TraceID != "" {
+		fmt.Fprintf(&b, " [trace_id %s]", e.TraceID)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is work with the sentinel errors.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrCredentialsMissing:
+		return strings.Contains(e.Message, MsgCredentialsMissing)
+	case ErrResearchTimeout:
+		return strings.Contains(e.Message, MsgResearchWaitTimeout)
+	case ErrRateLimited:
+		return e.HTTPStatus == 429 || e.Code == 429
+	}
+	return false
+}
+
+// Auth reports whether the gateway refused the caller's identity
+// (HTTP or envelope 401/403) or the workspace lacks vendor credentials.
+func (e *Error) Auth() bool {
+	return e.HTTPStatus == 401 || e.HTTPStatus == 403 || e.Code == 401 || e.Code == 403 ||
+		errors.Is(e, ErrCredentialsMissing)
+}
+
+var (
+	vendorStatusRe = regexp.MustCompile(`(?s)^(.*?)\s*API returned status code (\d+):\s*(.*)$`)
+	vendorFailedRe = regexp.MustCompile(`(?s)^(.*?)\s*API request failed:\s*(.*)$`)
+)
+
+// ParseVendorFailure recognises the two vendor failure forms of the spec,
+// whatever the vendor's name. It returns nil for any other message.
+func ParseVendorFailure(msg string) *VendorFailure {
+	if m := vendorStatusRe.FindStringSubmatch(msg); m != nil {
+		st, err := strconv.Atoi(m[2])
+		if err == nil {
+			return &VendorFailure{Vendor: strings.TrimSpace(m[1]), Status: st, Detail: m[3]}
+		}
+	}
+	if m := vendorFailedRe.FindStringSubmatch(msg); m != nil {
+		return &VendorFailure{Vendor: strings.TrimSpace(m[1]), Detail: m[2]}
+	}
+	return nil
+}
+
+// StreamError is a WebSocket stream that ended badly: an error frame from
+// the gateway, or a connection that broke or closed without a terminal
+// frame. Received counts what arrived before (bytes of audio for TTS,
+// result frames for STT); that data is kept by the stream.
+type StreamError struct {
+	Message  string
+	Received int
+	Err      error
+}
+
+func (e *StreamError) Error() string {
+	s := e.Message
+	if e.Err != nil {
+		if s != "" {
+			s += ": "
+		}
+		s += e.Err.Error()
+	}
+	return fmt.Sprintf("stream: %s (%d received)", s, e.Received)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
