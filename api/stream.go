@@ -492,4 +492,3 @@ func (s *STTStream) Close() error {
 	<-s.done
 	return nil
 }
-
