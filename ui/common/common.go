@@ -1,6 +1,8 @@
 package common
 
 import (
+	"time"
+
 	tea "charm.land/bubbletea/v2"
 
 	"hark/api"
@@ -25,4 +27,33 @@ type Common struct {
 	// Send delivers a message to the running program from a goroutine, for
 	// streams that report progress (tea.Program.Send). Nil in unit tests.
 	Send func(tea.Msg)
+
+	// AudioState describes the sound output for the status bar without
+	// opening it ("not opened" until something plays). Nil hides it.
+	AudioState func() string
+	// Tools is the runtime tool list, once known (ToolsMsg fills it).
+	Tools []api.Tool
+	// Clock replaces time.Now in tests (elapsed times in golden views).
+	Clock func() time.Time
+}
+
+// Tool returns the runtime tool called slug, or nil.
+func (c *Common) Tool(slug string) *api.Tool {
+	for i := range c.Tools {
+		if c.Tools[i].Slug == slug {
+			return &c.Tools[i]
+		}
+	}
+	return nil
+}
+
+// Enum returns the allowed values of a tool's field from the runtime list,
+// or nil when the tool or field is unknown or has no enum.
+func (c *Common) Enum(slug, field string) []string {
+	if t := c.Tool(slug); t != nil {
+		if f := t.Input(field); f != nil {
+			return f.Enum
+		}
+	}
+	return nil
 }

@@ -1,0 +1,94 @@
+package common
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"hark/api"
+)
+
+// Problem is an error as the user should see it: the gateway's message,
+// its trace_id, and what to do about it.
+type Problem struct {
+	Message string
+	TraceID string
+	Hint    string
+}
+
+// Explain turns an error into a Problem. It never includes the API key:
+// the client scrubs it from messages, and nothing else here reads it.
+func Explain(err error) Problem {
+	if err == nil {
+		return Problem{}
+	}
+	p := Problem{Message: err.Error()}
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		p.Message = ae.Message
+		if p.Message == "" {
+			p.Message = fmt.Sprintf("gateway error (HTTP %d)", ae.HTTPStatus)
+		}
+		p.TraceID = ae.TraceID
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		p.Message, p.Hint = "cancelled", ""
+	case errors.Is(err, api.ErrCredentialsMissing):
+		p.Hint = "The workspace has no credentials for the search vendor. Add the vendor API key " +
+			"to the workspace in the gateway console (for the embedded gateway, see docs/config.md), then retry."
+	case errors.Is(err, api.ErrResearchTimeout):
+		p.Hint = "The gateway waited 5 minutes for the research task. Retry, or ask a narrower question or use a faster model."
+	case errors.Is(err, api.ErrRateLimited):
+		p.Hint = "The gateway is rate limiting this workspace."
+		if ae != nil && ae.RetryAfter > 0 {
+			p.Hint += fmt.Sprintf(" Retry in %s.", ae.RetryAfter.Round(time.Second))
+		} else {
+			p.Hint += " Wait a moment and retry."
+		}
+	case ae != nil && ae.Vendor != nil:
+		v := ae.Vendor
+		who := v.Vendor
+		if who == "" {
+			who = "the vendor"
+		}
+		if v.Status != 0 {
+			p.Hint = fmt.Sprintf("The upstream service (%s) answered HTTP %d. ", who, v.Status)
+		} else {
+			p.Hint = fmt.Sprintf("The gateway could not reach the upstream service (%s). ", who)
+		}
+		p.Hint += "This is not a problem with your request: retry later; if it persists, check the vendor's quota and status."
+	case ae != nil && ae.Auth():
+		p.Hint = "The gateway refused the API key. Check HARK_API_KEY or api_key in the config file."
+	case ae == nil && strings.Contains(p.Message, "connection refused"):
+		p.Hint = "The gateway is not reachable. Check the base URL, or run without one to use the embedded gateway."
+	}
+	return p
+}
+
+// StatusText is the one-line form for the status bar.
+func (p Problem) StatusText() string {
+	if p.TraceID != "" {
+		return p.Message + " · trace " + p.TraceID
+	}
+	return p.Message
+}
+
+// ErrorView renders an error for a pane: the message, the trace_id and the
+// hint, wrapped to width.
+func ErrorView(s *Styles, err error, width int) string {
+	p := Explain(err)
+	if p.Message == "" {
+		return ""
+	}
+	lines := []string{s.Err.Render(Wrap("✗ "+p.Message, width))}
+	if p.TraceID != "" {
+		lines = append(lines, s.Dim.Render("  trace_id "+p.TraceID))
+	}
+	if p.Hint != "" {
+		lines = append(lines, s.Warn.Render(Wrap("  "+p.Hint, width)))
+	}
+	return strings.Join(lines, "\n")
+}

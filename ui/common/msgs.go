@@ -1,0 +1,67 @@
+package common
+
+import (
+	"time"
+
+	"hark/api"
+)
+
+// Messages the root and the panes exchange. Panes never call each other:
+// they return a command yielding one of these and the root routes it.
+
+// ToolsMsg carries the runtime tool list (or the error fetching it) to
+// every pane. Forms and the palette are built from it; nothing is hard-coded.
+type ToolsMsg struct {
+	Tools []api.Tool
+	Err   error
+}
+
+// OpenPagesMsg asks the root to show Pages and extract URLs there.
+type OpenPagesMsg struct {
+	URLs []string
+}
+
+// RunToolMsg asks the root to run a tool with inputs (from a generated
+// form). The root hands it to the pane that shows that tool's output
+// richly, or to the Tools pane, which shows any output as a JSON tree.
+type RunToolMsg struct {
+	Tool   api.Tool
+	Inputs map[string]any
+}
+
+// EditToolMsg asks the root to show the Tools pane with tool's form.
+type EditToolMsg struct {
+	Slug string
+}
+
+// CallMsg is an HTTP call the client made (from api.Options.OnCall),
+// for the status bar's last trace_id and latency.
+type CallMsg api.CallInfo
+
+// ErrorMsg reports a failure to the status bar; the pane shows it too.
+type ErrorMsg struct {
+	Err error
+}
+
+// NoticeMsg is a short success line for the status bar ("copied URL").
+type NoticeMsg struct {
+	Text string
+}
+
+// StylesChangedMsg tells panes the Styles were rebuilt (the terminal's
+// background became known), so cached renderings must be redone.
+type StylesChangedMsg struct{}
+
+// ToolRunner is implemented by panes that run some tools themselves and
+// show their output richly (Search, Pages, Research).
+type ToolRunner interface {
+	Handles(slug string) bool
+}
+
+// Now returns the time from c.Clock, or time.Now when unset.
+func (c *Common) Now() time.Time {
+	if c != nil && c.Clock != nil {
+		return c.Clock()
+	}
+	return time.Now()
+}

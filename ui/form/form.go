@@ -1,0 +1,528 @@
+// Package form builds an input form from a tool's fields in the runtime
+// tool list: a text input, number input, select, toggle, comma list or
+// date input per field, with defaults pre-filled and each value checked
+// inline before anything is sent. It knows no tool by name.
+package form
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/ui/common"
+)
+
+// Kind is the control a field gets.
+type Kind int
+
+const (
+	Text Kind = iota
+	Integer
+	Number
+	Enum
+	Bool
+	List
+	Date
+	Object
+)
+
+func (k Kind) String() string {
+	return [...]string{"text", "integer", "number", "select", "toggle", "list", "date", "json"}[k]
+}
+
+// KindOf picks the control for a field from its type, format, enum and
+// description.
+func KindOf(f api.Field) Kind {
+	desc := strings.ToLower(f.Description)
+	switch {
+	case len(f.Enum) > 0:
+		return Enum
+	case f.HasType("boolean"):
+		return Bool
+	case f.HasType("integer"):
+		return Integer
+	case f.HasType("number"):
+		return Number
+	case f.Format == "date" || strings.Contains(desc, "yyyy-mm-dd"):
+		return Date
+	case f.HasType("array") || strings.Contains(desc, "comma-separated") || strings.Contains(desc, "comma separated"):
+		return List
+	case f.HasType("object"):
+		return Object
+	}
+	return Text
+}
+
+// Control is one field's input.
+type Control struct {
+	Field api.Field
+	Kind  Kind
+	Err   string
+
+	input   textinput.Model
+	options []string // Enum: the choices, "" meaning unset
+	choice  int
+	on      bool
+}
+
+// Action is what a key did to the form as a whole.
+type Action int
+
+const (
+	None Action = iota
+	Submit
+	Cancel
+)
+
+// KeyMap holds the form's bindings.
+type KeyMap struct {
+	Next, Prev, Left, Right, Toggle, Submit, Cancel key.Binding
+}
+
+// Keys are the form's bindings.
+var Keys = KeyMap{
+	Next:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab/↓", "next field")),
+	Prev:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab/↑", "previous field")),
+	Left:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
+	Right:  key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next choice")),
+	Toggle: key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
+	Submit: key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter", "run")),
+	Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close form")),
+}
+
+// ShortHelp and FullHelp make KeyMap a help.KeyMap.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Next, k.Left, k.Toggle, k.Submit, k.Cancel}
+}
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Next, k.Prev}, {k.Left, k.Right, k.Toggle}, {k.Submit, k.Cancel}}
+}
+
+// Form is a tool's input form.
+type Form struct {
+	Tool     api.Tool
+	Controls []*Control
+	focus    int
+	offset   int
+	width    int
+	height   int
+	styles   *common.Styles
+}
+
+// New builds the form of a tool, with defaults pre-filled.
+func New(t api.Tool, s *common.Styles) *Form {
+	f := &Form{Tool: t, styles: s}
+	for _, fd := range t.Inputs {
+		c := &Control{Field: fd, Kind: KindOf(fd)}
+		switch c.Kind {
+		case Enum:
+			if !fd.Required && fd.Default == nil {
+				c.options = append(c.options, "")
+			}
+			c.options = append(c.options, fd.Enum...)
+			if d := defaultText(fd.Default); d != "" {
+				for i, o := range c.options {
+					if o == d {
+						c.choice = i
+					}
+				}
+			}
+		case Bool:
+			c.on, _ = fd.Default.(bool)
+		default:
+			c.input = textinput.New()
+			c.input.Prompt = ""
+			c.input.SetValue(defaultText(fd.Default))
+			c.input.Placeholder = placeholder(c)
+		}
+		f.Controls = append(f.Controls, c)
+	}
+	f.focusControl(0)
+	return f
+}
+
+func placeholder(c *Control) string {
+	switch c.Kind {
+	case Date:
+		return "YYYY-MM-DD"
+	case List:
+		return "a, b, c"
+	case Integer, Number:
+		if c.Field.Min != nil && c.Field.Max != nil {
+			return fmt.Sprintf("%s–%s", num(*c.Field.Min), num(*c.Field.Max))
+		}
+		return "number"
+	case Object:
+		return `{"key": "value"}`
+	}
+	return ""
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// defaultText is a default value as the form shows it.
+func defaultText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case float64:
+		return num(v)
+	case bool:
+		return strconv.FormatBool(v)
+	case []any:
+		parts := make([]string, 0, len(v))
+		for _, x := range v {
+			parts = append(parts, defaultText(x))
+		}
+		return strings.Join(parts, ", ")
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Control returns the control of the field called name, or nil.
+func (f *Form) Control(name string) *Control {
+	for _, c := range f.Controls {
+		if c.Field.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Set pre-fills a field (e.g. the search query typed on the query line).
+func (f *Form) Set(name string, v any) {
+	c := f.Control(name)
+	if c == nil {
+		return
+	}
+	s := defaultText(v)
+	switch c.Kind {
+	case Enum:
+		for i, o := range c.options {
+			if o == s {
+				c.choice = i
+			}
+		}
+	case Bool:
+		c.on, _ = v.(bool)
+	default:
+		c.input.SetValue(s)
+		c.Err = c.validate()
+	}
+}
+
+// Value is the control's current text ("" when unset).
+func (c *Control) Value() string {
+	switch c.Kind {
+	case Enum:
+		return c.options[c.choice]
+	case Bool:
+		return strconv.FormatBool(c.on)
+	}
+	return strings.TrimSpace(c.input.Value())
+}
+
+// validate explains what is wrong with the value, naming the rule.
+func (c *Control) validate() string {
+	v := c.Value()
+	if v == "" {
+		if c.Field.Required {
+			return "required"
+		}
+		return ""
+	}
+	switch c.Kind {
+	case Integer, Number:
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			return "must be a number"
+		}
+		if c.Kind == Integer && n != math.Trunc(n) {
+			return "must be a whole number"
+		}
+		lo, hi := c.Field.Min, c.Field.Max
+		switch {
+		case lo != nil && hi != nil && (n < *lo || n > *hi):
+			return fmt.Sprintf("must be between %s and %s", num(*lo), num(*hi))
+		case lo != nil && n < *lo:
+			return "must be at least " + num(*lo)
+		case hi != nil && n > *hi:
+			return "must be at most " + num(*hi)
+		}
+	case Date:
+		if _, err := time.Parse("2006-01-02", v); err != nil {
+			return "must be a date as YYYY-MM-DD"
+		}
+	case List:
+		if len(splitList(v)) == 0 {
+			return "must list at least one value, separated by commas"
+		}
+	case Object:
+		var m map[string]any
+		if json.Unmarshal([]byte(v), &m) != nil {
+			return "must be a JSON object"
+		}
+	}
+	return ""
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// wire converts a valid value to what the gateway expects.
+func (c *Control) wire() any {
+	v := c.Value()
+	switch c.Kind {
+	case Bool:
+		return c.on
+	case Integer:
+		n, _ := strconv.ParseFloat(v, 64)
+		return int64(n)
+	case Number:
+		n, _ := strconv.ParseFloat(v, 64)
+		return n
+	case List:
+		items := splitList(v)
+		if c.Field.HasType("array") {
+			return items
+		}
+		return strings.Join(items, ",")
+	case Object:
+		var m map[string]any
+		_ = json.Unmarshal([]byte(v), &m)
+		return m
+	}
+	return v
+}
+
+// Validate checks every control, sets their inline errors, focuses the
+// first invalid one and reports whether all are valid.
+func (f *Form) Validate() bool {
+	first := -1
+	for i, c := range f.Controls {
+		c.Err = c.validate()
+		if c.Err != "" && first < 0 {
+			first = i
+		}
+	}
+	if first >= 0 {
+		f.focusControl(first)
+		return false
+	}
+	return true
+}
+
+// Inputs returns the values to send: required fields and every field whose
+// value differs from its default, so the gateway applies its own defaults.
+// Call Validate first.
+func (f *Form) Inputs() map[string]any {
+	in := map[string]any{}
+	for _, c := range f.Controls {
+		v := c.Value()
+		if v == "" {
+			continue
+		}
+		if !c.Field.Required && v == defaultText(c.Field.Default) {
+			continue
+		}
+		in[c.Field.Name] = c.wire()
+	}
+	return in
+}
+
+// Errors lists "field: rule" for each invalid control.
+func (f *Form) Errors() []string {
+	var out []string
+	for _, c := range f.Controls {
+		if c.Err != "" {
+			out = append(out, c.Field.Name+": "+c.Err)
+		}
+	}
+	return out
+}
+
+// Focused is the index of the focused control.
+func (f *Form) Focused() int { return f.focus }
+
+func (f *Form) focusControl(i int) tea.Cmd {
+	if len(f.Controls) == 0 {
+		return nil
+	}
+	i = (i + len(f.Controls)) % len(f.Controls)
+	if f.focus < len(f.Controls) {
+		f.Controls[f.focus].input.Blur()
+	}
+	f.focus = i
+	c := f.Controls[i]
+	if c.Kind != Enum && c.Kind != Bool {
+		return c.input.Focus()
+	}
+	return nil
+}
+
+// Update handles a key or paste; it reports Submit only when every value
+// is valid.
+func (f *Form) Update(msg tea.Msg) (Action, tea.Cmd) {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		if _, paste := msg.(tea.PasteMsg); paste && len(f.Controls) > 0 {
+			c := f.Controls[f.focus]
+			var cmd tea.Cmd
+			c.input, cmd = c.input.Update(msg)
+			c.Err = c.validate()
+			return None, cmd
+		}
+		return None, nil
+	}
+	switch {
+	case key.Matches(km, Keys.Cancel):
+		return Cancel, nil
+	case key.Matches(km, Keys.Submit):
+		if f.Validate() {
+			return Submit, nil
+		}
+		return None, nil
+	case key.Matches(km, Keys.Next):
+		return None, f.focusControl(f.focus + 1)
+	case key.Matches(km, Keys.Prev):
+		return None, f.focusControl(f.focus - 1)
+	}
+	if len(f.Controls) == 0 {
+		return None, nil
+	}
+	c := f.Controls[f.focus]
+	switch c.Kind {
+	case Enum:
+		switch {
+		case key.Matches(km, Keys.Left):
+			c.choice = (c.choice - 1 + len(c.options)) % len(c.options)
+		case key.Matches(km, Keys.Right), key.Matches(km, Keys.Toggle):
+			c.choice = (c.choice + 1) % len(c.options)
+		}
+		return None, nil
+	case Bool:
+		if key.Matches(km, Keys.Toggle, Keys.Left, Keys.Right) {
+			c.on = !c.on
+		}
+		return None, nil
+	}
+	var cmd tea.Cmd
+	c.input, cmd = c.input.Update(msg)
+	c.Err = c.validate()
+	return None, cmd
+}
+
+// SetSize sets the area the form is drawn in.
+func (f *Form) SetSize(w, h int) {
+	f.width, f.height = max(0, w), max(0, h)
+	iw := max(4, f.width-f.labelWidth()-4)
+	for _, c := range f.Controls {
+		c.input.SetWidth(iw)
+	}
+}
+
+func (f *Form) labelWidth() int {
+	w := 8
+	for _, c := range f.Controls {
+		w = max(w, len(c.Field.Name)+2)
+	}
+	return min(w, 24)
+}
+
+// View draws the form: one line per field, its inline error below it, and
+// the focused field's description at the bottom.
+func (f *Form) View() string {
+	s := f.styles
+	lw := f.labelWidth()
+	var rows []string
+	focusRow := 0
+	for i, c := range f.Controls {
+		label := c.Field.Name
+		if c.Field.Required {
+			label += "*"
+		}
+		label = common.Truncate(label, lw)
+		label += strings.Repeat(" ", max(0, lw-len([]rune(label))))
+		ls := s.Label
+		marker := "  "
+		if i == f.focus {
+			ls, marker = s.FocusLabel, s.Key.Render("› ")
+			focusRow = len(rows)
+		}
+		rows = append(rows, marker+ls.Render(label)+" "+f.controlView(c, i == f.focus))
+		if c.Err != "" {
+			rows = append(rows, strings.Repeat(" ", lw+3)+s.Err.Render("✗ "+c.Field.Name+" "+c.Err))
+		}
+	}
+	if len(rows) == 0 {
+		rows = append(rows, s.Dim.Render("  This tool takes no inputs. Press enter to run it."))
+	}
+	var foot []string
+	if len(f.Controls) > 0 {
+		c := f.Controls[f.focus]
+		d := c.Field.Description
+		meta := c.Kind.String()
+		if c.Field.Type != "" {
+			meta += " · " + c.Field.Type
+		}
+		if c.Field.Default != nil {
+			meta += " · default " + defaultText(c.Field.Default)
+		}
+		foot = append(foot, "", s.Dim.Render(common.Truncate(common.OneLine(c.Field.Name+" ("+meta+")  "+d), f.width)))
+	}
+	avail := max(1, f.height-len(foot))
+	if focusRow < f.offset {
+		f.offset = focusRow
+	}
+	if focusRow >= f.offset+avail-1 {
+		f.offset = focusRow - avail + 2
+	}
+	f.offset = max(0, min(f.offset, len(rows)-1))
+	end := min(len(rows), f.offset+avail)
+	body := strings.Join(rows[f.offset:end], "\n")
+	return common.Fit(body+"\n"+strings.Join(foot, "\n"), f.width, f.height)
+}
+
+func (f *Form) controlView(c *Control, focused bool) string {
+	s := f.styles
+	switch c.Kind {
+	case Enum:
+		var parts []string
+		for i, o := range c.options {
+			label := o
+			if o == "" {
+				label = "—"
+			}
+			if i == c.choice {
+				parts = append(parts, s.Selected.Render("["+label+"]"))
+			} else {
+				parts = append(parts, s.Dim.Render(" "+label+" "))
+			}
+		}
+		return strings.Join(parts, "")
+	case Bool:
+		if c.on {
+			return s.OK.Render("[x] on")
+		}
+		return s.Dim.Render("[ ] off")
+	}
+	return c.input.View()
+}
