@@ -1,86 +1,151 @@
-// Package audio plays the gateway's TTS audio as it streams in (pcm s16le mono,
-// wav or mp3), saves it to WAV files where no sound can play, and records the
-// microphone for STT. It must never write to the terminal: ALSA's diagnostics go
-// to Options.Log.
+// Package audio plays the gateway's TTS audio as it streams in (pcm s16le
+// mono, wav or mp3), saves it to WAV files where no sound can play (a headless
+// box, SSH without a forwarded sound server), and records the microphone for
+// STT. It must never write to the terminal: ALSA's diagnostics go to
+// Options.Log, and nothing here prints.
 package audio
 
 import (
-	"context"
-	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
+)
+
+// Sink names accepted in Options.Sink.
+const (
+	SinkAuto   = "auto"
+	SinkDevice = "device"
+	SinkFile   = "file"
+	SinkNull   = "null"
+)
+
+// Defaults and limits of Options.
+const (
+	DefaultSampleRate = 48000
+	DefaultBufferSize = 20 * time.Millisecond
+	minBufferSize     = 5 * time.Millisecond
+	maxBufferSize     = 2 * time.Second
 )
 
 // Options choose the sink and its settings. The zero value is usable.
 type Options struct {
 	Sink       string        // "auto" (default), "device", "file", "null"
 	Dir        string        // where the file sink writes WAVs (default os.TempDir()/hark)
-	Log        io.Writer     // where ALSA/oto noise and diagnostics go (never the terminal)
+	Log        io.Writer     // where ALSA/oto noise and diagnostics go (never the terminal); nil discards
 	SampleRate int           // device rate, default 48000; everything else is resampled in Go
 	BufferSize time.Duration // player buffer, default 20ms (oto's default is ~500ms)
 }
 
-// Output is one opened sink.
-type Output struct{}
+// Output is an opened sink. Playbacks made from one Output may overlap; on
+// the device they are mixed.
+type Output struct {
+	kind     string
+	describe string
+	sink     sink
+	rate     int // output rate; 0 keeps each stream's own rate
+}
 
-// Open opens the sink chosen by opts.
-func Open(opts Options) (*Output, error) { return nil, errors.New("audio: not implemented yet") }
+// sink is where a playback's samples go. start is called once per playback,
+// from its decoder goroutine, when the output rate is known; the sink then
+// pulls samples with Playback.pull and calls Playback.finish when done.
+type sink interface {
+	start(p *Playback, rate int) error
+	pause(p *Playback, paused bool)
+	stop(p *Playback)
+}
 
-// Describe says what the output is, for the status line.
-func (o *Output) Describe() string { return "null" }
+// Open opens the sink chosen by opts.Sink:
+//   - "auto" uses the sound device, unless hark runs over SSH (SSH_CONNECTION
+//     or SSH_TTY set) without PULSE_SERVER, or the device cannot open; then it
+//     falls back to the file sink, and Describe says why.
+//   - "device" uses the sound device or fails.
+//   - "file" saves each playback as a WAV file in opts.Dir.
+//   - "null" discards the audio (metrics and levels still work).
+//
+// The device is opened once per process, on first use, at opts.SampleRate;
+// later Opens share it and their SampleRate and BufferSize are ignored.
+func Open(opts Options) (*Output, error) {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.SampleRate == 0 {
+		opts.SampleRate = DefaultSampleRate
+	}
+	if err := checkRate("sample rate", opts.SampleRate); err != nil {
+		return nil, err
+	}
+	if opts.BufferSize == 0 {
+		opts.BufferSize = DefaultBufferSize
+	}
+	if opts.BufferSize < minBufferSize || opts.BufferSize > maxBufferSize {
+		return nil, fmt.Errorf("audio: buffer size %v is out of range (must be %v..%v)", opts.BufferSize, minBufferSize, maxBufferSize)
+	}
+	if opts.Dir == "" {
+		opts.Dir = filepath.Join(os.TempDir(), "hark")
+	}
+	switch strings.ToLower(opts.Sink) {
+	case "", SinkAuto:
+		if overSSHWithoutPulse() {
+			return openFile(opts, "SSH without PULSE_SERVER"), nil
+		}
+		out, err := openDevice(opts)
+		if err != nil {
+			fmt.Fprintf(opts.Log, "audio: falling back to the file sink: %v\n", err)
+			return openFile(opts, "no sound device: "+shortReason(err)), nil
+		}
+		return out, nil
+	case SinkDevice:
+		return openDevice(opts)
+	case SinkFile:
+		return openFile(opts, ""), nil
+	case SinkNull:
+		return &Output{kind: SinkNull, describe: "null", sink: nullSink{}}, nil
+	}
+	return nil, fmt.Errorf("audio: sink %q is not supported (must be auto, device, file or null)", opts.Sink)
+}
+
+func overSSHWithoutPulse() bool {
+	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
+	return ssh && os.Getenv("PULSE_SERVER") == ""
+}
+
+// shortReason keeps the status line to one short line.
+func shortReason(err error) string {
+	s := strings.TrimPrefix(err.Error(), "audio: ")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+func openFile(opts Options, why string) *Output {
+	d := "file: " + opts.Dir
+	if why != "" {
+		d += " (" + why + ")"
+	}
+	return &Output{kind: SinkFile, describe: d, sink: &fileSink{dir: opts.Dir, log: opts.Log}}
+}
+
+// Describe says what the output is, for a status line: "device (ALSA 48 kHz)",
+// "file: /tmp/hark (SSH without PULSE_SERVER)" or "null".
+func (o *Output) Describe() string { return o.describe }
 
 // Kind is "device", "file" or "null".
-func (o *Output) Kind() string { return "null" }
+func (o *Output) Kind() string { return o.kind }
 
-// Play starts a playback of one stream.
+// Play starts a playback of one stream. format is "pcm" (s16le mono;
+// sampleRate required), "wav" or "mp3" (rate taken from the header;
+// sampleRate ignored). Feed it with Write.
 func (o *Output) Play(format string, sampleRate int) (*Playback, error) {
-	return nil, errors.New("audio: not implemented yet")
+	dec, err := newDecoder(format, sampleRate)
+	if err != nil {
+		return nil, err
+	}
+	return newPlayback(o.sink, dec, o.rate), nil
 }
-
-// Playback is one stream being played.
-type Playback struct{}
-
-// Stats are a playback's metrics.
-type Stats struct {
-	FirstChunkToDevice         time.Duration
-	Underruns                  int
-	UnderrunTime               time.Duration
-	BytesReceived, BytesPlayed int64
-	Received, Played           time.Duration
-}
-
-func (p *Playback) Write(chunk []byte) (int, error) { return len(chunk), nil }
-func (p *Playback) CloseWrite() error               { return nil }
-func (p *Playback) Pause()                          {}
-func (p *Playback) Resume()                         {}
-func (p *Playback) Stop()                           {}
-func (p *Playback) SetVolume(v float64)             {}
-func (p *Playback) Position() time.Duration         { return 0 }
-func (p *Playback) Done() <-chan struct{}           { c := make(chan struct{}); close(c); return c }
-func (p *Playback) Err() error                      { return nil }
-func (p *Playback) Stats() Stats                    { return Stats{} }
-func (p *Playback) Level() float64                  { return 0 }
-func (p *Playback) Levels(n int) []float64          { return nil }
-func (p *Playback) SavedTo() string                 { return "" }
-
-// WriteWAV writes s16le mono pcm as a WAV file.
-func WriteWAV(w io.Writer, pcm []byte, sampleRate int) error {
-	return errors.New("audio: not implemented yet")
-}
-
-// DecodeToPCM decodes a whole pcm/wav/mp3 buffer to s16le mono.
-func DecodeToPCM(format string, data []byte, sampleRate int) (pcm []byte, rate int, err error) {
-	return nil, 0, errors.New("audio: not implemented yet")
-}
-
-// ErrNoCaptureDevice means no microphone could be opened.
-var ErrNoCaptureDevice = errors.New("audio: no capture device")
-
-// Recording is a microphone capture at 16 kHz mono s16le.
-type Recording struct{}
-
-// Record starts capturing.
-func Record(ctx context.Context) (*Recording, error) { return nil, ErrNoCaptureDevice }
-
-func (r *Recording) Read(p []byte) (int, error) { return 0, io.EOF }
-func (r *Recording) Close() error               { return nil }

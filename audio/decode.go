@@ -1,0 +1,374 @@
+package audio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/hajimehoshi/go-mp3"
+)
+
+// Formats accepted by Play and DecodeToPCM, as named by the gateway's TTS
+// request field "format".
+const (
+	FormatPCM = "pcm"
+	FormatWAV = "wav"
+	FormatMP3 = "mp3"
+)
+
+// Rates outside this range are refused: they are not speech audio and would
+// make the resampler produce absurd amounts of data.
+const (
+	minSampleRate = 4000
+	maxSampleRate = 192000
+)
+
+// ErrMPEG25 is returned for MP3 streams in MPEG version 2.5 (8, 11.025 and
+// 12 kHz), which go-mp3 cannot decode.
+var ErrMPEG25 = errors.New("audio: mp3 in MPEG 2.5 (8-12 kHz sample rates) cannot be decoded; request format \"pcm\" or \"wav\", or an mp3 sample_rate of 16000 Hz or more")
+
+func checkRate(field string, rate int) error {
+	if rate < minSampleRate || rate > maxSampleRate {
+		return fmt.Errorf("audio: %s %d Hz is out of range (must be %d..%d)", field, rate, minSampleRate, maxSampleRate)
+	}
+	return nil
+}
+
+// decoder turns one encoded stream (read from r) into s16le mono samples.
+// It calls rate once, before the first samples, with the stream's rate, and
+// emit with each block of samples. emit must not keep the slice.
+type decoder func(r io.Reader, rate func(int) error, emit func([]int16) error) error
+
+func newDecoder(format string, pcmRate int) (decoder, error) {
+	switch strings.ToLower(format) {
+	case FormatPCM, "":
+		if pcmRate == 0 {
+			return nil, errors.New("audio: sample_rate is required for format \"pcm\"")
+		}
+		if err := checkRate("sample_rate", pcmRate); err != nil {
+			return nil, err
+		}
+		return func(r io.Reader, rate func(int) error, emit func([]int16) error) error {
+			if err := rate(pcmRate); err != nil {
+				return err
+			}
+			return decodeS16(r, 1, emit)
+		}, nil
+	case FormatWAV:
+		return decodeWAV, nil
+	case FormatMP3:
+		return decodeMP3, nil
+	}
+	return nil, fmt.Errorf("audio: format %q is not supported (must be pcm, wav or mp3)", format)
+}
+
+// decodeS16 reads interleaved s16le frames of the given channel count until
+// EOF, averaging channels to mono. A trailing partial frame is dropped.
+func decodeS16(r io.Reader, channels int, emit func([]int16) error) error {
+	frame := 2 * channels
+	buf := make([]byte, 16*1024)
+	out := make([]int16, 0, len(buf)/2)
+	have := 0
+	for {
+		n, err := r.Read(buf[have:])
+		have += n
+		usable := have / frame * frame
+		if usable > 0 {
+			out = out[:0]
+			for i := 0; i < usable; i += frame {
+				if channels == 1 {
+					out = append(out, int16(binary.LittleEndian.Uint16(buf[i:])))
+					continue
+				}
+				sum := 0
+				for c := 0; c < channels; c++ {
+					sum += int(int16(binary.LittleEndian.Uint16(buf[i+2*c:])))
+				}
+				out = append(out, int16(sum/channels))
+			}
+			if e := emit(out); e != nil {
+				return e
+			}
+			have = copy(buf, buf[usable:have])
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// wavFormat is the part of a WAV "fmt " chunk hark needs.
+type wavFormat struct {
+	tag      uint16 // 1 PCM, 3 IEEE float, 0xFFFE extensible
+	channels int
+	rate     int
+	bits     int
+}
+
+// decodeWAV reads a RIFF/WAVE stream. It is tolerant of streamed files:
+// the RIFF size is ignored, and a data chunk whose size is 0 or a placeholder
+// (0xFFFFFFFF, or espeak-ng's 0x7FFFF000) is read until the end of input.
+func decodeWAV(r io.Reader, rate func(int) error, emit func([]int16) error) error {
+	var hdr [12]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return fmt.Errorf("audio: wav header: %w", noEOF(err))
+	}
+	if string(hdr[0:4]) != "RIFF" || string(hdr[8:12]) != "WAVE" {
+		return errors.New("audio: wav: not a RIFF/WAVE stream (missing \"RIFF\"/\"WAVE\" magic)")
+	}
+	var f *wavFormat
+	for {
+		var ch [8]byte
+		if _, err := io.ReadFull(r, ch[:]); err != nil {
+			if f != nil && err == io.EOF {
+				return errors.New("audio: wav: no \"data\" chunk")
+			}
+			return fmt.Errorf("audio: wav chunk header: %w", noEOF(err))
+		}
+		id := string(ch[0:4])
+		size := binary.LittleEndian.Uint32(ch[4:8])
+		switch id {
+		case "fmt ":
+			if size < 16 || size > 1<<16 {
+				return fmt.Errorf("audio: wav: \"fmt \" chunk size %d is invalid (must be 16..65536)", size)
+			}
+			b := make([]byte, size+size%2)
+			if _, err := io.ReadFull(r, b); err != nil {
+				return fmt.Errorf("audio: wav \"fmt \" chunk: %w", noEOF(err))
+			}
+			f = &wavFormat{
+				tag:      binary.LittleEndian.Uint16(b[0:]),
+				channels: int(binary.LittleEndian.Uint16(b[2:])),
+				rate:     int(binary.LittleEndian.Uint32(b[4:])),
+				bits:     int(binary.LittleEndian.Uint16(b[14:])),
+			}
+			if f.tag == 0xFFFE && size >= 26 {
+				f.tag = binary.LittleEndian.Uint16(b[24:]) // sub-format GUID starts with the real tag
+			}
+			if err := f.check(); err != nil {
+				return err
+			}
+		case "data":
+			if f == nil {
+				return errors.New("audio: wav: \"data\" chunk before \"fmt \" chunk")
+			}
+			if err := rate(f.rate); err != nil {
+				return err
+			}
+			var body io.Reader = r
+			if size != 0 && size < 0x7FFF0000 {
+				body = io.LimitReader(r, int64(size))
+			}
+			return f.decode(body, emit)
+		default:
+			if _, err := io.CopyN(io.Discard, r, int64(size)+int64(size%2)); err != nil {
+				return fmt.Errorf("audio: wav %q chunk: %w", id, noEOF(err))
+			}
+		}
+	}
+}
+
+func (f *wavFormat) check() error {
+	if f.channels < 1 || f.channels > 8 {
+		return fmt.Errorf("audio: wav: channels %d is out of range (must be 1..8)", f.channels)
+	}
+	if err := checkRate("wav sample rate", f.rate); err != nil {
+		return err
+	}
+	switch {
+	case f.tag == 1 && (f.bits == 8 || f.bits == 16 || f.bits == 24 || f.bits == 32):
+	case f.tag == 3 && f.bits == 32:
+	default:
+		return fmt.Errorf("audio: wav: encoding %d with %d bits is not supported (must be PCM 8/16/24/32-bit or float 32-bit)", f.tag, f.bits)
+	}
+	return nil
+}
+
+func (f *wavFormat) decode(r io.Reader, emit func([]int16) error) error {
+	if f.tag == 1 && f.bits == 16 {
+		return decodeS16(r, f.channels, emit)
+	}
+	width := f.bits / 8
+	frame := width * f.channels
+	buf := make([]byte, 16*1024/frame*frame)
+	out := make([]int16, 0, len(buf)/frame)
+	for {
+		n, err := io.ReadFull(r, buf)
+		n = n / frame * frame
+		out = out[:0]
+		for i := 0; i < n; i += frame {
+			sum := 0.0
+			for c := 0; c < f.channels; c++ {
+				s := buf[i+c*width:]
+				switch {
+				case f.tag == 3:
+					sum += float64(math.Float32frombits(binary.LittleEndian.Uint32(s)))
+				case width == 1:
+					sum += float64(int(s[0])-128) / 128
+				case width == 3:
+					sum += float64(int32(uint32(s[0])<<8|uint32(s[1])<<16|uint32(s[2])<<24)) / (1 << 31)
+				case width == 4:
+					sum += float64(int32(binary.LittleEndian.Uint32(s))) / (1 << 31)
+				}
+			}
+			out = append(out, floatToS16(sum/float64(f.channels)))
+		}
+		if len(out) > 0 {
+			if e := emit(out); e != nil {
+				return e
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func floatToS16(v float64) int16 {
+	v *= 32768
+	switch {
+	case v >= 32767:
+		return 32767
+	case v <= -32768:
+		return -32768
+	}
+	return int16(math.Round(v))
+}
+
+// decodeMP3 decodes MPEG-1 and MPEG-2 layer III with go-mp3, which always
+// yields s16le stereo; hark averages it to mono.
+func decodeMP3(r io.Reader, rate func(int) error, emit func([]int16) error) error {
+	d, err := mp3.NewDecoder(r)
+	if err != nil {
+		return mp3Error(err)
+	}
+	if err := rate(d.SampleRate()); err != nil {
+		return err
+	}
+	if err := decodeS16(d, 2, emit); err != nil {
+		return mp3Error(err)
+	}
+	return nil
+}
+
+func mp3Error(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return errors.New("audio: mp3: no complete frame in the stream")
+	}
+	if strings.Contains(err.Error(), "version 2.5") {
+		return ErrMPEG25
+	}
+	return fmt.Errorf("audio: mp3: %w", err)
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// resampler converts a mono stream from one rate to another by linear
+// interpolation, keeping state across blocks. Linear is enough for speech and
+// costs almost nothing; at equal rates samples pass through unchanged.
+type resampler struct {
+	from, to int
+	pos      float64 // position of the next output sample, in input samples, relative to prev
+	prev     int16
+	primed   bool
+	out      []int16
+}
+
+func (r *resampler) process(in []int16) []int16 {
+	if r.from == r.to {
+		return in
+	}
+	r.out = r.out[:0]
+	step := float64(r.from) / float64(r.to)
+	for _, s := range in {
+		if !r.primed {
+			r.prev, r.primed = s, true
+			continue
+		}
+		// Output samples lying between prev (0) and s (1).
+		for r.pos < 1 {
+			v := float64(r.prev) + (float64(s)-float64(r.prev))*r.pos
+			r.out = append(r.out, int16(math.Round(v)))
+			r.pos += step
+		}
+		r.pos--
+		r.prev = s
+	}
+	return r.out
+}
+
+// DecodeToPCM decodes a whole buffer of pcm (s16le mono at sampleRate), wav or
+// mp3 to s16le mono at the stream's own rate, which it returns. sampleRate is
+// only used (and required) for pcm. A truncated stream yields what decoded.
+func DecodeToPCM(format string, data []byte, sampleRate int) (pcm []byte, rate int, err error) {
+	dec, err := newDecoder(format, sampleRate)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []byte
+	err = dec(bytes.NewReader(data), func(r int) error {
+		rate = r
+		return nil
+	}, func(s []int16) error {
+		out = appendS16(out, s)
+		return nil
+	})
+	return out, rate, err
+}
+
+func appendS16(b []byte, s []int16) []byte {
+	for _, v := range s {
+		b = append(b, byte(v), byte(uint16(v)>>8))
+	}
+	return b
+}
+
+// WriteWAV writes s16le mono pcm as a complete 16-bit mono WAV file.
+func WriteWAV(w io.Writer, pcm []byte, sampleRate int) error {
+	if err := checkRate("sample_rate", sampleRate); err != nil {
+		return err
+	}
+	if len(pcm)%2 != 0 {
+		return fmt.Errorf("audio: pcm length %d is odd (must be whole s16le samples)", len(pcm))
+	}
+	if len(pcm) > math.MaxUint32-44 {
+		return fmt.Errorf("audio: pcm length %d is too large for a WAV file (max 4 GiB)", len(pcm))
+	}
+	if _, err := w.Write(wavHeader(sampleRate, uint32(len(pcm)))); err != nil {
+		return err
+	}
+	_, err := w.Write(pcm)
+	return err
+}
+
+func wavHeader(rate int, dataLen uint32) []byte {
+	h := make([]byte, 44)
+	copy(h[0:], "RIFF")
+	binary.LittleEndian.PutUint32(h[4:], 36+dataLen)
+	copy(h[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(h[16:], 16)
+	binary.LittleEndian.PutUint16(h[20:], 1)
+	binary.LittleEndian.PutUint16(h[22:], 1)
+	binary.LittleEndian.PutUint32(h[24:], uint32(rate))
+	binary.LittleEndian.PutUint32(h[28:], uint32(rate*2))
+	binary.LittleEndian.PutUint16(h[32:], 2)
+	binary.LittleEndian.PutUint16(h[34:], 16)
+	copy(h[36:], "data")
+	binary.LittleEndian.PutUint32(h[40:], dataLen)
+	return h
+}

@@ -1,0 +1,239 @@
+//go:build cgo && linux
+
+package audio
+
+// #cgo pkg-config: alsa
+// #include <alsa/asoundlib.h>
+// #include <stdarg.h>
+// #include <stdio.h>
+// #include <string.h>
+// #include <unistd.h>
+//
+// static int hark_log_fd = -1;
+//
+// // hark_alsa_error replaces ALSA's default handler, which prints to stderr
+// // and would draw over the TUI. Messages go to a pipe that Go copies to
+// // Options.Log.
+// static void hark_alsa_error(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+// 	char buf[1024];
+// 	int n;
+// 	va_list ap;
+// 	if (hark_log_fd < 0) return;
+// 	n = snprintf(buf, sizeof buf - 2, "ALSA %s:%d (%s): ", file, line, function);
+// 	if (n < 0) return;
+// 	va_start(ap, fmt);
+// 	if (n < (int)sizeof buf - 2) n += vsnprintf(buf + n, sizeof buf - 2 - n, fmt, ap);
+// 	va_end(ap);
+// 	if (err != 0 && n < (int)sizeof buf - 2) n += snprintf(buf + n, sizeof buf - 2 - n, ": %s", snd_strerror(err));
+// 	if (n > (int)sizeof buf - 2) n = sizeof buf - 2;
+// 	buf[n++] = '\n';
+// 	if (write(hark_log_fd, buf, n) < 0) {}
+// }
+//
+// static void hark_set_alsa_log(int fd) {
+// 	hark_log_fd = fd;
+// 	snd_lib_error_set_handler((snd_lib_error_handler_t)hark_alsa_error);
+// }
+import "C"
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ebitengine/oto/v3"
+	"golang.org/x/sys/unix"
+)
+
+// deviceReadyTimeout bounds how long opening the device may take (a
+// PulseAudio server that does not answer, say) before hark gives up on it.
+const deviceReadyTimeout = 5 * time.Second
+
+// device is the process's one oto context: oto allows only one, and it cannot
+// be reopened after a failure.
+var device struct {
+	once   sync.Once
+	ctx    *oto.Context
+	err    error
+	rate   int
+	buffer time.Duration
+	log    *logSwitch
+}
+
+// logSwitch is the writer ALSA's messages are copied to; the first Open's
+// Log wins, later Opens may replace it.
+type logSwitch struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *logSwitch) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (l *logSwitch) set(w io.Writer) {
+	l.mu.Lock()
+	l.w = w
+	l.mu.Unlock()
+}
+
+func openDevice(opts Options) (*Output, error) {
+	device.once.Do(func() {
+		device.rate, device.buffer = opts.SampleRate, opts.BufferSize
+		device.log = &logSwitch{w: opts.Log}
+		device.ctx, device.err = openOto(opts)
+	})
+	if device.err != nil {
+		return nil, device.err
+	}
+	device.log.set(opts.Log)
+	return &Output{
+		kind:     SinkDevice,
+		describe: fmt.Sprintf("device (ALSA %s kHz)", khz(device.rate)),
+		sink:     &otoSink{ctx: device.ctx, bufBytes: bufferBytes(device.rate, device.buffer), latency: device.buffer},
+		rate:     device.rate,
+	}, nil
+}
+
+func khz(rate int) string {
+	if rate%1000 == 0 {
+		return fmt.Sprint(rate / 1000)
+	}
+	return fmt.Sprintf("%.1f", float64(rate)/1000)
+}
+
+func bufferBytes(rate int, d time.Duration) int {
+	return max(2, int(int64(rate)*int64(d)/int64(time.Second))*2)
+}
+
+// openOto opens the device with ALSA's messages routed to opts.Log: through
+// ALSA's error handler, and by pointing fd 2 at the log while the device opens
+// (plugins such as PulseAudio's print there directly).
+func openOto(opts Options) (*oto.Context, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("audio: log pipe: %w", err)
+	}
+	go io.Copy(device.log, r)
+	C.hark_set_alsa_log(C.int(w.Fd())) // w stays open for the life of the process
+
+	if saved, err := unix.Dup(2); err == nil {
+		if unix.Dup2(int(w.Fd()), 2) == nil {
+			defer func() {
+				unix.Dup2(saved, 2)
+				unix.Close(saved)
+			}()
+		} else {
+			unix.Close(saved)
+		}
+	}
+
+	ctx, ready, err := oto.NewContext(&oto.NewContextOptions{
+		SampleRate:   opts.SampleRate,
+		ChannelCount: 1,
+		Format:       oto.FormatSignedInt16LE,
+		BufferSize:   opts.BufferSize,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("audio: sound device: %w", err)
+	}
+	select {
+	case <-ready:
+	case <-time.After(deviceReadyTimeout):
+		return nil, fmt.Errorf("audio: sound device did not become ready within %v", deviceReadyTimeout)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("audio: sound device: %w", err)
+	}
+	return ctx, nil
+}
+
+// otoSink plays through one oto player per playback; oto mixes them.
+type otoSink struct {
+	ctx      *oto.Context
+	bufBytes int
+	latency  time.Duration // the device's own buffer, waited out after the last sample
+}
+
+// otoReader is what oto's player reads. It waits only a few milliseconds for
+// audio, so one starving playback cannot hold up oto's mixer for long.
+type otoReader struct{ p *Playback }
+
+func (r otoReader) Read(b []byte) (int, error) {
+	n, eof := r.p.pull(b, 5*time.Millisecond, true)
+	if eof {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (s *otoSink) start(p *Playback, rate int) error {
+	pl := s.ctx.NewPlayer(otoReader{p})
+	pl.SetBufferSize(s.bufBytes)
+	p.mu.Lock()
+	p.buffered = pl.BufferedSize
+	p.player = pl
+	p.mu.Unlock()
+	pl.Play()
+	go s.watch(p, pl)
+	return nil
+}
+
+// watch ends the playback when the device has played everything, or when
+// the device fails.
+func (s *otoSink) watch(p *Playback, pl *oto.Player) {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for range t.C {
+		if err := s.ctx.Err(); err != nil {
+			pl.Pause()
+			p.finish(fmt.Errorf("audio: sound device: %w", err))
+			return
+		}
+		if err := pl.Err(); err != nil {
+			p.finish(fmt.Errorf("audio: sound device: %w", err))
+			return
+		}
+		p.mu.Lock()
+		stopped := p.stopped
+		drained := p.decodeEnd && len(p.queue) == 0 && !p.paused
+		p.mu.Unlock()
+		if stopped {
+			return
+		}
+		if drained && pl.BufferedSize() == 0 {
+			time.Sleep(s.latency)
+			p.finish(nil)
+			return
+		}
+	}
+}
+
+func (s *otoSink) pause(p *Playback, paused bool) {
+	p.mu.Lock()
+	pl, _ := p.player.(*oto.Player)
+	p.mu.Unlock()
+	if pl == nil {
+		return
+	}
+	if paused {
+		pl.Pause()
+	} else {
+		pl.Play()
+	}
+}
+
+func (s *otoSink) stop(p *Playback) {
+	p.mu.Lock()
+	pl, _ := p.player.(*oto.Player)
+	p.mu.Unlock()
+	if pl != nil {
+		pl.Pause()
+		pl.Reset()
+	}
+	p.finish(nil)
+}
