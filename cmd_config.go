@@ -1,0 +1,45 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func newConfigCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "config",
+		Short: "Show the effective settings and where each came from (the key masked)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c := a.cfg
+			if a.jsonOut {
+				m := map[string]any{"file": c.File, "sources": c.Sources, "warnings": c.Warnings}
+				for _, kv := range c.Settings() {
+					m[kv[0]] = kv[1]
+				}
+				m["base_url"] = c.BaseURL
+				return writeJSON(a.stdout, m)
+			}
+			file := c.File
+			if file == "" {
+				file = configPathHint(c) + " (not found)"
+			}
+			fmt.Fprintf(a.stdout, "config file: %s\n\n", file)
+			tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
+			for _, kv := range c.Settings() {
+				fmt.Fprintf(tw, "%s\t%s\t(%s)\n", kv[0], kv[1], c.Sources[kv[0]])
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func writeJSONCompact(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

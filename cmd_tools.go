@@ -1,0 +1,468 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"hark/api"
+)
+
+func newToolsCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "tools",
+		Short: "List the gateway's tools and their inputs",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := a.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tools, err := cl.Tools(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				raws := make([]json.RawMessage, len(tools))
+				for i, t := range tools {
+					raws[i] = t.Raw
+				}
+				return writeJSON(a.stdout, raws)
+			}
+			for i, t := range tools {
+				if i > 0 {
+					fmt.Fprintln(a.stdout)
+				}
+				printTool(a.stdout, t)
+			}
+			return nil
+		},
+	}
+}
+
+func printTool(w io.Writer, t api.Tool) {
+	fmt.Fprintf(w, "%s", t.Slug)
+	if t.Name != "" && t.Name != t.Slug {
+		fmt.Fprintf(w, " (%s)", t.Name)
+	}
+	fmt.Fprintln(w)
+	if t.Description != "" {
+		fmt.Fprintf(w, "  %s\n", oneLine(t.Description))
+	}
+	if len(t.Inputs) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	for _, f := range t.Inputs {
+		typ := f.Type
+		if typ == "" {
+			typ = "?"
+		}
+		if f.Items != "" {
+			typ += "<" + f.Items + ">"
+		}
+		req := ""
+		if f.Required {
+			req = "required"
+		}
+		var rule []string
+		if f.Default != nil {
+			b, _ := json.Marshal(f.Default)
+			rule = append(rule, "default "+string(b))
+		}
+		if f.Min != nil || f.Max != nil {
+			rule = append(rule, "range "+fmtBound(f.Min)+".."+fmtBound(f.Max))
+		}
+		if len(f.Enum) > 0 {
+			rule = append(rule, "one of "+strings.Join(f.Enum, "|"))
+		}
+		if f.Description != "" {
+			rule = append(rule, oneLine(f.Description))
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", f.Name, typ, req, strings.Join(rule, "; "))
+	}
+	tw.Flush()
+}
+
+func fmtBound(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*p, 'f', -1, 64)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// inputFlags are the ways to give a tool's inputs.
+type inputFlags struct {
+	pairs []string // -i key=value or key:=json
+	file  string   // --file path or -
+}
+
+func (f *inputFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVarP(&f.pairs, "input", "i", nil, "input key=value (typed by the tool list), or key:=JSON; repeatable")
+	cmd.Flags().StringVar(&f.file, "file", "", "JSON file of inputs ({...} or {\"inputs\": {...}}); - reads stdin")
+}
+
+func newInvokeCmd(a *app) *cobra.Command {
+	var in inputFlags
+	cmd := &cobra.Command{
+		Use:   "invoke TOOL",
+		Short: "Call any tool by slug, with inputs from -i, --file or stdin",
+		Long: `Call any tool the gateway lists. Inputs come from -i key=value flags, typed by
+the tool list's field types (integer, number, boolean, array as comma list or
+JSON), -i key:=JSON for raw JSON values, a JSON file (--file), or a JSON
+object on stdin when stdin is not a terminal. -i flags override the file.`,
+		Args: exactArgs(1, "TOOL"),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return a.completeTools(cmd), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inputs, err := a.readInputs(cmd, in, true)
+			if err != nil {
+				return err
+			}
+			return a.invokeAndPrint(cmd, args[0], inputs, in.pairs)
+		},
+	}
+	in.register(cmd)
+	return cmd
+}
+
+func (a *app) completeTools(cmd *cobra.Command) []cobra.Completion {
+	if a.load(cmd.Context()) != nil || a.cfg.BaseURL == "" {
+		return nil // never start an embedded gateway to complete a word
+	}
+	cl, err := a.client(cmd.Context())
+	if err != nil {
+		return nil
+	}
+	tools, err := cl.Tools(cmd.Context())
+	if err != nil {
+		return nil
+	}
+	var out []cobra.Completion
+	for _, t := range tools {
+		out = append(out, cobra.CompletionWithDesc(t.Slug, oneLine(t.Description)))
+	}
+	return out
+}
+
+// readInputs reads --file or stdin into an inputs object (untyped pairs
+// are typed later, against the tool list).
+func (a *app) readInputs(cmd *cobra.Command, in inputFlags, allowStdin bool) (map[string]any, error) {
+	var raw []byte
+	var from string
+	switch {
+	case in.file == "-":
+		b, err := io.ReadAll(io.LimitReader(a.stdin, 64<<20))
+		if err != nil {
+			return nil, fmt.Errorf("reading inputs from stdin: %w", err)
+		}
+		raw, from = b, "stdin"
+	case in.file != "":
+		b, err := os.ReadFile(in.file)
+		if err != nil {
+			return nil, usagef("--file: %v", err)
+		}
+		raw, from = b, in.file
+	case allowStdin && len(in.pairs) == 0 && stdinIsData(a.stdin):
+		b, err := io.ReadAll(io.LimitReader(a.stdin, 64<<20))
+		if err != nil {
+			return nil, fmt.Errorf("reading inputs from stdin: %w", err)
+		}
+		raw, from = b, "stdin"
+	}
+	inputs := map[string]any{}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return inputs, nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, usagef("inputs from %s: must be a JSON object: %v", from, err)
+	}
+	if inner, ok := obj["inputs"].(map[string]any); ok && len(obj) == 1 {
+		obj = inner
+	}
+	return obj, nil
+}
+
+// stdinIsData reports whether stdin is a pipe or file rather than a
+// terminal (readers other than files, as in tests, count as data).
+func stdinIsData(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return r != nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	return st.Mode()&os.ModeCharDevice == 0 && (st.Mode()&os.ModeNamedPipe != 0 || st.Mode().IsRegular())
+}
+
+// invokeAndPrint types pairs against the tool list, merges them into
+// inputs, checks the tool list's rules, invokes and prints.
+func (a *app) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]any, pairs []string) error {
+	ctx := cmd.Context()
+	cl, err := a.client(ctx)
+	if err != nil {
+		return err
+	}
+	tools, err := cl.Tools(ctx)
+	var spec *api.Tool
+	if err != nil {
+		fmt.Fprintf(a.stderr, "hark: warning: tool list unavailable (%v); inputs are sent untyped\n", a.scrub(err.Error()))
+	} else {
+		for i := range tools {
+			if tools[i].Slug == tool {
+				spec = &tools[i]
+			}
+		}
+		if spec == nil {
+			names := make([]string, len(tools))
+			for i, t := range tools {
+				names[i] = t.Slug
+			}
+			return usagef("tool %q: not in the gateway's tool list (%s)", tool, strings.Join(names, ", "))
+		}
+	}
+	for _, p := range pairs {
+		k, v, err := parsePair(spec, p)
+		if err != nil {
+			return err
+		}
+		inputs[k] = v
+	}
+	if spec != nil {
+		if err := checkInputs(spec, inputs); err != nil {
+			return err
+		}
+		for k := range inputs {
+			if spec.Input(k) == nil {
+				fmt.Fprintf(a.stderr, "hark: warning: input %q is not in %s's tool list; sent anyway\n", k, tool)
+			}
+		}
+	}
+	if tool == api.ToolResearch {
+		ctx = api.WithRetryObserver(ctx, func(ev api.RetryEvent) {
+			fmt.Fprintf(a.stderr, "hark: research attempt %d failed (%s); retrying in %s\n", ev.Attempt, a.scrub(ev.Err.Error()), ev.Wait.Round(100_000_000))
+		})
+		if isTerminal(a.stderr) {
+			fmt.Fprintln(a.stderr, "hark: research usually takes 1 to 3 minutes (up to 6)...")
+		}
+	}
+	res, err := cl.Invoke(ctx, tool, inputs)
+	if err != nil {
+		return err
+	}
+	if a.jsonOut {
+		return writeJSON(a.stdout, res)
+	}
+	return a.printOutput(res)
+}
+
+// parsePair reads key=value (typed by the field) or key:=JSON.
+func parsePair(spec *api.Tool, p string) (string, any, error) {
+	if k, v, ok := strings.Cut(p, ":="); ok && k != "" && !strings.Contains(k, "=") {
+		var x any
+		if err := json.Unmarshal([]byte(v), &x); err != nil {
+			return "", nil, usagef("input %s: value after := must be JSON: %v", k, err)
+		}
+		return k, x, nil
+	}
+	k, v, ok := strings.Cut(p, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return "", nil, usagef("input %q: must be key=value or key:=JSON", p)
+	}
+	k = strings.TrimSpace(k)
+	var f *api.Field
+	if spec != nil {
+		f = spec.Input(k)
+	}
+	x, err := typeValue(f, v)
+	if err != nil {
+		return "", nil, usagef("input %s: %v", k, err)
+	}
+	return k, x, nil
+}
+
+// typeValue converts a command-line string to the field's JSON type.
+// Without a field, true/false and integers are guessed; the rest stays a
+// string.
+func typeValue(f *api.Field, v string) (any, error) {
+	if f == nil {
+		if v == "true" || v == "false" {
+			return v == "true", nil
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n, nil
+		}
+		return v, nil
+	}
+	types := strings.Split(f.Type, "|")
+	has := func(t string) bool { return f.HasType(t) }
+	switch {
+	case has("string") || f.Type == "":
+		// A string is accepted as it is, even where an array also is
+		// (e.g. extract's urls takes "a,b").
+		if has("array") && strings.HasPrefix(strings.TrimSpace(v), "[") {
+			var arr []any
+			if json.Unmarshal([]byte(v), &arr) == nil {
+				return arr, nil
+			}
+		}
+		return v, nil
+	case has("integer"):
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("must be an integer, got %q", v)
+		}
+		return n, nil
+	case has("number"):
+		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return nil, fmt.Errorf("must be a number, got %q", v)
+		}
+		return n, nil
+	case has("boolean"):
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "yes", "1", "on", "":
+			return true, nil
+		case "false", "no", "0", "off":
+			return false, nil
+		}
+		return nil, fmt.Errorf("must be true or false, got %q", v)
+	case has("array"):
+		if strings.HasPrefix(strings.TrimSpace(v), "[") {
+			var arr []any
+			if err := json.Unmarshal([]byte(v), &arr); err != nil {
+				return nil, fmt.Errorf("must be a JSON array or a comma-separated list: %v", err)
+			}
+			return arr, nil
+		}
+		var arr []any
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				x, err := typeValue(&api.Field{Type: orString(f.Items)}, p)
+				if err != nil {
+					return nil, fmt.Errorf("element %q: %v", p, err)
+				}
+				arr = append(arr, x)
+			}
+		}
+		return arr, nil
+	case has("object"):
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(v), &obj); err != nil {
+			return nil, fmt.Errorf("must be a JSON object: %v", err)
+		}
+		return obj, nil
+	}
+	_ = types
+	return v, nil
+}
+
+func orString(t string) string {
+	if t == "" {
+		return "string"
+	}
+	return t
+}
+
+// checkInputs applies the tool list's required, enum and range rules, so
+// a mistake is reported before anything is billed.
+func checkInputs(t *api.Tool, inputs map[string]any) error {
+	var missing []string
+	for _, f := range t.Inputs {
+		v, ok := inputs[f.Name]
+		if !ok || v == nil {
+			if f.Required {
+				missing = append(missing, f.Name)
+			}
+			continue
+		}
+		if len(f.Enum) > 0 {
+			if s, ok := v.(string); ok && !contains(f.Enum, s) {
+				return usagef("input %s: must be one of %s, got %q", f.Name, strings.Join(f.Enum, ", "), s)
+			}
+		}
+		if n, ok := number(v); ok {
+			if f.Min != nil && n < *f.Min || f.Max != nil && n > *f.Max {
+				return usagef("input %s: must be between %s and %s, got %v", f.Name, fmtBound(f.Min), fmtBound(f.Max), v)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return usagef("%s: missing required input %s (give -i %s=...)", t.Slug, strings.Join(missing, ", "), missing[0])
+	}
+	return nil
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case float64:
+		return n, true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}
+
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s: want %s, got %d arguments", cmd.CommandPath(), names, len(args))
+		}
+		return nil
+	}
+}
+
+func minArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usagef("%s: want %s", cmd.CommandPath(), names)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"hark/api"
+)
+
+func newVoicesCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "voices [PROVIDER]",
+		Short: "List a provider's voices",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("voices: want at most one PROVIDER, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			provider := a.cfg.Provider
+			if len(args) == 1 {
+				provider = args[0]
+			}
+			cl, err := a.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			voices, err := cl.Voices(cmd.Context(), provider)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return writeJSON(a.stdout, voices)
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "VOICE\tNAME\tLANGUAGE\tSCENE")
+			for _, v := range voices {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Value, v.Name, v.Language, v.Scene)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func newTTSCmd(a *app) *cobra.Command {
+	var (
+		out, format                           string
+		sampleRate, speechRate, pitch, volume int
+		stream                                bool
+	)
+	cmd := &cobra.Command{
+		Use:   "tts [TEXT...]",
+		Short: "Synthesize speech to a file or stdout",
+		Long: `Synthesize TEXT (or stdin when no TEXT is given, or TEXT is -) with the
+configured provider and voice. -o FILE writes the audio there; -o - or a
+non-terminal stdout receives the raw audio; otherwise a file named
+tts-<time>.<format> is written to the output directory. --stream uses the
+WebSocket endpoint and writes audio as it arrives.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			text := strings.Join(args, " ")
+			if len(args) == 0 || text == "-" {
+				if !stdinIsData(a.stdin) {
+					return usagef("tts: give TEXT or pipe it on stdin")
+				}
+				b, err := io.ReadAll(io.LimitReader(a.stdin, 1<<20))
+				if err != nil {
+					return fmt.Errorf("tts: reading stdin: %w", err)
+				}
+				text = string(b)
+			}
+			if strings.TrimSpace(text) == "" {
+				return usagef("tts: text must not be empty")
+			}
+			if format != "" && format != api.FormatPCM && format != api.FormatMP3 && format != api.FormatWAV {
+				return usagef("--format %q: must be pcm, mp3 or wav", format)
+			}
+			cl, err := a.client(ctx)
+			if err != nil {
+				return err
+			}
+			voice := a.cfg.Voice
+			if voice == "" {
+				if voice, err = firstVoice(ctx, cl, a.cfg.Provider); err != nil {
+					return err
+				}
+			}
+			req := api.TTSRequest{Provider: a.cfg.Provider, Text: text, VoiceCode: voice, Format: format,
+				SampleRate: sampleRate, SpeechRate: speechRate, Pitch: pitch, Loudness: volume}
+			ext := format
+			if ext == "" {
+				ext = api.FormatPCM
+			}
+			dst, name, err := a.audioOut(out, "tts", ext)
+			if err != nil {
+				return err
+			}
+			if stream {
+				return a.ttsStream(ctx, cl, req, dst, name)
+			}
+			audio, err := cl.TTS(ctx, req)
+			if err != nil {
+				dst.abort()
+				return err
+			}
+			if _, err := dst.Write(audio.Data); err != nil {
+				dst.abort()
+				return fmt.Errorf("tts: writing %s: %w", name, err)
+			}
+			if err := dst.Close(); err != nil {
+				return fmt.Errorf("tts: writing %s: %w", name, err)
+			}
+			if a.jsonOut {
+				return writeJSON(a.stderr, map[string]any{"file": name, "bytes": len(audio.Data), "format": audio.Format, "sample_rate": audio.SampleRate, "duration_ms": audio.DurationMs})
+			}
+			fmt.Fprintf(a.stderr, "hark: wrote %d bytes of %s audio (%d Hz, %.1f s) to %s\n", len(audio.Data), audio.Format, audio.SampleRate, float64(audio.DurationMs)/1000, name)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "audio file; - for stdout")
+	f.StringVar(&format, "format", "", "pcm, mp3 or wav (default pcm)")
+	f.IntVar(&sampleRate, "sample-rate", 0, "sample rate in Hz (provider default when 0)")
+	f.IntVar(&speechRate, "speech-rate", 0, "speaking rate (provider's range)")
+	f.IntVar(&pitch, "pitch", 0, "pitch (provider's range)")
+	f.IntVar(&volume, "loudness", 0, "loudness (provider's range)")
+	f.BoolVar(&stream, "stream", false, "use the streaming endpoint")
+	return cmd
+}
+
+func (a *app) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest, dst *audioOut, name string) error {
+	s, err := cl.TTSStream(ctx, req)
+	if err != nil {
+		dst.abort()
+		return err
+	}
+	defer s.Close()
+	n := 0
+	for {
+		chunk, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			// Keep what arrived: it is written already.
+			dst.Close()
+			return fmt.Errorf("%w; kept %d bytes in %s", err, n, name)
+		}
+		if _, err := dst.Write(chunk); err != nil {
+			dst.abort()
+			return fmt.Errorf("tts: writing %s: %w", name, err)
+		}
+		n += len(chunk)
+	}
+	if err := dst.Close(); err != nil {
+		return fmt.Errorf("tts: writing %s: %w", name, err)
+	}
+	fmt.Fprintf(a.stderr, "hark: wrote %d bytes of streamed audio to %s\n", n, name)
+	return nil
+}
+
+func firstVoice(ctx context.Context, cl *api.Client, provider string) (string, error) {
+	voices, err := cl.Voices(ctx, provider)
+	if err != nil {
+		return "", fmt.Errorf("no voice configured, and listing voices failed: %w", err)
+	}
+	if len(voices) == 0 {
+		return "", usagef("no voice configured and provider %s lists none; set --voice or HARK_VOICE", provider)
+	}
+	return voices[0].Value, nil
+}
+
+// audioOut is where audio goes: a file (written to a temporary name and
+// renamed on success, kept on a mid-stream failure) or stdout.
+type audioOut struct {
+	w    io.Writer
+	f    *os.File
+	tmp  string
+	path string
+}
+
+func (o *audioOut) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+func (o *audioOut) Close() error {
+	if o.f == nil {
+		return nil
+	}
+	if err := o.f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(o.tmp, o.path)
+}
+
+func (o *audioOut) abort() {
+	if o.f != nil {
+		o.f.Close()
+		os.Remove(o.tmp)
+	}
+}
+
+// audioOut opens the destination given by -o, or picks one.
+func (a *app) audioOut(out, prefix, ext string) (*audioOut, string, error) {
+	if out == "-" || out == "" && !isTerminal(a.stdout) {
+		return &audioOut{w: a.stdout}, "stdout", nil
+	}
+	path := out
+	if path == "" {
+		dir := a.cfg.OutputDir
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, "", fmt.Errorf("output_dir %s: %w", dir, err)
+		}
+		path = filepath.Join(dir, fmt.Sprintf("%s-%s.%s", prefix, time.Now().Format("20060102-150405"), ext))
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return nil, "", usagef("-o %s: %v", path, err)
+	}
+	return &audioOut{w: f, f: f, tmp: f.Name(), path: path}, path, nil
+}
+
+func newSTTCmd(a *app) *cobra.Command {
+	var (
+		language   string
+		sampleRate int
+		stream     bool
+		chunk      int
+	)
+	cmd := &cobra.Command{
+		Use:   "stt FILE",
+		Short: "Recognize speech in an audio file (- for stdin)",
+		Long: `Recognize speech in FILE (mp3, wav, pcm or opus; - reads stdin). By default
+the REST endpoint is used; --stream sends the audio over the WebSocket in
+chunks and prints partial results as they arrive (on stderr when stdout is
+not a terminal), then the final text on stdout.`,
+		Args: exactArgs(1, "FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			var audio []byte
+			var err error
+			if args[0] == "-" {
+				audio, err = io.ReadAll(io.LimitReader(a.stdin, 256<<20))
+			} else {
+				audio, err = os.ReadFile(args[0])
+			}
+			if err != nil {
+				return usagef("stt: %v", err)
+			}
+			if len(audio) == 0 {
+				return usagef("stt: %s is empty", args[0])
+			}
+			if chunk < 256 || chunk > 1<<20 {
+				return usagef("--chunk %d: must be between 256 and 1048576 bytes", chunk)
+			}
+			cl, err := a.client(ctx)
+			if err != nil {
+				return err
+			}
+			req := api.STTRequest{Provider: a.cfg.Provider, SampleRate: sampleRate, Language: language}
+			if stream {
+				return a.sttStream(ctx, cl, req, audio, chunk)
+			}
+			res, err := cl.STT(ctx, req, audio)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return writeJSON(a.stdout, res)
+			}
+			fmt.Fprintln(a.stdout, res.Text)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&language, "language", "", "language code, e.g. en or zh")
+	f.IntVar(&sampleRate, "sample-rate", 0, "sample rate in Hz of raw pcm audio")
+	f.BoolVar(&stream, "stream", false, "stream over WebSocket and show partial results")
+	f.IntVar(&chunk, "chunk", 8192, "bytes per streamed audio frame")
+	return cmd
+}
+
+func (a *app) sttStream(ctx context.Context, cl *api.Client, req api.STTRequest, audio []byte, chunk int) error {
+	s, err := cl.STTStream(ctx, req)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	writeErr := make(chan error, 1)
+	go func() {
+		r := bytes.NewReader(audio)
+		buf := make([]byte, chunk)
+		for {
+			n, _ := r.Read(buf)
+			if n == 0 {
+				break
+			}
+			if _, err := s.Write(buf[:n]); err != nil {
+				writeErr <- err
+				return
+			}
+		}
+		writeErr <- s.CloseSend()
+	}()
+	live := isTerminal(a.stderr)
+	var finals []string
+	for f := range s.Results() {
+		if a.jsonOut {
+			if err := writeJSONLine(a.stdout, f); err != nil {
+				return err
+			}
+			continue
+		}
+		switch {
+		case f.Error != "":
+			// Reported through Err below.
+		case f.IsFinal:
+			if live {
+				fmt.Fprint(a.stderr, "\r\033[K")
+			}
+			finals = append(finals, f.Text)
+			fmt.Fprintln(a.stdout, f.Text)
+		case f.IsPartial || f.Text != "":
+			if live {
+				fmt.Fprintf(a.stderr, "\r\033[K… %s", lastRunes(f.Text, 70))
+			} else {
+				fmt.Fprintf(a.stderr, "partial %d: %s\n", f.Sequence, f.Text)
+			}
+		}
+	}
+	if live {
+		fmt.Fprint(a.stderr, "\r\033[K")
+	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	if err := <-writeErr; err != nil {
+		return err
+	}
+	return nil
+}
+
+func lastRunes(s string, n int) string {
+	r := []rune(oneLine(s))
+	if len(r) > n {
+		return "…" + string(r[len(r)-n:])
+	}
+	return string(r)
+}
+
+func writeJSONLine(w io.Writer, v any) error {
+	var b bytes.Buffer
+	if err := writeJSONCompact(&b, v); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

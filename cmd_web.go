@@ -1,0 +1,260 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"hark/api"
+)
+
+// The convenience commands build a tool's inputs from flags and run the
+// same path as invoke (typed and checked against the live tool list), so
+// -i still reaches every input the gateway lists.
+
+type webFlags struct {
+	in   inputFlags
+	set  map[string]func() any // input name -> value, applied when the flag was given
+	flag map[string]string     // input name -> flag name
+}
+
+func newWebCmd(a *app, tool, use, short string, positional func(args []string) (string, any), setup func(cmd *cobra.Command, w *webFlags)) *cobra.Command {
+	w := &webFlags{set: map[string]func() any{}, flag: map[string]string{}}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  minArgs(1, strings.SplitN(use, " ", 2)[1]),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inputs, err := a.readInputs(cmd, w.in, false)
+			if err != nil {
+				return err
+			}
+			k, v := positional(args)
+			inputs[k] = v
+			for name, get := range w.set {
+				if cmd.Flags().Changed(w.flag[name]) {
+					inputs[name] = get()
+				}
+			}
+			return a.invokeAndPrint(cmd, tool, inputs, w.in.pairs)
+		},
+	}
+	w.in.register(cmd)
+	setup(cmd, w)
+	return cmd
+}
+
+func (w *webFlags) intFlag(cmd *cobra.Command, flag, input, usage string) {
+	p := cmd.Flags().Int(flag, 0, usage)
+	w.set[input], w.flag[input] = func() any { return *p }, flag
+}
+
+func (w *webFlags) strFlag(cmd *cobra.Command, flag, input, usage string) {
+	p := cmd.Flags().String(flag, "", usage)
+	w.set[input], w.flag[input] = func() any { return *p }, flag
+}
+
+func (w *webFlags) boolFlag(cmd *cobra.Command, flag, input, usage string) {
+	p := cmd.Flags().Bool(flag, false, usage)
+	w.set[input], w.flag[input] = func() any { return *p }, flag
+}
+
+func joinArgs(key string) func([]string) (string, any) {
+	return func(args []string) (string, any) { return key, strings.Join(args, " ") }
+}
+
+func newSearchCmd(a *app) *cobra.Command {
+	return newWebCmd(a, api.ToolSearch, "search QUERY...", "Search the web", joinArgs("query"), func(cmd *cobra.Command, w *webFlags) {
+		w.intFlag(cmd, "max-results", "max_results", "number of results, 1 to 20 (default 5)")
+		w.strFlag(cmd, "depth", "search_depth", "basic, advanced (2x credits), fast or ultra-fast")
+		w.strFlag(cmd, "topic", "topic", "general, news or finance")
+		w.strFlag(cmd, "time-range", "time_range", "day, week, month or year")
+		w.strFlag(cmd, "country", "country", "boost results from this country (full English name)")
+		w.boolFlag(cmd, "answer", "include_answer", "include an AI-generated answer")
+		w.boolFlag(cmd, "raw-content", "include_raw_content", "attach each page's cleaned body")
+		w.boolFlag(cmd, "images", "include_images", "return related images")
+		w.strFlag(cmd, "include-domains", "include_domains", "domain allow-list, comma-separated")
+		w.strFlag(cmd, "exclude-domains", "exclude_domains", "domain deny-list, comma-separated")
+	})
+}
+
+func newExtractCmd(a *app) *cobra.Command {
+	return newWebCmd(a, api.ToolExtract, "extract URL...", "Extract the body text of pages",
+		func(args []string) (string, any) {
+			var urls []any
+			for _, u := range args {
+				for _, p := range api.ParseURLList(u) {
+					urls = append(urls, p)
+				}
+			}
+			return "urls", urls
+		},
+		func(cmd *cobra.Command, w *webFlags) {
+			w.strFlag(cmd, "depth", "extract_depth", "basic or advanced")
+			w.strFlag(cmd, "format", "format", "markdown or text")
+			w.strFlag(cmd, "query", "query", "re-rank snippets by relevance to this query")
+			w.boolFlag(cmd, "images", "include_images", "return the pages' images")
+		})
+}
+
+func crawlFlags(withContent bool) func(cmd *cobra.Command, w *webFlags) {
+	return func(cmd *cobra.Command, w *webFlags) {
+		w.intFlag(cmd, "max-depth", "max_depth", "link depth, 1 to 5 (default 1)")
+		w.intFlag(cmd, "max-breadth", "max_breadth", "links followed per level, 1 to 500 (default 20)")
+		w.intFlag(cmd, "limit", "limit", "maximum total pages (default 50)")
+		w.strFlag(cmd, "instructions", "instructions", "natural-language filter (2x credits)")
+		w.strFlag(cmd, "select-paths", "select_paths", "path regexps to keep, comma-separated")
+		w.strFlag(cmd, "select-domains", "select_domains", "domain regexps to keep, comma-separated")
+		w.boolFlag(cmd, "allow-external", "allow_external", "keep links to other sites (default true)")
+		if withContent {
+			w.strFlag(cmd, "depth", "extract_depth", "basic or advanced")
+			w.strFlag(cmd, "format", "format", "markdown or text")
+		}
+	}
+}
+
+func newCrawlCmd(a *app) *cobra.Command {
+	return newWebCmd(a, api.ToolCrawl, "crawl URL", "Crawl a site and print its pages", joinArgs("url"), crawlFlags(true))
+}
+
+func newMapCmd(a *app) *cobra.Command {
+	return newWebCmd(a, api.ToolMap, "map URL", "List a site's URLs", joinArgs("url"), crawlFlags(false))
+}
+
+func newResearchCmd(a *app) *cobra.Command {
+	return newWebCmd(a, api.ToolResearch, "research QUESTION...", "Research a question and print the report (1 to 3 minutes, up to 6)",
+		joinArgs("input"), func(cmd *cobra.Command, w *webFlags) {
+			w.strFlag(cmd, "model", "model", "mini, pro or auto")
+		})
+}
+
+// printOutput shows a tool's output for people: the five known tools in
+// their own form, anything else as indented JSON.
+func (a *app) printOutput(res *api.InvokeResult) error {
+	w := a.stdout
+	switch res.Tool {
+	case api.ToolSearch:
+		out, err := api.DecodeSearch(res.Output)
+		if err != nil {
+			break
+		}
+		if out.Answer != "" {
+			fmt.Fprintf(w, "%s\n\n", out.Answer)
+		}
+		for i, r := range out.Results {
+			fmt.Fprintf(w, "%d. %s\n   %s\n", i+1, oneLine(r.Title), r.URL)
+			if r.Content != "" {
+				fmt.Fprintf(w, "   %s\n", oneLine(r.Content))
+			}
+		}
+		if len(out.Results) == 0 {
+			fmt.Fprintln(w, "no results")
+		}
+		for _, im := range out.Images {
+			fmt.Fprintf(w, "image: %s %s\n", im.URL, oneLine(im.Description))
+		}
+		return nil
+	case api.ToolExtract:
+		out, err := api.DecodeExtract(res.Output)
+		if err != nil {
+			break
+		}
+		printPages(w, out.Results)
+		for _, f := range out.FailedResults {
+			fmt.Fprintf(a.stderr, "hark: extract %s failed: %s\n", f.URL, f.Error)
+		}
+		return nil
+	case api.ToolCrawl:
+		out, err := api.DecodeCrawl(res.Output)
+		if err != nil {
+			break
+		}
+		printPages(w, out.Results)
+		fmt.Fprintf(a.stderr, "hark: crawled %d pages from %s\n", len(out.Results), out.BaseURL)
+		return nil
+	case api.ToolMap:
+		out, err := api.DecodeMap(res.Output)
+		if err != nil {
+			break
+		}
+		for _, l := range out.Results {
+			fmt.Fprintln(w, l.URL)
+		}
+		return nil
+	case api.ToolResearch:
+		out, err := api.DecodeResearch(res.Output)
+		if err != nil {
+			break
+		}
+		return a.printResearch(out)
+	}
+	// Unknown tool or an output hark cannot decode: show it as JSON.
+	return writeJSON(w, json.RawMessage(res.Output))
+}
+
+func printPages(w io.Writer, pages []api.PageContent) {
+	for i, p := range pages {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "== %s ==\n%s\n", p.URL, strings.TrimSpace(p.RawContent))
+	}
+}
+
+// printResearch prints the report: rendered markdown on a terminal, the
+// markdown itself otherwise.
+func (a *app) printResearch(out *api.ResearchOutput) error {
+	var md strings.Builder
+	if out.Status != api.ResearchCompleted {
+		fmt.Fprintf(&md, "_Research %s is %s._\n\n", out.RequestID, out.Status)
+	}
+	md.WriteString(strings.TrimSpace(out.Content))
+	md.WriteString("\n")
+	if len(out.Sources) > 0 {
+		md.WriteString("\n## Sources\n\n")
+		for i, s := range out.Sources {
+			title := s.Title
+			if title == "" {
+				title = s.URL
+			}
+			fmt.Fprintf(&md, "%d. [%s](%s)\n", i+1, oneLine(title), s.URL)
+		}
+	}
+	if !isTerminal(a.stdout) {
+		_, err := io.WriteString(a.stdout, md.String())
+		return err
+	}
+	width := 100
+	if f, ok := a.stdout.(*os.File); ok {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 20 {
+			width = min(w, 120) - 2
+		}
+	}
+	style := os.Getenv("GLAMOUR_STYLE")
+	if style == "" {
+		style = "dark"
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
+	if err != nil {
+		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(width))
+	}
+	if err == nil {
+		if s, rerr := r.Render(md.String()); rerr == nil {
+			_, err = io.WriteString(a.stdout, s)
+			return err
+		}
+	}
+	_, err = io.WriteString(a.stdout, md.String())
+	return err
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}

@@ -1,0 +1,398 @@
+// Package config works out hark's settings: command-line flags, then the
+// HARK_* environment, then the config file's profile, then defaults. It
+// never prints or logs the API key; use Mask for anything shown to people.
+package config
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Environment variables hark reads.
+const (
+	EnvBaseURL   = "HARK_BASE_URL"
+	EnvAPIKey    = "HARK_API_KEY"
+	EnvProfile   = "HARK_PROFILE"
+	EnvProvider  = "HARK_PROVIDER"
+	EnvVoice     = "HARK_VOICE"
+	EnvOutputDir = "HARK_OUTPUT_DIR"
+	EnvDataDir   = "HARK_DATA_DIR"
+	EnvAudioSink = "HARK_AUDIO_SINK"
+	EnvConfig    = "HARK_CONFIG" // path of the config file
+)
+
+// Defaults.
+const (
+	DefaultProfile   = "default"
+	DefaultProvider  = "vendor_speech"
+	DefaultAudioSink = "auto"
+)
+
+// AudioSinks are the accepted audio_sink values.
+var AudioSinks = []string{"auto", "device", "file", "null"}
+
+// Flags are settings given on the command line; "" means not given.
+type Flags struct {
+	ConfigFile string
+	Profile    string
+	BaseURL    string
+	APIKey     string
+	Provider   string
+	Voice      string
+	OutputDir  string
+	DataDir    string
+	AudioSink  string
+}
+
+// Config is the effective settings.
+type Config struct {
+	// Profile is the selected profile's name.
+	Profile string
+	// BaseURL is the gateway; "" means run the embedded gateway.
+	BaseURL string
+	// APIKey is secret: never print it, use MaskedKey.
+	APIKey    string
+	Provider  string
+	Voice     string
+	OutputDir string
+	// DataDir holds the embedded gateway's database and caches.
+	DataDir   string
+	AudioSink string
+	// File is the config file read ("" when there was none).
+	File string
+	// Sources says where each setting came from: "flag", "env HARK_...",
+	// "file (profile x)", "command (profile x)" or "default".
+	Sources map[string]string
+	// Warnings are problems worth telling the user that do not stop hark,
+	// e.g. a key-holding config file others can read.
+	Warnings []string
+}
+
+// MaskedKey is the API key as it may be shown.
+func (c *Config) MaskedKey() string { return Mask(c.APIKey) }
+
+// Mask hides a secret, keeping only enough to tell keys apart: the last
+// four characters of a key of 12 or more, nothing of a shorter one.
+func Mask(key string) string {
+	switch {
+	case key == "":
+		return "(not set)"
+	case len(key) < 12:
+		return "****"
+	default:
+		return "****" + key[len(key)-4:]
+	}
+}
+
+// Profile is one named profile of the config file. The top level of the
+// file holds the same keys, which apply to every profile that does not set
+// them.
+type Profile struct {
+	BaseURL       string `toml:"base_url"`
+	APIKey        string `toml:"api_key"`
+	APIKeyCommand string `toml:"api_key_command"`
+	Provider      string `toml:"provider"`
+	Voice         string `toml:"voice"`
+	OutputDir     string `toml:"output_dir"`
+	DataDir       string `toml:"data_dir"`
+	AudioSink     string `toml:"audio_sink"`
+}
+
+// File is the config file's shape.
+type File struct {
+	Profile
+	// DefaultProfile selects the profile when neither --profile nor
+	// HARK_PROFILE does.
+	DefaultProfile string             `toml:"profile"`
+	Profiles       map[string]Profile `toml:"profiles"`
+}
+
+// Path is the config file's location: $HARK_CONFIG, else
+// $XDG_CONFIG_HOME/hark/config.toml, else ~/.config/hark/config.toml.
+func Path(getenv func(string) string) string {
+	if p := getenv(EnvConfig); p != "" {
+		return p
+	}
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "hark", "config.toml")
+	}
+	return filepath.Join(home(getenv), ".config", "hark", "config.toml")
+}
+
+// DataDir is the default data directory: $XDG_DATA_HOME/hark, else
+// ~/.local/share/hark.
+func DataDir() string { return dataDir(os.Getenv) }
+
+func dataDir(getenv func(string) string) string {
+	if x := getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "hark")
+	}
+	return filepath.Join(home(getenv), ".local", "share", "hark")
+}
+
+func home(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return h
+	}
+	return "."
+}
+
+// Load reads the settings from flags, the process environment and the
+// config file.
+func Load(ctx context.Context, f Flags) (*Config, error) { return LoadWith(ctx, f, os.Getenv) }
+
+// LoadWith is Load with the environment given as a function (for tests).
+func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config, error) {
+	c := &Config{Sources: map[string]string{}}
+	path := f.ConfigFile
+	explicit := path != ""
+	if path == "" {
+		path = Path(getenv)
+		explicit = getenv(EnvConfig) != ""
+	}
+	var file File
+	raw, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		c.File = path
+		md, err := toml.Decode(string(raw), &file)
+		if err != nil {
+			return nil, fmt.Errorf("config file %s: %v", path, err)
+		}
+		if und := md.Undecoded(); len(und) > 0 {
+			keys := make([]string, len(und))
+			for i, k := range und {
+				keys[i] = k.String()
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("config file %s: unknown keys ignored: %s", path, strings.Join(keys, ", ")))
+		}
+		if w := permissionWarning(path, &file); w != "" {
+			c.Warnings = append(c.Warnings, w)
+		}
+	case errors.Is(err, os.ErrNotExist) && !explicit:
+	default:
+		return nil, fmt.Errorf("config file: %v", err)
+	}
+
+	// The profile.
+	c.Profile, c.Sources["profile"] = pick(
+		src{f.Profile, "flag"}, src{getenv(EnvProfile), "env " + EnvProfile},
+		src{file.DefaultProfile, "file"}, src{DefaultProfile, "default"})
+	prof, ok := file.Profiles[c.Profile]
+	if !ok && c.Profile != DefaultProfile {
+		have := make([]string, 0, len(file.Profiles))
+		for k := range file.Profiles {
+			have = append(have, k)
+		}
+		sort.Strings(have)
+		where := path
+		if c.File == "" {
+			where = path + " (which does not exist)"
+		}
+		if len(have) == 0 {
+			return nil, fmt.Errorf("profile %q: not found in %s", c.Profile, where)
+		}
+		return nil, fmt.Errorf("profile %q: not found in %s (profiles: %s)", c.Profile, where, strings.Join(have, ", "))
+	}
+	fileSrc := fmt.Sprintf("file (profile %s)", c.Profile)
+	fileVal := func(p, top string) src {
+		if p != "" {
+			return src{p, fileSrc}
+		}
+		return src{top, "file"}
+	}
+
+	c.BaseURL, c.Sources["base_url"] = pick(src{f.BaseURL, "flag"}, src{getenv(EnvBaseURL), "env " + EnvBaseURL},
+		fileVal(prof.BaseURL, file.BaseURL), src{"", "default (embedded gateway)"})
+	c.Provider, c.Sources["provider"] = pick(src{f.Provider, "flag"}, src{getenv(EnvProvider), "env " + EnvProvider},
+		fileVal(prof.Provider, file.Provider), src{DefaultProvider, "default"})
+	c.Voice, c.Sources["voice"] = pick(src{f.Voice, "flag"}, src{getenv(EnvVoice), "env " + EnvVoice},
+		fileVal(prof.Voice, file.Voice), src{"", "default (first voice of the provider)"})
+	c.OutputDir, c.Sources["output_dir"] = pick(src{f.OutputDir, "flag"}, src{getenv(EnvOutputDir), "env " + EnvOutputDir},
+		fileVal(prof.OutputDir, file.OutputDir), src{".", "default"})
+	c.DataDir, c.Sources["data_dir"] = pick(src{f.DataDir, "flag"}, src{getenv(EnvDataDir), "env " + EnvDataDir},
+		fileVal(prof.DataDir, file.DataDir), src{dataDir(getenv), "default"})
+	c.AudioSink, c.Sources["audio_sink"] = pick(src{f.AudioSink, "flag"}, src{getenv(EnvAudioSink), "env " + EnvAudioSink},
+		fileVal(prof.AudioSink, file.AudioSink), src{DefaultAudioSink, "default"})
+
+	// The key: flag, env, the profile's key or command, the top level's.
+	switch {
+	case f.APIKey != "":
+		c.APIKey, c.Sources["api_key"] = f.APIKey, "flag"
+	case getenv(EnvAPIKey) != "":
+		c.APIKey, c.Sources["api_key"] = getenv(EnvAPIKey), "env "+EnvAPIKey
+	case prof.APIKey != "":
+		c.APIKey, c.Sources["api_key"] = prof.APIKey, fileSrc
+	case prof.APIKeyCommand != "":
+		k, err := runKeyCommand(ctx, prof.APIKeyCommand)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: api_key_command: %v", c.Profile, err)
+		}
+		c.APIKey, c.Sources["api_key"] = k, fmt.Sprintf("api_key_command (profile %s)", c.Profile)
+	case file.APIKey != "":
+		c.APIKey, c.Sources["api_key"] = file.APIKey, "file"
+	case file.APIKeyCommand != "":
+		k, err := runKeyCommand(ctx, file.APIKeyCommand)
+		if err != nil {
+			return nil, fmt.Errorf("api_key_command: %v", err)
+		}
+		c.APIKey, c.Sources["api_key"] = k, "api_key_command"
+	default:
+		c.Sources["api_key"] = "not set"
+	}
+
+	c.OutputDir = expandHome(c.OutputDir, getenv)
+	c.DataDir = expandHome(c.DataDir, getenv)
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Validate checks the settings' rules.
+func (c *Config) Validate() error {
+	if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("base_url %q (from %s): must be an http:// or https:// URL with a host, or empty for the embedded gateway", c.BaseURL, c.Sources["base_url"])
+		}
+		if u.User != nil {
+			return fmt.Errorf("base_url (from %s): must not carry credentials; set api_key instead", c.Sources["base_url"])
+		}
+	}
+	ok := false
+	for _, s := range AudioSinks {
+		if c.AudioSink == s {
+			ok = true
+		}
+	}
+	if !ok {
+		return fmt.Errorf("audio_sink %q (from %s): must be one of %s", c.AudioSink, c.Sources["audio_sink"], strings.Join(AudioSinks, ", "))
+	}
+	if strings.ContainsAny(c.APIKey, "\r\n\x00") {
+		return fmt.Errorf("api_key (from %s): must not contain line breaks", c.Sources["api_key"])
+	}
+	if c.Provider == "" {
+		return errors.New("provider: must not be empty")
+	}
+	return nil
+}
+
+type src struct{ val, from string }
+
+func pick(srcs ...src) (string, string) {
+	for _, s := range srcs {
+		if strings.TrimSpace(s.val) != "" {
+			return strings.TrimSpace(s.val), s.from
+		}
+	}
+	last := srcs[len(srcs)-1]
+	return last.val, last.from
+}
+
+func expandHome(p string, getenv func(string) string) string {
+	if p == "~" {
+		return home(getenv)
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home(getenv), p[2:])
+	}
+	return p
+}
+
+// holdsKey reports whether the file stores a key itself (a command does
+// not count: the file then holds no secret).
+func (f *File) holdsKey() bool {
+	if f.APIKey != "" {
+		return true
+	}
+	for _, p := range f.Profiles {
+		if p.APIKey != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func permissionWarning(path string, f *File) string {
+	if !f.holdsKey() {
+		return ""
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	if mode := st.Mode().Perm(); mode&0o077 != 0 {
+		return fmt.Sprintf("config file %s holds an API key and can be read by other users (mode %04o); run: chmod 600 %s", path, mode, path)
+	}
+	return ""
+}
+
+// keyCommandTimeout bounds api_key_command.
+const keyCommandTimeout = 15 * time.Second
+
+// runKeyCommand runs cmd with sh -c and returns its first output line. Its
+// output never appears in errors, since it may be the key.
+func runKeyCommand(ctx context.Context, command string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, keyCommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr // a password manager may prompt there
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("did not finish within %v", keyCommandTimeout)
+		}
+		return "", fmt.Errorf("failed: %v", err)
+	}
+	line, _, _ := strings.Cut(out.String(), "\n")
+	key := strings.TrimSpace(line)
+	if key == "" {
+		return "", errors.New("printed nothing")
+	}
+	return key, nil
+}
+
+// Settings lists the effective settings as name/value pairs for display,
+// the key masked.
+func (c *Config) Settings() [][2]string {
+	return [][2]string{
+		{"profile", c.Profile},
+		{"base_url", orEmbedded(c.BaseURL)},
+		{"api_key", c.MaskedKey()},
+		{"provider", c.Provider},
+		{"voice", orDash(c.Voice)},
+		{"output_dir", c.OutputDir},
+		{"data_dir", c.DataDir},
+		{"audio_sink", c.AudioSink},
+	}
+}
+
+func orEmbedded(s string) string {
+	if s == "" {
+		return "(embedded gateway)"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
