@@ -1,0 +1,376 @@
+package voices
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/audio"
+	"hark/ui/common"
+)
+
+// relay carries a long job's messages to the program: through Send when
+// the pane runs inside a tea.Program, or else through a channel that a
+// command reads one message at a time (unit tests, or a host without Send).
+type relay struct {
+	send func(tea.Msg)
+	ch   chan tea.Msg
+}
+
+func newRelay(send func(tea.Msg)) *relay {
+	if send != nil {
+		return &relay{send: send}
+	}
+	return &relay{ch: make(chan tea.Msg, 64)}
+}
+
+// emit delivers a message that must not be lost.
+func (r *relay) emit(m tea.Msg) {
+	if r.send != nil {
+		r.send(m)
+		return
+	}
+	r.ch <- m
+}
+
+// progress delivers a message that a later one supersedes; with the
+// channel it is dropped rather than holding up the audio when the UI lags.
+func (r *relay) progress(m tea.Msg) {
+	if r.send != nil {
+		r.send(m)
+		return
+	}
+	select {
+	case r.ch <- m:
+	default:
+	}
+}
+
+// finish delivers the job's last message.
+func (r *relay) finish(m tea.Msg) {
+	r.emit(m)
+	if r.ch != nil {
+		close(r.ch)
+	}
+}
+
+// next reads the next message of the job (nil with Send).
+func (r *relay) next() tea.Cmd {
+	if r == nil || r.ch == nil {
+		return nil
+	}
+	ch := r.ch
+	return func() tea.Msg {
+		m, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return m
+	}
+}
+
+// start runs work in a command and, in channel mode, begins reading.
+func (r *relay) start(work func()) tea.Cmd {
+	return tea.Batch(func() tea.Msg { work(); return nil }, r.next())
+}
+
+// job identifies the job a message belongs to, so that the messages of a
+// stopped or replaced job are recognised and only drained.
+type job struct {
+	id int
+	r  *relay
+}
+
+// clip is a piece of synthesized audio, whole.
+type clip struct {
+	data   []byte
+	format string
+	rate   int
+	voice  string
+	text   string
+}
+
+// Messages of the jobs.
+type (
+	voicesMsg struct {
+		provider string
+		voices   []api.Voice
+		err      error
+	}
+	// ttsOpenedMsg: the playback is open, audio may follow.
+	ttsOpenedMsg struct {
+		job
+		pb       *audio.Playback
+		outKind  string
+		outDesc  string
+		fromMemo bool // preview played from the cache
+	}
+	// ttsChunkMsg: audio arrived; first is the time from request to the
+	// first audio, received the bytes so far.
+	ttsChunkMsg struct {
+		job
+		first    time.Duration
+		received int64
+	}
+	ttsDoneMsg struct {
+		job
+		clip    *clip // what arrived, even when err is set
+		err     error
+		savedTo string
+		stats   audio.Stats
+		stopped bool
+	}
+	meterMsg struct {
+		job
+		stats  audio.Stats
+		levels []float64
+		level  float64
+		pos    time.Duration
+	}
+	savedMsg struct {
+		path string
+		err  error
+	}
+	sttFrameMsg struct {
+		job
+		frame api.STTResultFrame
+	}
+	sttRecordingMsg struct {
+		job
+		seconds float64
+	}
+	sttDoneMsg struct {
+		job
+		text       string
+		confidence float64
+		durationMs int
+		err        error
+	}
+	roundTripMsg struct {
+		job
+		spoken, heard string
+		confidence    float64
+		ttsTime       time.Duration
+		sttTime       time.Duration
+		audio         *clip
+		err           error
+	}
+)
+
+const (
+	voicesTimeout = 30 * time.Second
+	meterEvery    = 80 * time.Millisecond
+	meterBars     = 48
+)
+
+func loadVoicesCmd(c *common.Common, provider string) tea.Cmd {
+	return func() tea.Msg {
+		if c.Client == nil {
+			return voicesMsg{provider: provider, err: errors.New("no gateway client")}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), voicesTimeout)
+		defer cancel()
+		vs, err := c.Client.Voices(ctx, provider)
+		return voicesMsg{provider: provider, voices: vs, err: err}
+	}
+}
+
+// meterCmd samples a playback's meters once, after a short pause.
+func meterCmd(j job, pb *audio.Playback) tea.Cmd {
+	return tea.Tick(meterEvery, func(time.Time) tea.Msg {
+		return meterMsg{job: j, stats: pb.Stats(), levels: pb.Levels(meterBars), level: pb.Level(), pos: pb.Position()}
+	})
+}
+
+func stopCmd(pb *audio.Playback) tea.Cmd {
+	if pb == nil {
+		return nil
+	}
+	return func() tea.Msg { pb.Stop(); return nil }
+}
+
+// ttsJob synthesizes req (by stream or REST) and plays it as it arrives.
+// A memo, when set, is played instead of calling the gateway.
+type ttsJob struct {
+	job
+	c      *common.Common
+	ctx    context.Context
+	req    api.TTSRequest
+	stream bool
+	memo   *clip
+}
+
+func (t ttsJob) run() {
+	start := time.Now()
+	done := ttsDoneMsg{job: t.job}
+	defer func() { t.r.finish(done) }()
+
+	if t.c.Audio == nil {
+		done.err = errors.New("audio output: none configured")
+		return
+	}
+	out, err := t.c.Audio()
+	if err != nil {
+		done.err = fmt.Errorf("audio output: %w", err)
+		return
+	}
+
+	var (
+		pb   *audio.Playback
+		got  int64
+		open = func(format string, rate int) error {
+			p, err := out.Play(format, rate)
+			if err != nil {
+				return fmt.Errorf("play %s at %d Hz: %w", format, rate, err)
+			}
+			pb = p
+			t.r.emit(ttsOpenedMsg{job: t.job, pb: p, outKind: out.Kind(), outDesc: out.Describe(), fromMemo: t.memo != nil})
+			return nil
+		}
+		write = func(chunk []byte) {
+			if len(chunk) == 0 {
+				return
+			}
+			first := got == 0
+			got += int64(len(chunk))
+			_, _ = pb.Write(chunk) // a failed playback reports through Err below
+			m := ttsChunkMsg{job: t.job, received: got}
+			if first {
+				m.first = time.Since(start)
+				t.r.emit(m)
+				return
+			}
+			t.r.progress(m)
+		}
+	)
+
+	switch {
+	case t.memo != nil:
+		done.clip = t.memo
+		if done.err = open(t.memo.format, t.memo.rate); done.err != nil {
+			return
+		}
+		write(t.memo.data)
+	case t.stream:
+		format, rate := playFormat(t.req)
+		done.clip = &clip{format: format, rate: rate, voice: t.req.VoiceCode, text: t.req.Text}
+		s, err := t.c.Client.TTSStream(t.ctx, t.req)
+		if err != nil {
+			done.err = err
+			return
+		}
+		defer s.Close()
+		if done.err = open(format, rate); done.err != nil {
+			return
+		}
+		for {
+			chunk, err := s.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					done.err = err
+				}
+				break
+			}
+			write(chunk)
+		}
+		done.clip.data = s.Received()
+	default:
+		a, err := t.c.Client.TTS(t.ctx, t.req)
+		if err != nil {
+			done.err = err
+			return
+		}
+		done.clip = &clip{data: a.Data, format: a.Format, rate: a.SampleRate, voice: t.req.VoiceCode, text: t.req.Text}
+		if done.clip.format == "" {
+			done.clip.format, _ = playFormat(t.req)
+		}
+		if done.err = open(done.clip.format, done.clip.rate); done.err != nil {
+			return
+		}
+		write(a.Data)
+	}
+
+	_ = pb.CloseWrite()
+	select {
+	case <-pb.Done():
+	case <-t.ctx.Done():
+		pb.Stop()
+		done.stopped = true
+		select {
+		case <-pb.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
+	if t.ctx.Err() != nil {
+		done.stopped = true
+		if done.err != nil && errors.Is(done.err, context.Canceled) {
+			done.err = nil
+		}
+	}
+	if done.err == nil {
+		done.err = pb.Err()
+	}
+	done.stats = pb.Stats()
+	done.savedTo = pb.SavedTo()
+}
+
+// saveCmd writes a clip to dir: pcm as WAV, wav and mp3 as they are.
+func saveCmd(cl *clip, dir string) tea.Cmd {
+	return func() tea.Msg {
+		path, err := saveClip(cl, dir, time.Now())
+		return savedMsg{path: path, err: err}
+	}
+}
+
+func saveClip(cl *clip, dir string, now time.Time) (string, error) {
+	if cl == nil || len(cl.data) == 0 {
+		return "", errors.New("save: no audio yet")
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("save: %w", err)
+	}
+	ext := cl.format
+	if ext == api.FormatPCM || ext == "" {
+		ext = "wav"
+	}
+	name := fmt.Sprintf("hark-tts-%s-%s.%s", fileSafe(cl.voice), now.Format("20060102-150405"), ext)
+	path := filepath.Join(dir, name)
+	var buf bytes.Buffer
+	if cl.format == api.FormatPCM || cl.format == "" {
+		if err := audio.WriteWAV(&buf, cl.data, cl.rate); err != nil {
+			return "", fmt.Errorf("save %s: %w", path, err)
+		}
+	} else {
+		buf.Write(cl.data)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return "", fmt.Errorf("save: %w", err)
+	}
+	return path, nil
+}
+
+func fileSafe(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.':
+			return r
+		}
+		return '_'
+	}, s)
+	if s == "" {
+		return "voice"
+	}
+	return s
+}

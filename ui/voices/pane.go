@@ -1,0 +1,758 @@
+// Package voices is hark's voice studio pane: choose a voice, hear it
+// stream, adjust it, recognise speech from a file or the microphone, and
+// run a speak-then-listen round trip. Update does no I/O: the gateway,
+// the sound output and files are reached from tea.Cmds whose progress
+// comes back as typed messages.
+package voices
+
+import (
+	"cmp"
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/filepicker"
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/audio"
+	"hark/ui/common"
+)
+
+// Section is one part of the voice studio.
+type Section int
+
+const (
+	SectionVoices Section = iota
+	SectionSpeak
+	SectionListen
+	SectionRoundTrip
+	numSections
+)
+
+func (s Section) String() string {
+	return [...]string{"Voices", "Speak", "Listen", "Round trip"}[s]
+}
+
+const (
+	defaultSpeakText = "Hark! Streaming speech starts playing as soon as the first audio arrives."
+	defaultRoundTrip = "The quick brown fox jumps over the lazy dog."
+)
+
+// Pane is the voice studio. It implements common.Pane.
+type Pane struct {
+	c      *common.Common
+	keys   KeyMap
+	ranges Ranges
+
+	width, height int
+	section       Section
+	nextID        int
+
+	// Voices
+	provider  string
+	list      VoiceList
+	filter    textinput.Model
+	filtering bool
+	loading   bool
+	voicesErr error
+	voice     api.Voice // the voice Speak and Round trip use
+	samples   map[string]*clip
+
+	// Speak
+	text     textarea.Model
+	editing  bool
+	settings TTSSettings
+	control  control
+	play     *playState
+	last     *clip
+	savedTo  string
+	saveErr  error
+
+	// Listen
+	picker     filepicker.Model
+	picking    bool
+	listen     listenState
+	listenMode bool // true: stream (default)
+
+	// Round trip
+	rtInput   textinput.Model
+	rtEditing bool
+	rt        roundTripState
+}
+
+var _ common.Pane = (*Pane)(nil)
+
+// playState is the current or last playback, of a preview or of Speak.
+type playState struct {
+	id       int
+	preview  bool
+	voice    string
+	stream   bool
+	cancel   context.CancelFunc
+	pb       *audio.Playback
+	outKind  string
+	outDesc  string
+	cached   bool
+	first    time.Duration
+	received int64
+	stats    audio.Stats
+	levels   []float64
+	level    float64
+	pos      time.Duration
+	paused   bool
+	done     bool
+	stopped  bool
+	err      error
+	savedTo  string
+}
+
+type listenState struct {
+	id         int
+	running    bool
+	recording  bool
+	path       string // "" while recording from the microphone
+	stream     bool
+	cancel     context.CancelFunc
+	stopRec    context.CancelFunc
+	partial    string
+	finals     []string
+	frames     int
+	seconds    float64
+	text       string
+	confidence float64
+	durationMs int
+	done       bool
+	err        error
+}
+
+type roundTripState struct {
+	id         int
+	running    bool
+	cancel     context.CancelFunc
+	voice      string
+	spoken     string
+	heard      string
+	confidence float64
+	ttsTime    time.Duration
+	sttTime    time.Duration
+	done       bool
+	err        error
+}
+
+// New builds the voice studio over c. It lists the voices of c.Provider
+// (api.DefaultProvider when empty) and preselects c.Voice.
+func New(c *common.Common) *Pane {
+	p := &Pane{
+		c:          c,
+		keys:       DefaultKeyMap(),
+		ranges:     DefaultRanges(),
+		provider:   cmp.Or(c.Provider, api.DefaultProvider),
+		samples:    map[string]*clip{},
+		settings:   TTSSettings{Stream: true},
+		listenMode: true,
+		loading:    true,
+	}
+	p.voice = api.Voice{Value: c.Voice, Name: c.Voice}
+
+	p.filter = textinput.New()
+	p.filter.Prompt = "/"
+	p.filter.Placeholder = "name, language or scene"
+
+	p.text = textarea.New()
+	p.text.ShowLineNumbers = false
+	p.text.Placeholder = "Text to speak"
+	p.text.SetValue(defaultSpeakText)
+	p.text.CharLimit = 5000
+	dark := c.Styles == nil || c.Styles.Dark
+	p.text.SetStyles(textarea.DefaultStyles(dark))
+
+	p.rtInput = textinput.New()
+	p.rtInput.Prompt = ""
+	p.rtInput.CharLimit = 500
+	p.rtInput.SetValue(defaultRoundTrip)
+
+	p.picker = filepicker.New()
+	p.picker.AllowedTypes = audioFileTypes
+	p.picker.ShowPermissions = false
+	p.picker.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("h", "back"))
+	if wd, err := os.Getwd(); err == nil {
+		p.picker.CurrentDirectory = wd
+	}
+	return p
+}
+
+// SetRanges replaces the bounds of the Speak controls, for a provider
+// whose ranges differ from the local one's.
+func (p *Pane) SetRanges(r Ranges) { p.ranges = r }
+
+// Title is the tab label.
+func (p *Pane) Title() string { return "Voices" }
+
+// Init loads the voice list.
+func (p *Pane) Init() tea.Cmd {
+	p.loading = true
+	return loadVoicesCmd(p.c, p.provider)
+}
+
+// Capturing reports that a text field or the file picker has the keys.
+func (p *Pane) Capturing() bool {
+	return p.filtering || p.editing || p.rtEditing || p.picking
+}
+
+// KeyMap gives the bindings of the current section.
+func (p *Pane) KeyMap() help.KeyMap { return p.keys.help(p.section, p.Capturing()) }
+
+// Section is the section shown.
+func (p *Pane) Section() Section { return p.section }
+
+// SetSection shows section s.
+func (p *Pane) SetSection(s Section) {
+	p.blurAll()
+	p.section = (s + numSections) % numSections
+}
+
+func (p *Pane) blurAll() {
+	p.filtering, p.editing, p.rtEditing, p.picking = false, false, false, false
+	p.filter.Blur()
+	p.text.Blur()
+	p.rtInput.Blur()
+}
+
+// SetSize is given the pane's whole area.
+func (p *Pane) SetSize(width, height int) {
+	p.width, p.height = max(0, width), max(0, height)
+	p.layout()
+}
+
+func (p *Pane) newJob() job {
+	p.nextID++
+	return job{id: p.nextID, r: newRelay(p.c.Send)}
+}
+
+// Update handles keys and the messages of the pane's jobs.
+func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return p, p.handleKey(msg)
+	case voicesMsg:
+		return p, p.onVoices(msg)
+	case ttsOpenedMsg, ttsChunkMsg, ttsDoneMsg, meterMsg:
+		return p, p.onPlayback(msg)
+	case savedMsg:
+		p.savedTo, p.saveErr = msg.path, msg.err
+		return p, nil
+	case sttFrameMsg, sttRecordingMsg, sttDoneMsg:
+		return p, p.onListen(msg)
+	case roundTripMsg:
+		return p, p.onRoundTrip(msg)
+	}
+	// Anything else (cursor blinks, directory listings) goes to whichever
+	// component is live.
+	var cmds []tea.Cmd
+	var cmd tea.Cmd
+	if p.filtering {
+		p.filter, cmd = p.filter.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	if p.editing {
+		p.text, cmd = p.text.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	if p.rtEditing {
+		p.rtInput, cmd = p.rtInput.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	p.picker, cmd = p.picker.Update(msg)
+	cmds = append(cmds, cmd)
+	return p, tea.Batch(cmds...)
+}
+
+func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.keys
+	switch {
+	case p.filtering:
+		switch msg.String() {
+		case "enter":
+			p.filtering = false
+			p.filter.Blur()
+			return nil
+		case "esc":
+			p.filtering = false
+			p.filter.Blur()
+			p.filter.SetValue("")
+			p.list.SetFilter("")
+			return nil
+		case "up", "down":
+			p.list.Move(map[string]int{"up": -1, "down": 1}[msg.String()])
+			return nil
+		}
+		var cmd tea.Cmd
+		p.filter, cmd = p.filter.Update(msg)
+		p.list.SetFilter(p.filter.Value())
+		return cmd
+	case p.editing:
+		if msg.String() == "esc" {
+			p.editing = false
+			p.text.Blur()
+			return nil
+		}
+		if key.Matches(msg, k.SpeakNow) {
+			p.editing = false
+			p.text.Blur()
+			return p.speak()
+		}
+		var cmd tea.Cmd
+		p.text, cmd = p.text.Update(msg)
+		return cmd
+	case p.rtEditing:
+		switch msg.String() {
+		case "esc":
+			p.rtEditing = false
+			p.rtInput.Blur()
+			return nil
+		case "enter":
+			p.rtEditing = false
+			p.rtInput.Blur()
+			return p.roundTrip()
+		}
+		var cmd tea.Cmd
+		p.rtInput, cmd = p.rtInput.Update(msg)
+		return cmd
+	case p.picking:
+		if msg.String() == "esc" {
+			p.picking = false
+			return nil
+		}
+		var cmd tea.Cmd
+		p.picker, cmd = p.picker.Update(msg)
+		if ok, path := p.picker.DidSelectFile(msg); ok {
+			p.picking = false
+			return tea.Batch(cmd, p.recognise(path))
+		}
+		return cmd
+	}
+
+	switch {
+	case key.Matches(msg, k.PrevSection):
+		p.SetSection(p.section - 1)
+		return nil
+	case key.Matches(msg, k.NextSection):
+		p.SetSection(p.section + 1)
+		return nil
+	case key.Matches(msg, k.Stop):
+		return p.stopAll()
+	}
+
+	switch p.section {
+	case SectionVoices:
+		return p.voicesKey(msg)
+	case SectionSpeak:
+		return p.speakKey(msg)
+	case SectionListen:
+		return p.listenKey(msg)
+	default:
+		return p.roundTripKey(msg)
+	}
+}
+
+func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.keys
+	page := max(1, p.listHeight()-1)
+	switch {
+	case key.Matches(msg, k.Up):
+		p.list.Move(-1)
+	case key.Matches(msg, k.Down):
+		p.list.Move(1)
+	case key.Matches(msg, k.Home):
+		p.list.Home()
+	case key.Matches(msg, k.End):
+		p.list.End()
+	case key.Matches(msg, k.PageUp):
+		p.list.Move(-page)
+	case key.Matches(msg, k.PageDown):
+		p.list.Move(page)
+	case key.Matches(msg, k.Filter):
+		p.filtering = true
+		return p.filter.Focus()
+	case key.Matches(msg, k.ClearFilter):
+		p.filter.SetValue("")
+		p.list.SetFilter("")
+	case key.Matches(msg, k.Order):
+		p.list.ToggleOrder()
+	case key.Matches(msg, k.Reload):
+		return p.Init()
+	case key.Matches(msg, k.Preview):
+		return p.preview()
+	case key.Matches(msg, k.UseVoice):
+		if v, ok := p.list.Selected(); ok {
+			p.voice = v
+			p.SetSection(SectionSpeak)
+		}
+	}
+	return nil
+}
+
+func (p *Pane) speakKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Edit):
+		p.editing = true
+		return p.text.Focus()
+	case key.Matches(msg, k.Speak), key.Matches(msg, k.SpeakNow):
+		return p.speak()
+	case key.Matches(msg, k.PrevControl):
+		p.control = (p.control - 1 + numControls) % numControls
+	case key.Matches(msg, k.NextControl):
+		p.control = (p.control + 1) % numControls
+	case key.Matches(msg, k.Less):
+		p.settings.adjust(p.control, -1, p.ranges)
+	case key.Matches(msg, k.More):
+		p.settings.adjust(p.control, 1, p.ranges)
+	case key.Matches(msg, k.Reset):
+		p.settings.reset(p.control)
+	case key.Matches(msg, k.Transport):
+		p.settings.Stream = !p.settings.Stream
+	case key.Matches(msg, k.Pause):
+		return p.togglePause()
+	case key.Matches(msg, k.Save):
+		return p.save()
+	}
+	return nil
+}
+
+func (p *Pane) listenKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.OpenFile):
+		p.picking = true
+		p.picker.SetHeight(max(3, p.height-6))
+		return p.picker.Init()
+	case key.Matches(msg, k.Microphone):
+		if p.listen.recording && p.listen.stopRec != nil {
+			p.listen.stopRec()
+			p.listen.recording = false
+			return nil
+		}
+		return p.recognise("")
+	case key.Matches(msg, k.Recognise):
+		if p.listen.path != "" && !p.listen.running {
+			return p.recognise(p.listen.path)
+		}
+	case key.Matches(msg, k.Transport):
+		p.listenMode = !p.listenMode
+	case key.Matches(msg, k.Copy):
+		if t := p.listenText(); t != "" {
+			return tea.SetClipboard(t)
+		}
+	}
+	return nil
+}
+
+func (p *Pane) roundTripKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Edit):
+		p.rtEditing = true
+		return p.rtInput.Focus()
+	case key.Matches(msg, k.Run):
+		return p.roundTrip()
+	case key.Matches(msg, k.Copy):
+		if p.rt.done {
+			return tea.SetClipboard("spoken: " + p.rt.spoken + "\nheard: " + p.rt.heard)
+		}
+	case key.Matches(msg, k.Save):
+		return p.save()
+	}
+	return nil
+}
+
+// --- voices ---
+
+func (p *Pane) onVoices(msg voicesMsg) tea.Cmd {
+	if msg.provider != p.provider {
+		return nil
+	}
+	p.loading = false
+	p.voicesErr = msg.err
+	if msg.err != nil {
+		return nil
+	}
+	p.list.SetItems(msg.voices)
+	// Preselect the configured voice, and fill in its details.
+	want := p.voice.Value
+	if want != "" && p.list.Select(want) {
+		p.voice, _ = p.list.Selected()
+	} else if v, ok := p.list.Selected(); ok && want == "" {
+		p.voice = v
+	}
+	return nil
+}
+
+// preview speaks the selected voice's sample sentence, from the cache
+// after the first time.
+func (p *Pane) preview() tea.Cmd {
+	v, ok := p.list.Selected()
+	if !ok {
+		return nil
+	}
+	stop := p.stopPlayback()
+	req := api.TTSRequest{Provider: p.provider, VoiceCode: v.Value, Text: sampleSentence(v.Language)}
+	return tea.Batch(stop, p.startTTS(req, false, true, p.samples[v.Value]))
+}
+
+// --- speak ---
+
+func (p *Pane) speak() tea.Cmd {
+	text := strings.TrimSpace(p.text.Value())
+	if text == "" {
+		p.play = &playState{done: true, err: errText("text: type something to speak first (e)")}
+		return nil
+	}
+	if p.voice.Value == "" {
+		p.play = &playState{done: true, err: errText("voice: choose one in the Voices section first")}
+		return nil
+	}
+	stop := p.stopPlayback()
+	req := p.settings.request(p.provider, p.voice.Value, text)
+	return tea.Batch(stop, p.startTTS(req, p.settings.Stream, false, nil))
+}
+
+func (p *Pane) startTTS(req api.TTSRequest, stream, preview bool, memo *clip) tea.Cmd {
+	j := p.newJob()
+	ctx, cancel := context.WithCancel(context.Background())
+	p.play = &playState{id: j.id, preview: preview, voice: req.VoiceCode, stream: stream, cancel: cancel, cached: memo != nil}
+	p.savedTo, p.saveErr = "", nil
+	t := ttsJob{job: j, c: p.c, ctx: ctx, req: req, stream: stream, memo: memo}
+	return j.r.start(t.run)
+}
+
+func (p *Pane) onPlayback(msg tea.Msg) tea.Cmd {
+	var j job
+	switch m := msg.(type) {
+	case ttsOpenedMsg:
+		j = m.job
+	case ttsChunkMsg:
+		j = m.job
+	case ttsDoneMsg:
+		j = m.job
+	case meterMsg:
+		j = m.job
+	}
+	ps := p.play
+	if ps == nil || ps.id != j.id {
+		// A replaced job: keep draining it so its goroutine can end.
+		if _, final := msg.(ttsDoneMsg); final {
+			return nil
+		}
+		if _, tick := msg.(meterMsg); tick {
+			return nil
+		}
+		return j.r.next()
+	}
+	switch m := msg.(type) {
+	case ttsOpenedMsg:
+		ps.pb, ps.outKind, ps.outDesc = m.pb, m.outKind, m.outDesc
+		return tea.Batch(j.r.next(), meterCmd(j, m.pb))
+	case ttsChunkMsg:
+		if m.first > 0 && ps.first == 0 {
+			ps.first = m.first
+		}
+		ps.received = max(ps.received, m.received)
+		return j.r.next()
+	case meterMsg:
+		if ps.done {
+			return nil
+		}
+		ps.stats, ps.levels, ps.level, ps.pos = m.stats, m.levels, m.level, m.pos
+		return meterCmd(j, ps.pb)
+	case ttsDoneMsg:
+		ps.done, ps.stopped, ps.savedTo = true, m.stopped, m.savedTo
+		ps.err = m.err
+		if ps.pb != nil {
+			ps.stats = m.stats
+		}
+		if ps.cancel != nil {
+			ps.cancel()
+		}
+		ps.level = 0
+		if m.clip != nil && len(m.clip.data) > 0 {
+			if ps.preview {
+				if m.err == nil && !m.stopped && !ps.cached {
+					p.samples[m.clip.voice] = m.clip
+				}
+			} else {
+				p.last = m.clip
+			}
+		}
+	}
+	return nil
+}
+
+// stopPlayback ends the current playback, if any.
+func (p *Pane) stopPlayback() tea.Cmd {
+	ps := p.play
+	if ps == nil || ps.done {
+		return nil
+	}
+	if ps.cancel != nil {
+		ps.cancel()
+	}
+	ps.stopped = true
+	return stopCmd(ps.pb)
+}
+
+func (p *Pane) togglePause() tea.Cmd {
+	ps := p.play
+	if ps == nil || ps.done || ps.pb == nil {
+		return nil
+	}
+	ps.paused = !ps.paused
+	pb, paused := ps.pb, ps.paused
+	return func() tea.Msg {
+		if paused {
+			pb.Pause()
+		} else {
+			pb.Resume()
+		}
+		return nil
+	}
+}
+
+func (p *Pane) save() tea.Cmd {
+	cl := p.last
+	if cl == nil || len(cl.data) == 0 {
+		p.savedTo, p.saveErr = "", errText("save: no audio yet; speak something first")
+		return nil
+	}
+	return saveCmd(cl, p.c.OutputDir)
+}
+
+// stopAll stops whatever runs in the current section.
+func (p *Pane) stopAll() tea.Cmd {
+	switch p.section {
+	case SectionListen:
+		if p.listen.running && p.listen.cancel != nil {
+			p.listen.cancel()
+		}
+		return nil
+	case SectionRoundTrip:
+		if p.rt.running && p.rt.cancel != nil {
+			p.rt.cancel()
+		}
+		return nil
+	}
+	return p.stopPlayback()
+}
+
+// --- listen ---
+
+func (p *Pane) recognise(path string) tea.Cmd {
+	if p.listen.running && p.listen.cancel != nil {
+		p.listen.cancel()
+	}
+	j := p.newJob()
+	ctx, cancel := context.WithCancel(context.Background())
+	recCtx, stopRec := context.WithCancel(ctx)
+	p.listen = listenState{id: j.id, running: true, recording: path == "", path: path, stream: p.listenMode, cancel: cancel, stopRec: stopRec}
+	t := sttJob{job: j, c: p.c, ctx: ctx, recCtx: recCtx, provider: p.provider, language: languageCode(p.voice.Language), stream: p.listenMode, path: path}
+	return j.r.start(t.run)
+}
+
+func (p *Pane) onListen(msg tea.Msg) tea.Cmd {
+	var j job
+	switch m := msg.(type) {
+	case sttFrameMsg:
+		j = m.job
+	case sttRecordingMsg:
+		j = m.job
+	case sttDoneMsg:
+		j = m.job
+	}
+	ls := &p.listen
+	if ls.id != j.id {
+		if _, final := msg.(sttDoneMsg); final {
+			return nil
+		}
+		return j.r.next()
+	}
+	switch m := msg.(type) {
+	case sttFrameMsg:
+		ls.frames++
+		f := m.frame
+		switch {
+		case f.IsFinal:
+			if t := strings.TrimSpace(f.Text); t != "" {
+				ls.finals = append(ls.finals, t)
+			}
+			ls.partial = ""
+		case f.IsPartial:
+			ls.partial = f.Text
+		}
+		return j.r.next()
+	case sttRecordingMsg:
+		ls.seconds = m.seconds
+		return j.r.next()
+	case sttDoneMsg:
+		ls.running, ls.recording, ls.done = false, false, true
+		ls.text, ls.confidence, ls.durationMs, ls.err = m.text, m.confidence, m.durationMs, m.err
+		ls.partial = ""
+		if ls.cancel != nil {
+			ls.cancel()
+		}
+	}
+	return nil
+}
+
+// listenText is the recognised text so far.
+func (p *Pane) listenText() string {
+	if p.listen.done {
+		return p.listen.text
+	}
+	return strings.TrimSpace(strings.Join(append(append([]string{}, p.listen.finals...), p.listen.partial), " "))
+}
+
+// --- round trip ---
+
+func (p *Pane) roundTrip() tea.Cmd {
+	text := strings.TrimSpace(p.rtInput.Value())
+	if text == "" || p.voice.Value == "" {
+		p.rt = roundTripState{done: true, err: errText("round trip: needs a text (e) and a voice (Voices section)")}
+		return nil
+	}
+	if p.rt.running && p.rt.cancel != nil {
+		p.rt.cancel()
+	}
+	j := p.newJob()
+	ctx, cancel := context.WithCancel(context.Background())
+	p.rt = roundTripState{id: j.id, running: true, cancel: cancel, voice: p.voice.Value, spoken: text}
+	req := p.settings.request(p.provider, p.voice.Value, text)
+	t := roundTripJob{job: j, c: p.c, ctx: ctx, req: req, language: languageCode(p.voice.Language)}
+	return j.r.start(t.run)
+}
+
+func (p *Pane) onRoundTrip(m roundTripMsg) tea.Cmd {
+	if m.id != p.rt.id {
+		return nil
+	}
+	rt := &p.rt
+	rt.running, rt.done = false, true
+	rt.heard, rt.confidence, rt.ttsTime, rt.sttTime, rt.err = m.heard, m.confidence, m.ttsTime, m.sttTime, m.err
+	if rt.cancel != nil {
+		rt.cancel()
+	}
+	if m.audio != nil && len(m.audio.data) > 0 {
+		p.last = m.audio
+	}
+	return nil
+}
+
+// errText is an error made from a message hark shows as it is.
+type errText string
+
+func (e errText) Error() string { return string(e) }

@@ -1,0 +1,181 @@
+package voices
+
+import (
+	"fmt"
+	"strconv"
+
+	"hark/api"
+)
+
+// Range is the allowed span of one numeric TTS control. Zero always means
+// "the provider's default", which is why every range contains it.
+type Range struct {
+	Min, Max, Step int
+}
+
+// Ranges bound the Speak controls. The gateway has the last word: a value
+// it rejects comes back as an error naming the field and its range, shown
+// beside the controls.
+type Ranges struct {
+	SpeechRate, Pitch, Loudness Range
+	// SampleRates are the rates offered besides "provider default" (0).
+	SampleRates []int
+}
+
+// DefaultRanges are the ranges of the local vendor_speech provider
+// (docs/voice.md): percentages of change around the voice's own default.
+func DefaultRanges() Ranges {
+	return Ranges{
+		SpeechRate:  Range{Min: -50, Max: 100, Step: 10},
+		Pitch:       Range{Min: -50, Max: 50, Step: 10},
+		Loudness:    Range{Min: -50, Max: 50, Step: 10},
+		SampleRates: []int{8000, 16000, 22050, 24000, 44100, 48000},
+	}
+}
+
+// formats the Speak section cycles through; "" is the provider default (pcm).
+var formats = []string{"", api.FormatPCM, api.FormatWAV, api.FormatMP3}
+
+// defaultPCMRate is the rate hark assumes for raw pcm when no sample rate
+// was asked for and the stream does not say (docs/voice.md).
+const defaultPCMRate = 16000
+
+// TTSSettings are the Speak controls.
+type TTSSettings struct {
+	Stream     bool // WebSocket stream (default) or REST
+	Format     string
+	SampleRate int
+	SpeechRate int
+	Pitch      int
+	Loudness   int
+}
+
+// control is one adjustable line of the Speak section.
+type control int
+
+const (
+	ctlTransport control = iota
+	ctlFormat
+	ctlSampleRate
+	ctlSpeechRate
+	ctlPitch
+	ctlLoudness
+	numControls
+)
+
+func (c control) label() string {
+	return [...]string{"transport", "format", "sample rate", "speech rate", "pitch", "loudness"}[c]
+}
+
+// adjust moves control c one step in direction dir (-1 or +1), within r.
+func (s *TTSSettings) adjust(c control, dir int, r Ranges) {
+	step := func(v int, rg Range) int {
+		st := max(1, rg.Step)
+		return min(max(v+dir*st, rg.Min), rg.Max)
+	}
+	switch c {
+	case ctlTransport:
+		s.Stream = !s.Stream
+	case ctlFormat:
+		i := indexOf(formats, s.Format)
+		s.Format = formats[(i+dir+len(formats))%len(formats)]
+	case ctlSampleRate:
+		rates := append([]int{0}, r.SampleRates...)
+		i := max(0, indexOf(rates, s.SampleRate))
+		s.SampleRate = rates[min(max(i+dir, 0), len(rates)-1)]
+	case ctlSpeechRate:
+		s.SpeechRate = step(s.SpeechRate, r.SpeechRate)
+	case ctlPitch:
+		s.Pitch = step(s.Pitch, r.Pitch)
+	case ctlLoudness:
+		s.Loudness = step(s.Loudness, r.Loudness)
+	}
+}
+
+// reset puts control c back to its default.
+func (s *TTSSettings) reset(c control) {
+	switch c {
+	case ctlTransport:
+		s.Stream = true
+	case ctlFormat:
+		s.Format = ""
+	case ctlSampleRate:
+		s.SampleRate = 0
+	case ctlSpeechRate:
+		s.SpeechRate = 0
+	case ctlPitch:
+		s.Pitch = 0
+	case ctlLoudness:
+		s.Loudness = 0
+	}
+}
+
+func (s TTSSettings) value(c control, r Ranges) string {
+	num := func(v int, rg Range) string {
+		if v == 0 {
+			return fmt.Sprintf("0 (default)  %d…%d", rg.Min, rg.Max)
+		}
+		return fmt.Sprintf("%+d  %d…%d", v, rg.Min, rg.Max)
+	}
+	switch c {
+	case ctlTransport:
+		if s.Stream {
+			return "stream (WebSocket)"
+		}
+		return "REST"
+	case ctlFormat:
+		if s.Format == "" {
+			return "pcm (default)"
+		}
+		return s.Format
+	case ctlSampleRate:
+		if s.SampleRate == 0 {
+			return "provider default"
+		}
+		return strconv.Itoa(s.SampleRate) + " Hz"
+	case ctlSpeechRate:
+		return num(s.SpeechRate, r.SpeechRate)
+	case ctlPitch:
+		return num(s.Pitch, r.Pitch)
+	case ctlLoudness:
+		return num(s.Loudness, r.Loudness)
+	}
+	return ""
+}
+
+// request builds the TTS request for text in voice.
+func (s TTSSettings) request(provider, voice, text string) api.TTSRequest {
+	return api.TTSRequest{
+		Provider:   provider,
+		Text:       text,
+		VoiceCode:  voice,
+		Format:     s.Format,
+		SampleRate: s.SampleRate,
+		SpeechRate: s.SpeechRate,
+		Pitch:      s.Pitch,
+		Loudness:   s.Loudness,
+	}
+}
+
+// playFormat is the format and rate to open the playback with for req,
+// before any audio arrived.
+func playFormat(req api.TTSRequest) (string, int) {
+	f := req.Format
+	if f == "" {
+		f = api.FormatPCM
+	}
+	rate := req.SampleRate
+	if f == api.FormatPCM && rate == 0 {
+		rate = defaultPCMRate
+	}
+	return f, rate
+}
+
+func indexOf[T comparable](xs []T, x T) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,491 @@
+package voices
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"hark/ui/common"
+)
+
+// Layout: one line of section tabs, the section, one status line.
+func (p *Pane) contentHeight() int { return max(0, p.height-2) }
+
+func (p *Pane) listWidth() int { return min(max(p.width*2/5, 18), 40) }
+
+func (p *Pane) listHeight() int { return max(0, p.contentHeight()-2) }
+
+func (p *Pane) textHeight() int { return min(max(p.contentHeight()/4, 2), 8) }
+
+func (p *Pane) layout() {
+	p.filter.SetWidth(max(1, p.listWidth()-2))
+	p.text.SetWidth(max(4, p.width-2))
+	p.text.SetHeight(p.textHeight())
+	p.rtInput.SetWidth(max(4, p.width-8))
+	p.picker.SetHeight(max(3, p.contentHeight()-3))
+}
+
+func (p *Pane) styles() *common.Styles {
+	if p.c.Styles == nil {
+		p.c.Styles = common.NewStyles(true, true)
+	}
+	return p.c.Styles
+}
+
+// View renders the pane into exactly width x height cells.
+func (p *Pane) View() string {
+	if p.width <= 0 || p.height <= 0 {
+		return ""
+	}
+	var body string
+	ch := p.contentHeight()
+	switch p.section {
+	case SectionVoices:
+		body = p.viewVoices(p.width, ch)
+	case SectionSpeak:
+		body = p.viewSpeak(p.width, ch)
+	case SectionListen:
+		body = p.viewListen(p.width, ch)
+	default:
+		body = p.viewRoundTrip(p.width, ch)
+	}
+	return fit(p.viewTabs()+"\n"+fit(body, p.width, ch)+"\n"+p.viewStatus(), p.width, p.height)
+}
+
+func (p *Pane) viewTabs() string {
+	st := p.styles()
+	parts := make([]string, 0, numSections)
+	for s := range numSections {
+		if s == p.section {
+			parts = append(parts, st.TabActive.Render(s.String()))
+		} else {
+			parts = append(parts, st.TabIdle.Render(s.String()))
+		}
+	}
+	left := strings.Join(parts, " ")
+	right := st.Dim.Render("[ ] sections")
+	gap := p.width - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+func (p *Pane) viewStatus() string {
+	st := p.styles()
+	var parts []string
+	parts = append(parts, p.provider)
+	switch {
+	case p.loading:
+		parts = append(parts, "loading voices…")
+	case p.voicesErr == nil:
+		parts = append(parts, plural(p.list.Total(), "voice"))
+	}
+	if p.voice.Value != "" {
+		parts = append(parts, "voice "+p.voice.Value)
+	}
+	if ps := p.play; ps != nil && ps.outDesc != "" {
+		parts = append(parts, "output "+ps.outDesc)
+	}
+	return st.StatusBar.Render(strings.Join(parts, " · "))
+}
+
+// --- Voices ---
+
+func (p *Pane) viewVoices(w, h int) string {
+	st := p.styles()
+	lw := p.listWidth()
+	var head string
+	switch {
+	case p.filtering:
+		head = p.filter.View()
+	case p.list.Filter() != "":
+		head = st.Label.Render("filter ") + p.list.Filter() + st.Dim.Render(fmt.Sprintf("  %d/%d", p.list.Len(), p.list.Total()))
+	default:
+		head = st.Dim.Render("/ filter · " + p.list.Order().String())
+	}
+	var left string
+	switch {
+	case p.loading && p.list.Total() == 0:
+		left = st.Dim.Render("Loading the voices of " + p.provider + "…")
+	case p.voicesErr != nil:
+		left = st.Err.Render(wrap("Could not list voices: "+p.voicesErr.Error(), lw)) + "\n" + st.Dim.Render("ctrl+r to retry")
+	default:
+		left = p.list.Render(st, lw, max(0, h-2), !p.filtering)
+	}
+	leftCol := fit(head+"\n\n"+left, lw, h)
+	rw := max(0, w-lw-3)
+	sep := strings.TrimSuffix(strings.Repeat(st.Dim.Render("│")+"\n", h), "\n")
+	return lipgloss.JoinHorizontal(lipgloss.Top, leftCol, " ", sep, " ", fit(p.viewDetails(rw), rw, h))
+}
+
+func (p *Pane) viewDetails(w int) string {
+	st := p.styles()
+	v, ok := p.list.Selected()
+	if !ok {
+		return st.Dim.Render("No voice selected.")
+	}
+	var b strings.Builder
+	b.WriteString(st.Title.Render(ansi.Truncate(orDash(v.Name), w, "…")) + "\n\n")
+	field := func(label, value string) {
+		b.WriteString(st.Label.Render(fmt.Sprintf("%-9s", label)) + " " + ansi.Truncate(orDash(value), max(0, w-10), "…") + "\n")
+	}
+	field("code", v.Value)
+	field("language", v.Language)
+	field("scene", v.Scene)
+	b.WriteString("\n")
+	b.WriteString(st.Label.Render("sample") + "\n")
+	b.WriteString(wrap(quote(sampleSentence(v.Language)), w) + "\n\n")
+	if _, ok := p.samples[v.Value]; ok {
+		b.WriteString(st.Dim.Render("p preview (cached) · enter speak with this voice") + "\n")
+	} else {
+		b.WriteString(st.Dim.Render("p preview · enter speak with this voice") + "\n")
+	}
+	if ps := p.play; ps != nil && ps.preview && ps.voice == v.Value {
+		b.WriteString("\n" + p.playLine(ps) + "\n")
+		if n := p.fileNotice(ps); n != "" {
+			b.WriteString(st.Warn.Render(wrap(n, w)) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// --- Speak ---
+
+func (p *Pane) viewSpeak(w, h int) string {
+	st := p.styles()
+	var b strings.Builder
+	voice := st.Dim.Render("none: choose one in Voices")
+	if p.voice.Value != "" {
+		voice = orDash(p.voice.Name)
+		if p.voice.Value != p.voice.Name {
+			voice += st.Dim.Render(" (" + p.voice.Value + ")")
+		}
+	}
+	b.WriteString(st.Label.Render("voice ") + voice + "\n")
+	if p.editing {
+		b.WriteString(p.text.View() + "\n")
+	} else {
+		// Only the lines the text needs, so the meter keeps its room.
+		lines := strings.Split(wrap(p.text.Value(), max(1, w-2)), "\n")
+		if len(lines) > p.textHeight() {
+			lines = lines[:p.textHeight()]
+			lines[len(lines)-1] = ansi.Truncate(lines[len(lines)-1], max(1, w-3), "") + "…"
+		}
+		for _, line := range lines {
+			b.WriteString(st.Dim.Render("│ ") + line + "\n")
+		}
+	}
+	b.WriteString(st.Dim.Render("e edit · enter speak · x stop · space pause · w save") + "\n")
+	if h >= 22 {
+		b.WriteString("\n")
+	}
+	for c := range numControls {
+		label := fmt.Sprintf("  %-12s", c.label())
+		ls := st.Label
+		if c == p.control && !p.editing {
+			label = fmt.Sprintf("> %-12s", c.label())
+			ls = st.FocusLabel
+		}
+		b.WriteString(ls.Render(label) + p.settings.value(c, p.ranges) + "\n")
+	}
+	if h >= 20 {
+		b.WriteString("\n")
+	}
+	if ps := p.play; ps != nil && !ps.preview {
+		b.WriteString(p.viewMeter(ps, w))
+	} else {
+		b.WriteString(st.Dim.Render("Nothing played yet."))
+	}
+	if p.saveErr != nil {
+		b.WriteString("\n" + st.Err.Render(wrap(p.saveErr.Error(), w)))
+	} else if p.savedTo != "" {
+		b.WriteString("\n" + st.OK.Render(wrap("saved to "+p.savedTo, w)))
+	}
+	return b.String()
+}
+
+// playLine is the one-line state of a playback.
+func (p *Pane) playLine(ps *playState) string {
+	st := p.styles()
+	what := "speech"
+	if ps.preview {
+		what = "preview"
+	}
+	how := "REST"
+	if ps.stream {
+		how = "stream"
+	}
+	if ps.cached {
+		how = "cached"
+	}
+	switch {
+	case ps.err != nil:
+		return st.Err.Render("✗ " + what + " failed: " + ps.err.Error())
+	case ps.done && ps.stopped:
+		return st.Warn.Render("■ " + what + " stopped")
+	case ps.done:
+		return st.OK.Render("✓ " + what + " played (" + how + ")")
+	case ps.paused:
+		return st.Warn.Render("‖ " + what + " paused")
+	case ps.received == 0:
+		return st.Dim.Render("… " + what + ": waiting for the first audio (" + how + ")")
+	}
+	return st.Selected.Render("▶ " + what + " playing (" + how + ")")
+}
+
+func (p *Pane) viewMeter(ps *playState, w int) string {
+	st := p.styles()
+	var b strings.Builder
+	b.WriteString(wrap(p.playLine(ps), w) + "\n")
+	bw := max(4, min(w-28, 48))
+	b.WriteString(st.Label.Render("level    ") + waveform(ps.levels, ps.level, bw) + "\n")
+
+	first := "–"
+	if ps.first > 0 {
+		first = dur(ps.first)
+		if ps.stats.FirstChunkToDevice > 0 {
+			first += st.Dim.Render("  (to device " + dur(ps.stats.FirstChunkToDevice) + ")")
+		}
+	}
+	b.WriteString(st.Label.Render("first audio ") + first + "\n")
+
+	recvBytes := max(ps.stats.BytesReceived, ps.received)
+	total := ps.stats.Received
+	if total <= 0 {
+		total = ps.stats.Played
+	}
+	b.WriteString(st.Label.Render("received ") + bar(1, 1, bw, recvBytes > 0) + " " + bytesText(recvBytes) + "  " + secs(ps.stats.Received) + "\n")
+	b.WriteString(st.Label.Render("played   ") + bar(float64(ps.stats.Played), float64(total), bw, true) + " " + bytesText(ps.stats.BytesPlayed) + "  " + secs(ps.stats.Played) + "\n")
+	under := fmt.Sprintf("%d", ps.stats.Underruns)
+	if ps.stats.Underruns > 0 {
+		under = st.Warn.Render(under + " (" + dur(ps.stats.UnderrunTime) + " of silence)")
+	}
+	b.WriteString(st.Label.Render("underruns ") + under)
+	if n := p.fileNotice(ps); n != "" {
+		b.WriteString("\n" + st.Warn.Render(wrap(n, w)))
+	}
+	return b.String()
+}
+
+// fileNotice tells, over SSH without audio forwarding, where the audio went.
+func (p *Pane) fileNotice(ps *playState) string {
+	if ps.outKind != "file" {
+		return ""
+	}
+	if ps.savedTo != "" {
+		return "No sound device here (SSH without audio forwarding?): the audio was saved to " + ps.savedTo
+	}
+	return "No sound device here (SSH without audio forwarding?): the audio is being saved to a file."
+}
+
+// --- Listen ---
+
+func (p *Pane) viewListen(w, h int) string {
+	st := p.styles()
+	var b strings.Builder
+	mode := "stream (partial results live)"
+	if !p.listenMode {
+		mode = "REST"
+	}
+	b.WriteString(st.Label.Render("transport ") + mode + "\n")
+	ls := p.listen
+	src := st.Dim.Render("none yet: o open a file · m record from the microphone")
+	switch {
+	case ls.id == 0 && !ls.done:
+	case ls.path == "":
+		src = "microphone"
+	default:
+		src = filepath.Base(ls.path) + st.Dim.Render("  "+filepath.Dir(ls.path))
+	}
+	b.WriteString(st.Label.Render("audio     ") + src + "\n")
+	lang := languageCode(p.voice.Language)
+	b.WriteString(st.Label.Render("language  ") + orDash(lang) + st.Dim.Render("  (of the selected voice)") + "\n\n")
+
+	if p.picking {
+		b.WriteString(st.Title.Render("Choose an audio file") + st.Dim.Render("  (wav, mp3, pcm 16 kHz, opus · esc cancel)") + "\n")
+		b.WriteString(p.picker.View())
+		return b.String()
+	}
+	switch {
+	case ls.recording:
+		b.WriteString(st.Err.Render("● recording") + fmt.Sprintf(" %.1f s", ls.seconds) + st.Dim.Render("  m stop and recognise · x cancel") + "\n")
+	case ls.running:
+		b.WriteString(st.Dim.Render(fmt.Sprintf("… recognising (%d results so far) · x cancel", ls.frames)) + "\n")
+	case ls.err != nil:
+		b.WriteString(st.Err.Render(wrap("✗ "+ls.err.Error(), w)) + "\n")
+	case ls.done:
+		b.WriteString(st.OK.Render("✓ recognised") + "\n")
+	}
+	if ls.running {
+		text := strings.Join(ls.finals, " ")
+		if text != "" {
+			b.WriteString(wrap(text, w) + "\n")
+		}
+		if ls.partial != "" {
+			b.WriteString(st.Dim.Render(wrap(ls.partial+" …", w)) + "\n")
+		}
+	}
+	if ls.done {
+		b.WriteString("\n" + st.Title.Render("Text") + "\n")
+		if ls.text == "" {
+			b.WriteString(st.Dim.Render("(nothing recognised)") + "\n")
+		} else {
+			b.WriteString(wrap(ls.text, w) + "\n")
+		}
+		var facts []string
+		if ls.confidence > 0 {
+			facts = append(facts, fmt.Sprintf("confidence %.2f", ls.confidence))
+		}
+		if ls.durationMs > 0 {
+			facts = append(facts, "audio "+secs(time.Duration(ls.durationMs)*time.Millisecond))
+		}
+		if ls.text != "" {
+			facts = append(facts, "c copy")
+		}
+		if ls.path != "" {
+			facts = append(facts, "enter again")
+		}
+		b.WriteString(st.Dim.Render(strings.Join(facts, " · ")))
+	}
+	return b.String()
+}
+
+// --- Round trip ---
+
+func (p *Pane) viewRoundTrip(w, h int) string {
+	st := p.styles()
+	var b strings.Builder
+	b.WriteString(st.Label.Render("voice ") + orDash(p.voice.Value) + st.Dim.Render("  speak it, then recognise that audio") + "\n")
+	if p.rtEditing {
+		b.WriteString(st.FocusLabel.Render("text  ") + p.rtInput.View() + "\n")
+	} else {
+		b.WriteString(st.Label.Render("text  ") + ansi.Truncate(p.rtInput.Value(), max(0, w-6), "…") + "\n")
+	}
+	b.WriteString(st.Dim.Render("e edit · enter run · c copy · w save audio") + "\n\n")
+
+	rt := p.rt
+	colW := max(4, (w-3)/2)
+	boxH := max(3, h-7)
+	spoken, heard := rt.spoken, rt.heard
+	switch {
+	case rt.running:
+		heard = st.Dim.Render("… speaking and listening")
+	case rt.err != nil:
+		heard = st.Err.Render(rt.err.Error())
+	case rt.done && heard == "":
+		heard = st.Dim.Render("(nothing recognised)")
+	}
+	col := func(title, text string) string {
+		return fit(st.Title.Render(title)+"\n"+wrap(text, colW), colW, boxH)
+	}
+	sep := strings.TrimSuffix(strings.Repeat(st.Dim.Render("│")+"\n", boxH), "\n")
+	b.WriteString(lipgloss.JoinHorizontal(lipgloss.Top, col("Spoken", spoken), " ", sep, " ", col("Heard", heard)) + "\n")
+	if rt.done && rt.err == nil {
+		facts := []string{fmt.Sprintf("words matched %.0f%%", 100*wordMatch(rt.spoken, rt.heard))}
+		if rt.confidence > 0 {
+			facts = append(facts, fmt.Sprintf("confidence %.2f", rt.confidence))
+		}
+		facts = append(facts, "speak "+dur(rt.ttsTime), "listen "+dur(rt.sttTime))
+		b.WriteString(st.OK.Render(strings.Join(facts, " · ")))
+	}
+	return b.String()
+}
+
+// --- helpers ---
+
+// fit pads or cuts s to exactly w x h cells.
+func fit(s string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		l = ansi.Truncate(l, w, "")
+		if pad := w - ansi.StringWidth(l); pad > 0 {
+			l += strings.Repeat(" ", pad)
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func wrap(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	return ansi.Wrap(s, w, "")
+}
+
+var blocks = []rune(" ▁▂▃▄▅▆▇█")
+
+// waveform draws recent levels (0..1) as bars, newest on the right.
+func waveform(levels []float64, level float64, w int) string {
+	if len(levels) == 0 {
+		levels = []float64{level}
+	}
+	if len(levels) > w {
+		levels = levels[len(levels)-w:]
+	}
+	var b strings.Builder
+	for i := len(levels); i < w; i++ {
+		b.WriteRune(' ')
+	}
+	for _, l := range levels {
+		i := int(min(max(l, 0), 1)*float64(len(blocks)-1) + 0.5)
+		b.WriteRune(blocks[i])
+	}
+	return b.String()
+}
+
+// bar draws v/total as a bar of w cells.
+func bar(v, total float64, w int, show bool) string {
+	filled := 0
+	if show && total > 0 {
+		filled = int(min(max(v/total, 0), 1)*float64(w) + 0.5)
+	}
+	return strings.Repeat("█", filled) + strings.Repeat("░", w-filled)
+}
+
+func dur(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
