@@ -12,14 +12,14 @@ type KeyMap struct {
 
 	// Voices
 	Up, Down, Home, End, PageUp, PageDown key.Binding
-	Filter, ClearFilter, Order           key.Binding
-	Preview, UseVoice, Reload            key.Binding
+	Filter, ClearFilter, Order            key.Binding
+	Preview, UseVoice, Reload             key.Binding
 
 	// Speak
 	Edit, Done, Speak, SpeakNow key.Binding
-	PrevControl, NextControl   key.Binding
-	Less, More, Reset          key.Binding
-	Transport, Pause           key.Binding
+	PrevControl, NextControl    key.Binding
+	Less, More, Reset           key.Binding
+	Transport, Pause            key.Binding
 
 	// Listen and round trip
 	OpenFile, Microphone, Recognise, Copy, Run key.Binding
