@@ -1,0 +1,393 @@
+package voice
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+
+	"hark/api"
+	"hark/gateway/engine"
+	"hark/gateway/voice/sphinx"
+)
+
+// Bounds of extra.partial_interval_ms for STT.
+const PartialIntervalMinMs, PartialIntervalMaxMs = 100, 5000
+
+// Audio container formats Recognize detects.
+const (
+	audioWAV  = "wav"
+	audioMP3  = "mp3"
+	audioOpus = "ogg-opus"
+	audioPCM  = "pcm"
+)
+
+type sttOptions struct {
+	partialSamples int // 16 kHz samples between partial results
+	maxSamples     int64
+}
+
+func (l *Local) planSTT(cfg api.STTRequest) (sttOptions, error) {
+	o := sttOptions{
+		partialSamples: int(l.cfg.PartialInterval.Milliseconds()) * sphinx.SampleRate / 1000,
+		maxSamples:     int64(l.cfg.MaxAudio.Seconds() * sphinx.SampleRate),
+	}
+	switch strings.ToLower(strings.ReplaceAll(cfg.Language, "_", "-")) {
+	case "", "en", "en-us":
+	default:
+		return o, &engine.InputError{Field: "language", Rule: fmt.Sprintf("%q is not supported; the local recogniser (pocketsphinx) knows only en-us (send en, en-us or nothing)", cfg.Language)}
+	}
+	if cfg.SampleRate != 0 && (cfg.SampleRate < minInputRate || cfg.SampleRate > maxInputRate) {
+		return o, rangeError("sample_rate", cfg.SampleRate, minInputRate, maxInputRate, "Hz of raw pcm input")
+	}
+	for k, v := range cfg.Extra {
+		if k != "partial_interval_ms" {
+			return o, &engine.InputError{Field: "extra." + k, Rule: "unknown key; accepted: partial_interval_ms"}
+		}
+		ms, err := intValue("extra."+k, v, PartialIntervalMinMs, PartialIntervalMaxMs, "milliseconds of audio between partial results")
+		if err != nil {
+			return o, err
+		}
+		o.partialSamples = ms * sphinx.SampleRate / 1000
+	}
+	return o, nil
+}
+
+func badAudio(format string, args ...any) error {
+	return &engine.InputError{Field: "audio_data", Rule: fmt.Sprintf(format, args...)}
+}
+
+// detectAudio names the container of the stream from its first bytes,
+// peeking no more than it needs so a live stream is not held up.
+func detectAudio(br *bufio.Reader, sampleRate int) (string, error) {
+	head, err := br.Peek(4)
+	if len(head) == 0 {
+		if err != nil && err != io.EOF {
+			return "", err
+		}
+		return "", badAudio("no audio received")
+	}
+	switch {
+	case bytes.HasPrefix(head, []byte("RIFF")):
+		return audioWAV, nil
+	case bytes.HasPrefix(head, []byte("OggS")):
+		page, _ := br.Peek(64)
+		switch {
+		case bytes.Contains(page, []byte("OpusHead")):
+			return audioOpus, nil
+		case bytes.Contains(page, []byte("vorbis")):
+			return "", badAudio("Ogg Vorbis is not supported; send Ogg Opus, wav, mp3 or raw pcm")
+		}
+		return "", badAudio("Ogg stream without an Opus header; only Ogg Opus is supported")
+	case bytes.HasPrefix(head, []byte("ID3")):
+		return audioMP3, nil
+	case bytes.HasPrefix(head, []byte("fLaC")):
+		return "", badAudio("FLAC is not supported; send wav, mp3, Ogg Opus or raw pcm")
+	}
+	if n := mp3FrameLen(head); n > 0 {
+		// Raw samples can look like a frame sync; a second frame right
+		// after the first settles it.
+		b, _ := br.Peek(n + 4)
+		if len(b) >= n+4 && mp3FrameLen(b[n:]) > 0 {
+			return audioMP3, nil
+		}
+	}
+	if sampleRate > 0 {
+		return audioPCM, nil
+	}
+	return "", badAudio("format not recognised: wav, mp3 and Ogg Opus are detected from their headers; raw pcm (s16le mono) needs sample_rate")
+}
+
+// mp3FrameLen returns the length of the MPEG audio layer III frame whose
+// header starts b, or 0 when b does not start with one.
+func mp3FrameLen(b []byte) int {
+	if len(b) < 4 || b[0] != 0xFF || b[1]&0xE0 != 0xE0 {
+		return 0
+	}
+	version := (b[1] >> 3) & 3 // 0: MPEG 2.5, 2: MPEG 2, 3: MPEG 1
+	layer := (b[1] >> 1) & 3   // 1: layer III
+	bitrateIdx := b[2] >> 4
+	rateIdx := (b[2] >> 2) & 3
+	padding := int(b[2]>>1) & 1
+	if version == 1 || layer != 1 || bitrateIdx == 0 || bitrateIdx == 15 || rateIdx == 3 {
+		return 0
+	}
+	v1 := []int{0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320}
+	v2 := []int{0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160}
+	rates := [4][3]int{{11025, 12000, 8000}, {}, {22050, 24000, 16000}, {44100, 48000, 32000}}
+	rate := rates[version][rateIdx]
+	if version == 3 {
+		return 144*v1[bitrateIdx]*1000/rate + padding
+	}
+	return 72*v2[bitrateIdx]*1000/rate + padding
+}
+
+// audioSource yields mono 16-bit samples of the input at its own rate.
+type audioSource struct {
+	format pcmFormat
+	r      io.Reader
+	rest   []byte
+	buf    []byte
+	// wait, for a decoder process, reports how it ended.
+	wait func() error
+	kind string
+}
+
+func (s *audioSource) read(dst []int16) ([]int16, error) {
+	n, err := s.r.Read(s.buf[len(s.rest):])
+	chunk := s.buf[:len(s.rest)+n]
+	dst, rest := appendMono(dst, chunk, s.format)
+	s.rest = s.buf[:copy(s.buf, rest)]
+	return dst, err
+}
+
+// openAudio starts decoding br, whose container is kind.
+func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sampleRate int) (*audioSource, error) {
+	src := &audioSource{buf: make([]byte, 16384), kind: kind, wait: func() error { return nil }}
+	switch kind {
+	case audioPCM:
+		src.format = pcmFormat{rate: sampleRate, channels: 1, bits: 16}
+		src.r = br
+		return src, nil
+	case audioWAV:
+		f, err := readWAVHeader(br)
+		if err != nil {
+			return nil, badAudio("%v", err)
+		}
+		src.format, src.r = f, br
+		return src, nil
+	}
+	var path string
+	var args []string
+	switch kind {
+	case audioMP3:
+		path, args = l.lame, []string{"--quiet", "--mp3input", "--decode", "-", "-"}
+	case audioOpus:
+		path, args = l.opusdec, []string{"--quiet", "--force-wav", "--rate", "16000", "-", "-"}
+	}
+	if path == "" {
+		return nil, fmt.Errorf("decoding %s needs %s, which is not installed", kind, map[string]string{audioMP3: "lame", audioOpus: "opusdec (opus-tools)"}[kind])
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	var stderr limitedBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	copyErr := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(stdin, br)
+		stdin.Close()
+		copyErr <- err
+	}()
+	src.wait = func() error {
+		io.Copy(io.Discard, stdout)
+		werr := cmd.Wait()
+		cerr := <-copyErr
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if werr != nil {
+			return badAudio("%s decoding failed: %s", kind, firstLine(stderr.String(), werr))
+		}
+		if cerr != nil && !errors.Is(cerr, io.ErrClosedPipe) {
+			return cerr
+		}
+		return nil
+	}
+	f, err := readWAVHeader(stdout)
+	if err != nil {
+		cmd.Cancel()
+		if werr := src.wait(); werr != nil {
+			return nil, werr
+		}
+		return nil, badAudio("%s decoding failed: no audio", kind)
+	}
+	src.format, src.r = f, stdout
+	return src, nil
+}
+
+func firstLine(s string, fallback error) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return fallback.Error()
+	}
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Recognize decodes the audio of r as it arrives, feeds it to a warm
+// pocketsphinx decoder at 16 kHz and emits partial results while audio
+// arrives and one final result at the end.
+func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, emit func(engine.Transcript) error) (err error) {
+	opts, err := l.planSTT(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	br := bufio.NewReaderSize(r, 64<<10)
+	kind, err := detectAudio(br, cfg.SampleRate)
+	if err != nil {
+		return err
+	}
+	src, err := l.openAudio(ctx, br, kind, cfg.SampleRate)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cancel()
+		if werr := src.wait(); err == nil && werr != nil && !errors.Is(werr, context.Canceled) {
+			err = werr
+		}
+	}()
+	dec, err := l.pool.get(ctx)
+	if err != nil {
+		return err
+	}
+	broken := true // until the utterance ends cleanly or is abandoned
+	defer func() {
+		if p := recover(); p != nil {
+			err, broken = fmt.Errorf("speech recognition failed: %v", p), true
+		}
+		l.pool.put(dec, broken)
+	}()
+	if err := dec.StartUtt(); err != nil {
+		return err
+	}
+	rec := recognition{dec: dec, emit: emit, opts: opts, rs: newResampler(src.format.rate, sphinx.SampleRate)}
+	var in []int16
+	for {
+		var rerr error
+		in, rerr = src.read(in[:0])
+		if err := rec.feed(in, false); err != nil {
+			broken = !isInputOrEmit(err)
+			return err
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			broken = false
+			return rerr
+		}
+		if err := ctx.Err(); err != nil {
+			broken = false
+			return err
+		}
+	}
+	// Audio ended: a decoder process must have ended well for the audio
+	// to be whole.
+	if werr := src.wait(); werr != nil {
+		src.wait = func() error { return nil }
+		broken = false
+		if rec.samples == 0 {
+			return werr
+		}
+		if ferr := rec.final(); ferr != nil {
+			return ferr
+		}
+		return werr
+	}
+	src.wait = func() error { return nil }
+	if err := rec.feed(nil, true); err != nil {
+		broken = !isInputOrEmit(err)
+		return err
+	}
+	if rec.samples == 0 {
+		broken = false
+		return badAudio("contains no audio samples")
+	}
+	broken = false
+	return rec.final()
+}
+
+// recognition is the state of one utterance.
+type recognition struct {
+	dec         *sphinx.Decoder
+	emit        func(engine.Transcript) error
+	opts        sttOptions
+	rs          *resampler
+	pcm         []int16
+	samples     int64 // 16 kHz samples fed
+	lastPartial int64 // samples at the last partial check
+	hyp         string
+	emitErr     error
+	overLimit   bool
+}
+
+func isInputOrEmit(err error) bool {
+	var ie *engine.InputError
+	return errors.As(err, &ie) || errors.Is(err, errEmit)
+}
+
+var errEmit = errors.New("emit")
+
+type emitError struct{ err error }
+
+func (e emitError) Error() string        { return e.err.Error() }
+func (e emitError) Unwrap() error        { return e.err }
+func (e emitError) Is(target error) bool { return target == errEmit }
+
+func (r *recognition) feed(in []int16, flush bool) error {
+	r.pcm = r.rs.write(r.pcm[:0], in)
+	if flush {
+		r.pcm = r.rs.flush(r.pcm)
+	}
+	for len(r.pcm) > 0 {
+		step := min(len(r.pcm), r.opts.partialSamples-int(r.samples-r.lastPartial))
+		step = max(step, 1)
+		if r.samples+int64(step) > r.opts.maxSamples {
+			if err := r.final(); err != nil {
+				return err
+			}
+			return badAudio("longer than the limit of %d seconds", r.opts.maxSamples/sphinx.SampleRate)
+		}
+		if err := r.dec.Process(r.pcm[:step]); err != nil {
+			return err
+		}
+		r.samples += int64(step)
+		r.pcm = r.pcm[step:]
+		if r.samples-r.lastPartial >= int64(r.opts.partialSamples) {
+			r.lastPartial = r.samples
+			hyp, err := r.dec.Hyp()
+			if err != nil {
+				return err
+			}
+			if hyp != "" && hyp != r.hyp {
+				r.hyp = hyp
+				if err := r.emit(engine.Transcript{Text: hyp, Partial: true, DurationMs: r.ms()}); err != nil {
+					return emitError{err}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (r *recognition) ms() int {
+	return int((r.samples*1000 + sphinx.SampleRate/2) / sphinx.SampleRate)
+}
+
+func (r *recognition) final() error {
+	text, conf, err := r.dec.EndUtt()
+	if err != nil {
+		return err
+	}
+	if err := r.emit(engine.Transcript{Text: text, Confidence: conf, Final: true, DurationMs: r.ms()}); err != nil {
+		return emitError{err}
+	}
+	return nil
+}

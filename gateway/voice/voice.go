@@ -1,0 +1,230 @@
+// Package voice is hark's local voice provider: speech with espeak-ng and
+// flite, recognition with pocketsphinx (en-us), behind
+// engine.VoiceProvider. It needs no account and no network. It runs the
+// engines as child processes (TTS, lame, opusdec) or through cgo
+// (pocketsphinx) and must never block on, or panic from, a bad request:
+// every field with a range of its own is checked here and reported as
+// *engine.InputError. It knows nothing of HTTP or WebSocket framing.
+package voice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync"
+	"time"
+
+	"hark/api"
+	"hark/gateway/engine"
+	"hark/gateway/voice/sphinx"
+)
+
+// Config locates the engines and sets limits. Zero values are defaults.
+type Config struct {
+	EspeakPath  string // espeak-ng binary; default "espeak-ng" from PATH
+	FlitePath   string // flite binary; default "flite" from PATH
+	LamePath    string // lame binary for mp3 in and out; default "lame" from PATH
+	OpusdecPath string // opusdec binary for Ogg Opus input; default "opusdec" from PATH
+	ModelDir    string // pocketsphinx en-us model; default sphinx.DefaultModelDir
+
+	// Decoders is the number of warm pocketsphinx decoders, and so the
+	// number of recognitions that run at once; more wait. Default 2.
+	Decoders int
+	// MaxTextRunes bounds the TTS text. Default 5000.
+	MaxTextRunes int
+	// MaxAudio bounds the audio of one recognition. Default 10 minutes.
+	MaxAudio time.Duration
+	// PartialInterval is how much new audio passes between partial
+	// results (sent only when the hypothesis changed). Default 300 ms.
+	PartialInterval time.Duration
+}
+
+// Defaults of Config.
+const (
+	DefaultDecoders        = 2
+	DefaultMaxTextRunes    = 5000
+	DefaultMaxAudio        = 10 * time.Minute
+	DefaultPartialInterval = 300 * time.Millisecond
+)
+
+// Local is the local voice provider; it implements engine.VoiceProvider.
+type Local struct {
+	cfg     Config
+	espeak  string // resolved paths; "" when not installed
+	flite   string
+	lame    string
+	opusdec string
+	voices  *voiceCatalog
+	pool    *decoderPool
+}
+
+var _ engine.VoiceProvider = (*Local)(nil)
+
+// New finds the engines, lists their voices and starts loading the warm
+// decoder pool in the background. It fails only when no TTS engine is
+// usable; a missing recogniser or encoder makes just those requests fail,
+// with an error that says what to install.
+func New(cfg Config) (*Local, error) {
+	if cfg.Decoders <= 0 {
+		cfg.Decoders = DefaultDecoders
+	}
+	if cfg.MaxTextRunes <= 0 {
+		cfg.MaxTextRunes = DefaultMaxTextRunes
+	}
+	if cfg.MaxAudio <= 0 {
+		cfg.MaxAudio = DefaultMaxAudio
+	}
+	if cfg.PartialInterval <= 0 {
+		cfg.PartialInterval = DefaultPartialInterval
+	}
+	if cfg.ModelDir == "" {
+		cfg.ModelDir = sphinx.DefaultModelDir
+	}
+	l := &Local{
+		cfg:     cfg,
+		espeak:  findTool(cfg.EspeakPath, "espeak-ng"),
+		flite:   findTool(cfg.FlitePath, "flite"),
+		lame:    findTool(cfg.LamePath, "lame"),
+		opusdec: findTool(cfg.OpusdecPath, "opusdec"),
+	}
+	var err error
+	if l.voices, err = loadCatalog(l.espeak, l.flite); err != nil {
+		return nil, err
+	}
+	l.pool = newDecoderPool(sphinx.ModelIn(cfg.ModelDir), cfg.Decoders)
+	return l, nil
+}
+
+func findTool(path, name string) string {
+	if path == "" {
+		path = name
+	}
+	p, err := exec.LookPath(path)
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// Close frees the decoders. Recognitions still running finish with their
+// decoder, which is then freed.
+func (l *Local) Close() error {
+	l.pool.close()
+	return nil
+}
+
+// Voices lists espeak-ng's languages (with the variants of English as
+// voices of their own) and flite's voices.
+func (l *Local) Voices(ctx context.Context) ([]api.Voice, error) {
+	out := make([]api.Voice, len(l.voices.list))
+	copy(out, l.voices.list)
+	return out, nil
+}
+
+// decoderPool keeps loaded pocketsphinx decoders for reuse; loading one
+// takes about a second.
+type decoderPool struct {
+	model sphinx.Model
+	free  chan *sphinx.Decoder
+
+	mu      sync.Mutex
+	closed  bool
+	loadErr error
+	failed  chan struct{} // closed when loading failed
+	done    chan struct{} // closed by close
+}
+
+func newDecoderPool(m sphinx.Model, n int) *decoderPool {
+	p := &decoderPool{model: m, free: make(chan *sphinx.Decoder, n), failed: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		for i := 0; i < n; i++ {
+			if !p.load() {
+				return
+			}
+		}
+	}()
+	return p
+}
+
+// load adds one decoder to the pool; it reports whether that worked.
+func (p *decoderPool) load() bool {
+	d, err := sphinx.New(p.model)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		if p.loadErr == nil {
+			p.loadErr = err
+			close(p.failed)
+		}
+		return false
+	}
+	if p.closed {
+		d.Close()
+		return false
+	}
+	p.free <- d
+	return true
+}
+
+var errPoolClosed = errors.New("voice provider closed")
+
+// get waits for a free decoder.
+func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
+	select {
+	case d := <-p.free:
+		return d, nil
+	default:
+	}
+	select {
+	case d := <-p.free:
+		return d, nil
+	case <-p.failed:
+		// Another may still come back from a running recognition.
+		select {
+		case d := <-p.free:
+			return d, nil
+		default:
+		}
+		return nil, fmt.Errorf("speech recognition unavailable: %w", p.loadErr)
+	case <-p.done:
+		return nil, errPoolClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// put returns a decoder; a broken one is freed and replaced.
+func (p *decoderPool) put(d *sphinx.Decoder, broken bool) {
+	if broken {
+		d.Close()
+		go p.load()
+		return
+	}
+	d.Reset()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		d.Close()
+		return
+	}
+	p.free <- d // never blocks: the pool holds at most cap(free) decoders
+}
+
+func (p *decoderPool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	close(p.done)
+	for {
+		select {
+		case d := <-p.free:
+			d.Close()
+		default:
+			return
+		}
+	}
+}
