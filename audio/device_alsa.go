@@ -4,6 +4,7 @@ package audio
 
 // #cgo pkg-config: alsa
 // #include <alsa/asoundlib.h>
+// #include <stdlib.h>
 // #include <stdarg.h>
 // #include <stdio.h>
 // #include <string.h>
@@ -42,6 +43,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/ebitengine/oto/v3"
 	"golang.org/x/sys/unix"
@@ -94,7 +96,7 @@ func openDevice(opts Options) (*Output, error) {
 	return &Output{
 		kind:     SinkDevice,
 		describe: fmt.Sprintf("device (ALSA %s kHz)", khz(device.rate)),
-		sink:     &otoSink{ctx: device.ctx, bufBytes: bufferBytes(device.rate, device.buffer), latency: device.buffer},
+		sink:     &otoSink{ctx: device.ctx, bufBytes: bufferBytes(device.rate, device.buffer), latency: device.buffer * 3 / 2},
 		rate:     device.rate,
 	}, nil
 }
@@ -156,7 +158,7 @@ func openOto(opts Options) (*oto.Context, error) {
 type otoSink struct {
 	ctx      *oto.Context
 	bufBytes int
-	latency  time.Duration // the device's own buffer, waited out after the last sample
+	latency  time.Duration // the device's buffer plus a period, waited out after the last sample
 }
 
 // otoReader is what oto's player reads. It waits only a few milliseconds for
@@ -236,4 +238,17 @@ func (s *otoSink) stop(p *Playback) {
 		pl.Reset()
 	}
 	p.finish(nil)
+}
+
+// probePCM opens and closes the named ALSA playback PCM. ALSA reports a bad
+// name through its error handler, so this also exercises the log routing.
+func probePCM(name string) error {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var h *C.snd_pcm_t
+	if rc := C.snd_pcm_open(&h, cname, C.SND_PCM_STREAM_PLAYBACK, C.SND_PCM_NONBLOCK); rc < 0 {
+		return fmt.Errorf("audio: ALSA pcm %q: %s", name, C.GoString(C.snd_strerror(rc)))
+	}
+	C.snd_pcm_close(h)
+	return nil
 }

@@ -1,0 +1,333 @@
+//go:build cgo && linux
+
+package audio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The oto end-to-end test runs the real device path in a child process (oto
+// allows one context per process, and ALSA_CONFIG_PATH must be set before it
+// opens). ALSA's default PCM is a "file" plugin writing raw float samples into
+// a FIFO; this process reads the FIFO at real-time pace, like a sound card.
+const otoChildEnv = "HARK_AUDIO_OTO_CHILD"
+
+const e2eRate = 48000
+
+// otoScenario is what the child reports for each stream it played.
+type otoScenario struct {
+	Name       string
+	FirstWrite int64 // unix nanoseconds of the first Write
+	Stats      Stats
+	Err        string
+	Samples    int // samples streamed
+}
+
+func TestOtoChild(t *testing.T) {
+	if os.Getenv(otoChildEnv) == "" {
+		t.Skip("runs only as the child of TestOtoEndToEnd")
+	}
+	var log bytes.Buffer
+	var logMu sync.Mutex
+	out, err := Open(Options{Sink: "device", Log: lockedWriter{&logMu, &log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("DESCRIBE %s\n", out.Describe())
+	report := func(name string, p *Playback, first time.Time, n int) {
+		select {
+		case <-p.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: playback did not end", name)
+		}
+		sc := otoScenario{Name: name, FirstWrite: first.UnixNano(), Stats: p.Stats(), Samples: n}
+		if err := p.Err(); err != nil {
+			sc.Err = err.Error()
+		}
+		b, _ := json.Marshal(sc)
+		fmt.Printf("REPORT %s\n", b)
+	}
+	// stream: 1 s in 50 ms frames arriving every 25 ms, like a TTS vendor
+	// running ahead of real time.
+	p, _ := out.Play("pcm", e2eRate)
+	sig := s16Bytes(testSignal(e2eRate, 1))
+	first := time.Now()
+	for i := 0; i < len(sig); i += e2eRate / 10 {
+		p.Write(sig[i:min(i+e2eRate/10, len(sig))])
+		time.Sleep(25 * time.Millisecond)
+	}
+	p.CloseWrite()
+	report("stream", p, first, e2eRate)
+
+	// stall: 200 ms, nothing for 400 ms, then 200 ms more.
+	p, _ = out.Play("pcm", e2eRate)
+	first = time.Now()
+	p.Write(s16Bytes(testSignal(e2eRate/5, 2)))
+	time.Sleep(400 * time.Millisecond)
+	p.Write(s16Bytes(testSignal(e2eRate/5, 3)))
+	p.CloseWrite()
+	report("stall", p, first, 2*e2eRate/5)
+
+	// dies: 300 ms arrives, then the connection drops.
+	p, _ = out.Play("wav", 0)
+	first = time.Now()
+	p.Write(append(streamedWAVHeader(e2eRate, 0xFFFFFFFF), s16Bytes(testSignal(e2eRate*3/10, 4))...))
+	p.CloseWithError(errors.New("connection reset by peer"))
+	report("dies", p, first, e2eRate*3/10)
+
+	// The rig holds ~40 ms more than a sound card would (the file plugin's
+	// buffer and the FIFO); let it drain before the process exits.
+	time.Sleep(200 * time.Millisecond)
+
+	// ALSA complains about an unknown PCM through its error handler: that
+	// must reach the log, not stderr.
+	if err := probePCM("hark_no_such_pcm"); err == nil {
+		t.Error("opening an unknown PCM succeeded")
+	}
+	// The log pipe is copied asynchronously.
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		logMu.Lock()
+		n := log.Len()
+		logMu.Unlock()
+		if n > 0 {
+			break
+		}
+	}
+	logMu.Lock()
+	fmt.Printf("LOG %q\n", log.String())
+	logMu.Unlock()
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// fifoDevice reads float32 mono samples from the FIFO at real-time pace and
+// keeps them with the arrival time of the first non-zero one.
+type fifoDevice struct {
+	mu           sync.Mutex
+	samples      []float32
+	firstNonZero time.Time
+	done         chan struct{}
+}
+
+func startFIFODevice(t *testing.T, path string) *fifoDevice {
+	d := &fifoDevice{done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		f, err := os.OpenFile(path, os.O_RDONLY, 0)
+		if err != nil {
+			t.Errorf("open fifo: %v", err)
+			return
+		}
+		defer f.Close()
+		// A small pipe keeps the rig's own latency near one 20 ms buffer.
+		unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, 4096)
+		start := time.Now()
+		var read int64
+		var carry []byte
+		buf := make([]byte, 8192)
+		for {
+			due := int64(time.Since(start).Seconds()*e2eRate) * 4
+			if read >= due {
+				time.Sleep(2 * time.Millisecond)
+				continue
+			}
+			n, err := f.Read(buf[:min(int64(len(buf)), due-read)])
+			read += int64(n)
+			now := time.Now()
+			carry = append(carry, buf[:n]...)
+			d.mu.Lock()
+			for len(carry) >= 4 {
+				v := math.Float32frombits(binary.LittleEndian.Uint32(carry))
+				if v != 0 && d.firstNonZero.IsZero() {
+					d.firstNonZero = now
+				}
+				d.samples = append(d.samples, v)
+				carry = carry[4:]
+			}
+			d.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return d
+}
+
+func TestOtoEndToEnd(t *testing.T) {
+	if os.Getenv(otoChildEnv) != "" {
+		t.Skip("child")
+	}
+	if testing.Short() {
+		t.Skip("plays ~3 s of audio through ALSA")
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "device.f32")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "asound.conf")
+	os.WriteFile(conf, []byte(fmt.Sprintf(`pcm.!default {
+	type file
+	slave.pcm "hark_null"
+	file %q
+	format "raw"
+}
+pcm.hark_null {
+	type null
+}
+`, fifo)), 0o600)
+	dev := startFIFODevice(t, fifo)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOtoChild$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+conf, otoChildEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	// Unblock the reader if the child never opened the FIFO.
+	if w, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	<-dev.done
+	if runErr != nil {
+		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", runErr, stdout.String(), stderr.String())
+	}
+	if strings.Contains(stderr.String(), "ALSA") {
+		t.Errorf("ALSA wrote to stderr (the terminal):\n%s", stderr.String())
+	}
+
+	var scenarios []otoScenario
+	var want []int16
+	var describe, alsaLog string
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "DESCRIBE "):
+			describe = strings.TrimPrefix(line, "DESCRIBE ")
+		case strings.HasPrefix(line, "LOG "):
+			fmt.Sscanf(strings.TrimPrefix(line, "LOG "), "%q", &alsaLog)
+		case strings.HasPrefix(line, "REPORT "):
+			var s otoScenario
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "REPORT ")), &s); err != nil {
+				t.Fatal(err)
+			}
+			scenarios = append(scenarios, s)
+		}
+	}
+	if len(scenarios) != 3 {
+		t.Fatalf("child reported %d scenarios, want 3; stdout:\n%s", len(scenarios), stdout.String())
+	}
+	want = append(want, testSignal(e2eRate, 1)...)
+	want = append(want, testSignal(e2eRate/5, 2)...)
+	want = append(want, testSignal(e2eRate/5, 3)...)
+	want = append(want, testSignal(e2eRate*3/10, 4)...)
+
+	if describe != "device (ALSA 48 kHz)" {
+		t.Errorf("Describe = %q", describe)
+	}
+	if !strings.Contains(alsaLog, "hark_no_such_pcm") {
+		t.Errorf("ALSA's complaint did not reach Options.Log; log = %q", alsaLog)
+	}
+
+	// The samples that reached ALSA are exactly the samples streamed, in
+	// order, with only silence between them.
+	dev.mu.Lock()
+	played := dev.samples
+	firstAtDevice := dev.firstNonZero
+	dev.mu.Unlock()
+	var got []int16
+	silenceBefore := map[int]int{} // index in got -> silent samples just before it
+	run := 0
+	for _, v := range played {
+		if v == 0 {
+			run++
+			continue
+		}
+		if len(got) > 0 && run > 0 {
+			silenceBefore[len(got)] = run
+		}
+		run = 0
+		got = append(got, int16(v*32768))
+	}
+	if len(got) < len(want) && len(got) > 0 {
+		t.Logf("got %d samples; the first %d match: %v", len(got), len(got), slicesEqual(got, want[:len(got)]))
+	}
+	equalSamples(t, got, want)
+
+	stream, stall, dies := scenarios[0], scenarios[1], scenarios[2]
+	t.Logf("stream: %+v", stream.Stats)
+	t.Logf("stall:  %+v", stall.Stats)
+	t.Logf("dies:   %+v err %q", dies.Stats, dies.Err)
+	startLatency := firstAtDevice.Sub(time.Unix(0, stream.FirstWrite))
+	t.Logf("first chunk to the ALSA plugin's output: %v (includes the 20 ms device buffer and the rig's 21 ms FIFO)", startLatency)
+
+	if stream.Stats.FirstChunkToDevice > 20*time.Millisecond {
+		t.Errorf("first chunk to device %v, target <= 20ms", stream.Stats.FirstChunkToDevice)
+	}
+	if startLatency > 150*time.Millisecond {
+		t.Errorf("first sample left ALSA %v after the first chunk (oto's default ~500 ms buffer?)", startLatency)
+	}
+	if stream.Stats.Underruns != 0 || stream.Err != "" {
+		t.Errorf("stream: underruns %d err %q, want none", stream.Stats.Underruns, stream.Err)
+	}
+	if stall.Stats.Underruns != 1 || stall.Stats.UnderrunTime < 100*time.Millisecond || stall.Stats.UnderrunTime > 450*time.Millisecond {
+		t.Errorf("stall: %d underruns of %v, want 1 of about 200ms", stall.Stats.Underruns, stall.Stats.UnderrunTime)
+	}
+	if stall.Stats.BytesPlayed != int64(stall.Samples*2) || stream.Stats.BytesPlayed != int64(stream.Samples*2) {
+		t.Errorf("bytes played: stream %d stall %d", stream.Stats.BytesPlayed, stall.Stats.BytesPlayed)
+	}
+	// The stall is audible as one silence inside the stall stream, and the
+	// stream that ran ahead of real time has none.
+	gap := time.Duration(silenceBefore[e2eRate+e2eRate/5]) * time.Second / e2eRate
+	if gap < 100*time.Millisecond || gap > 450*time.Millisecond {
+		t.Errorf("silence at the stall = %v, want about 200ms", gap)
+	}
+	for i := 1; i < e2eRate; i++ {
+		if n := silenceBefore[i]; n > 0 {
+			t.Errorf("%d silent samples inside the first stream, before sample %d", n, i)
+			break
+		}
+	}
+	if !strings.Contains(dies.Err, "connection reset") || dies.Stats.BytesPlayed != int64(dies.Samples*2) {
+		t.Errorf("dies: err %q, played %d of %d bytes", dies.Err, dies.Stats.BytesPlayed, dies.Samples*2)
+	}
+}
+
+func slicesEqual(a, b []int16) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
