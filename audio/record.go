@@ -1,0 +1,167 @@
+package audio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Capture format for STT: what every speech engine accepts.
+const (
+	RecordRate     = 16000
+	recordStartMax = 2 * time.Second // a capture tool that yields nothing by then is treated as no device
+)
+
+// ErrNoCaptureDevice means no microphone could be opened; the wrapped
+// message says what each capture tool reported.
+var ErrNoCaptureDevice = errors.New("audio: no capture device (microphone) could be opened")
+
+// captureTools are tried in order: PulseAudio/PipeWire first (it follows the
+// user's chosen source, and works over a forwarded PULSE_SERVER), then ALSA.
+var captureTools = []struct {
+	name string
+	args []string
+}{
+	{"parec", []string{"--raw", "--format=s16le", fmt.Sprintf("--rate=%d", RecordRate), "--channels=1", "--latency-msec=20"}},
+	{"arecord", []string{"-q", "-t", "raw", "-f", "S16_LE", "-r", fmt.Sprint(RecordRate), "-c", "1"}},
+}
+
+// Recording is a running microphone capture: s16le mono at 16 kHz, read as a
+// stream. Close stops it.
+type Recording struct {
+	cancel context.CancelFunc
+	cmd    *exec.Cmd
+	out    io.ReadCloser
+	head   []byte // audio read while checking the tool works
+	tool   string
+
+	closeOnce sync.Once
+}
+
+// Record starts capturing from the default microphone with parec or
+// arecord, whichever works first. It returns an error wrapping
+// ErrNoCaptureDevice when neither can capture. Cancelling ctx stops it.
+func Record(ctx context.Context) (*Recording, error) {
+	var reasons []string
+	for _, t := range captureTools {
+		path, err := exec.LookPath(t.name)
+		if err != nil {
+			reasons = append(reasons, t.name+": not installed")
+			continue
+		}
+		r, err := startCapture(ctx, t.name, path, t.args)
+		if err == nil {
+			return r, nil
+		}
+		reasons = append(reasons, fmt.Sprintf("%s: %v", t.name, err))
+	}
+	return nil, fmt.Errorf("%w (%s)", ErrNoCaptureDevice, strings.Join(reasons, "; "))
+}
+
+func startCapture(parent context.Context, name, path string, args []string) (*Recording, error) {
+	ctx, cancel := context.WithCancel(parent)
+	cmd := exec.CommandContext(ctx, path, args...)
+	stderr := &limitedBuffer{max: 2048}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return nil, err
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	head := make([]byte, RecordRate/10*2)
+	got := make(chan result, 1)
+	go func() {
+		n, err := out.Read(head)
+		got <- result{n, err}
+	}()
+	fail := func(why string) (*Recording, error) {
+		cancel()
+		cmd.Wait()
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			why = msg
+		}
+		return nil, errors.New(oneLine(why))
+	}
+	select {
+	case r := <-got:
+		if r.n == 0 {
+			return fail(fmt.Sprintf("no audio (%v)", r.err))
+		}
+		return &Recording{cancel: cancel, cmd: cmd, out: out, head: head[:r.n], tool: name}, nil
+	case <-time.After(recordStartMax):
+		return fail(fmt.Sprintf("no audio within %v", recordStartMax))
+	case <-ctx.Done():
+		return fail(ctx.Err().Error())
+	}
+}
+
+// Read reads captured s16le mono 16 kHz audio. It returns io.EOF once the
+// recording is closed or the tool exits.
+func (r *Recording) Read(p []byte) (int, error) {
+	if len(r.head) > 0 {
+		n := copy(p, r.head)
+		r.head = r.head[n:]
+		return n, nil
+	}
+	n, err := r.out.Read(p)
+	if err != nil && n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// Close stops the capture. Audio already read is unaffected.
+func (r *Recording) Close() error {
+	r.closeOnce.Do(func() {
+		r.cancel()
+		r.cmd.Wait() // killed by the cancel; its exit status says nothing useful
+	})
+	return nil
+}
+
+// Tool names the capture program in use ("parec" or "arecord").
+func (r *Recording) Tool() string { return r.tool }
+
+// limitedBuffer keeps the first max bytes of a tool's stderr for the error.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = s[:197] + "..."
+	}
+	return s
+}

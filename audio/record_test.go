@@ -1,0 +1,76 @@
+package audio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// alsaCaptureConfig points ALSA's default capture at a file plugin reading
+// infile, and makes parec fail fast (no PulseAudio server), so Record must
+// fall back to arecord.
+func alsaCaptureConfig(t *testing.T, body string) {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "asound.conf")
+	if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ALSA_CONFIG_PATH", conf)
+	t.Setenv("PULSE_SERVER", "unix:"+filepath.Join(t.TempDir(), "no-pulse"))
+}
+
+func TestRecordFromALSA(t *testing.T) {
+	if _, err := exec.LookPath("arecord"); err != nil {
+		t.Skip("arecord (alsa-utils) is not installed")
+	}
+	want := s16Bytes(testSignal(RecordRate, 8)) // 1 s
+	in := filepath.Join(t.TempDir(), "mic.raw")
+	os.WriteFile(in, want, 0o600)
+	alsaCaptureConfig(t, fmt.Sprintf(`pcm.!default {
+	type file
+	slave.pcm "hark_null"
+	file "/dev/null"
+	infile %q
+	format "raw"
+}
+pcm.hark_null { type null }
+`, in))
+	r, err := Record(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Tool() != "arecord" {
+		t.Errorf("tool = %q, want arecord (parec has no server here)", r.Tool())
+	}
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(r, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("captured audio differs from the microphone's")
+	}
+	r.Close()
+	if _, err := io.ReadAll(r); err != nil {
+		t.Errorf("read after Close: %v", err)
+	}
+}
+
+func TestRecordWithoutDevice(t *testing.T) {
+	alsaCaptureConfig(t, "# no PCMs at all\n")
+	r, err := Record(context.Background())
+	if err == nil {
+		r.Close()
+		t.Fatal("Record succeeded with no capture device")
+	}
+	if !errors.Is(err, ErrNoCaptureDevice) {
+		t.Fatalf("err = %v, want ErrNoCaptureDevice", err)
+	}
+	t.Log(err)
+}
