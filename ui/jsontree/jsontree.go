@@ -280,3 +280,8 @@ func (t *Tree) rowView(n *Node, selected bool) string {
 	}
 	return b.String()
 }
+
+// All lists the bindings for help.
+func (k KeyMap) All() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Toggle, k.Collapse, k.Expand, k.ExpandAll, k.CollapseAll}
+}

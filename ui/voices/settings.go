@@ -26,19 +26,20 @@ type Ranges struct {
 // (docs/voice.md): percentages of change around the voice's own default.
 func DefaultRanges() Ranges {
 	return Ranges{
-		SpeechRate:  Range{Min: -50, Max: 100, Step: 10},
-		Pitch:       Range{Min: -50, Max: 50, Step: 10},
-		Loudness:    Range{Min: -50, Max: 50, Step: 10},
-		SampleRates: []int{8000, 16000, 22050, 24000, 44100, 48000},
+		SpeechRate:  Range{Min: -50, Max: 100, Step: 10}, // percent faster or slower
+		Pitch:       Range{Min: -50, Max: 50, Step: 10},  // percent higher or lower
+		Loudness:    Range{Min: -50, Max: 50, Step: 10},  // -50 silent, +50 double amplitude
+		SampleRates: []int{8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000},
 	}
 }
 
 // formats the Speak section cycles through; "" is the provider default (pcm).
 var formats = []string{"", api.FormatPCM, api.FormatWAV, api.FormatMP3}
 
-// defaultPCMRate is the rate hark assumes for raw pcm when no sample rate
-// was asked for and the stream does not say (docs/voice.md).
-const defaultPCMRate = 16000
+// defaultPCMRate is the rate hark assumes for raw pcm that arrives with no
+// rate (a REST answer without sample_rate); the local espeak-ng voices
+// speak at 22050 Hz, flite's at 16000 or 8000 (docs/voice.md).
+const defaultPCMRate = 22050
 
 // TTSSettings are the Speak controls.
 type TTSSettings struct {
@@ -124,10 +125,14 @@ func (s TTSSettings) value(c control, r Ranges) string {
 		}
 		return "REST"
 	case ctlFormat:
-		if s.Format == "" {
-			return "pcm (default)"
+		f := s.Format
+		if f == "" {
+			f = "pcm (default)"
 		}
-		return s.Format
+		if s.wavForRate() {
+			f += " · sent as wav until a sample rate is set"
+		}
+		return f
 	case ctlSampleRate:
 		if s.SampleRate == 0 {
 			return "provider default"
@@ -143,8 +148,18 @@ func (s TTSSettings) value(c control, r Ranges) string {
 	return ""
 }
 
+// wavForRate reports that a stream would be raw pcm at a rate nobody
+// chose: raw pcm carries no rate and each voice has its own, so hark asks
+// for wav (the same samples behind a header that names the rate).
+func (s TTSSettings) wavForRate() bool {
+	return s.Stream && (s.Format == "" || s.Format == api.FormatPCM) && s.SampleRate == 0
+}
+
 // request builds the TTS request for text in voice.
 func (s TTSSettings) request(provider, voice, text string) api.TTSRequest {
+	if s.wavForRate() {
+		s.Format = api.FormatWAV
+	}
 	return api.TTSRequest{
 		Provider:   provider,
 		Text:       text,

@@ -1,0 +1,971 @@
+// Package pages is the Pages pane: extracted pages rendered as markdown,
+// failed extractions with their reasons, and crawl and map results as a
+// tree grouped by host and path that can be filtered, previewed, extracted
+// from, crawled from and exported to a folder of markdown files.
+package pages
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/ui/common"
+	"hark/ui/form"
+	"hark/ui/markdown"
+)
+
+// KeyMap holds the pane's bindings.
+type KeyMap struct {
+	Up, Down, Open, Back, Mark, MarkAll, Extract, Crawl, Map, Filter,
+	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown key.Binding
+}
+
+// Keys are the pane's bindings.
+var Keys = KeyMap{
+	Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+	Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+	PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+	PageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "page down")),
+	Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "read page / fold")),
+	Back:     key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back to list")),
+	Mark:     key.NewBinding(key.WithKeys("m", "v"), key.WithHelp("m", "select")),
+	MarkAll:  key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "select all shown")),
+	Extract:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "extract selected")),
+	Crawl:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crawl from here")),
+	Map:      key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "map from here")),
+	Form:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "crawl with options")),
+	Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+	Export:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "export selected (or all) as markdown")),
+	Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL")),
+	OpenURL:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "extract a URL")),
+	Raw:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "markdown/text")),
+	Cancel:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
+}
+
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Open, k.Mark, k.Extract, k.Crawl, k.Filter, k.Export}
+}
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Open, k.Back, k.PageUp, k.PageDown},
+		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw},
+		{k.OpenURL, k.Extract, k.Crawl, k.Map, k.Form, k.Export, k.Cancel},
+	}
+}
+
+// Page is one page the pane knows: extracted, crawled, mapped or failed.
+type Page struct {
+	URL     string
+	Content string // markdown or text body; "" for a mapped link
+	Err     string // why extraction failed
+	Source  string // tool slug that produced it
+	Marked  bool
+
+	rendered      string
+	renderedWidth int
+	renderedStyle string
+}
+
+type mode int
+
+const (
+	listMode mode = iota
+	readMode
+)
+
+type doneMsg struct {
+	seq   int
+	slug  string
+	pages []*Page
+	base  string
+	err   error
+}
+
+type renderedMsg struct {
+	page        *Page
+	width       int
+	style, text string
+}
+
+type exportedMsg struct {
+	dir string
+	n   int
+	err error
+}
+
+// Pane is the Pages pane.
+type Pane struct {
+	c        *common.Common
+	pages    []*Page
+	byURL    map[string]*Page
+	folded   map[string]bool
+	rows     []row
+	cursor   int
+	offset   int
+	mode     mode
+	reading  *Page
+	raw      bool
+	scroll   common.Scroll
+	filter   textinput.Model
+	urlInput textinput.Model
+	askURL   bool
+	form     *form.Form
+	progress common.Progress
+	cancel   context.CancelFunc
+	seq      int
+	err      error
+	note     string
+	md       *markdown.Renderer
+	width    int
+	height   int
+	listTop  int
+}
+
+// row is one line of the tree: a host, a path group or a page.
+type row struct {
+	kind  byte // 'h' host, 'd' directory, 'p' page
+	label string
+	key   string
+	count int
+	page  *Page
+}
+
+// New returns an empty Pages pane.
+func New(c *common.Common) *Pane {
+	f := textinput.New()
+	f.Prompt = "filter: "
+	u := textinput.New()
+	u.Prompt = "URL(s): "
+	u.Placeholder = "https://example.com, https://example.org/page"
+	return &Pane{c: c, byURL: map[string]*Page{}, folded: map[string]bool{}, filter: f, urlInput: u,
+		progress: common.NewProgress(), md: markdown.NewRenderer()}
+}
+
+func (p *Pane) Title() string       { return "Pages" }
+func (p *Pane) Init() tea.Cmd       { return nil }
+func (p *Pane) KeyMap() help.KeyMap { return Keys }
+func (p *Pane) Capturing() bool     { return p.filter.Focused() || p.askURL || p.form != nil }
+
+// Handles reports the tools whose output this pane shows.
+func (p *Pane) Handles(slug string) bool {
+	return slug == api.ToolExtract || slug == api.ToolCrawl || slug == api.ToolMap
+}
+
+// Pages returns the pages in the order they arrived.
+func (p *Pane) Pages() []*Page { return p.pages }
+
+// Reading returns the page open in the reader, or nil.
+func (p *Pane) Reading() *Page {
+	if p.mode == readMode {
+		return p.reading
+	}
+	return nil
+}
+
+func (p *Pane) SetSize(w, h int) {
+	p.width, p.height = max(0, w), max(0, h)
+	p.scroll.SetHeight(max(0, h-2))
+	p.filter.SetWidth(max(10, w-10))
+	p.urlInput.SetWidth(max(10, w-10))
+	if p.form != nil {
+		p.form.SetSize(w, h-2)
+	}
+}
+
+func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case doneMsg:
+		if msg.seq != p.seq {
+			return p, nil
+		}
+		p.progress.Stop()
+		p.cancel = nil
+		if msg.err != nil {
+			p.err = msg.err
+			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+		}
+		return p, p.add(msg)
+	case renderedMsg:
+		msg.page.rendered, msg.page.renderedWidth, msg.page.renderedStyle = msg.text, msg.width, msg.style
+		if p.reading == msg.page {
+			p.scroll.SetContent(p.readerText())
+		}
+		return p, nil
+	case exportedMsg:
+		if msg.err != nil {
+			p.err = msg.err
+			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+		}
+		p.note = fmt.Sprintf("exported %d pages to %s", msg.n, msg.dir)
+		n := p.note
+		return p, func() tea.Msg { return common.NoticeMsg{Text: n} }
+	case common.OpenPagesMsg:
+		p.mode = listMode
+		return p, p.extract(msg.URLs, true)
+	case common.RunToolMsg:
+		return p, p.run(msg.Tool.Slug, msg.Inputs, msg.Tool.Slug == api.ToolExtract)
+	case tea.WindowSizeMsg, common.StylesChangedMsg:
+		if p.mode == readMode {
+			return p, p.render(p.reading)
+		}
+	case tea.KeyPressMsg:
+		return p, p.key(msg)
+	case tea.PasteMsg:
+		var cmd tea.Cmd
+		switch {
+		case p.form != nil:
+			_, cmd = p.form.Update(msg)
+		case p.askURL:
+			p.urlInput, cmd = p.urlInput.Update(msg)
+		case p.filter.Focused():
+			p.filter, cmd = p.filter.Update(msg)
+			p.rebuild()
+		}
+		return p, cmd
+	case tea.MouseWheelMsg:
+		d := 3
+		if msg.Button == tea.MouseWheelUp {
+			d = -3
+		}
+		if p.mode == readMode {
+			p.scroll.ScrollBy(d)
+		} else {
+			p.move(d)
+		}
+	case tea.MouseClickMsg:
+		if p.mode == listMode && p.form == nil {
+			i := p.offset + msg.Y - p.listTop
+			if msg.Y >= p.listTop && i >= 0 && i < len(p.rows) {
+				if i == p.cursor {
+					return p, p.openRow()
+				}
+				p.cursor = i
+			}
+		}
+	}
+	return p, p.progress.Update(msg)
+}
+
+func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
+	if p.form != nil {
+		act, cmd := p.form.Update(msg)
+		switch act {
+		case form.Cancel:
+			p.form = nil
+		case form.Submit:
+			t, in := p.form.Tool, p.form.Inputs()
+			p.form = nil
+			return p.run(t.Slug, in, false)
+		}
+		return cmd
+	}
+	if p.askURL {
+		switch msg.String() {
+		case "esc":
+			p.askURL = false
+			p.urlInput.Blur()
+			return nil
+		case "enter":
+			p.askURL = false
+			p.urlInput.Blur()
+			urls := api.ParseURLList(p.urlInput.Value())
+			p.urlInput.SetValue("")
+			if len(urls) == 0 {
+				return nil
+			}
+			return p.extract(urls, true)
+		}
+		var cmd tea.Cmd
+		p.urlInput, cmd = p.urlInput.Update(msg)
+		return cmd
+	}
+	if p.filter.Focused() {
+		switch msg.String() {
+		case "esc":
+			p.filter.SetValue("")
+			p.filter.Blur()
+			p.rebuild()
+			return nil
+		case "enter", "down", "up":
+			p.filter.Blur()
+			return nil
+		}
+		var cmd tea.Cmd
+		p.filter, cmd = p.filter.Update(msg)
+		p.rebuild()
+		return cmd
+	}
+	if p.mode == readMode {
+		switch {
+		case key.Matches(msg, Keys.Back):
+			p.mode = listMode
+		case key.Matches(msg, Keys.Up):
+			p.scroll.ScrollBy(-1)
+		case key.Matches(msg, Keys.Down):
+			p.scroll.ScrollBy(1)
+		case key.Matches(msg, Keys.PageUp):
+			p.scroll.ScrollBy(-p.scroll.Page())
+		case key.Matches(msg, Keys.PageDown):
+			p.scroll.ScrollBy(p.scroll.Page())
+		case msg.String() == "g" || msg.String() == "home":
+			p.scroll.Top()
+		case msg.String() == "G" || msg.String() == "end":
+			p.scroll.Bottom()
+		case key.Matches(msg, Keys.Raw):
+			p.raw = !p.raw
+			p.scroll.SetContent(p.readerText())
+		case key.Matches(msg, Keys.Copy):
+			return copyURL(p.reading.URL)
+		case key.Matches(msg, Keys.Crawl):
+			return p.crawlFrom(api.ToolCrawl, p.reading.URL)
+		case key.Matches(msg, Keys.Export):
+			return p.export([]*Page{p.reading})
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, Keys.Up):
+		p.move(-1)
+	case key.Matches(msg, Keys.Down):
+		p.move(1)
+	case key.Matches(msg, Keys.PageUp):
+		p.move(-max(1, p.height-4))
+	case key.Matches(msg, Keys.PageDown):
+		p.move(max(1, p.height-4))
+	case msg.String() == "g" || msg.String() == "home":
+		p.cursor = 0
+	case msg.String() == "G" || msg.String() == "end":
+		p.cursor = max(0, len(p.rows)-1)
+	case key.Matches(msg, Keys.Open):
+		return p.openRow()
+	case key.Matches(msg, Keys.Mark):
+		for _, pg := range p.rowPages(p.cursor) {
+			pg.Marked = !pg.Marked
+		}
+		p.move(1)
+	case key.Matches(msg, Keys.MarkAll):
+		for _, r := range p.rows {
+			if r.page != nil {
+				r.page.Marked = true
+			}
+		}
+	case key.Matches(msg, Keys.Filter):
+		return p.filter.Focus()
+	case key.Matches(msg, Keys.OpenURL):
+		p.askURL = true
+		return p.urlInput.Focus()
+	case key.Matches(msg, Keys.Extract):
+		var urls []string
+		for _, pg := range p.selected() {
+			urls = append(urls, pg.URL)
+		}
+		return p.extract(urls, false)
+	case key.Matches(msg, Keys.Crawl):
+		if pg := p.currentPage(); pg != nil {
+			return p.crawlFrom(api.ToolCrawl, pg.URL)
+		}
+	case key.Matches(msg, Keys.Map):
+		if pg := p.currentPage(); pg != nil {
+			return p.crawlFrom(api.ToolMap, pg.URL)
+		}
+	case key.Matches(msg, Keys.Form):
+		if t := p.c.Tool(api.ToolCrawl); t != nil {
+			p.form = form.New(*t, p.c.Styles)
+			if pg := p.currentPage(); pg != nil {
+				p.form.Set("url", pg.URL)
+			}
+			p.form.SetSize(p.width, p.height-2)
+		}
+	case key.Matches(msg, Keys.Export):
+		sel := p.marked()
+		if len(sel) == 0 {
+			sel = p.pages
+		}
+		return p.export(sel)
+	case key.Matches(msg, Keys.Copy):
+		if pg := p.currentPage(); pg != nil {
+			return copyURL(pg.URL)
+		}
+	case key.Matches(msg, Keys.Cancel):
+		if p.cancel != nil {
+			p.cancel()
+		}
+	}
+	return nil
+}
+
+func copyURL(u string) tea.Cmd {
+	return tea.Batch(tea.SetClipboard(u), func() tea.Msg { return common.NoticeMsg{Text: "copied " + u} })
+}
+
+func (p *Pane) move(d int) {
+	p.cursor = max(0, min(len(p.rows)-1, p.cursor+d))
+}
+
+func (p *Pane) currentPage() *Page {
+	if p.cursor < len(p.rows) {
+		return p.rows[p.cursor].page
+	}
+	return nil
+}
+
+// openRow reads the page under the cursor (extracting it first when only
+// its URL is known), or folds a host or path group.
+func (p *Pane) openRow() tea.Cmd {
+	if p.cursor >= len(p.rows) {
+		return nil
+	}
+	r := p.rows[p.cursor]
+	if r.page == nil {
+		p.folded[r.key] = !p.folded[r.key]
+		p.rebuild()
+		return nil
+	}
+	if r.page.Content == "" && r.page.Err == "" {
+		return p.extract([]string{r.page.URL}, true)
+	}
+	return p.read(r.page)
+}
+
+func (p *Pane) read(pg *Page) tea.Cmd {
+	p.mode, p.reading = readMode, pg
+	p.scroll.SetContent(p.readerText())
+	p.scroll.Top()
+	return p.render(pg)
+}
+
+// readerText is what the reader shows now: the rendered markdown, or the
+// text while rendering runs or when raw text is asked for.
+func (p *Pane) readerText() string {
+	pg := p.reading
+	if pg == nil {
+		return ""
+	}
+	if pg.Err != "" {
+		return p.c.Styles.Err.Render("✗ extraction failed: " + pg.Err)
+	}
+	if p.raw || pg.rendered == "" {
+		return common.Wrap(pg.Content, max(20, p.width))
+	}
+	return pg.rendered
+}
+
+// render renders a page's markdown in a command, cached by width.
+func (p *Pane) render(pg *Page) tea.Cmd {
+	if pg == nil || pg.Content == "" {
+		return nil
+	}
+	style, w := markdown.Style(p.c.Styles), markdown.WrapWidth(p.width)
+	if pg.renderedWidth == w && pg.renderedStyle == style {
+		return nil
+	}
+	md, content := p.md, pg.Content
+	return func() tea.Msg {
+		out, err := md.Render(content, style, w)
+		if err != nil {
+			out = content
+		}
+		return renderedMsg{page: pg, width: w, style: style, text: out}
+	}
+}
+
+func (p *Pane) marked() []*Page {
+	var out []*Page
+	for _, pg := range p.pages {
+		if pg.Marked {
+			out = append(out, pg)
+		}
+	}
+	return out
+}
+
+// selected is the marked pages, or the pages under the cursor.
+func (p *Pane) selected() []*Page {
+	if m := p.marked(); len(m) > 0 {
+		return m
+	}
+	return p.rowPages(p.cursor)
+}
+
+// rowPages is the page of a page row, or every page of a group row.
+func (p *Pane) rowPages(i int) []*Page {
+	if i >= len(p.rows) {
+		return nil
+	}
+	r := p.rows[i]
+	if r.page != nil {
+		return []*Page{r.page}
+	}
+	var out []*Page
+	for _, pg := range p.visible() {
+		host, dir := group(pg.URL)
+		if host == r.key || host+dir == r.key {
+			out = append(out, pg)
+		}
+	}
+	return out
+}
+
+// extract runs the extract tool on urls; openFirst reads the first page
+// when it arrives.
+func (p *Pane) extract(urls []string, openFirst bool) tea.Cmd {
+	if len(urls) == 0 {
+		return nil
+	}
+	in := map[string]any{"urls": urls}
+	if t := p.c.Tool(api.ToolExtract); t != nil {
+		if f := t.Input("urls"); f != nil && !f.HasType("array") {
+			in["urls"] = strings.Join(urls, ",")
+		}
+	}
+	return p.run(api.ToolExtract, in, openFirst)
+}
+
+func (p *Pane) crawlFrom(slug, u string) tea.Cmd {
+	return p.run(slug, map[string]any{"url": u}, false)
+}
+
+func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
+	if p.cancel != nil {
+		p.cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	p.seq++
+	p.err, p.note = nil, ""
+	seq, client := p.seq, p.c.Client
+	label := map[string]string{api.ToolExtract: "extracting", api.ToolCrawl: "crawling", api.ToolMap: "mapping"}[slug]
+	if label == "" {
+		label = "running " + slug
+	}
+	if u, ok := inputs["url"].(string); ok {
+		label += " " + u
+	}
+	return tea.Batch(p.progress.Start(label, p.c.Now()), func() tea.Msg {
+		defer cancel()
+		res, err := client.Invoke(ctx, slug, inputs)
+		if err != nil {
+			return doneMsg{seq: seq, err: fmt.Errorf("%s: %w", slug, err)}
+		}
+		m := doneMsg{seq: seq, slug: slug}
+		switch slug {
+		case api.ToolExtract:
+			out, err := api.DecodeExtract(res.Output)
+			if err != nil {
+				return doneMsg{seq: seq, err: err}
+			}
+			for _, r := range out.Results {
+				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Source: slug})
+			}
+			for _, f := range out.FailedResults {
+				m.pages = append(m.pages, &Page{URL: f.URL, Err: f.Error, Source: slug})
+			}
+			if openFirst && len(m.pages) > 0 {
+				m.base = m.pages[0].URL
+			}
+		case api.ToolCrawl:
+			out, err := api.DecodeCrawl(res.Output)
+			if err != nil {
+				return doneMsg{seq: seq, err: err}
+			}
+			for _, r := range out.Results {
+				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Source: slug})
+			}
+		case api.ToolMap:
+			out, err := api.DecodeMap(res.Output)
+			if err != nil {
+				return doneMsg{seq: seq, err: err}
+			}
+			for _, r := range out.Results {
+				m.pages = append(m.pages, &Page{URL: r.URL, Source: slug})
+			}
+		}
+		return m
+	})
+}
+
+// add merges arrived pages (a later extraction replaces what a map or an
+// earlier failure left) and opens the first when asked.
+func (p *Pane) add(m doneMsg) tea.Cmd {
+	var open *Page
+	for _, pg := range m.pages {
+		if old, ok := p.byURL[pg.URL]; ok {
+			if pg.Content != "" || pg.Err != "" {
+				old.Content, old.Err, old.Source = pg.Content, pg.Err, pg.Source
+				old.rendered, old.renderedWidth = "", 0
+			}
+			pg = old
+		} else {
+			p.byURL[pg.URL] = pg
+			p.pages = append(p.pages, pg)
+		}
+		if m.base != "" && pg.URL == m.base {
+			open = pg
+		}
+	}
+	p.rebuild()
+	if open != nil {
+		for i, r := range p.rows {
+			if r.page == open {
+				p.cursor = i
+			}
+		}
+		return p.read(open)
+	}
+	if len(m.pages) == 0 {
+		p.note = "no pages returned"
+	} else {
+		p.note = fmt.Sprintf("%d pages from %s", len(m.pages), m.slug)
+	}
+	return nil
+}
+
+func (p *Pane) visible() []*Page {
+	f := strings.ToLower(strings.TrimSpace(p.filter.Value()))
+	if f == "" {
+		return p.pages
+	}
+	var out []*Page
+	for _, pg := range p.pages {
+		if strings.Contains(strings.ToLower(pg.URL), f) || strings.Contains(strings.ToLower(pg.Err), f) {
+			out = append(out, pg)
+		}
+	}
+	return out
+}
+
+// group is a URL's host and first path segment ("/" for top-level pages).
+func group(u string) (host, dir string) {
+	pu, err := url.Parse(u)
+	if err != nil || pu.Host == "" {
+		return "other", "/"
+	}
+	segs := strings.Split(strings.Trim(pu.Path, "/"), "/")
+	if len(segs) <= 1 {
+		return pu.Host, "/"
+	}
+	return pu.Host, "/" + segs[0] + "/"
+}
+
+// rebuild recomputes the tree rows: hosts, then path groups, then pages,
+// each group with its count; groups of one page are not drawn.
+func (p *Pane) rebuild() {
+	type dirT struct {
+		name  string
+		pages []*Page
+	}
+	hosts := map[string]map[string]*dirT{}
+	var hostOrder []string
+	for _, pg := range p.visible() {
+		h, d := group(pg.URL)
+		if hosts[h] == nil {
+			hosts[h] = map[string]*dirT{}
+			hostOrder = append(hostOrder, h)
+		}
+		if hosts[h][d] == nil {
+			hosts[h][d] = &dirT{name: d}
+		}
+		hosts[h][d].pages = append(hosts[h][d].pages, pg)
+	}
+	p.rows = p.rows[:0]
+	for _, h := range hostOrder {
+		var dirs []*dirT
+		n := 0
+		for _, d := range hosts[h] {
+			dirs = append(dirs, d)
+			n += len(d.pages)
+		}
+		sort.Slice(dirs, func(i, j int) bool { return dirs[i].name < dirs[j].name })
+		p.rows = append(p.rows, row{kind: 'h', label: h, key: h, count: n})
+		if p.folded[h] {
+			continue
+		}
+		for _, d := range dirs {
+			if len(d.pages) > 1 && d.name != "/" {
+				p.rows = append(p.rows, row{kind: 'd', label: d.name, key: h + d.name, count: len(d.pages)})
+				if p.folded[h+d.name] {
+					continue
+				}
+			}
+			for _, pg := range d.pages {
+				p.rows = append(p.rows, row{kind: 'p', page: pg, key: pg.URL})
+			}
+		}
+	}
+	p.cursor = max(0, min(p.cursor, len(p.rows)-1))
+}
+
+// export writes pages as markdown files into a new folder under OutputDir.
+func (p *Pane) export(pages []*Page) tea.Cmd {
+	if len(pages) == 0 {
+		return nil
+	}
+	dir := filepath.Join(outputDir(p.c.OutputDir), "pages-"+p.c.Now().Format("20060102-150405"))
+	snap := make([]Page, len(pages))
+	for i, pg := range pages {
+		snap[i] = Page{URL: pg.URL, Content: pg.Content, Err: pg.Err}
+	}
+	return func() tea.Msg {
+		n, err := Export(dir, snap)
+		return exportedMsg{dir: dir, n: n, err: err}
+	}
+}
+
+func outputDir(d string) string {
+	if d == "" {
+		return "."
+	}
+	return d
+}
+
+// Export writes each page with content to dir as <host>_<path>.md, with
+// its URL as a front-matter line, and returns how many it wrote. Pages
+// with no content (mapped links, failures) are listed in index.md.
+func Export(dir string, pages []Page) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	var index strings.Builder
+	index.WriteString("# Exported pages\n\n")
+	used := map[string]int{}
+	n := 0
+	for _, pg := range pages {
+		if pg.Content == "" {
+			reason := "not extracted"
+			if pg.Err != "" {
+				reason = "failed: " + pg.Err
+			}
+			fmt.Fprintf(&index, "- <%s> (%s)\n", pg.URL, reason)
+			continue
+		}
+		name := FileName(pg.URL)
+		if c := used[name]; c > 0 {
+			name = strings.TrimSuffix(name, ".md") + fmt.Sprintf("-%d.md", c+1)
+		}
+		used[FileName(pg.URL)]++
+		body := "<!-- source: " + pg.URL + " -->\n\n" + pg.Content + "\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return n, fmt.Errorf("export %s: %w", pg.URL, err)
+		}
+		fmt.Fprintf(&index, "- [%s](%s) <%s>\n", name, name, pg.URL)
+		n++
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.md"), []byte(index.String()), 0o644); err != nil {
+		return n, fmt.Errorf("export index: %w", err)
+	}
+	return n, nil
+}
+
+// FileName turns a URL into a safe markdown file name.
+func FileName(u string) string {
+	pu, err := url.Parse(u)
+	s := u
+	if err == nil {
+		s = pu.Host + pu.Path
+		if pu.RawQuery != "" {
+			s += "_" + pu.RawQuery
+		}
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := strings.Trim(b.String(), "_.")
+	if len(name) > 120 {
+		name = name[:120]
+	}
+	if name == "" {
+		name = "page"
+	}
+	return name + ".md"
+}
+
+// View draws the tree (with a preview at the right when wide) or the reader.
+func (p *Pane) View() string {
+	s := p.c.Styles
+	if p.form != nil {
+		head := s.Title.Render("Crawl · options") + s.Dim.Render("  enter runs · esc closes")
+		return common.Fit(head+"\n\n"+p.form.View(), p.width, p.height)
+	}
+	var top []string
+	if p.progress.Active {
+		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render("  x cancels"))
+	}
+	if p.err != nil {
+		top = append(top, common.ErrorView(s, p.err, p.width))
+	}
+	if p.mode == readMode && p.reading != nil {
+		pg := p.reading
+		title := s.Title.Render("‹ ") + common.Link(s.Title.Render(common.Truncate(pg.URL, p.width-12)), pg.URL)
+		pos := s.Dim.Render(fmt.Sprintf(" %d%%", p.scroll.Percent()))
+		head := append(top, title+pos)
+		hh := len(strings.Split(strings.Join(head, "\n"), "\n"))
+		p.scroll.SetHeight(max(0, p.height-hh))
+		return common.Fit(strings.Join(head, "\n")+"\n"+p.scroll.View(), p.width, p.height)
+	}
+	switch {
+	case p.askURL:
+		top = append(top, p.urlInput.View())
+	case p.filter.Focused() || p.filter.Value() != "":
+		top = append(top, p.filter.View())
+	}
+	if len(p.pages) == 0 {
+		hint := "No pages yet. Open a search result (enter in Search), press o to extract a URL, or run extract, crawl or map from the palette (:)."
+		return common.Fit(strings.Join(append(top, s.Dim.Render(common.Wrap(hint, p.width))), "\n"), p.width, p.height)
+	}
+	sum := fmt.Sprintf("%d pages", len(p.pages))
+	if m := len(p.marked()); m > 0 {
+		sum += fmt.Sprintf(" · %d selected", m)
+	}
+	if p.note != "" {
+		sum += " · " + p.note
+	}
+	top = append(top, s.Dim.Render(common.Truncate(sum, p.width)))
+	header := strings.Join(top, "\n")
+	hh := len(strings.Split(header, "\n"))
+	p.listTop = hh
+	bodyH := max(0, p.height-hh)
+	wide := p.width >= 100
+	listW := p.width
+	if wide {
+		listW = p.width / 2
+	}
+	list := p.treeView(listW, bodyH)
+	if wide {
+		left := common.PadRight(common.Fit(list, listW, bodyH), listW)
+		right := strings.Split(p.previewView(p.width-listW-3, bodyH), "\n")
+		l := strings.Split(left, "\n")
+		for i := range l {
+			r := ""
+			if i < len(right) {
+				r = right[i]
+			}
+			l[i] += s.Dim.Render(" │ ") + r
+		}
+		list = strings.Join(l, "\n")
+	}
+	return common.Fit(header+"\n"+list, p.width, p.height)
+}
+
+func (p *Pane) treeView(w, h int) string {
+	s := p.c.Styles
+	if len(p.rows) == 0 {
+		return s.Dim.Render("nothing matches the filter")
+	}
+	if p.cursor < p.offset {
+		p.offset = p.cursor
+	}
+	if p.cursor >= p.offset+h {
+		p.offset = p.cursor - h + 1
+	}
+	end := min(len(p.rows), p.offset+h)
+	lines := make([]string, 0, end-p.offset)
+	for i := p.offset; i < end; i++ {
+		r := p.rows[i]
+		sel := i == p.cursor
+		cur := "  "
+		if sel {
+			cur = s.Key.Render("▌ ")
+		}
+		var line string
+		switch r.kind {
+		case 'h', 'd':
+			fold := "▾ "
+			if p.folded[r.key] {
+				fold = "▸ "
+			}
+			indent := ""
+			if r.kind == 'd' {
+				indent = "  "
+			}
+			ls := s.Title
+			if r.kind == 'd' {
+				ls = s.Label
+			}
+			line = indent + fold + ls.Render(r.label) + s.Dim.Render(fmt.Sprintf(" (%d)", r.count))
+		default:
+			pg := r.page
+			mark := "  "
+			if pg.Marked {
+				mark = s.OK.Render("✓ ")
+			}
+			pu, _ := url.Parse(pg.URL)
+			label := pg.URL
+			if pu != nil {
+				label = pu.EscapedPath()
+				if label == "" {
+					label = "/"
+				}
+				if pu.RawQuery != "" {
+					label += "?" + pu.RawQuery
+				}
+			}
+			ts := s.Text
+			if sel {
+				ts = s.Selected
+			}
+			state := ""
+			switch {
+			case pg.Err != "":
+				state = s.Err.Render(" ✗ " + common.OneLine(pg.Err))
+			case pg.Content == "":
+				state = s.Dim.Render(" ·")
+			default:
+				state = s.Dim.Render(fmt.Sprintf(" %s", size(len(pg.Content))))
+			}
+			line = "    " + mark + common.Link(ts.Render(label), pg.URL) + state
+		}
+		lines = append(lines, common.Truncate(cur+line, w))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func size(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%dB", n)
+	}
+	return fmt.Sprintf("%.1fKB", float64(n)/1024)
+}
+
+func (p *Pane) previewView(w, h int) string {
+	s := p.c.Styles
+	pg := p.currentPage()
+	if pg == nil {
+		if p.cursor < len(p.rows) {
+			r := p.rows[p.cursor]
+			return s.Dim.Render(common.Wrap(fmt.Sprintf("%s: %d pages. enter folds, m selects the group, e extracts it.", r.label, r.count), w))
+		}
+		return ""
+	}
+	var b []string
+	b = append(b, common.Link(s.Title.Render(common.Truncate(pg.URL, w)), pg.URL))
+	switch {
+	case pg.Err != "":
+		b = append(b, s.Err.Render(common.Wrap("✗ "+pg.Err, w)))
+	case pg.Content == "":
+		b = append(b, s.Dim.Render(common.Wrap("Only the URL is known (from "+pg.Source+"). enter extracts it; c crawls from it.", w)))
+	default:
+		b = append(b, s.Dim.Render(pg.Source+" · "+size(len(pg.Content))), "")
+		text := pg.Content
+		if len(text) > 4000 {
+			text = text[:4000]
+		}
+		b = append(b, common.Wrap(text, w))
+	}
+	return common.Fit(strings.Join(b, "\n"), w, h)
+}

@@ -1,0 +1,643 @@
+// Package research is the Research pane: a question and a model, the call
+// running in the background with its elapsed time, retries and a way to
+// cancel, the report rendered with glamour in a scrollable view, its
+// sources (each openable in Pages), saving as markdown, and the history of
+// this session's research.
+package research
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/ui/common"
+	"hark/ui/markdown"
+)
+
+// Slug is the tool this pane shows.
+const Slug = api.ToolResearch
+
+// KeyMap holds the pane's bindings.
+type KeyMap struct {
+	Ask, Run, Leave, Model, Cancel, Up, Down, PageUp, PageDown, Top, Bottom,
+	Sources, OpenSource, History, Save key.Binding
+}
+
+// Keys are the pane's bindings.
+var Keys = KeyMap{
+	Ask:        key.NewBinding(key.WithKeys("/", "i", "n"), key.WithHelp("/", "new question")),
+	Run:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "research")),
+	Leave:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave question")),
+	Model:      key.NewBinding(key.WithKeys("M", "ctrl+o"), key.WithHelp("M", "model")),
+	Cancel:     key.NewBinding(key.WithKeys("x", "ctrl+x"), key.WithHelp("x", "cancel")),
+	Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+	Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+	PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
+	PageDown:   key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "page down")),
+	Top:        key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
+	Bottom:     key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
+	Sources:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sources")),
+	OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open source in Pages")),
+	History:    key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
+	Save:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save as markdown")),
+}
+
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Ask, k.Model, k.Cancel, k.Sources, k.History, k.Save}
+}
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Ask, k.Run, k.Leave, k.Model, k.Cancel},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Sources, k.OpenSource, k.History, k.Save},
+	}
+}
+
+// Session is one research question of this session.
+type Session struct {
+	ID       int
+	Question string
+	Model    string
+	Started  time.Time
+	Finished time.Time
+	Out      *api.ResearchOutput
+	Err      error
+	Retries  []api.RetryEvent
+	Running  bool
+	SavedTo  string
+
+	cancel        context.CancelFunc
+	rendered      string
+	renderedWidth int
+	renderedStyle string
+}
+
+type doneMsg struct {
+	id  int
+	out *api.ResearchOutput
+	err error
+}
+
+// RetryMsg reports a retry of a running research call.
+type RetryMsg struct {
+	ID    int
+	Event api.RetryEvent
+}
+
+type renderedMsg struct {
+	id          int
+	width       int
+	style, text string
+}
+
+type savedMsg struct {
+	id   int
+	path string
+	err  error
+}
+
+type focus int
+
+const (
+	focusQuestion focus = iota
+	focusReport
+	focusSources
+	focusHistory
+)
+
+// Pane is the Research pane.
+type Pane struct {
+	c         *common.Common
+	question  textinput.Model
+	model     string
+	focus     focus
+	sessions  []*Session
+	current   *Session
+	scroll    common.Scroll
+	srcCursor int
+	histCur   int
+	md        *markdown.Renderer
+	progress  common.Progress
+	nextID    int
+	width     int
+	height    int
+	bodyTop   int
+}
+
+// New returns the Research pane.
+func New(c *common.Common) *Pane {
+	q := textinput.New()
+	q.Prompt = "? "
+	q.Placeholder = "what do you want researched?"
+	p := &Pane{c: c, question: q, md: markdown.NewRenderer(), progress: common.NewProgress()}
+	return p
+}
+
+func (p *Pane) Title() string            { return "Research" }
+func (p *Pane) Init() tea.Cmd            { return nil }
+func (p *Pane) KeyMap() help.KeyMap      { return Keys }
+func (p *Pane) Handles(slug string) bool { return slug == Slug }
+func (p *Pane) Capturing() bool          { return p.question.Focused() }
+
+// Sessions returns this session's research, oldest first.
+func (p *Pane) Sessions() []*Session { return p.sessions }
+
+// Current returns the research shown, or nil.
+func (p *Pane) Current() *Session { return p.current }
+
+// Focus puts the cursor in the question line.
+func (p *Pane) Focus() tea.Cmd { p.focus = focusQuestion; return p.question.Focus() }
+
+func (p *Pane) SetSize(w, h int) {
+	p.width, p.height = max(0, w), max(0, h)
+	p.question.SetWidth(max(10, w-4))
+}
+
+// models are the model choices from the runtime tool list.
+func (p *Pane) models() []string { return p.c.Enum(Slug, "model") }
+
+func (p *Pane) modelValue() string {
+	if p.model != "" {
+		return p.model
+	}
+	if t := p.c.Tool(Slug); t != nil {
+		if f := t.Input("model"); f != nil {
+			if d, ok := f.Default.(string); ok {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case doneMsg:
+		s := p.byID(msg.id)
+		if s == nil {
+			return p, nil
+		}
+		s.Running, s.Finished, s.cancel = false, p.c.Now(), nil
+		p.syncProgress()
+		if msg.err != nil {
+			s.Err = msg.err
+			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+		}
+		s.Out = msg.out
+		if s.Out.Status != "" && s.Out.Status != api.ResearchCompleted {
+			s.Err = fmt.Errorf("research %s: status %s", s.Out.RequestID, s.Out.Status)
+		}
+		if s == p.current {
+			p.scroll.SetContent(p.reportText(s))
+			p.focus = focusReport
+		}
+		return p, p.render(s)
+	case RetryMsg:
+		if s := p.byID(msg.ID); s != nil {
+			s.Retries = append(s.Retries, msg.Event)
+		}
+		return p, nil
+	case renderedMsg:
+		if s := p.byID(msg.id); s != nil {
+			s.rendered, s.renderedWidth, s.renderedStyle = msg.text, msg.width, msg.style
+			if s == p.current {
+				p.scroll.SetContent(p.reportText(s))
+			}
+		}
+		return p, nil
+	case savedMsg:
+		if msg.err != nil {
+			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+		}
+		if s := p.byID(msg.id); s != nil {
+			s.SavedTo = msg.path
+		}
+		path := msg.path
+		return p, func() tea.Msg { return common.NoticeMsg{Text: "saved " + path} }
+	case common.RunToolMsg:
+		q, _ := msg.Inputs["input"].(string)
+		m, _ := msg.Inputs["model"].(string)
+		return p, p.start(q, m, msg.Inputs)
+	case tea.WindowSizeMsg, common.StylesChangedMsg:
+		return p, p.render(p.current)
+	case tea.KeyPressMsg:
+		return p, p.key(msg)
+	case tea.PasteMsg:
+		if p.question.Focused() {
+			var cmd tea.Cmd
+			p.question, cmd = p.question.Update(msg)
+			return p, cmd
+		}
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			p.scroll.ScrollBy(-3)
+		} else if msg.Button == tea.MouseWheelDown {
+			p.scroll.ScrollBy(3)
+		}
+	case tea.MouseClickMsg:
+		if msg.Y == 0 {
+			p.focus = focusQuestion
+			return p, p.question.Focus()
+		}
+	}
+	return p, p.progress.Update(msg)
+}
+
+func (p *Pane) byID(id int) *Session {
+	for _, s := range p.sessions {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+func (p *Pane) syncProgress() {
+	for _, s := range p.sessions {
+		if s.Running {
+			return
+		}
+	}
+	p.progress.Stop()
+}
+
+func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
+	if p.question.Focused() {
+		switch {
+		case key.Matches(msg, Keys.Run):
+			q := strings.TrimSpace(p.question.Value())
+			if q == "" {
+				return nil
+			}
+			p.question.Blur()
+			return p.start(q, p.modelValue(), nil)
+		case key.Matches(msg, Keys.Leave):
+			p.question.Blur()
+			p.focus = focusReport
+			return nil
+		case msg.String() == "ctrl+o":
+			p.cycleModel()
+			return nil
+		}
+		var cmd tea.Cmd
+		p.question, cmd = p.question.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, Keys.Ask):
+		return p.Focus()
+	case key.Matches(msg, Keys.Model):
+		p.cycleModel()
+	case key.Matches(msg, Keys.Cancel):
+		if s := p.current; s != nil && s.Running && s.cancel != nil {
+			s.cancel()
+		}
+	case key.Matches(msg, Keys.Sources):
+		if p.focus == focusSources {
+			p.focus = focusReport
+		} else if p.current != nil && p.current.Out != nil && len(p.current.Out.Sources) > 0 {
+			p.focus = focusSources
+		}
+	case key.Matches(msg, Keys.History):
+		if p.focus == focusHistory {
+			p.focus = focusReport
+		} else if len(p.sessions) > 0 {
+			p.focus = focusHistory
+		}
+	case key.Matches(msg, Keys.Save):
+		return p.save(p.current)
+	case msg.String() == "esc":
+		p.focus = focusReport
+	default:
+		switch p.focus {
+		case focusSources:
+			return p.sourceKey(msg)
+		case focusHistory:
+			return p.historyKey(msg)
+		}
+		p.scrollKey(msg)
+	}
+	return nil
+}
+
+func (p *Pane) scrollKey(msg tea.KeyPressMsg) {
+	switch {
+	case key.Matches(msg, Keys.Up):
+		p.scroll.ScrollBy(-1)
+	case key.Matches(msg, Keys.Down):
+		p.scroll.ScrollBy(1)
+	case key.Matches(msg, Keys.PageUp):
+		p.scroll.ScrollBy(-p.scroll.Page())
+	case key.Matches(msg, Keys.PageDown):
+		p.scroll.ScrollBy(p.scroll.Page())
+	case key.Matches(msg, Keys.Top):
+		p.scroll.Top()
+	case key.Matches(msg, Keys.Bottom):
+		p.scroll.Bottom()
+	}
+}
+
+func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
+	src := p.current.Out.Sources
+	switch {
+	case key.Matches(msg, Keys.Up):
+		p.srcCursor = max(0, p.srcCursor-1)
+	case key.Matches(msg, Keys.Down):
+		p.srcCursor = min(len(src)-1, p.srcCursor+1)
+	case key.Matches(msg, Keys.OpenSource, Keys.Run):
+		if p.srcCursor < len(src) {
+			u := src[p.srcCursor].URL
+			return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
+		}
+	case msg.String() == "y":
+		if p.srcCursor < len(src) {
+			return tea.SetClipboard(src[p.srcCursor].URL)
+		}
+	}
+	return nil
+}
+
+func (p *Pane) historyKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, Keys.Up):
+		p.histCur = max(0, p.histCur-1)
+	case key.Matches(msg, Keys.Down):
+		p.histCur = min(len(p.sessions)-1, p.histCur+1)
+	case key.Matches(msg, Keys.Run):
+		// History lists newest first.
+		s := p.sessions[len(p.sessions)-1-p.histCur]
+		p.show(s)
+		p.focus = focusReport
+		return p.render(s)
+	}
+	return nil
+}
+
+func (p *Pane) cycleModel() {
+	ms := p.models()
+	if len(ms) == 0 {
+		return
+	}
+	cur := p.modelValue()
+	next := ms[0]
+	for i, m := range ms {
+		if m == cur {
+			next = ms[(i+1)%len(ms)]
+		}
+	}
+	p.model = next
+}
+
+func (p *Pane) show(s *Session) {
+	p.current = s
+	p.srcCursor = 0
+	p.scroll.SetContent(p.reportText(s))
+	p.scroll.Top()
+}
+
+// start runs a research call in the background; the other panes stay
+// usable, and each retry is reported through Common.Send.
+func (p *Pane) start(q, model string, inputs map[string]any) tea.Cmd {
+	if q == "" && inputs == nil {
+		return nil
+	}
+	p.nextID++
+	s := &Session{ID: p.nextID, Question: q, Model: model, Started: p.c.Now(), Running: true}
+	p.sessions = append(p.sessions, s)
+	p.show(s)
+	p.focus = focusReport
+	if inputs == nil {
+		inputs = map[string]any{"input": q}
+		if model != "" {
+			inputs["model"] = model
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	id, client, send := s.ID, p.c.Client, p.c.Send
+	if send != nil {
+		ctx = api.WithRetryObserver(ctx, func(ev api.RetryEvent) { send(RetryMsg{ID: id, Event: ev}) })
+	}
+	var cmds []tea.Cmd
+	if !p.progress.Active {
+		cmds = append(cmds, p.progress.Start("researching", s.Started))
+	}
+	cmds = append(cmds, func() tea.Msg {
+		defer cancel()
+		res, err := client.Invoke(ctx, Slug, inputs)
+		if err != nil {
+			return doneMsg{id: id, err: fmt.Errorf("research: %w", err)}
+		}
+		out, err := api.DecodeResearch(res.Output)
+		return doneMsg{id: id, out: out, err: err}
+	})
+	return tea.Batch(cmds...)
+}
+
+// reportText is the report as shown now: rendered when ready, else plain.
+func (p *Pane) reportText(s *Session) string {
+	if s == nil || s.Out == nil {
+		return ""
+	}
+	if s.rendered != "" {
+		return s.rendered
+	}
+	return common.Wrap(s.Out.Content, max(20, p.width))
+}
+
+// render renders the report in a command; the renderer is cached by width
+// and a finished rendering is kept per session, width and style.
+func (p *Pane) render(s *Session) tea.Cmd {
+	if s == nil || s.Out == nil || s.Out.Content == "" {
+		return nil
+	}
+	style, w := markdown.Style(p.c.Styles), markdown.WrapWidth(p.width)
+	if s.renderedWidth == w && s.renderedStyle == style {
+		return nil
+	}
+	md, content, id := p.md, s.Out.Content, s.ID
+	return func() tea.Msg {
+		out, err := md.Render(content, style, w)
+		if err != nil {
+			out = content
+		}
+		return renderedMsg{id: id, width: w, style: style, text: out}
+	}
+}
+
+// save writes the report with its question and sources as markdown.
+func (p *Pane) save(s *Session) tea.Cmd {
+	if s == nil || s.Out == nil {
+		return nil
+	}
+	dir := p.c.OutputDir
+	if dir == "" {
+		dir = "."
+	}
+	path := filepath.Join(dir, "research-"+s.Started.Format("20060102-150405")+".md")
+	body := Markdown(s)
+	id := s.ID
+	return func() tea.Msg {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return savedMsg{id: id, err: fmt.Errorf("save report: %w", err)}
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			return savedMsg{id: id, err: fmt.Errorf("save report: %w", err)}
+		}
+		return savedMsg{id: id, path: path}
+	}
+}
+
+// Markdown is a session's report as a markdown document.
+func Markdown(s *Session) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", s.Question)
+	meta := []string{}
+	if s.Model != "" {
+		meta = append(meta, "model "+s.Model)
+	}
+	if s.Out != nil && s.Out.RequestID != "" {
+		meta = append(meta, "request "+s.Out.RequestID)
+	}
+	if len(meta) > 0 {
+		fmt.Fprintf(&b, "_%s_\n\n", strings.Join(meta, " · "))
+	}
+	if s.Out != nil {
+		b.WriteString(strings.TrimSpace(s.Out.Content))
+		b.WriteString("\n")
+		if len(s.Out.Sources) > 0 {
+			b.WriteString("\n## Sources\n\n")
+			for i, src := range s.Out.Sources {
+				t := src.Title
+				if t == "" {
+					t = src.URL
+				}
+				fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, t, src.URL)
+			}
+		}
+	}
+	return b.String()
+}
+
+// View draws the question line, the status of the current research, then
+// the report, the sources or the history.
+func (p *Pane) View() string {
+	st := p.c.Styles
+	var top []string
+	top = append(top, p.question.View())
+	ml := st.Key.Render("M") + " " + st.Label.Render("model") + " "
+	if ms := p.models(); len(ms) > 0 {
+		m := p.modelValue()
+		if m == "" {
+			m = "default"
+		}
+		ml += st.Text.Render(m) + st.Dim.Render(" ("+strings.Join(ms, "/")+")")
+	} else {
+		ml += st.Dim.Render("gateway default")
+	}
+	if n := len(p.sessions); n > 0 {
+		ml += st.Dim.Render(" · ") + st.Key.Render("h") + st.Label.Render(fmt.Sprintf(" history (%d)", n))
+	}
+	top = append(top, common.Truncate(ml, p.width))
+	s := p.current
+	if s != nil {
+		top = append(top, p.statusLine(s))
+		if s.Err != nil {
+			top = append(top, common.ErrorView(st, s.Err, p.width))
+		}
+	}
+	header := strings.Join(top, "\n")
+	hh := len(strings.Split(header, "\n"))
+	bodyH := max(0, p.height-hh)
+	p.bodyTop = hh
+	var body string
+	switch {
+	case p.focus == focusHistory:
+		body = p.historyView(bodyH)
+	case s == nil:
+		body = st.Dim.Render(common.Wrap("Ask a question and press enter. Research runs in the background (1 to 3 minutes is typical); switch panes meanwhile. M changes the model.", p.width))
+	case p.focus == focusSources:
+		body = p.sourcesView(bodyH)
+	case s.Out != nil:
+		p.scroll.SetHeight(max(0, bodyH-1))
+		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · s sources (%d) · w save", p.scroll.Percent(), len(s.Out.Sources)))
+		body = common.Fit(p.scroll.View(), p.width, max(0, bodyH-1)) + "\n" + foot
+	}
+	return common.Fit(header+"\n"+body, p.width, p.height)
+}
+
+func (p *Pane) statusLine(s *Session) string {
+	st := p.c.Styles
+	q := common.Truncate(common.OneLine(s.Question), max(10, p.width/2))
+	var line string
+	switch {
+	case s.Running:
+		line = p.progress.View(st, p.c.Now())
+		line = strings.Replace(line, p.progress.Label, "researching “"+q+"”", 1)
+		// The progress started with the first of several calls; show this one's time.
+		line = strings.Replace(line, common.Elapsed(p.c.Now().Sub(p.progress.Started)), common.Elapsed(p.c.Now().Sub(s.Started)), 1)
+		line += st.Dim.Render("  x cancels")
+	case s.Err != nil:
+		line = st.Err.Render("✗ ") + q
+	default:
+		line = st.OK.Render("✓ ") + q + st.Dim.Render(" · "+common.Elapsed(s.Finished.Sub(s.Started)))
+		if s.SavedTo != "" {
+			line += st.Dim.Render(" · saved " + s.SavedTo)
+		}
+	}
+	if n := len(s.Retries); n > 0 {
+		last := s.Retries[n-1]
+		line += st.Warn.Render(fmt.Sprintf(" · retry %d (waited %s: %s)", n, last.Wait.Round(time.Millisecond), common.Explain(last.Err).Message))
+	}
+	return common.Truncate(line, p.width)
+}
+
+func (p *Pane) sourcesView(h int) string {
+	st := p.c.Styles
+	src := p.current.Out.Sources
+	lines := []string{st.Title.Render(fmt.Sprintf("Sources (%d)", len(src))) + st.Dim.Render("  enter/o opens in Pages · y copies · s back")}
+	off := max(0, p.srcCursor-(h-2))
+	for i := off; i < len(src) && len(lines) < h; i++ {
+		t := src[i].Title
+		if t == "" {
+			t = src[i].URL
+		}
+		cur, ts := "  ", st.Text
+		if i == p.srcCursor {
+			cur, ts = st.Key.Render("▌ "), st.Selected
+		}
+		lines = append(lines, common.Truncate(cur+fmt.Sprintf("%d. ", i+1)+common.Link(ts.Render(common.OneLine(t)), src[i].URL)+st.Dim.Render("  "+src[i].URL), p.width))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (p *Pane) historyView(h int) string {
+	st := p.c.Styles
+	lines := []string{st.Title.Render("History") + st.Dim.Render("  enter shows · h back")}
+	for i := 0; i < len(p.sessions) && len(lines) < h; i++ {
+		s := p.sessions[len(p.sessions)-1-i]
+		state := st.OK.Render("✓")
+		switch {
+		case s.Running:
+			state = st.Warn.Render("…")
+		case s.Err != nil:
+			state = st.Err.Render("✗")
+		}
+		cur, ts := "  ", st.Text
+		if i == p.histCur {
+			cur, ts = st.Key.Render("▌ "), st.Selected
+		}
+		when := s.Started.Format("15:04")
+		lines = append(lines, common.Truncate(cur+state+" "+st.Dim.Render(when+" ")+ts.Render(common.OneLine(s.Question)), p.width))
+	}
+	return strings.Join(lines, "\n")
+}

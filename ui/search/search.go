@@ -1,0 +1,694 @@
+// Package search is the Search pane: a query line with the most-used
+// options one key away, the results with a preview, the answer on top and
+// the images. It runs vendor_search (or whatever the runtime list says its
+// inputs are) in a command and never blocks Update.
+package search
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/ui/common"
+	"hark/ui/form"
+)
+
+// Slug is the tool this pane shows richly.
+const Slug = api.ToolSearch
+
+// KeyMap holds the pane's bindings.
+type KeyMap struct {
+	Query, Run, Blur, Up, Down, Open, Copy, Preview,
+	Depth, Topic, TimeRange, More, Fewer, Answer, Domains, Form, Cancel key.Binding
+}
+
+// Keys are the pane's bindings.
+var Keys = KeyMap{
+	Query:     key.NewBinding(key.WithKeys("/", "i"), key.WithHelp("/", "edit query")),
+	Run:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
+	Blur:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave query")),
+	Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous")),
+	Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next")),
+	Open:      key.NewBinding(key.WithKeys("enter", "o"), key.WithHelp("enter/o", "open in Pages")),
+	Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL (OSC 52)")),
+	Preview:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview")),
+	Depth:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "depth")),
+	Topic:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "topic")),
+	TimeRange: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "time range")),
+	More:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "max results")),
+	Fewer:     key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "fewer results")),
+	Answer:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "answer on/off")),
+	Domains:   key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "domains")),
+	Form:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "all options")),
+	Cancel:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
+}
+
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Query, k.Open, k.Copy, k.Depth, k.Answer, k.Form}
+}
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Query, k.Run, k.Blur, k.Cancel},
+		{k.Up, k.Down, k.Open, k.Copy, k.Preview},
+		{k.Depth, k.Topic, k.TimeRange, k.More, k.Answer, k.Domains, k.Form},
+	}
+}
+
+// Options are the quick options of the query line, by input field name.
+// Each is shown only when the runtime tool has that field.
+var quick = []string{"search_depth", "topic", "time_range", "max_results", "include_answer", "include_domains"}
+
+type doneMsg struct {
+	seq int
+	out *api.SearchOutput
+	err error
+}
+
+// Pane is the Search pane.
+type Pane struct {
+	c        *common.Common
+	query    textinput.Model
+	domains  textinput.Model
+	editDom  bool
+	opts     map[string]any // quick option values set by the user
+	form     *form.Form
+	out      *api.SearchOutput
+	err      error
+	cursor   int
+	offset   int
+	preview  bool
+	progress common.Progress
+	cancel   context.CancelFunc
+	seq      int
+	width    int
+	height   int
+	listTop  int   // first screen row of the results, for clicks
+	rowOf    []int // result index per list line, -1 for none
+}
+
+// New returns the Search pane with the query line focused.
+func New(c *common.Common) *Pane {
+	q := textinput.New()
+	q.Prompt = "› "
+	q.Placeholder = "search the web…"
+	d := textinput.New()
+	d.Prompt = "domains: "
+	d.Placeholder = "example.com, docs.example.org"
+	p := &Pane{c: c, query: q, domains: d, opts: map[string]any{}, progress: common.NewProgress()}
+	p.query.Focus()
+	return p
+}
+
+func (p *Pane) Title() string            { return "Search" }
+func (p *Pane) Init() tea.Cmd            { return textinput.Blink }
+func (p *Pane) KeyMap() help.KeyMap      { return Keys }
+func (p *Pane) Handles(slug string) bool { return slug == Slug }
+
+// Capturing is true while the query, the domains or the form has focus.
+func (p *Pane) Capturing() bool { return p.query.Focused() || p.editDom || p.form != nil }
+
+// Result returns the search output shown, or nil.
+func (p *Pane) Result() *api.SearchOutput { return p.out }
+
+// Selected returns the index of the selected result.
+func (p *Pane) Selected() int { return p.cursor }
+
+func (p *Pane) SetSize(w, h int) {
+	p.width, p.height = max(0, w), max(0, h)
+	p.query.SetWidth(max(10, w-4))
+	p.domains.SetWidth(max(10, w-12))
+	if p.form != nil {
+		p.form.SetSize(w, h-2)
+	}
+}
+
+func (p *Pane) tool() api.Tool {
+	if t := p.c.Tool(Slug); t != nil {
+		return *t
+	}
+	// Without a tool list, still offer the query itself.
+	return api.Tool{Slug: Slug, Name: Slug, Inputs: []api.Field{{Name: "query", Type: "string", Required: true}}}
+}
+
+func (p *Pane) field(name string) *api.Field {
+	t := p.c.Tool(Slug)
+	if t == nil {
+		return nil
+	}
+	return t.Input(name)
+}
+
+// value is a quick option's value: the user's choice or the default.
+func (p *Pane) value(name string) any {
+	if v, ok := p.opts[name]; ok {
+		return v
+	}
+	if f := p.field(name); f != nil {
+		return f.Default
+	}
+	return nil
+}
+
+func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case doneMsg:
+		if msg.seq != p.seq {
+			return p, nil
+		}
+		p.progress.Stop()
+		p.cancel = nil
+		if msg.err != nil {
+			p.err = msg.err
+			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+		}
+		p.err, p.out, p.cursor, p.offset = nil, msg.out, 0, 0
+		return p, nil
+	case common.RunToolMsg:
+		if q, ok := msg.Inputs["query"].(string); ok {
+			p.query.SetValue(q)
+		}
+		p.query.Blur()
+		return p, p.run(msg.Tool.Slug, msg.Inputs)
+	case tea.KeyPressMsg:
+		return p, p.key(msg)
+	case tea.PasteMsg:
+		if p.form != nil {
+			_, cmd := p.form.Update(msg)
+			return p, cmd
+		}
+		var cmd tea.Cmd
+		if p.editDom {
+			p.domains, cmd = p.domains.Update(msg)
+		} else if p.query.Focused() {
+			p.query, cmd = p.query.Update(msg)
+		}
+		return p, cmd
+	case tea.MouseClickMsg:
+		if p.form == nil && msg.Y >= p.listTop && msg.Y-p.listTop < len(p.rowOf) {
+			if i := p.rowOf[msg.Y-p.listTop]; i >= 0 {
+				p.query.Blur()
+				if i == p.cursor && msg.Button == tea.MouseLeft {
+					return p, p.open()
+				}
+				p.cursor = i
+			}
+		}
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			p.move(-1)
+		} else if msg.Button == tea.MouseWheelDown {
+			p.move(1)
+		}
+	}
+	var cmds []tea.Cmd
+	cmds = append(cmds, p.progress.Update(msg))
+	var cmd tea.Cmd
+	p.query, cmd = p.query.Update(msg)
+	cmds = append(cmds, cmd)
+	return p, tea.Batch(cmds...)
+}
+
+func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
+	if p.form != nil {
+		act, cmd := p.form.Update(msg)
+		switch act {
+		case form.Cancel:
+			p.form = nil
+		case form.Submit:
+			in := p.form.Inputs()
+			p.form = nil
+			if q, ok := in["query"].(string); ok {
+				p.query.SetValue(q)
+			}
+			return p.run(Slug, in)
+		}
+		return cmd
+	}
+	if p.editDom {
+		switch msg.String() {
+		case "enter", "esc", "tab":
+			p.editDom = false
+			p.domains.Blur()
+			p.opts["include_domains"] = strings.Join(splitComma(p.domains.Value()), ",")
+			return nil
+		}
+		var cmd tea.Cmd
+		p.domains, cmd = p.domains.Update(msg)
+		return cmd
+	}
+	if p.query.Focused() {
+		switch {
+		case key.Matches(msg, Keys.Run):
+			if strings.TrimSpace(p.query.Value()) == "" {
+				return nil
+			}
+			p.query.Blur()
+			return p.search()
+		case key.Matches(msg, Keys.Blur):
+			p.query.Blur()
+			return nil
+		}
+		var cmd tea.Cmd
+		p.query, cmd = p.query.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, Keys.Query):
+		return p.query.Focus()
+	case key.Matches(msg, Keys.Cancel):
+		if p.cancel != nil {
+			p.cancel()
+		}
+	case key.Matches(msg, Keys.Up):
+		p.move(-1)
+	case key.Matches(msg, Keys.Down):
+		p.move(1)
+	case msg.String() == "pgdown":
+		p.move(5)
+	case msg.String() == "pgup":
+		p.move(-5)
+	case key.Matches(msg, Keys.Open):
+		return p.open()
+	case key.Matches(msg, Keys.Copy):
+		if r := p.current(); r != nil {
+			u := r.URL
+			return tea.Batch(tea.SetClipboard(u), func() tea.Msg { return common.NoticeMsg{Text: "copied " + u} })
+		}
+	case key.Matches(msg, Keys.Preview):
+		p.preview = !p.preview
+	case key.Matches(msg, Keys.Depth):
+		p.cycle("search_depth")
+	case key.Matches(msg, Keys.Topic):
+		p.cycle("topic")
+	case key.Matches(msg, Keys.TimeRange):
+		p.cycle("time_range")
+	case key.Matches(msg, Keys.More):
+		p.step("max_results", 1)
+	case key.Matches(msg, Keys.Fewer):
+		p.step("max_results", -1)
+	case key.Matches(msg, Keys.Answer):
+		if p.field("include_answer") != nil {
+			on, _ := p.value("include_answer").(bool)
+			p.opts["include_answer"] = !on
+		}
+	case key.Matches(msg, Keys.Domains):
+		if p.field("include_domains") != nil {
+			p.editDom = true
+			if v, ok := p.value("include_domains").(string); ok {
+				p.domains.SetValue(v)
+			}
+			return p.domains.Focus()
+		}
+	case key.Matches(msg, Keys.Form):
+		p.form = p.newForm()
+		p.form.SetSize(p.width, p.height-2)
+	}
+	return nil
+}
+
+// cycle moves an enum option to its next allowed value (from the runtime
+// list), passing through "unset" when the field has no default.
+func (p *Pane) cycle(name string) {
+	f := p.field(name)
+	if f == nil || len(f.Enum) == 0 {
+		return
+	}
+	vals := f.Enum
+	if f.Default == nil && !f.Required {
+		vals = append([]string{""}, vals...)
+	}
+	cur, _ := p.value(name).(string)
+	next := vals[0]
+	for i, v := range vals {
+		if v == cur {
+			next = vals[(i+1)%len(vals)]
+		}
+	}
+	p.opts[name] = next
+}
+
+func (p *Pane) step(name string, d float64) {
+	f := p.field(name)
+	if f == nil {
+		return
+	}
+	cur, ok := toFloat(p.value(name))
+	if !ok {
+		cur = 5
+		if f.Min != nil {
+			cur = *f.Min
+		}
+	}
+	cur += d
+	if f.Min != nil {
+		cur = max(cur, *f.Min)
+	}
+	if f.Max != nil {
+		cur = min(cur, *f.Max)
+	}
+	p.opts[name] = cur
+}
+
+func toFloat(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	case string:
+		f, err := strconv.ParseFloat(v, 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// newForm builds the full form of the tool, pre-filled with the query line.
+func (p *Pane) newForm() *form.Form {
+	f := form.New(p.tool(), p.c.Styles)
+	f.Set("query", p.query.Value())
+	for k, v := range p.opts {
+		f.Set(k, v)
+	}
+	return f
+}
+
+// search runs the query line through the generated form, so defaults and
+// rules come from the runtime tool list.
+func (p *Pane) search() tea.Cmd {
+	f := p.newForm()
+	if !f.Validate() {
+		// A quick option cannot be invalid, but a field the gateway added
+		// could be required: show the form with its inline errors.
+		p.form = f
+		f.SetSize(p.width, p.height-2)
+		return nil
+	}
+	return p.run(Slug, f.Inputs())
+}
+
+func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
+	if p.cancel != nil {
+		p.cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	p.seq++
+	seq, client := p.seq, p.c.Client
+	p.err = nil
+	return tea.Batch(p.progress.Start("searching", p.c.Now()), func() tea.Msg {
+		defer cancel()
+		res, err := client.Invoke(ctx, slug, inputs)
+		if err != nil {
+			return doneMsg{seq: seq, err: fmt.Errorf("search: %w", err)}
+		}
+		out, err := api.DecodeSearch(res.Output)
+		return doneMsg{seq: seq, out: out, err: err}
+	})
+}
+
+func (p *Pane) current() *api.SearchResult {
+	if p.out == nil || p.cursor < 0 || p.cursor >= len(p.out.Results) {
+		return nil
+	}
+	return &p.out.Results[p.cursor]
+}
+
+func (p *Pane) open() tea.Cmd {
+	r := p.current()
+	if r == nil {
+		return nil
+	}
+	u := r.URL
+	return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
+}
+
+func (p *Pane) move(d int) {
+	if p.out == nil || len(p.out.Results) == 0 {
+		return
+	}
+	p.cursor = max(0, min(len(p.out.Results)-1, p.cursor+d))
+}
+
+// View draws the query line, the options, then the answer, results and
+// images, with the preview at the right on wide terminals.
+func (p *Pane) View() string {
+	s := p.c.Styles
+	if p.form != nil {
+		head := s.Title.Render("Search · all options") + s.Dim.Render("  enter runs · esc closes")
+		return common.Fit(head+"\n\n"+p.form.View(), p.width, p.height)
+	}
+	var top []string
+	top = append(top, p.query.View())
+	if p.editDom {
+		top = append(top, p.domains.View())
+	} else {
+		top = append(top, common.Truncate(p.optionsLine(), p.width))
+	}
+	if p.progress.Active {
+		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render("  x cancels"))
+	}
+	if p.err != nil {
+		top = append(top, common.ErrorView(s, p.err, p.width))
+	}
+	header := strings.Join(top, "\n")
+	hh := strings.Count(header, "\n") + 1
+	bodyH := max(0, p.height-hh)
+	p.listTop = hh
+	if p.out == nil {
+		p.rowOf = nil
+		hint := s.Dim.Render("Type a query and press enter. esc leaves the line; then d t r +/- a D set options, f shows all.")
+		return common.Fit(header+"\n\n"+common.Wrap(hint, p.width), p.width, p.height)
+	}
+	wide := p.width >= 110
+	listW := p.width
+	if wide {
+		listW = p.width * 55 / 100
+	}
+	if p.preview && !wide {
+		p.rowOf = nil
+		return common.Fit(header+"\n"+p.previewView(p.width, bodyH), p.width, p.height)
+	}
+	var answer []string
+	if p.out.Answer != "" {
+		lines := strings.Split(common.Wrap(p.out.Answer, max(10, listW-2)), "\n")
+		maxA := max(2, bodyH/3)
+		if len(lines) > maxA {
+			lines = append(lines[:maxA-1], lines[maxA-1]+" …(p previews)")
+		}
+		answer = append(answer, s.Title.Render("Answer"))
+		for _, l := range lines {
+			answer = append(answer, s.Text.Render(l))
+		}
+		answer = append(answer, "")
+	}
+	p.listTop = hh + len(answer)
+	list := p.listView(listW, max(0, bodyH-len(answer)))
+	body := strings.Join(append(answer, list), "\n")
+	if wide {
+		body = lipglossJoin(common.PadRight(common.Fit(body, listW, bodyH), listW), " │ ", p.previewView(p.width-listW-3, bodyH))
+	}
+	return common.Fit(header+"\n"+body, p.width, p.height)
+}
+
+func lipglossJoin(left, sep, right string) string {
+	l := strings.Split(left, "\n")
+	r := strings.Split(right, "\n")
+	out := make([]string, len(l))
+	for i := range l {
+		rr := ""
+		if i < len(r) {
+			rr = r[i]
+		}
+		out[i] = l[i] + sep + rr
+	}
+	return strings.Join(out, "\n")
+}
+
+func (p *Pane) optionsLine() string {
+	s := p.c.Styles
+	var parts []string
+	for _, name := range quick {
+		f := p.field(name)
+		if f == nil {
+			continue
+		}
+		k, label := "", name
+		switch name {
+		case "search_depth":
+			k, label = "d", "depth"
+		case "topic":
+			k, label = "t", "topic"
+		case "time_range":
+			k, label = "r", "time"
+		case "max_results":
+			k, label = "+-", "max"
+		case "include_answer":
+			k, label = "a", "answer"
+		case "include_domains":
+			k, label = "D", "domains"
+		}
+		v := p.value(name)
+		var vs string
+		switch v := v.(type) {
+		case nil:
+			vs = "any"
+		case bool:
+			vs = map[bool]string{true: "on", false: "off"}[v]
+		case float64:
+			vs = strconv.FormatFloat(v, 'f', -1, 64)
+		case string:
+			vs = v
+			if v == "" {
+				vs = "any"
+			}
+		default:
+			vs = fmt.Sprint(v)
+		}
+		parts = append(parts, s.Key.Render(k)+" "+s.Label.Render(label)+" "+s.Text.Render(vs))
+	}
+	if len(parts) == 0 {
+		return s.Dim.Render("options appear once the tool list is loaded")
+	}
+	return strings.Join(parts, s.Dim.Render(" · ")) + s.Dim.Render(" · ") + s.Key.Render("f") + s.Label.Render(" more")
+}
+
+// listView draws the results, three lines each, then the images.
+func (p *Pane) listView(w, h int) string {
+	s := p.c.Styles
+	res := p.out.Results
+	var lines []string
+	var rowOf []int
+	selStart, selEnd := 0, 0
+	head := fmt.Sprintf("%d results", len(res))
+	if p.out.ResponseTime > 0 {
+		head += fmt.Sprintf(" in %.2fs", p.out.ResponseTime)
+	}
+	lines, rowOf = append(lines, s.Dim.Render(head)), append(rowOf, -1)
+	for i, r := range res {
+		if i == p.cursor {
+			selStart = len(lines)
+		}
+		bar := "  "
+		ts := s.Text.Bold(true)
+		if i == p.cursor {
+			bar, ts = s.Key.Render("▌ "), s.Selected
+		}
+		title := r.Title
+		if title == "" {
+			title = r.URL
+		}
+		lines = append(lines, bar+common.Link(ts.Render(common.Truncate(common.OneLine(title), w-2)), r.URL))
+		meta := domain(r.URL)
+		if r.PublishedDate != "" {
+			meta += " · " + shortDate(r.PublishedDate)
+		}
+		meta = s.Dim.Render(meta) + " " + scoreBar(s, r.Score)
+		lines = append(lines, bar+meta)
+		lines = append(lines, bar+s.Text.Render(common.Truncate(common.OneLine(r.Content), w-2)))
+		rowOf = append(rowOf, i, i, i)
+		if i == p.cursor {
+			selEnd = len(lines)
+		}
+	}
+	if len(res) == 0 {
+		lines, rowOf = append(lines, s.Dim.Render("No results.")), append(rowOf, -1)
+	}
+	if n := len(p.out.Images); n > 0 {
+		lines, rowOf = append(lines, "", s.Title.Render(fmt.Sprintf("Images (%d)", n))), append(rowOf, -1, -1)
+		for _, im := range p.out.Images {
+			d := im.Description
+			if d == "" {
+				d = path(im.URL)
+			}
+			lines = append(lines, "  "+common.Link(s.Text.Render(common.Truncate(common.OneLine(d), w-4)), im.URL))
+			rowOf = append(rowOf, -1)
+		}
+	}
+	if selEnd-p.offset > h {
+		p.offset = selEnd - h
+	}
+	if selStart < p.offset {
+		p.offset = max(0, selStart-1)
+	}
+	p.offset = max(0, min(p.offset, len(lines)-1))
+	end := min(len(lines), p.offset+h)
+	p.rowOf = rowOf[p.offset:end]
+	return strings.Join(lines[p.offset:end], "\n")
+}
+
+func (p *Pane) previewView(w, h int) string {
+	s := p.c.Styles
+	r := p.current()
+	if r == nil {
+		return ""
+	}
+	var b []string
+	b = append(b, s.Title.Render(common.Wrap(common.OneLine(r.Title), w)))
+	b = append(b, common.Link(s.Dim.Render(common.Truncate(r.URL, w)), r.URL))
+	meta := []string{fmt.Sprintf("score %.2f", r.Score)}
+	if r.PublishedDate != "" {
+		meta = append(meta, r.PublishedDate)
+	}
+	b = append(b, s.Dim.Render(strings.Join(meta, " · ")), "")
+	if p.out.Answer != "" && !(p.width >= 110) {
+		b = append(b, s.Title.Render("Answer"), common.Wrap(p.out.Answer, w), "")
+	}
+	b = append(b, common.Wrap(common.OneLine(r.Content), w))
+	if r.RawContent != "" {
+		b = append(b, "", s.Dim.Render("— page text —"), common.Wrap(r.RawContent, w))
+	}
+	b = append(b, "", s.Dim.Render("enter opens in Pages · y copies the URL"))
+	return common.Fit(strings.Join(b, "\n"), w, h)
+}
+
+// scoreBar draws a 0..1 relevance score as ten cells.
+func scoreBar(s *common.Styles, score float64) string {
+	score = max(0, min(1, score))
+	n := int(score*10 + 0.5)
+	return s.OK.Render(strings.Repeat("▰", n)) + s.Dim.Render(strings.Repeat("▱", 10-n)) + s.Dim.Render(fmt.Sprintf(" %.2f", score))
+}
+
+func domain(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil || pu.Host == "" {
+		return u
+	}
+	return strings.TrimPrefix(pu.Host, "www.")
+}
+
+func path(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return pu.Host + pu.Path
+}
+
+// shortDate shows a date as YYYY-MM-DD when it parses, else as sent.
+func shortDate(d string) string {
+	for _, layout := range []string{time.RFC3339, time.RFC1123, time.RFC1123Z, "2006-01-02", "Mon, 2 Jan 2006 15:04:05 MST"} {
+		if t, err := time.Parse(layout, d); err == nil {
+			return t.Format("2006-01-02")
+		}
+	}
+	return d
+}

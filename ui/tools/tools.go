@@ -1,0 +1,309 @@
+// Package tools is the Tools pane: every tool of the runtime list, a form
+// generated from its fields, and the output of tools without a rich view
+// as a navigable, collapsible JSON tree. A tool the gateway adds later
+// works here with no code change.
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hark/ui/common"
+	"hark/ui/form"
+	"hark/ui/jsontree"
+)
+
+// KeyMap holds the pane's bindings.
+type KeyMap struct {
+	Up, Down, Open, Back, Cancel key.Binding
+}
+
+// Keys are the pane's bindings.
+var Keys = KeyMap{
+	Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+	Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+	Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open form")),
+	Back:   key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
+	Cancel: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
+}
+
+func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back, k.Cancel} }
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Back, k.Cancel}, jsontree.Keys.All()}
+}
+
+type doneMsg struct {
+	seq  int
+	tool string
+	raw  []byte
+	err  error
+}
+
+type view int
+
+const (
+	listView view = iota
+	formView
+	outputView
+)
+
+// Pane is the Tools pane.
+type Pane struct {
+	c        *common.Common
+	cursor   int
+	view     view
+	form     *form.Form
+	tree     *jsontree.Tree
+	outTool  string
+	err      error
+	toolsErr error
+	progress common.Progress
+	cancel   context.CancelFunc
+	seq      int
+	width    int
+	height   int
+}
+
+// New returns the Tools pane.
+func New(c *common.Common) *Pane {
+	return &Pane{c: c, progress: common.NewProgress()}
+}
+
+func (p *Pane) Title() string       { return "Tools" }
+func (p *Pane) Init() tea.Cmd       { return nil }
+func (p *Pane) KeyMap() help.KeyMap { return Keys }
+func (p *Pane) Capturing() bool     { return p.view == formView }
+
+// Form returns the open form, or nil.
+func (p *Pane) Form() *form.Form {
+	if p.view == formView {
+		return p.form
+	}
+	return nil
+}
+
+// Tree returns the output tree shown, or nil.
+func (p *Pane) Tree() *jsontree.Tree {
+	if p.view == outputView {
+		return p.tree
+	}
+	return nil
+}
+
+func (p *Pane) SetSize(w, h int) {
+	p.width, p.height = max(0, w), max(0, h)
+	if p.form != nil {
+		p.form.SetSize(w, h-3)
+	}
+	if p.tree != nil {
+		p.tree.SetSize(w, h-2)
+	}
+}
+
+func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case common.ToolsMsg:
+		p.toolsErr = msg.Err
+		p.cursor = max(0, min(p.cursor, len(p.c.Tools)-1))
+	case common.EditToolMsg:
+		for i, t := range p.c.Tools {
+			if t.Slug == msg.Slug {
+				p.cursor = i
+				p.openForm()
+			}
+		}
+		return p, nil
+	case common.RunToolMsg:
+		return p, p.run(msg.Tool.Slug, msg.Inputs)
+	case doneMsg:
+		if msg.seq != p.seq {
+			return p, nil
+		}
+		p.progress.Stop()
+		p.cancel = nil
+		if msg.err != nil {
+			p.err = msg.err
+			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+		}
+		root, err := jsontree.Parse(msg.raw)
+		if err != nil {
+			p.err = fmt.Errorf("%s: %w", msg.tool, err)
+			return p, nil
+		}
+		p.tree = jsontree.New(root, p.c.Styles)
+		p.tree.SetSize(p.width, p.height-2)
+		p.outTool, p.view = msg.tool, outputView
+		return p, nil
+	case tea.KeyPressMsg:
+		return p, p.key(msg)
+	case tea.PasteMsg:
+		if p.view == formView {
+			_, cmd := p.form.Update(msg)
+			return p, cmd
+		}
+	case tea.MouseWheelMsg:
+		if p.view == outputView {
+			return p, p.tree.Update(msg)
+		}
+		if msg.Button == tea.MouseWheelUp {
+			p.move(-1)
+		} else if msg.Button == tea.MouseWheelDown {
+			p.move(1)
+		}
+	case tea.MouseClickMsg:
+		if p.view == listView {
+			i := msg.Y - 2
+			if i >= 0 && i < len(p.c.Tools) {
+				if i == p.cursor {
+					p.openForm()
+				}
+				p.cursor = i
+			}
+		}
+	}
+	return p, p.progress.Update(msg)
+}
+
+func (p *Pane) move(d int) {
+	p.cursor = max(0, min(len(p.c.Tools)-1, p.cursor+d))
+}
+
+func (p *Pane) openForm() {
+	if p.cursor >= len(p.c.Tools) {
+		return
+	}
+	p.form = form.New(p.c.Tools[p.cursor], p.c.Styles)
+	p.form.SetSize(p.width, p.height-3)
+	p.view = formView
+	p.err = nil
+}
+
+func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
+	switch p.view {
+	case formView:
+		act, cmd := p.form.Update(msg)
+		switch act {
+		case form.Cancel:
+			p.view = listView
+		case form.Submit:
+			t, in := p.form.Tool, p.form.Inputs()
+			p.view = listView
+			// The root hands known tools to their rich pane and gives
+			// every other tool back to this pane.
+			return func() tea.Msg { return common.RunToolMsg{Tool: t, Inputs: in} }
+		}
+		return cmd
+	case outputView:
+		if key.Matches(msg, Keys.Back) {
+			p.view = listView
+			return nil
+		}
+		return p.tree.Update(msg)
+	}
+	switch {
+	case key.Matches(msg, Keys.Up):
+		p.move(-1)
+	case key.Matches(msg, Keys.Down):
+		p.move(1)
+	case key.Matches(msg, Keys.Open):
+		p.openForm()
+		if p.form != nil {
+			return nil
+		}
+	case key.Matches(msg, Keys.Cancel):
+		if p.cancel != nil {
+			p.cancel()
+		}
+	case msg.String() == "o" && p.tree != nil:
+		p.view = outputView
+	}
+	return nil
+}
+
+// run invokes any tool and shows its output as a JSON tree.
+func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
+	if p.cancel != nil {
+		p.cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	p.seq++
+	p.err = nil
+	seq, client := p.seq, p.c.Client
+	return tea.Batch(p.progress.Start("running "+slug, p.c.Now()), func() tea.Msg {
+		defer cancel()
+		res, err := client.Invoke(ctx, slug, inputs)
+		if err != nil {
+			return doneMsg{seq: seq, tool: slug, err: fmt.Errorf("%s: %w", slug, err)}
+		}
+		raw := []byte(res.Output)
+		if len(raw) == 0 {
+			raw = []byte("null")
+		}
+		return doneMsg{seq: seq, tool: slug, raw: raw}
+	})
+}
+
+// View draws the tool list with the selected tool's fields, the form, or
+// the output tree.
+func (p *Pane) View() string {
+	s := p.c.Styles
+	var top []string
+	if p.progress.Active {
+		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render("  x cancels"))
+	}
+	if p.err != nil {
+		top = append(top, common.ErrorView(s, p.err, p.width))
+	}
+	head := strings.Join(top, "\n")
+	if head != "" {
+		head += "\n"
+	}
+	switch p.view {
+	case formView:
+		t := p.form.Tool
+		title := s.Title.Render(t.Name) + s.Dim.Render("  "+t.Slug+" · enter runs · esc closes")
+		return common.Fit(head+title+"\n"+s.Dim.Render(common.Truncate(common.OneLine(t.Description), p.width))+"\n"+p.form.View(), p.width, p.height)
+	case outputView:
+		title := s.Title.Render("Output of "+p.outTool) + s.Dim.Render("  enter folds · E/C unfold/fold all · esc back")
+		return common.Fit(head+title+"\n"+p.tree.View(), p.width, p.height)
+	}
+	if p.toolsErr != nil && len(p.c.Tools) == 0 {
+		return common.Fit(head+common.ErrorView(s, fmt.Errorf("tool list: %w", p.toolsErr), p.width), p.width, p.height)
+	}
+	lines := []string{s.Title.Render(fmt.Sprintf("Tools (%d)", len(p.c.Tools))) + s.Dim.Render("  from the gateway's live list · enter opens a form"), ""}
+	nameW := 8
+	for _, t := range p.c.Tools {
+		nameW = max(nameW, len(t.Slug)+1)
+	}
+	nameW = min(nameW, 28)
+	for i, t := range p.c.Tools {
+		cur, ts := "  ", s.Text
+		if i == p.cursor {
+			cur, ts = s.Key.Render("▌ "), s.Selected
+		}
+		slug := common.Truncate(t.Slug, nameW)
+		pad := strings.Repeat(" ", max(1, nameW-len([]rune(slug))+1))
+		lines = append(lines, common.Truncate(cur+ts.Render(slug)+pad+s.Dim.Render(common.OneLine(t.Description)), p.width))
+	}
+	if p.cursor < len(p.c.Tools) {
+		t := p.c.Tools[p.cursor]
+		lines = append(lines, "", s.Label.Render(fmt.Sprintf("%s takes %d inputs:", t.Slug, len(t.Inputs))))
+		for _, f := range t.Inputs {
+			req := ""
+			if f.Required {
+				req = "*"
+			}
+			lines = append(lines, common.Truncate("  "+s.Text.Render(f.Name+req)+s.Dim.Render(" "+form.KindOf(f).String()+"  "+common.OneLine(f.Description)), p.width))
+		}
+	}
+	if p.tree != nil {
+		lines = append(lines, "", s.Dim.Render("o shows the last output ("+p.outTool+")"))
+	}
+	return common.Fit(head+strings.Join(lines, "\n"), p.width, p.height)
+}

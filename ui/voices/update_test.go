@@ -1,0 +1,435 @@
+package voices
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"hark/api"
+)
+
+func typeText(p *Pane, t *testing.T, s string) {
+	t.Helper()
+	for _, r := range s {
+		p.update(t, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func TestFilterAsYouType(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	press(p, t, "/")
+	if !p.Capturing() {
+		t.Fatal("filter focused but Capturing() is false")
+	}
+	typeText(p, t, "ger")
+	if p.list.Len() != 1 {
+		t.Fatalf("filter ger: %d voices, want 1", p.list.Len())
+	}
+	if v, _ := p.list.Selected(); v.Value != "espeak:de" {
+		t.Errorf("selected %q, want espeak:de", v.Value)
+	}
+	// Language and scene are searched too; words must all match.
+	press(p, t, "backspace", "backspace", "backspace")
+	typeText(p, t, "en-us narration")
+	if p.list.Len() != 1 {
+		t.Fatalf("filter 'en-us narration': %d voices, want 1 (flite:slt)", p.list.Len())
+	}
+	press(p, t, "enter")
+	if p.Capturing() {
+		t.Error("enter should leave the filter")
+	}
+	if p.list.Filter() != "en-us narration" {
+		t.Errorf("filter after enter = %q", p.list.Filter())
+	}
+	press(p, t, "/", "esc")
+	if p.list.Filter() != "" || p.list.Len() != len(testVoices) {
+		t.Errorf("esc should clear the filter: %q, %d voices", p.list.Filter(), p.list.Len())
+	}
+	press(p, t, "/")
+	typeText(p, t, "zzz")
+	if !strings.Contains(p.View(), "no voice matches") {
+		t.Error("an empty result should say no voice matches")
+	}
+}
+
+func TestOrderKeepsSelection(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.list.Select("flite:slt")
+	press(p, t, "s")
+	if p.list.Order() != ByName {
+		t.Fatal("s should sort by name")
+	}
+	if v, _ := p.list.Selected(); v.Value != "flite:slt" {
+		t.Errorf("selection moved to %q", v.Value)
+	}
+	var names []string
+	for _, v := range p.list.shown {
+		names = append(names, v.Name)
+	}
+	if names[0] != "English (America)" || names[len(names)-1] != "Spanish (Spain)" {
+		t.Errorf("by name: %v", names)
+	}
+	press(p, t, "s")
+	if p.list.Order() != ByLanguage || p.list.shown[0].Language != "de" {
+		t.Errorf("by language: first is %+v", p.list.shown[0])
+	}
+}
+
+func TestConfiguredVoicePreselected(t *testing.T) {
+	p := newTestPane(t, 80, 24)
+	p.c.Voice = "flite:slt"
+	p = New(p.c)
+	p.SetSize(80, 24)
+	p.update(t, voicesMsg{provider: api.DefaultProvider, voices: testVoices})
+	if v, _ := p.list.Selected(); v.Value != "flite:slt" {
+		t.Errorf("selected %q, want the configured flite:slt", v.Value)
+	}
+	if p.voice.Name != "Slt (CMU Arctic)" {
+		t.Errorf("voice details not filled in: %+v", p.voice)
+	}
+	// A list of another provider (a stale reply) is ignored.
+	p.update(t, voicesMsg{provider: "other", voices: testVoices[:1]})
+	if p.list.Total() != len(testVoices) {
+		t.Error("a reply for another provider replaced the list")
+	}
+}
+
+func TestUseVoiceAndControls(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.list.Select("espeak:fr")
+	press(p, t, "enter")
+	if p.section != SectionSpeak || p.voice.Value != "espeak:fr" {
+		t.Fatalf("enter: section %v voice %q", p.section, p.voice.Value)
+	}
+	// Speech rate is the fourth control; it stops at the range's end.
+	press(p, t, "down", "down", "down")
+	for range 30 {
+		press(p, t, "right")
+	}
+	if p.settings.SpeechRate != p.ranges.SpeechRate.Max {
+		t.Errorf("speech rate %d, want clamped to %d", p.settings.SpeechRate, p.ranges.SpeechRate.Max)
+	}
+	press(p, t, "0")
+	if p.settings.SpeechRate != 0 {
+		t.Errorf("0 should reset, got %d", p.settings.SpeechRate)
+	}
+	for range 30 {
+		press(p, t, "-")
+	}
+	if p.settings.SpeechRate != p.ranges.SpeechRate.Min {
+		t.Errorf("speech rate %d, want clamped to %d", p.settings.SpeechRate, p.ranges.SpeechRate.Min)
+	}
+	// Sample rate cycles through the offered rates and stops at the ends.
+	press(p, t, "up")
+	press(p, t, "left")
+	if p.settings.SampleRate != 0 {
+		t.Errorf("sample rate below default: %d", p.settings.SampleRate)
+	}
+	press(p, t, "right")
+	if p.settings.SampleRate != p.ranges.SampleRates[0] {
+		t.Errorf("sample rate %d", p.settings.SampleRate)
+	}
+	press(p, t, "t")
+	if p.settings.Stream {
+		t.Error("t should switch to REST")
+	}
+	req := p.settings.request(p.provider, p.voice.Value, "bonjour")
+	if req.SpeechRate != -50 || req.SampleRate != 8000 || req.VoiceCode != "espeak:fr" || req.Provider != api.DefaultProvider {
+		t.Errorf("request %+v", req)
+	}
+}
+
+func TestStreamWithoutRateAsksForWAV(t *testing.T) {
+	s := TTSSettings{Stream: true}
+	if f := s.request("p", "v", "x").Format; f != api.FormatWAV {
+		t.Errorf("stream, no rate: format %q, want wav", f)
+	}
+	s.SampleRate = 16000
+	if r := s.request("p", "v", "x"); r.Format != "" || r.SampleRate != 16000 {
+		t.Errorf("stream at 16 kHz: %+v, want default pcm", r)
+	}
+	if f, rate := playFormat(s.request("p", "v", "x")); f != "pcm" || rate != 16000 {
+		t.Errorf("playFormat = %s %d", f, rate)
+	}
+	s = TTSSettings{Stream: false}
+	if f := s.request("p", "v", "x").Format; f != "" {
+		t.Errorf("REST keeps the default format, got %q", f)
+	}
+}
+
+func TestEditingCapturesKeys(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionSpeak)
+	press(p, t, "e")
+	if !p.Capturing() {
+		t.Fatal("editing should capture keys")
+	}
+	typeText(p, t, " [x]")
+	if !strings.HasSuffix(p.text.Value(), " [x]") || p.section != SectionSpeak {
+		t.Errorf("keys did not reach the text area: %q (section %v)", p.text.Value(), p.section)
+	}
+	press(p, t, "esc")
+	if p.Capturing() {
+		t.Error("esc should stop editing")
+	}
+	press(p, t, "]")
+	if p.section != SectionListen {
+		t.Errorf("] should move to Listen, at %v", p.section)
+	}
+}
+
+func TestSpeakNeedsTextAndVoice(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionSpeak)
+	p.text.SetValue("   ")
+	if cmd := p.speak(); cmd != nil {
+		t.Error("speaking nothing should not start a job")
+	}
+	if !strings.Contains(ansi.Strip(p.View()), "text: type something to speak first") {
+		t.Error("no inline error for empty text")
+	}
+}
+
+func TestPlaybackMessages(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionSpeak)
+	cmd := p.speak()
+	if cmd == nil || p.play == nil || p.play.done {
+		t.Fatal("speak did not start a job")
+	}
+	j := job{id: p.play.id, r: newRelay(nil)}
+	if p.update(t, ttsChunkMsg{job: j, first: 120 * time.Millisecond, received: 100}) == nil {
+		t.Error("a chunk should ask for the next message (channel mode)")
+	}
+	p.update(t, ttsChunkMsg{job: j, received: 900})
+	if p.play.first != 120*time.Millisecond || p.play.received != 900 {
+		t.Errorf("first %v received %d", p.play.first, p.play.received)
+	}
+	// A message of a replaced job is drained, not applied.
+	old := job{id: j.id - 1, r: newRelay(nil)}
+	if p.update(t, ttsChunkMsg{job: old, received: 5}) == nil {
+		t.Error("a stale job must still be drained")
+	}
+	if p.play.received != 900 {
+		t.Error("a stale chunk changed the playback")
+	}
+	cl := &clip{data: []byte{1, 2, 3, 4}, format: "wav", rate: 22050, voice: "espeak:de", text: "x"}
+	p.update(t, ttsDoneMsg{job: j, clip: cl})
+	if !p.play.done || p.last != cl {
+		t.Error("done: playback not finished or last audio not kept")
+	}
+	if p.update(t, meterMsg{job: j}) != nil {
+		t.Error("meter should stop after the playback ended")
+	}
+	if !strings.Contains(ansi.Strip(p.View()), "speech played (stream)") {
+		t.Error("view does not say the speech played")
+	}
+}
+
+func TestErrorsShownInline(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionSpeak)
+	p.speak()
+	j := job{id: p.play.id}
+	err := &api.Error{HTTPStatus: 400, Message: "invalid pitch: 80 is outside -50..50 (percent change of pitch, 0 normal)", TraceID: "tr-9"}
+	p.update(t, ttsDoneMsg{job: j, err: err, clip: &clip{}})
+	v := ansi.Strip(p.View())
+	for _, want := range []string{"invalid pitch", "-50..50", "tr-9"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if p.last != nil {
+		t.Error("a failed synthesis without audio replaced the last audio")
+	}
+}
+
+func TestPreviewCache(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.list.Select("espeak:en")
+	if p.preview() == nil || p.play == nil || !p.play.preview || p.play.cached {
+		t.Fatal("first preview should call the gateway")
+	}
+	j := job{id: p.play.id}
+	cl := &clip{data: []byte{0, 0, 1, 1}, format: "pcm", rate: 22050, voice: "espeak:en", text: sampleSentence("en-gb")}
+	p.update(t, ttsDoneMsg{job: j, clip: cl})
+	if p.samples["espeak:en"] != cl {
+		t.Fatal("sample not cached")
+	}
+	if p.last == cl {
+		t.Error("a preview should not become the audio to save")
+	}
+	p.preview()
+	if !p.play.cached {
+		t.Error("second preview should play from the cache")
+	}
+	if !strings.Contains(ansi.Strip(p.View()), "preview (cached)") {
+		t.Error("details do not say the preview is cached")
+	}
+	// A stopped preview is not cached.
+	p.list.Select("espeak:de")
+	p.preview()
+	j = job{id: p.play.id}
+	p.update(t, ttsDoneMsg{job: j, clip: &clip{data: []byte{1, 1}, voice: "espeak:de"}, stopped: true})
+	if _, ok := p.samples["espeak:de"]; ok {
+		t.Error("a stopped preview was cached")
+	}
+}
+
+func TestStopCancels(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionSpeak)
+	p.speak()
+	cancelled := false
+	p.play.cancel = func() { cancelled = true }
+	press(p, t, "x")
+	if !cancelled || !p.play.stopped {
+		t.Error("x did not stop the playback")
+	}
+}
+
+func TestListenFrames(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionListen)
+	listening(p, t)
+	if got := p.listenText(); got != "hello world this is" {
+		t.Errorf("live text %q", got)
+	}
+	v := ansi.Strip(p.View())
+	if !strings.Contains(v, "hello world") || !strings.Contains(v, "this is …") {
+		t.Errorf("partial not shown:\n%s", v)
+	}
+	j := job{id: 9}
+	p.update(t, sttDoneMsg{job: j, text: "hello world this is a test", confidence: 0.87, durationMs: 2100})
+	v = ansi.Strip(p.View())
+	if !strings.Contains(v, "hello world this is a test") || !strings.Contains(v, "confidence 0.87") {
+		t.Errorf("final not shown:\n%s", v)
+	}
+	cmd := p.update(t, keyMsg("c"))
+	if cmd == nil {
+		t.Fatal("c should copy")
+	}
+	msg := cmd()
+	if reflect.TypeOf(msg).String() != "tea.setClipboardMsg" || fmt.Sprint(msg) != "hello world this is a test" {
+		t.Errorf("c returned %T %v, want the OSC 52 clipboard message of the text", msg, msg)
+	}
+}
+
+func TestListenStaleAndError(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionListen)
+	cmd := p.recognise("/nonexistent.wav")
+	if cmd == nil || !p.listen.running {
+		t.Fatal("recognise did not start")
+	}
+	id := p.listen.id
+	if p.update(t, sttFrameMsg{job: job{id: id - 1, r: newRelay(nil)}, frame: api.STTResultFrame{Text: "old", IsFinal: true}}) == nil {
+		t.Error("stale frames must be drained")
+	}
+	if len(p.listen.finals) != 0 {
+		t.Error("a stale frame was applied")
+	}
+	p.update(t, sttDoneMsg{job: job{id: id}, err: errText("audio file: open /nonexistent.wav: no such file or directory")})
+	if !strings.Contains(ansi.Strip(p.View()), "no such file") {
+		t.Error("error not shown")
+	}
+}
+
+func TestRoundTripMessages(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionRoundTrip)
+	press(p, t, "enter")
+	if !p.rt.running {
+		t.Fatal("enter did not start the round trip")
+	}
+	cl := &clip{data: []byte("RIFF"), format: "wav"}
+	p.update(t, roundTripMsg{job: job{id: p.rt.id}, spoken: defaultRoundTrip, heard: "the quick brown fox", audio: cl})
+	if p.rt.running || p.last != cl {
+		t.Error("round trip not finished or audio not kept")
+	}
+	v := ansi.Strip(p.View())
+	if !strings.Contains(v, "words matched 44%") {
+		t.Errorf("match not shown:\n%s", v)
+	}
+}
+
+func TestWordMatch(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want float64
+	}{
+		{"The quick brown fox.", "the quick brown fox", 1},
+		{"one two three four", "one three four", 0.75},
+		{"one two", "", 0},
+		{"", "x", 0},
+	}
+	for _, c := range cases {
+		if got := wordMatch(c.a, c.b); got != c.want {
+			t.Errorf("wordMatch(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestSave(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionSpeak)
+	press(p, t, "w")
+	if p.saveErr == nil {
+		t.Fatal("saving with no audio should say so")
+	}
+	pcm := make([]byte, 22050*2/10)
+	p.last = &clip{data: pcm, format: "pcm", rate: 22050, voice: "espeak:en-us"}
+	cmd := p.update(t, keyMsg("w"))
+	if cmd == nil {
+		t.Fatal("w did not save")
+	}
+	msg := cmd().(savedMsg)
+	if msg.err != nil {
+		t.Fatal(msg.err)
+	}
+	p.update(t, msg)
+	b, err := os.ReadFile(msg.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("RIFF")) || len(b) != 44+len(pcm) || !strings.HasSuffix(msg.path, ".wav") {
+		t.Errorf("saved %s: %d bytes, header %q", msg.path, len(b), b[:4])
+	}
+	if !strings.HasPrefix(msg.path, p.c.OutputDir) || !strings.Contains(msg.path, "espeak_en-us") {
+		t.Errorf("saved to %s, want under %s", msg.path, p.c.OutputDir)
+	}
+	if !strings.Contains(ansi.Strip(p.View()), "saved to") {
+		t.Error("view does not say where it saved")
+	}
+}
+
+func TestLanguageCode(t *testing.T) {
+	for in, want := range map[string]string{"en-us": "en", "en_GB": "en", "English (America)": "en", "de": "de", "cmn": "cmn", "": ""} {
+		if got := languageCode(in); got != want {
+			t.Errorf("languageCode(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if sampleSentence("de") == sampleSentence("en") || sampleSentence("xx") != sampleSentence("en") {
+		t.Error("samples: German should differ, unknown falls back to English")
+	}
+}
+
+func TestTinySizesDoNotPanic(t *testing.T) {
+	for _, sz := range [][2]int{{0, 0}, {1, 1}, {5, 3}, {20, 4}} {
+		p := newTestPane(t, sz[0], sz[1])
+		for s := range numSections {
+			p.SetSection(s)
+			v := p.View()
+			if sz[0] > 0 && len(strings.Split(v, "\n")) != sz[1] {
+				t.Errorf("%dx%d %v: %d lines", sz[0], sz[1], s, len(strings.Split(v, "\n")))
+			}
+		}
+	}
+}
