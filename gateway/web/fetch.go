@@ -1,0 +1,404 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/temoto/robotstxt"
+)
+
+// ErrAddressRefused is returned when a URL resolves to a private, loopback,
+// link-local or otherwise non-public address and the gateway does not allow
+// those. It is checked on the address actually dialled, so a public name
+// that resolves to 127.0.0.1 is refused too.
+var ErrAddressRefused = errors.New("address is private, loopback or link-local; refused")
+
+// fetchedPage is one document the fetcher read.
+type fetchedPage struct {
+	URL         string // final URL after redirects, canonical
+	Requested   string // URL asked for, canonical
+	ContentType string // media type without parameters
+	Body        []byte
+	Header      http.Header
+	Fetched     time.Time
+}
+
+// contentKind groups the media types the engines read.
+type contentKind int
+
+const (
+	kindHTML contentKind = iota
+	kindText
+	kindMarkdown
+	kindXML // only for sitemaps
+)
+
+func (p *fetchedPage) kind() contentKind { return kindOf(p.ContentType) }
+
+func kindOf(ct string) contentKind {
+	switch ct {
+	case "text/html", "application/xhtml+xml":
+		return kindHTML
+	case "text/markdown", "text/x-markdown":
+		return kindMarkdown
+	case "application/xml", "text/xml":
+		return kindXML
+	}
+	return kindText
+}
+
+// pageTypes are the media types extract, crawl and map accept.
+var pageTypes = map[string]bool{
+	"text/html": true, "application/xhtml+xml": true,
+	"text/plain": true, "text/markdown": true, "text/x-markdown": true,
+}
+
+var sitemapTypes = map[string]bool{
+	"application/xml": true, "text/xml": true, "text/plain": true,
+}
+
+// fetcher is the HTTP client shared by extract, crawl, map and index. It
+// limits concurrency overall and per host, identifies itself, honours
+// robots.txt, follows redirects with a loop guard, bounds size and time
+// of each page, and refuses non-public addresses unless allowed.
+type fetcher struct {
+	client      *http.Client
+	userAgent   string
+	maxBytes    int64
+	pageTimeout time.Duration
+	global      chan struct{}
+	hostConc    int
+	hostDelay   time.Duration
+	maxDelay    time.Duration
+
+	mu     sync.Mutex
+	hosts  map[string]*hostState
+	robots map[string]*robotsEntry
+}
+
+type hostState struct {
+	sem  chan struct{}
+	mu   sync.Mutex
+	next time.Time // earliest start of the next request
+}
+
+type robotsEntry struct {
+	once sync.Once
+	data *robotstxt.RobotsData
+	err  error
+}
+
+const maxRedirects = 10
+
+func newFetcher(cfg Config) *fetcher {
+	f := &fetcher{
+		userAgent:   cfg.UserAgent,
+		maxBytes:    cfg.MaxPageBytes,
+		pageTimeout: cfg.PageTimeout,
+		global:      make(chan struct{}, cfg.Concurrency),
+		hostConc:    cfg.HostConcurrency,
+		hostDelay:   cfg.HostDelay,
+		maxDelay:    cfg.MaxCrawlDelay,
+		hosts:       map[string]*hostState{},
+		robots:      map[string]*robotsEntry{},
+	}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if !cfg.AllowPrivate {
+		dialer.Control = refusePrivate
+	}
+	tr := &http.Transport{
+		Proxy:                 nil, // a proxy would hide the dialled address from the guard
+		DialContext:           dialer.DialContext,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   cfg.HostConcurrency * 2,
+		IdleConnTimeout:       60 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: cfg.PageTimeout,
+		ForceAttemptHTTP2:     true,
+	}
+	f.client = &http.Client{Transport: tr, CheckRedirect: checkRedirect}
+	return f
+}
+
+// refusePrivate runs after name resolution, on the address about to be
+// dialled, so DNS tricks cannot reach internal services.
+func refusePrivate(network, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("%s: %w", address, ErrAddressRefused)
+	}
+	if !publicAddr(ip) {
+		return fmt.Errorf("%s: %w", ip, ErrAddressRefused)
+	}
+	return nil
+}
+
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+func publicAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() &&
+		!ip.IsLinkLocalUnicast() && !cgnat.Contains(ip)
+}
+
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("more than %d redirects", maxRedirects)
+	}
+	target := canonicalURL(req.URL)
+	for _, v := range via {
+		if canonicalURL(v.URL) == target {
+			return fmt.Errorf("redirect loop at %s", target)
+		}
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirect to unsupported scheme %q", req.URL.Scheme)
+	}
+	return nil
+}
+
+func (f *fetcher) host(h string) *hostState {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	hs := f.hosts[h]
+	if hs == nil {
+		hs = &hostState{sem: make(chan struct{}, f.hostConc)}
+		f.hosts[h] = hs
+	}
+	return hs
+}
+
+// acquire waits for a global slot and a slot on host, and for the host's
+// politeness delay (the larger of the configured delay and robots.txt's
+// Crawl-delay, capped). release must be called when the request ends.
+func (f *fetcher) acquire(ctx context.Context, host string, delay time.Duration) (release func(), err error) {
+	select {
+	case f.global <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	hs := f.host(host)
+	select {
+	case hs.sem <- struct{}{}:
+	case <-ctx.Done():
+		<-f.global
+		return nil, ctx.Err()
+	}
+	release = func() { <-hs.sem; <-f.global }
+	if delay > 0 {
+		hs.mu.Lock()
+		now := time.Now()
+		start := hs.next
+		if start.Before(now) {
+			start = now
+		}
+		hs.next = start.Add(delay)
+		hs.mu.Unlock()
+		if wait := time.Until(start); wait > 0 {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				release()
+				return nil, ctx.Err()
+			}
+		}
+	}
+	return release, nil
+}
+
+// robotsFor returns the robots.txt rules of u's origin, fetched once per
+// origin. An unreachable or 4xx robots.txt allows everything; a 5xx one
+// disallows everything (robotstxt's reading of the RFC 9309 rules).
+func (f *fetcher) robotsFor(ctx context.Context, u *url.URL) (*robotstxt.RobotsData, error) {
+	origin := u.Scheme + "://" + u.Host
+	f.mu.Lock()
+	ent := f.robots[origin]
+	if ent == nil {
+		ent = &robotsEntry{}
+		f.robots[origin] = ent
+	}
+	f.mu.Unlock()
+	ent.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.pageTimeout)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, origin+"/robots.txt", nil)
+		if err != nil {
+			ent.err = err
+			return
+		}
+		req.Header.Set("User-Agent", f.userAgent)
+		resp, err := f.client.Do(req)
+		if err != nil {
+			if errors.Is(err, ErrAddressRefused) {
+				ent.err = err
+				return
+			}
+			ent.data, _ = robotstxt.FromStatusAndBytes(http.StatusNotFound, nil)
+			return
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512<<10))
+		ent.data, err = robotstxt.FromStatusAndBytes(resp.StatusCode, body)
+		if err != nil {
+			ent.data, _ = robotstxt.FromStatusAndBytes(http.StatusNotFound, nil)
+		}
+	})
+	return ent.data, ent.err
+}
+
+// robotsAgent is the product token matched against robots.txt groups.
+func (f *fetcher) robotsAgent() string {
+	ua := f.userAgent
+	if i := strings.IndexAny(ua, "/ "); i > 0 {
+		ua = ua[:i]
+	}
+	return ua
+}
+
+// allowed reports whether robots.txt lets the crawler fetch u, and the
+// Crawl-delay to keep between requests to its host.
+func (f *fetcher) allowed(ctx context.Context, u *url.URL) (bool, time.Duration, error) {
+	rd, err := f.robotsFor(ctx, u)
+	if err != nil {
+		return false, 0, err
+	}
+	g := rd.FindGroup(f.robotsAgent())
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if u.RawQuery != "" {
+		path += "?" + u.RawQuery
+	}
+	delay := f.hostDelay
+	if g.CrawlDelay > delay {
+		delay = min(g.CrawlDelay, f.maxDelay)
+	}
+	return g.Test(path), delay, nil
+}
+
+// fetchError is a failure to read one page; its text is what users see in
+// failed_results.
+type fetchError struct{ msg string }
+
+func (e *fetchError) Error() string { return e.msg }
+
+func failf(format string, a ...any) error { return &fetchError{fmt.Sprintf(format, a...)} }
+
+// fetch reads one page. types lists the accepted media types; others fail.
+func (f *fetcher) fetch(ctx context.Context, raw string, types map[string]bool) (*fetchedPage, error) {
+	u, err := parseHTTPURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	ok, delay, err := f.allowed(ctx, u)
+	if err != nil {
+		return nil, f.describe(err)
+	}
+	if !ok {
+		return nil, failf("disallowed by robots.txt")
+	}
+	release, err := f.acquire(ctx, u.Host, delay)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	ctx, cancel := context.WithTimeout(ctx, f.pageTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, failf("bad URL: %v", err)
+	}
+	req.Header.Set("User-Agent", f.userAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,application/xml;q=0.5")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, f.describe(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, failf("HTTP status %d", resp.StatusCode)
+	}
+	if resp.ContentLength > f.maxBytes {
+		return nil, failf("page is %d bytes, over the limit of %d", resp.ContentLength, f.maxBytes)
+	}
+	ct := mediaType(resp.Header.Get("Content-Type"))
+	if ct != "" && !types[ct] {
+		return nil, failf("unsupported content type %s", ct)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, f.maxBytes+1))
+	if err != nil {
+		return nil, f.describe(err)
+	}
+	if int64(len(body)) > f.maxBytes {
+		return nil, failf("page is over the limit of %d bytes", f.maxBytes)
+	}
+	if ct == "" {
+		ct = mediaType(http.DetectContentType(body))
+		if !types[ct] {
+			return nil, failf("unsupported content type %s", ct)
+		}
+	}
+	return &fetchedPage{
+		URL:         canonicalURL(resp.Request.URL),
+		Requested:   canonicalURL(u),
+		ContentType: ct,
+		Body:        body,
+		Header:      resp.Header,
+		Fetched:     time.Now().UTC(),
+	}, nil
+}
+
+// describe turns transport errors into short reasons without Go's
+// "Get \"...\":" prefix.
+func (f *fetcher) describe(err error) error {
+	var fe *fetchError
+	switch {
+	case errors.As(err, &fe):
+		return err
+	case errors.Is(err, ErrAddressRefused):
+		return failf("%v", unwrapURLError(err))
+	case errors.Is(err, context.DeadlineExceeded):
+		return failf("timed out after %s", f.pageTimeout)
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	return failf("%v", unwrapURLError(err))
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func mediaType(v string) string {
+	if v == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		return strings.ToLower(strings.TrimSpace(strings.Split(v, ";")[0]))
+	}
+	return mt
+}

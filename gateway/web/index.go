@@ -1,0 +1,181 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Index adds content to the local search index and reports how many pages
+// it added or refreshed. target is one of:
+//
+//   - a directory: every .html, .htm, .xhtml, .md, .markdown and .txt file
+//     under it, stored with a file:// URL;
+//   - a file of one of those kinds;
+//   - a sitemap URL (path ending in .xml or naming "sitemap"): every page it
+//     and its child sitemaps list, up to Config.IndexLimit;
+//   - any other http(s) URL: the site crawled from there, same site only,
+//     Config.IndexDepth links deep, up to Config.IndexLimit pages.
+//
+// Pages that fail are skipped; an error is returned only when nothing at
+// all could be read.
+func (e *Engine) Index(ctx context.Context, target string) (int, error) {
+	target = strings.TrimSpace(target)
+	if target == "" {
+		return 0, fmt.Errorf("index: give a URL, a sitemap URL or a directory")
+	}
+	if st, err := os.Stat(target); err == nil {
+		if st.IsDir() {
+			return e.indexDir(ctx, target)
+		}
+		ok, err := e.indexFile(ctx, target)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, fmt.Errorf("index %s: not an HTML, markdown or text file", target)
+		}
+		return 1, nil
+	}
+	u, err := parseHTTPURL(target)
+	if err != nil {
+		return 0, fmt.Errorf("index %s: not a directory, and %v", target, err)
+	}
+	lower := strings.ToLower(u.Path)
+	if strings.HasSuffix(lower, ".xml") || strings.Contains(lower, "sitemap") {
+		return e.indexSitemap(ctx, u.String())
+	}
+	no := false
+	t := &traversal{start: u, maxDepth: e.cfg.IndexDepth, maxBreadth: 500, limit: e.cfg.IndexLimit, allowExternal: no, extract: true}
+	visits, err := e.walk(ctx, t)
+	if err != nil {
+		return 0, fmt.Errorf("index %s: %w", target, err)
+	}
+	return len(visits), nil
+}
+
+func (e *Engine) indexSitemap(ctx context.Context, target string) (int, error) {
+	urls, err := e.readSitemaps(ctx, []string{target})
+	if err != nil {
+		return 0, fmt.Errorf("index %s: %w", target, err)
+	}
+	if len(urls) > e.cfg.IndexLimit {
+		urls = urls[:e.cfg.IndexLimit]
+	}
+	var n atomic.Int64
+	var firstErr atomic.Value
+	jobs := make(chan string)
+	var wg sync.WaitGroup
+	for w := 0; w < e.cfg.Concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range jobs {
+				p, err := e.readPage(ctx, u, extractOptions{})
+				if err != nil {
+					firstErr.CompareAndSwap(nil, fmt.Errorf("%s: %v", u, err))
+					continue
+				}
+				if !p.NoIndex {
+					n.Add(1)
+				}
+			}
+		}()
+	}
+	for _, u := range urls {
+		select {
+		case jobs <- u:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return int(n.Load()), err
+	}
+	if n.Load() == 0 && len(urls) > 0 {
+		return 0, fmt.Errorf("index %s: no page could be read; first failure: %v", target, firstErr.Load())
+	}
+	return int(n.Load()), nil
+}
+
+var fileKinds = map[string]string{
+	".html": "text/html", ".htm": "text/html", ".xhtml": "application/xhtml+xml",
+	".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain",
+}
+
+func (e *Engine) indexDir(ctx context.Context, dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable entries are skipped
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && path != dir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		ok, err := e.indexFile(ctx, path)
+		if err != nil {
+			return err
+		}
+		if ok {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("index %s: %w", dir, err)
+	}
+	return n, nil
+}
+
+// indexFile indexes one local file; ok is false for kinds it does not read.
+func (e *Engine) indexFile(ctx context.Context, path string) (ok bool, err error) {
+	ct, known := fileKinds[strings.ToLower(filepath.Ext(path))]
+	if !known {
+		return false, nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil || st.Size() > e.cfg.MaxPageBytes {
+		return false, nil
+	}
+	body, err := os.ReadFile(abs)
+	if err != nil {
+		return false, nil
+	}
+	u := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+	fp := &fetchedPage{URL: u, Requested: u, ContentType: ct, Body: body, Header: map[string][]string{}, Fetched: st.ModTime().UTC()}
+	if fp.Fetched.IsZero() {
+		fp.Fetched = time.Now().UTC()
+	}
+	p, err := parsePage(fp, extractOptions{})
+	if err != nil {
+		return false, nil
+	}
+	if p.NoIndex {
+		return false, nil
+	}
+	if err := e.store.put(ctx, p); err != nil {
+		return false, fmt.Errorf("index %s: %w", path, err)
+	}
+	return true, nil
+}

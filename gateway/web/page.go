@@ -1,0 +1,610 @@
+package web
+
+import (
+	"bytes"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	mdbase "github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	trafilatura "github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// page is what the engines know about one document after reading it.
+type page struct {
+	URL         string
+	Title       string
+	Description string
+	Text        string // main content as plain text
+	Markdown    string // main content as markdown
+	Links       []link
+	Images      []image
+	Favicon     string
+	Published   time.Time // zero when the page states none
+	Fetched     time.Time
+	NoIndex     bool
+	NoFollow    bool
+	Canonical   string // <link rel=canonical>, when on the same site
+	ArticleType bool   // og:type article or NewsArticle markup
+}
+
+type link struct {
+	URL    string
+	Anchor string
+}
+
+type image struct {
+	URL         string
+	Description string // alt text, figure caption or title
+}
+
+// extractOptions select how much of a page is kept.
+type extractOptions struct {
+	Advanced bool // keep tables and embedded content (iframes, video, audio)
+}
+
+// parsePage reads a fetched document. HTML goes through trafilatura (with
+// its readability and distiller fallbacks) and, when that finds nothing,
+// through a plain body-text fallback; text and markdown are kept as sent.
+func parsePage(fp *fetchedPage, opt extractOptions) (*page, error) {
+	switch fp.kind() {
+	case kindHTML:
+		return parseHTML(fp.URL, fp.Body, fp.Header.Get("X-Robots-Tag"), fp.Fetched, opt)
+	case kindMarkdown:
+		return parsePlain(fp.URL, string(fp.Body), true, fp.Fetched), nil
+	default:
+		return parsePlain(fp.URL, string(fp.Body), false, fp.Fetched), nil
+	}
+}
+
+func parsePlain(pageURL, body string, markdown bool, fetched time.Time) *page {
+	body = strings.ToValidUTF8(strings.ReplaceAll(body, "\r\n", "\n"), "")
+	p := &page{URL: pageURL, Fetched: fetched, Markdown: strings.TrimSpace(body)}
+	p.Text = p.Markdown
+	if markdown {
+		p.Text = markdownToText(body)
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if t := strings.TrimSpace(strings.TrimLeft(line, "# ")); t != "" {
+			p.Title = truncateRunes(t, 200)
+			break
+		}
+	}
+	if u, err := url.Parse(pageURL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		p.Favicon = u.Scheme + "://" + u.Host + "/favicon.ico"
+	}
+	if markdown {
+		for _, m := range mdLink.FindAllStringSubmatch(body, -1) {
+			if u, err := url.Parse(pageURL); err == nil {
+				if l := resolveLink(u, m[2]); l != "" {
+					if m[0][0] == '!' {
+						p.Images = append(p.Images, image{URL: l, Description: m[1]})
+					} else {
+						p.Links = append(p.Links, link{URL: l, Anchor: m[1]})
+					}
+				}
+			}
+		}
+	}
+	return p
+}
+
+var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\(([^)\s]+)[^)]*\)`)
+
+var mdNoise = strings.NewReplacer("**", "", "__", "", "`", "", "> ", "")
+
+func markdownToText(md string) string {
+	md = mdLink.ReplaceAllString(md, "$1")
+	var b strings.Builder
+	for _, line := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(line)
+		t = strings.TrimLeft(t, "#")
+		if strings.HasPrefix(t, "```") || strings.Trim(t, "-=*|: ") == "" && t != "" {
+			continue
+		}
+		t = strings.TrimPrefix(strings.TrimPrefix(t, "* "), "- ")
+		b.WriteString(strings.TrimSpace(mdNoise.Replace(t)))
+		b.WriteByte('\n')
+	}
+	return strings.TrimSpace(collapseBlankLines(b.String()))
+}
+
+func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Time, opt extractOptions) (*page, error) {
+	doc, err := html.Parse(bytes.NewReader(body))
+	if err != nil {
+		return nil, failf("cannot parse HTML: %v", err)
+	}
+	base, _ := url.Parse(pageURL)
+	p := &page{URL: pageURL, Fetched: fetched}
+	readHead(doc, base, p)
+	applyRobotsDirectives(robotsHeader, p)
+	if p.Favicon == "" && (base.Scheme == "http" || base.Scheme == "https") {
+		p.Favicon = base.Scheme + "://" + base.Host + "/favicon.ico"
+	}
+
+	// trafilatura changes the tree it reads, so it gets its own copy.
+	tdoc, _ := html.Parse(bytes.NewReader(body))
+	topts := trafilatura.Options{
+		OriginalURL:     base,
+		EnableFallback:  true,
+		ExcludeComments: true,
+		ExcludeTables:   !opt.Advanced,
+		IncludeImages:   opt.Advanced,
+		IncludeLinks:    false,
+		Deduplicate:     true,
+		HtmlDateMode:    trafilatura.Fast,
+	}
+	res, terr := trafilatura.ExtractDocument(tdoc, topts)
+	if terr == nil && res != nil && strings.TrimSpace(res.ContentText) != "" {
+		p.Text = paragraphs(nodeText(res.ContentNode))
+		if p.Text == "" {
+			p.Text = strings.TrimSpace(res.ContentText)
+		}
+		p.Markdown = nodeMarkdown(res.ContentNode, base, opt.Advanced)
+		if p.Title == "" {
+			p.Title = res.Metadata.Title
+		}
+		if p.Description == "" {
+			p.Description = res.Metadata.Description
+		}
+		if p.Published.IsZero() && !res.Metadata.Date.IsZero() {
+			p.Published = res.Metadata.Date.UTC()
+		}
+		if res.Metadata.PageType == "article" {
+			p.ArticleType = true
+		}
+	} else {
+		main := fallbackMain(doc)
+		p.Text = paragraphs(nodeText(main))
+		p.Markdown = nodeMarkdown(main, base, opt.Advanced)
+	}
+	if opt.Advanced {
+		if emb := embeddedContent(doc, base); emb != "" {
+			p.Markdown = strings.TrimSpace(p.Markdown + "\n\n" + emb)
+			p.Text = strings.TrimSpace(p.Text + "\n\n" + emb)
+		}
+	}
+	if p.Title == "" {
+		p.Title = firstHeading(doc)
+	}
+	p.Title = truncateRunes(strings.Join(strings.Fields(p.Title), " "), 300)
+	return p, nil
+}
+
+// readHead collects metadata, links, images and robots directives from the
+// whole document (navigation included: links there are how a crawler moves).
+func readHead(doc *html.Node, base *url.URL, p *page) {
+	seenImg := map[string]bool{}
+	var walk func(n *html.Node, inFigure *html.Node)
+	walk = func(n *html.Node, fig *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.DataAtom {
+			case atom.Base:
+				if h := attr(n, "href"); h != "" {
+					if b, err := base.Parse(h); err == nil {
+						*base = *b
+					}
+				}
+			case atom.Title:
+				if p.Title == "" {
+					p.Title = nodeText(n)
+				}
+			case atom.Meta:
+				name := strings.ToLower(attr(n, "name") + attr(n, "property") + attr(n, "itemprop"))
+				content := attr(n, "content")
+				switch name {
+				case "robots", "googlebot":
+					applyRobotsDirectives(content, p)
+				case "description", "og:description":
+					if p.Description == "" {
+						p.Description = content
+					}
+				case "og:title":
+					if p.Title == "" {
+						p.Title = content
+					}
+				case "og:type":
+					p.ArticleType = p.ArticleType || strings.Contains(strings.ToLower(content), "article")
+				case "article:published_time", "datepublished", "date", "dc.date", "dc.date.issued", "pubdate", "publish-date":
+					if t, ok := parseDate(content); ok && p.Published.IsZero() {
+						p.Published = t
+					}
+				}
+			case atom.Link:
+				rel := strings.ToLower(attr(n, "rel"))
+				href := attr(n, "href")
+				switch {
+				case strings.Contains(rel, "icon") && p.Favicon == "":
+					if l := resolveAny(base, href); l != "" {
+						p.Favicon = l
+					}
+				case rel == "canonical":
+					if l := resolveLink(base, href); l != "" && sameSite(hostOf(l), base.Hostname()) {
+						p.Canonical = l
+					}
+				}
+			case atom.A:
+				if l := resolveLink(base, attr(n, "href")); l != "" {
+					rel := strings.ToLower(attr(n, "rel"))
+					if !strings.Contains(rel, "nofollow") {
+						p.Links = append(p.Links, link{URL: l, Anchor: truncateRunes(nodeText(n), 200)})
+					}
+				}
+			case atom.Time:
+				if t, ok := parseDate(attr(n, "datetime")); ok && p.Published.IsZero() && attr(n, "pubdate") != "" {
+					p.Published = t
+				}
+			case atom.Figure:
+				fig = n
+			case atom.Img:
+				src := attr(n, "src")
+				if src == "" {
+					src = attr(n, "data-src")
+				}
+				if l := resolveAny(base, src); l != "" && !seenImg[l] && len(p.Images) < 50 {
+					seenImg[l] = true
+					desc := strings.TrimSpace(attr(n, "alt"))
+					if fig != nil {
+						if c := figCaption(fig); c != "" {
+							if desc != "" && !strings.Contains(c, desc) {
+								desc = desc + ": " + c
+							} else {
+								desc = c
+							}
+						}
+					}
+					if desc == "" {
+						desc = strings.TrimSpace(attr(n, "title"))
+					}
+					p.Images = append(p.Images, image{URL: l, Description: truncateRunes(desc, 300)})
+				}
+			case atom.Script:
+				if strings.Contains(attr(n, "type"), "ld+json") && n.FirstChild != nil {
+					ld := n.FirstChild.Data
+					if strings.Contains(ld, "NewsArticle") || strings.Contains(ld, `"Article"`) || strings.Contains(ld, "BlogPosting") {
+						p.ArticleType = true
+					}
+					if m := ldDate.FindStringSubmatch(ld); m != nil && p.Published.IsZero() {
+						if t, ok := parseDate(m[1]); ok {
+							p.Published = t
+						}
+					}
+				}
+				return
+			case atom.Style, atom.Noscript, atom.Template:
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, fig)
+		}
+	}
+	walk(doc, nil)
+	p.Description = strings.TrimSpace(p.Description)
+}
+
+var ldDate = regexp.MustCompile(`"datePublished"\s*:\s*"([^"]+)"`)
+
+func applyRobotsDirectives(v string, p *page) {
+	for _, d := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == ',' || r == ' ' }) {
+		switch strings.TrimSpace(d) {
+		case "noindex":
+			p.NoIndex = true
+		case "nofollow":
+			p.NoFollow = true
+		case "none":
+			p.NoIndex, p.NoFollow = true, true
+		}
+	}
+}
+
+func figCaption(fig *html.Node) string {
+	var out string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if out != "" {
+			return
+		}
+		if n.Type == html.ElementNode && n.DataAtom == atom.Figcaption {
+			out = nodeText(n)
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(fig)
+	return strings.Join(strings.Fields(out), " ")
+}
+
+// resolveAny resolves an image or icon reference; unlike page links these
+// may be any http(s) URL.
+func resolveAny(base *url.URL, href string) string {
+	href = strings.TrimSpace(href)
+	if href == "" || strings.HasPrefix(strings.ToLower(href), "data:") {
+		return ""
+	}
+	ref, err := url.Parse(href)
+	if err != nil {
+		return ""
+	}
+	abs := base.ResolveReference(ref)
+	if abs.Scheme != "http" && abs.Scheme != "https" && abs.Scheme != "file" {
+		return ""
+	}
+	return abs.String()
+}
+
+var dateLayouts = []string{
+	time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02", time.RFC1123, time.RFC1123Z,
+	"2006/01/02", "January 2, 2006", "2 January 2006", "Jan 2, 2006",
+}
+
+func parseDate(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, false
+	}
+	for _, l := range dateLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			if t.Year() < 1990 || t.After(time.Now().Add(48*time.Hour)) {
+				return time.Time{}, false
+			}
+			return t.UTC(), true
+		}
+	}
+	if len(s) >= 10 {
+		if t, err := time.Parse("2006-01-02", s[:10]); err == nil && t.Year() >= 1990 {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if strings.EqualFold(a.Key, key) {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// fallbackMain picks the content element when trafilatura finds none:
+// <main>, else <article>, else <body>, with navigation, headers, footers,
+// asides, forms and scripts removed.
+func fallbackMain(doc *html.Node) *html.Node {
+	var mainEl, article, body *html.Node
+	var find func(*html.Node)
+	find = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch {
+			case n.DataAtom == atom.Main || attr(n, "role") == "main":
+				if mainEl == nil {
+					mainEl = n
+				}
+			case n.DataAtom == atom.Article:
+				if article == nil {
+					article = n
+				}
+			case n.DataAtom == atom.Body:
+				body = n
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(doc)
+	pick := mainEl
+	if pick == nil {
+		pick = article
+	}
+	if pick == nil {
+		pick = body
+	}
+	if pick == nil {
+		pick = doc
+	}
+	pruneBoilerplate(pick)
+	return pick
+}
+
+func pruneBoilerplate(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode {
+			switch c.DataAtom {
+			case atom.Nav, atom.Header, atom.Footer, atom.Aside, atom.Script, atom.Style, atom.Noscript, atom.Form, atom.Template, atom.Svg:
+				n.RemoveChild(c)
+			default:
+				pruneBoilerplate(c)
+			}
+		} else if c.Type == html.CommentNode {
+			n.RemoveChild(c)
+		}
+		c = next
+	}
+}
+
+var blockAtoms = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Br: true, atom.Li: true, atom.H1: true, atom.H2: true, atom.H3: true,
+	atom.H4: true, atom.H5: true, atom.H6: true, atom.Tr: true, atom.Pre: true, atom.Blockquote: true,
+	atom.Section: true, atom.Article: true, atom.Table: true, atom.Ul: true, atom.Ol: true, atom.Dt: true, atom.Dd: true,
+}
+
+// nodeText renders an element's text with line breaks at block elements.
+func nodeText(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+			return
+		case html.ElementNode:
+			switch n.DataAtom {
+			case atom.Script, atom.Style, atom.Noscript, atom.Template:
+				return
+			}
+		}
+		block := n.Type == html.ElementNode && blockAtoms[n.DataAtom]
+		if block {
+			b.WriteByte('\n')
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+		if block {
+			b.WriteByte('\n')
+		}
+	}
+	walk(n)
+	lines := strings.Split(b.String(), "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		l = strings.Join(strings.Fields(l), " ")
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func firstHeading(doc *html.Node) string {
+	var out string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if out != "" {
+			return
+		}
+		if n.Type == html.ElementNode && (n.DataAtom == atom.H1 || n.DataAtom == atom.H2) {
+			out = nodeText(n)
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return out
+}
+
+// nodeMarkdown renders extracted content as markdown; advanced keeps
+// tables as markdown tables.
+func nodeMarkdown(n *html.Node, base *url.URL, advanced bool) string {
+	if n == nil {
+		return ""
+	}
+	plugins := []htmltomarkdown.Plugin{mdbase.NewBasePlugin(), commonmark.NewCommonmarkPlugin()}
+	if advanced {
+		plugins = append(plugins, table.NewTablePlugin())
+	}
+	conv := htmltomarkdown.NewConverter(htmltomarkdown.WithPlugins(plugins...))
+	opts := []htmltomarkdown.ConvertOptionFunc{}
+	if base != nil && (base.Scheme == "http" || base.Scheme == "https") {
+		opts = append(opts, htmltomarkdown.WithDomain(base.Scheme+"://"+base.Host))
+	}
+	out, err := conv.ConvertNode(n, opts...)
+	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+		return nodeText(n)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// embeddedContent lists iframes, video and audio sources, which advanced
+// extraction keeps as links since their content is not text.
+func embeddedContent(doc *html.Node, base *url.URL) string {
+	var lines []string
+	seen := map[string]bool{}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			kind := ""
+			switch n.DataAtom {
+			case atom.Iframe:
+				kind = "Embedded frame"
+			case atom.Video:
+				kind = "Video"
+			case atom.Audio:
+				kind = "Audio"
+			case atom.Source:
+				if n.Parent != nil && (n.Parent.DataAtom == atom.Video || n.Parent.DataAtom == atom.Audio) {
+					kind = "Media source"
+				}
+			case atom.Embed, atom.Object:
+				kind = "Embedded object"
+			}
+			if kind != "" {
+				src := attr(n, "src")
+				if src == "" {
+					src = attr(n, "data")
+				}
+				if l := resolveAny(base, src); l != "" && !seen[l] {
+					seen[l] = true
+					title := attr(n, "title")
+					if title == "" {
+						title = l
+					}
+					lines = append(lines, "- "+kind+": ["+title+"]("+l+")")
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if len(lines) == 0 {
+		return ""
+	}
+	return "Embedded content:\n\n" + strings.Join(lines, "\n")
+}
+
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimRightFunc(string(r[:n]), unicode.IsSpace) + "…"
+}
+
+func collapseBlankLines(s string) string {
+	for strings.Contains(s, "\n\n\n") {
+		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
+	}
+	return s
+}
+
+// linksOnly reads what map needs from an HTML page: title, links, robots
+// directives and canonical link, without extracting content.
+func linksOnly(fp *fetchedPage) (*page, error) {
+	doc, err := html.Parse(bytes.NewReader(fp.Body))
+	if err != nil {
+		return nil, failf("cannot parse HTML: %v", err)
+	}
+	base, _ := url.Parse(fp.URL)
+	p := &page{URL: fp.URL, Fetched: fp.Fetched}
+	readHead(doc, base, p)
+	applyRobotsDirectives(fp.Header.Get("X-Robots-Tag"), p)
+	return p, nil
+}
+
+// paragraphs separates the lines of nodeText by blank lines, so plain text
+// splits into passages the way markdown does.
+func paragraphs(s string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n\n")
+}

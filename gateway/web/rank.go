@@ -1,0 +1,271 @@
+package web
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Lexical relevance shared by extract's query re-ranking, the crawl and map
+// instruction filter, search's best chunks and extractive answers, and
+// research's sentence picking. It is plain Okapi BM25 (k1=1.2, b=0.75)
+// over lower-cased word tokens with English stop words removed and a light
+// suffix stemmer, the corpus being the set of passages compared.
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself
+no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that
+the their theirs them themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with would you your yours yourself yourselves also get got may might
+must shall us via vs etc per please tell show find give want need know page pages site only relevant
+`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// tokens splits text into lower-case terms, dropping stop words and
+// one-letter tokens (except digits), and stems each term.
+func tokens(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if stopWords[f] || (len(f) == 1 && !unicode.IsDigit(rune(f[0]))) {
+			continue
+		}
+		out = append(out, stem(f))
+	}
+	return out
+}
+
+// stem strips a few common English suffixes so "crawling", "crawled" and
+// "crawls" meet. It is deliberately conservative.
+func stem(w string) string {
+	if len(w) <= 4 {
+		return strings.TrimSuffix(w, "s")
+	}
+	for _, suf := range []string{"ational", "ization", "ingly", "ments", "ement", "ness", "ings", "ing", "edly", "ies", "ied", "ed", "ly", "es", "s"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
+			base := w[:len(w)-len(suf)]
+			switch suf {
+			case "ies", "ied":
+				return base + "y"
+			case "es":
+				if strings.HasSuffix(base, "s") || strings.HasSuffix(base, "x") || strings.HasSuffix(base, "ch") || strings.HasSuffix(base, "sh") {
+					return base
+				}
+				return base + "e"
+			}
+			return base
+		}
+	}
+	return w
+}
+
+// bm25 scores docs (already tokenized) against query terms.
+func bm25(query []string, docs [][]string) []float64 {
+	const k1, b = 1.2, 0.75
+	n := float64(len(docs))
+	scores := make([]float64, len(docs))
+	if len(docs) == 0 || len(query) == 0 {
+		return scores
+	}
+	var total float64
+	tfs := make([]map[string]int, len(docs))
+	df := map[string]int{}
+	for i, d := range docs {
+		total += float64(len(d))
+		tf := map[string]int{}
+		for _, t := range d {
+			tf[t]++
+		}
+		for t := range tf {
+			df[t]++
+		}
+		tfs[i] = tf
+	}
+	avg := total / n
+	if avg == 0 {
+		avg = 1
+	}
+	uniq := map[string]bool{}
+	for _, q := range query {
+		uniq[q] = true
+	}
+	for q := range uniq {
+		if df[q] == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-float64(df[q])+0.5)/(float64(df[q])+0.5))
+		for i, tf := range tfs {
+			f := float64(tf[q])
+			if f == 0 {
+				continue
+			}
+			dl := float64(len(docs[i]))
+			scores[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*dl/avg))
+		}
+	}
+	return scores
+}
+
+// coverage is the fraction of distinct query terms present in doc.
+func coverage(query []string, doc []string) float64 {
+	uniq := map[string]bool{}
+	for _, q := range query {
+		uniq[q] = true
+	}
+	if len(uniq) == 0 {
+		return 0
+	}
+	have := map[string]bool{}
+	for _, t := range doc {
+		if uniq[t] {
+			have[t] = true
+		}
+	}
+	return float64(len(have)) / float64(len(uniq))
+}
+
+// chunks splits markdown or text into passages of roughly size runes at
+// paragraph boundaries, never splitting a fenced code block or table.
+func chunks(s string, size int) []string {
+	var blocks []string
+	var cur strings.Builder
+	inFence := false
+	for _, line := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") {
+			inFence = !inFence
+		}
+		if t == "" && !inFence {
+			if cur.Len() > 0 {
+				blocks = append(blocks, strings.TrimSpace(cur.String()))
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+	}
+	if cur.Len() > 0 {
+		blocks = append(blocks, strings.TrimSpace(cur.String()))
+	}
+	var out []string
+	var acc strings.Builder
+	for _, bl := range blocks {
+		if acc.Len() > 0 && acc.Len()+len(bl) > size {
+			out = append(out, acc.String())
+			acc.Reset()
+		}
+		if acc.Len() > 0 {
+			acc.WriteString("\n\n")
+		}
+		acc.WriteString(bl)
+		// A heading belongs with what follows it.
+		if strings.HasPrefix(bl, "#") && !strings.Contains(bl, "\n") {
+			continue
+		}
+	}
+	if acc.Len() > 0 {
+		out = append(out, acc.String())
+	}
+	return out
+}
+
+// rankChunks orders passages by BM25 relevance to query, most relevant
+// first; passages of equal score keep their order.
+func rankChunks(query string, passages []string) ([]string, []float64) {
+	q := tokens(query)
+	docs := make([][]string, len(passages))
+	for i, p := range passages {
+		docs[i] = tokens(p)
+	}
+	scores := bm25(q, docs)
+	idx := make([]int, len(passages))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	out := make([]string, len(idx))
+	outScores := make([]float64, len(idx))
+	for i, j := range idx {
+		out[i] = passages[j]
+		outScores[i] = scores[j]
+	}
+	return out, outScores
+}
+
+// sentences splits text into sentences at ., ! and ? followed by space,
+// and at line breaks.
+func sentences(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		start := 0
+		rs := []rune(line)
+		for i := 0; i < len(rs); i++ {
+			r := rs[i]
+			if (r == '.' || r == '!' || r == '?' || r == '。') && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])) {
+				// Skip abbreviations like "e.g." and initials.
+				word := lastWord(rs[start : i+1])
+				if len([]rune(word)) <= 2 && r == '.' && i+1 < len(rs) {
+					continue
+				}
+				if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
+					out = append(out, s)
+				}
+				start = i + 1
+			}
+		}
+		if s := strings.TrimSpace(string(rs[start:])); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func lastWord(rs []rune) string {
+	s := strings.TrimSpace(string(rs))
+	if i := strings.LastIndexFunc(s, unicode.IsSpace); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimRight(s, ".")
+}
+
+// shingles returns the set of word n-grams of text, for near-duplicate
+// checks and the extraction-quality benchmark.
+func shingles(text string, n int) map[string]int {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	out := map[string]int{}
+	for i := 0; i+n <= len(words); i++ {
+		out[strings.Join(words[i:i+n], " ")]++
+	}
+	if len(words) < n && len(words) > 0 {
+		out[strings.Join(words, " ")]++
+	}
+	return out
+}
+
+func jaccard(a, b map[string]int) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	inter := 0
+	for k := range a {
+		if _, ok := b[k]; ok {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}

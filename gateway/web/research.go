@@ -1,0 +1,517 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+// Research runs a research task over the local index and waits for it.
+func (e *Engine) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
+	return e.runResearch(ctx, in, e, true)
+}
+
+// ResearchTask returns a research task's current state by request_id.
+func (e *Engine) ResearchTask(ctx context.Context, id string) (*api.ResearchOutput, error) {
+	return e.store.research(ctx, id)
+}
+
+// researchPlan is how much work a model does.
+type researchPlan struct {
+	Model      string
+	Rounds     int // search rounds; later rounds search terms found earlier
+	Queries    int // sub-questions searched in the first round
+	PerQuery   int // results asked of each search
+	Sources    int // sources read and cited at most
+	PerSection int // sentences per section
+}
+
+func planFor(model, input string) researchPlan {
+	if model == "auto" || model == "" {
+		model = "mini"
+		words := len(strings.Fields(input))
+		if words > 12 || len(subQuestions(input, 10)) > 2 {
+			model = "pro"
+		}
+	}
+	if model == "pro" {
+		return researchPlan{Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 8, PerSection: 4}
+	}
+	return researchPlan{Model: "mini", Rounds: 1, Queries: 3, PerQuery: 5, Sources: 4, PerSection: 3}
+}
+
+// runResearch persists a task, runs it in the background under the
+// engine's lifetime (so it outlives a caller that stops waiting), and
+// waits for it or for ctx.
+func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search engine.Searcher, localIndex bool) (*api.ResearchOutput, error) {
+	id := newRequestID()
+	model := in.Model
+	if model == "" {
+		model = "auto"
+	}
+	if err := e.store.createResearch(ctx, id, in.Input, model); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	e.tasks.Add(1)
+	go func() {
+		defer e.tasks.Done()
+		defer close(done)
+		tctx, cancel := context.WithTimeout(e.ctx, e.cfg.ResearchTimeout)
+		defer cancel()
+		_ = e.store.setResearchStatus(tctx, id, api.ResearchInProgress)
+		content, sources, err := e.research(tctx, in.Input, planFor(model, in.Input), search, localIndex)
+		fin := context.WithoutCancel(tctx)
+		if err != nil {
+			msg := err.Error()
+			if errors.Is(err, context.Canceled) {
+				msg = "research stopped: the gateway shut down"
+			} else if errors.Is(err, context.DeadlineExceeded) {
+				msg = fmt.Sprintf("research took longer than %s", e.cfg.ResearchTimeout)
+			}
+			_ = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, msg)
+			return
+		}
+		_ = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, "")
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		out, err := e.store.research(context.WithoutCancel(ctx), id)
+		if err != nil {
+			return nil, ctx.Err()
+		}
+		return out, ctx.Err()
+	}
+	return e.store.research(ctx, id)
+}
+
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// subQuestions derives the questions a report answers from the input: the
+// input itself, then its clauses (split at question marks, semicolons,
+// line breaks, and at "and"/commas between clauses of 2+ content words).
+func subQuestions(input string, n int) []string {
+	input = strings.TrimSpace(input)
+	out := []string{input}
+	seen := map[string]bool{strings.Join(tokens(input), " "): true}
+	add := func(s string) {
+		s = strings.Trim(strings.TrimSpace(s), ",.;:")
+		key := strings.Join(tokens(s), " ")
+		if len(tokens(s)) < 2 || seen[key] || len(out) >= n {
+			return
+		}
+		seen[key] = true
+		out = append(out, s)
+	}
+	var clauses []string
+	for _, c := range strings.FieldsFunc(input, func(r rune) bool { return r == '?' || r == ';' || r == '\n' || r == '？' || r == '；' }) {
+		clauses = append(clauses, c)
+	}
+	for _, c := range clauses {
+		parts := splitClauses(c)
+		if len(parts) > 1 || len(clauses) > 1 {
+			for _, p := range parts {
+				add(p)
+			}
+		}
+	}
+	return out
+}
+
+func splitClauses(s string) []string {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		for _, b := range strings.Split(a, " and ") {
+			if strings.TrimSpace(b) != "" {
+				out = append(out, b)
+			}
+		}
+	}
+	// Splitting "salt and pepper" helps no one: keep the clause whole when
+	// any part is too short to search on its own.
+	for _, p := range out {
+		if len(tokens(p)) < 2 {
+			return []string{s}
+		}
+	}
+	return out
+}
+
+type researchSource struct {
+	url, title string
+	score      float64
+	snippet    string
+	text       string
+}
+
+type citedSentence struct {
+	text   string
+	source int // index into sources
+	score  float64
+}
+
+func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", oneLine(input))
+	if localIndex {
+		n, err := e.store.count(ctx)
+		if err != nil {
+			return "", nil, err
+		}
+		if n == 0 {
+			b.WriteString("## No sources available\n\n")
+			b.WriteString("The local search index is empty, so there was nothing to research. ")
+			b.WriteString("The local engine only knows pages it has read: add some with `hark index URL|SITEMAP|DIR`, ")
+			b.WriteString("or by running extract or crawl, then ask again. A workspace can also use a SearXNG or Tavily backend.\n")
+			return b.String(), []api.ResearchSource{}, nil
+		}
+	}
+
+	questions := subQuestions(input, plan.Queries)
+	found := map[string]*researchSource{}
+	var order []string
+	queries := append([]string(nil), questions...)
+	searched := map[string]bool{}
+	nSearches := 0
+	for round := 0; round < plan.Rounds && len(queries) > 0; round++ {
+		for _, q := range queries {
+			if searched[q] {
+				continue
+			}
+			searched[q] = true
+			nSearches++
+			res, err := search.Search(ctx, api.SearchInput{Query: q, MaxResults: plan.PerQuery, SearchDepth: "advanced", Topic: "general"})
+			if err != nil {
+				if ctx.Err() != nil {
+					return "", nil, ctx.Err()
+				}
+				return "", nil, fmt.Errorf("search %q: %w", q, err)
+			}
+			for _, r := range res.Results {
+				s := found[r.URL]
+				if s == nil {
+					s = &researchSource{url: r.URL, title: r.Title, snippet: r.Content}
+					found[r.URL] = s
+					order = append(order, r.URL)
+				}
+				s.score += r.Score
+			}
+		}
+		queries = followUpQueries(input, found, order, searched)
+	}
+	if len(order) == 0 {
+		b.WriteString("## No matching sources\n\n")
+		fmt.Fprintf(&b, "No page found by the search backend matches this question (%d searches). ", nSearches)
+		if localIndex {
+			n, _ := e.store.count(ctx)
+			fmt.Fprintf(&b, "The local index holds %d pages; add pages on this topic with `hark index URL|SITEMAP|DIR`, extract or crawl, then ask again.", n)
+		}
+		b.WriteString("\n")
+		return b.String(), []api.ResearchSource{}, nil
+	}
+	sort.SliceStable(order, func(i, j int) bool { return found[order[i]].score > found[order[j]].score })
+	if len(order) > plan.Sources {
+		order = order[:plan.Sources]
+	}
+	sources := make([]*researchSource, len(order))
+	for i, u := range order {
+		sources[i] = found[u]
+	}
+	e.readSources(ctx, sources, localIndex)
+	if ctx.Err() != nil {
+		return "", nil, ctx.Err()
+	}
+
+	// Every sentence of every source, ranked per question.
+	var all []citedSentence
+	for i, s := range sources {
+		for _, sent := range sentences(s.text) {
+			if n := len(strings.Fields(sent)); n >= 5 && n <= 90 {
+				all = append(all, citedSentence{text: sent, source: i})
+			}
+		}
+	}
+	texts := make([]string, len(all))
+	docs := make([][]string, len(all))
+	for i, c := range all {
+		texts[i] = c.text
+		docs[i] = tokens(c.text)
+	}
+	used := map[int]bool{}
+	var picked []map[string]int // shingles of picked sentences, to skip repeats
+	pick := func(q string, n int) []citedSentence {
+		scores := bm25(tokens(q), docs)
+		idx := make([]int, len(all))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+		var out []citedSentence
+		for _, i := range idx {
+			if len(out) == n || scores[i] <= 0 {
+				break
+			}
+			sh := shingles(all[i].text, 2)
+			dup := false
+			for _, p := range picked {
+				if jaccard(sh, p) > 0.5 {
+					dup = true
+					break
+				}
+			}
+			if dup {
+				continue
+			}
+			picked = append(picked, sh)
+			c := all[i]
+			c.score = scores[i]
+			out = append(out, c)
+		}
+		return out
+	}
+
+	// Citation numbers follow first use.
+	num := map[int]int{}
+	var cited []int
+	cite := func(src int) int {
+		if n, ok := num[src]; ok {
+			return n
+		}
+		cited = append(cited, src)
+		num[src] = len(cited)
+		return num[src]
+	}
+	write := func(cs []citedSentence, bullets bool) {
+		for _, c := range cs {
+			used[c.source] = true
+			line := fmt.Sprintf("%s [%d]", strings.TrimSpace(c.text), cite(c.source))
+			if bullets {
+				b.WriteString("- " + line + "\n")
+			} else {
+				b.WriteString(line + " ")
+			}
+		}
+		b.WriteString("\n")
+	}
+
+	summary := pick(input, 3)
+	b.WriteString("## Summary\n\n")
+	if len(summary) == 0 {
+		b.WriteString("The sources found mention the topic but no sentence in them answers it directly; see the sources below.\n")
+	} else {
+		write(summary, false)
+	}
+	b.WriteString("\n")
+	sections := questions
+	if len(sections) > 1 {
+		sections = sections[1:]
+	}
+	for _, q := range sections {
+		cs := pick(q, plan.PerSection)
+		if len(cs) == 0 {
+			continue
+		}
+		title := "Findings"
+		if len(questions) > 1 {
+			title = sentenceCase(oneLine(q))
+		}
+		fmt.Fprintf(&b, "## %s\n\n", title)
+		write(cs, true)
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "## Method\n\nModel `%s`: %d search round(s), %d searches, %d sources read; sentences were chosen by BM25 relevance to each question.\n\n", plan.Model, plan.Rounds, nSearches, len(sources))
+	b.WriteString("## Sources\n\n")
+	out := []api.ResearchSource{}
+	for i, src := range cited {
+		s := sources[src]
+		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, mdEscape(s.title), s.url)
+		out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
+	}
+	for i, s := range sources {
+		if !used[i] {
+			out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
+		}
+	}
+	return b.String(), out, nil
+}
+
+// readSources fills each source's text: a fresh fetch when the source is
+// on the web (which also refreshes the index), else what the index holds,
+// else the search snippet.
+func (e *Engine) readSources(ctx context.Context, sources []*researchSource, localIndex bool) {
+	done := make(chan struct{}, len(sources))
+	for _, s := range sources {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			if localIndex {
+				if body, title, err := e.store.body(ctx, s.url); err == nil && body != "" {
+					s.text = body
+					if s.title == "" {
+						s.title = title
+					}
+					return
+				}
+			}
+			if strings.HasPrefix(s.url, "http://") || strings.HasPrefix(s.url, "https://") {
+				fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				p, err := e.readPage(fctx, s.url, extractOptions{})
+				cancel()
+				if err == nil {
+					s.text = p.Text
+					if s.title == "" {
+						s.title = p.Title
+					}
+					return
+				}
+			}
+			s.text = s.snippet
+		}()
+	}
+	for range sources {
+		<-done
+	}
+	for _, s := range sources {
+		if s.title == "" {
+			s.title = s.url
+		}
+	}
+}
+
+// followUpQueries are a later round's searches: the input's terms plus the
+// two terms most frequent in the sources found so far that the input does
+// not have (pseudo-relevance feedback).
+func followUpQueries(input string, found map[string]*researchSource, order []string, searched map[string]bool) []string {
+	have := map[string]bool{}
+	for _, t := range tokens(input) {
+		have[t] = true
+	}
+	freq := map[string]int{}
+	for i, u := range order {
+		if i == 5 {
+			break
+		}
+		for _, t := range tokens(found[u].snippet + " " + found[u].title) {
+			if !have[t] && len(t) > 3 {
+				freq[t]++
+			}
+		}
+	}
+	type tf struct {
+		t string
+		n int
+	}
+	var list []tf
+	for t, n := range freq {
+		if n >= 2 {
+			list = append(list, tf{t, n})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].n != list[j].n {
+			return list[i].n > list[j].n
+		}
+		return list[i].t < list[j].t
+	})
+	var out []string
+	base := strings.Join(tokens(input), " ")
+	for i := 0; i+1 < len(list) && len(out) < 2; i += 2 {
+		q := base + " " + list[i].t + " " + list[i+1].t
+		if !searched[q] {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func sentenceCase(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	return strings.ToUpper(string(r[0])) + string(r[1:])
+}
+
+var mdEscaper = strings.NewReplacer("[", `\[`, "]", `\]`)
+
+func mdEscape(s string) string { return mdEscaper.Replace(oneLine(s)) }
+
+// Research task persistence.
+
+func (s *store) createResearch(ctx context.Context, id, input, model string) error {
+	now := time.Now().Unix()
+	_, err := s.db.ExecContext(ctx, `INSERT INTO web_research(id, input, model, status, created, updated) VALUES (?, ?, ?, ?, ?, ?)`,
+		id, input, model, api.ResearchPending, now, now)
+	if err != nil {
+		return fmt.Errorf("research task: %w", err)
+	}
+	return nil
+}
+
+func (s *store) setResearchStatus(ctx context.Context, id, status string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, updated = ? WHERE id = ?`, status, time.Now().Unix(), id)
+	return err
+}
+
+func (s *store) finishResearch(ctx context.Context, id, status, content string, sources []api.ResearchSource, msg string) error {
+	if sources == nil {
+		sources = []api.ResearchSource{}
+	}
+	sj, _ := json.Marshal(sources)
+	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, content = ?, sources = ?, error = ?, updated = ? WHERE id = ?`,
+		status, content, string(sj), msg, time.Now().Unix(), id)
+	return err
+}
+
+// research reads a task. A failed task's reason is returned in the
+// output's extra field "error".
+func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, error) {
+	var status, content, sources, msg string
+	err := s.db.QueryRowContext(ctx, `SELECT status, content, sources, error FROM web_research WHERE id = ?`, id).Scan(&status, &content, &sources, &msg)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &engine.InputError{Field: "request_id", Rule: "no research task has this id"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("research task: %w", err)
+	}
+	out := &api.ResearchOutput{RequestID: id, Status: status, Sources: []api.ResearchSource{}}
+	if status == api.ResearchCompleted {
+		out.Content = content
+	}
+	_ = json.Unmarshal([]byte(sources), &out.Sources)
+	if msg != "" {
+		ej, _ := json.Marshal(msg)
+		out.Extra = api.Extra{"error": ej}
+	}
+	return out, nil
+}
+
+// failInterruptedResearch marks tasks a previous process left running.
+func (s *store) failInterruptedResearch() error {
+	_, err := s.db.Exec(`UPDATE web_research SET status = ?, error = ?, updated = ? WHERE status IN (?, ?)`,
+		api.ResearchFailed, "interrupted: the gateway stopped before the task ended", time.Now().Unix(),
+		api.ResearchPending, api.ResearchInProgress)
+	return err
+}
+
+func (s *store) body(ctx context.Context, u string) (body, title string, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT body, title FROM web_pages WHERE url = ?`, u).Scan(&body, &title)
+	return body, title, err
+}

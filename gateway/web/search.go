@@ -1,0 +1,444 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"hark/api"
+)
+
+// Search answers vendor_search from the local FTS5 index. See docs/web.md
+// for what every input does; in short:
+//
+//   - candidates come from FTS5 (porter stemming) ranked by bm25 with the
+//     title weighted 5, the URL 2 and the body 1;
+//   - score = 0.6 × coverage (share of the query's terms the page holds)
+//   - 0.4 × bm25 relative to the best candidate, times the boosts
+//     (topic 1.5, country 1.25, news recency up to 1.3), capped at 1;
+//   - basic re-ranks 4× max_results candidates and returns FTS5 snippets;
+//     advanced re-ranks the same and returns the best chunks of each page;
+//     fast ranks max_results×2 candidates on title and snippet only;
+//     ultra-fast takes FTS5's order and the page description.
+func (e *Engine) Search(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error) {
+	start := time.Now()
+	out, err := e.search(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	out.ResponseTime = elapsed(start)
+	return out, nil
+}
+
+type candidate struct {
+	id                     int64
+	url, host, title, desc string
+	body, images, favicon  string
+	snippet, topic         string
+	published, fetched     int64
+	raw                    float64 // -bm25, larger is better
+	score, rankKey         float64
+	content                string
+}
+
+const snippetExpr = `snippet(web_fts, 1, '', '', '…', 40)`
+
+func (e *Engine) search(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error) {
+	if in.MaxResults <= 0 {
+		in.MaxResults = 5
+	}
+	depth := in.SearchDepth
+	if depth == "" {
+		depth = "basic"
+	}
+	topic := in.Topic
+	if in.Country != "" {
+		topic = "general"
+	}
+	out := &api.SearchOutput{Query: in.Query, Results: []api.SearchResult{}}
+
+	match, terms := ftsQuery(in.Query, in.ExactMatch)
+	if match == "" {
+		return out, nil
+	}
+	var where []string
+	args := []any{match}
+	lo, hi, err := timeWindow(in, time.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	if lo > 0 {
+		where = append(where, "(CASE WHEN p.published > 0 THEN p.published ELSE p.fetched END) >= ?")
+		args = append(args, lo)
+	}
+	if hi > 0 {
+		where = append(where, "(CASE WHEN p.published > 0 THEN p.published ELSE p.fetched END) < ?")
+		args = append(args, hi)
+	}
+	if inc := splitList(in.IncludeDomains); len(inc) > 0 {
+		var ors []string
+		for _, d := range inc {
+			d = normDomain(d)
+			ors = append(ors, "(p.host = ? OR p.host = ? OR p.host LIKE ?)")
+			args = append(args, d, "www."+d, "%."+d)
+		}
+		where = append(where, "("+strings.Join(ors, " OR ")+")")
+	}
+	for _, d := range splitList(in.ExcludeDomains) {
+		d = normDomain(d)
+		where = append(where, "NOT (p.host = ? OR p.host = ? OR p.host LIKE ?)")
+		args = append(args, d, "www."+d, "%."+d)
+	}
+	pool := in.MaxResults * 4
+	switch depth {
+	case "fast":
+		pool = in.MaxResults * 2
+	case "ultra-fast":
+		pool = in.MaxResults
+	}
+	if in.ExactMatch || topic != "general" || in.Country != "" {
+		pool = max(pool, 50) // post-filters and boosts need room
+	}
+	snip := snippetExpr
+	bodyCol := "p.body"
+	if depth == "ultra-fast" || depth == "fast" {
+		bodyCol = "''"
+	}
+	if depth == "ultra-fast" {
+		snip = "''"
+	}
+	if in.IncludeRawContent || in.IncludeAnswer || in.ExactMatch {
+		bodyCol = "p.body"
+	}
+	q := fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic,
+	%s, -bm25(web_fts, 5.0, 1.0, 2.0)
+FROM web_fts JOIN web_pages p ON p.id = web_fts.rowid
+WHERE web_fts MATCH ?`, bodyCol, snip)
+	if len(where) > 0 {
+		q += " AND " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY bm25(web_fts, 5.0, 1.0, 2.0) LIMIT ?"
+	args = append(args, pool)
+	rows, err := e.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	var cands []*candidate
+	for rows.Next() {
+		c := &candidate{}
+		if err := rows.Scan(&c.id, &c.url, &c.host, &c.title, &c.desc, &c.body, &c.images, &c.favicon, &c.published, &c.fetched, &c.topic, &c.snippet, &c.raw); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("search index: %w", err)
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	if in.ExactMatch {
+		phrase := normPhrase(in.Query)
+		kept := cands[:0]
+		for _, c := range cands {
+			if strings.Contains(normPhrase(c.title+" "+c.body), phrase) {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
+	}
+	if len(cands) == 0 {
+		if in.IncludeAnswer {
+			out.Answer = ""
+		}
+		return out, nil
+	}
+
+	best := 0.0
+	for _, c := range cands {
+		best = math.Max(best, c.raw)
+	}
+	tld := countryTLD(in.Country)
+	now := time.Now().Unix()
+	for _, c := range cands {
+		var covText string
+		switch depth {
+		case "basic", "advanced":
+			covText = c.title + " " + c.url + " " + c.body
+		case "fast":
+			covText = c.title + " " + c.url + " " + c.snippet
+		default:
+			covText = c.title + " " + c.url + " " + c.desc
+		}
+		rel := 0.0
+		if best > 0 {
+			rel = c.raw / best
+		}
+		s := 0.6*coverage(terms, tokens(covText)) + 0.4*rel
+		boost := 1.0
+		if topic != "general" && c.topic == topic {
+			boost *= 1.5
+		}
+		if topic == "news" {
+			d := c.published
+			if d == 0 {
+				d = c.fetched
+			}
+			age := float64(now-d) / 86400
+			boost *= 1 + 0.3*math.Exp(-math.Max(age, 0)/30)
+		}
+		if tld != "" && (strings.HasSuffix(c.host, "."+tld)) {
+			boost *= 1.25
+		}
+		c.rankKey = s * boost
+		c.score = math.Min(1, math.Round(s*boost*10000)/10000)
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].rankKey > cands[j].rankKey })
+	if len(cands) > in.MaxResults {
+		cands = cands[:in.MaxResults]
+	}
+	for _, c := range cands {
+		switch depth {
+		case "advanced":
+			c.content = bestChunks(in.Query, c.body, 3)
+		case "ultra-fast":
+			c.content = c.desc
+			if c.content == "" {
+				c.content = truncateRunes(strings.Join(strings.Fields(c.body), " "), 300)
+			}
+		default:
+			c.content = strings.Join(strings.Fields(c.snippet), " ")
+		}
+		if c.content == "" {
+			c.content = truncateRunes(c.desc, 300)
+		}
+		r := api.SearchResult{Title: c.title, URL: c.url, Content: c.content, Score: c.score}
+		if r.Title == "" {
+			r.Title = c.url
+		}
+		if in.IncludeRawContent {
+			r.RawContent = c.body
+		}
+		if c.published > 0 {
+			r.PublishedDate = time.Unix(c.published, 0).UTC().Format(time.RFC3339)
+		}
+		if in.IncludeFavicon {
+			r.Favicon = c.favicon
+		}
+		out.Results = append(out.Results, r)
+	}
+	if in.IncludeAnswer {
+		out.Answer = extractiveAnswer(in.Query, cands)
+	}
+	if in.IncludeImages {
+		out.Images = rankImages(in.Query, cands, in.IncludeImageDescriptions)
+	}
+	return out, nil
+}
+
+// ftsQuery builds an FTS5 MATCH expression: the query's words OR'ed (stop
+// words dropped unless nothing else is left), or one phrase for exact_match.
+// It also returns the query's terms as rank.go tokenizes them.
+func ftsQuery(q string, exact bool) (string, []string) {
+	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 {
+		return "", nil
+	}
+	terms := tokens(q)
+	if exact {
+		return `"` + strings.Join(words, " ") + `"`, terms
+	}
+	var keep []string
+	seen := map[string]bool{}
+	for _, w := range words {
+		if stopWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		keep = append(keep, `"`+w+`"`)
+	}
+	if len(keep) == 0 {
+		for _, w := range words {
+			keep = append(keep, `"`+w+`"`)
+		}
+		terms = words
+	}
+	return strings.Join(keep, " OR "), terms
+}
+
+func normPhrase(s string) string {
+	return " " + strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ") + " "
+}
+
+func normDomain(d string) string {
+	d = strings.ToLower(strings.TrimSpace(d))
+	if strings.Contains(d, "://") {
+		d = hostOf(d)
+	}
+	d = strings.TrimPrefix(strings.Trim(d, "./"), "www.")
+	return d
+}
+
+// timeWindow turns time_range, start_date and end_date into a half-open
+// window [lo, hi) of Unix seconds; 0 means unbounded. Both dates are
+// inclusive days (UTC).
+func timeWindow(in api.SearchInput, now time.Time) (lo, hi int64, err error) {
+	switch in.TimeRange {
+	case "day", "d":
+		lo = now.AddDate(0, 0, -1).Unix()
+	case "week", "w":
+		lo = now.AddDate(0, 0, -7).Unix()
+	case "month", "m":
+		lo = now.AddDate(0, -1, 0).Unix()
+	case "year", "y":
+		lo = now.AddDate(-1, 0, 0).Unix()
+	}
+	if in.StartDate != "" {
+		t, perr := time.Parse("2006-01-02", in.StartDate)
+		if perr != nil {
+			return 0, 0, fmt.Errorf("start_date: must be YYYY-MM-DD")
+		}
+		lo = max(lo, t.Unix())
+	}
+	if in.EndDate != "" {
+		t, perr := time.Parse("2006-01-02", in.EndDate)
+		if perr != nil {
+			return 0, 0, fmt.Errorf("end_date: must be YYYY-MM-DD")
+		}
+		hi = t.AddDate(0, 0, 1).Unix()
+	}
+	return lo, hi, nil
+}
+
+// bestChunks returns the n passages of body most relevant to query, in
+// the order they appear on the page, joined by " … ".
+func bestChunks(query, body string, n int) string {
+	ps := chunks(body, 400)
+	if len(ps) == 0 {
+		return ""
+	}
+	q := tokens(query)
+	docs := make([][]string, len(ps))
+	for i, p := range ps {
+		docs[i] = tokens(p)
+	}
+	scores := bm25(q, docs)
+	idx := make([]int, len(ps))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	if len(idx) > n {
+		idx = idx[:n]
+	}
+	sort.Ints(idx)
+	var parts []string
+	for _, i := range idx {
+		parts = append(parts, strings.Join(strings.Fields(ps[i]), " "))
+	}
+	return strings.Join(parts, " … ")
+}
+
+// extractiveAnswer picks the two sentences of the top three results that
+// BM25 finds most relevant to the query.
+func extractiveAnswer(query string, cands []*candidate) string {
+	var sents []string
+	for i, c := range cands {
+		if i == 3 {
+			break
+		}
+		text := c.body
+		if text == "" {
+			text = c.content
+		}
+		for _, s := range sentences(text) {
+			if n := len(strings.Fields(s)); n >= 4 && n <= 80 {
+				sents = append(sents, s)
+			}
+		}
+	}
+	if len(sents) == 0 {
+		return ""
+	}
+	ranked, scores := rankChunks(query, sents)
+	var picked []string
+	for i, s := range ranked {
+		if i == 2 || scores[i] <= 0 {
+			break
+		}
+		picked = append(picked, s)
+	}
+	return strings.Join(picked, " ")
+}
+
+// rankImages lists the images of the results, those whose description
+// shares words with the query first, at most 10.
+func rankImages(query string, cands []*candidate, withDesc bool) []api.SearchImage {
+	q := tokens(query)
+	type scored struct {
+		img   storedImage
+		score float64
+		order int
+	}
+	var all []scored
+	seen := map[string]bool{}
+	for _, c := range cands {
+		var imgs []storedImage
+		_ = json.Unmarshal([]byte(c.images), &imgs)
+		for _, im := range imgs {
+			if seen[im.URL] {
+				continue
+			}
+			seen[im.URL] = true
+			all = append(all, scored{im, coverage(q, tokens(im.Description)), len(all)})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
+	out := []api.SearchImage{}
+	for i, s := range all {
+		if i == 10 {
+			break
+		}
+		im := api.SearchImage{URL: s.img.URL}
+		if withDesc {
+			im.Description = s.img.Description
+		}
+		out = append(out, im)
+	}
+	return out
+}
+
+// countryTLD maps a full English country name to its country-code
+// top-level domain.
+func countryTLD(country string) string {
+	return countryTLDs[strings.ToLower(strings.TrimSpace(country))]
+}
+
+var countryTLDs = map[string]string{
+	"afghanistan": "af", "albania": "al", "algeria": "dz", "argentina": "ar", "armenia": "am", "australia": "au",
+	"austria": "at", "azerbaijan": "az", "bahrain": "bh", "bangladesh": "bd", "belarus": "by", "belgium": "be",
+	"bolivia": "bo", "bosnia and herzegovina": "ba", "brazil": "br", "bulgaria": "bg", "cambodia": "kh",
+	"cameroon": "cm", "canada": "ca", "chile": "cl", "china": "cn", "colombia": "co", "costa rica": "cr",
+	"croatia": "hr", "cuba": "cu", "cyprus": "cy", "czech republic": "cz", "czechia": "cz", "denmark": "dk",
+	"dominican republic": "do", "ecuador": "ec", "egypt": "eg", "el salvador": "sv", "estonia": "ee",
+	"ethiopia": "et", "finland": "fi", "france": "fr", "georgia": "ge", "germany": "de", "ghana": "gh",
+	"greece": "gr", "guatemala": "gt", "honduras": "hn", "hong kong": "hk", "hungary": "hu", "iceland": "is",
+	"india": "in", "indonesia": "id", "iran": "ir", "iraq": "iq", "ireland": "ie", "israel": "il", "italy": "it",
+	"jamaica": "jm", "japan": "jp", "jordan": "jo", "kazakhstan": "kz", "kenya": "ke", "kuwait": "kw",
+	"latvia": "lv", "lebanon": "lb", "lithuania": "lt", "luxembourg": "lu", "malaysia": "my", "malta": "mt",
+	"mexico": "mx", "moldova": "md", "mongolia": "mn", "montenegro": "me", "morocco": "ma", "myanmar": "mm",
+	"nepal": "np", "netherlands": "nl", "new zealand": "nz", "nicaragua": "ni", "nigeria": "ng",
+	"north macedonia": "mk", "norway": "no", "oman": "om", "pakistan": "pk", "panama": "pa", "paraguay": "py",
+	"peru": "pe", "philippines": "ph", "poland": "pl", "portugal": "pt", "qatar": "qa", "romania": "ro",
+	"russia": "ru", "saudi arabia": "sa", "senegal": "sn", "serbia": "rs", "singapore": "sg", "slovakia": "sk",
+	"slovenia": "si", "south africa": "za", "south korea": "kr", "korea": "kr", "spain": "es", "sri lanka": "lk",
+	"sudan": "sd", "sweden": "se", "switzerland": "ch", "syria": "sy", "taiwan": "tw", "tanzania": "tz",
+	"thailand": "th", "tunisia": "tn", "turkey": "tr", "türkiye": "tr", "uganda": "ug", "ukraine": "ua",
+	"united arab emirates": "ae", "united kingdom": "uk", "uk": "uk", "united states": "us", "usa": "us",
+	"uruguay": "uy", "uzbekistan": "uz", "venezuela": "ve", "vietnam": "vn", "yemen": "ye", "zambia": "zm",
+	"zimbabwe": "zw",
+}

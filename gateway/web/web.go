@@ -1,0 +1,227 @@
+// Package web is hark's local web engine: a polite fetcher and crawler, a
+// main-content extractor, a SQLite FTS5 search index fed by every page the
+// engine reads, and a research runner built on them. It also holds the
+// search backends a workspace may choose instead (SearXNG, Tavily).
+//
+// It answers the five web tools behind gateway/engine's interfaces; inputs
+// arrive validated with defaults applied, and billing is the gateway's job.
+// It must not reach private addresses unless Config.AllowPrivate says so.
+package web
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+// Config configures the local engine. Zero values take the defaults noted.
+type Config struct {
+	DB           *sql.DB // required; the gateway's SQLite database (modernc.org/sqlite)
+	AllowPrivate bool    // allow private, loopback and link-local addresses
+	UserAgent    string  // default DefaultUserAgent
+
+	Concurrency     int           // requests in flight overall; default 8
+	HostConcurrency int           // requests in flight per host; default 2
+	HostDelay       time.Duration // minimum gap between requests to one host; default 0
+	MaxCrawlDelay   time.Duration // cap on robots.txt Crawl-delay; default 2s
+	MaxPageBytes    int64         // per-page body limit; default 5 MiB
+	PageTimeout     time.Duration // per-page time limit; default 15s
+
+	IndexDepth int // link depth `hark index URL` follows; default 2
+	IndexLimit int // pages `hark index URL` reads at most; default 500
+
+	ResearchTimeout time.Duration // a research task's own limit; default 10 minutes
+}
+
+// DefaultUserAgent identifies hark's crawler to the sites it reads.
+const DefaultUserAgent = "HarkBot/1.0 (+https://github.com/hark; local web engine)"
+
+func (c *Config) defaults() {
+	if c.UserAgent == "" {
+		c.UserAgent = DefaultUserAgent
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 8
+	}
+	if c.HostConcurrency <= 0 {
+		c.HostConcurrency = 2
+	}
+	if c.MaxCrawlDelay <= 0 {
+		c.MaxCrawlDelay = 2 * time.Second
+	}
+	if c.MaxPageBytes <= 0 {
+		c.MaxPageBytes = 5 << 20
+	}
+	if c.PageTimeout <= 0 {
+		c.PageTimeout = 15 * time.Second
+	}
+	if c.IndexDepth <= 0 {
+		c.IndexDepth = 2
+	}
+	if c.IndexLimit <= 0 {
+		c.IndexLimit = 500
+	}
+	if c.ResearchTimeout <= 0 {
+		c.ResearchTimeout = 10 * time.Minute
+	}
+}
+
+// Engine is the local web engine. It is safe for concurrent use.
+type Engine struct {
+	cfg   Config
+	db    *sql.DB
+	fetch *fetcher
+	store *store
+
+	ctx    context.Context // ends at Close; research tasks run under it
+	cancel context.CancelFunc
+	tasks  sync.WaitGroup
+	mu     sync.Mutex
+	done   map[string]chan struct{} // research tasks of this process
+}
+
+var (
+	_ engine.Searcher   = (*Engine)(nil)
+	_ engine.Extractor  = (*Engine)(nil)
+	_ engine.Crawler    = (*Engine)(nil)
+	_ engine.Mapper     = (*Engine)(nil)
+	_ engine.Researcher = (*Engine)(nil)
+)
+
+// New creates the engine and its tables (the FTS5 page index and the
+// research tasks) in cfg.DB.
+func New(cfg Config) (*Engine, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("web: Config.DB is required")
+	}
+	cfg.defaults()
+	st, err := openStore(cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, db: cfg.DB, fetch: newFetcher(cfg), store: st, done: map[string]chan struct{}{}}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	if err := e.store.failInterruptedResearch(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close stops running research tasks (they are marked failed) and waits
+// for them. It does not close cfg.DB, which the gateway owns.
+func (e *Engine) Close() error {
+	e.cancel()
+	e.tasks.Wait()
+	e.fetch.client.CloseIdleConnections()
+	return nil
+}
+
+// Web returns the local engine as a workspace's five web tools.
+func (e *Engine) Web() engine.Web {
+	return engine.Web{Search: e, Extract: e, Crawl: e, Map: e, Research: e}
+}
+
+// Extract reads each URL and returns its main content. A URL that cannot
+// be read goes into FailedResults with the reason; only a cancelled ctx
+// fails the call. Every page read is added to the search index.
+func (e *Engine) Extract(ctx context.Context, in api.ExtractInput) (*api.ExtractOutput, error) {
+	start := time.Now()
+	urls := dedupeURLs(in.URLs)
+	opt := extractOptions{Advanced: in.ExtractDepth == "advanced"}
+	type result struct {
+		page *page
+		err  error
+	}
+	results := make([]result, len(urls))
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := e.readPage(ctx, u, opt)
+			results[i] = result{p, err}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := &api.ExtractOutput{Results: []api.PageContent{}, FailedResults: []api.FailedExtract{}}
+	for i, r := range results {
+		if r.err != nil {
+			out.FailedResults = append(out.FailedResults, api.FailedExtract{URL: urls[i], Error: r.err.Error()})
+			continue
+		}
+		pc := api.PageContent{URL: r.page.URL, RawContent: renderBody(r.page, in.Format, in.Query)}
+		if in.IncludeFavicon {
+			pc.Favicon = r.page.Favicon
+		}
+		if in.IncludeImages {
+			pc.Images = []string{}
+			for _, im := range r.page.Images {
+				pc.Images = append(pc.Images, im.URL)
+			}
+		}
+		out.Results = append(out.Results, pc)
+	}
+	out.ResponseTime = elapsed(start)
+	return out, nil
+}
+
+// readPage fetches and parses one page, and indexes it unless the page
+// asks not to be indexed.
+func (e *Engine) readPage(ctx context.Context, raw string, opt extractOptions) (*page, error) {
+	fp, err := e.fetch.fetch(ctx, raw, pageTypes)
+	if err != nil {
+		return nil, err
+	}
+	p, err := parsePage(fp, opt)
+	if err != nil {
+		return nil, err
+	}
+	if !p.NoIndex {
+		if err := e.store.put(ctx, p); err != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("index %s: %w", p.URL, err)
+		}
+	}
+	return p, nil
+}
+
+// renderBody renders a page in format ("markdown" or "text"); with a query,
+// its chunks are ordered by BM25 relevance, most relevant first.
+func renderBody(p *page, format, query string) string {
+	body := p.Markdown
+	if format == "text" {
+		body = p.Text
+	}
+	if strings.TrimSpace(query) == "" {
+		return body
+	}
+	ranked, _ := rankChunks(query, chunks(body, 300))
+	return strings.Join(ranked, "\n\n")
+}
+
+func dedupeURLs(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, u := range in {
+		u = strings.TrimSpace(u)
+		if u == "" || seen[u] {
+			continue
+		}
+		seen[u] = true
+		out = append(out, u)
+	}
+	return out
+}
+
+func elapsed(start time.Time) float64 {
+	return float64(time.Since(start).Round(time.Millisecond)) / float64(time.Second)
+}

@@ -1,0 +1,314 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+func failedReason(out *api.ExtractOutput, url string) string {
+	for _, f := range out.FailedResults {
+		if f.URL == url {
+			return f.Error
+		}
+	}
+	return ""
+}
+
+func resultFor(rs []api.PageContent, url string) *api.PageContent {
+	for i := range rs {
+		if rs[i].URL == url {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+func TestExtractPagesAndFailures(t *testing.T) {
+	site := newTestSite(t)
+	e := testEngine(t, nil)
+	u := site.URL
+	in := api.ExtractInput{
+		URLs: api.ParseURLList(strings.Join([]string{u + "/a", u + "/c", u + "/redirect", u + "/data.json", u + "/huge",
+			u + "/slow", u + "/loop1", u + "/private/secret", u + "/missing", "ftp://x/y", "not a url"}, ", ")),
+		IncludeFavicon: true, IncludeImages: true,
+	}
+	out, err := e.Extract(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := resultFor(out.Results, u+"/a")
+	if a == nil {
+		t.Fatalf("no result for /a: %+v", out)
+	}
+	if !strings.Contains(a.RawContent, "Politeness means a crawler") {
+		t.Errorf("main content missing: %q", a.RawContent)
+	}
+	if strings.Contains(a.RawContent, "boilerplate") {
+		t.Errorf("footer boilerplate kept: %q", a.RawContent)
+	}
+	if strings.Contains(a.RawContent, "| Disallow") {
+		t.Errorf("basic depth kept the table: %q", a.RawContent)
+	}
+	if a.Favicon != u+"/static/icon.png" {
+		t.Errorf("favicon = %q", a.Favicon)
+	}
+	if len(a.Images) == 0 || a.Images[0] != u+"/img/spider.png" {
+		t.Errorf("images = %v", a.Images)
+	}
+	if c := resultFor(out.Results, u+"/c"); c == nil || !strings.Contains(c.RawContent, "**markdown**") {
+		t.Errorf("markdown page: %+v", c)
+	}
+	// The redirect lands on /a, reported under its final URL once more.
+	if n := len(out.Results); n != 3 {
+		t.Errorf("want 3 results (/a, /c, /redirect→/a), got %d: %+v", n, out.Results)
+	}
+	wantFail := map[string]string{
+		u + "/data.json":      "unsupported content type application/json",
+		u + "/huge":           "over the limit",
+		u + "/slow":           "timed out",
+		u + "/loop1":          "redirect loop",
+		u + "/private/secret": "robots.txt",
+		u + "/missing":        "HTTP status 404",
+		"ftp://x/y":           "http:// or https://",
+		"not a url":           "http:// or https://",
+	}
+	for url, want := range wantFail {
+		if got := failedReason(out, url); !strings.Contains(got, want) {
+			t.Errorf("failed_results[%s] = %q, want it to mention %q", url, got, want)
+		}
+	}
+	if site.hit("/private/secret") != 0 {
+		t.Error("fetched a page robots.txt disallows")
+	}
+	if !site.agents[DefaultUserAgent] {
+		t.Errorf("user agents seen: %v", site.agents)
+	}
+}
+
+func TestExtractAdvancedTextAndQuery(t *testing.T) {
+	site := newTestSite(t)
+	e := testEngine(t, nil)
+	out, err := e.Extract(context.Background(), api.ExtractInput{URLs: api.URLList{site.URL + "/a"}, ExtractDepth: "advanced"})
+	if err != nil || len(out.Results) != 1 {
+		t.Fatalf("%v %+v", err, out)
+	}
+	md := out.Results[0].RawContent
+	if !strings.Contains(md, "| Disallow") || !strings.Contains(md, "video.example/embed/42") {
+		t.Errorf("advanced should keep the table and the iframe: %q", md)
+	}
+	out, err = e.Extract(context.Background(), api.ExtractInput{URLs: api.URLList{site.URL + "/a"}, Format: "text", Query: "sitemaps list pages"})
+	if err != nil || len(out.Results) != 1 {
+		t.Fatalf("%v %+v", err, out)
+	}
+	txt := out.Results[0].RawContent
+	if strings.Contains(txt, "](") || strings.Contains(txt, "# ") {
+		t.Errorf("text format has markdown: %q", txt)
+	}
+	if i, j := strings.Index(txt, "Sitemaps list the pages"), strings.Index(txt, "Politeness means"); i < 0 || j < 0 || i > j {
+		t.Errorf("query should bring the sitemap chunk first: %q", txt)
+	}
+}
+
+func TestAddressGuard(t *testing.T) {
+	site := newTestSite(t)
+	e, err := New(Config{DB: testDB(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	out, err := e.Extract(context.Background(), api.ExtractInput{URLs: api.URLList{site.URL + "/a", site.External + "/ext", "http://[::1]:1/", "http://169.254.169.254/latest"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 0 || len(out.FailedResults) != 4 {
+		t.Fatalf("guard let something through: %+v", out)
+	}
+	for _, f := range out.FailedResults {
+		if !strings.Contains(f.Error, "refused") {
+			t.Errorf("%s: %q", f.URL, f.Error)
+		}
+	}
+	if site.hit("/a")+site.hit("/robots.txt") != 0 {
+		t.Error("request reached the loopback server")
+	}
+	if _, err := e.Crawl(context.Background(), api.CrawlInput{URL: site.URL}); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("crawl of loopback: %v", err)
+	}
+}
+
+func urlsOf(rs []api.PageContent) map[string]bool {
+	m := map[string]bool{}
+	for _, r := range rs {
+		m[r.URL] = true
+	}
+	return m
+}
+
+func TestCrawl(t *testing.T) {
+	site := newTestSite(t)
+	e := testEngine(t, nil)
+	u := site.URL
+	out, err := e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 2, MaxBreadth: 50, Limit: 50, IncludeFavicon: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := urlsOf(out.Results)
+	for _, want := range []string{u + "/", u + "/a", u + "/b", u + "/c", u + "/a/1", u + "/a/2", u + "/from-noindex", site.External + "/ext", u + "/about"} {
+		if !got[want] {
+			t.Errorf("crawl missed %s", want)
+		}
+	}
+	for _, bad := range []string{u + "/private/secret", u + "/noindex", u + "/hidden", u + "/sponsored", u + "/a/1/deeper", u + "/data.json", u + "/redirect", u + "/b?utm_source=x"} {
+		if got[bad] {
+			t.Errorf("crawl returned %s", bad)
+		}
+	}
+	if site.hit("/hidden") != 0 || site.hit("/sponsored") != 0 {
+		t.Error("followed a nofollow link")
+	}
+	if n := len(out.Results); n != len(got) {
+		t.Errorf("duplicates in results: %d results, %d distinct", n, len(got))
+	}
+	if out.BaseURL != u || out.Results[0].URL != u+"/" || out.Results[0].Favicon == "" {
+		t.Errorf("base_url %q, first %+v", out.BaseURL, out.Results[0])
+	}
+
+	// limit, allow_external, select_paths, max_breadth
+	no := false
+	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 2, MaxBreadth: 50, Limit: 3})
+	if err != nil || len(out.Results) != 3 {
+		t.Fatalf("limit 3: %v %d", err, len(out.Results))
+	}
+	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 1, MaxBreadth: 50, Limit: 50, AllowExternal: &no})
+	if err != nil || urlsOf(out.Results)[site.External+"/ext"] {
+		t.Errorf("allow_external=false kept the external page: %v", err)
+	}
+	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 3, MaxBreadth: 50, Limit: 50, SelectPaths: "^/a(/.*)?$"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range urlsOf(out.Results) {
+		if !strings.HasPrefix(r, u+"/a") {
+			t.Errorf("select_paths let %s through", r)
+		}
+	}
+	if !urlsOf(out.Results)[u+"/a/1/deeper"] {
+		t.Errorf("depth 3 should reach /a/1/deeper: %v", urlsOf(out.Results))
+	}
+	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 1, MaxBreadth: 2, Limit: 50})
+	if err != nil || len(out.Results) != 3 { // the start page and two links
+		t.Errorf("max_breadth 2: %v %v", err, urlsOf(out.Results))
+	}
+	if _, err := e.Crawl(context.Background(), api.CrawlInput{URL: u, SelectDomains: "(["}); err == nil {
+		t.Error("bad regex accepted")
+	} else {
+		var ie *engine.InputError
+		if !errors.As(err, &ie) || ie.Field != "select_domains" {
+			t.Errorf("bad regex error: %v", err)
+		}
+	}
+}
+
+func TestCrawlInstructions(t *testing.T) {
+	site := newTestSite(t)
+	e := testEngine(t, nil)
+	out, err := e.Crawl(context.Background(), api.CrawlInput{URL: site.URL, MaxDepth: 2, MaxBreadth: 50, Limit: 50, Instructions: "find pages about sitemap indexes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := urlsOf(out.Results)
+	if !got[site.URL+"/b"] {
+		t.Errorf("instructions dropped the sitemap page: %v", got)
+	}
+	if got[site.URL+"/a/1"] || got[site.External+"/ext"] {
+		t.Errorf("instructions kept unrelated pages: %v", got)
+	}
+}
+
+func TestMap(t *testing.T) {
+	site := newTestSite(t)
+	e := testEngine(t, nil)
+	u := site.URL
+	out, err := e.Map(context.Background(), api.MapInput{URL: u, MaxDepth: 1, MaxBreadth: 50, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, r := range out.Results {
+		if got[r.URL] {
+			t.Errorf("duplicate %s", r.URL)
+		}
+		got[r.URL] = true
+	}
+	for _, want := range []string{u + "/", u + "/a", u + "/deep/sitemap-only", u + "/redirect", site.External + "/ext"} {
+		if !got[want] {
+			t.Errorf("map missed %s: %v", want, got)
+		}
+	}
+	for _, bad := range []string{u + "/private/secret", u + "/sponsored", u + "/a/1"} {
+		if got[bad] {
+			t.Errorf("map listed %s", bad)
+		}
+	}
+	// Map lists depth-1 links without fetching them, and extracts nothing.
+	if site.hit("/a") != 0 || site.hit("/deep/sitemap-only") != 0 {
+		t.Error("map fetched last-level pages")
+	}
+	if n, _ := e.store.count(context.Background()); n != 0 {
+		t.Errorf("map indexed %d pages", n)
+	}
+	out, err = e.Map(context.Background(), api.MapInput{URL: u, MaxDepth: 2, MaxBreadth: 50, Limit: 4})
+	if err != nil || len(out.Results) != 4 {
+		t.Errorf("limit 4: %v %+v", err, out)
+	}
+	out, err = e.Map(context.Background(), api.MapInput{URL: u, MaxDepth: 2, MaxBreadth: 50, Limit: 100, Instructions: "alpha part"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Results {
+		if !strings.Contains(r.URL, "/a") {
+			t.Errorf("instructions kept %s", r.URL)
+		}
+	}
+	if len(out.Results) == 0 {
+		t.Error("instructions dropped everything")
+	}
+}
+
+func TestPoliteness(t *testing.T) {
+	site := newTestSite(t)
+	e, err := New(Config{DB: testDB(t), AllowPrivate: true, HostDelay: 150 * time.Millisecond, HostConcurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	start := time.Now()
+	out, err := e.Extract(context.Background(), api.ExtractInput{URLs: api.URLList{site.URL + "/a", site.URL + "/b", site.URL + "/c", site.URL + "/about"}})
+	if err != nil || len(out.Results) != 4 {
+		t.Fatalf("%v %+v", err, out)
+	}
+	// Four pages on one host, one at a time, 150 ms apart.
+	if d := time.Since(start); d < 450*time.Millisecond {
+		t.Errorf("four requests to one host took %s; politeness delay not applied", d)
+	}
+}
+
+func TestCanonicalURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"HTTP://Example.COM:80":                   "http://example.com/",
+		"https://example.com:443/a/../b/?b=2&a=1": "https://example.com/b/?a=1&b=2",
+		"https://example.com/x#frag":              "https://example.com/x",
+		"https://example.com/x?utm_source=a&q=1":  "https://example.com/x?q=1",
+		"http://example.com:8080/%7Euser":         "http://example.com:8080/~user",
+	} {
+		if got := canonicalString(in); got != want {
+			t.Errorf("canonical(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
