@@ -140,10 +140,10 @@ func (t sttJob) run() {
 // the sample rate to declare (0: let the provider detect it).
 func (t sttJob) source() (src io.ReadCloser, raw []byte, rate int, err error) {
 	if t.path == "" {
-		rec, err := openMic(t.recCtx)
+		rec, err := audio.Record(t.recCtx)
 		if err != nil {
-			if errors.Is(err, errNoMic) {
-				return nil, nil, 0, errors.New("no microphone here: choose an audio file instead (o)")
+			if errors.Is(err, audio.ErrNoCaptureDevice) {
+				return nil, nil, 0, fmt.Errorf("no microphone here: choose an audio file instead (o); %w", err)
 			}
 			return nil, nil, 0, fmt.Errorf("microphone: %w", err)
 		}

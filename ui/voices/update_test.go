@@ -3,8 +3,8 @@ package voices
 import (
 	"bytes"
 	"fmt"
-	"reflect"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
