@@ -1,0 +1,317 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// ConfigFile is the gateway config's file name under $XDG_CONFIG_HOME/hark.
+const ConfigFile = "gateway.toml"
+
+// Search backends a workspace may name.
+const (
+	BackendLocal   = "local"
+	BackendSearXNG = "searxng"
+	BackendTavily  = "tavily"
+)
+
+// Config is gateway.toml: the limits and the workspaces.
+type Config struct {
+	Listen     string            `toml:"listen"`
+	DataDir    string            `toml:"data_dir"`
+	Limits     Limits            `toml:"limits"`
+	Workspaces []WorkspaceConfig `toml:"workspace"`
+}
+
+// WorkspaceConfig declares one workspace: who may call it (API key hashes),
+// its credit quota, its search backend and its voice providers.
+type WorkspaceConfig struct {
+	Name string `toml:"name"`
+	// APIKeySHA256 holds the hex SHA-256 of each API key. Keys themselves
+	// are never stored.
+	APIKeySHA256 []string `toml:"api_key_sha256"`
+	// CreditQuota is the credits the workspace may spend per QuotaPeriod;
+	// 0 means unlimited.
+	CreditQuota int64  `toml:"credit_quota"`
+	QuotaPeriod string `toml:"quota_period"` // "day" or "month" (default)
+	// Search is the backend of the vendor_search service. Without one, every
+	// search tool answers 三方服务凭证未配置.
+	Search *SearchConfig `toml:"search"`
+	// Voice maps a provider code (vendor_speech) to its settings.
+	Voice map[string]VoiceConfig `toml:"voice"`
+}
+
+// SearchConfig is a workspace's search backend and its credentials.
+type SearchConfig struct {
+	Backend string `toml:"backend"` // local, searxng or tavily
+	URL     string `toml:"url"`
+	APIKey  string `toml:"api_key"`
+}
+
+// VoiceConfig is one voice provider of a workspace.
+type VoiceConfig struct {
+	Enabled bool   `toml:"enabled"`
+	Engine  string `toml:"engine"` // "local" needs no credentials
+	URL     string `toml:"url"`
+	APIKey  string `toml:"api_key"`
+}
+
+// Configured reports whether the provider has what it needs to run: the
+// local engine needs nothing, any other engine needs an API key.
+func (v VoiceConfig) Configured() bool {
+	if v.Engine == "" || v.Engine == BackendLocal {
+		return true
+	}
+	return v.APIKey != ""
+}
+
+// Duration is a time.Duration written as "90s" or "5m" in TOML.
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", b, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Limits are the bounds the spec leaves to the gateway. Zero fields take the
+// defaults of DefaultLimits; docs/gateway.md lists every one.
+type Limits struct {
+	RatePerSecond       float64  `toml:"rate_per_second"`
+	RateBurst           int      `toml:"rate_burst"`
+	MaxBodyBytes        int64    `toml:"max_body_bytes"`
+	MaxTextChars        int      `toml:"max_text_chars"`
+	MaxStreamTextChars  int      `toml:"max_stream_text_chars"`
+	MaxAudioBytes       int      `toml:"max_audio_bytes"`
+	MaxStreamAudioBytes int64    `toml:"max_stream_audio_bytes"`
+	MaxFrameBytes       int64    `toml:"max_frame_bytes"`
+	UpstreamTimeout     Duration `toml:"upstream_timeout"`
+	ResearchWait        Duration `toml:"research_wait"`
+	StreamIdleTimeout   Duration `toml:"stream_idle_timeout"`
+	ShutdownGrace       Duration `toml:"shutdown_grace"`
+}
+
+// DefaultLimits returns the limits used where the config is silent.
+func DefaultLimits() Limits {
+	return Limits{
+		RatePerSecond:       10,
+		RateBurst:           20,
+		MaxBodyBytes:        16 << 20,
+		MaxTextChars:        5000,
+		MaxStreamTextChars:  100000,
+		MaxAudioBytes:       10 << 20,
+		MaxStreamAudioBytes: 64 << 20,
+		MaxFrameBytes:       1 << 20,
+		UpstreamTimeout:     Duration(90 * time.Second),
+		ResearchWait:        Duration(5 * time.Minute),
+		StreamIdleTimeout:   Duration(60 * time.Second),
+		ShutdownGrace:       Duration(30 * time.Second),
+	}
+}
+
+// withDefaults fills zero fields from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.RatePerSecond <= 0 {
+		l.RatePerSecond = d.RatePerSecond
+	}
+	if l.RateBurst <= 0 {
+		l.RateBurst = d.RateBurst
+	}
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = d.MaxBodyBytes
+	}
+	if l.MaxTextChars <= 0 {
+		l.MaxTextChars = d.MaxTextChars
+	}
+	if l.MaxStreamTextChars <= 0 {
+		l.MaxStreamTextChars = d.MaxStreamTextChars
+	}
+	if l.MaxAudioBytes <= 0 {
+		l.MaxAudioBytes = d.MaxAudioBytes
+	}
+	if l.MaxStreamAudioBytes <= 0 {
+		l.MaxStreamAudioBytes = d.MaxStreamAudioBytes
+	}
+	if l.MaxFrameBytes <= 0 {
+		l.MaxFrameBytes = d.MaxFrameBytes
+	}
+	if l.UpstreamTimeout <= 0 {
+		l.UpstreamTimeout = d.UpstreamTimeout
+	}
+	if l.ResearchWait <= 0 {
+		l.ResearchWait = d.ResearchWait
+	}
+	if l.StreamIdleTimeout <= 0 {
+		l.StreamIdleTimeout = d.StreamIdleTimeout
+	}
+	if l.ShutdownGrace <= 0 {
+		l.ShutdownGrace = d.ShutdownGrace
+	}
+	return l
+}
+
+// DefaultConfigPath is $XDG_CONFIG_HOME/hark/gateway.toml (or the OS
+// equivalent of the user config directory).
+func DefaultConfigPath() (string, error) {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		var err error
+		if dir, err = os.UserConfigDir(); err != nil {
+			return "", fmt.Errorf("gateway config path: %w", err)
+		}
+	}
+	return filepath.Join(dir, "hark", ConfigFile), nil
+}
+
+// LoadConfig reads and validates a gateway.toml. Unknown keys are an error
+// that names them, so a typo does not silently disable a limit.
+func LoadConfig(path string) (*Config, error) {
+	var c Config
+	md, err := toml.DecodeFile(path, &c)
+	if err != nil {
+		return nil, fmt.Errorf("gateway config %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return nil, fmt.Errorf("gateway config %s: unknown keys: %s", path, strings.Join(keys, ", "))
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("gateway config %s: %w", path, err)
+	}
+	return &c, nil
+}
+
+// Validate checks the config and names the first wrong field.
+func (c *Config) Validate() error {
+	if len(c.Workspaces) == 0 {
+		return errors.New("no [[workspace]] declared")
+	}
+	names := map[string]bool{}
+	hashes := map[string]string{}
+	for i, w := range c.Workspaces {
+		where := fmt.Sprintf("workspace[%d]", i)
+		if w.Name == "" {
+			return fmt.Errorf("%s.name: is required", where)
+		}
+		where = fmt.Sprintf("workspace %q", w.Name)
+		if names[w.Name] {
+			return fmt.Errorf("%s: name is declared twice", where)
+		}
+		names[w.Name] = true
+		if len(w.APIKeySHA256) == 0 {
+			return fmt.Errorf("%s.api_key_sha256: at least one key hash is required", where)
+		}
+		for j, h := range w.APIKeySHA256 {
+			b, err := hex.DecodeString(h)
+			if err != nil || len(b) != sha256.Size {
+				return fmt.Errorf("%s.api_key_sha256[%d]: must be 64 hex digits (the SHA-256 of the key)", where, j)
+			}
+			if other, dup := hashes[strings.ToLower(h)]; dup {
+				return fmt.Errorf("%s.api_key_sha256[%d]: the same key is already used by workspace %q", where, j, other)
+			}
+			hashes[strings.ToLower(h)] = w.Name
+		}
+		if w.CreditQuota < 0 {
+			return fmt.Errorf("%s.credit_quota: must be 0 (unlimited) or more", where)
+		}
+		switch w.QuotaPeriod {
+		case "", "day", "month":
+		default:
+			return fmt.Errorf("%s.quota_period: must be day or month", where)
+		}
+		if s := w.Search; s != nil {
+			switch s.Backend {
+			case "", BackendLocal, BackendSearXNG, BackendTavily:
+			default:
+				return fmt.Errorf("%s.search.backend: must be local, searxng or tavily", where)
+			}
+			if s.Backend == BackendSearXNG && s.URL == "" {
+				return fmt.Errorf("%s.search.url: is required for the searxng backend", where)
+			}
+		}
+	}
+	l := c.Limits
+	if l.RatePerSecond < 0 || l.RateBurst < 0 || l.MaxBodyBytes < 0 || l.MaxTextChars < 0 ||
+		l.MaxStreamTextChars < 0 || l.MaxAudioBytes < 0 || l.MaxStreamAudioBytes < 0 || l.MaxFrameBytes < 0 ||
+		l.UpstreamTimeout < 0 || l.ResearchWait < 0 || l.StreamIdleTimeout < 0 || l.ShutdownGrace < 0 {
+		return errors.New("limits: values must not be negative (0 means the default)")
+	}
+	return nil
+}
+
+// HashKey returns the hex SHA-256 of an API key, the form gateway.toml
+// stores.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// NewAPIKey returns a fresh random API key: "hark_" and 64 hex digits, so it
+// is also a valid WebSocket subprotocol token ("bearer.hark_...").
+func NewAPIKey() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("generate API key: %w", err)
+	}
+	return "hark_" + hex.EncodeToString(b[:]), nil
+}
+
+// LocalWorkspace is a workspace named "local" that uses the local search and
+// voice engines, reachable with the key whose hash is keyHash.
+func LocalWorkspace(keyHash string) WorkspaceConfig {
+	return WorkspaceConfig{
+		Name:         "local",
+		APIKeySHA256: []string{keyHash},
+		Search:       &SearchConfig{Backend: BackendLocal},
+		Voice: map[string]VoiceConfig{
+			"vendor_speech": {Enabled: true, Engine: BackendLocal},
+		},
+	}
+}
+
+// WriteNewConfig creates path (mode 0600, directory 0700) holding a config
+// with one local workspace and a new key, and returns the key. It refuses
+// to overwrite an existing file. The key is returned once and stored only
+// as its hash.
+func WriteNewConfig(path string) (key string, err error) {
+	key, err = NewAPIKey()
+	if err != nil {
+		return "", err
+	}
+	c := Config{Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey(key))}}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("write gateway config: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("write gateway config: %w", err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, "# hark gateway config: see docs/gateway.md. API keys are stored as SHA-256 hashes;")
+	io.WriteString(f, "# add a key: printf '%s' \"$KEY\" | sha256sum\n")
+	if err := toml.NewEncoder(f).Encode(c); err != nil {
+		return "", fmt.Errorf("write gateway config: %w", err)
+	}
+	return key, f.Close()
+}

@@ -1,0 +1,406 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+func (s *Server) handleTools(w http.ResponseWriter, r *http.Request) {
+	ws := stateOf(r).workspace
+	list := ToolList{Service: api.SearchService, Tools: make([]ToolEntry, 0, len(s.tools))}
+	for _, t := range s.tools {
+		list.Tools = append(list.Tools, t.entry(ws.searchConfigured && t.available(ws.web)))
+	}
+	s.writeData(w, r, list)
+}
+
+func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
+	rs := stateOf(r)
+	slug := r.PathValue("tool")
+	t := s.toolMap[slug]
+	if t == nil {
+		names := make([]string, len(s.tools))
+		for i, x := range s.tools {
+			names[i] = x.slug
+		}
+		s.writeError(w, r, &httpError{status: CodeNotFound, msg: fmt.Sprintf("unknown tool %q (tools: %s)", truncate(slug, 64), strings.Join(names, ", "))})
+		return
+	}
+	var body struct {
+		Inputs json.RawMessage `json:"inputs"`
+	}
+	if err := s.decodeBody(w, r, &body); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	inputs, err := decodeInputs(body.Inputs)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	valid, err := t.validate(inputs)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ws := rs.workspace
+	if !ws.searchConfigured {
+		s.writeError(w, r, engine.ErrCredentialsMissing)
+		return
+	}
+	if !t.available(ws.web) {
+		s.writeError(w, r, fmt.Errorf("%s: %w (no engine registered)", t.slug, engine.ErrUnavailable))
+		return
+	}
+	raw, err := json.Marshal(valid)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := s.billed(r, t.slug, t.cost(valid), nil, func(ctx context.Context) (any, error) {
+		timeout := time.Duration(s.limits.UpstreamTimeout)
+		if t.research {
+			timeout = time.Duration(s.limits.ResearchWait)
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		out, err := t.run(ctx, ws.web, raw)
+		if err == nil && isNil(out) {
+			err = fmt.Errorf("%s: the engine returned no output", t.slug)
+		}
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil {
+			if t.research {
+				return nil, &httpError{status: CodeTimeout, msg: api.MsgResearchWaitTimeout}
+			}
+			return nil, &httpError{status: CodeTimeout, msg: fmt.Sprintf("%s timed out after %s", t.slug, timeout)}
+		}
+		return out, err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	output, err := json.Marshal(out)
+	if err != nil {
+		s.writeError(w, r, fmt.Errorf("encode %s output: %w", t.slug, err))
+		return
+	}
+	s.writeData(w, r, api.InvokeResult{Service: api.SearchService, Tool: t.slug, Output: output})
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// billed runs call with the workspace's credits reserved, and settles them:
+// kept on success, refunded on failure. final, when set, turns the result
+// into the credits finally owed (STT bills by audio duration).
+func (s *Server) billed(r *http.Request, op string, cost int64, final func(any) int64, call func(context.Context) (any, error)) (any, error) {
+	rs := stateOf(r)
+	id, err := s.usage.reserve(r.Context(), rs.workspace, rs.keyID, rs.traceID, op, cost)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	out, err := call(r.Context())
+	credits := cost
+	switch {
+	case err != nil:
+		credits = 0
+	case final != nil:
+		credits = final(out)
+	}
+	s.usage.settle(id, credits, err, time.Since(start))
+	return out, err
+}
+
+// decodeBody reads a JSON object body within the body limit. Unknown
+// fields are ignored; a field of the wrong type is a 400 naming it.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	r.Body = http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)
+	dec := json.NewDecoder(r.Body)
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return &httpError{status: CodeInvalidInput, msg: "invalid JSON body: more than one JSON value"}
+	}
+	return nil
+}
+
+// jsonError turns a decoding error into an input error naming the field.
+func jsonError(err error) error {
+	var (
+		te *json.UnmarshalTypeError
+		se *json.SyntaxError
+		mb *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &mb):
+		return err
+	case errors.As(err, &te) && te.Field != "":
+		return &engine.InputError{Field: te.Field, Rule: "must be " + jsonTypeName(te.Type)}
+	case errors.As(err, &te):
+		return &httpError{status: CodeInvalidInput, msg: "invalid JSON body: want a JSON object"}
+	case errors.Is(err, io.EOF):
+		return &httpError{status: CodeInvalidInput, msg: "request body is empty: want a JSON object"}
+	case errors.As(err, &se):
+		return &httpError{status: CodeInvalidInput, msg: fmt.Sprintf("invalid JSON body at byte %d: %v", se.Offset, se)}
+	}
+	return &httpError{status: CodeInvalidInput, msg: "invalid JSON body: " + err.Error()}
+}
+
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.Map, reflect.Struct:
+		return "a JSON object"
+	case reflect.Slice:
+		return "an array"
+	}
+	return "of type " + t.String()
+}
+
+func decodeInputs(raw json.RawMessage) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, &engine.InputError{Field: "inputs", Rule: "is required (a JSON object of the tool's fields)"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, &engine.InputError{Field: "inputs", Rule: "must be a JSON object"}
+	}
+	return m, nil
+}
+
+func (s *Server) handleVoices(w http.ResponseWriter, r *http.Request) {
+	p, err := stateOf(r).workspace.provider(r.PathValue("provider"), s.known)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(s.limits.UpstreamTimeout))
+	defer cancel()
+	voices, err := p.Voices(ctx)
+	if err != nil {
+		s.writeError(w, r, s.upstreamErr(ctx, r, "voices", err))
+		return
+	}
+	if voices == nil {
+		voices = []api.Voice{}
+	}
+	s.writeData(w, r, voices)
+}
+
+// upstreamErr names the operation when the upstream timeout ended a call.
+func (s *Server) upstreamErr(ctx context.Context, r *http.Request, op string, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil {
+		return &httpError{status: CodeTimeout, msg: fmt.Sprintf("%s timed out after %s", op, time.Duration(s.limits.UpstreamTimeout))}
+	}
+	return err
+}
+
+// validateTTS checks the fields of a TTS request that the spec fixes and
+// applies its defaults; the provider checks its own ranges.
+func validateTTS(req *api.TTSRequest, maxChars int, hint string) error {
+	if strings.TrimSpace(req.Provider) == "" {
+		return &engine.InputError{Field: "provider", Rule: "is required"}
+	}
+	if strings.TrimSpace(req.Text) == "" {
+		return &engine.InputError{Field: "text", Rule: "is required"}
+	}
+	if n := utf8.RuneCountInString(req.Text); n > maxChars {
+		return &engine.InputError{Field: "text", Rule: fmt.Sprintf("must be at most %d characters, got %d%s", maxChars, n, hint)}
+	}
+	if strings.TrimSpace(req.VoiceCode) == "" {
+		return &engine.InputError{Field: "voice_code", Rule: "is required (see the voice list)"}
+	}
+	switch req.Format {
+	case "":
+		req.Format = api.FormatPCM
+	case api.FormatPCM, api.FormatMP3, api.FormatWAV:
+	default:
+		return &engine.InputError{Field: "format", Rule: "must be one of pcm, mp3, wav"}
+	}
+	if req.SampleRate < 0 {
+		return &engine.InputError{Field: "sample_rate", Rule: "must not be negative"}
+	}
+	return nil
+}
+
+// ttsCost is 1 credit per started 1000 characters.
+func ttsCost(text string) int64 {
+	return int64(max(1, (utf8.RuneCountInString(text)+999)/1000))
+}
+
+// sttCost is 1 credit per started minute of audio.
+func sttCost(durationMs int) int64 {
+	return int64(max(1, (durationMs+59999)/60000))
+}
+
+// bufferSink collects synthesized audio for the REST endpoint.
+type bufferSink struct{ bytes.Buffer }
+
+func (s *Server) handleTTS(w http.ResponseWriter, r *http.Request) {
+	var req api.TTSRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := validateTTS(&req, s.limits.MaxTextChars, "; use the TTS stream for longer text"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, err := stateOf(r).workspace.provider(req.Provider, s.known)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := s.billed(r, "tts", ttsCost(req.Text), nil, func(ctx context.Context) (any, error) {
+		ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
+		defer cancel()
+		var sink bufferSink
+		syn, err := p.Synthesize(ctx, req, &sink)
+		if err != nil {
+			return nil, s.upstreamErr(ctx, r, "tts", err)
+		}
+		return api.TTSResponse{
+			AudioData:  base64.StdEncoding.EncodeToString(sink.Bytes()),
+			Format:     syn.Format,
+			SampleRate: syn.SampleRate,
+			DurationMs: syn.DurationMs,
+		}, nil
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeData(w, r, out)
+}
+
+func (s *Server) handleSTT(w http.ResponseWriter, r *http.Request) {
+	var req api.STTRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if strings.TrimSpace(req.Provider) == "" {
+		s.writeError(w, r, &engine.InputError{Field: "provider", Rule: "is required"})
+		return
+	}
+	if req.AudioData == "" {
+		s.writeError(w, r, &engine.InputError{Field: "audio_data", Rule: "is required (base64-encoded audio)"})
+		return
+	}
+	if n := base64.StdEncoding.DecodedLen(len(req.AudioData)); n > s.limits.MaxAudioBytes+3 {
+		s.writeError(w, r, &httpError{status: CodeTooLarge, msg: fmt.Sprintf(
+			"audio_data: decoded audio exceeds %d bytes; use the STT stream for longer audio", s.limits.MaxAudioBytes)})
+		return
+	}
+	audio, err := decodeBase64(req.AudioData)
+	if err != nil {
+		s.writeError(w, r, &engine.InputError{Field: "audio_data", Rule: "must be base64-encoded"})
+		return
+	}
+	if len(audio) > s.limits.MaxAudioBytes {
+		s.writeError(w, r, &httpError{status: CodeTooLarge, msg: fmt.Sprintf(
+			"audio_data: decoded audio exceeds %d bytes; use the STT stream for longer audio", s.limits.MaxAudioBytes)})
+		return
+	}
+	if req.SampleRate < 0 {
+		s.writeError(w, r, &engine.InputError{Field: "sample_rate", Rule: "must not be negative"})
+		return
+	}
+	p, err := stateOf(r).workspace.provider(req.Provider, s.known)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	cfg := req
+	cfg.AudioData = ""
+	out, err := s.billed(r, "stt", 1, func(v any) int64 { return sttCost(v.(*api.STTResponse).DurationMs) },
+		func(ctx context.Context) (any, error) {
+			ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
+			defer cancel()
+			var res transcriptJoiner
+			if err := p.Recognize(ctx, cfg, bytes.NewReader(audio), res.add); err != nil {
+				return nil, s.upstreamErr(ctx, r, "stt", err)
+			}
+			return res.response(), nil
+		})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeData(w, r, out)
+}
+
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return b, nil
+	}
+	return base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "="))
+}
+
+// transcriptJoiner turns a provider's results into one STT response: the
+// final results joined by spaces (the last partial when there is no final),
+// their mean confidence, and the longest duration seen.
+type transcriptJoiner struct {
+	finals      []string
+	confSum     float64
+	nFinal      int
+	lastPartial string
+	durationMs  int
+}
+
+func (j *transcriptJoiner) add(t engine.Transcript) error {
+	j.durationMs = max(j.durationMs, t.DurationMs)
+	if t.Final {
+		if txt := strings.TrimSpace(t.Text); txt != "" {
+			j.finals = append(j.finals, txt)
+		}
+		j.confSum += t.Confidence
+		j.nFinal++
+		return nil
+	}
+	j.lastPartial = strings.TrimSpace(t.Text)
+	return nil
+}
+
+func (j *transcriptJoiner) response() *api.STTResponse {
+	res := &api.STTResponse{Text: strings.Join(j.finals, " "), DurationMs: j.durationMs}
+	if j.nFinal > 0 {
+		res.Confidence = j.confSum / float64(j.nFinal)
+	} else {
+		res.Text = j.lastPartial
+	}
+	return res
+}

@@ -1,0 +1,339 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+// Engines builds a workspace's engines from its config. The gateway itself
+// knows no engine; the hark command wires the local ones and the
+// pass-through backends in here, tests wire their own.
+type Engines struct {
+	// Web returns the web tools of a workspace whose search backend is
+	// configured. A nil member of the result marks that tool unavailable.
+	Web func(workspace string, c SearchConfig) (engine.Web, error)
+	// Voice returns the engine of an enabled, configured voice provider.
+	Voice func(workspace, provider string, c VoiceConfig) (engine.VoiceProvider, error)
+}
+
+// Options are what New needs.
+type Options struct {
+	Config  *Config
+	DB      *sql.DB // credits and usage history; see OpenDB
+	Engines Engines
+	// Logger receives one line per request and per stream, each with its
+	// trace_id. Nil discards.
+	Logger *slog.Logger
+	// Now is the clock of the rate limiter and quota periods; nil means
+	// time.Now. Tests set it.
+	Now func() time.Time
+}
+
+// KnownProviders are the voice provider codes this gateway knows of, whether
+// or not a workspace enables them.
+var KnownProviders = []string{api.DefaultProvider}
+
+// workspace is a WorkspaceConfig with its engines built.
+type workspace struct {
+	name        string
+	quota       int64
+	quotaPeriod string
+	// searchConfigured is false when the workspace has no search backend or
+	// lacks its credentials; every web tool then answers
+	// api.MsgCredentialsMissing.
+	searchConfigured bool
+	web              engine.Web
+	voice            map[string]*voiceProvider
+}
+
+type voiceProvider struct {
+	enabled, configured bool
+	engine              engine.VoiceProvider
+}
+
+type keyEntry struct {
+	hash [sha256.Size]byte
+	ws   *workspace
+}
+
+// Server is the gateway: an http.Handler for the whole interface, and the
+// lifecycle (Serve, Shutdown) that lets in-flight streams end cleanly.
+type Server struct {
+	limits   Limits
+	keys     []keyEntry
+	tools    []*tool
+	toolMap  map[string]*tool
+	known    map[string]bool
+	secrets  []string
+	usage    *usageStore
+	limiter  *rateLimiter
+	log      *slog.Logger
+	now      func() time.Time
+	upgrader websocket.Upgrader
+	handler  http.Handler
+
+	// baseCtx is the parent of every request and stream; cancelling it
+	// (when the shutdown grace runs out) interrupts upstream calls.
+	baseCtx    context.Context
+	hardCancel context.CancelFunc
+	draining   chan struct{}
+	drainOnce  sync.Once
+	streams    sync.WaitGroup
+
+	mu sync.Mutex
+	hs *http.Server
+}
+
+// New builds a gateway from its config, creating its tables in DB.
+func New(opts Options) (*Server, error) {
+	if opts.Config == nil {
+		return nil, errors.New("gateway: Options.Config is nil")
+	}
+	if err := opts.Config.Validate(); err != nil {
+		return nil, fmt.Errorf("gateway config: %w", err)
+	}
+	if opts.DB == nil {
+		return nil, errors.New("gateway: Options.DB is nil (see OpenDB)")
+	}
+	s := &Server{
+		limits:   opts.Config.Limits.withDefaults(),
+		tools:    newRegistry(),
+		toolMap:  map[string]*tool{},
+		known:    map[string]bool{},
+		log:      opts.Logger,
+		now:      opts.Now,
+		draining: make(chan struct{}),
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	for _, t := range s.tools {
+		s.toolMap[t.slug] = t
+	}
+	for _, p := range KnownProviders {
+		s.known[p] = true
+	}
+	for _, wc := range opts.Config.Workspaces {
+		ws, err := s.buildWorkspace(wc, opts.Engines)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range wc.APIKeySHA256 {
+			var e keyEntry
+			b, _ := hex.DecodeString(h) // checked by Validate
+			copy(e.hash[:], b)
+			e.ws = ws
+			s.keys = append(s.keys, e)
+		}
+	}
+	s.usage = &usageStore{db: opts.DB, now: s.now}
+	if err := s.usage.init(context.Background()); err != nil {
+		return nil, err
+	}
+	s.limiter = newRateLimiter(s.limits.RatePerSecond, s.limits.RateBurst, s.now)
+	s.baseCtx, s.hardCancel = context.WithCancel(context.Background())
+	s.upgrader = websocket.Upgrader{
+		HandshakeTimeout: 10 * time.Second,
+		ReadBufferSize:   4096,
+		WriteBufferSize:  4096,
+		// Only this safe value is ever echoed; a bearer.<key> offer is read
+		// by auth and never selected.
+		Subprotocols: []string{Subprotocol},
+		// Keys, not cookies, authenticate, so a cross-origin page gains
+		// nothing it does not already hold.
+		CheckOrigin: func(*http.Request) bool { return true },
+		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
+			s.writeError(w, r, &httpError{status: status, msg: "websocket upgrade: " + reason.Error()})
+		},
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+func (s *Server) buildWorkspace(wc WorkspaceConfig, eng Engines) (*workspace, error) {
+	ws := &workspace{name: wc.Name, quota: wc.CreditQuota, quotaPeriod: wc.QuotaPeriod, voice: map[string]*voiceProvider{}}
+	if sc := wc.Search; sc != nil && sc.Backend != "" {
+		if sc.APIKey != "" {
+			s.secrets = append(s.secrets, sc.APIKey)
+		}
+		ws.searchConfigured = sc.Backend != BackendTavily || sc.APIKey != ""
+		if ws.searchConfigured && eng.Web != nil {
+			web, err := eng.Web(wc.Name, *sc)
+			if err != nil {
+				return nil, fmt.Errorf("workspace %q: search backend %s: %w", wc.Name, sc.Backend, err)
+			}
+			ws.web = web
+		}
+	}
+	names := make([]string, 0, len(wc.Voice))
+	for name := range wc.Voice {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		vc := wc.Voice[name]
+		s.known[name] = true
+		if vc.APIKey != "" {
+			s.secrets = append(s.secrets, vc.APIKey)
+		}
+		vp := &voiceProvider{enabled: vc.Enabled, configured: vc.Configured()}
+		if vp.enabled && vp.configured && eng.Voice != nil {
+			p, err := eng.Voice(wc.Name, name, vc)
+			if err != nil {
+				return nil, fmt.Errorf("workspace %q: voice provider %s: %w", wc.Name, name, err)
+			}
+			vp.engine = p
+		}
+		ws.voice[name] = vp
+	}
+	return ws, nil
+}
+
+// Handler is the gateway as an http.Handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve answers requests on ln until Shutdown. It returns nil after a
+// shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return s.baseCtx },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	s.mu.Lock()
+	s.hs = hs
+	s.mu.Unlock()
+	err := hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting connections and lets in-flight requests and
+// streams end: TTS streams finish their synthesis, STT streams take the
+// shutdown as end of audio and send their final results. When ctx ends
+// first, upstream calls are cancelled and every open stream ends with an
+// error frame. It returns ctx's error in that case.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.drainOnce.Do(func() { close(s.draining) })
+	hs := s.hs
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		if hs != nil {
+			_ = hs.Shutdown(ctx)
+		}
+		s.streams.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		s.hardCancel()
+		return nil
+	case <-ctx.Done():
+	}
+	s.hardCancel()
+	// Streams now send their error frames; give them a moment.
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	if hs != nil {
+		_ = hs.Close()
+	}
+	return ctx.Err()
+}
+
+func (s *Server) isDraining() bool {
+	select {
+	case <-s.draining:
+		return true
+	default:
+		return false
+	}
+}
+
+// scrub removes configured vendor secrets from a message.
+func (s *Server) scrub(msg string) string {
+	for _, sec := range s.secrets {
+		if len(sec) >= 4 {
+			msg = strings.ReplaceAll(msg, sec, "[redacted]")
+		}
+	}
+	return msg
+}
+
+// lookupKey finds the workspace of an API key. Every stored hash is
+// compared, in constant time, whatever matched.
+func (s *Server) lookupKey(key string) (*workspace, string) {
+	sum := sha256.Sum256([]byte(key))
+	var found *workspace
+	for i := range s.keys {
+		if constantTimeEqual(s.keys[i].hash[:], sum[:]) {
+			found = s.keys[i].ws
+		}
+	}
+	if found == nil {
+		return nil, ""
+	}
+	return found, hex.EncodeToString(sum[:4])
+}
+
+// provider resolves a voice provider of the workspace, or says why not.
+func (ws *workspace) provider(name string, known map[string]bool) (engine.VoiceProvider, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, &engine.InputError{Field: "provider", Rule: "is required"}
+	}
+	vp, ok := ws.voice[name]
+	switch {
+	case !ok && !known[name]:
+		return nil, &httpError{status: http.StatusNotFound,
+			msg: fmt.Sprintf("unknown voice provider %q (known: %s)", truncate(name, 64), strings.Join(sortedKeys(known), ", "))}
+	case !ok:
+		return nil, &httpError{status: http.StatusForbidden,
+			msg: fmt.Sprintf("voice provider %q is not enabled for this workspace", name)}
+	case !vp.enabled:
+		return nil, &httpError{status: http.StatusForbidden,
+			msg: fmt.Sprintf("voice provider %q is disabled for this workspace", name)}
+	case !vp.configured:
+		return nil, &httpError{status: http.StatusForbidden,
+			msg: fmt.Sprintf("voice provider %q has no credentials configured for this workspace", name)}
+	case vp.engine == nil:
+		return nil, &httpError{status: http.StatusServiceUnavailable,
+			msg: fmt.Sprintf("voice provider %q has no engine in this gateway", name)}
+	}
+	return vp.engine, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,467 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+// The two WebSocket streams. Both follow the spec's frame protocols: a
+// JSON text frame with the request first, then binary audio (server to
+// client for TTS, client to server for STT), JSON text frames for results
+// and terminal errors, and a close handshake at the end.
+
+const (
+	frameWriteTimeout = 10 * time.Second
+	closeWait         = 2 * time.Second // for the peer's close reply
+)
+
+// wsStream serialises writes to one connection.
+type wsStream struct {
+	conn *websocket.Conn
+	mu   sync.Mutex
+}
+
+func (c *wsStream) writeJSON(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.conn.SetWriteDeadline(time.Now().Add(frameWriteTimeout))
+	return c.conn.WriteMessage(websocket.TextMessage, b)
+}
+
+func (c *wsStream) writeBinary(p []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.conn.SetWriteDeadline(time.Now().Add(frameWriteTimeout))
+	return c.conn.WriteMessage(websocket.BinaryMessage, p)
+}
+
+func (c *wsStream) writeClose(code int, reason string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(reason) > 120 { // a close reason must fit in a control frame
+		reason = reason[:120]
+	}
+	return c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+}
+
+// closeCode is the WebSocket close code for an error's HTTP status.
+func closeCode(status int) int {
+	switch {
+	case status == CodeTooLarge:
+		return websocket.CloseMessageTooBig
+	case status == CodeUnavailable:
+		return websocket.CloseGoingAway
+	case status >= 400 && status < 500:
+		return websocket.ClosePolicyViolation
+	}
+	return websocket.CloseInternalServerErr
+}
+
+// streamStart registers a stream unless the gateway is draining; the
+// registration happens under the same lock Shutdown takes to start
+// draining, so Shutdown never misses a stream.
+func (s *Server) streamStart() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isDraining() {
+		return false
+	}
+	s.streams.Add(1)
+	return true
+}
+
+// upgrade authenticates (done by middleware), registers and upgrades.
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (*wsStream, bool) {
+	if !websocket.IsWebSocketUpgrade(r) {
+		s.writeError(w, r, &httpError{status: CodeInvalidInput, msg: "this endpoint needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket)"})
+		return nil, false
+	}
+	if !s.streamStart() {
+		s.writeError(w, r, errShuttingDown)
+		return nil, false
+	}
+	conn, err := s.upgrader.Upgrade(w, r, http.Header{TraceHeader: {traceID(r)}})
+	if err != nil {
+		s.streams.Done()
+		return nil, false // the upgrader answered with an envelope
+	}
+	conn.SetReadLimit(s.limits.MaxFrameBytes)
+	return &wsStream{conn: conn}, true
+}
+
+// readRequestFrame reads the first frame: JSON text holding the request.
+func (s *Server) readRequestFrame(st *wsStream, v any, what string) error {
+	st.conn.SetReadDeadline(time.Now().Add(time.Duration(s.limits.StreamIdleTimeout)))
+	mt, data, err := st.conn.ReadMessage()
+	if err != nil {
+		return err
+	}
+	st.conn.SetReadDeadline(time.Time{})
+	if mt != websocket.TextMessage {
+		return &engine.InputError{Field: "frame", Rule: "the first frame must be a JSON text frame holding the " + what}
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	return nil
+}
+
+// isConnGone reports an error that means the peer is gone or closed, so
+// no frame can be sent.
+func isConnGone(err error) bool {
+	var ce *websocket.CloseError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &ne) && !ne.Timeout())
+}
+
+func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
+	st, ok := s.upgrade(w, r)
+	if !ok {
+		return
+	}
+	defer s.streams.Done()
+	defer st.conn.Close()
+	rs := stateOf(r)
+
+	// fail ends the stream with a terminal error frame and a close.
+	fail := func(err error) {
+		status, msg := s.classify(err)
+		rs.errMsg = msg
+		st.writeJSON(api.TTSFinalFrame{IsFinal: true, Error: msg})
+		st.writeClose(closeCode(status), "")
+	}
+
+	var req api.TTSRequest
+	if err := s.readRequestFrame(st, &req, "TTS request"); err != nil {
+		if isConnGone(err) {
+			rs.errMsg = "client left before the request frame"
+			return
+		}
+		fail(err)
+		s.awaitClose(st, nil)
+		return
+	}
+	if err := validateTTS(&req, s.limits.MaxStreamTextChars, ""); err != nil {
+		fail(err)
+		s.awaitClose(st, nil)
+		return
+	}
+	p, err := rs.workspace.provider(req.Provider, s.known)
+	if err != nil {
+		fail(err)
+		s.awaitClose(st, nil)
+		return
+	}
+	cost := ttsCost(req.Text)
+	id, err := s.usage.reserve(r.Context(), rs.workspace, rs.keyID, rs.traceID, "tts_stream", cost)
+	if err != nil {
+		fail(err)
+		s.awaitClose(st, nil)
+		return
+	}
+	start := time.Now()
+
+	// The client may close or vanish mid-stream: that cancels synthesis.
+	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(s.limits.UpstreamTimeout))
+	defer cancel()
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		for {
+			if _, _, err := st.conn.ReadMessage(); err != nil {
+				cancel()
+				return
+			}
+		}
+	}()
+
+	sink := &frameSink{st: st}
+	_, err = p.Synthesize(ctx, req, sink)
+	credits := cost
+	switch {
+	case err == nil:
+		if err = st.writeJSON(api.TTSFinalFrame{IsFinal: true}); err == nil {
+			st.writeClose(websocket.CloseNormalClosure, "")
+		}
+	case isConnGone(err) || (ctx.Err() != nil && r.Context().Err() == nil && !errors.Is(ctx.Err(), context.DeadlineExceeded)):
+		rs.errMsg = "client left mid-stream"
+	case r.Context().Err() != nil:
+		fail(fmt.Errorf("%w: synthesis interrupted after %d bytes", errShuttingDown, sink.n))
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		fail(&httpError{status: CodeTimeout, msg: fmt.Sprintf("tts timed out after %s", time.Duration(s.limits.UpstreamTimeout))})
+	default:
+		fail(err)
+	}
+	if err != nil && sink.n == 0 {
+		credits = 0 // nothing was delivered
+	}
+	s.usage.settle(id, credits, err, time.Since(start))
+	s.awaitClose(st, readerDone)
+}
+
+// awaitClose gives the client a moment to answer our close frame, then
+// drops the connection. readerDone, when set, is the reader goroutine that
+// will see the client's close; otherwise the close is read here.
+func (s *Server) awaitClose(st *wsStream, readerDone chan struct{}) {
+	if readerDone == nil {
+		readerDone = make(chan struct{})
+		go func() {
+			defer close(readerDone)
+			st.conn.SetReadDeadline(time.Now().Add(closeWait))
+			for {
+				if _, _, err := st.conn.ReadMessage(); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	select {
+	case <-readerDone:
+	case <-time.After(closeWait):
+	}
+	st.conn.Close()
+	<-readerDone
+}
+
+// frameSink sends each fragment of synthesized audio as one binary frame.
+type frameSink struct {
+	st *wsStream
+	n  int
+}
+
+func (f *frameSink) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if err := f.st.writeBinary(p); err != nil {
+		return 0, err
+	}
+	f.n += len(p)
+	return len(p), nil
+}
+
+// sttEnd records why the audio input ended when the client did not end it.
+type sttEnd struct {
+	once   sync.Once
+	reason string // "" when the client closed: a normal end
+	code   int
+}
+
+func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
+	st, ok := s.upgrade(w, r)
+	if !ok {
+		return
+	}
+	defer s.streams.Done()
+	defer st.conn.Close()
+	rs := stateOf(r)
+	// The client's close frame means end of audio: do not answer it until
+	// the final results are out.
+	closedByClient := make(chan struct{})
+	var closeOnce sync.Once
+	st.conn.SetCloseHandler(func(int, string) error {
+		closeOnce.Do(func() { close(closedByClient) })
+		return nil
+	})
+
+	seq := 0
+	fail := func(err error) {
+		status, msg := s.classify(err)
+		rs.errMsg = msg
+		seq++
+		st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: msg})
+		st.writeClose(closeCode(status), "")
+	}
+
+	var cfg api.STTRequest
+	if err := s.readRequestFrame(st, &cfg, "STT configuration"); err != nil {
+		if isConnGone(err) {
+			rs.errMsg = "client left before the configuration frame"
+			st.writeClose(websocket.CloseNormalClosure, "")
+			return
+		}
+		fail(err)
+		s.awaitClose(st, nil)
+		return
+	}
+	if err := validateSTTConfig(&cfg); err != nil {
+		fail(err)
+		s.awaitClose(st, nil)
+		return
+	}
+	p, err := rs.workspace.provider(cfg.Provider, s.known)
+	if err != nil {
+		fail(err)
+		s.awaitClose(st, nil)
+		return
+	}
+	id, err := s.usage.reserve(r.Context(), rs.workspace, rs.keyID, rs.traceID, "stt_stream", 1)
+	if err != nil {
+		fail(err)
+		s.awaitClose(st, nil)
+		return
+	}
+	start := time.Now()
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var end sttEnd
+	var finishTimer *time.Timer
+	var timerMu sync.Mutex
+	// endInput ends the audio: recognition finishes what arrived, within
+	// the upstream timeout.
+	endInput := func(reason string, code int) {
+		end.once.Do(func() {
+			end.reason, end.code = reason, code
+			pw.Close()
+			timerMu.Lock()
+			finishTimer = time.AfterFunc(time.Duration(s.limits.UpstreamTimeout), cancel)
+			timerMu.Unlock()
+		})
+	}
+	defer func() {
+		timerMu.Lock()
+		if finishTimer != nil {
+			finishTimer.Stop()
+		}
+		timerMu.Unlock()
+	}()
+
+	idle := time.Duration(s.limits.StreamIdleTimeout)
+	var clientGone bool
+	var goneMu sync.Mutex
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		var received int64
+		for {
+			st.conn.SetReadDeadline(time.Now().Add(idle))
+			mt, data, err := st.conn.ReadMessage()
+			if err != nil {
+				var ce *websocket.CloseError
+				var ne net.Error
+				switch {
+				case errors.As(err, &ce):
+					endInput("", 0)
+				case errors.As(err, &ne) && ne.Timeout():
+					endInput(fmt.Sprintf("no audio for %s: recognition ended with the audio received", idle), websocket.ClosePolicyViolation)
+				default:
+					goneMu.Lock()
+					clientGone = true
+					goneMu.Unlock()
+					pw.CloseWithError(errors.New("client connection lost"))
+					cancel()
+				}
+				return
+			}
+			if mt != websocket.BinaryMessage {
+				continue // only binary frames carry audio; others are ignored
+			}
+			received += int64(len(data))
+			if received > s.limits.MaxStreamAudioBytes {
+				endInput(fmt.Sprintf("audio exceeds %d bytes per stream: recognition ended with the first %d bytes",
+					s.limits.MaxStreamAudioBytes, received-int64(len(data))), websocket.CloseMessageTooBig)
+				continue // keep reading until the client closes
+			}
+			pw.Write(data) // fails harmlessly once the input has ended
+		}
+	}()
+	drainWatchDone := make(chan struct{})
+	defer close(drainWatchDone)
+	go func() {
+		select {
+		case <-s.draining:
+			endInput("gateway shutting down: recognition ended with the audio received", websocket.CloseGoingAway)
+			st.conn.SetReadDeadline(time.Now()) // stop the reader
+		case <-drainWatchDone:
+		}
+	}()
+
+	var durationMs int
+	sentFinal := false
+	err = p.Recognize(ctx, cfg, pr, func(t engine.Transcript) error {
+		durationMs = max(durationMs, t.DurationMs)
+		seq++
+		f := api.STTResultFrame{Sequence: seq, Text: t.Text, IsFinal: t.Final, IsPartial: t.Partial && !t.Final}
+		if t.Final {
+			f.Confidence = t.Confidence
+			sentFinal = true
+		}
+		return st.writeJSON(f)
+	})
+	pr.CloseWithError(io.ErrClosedPipe) // unblock the reader's pending write
+	goneMu.Lock()
+	gone := clientGone
+	goneMu.Unlock()
+	switch {
+	case gone || isConnGone(err):
+		rs.errMsg = "client left mid-stream"
+		if err == nil {
+			err = errors.New(rs.errMsg)
+		}
+	case err != nil && r.Context().Err() != nil:
+		fail(fmt.Errorf("%w: recognition interrupted", errShuttingDown))
+	case err != nil && ctx.Err() != nil:
+		fail(&httpError{status: CodeTimeout, msg: fmt.Sprintf("stt did not finish within %s after the end of audio", time.Duration(s.limits.UpstreamTimeout))})
+	case err != nil:
+		fail(err)
+	default:
+		if !sentFinal {
+			seq++
+			st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true})
+		}
+		if end.reason != "" {
+			rs.errMsg = end.reason
+			seq++
+			st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: end.reason})
+			st.writeClose(end.code, "")
+		} else {
+			st.writeClose(websocket.CloseNormalClosure, "")
+		}
+	}
+	credits := int64(0)
+	if durationMs > 0 {
+		credits = sttCost(durationMs)
+	}
+	s.usage.settle(id, credits, err, time.Since(start))
+	select {
+	case <-closedByClient:
+		st.conn.Close()
+		<-readerDone
+	default:
+		s.awaitClose(st, readerDone)
+	}
+}
+
+func validateSTTConfig(cfg *api.STTRequest) error {
+	if strings.TrimSpace(cfg.Provider) == "" {
+		return &engine.InputError{Field: "provider", Rule: "is required"}
+	}
+	if cfg.AudioData != "" {
+		return &engine.InputError{Field: "audio_data", Rule: "must not be sent in the configuration frame; send audio as binary frames"}
+	}
+	if cfg.SampleRate < 0 {
+		return &engine.InputError{Field: "sample_rate", Rule: "must not be negative"}
+	}
+	return nil
+}
