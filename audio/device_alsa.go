@@ -96,7 +96,7 @@ func openDevice(opts Options) (*Output, error) {
 	return &Output{
 		kind:     SinkDevice,
 		describe: fmt.Sprintf("device (ALSA %s kHz)", khz(device.rate)),
-		sink:     &otoSink{ctx: device.ctx, bufBytes: bufferBytes(device.rate, device.buffer), latency: device.buffer * 3 / 2},
+		sink:     &otoSink{ctx: device.ctx, bufBytes: bufferBytes(device.rate, device.buffer), latency: device.buffer * 3 / 2, period: device.buffer / 2},
 		rate:     device.rate,
 	}, nil
 }
@@ -159,6 +159,7 @@ type otoSink struct {
 	ctx      *oto.Context
 	bufBytes int
 	latency  time.Duration // the device's buffer plus a period, waited out after the last sample
+	period   time.Duration // what ALSA still holds, at least, when the player's buffer runs dry
 }
 
 // otoReader is what oto's player reads. It waits only a few milliseconds for
@@ -178,6 +179,7 @@ func (s *otoSink) start(p *Playback, rate int) error {
 	pl.SetBufferSize(s.bufBytes)
 	p.mu.Lock()
 	p.buffered = pl.BufferedSize
+	p.tail = s.period
 	p.player = pl
 	p.mu.Unlock()
 	pl.Play()

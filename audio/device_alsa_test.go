@@ -331,3 +331,114 @@ func slicesEqual(a, b []int16) bool {
 	}
 	return true
 }
+
+func TestNoCgoFallsBackToFile(t *testing.T) {
+	t.Skip("built with cgo; TestBuildWithoutCgo runs this without it")
+}
+
+// BenchmarkOtoDevice measures the real device path with default settings:
+// first chunk to device, and CPU use while idle and while playing. It runs
+// the BenchmarkOtoChild* benchmarks in a child process against the same
+// ALSA file-plugin rig as TestOtoEndToEnd, and reports their figures.
+func BenchmarkOtoDevice(b *testing.B) {
+	if os.Getenv(otoChildEnv) != "" {
+		b.Skip("child")
+	}
+	dir := b.TempDir()
+	fifo := filepath.Join(dir, "device.f32")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	conf := filepath.Join(dir, "asound.conf")
+	os.WriteFile(conf, []byte(fmt.Sprintf("pcm.!default {\n type file\n slave.pcm \"hark_null\"\n file %q\n format \"raw\"\n}\npcm.hark_null { type null }\n", fifo)), 0o600)
+	t := &testing.T{}
+	dev := startFIFODevice(t, fifo)
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkOtoChild", "-test.benchtime=1x")
+	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+conf, otoChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if w, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	<-dev.done
+	if err != nil {
+		b.Fatalf("child: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 || !strings.HasPrefix(f[0], "BenchmarkOtoChild") {
+			continue
+		}
+		for i := 4; i+1 < len(f); i += 2 {
+			var v float64
+			fmt.Sscan(f[i], &v)
+			b.ReportMetric(v, f[i+1])
+		}
+	}
+}
+
+func BenchmarkOtoChildFirstChunk(b *testing.B) {
+	if os.Getenv(otoChildEnv) == "" {
+		b.Skip("runs only as the child of BenchmarkOtoDevice")
+	}
+	out, err := Open(Options{Sink: "device"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	frame := s16Bytes(testSignal(e2eRate/10, 1))
+	const rounds = 50
+	var sum, worst time.Duration
+	for i := 0; i < rounds; i++ {
+		p, _ := out.Play("pcm", e2eRate)
+		p.Write(frame)
+		for p.Stats().FirstChunkToDevice == 0 {
+			time.Sleep(50 * time.Microsecond)
+		}
+		d := p.Stats().FirstChunkToDevice
+		sum += d
+		worst = max(worst, d)
+		p.Stop()
+		<-p.Done()
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.ReportMetric(float64(sum)/rounds/1e6, "first-chunk-ms-mean")
+	b.ReportMetric(float64(worst)/1e6, "first-chunk-ms-max")
+}
+
+func cpuTime() time.Duration {
+	var ru unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func BenchmarkOtoChildCPU(b *testing.B) {
+	if os.Getenv(otoChildEnv) == "" {
+		b.Skip("runs only as the child of BenchmarkOtoDevice")
+	}
+	out, err := Open(Options{Sink: "device"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Idle: the device is open and oto keeps feeding it silence.
+	c0, w0 := cpuTime(), time.Now()
+	time.Sleep(2 * time.Second)
+	idle := float64(cpuTime()-c0) / float64(time.Since(w0)) * 100
+
+	// Playing: 24 kHz pcm arriving in real time in 50 ms frames, resampled
+	// to 48 kHz, with the level meter running.
+	frame := s16Bytes(testSignal(1200, 2))
+	c0, w0 = cpuTime(), time.Now()
+	p, _ := out.Play("pcm", 24000)
+	tick := time.NewTicker(50 * time.Millisecond)
+	for i := 0; i < 60; i++ { // 3 s
+		p.Write(frame)
+		p.Level()
+		<-tick.C
+	}
+	tick.Stop()
+	p.CloseWrite()
+	<-p.Done()
+	playing := float64(cpuTime()-c0) / float64(time.Since(w0)) * 100
+	b.ReportMetric(idle, "cpu-%-idle")
+	b.ReportMetric(playing, "cpu-%-playing")
+	b.ReportMetric(float64(p.Stats().Underruns), "underruns")
+}

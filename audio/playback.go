@@ -60,8 +60,9 @@ type Playback struct {
 	winN   int
 	levels []float64
 
-	player   any        // the sink's per-playback handle (an *oto.Player)
-	buffered func() int // bytes the sink holds but has not played; nil for sinks that are not real time
+	player   any           // the sink's per-playback handle (an *oto.Player)
+	tail     time.Duration // audio the sink still holds after buffered() reaches 0 (a device's own buffer)
+	buffered func() int    // bytes the sink holds but has not played; nil for sinks that are not real time
 	savedTo  string
 
 	done     chan struct{}
@@ -270,8 +271,8 @@ func (p *Playback) Stats() Stats {
 		Received:           samplesToDuration(p.decoded, p.rate),
 		Played:             p.positionLocked(),
 	}
-	if !p.underrunStart.IsZero() {
-		s.UnderrunTime += time.Since(p.underrunStart)
+	if gap := time.Since(p.underrunStart); !p.underrunStart.IsZero() && gap > 0 {
+		s.UnderrunTime += gap
 	}
 	return s
 }
@@ -395,7 +396,7 @@ func (p *Playback) pull(b []byte, wait time.Duration, gain bool) (n int, eof boo
 		if wait > 0 {
 			now := time.Now()
 			if p.started && !p.paused && p.underrunStart.IsZero() && (p.buffered == nil || p.buffered() == 0) {
-				p.underrunStart = now
+				p.underrunStart = now.Add(p.tail) // silence starts once the device's own buffer runs out
 			}
 			left := deadline.Sub(now)
 			if left <= 0 {
@@ -413,8 +414,10 @@ func (p *Playback) pull(b []byte, wait time.Duration, gain bool) (n int, eof boo
 		p.firstToDevice = now.Sub(p.firstWrite)
 	}
 	if !p.underrunStart.IsZero() {
-		p.underruns++
-		p.underrunTime += now.Sub(p.underrunStart)
+		if gap := now.Sub(p.underrunStart); gap > 0 {
+			p.underruns++
+			p.underrunTime += gap
+		}
 		p.underrunStart = time.Time{}
 	}
 	vol := p.volume
