@@ -242,7 +242,10 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	var all []citedSentence
 	for i, s := range sources {
 		for _, sent := range sentences(s.text) {
-			if n := len(strings.Fields(sent)); n >= 5 && n <= 90 {
+			n := len(strings.Fields(sent))
+			// Headings and captions are not answers: a sentence ends in
+			// punctuation or is long enough to stand alone.
+			if n >= 5 && n <= 90 && (strings.ContainsAny(sent[len(sent)-1:], ".!?。") || n >= 10) {
 				all = append(all, citedSentence{text: sent, source: i})
 			}
 		}
@@ -254,8 +257,8 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		docs[i] = tokens(c.text)
 	}
 	used := map[int]bool{}
-	var picked []map[string]int // shingles of picked sentences, to skip repeats
 	pick := func(q string, n int) []citedSentence {
+		var picked []map[string]int // shingles of picked sentences, to skip repeats
 		scores := bm25(tokens(q), docs)
 		idx := make([]int, len(all))
 		for i := range idx {

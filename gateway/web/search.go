@@ -107,7 +107,7 @@ func (e *Engine) search(ctx context.Context, in api.SearchInput) (*api.SearchOut
 	snip := snippetExpr
 	bodyCol := "p.body"
 	if depth == "ultra-fast" || depth == "fast" {
-		bodyCol = "''"
+		bodyCol = "substr(p.body, 1, 600)"
 	}
 	if depth == "ultra-fast" {
 		snip = "''"

@@ -1,0 +1,99 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"hark/api"
+)
+
+func TestShutdownLetsTTSStreamFinish(t *testing.T) {
+	g := startGateway(t, nil)
+	st, err := g.client(t, g.key).TTSStream(context.Background(), api.TTSRequest{Text: "SLOW SLOW SLOW SLOW", VoiceCode: "tone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Next(); err != nil {
+		t.Fatal(err)
+	}
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		shut <- g.srv.Shutdown(ctx)
+	}()
+	if _, err := io.ReadAll(st); err != nil || len(st.Received()) != 4*3200 {
+		t.Fatalf("stream during shutdown: %v, %d bytes", err, len(st.Received()))
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if err := <-g.done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if _, err := http.Get(g.base + api.PathTools); err == nil {
+		t.Fatal("gateway still accepts connections after Shutdown")
+	}
+}
+
+func TestShutdownGraceExpiresWithErrorFrame(t *testing.T) {
+	g := startGateway(t, nil)
+	st, err := g.client(t, g.key).TTSStream(context.Background(), api.TTSRequest{Text: strings.Repeat("SLOW ", 40), VoiceCode: "tone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Next(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := g.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	_, err = io.ReadAll(st)
+	var se *api.StreamError
+	if !errors.As(err, &se) || !strings.Contains(se.Message, "gateway shutting down") || len(st.Received()) < 3200 {
+		t.Fatalf("stream: %v, %d bytes kept", err, len(st.Received()))
+	}
+}
+
+func TestShutdownEndsSTTStreamWithFinals(t *testing.T) {
+	g := startGateway(t, nil)
+	st, err := g.client(t, g.key).STTStream(context.Background(), api.STTRequest{Language: "slowfinal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Write(make([]byte, 6400))
+	for range 2 {
+		if f := <-st.Results(); !f.IsPartial {
+			t.Fatalf("want a partial, got %+v", f)
+		}
+	}
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		shut <- g.srv.Shutdown(ctx)
+	}()
+	var frames []api.STTResultFrame
+	for f := range st.Results() {
+		frames = append(frames, f)
+	}
+	if len(frames) != 2 || frames[0].Text != "heard 6400 bytes" || !frames[0].IsFinal || !strings.Contains(frames[1].Error, "gateway shutting down") {
+		t.Fatalf("frames %+v", frames)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	// New streams are refused while draining.
+	if _, err := g.client(t, g.key).STTStream(context.Background(), api.STTRequest{}); err == nil {
+		t.Fatal("new stream accepted after shutdown")
+	}
+}
