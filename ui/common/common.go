@@ -1,6 +1,7 @@
 package common
 
 import (
+	"context"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -27,6 +28,11 @@ type Common struct {
 	// Send delivers a message to the running program from a goroutine, for
 	// streams that report progress (tea.Program.Send). Nil in unit tests.
 	Send func(tea.Msg)
+
+	// Connect, when Client is nil, connects to the gateway (starting the
+	// embedded one if needed). The root calls it in a command after the
+	// first frame, so the screen appears before the gateway is up.
+	Connect func(ctx context.Context) (*api.Client, error)
 
 	// AudioState describes the sound output for the status bar without
 	// opening it ("not opened" until something plays). Nil hides it.

@@ -1,6 +1,8 @@
 package common
 
 import (
+	"context"
+	"errors"
 	"time"
 
 	"hark/api"
@@ -64,4 +66,23 @@ func (c *Common) Now() time.Time {
 		return c.Clock()
 	}
 	return time.Now()
+}
+
+// ErrNotConnected is returned by Invoke before the gateway is connected.
+var ErrNotConnected = errors.New("not connected to the gateway yet; wait for the tool list to load")
+
+// Invoke calls a tool on client, which panes read from Common in Update
+// and pass to their command. A nil client (still connecting) is an error,
+// not a panic.
+func Invoke(ctx context.Context, client *api.Client, slug string, inputs map[string]any) (*api.InvokeResult, error) {
+	if client == nil {
+		return nil, ErrNotConnected
+	}
+	return client.Invoke(ctx, slug, inputs)
+}
+
+// ConnectedMsg reports the gateway connection made by Common.Connect.
+type ConnectedMsg struct {
+	Client *api.Client
+	Err    error
 }

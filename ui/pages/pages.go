@@ -553,7 +553,7 @@ func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
 	}
 	return tea.Batch(p.progress.Start(label, p.c.Now()), func() tea.Msg {
 		defer cancel()
-		res, err := client.Invoke(ctx, slug, inputs)
+		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
 			return doneMsg{seq: seq, err: fmt.Errorf("%s: %w", slug, err)}
 		}

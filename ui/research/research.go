@@ -433,7 +433,7 @@ func (p *Pane) start(q, model string, inputs map[string]any) tea.Cmd {
 	}
 	cmds = append(cmds, func() tea.Msg {
 		defer cancel()
-		res, err := client.Invoke(ctx, Slug, inputs)
+		res, err := common.Invoke(ctx, client, Slug, inputs)
 		if err != nil {
 			return doneMsg{id: id, err: fmt.Errorf("research: %w", err)}
 		}

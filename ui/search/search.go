@@ -16,6 +16,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"hark/api"
 	"hark/ui/common"
@@ -416,7 +417,7 @@ func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
 	p.err = nil
 	return tea.Batch(p.progress.Start("searching", p.c.Now()), func() tea.Msg {
 		defer cancel()
-		res, err := client.Invoke(ctx, slug, inputs)
+		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
 			return doneMsg{seq: seq, err: fmt.Errorf("search: %w", err)}
 		}
@@ -461,7 +462,7 @@ func (p *Pane) View() string {
 	if p.editDom {
 		top = append(top, p.domains.View())
 	} else {
-		top = append(top, common.Truncate(p.optionsLine(), p.width))
+		top = append(top, p.optionsLine())
 	}
 	if p.progress.Active {
 		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render("  x cancels"))
@@ -568,7 +569,23 @@ func (p *Pane) optionsLine() string {
 	if len(parts) == 0 {
 		return s.Dim.Render("options appear once the tool list is loaded")
 	}
-	return strings.Join(parts, s.Dim.Render(" · ")) + s.Dim.Render(" · ") + s.Key.Render("f") + s.Label.Render(" more")
+	parts = append(parts, s.Key.Render("f")+s.Label.Render(" more"))
+	// Greedy wrap on option boundaries, so 80 columns show them all.
+	sep := s.Dim.Render(" · ")
+	var lines []string
+	cur := ""
+	for _, part := range parts {
+		switch {
+		case cur == "":
+			cur = part
+		case p.width > 0 && lipgloss.Width(cur)+3+lipgloss.Width(part) > p.width:
+			lines = append(lines, cur)
+			cur = part
+		default:
+			cur += sep + part
+		}
+	}
+	return strings.Join(append(lines, cur), "\n")
 }
 
 // listView draws the results, three lines each, then the images.

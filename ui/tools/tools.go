@@ -237,7 +237,7 @@ func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
 	seq, client := p.seq, p.c.Client
 	return tea.Batch(p.progress.Start("running "+slug, p.c.Now()), func() tea.Msg {
 		defer cancel()
-		res, err := client.Invoke(ctx, slug, inputs)
+		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
 			return doneMsg{seq: seq, tool: slug, err: fmt.Errorf("%s: %w", slug, err)}
 		}

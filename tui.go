@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/audio"
+	"hark/ui"
+	"hark/ui/common"
+)
+
+// tui.go runs the terminal UI: it turns the settings into a common.Common
+// (client, styles, gateway description, audio) and runs the root model.
+// Nothing in ui/ reads settings or the environment itself.
+
+func init() { tuiMain = runTUI }
+
+func runTUI(ctx context.Context, a *app) error {
+	var prog atomic.Pointer[tea.Program]
+	send := func(msg tea.Msg) {
+		if p := prog.Load(); p != nil {
+			p.Send(msg)
+		}
+	}
+	// The status bar shows every call's trace_id and latency.
+	a.onCall = func(ci api.CallInfo) { send(common.CallMsg(ci)) }
+
+	gw := "embedded gateway"
+	if a.cfg.BaseURL != "" {
+		gw = a.cfg.BaseURL
+	}
+	c := &common.Common{
+		Styles:    common.NewStyles(true, os.Getenv("NO_COLOR") != ""),
+		Gateway:   gw,
+		Provider:  a.cfg.Provider,
+		Voice:     a.cfg.Voice,
+		OutputDir: a.cfg.OutputDir,
+		Send:      send,
+		// The embedded gateway starts after the first frame is drawn.
+		Connect: a.client,
+	}
+	c.Audio, c.AudioState = lazyAudio(a.cfg.AudioSink)
+
+	p := tea.NewProgram(ui.New(c), tea.WithContext(ctx))
+	prog.Store(p)
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // interrupted by a signal: a normal way out
+	}
+	if err != nil {
+		return fmt.Errorf("tui: %w", err)
+	}
+	return nil
+}
+
+// lazyAudio opens the sound output on first use; diagnostics go to a log
+// file, never to the terminal the TUI draws on.
+func lazyAudio(sink string) (open func() (*audio.Output, error), state func() string) {
+	var (
+		mu     sync.Mutex
+		out    *audio.Output
+		err    error
+		opened bool
+	)
+	open = func() (*audio.Output, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !opened {
+			opened = true
+			var logw *os.File
+			logw, lerr := os.OpenFile(filepath.Join(os.TempDir(), "hark-audio.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			opts := audio.Options{Sink: sink}
+			if lerr == nil {
+				opts.Log = logw
+			}
+			out, err = audio.Open(opts)
+		}
+		return out, err
+	}
+	state = func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case !opened:
+			s := sink
+			if s == "" {
+				s = "auto"
+			}
+			return "audio " + s + " (opens on first play)"
+		case err != nil:
+			return "audio unavailable"
+		}
+		return out.Describe()
+	}
+	return open, state
+}

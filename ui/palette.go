@@ -1,0 +1,129 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"hark/ui/common"
+)
+
+// palette is the command palette: type part of a tool's slug, name or
+// description, or a pane's name; enter opens the tool's generated form or
+// shows the pane.
+type palette struct {
+	m      *Model
+	input  textinput.Model
+	cursor int
+	items  []paletteItem
+}
+
+type paletteItem struct {
+	label, detail string
+	slug          string // a tool, or "" for a pane
+	pane          int
+}
+
+func newPalette(m *Model) *palette {
+	in := textinput.New()
+	in.Prompt = ": "
+	in.Placeholder = "run a tool or go to a pane…"
+	in.SetWidth(max(10, m.width-8))
+	p := &palette{m: m, input: in}
+	p.filter()
+	return p
+}
+
+func (p *palette) focus() tea.Cmd { return p.input.Focus() }
+
+func (p *palette) all() []paletteItem {
+	var out []paletteItem
+	for _, t := range p.m.c.Tools {
+		out = append(out, paletteItem{label: t.Slug, detail: common.OneLine(t.Name + " · " + t.Description), slug: t.Slug})
+	}
+	for i, pn := range p.m.panes {
+		out = append(out, paletteItem{label: "go to " + pn.Title(), detail: fmt.Sprintf("pane %d", i+1), pane: i})
+	}
+	return out
+}
+
+func (p *palette) filter() {
+	q := strings.ToLower(strings.TrimSpace(p.input.Value()))
+	p.items = p.items[:0]
+	for _, it := range p.all() {
+		if q == "" || strings.Contains(strings.ToLower(it.label+" "+it.detail), q) {
+			p.items = append(p.items, it)
+		}
+	}
+	p.cursor = max(0, min(p.cursor, len(p.items)-1))
+}
+
+func (p *palette) update(msg tea.Msg) tea.Cmd {
+	if km, ok := msg.(tea.KeyPressMsg); ok {
+		switch km.String() {
+		case "esc":
+			p.m.palette = nil
+			return nil
+		case "up", "ctrl+p":
+			p.cursor = max(0, p.cursor-1)
+			return nil
+		case "down", "ctrl+n", "tab":
+			p.cursor = min(len(p.items)-1, p.cursor+1)
+			return nil
+		case "enter":
+			return p.choose()
+		}
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	p.filter()
+	return cmd
+}
+
+func (p *palette) choose() tea.Cmd {
+	if p.cursor >= len(p.items) {
+		return nil
+	}
+	it := p.items[p.cursor]
+	p.m.palette = nil
+	if it.slug == "" {
+		p.m.active = it.pane
+		return nil
+	}
+	slug := it.slug
+	return func() tea.Msg { return common.EditToolMsg{Slug: slug} }
+}
+
+func (p *palette) click(msg tea.MouseClickMsg) tea.Cmd {
+	i := msg.Y - 4 // tab line, title, input, blank
+	if i >= 0 && i < len(p.items) {
+		if i == p.cursor {
+			return p.choose()
+		}
+		p.cursor = i
+	}
+	return nil
+}
+
+func (p *palette) view(w, h int) string {
+	s := p.m.c.Styles
+	lines := []string{s.Title.Render("Command palette") + s.Dim.Render("  enter opens · esc closes"), p.input.View(), ""}
+	if len(p.items) == 0 {
+		lines = append(lines, s.Dim.Render("  nothing matches"))
+	}
+	off := max(0, p.cursor-(h-5))
+	for i := off; i < len(p.items) && len(lines) < h; i++ {
+		it := p.items[i]
+		cur, ls := "  ", s.Text
+		if i == p.cursor {
+			cur, ls = s.Key.Render("▌ "), s.Selected
+		}
+		lines = append(lines, common.Truncate(cur+ls.Render(it.label)+"  "+s.Dim.Render(it.detail), w))
+	}
+	if p.m.toolsErr != nil && len(p.m.c.Tools) == 0 {
+		lines = append(lines, "", common.ErrorView(s, p.m.toolsErr, w))
+	}
+	return common.Fit(strings.Join(lines, "\n"), w, h)
+}

@@ -1,0 +1,192 @@
+package search
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/api/apitest"
+	"hark/ui/common"
+	"hark/ui/internal/uitest"
+)
+
+func drive(p *Pane) func(tea.Msg) tea.Cmd {
+	return func(m tea.Msg) tea.Cmd { _, c := p.Update(m); return c }
+}
+
+func typeText(p *Pane, s string) {
+	for _, k := range uitest.Type(s) {
+		p.Update(k)
+	}
+}
+
+func sample() *api.SearchOutput {
+	return &api.SearchOutput{
+		Query:        "bubble tea",
+		Answer:       "Bubble Tea is a Go framework for terminal apps based on The Elm Architecture.",
+		ResponseTime: 0.42,
+		Results: []api.SearchResult{
+			{Title: "Bubble Tea on GitHub", URL: "https://github.com/charmbracelet/bubbletea", Content: "A powerful little TUI framework", Score: 0.93, PublishedDate: "2026-01-02"},
+			{Title: "Tutorial: building a TUI", URL: "https://www.example.com/blog/tui", Content: "Step by step with models, updates and views.", Score: 0.61},
+			{Title: "", URL: "https://docs.example.org/x", Content: "no title here", Score: 0.2},
+		},
+		Images: []api.SearchImage{{URL: "https://img.example.com/a.png", Description: "the bubble tea logo"}},
+	}
+}
+
+func TestGoldenViews(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"80x24", 80, 24}, {"120x30", 120, 30}} {
+		p := New(c)
+		p.SetSize(sz.w, sz.h)
+		uitest.Golden(t, "empty_"+sz.name, p.View())
+		p.Update(doneMsg{seq: 0, out: sample()})
+		p.query.Blur()
+		uitest.Golden(t, "results_"+sz.name, p.View())
+		p.Update(uitest.Press("j"))
+		p.Update(uitest.Press("p"))
+		uitest.Golden(t, "preview_"+sz.name, p.View())
+	}
+}
+
+func TestOptionsOneKeyAwayAndSent(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	typeText(p, "go tui")
+	p.Update(uitest.Press("esc"))
+	for _, k := range []string{"d", "t", "r", "+", "+", "a"} {
+		p.Update(uitest.Press(k))
+	}
+	line := uitest.Plain(p.optionsLine())
+	for _, want := range []string{"depth advanced", "topic news", "time day", "max 7", "answer on"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("options line %q lacks %q", line, want)
+		}
+	}
+	p.Update(uitest.Press("/"))
+	_, cmd := p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if p.Result() == nil || len(p.Result().Results) != 7 {
+		t.Fatalf("want 7 results, got %+v (err %v)", p.Result(), p.err)
+	}
+	var body api.InvokeRequest
+	if err := json.Unmarshal(srv.Last(apitest.InvokePath(api.ToolSearch)).Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"query": "go tui", "search_depth": "advanced", "topic": "news", "time_range": "day", "max_results": 7.0, "include_answer": true}
+	for k, v := range want {
+		if body.Inputs[k] != v {
+			t.Errorf("sent %s=%v, want %v (all: %v)", k, body.Inputs[k], v, body.Inputs)
+		}
+	}
+	if _, ok := body.Inputs["include_images"]; ok {
+		t.Errorf("defaults must be left to the gateway: %v", body.Inputs)
+	}
+	if !strings.Contains(uitest.Plain(p.View()), "The answer about go tui") {
+		t.Errorf("answer not on top:\n%s", uitest.Plain(p.View()))
+	}
+}
+
+func TestMaxResultsStaysInRange(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.query.Blur()
+	for range 30 {
+		p.Update(uitest.Press("+"))
+	}
+	if v := p.value("max_results"); v != 20.0 {
+		t.Errorf("max_results = %v, want the runtime maximum 20", v)
+	}
+	for range 30 {
+		p.Update(uitest.Press("-"))
+	}
+	if v := p.value("max_results"); v != 1.0 {
+		t.Errorf("max_results = %v, want the runtime minimum 1", v)
+	}
+}
+
+func TestOpenAndCopy(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	p.Update(doneMsg{out: sample()})
+	p.query.Blur()
+	p.Update(uitest.Press("j"))
+	_, cmd := p.Update(uitest.Press("enter"))
+	msgs := uitest.Exec(cmd)
+	if len(msgs) != 1 {
+		t.Fatalf("open: %v", msgs)
+	}
+	if m, ok := msgs[0].(common.OpenPagesMsg); !ok || m.URLs[0] != "https://www.example.com/blog/tui" {
+		t.Errorf("open gave %#v", msgs[0])
+	}
+	_, cmd = p.Update(uitest.Press("y"))
+	var notice bool
+	for _, m := range uitest.Exec(cmd) {
+		if n, ok := m.(common.NoticeMsg); ok && strings.Contains(n.Text, "example.com/blog/tui") {
+			notice = true
+		}
+	}
+	if !notice {
+		t.Error("copy gave no notice")
+	}
+}
+
+func TestErrorShowsTraceAndHint(t *testing.T) {
+	srv := apitest.New(t)
+	srv.Script(apitest.InvokePath(api.ToolSearch), apitest.Reply{Code: 500, Message: api.MsgCredentialsMissing, TraceID: "tr-42"})
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	typeText(p, "x")
+	_, cmd := p.Update(uitest.Press("enter"))
+	var sawErr bool
+	uitest.Settle(func(m tea.Msg) tea.Cmd {
+		if _, ok := m.(common.ErrorMsg); ok {
+			sawErr = true
+		}
+		_, c := p.Update(m)
+		return c
+	}, cmd)
+	v := uitest.Plain(p.View())
+	for _, want := range []string{api.MsgCredentialsMissing, "trace_id tr-42", "credentials"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if !sawErr {
+		t.Error("no ErrorMsg for the status bar")
+	}
+}
+
+func TestClickSelectsResult(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	p.Update(doneMsg{out: sample()})
+	p.query.Blur()
+	p.View()
+	// Find the screen row of the second result's title.
+	lines := strings.Split(uitest.Plain(p.View()), "\n")
+	row := -1
+	for i, l := range lines {
+		if strings.Contains(l, "Tutorial: building") {
+			row = i
+		}
+	}
+	if row < 0 {
+		t.Fatal("second result not drawn")
+	}
+	p.Update(tea.MouseClickMsg{X: 5, Y: row, Button: tea.MouseLeft})
+	if p.Selected() != 1 {
+		t.Errorf("click selected %d, want 1", p.Selected())
+	}
+}

@@ -1,0 +1,423 @@
+// Package ui is hark's terminal program: the one root model that owns the
+// panes, computes the layout on every window size change, routes keys and
+// messages, and draws the tabs, the status bar, the help and the command
+// palette. It does no I/O in Update: the tool list and every gateway call
+// run in commands. It takes everything it needs in a common.Common and
+// reads no configuration or environment of its own.
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"hark/api"
+	"hark/ui/common"
+	"hark/ui/pages"
+	"hark/ui/research"
+	"hark/ui/search"
+	"hark/ui/tools"
+	"hark/ui/voices"
+)
+
+// KeyMap holds the root's bindings.
+type KeyMap struct {
+	Next, Prev, Pane, Help, Palette, Quit, ForceQuit key.Binding
+}
+
+// Keys are the root's bindings. They apply only when no text input of the
+// active pane has focus (ctrl+c always quits).
+var Keys = KeyMap{
+	Next:      key.NewBinding(key.WithKeys("tab", "L"), key.WithHelp("tab", "next pane")),
+	Prev:      key.NewBinding(key.WithKeys("shift+tab", "H"), key.WithHelp("shift+tab", "previous pane")),
+	Pane:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "go to pane")),
+	Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+	Palette:   key.NewBinding(key.WithKeys(":", "ctrl+k"), key.WithHelp(": ctrl+k", "run a tool")),
+	Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+	ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+}
+
+func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Next, k.Palette, k.Help, k.Quit} }
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Next, k.Prev, k.Pane}, {k.Palette, k.Help, k.Quit, k.ForceQuit}}
+}
+
+// Model is the root model.
+type Model struct {
+	c        *common.Common
+	panes    []common.Pane
+	active   int
+	width    int
+	height   int
+	help     help.Model
+	showHelp bool
+	palette  *palette
+	noColor  bool
+
+	lastCall *api.CallInfo
+	problem  *common.Problem
+	notice   string
+	toolsErr error
+	loading  bool
+}
+
+// New builds the root with its panes: Search, Pages, Research, Voices and
+// Tools.
+func New(c *common.Common) *Model {
+	panes := []common.Pane{search.New(c), pages.New(c), research.New(c), voices.New(c), tools.New(c)}
+	m := &Model{c: c, panes: panes, help: help.New(), noColor: c.Styles.NoColor, loading: true}
+	m.applyStyles()
+	return m
+}
+
+// Panes returns the panes in tab order.
+func (m *Model) Panes() []common.Pane { return m.panes }
+
+// Active returns the index of the active pane.
+func (m *Model) Active() int { return m.active }
+
+// ToolsMsg loads the runtime tool list.
+func loadTools(c *api.Client) tea.Cmd {
+	return func() tea.Msg {
+		if c == nil {
+			return common.ToolsMsg{Err: fmt.Errorf("no gateway client")}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		ts, err := c.Tools(ctx)
+		return common.ToolsMsg{Tools: ts, Err: err}
+	}
+}
+
+func connect(c *common.Common) tea.Cmd {
+	if c.Client != nil || c.Connect == nil {
+		return loadTools(c.Client)
+	}
+	fn := c.Connect
+	return func() tea.Msg {
+		cl, err := fn(context.Background())
+		return common.ConnectedMsg{Client: cl, Err: err}
+	}
+}
+
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, connect(m.c)}
+	if m.c.Client != nil {
+		cmds = append(cmds, m.initPanes())
+	}
+	return tea.Batch(cmds...)
+}
+
+// initPanes runs the panes' Init once a client exists, since some (the
+// voice list) call the gateway at once.
+func (m *Model) initPanes() tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(m.panes))
+	for _, p := range m.panes {
+		cmds = append(cmds, p.Init())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) applyStyles() {
+	hs := help.DefaultStyles(m.c.Styles.Dark)
+	if m.noColor {
+		hs = help.Styles{}
+	}
+	m.help.Styles = hs
+}
+
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, m.broadcast(msg)
+	case tea.BackgroundColorMsg:
+		*m.c.Styles = *common.NewStyles(msg.IsDark(), m.noColor)
+		m.applyStyles()
+		return m, m.broadcast(common.StylesChangedMsg{})
+	case common.ConnectedMsg:
+		if msg.Err != nil {
+			m.loading = false
+			m.toolsErr = msg.Err
+			p := common.Explain(fmt.Errorf("gateway: %w", msg.Err))
+			m.problem = &p
+			return m, m.broadcast(common.ToolsMsg{Err: msg.Err})
+		}
+		m.c.Client = msg.Client
+		return m, tea.Batch(loadTools(msg.Client), m.initPanes(), m.broadcast(msg))
+	case common.ToolsMsg:
+		m.loading = false
+		m.c.Tools, m.toolsErr = msg.Tools, msg.Err
+		var cmd tea.Cmd
+		if msg.Err != nil {
+			p := common.Explain(fmt.Errorf("tool list: %w", msg.Err))
+			m.problem = &p
+		}
+		return m, tea.Batch(cmd, m.broadcast(msg))
+	case common.CallMsg:
+		ci := api.CallInfo(msg)
+		m.lastCall = &ci
+		if ci.Err == nil && ci.Status < 400 {
+			m.problem = nil
+		}
+		return m, nil
+	case common.ErrorMsg:
+		p := common.Explain(msg.Err)
+		if p.Message == "cancelled" {
+			m.notice, m.problem = "cancelled", nil
+			return m, nil
+		}
+		m.problem, m.notice = &p, ""
+		return m, nil
+	case common.NoticeMsg:
+		m.notice, m.problem = msg.Text, nil
+		return m, nil
+	case common.OpenPagesMsg:
+		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Pages" }, msg)
+	case common.RunToolMsg:
+		return m, m.routeTo(func(p common.Pane) bool {
+			r, ok := p.(common.ToolRunner)
+			return ok && r.Handles(msg.Tool.Slug)
+		}, msg)
+	case common.EditToolMsg:
+		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Tools" }, msg)
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.PasteMsg:
+		if m.palette != nil {
+			return m, m.palette.update(msg)
+		}
+		return m, m.toActive(msg)
+	case tea.MouseClickMsg:
+		return m, m.click(msg)
+	case tea.MouseWheelMsg:
+		if m.palette != nil || m.showHelp {
+			return m, nil
+		}
+		mm := msg
+		mm.Y--
+		return m, m.toActive(mm)
+	}
+	return m, m.broadcast(msg)
+}
+
+// routeTo shows the first pane matching want and hands it msg; with no
+// match, the Tools pane (the last) takes it.
+func (m *Model) routeTo(want func(common.Pane) bool, msg tea.Msg) tea.Cmd {
+	idx := len(m.panes) - 1
+	for i, p := range m.panes {
+		if want(p) {
+			idx = i
+			break
+		}
+	}
+	m.active, m.showHelp, m.palette = idx, false, nil
+	return m.toActive(msg)
+}
+
+func (m *Model) toActive(msg tea.Msg) tea.Cmd {
+	p, cmd := m.panes[m.active].Update(msg)
+	m.panes[m.active] = p
+	return cmd
+}
+
+// broadcast fans a message out to every pane and joins their commands.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(m.panes))
+	for i, p := range m.panes {
+		np, cmd := p.Update(msg)
+		m.panes[i] = np
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, Keys.ForceQuit) {
+		return tea.Quit
+	}
+	if m.palette != nil {
+		return m.palette.update(msg)
+	}
+	if m.showHelp {
+		m.showHelp = false
+		return nil
+	}
+	if m.panes[m.active].Capturing() {
+		return m.toActive(msg)
+	}
+	switch {
+	case key.Matches(msg, Keys.Quit):
+		return tea.Quit
+	case key.Matches(msg, Keys.Help):
+		m.showHelp = true
+		return nil
+	case key.Matches(msg, Keys.Palette):
+		m.palette = newPalette(m)
+		return m.palette.focus()
+	case key.Matches(msg, Keys.Next):
+		m.active = (m.active + 1) % len(m.panes)
+		return nil
+	case key.Matches(msg, Keys.Prev):
+		m.active = (m.active - 1 + len(m.panes)) % len(m.panes)
+		return nil
+	case key.Matches(msg, Keys.Pane):
+		if i := int(msg.String()[0] - '1'); i < len(m.panes) {
+			m.active = i
+		}
+		return nil
+	}
+	return m.toActive(msg)
+}
+
+// click switches tabs on the tab line and passes other clicks to the pane
+// with coordinates relative to it.
+func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
+	if m.palette != nil {
+		return m.palette.click(msg)
+	}
+	if msg.Y == 0 {
+		for i, r := range m.tabRanges() {
+			if msg.X >= r[0] && msg.X < r[1] {
+				m.active, m.showHelp = i, false
+			}
+		}
+		return nil
+	}
+	if msg.Y >= m.height-1 || m.showHelp {
+		return nil
+	}
+	mm := msg
+	mm.Y--
+	return m.toActive(mm)
+}
+
+func (m *Model) paneHeight() int { return max(0, m.height-2) }
+
+func (m *Model) layout() {
+	for _, p := range m.panes {
+		p.SetSize(m.width, m.paneHeight())
+	}
+	m.help.SetWidth(m.width)
+}
+
+func (m *Model) tabLabel(i int) string {
+	return fmt.Sprintf("%d %s", i+1, m.panes[i].Title())
+}
+
+// tabRanges are the screen columns of each tab, for clicks.
+func (m *Model) tabRanges() [][2]int {
+	var out [][2]int
+	x := 1
+	for i := range m.panes {
+		w := ansi.StringWidth(m.tabLabel(i)) + 2 // TabActive and TabIdle pad one cell each side
+		out = append(out, [2]int{x, x + w})
+		x += w
+	}
+	return out
+}
+
+func (m *Model) tabsView() string {
+	s := m.c.Styles
+	var b strings.Builder
+	b.WriteString(s.Title.Render("◆"))
+	for i := range m.panes {
+		if i == m.active {
+			b.WriteString(s.TabActive.Render(m.tabLabel(i)))
+		} else {
+			b.WriteString(s.TabIdle.Render(m.tabLabel(i)))
+		}
+	}
+	right := s.Dim.Render("? help · : tools")
+	left := b.String()
+	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap >= 2 {
+		return left + strings.Repeat(" ", gap) + right
+	}
+	return common.Truncate(left, m.width)
+}
+
+// statusView is the gateway, the last call's trace_id and latency, the
+// audio state, and the last error or notice.
+func (m *Model) statusView() string {
+	s := m.c.Styles
+	sep := s.Dim.Render(" │ ")
+	var parts []string
+	gw := m.c.Gateway
+	if gw == "" {
+		gw = "gateway"
+	}
+	parts = append(parts, s.Label.Render("⇄ ")+s.Text.Render(gw))
+	switch {
+	case m.problem != nil:
+		parts = append(parts, s.Err.Render("✗ "+common.OneLine(m.problem.StatusText())))
+	case m.notice != "":
+		parts = append(parts, s.OK.Render("✓ "+m.notice))
+	case m.loading:
+		parts = append(parts, s.Dim.Render("loading tools…"))
+	}
+	if c := m.lastCall; c != nil {
+		t := c.TraceID
+		if t == "" {
+			t = "-"
+		}
+		parts = append(parts, s.Label.Render("trace ")+s.Text.Render(t)+s.Dim.Render(" "+latency(c.Latency)))
+	}
+	if m.c.AudioState != nil {
+		parts = append(parts, s.Label.Render("♪ ")+s.Text.Render(m.c.AudioState()))
+	}
+	return common.Truncate(strings.Join(parts, sep), m.width)
+}
+
+func latency(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+func (m *Model) helpView() string {
+	s := m.c.Styles
+	p := m.panes[m.active]
+	var b strings.Builder
+	b.WriteString(s.Title.Render(p.Title()+" keys") + s.Dim.Render("  (any key closes)") + "\n\n")
+	b.WriteString(m.help.FullHelpView(p.KeyMap().FullHelp()))
+	b.WriteString("\n\n" + s.Title.Render("Everywhere") + "\n\n")
+	b.WriteString(m.help.FullHelpView(Keys.FullHelp()))
+	b.WriteString("\n\n" + s.Dim.Render(common.Wrap("When a text line has focus, keys go to it: esc or tab leaves it. Mouse: click tabs and rows, wheel scrolls.", m.width)))
+	return b.String()
+}
+
+// View composes the tab line, the active pane (or the help or palette) and
+// the status bar. It is the only View returning a tea.View.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "hark"
+	return v
+}
+
+// Render is the screen as a string (what View shows), for tests.
+func (m *Model) Render() string {
+	if m.width == 0 || m.height == 0 {
+		return ""
+	}
+	var body string
+	switch {
+	case m.palette != nil:
+		body = m.palette.view(m.width, m.paneHeight())
+	case m.showHelp:
+		body = m.helpView()
+	default:
+		body = m.panes[m.active].View()
+	}
+	return m.tabsView() + "\n" + common.Fit(body, m.width, m.paneHeight()) + "\n" + m.statusView()
+}

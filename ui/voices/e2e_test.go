@@ -1,0 +1,490 @@
+//go:build cgo && linux
+
+package voices
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"golang.org/x/sys/unix"
+
+	"hark/api"
+	"hark/audio"
+	"hark/gateway"
+	"hark/gateway/engine"
+	"hark/gateway/voice"
+	"hark/ui/common"
+)
+
+// The end-to-end test drives the pane in a real tea.Program: it lists the
+// voices of hark's gateway (real HTTP on 127.0.0.1, the local espeak-ng and
+// flite engines), filters to one voice, speaks by WebSocket stream, and
+// plays through hark/audio's ALSA device. ALSA's default PCM is a "file"
+// plugin writing float samples into a FIFO that this process reads at
+// real-time pace, like a sound card. It runs in a child process because oto
+// allows one context per process and ALSA_CONFIG_PATH must be set before it.
+const (
+	e2eChildEnv = "HARK_VOICES_E2E_CHILD"
+	e2eDirEnv   = "HARK_VOICES_E2E_DIR"
+	deviceRate  = 48000
+	e2eVoice    = "flite:slt"
+)
+
+// e2eReport is what the child saw, printed as one JSON line.
+type e2eReport struct {
+	Voice     string
+	OutKind   string
+	First     time.Duration
+	Received  int64
+	Stats     audio.Stats
+	Err       string
+	Stopped   bool
+	SavedPath string
+	SaveErr   string
+	Format    string
+	Cached    bool // the second preview came from the cache
+}
+
+// e2eRoot is a minimal root model: it sizes the pane, forwards every
+// message, and tells the test about the milestones.
+type e2eRoot struct {
+	p      *Pane
+	events chan e2eEvent
+}
+
+type e2eEvent struct {
+	msg    tea.Msg
+	report e2eReport
+}
+
+func (r *e2eRoot) Init() tea.Cmd { r.p.SetSize(100, 30); return r.p.Init() }
+
+func (r *e2eRoot) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(quitMsg); ok {
+		return r, tea.Quit
+	}
+	_, cmd := r.p.Update(msg)
+	switch m := msg.(type) {
+	case voicesMsg, savedMsg:
+		ev := e2eEvent{msg: m}
+		if sm, ok := m.(savedMsg); ok {
+			ev.report.SavedPath = sm.path
+			if sm.err != nil {
+				ev.report.SaveErr = sm.err.Error()
+			}
+		}
+		r.events <- ev
+	case ttsDoneMsg:
+		if ps := r.p.play; ps != nil && ps.id == m.id {
+			rep := e2eReport{Voice: ps.voice, OutKind: ps.outKind, First: ps.first, Received: ps.received,
+				Stats: ps.stats, Stopped: ps.stopped, Cached: ps.cached}
+			if ps.err != nil {
+				rep.Err = ps.err.Error()
+			}
+			if m.clip != nil {
+				rep.Format = m.clip.format
+			}
+			r.events <- e2eEvent{msg: m, report: rep}
+		}
+	}
+	return r, cmd
+}
+
+func (r *e2eRoot) View() tea.View { return tea.NewView(r.p.View()) }
+
+type quitMsg struct{}
+
+func startGateway(t *testing.T) *api.Client {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := gateway.OpenDB(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	const key = "hark_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	local, err := voice.New(voice.Config{Decoders: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { local.Close() })
+	srv, err := gateway.New(gateway.Options{
+		Config: &gateway.Config{Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}},
+		DB:     db,
+		Engines: gateway.Engines{Voice: func(_, _ string, _ gateway.VoiceConfig) (engine.VoiceProvider, error) {
+			return local, nil
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	c, err := api.New(api.Options{BaseURL: "http://" + ln.Addr().String(), APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestVoicesE2EChild(t *testing.T) {
+	if os.Getenv(e2eChildEnv) == "" {
+		t.Skip("runs only as the child of TestTTSStreamEndToEnd")
+	}
+	dir := os.Getenv(e2eDirEnv)
+	client := startGateway(t)
+	var alsaLog bytes.Buffer
+	var outOnce sync.Once
+	var out *audio.Output
+	var outErr error
+	c := &common.Common{
+		Client:    client,
+		Styles:    common.NewStyles(true, true),
+		Provider:  api.DefaultProvider,
+		OutputDir: dir,
+		Audio: func() (*audio.Output, error) {
+			outOnce.Do(func() { out, outErr = audio.Open(audio.Options{Sink: "device", Log: &alsaLog}) })
+			return out, outErr
+		},
+	}
+	p := New(c)
+	root := &e2eRoot{p: p, events: make(chan e2eEvent, 16)}
+	prog := tea.NewProgram(root, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithWindowSize(100, 30))
+	c.Send = prog.Send
+	runDone := make(chan error, 1)
+	go func() { _, err := prog.Run(); runDone <- err }()
+
+	wait := func(what string, ok func(e2eEvent) bool) e2eEvent {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case ev := <-root.events:
+				if ok(ev) {
+					return ev
+				}
+			case err := <-runDone:
+				t.Fatalf("program ended while waiting for %s: %v", what, err)
+			case <-timeout:
+				prog.Kill()
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	keys := func(ks ...string) {
+		for _, k := range ks {
+			prog.Send(keyMsg(k))
+		}
+	}
+	isDone := func(ev e2eEvent) bool { _, ok := ev.msg.(ttsDoneMsg); return ok }
+
+	ev := wait("the voice list", func(ev e2eEvent) bool { _, ok := ev.msg.(voicesMsg); return ok })
+	if err := ev.msg.(voicesMsg).err; err != nil {
+		t.Fatalf("voices: %v", err)
+	}
+
+	// Filter to one voice, preview it twice (the second from the cache),
+	// then speak the default text by stream and save it.
+	keys("/")
+	for _, r := range e2eVoice {
+		prog.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	keys("enter", "p")
+	first := wait("the first preview", isDone).report
+	keys("p")
+	second := wait("the cached preview", isDone).report
+	keys("enter", "enter")
+	spoken := wait("the speech", isDone).report
+	keys("w")
+	saved := wait("the saved file", func(ev e2eEvent) bool { _, ok := ev.msg.(savedMsg); return ok }).report
+	spoken.SavedPath, spoken.SaveErr = saved.SavedPath, saved.SaveErr
+
+	prog.Send(quitMsg{})
+	if err := <-runDone; err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]e2eReport{"preview": first, "cached": second, "speech": spoken} {
+		b, _ := json.Marshal(r)
+		fmt.Printf("REPORT %s %s\n", name, b)
+	}
+	fmt.Printf("ALSALOG %q\n", alsaLog.String())
+}
+
+func TestTTSStreamEndToEnd(t *testing.T) {
+	if os.Getenv(e2eChildEnv) != "" {
+		t.Skip("child")
+	}
+	if testing.Short() {
+		t.Skip("plays a few seconds of speech through ALSA")
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "device.f32")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "asound.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`pcm.!default {
+	type file
+	slave.pcm "hark_null"
+	file %q
+	format "raw"
+}
+pcm.hark_null {
+	type null
+}
+`, fifo)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dev := startFIFOSink(t, fifo)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestVoicesE2EChild$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+conf, e2eChildEnv+"=1", e2eDirEnv+"="+dir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	if w, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+		w.Close() // unblock the reader if the child never opened the FIFO
+	}
+	<-dev.done
+	if runErr != nil {
+		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", runErr, stdout.String(), stderr.String())
+	}
+	if strings.Contains(stderr.String(), "ALSA") {
+		t.Errorf("ALSA wrote to the terminal:\n%s", stderr.String())
+	}
+
+	reports := map[string]e2eReport{}
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), " ", 3)
+		if len(f) == 3 && f[0] == "REPORT" {
+			var r e2eReport
+			if err := json.Unmarshal([]byte(f[2]), &r); err != nil {
+				t.Fatal(err)
+			}
+			reports[f[1]] = r
+		}
+	}
+	speech, ok := reports["speech"]
+	if !ok || reports["preview"].Voice == "" {
+		t.Fatalf("child reported %v; stdout:\n%s", reports, stdout.String())
+	}
+
+	for name, r := range reports {
+		if r.Err != "" || r.Stopped {
+			t.Errorf("%s: err %q stopped %v", name, r.Err, r.Stopped)
+		}
+		if r.Voice != e2eVoice {
+			t.Errorf("%s: voice %q, want %q (the filter picked the wrong one)", name, r.Voice, e2eVoice)
+		}
+		if r.OutKind != "device" {
+			t.Errorf("%s: output %q, want the ALSA device", name, r.OutKind)
+		}
+		if r.First <= 0 || r.Received <= 0 {
+			t.Errorf("%s: first audio %v, received %d", name, r.First, r.Received)
+		}
+	}
+	if reports["preview"].Cached || !reports["cached"].Cached {
+		t.Errorf("preview cache: first cached=%v, second cached=%v", reports["preview"].Cached, reports["cached"].Cached)
+	}
+	if speech.Format != api.FormatWAV {
+		t.Errorf("stream with no rate chosen came as %q, want wav", speech.Format)
+	}
+	if speech.Stats.BytesReceived != speech.Received || speech.Stats.Played <= 0 {
+		t.Errorf("speech stats %+v, pane counted %d bytes", speech.Stats, speech.Received)
+	}
+	if speech.SaveErr != "" || speech.SavedPath == "" {
+		t.Fatalf("save: %q %q", speech.SavedPath, speech.SaveErr)
+	}
+
+	// The device must have played the very speech that was saved.
+	wav, err := os.ReadFile(speech.SavedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcm, rate, err := audio.DecodeToPCM("wav", wav, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := resampleLinear(s16(pcm), rate, deviceRate)
+	got := dev.all()
+	score, gaps := matchWithGaps(got, want)
+	t.Logf("%.0f%% of voiced 100 ms blocks matched; %v of gaps (underruns %d, %v); first audio %v, to device %v",
+		100*score, gaps, speech.Stats.Underruns, speech.Stats.UnderrunTime, speech.First, speech.Stats.FirstChunkToDevice)
+	if score < 0.9 {
+		t.Errorf("only %.0f%% of the saved speech's voiced blocks were found, in order, in what the device played; want >= 90%%", 100*score)
+	}
+}
+
+// fifoSink reads float32 samples from the FIFO at real-time pace.
+type fifoSink struct {
+	done    chan struct{}
+	mu      sync.Mutex
+	samples []float32
+}
+
+func (d *fifoSink) all() []float32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]float32(nil), d.samples...)
+}
+
+func startFIFOSink(t *testing.T, path string) *fifoSink {
+	d := &fifoSink{done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		f, err := os.OpenFile(path, os.O_RDONLY, 0)
+		if err != nil {
+			t.Errorf("open fifo: %v", err)
+			return
+		}
+		defer f.Close()
+		unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, 4096)
+		start := time.Now()
+		var read int64
+		var carry []byte
+		buf := make([]byte, 8192)
+		for {
+			due := int64(time.Since(start).Seconds()*deviceRate) * 4
+			if read >= due {
+				time.Sleep(2 * time.Millisecond)
+				continue
+			}
+			n, err := f.Read(buf[:min(int64(len(buf)), due-read)])
+			read += int64(n)
+			carry = append(carry, buf[:n]...)
+			d.mu.Lock()
+			for len(carry) >= 4 {
+				d.samples = append(d.samples, math.Float32frombits(binary.LittleEndian.Uint32(carry)))
+				carry = carry[4:]
+			}
+			d.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return d
+}
+
+func s16(pcm []byte) []float64 {
+	out := make([]float64, len(pcm)/2)
+	for i := range out {
+		out[i] = float64(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) / 32768
+	}
+	return out
+}
+
+func resampleLinear(in []float64, from, to int) []float64 {
+	n := len(in) * to / from
+	out := make([]float64, n)
+	for i := range out {
+		x := float64(i) * float64(from) / float64(to)
+		j := int(x)
+		if j+1 >= len(in) {
+			out[i] = in[len(in)-1]
+			continue
+		}
+		f := x - float64(j)
+		out[i] = in[j]*(1-f) + in[j+1]*f
+	}
+	return out
+}
+
+// matchWithGaps finds the blocks of want (100 ms at the device rate) in
+// got, in order from the end, allowing silence to have been inserted
+// between blocks (underruns). It returns the share of voiced blocks whose
+// best normalised correlation is at least 0.9, and the silence inserted.
+func matchWithGaps(got []float32, want []float64) (float64, time.Duration) {
+	const block = deviceRate / 10
+	const maxGap = deviceRate / 2 // per block
+	last := func(xs func(int) float64, n int) int {
+		for i := n - 1; i >= 0; i-- {
+			if math.Abs(xs(i)) > 0.01 {
+				return i + 1
+			}
+		}
+		return -1
+	}
+	gEnd := last(func(i int) float64 { return float64(got[i]) }, len(got))
+	wEnd := last(func(i int) float64 { return want[i] }, len(want))
+	if gEnd < 0 || wEnd < 0 {
+		return 0, 0
+	}
+	corr := func(off, from int) float64 {
+		var xy, xx, yy float64
+		for i := from; i < from+block; i++ {
+			j := off + i
+			if j < 0 || j >= len(got) {
+				continue
+			}
+			g, w := float64(got[j]), want[i]
+			xy += g * w
+			xx += g * g
+			yy += w * w
+		}
+		if xx == 0 || yy == 0 {
+			return 0
+		}
+		return xy / math.Sqrt(xx*yy)
+	}
+	off := gEnd - wEnd // got index = want index + off
+	base := off
+	voiced, matched := 0, 0
+	for from := wEnd - block; from >= 0; from -= block {
+		peak := 0.0
+		for _, w := range want[from : from+block] {
+			peak = max(peak, math.Abs(w))
+		}
+		if peak < 0.05 {
+			continue
+		}
+		voiced++
+		best, bestOff := -1.0, off
+		for d := off + 48; d >= off-maxGap; d -= 6 {
+			if c := corr(d, from); c > best {
+				best, bestOff = c, d
+			}
+		}
+		for d := bestOff + 6; d >= bestOff-6; d-- {
+			if c := corr(d, from); c > best {
+				best, bestOff = c, d
+			}
+		}
+		if best >= 0.9 {
+			matched++
+			off = bestOff
+		}
+	}
+	if voiced == 0 {
+		return 0, 0
+	}
+	gap := time.Duration(max(0, base-off)) * time.Second / deviceRate
+	return float64(matched) / float64(voiced), gap
+}
