@@ -179,7 +179,7 @@ func (s *TTSStream) brokenErr(err error) error {
 		return &StreamError{Message: "cancelled", Received: n, Err: s.ctx.Err()}
 	}
 	var ce *websocket.CloseError
-	if errors.As(err, &ce) {
+	if errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure {
 		return &StreamError{Message: fmt.Sprintf("connection closed (code %d) before the final frame", ce.Code), Received: n, Err: err}
 	}
 	if isTimeout(err) {
@@ -406,7 +406,7 @@ func (s *STTStream) finish(err error) {
 	if errors.As(err, &ce) && (ce.Code == websocket.CloseNormalClosure || ce.Code == websocket.CloseNoStatusReceived || ce.Code == websocket.CloseGoingAway) {
 		return // the server completed the close handshake
 	}
-	if errors.As(err, &ce) {
+	if errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure {
 		msg := fmt.Sprintf("connection closed with code %d", ce.Code)
 		if ce.Text != "" {
 			msg += ": " + s.scrub(ce.Text)
