@@ -18,6 +18,9 @@ import (
 // ConfigFile is the gateway config's file name under $XDG_CONFIG_HOME/hark.
 const ConfigFile = "gateway.toml"
 
+// DefaultListen is where `hark serve` listens unless told otherwise.
+const DefaultListen = "127.0.0.1:8787"
+
 // Search backends a workspace may name.
 const (
 	BackendLocal   = "local"
@@ -27,10 +30,10 @@ const (
 
 // Config is gateway.toml: the limits and the workspaces.
 type Config struct {
-	Listen     string            `toml:"listen"`
-	DataDir    string            `toml:"data_dir"`
-	Limits     Limits            `toml:"limits"`
-	Workspaces []WorkspaceConfig `toml:"workspace"`
+	Listen     string            `toml:"listen,omitempty"`
+	DataDir    string            `toml:"data_dir,omitempty"`
+	Limits     Limits            `toml:"limits,omitempty"`
+	Workspaces []WorkspaceConfig `toml:"workspace,omitempty"`
 }
 
 // WorkspaceConfig declares one workspace: who may call it (API key hashes),
@@ -42,28 +45,28 @@ type WorkspaceConfig struct {
 	APIKeySHA256 []string `toml:"api_key_sha256"`
 	// CreditQuota is the credits the workspace may spend per QuotaPeriod;
 	// 0 means unlimited.
-	CreditQuota int64  `toml:"credit_quota"`
-	QuotaPeriod string `toml:"quota_period"` // "day" or "month" (default)
+	CreditQuota int64  `toml:"credit_quota,omitempty"`
+	QuotaPeriod string `toml:"quota_period,omitempty"` // "day" or "month" (default)
 	// Search is the backend of the vendor_search service. Without one, every
 	// search tool answers 三方服务凭证未配置.
-	Search *SearchConfig `toml:"search"`
+	Search *SearchConfig `toml:"search,omitempty"`
 	// Voice maps a provider code (vendor_speech) to its settings.
-	Voice map[string]VoiceConfig `toml:"voice"`
+	Voice map[string]VoiceConfig `toml:"voice,omitempty"`
 }
 
 // SearchConfig is a workspace's search backend and its credentials.
 type SearchConfig struct {
-	Backend string `toml:"backend"` // local, searxng or tavily
-	URL     string `toml:"url"`
-	APIKey  string `toml:"api_key"`
+	Backend string `toml:"backend,omitempty"` // local, searxng or tavily
+	URL     string `toml:"url,omitempty"`
+	APIKey  string `toml:"api_key,omitempty"`
 }
 
 // VoiceConfig is one voice provider of a workspace.
 type VoiceConfig struct {
 	Enabled bool   `toml:"enabled"`
-	Engine  string `toml:"engine"` // "local" needs no credentials
-	URL     string `toml:"url"`
-	APIKey  string `toml:"api_key"`
+	Engine  string `toml:"engine,omitempty"` // "local" needs no credentials
+	URL     string `toml:"url,omitempty"`
+	APIKey  string `toml:"api_key,omitempty"`
 }
 
 // Configured reports whether the provider has what it needs to run: the
@@ -94,18 +97,18 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d)
 // Limits are the bounds the spec leaves to the gateway. Zero fields take the
 // defaults of DefaultLimits; docs/gateway.md lists every one.
 type Limits struct {
-	RatePerSecond       float64  `toml:"rate_per_second"`
-	RateBurst           int      `toml:"rate_burst"`
-	MaxBodyBytes        int64    `toml:"max_body_bytes"`
-	MaxTextChars        int      `toml:"max_text_chars"`
-	MaxStreamTextChars  int      `toml:"max_stream_text_chars"`
-	MaxAudioBytes       int      `toml:"max_audio_bytes"`
-	MaxStreamAudioBytes int64    `toml:"max_stream_audio_bytes"`
-	MaxFrameBytes       int64    `toml:"max_frame_bytes"`
-	UpstreamTimeout     Duration `toml:"upstream_timeout"`
-	ResearchWait        Duration `toml:"research_wait"`
-	StreamIdleTimeout   Duration `toml:"stream_idle_timeout"`
-	ShutdownGrace       Duration `toml:"shutdown_grace"`
+	RatePerSecond       float64  `toml:"rate_per_second,omitempty"`
+	RateBurst           int      `toml:"rate_burst,omitempty"`
+	MaxBodyBytes        int64    `toml:"max_body_bytes,omitempty"`
+	MaxTextChars        int      `toml:"max_text_chars,omitempty"`
+	MaxStreamTextChars  int      `toml:"max_stream_text_chars,omitempty"`
+	MaxAudioBytes       int      `toml:"max_audio_bytes,omitempty"`
+	MaxStreamAudioBytes int64    `toml:"max_stream_audio_bytes,omitempty"`
+	MaxFrameBytes       int64    `toml:"max_frame_bytes,omitempty"`
+	UpstreamTimeout     Duration `toml:"upstream_timeout,omitempty"`
+	ResearchWait        Duration `toml:"research_wait,omitempty"`
+	StreamIdleTimeout   Duration `toml:"stream_idle_timeout,omitempty"`
+	ShutdownGrace       Duration `toml:"shutdown_grace,omitempty"`
 }
 
 // DefaultLimits returns the limits used where the config is silent.
@@ -299,7 +302,7 @@ func WriteNewConfig(path string) (key string, err error) {
 	if err != nil {
 		return "", err
 	}
-	c := Config{Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey(key))}}
+	c := Config{Listen: DefaultListen, Limits: DefaultLimits(), Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey(key))}}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("write gateway config: %w", err)
 	}

@@ -26,6 +26,11 @@ func OpenDB(dataDir string) (*sql.DB, error) {
 		return nil, fmt.Errorf("open gateway database: %w", err)
 	}
 	path := filepath.Join(dataDir, DBFile)
+	// Create the file private first: SQLite gives its -wal and -shm files
+	// the same mode, and the usage history is nobody else's business.
+	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")

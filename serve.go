@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"hark/gateway"
+)
+
+func init() {
+	subcommands = append(subcommands, newServeCmd)
+}
+
+func newServeCmd(a *app) *cobra.Command {
+	var listen, cfgPath string
+	var allowPrivate bool
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the gateway as a server for other hark clients",
+		Long: `serve runs hark's gateway: the whole gateway interface (search tools, voice
+REST and WebSocket streams) in front of the workspaces of a gateway config
+(default $XDG_CONFIG_HOME/hark/gateway.toml). On first run it creates that
+file with one local workspace and prints its API key once; only the key's
+SHA-256 is stored. See docs/gateway.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "", "address to listen on (default: listen in gateway.toml, else "+gateway.DefaultListen+")")
+	f.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
+	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
+	return cmd
+}
+
+func runServe(ctx context.Context, a *app, listen, cfgPath string, allowPrivate bool) error {
+	out := a.stdout
+	if cfgPath == "" {
+		p, err := gateway.DefaultConfigPath()
+		if err != nil {
+			return err
+		}
+		cfgPath = p
+	}
+	if _, err := os.Stat(cfgPath); errors.Is(err, fs.ErrNotExist) {
+		key, err := gateway.WriteNewConfig(cfgPath)
+		if err != nil {
+			return err
+		}
+		// The one intentional display of a key: it exists nowhere else.
+		fmt.Fprintf(out, "Created %s with workspace \"local\" and a new API key.\n", cfgPath)
+		fmt.Fprintf(out, "The key is shown only now (the file keeps its SHA-256):\n\n    %s\n\n", key)
+	}
+	gcfg, err := gateway.LoadConfig(cfgPath)
+	if err != nil {
+		return usageError{err}
+	}
+	if listen == "" {
+		listen = gcfg.Listen
+	}
+	if listen == "" {
+		listen = gateway.DefaultListen
+	}
+	dataDir := a.flags.DataDir // --data-dir wins, then gateway.toml, then hark's own setting
+	if dataDir == "" {
+		dataDir = gcfg.DataDir
+	}
+	if dataDir == "" && a.cfg != nil {
+		dataDir = a.cfg.DataDir
+	}
+	db, err := gateway.OpenDB(dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	logger := slog.New(slog.NewTextHandler(a.stderr, nil))
+	eng := &localEngines{db: db, allowPrivate: allowPrivate, log: logger}
+	defer eng.Close()
+	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.engines(), Logger: logger})
+	if err != nil {
+		return usageError{err}
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return usageError{fmt.Errorf("listen on %s: %w", listen, err)}
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(out, "hark gateway listening on %s\n", base)
+	fmt.Fprintf(out, "  config %s, data %s\n", cfgPath, dataDir)
+	fmt.Fprintf(out, "Point a client at it:\n    export HARK_BASE_URL=%s\n    export HARK_API_KEY=<your key>\n", base)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	grace := time.Duration(gcfg.Limits.ShutdownGrace)
+	if grace <= 0 {
+		grace = time.Duration(gateway.DefaultLimits().ShutdownGrace)
+	}
+	fmt.Fprintf(out, "shutting down (in-flight requests and streams get %s)\n", grace)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("shutdown grace ran out; open streams ended with an error frame", "error", err)
+	}
+	return <-served
+}
