@@ -1,0 +1,151 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"hark/api"
+)
+
+func TestResearchEmptyIndexSaysSo(t *testing.T) {
+	e := testEngine(t, nil)
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "What is a sitemap?", Model: "auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != api.ResearchCompleted || out.RequestID == "" {
+		t.Fatalf("%+v", out)
+	}
+	if !strings.Contains(out.Content, "local search index is empty") || !strings.Contains(out.Content, "hark index") {
+		t.Errorf("report should say the index is empty and how to fill it: %q", out.Content)
+	}
+	if out.Sources == nil || len(out.Sources) != 0 {
+		t.Errorf("sources = %#v", out.Sources)
+	}
+}
+
+func TestResearchReport(t *testing.T) {
+	site := newTestSite(t)
+	e := testEngine(t, nil)
+	if _, err := e.Crawl(context.Background(), api.CrawlInput{URL: site.URL, MaxDepth: 2, MaxBreadth: 50, Limit: 50}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "How does a polite crawler treat robots.txt, and what do sitemap indexes do?", Model: "pro"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != api.ResearchCompleted {
+		t.Fatalf("status %s", out.Status)
+	}
+	c := out.Content
+	for _, want := range []string{"# How does a polite crawler", "## Summary", "## Sources", "[1]", "1. [", "robots.txt", "sitemap indexes group"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("report lacks %q:\n%s", want, c)
+		}
+	}
+	if strings.Count(c, "\n## ") != 5 { // summary, two questions, method, sources
+		t.Errorf("want a section per sub-question:\n%s", c)
+	}
+	if len(out.Sources) < 2 {
+		t.Fatalf("sources: %+v", out.Sources)
+	}
+	for _, s := range out.Sources {
+		if !strings.HasPrefix(s.URL, site.URL) && !strings.HasPrefix(s.URL, site.External) || s.Title == "" {
+			t.Errorf("source %+v", s)
+		}
+	}
+	// Every citation number names a listed source.
+	for i := 1; i <= 9; i++ {
+		if strings.Contains(c, "["+string(rune('0'+i))+"]") && i > len(out.Sources) {
+			t.Errorf("citation [%d] beyond %d sources", i, len(out.Sources))
+		}
+	}
+	// The task is persisted.
+	again, err := e.ResearchTask(context.Background(), out.RequestID)
+	if err != nil || again.Status != api.ResearchCompleted || again.Content != c {
+		t.Errorf("persisted task: %v %+v", err, again)
+	}
+
+	mini, err := e.Research(context.Background(), api.ResearchInput{Input: "crawler politeness", Model: "mini"})
+	if err != nil || mini.Status != api.ResearchCompleted || len(mini.Sources) > 4 || !strings.Contains(mini.Content, "Model `mini`") {
+		t.Errorf("mini: %v %+v", err, mini)
+	}
+	none, err := e.Research(context.Background(), api.ResearchInput{Input: "volcanic xylophonists", Model: "mini"})
+	if err != nil || none.Status != api.ResearchCompleted || !strings.Contains(none.Content, "No page found") {
+		t.Errorf("no match: %v %+v", err, none)
+	}
+	if planFor("auto", "sitemaps").Model != "mini" || planFor("auto", "compare robots.txt handling in crawlers, and explain how sitemap indexes are read by search engines").Model != "pro" {
+		t.Error("auto model choice")
+	}
+}
+
+// blockingSearcher stands in for a slow backend.
+type blockingSearcher struct{ release chan struct{} }
+
+func (b blockingSearcher) Search(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error) {
+	select {
+	case <-b.release:
+		return &api.SearchOutput{Query: in.Query, Results: []api.SearchResult{}}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func TestResearchWaitEndsWithCtxAndTaskLivesOn(t *testing.T) {
+	db := testDB(t)
+	e := testEngine(t, db)
+	bs := blockingSearcher{release: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	out, err := e.runResearch(ctx, api.ResearchInput{Input: "anything at all", Model: "mini"}, bs, false)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if out == nil || out.Status != api.ResearchInProgress || out.Content != "" {
+		t.Fatalf("while running: %+v", out)
+	}
+	close(bs.release)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := e.ResearchTask(context.Background(), out.RequestID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status == api.ResearchCompleted {
+			if !strings.Contains(got.Content, "No matching sources") {
+				t.Errorf("content %q", got.Content)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task stuck in %s", got.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	// A task left running by a stopped gateway is failed on the next start.
+	if err := e.store.createResearch(context.Background(), "left-over", "q", "mini"); err != nil {
+		t.Fatal(err)
+	}
+	e2 := testEngine(t, db)
+	got, err := e2.ResearchTask(context.Background(), "left-over")
+	if err != nil || got.Status != api.ResearchFailed || got.Content != "" {
+		t.Errorf("left-over task: %v %+v", err, got)
+	}
+	if _, err := e2.ResearchTask(context.Background(), "nope"); err == nil {
+		t.Error("unknown id accepted")
+	}
+}
+
+func TestSubQuestions(t *testing.T) {
+	got := subQuestions("How do crawlers read robots.txt? What do sitemap indexes contain; why use canonical URLs", 6)
+	if len(got) != 4 || got[1] != "How do crawlers read robots.txt" {
+		t.Errorf("%q", got)
+	}
+	if got := subQuestions("salt and pepper", 6); len(got) != 1 {
+		t.Errorf("%q", got)
+	}
+}

@@ -1,0 +1,225 @@
+package web
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"hark/api"
+)
+
+// seed puts pages straight into the index, as extract would.
+func seed(t testing.TB, e *Engine, pages ...*page) {
+	t.Helper()
+	for _, p := range pages {
+		if p.Fetched.IsZero() {
+			p.Fetched = time.Now().UTC()
+		}
+		if err := e.store.put(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func searchURLs(out *api.SearchOutput) []string {
+	var u []string
+	for _, r := range out.Results {
+		u = append(u, r.URL)
+	}
+	return u
+}
+
+func mustSearch(t *testing.T, e *Engine, in api.SearchInput) *api.SearchOutput {
+	t.Helper()
+	out, err := e.Search(context.Background(), in)
+	if err != nil {
+		t.Fatalf("search %+v: %v", in, err)
+	}
+	for _, r := range out.Results {
+		if r.Score < 0 || r.Score > 1 {
+			t.Errorf("score %v out of 0..1 for %s", r.Score, r.URL)
+		}
+		if r.Title == "" || r.URL == "" {
+			t.Errorf("result without title or url: %+v", r)
+		}
+	}
+	return out
+}
+
+func TestSearchFedByExtractAndCrawl(t *testing.T) {
+	site := newTestSite(t)
+	e := testEngine(t, nil)
+	if _, err := e.Crawl(context.Background(), api.CrawlInput{URL: site.URL, MaxDepth: 1, MaxBreadth: 50, Limit: 50}); err != nil {
+		t.Fatal(err)
+	}
+	out := mustSearch(t, e, api.SearchInput{Query: "crawler politeness", MaxResults: 3})
+	if len(out.Results) == 0 || out.Results[0].URL != site.URL+"/a" {
+		t.Fatalf("top result should be /a: %v", searchURLs(out))
+	}
+	if out.Results[0].PublishedDate != "2024-03-05T10:00:00Z" {
+		t.Errorf("published_date = %q", out.Results[0].PublishedDate)
+	}
+	if len(out.Results) > 3 {
+		t.Errorf("max_results 3 gave %d", len(out.Results))
+	}
+	// noindex pages never enter the index.
+	out = mustSearch(t, e, api.SearchInput{Query: "asks not to be indexed", MaxResults: 20})
+	for _, u := range searchURLs(out) {
+		if strings.HasSuffix(u, "/noindex") {
+			t.Error("noindex page is searchable")
+		}
+	}
+	// Every depth answers, with the content each promises.
+	for _, depth := range []string{"basic", "advanced", "fast", "ultra-fast"} {
+		out := mustSearch(t, e, api.SearchInput{Query: "sitemap indexes", SearchDepth: depth, MaxResults: 5})
+		if len(out.Results) == 0 || out.Results[0].URL != site.URL+"/b" {
+			t.Errorf("%s: top should be /b: %v", depth, searchURLs(out))
+			continue
+		}
+		if out.Results[0].Content == "" {
+			t.Errorf("%s: empty content", depth)
+		}
+		if depth == "advanced" && !strings.Contains(out.Results[0].Content, "sitemap indexes group") {
+			t.Errorf("advanced content = %q", out.Results[0].Content)
+		}
+	}
+}
+
+func TestSearchOptions(t *testing.T) {
+	e := testEngine(t, nil)
+	now := time.Now().UTC()
+	seed(t, e,
+		&page{URL: "https://news.example.com/2026/rates", Title: "Central bank holds interest rates", Text: "The central bank held interest rates steady on Tuesday. Markets rose after the decision on rates.", Published: now.Add(-48 * time.Hour), ArticleType: true,
+			Images: []image{{URL: "https://news.example.com/chart.png", Description: "Chart of interest rates since 2020"}, {URL: "https://news.example.com/logo.png", Description: "Logo"}}, Favicon: "https://news.example.com/favicon.ico"},
+		&page{URL: "https://old.example.org/rates-history", Title: "A history of interest rates", Text: "Interest rates have a long history. Babylonian lenders charged interest rates on grain.", Published: time.Date(2015, 6, 1, 0, 0, 0, 0, time.UTC)},
+		&page{URL: "https://www.example.de/zinsen", Title: "Interest rates in Germany", Text: "German savers watch interest rates closely."},
+		&page{URL: "https://blog.example.net/cooking", Title: "Cooking rice", Text: "Rice absorbs water at a steady rate while cooking."},
+		&page{URL: "https://example.com/phrase", Title: "Phrase page", Text: "The quick brown fox jumps over the lazy dog."},
+		&page{URL: "https://example.com/scrambled", Title: "Scrambled page", Text: "The brown quick fox; the dog was lazy and jumps over nothing."},
+	)
+	out := mustSearch(t, e, api.SearchInput{Query: "interest rates", MaxResults: 10})
+	// "rates" also matches the cooking page's "rate", ranked last.
+	if got := searchURLs(out); len(got) != 4 || got[3] != "https://blog.example.net/cooking" || out.Results[3].Score >= out.Results[2].Score {
+		t.Errorf("want the 3 interest-rate pages, then cooking: %v", got)
+	}
+	if out.Results[0].Score <= 0.5 {
+		t.Errorf("top score %v should be high", out.Results[0].Score)
+	}
+	// time_range falls back to the fetch date for undated pages.
+	out = mustSearch(t, e, api.SearchInput{Query: "interest rates", TimeRange: "week", MaxResults: 10})
+	for _, u := range searchURLs(out) {
+		if strings.Contains(u, "old.example.org") {
+			t.Error("time_range kept a 2015 page")
+		}
+	}
+	if len(out.Results) != 3 {
+		t.Errorf("week: %v", searchURLs(out))
+	}
+	out = mustSearch(t, e, api.SearchInput{Query: "interest rates", StartDate: "2015-01-01", EndDate: "2015-12-31"})
+	if got := searchURLs(out); len(got) != 1 || !strings.Contains(got[0], "old.example.org") {
+		t.Errorf("start/end date: %v", got)
+	}
+	// Domains.
+	out = mustSearch(t, e, api.SearchInput{Query: "interest rates", IncludeDomains: "example.de, example.org"})
+	if len(out.Results) != 2 {
+		t.Errorf("include_domains: %v", searchURLs(out))
+	}
+	out = mustSearch(t, e, api.SearchInput{Query: "interest rates", ExcludeDomains: "example.com,example.net"})
+	if len(out.Results) != 2 {
+		t.Errorf("exclude_domains: %v", searchURLs(out))
+	}
+	// Country boosts its ccTLD to the top.
+	out = mustSearch(t, e, api.SearchInput{Query: "interest rates", Country: "Germany"})
+	if out.Results[0].URL != "https://www.example.de/zinsen" {
+		t.Errorf("country Germany: %v", searchURLs(out))
+	}
+	// Topic news prefers news pages.
+	if out := mustSearch(t, e, api.SearchInput{Query: "interest rates"}); out.Results[0].URL == "https://news.example.com/2026/rates" {
+		t.Fatal("news page already first without topic; the topic check below would prove nothing")
+	}
+	out = mustSearch(t, e, api.SearchInput{Query: "interest rates", Topic: "news"})
+	if out.Results[0].URL != "https://news.example.com/2026/rates" {
+		t.Errorf("topic news: %v", searchURLs(out))
+	}
+	// exact_match keeps only the phrase.
+	out = mustSearch(t, e, api.SearchInput{Query: "quick brown fox", ExactMatch: true})
+	if got := searchURLs(out); len(got) != 1 || got[0] != "https://example.com/phrase" {
+		t.Errorf("exact_match: %v", got)
+	}
+	out = mustSearch(t, e, api.SearchInput{Query: "quick brown fox"})
+	if len(out.Results) != 2 {
+		t.Errorf("without exact_match both fox pages match: %v", searchURLs(out))
+	}
+	// Answer, images, raw content, favicon.
+	out = mustSearch(t, e, api.SearchInput{Query: "did the central bank hold interest rates", IncludeAnswer: true, IncludeImages: true,
+		IncludeImageDescriptions: true, IncludeRawContent: true, IncludeFavicon: true, MaxResults: 1})
+	if !strings.Contains(out.Answer, "central bank held interest rates") {
+		t.Errorf("answer = %q", out.Answer)
+	}
+	if len(out.Images) == 0 || out.Images[0].URL != "https://news.example.com/chart.png" || out.Images[0].Description == "" {
+		t.Errorf("images = %+v", out.Images)
+	}
+	r := out.Results[0]
+	if !strings.Contains(r.RawContent, "Markets rose") || r.Favicon != "https://news.example.com/favicon.ico" {
+		t.Errorf("raw/favicon: %+v", r)
+	}
+	out = mustSearch(t, e, api.SearchInput{Query: "interest rates", IncludeImages: true})
+	for _, im := range out.Images {
+		if im.Description != "" {
+			t.Error("descriptions without include_image_descriptions")
+		}
+	}
+	if out.Answer != "" || out.Results[0].RawContent != "" || out.Results[0].Favicon != "" {
+		t.Error("unrequested fields filled")
+	}
+	// Nothing matches, or nothing searchable.
+	if out := mustSearch(t, e, api.SearchInput{Query: "xylophonist"}); len(out.Results) != 0 {
+		t.Errorf("unexpected %v", searchURLs(out))
+	}
+	if out := mustSearch(t, e, api.SearchInput{Query: "!!! ???"}); len(out.Results) != 0 || out.Query != "!!! ???" {
+		t.Errorf("punctuation query: %+v", out)
+	}
+	if _, err := e.Search(context.Background(), api.SearchInput{Query: "x", StartDate: "yesterday"}); err == nil || !strings.Contains(err.Error(), "start_date") {
+		t.Errorf("bad start_date: %v", err)
+	}
+}
+
+func TestIndexDirAndSitemap(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "guide.md"), []byte("# Tuning guide\n\nIncrease the fizzbuzz buffer for speed.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "page.html"), []byte("<html><head><title>Local page</title></head><body><p>Grommets are fastened with a grommet press.</p></body></html>"), 0o644)
+	os.WriteFile(filepath.Join(dir, "image.png"), []byte("\x89PNG"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "notes.txt"), []byte("Plain notes about widgets."), 0o644)
+	e := testEngine(t, nil)
+	n, err := e.Index(context.Background(), dir)
+	if err != nil || n != 3 {
+		t.Fatalf("index dir: %d %v", n, err)
+	}
+	out := mustSearch(t, e, api.SearchInput{Query: "grommet press"})
+	if len(out.Results) != 1 || !strings.HasPrefix(out.Results[0].URL, "file:///") || out.Results[0].Title != "Local page" {
+		t.Errorf("local html: %+v", out.Results)
+	}
+	if out := mustSearch(t, e, api.SearchInput{Query: "fizzbuzz"}); len(out.Results) != 1 || out.Results[0].Title != "Tuning guide" {
+		t.Errorf("markdown: %+v", out.Results)
+	}
+
+	site := newTestSite(t)
+	n, err = e.Index(context.Background(), site.URL+"/sitemap_index.xml")
+	if err != nil || n != 3 {
+		t.Errorf("index sitemap: %d %v", n, err)
+	}
+	if out := mustSearch(t, e, api.SearchInput{Query: "only the sitemap lists it"}); len(out.Results) == 0 {
+		t.Error("sitemap page not indexed")
+	}
+	n, err = e.Index(context.Background(), site.URL+"/")
+	if err != nil || n < 8 {
+		t.Errorf("index site: %d %v", n, err)
+	}
+	if _, err := e.Index(context.Background(), "/no/such/dir"); err == nil {
+		t.Error("missing dir accepted")
+	}
+}
