@@ -410,7 +410,10 @@ func retryableGET(err error) bool {
 	}
 	var e *Error
 	if errors.As(err, &e) {
-		return e.HTTPStatus == 429 || e.HTTPStatus >= 500 || e.Code == 429 || e.Code >= 500 && e.HTTPStatus == 0
+		if errors.Is(e, ErrCredentialsMissing) {
+			return false
+		}
+		return e.HTTPStatus == 429 || e.HTTPStatus >= 500 || e.Code == 429 || e.Code >= 500
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || isConnError(err)

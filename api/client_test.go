@@ -101,9 +101,9 @@ func TestToolListShapesThroughClient(t *testing.T) {
 		t.Fatalf("bare array: %+v %v", tools, err)
 	}
 	// A gateway that answers the tool list without an envelope.
-	s.Script(api.PathTools, apitest.RawBody(200, `{"code": 500}`))
+	s.Script(api.PathTools, apitest.RawBody(200, `{"code": 400}`))
 	if _, err := c.Tools(context.Background()); err == nil {
-		t.Error("code 500 without message: no error")
+		t.Error("code 400 without message: no error")
 	}
 }
 

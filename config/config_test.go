@@ -1,0 +1,167 @@
+package config
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func writeFile(t *testing.T, dir, body string, mode os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(dir, "hark", "config.toml")
+	os.MkdirAll(filepath.Dir(p), 0o700)
+	if err := os.WriteFile(p, []byte(body), mode); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, mode)
+	return p
+}
+
+const sample = `
+provider = "vendor_speech"
+output_dir = "~/audio"
+
+[profiles.default]
+base_url = "http://127.0.0.1:8080"
+api_key = "sk-default-key-123456"
+voice = "alice"
+
+[profiles.work]
+base_url = "https://gw.example.com"
+api_key_command = "echo sk-from-command-999999"
+audio_sink = "file"
+`
+
+func TestPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, sample, 0o600)
+	base := map[string]string{"XDG_CONFIG_HOME": dir, "HOME": "/home/u", "XDG_DATA_HOME": "/data"}
+	ctx := context.Background()
+
+	c, err := LoadWith(ctx, Flags{}, env(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Profile != "default" || c.BaseURL != "http://127.0.0.1:8080" || c.APIKey != "sk-default-key-123456" || c.Voice != "alice" {
+		t.Errorf("file: %+v", c)
+	}
+	if c.OutputDir != "/home/u/audio" || c.DataDir != "/data/hark" || c.AudioSink != "auto" || c.Provider != "vendor_speech" {
+		t.Errorf("defaults: %+v", c)
+	}
+	if c.Sources["base_url"] != "file (profile default)" || c.Sources["provider"] != "file" || c.Sources["audio_sink"] != "default" {
+		t.Errorf("sources: %v", c.Sources)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings: %v", c.Warnings)
+	}
+
+	e := map[string]string{EnvBaseURL: "http://env:1", EnvAPIKey: "sk-env-key-abcdef", EnvVoice: "bo", EnvAudioSink: "null", EnvDataDir: "/d2"}
+	for k, v := range base {
+		e[k] = v
+	}
+	c, err = LoadWith(ctx, Flags{}, env(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "http://env:1" || c.APIKey != "sk-env-key-abcdef" || c.Voice != "bo" || c.AudioSink != "null" || c.DataDir != "/d2" || c.Sources["api_key"] != "env HARK_API_KEY" {
+		t.Errorf("env: %+v", c)
+	}
+	c, err = LoadWith(ctx, Flags{BaseURL: "http://flag:2", APIKey: "sk-flag-key-000000", Voice: "v3", AudioSink: "device"}, env(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "http://flag:2" || c.APIKey != "sk-flag-key-000000" || c.Voice != "v3" || c.AudioSink != "device" || c.Sources["base_url"] != "flag" {
+		t.Errorf("flags: %+v", c)
+	}
+}
+
+func TestProfilesAndKeyCommand(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, sample, 0o600)
+	ctx := context.Background()
+	c, err := LoadWith(ctx, Flags{}, env(map[string]string{"XDG_CONFIG_HOME": dir, EnvProfile: "work"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Profile != "work" || c.BaseURL != "https://gw.example.com" || c.APIKey != "sk-from-command-999999" || c.AudioSink != "file" || c.Voice != "" {
+		t.Errorf("work: %+v", c)
+	}
+	_, err = LoadWith(ctx, Flags{Profile: "nope"}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
+	if err == nil || !strings.Contains(err.Error(), `profile "nope": not found`) || !strings.Contains(err.Error(), "default, work") {
+		t.Errorf("unknown profile: %v", err)
+	}
+	writeFile(t, dir, "[profiles.x]\napi_key_command = \"echo sk-secret-output; exit 3\"\n", 0o600)
+	_, err = LoadWith(ctx, Flags{Profile: "x"}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
+	if err == nil || !strings.Contains(err.Error(), "api_key_command") || strings.Contains(err.Error(), "sk-secret-output") {
+		t.Errorf("failing command: %v", err)
+	}
+}
+
+func TestWarnsOnReadableKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, sample, 0o644)
+	c, err := LoadWith(context.Background(), Flags{}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "chmod 600 "+p) || strings.Contains(c.Warnings[0], c.APIKey) {
+		t.Errorf("warnings = %v", c.Warnings)
+	}
+	// A file with only a key command holds no secret.
+	writeFile(t, dir, "api_key_command = \"echo k-123456789012\"\n", 0o644)
+	c, err = LoadWith(context.Background(), Flags{}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
+	if err != nil || len(c.Warnings) != 0 || c.APIKey != "k-123456789012" {
+		t.Errorf("command-only: %v %v", c.Warnings, err)
+	}
+}
+
+func TestValidation(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ body, want string }{
+		{`base_url = "ftp://x"`, "base_url \"ftp://x\" (from file)"},
+		{`audio_sink = "speaker"`, "audio_sink \"speaker\" (from file): must be one of auto, device, file, null"},
+		{`base_url = `, "config file"},
+		{`base_url = "http://u:p@h"`, "must not carry credentials"},
+	} {
+		writeFile(t, dir, tc.body, 0o600)
+		_, err := LoadWith(context.Background(), Flags{}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.body, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "u:p") && !strings.Contains(tc.want, "credentials") {
+			t.Errorf("leaks userinfo: %v", err)
+		}
+	}
+	writeFile(t, dir, "colour = \"red\"\n", 0o600)
+	c, err := LoadWith(context.Background(), Flags{}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
+	if err != nil || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "colour") {
+		t.Errorf("unknown key: %v %v", c, err)
+	}
+	// An explicit config file that does not exist is an error; the
+	// default one is optional.
+	if _, err := LoadWith(context.Background(), Flags{ConfigFile: filepath.Join(dir, "missing.toml")}, env(nil)); err == nil {
+		t.Error("missing explicit file accepted")
+	}
+	c, err = LoadWith(context.Background(), Flags{}, env(map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "HOME": "/h"}))
+	if err != nil || c.File != "" || c.BaseURL != "" || c.DataDir != "/h/.local/share/hark" {
+		t.Errorf("no file: %+v %v", c, err)
+	}
+}
+
+func TestMask(t *testing.T) {
+	if Mask("") != "(not set)" || Mask("short") != "****" || Mask("sk-abcdefgh1234") != "****1234" {
+		t.Error(Mask("sk-abcdefgh1234"))
+	}
+	c := &Config{APIKey: "sk-abcdefgh1234"}
+	for _, kv := range c.Settings() {
+		if strings.Contains(kv[1], "abcdefgh") {
+			t.Errorf("%s shows the key", kv[0])
+		}
+	}
+}
