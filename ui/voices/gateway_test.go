@@ -1,0 +1,141 @@
+//go:build cgo && linux
+
+package voices
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/ui/common"
+)
+
+// drive runs cmd the way a tea.Program would (Send is nil, so the jobs
+// report through the channel-reading command) and feeds every message to
+// p until until(msg) holds.
+func drive(t *testing.T, p *Pane, cmd tea.Cmd, until func(tea.Msg) bool) {
+	t.Helper()
+	msgs := make(chan tea.Msg, 64)
+	run := func(c tea.Cmd) {
+		if c != nil {
+			go func() { msgs <- c() }()
+		}
+	}
+	run(cmd)
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case m := <-msgs:
+			switch m := m.(type) {
+			case nil:
+				continue
+			case tea.BatchMsg:
+				for _, c := range m {
+					run(c)
+				}
+				continue
+			}
+			_, c := p.Update(m)
+			run(c)
+			if until(m) {
+				return
+			}
+		case <-timeout:
+			t.Fatal("timed out driving the pane")
+		}
+	}
+}
+
+func TestListenAndRoundTripWithGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the local TTS and STT engines")
+	}
+	client := startGateway(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	speech, err := client.TTS(ctx, api.TTSRequest{Provider: api.DefaultProvider, VoiceCode: e2eVoice, Text: "hello world", Format: api.FormatWAV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "hello.wav")
+	if err := os.WriteFile(path, speech.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	c := &common.Common{Client: client, Styles: common.NewStyles(true, true), OutputDir: t.TempDir()}
+	p := New(c)
+	p.SetSize(100, 30)
+	drive(t, p, p.Init(), func(m tea.Msg) bool { _, ok := m.(voicesMsg); return ok })
+	if p.voicesErr != nil || !p.list.Select(e2eVoice) {
+		t.Fatalf("voice list: %v (has %s: false)", p.voicesErr, e2eVoice)
+	}
+	press(p, t, "enter") // use the voice
+	p.SetSection(SectionListen)
+
+	isDone := func(m tea.Msg) bool { _, ok := m.(sttDoneMsg); return ok }
+	for _, stream := range []bool{true, false} {
+		p.listenMode = stream
+		frames := 0
+		drive(t, p, p.recognise(path), func(m tea.Msg) bool {
+			if _, ok := m.(sttFrameMsg); ok {
+				frames++
+			}
+			return isDone(m)
+		})
+		ls := p.listen
+		t.Logf("stream=%v: %q confidence %.2f, %d frames", stream, ls.text, ls.confidence, frames)
+		if ls.err != nil {
+			t.Fatalf("stream=%v: %v", stream, ls.err)
+		}
+		if !strings.Contains(strings.ToLower(ls.text), "hello") {
+			t.Errorf("stream=%v: heard %q, want hello", stream, ls.text)
+		}
+		if stream && frames == 0 {
+			t.Error("the stream delivered no result frames")
+		}
+		if !strings.Contains(p.View(), ls.text) {
+			t.Error("the text is not on screen")
+		}
+	}
+
+	// Round trip: speak, then recognise that audio.
+	p.SetSection(SectionRoundTrip)
+	p.rtInput.SetValue("hello world")
+	isRT := func(m tea.Msg) bool { _, ok := m.(roundTripMsg); return ok }
+	drive(t, p, p.roundTrip(), isRT)
+	if p.rt.err != nil {
+		t.Fatal(p.rt.err)
+	}
+	t.Logf("round trip heard %q (%.0f%%)", p.rt.heard, 100*wordMatch(p.rt.spoken, p.rt.heard))
+	if wordMatch(p.rt.spoken, p.rt.heard) < 0.5 || p.last == nil || p.last.format != api.FormatWAV {
+		t.Errorf("round trip: heard %q; last audio %+v", p.rt.heard, p.last)
+	}
+
+	// Out-of-range controls come back from the gateway, shown inline.
+	p.settings.Pitch = 80
+	drive(t, p, p.roundTrip(), isRT)
+	if p.rt.err == nil || !strings.Contains(p.rt.err.Error(), "pitch") {
+		t.Fatalf("pitch 80: err %v, want the gateway's pitch range error", p.rt.err)
+	}
+	if v := p.View(); !strings.Contains(v, "pitch") {
+		t.Errorf("the range error is not on screen:\n%s", v)
+	}
+
+	// A file that is not audio fails with the gateway's message, not a hang.
+	bad := filepath.Join(t.TempDir(), "notes.wav")
+	os.WriteFile(bad, []byte("this is not audio"), 0o644)
+	p.SetSection(SectionListen)
+	p.listenMode = false
+	drive(t, p, p.recognise(bad), isDone)
+	if p.listen.err == nil {
+		t.Error("recognising text as audio should fail")
+	} else {
+		t.Logf("bad audio: %v", p.listen.err)
+	}
+}
