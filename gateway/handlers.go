@@ -19,12 +19,17 @@ import (
 )
 
 func (s *Server) handleTools(w http.ResponseWriter, r *http.Request) {
-	ws := stateOf(r).workspace
+	writeEnvelope(w, r, api.CodeOK, api.MsgSuccess, stateOf(r).workspace.toolList)
+}
+
+// toolList renders the workspace's tool list once: the registry and the
+// engines do not change while the gateway runs.
+func (s *Server) toolList(ws *workspace) (json.RawMessage, error) {
 	list := ToolList{Service: api.SearchService, Tools: make([]ToolEntry, 0, len(s.tools))}
 	for _, t := range s.tools {
 		list.Tools = append(list.Tools, t.entry(ws.searchConfigured && t.available(ws.web)))
 	}
-	s.writeData(w, r, list)
+	return json.Marshal(list)
 }
 
 func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -61,6 +62,7 @@ type workspace struct {
 	searchConfigured bool
 	web              engine.Web
 	voice            map[string]*voiceProvider
+	toolList         json.RawMessage // the encoded tool list, see handleTools
 }
 
 type voiceProvider struct {
@@ -137,6 +139,9 @@ func New(opts Options) (*Server, error) {
 		ws, err := s.buildWorkspace(wc, opts.Engines)
 		if err != nil {
 			return nil, err
+		}
+		if ws.toolList, err = s.toolList(ws); err != nil {
+			return nil, fmt.Errorf("workspace %q: tool list: %w", wc.Name, err)
 		}
 		for _, h := range wc.APIKeySHA256 {
 			var e keyEntry

@@ -83,32 +83,46 @@ func (u *usageStore) used(ctx context.Context, ws *workspace) (int64, error) {
 	return n, nil
 }
 
-// reserve checks the quota and records a pending call holding cost
-// credits. It returns the row id to settle.
-func (u *usageStore) reserve(ctx context.Context, ws *workspace, keyID, traceID, op string, cost int64) (int64, error) {
+// reservation is a billable call in progress.
+type reservation struct {
+	id                 int64 // 0 when no pending row was written
+	ws                 *workspace
+	keyID, traceID, op string
+	ts                 time.Time
+}
+
+// reserve checks the quota and, for a workspace with a quota, records a
+// pending call holding cost credits, so concurrent calls see it. Without a
+// quota nothing is written until settle, which saves a write per call.
+func (u *usageStore) reserve(ctx context.Context, ws *workspace, keyID, traceID, op string, cost int64) (*reservation, error) {
+	res := &reservation{ws: ws, keyID: keyID, traceID: traceID, op: op, ts: u.now()}
+	if ws.quota <= 0 {
+		return res, nil
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if ws.quota > 0 {
-		used, err := u.used(ctx, ws)
-		if err != nil {
-			return 0, err
-		}
-		if used+cost > ws.quota {
-			return 0, &quotaError{workspace: ws.name, used: used, quota: ws.quota, cost: cost, period: periodName(ws.quotaPeriod)}
-		}
-	}
-	res, err := u.db.ExecContext(ctx,
-		`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status) VALUES(?,?,?,?,?,?,'pending')`,
-		u.now().UnixMilli(), ws.name, keyID, traceID, op, cost)
+	used, err := u.used(ctx, ws)
 	if err != nil {
-		return 0, fmt.Errorf("record credit usage: %w", err)
+		return nil, err
 	}
-	return res.LastInsertId()
+	if used+cost > ws.quota {
+		return nil, &quotaError{workspace: ws.name, used: used, quota: ws.quota, cost: cost, period: periodName(ws.quotaPeriod)}
+	}
+	r, err := u.db.ExecContext(ctx,
+		`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status) VALUES(?,?,?,?,?,?,'pending')`,
+		res.ts.UnixMilli(), ws.name, keyID, traceID, op, cost)
+	if err != nil {
+		return nil, fmt.Errorf("record credit usage: %w", err)
+	}
+	if res.id, err = r.LastInsertId(); err != nil {
+		return nil, fmt.Errorf("record credit usage: %w", err)
+	}
+	return res, nil
 }
 
 // settle ends a reserved call: credits are what it finally costs (0 to
 // refund), callErr its failure if any.
-func (u *usageStore) settle(id, credits int64, callErr error, d time.Duration) {
+func (u *usageStore) settle(res *reservation, credits int64, callErr error, d time.Duration) {
 	status, msg := "ok", ""
 	if callErr != nil {
 		status, msg = "error", truncate(callErr.Error(), 500)
@@ -116,9 +130,15 @@ func (u *usageStore) settle(id, credits int64, callErr error, d time.Duration) {
 	// Settling must happen even when the request's context has ended.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if res.id == 0 {
+		_, _ = u.db.ExecContext(ctx,
+			`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms) VALUES(?,?,?,?,?,?,?,?,?)`,
+			res.ts.UnixMilli(), res.ws.name, res.keyID, res.traceID, res.op, credits, status, msg, d.Milliseconds())
+		return
+	}
 	_, _ = u.db.ExecContext(ctx,
 		`UPDATE gateway_usage SET credits=?, status=?, error=?, duration_ms=? WHERE id=?`,
-		credits, status, msg, d.Milliseconds(), id)
+		credits, status, msg, d.Milliseconds(), res.id)
 }
 
 // Usage returns the newest usage records of a workspace, newest first.
