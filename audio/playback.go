@@ -54,7 +54,6 @@ type Playback struct {
 	underruns     int
 	underrunTime  time.Duration
 	underrunStart time.Time
-	pauseStart    time.Time
 
 	winSum float64
 	winN   int
@@ -155,7 +154,6 @@ func (p *Playback) Pause() {
 	p.mu.Lock()
 	if !p.paused && !p.stopped {
 		p.paused = true
-		p.pauseStart = time.Now()
 		p.underrunStart = time.Time{}
 		p.signal()
 	}
