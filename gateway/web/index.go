@@ -179,3 +179,8 @@ func (e *Engine) indexFile(ctx context.Context, path string) (ok bool, err error
 	}
 	return true, nil
 }
+
+// IndexedPages returns how many pages the search index holds.
+func (e *Engine) IndexedPages(ctx context.Context) (int, error) {
+	return e.store.count(ctx)
+}

@@ -202,11 +202,11 @@ func rankChunks(query string, passages []string) ([]string, []float64) {
 }
 
 // sentences splits text into sentences at ., ! and ? followed by space,
-// and at line breaks.
+// and at paragraph and list-item breaks.
 func sentences(text string) []string {
 	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
+	for _, line := range unwrapLines(text) {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "*-•+ "))
 		if line == "" {
 			continue
 		}
@@ -216,8 +216,8 @@ func sentences(text string) []string {
 			r := rs[i]
 			if (r == '.' || r == '!' || r == '?' || r == '。') && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])) {
 				// Skip abbreviations like "e.g." and initials.
-				word := lastWord(rs[start : i+1])
-				if len([]rune(word)) <= 2 && r == '.' && i+1 < len(rs) {
+				word := strings.ToLower(strings.TrimLeft(lastWord(rs[start:i+1]), "(["))
+				if r == '.' && i+1 < len(rs) && (len([]rune(word)) <= 2 || abbreviations[word]) {
 					continue
 				}
 				if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
@@ -232,6 +232,9 @@ func sentences(text string) []string {
 	}
 	return out
 }
+
+var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "fig": true,
+	"no": true, "mr": true, "mrs": true, "dr": true, "prof": true, "inc": true, "approx": true, "resp": true}
 
 func lastWord(rs []rune) string {
 	s := strings.TrimSpace(string(rs))
@@ -268,4 +271,47 @@ func jaccard(a, b map[string]int) float64 {
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// unwrapLines joins hard-wrapped lines (plain-text files wrap at ~72
+// columns) into one line per paragraph or list item.
+func unwrapLines(text string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			flush()
+			continue
+		}
+		if listItem(t) || strings.HasPrefix(t, "#") {
+			flush()
+		}
+		if cur.Len() > 0 {
+			cur.WriteByte(' ')
+		}
+		cur.WriteString(t)
+		if strings.HasPrefix(t, "#") {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func listItem(t string) bool {
+	if strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "• ") || strings.HasPrefix(t, "+ ") {
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(t)-1 && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
 }

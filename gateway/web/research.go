@@ -257,7 +257,8 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		docs[i] = tokens(c.text)
 	}
 	used := map[int]bool{}
-	pick := func(q string, n int) []citedSentence {
+	inSummary := map[int]bool{}
+	pick := func(q string, n int, skip map[int]bool) []citedSentence {
 		var picked []map[string]int // shingles of picked sentences, to skip repeats
 		scores := bm25(tokens(q), docs)
 		idx := make([]int, len(all))
@@ -269,6 +270,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		for _, i := range idx {
 			if len(out) == n || scores[i] <= 0 {
 				break
+			}
+			if skip[i] {
+				continue
 			}
 			sh := shingles(all[i].text, 2)
 			dup := false
@@ -282,6 +286,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				continue
 			}
 			picked = append(picked, sh)
+			if skip == nil {
+				inSummary[i] = true
+			}
 			c := all[i]
 			c.score = scores[i]
 			out = append(out, c)
@@ -313,7 +320,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		b.WriteString("\n")
 	}
 
-	summary := pick(input, 3)
+	summary := pick(input, 3, nil)
 	b.WriteString("## Summary\n\n")
 	if len(summary) == 0 {
 		b.WriteString("The sources found mention the topic but no sentence in them answers it directly; see the sources below.\n")
@@ -326,7 +333,11 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		sections = sections[1:]
 	}
 	for _, q := range sections {
-		cs := pick(q, plan.PerSection)
+		var skip map[int]bool
+		if len(questions) == 1 {
+			skip = inSummary // "Findings" adds to the summary rather than repeating it
+		}
+		cs := pick(q, plan.PerSection, skip)
 		if len(cs) == 0 {
 			continue
 		}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"hark/api"
+	"hark/gateway"
+	"hark/gateway/web"
+)
+
+// hark index adds pages to the local web engine's search index, in the
+// data directory the embedded gateway and `hark serve` use.
+
+func init() {
+	subcommands = append(subcommands, newIndexCmd)
+}
+
+func newIndexCmd(a *app) *cobra.Command {
+	var depth, limit int
+	var allowPrivate bool
+	cmd := &cobra.Command{
+		Use:   "index URL|SITEMAP|DIR",
+		Short: "Add a site, a sitemap or a directory of HTML/markdown files to the local search index",
+		Long: `index adds content to the local search index that the embedded gateway's
+vendor_search and vendor_research read:
+
+  URL      the site crawled from there (same site only, --depth links deep,
+           at most --limit pages), honouring robots.txt
+  SITEMAP  a URL ending in .xml or naming "sitemap": every page it lists
+  DIR      every .html, .htm, .xhtml, .md, .markdown and .txt file under it
+
+Pages that extract and crawl read are indexed automatically as well.`,
+		Args: minArgs(1, "URL|SITEMAP|DIR"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if depth < 1 || depth > 5 {
+				return usagef("--depth must be 1 to 5, got %d", depth)
+			}
+			if limit < 1 || limit > 100000 {
+				return usagef("--limit must be 1 to 100000, got %d", limit)
+			}
+			db, err := gateway.OpenDB(a.cfg.DataDir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			e, err := web.New(web.Config{DB: db, AllowPrivate: allowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)",
+				IndexDepth: depth, IndexLimit: limit})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			out := cmd.OutOrStdout()
+			total := 0
+			for _, target := range args {
+				start := time.Now()
+				n, err := e.Index(cmd.Context(), target)
+				total += n
+				if err != nil {
+					return fmt.Errorf("%w (%d pages indexed before the error)", err, total)
+				}
+				if !a.jsonOut {
+					fmt.Fprintf(out, "Indexed %d pages from %s in %s.\n", n, target, time.Since(start).Round(time.Millisecond))
+				}
+			}
+			held, err := e.IndexedPages(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return json.NewEncoder(out).Encode(map[string]any{"indexed": total, "index_pages": held})
+			}
+			fmt.Fprintf(out, "The index in %s now holds %d pages.\n", a.cfg.DataDir, held)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&depth, "depth", 2, "link depth to crawl from a URL, 1 to 5")
+	f.IntVar(&limit, "limit", 500, "most pages to read from a URL or sitemap")
+	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server)")
+	return cmd
+}
