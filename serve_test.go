@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hark/api"
+	"hark/config"
+)
+
+// lockedBuffer is written by a running command while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestEmbeddedGateway starts the embedded gateway with the local engines
+// and talks to it over loopback like any client.
+func TestEmbeddedGateway(t *testing.T) {
+	dir := t.TempDir()
+	base, key, stop, err := runEmbedded(context.Background(), &config.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if !strings.HasPrefix(base, "http://127.0.0.1:") || !strings.HasPrefix(key, "hark_") {
+		t.Fatalf("base %q", base)
+	}
+	c, err := api.New(api.Options{BaseURL: base, APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tools, err := c.Tools(ctx)
+	if err != nil || len(tools) != 5 {
+		t.Fatalf("tools: %v %d", err, len(tools))
+	}
+	if _, err := c.Search(ctx, api.SearchInput{Query: "anything"}); err != nil {
+		t.Fatalf("search on the local engine: %v", err)
+	}
+	if voices, err := c.Voices(ctx, api.DefaultProvider); err != nil || len(voices) == 0 {
+		t.Fatalf("voices: %v", err)
+	}
+	bad, _ := api.New(api.Options{BaseURL: base, APIKey: "hark_wrong"})
+	if _, err := bad.Tools(ctx); err == nil {
+		t.Fatal("the embedded gateway accepted a wrong key")
+	}
+	stop()
+	if _, err := c.Tools(ctx); err == nil {
+		t.Fatal("gateway still answers after stop")
+	}
+	if st, err := os.Stat(filepath.Join(dir, "gateway.db")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("gateway.db: %v %v", st, err)
+	}
+	logb, _ := os.ReadFile(filepath.Join(dir, EmbeddedLogFile))
+	if !strings.Contains(string(logb), `"trace_id"`) || strings.Contains(string(logb), key) {
+		t.Fatalf("log: %s", logb)
+	}
+}
+
+// TestServe runs `hark serve` on a first run: it creates the config,
+// shows the key once, listens, and shuts down on cancel.
+func TestServe(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("HARK_BASE_URL", "")
+	cfgPath := filepath.Join(t.TempDir(), "gw", "gateway.toml")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--config", cfgPath, "--data-dir", t.TempDir()}, strings.NewReader(""), &out, &errb)
+	}()
+	baseRe := regexp.MustCompile(`HARK_BASE_URL=(http://127\.0\.0\.1:\d+)`)
+	var m []string
+	for range 200 {
+		if m = baseRe.FindStringSubmatch(out.String()); m != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if m == nil {
+		t.Fatalf("no listen line:\n%s\n%s", out.String(), errb.String())
+	}
+	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
+	raw, _ := os.ReadFile(cfgPath)
+	if key == "" || strings.Contains(string(raw), key) {
+		t.Fatalf("first run key display / config:\n%s", out.String())
+	}
+	c, _ := api.New(api.Options{BaseURL: m[1], APIKey: key})
+	if _, err := c.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if strings.Contains(errb.String(), key) {
+		t.Fatal("the key reached the log")
+	}
+	if strings.Count(out.String(), key) != 1 {
+		t.Fatal("the key must be shown exactly once")
+	}
+}
