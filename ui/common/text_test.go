@@ -1,0 +1,60 @@
+package common
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestStripLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain   ", "plain"},
+		{"", ""},
+		{"   ", ""},
+		{"\x1b[38;5;252m\x1b[48;5;0mhello\x1b[0m\x1b[38;5;252m\x1b[48;5;0m \x1b[0m\x1b[38;5;252m\x1b[48;5;0m \x1b[0m", "\x1b[38;5;252m\x1b[48;5;0mhello\x1b[m"},
+		{"\x1b[1ma b\x1b[0m   \x1b[1m \x1b[0m", "\x1b[1ma b\x1b[m"},
+		{"\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\  ", "\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\\x1b[m"},
+		{"\x1b]8;;https://x.test\x1b\\link  \x1b]8;;\x1b\\", "\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\\x1b[m"},
+		{"日本語  ", "日本語"},
+	} {
+		if got := StripLine(tc.in); got != tc.want {
+			t.Errorf("StripLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if ansi.Strip(StripLine(tc.in)) != strings.TrimRight(ansi.Strip(tc.in), " ") {
+			t.Errorf("StripLine(%q) changed the visible text", tc.in)
+		}
+	}
+}
+
+func TestFitNeverNegativeAndExact(t *testing.T) {
+	for _, sz := range [][2]int{{0, 0}, {-3, -1}, {5, 2}, {80, 24}} {
+		out := Fit("a very long line that goes past the edge\nb\nc\nd", sz[0], sz[1])
+		lines := strings.Split(out, "\n")
+		if max(0, sz[1]) == 0 {
+			continue
+		}
+		if len(lines) != sz[1] {
+			t.Errorf("Fit %v gave %d lines", sz, len(lines))
+		}
+		for _, l := range lines {
+			if ansi.StringWidth(l) > sz[0] {
+				t.Errorf("Fit %v: line %q too wide", sz, l)
+			}
+		}
+	}
+}
+
+func TestScroll(t *testing.T) {
+	var s Scroll
+	s.SetContent("1\n2\n3\n4\n5")
+	s.SetHeight(2)
+	s.ScrollBy(10)
+	if s.View() != "4\n5" || s.Percent() != 100 {
+		t.Errorf("bottom: %q %d", s.View(), s.Percent())
+	}
+	s.ScrollBy(-10)
+	if s.View() != "1\n2" || s.Percent() != 0 {
+		t.Errorf("top: %q", s.View())
+	}
+}

@@ -1,0 +1,88 @@
+package form
+
+import (
+	"testing"
+
+	"hark/api"
+	"hark/ui/common"
+	"hark/ui/internal/uitest"
+)
+
+func f64(v float64) *float64 { return &v }
+
+func TestValidation(t *testing.T) {
+	tool := api.Tool{Slug: "t", Inputs: []api.Field{
+		{Name: "q", Type: "string", Required: true},
+		{Name: "n", Type: "integer", Min: f64(1), Max: f64(20), Default: 5.0},
+		{Name: "x", Type: "number", Min: f64(0)},
+		{Name: "d", Type: "string", Description: "format YYYY-MM-DD; only results after this date"},
+		{Name: "dom", Type: "string", Description: "domain allow-list, comma-separated"},
+		{Name: "extra", Type: "object"},
+	}}
+	f := New(tool, common.NewStyles(true, false))
+	for _, tc := range []struct{ field, value, err string }{
+		{"q", "", "required"},
+		{"q", "ok", ""},
+		{"n", "0", "must be between 1 and 20"},
+		{"n", "2.5", "must be a whole number"},
+		{"n", "abc", "must be a number"},
+		{"n", "20", ""},
+		{"x", "-1", "must be at least 0"},
+		{"d", "2026-02-30", "must be a date as YYYY-MM-DD"},
+		{"d", "2026-02-28", ""},
+		{"dom", " , ", "must list at least one value, separated by commas"},
+		{"extra", "[1]", "must be a JSON object"},
+		{"extra", `{"a":1}`, ""},
+	} {
+		f.Set(tc.field, tc.value)
+		if got := f.Control(tc.field).Err; got != tc.err {
+			t.Errorf("%s=%q: error %q, want %q", tc.field, tc.value, got, tc.err)
+		}
+	}
+}
+
+func TestDefaultsPrefilledAndNotSent(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	var search api.Tool
+	for _, tl := range c.Tools {
+		if tl.Slug == api.ToolSearch {
+			search = tl
+		}
+	}
+	f := New(search, c.Styles)
+	if v := f.Control("max_results").Value(); v != "5" {
+		t.Errorf("max_results prefilled %q", v)
+	}
+	if v := f.Control("search_depth").Value(); v != "basic" {
+		t.Errorf("search_depth prefilled %q", v)
+	}
+	f.Set("query", "hello")
+	f.Set("include_domains", "a.com,b.org")
+	if !f.Validate() {
+		t.Fatal(f.Errors())
+	}
+	in := f.Inputs()
+	if len(in) != 2 || in["query"] != "hello" || in["include_domains"] != "a.com,b.org" {
+		t.Errorf("inputs %v", in)
+	}
+}
+
+func TestKinds(t *testing.T) {
+	for _, tc := range []struct {
+		f    api.Field
+		want Kind
+	}{
+		{api.Field{Type: "string", Enum: []string{"a"}}, Enum},
+		{api.Field{Type: "boolean"}, Bool},
+		{api.Field{Type: "integer"}, Integer},
+		{api.Field{Type: "number"}, Number},
+		{api.Field{Type: "string", Format: "date"}, Date},
+		{api.Field{Type: "string|array", Items: "string"}, List},
+		{api.Field{Type: "object"}, Object},
+		{api.Field{Type: "weird"}, Text},
+	} {
+		if got := KindOf(tc.f); got != tc.want {
+			t.Errorf("KindOf(%+v) = %v, want %v", tc.f, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package pages
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/api/apitest"
+	"hark/ui/common"
+	"hark/ui/internal/uitest"
+)
+
+func drive(p *Pane) func(tea.Msg) tea.Cmd {
+	return func(m tea.Msg) tea.Cmd { _, c := p.Update(m); return c }
+}
+
+func press(p *Pane, keys ...string) {
+	for _, k := range keys {
+		uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press(k)); return c }())
+	}
+}
+
+func crawlMsg() doneMsg {
+	return doneMsg{slug: api.ToolCrawl, pages: []*Page{
+		{URL: "https://docs.example.com/", Content: "# Home\n\nWelcome.", Source: api.ToolCrawl},
+		{URL: "https://docs.example.com/guide/install", Content: "# Install\n\nRun `go install`.", Source: api.ToolCrawl},
+		{URL: "https://docs.example.com/guide/config", Content: "# Config\n\nSettings.", Source: api.ToolCrawl},
+		{URL: "https://blog.example.org/post-1", Content: "A post.", Source: api.ToolCrawl},
+		{URL: "https://docs.example.com/broken", Err: "HTTP 404 Not Found", Source: api.ToolExtract},
+	}}
+}
+
+func TestGoldenViews(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"80x24", 80, 24}, {"120x30", 120, 30}} {
+		p := New(c)
+		p.SetSize(sz.w, sz.h)
+		uitest.Golden(t, "empty_"+sz.name, p.View())
+		p.Update(crawlMsg())
+		uitest.Golden(t, "tree_"+sz.name, p.View())
+		p.Update(uitest.Press("/"))
+		for _, k := range uitest.Type("guide") {
+			p.Update(k)
+		}
+		uitest.Golden(t, "filtered_"+sz.name, p.View())
+	}
+}
+
+func TestTreeGroupsWithCounts(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	p.Update(crawlMsg())
+	v := uitest.Plain(p.View())
+	for _, want := range []string{"docs.example.com (4)", "/guide/ (2)", "blog.example.org (1)", "✗ HTTP 404 Not Found"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("tree lacks %q:\n%s", want, v)
+		}
+	}
+	// Folding the host hides its pages.
+	p.cursor = 0
+	p.Update(uitest.Press("enter"))
+	if v := uitest.Plain(p.View()); strings.Contains(v, "/guide/install") {
+		t.Errorf("folded host still shows its pages:\n%s", v)
+	}
+}
+
+func TestFilterAsYouType(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	p.Update(crawlMsg())
+	p.Update(uitest.Press("/"))
+	if !p.Capturing() {
+		t.Fatal("filter should capture keys")
+	}
+	for _, k := range uitest.Type("conf") {
+		p.Update(k)
+	}
+	var pagesShown int
+	for _, r := range p.rows {
+		if r.page != nil {
+			pagesShown++
+			if !strings.Contains(r.page.URL, "conf") {
+				t.Errorf("filter kept %s", r.page.URL)
+			}
+		}
+	}
+	if pagesShown != 1 {
+		t.Errorf("filter shows %d pages, want 1", pagesShown)
+	}
+	p.Update(uitest.Press("esc"))
+	if p.Capturing() || p.filter.Value() != "" {
+		t.Error("esc should clear and leave the filter")
+	}
+}
+
+func TestOpenExtractsAndReads(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	uitest.Settle(drive(p), func() tea.Cmd {
+		_, c := p.Update(common.OpenPagesMsg{URLs: []string{"https://example.com/a", "https://example.com/fail"}})
+		return c
+	}())
+	if p.Reading() == nil || p.Reading().URL != "https://example.com/a" {
+		t.Fatalf("reader shows %+v", p.Reading())
+	}
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "Page https://example.com/a") {
+		t.Errorf("reader lacks the page:\n%s", v)
+	}
+	if p.Reading().rendered == "" {
+		t.Error("markdown was not rendered")
+	}
+	press(p, "esc")
+	v = uitest.Plain(p.View())
+	if !strings.Contains(v, "✗ fetch failed") {
+		t.Errorf("failed result not shown with its reason:\n%s", v)
+	}
+}
+
+func TestCrawlFromSelectedAndExtractSelected(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(100, 30)
+	uitest.Settle(drive(p), func() tea.Cmd {
+		_, c := p.Update(common.RunToolMsg{Tool: *c.Tool(api.ToolMap), Inputs: map[string]any{"url": "https://site.test"}})
+		return c
+	}())
+	if len(p.Pages()) != 3 {
+		t.Fatalf("map gave %d pages", len(p.Pages()))
+	}
+	// Select two mapped links and extract them.
+	p.cursor = 1
+	press(p, "m", "m", "e")
+	var body struct {
+		Inputs map[string]any `json:"inputs"`
+	}
+	last := srv.Last(apitest.InvokePath(api.ToolExtract))
+	if err := jsonUnmarshal(last.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(body.Inputs["urls"]) != "[https://site.test https://site.test/a]" {
+		t.Errorf("extract sent %v", body.Inputs["urls"])
+	}
+	if p.byURL["https://site.test/a"].Content == "" {
+		t.Error("extracted content not merged into the mapped page")
+	}
+	// Crawl from the page under the cursor.
+	p.cursor = 1
+	press(p, "c")
+	if srv.Count(apitest.InvokePath(api.ToolCrawl)) != 1 {
+		t.Fatal("crawl not called")
+	}
+	if !strings.Contains(string(srv.Last(apitest.InvokePath(api.ToolCrawl)).Body), `"url":"https://site.test"`) {
+		t.Errorf("crawl body %s", srv.Last(apitest.InvokePath(api.ToolCrawl)).Body)
+	}
+}
+
+func TestExportWritesMarkdown(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	p.Update(crawlMsg())
+	var notice string
+	uitest.Settle(func(m tea.Msg) tea.Cmd {
+		if n, ok := m.(common.NoticeMsg); ok {
+			notice = n.Text
+		}
+		_, c := p.Update(m)
+		return c
+	}, func() tea.Cmd { _, c := p.Update(uitest.Press("w")); return c }())
+	dir := filepath.Join(c.OutputDir, "pages-20261122-093000")
+	if !strings.Contains(notice, "exported 4 pages") {
+		t.Fatalf("notice %q", notice)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "docs.example.com_guide_install.md"))
+	if err != nil || !strings.Contains(string(b), "Run `go install`.") || !strings.Contains(string(b), "source: https://docs.example.com/guide/install") {
+		t.Errorf("exported file: %q %v", b, err)
+	}
+	idx, _ := os.ReadFile(filepath.Join(dir, "index.md"))
+	if !strings.Contains(string(idx), "failed: HTTP 404 Not Found") {
+		t.Errorf("index lacks the failure: %s", idx)
+	}
+}
+
+func TestFileNameIsSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://a.com/x/../../etc/passwd": "a.com_x_.._.._etc_passwd.md",
+		"https://a.com/":                   "a.com.md",
+		"https://a.com/q?x=1&y=2":          "a.com_q_x_1_y_2.md",
+	} {
+		if got := FileName(in); got != want {
+			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
+		}
+		if strings.Contains(FileName(in), "/") {
+			t.Errorf("FileName(%q) has a slash", in)
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/api/apitest"
+	"hark/ui/common"
+	"hark/ui/internal/uitest"
+)
+
+func drive(p *Pane) func(tea.Msg) tea.Cmd {
+	return func(m tea.Msg) tea.Cmd { _, c := p.Update(m); return c }
+}
+
+func report() *api.ResearchOutput {
+	return &api.ResearchOutput{RequestID: "req-7", Status: api.ResearchCompleted,
+		Content: "# Terminal UIs\n\nThey are **fast** over SSH.\n\n## Findings\n\n- one\n- two\n",
+		Sources: []api.ResearchSource{{Title: "Charm", URL: "https://charm.sh"}, {Title: "", URL: "https://example.com/b"}}}
+}
+
+// finished puts a completed session with a rendered report in the pane.
+func finished(t *testing.T, p *Pane, q string) *Session {
+	t.Helper()
+	p.nextID++
+	s := &Session{ID: p.nextID, Question: q, Model: "mini", Started: uitest.Epoch, Running: true}
+	p.sessions = append(p.sessions, s)
+	p.show(s)
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(doneMsg{id: s.ID, out: report()}); return c }())
+	return s
+}
+
+func TestGoldenViews(t *testing.T) {
+	c, clk := uitest.Common(t, nil)
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"80x24", 80, 24}, {"120x30", 120, 30}} {
+		p := New(c)
+		p.SetSize(sz.w, sz.h)
+		uitest.Golden(t, "empty_"+sz.name, p.View())
+		// A running call with one retry, 12.5 s in.
+		s := &Session{ID: 99, Question: "why are TUIs fast?", Started: uitest.Epoch, Running: true}
+		p.sessions = append(p.sessions, s)
+		p.show(s)
+		p.progress.Start("researching", uitest.Epoch)
+		p.Update(RetryMsg{ID: 99, Event: api.RetryEvent{Attempt: 1, Wait: 1500 * time.Millisecond, Err: &api.Error{HTTPStatus: 502, Message: "upstream busy"}}})
+		clk.T = uitest.Epoch.Add(12500 * time.Millisecond)
+		uitest.Golden(t, "running_"+sz.name, p.View())
+		clk.T = uitest.Epoch
+		p = New(c)
+		p.SetSize(sz.w, sz.h)
+		finished(t, p, "why are TUIs fast?")
+		uitest.Golden(t, "report_"+sz.name, p.View())
+		p.Update(uitest.Press("s"))
+		uitest.Golden(t, "sources_"+sz.name, p.View())
+		p.Update(uitest.Press("h"))
+		uitest.Golden(t, "history_"+sz.name, p.View())
+	}
+}
+
+func TestSlowResearchRunsInBackgroundAndCancels(t *testing.T) {
+	srv := apitest.New(t)
+	srv.Script(apitest.InvokePath(api.ToolResearch), apitest.Slow(30*time.Second, apitest.OK(api.InvokeResult{Tool: api.ToolResearch})))
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	p.Focus()
+	for _, k := range uitest.Type("slow question") {
+		p.Update(k)
+	}
+	_, cmd := p.Update(uitest.Press("enter"))
+	s := p.Current()
+	if s == nil || !s.Running || !strings.Contains(uitest.Plain(p.View()), "researching “slow question”") {
+		t.Fatalf("not running:\n%s", uitest.Plain(p.View()))
+	}
+	done := make(chan []tea.Msg, 1)
+	go func() { done <- uitest.Exec(cmd) }()
+	time.Sleep(100 * time.Millisecond)
+	p.Update(uitest.Press("x"))
+	var msgs []tea.Msg
+	select {
+	case msgs = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancel did not stop the call")
+	}
+	for _, m := range msgs {
+		if !uitest.Ticking(m) {
+			p.Update(m)
+		}
+	}
+	if s.Running || !errors.Is(s.Err, context.Canceled) {
+		t.Errorf("after cancel: running=%v err=%v", s.Running, s.Err)
+	}
+}
+
+func TestRetriesAreReported(t *testing.T) {
+	srv := apitest.New(t)
+	srv.Script(apitest.InvokePath(api.ToolResearch), apitest.HTTPError(503, "busy"))
+	c, _ := uitest.Common(t, srv)
+	cl, err := api.New(api.Options{BaseURL: srv.URL, APIKey: apitest.Key, Retry: api.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Client = cl
+	sent := make(chan tea.Msg, 10)
+	c.Send = func(m tea.Msg) { sent <- m }
+	p := New(c)
+	p.SetSize(80, 24)
+	uitest.Settle(drive(p), p.start("q", "mini", nil))
+	close(sent)
+	for m := range sent {
+		p.Update(m)
+	}
+	s := p.Current()
+	if s.Err != nil || s.Out == nil || len(s.Retries) != 1 {
+		t.Fatalf("err=%v out=%v retries=%v", s.Err, s.Out, s.Retries)
+	}
+	if v := uitest.Plain(p.statusLine(s)); !strings.Contains(v, "retry 1") {
+		t.Errorf("status lacks the retry: %s", v)
+	}
+}
+
+func TestSourcesOpenInPagesAndSave(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	finished(t, p, "q")
+	p.Update(uitest.Press("s"))
+	p.Update(uitest.Press("j"))
+	_, cmd := p.Update(uitest.Press("enter"))
+	msgs := uitest.Exec(cmd)
+	if len(msgs) != 1 || msgs[0].(common.OpenPagesMsg).URLs[0] != "https://example.com/b" {
+		t.Fatalf("open source gave %v", msgs)
+	}
+	var saved string
+	uitest.Settle(func(m tea.Msg) tea.Cmd {
+		if n, ok := m.(common.NoticeMsg); ok {
+			saved = strings.TrimPrefix(n.Text, "saved ")
+		}
+		_, c := p.Update(m)
+		return c
+	}, func() tea.Cmd { _, c := p.Update(uitest.Press("w")); return c }())
+	b, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# q", "They are **fast** over SSH.", "1. [Charm](https://charm.sh)", "2. [https://example.com/b](https://example.com/b)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("saved markdown lacks %q:\n%s", want, b)
+		}
+	}
+}
+
+func TestModelsComeFromToolList(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	if p.modelValue() != "auto" {
+		t.Errorf("default model %q, want the runtime default auto", p.modelValue())
+	}
+	p.Update(uitest.Press("M"))
+	if p.modelValue() != "mini" {
+		t.Errorf("after M: %q", p.modelValue())
+	}
+}
+
+func TestReRenderOnResizeInCommand(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	s := finished(t, p, "q")
+	if s.renderedWidth != 80 {
+		t.Fatalf("rendered at %d", s.renderedWidth)
+	}
+	p.SetSize(60, 24)
+	_, cmd := p.Update(tea.WindowSizeMsg{Width: 60, Height: 26})
+	if cmd == nil || s.renderedWidth != 80 {
+		t.Fatal("resize must re-render in a command, not in Update")
+	}
+	uitest.Settle(drive(p), cmd)
+	if s.renderedWidth != 60 {
+		t.Errorf("rendered at %d after resize", s.renderedWidth)
+	}
+	for _, l := range strings.Split(s.rendered, "\n") {
+		if strings.HasSuffix(uitest.Plain(l), " \n") {
+			t.Errorf("padding left on %q", l)
+		}
+	}
+}
