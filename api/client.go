@@ -335,9 +335,9 @@ func (c *Client) parseEnvelope(resp *http.Response, raw []byte) (json.RawMessage
 	if !ok {
 		e := &Error{HTTPStatus: status, TraceID: traceFrom(nil, resp.Header)}
 		if status < 200 || status > 299 {
-			e.Message = fmt.Sprintf("gateway answered HTTP %d %s", status, snippet(raw))
+			e.Message = "response is not the gateway envelope: " + snippet(raw)
 		} else {
-			e.Message = "gateway response is not the envelope (want a JSON object with code, message, data, trace_id): " + snippet(raw)
+			e.Message = "response is not the gateway envelope (want a JSON object with code, message, data, trace_id): " + snippet(raw)
 		}
 		c.finishError(e, resp)
 		return nil, e

@@ -141,17 +141,17 @@ func TestErrorForms(t *testing.T) {
 			}
 		}},
 		{"HTTP error without envelope", apitest.RawBody(502, "<html>bad gateway</html>"), func(t *testing.T, e *api.Error, err error) {
-			if e.HTTPStatus != 502 || e.Code != 0 || !strings.Contains(e.Message, "HTTP 502") || !strings.Contains(e.Message, "bad gateway") {
+			if e.HTTPStatus != 502 || e.Code != 0 || !strings.Contains(e.Error(), "(HTTP 502)") || !strings.Contains(e.Message, "bad gateway") {
 				t.Errorf("%+v", e)
 			}
 		}},
 		{"200 that is not the envelope", apitest.RawBody(200, `{"result": "ok"}`), func(t *testing.T, e *api.Error, err error) {
-			if e.HTTPStatus != 200 || !strings.Contains(e.Message, "not the envelope") {
+			if e.HTTPStatus != 200 || !strings.Contains(e.Message, "not the gateway envelope") {
 				t.Errorf("%+v", e)
 			}
 		}},
 		{"200 that is not JSON", apitest.RawBody(200, `hello`), func(t *testing.T, e *api.Error, err error) {
-			if !strings.Contains(e.Message, "not the envelope") {
+			if !strings.Contains(e.Message, "not the gateway envelope") {
 				t.Errorf("%+v", e)
 			}
 		}},

@@ -1,0 +1,341 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"hark/api"
+	"hark/api/apitest"
+	"hark/config"
+)
+
+// outputs collects everything the commands printed, to check at the end
+// that the key never appeared.
+var (
+	outputsMu sync.Mutex
+	outputs   []string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, o := range outputs {
+		if strings.Contains(o, apitest.Key) || strings.Contains(o, "sk-flag-secret-777777") {
+			println("FAIL: an API key appeared in command output:\n" + o)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// hark runs one command line in-process against the loopback gateway s
+// (nil: no gateway configured) and returns the exit code and output.
+func hark(t *testing.T, s *apitest.Server, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	for _, k := range []string{"HARK_PROFILE", "HARK_PROVIDER", "HARK_VOICE", "HARK_OUTPUT_DIR", "HARK_DATA_DIR", "HARK_AUDIO_SINK", "HARK_CONFIG"} {
+		t.Setenv(k, "")
+	}
+	if s != nil {
+		t.Setenv("HARK_BASE_URL", s.URL)
+		t.Setenv("HARK_API_KEY", s.APIKey)
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	outputsMu.Lock()
+	outputs = append(outputs, out.String(), errb.String())
+	outputsMu.Unlock()
+	return code, out.String(), errb.String()
+}
+
+func TestTools(t *testing.T) {
+	s := apitest.New(t)
+	code, out, errs := hark(t, s, "", "tools")
+	if code != 0 || !strings.Contains(out, "vendor_research") || !strings.Contains(out, "max_results") || !strings.Contains(out, "range 1..20") {
+		t.Fatalf("code %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = hark(t, s, "", "tools", "--json")
+	var raw []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &raw) != nil || len(raw) != 5 || raw[0]["slug"] != "vendor_search" {
+		t.Fatalf("--json: %d %s", code, out)
+	}
+}
+
+func TestInvokeTypesInputs(t *testing.T) {
+	s := apitest.New(t)
+	code, out, errs := hark(t, s, "", "invoke", "vendor_search", "-i", "query=go lang", "-i", "max_results=3", "-i", "include_answer=true", "--json")
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errs)
+	}
+	var body struct{ Inputs map[string]any }
+	json.Unmarshal(s.Last(apitest.InvokePath(api.ToolSearch)).Body, &body)
+	if body.Inputs["query"] != "go lang" || body.Inputs["max_results"] != float64(3) || body.Inputs["include_answer"] != true {
+		t.Errorf("inputs sent: %v", body.Inputs)
+	}
+	var res api.InvokeResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Tool != api.ToolSearch {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	so, _ := api.DecodeSearch(res.Output)
+	if len(so.Results) != 3 || so.Answer == "" {
+		t.Errorf("output %+v", so)
+	}
+	// Arrays: a comma list or JSON; raw JSON with :=.
+	code, _, errs = hark(t, s, "", "invoke", "vendor_extract", "-i", "urls=[\"https://a\",\"https://b\"]", "-i", "format:=\"text\"")
+	json.Unmarshal(s.Last(apitest.InvokePath(api.ToolExtract)).Body, &body)
+	if urls, _ := body.Inputs["urls"].([]any); code != 0 || len(urls) != 2 || body.Inputs["format"] != "text" {
+		t.Errorf("extract: %d %v %s", code, body.Inputs, errs)
+	}
+}
+
+func TestInvokeInputsFromFileAndStdin(t *testing.T) {
+	s := apitest.New(t)
+	code, out, errs := hark(t, s, `{"inputs": {"url": "https://site"}}`, "invoke", "vendor_map")
+	if code != 0 || !strings.Contains(out, "https://site/a") {
+		t.Fatalf("stdin: %d %s %s", code, out, errs)
+	}
+	f := filepath.Join(t.TempDir(), "in.json")
+	os.WriteFile(f, []byte(`{"input": "why is the sky blue", "model": "mini"}`), 0o600)
+	code, out, errs = hark(t, s, "", "invoke", "vendor_research", "--file", f)
+	if code != 0 || !strings.Contains(out, "# Report") || !strings.Contains(out, "why is the sky blue") || !strings.Contains(out, "Sources") {
+		t.Fatalf("file: %d %s %s", code, out, errs)
+	}
+	// -i overrides the file.
+	code, _, _ = hark(t, s, "", "invoke", "vendor_research", "--file", f, "-i", "model=pro")
+	var body struct{ Inputs map[string]any }
+	json.Unmarshal(s.Last(apitest.InvokePath(api.ToolResearch)).Body, &body)
+	if code != 0 || body.Inputs["model"] != "pro" {
+		t.Errorf("override: %v", body.Inputs)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	s := apitest.New(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "max_results=many"}, "input max_results: must be an integer"},
+		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "max_results=50"}, "input max_results: must be between 1 and 20"},
+		{[]string{"invoke", "vendor_search", "-i", "topic=sports", "-i", "query=x"}, "input topic: must be one of general, news, finance"},
+		{[]string{"invoke", "vendor_search", "-i", "max_results=2"}, "missing required input query"},
+		{[]string{"invoke", "no_such_tool"}, `tool "no_such_tool": not in the gateway's tool list`},
+		{[]string{"invoke", "vendor_search", "-i", "novalue"}, "must be key=value"},
+		{[]string{"invoke"}, "want TOOL"},
+		{[]string{"search"}, "want QUERY"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"tools", "--nope"}, "unknown flag"},
+		{[]string{"stt", "/nonexistent.wav"}, "no such file"},
+		{[]string{"tts", "--format", "ogg", "hi"}, "--format \"ogg\": must be pcm, mp3 or wav"},
+		{[]string{"--audio-sink", "speaker", "config"}, "audio_sink \"speaker\" (from flag)"},
+	} {
+		code, _, errs := hark(t, s, "", tc.args...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: code %d, stderr %q, want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+func TestConvenienceCommands(t *testing.T) {
+	s := apitest.New(t)
+	code, out, _ := hark(t, s, "", "search", "--max-results", "2", "--answer", "cats", "and", "dogs")
+	if code != 0 || !strings.Contains(out, "The answer about cats and dogs") || !strings.Contains(out, "2. Result 2 for cats and dogs") {
+		t.Errorf("search: %d\n%s", code, out)
+	}
+	code, out, errs := hark(t, s, "", "extract", "https://a,https://fail", "https://b")
+	if code != 0 || !strings.Contains(out, "== https://a ==") || !strings.Contains(out, "== https://b ==") || !strings.Contains(errs, "extract https://fail failed") {
+		t.Errorf("extract: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = hark(t, s, "", "crawl", "--max-depth", "2", "https://site")
+	var body struct{ Inputs map[string]any }
+	json.Unmarshal(s.Last(apitest.InvokePath(api.ToolCrawl)).Body, &body)
+	if code != 0 || !strings.Contains(out, "page a") || body.Inputs["max_depth"] != float64(2) {
+		t.Errorf("crawl: %d %v\n%s", code, body.Inputs, out)
+	}
+	code, out, _ = hark(t, s, "", "map", "https://site")
+	if code != 0 || out != "https://site\nhttps://site/a\nhttps://site/b\n" {
+		t.Errorf("map: %d %q", code, out)
+	}
+	code, out, _ = hark(t, s, "", "research", "--model", "mini", "tides")
+	if code != 0 || !strings.HasPrefix(out, "# Report") || !strings.Contains(out, "[Source one](https://example.com/s1)") {
+		t.Errorf("research: %d\n%s", code, out)
+	}
+}
+
+func TestVoicesTTSSTT(t *testing.T) {
+	s := apitest.New(t)
+	code, out, _ := hark(t, s, "", "voices")
+	if code != 0 || !strings.Contains(out, "alice") || !strings.Contains(out, "LANGUAGE") {
+		t.Fatalf("voices: %d %s", code, out)
+	}
+	code, out, _ = hark(t, s, "", "voices", "--json")
+	var vs []api.Voice
+	if code != 0 || json.Unmarshal([]byte(out), &vs) != nil || len(vs) != 2 {
+		t.Fatalf("voices --json: %d %s", code, out)
+	}
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hi.pcm")
+	code, _, errs := hark(t, s, "", "tts", "-o", file, "hello", "world")
+	got, _ := os.ReadFile(file)
+	if code != 0 || !bytes.Equal(got, apitest.Synthesize("hello world")) || !strings.Contains(errs, "wrote") {
+		t.Fatalf("tts -o: %d %d bytes %s", code, len(got), errs)
+	}
+	var req api.TTSRequest
+	json.Unmarshal(s.Last(api.PathTTS).Body, &req)
+	if req.VoiceCode != "alice" || req.Provider != api.DefaultProvider {
+		t.Errorf("voice not defaulted to the first listed: %+v", req)
+	}
+	// stdout (not a terminal) receives the audio; text from stdin.
+	code, out, _ = hark(t, s, "piped text", "tts", "--voice", "bo")
+	if code != 0 || out != string(apitest.Synthesize("piped text")) {
+		t.Errorf("tts to stdout: %d, %d bytes", code, len(out))
+	}
+	code, _, errs = hark(t, s, "", "tts", "--stream", "-o", file, "streamed")
+	got, _ = os.ReadFile(file)
+	if code != 0 || !bytes.Equal(got, apitest.Synthesize("streamed")) {
+		t.Errorf("tts --stream: %d %d bytes %s", code, len(got), errs)
+	}
+
+	audio := filepath.Join(dir, "a.wav")
+	os.WriteFile(audio, make([]byte, 20000), 0o600)
+	code, out, errs = hark(t, s, "", "stt", "--language", "en", audio)
+	if code != 0 || strings.TrimSpace(out) != apitest.Transcript(20000) {
+		t.Errorf("stt: %d %q %s", code, out, errs)
+	}
+	code, out, errs = hark(t, s, "", "stt", "--stream", "--chunk", "8192", audio)
+	if code != 0 || strings.TrimSpace(out) != apitest.Transcript(20000) || strings.Count(errs, "partial") != 3 {
+		t.Errorf("stt --stream: %d %q\n%s", code, out, errs)
+	}
+	if r := s.Last(api.PathSTTStream); len(r.Audio) != 3 || !r.ClientClosed {
+		t.Errorf("stream sent %d frames, closed %v", len(r.Audio), r.ClientClosed)
+	}
+	code, out, _ = hark(t, s, "", "stt", "--stream", "--json", audio)
+	if code != 0 || strings.Count(out, "\n") != 4 || !strings.Contains(out, `"is_final":true`) {
+		t.Errorf("stt --stream --json: %d %s", code, out)
+	}
+}
+
+func TestStreamFailureKeepsAudio(t *testing.T) {
+	s := apitest.New(t)
+	s.ScriptTTS(apitest.TTSScript{Chunks: [][]byte{{1, 2}, {3}}, Error: "synthesis failed"})
+	file := filepath.Join(t.TempDir(), "part.pcm")
+	code, _, errs := hark(t, s, "", "tts", "--voice", "alice", "--stream", "-o", file, "x")
+	got, _ := os.ReadFile(file)
+	if code != exitGateway || !strings.Contains(errs, "synthesis failed") || !bytes.Equal(got, []byte{1, 2, 3}) {
+		t.Errorf("code %d, %v, %s", code, got, errs)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	p := apitest.InvokePath(api.ToolSearch)
+	for _, tc := range []struct {
+		name    string
+		replies []apitest.Reply
+		want    int
+		text    string
+	}{
+		{"credentials", []apitest.Reply{apitest.CredentialsMissing()}, exitAuth, api.MsgCredentialsMissing},
+		{"vendor", []apitest.Reply{apitest.VendorStatus("Acme", 503, "down")}, exitGateway, "Acme API returned status code 503: down"},
+		{"HTTP error", []apitest.Reply{apitest.RawBody(502, "bad gateway")}, exitGateway, `not the gateway envelope: "bad gateway" (HTTP 502)`},
+		{"rate limited", []apitest.Reply{apitest.RateLimited("5")}, exitGateway, "rate limit"},
+		{"gateway timeout", []apitest.Reply{apitest.HTTPError(504, "upstream timeout")}, exitTimeout, "upstream timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := apitest.New(t)
+			s.Script(p, tc.replies...)
+			code, _, errs := hark(t, s, "", "search", "q")
+			if code != tc.want || !strings.Contains(errs, tc.text) || tc.name != "HTTP error" && !strings.Contains(errs, "trace_id") {
+				t.Errorf("code %d want %d; stderr %q", code, tc.want, errs)
+			}
+		})
+	}
+	t.Run("research timeout", func(t *testing.T) {
+		s := apitest.New(t)
+		rp := apitest.InvokePath(api.ToolResearch)
+		s.Script(rp, apitest.ResearchTimeout(), apitest.ResearchTimeout(), apitest.ResearchTimeout())
+		code, _, errs := hark(t, s, "", "research", "q")
+		if code != exitTimeout || strings.Count(errs, "retrying") != 2 {
+			t.Errorf("code %d; stderr %q", code, errs)
+		}
+	})
+	t.Run("wrong key", func(t *testing.T) {
+		s := apitest.New(t)
+		code, _, errs := hark(t, s, "", "--api-key", "sk-flag-secret-777777", "voices")
+		if code != exitAuth || !strings.Contains(errs, "trace_id") {
+			t.Errorf("code %d; stderr %q", code, errs)
+		}
+	})
+	t.Run("unreachable", func(t *testing.T) {
+		ln, _ := net.Listen("tcp", "127.0.0.1:0")
+		addr := ln.Addr().String()
+		ln.Close()
+		t.Setenv("HARK_BASE_URL", "http://"+addr)
+		code, _, errs := hark(t, nil, "", "tts", "--voice", "a", "-o", filepath.Join(t.TempDir(), "x"), "hi")
+		if code != exitGateway || !strings.Contains(errs, "connection refused") {
+			t.Errorf("code %d; stderr %q", code, errs)
+		}
+	})
+}
+
+func TestNoGatewayConfigured(t *testing.T) {
+	saved := startEmbedded
+	startEmbedded = nil
+	defer func() { startEmbedded = saved }()
+	t.Setenv("HARK_BASE_URL", "")
+	code, _, errs := hark(t, nil, "", "tools")
+	if code != exitUsage || !strings.Contains(errs, "no gateway is configured: set HARK_BASE_URL") {
+		t.Errorf("code %d; %s", code, errs)
+	}
+}
+
+func TestEmbeddedGatewayIsStopped(t *testing.T) {
+	s := apitest.New(t)
+	saved := startEmbedded
+	defer func() { startEmbedded = saved }()
+	started, stopped := 0, 0
+	startEmbedded = func(ctx context.Context, cfg *config.Config) (string, string, func(), error) {
+		started++
+		return s.URL, s.APIKey, func() { stopped++ }, nil
+	}
+	t.Setenv("HARK_BASE_URL", "")
+	code, out, errs := hark(t, nil, "", "voices")
+	if code != 0 || !strings.Contains(out, "alice") || started != 1 || stopped != 1 {
+		t.Errorf("code %d, started %d, stopped %d: %s", code, started, stopped, errs)
+	}
+}
+
+func TestConfigMasksKey(t *testing.T) {
+	s := apitest.New(t)
+	code, out, _ := hark(t, s, "", "config")
+	if code != 0 || !strings.Contains(out, "api_key") || !strings.Contains(out, "****"+apitest.Key[len(apitest.Key)-4:]) || !strings.Contains(out, s.URL) {
+		t.Errorf("config: %d\n%s", code, out)
+	}
+	code, out, _ = hark(t, s, "", "--api-key", "sk-flag-secret-777777", "config", "--json")
+	var m map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || m["api_key"] != "****7777" {
+		t.Errorf("config --json: %d %s", code, out)
+	}
+	// A key the gateway echoes back is not printed either.
+	s.Script(api.PathTTS, apitest.Fail(400, "key "+apitest.Key+" is not allowed"))
+	code, _, errs := hark(t, s, "", "tts", "--voice", "a", "-o", filepath.Join(t.TempDir(), "x"), "hi")
+	if code == 0 || !strings.Contains(errs, "****") {
+		t.Errorf("echoed key: %d %s", code, errs)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		code, out, errs := hark(t, nil, "", "completion", sh)
+		if code != 0 || !strings.Contains(out, "hark") {
+			t.Errorf("%s: %d %s", sh, code, errs)
+		}
+	}
+}
