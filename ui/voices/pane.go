@@ -486,12 +486,31 @@ func (p *Pane) onVoices(msg voicesMsg) tea.Cmd {
 	p.list.SetItems(msg.voices)
 	// Preselect the configured voice, and fill in its details.
 	want := p.voice.Value
+	if want == "" {
+		want = preferredVoice(msg.voices)
+	}
 	if want != "" && p.list.Select(want) {
 		p.voice, _ = p.list.Selected()
-	} else if v, ok := p.list.Selected(); ok && want == "" {
+	} else if v, ok := p.list.Selected(); ok && p.voice.Value == "" {
 		p.voice = v
 	}
 	return nil
+}
+
+// preferredVoice is the voice to start on when none is configured: the
+// first US English one, else any English one, else none (the list's first).
+func preferredVoice(vs []api.Voice) string {
+	best := ""
+	for _, v := range vs {
+		l := strings.ToLower(v.Language)
+		if l == "en-us" {
+			return v.Value
+		}
+		if best == "" && languageCode(l) == "en" {
+			best = v.Value
+		}
+	}
+	return best
 }
 
 // preview speaks the selected voice's sample sentence, from the cache

@@ -140,11 +140,11 @@ func (p *Pane) viewDetails(w int) string {
 	b.WriteString("\n")
 	b.WriteString(st.Label.Render("sample") + "\n")
 	b.WriteString(wrap(quote(sampleSentence(v.Language)), w) + "\n\n")
+	hint := "p preview · enter speak with this voice"
 	if _, ok := p.samples[v.Value]; ok {
-		b.WriteString(st.Dim.Render("p preview (cached) · enter speak with this voice") + "\n")
-	} else {
-		b.WriteString(st.Dim.Render("p preview · enter speak with this voice") + "\n")
+		hint = "p preview (cached) · enter speak with this voice"
 	}
+	b.WriteString(st.Dim.Render(wrap(hint, w)) + "\n")
 	if ps := p.play; ps != nil && ps.preview && ps.voice == v.Value {
 		b.WriteString("\n" + p.playLine(ps) + "\n")
 		if n := p.fileNotice(ps); n != "" {
@@ -229,7 +229,11 @@ func (p *Pane) playLine(ps *playState) string {
 	case ps.done && ps.stopped:
 		return st.Warn.Render("■ " + what + " stopped")
 	case ps.done:
-		return st.OK.Render("✓ " + what + " played (" + how + ")")
+		line := "✓ " + what + " played (" + how + ")"
+		if ps.first > 0 {
+			line += " · first audio " + dur(ps.first)
+		}
+		return st.OK.Render(line)
 	case ps.paused:
 		return st.Warn.Render("‖ " + what + " paused")
 	case ps.received == 0:
@@ -274,7 +278,7 @@ func (p *Pane) viewMeter(ps *playState, w int) string {
 
 // fileNotice tells, over SSH without audio forwarding, where the audio went.
 func (p *Pane) fileNotice(ps *playState) string {
-	if ps.outKind != "file" {
+	if ps.outKind != "file" || ps.err != nil {
 		return ""
 	}
 	if ps.savedTo != "" {
