@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs everything hark needs on a fresh Debian machine with Go: the
+# Debian packages of the local engines and audio, then the Go modules.
+# Run as root (or with sudo available). Safe to run again: it installs only
+# what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+	gcc pkg-config                         # cgo (pocketsphinx, ALSA)
+	espeak-ng flite lame sox libsox-fmt-mp3 opus-tools   # speech synthesis, encoding, conversion
+	pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev   # recognition
+	libasound2-dev alsa-utils pulseaudio-utils   # playback (oto) and capture
+	tmux                                   # the end-to-end TUI tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	echo "setup: installing ${missing[*]}"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+echo "setup: downloading Go modules"
+go mod download
+echo "setup: done"

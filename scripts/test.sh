@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Sets up (scripts/setup.sh) and runs every check hark has: formatting, vet,
+# the race-enabled test suite, short fuzz runs of the decoders, and the tmux
+# end-to-end tests of the TUI. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/setup.sh
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bench/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+go test -race -count=1 -timeout 15m ./...
+
+echo "== fuzz (short runs)"
+fuzztime=${FUZZTIME:-5s}
+while IFS= read -r line; do
+	file=${line%%:*}
+	name=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]*).*/\1/' <<<"${line#*:}")
+	pkg=./$(dirname "$file")
+	echo "-- $name ($pkg)"
+	go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "$pkg" >/tmp/hark-fuzz.log 2>&1 || { cat /tmp/hark-fuzz.log; exit 1; }
+done < <(grep -rn --include='*_test.go' -E '^func Fuzz' . | grep -v '^./bench/' | sed -E 's/:[0-9]+:/:/')
+
+echo "== benchmark programs build"
+for mod in bench/*/go.mod; do
+	[ -f "$mod" ] || continue
+	(cd "$(dirname "$mod")" && go vet ./...)
+done
+
+echo "== tmux end-to-end"
+for s in scripts/tmux-*.sh; do
+	[ -f "$s" ] || continue
+	echo "-- $s"
+	bash "$s"
+done
+
+echo "all checks passed"
