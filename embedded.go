@@ -102,7 +102,7 @@ func (l *localEngines) localWeb() (*web.Engine, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.web == nil {
-		e, err := web.New(web.Config{DB: l.db, AllowPrivate: l.allowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)"})
+		e, err := web.New(web.Config{DB: l.db, AllowPrivate: l.allowPrivate})
 		if err != nil {
 			return nil, err
 		}
