@@ -180,3 +180,45 @@ func listening(p *Pane, t *testing.T) {
 func itoa(n int) string {
 	return strings.TrimSpace(strings.Replace(time.Duration(n).String(), "ns", "", 1))
 }
+
+// manyVoices is a list the size of the local provider's (espeak-ng's
+// languages and variants, flite's voices).
+func manyVoices() []api.Voice {
+	var vs []api.Voice
+	for i := range 340 {
+		lang := []string{"en-us", "en-gb", "de", "fr-fr", "es", "cmn", "hi", "ru"}[i%8]
+		vs = append(vs, api.Voice{Name: "Voice " + itoa(i), Value: "espeak:" + lang + "+v" + itoa(i), Language: lang, Scene: "general"})
+	}
+	return vs
+}
+
+func BenchmarkFilterKeystroke(b *testing.B) {
+	var l VoiceList
+	l.SetItems(manyVoices())
+	filters := []string{"e", "en", "en-", "en-g", "en-gb"}
+	for i := 0; b.Loop(); i++ {
+		l.SetFilter(filters[i%len(filters)])
+	}
+}
+
+func BenchmarkViewVoices(b *testing.B) {
+	c := &common.Common{Styles: common.NewStyles(true, false)}
+	p := New(c)
+	p.SetSize(120, 36)
+	p.Update(voicesMsg{provider: api.DefaultProvider, voices: manyVoices()})
+	for b.Loop() {
+		_ = p.View()
+	}
+}
+
+func BenchmarkViewSpeakPlaying(b *testing.B) {
+	c := &common.Common{Styles: common.NewStyles(true, false)}
+	p := New(c)
+	p.SetSize(120, 36)
+	p.SetSection(SectionSpeak)
+	p.play = &playState{id: 1, stream: true, first: 90 * time.Millisecond, received: 64000,
+		levels: make([]float64, meterBars), stats: audio.Stats{BytesReceived: 64000, Received: 2 * time.Second, Played: time.Second}}
+	for b.Loop() {
+		_ = p.View()
+	}
+}

@@ -33,6 +33,7 @@ func (o VoiceOrder) String() string {
 // selection on the same voice while the filter or the order changes.
 type VoiceList struct {
 	all     []api.Voice
+	hay     []string    // per voice of all: what the filter searches, lowercased
 	shown   []api.Voice // filtered and ordered
 	filter  string
 	order   VoiceOrder
@@ -45,6 +46,10 @@ type VoiceList struct {
 func (l *VoiceList) SetItems(vs []api.Voice) {
 	sel, ok := l.Selected()
 	l.all = slices.Clone(vs)
+	l.hay = make([]string, len(vs))
+	for i, v := range vs {
+		l.hay[i] = strings.ToLower(v.Name + "\x00" + v.Value + "\x00" + v.Language + "\x00" + v.Scene)
+	}
 	l.refresh(sel.Value, ok)
 }
 
@@ -110,18 +115,18 @@ func (l *VoiceList) End()  { l.cursor = max(0, len(l.shown)-1) }
 func (l *VoiceList) refresh(keep string, had bool) {
 	words := strings.Fields(strings.ToLower(l.filter))
 	l.shown = l.shown[:0]
-	for _, v := range l.all {
-		if matches(v, words) {
+	for i, v := range l.all {
+		if matches(l.hay[i], words) {
 			l.shown = append(l.shown, v)
 		}
 	}
 	slices.SortStableFunc(l.shown, func(a, b api.Voice) int {
 		if l.order == ByLanguage {
-			if c := cmp.Compare(strings.ToLower(a.Language), strings.ToLower(b.Language)); c != 0 {
+			if c := compareFold(a.Language, b.Language); c != 0 {
 				return c
 			}
 		}
-		if c := cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)); c != 0 {
+		if c := compareFold(a.Name, b.Name); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Value, b.Value)
@@ -132,8 +137,7 @@ func (l *VoiceList) refresh(keep string, had bool) {
 	}
 }
 
-func matches(v api.Voice, words []string) bool {
-	hay := strings.ToLower(v.Name + "\x00" + v.Value + "\x00" + v.Language + "\x00" + v.Scene)
+func matches(hay string, words []string) bool {
 	for _, w := range words {
 		if !strings.Contains(hay, w) {
 			return false
@@ -220,6 +224,23 @@ func (l *VoiceList) Render(st *common.Styles, width, height int, focused bool) s
 		lines = append(lines, st.Dim.Render(ansi.Truncate(msg, width, "…")))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, lines...)
+}
+
+// compareFold orders strings ignoring ASCII case, without allocating.
+func compareFold(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return cmp.Compare(x, y)
+		}
+	}
+	return cmp.Compare(len(a), len(b))
 }
 
 func quote(s string) string { return "\u201c" + s + "\u201d" }
