@@ -44,6 +44,11 @@ func (e *testWeb) Search(ctx context.Context, in api.SearchInput) (*api.SearchOu
 	case "block":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "ignore-ctx":
+		time.Sleep(time.Second)
+		return &api.SearchOutput{Query: in.Query}, nil
+	case "panic":
+		panic("search engine bug")
 	}
 	out := &api.SearchOutput{Query: in.Query, ResponseTime: 0.01}
 	for i := range in.MaxResults {

@@ -426,6 +426,15 @@ func TestInvokeErrorPaths(t *testing.T) {
 	// Upstream timeout.
 	status, env = search(g.key, "block")
 	wantError(t, status, env, 504, "vendor_search timed out after 300ms")
+	// An engine that ignores its context still gets a timely answer.
+	t0 := time.Now()
+	status, env = search(g.key, "ignore-ctx")
+	if status != 504 || time.Since(t0) > 900*time.Millisecond {
+		t.Fatalf("ignore-ctx: %d after %v", status, time.Since(t0))
+	}
+	// An engine panic is a 500, not a crash.
+	status, env = search(g.key, "panic")
+	wantError(t, status, env, 500, "engine panic: search engine bug")
 	// Research wait limit.
 	status, env, _ = g.call(t, "POST", invokePath(api.ToolResearch), g.key, `{"inputs":{"input":"forever"}}`)
 	wantError(t, status, env, 504)
@@ -446,7 +455,7 @@ func TestInvokeErrorPaths(t *testing.T) {
 		t.Fatalf("credits used = %d, %v", used, err)
 	}
 	recs, _ := g.srv.Usage(context.Background(), "local", 10)
-	if len(recs) < 4 || recs[0].Status != "error" || recs[0].Operation != api.ToolResearch {
+	if len(recs) < 6 || recs[0].Status != "error" || recs[0].Operation != api.ToolResearch {
 		t.Fatalf("usage = %+v", recs)
 	}
 	// The vendor key of a workspace never leaks.

@@ -82,7 +82,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		out, err := t.run(ctx, ws.web, raw)
+		out, err := callEngine(ctx, func(ctx context.Context) (any, error) { return t.run(ctx, ws.web, raw) })
 		if err == nil && isNil(out) {
 			err = fmt.Errorf("%s: the engine returned no output", t.slug)
 		}
@@ -213,7 +213,7 @@ func (s *Server) handleVoices(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(s.limits.UpstreamTimeout))
 	defer cancel()
-	voices, err := p.Voices(ctx)
+	voices, err := callEngine(ctx, p.Voices)
 	if err != nil {
 		s.writeError(w, r, s.upstreamErr(ctx, r, "voices", err))
 		return
@@ -291,8 +291,8 @@ func (s *Server) handleTTS(w http.ResponseWriter, r *http.Request) {
 	out, err := s.billed(r, "tts", ttsCost(req.Text), nil, func(ctx context.Context) (any, error) {
 		ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
 		defer cancel()
-		var sink bufferSink
-		syn, err := p.Synthesize(ctx, req, &sink)
+		sink := &bufferSink{}
+		syn, err := callEngine(ctx, func(ctx context.Context) (engine.Synthesis, error) { return p.Synthesize(ctx, req, sink) })
 		if err != nil {
 			return nil, s.upstreamErr(ctx, r, "tts", err)
 		}
@@ -354,8 +354,11 @@ func (s *Server) handleSTT(w http.ResponseWriter, r *http.Request) {
 		func(ctx context.Context) (any, error) {
 			ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
 			defer cancel()
-			var res transcriptJoiner
-			if err := p.Recognize(ctx, cfg, bytes.NewReader(audio), res.add); err != nil {
+			res := &transcriptJoiner{}
+			_, err := callEngine(ctx, func(ctx context.Context) (struct{}, error) {
+				return struct{}{}, p.Recognize(ctx, cfg, bytes.NewReader(audio), res.add)
+			})
+			if err != nil {
 				return nil, s.upstreamErr(ctx, r, "stt", err)
 			}
 			return res.response(), nil
@@ -408,4 +411,33 @@ func (j *transcriptJoiner) response() *api.STTResponse {
 		res.Text = j.lastPartial
 	}
 	return res
+}
+
+// callEngine runs an engine call so that the gateway answers by ctx's
+// deadline even if the engine ignores ctx, and turns an engine panic into
+// an error instead of a crash. An engine that overruns keeps running in the
+// background until it returns; its result is dropped.
+func callEngine[T any](ctx context.Context, f func(context.Context) (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				var zero T
+				ch <- result{zero, fmt.Errorf("engine panic: %v", p)}
+			}
+		}()
+		v, err := f(ctx)
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }

@@ -194,7 +194,7 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
-	sink := &frameSink{st: st}
+	sink := &frameSink{st: st, ctx: ctx}
 	_, err = p.Synthesize(ctx, req, sink)
 	credits := cost
 	switch {
@@ -244,11 +244,15 @@ func (s *Server) awaitClose(st *wsStream, readerDone chan struct{}) {
 
 // frameSink sends each fragment of synthesized audio as one binary frame.
 type frameSink struct {
-	st *wsStream
-	n  int
+	st  *wsStream
+	ctx context.Context // a cancelled stream refuses more audio
+	n   int
 }
 
 func (f *frameSink) Write(p []byte) (int, error) {
+	if err := f.ctx.Err(); err != nil {
+		return 0, err
+	}
 	if len(p) == 0 {
 		return 0, nil
 	}
