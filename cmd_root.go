@@ -21,6 +21,8 @@ const (
 	exitAuth    = 3
 	exitGateway = 4
 	exitTimeout = 5
+	// exitInterrupted is the shell's convention for SIGINT.
+	exitInterrupted = 130
 )
 
 // usageError marks an error as the caller's mistake (exit 2).
@@ -55,7 +57,7 @@ func exitCode(err error) int {
 		}
 		return exitGateway
 	case errors.Is(err, context.Canceled):
-		return exitFailure
+		return exitInterrupted
 	case isNetErr(err):
 		if isTimeoutErr(err) {
 			return exitTimeout
@@ -94,6 +96,9 @@ func errorText(err error) string {
 }
 
 func newRootCmd(a *app) *cobra.Command {
+	// Run the root's settings hook even when a subcommand (serve, index)
+	// has its own.
+	cobra.EnableTraverseRunHooks = true
 	root := &cobra.Command{
 		Use:   "hark",
 		Short: "Search the web and speak with the gateway, from a TUI or scripts",

@@ -122,7 +122,12 @@ WebSocket endpoint and writes audio as it arrives.`,
 				return fmt.Errorf("tts: writing %s: %w", name, err)
 			}
 			if a.jsonOut {
-				return writeJSON(a.stderr, map[string]any{"file": name, "bytes": len(audio.Data), "format": audio.Format, "sample_rate": audio.SampleRate, "duration_ms": audio.DurationMs})
+				// The audio's metadata; on stderr when stdout holds the audio.
+				w := a.stdout
+				if dst.f == nil {
+					w = a.stderr
+				}
+				return writeJSON(w, map[string]any{"file": name, "bytes": len(audio.Data), "format": audio.Format, "sample_rate": audio.SampleRate, "duration_ms": audio.DurationMs})
 			}
 			fmt.Fprintf(a.stderr, "hark: wrote %d bytes of %s audio (%d Hz, %.1f s) to %s\n", len(audio.Data), audio.Format, audio.SampleRate, float64(audio.DurationMs)/1000, name)
 			return nil
