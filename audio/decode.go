@@ -247,7 +247,14 @@ func floatToS16(v float64) int16 {
 
 // decodeMP3 decodes MPEG-1 and MPEG-2 layer III with go-mp3, which always
 // yields s16le stereo; hark averages it to mono.
-func decodeMP3(r io.Reader, rate func(int) error, emit func([]int16) error) error {
+func decodeMP3(r io.Reader, rate func(int) error, emit func([]int16) error) (err error) {
+	defer func() {
+		// go-mp3 can panic on corrupt frames; a bad stream must not take
+		// hark down with it.
+		if v := recover(); v != nil {
+			err = fmt.Errorf("audio: mp3: corrupt stream (%v)", v)
+		}
+	}()
 	d, err := mp3.NewDecoder(r)
 	if err != nil {
 		return mp3Error(err)
