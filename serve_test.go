@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -126,4 +127,60 @@ func TestServe(t *testing.T) {
 	if strings.Count(out.String(), key) != 1 {
 		t.Fatal("the key must be shown exactly once")
 	}
+}
+
+// TestEmbeddedVoiceRoundTrip synthesizes with the local voice engine over
+// the TTS stream and recognizes the audio over the STT stream, through the
+// embedded gateway: the close frame ends the audio and the finals arrive
+// before the close handshake.
+func TestEmbeddedVoiceRoundTrip(t *testing.T) {
+	base, key, stop, err := runEmbedded(context.Background(), &config.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c, _ := api.New(api.Options{BaseURL: base, APIKey: key})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	voices, err := c.Voices(ctx, api.DefaultProvider)
+	if err != nil || len(voices) == 0 {
+		t.Fatalf("voices: %v", err)
+	}
+	voiceCode := voices[0].Value
+	for _, v := range voices {
+		if strings.HasPrefix(v.Language, "en") {
+			voiceCode = v.Value
+			break
+		}
+	}
+	tts, err := c.TTSStream(ctx, api.TTSRequest{Text: "hello world, this is a test", VoiceCode: voiceCode, Format: api.FormatWAV, SampleRate: 16000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	audio, err := io.ReadAll(tts)
+	tts.Close()
+	if err != nil || len(audio) < 1000 {
+		t.Fatalf("tts stream: %v, %d bytes", err, len(audio))
+	}
+	stt, err := c.STTStream(ctx, api.STTRequest{Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(audio); i += 3200 {
+		if _, err := stt.Write(audio[i:min(i+3200, len(audio))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stt.CloseSend()
+	var final *api.STTResultFrame
+	for f := range stt.Results() {
+		if f.IsFinal {
+			f := f
+			final = &f
+		}
+	}
+	if err := stt.Err(); err != nil || final == nil {
+		t.Fatalf("stt stream: %v, final %+v", err, final)
+	}
+	t.Logf("recognized %q", final.Text)
 }
