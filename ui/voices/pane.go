@@ -128,6 +128,7 @@ type listenState struct {
 	confidence float64
 	durationMs int
 	done       bool
+	copied     bool
 	err        error
 }
 
@@ -448,6 +449,7 @@ func (p *Pane) listenKey(msg tea.KeyPressMsg) tea.Cmd {
 		p.listenMode = !p.listenMode
 	case key.Matches(msg, k.Copy):
 		if t := p.listenText(); t != "" {
+			p.listen.copied = true
 			return tea.SetClipboard(t)
 		}
 	}

@@ -320,6 +320,9 @@ func TestListenFrames(t *testing.T) {
 	if reflect.TypeOf(msg).String() != "tea.setClipboardMsg" || fmt.Sprint(msg) != "hello world this is a test" {
 		t.Errorf("c returned %T %v, want the OSC 52 clipboard message of the text", msg, msg)
 	}
+	if !strings.Contains(ansi.Strip(p.View()), "copied to the clipboard") {
+		t.Error("no feedback after copying")
+	}
 }
 
 func TestListenStaleAndError(t *testing.T) {

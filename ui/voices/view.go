@@ -278,6 +278,9 @@ func (p *Pane) viewMeter(ps *playState, w int) string {
 
 // fileNotice tells, over SSH without audio forwarding, where the audio went.
 func (p *Pane) fileNotice(ps *playState) string {
+	if ps.outKind == "null" {
+		return "Audio output is off (audio sink null): nothing is played or saved; w saves the audio."
+	}
 	if ps.outKind != "file" || ps.err != nil {
 		return ""
 	}
@@ -348,7 +351,9 @@ func (p *Pane) viewListen(w, h int) string {
 		if ls.durationMs > 0 {
 			facts = append(facts, "audio "+secs(time.Duration(ls.durationMs)*time.Millisecond))
 		}
-		if ls.text != "" {
+		if ls.copied {
+			facts = append(facts, "copied to the clipboard (OSC 52)")
+		} else if ls.text != "" {
 			facts = append(facts, "c copy")
 		}
 		if ls.path != "" {
