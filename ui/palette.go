@@ -27,7 +27,7 @@ type paletteItem struct {
 }
 
 func newPalette(m *Model) *palette {
-	in := textinput.New()
+	in := common.NewInput(m.c.Styles)
 	in.Prompt = ": "
 	in.Placeholder = "run a tool or go to a pane…"
 	in.SetWidth(max(10, m.width-8))

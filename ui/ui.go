@@ -188,6 +188,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}, msg)
 	case common.EditToolMsg:
 		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Tools" }, msg)
+	case inspectMsg:
+		msg(m)
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.PasteMsg:
@@ -207,6 +210,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	return m, m.broadcast(msg)
 }
+
+// inspectMsg runs a function on the model inside Update, so tests can
+// observe a running program without racing it.
+type inspectMsg func(*Model)
 
 // routeTo shows the first pane matching want and hands it msg; with no
 // match, the Tools pane (the last) takes it.

@@ -3,6 +3,7 @@ package common
 import (
 	"image/color"
 
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 )
 
@@ -67,4 +68,29 @@ func NewStyles(dark, noColor bool) *Styles {
 	s.Label = lipgloss.NewStyle().Foreground(s.Muted)
 	s.FocusLabel = lipgloss.NewStyle().Bold(true).Foreground(s.Accent)
 	return s
+}
+
+// InputStyles are text input styles matching s. The cursor does not
+// blink: a blinking cursor redraws twice a second, which costs bytes over
+// SSH while nothing happens.
+func (s *Styles) InputStyles() textinput.Styles {
+	st := textinput.DefaultStyles(s.Dark)
+	st.Cursor.Blink = false
+	if s.NoColor {
+		plain := lipgloss.NewStyle()
+		st.Focused = textinput.StyleState{Text: plain, Placeholder: plain, Suggestion: plain, Prompt: plain.Bold(true)}
+		st.Blurred = textinput.StyleState{Text: plain, Placeholder: plain, Suggestion: plain, Prompt: plain}
+		st.Cursor.Color = nil
+		return st
+	}
+	st.Focused.Prompt = s.Key
+	st.Blurred.Prompt = s.Dim
+	return st
+}
+
+// NewInput returns a text input styled with s.
+func NewInput(s *Styles) textinput.Model {
+	in := textinput.New()
+	in.SetStyles(s.InputStyles())
+	return in
 }

@@ -138,7 +138,7 @@ func New(t api.Tool, s *common.Styles) *Form {
 		case Bool:
 			c.on, _ = fd.Default.(bool)
 		default:
-			c.input = textinput.New()
+			c.input = common.NewInput(s)
 			c.input.Prompt = ""
 			c.input.SetValue(defaultText(fd.Default))
 			c.input.Placeholder = placeholder(c)

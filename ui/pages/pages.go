@@ -142,9 +142,9 @@ type row struct {
 
 // New returns an empty Pages pane.
 func New(c *common.Common) *Pane {
-	f := textinput.New()
+	f := common.NewInput(c.Styles)
 	f.Prompt = "filter: "
-	u := textinput.New()
+	u := common.NewInput(c.Styles)
 	u.Prompt = "URL(s): "
 	u.Placeholder = "https://example.com, https://example.org/page"
 	return &Pane{c: c, byURL: map[string]*Page{}, folded: map[string]bool{}, filter: f, urlInput: u,
@@ -215,6 +215,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	case common.RunToolMsg:
 		return p, p.run(msg.Tool.Slug, msg.Inputs, msg.Tool.Slug == api.ToolExtract)
 	case tea.WindowSizeMsg, common.StylesChangedMsg:
+		p.filter.SetStyles(p.c.Styles.InputStyles())
+		p.urlInput.SetStyles(p.c.Styles.InputStyles())
 		if p.mode == readMode {
 			return p, p.render(p.reading)
 		}

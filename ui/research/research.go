@@ -135,7 +135,7 @@ type Pane struct {
 
 // New returns the Research pane.
 func New(c *common.Common) *Pane {
-	q := textinput.New()
+	q := common.NewInput(c.Styles)
 	q.Prompt = "? "
 	q.Placeholder = "what do you want researched?"
 	p := &Pane{c: c, question: q, md: markdown.NewRenderer(), progress: common.NewProgress()}
@@ -228,6 +228,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		m, _ := msg.Inputs["model"].(string)
 		return p, p.start(q, m, msg.Inputs)
 	case tea.WindowSizeMsg, common.StylesChangedMsg:
+		p.question.SetStyles(p.c.Styles.InputStyles())
 		return p, p.render(p.current)
 	case tea.KeyPressMsg:
 		return p, p.key(msg)

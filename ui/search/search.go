@@ -98,10 +98,10 @@ type Pane struct {
 
 // New returns the Search pane with the query line focused.
 func New(c *common.Common) *Pane {
-	q := textinput.New()
+	q := common.NewInput(c.Styles)
 	q.Prompt = "› "
 	q.Placeholder = "search the web…"
-	d := textinput.New()
+	d := common.NewInput(c.Styles)
 	d.Prompt = "domains: "
 	d.Placeholder = "example.com, docs.example.org"
 	p := &Pane{c: c, query: q, domains: d, opts: map[string]any{}, progress: common.NewProgress()}
@@ -173,6 +173,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		p.err, p.out, p.cursor, p.offset = nil, msg.out, 0, 0
 		return p, nil
+	case common.StylesChangedMsg:
+		p.query.SetStyles(p.c.Styles.InputStyles())
+		p.domains.SetStyles(p.c.Styles.InputStyles())
 	case common.RunToolMsg:
 		if q, ok := msg.Inputs["query"].(string); ok {
 			p.query.SetValue(q)

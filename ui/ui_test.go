@@ -1,0 +1,327 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/api/apitest"
+	"hark/ui/common"
+	"hark/ui/internal/uitest"
+	"hark/ui/pages"
+	"hark/ui/research"
+	"hark/ui/search"
+	"hark/ui/tools"
+)
+
+func newModel(t *testing.T, srv *apitest.Server, w, h int) *Model {
+	c, _ := uitest.Common(t, srv)
+	m := New(c)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(common.ToolsMsg{Tools: c.Tools})
+	return m
+}
+
+func TestGoldenShell(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 30}} {
+		m := newModel(t, nil, sz[0], sz[1])
+		name := func(s string) string { return s + "_" + itoa(sz[0]) + "x" + itoa(sz[1]) }
+		m.Update(common.CallMsg{Method: "POST", Path: "/x", TraceID: "trace-abc", Status: 200, Latency: 123 * time.Millisecond})
+		uitest.Golden(t, name("search"), m.Render())
+		for i, title := range []string{"pages", "research", "voices", "tools"} {
+			m.active = i + 1
+			if title == "voices" {
+				continue // the voice studio has its own goldens (ui/voices)
+			}
+			uitest.Golden(t, name(title), m.Render())
+		}
+		m.active = 4
+		m.Update(uitest.Press("?"))
+		uitest.Golden(t, name("help"), m.Render())
+		m.Update(uitest.Press("q")) // any key closes help
+		m.Update(uitest.Press(":"))
+		uitest.Golden(t, name("palette"), m.Render())
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestKeysSwitchPanesUnlessTyping(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	// The search line has focus at start: digits are typed, not switches.
+	m.Update(uitest.Press("2"))
+	if m.Active() != 0 {
+		t.Fatal("a digit typed in the query switched panes")
+	}
+	m.Update(uitest.Press("esc"))
+	m.Update(uitest.Press("3"))
+	if m.Active() != 2 {
+		t.Errorf("3 went to pane %d", m.Active())
+	}
+	m.Update(uitest.Press("tab"))
+	if m.Active() != 3 {
+		t.Errorf("tab went to pane %d", m.Active())
+	}
+	m.Update(uitest.Press("shift+tab"))
+	if m.Active() != 2 {
+		t.Errorf("shift+tab went to pane %d", m.Active())
+	}
+	_, cmd := m.Update(uitest.Press("q"))
+	if cmd == nil {
+		t.Fatal("q does not quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("q does not quit")
+	}
+}
+
+func TestMouseClickOnTab(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	r := m.tabRanges()[4]
+	m.Update(tea.MouseClickMsg{X: r[0] + 1, Y: 0, Button: tea.MouseLeft})
+	if m.Active() != 4 {
+		t.Errorf("click on Tools tab went to %d", m.Active())
+	}
+	line := uitest.Plain(m.tabsView())
+	if !strings.HasPrefix(line[strings.Index(line, "5 Tools")-1:], " 5 Tools") {
+		t.Errorf("tab ranges do not match the drawing: %q", line)
+	}
+}
+
+func TestRoutingAndStatus(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	m.Update(common.OpenPagesMsg{URLs: []string{"https://a.test"}})
+	if m.panes[m.Active()].Title() != "Pages" {
+		t.Errorf("OpenPagesMsg showed %s", m.panes[m.Active()].Title())
+	}
+	m.Update(common.RunToolMsg{Tool: *m.c.Tool(api.ToolResearch), Inputs: map[string]any{"input": "q"}})
+	if m.panes[m.Active()].Title() != "Research" {
+		t.Errorf("research went to %s", m.panes[m.Active()].Title())
+	}
+	m.Update(common.RunToolMsg{Tool: api.Tool{Slug: "brand_new"}, Inputs: map[string]any{}})
+	if m.panes[m.Active()].Title() != "Tools" {
+		t.Errorf("unknown tool went to %s", m.panes[m.Active()].Title())
+	}
+	m.Update(common.ErrorMsg{Err: &api.Error{Message: "vendor API request failed: dial tcp", TraceID: "tr-9", Vendor: &api.VendorFailure{Vendor: "vendor"}}})
+	st := uitest.Plain(m.statusView())
+	if !strings.Contains(st, "vendor API request failed") || !strings.Contains(st, "tr-9") {
+		t.Errorf("status lacks the error and trace: %s", st)
+	}
+	m.Update(common.CallMsg{TraceID: "tr-10", Status: 200, Latency: 1500 * time.Millisecond})
+	st = uitest.Plain(m.statusView())
+	if strings.Contains(st, "✗") || !strings.Contains(st, "trace tr-10 1.5s") {
+		t.Errorf("status after success: %s", st)
+	}
+}
+
+func TestBackgroundColorRestyles(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	m.Update(tea.BackgroundColorMsg{Color: lightColor{}})
+	if m.c.Styles.Dark {
+		t.Error("light background kept dark styles")
+	}
+}
+
+type lightColor struct{}
+
+func (lightColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
+
+func TestNoColorHasNoColours(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	c.Styles = common.NewStyles(true, true)
+	m := New(c)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(common.ToolsMsg{Tools: c.Tools})
+	m.Update(tea.BackgroundColorMsg{Color: lightColor{}})
+	out := m.Render()
+	for _, sgr := range []string{"38;", "48;"} {
+		if strings.Contains(out, sgr) {
+			t.Fatalf("NO_COLOR output has colour %q: %q", sgr, out)
+		}
+	}
+}
+
+// --- end to end, in a real tea.Program ---
+
+type running struct {
+	t *testing.T
+	p *tea.Program
+}
+
+func start(t *testing.T, srv *apitest.Server, w, h int) *running {
+	t.Helper()
+	c, _ := uitest.Common(t, srv)
+	c.Clock = nil
+	var prog *tea.Program
+	cl, err := api.New(api.Options{BaseURL: srv.URL, APIKey: apitest.Key, OnCall: func(ci api.CallInfo) {
+		if prog != nil {
+			prog.Send(common.CallMsg(ci))
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Client, c.Tools = nil, nil
+	c.Connect = func(context.Context) (*api.Client, error) { return cl, nil }
+	prog = tea.NewProgram(New(c), tea.WithInput(nil), tea.WithOutput(discard{}), tea.WithWindowSize(w, h), tea.WithoutSignals())
+	c.Send = prog.Send
+	done := make(chan error, 1)
+	go func() { _, err := prog.Run(); done <- err }()
+	t.Cleanup(func() {
+		prog.Quit()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			prog.Kill()
+		}
+	})
+	r := &running{t: t, p: prog}
+	r.waitFor("tool list", func(m *Model) bool { return len(m.c.Tools) > 0 })
+	return r
+}
+
+type discard struct{}
+
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+
+func (r *running) keys(ks ...string) {
+	for _, k := range ks {
+		r.p.Send(uitest.Press(k))
+	}
+}
+
+func (r *running) typeText(s string) {
+	for _, k := range uitest.Type(s) {
+		r.p.Send(k)
+	}
+}
+
+// waitFor polls the model inside Update until cond holds.
+func (r *running) waitFor(what string, cond func(*Model) bool) *Model {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ch := make(chan bool, 1)
+		r.p.Send(inspectMsg(func(m *Model) { ch <- cond(m) }))
+		select {
+		case ok := <-ch:
+			if ok {
+				return nil
+			}
+		case <-time.After(2 * time.Second):
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var screen string
+	ch := make(chan string, 1)
+	r.p.Send(inspectMsg(func(m *Model) { ch <- uitest.Plain(m.Render()) }))
+	select {
+	case screen = <-ch:
+	case <-time.After(time.Second):
+	}
+	r.t.Fatalf("timed out waiting for %s; screen:\n%s", what, screen)
+	return nil
+}
+
+func screenHas(s string) func(*Model) bool {
+	return func(m *Model) bool { return strings.Contains(uitest.Plain(m.Render()), s) }
+}
+
+func TestE2ESearchOpenExtractBack(t *testing.T) {
+	srv := apitest.New(t)
+	r := start(t, srv, 100, 30)
+	r.typeText("charm tui")
+	r.keys("enter")
+	r.waitFor("results", func(m *Model) bool {
+		res := m.panes[0].(*search.Pane).Result()
+		return res != nil && len(res.Results) == 2
+	})
+	r.waitFor("trace in status bar", func(m *Model) bool { return strings.Contains(uitest.Plain(m.statusView()), "trace trace-") })
+	r.keys("j", "enter")
+	r.waitFor("page read in Pages", func(m *Model) bool {
+		pg := m.panes[1].(*pages.Pane).Reading()
+		return m.Active() == 1 && pg != nil && pg.URL == "https://example.com/2" && screenHas("Page https://example.com/2")(m)
+	})
+	var body api.InvokeRequest
+	if err := json.Unmarshal(srv.Last(apitest.InvokePath(api.ToolExtract)).Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(body.Inputs["urls"]); string(b) != `["https://example.com/2"]` {
+		t.Errorf("extract sent urls %s", b)
+	}
+	r.keys("esc")
+	r.waitFor("back to the page list", screenHas("example.com (1)"))
+	r.keys("1")
+	r.waitFor("search results kept", func(m *Model) bool {
+		return m.Active() == 0 && screenHas("Result 2 for charm tui")(m)
+	})
+}
+
+func TestE2EResearchSlowThenCancel(t *testing.T) {
+	srv := apitest.New(t)
+	srv.Script(apitest.InvokePath(api.ToolResearch), apitest.Slow(time.Minute, apitest.OK(nil)))
+	r := start(t, srv, 80, 24)
+	r.keys("esc", "3", "/")
+	r.typeText("a slow question")
+	r.keys("enter")
+	r.waitFor("research running", screenHas("researching “a slow question”"))
+	// Other panes stay usable while it runs.
+	r.keys("1", "/")
+	r.typeText("meanwhile")
+	r.keys("enter")
+	r.waitFor("search done meanwhile", screenHas("Result 1 for meanwhile"))
+	r.keys("3")
+	r.waitFor("still running", screenHas("x cancels"))
+	r.keys("x")
+	r.waitFor("cancelled", func(m *Model) bool {
+		s := m.panes[2].(*research.Pane).Current()
+		return s != nil && !s.Running && s.Err != nil && strings.Contains(uitest.Plain(m.statusView()), "cancelled")
+	})
+}
+
+func TestE2EUnknownToolGeneratedForm(t *testing.T) {
+	srv := apitest.New(t)
+	srv.SetToolList(`{"tools": [{"slug": "acme_weather", "name": "Weather", "description": "Forecast for a city",
+	  "input_schema": {"type": "object", "required": ["city"], "properties": {
+	    "city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "maximum": 7, "default": 3},
+	    "units": {"type": "string", "enum": ["metric", "imperial"], "default": "metric"}}}}]}`)
+	srv.Script(apitest.InvokePath("acme_weather"), apitest.OK(map[string]any{"service": "vendor_search", "tool": "acme_weather",
+		"output": map[string]any{"city": "Oslo", "forecast": []any{map[string]any{"day": 1, "high": -2}}}}))
+	r := start(t, srv, 80, 24)
+	r.keys("esc", ":")
+	r.typeText("weath")
+	r.waitFor("palette lists the tool", screenHas("acme_weather"))
+	r.keys("enter")
+	r.waitFor("generated form", func(m *Model) bool {
+		f := m.panes[len(m.panes)-1].(*tools.Pane).Form()
+		return f != nil && f.Tool.Slug == "acme_weather" && screenHas("units")(m)
+	})
+	r.keys("tab", "backspace")
+	r.typeText("9")
+	r.waitFor("inline range error", screenHas("days must be between 1 and 7"))
+	r.keys("enter")
+	if srv.Count(apitest.InvokePath("acme_weather")) != 0 {
+		t.Fatal("an invalid form was sent")
+	}
+	r.waitFor("required error", screenHas("city required"))
+	// The first invalid field (city) now has focus.
+	r.typeText("Oslo")
+	r.keys("tab", "backspace")
+	r.typeText("2")
+	r.keys("enter")
+	r.waitFor("output tree", func(m *Model) bool {
+		return m.panes[len(m.panes)-1].(*tools.Pane).Tree() != nil && screenHas(`city: "Oslo"`)(m)
+	})
+	var body api.InvokeRequest
+	if err := json.Unmarshal(srv.Last(apitest.InvokePath("acme_weather")).Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(body.Inputs); string(b) != `{"city":"Oslo","days":2}` {
+		t.Errorf("sent %s", b)
+	}
+}
