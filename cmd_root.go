@@ -92,6 +92,14 @@ func errorText(err error) string {
 	if errors.As(err, &ae) && ae.TraceID != "" && !strings.Contains(msg, ae.TraceID) {
 		msg += "\ntrace_id: " + ae.TraceID
 	}
+	switch {
+	case errors.Is(err, api.ErrCredentialsMissing):
+		msg += "\nhint: the gateway has no credentials for this vendor in your workspace; its operator must configure them"
+	case errors.As(err, &ae) && ae.Auth():
+		msg += "\nhint: check the API key (HARK_API_KEY, or api_key in the config profile; 'hark config' shows which is used)"
+	case errors.Is(err, api.ErrRateLimited) && ae != nil && ae.RetryAfter > 0:
+		msg += fmt.Sprintf("\nhint: the gateway asks to wait %v before trying again", ae.RetryAfter)
+	}
 	return msg
 }
 

@@ -356,9 +356,8 @@ func (c *Client) parseEnvelope(resp *http.Response, raw []byte) (json.RawMessage
 func (c *Client) finishError(e *Error, resp *http.Response) {
 	e.Message = c.scrub(e.Message)
 	e.Vendor = ParseVendorFailure(e.Message)
-	if resp.StatusCode == http.StatusTooManyRequests || e.Code == http.StatusTooManyRequests {
-		e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	}
+	// Retry-After is meaningful on 429 and 503; honour it wherever sent.
+	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 }
 
 // scrub removes the API key from text that came from the network, in case

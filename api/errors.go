@@ -49,10 +49,11 @@ func (e *Error) Error() string {
 	}
 	var b strings.Builder
 	b.WriteString(msg)
+	httpErr := e.HTTPStatus != 0 && e.HTTPStatus != 200
 	switch {
-	case e.HTTPStatus != 0 && e.Code != 0 && e.Code != e.HTTPStatus:
+	case httpErr && e.Code != 0 && e.Code != e.HTTPStatus:
 		fmt.Fprintf(&b, " (HTTP %d, code %d)", e.HTTPStatus, e.Code)
-	case e.HTTPStatus != 0:
+	case httpErr:
 		fmt.Fprintf(&b, " (HTTP %d)", e.HTTPStatus)
 	case e.Code != 0:
 		fmt.Fprintf(&b, " (code %d)", e.Code)
