@@ -18,6 +18,16 @@ import (
 // Bounds of extra.partial_interval_ms for STT.
 const PartialIntervalMinMs, PartialIntervalMaxMs = 100, 5000
 
+// Long audio is recognised as a series of utterances, each with its own
+// final result: an utterance ends at the first pause after
+// utteranceSoftMax, and at utteranceHardMax in any case, which keeps the
+// decoder's search memory bounded. Variables so that a test can shorten
+// them.
+var (
+	utteranceSoftMax int64 = 20 * sphinx.SampleRate
+	utteranceHardMax int64 = 30 * sphinx.SampleRate
+)
+
 // Audio container formats Recognize detects.
 const (
 	audioWAV  = "wav"
@@ -29,12 +39,16 @@ const (
 type sttOptions struct {
 	partialSamples int // 16 kHz samples between partial results
 	maxSamples     int64
+	uttSoft        int64 // utterance length after which a pause ends it
+	uttHard        int64 // utterance length that ends it regardless
 }
 
 func (l *Local) planSTT(cfg api.STTRequest) (sttOptions, error) {
 	o := sttOptions{
 		partialSamples: int(l.cfg.PartialInterval.Milliseconds()) * sphinx.SampleRate / 1000,
 		maxSamples:     int64(l.cfg.MaxAudio.Seconds() * sphinx.SampleRate),
+		uttSoft:        utteranceSoftMax,
+		uttHard:        utteranceHardMax,
 	}
 	switch strings.ToLower(strings.ReplaceAll(cfg.Language, "_", "-")) {
 	case "", "en", "en-us":
@@ -322,6 +336,8 @@ type recognition struct {
 	rs          *resampler
 	pcm         []int16
 	samples     int64 // 16 kHz samples fed
+	uttStart    int64 // samples at the start of the current utterance
+	finals      int   // final results emitted
 	lastPartial int64 // samples at the last partial check
 	hyp         string
 	emitErr     error
@@ -360,6 +376,12 @@ func (r *recognition) feed(in []int16, flush bool) error {
 		}
 		r.samples += int64(step)
 		r.pcm = r.pcm[step:]
+		if utt := r.samples - r.uttStart; utt >= r.opts.uttHard || utt >= r.opts.uttSoft && !r.dec.InSpeech() {
+			if err := r.endUtterance(true); err != nil {
+				return err
+			}
+			continue
+		}
 		if r.samples-r.lastPartial >= int64(r.opts.partialSamples) {
 			r.lastPartial = r.samples
 			hyp, err := r.dec.Hyp()
@@ -381,13 +403,28 @@ func (r *recognition) ms() int {
 	return int((r.samples*1000 + sphinx.SampleRate/2) / sphinx.SampleRate)
 }
 
+// final ends the last utterance with its final result. A silent tail
+// after earlier results adds no empty final; silent audio gets one.
 func (r *recognition) final() error {
+	return r.endUtterance(false)
+}
+
+// endUtterance emits the final result of the current utterance and, when
+// more audio follows, starts the next one.
+func (r *recognition) endUtterance(more bool) error {
 	text, conf, err := r.dec.EndUtt()
 	if err != nil {
 		return err
 	}
-	if err := r.emit(engine.Transcript{Text: text, Confidence: conf, Final: true, DurationMs: r.ms()}); err != nil {
-		return emitError{err}
+	if text != "" || (!more && r.finals == 0) {
+		r.finals++
+		if err := r.emit(engine.Transcript{Text: text, Confidence: conf, Final: true, DurationMs: r.ms()}); err != nil {
+			return emitError{err}
+		}
+	}
+	r.uttStart, r.hyp = r.samples, ""
+	if more {
+		return r.dec.StartUtt()
 	}
 	return nil
 }

@@ -31,9 +31,10 @@ type Config struct {
 	// Decoders is the number of warm pocketsphinx decoders, and so the
 	// number of recognitions that run at once; more wait. Default 2.
 	Decoders int
-	// MaxTextRunes bounds the TTS text. Default 5000.
+	// MaxTextRunes bounds the TTS text. Default 100000, the gateway's
+	// stream limit; the gateway holds REST text to its own, lower limit.
 	MaxTextRunes int
-	// MaxAudio bounds the audio of one recognition. Default 10 minutes.
+	// MaxAudio bounds the audio of one recognition. Default 60 minutes.
 	MaxAudio time.Duration
 	// PartialInterval is how much new audio passes between partial
 	// results (sent only when the hypothesis changed). Default 300 ms.
@@ -43,8 +44,8 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultDecoders        = 2
-	DefaultMaxTextRunes    = 5000
-	DefaultMaxAudio        = 10 * time.Minute
+	DefaultMaxTextRunes    = 100000
+	DefaultMaxAudio        = 60 * time.Minute
 	DefaultPartialInterval = 300 * time.Millisecond
 )
 

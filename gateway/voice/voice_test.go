@@ -385,7 +385,7 @@ func TestTTSInputErrors(t *testing.T) {
 		{func(r *api.TTSRequest) { r.VoiceCode = "espeak:xx" }, "voice_code", []string{"voice list"}},
 		{func(r *api.TTSRequest) { r.VoiceCode = "" }, "voice_code", nil},
 		{func(r *api.TTSRequest) { r.Text = "  " }, "text", []string{"empty"}},
-		{func(r *api.TTSRequest) { r.Text = strings.Repeat("a", 5001) }, "text", []string{"5000"}},
+		{func(r *api.TTSRequest) { r.Text = strings.Repeat("a", DefaultMaxTextRunes+1) }, "text", []string{"100000"}},
 		{func(r *api.TTSRequest) { r.Extra = map[string]any{"colour": "red"} }, "extra.colour", []string{"word_gap_ms"}},
 		{func(r *api.TTSRequest) { r.Extra = map[string]any{"word_gap_ms": 5000.0} }, "extra.word_gap_ms", []string{"0..1000"}},
 		{func(r *api.TTSRequest) { r.Extra = map[string]any{"ssml": "yes"} }, "extra.ssml", []string{"true or false"}},
@@ -609,5 +609,42 @@ func TestSTTCancelWhileWaiting(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Recognize did not end after cancel")
+	}
+}
+
+// TestLongAudioSegments shortens the utterance limits so that a few
+// sentences make several utterances, each with its own final result.
+func TestLongAudioSegments(t *testing.T) {
+	l := provider(t)
+	soft, hard := utteranceSoftMax, utteranceHardMax
+	utteranceSoftMax, utteranceHardMax = 2*16000, 4*16000
+	defer func() { utteranceSoftMax, utteranceHardMax = soft, hard }()
+	text := strings.Join(roundTripSentences, " ")
+	pcm, res, _ := synth(t, l, api.TTSRequest{Text: text, VoiceCode: "flite:slt"})
+	var finals []engine.Transcript
+	err := l.Recognize(context.Background(), api.STTRequest{SampleRate: 16000}, bytes.NewReader(pcm), func(tr engine.Transcript) error {
+		if tr.Final {
+			finals = append(finals, tr)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(finals) < 2 {
+		t.Fatalf("%d finals for %d ms of audio with 2 s utterances", len(finals), res.DurationMs)
+	}
+	var texts []string
+	for i, f := range finals {
+		if f.Text == "" {
+			t.Errorf("final %d is empty", i)
+		}
+		if i > 0 && f.DurationMs <= finals[i-1].DurationMs {
+			t.Errorf("final %d at %d ms, not after %d ms", i, f.DurationMs, finals[i-1].DurationMs)
+		}
+		texts = append(texts, f.Text)
+	}
+	if w := wer(text, strings.Join(texts, " ")); w > 0.3 {
+		t.Errorf("joined finals %q, WER %.2f", texts, w)
 	}
 }

@@ -182,6 +182,14 @@ func (d *Decoder) EndUtt() (text string, confidence float64, err error) {
 	return text, confidence, nil
 }
 
+// InSpeech reports whether the decoder's voice activity detector heard
+// speech in the most recent audio of the open utterance.
+func (d *Decoder) InSpeech() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ps != nil && d.inUtt && C.ps_get_in_speech(d.ps) != 0
+}
+
 // Reset abandons an open utterance so the decoder can be reused.
 func (d *Decoder) Reset() {
 	d.mu.Lock()

@@ -1,0 +1,178 @@
+package voice
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+// percentile of sorted durations, p in 0..100.
+func percentile(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[min(len(d)-1, (len(d)*p+99)/100-1)]
+}
+
+// firstFragment measures the time from the call to the first audio
+// fragment reaching the sink.
+func benchFirstFragment(b *testing.B, voice, format string) {
+	l := provider(b)
+	req := api.TTSRequest{Text: "Hello, this is a short sentence.", VoiceCode: voice, Format: format}
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var first time.Duration
+		start := time.Now()
+		sink := sinkFunc(func(p []byte) (int, error) {
+			if first == 0 {
+				first = time.Since(start)
+			}
+			return len(p), nil
+		})
+		if _, err := l.Synthesize(context.Background(), req, sink); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, first)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentile(lat, 50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(percentile(lat, 95).Microseconds())/1000, "p95-ms")
+}
+
+func BenchmarkTTSFirstFragmentEspeak(b *testing.B) {
+	benchFirstFragment(b, "espeak:en-us", api.FormatPCM)
+}
+func BenchmarkTTSFirstFragmentEspeakWAV(b *testing.B) {
+	benchFirstFragment(b, "espeak:en-us", api.FormatWAV)
+}
+func BenchmarkTTSFirstFragmentFlite(b *testing.B) { benchFirstFragment(b, "flite:slt", api.FormatPCM) }
+
+// BenchmarkSTTStream feeds about five seconds of flite speech through a
+// pipe in 100 ms pieces at real-time pace, as a microphone would, and
+// reports the interval between partial results, the latency of the final
+// result after the end of audio, and the real-time factor (decoder busy
+// time over audio time, measured by a separate unpaced run).
+func BenchmarkSTTStream(b *testing.B) {
+	l := provider(b)
+	text := "Please call me back tomorrow morning. I would like a cup of coffee."
+	pcm, syn, _ := synth(b, l, api.TTSRequest{Text: text, VoiceCode: "flite:slt", Format: api.FormatPCM})
+	audio := time.Duration(syn.DurationMs) * time.Millisecond
+
+	// Unpaced: how fast the recogniser goes through the audio.
+	start := time.Now()
+	recognize(b, l, api.STTRequest{SampleRate: 16000}, pcm)
+	rtf := time.Since(start).Seconds() / audio.Seconds()
+
+	var intervals, finals []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pr, pw := io.Pipe()
+		var mu sync.Mutex
+		var last time.Time
+		var finalAt time.Time
+		done := make(chan error, 1)
+		go func() {
+			done <- l.Recognize(context.Background(), api.STTRequest{SampleRate: 16000}, pr, func(tr engine.Transcript) error {
+				mu.Lock()
+				defer mu.Unlock()
+				now := time.Now()
+				if tr.Partial {
+					if !last.IsZero() {
+						intervals = append(intervals, now.Sub(last))
+					}
+					last = now
+				}
+				if tr.Final {
+					finalAt = now
+				}
+				return nil
+			})
+		}()
+		const piece = 3200 // 100 ms
+		t0 := time.Now()
+		for off := 0; off < len(pcm); off += piece {
+			time.Sleep(time.Until(t0.Add(time.Duration(off/piece) * 100 * time.Millisecond)))
+			pw.Write(pcm[off:min(off+piece, len(pcm))])
+		}
+		end := time.Now()
+		pw.Close()
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+		finals = append(finals, finalAt.Sub(end))
+	}
+	b.StopTimer()
+	b.ReportMetric(rtf, "RTF")
+	b.ReportMetric(float64(percentile(intervals, 50).Milliseconds()), "partial-p50-ms")
+	b.ReportMetric(float64(percentile(finals, 50).Milliseconds()), "final-p50-ms")
+	b.ReportMetric(float64(percentile(finals, 95).Milliseconds()), "final-p95-ms")
+}
+
+// werSentences are Harvard sentences (IEEE 1969, public domain).
+var werSentences = []string{
+	"The birch canoe slid on the smooth planks.",
+	"Glue the sheet to the dark blue background.",
+	"It's easy to tell the depth of a well.",
+	"These days a chicken leg is a rare dish.",
+	"Rice is often served in round bowls.",
+	"The juice of lemons makes fine punch.",
+	"The box was thrown beside the parked truck.",
+	"The hogs were fed chopped corn and garbage.",
+	"Four hours of steady work faced us.",
+	"A large size in stockings is hard to sell.",
+	"The boy was there when the sun rose.",
+	"A rod is used to catch pink salmon.",
+	"The source of the huge river is the clear spring.",
+	"Kick the ball straight and follow through.",
+	"Help the woman get back to her feet.",
+	"A pot of tea helps to pass the evening.",
+	"Smoky fires lack flame and heat.",
+	"The soft cushion broke the man's fall.",
+	"The salt breeze came across from the sea.",
+	"The girl at the booth sold fifty bonds.",
+	"The small pup gnawed a hole in the sock.",
+	"The fish twisted and turned on the bent hook.",
+	"Press the pants and sew a button on the vest.",
+	"The swan dive was far short of perfect.",
+}
+
+func benchWER(b *testing.B, voice string) {
+	l := provider(b)
+	var audios [][]byte
+	for _, s := range werSentences {
+		a, _, _ := synth(b, l, api.TTSRequest{Text: s, VoiceCode: voice, Format: api.FormatWAV})
+		audios = append(audios, a)
+	}
+	var sum float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sum = 0
+		for j, a := range audios {
+			final, _ := recognize(b, l, api.STTRequest{}, a)
+			w := wer(werSentences[j], final.Text)
+			sum += w
+			if i == 0 && testing.Verbose() {
+				b.Logf("%.2f %q -> %q", w, werSentences[j], final.Text)
+			}
+		}
+	}
+	b.ReportMetric(sum/float64(len(audios)), "WER")
+	b.ReportMetric(float64(len(audios)), "sentences")
+}
+
+func BenchmarkWERFliteSLT(b *testing.B)   { benchWER(b, "flite:slt") }
+func BenchmarkWERFliteRMS(b *testing.B)   { benchWER(b, "flite:rms") }
+func BenchmarkWERFliteAWB(b *testing.B)   { benchWER(b, "flite:awb") }
+func BenchmarkWERFliteKal16(b *testing.B) { benchWER(b, "flite:kal16") }
+func BenchmarkWEREspeakEnUS(b *testing.B) { benchWER(b, "espeak:en-us") }
+
+var _ = bytes.MinRead
