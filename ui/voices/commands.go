@@ -212,7 +212,12 @@ type ttsJob struct {
 func (t ttsJob) run() {
 	start := time.Now()
 	done := ttsDoneMsg{job: t.job}
-	defer func() { t.r.finish(done) }()
+	defer func() {
+		if t.ctx.Err() != nil {
+			done.stopped, done.err = true, nil
+		}
+		t.r.finish(done)
+	}()
 
 	if t.c.Audio == nil {
 		done.err = errors.New("audio output: none configured")
@@ -311,10 +316,10 @@ func (t ttsJob) run() {
 		}
 	}
 	if t.ctx.Err() != nil {
+		// Stopped by the user: whatever the stream or player said about
+		// being cut off is not a failure.
 		done.stopped = true
-		if done.err != nil && errors.Is(done.err, context.Canceled) {
-			done.err = nil
-		}
+		done.err = nil
 	}
 	if done.err == nil {
 		done.err = pb.Err()

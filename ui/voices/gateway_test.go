@@ -11,8 +11,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
+	"hark/audio"
 	"hark/ui/common"
 )
 
@@ -138,4 +140,46 @@ func TestListenAndRoundTripWithGateway(t *testing.T) {
 	} else {
 		t.Logf("bad audio: %v", p.listen.err)
 	}
+}
+
+func TestStopMidStreamKeepsAudio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the local TTS engine")
+	}
+	client := startGateway(t)
+	out, err := audio.Open(audio.Options{Sink: "null"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &common.Common{Client: client, Styles: common.NewStyles(true, true), OutputDir: t.TempDir(),
+		Audio: func() (*audio.Output, error) { return out, nil }}
+	p := New(c)
+	p.SetSize(100, 30)
+	p.voice = api.Voice{Value: "espeak:en-us", Name: "English (America)", Language: "en-us"}
+	p.SetSection(SectionSpeak)
+	p.text.SetValue(strings.Repeat("This sentence is here to keep the engine busy for a while. ", 60))
+
+	stopped := false
+	drive(t, p, p.speak(), func(m tea.Msg) bool {
+		if _, ok := m.(ttsChunkMsg); ok && !stopped {
+			stopped = true
+			_, cmd := p.Update(keyMsg("x"))
+			if cmd != nil {
+				go cmd()
+			}
+		}
+		_, done := m.(ttsDoneMsg)
+		return done
+	})
+	ps := p.play
+	if !ps.stopped || ps.err != nil {
+		t.Fatalf("stopped %v, err %v; want stopped without an error", ps.stopped, ps.err)
+	}
+	if p.last == nil || len(p.last.data) == 0 {
+		t.Fatal("the audio that arrived before the stop was lost")
+	}
+	if !strings.Contains(ansi.Strip(p.View()), "speech stopped") {
+		t.Error("the view does not say the speech stopped")
+	}
+	t.Logf("kept %d bytes of %s after the stop", len(p.last.data), p.last.format)
 }
