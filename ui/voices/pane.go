@@ -241,6 +241,16 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return p, p.handleKey(msg)
+	case tea.MouseWheelMsg:
+		if p.section == SectionVoices && !p.picking {
+			switch msg.Button {
+			case tea.MouseWheelUp:
+				p.list.Move(-1)
+			case tea.MouseWheelDown:
+				p.list.Move(1)
+			}
+		}
+		return p, nil
 	case voicesMsg:
 		return p, p.onVoices(msg)
 	case ttsOpenedMsg, ttsChunkMsg, ttsDoneMsg, meterMsg:
@@ -432,7 +442,6 @@ func (p *Pane) listenKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.OpenFile):
 		p.picking = true
-		p.picker.SetHeight(max(3, p.height-6))
 		return p.picker.Init()
 	case key.Matches(msg, k.Microphone):
 		if p.listen.recording && p.listen.stopRec != nil {

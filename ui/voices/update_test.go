@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -434,5 +435,34 @@ func TestTinySizesDoNotPanic(t *testing.T) {
 				t.Errorf("%dx%d %v: %d lines", sz[0], sz[1], s, len(strings.Split(v, "\n")))
 			}
 		}
+	}
+}
+
+func TestFilePickerStartsRecognition(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "hello.wav"), []byte("RIFF"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	p := newTestPane(t, 100, 28)
+	p.picker.CurrentDirectory = dir
+	p.SetSection(SectionListen)
+	cmd := p.update(t, keyMsg("o"))
+	if !p.Capturing() || cmd == nil {
+		t.Fatal("o should open the picker and read the directory")
+	}
+	p.update(t, cmd()) // the directory listing
+	v := ansi.Strip(p.View())
+	if !strings.Contains(v, "hello.wav") || !strings.Contains(v, "Choose an audio file") {
+		t.Fatalf("picker not shown:\n%s", v)
+	}
+	golden(t, "listen_picker_100x28", strings.ReplaceAll(p.View(), dir, "/tmp/DIR"), 100, 28)
+	p.update(t, keyMsg("enter"))
+	if p.Capturing() || p.listen.path != filepath.Join(dir, "hello.wav") || !p.listen.running {
+		t.Errorf("choosing a file: picking=%v path=%q running=%v", p.picking, p.listen.path, p.listen.running)
+	}
+	// esc closes the picker without choosing.
+	p.update(t, keyMsg("o"))
+	p.update(t, keyMsg("esc"))
+	if p.Capturing() {
+		t.Error("esc should close the picker")
 	}
 }

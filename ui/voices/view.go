@@ -26,7 +26,7 @@ func (p *Pane) layout() {
 	p.text.SetWidth(max(4, p.width-2))
 	p.text.SetHeight(p.textHeight())
 	p.rtInput.SetWidth(max(4, p.width-8))
-	p.picker.SetHeight(max(3, p.contentHeight()-3))
+	p.picker.SetHeight(max(1, p.contentHeight()-6)) // under the Listen header and title
 }
 
 func (p *Pane) styles() *common.Styles {
