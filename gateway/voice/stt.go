@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"hark/api"
@@ -214,7 +215,7 @@ func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sa
 			return ctx.Err()
 		}
 		if werr != nil {
-			return badAudio("%s decoding failed: %s", kind, firstLine(stderr.String(), werr))
+			return badAudio("%s audio could not be decoded (%s: %s)", kind, filepath.Base(path), firstLine(stderr.String(), werr))
 		}
 		if cerr != nil && !errors.Is(cerr, io.ErrClosedPipe) {
 			return cerr
@@ -227,7 +228,7 @@ func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sa
 		if werr := src.wait(); werr != nil {
 			return nil, werr
 		}
-		return nil, badAudio("%s decoding failed: no audio", kind)
+		return nil, badAudio("%s audio could not be decoded (%s produced no audio)", kind, filepath.Base(path))
 	}
 	src.format, src.r = f, stdout
 	return src, nil

@@ -359,6 +359,7 @@ func inputError(t *testing.T, err error, field string, words ...string) {
 	if !errors.As(err, &ie) {
 		t.Fatalf("err %v (%T), want *engine.InputError", err, err)
 	}
+	t.Logf("%s: %v", field, err)
 	if ie.Field != field {
 		t.Errorf("field %q, want %q (%v)", ie.Field, field, err)
 	}
@@ -459,9 +460,9 @@ func TestSTTBadAudio(t *testing.T) {
 		{"wav encoding", api.STTRequest{}, badFmt, []string{"not supported"}},
 		{"truncated wav", api.STTRequest{}, wavHead[:30], []string{"wav header"}},
 		{"header only", api.STTRequest{}, wavHead, []string{"no audio samples"}},
-		{"ogg garbage", api.STTRequest{}, append([]byte("OggS\x00\x02"), bytes.Repeat([]byte("OpusHead junk"), 20)...), []string{"ogg-opus decoding failed"}},
+		{"ogg garbage", api.STTRequest{}, append([]byte("OggS\x00\x02"), bytes.Repeat([]byte("OpusHead junk"), 20)...), []string{"ogg-opus audio could not be decoded", "opusdec"}},
 		{"ogg vorbis", api.STTRequest{}, append([]byte("OggS\x00\x02"), []byte("\x01vorbis and more bytes")...), []string{"Vorbis"}},
-		{"mp3 garbage", api.STTRequest{}, append([]byte("ID3\x03\x00\x00\x00\x00\x00\x10"), bytes.Repeat([]byte{0x55}, 300)...), []string{"mp3"}},
+		{"mp3 garbage", api.STTRequest{}, append([]byte("ID3\x03\x00\x00\x00\x00\x00\x10"), bytes.Repeat([]byte{0x55}, 300)...), []string{"mp3 audio could not be decoded", "lame"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := l.Recognize(context.Background(), tc.cfg, bytes.NewReader(tc.audio), func(engine.Transcript) error { return nil })
@@ -646,5 +647,50 @@ func TestLongAudioSegments(t *testing.T) {
 	}
 	if w := wer(text, strings.Join(texts, " ")); w > 0.3 {
 		t.Errorf("joined finals %q, WER %.2f", texts, w)
+	}
+}
+
+func TestSTTOggOpus(t *testing.T) {
+	l := provider(t)
+	const text = "Please call me back tomorrow morning."
+	wav, _, _ := synth(t, l, api.TTSRequest{Text: text, VoiceCode: "flite:slt", Format: api.FormatWAV, SampleRate: 48000})
+	cmd := exec.Command("opusenc", "--quiet", "-", "-")
+	cmd.Stdin = bytes.NewReader(wav)
+	opus, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("opusenc: %v", err)
+	}
+	final, _ := recognize(t, l, api.STTRequest{}, opus)
+	if w := wer(text, final.Text); w > 0.34 {
+		t.Errorf("recognised %q, WER %.2f", final.Text, w)
+	}
+}
+
+// TestSTTStereoFloatWAV recognises a 44.1 kHz stereo 32-bit float WAV
+// with an extra chunk before the data, as audio editors write them.
+func TestSTTStereoFloatWAV(t *testing.T) {
+	l := provider(t)
+	const text = "I would like a cup of coffee."
+	pcm, _, _ := synth(t, l, api.TTSRequest{Text: text, VoiceCode: "flite:slt", SampleRate: 44100})
+	var b bytes.Buffer
+	n := len(pcm) / 2
+	b.WriteString("RIFF")
+	binary.Write(&b, binary.LittleEndian, uint32(4+8+16+8+4+8+n*8))
+	b.WriteString("WAVEfmt ")
+	for _, v := range []any{uint32(16), uint16(3), uint16(2), uint32(44100), uint32(44100 * 8), uint16(8), uint16(32)} {
+		binary.Write(&b, binary.LittleEndian, v)
+	}
+	b.WriteString("LIST")
+	binary.Write(&b, binary.LittleEndian, uint32(4))
+	b.WriteString("INFO")
+	b.WriteString("data")
+	binary.Write(&b, binary.LittleEndian, uint32(n*8))
+	for i := 0; i < n; i++ {
+		v := float32(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) / 32768
+		binary.Write(&b, binary.LittleEndian, []float32{v, v})
+	}
+	final, _ := recognize(t, l, api.STTRequest{}, b.Bytes())
+	if w := wer(text, final.Text); w > 0.34 {
+		t.Errorf("recognised %q, WER %.2f", final.Text, w)
 	}
 }
