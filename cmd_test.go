@@ -339,3 +339,22 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderMarkdown(t *testing.T) {
+	out := renderMarkdown("# Report\n\nSome **bold** findings.\n", "dark", 60)
+	if !strings.Contains(out, "\x1b[") || !strings.Contains(out, "bold") || strings.Contains(out, "**bold**") {
+		t.Errorf("not rendered: %q", out)
+	}
+	if out := renderMarkdown("# R\n", "no-such-style", 60); !strings.Contains(out, "R") {
+		t.Errorf("bad style: %q", out)
+	}
+}
+
+func TestPickVoice(t *testing.T) {
+	vs := []api.Voice{{Value: "af", Language: "af"}, {Value: "gb", Language: "en-gb"}, {Value: "us", Language: "en-us"}, {Value: "fr", Language: "fr-fr"}}
+	for loc, want := range map[string]string{"en_US.UTF-8": "us", "en_GB.UTF-8": "gb", "C": "us", "": "us", "fr_FR": "fr", "de_DE": "af", "en_AU": "gb"} {
+		if got := pickVoice(vs, loc).Value; got != want {
+			t.Errorf("%q: %s, want %s", loc, got, want)
+		}
+	}
+}

@@ -236,22 +236,28 @@ func (a *app) printResearch(out *api.ResearchOutput) error {
 			width = min(w, 120) - 2
 		}
 	}
-	style := os.Getenv("GLAMOUR_STYLE")
+	_, err := io.WriteString(a.stdout, renderMarkdown(md.String(), os.Getenv("GLAMOUR_STYLE"), width))
+	return err
+}
+
+// renderMarkdown renders md for a terminal of the given width; if glamour
+// fails, the markdown itself is better than nothing.
+func renderMarkdown(md, style string, width int) string {
 	if style == "" {
 		style = "dark"
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(20, width)))
 	if err != nil {
-		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(width))
+		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(max(20, width)))
 	}
-	if err == nil {
-		if s, rerr := r.Render(md.String()); rerr == nil {
-			_, err = io.WriteString(a.stdout, s)
-			return err
-		}
+	if err != nil {
+		return md
 	}
-	_, err = io.WriteString(a.stdout, md.String())
-	return err
+	s, err := r.Render(md)
+	if err != nil {
+		return md
+	}
+	return s
 }
 
 func isTerminal(w any) bool {
