@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"hark/gateway"
+	"hark/gateway/embedded"
 )
 
 func init() {
@@ -83,9 +84,9 @@ func runServe(ctx context.Context, a *app, listen, cfgPath string, allowPrivate 
 	}
 	defer db.Close()
 	logger := slog.New(slog.NewTextHandler(a.stderr, nil))
-	eng := &localEngines{db: db, allowPrivate: allowPrivate, log: logger}
+	eng := embedded.NewEngines(db, allowPrivate, logger)
 	defer eng.Close()
-	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.engines(), Logger: logger})
+	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.Gateway(), Logger: logger})
 	if err != nil {
 		return usageError{err}
 	}

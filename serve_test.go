@@ -14,6 +14,7 @@ import (
 
 	"hark/api"
 	"hark/config"
+	"hark/gateway/embedded"
 )
 
 // lockedBuffer is written by a running command while the test reads it.
@@ -72,7 +73,7 @@ func TestEmbeddedGateway(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(dir, "gateway.db")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("gateway.db: %v %v", st, err)
 	}
-	logb, _ := os.ReadFile(filepath.Join(dir, EmbeddedLogFile))
+	logb, _ := os.ReadFile(filepath.Join(dir, embedded.LogFile))
 	if !strings.Contains(string(logb), `"trace_id"`) || strings.Contains(string(logb), key) {
 		t.Fatalf("log: %s", logb)
 	}

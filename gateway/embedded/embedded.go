@@ -1,0 +1,219 @@
+// Package embedded runs hark's gateway in-process with the local engines:
+// on 127.0.0.1, on an ephemeral port, with a key made for this run. hark
+// uses it when no gateway is configured, and tests anywhere in the tree
+// use it to talk to a real gateway over real HTTP and WebSocket. It wires
+// engines to the gateway and does nothing else.
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"hark/api"
+	"hark/gateway"
+	"hark/gateway/engine"
+	"hark/gateway/voice"
+	"hark/gateway/web"
+)
+
+// LogFile is where the embedded gateway logs, inside the data directory
+// (the TUI owns the terminal).
+const LogFile = "gateway.log"
+
+// Options tune Start. The zero value is what hark uses.
+type Options struct {
+	// AllowPrivate lets the local web engine fetch private and loopback
+	// addresses (tests that serve pages on 127.0.0.1 need it).
+	AllowPrivate bool
+	// Limits overrides the gateway's limits; zero fields keep defaults.
+	Limits gateway.Limits
+	// Logger replaces the log file in the data directory.
+	Logger *slog.Logger
+}
+
+// Gateway is a running embedded gateway.
+type Gateway struct {
+	URL    string // http://127.0.0.1:port
+	APIKey string // valid for this run only; never print it
+	Server *gateway.Server
+
+	stop sync.Once
+	done func()
+}
+
+// Stop shuts the gateway down (in-flight streams get 5 seconds) and closes
+// its engines and database. It is safe to call more than once.
+func (g *Gateway) Stop() { g.stop.Do(g.done) }
+
+// Start runs the gateway with one workspace, "local", using the local
+// engines, with its database in dataDir.
+func Start(ctx context.Context, dataDir string, opts Options) (*Gateway, error) {
+	key, err := gateway.NewAPIKey()
+	if err != nil {
+		return nil, err
+	}
+	db, err := gateway.OpenDB(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	var closers []io.Closer
+	cleanup := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i].Close()
+		}
+	}
+	closers = append(closers, db)
+	logger := opts.Logger
+	if logger == nil {
+		f, err := os.OpenFile(filepath.Join(dataDir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("embedded gateway log: %w", err)
+		}
+		closers = append(closers, f)
+		logger = slog.New(slog.NewJSONHandler(f, nil))
+	}
+	eng := NewEngines(db, opts.AllowPrivate, logger)
+	closers = append(closers, eng)
+	cfg := &gateway.Config{Limits: opts.Limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
+	srv, err := gateway.New(gateway.Options{Config: cfg, DB: db, Engines: eng.Gateway(), Logger: logger})
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cleanup()
+		return nil, fmt.Errorf("embedded gateway: %w", err)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		if err := srv.Serve(ln); err != nil {
+			logger.Error("embedded gateway stopped", "error", err)
+		}
+	}()
+	g := &Gateway{URL: "http://" + ln.Addr().String(), APIKey: key, Server: srv}
+	g.done = func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		<-served
+		cleanup()
+	}
+	return g, nil
+}
+
+// Engines builds the engines a gateway config asks for, sharing one local
+// web engine and one local voice provider across workspaces, and closes
+// them at the end.
+type Engines struct {
+	db           *sql.DB
+	allowPrivate bool
+	log          *slog.Logger
+
+	mu       sync.Mutex
+	web      *web.Engine
+	voice    *voice.Local
+	voiceErr error
+}
+
+// NewEngines returns engines that keep their data in db.
+func NewEngines(db *sql.DB, allowPrivate bool, log *slog.Logger) *Engines {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Engines{db: db, allowPrivate: allowPrivate, log: log}
+}
+
+func (e *Engines) localWeb() (*web.Engine, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.web == nil {
+		w, err := web.New(web.Config{DB: e.db, AllowPrivate: e.allowPrivate})
+		if err != nil {
+			return nil, err
+		}
+		e.web = w
+	}
+	return e.web, nil
+}
+
+func (e *Engines) localVoice() (*voice.Local, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.voice == nil && e.voiceErr == nil {
+		e.voice, e.voiceErr = voice.New(voice.Config{})
+	}
+	return e.voice, e.voiceErr
+}
+
+// Gateway is how the gateway turns its config into these engines.
+func (e *Engines) Gateway() gateway.Engines {
+	return gateway.Engines{
+		Web: func(ws string, c gateway.SearchConfig) (engine.Web, error) {
+			var local *web.Engine
+			if c.Backend != gateway.BackendTavily {
+				var err error
+				if local, err = e.localWeb(); err != nil {
+					return engine.Web{}, err
+				}
+			}
+			return web.NewBackend(web.BackendConfig{Kind: c.Backend, URL: c.URL, APIKey: c.APIKey}, local)
+		},
+		Voice: func(ws, provider string, c gateway.VoiceConfig) (engine.VoiceProvider, error) {
+			if c.Engine != "" && c.Engine != gateway.BackendLocal {
+				e.log.Warn("voice engine not in this build", "workspace", ws, "provider", provider, "engine", c.Engine)
+				return nil, nil
+			}
+			v, err := e.localVoice()
+			if err != nil {
+				// The gateway still starts; calls say why voice is missing.
+				e.log.Warn("local voice engine unavailable", "error", err)
+				return unavailableVoice{err}, nil
+			}
+			return v, nil
+		},
+	}
+}
+
+// Close closes the engines built.
+func (e *Engines) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var errs []error
+	if e.web != nil {
+		errs = append(errs, e.web.Close())
+	}
+	if e.voice != nil {
+		errs = append(errs, e.voice.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// unavailableVoice answers every call with the reason the local voice
+// engine could not start (e.g. espeak-ng is not installed).
+type unavailableVoice struct{ err error }
+
+func (u unavailableVoice) fail() error {
+	return fmt.Errorf("local voice engine: %w: %v", engine.ErrUnavailable, u.err)
+}
+
+func (u unavailableVoice) Voices(context.Context) ([]api.Voice, error) { return nil, u.fail() }
+
+func (u unavailableVoice) Synthesize(context.Context, api.TTSRequest, engine.AudioSink) (engine.Synthesis, error) {
+	return engine.Synthesis{}, u.fail()
+}
+
+func (u unavailableVoice) Recognize(context.Context, api.STTRequest, io.Reader, func(engine.Transcript) error) error {
+	return u.fail()
+}
