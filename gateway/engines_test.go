@@ -49,6 +49,12 @@ func (e *testWeb) Search(ctx context.Context, in api.SearchInput) (*api.SearchOu
 		return &api.SearchOutput{Query: in.Query}, nil
 	case "panic":
 		panic("search engine bug")
+	case "slow":
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	out := &api.SearchOutput{Query: in.Query, ResponseTime: 0.01}
 	for i := range in.MaxResults {

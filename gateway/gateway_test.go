@@ -575,6 +575,30 @@ func TestCreditQuota(t *testing.T) {
 	}
 }
 
+func TestCreditQuotaHoldsUnderConcurrency(t *testing.T) {
+	g := startGateway(t, func(c *Config) { c.Workspaces[0].CreditQuota = 5; c.Workspaces[0].QuotaPeriod = "day" })
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, `{"inputs":{"query":"slow"}}`)
+			mu.Lock()
+			codes[status]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if codes[200] != 5 || codes[402] != 15 {
+		t.Fatalf("statuses %v, want 5 x 200 and 15 x 402", codes)
+	}
+	if used, _ := g.srv.CreditsUsed(context.Background(), "local"); used != 5 {
+		t.Fatalf("used %d", used)
+	}
+}
+
 func TestCosts(t *testing.T) {
 	reg := map[string]*tool{}
 	for _, tl := range newRegistry() {
