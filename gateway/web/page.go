@@ -129,19 +129,31 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 		p.Favicon = base.Scheme + "://" + base.Host + "/favicon.ico"
 	}
 
-	// trafilatura changes the tree it reads, so it gets its own copy.
+	// trafilatura changes the tree it reads, so it gets its own copy. Its
+	// readability and distiller fallbacks triple the cost of a page, so
+	// they run only when the first pass finds little (under 500 runes).
+	// Dates come from readHead (meta, JSON-LD, <time pubdate>); htmldate's
+	// whole-page scan costs more than the rest of extraction.
 	tdoc, _ := html.Parse(bytes.NewReader(body))
 	topts := trafilatura.Options{
 		OriginalURL:     base,
-		EnableFallback:  true,
+		EnableFallback:  false,
 		ExcludeComments: true,
+		Focus:           trafilatura.FavorRecall,
 		ExcludeTables:   !opt.Advanced,
 		IncludeImages:   opt.Advanced,
 		IncludeLinks:    false,
 		Deduplicate:     true,
-		HtmlDateMode:    trafilatura.Fast,
+		HtmlDateMode:    trafilatura.Disabled,
 	}
 	res, terr := trafilatura.ExtractDocument(tdoc, topts)
+	if terr != nil || res == nil || len([]rune(res.ContentText)) < 500 {
+		topts.EnableFallback = true
+		tdoc, _ = html.Parse(bytes.NewReader(body))
+		if r2, err2 := trafilatura.ExtractDocument(tdoc, topts); err2 == nil && r2 != nil && strings.TrimSpace(r2.ContentText) != "" {
+			res, terr = r2, nil
+		}
+	}
 	if terr == nil && res != nil && strings.TrimSpace(res.ContentText) != "" {
 		p.Text = paragraphs(nodeText(res.ContentNode))
 		if p.Text == "" {
@@ -446,24 +458,38 @@ func nodeText(n *html.Node) string {
 		return ""
 	}
 	var b strings.Builder
+	pre := 0
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
 		case html.TextNode:
-			b.WriteString(n.Data)
+			if pre > 0 {
+				b.WriteString(n.Data)
+			} else {
+				// Line breaks in HTML source are spaces.
+				b.WriteString(strings.ReplaceAll(n.Data, "\n", " "))
+			}
 			return
 		case html.ElementNode:
-			switch n.DataAtom {
+			switch tagAtom(n) {
 			case atom.Script, atom.Style, atom.Noscript, atom.Template:
 				return
 			}
 		}
-		block := n.Type == html.ElementNode && blockAtoms[n.DataAtom]
+		a := tagAtom(n)
+		block := n.Type == html.ElementNode && blockAtoms[a]
+		isPre := n.Type == html.ElementNode && (a == atom.Pre || a == atom.Textarea)
 		if block {
 			b.WriteByte('\n')
 		}
+		if isPre {
+			pre++
+		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			walk(c)
+		}
+		if isPre {
+			pre--
 		}
 		if block {
 			b.WriteByte('\n')
@@ -607,4 +633,13 @@ func linksOnly(fp *fetchedPage) (*page, error) {
 // splits into passages the way markdown does.
 func paragraphs(s string) string {
 	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n\n")
+}
+
+// tagAtom is n's element atom; trafilatura builds its output with only
+// Data set, so DataAtom may be zero.
+func tagAtom(n *html.Node) atom.Atom {
+	if n.DataAtom != 0 || n.Type != html.ElementNode {
+		return n.DataAtom
+	}
+	return atom.Lookup([]byte(n.Data))
 }
