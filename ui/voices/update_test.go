@@ -466,3 +466,18 @@ func TestFilePickerStartsRecognition(t *testing.T) {
 		t.Error("esc should close the picker")
 	}
 }
+
+func TestMeterScale(t *testing.T) {
+	if loudness(0) != 0 || loudness(1) != 1 || loudness(2) != 1 || loudness(0.001) != 0 {
+		t.Error("loudness ends")
+	}
+	if l := loudness(0.1); l < 0.55 || l > 0.6 { // -20 dB
+		t.Errorf("loudness(0.1) = %.3f, want about 0.58", l)
+	}
+	if got := waveform([]float64{0, 1}, 0, 4); got != "   █" {
+		t.Errorf("waveform = %q", got)
+	}
+	if got := bar(1, 4, 8, true); got != "██░░░░░░" {
+		t.Errorf("bar = %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package voices
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -451,10 +452,22 @@ func waveform(levels []float64, level float64, w int) string {
 		b.WriteRune(' ')
 	}
 	for _, l := range levels {
-		i := int(min(max(l, 0), 1)*float64(len(blocks)-1) + 0.5)
+		i := int(loudness(l)*float64(len(blocks)-1) + 0.5)
 		b.WriteRune(blocks[i])
 	}
 	return b.String()
+}
+
+// loudness maps an RMS level (0..1 of full scale) to 0..1 on a decibel
+// scale from -48 dB to 0 dB, as ears and level meters do: speech at -20 dB
+// fills more than half a bar instead of a sliver.
+func loudness(rms float64) float64 {
+	if rms <= 0 {
+		return 0
+	}
+	const floor = -48.0
+	db := 20 * math.Log10(rms)
+	return min(max((db-floor)/-floor, 0), 1)
 }
 
 // bar draws v/total as a bar of w cells.
