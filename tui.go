@@ -94,7 +94,7 @@ func lazyAudio(sink string) (open func() (*audio.Output, error), state func() st
 			if s == "" {
 				s = "auto"
 			}
-			return "audio " + s + " (opens on first play)"
+			return "audio " + s + ", idle"
 		case err != nil:
 			return "audio unavailable"
 		}
