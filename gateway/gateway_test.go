@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -281,6 +282,16 @@ func TestInvokeSearchDefaultsCountryAndUnknownFields(t *testing.T) {
 	g.web.mu.Unlock()
 	if in.Topic != "general" || in.MaxResults != 5 || in.SearchDepth != "basic" || in.Country != "Germany" {
 		t.Fatalf("engine saw %+v", in)
+	}
+	// Empty results are an empty array, never null.
+	status, env, _ = g.call(t, "POST", invokePath(api.ToolSearch), g.key, `{"inputs":{"query":"none","max_results":1,"include_images":true}}`)
+	if status != 200 || !strings.Contains(string(env.Data), `"results":[{`) {
+		t.Fatalf("%s", env.Data)
+	}
+	ro := &api.ResearchOutput{Status: "failed"}
+	fillNilSlices(reflect.ValueOf(ro))
+	if raw, _ := json.Marshal(ro); !strings.Contains(string(raw), `"sources":[]`) {
+		t.Fatalf("fillNilSlices: %s", raw)
 	}
 	// Through the client: typed call.
 	so, err := g.client(t, g.key).Search(context.Background(), api.SearchInput{Query: "hark", MaxResults: 2})

@@ -98,6 +98,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	fillNilSlices(reflect.ValueOf(out))
 	output, err := json.Marshal(out)
 	if err != nil {
 		s.writeError(w, r, fmt.Errorf("encode %s output: %w", t.slug, err))
@@ -439,5 +440,38 @@ func callEngine[T any](ctx context.Context, f func(context.Context) (T, error)) 
 	case <-ctx.Done():
 		var zero T
 		return zero, ctx.Err()
+	}
+}
+
+// fillNilSlices makes the nil slices of an engine's output that the wire
+// format always carries (no omitempty) empty, so that clients see
+// "results": [] and never null.
+func fillNilSlices(v reflect.Value) {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			tag := sf.Tag.Get("json")
+			if !sf.IsExported() || tag == "-" {
+				continue
+			}
+			f := v.Field(i)
+			if f.Kind() == reflect.Slice && f.IsNil() && !strings.Contains(tag, ",omitempty") && f.CanSet() {
+				f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+				continue
+			}
+			fillNilSlices(f)
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			fillNilSlices(v.Index(i))
+		}
 	}
 }
