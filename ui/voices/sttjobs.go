@@ -191,9 +191,9 @@ func (t sttJob) send(s *api.STTStream, src io.Reader, raw []byte, rate int) erro
 			}
 		}
 	}
-	frame := sttFrame
+	frame := rate * 2 / 10 // 100 ms of s16le mono
 	if rate == 0 {
-		frame = 4096
+		frame = 4096 // compressed or self-describing: no pace to keep
 	}
 	for off := 0; off < len(raw); off += frame {
 		if t.ctx.Err() != nil {
