@@ -95,6 +95,9 @@ func runServe(ctx context.Context, a *app, listen, cfgPath string, allowPrivate 
 		return usageError{fmt.Errorf("listen on %s: %w", listen, err)}
 	}
 	base := "http://" + ln.Addr().String()
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
+		fmt.Fprintf(a.stderr, "hark: warning: listening on %s over plain HTTP: API keys cross the network in clear text; put a TLS proxy in front\n", ln.Addr())
+	}
 	fmt.Fprintf(out, "hark gateway listening on %s\n", base)
 	fmt.Fprintf(out, "  config %s, data %s\n", cfgPath, dataDir)
 	fmt.Fprintf(out, "Point a client at it:\n    export HARK_BASE_URL=%s\n    export HARK_API_KEY=<your key>\n", base)

@@ -34,7 +34,8 @@ const TraceHeader = "X-Trace-Id"
 type requestState struct {
 	traceID   string
 	workspace *workspace
-	keyID     string
+	keyID     string // short, for logs and usage history
+	keyHash   string // full hex SHA-256: the rate limiter's bucket
 	status    int
 	errMsg    string
 }
@@ -227,13 +228,13 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.writeError(w, r, &httpError{status: CodeUnauthorized, msg: msg})
 			return
 		}
-		ws, keyID := s.lookupKey(key)
+		ws, keyHash := s.lookupKey(key)
 		if ws == nil {
 			s.writeError(w, r, &httpError{status: CodeUnauthorized, msg: "invalid API key"})
 			return
 		}
 		rs := stateOf(r)
-		rs.workspace, rs.keyID = ws, keyID
+		rs.workspace, rs.keyHash, rs.keyID = ws, keyHash, keyHash[:8]
 		next.ServeHTTP(w, r)
 	})
 }
@@ -269,7 +270,7 @@ func websocketUpgrade(r *http.Request) bool {
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rs := stateOf(r)
-		ok, wait := s.limiter.allow(rs.keyID)
+		ok, wait := s.limiter.allow(rs.keyHash)
 		if !ok {
 			secs := int((wait + time.Second - 1) / time.Second)
 			s.writeError(w, r, &httpError{status: CodeRateLimited, retryAfter: wait, msg: fmt.Sprintf(

@@ -292,8 +292,9 @@ func (s *Server) scrub(msg string) string {
 	return msg
 }
 
-// lookupKey finds the workspace of an API key. Every stored hash is
-// compared, in constant time, whatever matched.
+// lookupKey finds the workspace of an API key and returns the key's hex
+// SHA-256. Every stored hash is compared, in constant time, whatever
+// matched.
 func (s *Server) lookupKey(key string) (*workspace, string) {
 	sum := sha256.Sum256([]byte(key))
 	var found *workspace
@@ -305,7 +306,7 @@ func (s *Server) lookupKey(key string) (*workspace, string) {
 	if found == nil {
 		return nil, ""
 	}
-	return found, hex.EncodeToString(sum[:4])
+	return found, hex.EncodeToString(sum[:])
 }
 
 // provider resolves a voice provider of the workspace, or says why not.
