@@ -481,3 +481,32 @@ func TestMeterScale(t *testing.T) {
 		t.Errorf("bar = %q", got)
 	}
 }
+
+func TestRelayModes(t *testing.T) {
+	var got []tea.Msg
+	r := newRelay(func(m tea.Msg) { got = append(got, m) })
+	r.emit(1)
+	r.progress(2)
+	r.finish(3)
+	if len(got) != 3 || r.next() != nil {
+		t.Errorf("Send mode: got %v; next should be nil", got)
+	}
+
+	r = newRelay(nil)
+	r.emit(1)
+	for i := range 200 {
+		r.progress(i) // never blocks: progress beyond the buffer is dropped
+	}
+	go r.finish("end")
+	first := r.next()()
+	if first != 1 {
+		t.Errorf("channel mode: first message %v", first)
+	}
+	var last tea.Msg
+	for m := r.next()(); m != nil; m = r.next()() {
+		last = m
+	}
+	if last != "end" {
+		t.Errorf("channel mode: last message %v, want end", last)
+	}
+}
