@@ -1,0 +1,88 @@
+package markdown
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"hark/ui/common"
+)
+
+func report(size int) string {
+	var b strings.Builder
+	b.WriteString("# Research report\n\n")
+	for i := 1; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "## Section %d\n\nTerminal interfaces stay **responsive** over slow links because they send only what changed. "+
+			"Section %d looks at [source %d](https://example.com/s%d) and compares `render` costs across widths.\n\n"+
+			"- a first finding that wraps onto a second line when the terminal is narrow enough\n- a second finding\n\n", i, i, i, i)
+	}
+	return b.String()
+}
+
+func TestRenderStripsPaddingKeepsText(t *testing.T) {
+	md := report(4 << 10)
+	r := NewRenderer()
+	got, err := r.Render(md, "dark", 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(80))
+	raw, _ := tr.Render(md)
+	if len(got)*3 > len(raw) {
+		t.Errorf("stripped %d bytes, raw %d: padding not removed", len(got), len(raw))
+	}
+	want := strings.Split(strings.Trim(ansi.Strip(raw), "\n"), "\n")
+	have := strings.Split(ansi.Strip(got), "\n")
+	if len(want) != len(have) {
+		t.Fatalf("%d lines, want %d", len(have), len(want))
+	}
+	for i := range want {
+		if strings.TrimRight(want[i], " ") != have[i] {
+			t.Errorf("line %d: %q, want %q", i, have[i], want[i])
+		}
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if strings.HasSuffix(ansi.Strip(l), " ") {
+			t.Errorf("trailing blank left: %q", l)
+		}
+	}
+	// Cached by width and style.
+	if len(r.cache) != 1 {
+		t.Errorf("%d renderers cached", len(r.cache))
+	}
+	r.Render(md, "dark", 80)
+	r.Render(md, "dark", 60)
+	if len(r.cache) != 2 {
+		t.Errorf("%d renderers cached, want 2", len(r.cache))
+	}
+	if WrapWidth(500) != MaxWidth || WrapWidth(5) != 20 {
+		t.Error("wrap width not clamped")
+	}
+	_ = common.StripLine
+}
+
+// BenchmarkRender200KB renders a 200 KB report at 100 columns, as the
+// Research pane does in a command, and reports the bytes per line that
+// reach the terminal with and without the padding stripped.
+func BenchmarkRender200KB(b *testing.B) {
+	md := report(200 << 10)
+	r := NewRenderer()
+	var out string
+	for i := 0; i < b.N; i++ {
+		var err error
+		out, err = r.Render(md, "dark", 100)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	tr, _ := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(100))
+	raw, _ := tr.Render(md)
+	lines := strings.Count(out, "\n") + 1
+	b.ReportMetric(float64(len(out))/float64(lines), "B/line")
+	b.ReportMetric(float64(len(raw))/float64(strings.Count(raw, "\n")+1), "raw-B/line")
+	b.ReportMetric(float64(lines), "lines")
+}
