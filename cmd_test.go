@@ -358,3 +358,40 @@ func TestPickVoice(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddedGatewayEndToEnd runs the commands against hark's own
+// embedded gateway (real engines over real loopback HTTP and WebSocket),
+// when this build has one.
+func TestEmbeddedGatewayEndToEnd(t *testing.T) {
+	if startEmbedded == nil {
+		t.Skip("this build has no embedded gateway")
+	}
+	if testing.Short() {
+		t.Skip("starts the real local engines")
+	}
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_API_KEY", "")
+	code, out, errs := hark(t, nil, "", "tools")
+	if code != 0 || !strings.Contains(out, "vendor_search") {
+		t.Fatalf("tools: %d %s", code, errs)
+	}
+	code, out, errs = hark(t, nil, "", "voices", "--json")
+	var vs []api.Voice
+	if code != 0 || json.Unmarshal([]byte(out), &vs) != nil || len(vs) == 0 {
+		t.Fatalf("voices: %d %s", code, errs)
+	}
+	wav := filepath.Join(t.TempDir(), "hello.wav")
+	code, _, errs = hark(t, nil, "", "tts", "--format", "wav", "-o", wav, "hello")
+	if st, err := os.Stat(wav); code != 0 || err != nil || st.Size() < 1000 {
+		t.Fatalf("tts: %d %s", code, errs)
+	}
+	code, out, errs = hark(t, nil, "", "stt", "--json", wav)
+	var r api.STTResponse
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.DurationMs <= 0 {
+		t.Fatalf("stt: %d %s %s", code, out, errs)
+	}
+	code, _, errs = hark(t, nil, "", "stt", "--stream", wav)
+	if code != 0 {
+		t.Fatalf("stt --stream: %d %s", code, errs)
+	}
+}
