@@ -112,6 +112,9 @@ type StreamError struct {
 	Message  string
 	Received int
 	Err      error
+	// TraceID is the trace_id of the stream's handshake, when the gateway
+	// sent one (X-Trace-Id).
+	TraceID string
 }
 
 func (e *StreamError) Error() string {
@@ -122,7 +125,11 @@ func (e *StreamError) Error() string {
 		}
 		s += e.Err.Error()
 	}
-	return fmt.Sprintf("stream: %s (%d received)", s, e.Received)
+	s = fmt.Sprintf("stream: %s (%d received)", s, e.Received)
+	if e.TraceID != "" {
+		s += " [trace_id " + e.TraceID + "]"
+	}
+	return s
 }
 
 func (e *StreamError) Unwrap() error { return e.Err }

@@ -20,7 +20,7 @@ const maxFrame = 16 << 20
 // dial opens a WebSocket to path with the Bearer header on the handshake.
 // A refused handshake becomes an *Error, parsed from the envelope when the
 // gateway sent one.
-func (c *Client) dial(ctx context.Context, path string) (*websocket.Conn, error) {
+func (c *Client) dial(ctx context.Context, path string) (*websocket.Conn, string, error) {
 	u := *c.base
 	switch u.Scheme {
 	case "https":
@@ -68,13 +68,13 @@ func (c *Client) dial(ctx context.Context, path string) (*websocket.Conn, error)
 		if c.onCall != nil {
 			c.onCall(info)
 		}
-		return nil, err
+		return nil, "", err
 	}
 	if c.onCall != nil {
 		c.onCall(info)
 	}
 	conn.SetReadLimit(maxFrame)
-	return conn, nil
+	return conn, info.TraceID, nil
 }
 
 // watch closes conn when ctx ends; the returned stop ends the watch.
@@ -100,6 +100,7 @@ type TTSStream struct {
 	stop     func()
 	idle     time.Duration
 	scrub    func(string) string
+	trace    string
 	rmu      sync.Mutex // serialises Next and Read
 	mu       sync.Mutex // guards received, readPos, err
 	received []byte
@@ -112,11 +113,11 @@ func (c *Client) TTSStream(ctx context.Context, req TTSRequest) (*TTSStream, err
 	if req.Provider == "" {
 		req.Provider = DefaultProvider
 	}
-	conn, err := c.dial(ctx, PathTTSStream)
+	conn, trace, err := c.dial(ctx, PathTTSStream)
 	if err != nil {
 		return nil, fmt.Errorf("tts stream: %w", err)
 	}
-	s := &TTSStream{conn: conn, ctx: ctx, idle: c.idleTimeout, scrub: c.scrub}
+	s := &TTSStream{conn: conn, ctx: ctx, idle: c.idleTimeout, scrub: c.scrub, trace: trace}
 	s.stop = watch(ctx, conn)
 	b, _ := json.Marshal(req)
 	if err := conn.WriteMessage(websocket.TextMessage, b); err != nil {
@@ -200,6 +201,10 @@ func (s *TTSStream) size() int {
 }
 
 func (s *TTSStream) end(err error) error {
+	var se *StreamError
+	if errors.As(err, &se) {
+		se.TraceID = s.trace
+	}
 	s.mu.Lock()
 	s.err = err
 	s.mu.Unlock()
@@ -235,6 +240,9 @@ func (s *TTSStream) Read(p []byte) (int, error) {
 	}
 	return s.Read(p)
 }
+
+// TraceID is the trace_id the gateway gave the handshake ("" if none).
+func (s *TTSStream) TraceID() string { return s.trace }
 
 // Received returns all audio received so far.
 func (s *TTSStream) Received() []byte {
@@ -286,6 +294,7 @@ type STTStream struct {
 	stop    func()
 	idle    time.Duration
 	scrub   func(string) string
+	trace   string
 	results chan STTResultFrame
 	done    chan struct{} // closed when the reader ends
 	abort   chan struct{}
@@ -307,12 +316,12 @@ func (c *Client) STTStream(ctx context.Context, req STTRequest) (*STTStream, err
 		req.Provider = DefaultProvider
 	}
 	req.AudioData = ""
-	conn, err := c.dial(ctx, PathSTTStream)
+	conn, trace, err := c.dial(ctx, PathSTTStream)
 	if err != nil {
 		return nil, fmt.Errorf("stt stream: %w", err)
 	}
 	s := &STTStream{
-		conn: conn, ctx: ctx, idle: c.idleTimeout, scrub: c.scrub,
+		conn: conn, ctx: ctx, idle: c.idleTimeout, scrub: c.scrub, trace: trace,
 		results: make(chan STTResultFrame, 64),
 		done:    make(chan struct{}),
 		abort:   make(chan struct{}),
@@ -383,6 +392,10 @@ func (s *STTStream) count() int {
 
 // setErr keeps the first error.
 func (s *STTStream) setErr(err error) {
+	var se *StreamError
+	if errors.As(err, &se) {
+		se.TraceID = s.trace
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err == nil {
@@ -468,6 +481,9 @@ func (s *STTStream) CloseSend() error {
 	}
 	return nil
 }
+
+// TraceID is the trace_id the gateway gave the handshake ("" if none).
+func (s *STTStream) TraceID() string { return s.trace }
 
 // Results delivers every result frame, in order, and is closed at the end.
 func (s *STTStream) Results() <-chan STTResultFrame { return s.results }

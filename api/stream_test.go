@@ -102,6 +102,9 @@ func TestTTSStreamFailures(t *testing.T) {
 			if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
+			if se.TraceID == "" || se.TraceID != st.TraceID() || !strings.Contains(err.Error(), "[trace_id "+se.TraceID+"]") {
+				t.Errorf("trace_id missing: %v", err)
+			}
 			if se.Received != 5 || !bytes.Equal(got, []byte{1, 2, 3, 4, 5}) || !bytes.Equal(st.Received(), got) {
 				t.Errorf("kept %d bytes (%v), Received=%d", len(got), got, se.Received)
 			}

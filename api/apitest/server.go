@@ -77,6 +77,13 @@ func New(t testing.TB) *Server {
 	return s
 }
 
+// traceHeader gives a WebSocket handshake its trace_id, as gateways do.
+func (s *Server) traceHeader() http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return http.Header{"X-Trace-Id": {s.nextTrace()}}
+}
+
 // InvokePath is the invoke path of tool; VoicesPath the voice list of
 // provider.
 func InvokePath(tool string) string     { return fmt.Sprintf(api.PathInvokeFmt, tool) }
@@ -501,7 +508,7 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 		s.write(w, r, *sc.Refuse)
 		return
 	}
-	conn, err := upgrader.Upgrade(w, r, nil)
+	conn, err := upgrader.Upgrade(w, r, s.traceHeader())
 	if err != nil {
 		return
 	}
@@ -628,7 +635,7 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 		s.write(w, r, *sc.Refuse)
 		return
 	}
-	conn, err := upgrader.Upgrade(w, r, nil)
+	conn, err := upgrader.Upgrade(w, r, s.traceHeader())
 	if err != nil {
 		return
 	}
