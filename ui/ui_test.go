@@ -154,11 +154,16 @@ type running struct {
 }
 
 func start(t *testing.T, srv *apitest.Server, w, h int) *running {
+	return startAt(t, srv.URL, apitest.Key, w, h)
+}
+
+// startAt runs the TUI in a real tea.Program against the gateway at base.
+func startAt(t *testing.T, base, key string, w, h int) *running {
 	t.Helper()
-	c, _ := uitest.Common(t, srv)
+	c, _ := uitest.Common(t, nil)
 	c.Clock = nil
 	var prog *tea.Program
-	cl, err := api.New(api.Options{BaseURL: srv.URL, APIKey: apitest.Key, OnCall: func(ci api.CallInfo) {
+	cl, err := api.New(api.Options{BaseURL: base, APIKey: key, OnCall: func(ci api.CallInfo) {
 		if prog != nil {
 			prog.Send(common.CallMsg(ci))
 		}
