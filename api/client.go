@@ -338,6 +338,7 @@ func (c *Client) parseEnvelope(resp *http.Response, raw []byte) (json.RawMessage
 			e.Message = "response is not the gateway envelope: " + snippet(raw)
 		} else {
 			e.Message = "response is not the gateway envelope (want a JSON object with code, message, data, trace_id): " + snippet(raw)
+			e.body = raw
 		}
 		c.finishError(e, resp)
 		return nil, e
@@ -498,6 +499,14 @@ func (c *Client) Tools(ctx context.Context) ([]Tool, error) {
 	data, err := c.withRetries(ctx, c.retry.MaxAttempts, c.retry.MaxElapsed, retryableGET, func() (json.RawMessage, error) {
 		return c.do(ctx, cl, c.timeout)
 	})
+	var e *Error
+	if errors.As(err, &e) && e.body != nil {
+		// The spec does not show the tool list's shape: accept a list
+		// served without the envelope too.
+		if tools, derr := DecodeToolList(e.body); derr == nil {
+			return tools, nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("tool list: %w", err)
 	}

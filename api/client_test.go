@@ -100,7 +100,15 @@ func TestToolListShapesThroughClient(t *testing.T) {
 	if err != nil || len(tools) != 1 || tools[0].Slug != "vendor_map" || !tools[0].Inputs[0].Required {
 		t.Fatalf("bare array: %+v %v", tools, err)
 	}
-	// A gateway that answers the tool list without an envelope.
+	// A gateway that serves the tool list without the envelope.
+	s.Script(api.PathTools, apitest.RawBody(200, `{"tools":[{"slug":"x"}]}`))
+	if tools, err := c.Tools(context.Background()); err != nil || len(tools) != 1 || tools[0].Slug != "x" {
+		t.Errorf("bare tool list: %+v %v", tools, err)
+	}
+	s.Script(api.PathTools, apitest.RawBody(200, `<html>login</html>`))
+	if _, err := c.Tools(context.Background()); err == nil || !strings.Contains(err.Error(), "not the gateway envelope") {
+		t.Errorf("html: %v", err)
+	}
 	s.Script(api.PathTools, apitest.RawBody(200, `{"code": 400}`))
 	if _, err := c.Tools(context.Background()); err == nil {
 		t.Error("code 400 without message: no error")

@@ -31,6 +31,10 @@ type Error struct {
 	RetryAfter time.Duration
 	// Vendor is set when Message reports an upstream vendor failure.
 	Vendor *VendorFailure
+
+	// body is a 2xx body that was not the envelope, for the tool list's
+	// tolerant decoder.
+	body []byte
 }
 
 // VendorFailure is an upstream vendor failure parsed from a message of
