@@ -395,3 +395,37 @@ func TestEmbeddedGatewayEndToEnd(t *testing.T) {
 		t.Fatalf("stt --stream: %d %s", code, errs)
 	}
 }
+
+func TestProfileFromConfigFile(t *testing.T) {
+	s := apitest.New(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "hark.toml")
+	os.WriteFile(cfg, []byte(`
+[profiles.lab]
+base_url = "`+s.URL+`"
+api_key_command = "echo `+apitest.Key+`"
+voice = "bo"
+`), 0o600)
+	t.Setenv("HARK_CONFIG", cfg)
+	var out, errb bytes.Buffer
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_API_KEY", "")
+	code := run(context.Background(), []string{"-p", "lab", "tts", "-o", filepath.Join(dir, "x.pcm"), "hi"}, strings.NewReader(""), &out, &errb)
+	outputs = append(outputs, out.String(), errb.String())
+	var req api.TTSRequest
+	json.Unmarshal(s.Last(api.PathTTS).Body, &req)
+	if code != 0 || req.VoiceCode != "bo" {
+		t.Fatalf("code %d, voice %q: %s", code, req.VoiceCode, errb.String())
+	}
+	out.Reset()
+	code = run(context.Background(), []string{"-p", "lab", "config"}, strings.NewReader(""), &out, &errb)
+	outputs = append(outputs, out.String(), errb.String())
+	if code != 0 || !strings.Contains(out.String(), "api_key_command (profile lab)") || !strings.Contains(out.String(), cfg) {
+		t.Errorf("config: %d\n%s", code, out.String())
+	}
+	code = run(context.Background(), []string{"-p", "nope", "config"}, strings.NewReader(""), &out, &errb)
+	if code != exitUsage || !strings.Contains(errb.String(), `profile "nope": not found`) {
+		t.Errorf("unknown profile: %d %s", code, errb.String())
+	}
+}

@@ -338,7 +338,7 @@ func typeValue(f *api.Field, v string) (any, error) {
 		return n, nil
 	case has("boolean"):
 		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "true", "yes", "1", "on", "":
+		case "true", "yes", "1", "on":
 			return true, nil
 		case "false", "no", "0", "off":
 			return false, nil
