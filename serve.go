@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -112,9 +114,19 @@ func runServe(ctx context.Context, a *app, listen, cfgPath string, allowPrivate 
 	if grace <= 0 {
 		grace = time.Duration(gateway.DefaultLimits().ShutdownGrace)
 	}
-	fmt.Fprintf(out, "shutting down (in-flight requests and streams get %s)\n", grace)
+	fmt.Fprintf(out, "shutting down: in-flight requests and streams get %s (interrupt again to stop now)\n", grace)
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	go func() {
+		select {
+		case <-again:
+			cancel() // open streams end with an error frame now
+		case <-sctx.Done():
+		}
+	}()
 	if err := srv.Shutdown(sctx); err != nil {
 		logger.Warn("shutdown grace ran out; open streams ended with an error frame", "error", err)
 	}
