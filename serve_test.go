@@ -113,9 +113,11 @@ func TestServe(t *testing.T) {
 	if _, err := c.Tools(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	tStop := time.Now()
 	cancel()
 	select {
 	case code := <-done:
+		t.Logf("serve stopped in %v", time.Since(tStop))
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errb.String())
 		}
