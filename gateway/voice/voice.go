@@ -28,8 +28,9 @@ type Config struct {
 	OpusdecPath string // opusdec binary for Ogg Opus input; default "opusdec" from PATH
 	ModelDir    string // pocketsphinx en-us model; default sphinx.DefaultModelDir
 
-	// Decoders is the number of warm pocketsphinx decoders, and so the
-	// number of recognitions that run at once; more wait. Default 2.
+	// Decoders is the most pocketsphinx decoders kept (about 90 MB each),
+	// and so the number of recognitions that run at once; more wait. One
+	// is kept warm in reserve. Default 2.
 	Decoders int
 	// MaxTextRunes bounds the TTS text. Default 100000, the gateway's
 	// stream limit; the gateway holds REST text to its own, lower limit.
@@ -124,92 +125,107 @@ func (l *Local) Voices(ctx context.Context) ([]api.Voice, error) {
 }
 
 // decoderPool keeps loaded pocketsphinx decoders for reuse; loading one
-// takes about a second.
+// takes about 0.7 s and 90 MB. It keeps one decoder warm in reserve and
+// loads the next in the background whenever the reserve is taken, up to
+// max decoders in all, so that a stream never waits for a model load
+// unless max streams are already running.
 type decoderPool struct {
 	model sphinx.Model
+	max   int
 	free  chan *sphinx.Decoder
 
 	mu      sync.Mutex
 	closed  bool
+	total   int // decoders loaded or loading
+	loaded  int // decoders loaded and not freed
 	loadErr error
-	failed  chan struct{} // closed when loading failed
+	failed  chan struct{} // closed when a load failed
 	done    chan struct{} // closed by close
 }
 
-func newDecoderPool(m sphinx.Model, n int) *decoderPool {
-	p := &decoderPool{model: m, free: make(chan *sphinx.Decoder, n), failed: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		for i := 0; i < n; i++ {
-			if !p.load() {
-				return
-			}
-		}
-	}()
+func newDecoderPool(m sphinx.Model, max int) *decoderPool {
+	p := &decoderPool{model: m, max: max, free: make(chan *sphinx.Decoder, max),
+		failed: make(chan struct{}), done: make(chan struct{})}
+	p.mu.Lock()
+	p.growLocked()
+	p.mu.Unlock()
 	return p
 }
 
-// load adds one decoder to the pool; it reports whether that worked.
-func (p *decoderPool) load() bool {
+// growLocked starts loading a decoder when none is in reserve and the pool
+// may grow.
+func (p *decoderPool) growLocked() {
+	if p.closed || p.loadErr != nil || len(p.free) > 0 || p.total >= p.max {
+		return
+	}
+	p.total++
+	go p.load()
+}
+
+func (p *decoderPool) load() {
 	d, err := sphinx.New(p.model)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
+		p.total--
 		if p.loadErr == nil {
 			p.loadErr = err
 			close(p.failed)
 		}
-		return false
+		return
 	}
 	if p.closed {
+		p.total--
 		d.Close()
-		return false
+		return
 	}
-	p.free <- d
-	return true
+	p.loaded++
+	p.free <- d // never blocks: at most max decoders exist
 }
 
 var errPoolClosed = errors.New("voice provider closed")
 
 // get waits for a free decoder.
 func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
-	select {
-	case d := <-p.free:
-		return d, nil
-	default:
-	}
-	select {
-	case d := <-p.free:
-		return d, nil
-	case <-p.failed:
-		// Another may still come back from a running recognition.
+	failed := p.failed
+	for {
 		select {
 		case d := <-p.free:
+			p.mu.Lock()
+			p.growLocked()
+			p.mu.Unlock()
 			return d, nil
-		default:
+		case <-failed:
+			p.mu.Lock()
+			loaded, err := p.loaded, p.loadErr
+			p.mu.Unlock()
+			if loaded == 0 {
+				return nil, fmt.Errorf("speech recognition unavailable: %w", err)
+			}
+			failed = nil // decoders exist: wait for one to come back
+		case <-p.done:
+			return nil, errPoolClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("speech recognition unavailable: %w", p.loadErr)
-	case <-p.done:
-		return nil, errPoolClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
 }
 
 // put returns a decoder; a broken one is freed and replaced.
 func (p *decoderPool) put(d *sphinx.Decoder, broken bool) {
-	if broken {
-		d.Close()
-		go p.load()
-		return
+	if !broken {
+		d.Reset()
 	}
-	d.Reset()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.closed || broken {
 		d.Close()
+		p.total--
+		p.loaded--
+		p.growLocked()
 		return
 	}
-	p.free <- d // never blocks: the pool holds at most cap(free) decoders
+	p.free <- d // never blocks: at most max decoders exist
 }
 
 func (p *decoderPool) close() {
@@ -224,6 +240,8 @@ func (p *decoderPool) close() {
 		select {
 		case d := <-p.free:
 			d.Close()
+			p.total--
+			p.loaded--
 		default:
 			return
 		}
