@@ -63,6 +63,11 @@ func TestDecodeToolListShapes(t *testing.T) {
 				t.Errorf("%+v", tools)
 			}
 		}},
+		{"function-calling style", `[{"type":"function","function":{"name":"vendor_crawl","description":"c","parameters":{"type":"object","properties":{"url":{"type":"string"}},"required":["url"]}}}]`, func(t *testing.T, tools []api.Tool) {
+			if tools[0].Slug != "vendor_crawl" || !tools[0].Inputs[0].Required {
+				t.Errorf("%+v", tools[0])
+			}
+		}},
 		{"bare strings", `["vendor_search","vendor_map"]`, func(t *testing.T, tools []api.Tool) {
 			if len(tools) != 2 || tools[1].Slug != "vendor_map" {
 				t.Errorf("%+v", tools)

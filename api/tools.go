@@ -157,6 +157,12 @@ func decodeTool(raw json.RawMessage, key string) (Tool, bool) {
 	if err != nil {
 		return t, false
 	}
+	// OpenAI-style {"type": "function", "function": {name, parameters}}.
+	if fn, ok := obj["function"]; ok {
+		if _, inner, err := orderedObject(fn); err == nil {
+			obj = inner
+		}
+	}
 	_, slug := pickString(obj, "slug", "tool")
 	_, name := pickString(obj, "name")
 	if slug == "" {
