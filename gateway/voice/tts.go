@@ -3,6 +3,7 @@ package voice
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -333,7 +334,8 @@ func (l *Local) speak(ctx context.Context, plan *ttsPlan, text string, emit func
 	if ctx.Err() != nil && readErr == nil {
 		return ctx.Err()
 	}
-	if readErr != nil {
+	var badOutput engineOutputError
+	if readErr != nil && !(errors.As(readErr, &badOutput) && waitErr != nil) {
 		return readErr
 	}
 	if waitErr != nil {
@@ -347,7 +349,7 @@ func (l *Local) speak(ctx context.Context, plan *ttsPlan, text string, emit func
 func readEngineWAV(r io.Reader, emit func(rate int, s []int16) error) error {
 	f, err := readWAVHeader(r)
 	if err != nil {
-		return fmt.Errorf("engine output: %w", err)
+		return engineOutputError{err}
 	}
 	buf := make([]byte, 8192)
 	var rest []byte
@@ -373,6 +375,13 @@ func readEngineWAV(r io.Reader, emit func(rate int, s []int16) error) error {
 		}
 	}
 }
+
+// engineOutputError is output of an engine that is not WAV; when the
+// engine also failed, its own message says more.
+type engineOutputError struct{ err error }
+
+func (e engineOutputError) Error() string { return "engine output: " + e.err.Error() }
+func (e engineOutputError) Unwrap() error { return e.err }
 
 // audioOut encodes resampled samples into the requested format and writes
 // them to the sink.

@@ -337,6 +337,7 @@ func TestEngineFailsMidway(t *testing.T) {
 	body := fmt.Sprintf(`#!/bin/sh
 case "$1" in --voices*) exec %s "$@";; esac
 for a; do last="$a"; done
+case "$last" in *refuse*) echo "espeak-ng: cannot open voice" >&2; exit 1;; esac
 case "$last" in *boom*) %s --stdout -v en-us "half of it" | head -c 20000; echo "synthesis exploded" >&2; exit 3;; esac
 exec %s "$@"
 `, real, real, real)
@@ -355,6 +356,11 @@ exec %s "$@"
 	}
 	if sink.writes == 0 || sink.Len() < 20000 {
 		t.Errorf("%d fragments, %d bytes kept before the failure", sink.writes, sink.Len())
+	}
+	sink = &countingSink{}
+	_, err = l.Synthesize(context.Background(), api.TTSRequest{Text: "Please refuse.", VoiceCode: "espeak:en-us", Format: api.FormatWAV}, sink)
+	if err == nil || !strings.Contains(err.Error(), "cannot open voice") || sink.writes != 0 {
+		t.Fatalf("err %v after %d writes, want the engine's message and no audio", err, sink.writes)
 	}
 }
 
