@@ -1,15 +1,20 @@
 package gateway
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -136,34 +141,39 @@ func BenchmarkInvokeSearch(b *testing.B) {
 	})
 }
 
-// BenchmarkOpenSTTStreams measures the memory an open, idle STT stream
-// holds (configuration sent, waiting for audio). Client and server run in
-// this process, so the figure includes the client's side of each
-// connection (small buffers, no goroutine): an upper bound for the server.
+// BenchmarkOpenSTTStreams measures the memory the gateway holds per open,
+// idle STT stream (configuration sent, waiting for audio). The clients run
+// in a child process (this test binary, see TestStreamClientHelper), so
+// the figure is the server's alone.
 func BenchmarkOpenSTTStreams(b *testing.B) {
 	const streams = 200
 	base, key, _ := benchGateway(b)
-	u := "ws" + strings.TrimPrefix(base, "http") + api.PathSTTStream
-	d := websocket.Dialer{ReadBufferSize: 256, WriteBufferSize: 256}
-	hdr := http.Header{"Authorization": {"Bearer " + key}}
 	var perStream, goroutines float64
+	baseline := runtime.NumGoroutine()
 	for range b.N {
+		// Let the previous round's streams end first.
+		for i := 0; i < 500 && runtime.NumGoroutine() > baseline; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		g0 := runtime.NumGoroutine()
-		conns := make([]*websocket.Conn, 0, streams)
-		for range streams {
-			c, _, err := d.Dial(u, hdr)
-			if err != nil {
-				b.Fatal(err)
-			}
-			c.WriteJSON(api.STTRequest{Provider: api.DefaultProvider})
-			conns = append(conns, c)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestStreamClientHelper$")
+		cmd.Env = append(os.Environ(), "HARK_STREAM_CLIENT_URL="+base, "HARK_STREAM_CLIENT_KEY="+key,
+			"HARK_STREAM_CLIENT_N="+strconv.Itoa(streams))
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, "ready") {
+			b.Fatalf("client helper: %q %v", line, err)
 		}
 		// Wait until every stream is past its configuration frame.
-		for range 100 {
-			if runtime.NumGoroutine()-g0 >= 3*streams {
+		for range 1000 {
+			if runtime.NumGoroutine()-g0 >= 2*streams {
 				break
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -172,11 +182,37 @@ func BenchmarkOpenSTTStreams(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		perStream = float64(after.HeapInuse+after.StackInuse-before.HeapInuse-before.StackInuse) / streams
 		goroutines = float64(runtime.NumGoroutine()-g0) / streams
-		for _, c := range conns {
-			c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
-			c.Close()
-		}
+		stdin.Close()
+		cmd.Wait()
 	}
 	b.ReportMetric(perStream/1024, "KiB/stream")
 	b.ReportMetric(goroutines, "goroutines/stream")
+}
+
+// TestStreamClientHelper is the benchmark's client process: it opens N STT
+// streams, sends their configuration, says "ready", and holds them until
+// stdin closes. It does nothing in a normal test run.
+func TestStreamClientHelper(t *testing.T) {
+	base := os.Getenv("HARK_STREAM_CLIENT_URL")
+	if base == "" {
+		t.Skip("only run by BenchmarkOpenSTTStreams")
+	}
+	n, _ := strconv.Atoi(os.Getenv("HARK_STREAM_CLIENT_N"))
+	u := "ws" + strings.TrimPrefix(base, "http") + api.PathSTTStream
+	hdr := http.Header{"Authorization": {"Bearer " + os.Getenv("HARK_STREAM_CLIENT_KEY")}}
+	var conns []*websocket.Conn
+	for range n {
+		c, _, err := websocket.DefaultDialer.Dial(u, hdr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.WriteJSON(api.STTRequest{Provider: api.DefaultProvider})
+		conns = append(conns, c)
+	}
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
+	for _, c := range conns {
+		c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+		c.Close()
+	}
 }

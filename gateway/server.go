@@ -95,9 +95,10 @@ type Server struct {
 	// (when the shutdown grace runs out) interrupts upstream calls.
 	baseCtx    context.Context
 	hardCancel context.CancelFunc
-	draining   chan struct{}
-	drainOnce  sync.Once
-	streams    sync.WaitGroup
+	// drainCtx ends when Shutdown starts.
+	drainCtx context.Context
+	drain    context.CancelFunc
+	streams  sync.WaitGroup
 
 	mu sync.Mutex
 	hs *http.Server
@@ -115,13 +116,12 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("gateway: Options.DB is nil (see OpenDB)")
 	}
 	s := &Server{
-		limits:   opts.Config.Limits.withDefaults(),
-		tools:    newRegistry(),
-		toolMap:  map[string]*tool{},
-		known:    map[string]bool{},
-		log:      opts.Logger,
-		now:      opts.Now,
-		draining: make(chan struct{}),
+		limits:  opts.Config.Limits.withDefaults(),
+		tools:   newRegistry(),
+		toolMap: map[string]*tool{},
+		known:   map[string]bool{},
+		log:     opts.Logger,
+		now:     opts.Now,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -157,10 +157,13 @@ func New(opts Options) (*Server, error) {
 	}
 	s.limiter = newRateLimiter(s.limits.RatePerSecond, s.limits.RateBurst, s.now)
 	s.baseCtx, s.hardCancel = context.WithCancel(context.Background())
+	s.drainCtx, s.drain = context.WithCancel(context.Background())
 	s.upgrader = websocket.Upgrader{
 		HandshakeTimeout: 10 * time.Second,
-		ReadBufferSize:   4096,
-		WriteBufferSize:  4096,
+		// Zero sizes reuse net/http's buffers for reading, and the pool
+		// lends write buffers only while a frame is written, so an idle
+		// stream holds no buffers of its own.
+		WriteBufferPool: &sync.Pool{},
 		// Only this safe value is ever echoed; a bearer.<key> offer is read
 		// by auth and never selected.
 		Subprotocols: []string{Subprotocol},
@@ -244,7 +247,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // error frame. It returns ctx's error in that case.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	s.drainOnce.Do(func() { close(s.draining) })
+	s.drain()
 	hs := s.hs
 	s.mu.Unlock()
 	done := make(chan struct{})
@@ -274,12 +277,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) isDraining() bool {
-	select {
-	case <-s.draining:
-		return true
-	default:
-		return false
-	}
+	return s.drainCtx.Err() != nil
 }
 
 // scrub removes configured vendor secrets from a message.

@@ -390,16 +390,11 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 			pw.Write(data) // fails harmlessly once the input has ended
 		}
 	}()
-	drainWatchDone := make(chan struct{})
-	defer close(drainWatchDone)
-	go func() {
-		select {
-		case <-s.draining:
-			endInput("gateway shutting down: recognition ended with the audio received", websocket.CloseGoingAway)
-			st.conn.SetReadDeadline(time.Now()) // stop the reader
-		case <-drainWatchDone:
-		}
-	}()
+	stopDrainWatch := context.AfterFunc(s.drainCtx, func() {
+		endInput("gateway shutting down: recognition ended with the audio received", websocket.CloseGoingAway)
+		st.conn.SetReadDeadline(time.Now()) // stop the reader
+	})
+	defer stopDrainWatch()
 
 	var durationMs int
 	sentFinal := false
