@@ -613,7 +613,8 @@ func TestSTTCancelWhileWaiting(t *testing.T) {
 	pw.Write(make([]byte, 6400))
 	time.Sleep(100 * time.Millisecond)
 	cancel()
-	pw.Write(make([]byte, 6400)) // the reader wakes and sees ctx ended
+	go pw.Write(make([]byte, 6400)) // the reader wakes and sees ctx ended
+	defer pr.Close()                // frees that write if nobody reads it
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) {
