@@ -24,7 +24,7 @@ func init() {
 
 func newServeCmd(a *app) *cobra.Command {
 	var listen, cfgPath string
-	var allowPrivate bool
+	var allowPrivate, newKey bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the gateway as a server for other hark clients",
@@ -35,6 +35,9 @@ file with one local workspace and prints its API key once; only the key's
 SHA-256 is stored. See docs/gateway.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if newKey {
+				return printNewKey(a)
+			}
 			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate)
 		},
 	}
@@ -42,7 +45,19 @@ SHA-256 is stored. See docs/gateway.md.`,
 	f.StringVar(&listen, "listen", "", "address to listen on (default: listen in gateway.toml, else "+gateway.DefaultListen+")")
 	f.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
+	f.BoolVar(&newKey, "new-key", false, "print a new API key and the hash to add to gateway.toml, then exit")
 	return cmd
+}
+
+// printNewKey shows a fresh key once, with the line gateway.toml needs.
+func printNewKey(a *app) error {
+	key, err := gateway.NewAPIKey()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "New API key (shown only now):\n\n    %s\n\n", key)
+	fmt.Fprintf(a.stdout, "Add its SHA-256 to api_key_sha256 of a [[workspace]] in gateway.toml:\n\n    \"%s\"\n", gateway.HashKey(key))
+	return nil
 }
 
 func runServe(ctx context.Context, a *app, listen, cfgPath string, allowPrivate bool) error {

@@ -14,6 +14,7 @@ import (
 
 	"hark/api"
 	"hark/config"
+	"hark/gateway"
 	"hark/gateway/embedded"
 )
 
@@ -186,4 +187,13 @@ func TestEmbeddedVoiceRoundTrip(t *testing.T) {
 		t.Fatalf("stt stream: %v, final %+v", err, final)
 	}
 	t.Logf("recognized %q", final.Text)
+}
+
+func TestServeNewKey(t *testing.T) {
+	var out, errb lockedBuffer
+	code := run(context.Background(), []string{"serve", "--new-key"}, strings.NewReader(""), &out, &errb)
+	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
+	if code != 0 || key == "" || !strings.Contains(out.String(), `"`+gateway.HashKey(key)+`"`) {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
 }
