@@ -2,6 +2,7 @@ package voices
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -305,16 +306,7 @@ func (t ttsJob) run() {
 	}
 
 	_ = pb.CloseWrite()
-	select {
-	case <-pb.Done():
-	case <-t.ctx.Done():
-		pb.Stop()
-		done.stopped = true
-		select {
-		case <-pb.Done():
-		case <-time.After(2 * time.Second):
-		}
-	}
+	done.err = cmp.Or(done.err, waitPlayback(t.ctx, pb))
 	if t.ctx.Err() != nil {
 		// Stopped by the user: whatever the stream or player said about
 		// being cut off is not a failure.
@@ -326,6 +318,38 @@ func (t ttsJob) run() {
 	}
 	done.stats = pb.Stats()
 	done.savedTo = pb.SavedTo()
+}
+
+// playbackStall is how long a playback may go without playing anything
+// before hark gives up on the sound device rather than wait forever.
+const playbackStall = 5 * time.Second
+
+// waitPlayback waits for pb to play out, to be stopped through ctx, or to
+// stall (its position unchanged for playbackStall).
+func waitPlayback(ctx context.Context, pb *audio.Playback) error {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	last, since := pb.Position(), time.Now()
+	for {
+		select {
+		case <-pb.Done():
+			return nil
+		case <-ctx.Done():
+			pb.Stop()
+			select {
+			case <-pb.Done():
+			case <-time.After(2 * time.Second):
+			}
+			return nil
+		case <-tick.C:
+			if pos := pb.Position(); pos != last {
+				last, since = pos, time.Now()
+			} else if time.Since(since) > playbackStall {
+				pb.Stop()
+				return fmt.Errorf("playback: the sound output played nothing for %v; gave up (the audio is kept: w saves it)", playbackStall)
+			}
+		}
+	}
 }
 
 // saveCmd writes a clip to dir: pcm as WAV, wav and mp3 as they are.

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -105,7 +106,13 @@ func (r *e2eRoot) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return r, cmd
 }
 
-func (r *e2eRoot) View() tea.View { return tea.NewView(r.p.View()) }
+var lastView atomic.Value // the last frame, for the failure message
+
+func (r *e2eRoot) View() tea.View {
+	v := r.p.View()
+	lastView.Store(v)
+	return tea.NewView(v)
+}
 
 type quitMsg struct{}
 
@@ -190,7 +197,7 @@ func TestVoicesE2EChild(t *testing.T) {
 				t.Fatalf("program ended while waiting for %s: %v", what, err)
 			case <-timeout:
 				prog.Kill()
-				t.Fatalf("timed out waiting for %s", what)
+				t.Fatalf("timed out waiting for %s; screen:\n%s", what, lastView.Load())
 			}
 		}
 	}
