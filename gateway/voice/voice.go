@@ -37,6 +37,12 @@ type Config struct {
 	MaxTextRunes int
 	// MaxAudio bounds the audio of one recognition. Default 60 minutes.
 	MaxAudio time.Duration
+	// WarmAfter is how long after New the first decoder starts loading
+	// in the background, so that a short-lived hark command (which builds
+	// the embedded gateway but never listens) does not pay for it; the
+	// first recognition starts it at once. Default 1 s; negative loads at
+	// once.
+	WarmAfter time.Duration
 	// PartialInterval is how much new audio passes between partial
 	// results (sent only when the hypothesis changed). Default 300 ms.
 	PartialInterval time.Duration
@@ -48,6 +54,7 @@ const (
 	DefaultMaxTextRunes    = 100000
 	DefaultMaxAudio        = 60 * time.Minute
 	DefaultPartialInterval = 300 * time.Millisecond
+	DefaultWarmAfter       = time.Second
 )
 
 // Local is the local voice provider; it implements engine.VoiceProvider.
@@ -80,6 +87,9 @@ func New(cfg Config) (*Local, error) {
 	if cfg.PartialInterval <= 0 {
 		cfg.PartialInterval = DefaultPartialInterval
 	}
+	if cfg.WarmAfter == 0 {
+		cfg.WarmAfter = DefaultWarmAfter
+	}
 	if cfg.ModelDir == "" {
 		cfg.ModelDir = sphinx.DefaultModelDir
 	}
@@ -94,7 +104,7 @@ func New(cfg Config) (*Local, error) {
 	if l.voices, err = loadCatalog(l.espeak, l.flite); err != nil {
 		return nil, err
 	}
-	l.pool = newDecoderPool(sphinx.ModelIn(cfg.ModelDir), cfg.Decoders)
+	l.pool = newDecoderPool(sphinx.ModelIn(cfg.ModelDir), cfg.Decoders, cfg.WarmAfter)
 	return l, nil
 }
 
@@ -141,14 +151,23 @@ type decoderPool struct {
 	loadErr error
 	failed  chan struct{} // closed when a load failed
 	done    chan struct{} // closed by close
+	warm    *time.Timer
 }
 
-func newDecoderPool(m sphinx.Model, max int) *decoderPool {
+func newDecoderPool(m sphinx.Model, max int, warmAfter time.Duration) *decoderPool {
 	p := &decoderPool{model: m, max: max, free: make(chan *sphinx.Decoder, max),
 		failed: make(chan struct{}), done: make(chan struct{})}
 	p.mu.Lock()
-	p.growLocked()
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	if warmAfter < 0 {
+		p.growLocked()
+	} else {
+		p.warm = time.AfterFunc(warmAfter, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.growLocked()
+		})
+	}
 	return p
 }
 
@@ -187,6 +206,11 @@ var errPoolClosed = errors.New("voice provider closed")
 
 // get waits for a free decoder.
 func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
+	p.mu.Lock()
+	if p.total == 0 {
+		p.growLocked() // not warmed yet
+	}
+	p.mu.Unlock()
 	failed := p.failed
 	for {
 		select {
@@ -236,6 +260,9 @@ func (p *decoderPool) close() {
 	}
 	p.closed = true
 	close(p.done)
+	if p.warm != nil {
+		p.warm.Stop()
+	}
 	for {
 		select {
 		case d := <-p.free:
