@@ -1,7 +1,6 @@
 package voice
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"sort"
@@ -174,5 +173,3 @@ func BenchmarkWERFliteRMS(b *testing.B)   { benchWER(b, "flite:rms") }
 func BenchmarkWERFliteAWB(b *testing.B)   { benchWER(b, "flite:awb") }
 func BenchmarkWERFliteKal16(b *testing.B) { benchWER(b, "flite:kal16") }
 func BenchmarkWEREspeakEnUS(b *testing.B) { benchWER(b, "espeak:en-us") }
-
-var _ = bytes.MinRead
