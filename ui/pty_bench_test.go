@@ -142,7 +142,13 @@ func LongReport(size int) string {
 
 // BenchmarkKeystrokeScrollReport measures the bytes written to the
 // terminal when a long research report scrolls by one line (j).
-func BenchmarkKeystrokeScrollReport(b *testing.B) {
+func BenchmarkKeystrokeScrollReport(b *testing.B) { benchReport(b, "j") }
+
+// BenchmarkKeystrokePageReport measures a page down (pgdn) in the report:
+// every line of the view is new.
+func BenchmarkKeystrokePageReport(b *testing.B) { benchReport(b, "\x1b[6~") }
+
+func benchReport(b *testing.B, reportKey string) {
 	srv := apitest.New(b)
 	srv.Script(apitest.InvokePath(api.ToolResearch), apitest.OK(map[string]any{"service": "vendor_search", "tool": api.ToolResearch,
 		"output": api.ResearchOutput{RequestID: "r", Status: api.ResearchCompleted, Content: LongReport(200 << 10)}}))
@@ -157,7 +163,7 @@ func BenchmarkKeystrokeScrollReport(b *testing.B) {
 		return strings.Contains(v, "responsive") && !strings.Contains(v, "**responsive**")
 	})
 	term.settle(0, 300*time.Millisecond)
-	keystrokes(b, term, "j")
+	keystrokes(b, term, reportKey)
 }
 
 // BenchmarkKeystrokeList500 measures the bytes written when the selection
