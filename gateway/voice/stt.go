@@ -51,10 +51,10 @@ func (l *Local) planSTT(cfg api.STTRequest) (sttOptions, error) {
 		uttSoft:        utteranceSoftMax,
 		uttHard:        utteranceHardMax,
 	}
-	switch strings.ToLower(strings.ReplaceAll(cfg.Language, "_", "-")) {
-	case "", "en", "en-us":
-	default:
-		return o, &engine.InputError{Field: "language", Rule: fmt.Sprintf("%q is not supported; the local recogniser (pocketsphinx) knows only en-us (send en, en-us or nothing)", cfg.Language)}
+	// Any English tag is heard with the US model; other languages have
+	// no model here.
+	if lang := strings.ToLower(strings.ReplaceAll(cfg.Language, "_", "-")); lang != "" && lang != "en" && !strings.HasPrefix(lang, "en-") {
+		return o, &engine.InputError{Field: "language", Rule: fmt.Sprintf("%q is not supported; the local recogniser (pocketsphinx) knows only English, with its en-us model (send en, en-us or nothing)", cfg.Language)}
 	}
 	if cfg.SampleRate != 0 && (cfg.SampleRate < minInputRate || cfg.SampleRate > maxInputRate) {
 		return o, rangeError("sample_rate", cfg.SampleRate, minInputRate, maxInputRate, "Hz of raw pcm input")

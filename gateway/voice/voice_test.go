@@ -491,6 +491,7 @@ func TestSTTInputErrors(t *testing.T) {
 		words []string
 	}{
 		{api.STTRequest{Language: "zh"}, "language", []string{"en-us"}},
+		{api.STTRequest{Language: "eng"}, "language", []string{"English"}},
 		{api.STTRequest{SampleRate: 1000}, "sample_rate", []string{"4000..192000"}},
 		{api.STTRequest{SampleRate: 16000, Extra: map[string]any{"beam": 3.0}}, "extra.beam", []string{"partial_interval_ms"}},
 		{api.STTRequest{SampleRate: 16000, Extra: map[string]any{"partial_interval_ms": 10.0}}, "extra.partial_interval_ms", []string{"100..5000"}},
@@ -498,7 +499,7 @@ func TestSTTInputErrors(t *testing.T) {
 		err := l.Recognize(context.Background(), tc.cfg, bytes.NewReader(pcm), func(engine.Transcript) error { return nil })
 		inputError(t, err, tc.field, tc.words...)
 	}
-	for _, lang := range []string{"en", "EN-US", "en_US", ""} {
+	for _, lang := range []string{"en", "EN-US", "en_US", "en-gb", ""} {
 		recognize(t, l, api.STTRequest{Language: lang, SampleRate: 16000}, pcm)
 	}
 }
