@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -208,6 +209,7 @@ type ttsJob struct {
 	req    api.TTSRequest
 	stream bool
 	memo   *clip
+	paused *atomic.Bool // set while the user has paused the playback
 }
 
 func (t ttsJob) run() {
@@ -306,7 +308,7 @@ func (t ttsJob) run() {
 	}
 
 	_ = pb.CloseWrite()
-	done.err = cmp.Or(done.err, waitPlayback(t.ctx, pb))
+	done.err = cmp.Or(done.err, waitPlayback(t.ctx, pb, t.paused))
 	if t.ctx.Err() != nil {
 		// Stopped by the user: whatever the stream or player said about
 		// being cut off is not a failure.
@@ -325,8 +327,8 @@ func (t ttsJob) run() {
 const playbackStall = 5 * time.Second
 
 // waitPlayback waits for pb to play out, to be stopped through ctx, or to
-// stall (its position unchanged for playbackStall).
-func waitPlayback(ctx context.Context, pb *audio.Playback) error {
+// stall (its position unchanged for playbackStall while not paused).
+func waitPlayback(ctx context.Context, pb *audio.Playback, paused *atomic.Bool) error {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	last, since := pb.Position(), time.Now()
@@ -342,7 +344,7 @@ func waitPlayback(ctx context.Context, pb *audio.Playback) error {
 			}
 			return nil
 		case <-tick.C:
-			if pos := pb.Position(); pos != last {
+			if pos := pb.Position(); pos != last || paused.Load() {
 				last, since = pos, time.Now()
 			} else if time.Since(since) > playbackStall {
 				pb.Stop()

@@ -10,6 +10,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/filepicker"
@@ -106,6 +107,7 @@ type playState struct {
 	level    float64
 	pos      time.Duration
 	paused   bool
+	pausedAt *atomic.Bool // shared with the job, so a pause is not a stall
 	done     bool
 	stopped  bool
 	err      error
@@ -556,9 +558,10 @@ func (p *Pane) speak() tea.Cmd {
 func (p *Pane) startTTS(req api.TTSRequest, stream, preview bool, memo *clip) tea.Cmd {
 	j := p.newJob()
 	ctx, cancel := context.WithCancel(context.Background())
-	p.play = &playState{id: j.id, preview: preview, voice: req.VoiceCode, stream: stream, cancel: cancel, cached: memo != nil}
+	paused := new(atomic.Bool)
+	p.play = &playState{id: j.id, preview: preview, voice: req.VoiceCode, stream: stream, cancel: cancel, cached: memo != nil, pausedAt: paused}
 	p.savedTo, p.saveErr = "", nil
-	t := ttsJob{job: j, c: p.c, ctx: ctx, req: req, stream: stream, memo: memo}
+	t := ttsJob{job: j, c: p.c, ctx: ctx, req: req, stream: stream, memo: memo, paused: paused}
 	return j.r.start(t.run)
 }
 
@@ -643,8 +646,11 @@ func (p *Pane) togglePause() tea.Cmd {
 		return nil
 	}
 	ps.paused = !ps.paused
-	pb, paused := ps.pb, ps.paused
+	pb, paused, flag := ps.pb, ps.paused, ps.pausedAt
 	return func() tea.Msg {
+		if flag != nil {
+			flag.Store(paused)
+		}
 		if paused {
 			pb.Pause()
 		} else {
