@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"hark/api"
 	"hark/audio"
+	"hark/config"
 	"hark/ui"
 	"hark/ui/common"
 )
@@ -33,10 +35,7 @@ func runTUI(ctx context.Context, a *app) error {
 	// The status bar shows every call's trace_id and latency.
 	a.onCall = func(ci api.CallInfo) { send(common.CallMsg(ci)) }
 
-	gw := "embedded gateway"
-	if a.cfg.BaseURL != "" {
-		gw = a.cfg.BaseURL
-	}
+	gw := gatewayLabel(a.cfg.BaseURL, a.cfg.Profile)
 	c := &common.Common{
 		Styles:    common.NewStyles(true, os.Getenv("NO_COLOR") != ""),
 		Gateway:   gw,
@@ -101,4 +100,24 @@ func lazyAudio(sink string) (open func() (*audio.Output, error), state func() st
 		return out.Describe()
 	}
 	return open, state
+}
+
+// gatewayLabel describes the gateway for the status bar: the embedded one
+// (which serves the single workspace "local"), or the URL without any
+// user information, with the settings profile when one is chosen (the
+// workspace of a remote gateway follows from the API key, which is never
+// shown).
+func gatewayLabel(base, profile string) string {
+	if base == "" {
+		return "embedded · workspace local"
+	}
+	label := base
+	if u, err := url.Parse(base); err == nil && u.Host != "" {
+		u.User = nil
+		label = u.Redacted()
+	}
+	if profile != "" && profile != config.DefaultProfile {
+		label += " · profile " + profile
+	}
+	return label
 }

@@ -65,6 +65,13 @@ type Model struct {
 	notice   string
 	toolsErr error
 	loading  bool
+	credits  *int64
+	counting bool // a Credits call is under way
+}
+
+type creditsMsg struct {
+	used int64
+	err  error
 }
 
 // New builds the root with its panes: Search, Pages, Research, Voices and
@@ -166,6 +173,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.lastCall = &ci
 		if ci.Err == nil && ci.Status < 400 {
 			m.problem = nil
+		}
+		if m.c.Credits == nil || m.counting {
+			return m, nil
+		}
+		m.counting = true
+		fn := m.c.Credits
+		return m, func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			n, err := fn(ctx)
+			return creditsMsg{used: n, err: err}
+		}
+	case creditsMsg:
+		m.counting = false
+		if msg.err == nil {
+			m.credits = &msg.used
 		}
 		return m, nil
 	case common.ErrorMsg:
@@ -376,6 +399,9 @@ func (m *Model) statusView() string {
 			t = "-"
 		}
 		parts = append(parts, s.Label.Render("trace ")+s.Text.Render(t)+s.Dim.Render(" "+latency(c.Latency)))
+	}
+	if m.credits != nil {
+		parts = append(parts, s.Label.Render("credits ")+s.Text.Render(fmt.Sprint(*m.credits)))
 	}
 	if m.c.AudioState != nil {
 		parts = append(parts, s.Label.Render("♪ ")+s.Text.Render(m.c.AudioState()))

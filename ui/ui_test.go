@@ -119,6 +119,21 @@ func TestRoutingAndStatus(t *testing.T) {
 	}
 }
 
+func TestCreditsWhenKnown(t *testing.T) {
+	m := newModel(t, nil, 100, 24)
+	if strings.Contains(uitest.Plain(m.statusView()), "credits") {
+		t.Error("credits shown though unknown")
+	}
+	m.c.Credits = func(context.Context) (int64, error) { return 12, nil }
+	_, cmd := m.Update(common.CallMsg{TraceID: "t", Status: 200})
+	for _, msg := range uitest.Exec(cmd) {
+		m.Update(msg)
+	}
+	if !strings.Contains(uitest.Plain(m.statusView()), "credits 12") {
+		t.Errorf("status: %s", uitest.Plain(m.statusView()))
+	}
+}
+
 func TestBackgroundColorRestyles(t *testing.T) {
 	m := newModel(t, nil, 80, 24)
 	m.Update(tea.BackgroundColorMsg{Color: lightColor{}})
