@@ -115,31 +115,62 @@ func (e *Engine) search(ctx context.Context, in api.SearchInput) (*api.SearchOut
 	if in.IncludeRawContent || in.IncludeAnswer || in.ExactMatch {
 		bodyCol = "p.body"
 	}
-	q := fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic,
-	%s, -bm25(web_fts, 5.0, 1.0, 2.0)
-FROM web_fts JOIN web_pages p ON p.id = web_fts.rowid
-WHERE web_fts MATCH ?`, bodyCol, snip)
-	if len(where) > 0 {
-		q += " AND " + strings.Join(where, " AND ")
+	// Phase 1 ranks ids only: FTS5's "ORDER BY rank LIMIT n" path keeps
+	// the n best without computing columns for every matching page.
+	var q string
+	if len(where) == 0 {
+		q = `SELECT rowid, -rank FROM web_fts WHERE web_fts MATCH ? ORDER BY rank LIMIT ?`
+	} else {
+		q = `SELECT f.rowid, -f.rank FROM web_fts f JOIN web_pages p ON p.id = f.rowid WHERE web_fts MATCH ? AND ` +
+			strings.Join(where, " AND ") + ` ORDER BY f.rank LIMIT ?`
 	}
-	q += " ORDER BY bm25(web_fts, 5.0, 1.0, 2.0) LIMIT ?"
 	args = append(args, pool)
 	rows, err := e.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	var cands []*candidate
+	byID := map[int64]*candidate{}
+	var ids []string
 	for rows.Next() {
 		c := &candidate{}
-		if err := rows.Scan(&c.id, &c.url, &c.host, &c.title, &c.desc, &c.body, &c.images, &c.favicon, &c.published, &c.fetched, &c.topic, &c.snippet, &c.raw); err != nil {
+		if err := rows.Scan(&c.id, &c.raw); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("search index: %w", err)
 		}
 		cands = append(cands, c)
+		byID[c.id] = c
+		ids = append(ids, fmt.Sprint(c.id))
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
+	}
+	// Phase 2 reads the candidates' columns and snippets.
+	if len(cands) > 0 {
+		q = fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic, %s
+FROM web_fts JOIN web_pages p ON p.id = web_fts.rowid
+WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(ids, ","))
+		rows, err := e.db.QueryContext(ctx, q, match)
+		if err != nil {
+			return nil, fmt.Errorf("search index: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var d candidate
+			if err := rows.Scan(&id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.snippet); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("search index: %w", err)
+			}
+			if c := byID[id]; c != nil {
+				d.id, d.raw = c.id, c.raw
+				*c = d
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("search index: %w", err)
+		}
 	}
 	if in.ExactMatch {
 		phrase := normPhrase(in.Query)

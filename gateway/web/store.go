@@ -67,6 +67,10 @@ func openStore(db *sql.DB) (*store, error) {
 			return nil, fmt.Errorf("web: create tables: %w", err)
 		}
 	}
+	// Title weighs 5, body 1, URL 2 in the rank FTS5 orders by.
+	if _, err := db.Exec(`INSERT INTO web_fts(web_fts, rank) VALUES ('rank', 'bm25(5.0, 1.0, 2.0)')`); err != nil {
+		return nil, fmt.Errorf("web: configure ranking: %w", err)
+	}
 	return &store{db: db}, nil
 }
 
