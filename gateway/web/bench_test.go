@@ -81,9 +81,9 @@ func (c *benchCorpus) page(i int) *page {
 }
 
 var bench10k struct {
-	once    sync.Once
-	e       *Engine
-	rate    float64 // pages/s while building
+	once        sync.Once
+	e           *Engine
+	rate        float64 // pages/s while building
 	queries     []string
 	zipfQueries []string
 	err         error
