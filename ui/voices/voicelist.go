@@ -3,6 +3,7 @@ package voices
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -155,12 +156,22 @@ type row struct {
 func (l *VoiceList) rows() []row {
 	var rs []row
 	lang := "\x00"
+	head := -1
+	n := 0
 	for i, v := range l.shown {
 		if l.order == ByLanguage && v.Language != lang {
-			lang = v.Language
+			if n > 1 {
+				rs[head].heading += " (" + strconv.Itoa(n) + ")"
+			}
+			lang, n = v.Language, 0
+			head = len(rs)
 			rs = append(rs, row{heading: cmp.Or(lang, "(no language)"), voice: -1})
 		}
+		n++
 		rs = append(rs, row{voice: i})
+	}
+	if head >= 0 && n > 1 {
+		rs[head].heading += " (" + strconv.Itoa(n) + ")"
 	}
 	return rs
 }
