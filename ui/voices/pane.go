@@ -291,7 +291,7 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case p.filtering:
 		switch msg.String() {
-		case "enter":
+		case "enter", "tab":
 			p.filtering = false
 			p.filter.Blur()
 			return nil
@@ -310,7 +310,7 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		p.list.SetFilter(p.filter.Value())
 		return cmd
 	case p.editing:
-		if msg.String() == "esc" {
+		if msg.String() == "esc" || msg.String() == "tab" {
 			p.editing = false
 			p.text.Blur()
 			return nil
@@ -325,7 +325,7 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	case p.rtEditing:
 		switch msg.String() {
-		case "esc":
+		case "esc", "tab":
 			p.rtEditing = false
 			p.rtInput.Blur()
 			return nil

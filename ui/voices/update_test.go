@@ -180,6 +180,11 @@ func TestEditingCapturesKeys(t *testing.T) {
 	if p.Capturing() {
 		t.Error("esc should stop editing")
 	}
+	press(p, t, "e")
+	p.update(t, tea.KeyPressMsg{Code: tea.KeyTab})
+	if p.Capturing() || strings.Contains(p.text.Value(), "\t") {
+		t.Error("tab should leave the text area, as in the other panes")
+	}
 	press(p, t, "]")
 	if p.section != SectionListen {
 		t.Errorf("] should move to Listen, at %v", p.section)
