@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -311,8 +312,9 @@ func (l *Local) speak(ctx context.Context, plan *ttsPlan, text string, emit func
 		args = append(args, "-t", " "+text, "-o", "/dev/stdout")
 	}
 	if path == "" {
-		return fmt.Errorf("%s is not installed", plan.voice.engine)
+		return fmt.Errorf("%s is not installed", map[string]string{engineEspeak: "espeak-ng", engineFlite: "flite"}[plan.voice.engine])
 	}
+	program := filepath.Base(path)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
@@ -323,7 +325,7 @@ func (l *Local) speak(ctx context.Context, plan *ttsPlan, text string, emit func
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: %w", plan.voice.engine, err)
+		return fmt.Errorf("%s: %w", program, err)
 	}
 	readErr := readEngineWAV(stdout, emit)
 	if readErr != nil {
@@ -339,7 +341,7 @@ func (l *Local) speak(ctx context.Context, plan *ttsPlan, text string, emit func
 		return readErr
 	}
 	if waitErr != nil {
-		return fmt.Errorf("%s: %v %s", plan.voice.engine, waitErr, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("%s: %v %s", program, waitErr, strings.TrimSpace(stderr.String()))
 	}
 	return nil
 }
