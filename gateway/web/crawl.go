@@ -51,7 +51,7 @@ func (e *Engine) Crawl(ctx context.Context, in api.CrawlInput) (*api.CrawlOutput
 	}
 	t.extract = true
 	t.opt = extractOptions{Advanced: in.ExtractDepth == "advanced"}
-	visits, err := e.walk(ctx, t)
+	visits, err := e.walkWithBudget(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (e *Engine) Map(ctx context.Context, in api.MapInput) (*api.MapOutput, erro
 		return nil, err
 	}
 	t.sitemaps = true
-	visits, err := e.walk(ctx, t)
+	visits, err := e.walkWithBudget(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +207,8 @@ func (e *Engine) walk(ctx context.Context, t *traversal) ([]visit, error) {
 				}
 			}
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if depth == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		if depth == 0 && frontier[0].failed {
 			return nil, fmt.Errorf("cannot read %s: %s", t.start, frontier[0].anchor)
@@ -272,9 +272,25 @@ func (e *Engine) walk(ctx context.Context, t *traversal) ([]visit, error) {
 				}
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return results, err // what was read so far, with the reason it stopped
+		}
 		frontier = next
 	}
 	return results, nil
+}
+
+// walkWithBudget runs walk under Config.CrawlTimeout. When that budget
+// ends first, the pages read so far are the answer; when ctx ends, the
+// call fails with ctx's error.
+func (e *Engine) walkWithBudget(ctx context.Context, t *traversal) ([]visit, error) {
+	wctx, cancel := context.WithTimeout(ctx, e.cfg.CrawlTimeout)
+	defer cancel()
+	visits, err := e.walk(wctx, t)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && visits != nil {
+		return visits, nil
+	}
+	return visits, err
 }
 
 // fetchLevel fetches the visits of one level concurrently (the fetcher

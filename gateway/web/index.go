@@ -56,7 +56,7 @@ func (e *Engine) Index(ctx context.Context, target string) (int, error) {
 	t := &traversal{start: u, maxDepth: e.cfg.IndexDepth, maxBreadth: 500, limit: e.cfg.IndexLimit, allowExternal: no, extract: true}
 	visits, err := e.walk(ctx, t)
 	if err != nil {
-		return 0, fmt.Errorf("index %s: %w", target, err)
+		return len(visits), fmt.Errorf("index %s: %w", target, err)
 	}
 	return len(visits), nil
 }

@@ -34,6 +34,8 @@ type Config struct {
 	MaxPageBytes    int64         // per-page body limit; default 5 MiB
 	PageTimeout     time.Duration // per-page time limit; default 15s
 
+	CrawlTimeout time.Duration // time budget of one crawl or map; default 60s, then what was read is returned
+
 	IndexDepth int // link depth `hark index URL` follows; default 2
 	IndexLimit int // pages `hark index URL` reads at most; default 500
 
@@ -61,6 +63,9 @@ func (c *Config) defaults() {
 	}
 	if c.PageTimeout <= 0 {
 		c.PageTimeout = 15 * time.Second
+	}
+	if c.CrawlTimeout <= 0 {
+		c.CrawlTimeout = 60 * time.Second
 	}
 	if c.IndexDepth <= 0 {
 		c.IndexDepth = 2

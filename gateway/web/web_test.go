@@ -312,3 +312,30 @@ func TestCanonicalURL(t *testing.T) {
 		}
 	}
 }
+
+func TestCrawlBudgetKeepsWhatWasRead(t *testing.T) {
+	site := newTestSite(t)
+	e, err := New(Config{DB: testDB(t), AllowPrivate: true, CrawlTimeout: 400 * time.Millisecond, PageTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	start := time.Now()
+	out, err := e.Crawl(context.Background(), api.CrawlInput{URL: site.URL, MaxDepth: 1, MaxBreadth: 50, Limit: 50})
+	if err != nil {
+		t.Fatalf("budget end should not fail the crawl: %v", err)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("crawl ran past its budget: %s", time.Since(start))
+	}
+	got := urlsOf(out.Results)
+	if !got[site.URL+"/"] || !got[site.URL+"/a"] || got[site.URL+"/slow"] {
+		t.Errorf("partial crawl: %v", got)
+	}
+	// A caller that gives up gets its error.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := e.Crawl(ctx, api.CrawlInput{URL: site.URL + "/slow"}); !errors.Is(err, context.DeadlineExceeded) && (err == nil || !strings.Contains(err.Error(), "timed out")) {
+		t.Errorf("cancelled crawl: %v", err)
+	}
+}
