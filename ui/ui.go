@@ -421,11 +421,46 @@ func (m *Model) helpView() string {
 	p := m.panes[m.active]
 	var b strings.Builder
 	b.WriteString(s.Title.Render(p.Title()+" keys") + s.Dim.Render("  (any key closes)") + "\n\n")
-	b.WriteString(m.help.FullHelpView(p.KeyMap().FullHelp()))
-	b.WriteString("\n\n" + s.Title.Render("Everywhere") + "\n\n")
-	b.WriteString(m.help.FullHelpView(Keys.FullHelp()))
-	b.WriteString("\n\n" + s.Dim.Render(common.Wrap("When a text line has focus, keys go to it: esc or tab leaves it. Mouse: click tabs and rows, wheel scrolls.", m.width)))
+	b.WriteString(m.fullHelp(p.KeyMap().FullHelp()))
+	b.WriteString("\n\n" + s.Title.Render("Everywhere") + "\n")
+	h := m.help
+	h.SetWidth(0)
+	global := h.ShortHelpView([]key.Binding{Keys.Next, Keys.Prev, Keys.Pane, Keys.Palette, Keys.Help, Keys.Quit, Keys.ForceQuit})
+	b.WriteString(common.Wrap(global, m.width))
+	b.WriteString("\n" + s.Dim.Render(common.Wrap("When a text line has focus, keys go to it: esc or tab leaves it. Mouse: click tabs and rows, wheel scrolls.", m.width)))
 	return b.String()
+}
+
+// fullHelp lays the binding groups out as columns, starting a new row of
+// columns when the next would not fit the width, so nothing is cut at 80.
+func (m *Model) fullHelp(groups [][]key.Binding) string {
+	h := m.help
+	h.SetWidth(0) // measure untruncated
+	var rows []string
+	var cur [][]key.Binding
+	for _, g := range groups {
+		try := append(append([][]key.Binding(nil), cur...), g)
+		if len(cur) > 0 && ansi.StringWidth(widestLine(h.FullHelpView(try))) > m.width {
+			rows = append(rows, h.FullHelpView(cur))
+			cur = [][]key.Binding{g}
+			continue
+		}
+		cur = try
+	}
+	if len(cur) > 0 {
+		rows = append(rows, h.FullHelpView(cur))
+	}
+	return strings.Join(rows, "\n\n")
+}
+
+func widestLine(s string) string {
+	widest := ""
+	for _, l := range strings.Split(s, "\n") {
+		if ansi.StringWidth(l) > ansi.StringWidth(widest) {
+			widest = l
+		}
+	}
+	return widest
 }
 
 // View composes the tab line, the active pane (or the help or palette) and
