@@ -62,6 +62,52 @@ var device struct {
 	rate   int
 	buffer time.Duration
 	log    *logSwitch
+
+	// oto feeds the device silence whenever it runs; hark suspends it when
+	// nothing has played for idleSuspend, so an open TUI costs no CPU.
+	mu        sync.Mutex
+	active    int
+	suspended bool
+	idle      *time.Timer
+}
+
+const idleSuspend = time.Second
+
+// acquire resumes the device for a new playback.
+func acquireDevice() {
+	device.mu.Lock()
+	defer device.mu.Unlock()
+	device.active++
+	if device.idle != nil {
+		device.idle.Stop()
+		device.idle = nil
+	}
+	if device.suspended {
+		device.ctx.Resume()
+		device.suspended = false
+	}
+}
+
+// releaseDevice suspends the device once no playback has used it for
+// idleSuspend.
+func releaseDevice() {
+	device.mu.Lock()
+	defer device.mu.Unlock()
+	device.active--
+	if device.active > 0 || device.suspended {
+		return
+	}
+	if device.idle != nil {
+		device.idle.Stop()
+	}
+	device.idle = time.AfterFunc(idleSuspend, func() {
+		device.mu.Lock()
+		defer device.mu.Unlock()
+		if device.active == 0 && !device.suspended {
+			device.ctx.Suspend()
+			device.suspended = true
+		}
+	})
 }
 
 // logSwitch is the writer ALSA's messages are copied to; the first Open's
@@ -88,6 +134,10 @@ func openDevice(opts Options) (*Output, error) {
 		device.rate, device.buffer = opts.SampleRate, opts.BufferSize
 		device.log = &logSwitch{w: opts.Log}
 		device.ctx, device.err = openOto(opts)
+		if device.err == nil {
+			device.ctx.Suspend()
+			device.suspended = true
+		}
 	})
 	if device.err != nil {
 		return nil, device.err
@@ -181,7 +231,9 @@ func (s *otoSink) start(p *Playback, rate int) error {
 	p.buffered = pl.BufferedSize
 	p.tail = s.period
 	p.player = pl
+	p.onFinish = releaseDevice
 	p.mu.Unlock()
+	acquireDevice()
 	pl.Play()
 	go s.watch(p, pl)
 	return nil

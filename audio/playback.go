@@ -18,6 +18,9 @@ const (
 	levelWindow = 50 * time.Millisecond
 	// maxLevels is how many level readings a playback keeps (10 minutes).
 	maxLevels = 12000
+	// rebuffer is how much audio must queue again after an underrun before
+	// playback resumes (unless the input has ended).
+	rebuffer = 60 * time.Millisecond
 	// pollInterval is how often a starving real-time sink re-checks for audio.
 	pollInterval = 2 * time.Millisecond
 )
@@ -63,6 +66,7 @@ type Playback struct {
 	tail     time.Duration // audio the sink still holds after buffered() reaches 0 (a device's own buffer)
 	buffered func() int    // bytes the sink holds but has not played; nil for sinks that are not real time
 	savedTo  string
+	onFinish func() // the sink's release, run once after Done closes
 
 	done     chan struct{}
 	finished bool
@@ -385,7 +389,7 @@ func (p *Playback) pull(b []byte, wait time.Duration, gain bool) (n int, eof boo
 		if p.stopped {
 			return 0, true
 		}
-		if len(p.queue) > 0 && !(p.paused && wait > 0) {
+		if len(p.queue) > 0 && !(p.paused && wait > 0) && !(wait > 0 && p.rebufferingLocked()) {
 			break
 		}
 		if len(p.queue) == 0 && p.decodeEnd {
@@ -446,6 +450,17 @@ func (p *Playback) pull(b []byte, wait time.Duration, gain bool) (n int, eof boo
 	return 2 * k, false
 }
 
+// rebufferingLocked reports whether the sink has gone silent for want of
+// input and not enough has arrived since to play smoothly again: after a real
+// gap hark gathers rebuffer of audio first, so a network that delivers in
+// bursts gives one gap rather than a stutter.
+func (p *Playback) rebufferingLocked() bool {
+	if p.underrunStart.IsZero() || p.inClosed || !time.Now().After(p.underrunStart) {
+		return false
+	}
+	return len(p.queue) < int(int64(p.rate)*int64(rebuffer)/int64(time.Second))
+}
+
 func (p *Playback) pushLevel(v float64) {
 	if len(p.levels) >= maxLevels {
 		p.levels = append(p.levels[:0], p.levels[len(p.levels)-maxLevels/2:]...)
@@ -479,4 +494,7 @@ func (p *Playback) finish(err error) {
 	p.stopped = true
 	p.signal()
 	close(p.done)
+	if p.onFinish != nil {
+		go p.onFinish()
+	}
 }
