@@ -70,7 +70,7 @@ func (p *palette) update(msg tea.Msg) tea.Cmd {
 			p.cursor = max(0, p.cursor-1)
 			return nil
 		case "down", "ctrl+n", "tab":
-			p.cursor = min(len(p.items)-1, p.cursor+1)
+			p.cursor = max(0, min(len(p.items)-1, p.cursor+1))
 			return nil
 		case "enter":
 			return p.choose()
@@ -83,7 +83,7 @@ func (p *palette) update(msg tea.Msg) tea.Cmd {
 }
 
 func (p *palette) choose() tea.Cmd {
-	if p.cursor >= len(p.items) {
+	if p.cursor < 0 || p.cursor >= len(p.items) {
 		return nil
 	}
 	it := p.items[p.cursor]
