@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hark index fills the index the embedded gateway's search then reads.
+func TestIndexThenSearch(t *testing.T) {
+	docs := t.TempDir()
+	os.WriteFile(filepath.Join(docs, "tuning.md"), []byte("# Flux capacitor tuning\n\nSet the flux capacitor to 1.21 gigawatts before travelling.\n"), 0o644)
+	os.WriteFile(filepath.Join(docs, "other.html"), []byte("<html><head><title>Gardening</title></head><body><p>Tomatoes need sun.</p></body></html>"), 0o644)
+	data := t.TempDir()
+
+	code, out, errs := hark(t, nil, "", "--data-dir", data, "index", docs)
+	if code != 0 || !strings.Contains(out, "Indexed 2 pages") || !strings.Contains(out, "now holds 2 pages") {
+		t.Fatalf("index: %d %q %q", code, out, errs)
+	}
+	code, out, errs = hark(t, nil, "", "--data-dir", data, "--json", "search", "flux capacitor")
+	if code != 0 || !strings.Contains(out, "tuning.md") || strings.Contains(out, "other.html") {
+		t.Fatalf("search after index: %d %q %q", code, out, errs)
+	}
+	code, _, errs = hark(t, nil, "", "--data-dir", data, "index")
+	if code != exitUsage || !strings.Contains(errs, "URL|SITEMAP|DIR") {
+		t.Errorf("no target: %d %q", code, errs)
+	}
+	code, _, errs = hark(t, nil, "", "--data-dir", data, "index", "--depth", "9", docs)
+	if code != exitUsage || !strings.Contains(errs, "--depth must be 1 to 5") {
+		t.Errorf("bad depth: %d %q", code, errs)
+	}
+	code, _, errs = hark(t, nil, "", "--data-dir", data, "index", filepath.Join(docs, "missing"))
+	if code == 0 || !strings.Contains(errs, "not a directory") {
+		t.Errorf("missing target: %d %q", code, errs)
+	}
+}
