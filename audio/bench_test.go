@@ -68,3 +68,5 @@ func TestBuildWithoutCgo(t *testing.T) {
 		t.Fatalf("CGO_ENABLED=0 go test: %v\n%s", err, out)
 	}
 }
+
+func BenchmarkDecodeMP3Mono24k(b *testing.B) { benchDecode(b, "mp3", "testdata/tone-24k.mp3") }

@@ -311,3 +311,23 @@ func TestOpenChoosesSink(t *testing.T) {
 		}
 	}
 }
+
+func TestRebufferAfterUnderrun(t *testing.T) {
+	rec := newRecordingSink()
+	p, _ := rec.output().Play("pcm", 16000)
+	a, b, c := testSignal(1600, 1), testSignal(320, 2), testSignal(1600, 3) // 100, 20, 100 ms
+	p.Write(s16Bytes(a))
+	time.Sleep(250 * time.Millisecond) // played out; a gap has begun
+	p.Write(s16Bytes(b))               // 20 ms is less than the 60 ms rebuffer: held back
+	time.Sleep(60 * time.Millisecond)
+	if pos := p.Position(); pos > 100*time.Millisecond {
+		t.Errorf("position %v: a 20 ms burst after a gap played at once instead of rebuffering", pos)
+	}
+	p.Write(s16Bytes(c))
+	p.CloseWrite()
+	waitDone(t, p, 5*time.Second)
+	equalSamples(t, rec.samples(), append(append(a, b...), c...))
+	if st := p.Stats(); st.Underruns != 1 {
+		t.Errorf("underruns = %d, want 1", st.Underruns)
+	}
+}
