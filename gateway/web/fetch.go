@@ -127,8 +127,28 @@ func newFetcher(cfg Config) *fetcher {
 		ResponseHeaderTimeout: cfg.PageTimeout,
 		ForceAttemptHTTP2:     true,
 	}
-	f.client = &http.Client{Transport: tr, CheckRedirect: checkRedirect}
+	f.client = &http.Client{Transport: tr, CheckRedirect: f.checkRedirect}
 	return f
+}
+
+// checkRedirect adds robots.txt to the loop guard: a redirect may not lead
+// where the crawler would not go directly. robots.txt itself is exempt (its
+// own fetch would wait on itself).
+func (f *fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
+	if err := checkRedirect(req, via); err != nil {
+		return err
+	}
+	if req.URL.Path == "/robots.txt" {
+		return nil
+	}
+	ok, _, err := f.allowed(req.Context(), req.URL)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return failf("redirect to %s, which robots.txt disallows", canonicalURL(req.URL))
+	}
+	return nil
 }
 
 // refusePrivate runs after name resolution, on the address about to be
@@ -373,7 +393,7 @@ func (f *fetcher) describe(err error) error {
 	var fe *fetchError
 	switch {
 	case errors.As(err, &fe):
-		return err
+		return fe
 	case errors.Is(err, ErrAddressRefused):
 		return failf("%v", unwrapURLError(err))
 	case errors.Is(err, context.DeadlineExceeded):

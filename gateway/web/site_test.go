@@ -129,6 +129,7 @@ func newTestSite(t testing.TB) *testSite {
 	})
 	mux.HandleFunc("/deep/sitemap-only", html(article("Only in the sitemap", `<p>No page links here; only the sitemap lists it. `+strings.Repeat(lorem, 2)+`</p>`, "")))
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/a", http.StatusMovedPermanently) })
+	mux.HandleFunc("/to-private", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/private/secret", http.StatusFound) })
 	mux.HandleFunc("/loop1", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop2", http.StatusFound) })
 	mux.HandleFunc("/loop2", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop1", http.StatusFound) })
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {

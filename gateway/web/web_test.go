@@ -35,7 +35,7 @@ func TestExtractPagesAndFailures(t *testing.T) {
 	u := site.URL
 	in := api.ExtractInput{
 		URLs: api.ParseURLList(strings.Join([]string{u + "/a", u + "/c", u + "/redirect", u + "/data.json", u + "/huge",
-			u + "/slow", u + "/loop1", u + "/private/secret", u + "/missing", "ftp://x/y", "not a url"}, ", ")),
+			u + "/slow", u + "/loop1", u + "/private/secret", u + "/to-private", u + "/missing", "ftp://x/y", "not a url"}, ", ")),
 		IncludeFavicon: true, IncludeImages: true,
 	}
 	out, err := e.Extract(context.Background(), in)
@@ -74,6 +74,7 @@ func TestExtractPagesAndFailures(t *testing.T) {
 		u + "/slow":           "timed out",
 		u + "/loop1":          "redirect loop",
 		u + "/private/secret": "robots.txt",
+		u + "/to-private":     "redirect to " + u + "/private/secret, which robots.txt disallows",
 		u + "/missing":        "HTTP status 404",
 		"ftp://x/y":           "http:// or https://",
 		"not a url":           "http:// or https://",
