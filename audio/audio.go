@@ -6,6 +6,7 @@
 package audio
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,7 +95,11 @@ func Open(opts Options) (*Output, error) {
 		out, err := openDevice(opts)
 		if err != nil {
 			fmt.Fprintf(opts.Log, "audio: falling back to the file sink: %v\n", err)
-			return openFile(opts, "no sound device: "+shortReason(err)), nil
+			why := "no sound device"
+			if errors.Is(err, errNoCgo) {
+				why = "built without cgo"
+			}
+			return openFile(opts, why), nil
 		}
 		return out, nil
 	case SinkDevice:
@@ -107,21 +112,12 @@ func Open(opts Options) (*Output, error) {
 	return nil, fmt.Errorf("audio: sink %q is not supported (must be auto, device, file or null)", opts.Sink)
 }
 
+// errNoCgo is why a build without cgo has no sound device.
+var errNoCgo = errors.New("audio: this hark was built without cgo, so it cannot play on a sound device")
+
 func overSSHWithoutPulse() bool {
 	ssh := os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != ""
 	return ssh && os.Getenv("PULSE_SERVER") == ""
-}
-
-// shortReason keeps the status line to one short line.
-func shortReason(err error) string {
-	s := strings.TrimPrefix(err.Error(), "audio: ")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return s
 }
 
 func openFile(opts Options, why string) *Output {
