@@ -31,6 +31,10 @@ func Explain(err error) Problem {
 		if p.Message == "" {
 			p.Message = fmt.Sprintf("gateway error (HTTP %d)", ae.HTTPStatus)
 		}
+		// Keep the context the error was wrapped in ("search: …").
+		if full, own := err.Error(), ae.Error(); full != own && strings.HasSuffix(full, own) {
+			p.Message = strings.TrimSuffix(full, own) + p.Message
+		}
 		p.TraceID = ae.TraceID
 	}
 	switch {

@@ -17,7 +17,7 @@ func TestExplain(t *testing.T) {
 		msg, trace, hint string
 	}{
 		{&api.Error{Code: 500, Message: api.MsgCredentialsMissing, TraceID: "t1"}, api.MsgCredentialsMissing, "t1", "no credentials for the search vendor"},
-		{fmt.Errorf("search: %w", vend), vend.Message, "t9", "upstream service (acme) answered HTTP 429"},
+		{fmt.Errorf("search: %w", vend), "search: " + vend.Message, "t9", "upstream service (acme) answered HTTP 429"},
 		{&api.Error{HTTPStatus: 429, Code: 429, Message: "slow down", RetryAfter: 3 * time.Second}, "slow down", "", "Retry in 3s"},
 		{&api.Error{HTTPStatus: 401, Message: "bad key"}, "bad key", "", "refused the API key"},
 		{&api.Error{Code: 504, Message: api.MsgResearchWaitTimeout}, api.MsgResearchWaitTimeout, "", "waited 5 minutes"},

@@ -12,6 +12,8 @@ import (
 
 // Pane is one tab of the TUI. The root model owns the panes, computes the
 // layout once per tea.WindowSizeMsg and pushes sizes down with SetSize.
+// Mouse messages reach the active pane with Y relative to the pane's first
+// row (the tab line is above it).
 // A pane does no I/O in Update: network calls, audio and rendering run in
 // tea.Cmds that report back with typed messages.
 type Pane interface {

@@ -173,6 +173,12 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		p.err, p.out, p.cursor, p.offset = nil, msg.out, 0, 0
 		return p, nil
+	case common.ToolsMsg:
+		if msg.Err != nil {
+			p.err = fmt.Errorf("tool list: %w", msg.Err)
+		} else if p.err != nil && strings.HasPrefix(p.err.Error(), "tool list: ") {
+			p.err = nil
+		}
 	case common.StylesChangedMsg:
 		p.query.SetStyles(p.c.Styles.InputStyles())
 		p.domains.SetStyles(p.c.Styles.InputStyles())
@@ -570,6 +576,9 @@ func (p *Pane) optionsLine() string {
 		parts = append(parts, s.Key.Render(k)+" "+s.Label.Render(label)+" "+s.Text.Render(vs))
 	}
 	if len(parts) == 0 {
+		if p.c.Tools == nil && p.err != nil {
+			return s.Dim.Render("no tool list, so only the query is sent")
+		}
 		return s.Dim.Render("options appear once the tool list is loaded")
 	}
 	parts = append(parts, s.Key.Render("f")+s.Label.Render(" more"))

@@ -190,3 +190,17 @@ func TestClickSelectsResult(t *testing.T) {
 		t.Errorf("click selected %d, want 1", p.Selected())
 	}
 }
+
+func TestToolListFailureShownInPane(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	c.Tools = nil
+	p := New(c)
+	p.SetSize(80, 24)
+	p.Update(common.ToolsMsg{Err: &api.Error{HTTPStatus: 401, Message: "invalid or missing API key", TraceID: "t-2"}})
+	v := uitest.Plain(p.View())
+	for _, want := range []string{"tool list: invalid or missing API key", "trace_id t-2", "HARK_API_KEY"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("lacks %q:\n%s", want, v)
+		}
+	}
+}
