@@ -228,6 +228,10 @@ func (s *otoSink) start(p *Playback, rate int) error {
 	pl := s.ctx.NewPlayer(otoReader{p})
 	pl.SetBufferSize(s.bufBytes)
 	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return errStopped
+	}
 	p.buffered = pl.BufferedSize
 	p.tail = s.period
 	p.player = pl

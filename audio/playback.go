@@ -360,8 +360,8 @@ func (p *Playback) runDecoder() {
 		return nil
 	})
 	p.mu.Lock()
-	if err == errStopped {
-		err = nil
+	if err == errStopped || p.stopped {
+		err = nil // what a stopped stream's decoder says is of no interest
 	}
 	p.decodeEnd = true
 	p.decodeErr = err

@@ -331,3 +331,20 @@ func TestRebufferAfterUnderrun(t *testing.T) {
 		t.Errorf("underruns = %d, want 1", st.Underruns)
 	}
 }
+
+func TestFileSinkLeavesNoEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	out, _ := Open(Options{Sink: "file", Dir: dir})
+	p, _ := out.Play("pcm", 16000)
+	p.CloseWithError(errors.New("vendor API returned status code 500: busy"))
+	waitDone(t, p, 5*time.Second)
+	if p.SavedTo() != "" {
+		t.Errorf("SavedTo = %q for a stream with no audio", p.SavedTo())
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("left %d files behind", len(files))
+	}
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "status code 500") {
+		t.Errorf("Err = %v", err)
+	}
+}

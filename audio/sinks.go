@@ -39,6 +39,12 @@ type fileSink struct {
 var fileSeq atomic.Int64
 
 func (s *fileSink) start(p *Playback, rate int) error {
+	p.mu.Lock()
+	stopped := p.stopped
+	p.mu.Unlock()
+	if stopped {
+		return errStopped
+	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return fmt.Errorf("audio: file sink: %w", err)
 	}
@@ -75,9 +81,16 @@ func (s *fileSink) start(p *Playback, rate int) error {
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
 		}
-		if werr != nil {
+		switch {
+		case werr != nil:
 			werr = fmt.Errorf("audio: file sink %s: %w", path, werr)
-		} else {
+		case written == 0:
+			// No audio ever arrived: leave no empty file behind.
+			os.Remove(path)
+			p.mu.Lock()
+			p.savedTo = ""
+			p.mu.Unlock()
+		default:
 			fmt.Fprintf(s.log, "audio: saved %s\n", path)
 		}
 		p.finish(werr)
