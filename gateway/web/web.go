@@ -187,9 +187,29 @@ func (e *Engine) readPage(ctx context.Context, raw string, opt extractOptions) (
 	if err != nil {
 		return nil, err
 	}
-	p, err := parsePage(fp, opt)
-	if err != nil {
-		return nil, err
+	if err := ctx.Err(); err != nil {
+		return nil, err // extraction is the costly part; skip it when no one waits
+	}
+	// Extraction does not watch ctx; when the caller stops waiting, it
+	// finishes in the background (bounded by MaxPageBytes) unobserved.
+	type parsed struct {
+		p   *page
+		err error
+	}
+	done := make(chan parsed, 1)
+	go func() {
+		p, err := parsePage(fp, opt)
+		done <- parsed{p, err}
+	}()
+	var p *page
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, r.err
+		}
+		p = r.p
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 	if !p.NoIndex {
 		if err := e.store.put(ctx, p); err != nil && ctx.Err() == nil {
