@@ -162,3 +162,24 @@ func TestResamplerAcrossBlocks(t *testing.T) {
 		t.Errorf("1000 samples at 22.05 kHz gave %d at 48 kHz, want about 2175", len(whole))
 	}
 }
+
+func TestMP3StreamedInSmallFrames(t *testing.T) {
+	data := readFile(t, "testdata/tone-24k.mp3")
+	want, _, err := DecodeToPCM("mp3", data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecordingSink()
+	p, _ := rec.output().Play("mp3", 0)
+	for i := 0; i < len(data); i += 100 {
+		p.Write(data[i:min(i+100, len(data))])
+	}
+	p.CloseWrite()
+	waitDone(t, p, 10*time.Second)
+	if p.Err() != nil {
+		t.Fatal(p.Err())
+	}
+	if got := s16Bytes(rec.samples()); !bytes.Equal(got, want) {
+		t.Errorf("streamed mp3 played %d bytes, whole-buffer decode gave %d", len(got), len(want))
+	}
+}
