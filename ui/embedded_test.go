@@ -51,7 +51,7 @@ kept as the main content by the extractor, which drops short boilerplate.</p><p>
 		return m.Active() == 1 && pg != nil && strings.Contains(pg.Content, "forest giraffe") && screenHas("forest giraffe")(m)
 	})
 	r.keys("esc")
-	r.waitFor("the page list", screenHas("1 pages"))
+	r.waitFor("the page list", screenHas("vendor_extract · "))
 	r.keys("1")
 	r.waitFor("search results kept", screenHas("Okapi facts"))
 }

@@ -1,6 +1,7 @@
 package common
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -156,4 +157,12 @@ func Link(text, url string) string {
 		return text
 	}
 	return ansi.SetHyperlink(url) + text + ansi.ResetHyperlink()
+}
+
+// Count is "1 page", "3 pages".
+func Count(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }

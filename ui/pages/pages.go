@@ -627,7 +627,7 @@ func (p *Pane) add(m doneMsg) tea.Cmd {
 	if len(m.pages) == 0 {
 		p.note = "no pages returned"
 	} else {
-		p.note = fmt.Sprintf("%d pages from %s", len(m.pages), m.slug)
+		p.note = common.Count(len(m.pages), "page") + " from " + m.slug
 	}
 	return nil
 }
@@ -830,7 +830,7 @@ func (p *Pane) View() string {
 		hint := "No pages yet. Open a search result (enter in Search), press o to extract a URL, or run extract, crawl or map from the palette (:)."
 		return common.Fit(strings.Join(append(top, s.Dim.Render(common.Wrap(hint, p.width))), "\n"), p.width, p.height)
 	}
-	sum := fmt.Sprintf("%d pages", len(p.pages))
+	sum := common.Count(len(p.pages), "page")
 	if m := len(p.marked()); m > 0 {
 		sum += fmt.Sprintf(" · %d selected", m)
 	}
@@ -950,7 +950,7 @@ func (p *Pane) previewView(w, h int) string {
 	if pg == nil {
 		if p.cursor < len(p.rows) {
 			r := p.rows[p.cursor]
-			return s.Dim.Render(common.Wrap(fmt.Sprintf("%s: %d pages. enter folds, m selects the group, e extracts it.", r.label, r.count), w))
+			return s.Dim.Render(common.Wrap(r.label+": "+common.Count(r.count, "page")+". enter folds, m selects the group, e extracts it.", w))
 		}
 		return ""
 	}

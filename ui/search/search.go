@@ -607,7 +607,7 @@ func (p *Pane) listView(w, h int) string {
 	var lines []string
 	var rowOf []int
 	selStart, selEnd := 0, 0
-	head := fmt.Sprintf("%d results", len(res))
+	head := common.Count(len(res), "result")
 	if p.out.ResponseTime > 0 {
 		head += fmt.Sprintf(" in %.2fs", p.out.ResponseTime)
 	}
