@@ -137,7 +137,7 @@ type fifoDevice struct {
 	done         chan struct{}
 }
 
-func startFIFODevice(t *testing.T, path string) *fifoDevice {
+func startFIFODevice(t testing.TB, path string) *fifoDevice {
 	d := &fifoDevice{done: make(chan struct{}), silent: e2eRate}
 	go func() {
 		defer close(d.done)
@@ -195,20 +195,21 @@ func startFIFODevice(t *testing.T, path string) *fifoDevice {
 	return d
 }
 
-func TestOtoEndToEnd(t *testing.T) {
-	if os.Getenv(otoChildEnv) != "" {
-		t.Skip("child")
+// alsaRig is a stand-in sound card: an asound.conf whose default PCM is a
+// "file" plugin writing raw float samples into a FIFO (slave: a null PCM),
+// and a reader draining that FIFO at real-time pace.
+type alsaRig struct {
+	conf, fifo string
+	dev        *fifoDevice
+}
+
+func newALSARig(tb testing.TB) *alsaRig {
+	dir := tb.TempDir()
+	r := &alsaRig{conf: filepath.Join(dir, "asound.conf"), fifo: filepath.Join(dir, "device.f32")}
+	if err := unix.Mkfifo(r.fifo, 0o600); err != nil {
+		tb.Fatal(err)
 	}
-	if testing.Short() {
-		t.Skip("plays ~3 s of audio through ALSA")
-	}
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "device.f32")
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	conf := filepath.Join(dir, "asound.conf")
-	os.WriteFile(conf, []byte(fmt.Sprintf(`pcm.!default {
+	conf := fmt.Sprintf(`pcm.!default {
 	type file
 	slave.pcm "hark_null"
 	file %q
@@ -217,21 +218,41 @@ func TestOtoEndToEnd(t *testing.T) {
 pcm.hark_null {
 	type null
 }
-`, fifo)), 0o600)
-	dev := startFIFODevice(t, fifo)
+`, r.fifo)
+	if err := os.WriteFile(r.conf, []byte(conf), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	r.dev = startFIFODevice(tb, r.fifo)
+	return r
+}
+
+// close waits for the reader once the child has exited, unblocking it first
+// in case the child never opened the FIFO.
+func (r *alsaRig) close() *fifoDevice {
+	if w, err := os.OpenFile(r.fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	<-r.dev.done
+	return r.dev
+}
+
+func TestOtoEndToEnd(t *testing.T) {
+	if os.Getenv(otoChildEnv) != "" {
+		t.Skip("child")
+	}
+	if testing.Short() {
+		t.Skip("plays ~3 s of audio through ALSA")
+	}
+	rig := newALSARig(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOtoChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+conf, otoChildEnv+"=1")
+	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+rig.conf, otoChildEnv+"=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
-	// Unblock the reader if the child never opened the FIFO.
-	if w, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
-		w.Close()
-	}
-	<-dev.done
+	dev := rig.close()
 	if runErr != nil {
 		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", runErr, stdout.String(), stderr.String())
 	}
@@ -365,22 +386,11 @@ func BenchmarkOtoDevice(b *testing.B) {
 	if os.Getenv(otoChildEnv) != "" {
 		b.Skip("child")
 	}
-	dir := b.TempDir()
-	fifo := filepath.Join(dir, "device.f32")
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	conf := filepath.Join(dir, "asound.conf")
-	os.WriteFile(conf, []byte(fmt.Sprintf("pcm.!default {\n type file\n slave.pcm \"hark_null\"\n file %q\n format \"raw\"\n}\npcm.hark_null { type null }\n", fifo)), 0o600)
-	t := &testing.T{}
-	dev := startFIFODevice(t, fifo)
+	rig := newALSARig(b)
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkOtoChild", "-test.benchtime=1x")
-	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+conf, otoChildEnv+"=1")
+	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+rig.conf, otoChildEnv+"=1")
 	out, err := cmd.CombinedOutput()
-	if w, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
-		w.Close()
-	}
-	<-dev.done
+	dev := rig.close()
 	if err != nil {
 		b.Fatalf("child: %v\n%s", err, out)
 	}
