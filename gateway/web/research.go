@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -169,6 +170,10 @@ type citedSentence struct {
 func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", oneLine(input))
+	// URLs named in the input are read first (and so indexed): they are
+	// sources even on a fresh machine with an empty index.
+	named := e.readNamedURLs(ctx, input)
+	input = strings.TrimSpace(inputURL.ReplaceAllString(input, ""))
 	if localIndex {
 		n, err := e.store.count(ctx)
 		if err != nil {
@@ -186,6 +191,10 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	questions := subQuestions(input, plan.Queries)
 	found := map[string]*researchSource{}
 	var order []string
+	for _, s := range named {
+		found[s.url] = s
+		order = append(order, s.url)
+	}
 	queries := append([]string(nil), questions...)
 	searched := map[string]bool{}
 	nSearches := 0
@@ -365,6 +374,25 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	return b.String(), out, nil
 }
 
+var inputURL = regexp.MustCompile(`https?://[^\s<>"')\]]+`)
+
+// readNamedURLs reads up to 5 URLs the research input names. A source
+// named by the user ranks above anything search finds.
+func (e *Engine) readNamedURLs(ctx context.Context, input string) []*researchSource {
+	var out []*researchSource
+	for _, u := range inputURL.FindAllString(input, 5) {
+		u = strings.TrimRight(u, ".,;:!?")
+		fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		p, err := e.readPage(fctx, u, extractOptions{})
+		cancel()
+		if err != nil {
+			continue
+		}
+		out = append(out, &researchSource{url: p.URL, title: p.Title, score: 100, snippet: truncateRunes(p.Text, 300), text: p.Text})
+	}
+	return out
+}
+
 // readSources fills each source's text: a fresh fetch when the source is
 // on the web (which also refreshes the index), else what the index holds,
 // else the search snippet.
@@ -373,6 +401,9 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 	for _, s := range sources {
 		go func() {
 			defer func() { done <- struct{}{} }()
+			if s.text != "" {
+				return // read already (a URL the input named)
+			}
 			if localIndex {
 				if body, title, err := e.store.body(ctx, s.url); err == nil && body != "" {
 					s.text = body

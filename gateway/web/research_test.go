@@ -149,3 +149,18 @@ func TestSubQuestions(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+func TestResearchReadsURLsInTheInput(t *testing.T) {
+	site := newTestSite(t)
+	e := testEngine(t, nil) // empty index
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "What does " + site.URL + "/b say about sitemap indexes?", Model: "mini"})
+	if err != nil || out.Status != api.ResearchCompleted {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if len(out.Sources) == 0 || out.Sources[0].URL != site.URL+"/b" || !strings.Contains(out.Content, "sitemap indexes group many sitemaps") {
+		t.Errorf("named URL not used: %+v\n%s", out.Sources, out.Content)
+	}
+	if strings.Contains(out.Content, "index is empty") {
+		t.Error("reported an empty index after reading the named URL")
+	}
+}
