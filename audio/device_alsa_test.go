@@ -387,7 +387,11 @@ func BenchmarkOtoDevice(b *testing.B) {
 		b.Skip("child")
 	}
 	rig := newALSARig(b)
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkOtoChild", "-test.benchtime=1x")
+	args := []string{"-test.run=^$", "-test.bench=^BenchmarkOtoChild", "-test.benchtime=1x"}
+	if prof := os.Getenv("HARK_AUDIO_CPUPROFILE"); prof != "" {
+		args = append(args, "-test.cpuprofile="+prof) // profile the child, where the audio runs
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+rig.conf, otoChildEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	dev := rig.close()
