@@ -135,6 +135,7 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	// Dates come from readHead (meta, JSON-LD, <time pubdate>); htmldate's
 	// whole-page scan costs more than the rest of extraction.
 	tdoc, _ := html.Parse(bytes.NewReader(body))
+	pruneNavigation(tdoc)
 	topts := trafilatura.Options{
 		OriginalURL:     base,
 		EnableFallback:  false,
@@ -150,6 +151,7 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	if terr != nil || res == nil || len([]rune(res.ContentText)) < 500 {
 		topts.EnableFallback = true
 		tdoc, _ = html.Parse(bytes.NewReader(body))
+		pruneNavigation(tdoc)
 		if r2, err2 := trafilatura.ExtractDocument(tdoc, topts); err2 == nil && r2 != nil && strings.TrimSpace(r2.ContentText) != "" {
 			res, terr = r2, nil
 		}
@@ -642,4 +644,79 @@ func tagAtom(n *html.Node) atom.Atom {
 		return n.DataAtom
 	}
 	return atom.Lookup([]byte(n.Data))
+}
+
+var navRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "complementary": true, "search": true}
+
+var navTokens = map[string]bool{"nav": true, "navbar": true, "navigation": true, "menu": true, "sidebar": true,
+	"breadcrumb": true, "breadcrumbs": true, "toc": true, "picker": true, "skip-to-content": true}
+
+// pruneNavigation removes what pages mark as navigation before trafilatura
+// reads them: <nav>, <aside>, ARIA navigation/banner/contentinfo/
+// complementary/search roles, <header> and <footer> outside <article> and
+// <main>, and elements whose class or id names navigation (nav, menu,
+// sidebar, toc, ...) when most of their text is links.
+func pruneNavigation(doc *html.Node) {
+	var walk func(n *html.Node, inContent bool)
+	walk = func(n *html.Node, inContent bool) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode {
+				if isNavigation(c, inContent) {
+					n.RemoveChild(c)
+				} else {
+					walk(c, inContent || c.DataAtom == atom.Article || c.DataAtom == atom.Main || attr(c, "role") == "main")
+				}
+			}
+			c = next
+		}
+	}
+	walk(doc, false)
+}
+
+func isNavigation(n *html.Node, inContent bool) bool {
+	switch n.DataAtom {
+	case atom.Nav, atom.Aside:
+		return true
+	case atom.Header, atom.Footer:
+		if !inContent {
+			return true
+		}
+	case atom.Body, atom.Html, atom.Main, atom.Article:
+		return false
+	}
+	if navRoles[strings.ToLower(attr(n, "role"))] {
+		return true
+	}
+	named := false
+	for _, tok := range strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool { return r == ' ' || r == '_' }) {
+		if navTokens[tok] {
+			named = true
+			break
+		}
+	}
+	return named && linkDensity(n) > 0.5
+}
+
+// linkDensity is the share of n's text that sits inside links.
+func linkDensity(n *html.Node) float64 {
+	var all, linked int
+	var walk func(*html.Node, bool)
+	walk = func(n *html.Node, inLink bool) {
+		if n.Type == html.TextNode {
+			l := len(strings.TrimSpace(n.Data))
+			all += l
+			if inLink {
+				linked += l
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inLink || c.DataAtom == atom.A)
+		}
+	}
+	walk(n, false)
+	if all == 0 {
+		return 1
+	}
+	return float64(linked) / float64(all)
 }
