@@ -71,7 +71,8 @@ type Page struct {
 	Source  string // tool slug that produced it
 	Marked  bool
 
-	rendered      string
+	rendered      string // glamour's rendering
+	wrapped       string // the text wrapped, for the raw view
 	renderedWidth int
 	renderedStyle string
 }
@@ -92,9 +93,9 @@ type doneMsg struct {
 }
 
 type renderedMsg struct {
-	page        *Page
-	width       int
-	style, text string
+	page                 *Page
+	width                int
+	style, text, wrapped string
 }
 
 type exportedMsg struct {
@@ -196,7 +197,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		return p, p.add(msg)
 	case renderedMsg:
-		msg.page.rendered, msg.page.renderedWidth, msg.page.renderedStyle = msg.text, msg.width, msg.style
+		msg.page.rendered, msg.page.wrapped = msg.text, msg.wrapped
+		msg.page.renderedWidth, msg.page.renderedStyle = msg.width, msg.style
 		if p.reading == msg.page {
 			p.scroll.SetContent(p.readerText())
 		}
@@ -456,8 +458,13 @@ func (p *Pane) readerText() string {
 	if pg.Err != "" {
 		return p.c.Styles.Err.Render("✗ extraction failed: " + pg.Err)
 	}
-	if p.raw || pg.rendered == "" {
-		return common.Wrap(pg.Content, max(20, p.width))
+	switch {
+	case pg.rendered == "":
+		// Rendering and wrapping run in a command; long pages would make
+		// Update slow.
+		return p.c.Styles.Dim.Render("rendering…")
+	case p.raw:
+		return pg.wrapped
 	}
 	return pg.rendered
 }
@@ -473,11 +480,12 @@ func (p *Pane) render(pg *Page) tea.Cmd {
 	}
 	md, content := p.md, pg.Content
 	return func() tea.Msg {
+		wrapped := common.Wrap(content, w)
 		out, err := md.Render(content, style, w)
 		if err != nil {
-			out = content
+			out = wrapped
 		}
-		return renderedMsg{page: pg, width: w, style: style, text: out}
+		return renderedMsg{page: pg, width: w, style: style, text: out, wrapped: wrapped}
 	}
 }
 

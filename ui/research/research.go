@@ -444,7 +444,9 @@ func (p *Pane) start(q, model string, inputs map[string]any) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// reportText is the report as shown now: rendered when ready, else plain.
+// reportText is the report as shown now. Until the first rendering
+// arrives (it is made in a command) a placeholder stands in: wrapping a
+// long report here would be expensive work in Update.
 func (p *Pane) reportText(s *Session) string {
 	if s == nil || s.Out == nil {
 		return ""
@@ -452,7 +454,10 @@ func (p *Pane) reportText(s *Session) string {
 	if s.rendered != "" {
 		return s.rendered
 	}
-	return common.Wrap(s.Out.Content, max(20, p.width))
+	if s.Out.Content == "" {
+		return p.c.Styles.Dim.Render("The report is empty.")
+	}
+	return p.c.Styles.Dim.Render("rendering the report…")
 }
 
 // render renders the report in a command; the renderer is cached by width
@@ -469,7 +474,7 @@ func (p *Pane) render(s *Session) tea.Cmd {
 	return func() tea.Msg {
 		out, err := md.Render(content, style, w)
 		if err != nil {
-			out = content
+			out = common.Wrap(content, w)
 		}
 		return renderedMsg{id: id, width: w, style: style, text: out}
 	}
