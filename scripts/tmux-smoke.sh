@@ -90,7 +90,7 @@ tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
 	"'$bin' 2>'$work/stderr'; echo \"hark exited \$?\" > '$work/exit'; sleep 60"
 
 wait_for "1 Search" 10
-wait_for "embedded gateway"
+wait_for "embedded · workspace local"
 wait_for "depth basic" 15 # options come from the runtime tool list
 
 # Search: type a query, run it, see the indexed page.
