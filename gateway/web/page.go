@@ -12,6 +12,7 @@ import (
 	mdbase "github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"github.com/go-shiori/dom"
 	trafilatura "github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -134,7 +135,7 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	// they run only when the first pass finds little (under 500 runes).
 	// Dates come from readHead (meta, JSON-LD, <time pubdate>); htmldate's
 	// whole-page scan costs more than the rest of extraction.
-	tdoc, _ := html.Parse(bytes.NewReader(body))
+	tdoc := dom.Clone(doc, true)
 	pruneNavigation(tdoc)
 	topts := trafilatura.Options{
 		OriginalURL:     base,
@@ -150,7 +151,7 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	res, terr := trafilatura.ExtractDocument(tdoc, topts)
 	if terr != nil || res == nil || len([]rune(res.ContentText)) < 500 {
 		topts.EnableFallback = true
-		tdoc, _ = html.Parse(bytes.NewReader(body))
+		tdoc = dom.Clone(doc, true)
 		pruneNavigation(tdoc)
 		if r2, err2 := trafilatura.ExtractDocument(tdoc, topts); err2 == nil && r2 != nil && strings.TrimSpace(r2.ContentText) != "" {
 			res, terr = r2, nil
