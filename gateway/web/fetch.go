@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/temoto/robotstxt"
+	"golang.org/x/net/html/charset"
 )
 
 // ErrAddressRefused is returned when a URL resolves to a private, loopback,
@@ -377,6 +378,9 @@ func (f *fetcher) fetch(ctx context.Context, raw string, types map[string]bool) 
 			return nil, failf("unsupported content type %s", ct)
 		}
 	}
+	if kindOf(ct) != kindXML {
+		body = toUTF8(body, resp.Header.Get("Content-Type"))
+	}
 	return &fetchedPage{
 		URL:         canonicalURL(resp.Request.URL),
 		Requested:   canonicalURL(u),
@@ -421,4 +425,18 @@ func mediaType(v string) string {
 		return strings.ToLower(strings.TrimSpace(strings.Split(v, ";")[0]))
 	}
 	return mt
+}
+
+// toUTF8 decodes a page in another charset (from the Content-Type header,
+// a BOM or a <meta charset>) to UTF-8, as the parsers expect.
+func toUTF8(body []byte, contentType string) []byte {
+	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	if name == "utf-8" || enc == nil {
+		return body
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return body
+	}
+	return out
 }

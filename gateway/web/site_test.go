@@ -128,6 +128,10 @@ func newTestSite(t testing.TB) *testSite {
 		fmt.Fprint(w, "# Gamma notes\n\nGamma is written in **markdown** and served as text/markdown.\n\nSee [alpha](/a) for more.\n")
 	})
 	mux.HandleFunc("/deep/sitemap-only", html(article("Only in the sitemap", `<p>No page links here; only the sitemap lists it. `+strings.Repeat(lorem, 2)+`</p>`, "")))
+	mux.HandleFunc("/latin1", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
+		w.Write([]byte("<html><head><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e at the caf\xe9.</p></body></html>"))
+	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/a", http.StatusMovedPermanently) })
 	mux.HandleFunc("/to-private", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/private/secret", http.StatusFound) })
 	mux.HandleFunc("/loop1", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop2", http.StatusFound) })

@@ -340,3 +340,15 @@ func TestCrawlBudgetKeepsWhatWasRead(t *testing.T) {
 		t.Errorf("cancelled crawl: %v", err)
 	}
 }
+
+func TestExtractDecodesCharsets(t *testing.T) {
+	site := newTestSite(t)
+	e := testEngine(t, nil)
+	out, err := e.Extract(context.Background(), api.ExtractInput{URLs: api.URLList{site.URL + "/latin1"}, Format: "text"})
+	if err != nil || len(out.Results) != 1 {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if !strings.Contains(out.Results[0].RawContent, "Crème brûlée at the café.") {
+		t.Errorf("latin-1 page: %q", out.Results[0].RawContent)
+	}
+}
