@@ -164,7 +164,9 @@ func (e *Engine) Extract(ctx context.Context, in api.ExtractInput) (*api.Extract
 			out.FailedResults = append(out.FailedResults, api.FailedExtract{URL: urls[i], Error: r.err.Error()})
 			continue
 		}
-		pc := api.PageContent{URL: r.page.URL, RawContent: renderBody(r.page, in.Format, in.Query)}
+		// The URL as asked for, like failed_results, so callers can match
+		// answers to their list; redirects are followed silently.
+		pc := api.PageContent{URL: urls[i], RawContent: renderBody(r.page, in.Format, in.Query)}
 		if in.IncludeFavicon {
 			pc.Favicon = r.page.Favicon
 		}

@@ -64,7 +64,10 @@ func TestExtractPagesAndFailures(t *testing.T) {
 	if c := resultFor(out.Results, u+"/c"); c == nil || !strings.Contains(c.RawContent, "**markdown**") {
 		t.Errorf("markdown page: %+v", c)
 	}
-	// The redirect lands on /a, reported under its final URL once more.
+	// The redirect lands on /a, reported under the URL asked for.
+	if r := resultFor(out.Results, u+"/redirect"); r == nil || !strings.Contains(r.RawContent, "Politeness means") {
+		t.Errorf("redirected page: %+v", r)
+	}
 	if n := len(out.Results); n != 3 {
 		t.Errorf("want 3 results (/a, /c, /redirect→/a), got %d: %+v", n, out.Results)
 	}
