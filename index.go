@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -60,6 +61,9 @@ Pages that extract and crawl read are indexed automatically as well.`,
 				n, err := e.Index(cmd.Context(), target)
 				total += n
 				if err != nil {
+					if errors.Is(err, web.ErrAddressRefused) && !allowPrivate {
+						return fmt.Errorf("%w (%d pages indexed before the error); --allow-private lets index read private and loopback addresses", err, total)
+					}
 					return fmt.Errorf("%w (%d pages indexed before the error)", err, total)
 				}
 				if !a.jsonOut {

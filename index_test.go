@@ -30,6 +30,10 @@ func TestIndexThenSearch(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "--depth must be 1 to 5") {
 		t.Errorf("bad depth: %d %q", code, errs)
 	}
+	code, _, errs = hark(t, nil, "", "--data-dir", data, "index", "http://127.0.0.1:9/")
+	if code == 0 || !strings.Contains(errs, "address is private, loopback or link-local; refused") || !strings.Contains(errs, "--allow-private") {
+		t.Errorf("loopback without --allow-private: %d %q", code, errs)
+	}
 	code, _, errs = hark(t, nil, "", "--data-dir", data, "index", filepath.Join(docs, "missing"))
 	if code == 0 || !strings.Contains(errs, "not a directory") {
 		t.Errorf("missing target: %d %q", code, errs)

@@ -39,6 +39,7 @@ type visit struct {
 	anchor string
 	page   *page // nil when not fetched (map's last level) or failed
 	failed bool
+	err    error // why it failed
 }
 
 // Crawl walks the site breadth-first from in.URL and returns each page's
@@ -211,7 +212,7 @@ func (e *Engine) walk(ctx context.Context, t *traversal) ([]visit, error) {
 			return nil, ctx.Err()
 		}
 		if depth == 0 && frontier[0].failed {
-			return nil, fmt.Errorf("cannot read %s: %s", t.start, frontier[0].anchor)
+			return nil, fmt.Errorf("cannot read %s: %w", t.start, frontier[0].err)
 		}
 
 		var next []visit
@@ -295,7 +296,7 @@ func (e *Engine) walkWithBudget(ctx context.Context, t *traversal) ([]visit, err
 
 // fetchLevel fetches the visits of one level concurrently (the fetcher
 // bounds concurrency overall and per host), stopping once want pages were
-// read. A failed visit keeps its reason in anchor.
+// read. A failed visit keeps its reason in err.
 func (e *Engine) fetchLevel(ctx context.Context, level []visit, t *traversal, want int) {
 	var got atomic.Int64
 	jobs := make(chan int)
@@ -309,7 +310,7 @@ func (e *Engine) fetchLevel(ctx context.Context, level []visit, t *traversal, wa
 				v := &level[i]
 				if got.Load() >= int64(want) {
 					v.failed = true
-					v.anchor = "limit reached"
+					v.err = errors.New("limit reached")
 					continue
 				}
 				var p *page
@@ -321,7 +322,7 @@ func (e *Engine) fetchLevel(ctx context.Context, level []visit, t *traversal, wa
 				}
 				if err != nil {
 					v.failed = true
-					v.anchor = err.Error()
+					v.err = err
 					continue
 				}
 				if !p.NoIndex {

@@ -317,11 +317,15 @@ func (f *fetcher) allowed(ctx context.Context, u *url.URL) (bool, time.Duration,
 
 // fetchError is a failure to read one page; its text is what users see in
 // failed_results.
-type fetchError struct{ msg string }
+type fetchError struct {
+	msg string
+	err error // the cause, when callers may test for it (ErrAddressRefused)
+}
 
 func (e *fetchError) Error() string { return e.msg }
+func (e *fetchError) Unwrap() error { return e.err }
 
-func failf(format string, a ...any) error { return &fetchError{fmt.Sprintf(format, a...)} }
+func failf(format string, a ...any) error { return &fetchError{msg: fmt.Sprintf(format, a...)} }
 
 // fetch reads one page. types lists the accepted media types; others fail.
 func (f *fetcher) fetch(ctx context.Context, raw string, types map[string]bool) (*fetchedPage, error) {
@@ -399,7 +403,11 @@ func (f *fetcher) describe(err error) error {
 	case errors.As(err, &fe):
 		return fe
 	case errors.Is(err, ErrAddressRefused):
-		return failf("%v", unwrapURLError(err))
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			err = oe.Err // "dial tcp a:p: a: refused" says the address twice
+		}
+		return &fetchError{msg: unwrapURLError(err).Error(), err: ErrAddressRefused}
 	case errors.Is(err, context.DeadlineExceeded):
 		return failf("timed out after %s", f.pageTimeout)
 	case errors.Is(err, context.Canceled):
