@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"hark/api"
+	"hark/gateway/engine"
 )
 
 // Search answers vendor_search from the local FTS5 index. See docs/web.md
@@ -331,14 +332,14 @@ func timeWindow(in api.SearchInput, now time.Time) (lo, hi int64, err error) {
 	if in.StartDate != "" {
 		t, perr := time.Parse("2006-01-02", in.StartDate)
 		if perr != nil {
-			return 0, 0, fmt.Errorf("start_date: must be YYYY-MM-DD")
+			return 0, 0, &engine.InputError{Field: "start_date", Rule: "must be a date as YYYY-MM-DD"}
 		}
 		lo = max(lo, t.Unix())
 	}
 	if in.EndDate != "" {
 		t, perr := time.Parse("2006-01-02", in.EndDate)
 		if perr != nil {
-			return 0, 0, fmt.Errorf("end_date: must be YYYY-MM-DD")
+			return 0, 0, &engine.InputError{Field: "end_date", Rule: "must be a date as YYYY-MM-DD"}
 		}
 		hi = t.AddDate(0, 0, 1).Unix()
 	}

@@ -105,7 +105,7 @@ func newTestSite(t testing.TB) *testSite {
 <ul><li><a href="/a">Alpha article</a></li><li><a href="/b#part">Beta page</a></li><li><a href="/c">Gamma notes</a></li>
 <li><a href="/redirect">Moved page</a></li><li><a href="/loop1">Loop</a></li><li><a href="/slow">Slow</a></li>
 <li><a href="/huge">Huge</a></li><li><a href="/data.json">Data</a></li><li><a href="/private/secret">Secret</a></li>
-<li><a href="/noindex">Hidden</a></li><li><a href="/nofollow">Dead end</a></li><li><a href="/sponsored" rel="nofollow">Ad</a></li>
+<li><a href="/noindex">Hidden</a></li><li><a href="/xrobots">Header robots</a></li><li><a href="/nofollow">Dead end</a></li><li><a href="/sponsored" rel="nofollow">Ad</a></li>
 <li><a href="`+"EXT"+`/ext">External</a></li><li><a href="mailto:a@b.c">Mail</a></li></ul>`, "")))
 	mux.HandleFunc("/a", html(article("Alpha article about crawler politeness", `
 <p>Politeness means a crawler limits how often it requests pages from one server. `+lorem+`</p>
@@ -162,6 +162,11 @@ func newTestSite(t testing.TB) *testSite {
 	mux.HandleFunc("/noindex", html(article("Do not index me", `<p>This page asks not to be indexed. `+lorem+`</p><p><a href="/from-noindex">Onward</a></p>`, `<meta name="robots" content="noindex">`)))
 	mux.HandleFunc("/from-noindex", html(article("Linked from noindex", `<p>Reached through a noindex page, which may still be followed. `+lorem+`</p>`, "")))
 	mux.HandleFunc("/nofollow", html(article("Dead end page", `<p>Links here must not be followed. `+lorem+`</p><p><a href="/hidden">Hidden</a></p>`, `<meta name="robots" content="nofollow">`)))
+	mux.HandleFunc("/xrobots", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Robots-Tag", "noindex, nofollow")
+		html(article("Header says noindex", `<p>The header forbids indexing. `+lorem+`</p><p><a href="/via-xrobots">On</a></p>`, ""))(w, r)
+	})
+	mux.HandleFunc("/via-xrobots", html(article("Via X-Robots", "<p>only via a nofollow header</p>", "")))
 	mux.HandleFunc("/hidden", html(article("Hidden", "<p>only via nofollow</p>", "")))
 	mux.HandleFunc("/sponsored", html(article("Sponsored", "<p>only via rel=nofollow</p>", "")))
 	mux.HandleFunc("/about", html(article("About", "<p>About this site. "+lorem+"</p>", "")))

@@ -168,12 +168,12 @@ func TestCrawl(t *testing.T) {
 			t.Errorf("crawl missed %s", want)
 		}
 	}
-	for _, bad := range []string{u + "/private/secret", u + "/noindex", u + "/hidden", u + "/sponsored", u + "/a/1/deeper", u + "/data.json", u + "/redirect", u + "/b?utm_source=x"} {
+	for _, bad := range []string{u + "/private/secret", u + "/noindex", u + "/xrobots", u + "/via-xrobots", u + "/hidden", u + "/sponsored", u + "/a/1/deeper", u + "/data.json", u + "/redirect", u + "/b?utm_source=x"} {
 		if got[bad] {
 			t.Errorf("crawl returned %s", bad)
 		}
 	}
-	if site.hit("/hidden") != 0 || site.hit("/sponsored") != 0 {
+	if site.hit("/hidden") != 0 || site.hit("/sponsored") != 0 || site.hit("/via-xrobots") != 0 {
 		t.Error("followed a nofollow link")
 	}
 	if n := len(out.Results); n != len(got) {
