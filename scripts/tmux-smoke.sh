@@ -86,8 +86,12 @@ keys() {
 	done
 }
 
+# The environment is passed on the command line: a tmux server that is
+# already running would otherwise give the session its own environment.
 tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
-	"'$bin' 2>'$work/stderr'; echo \"hark exited \$?\" > '$work/exit'; sleep 60"
+	"env -u HARK_BASE_URL -u HARK_API_KEY -u HARK_PROFILE -u NO_COLOR TERM=xterm-256color \
+	HARK_DATA_DIR='$HARK_DATA_DIR' HARK_CONFIG='$HARK_CONFIG' HARK_OUTPUT_DIR='$HARK_OUTPUT_DIR' \
+	'$bin' 2>'$work/stderr'; echo \"hark exited \$?\" > '$work/exit'; sleep 60"
 
 wait_for "1 Search" 10
 wait_for "embedded · workspace local"
