@@ -27,7 +27,7 @@ import (
 // KeyMap holds the pane's bindings.
 type KeyMap struct {
 	Up, Down, Open, Back, Mark, MarkAll, Extract, Crawl, Map, Filter,
-	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown key.Binding
+	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown, Preview key.Binding
 }
 
 // Keys are the pane's bindings.
@@ -49,6 +49,7 @@ var Keys = KeyMap{
 	Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL")),
 	OpenURL:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "extract a URL")),
 	Raw:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "markdown/text")),
+	Preview:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview below (narrow)")),
 	Cancel:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
 }
 
@@ -58,7 +59,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Open, k.Back, k.PageUp, k.PageDown},
-		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw},
+		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw, k.Preview},
 		{k.OpenURL, k.Extract, k.Crawl, k.Map, k.Form, k.Export, k.Cancel},
 	}
 }
@@ -116,6 +117,7 @@ type Pane struct {
 	mode     mode
 	reading  *Page
 	raw      bool
+	preview  bool // show the preview under the list on narrow terminals
 	scroll   common.Scroll
 	filter   textinput.Model
 	urlInput textinput.Model
@@ -400,6 +402,8 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		if pg := p.currentPage(); pg != nil {
 			return copyURL(pg.URL)
 		}
+	case key.Matches(msg, Keys.Preview):
+		p.preview = !p.preview
 	case key.Matches(msg, Keys.Cancel):
 		if p.cancel != nil {
 			p.cancel()
@@ -854,6 +858,13 @@ func (p *Pane) View() string {
 	listW := p.width
 	if wide {
 		listW = p.width / 2
+	}
+	if !wide && p.preview && bodyH >= 8 {
+		// Narrow: the list on top, the preview under it.
+		listH := bodyH / 2
+		list := common.Fit(p.treeView(listW, listH), listW, listH)
+		rule := s.Dim.Render(strings.Repeat("─", p.width))
+		return common.Fit(header+"\n"+list+"\n"+rule+"\n"+p.previewView(p.width, bodyH-listH-1), p.width, p.height)
 	}
 	list := p.treeView(listW, bodyH)
 	if wide {
