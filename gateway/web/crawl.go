@@ -212,7 +212,7 @@ func (e *Engine) walk(ctx context.Context, t *traversal) ([]visit, error) {
 			return nil, ctx.Err()
 		}
 		if depth == 0 && frontier[0].failed {
-			return nil, fmt.Errorf("cannot read %s: %w", t.start, frontier[0].err)
+			return nil, &startError{url: t.start.String(), err: frontier[0].err}
 		}
 
 		var next []visit
@@ -281,14 +281,31 @@ func (e *Engine) walk(ctx context.Context, t *traversal) ([]visit, error) {
 	return results, nil
 }
 
+// startError is a start URL that cannot be read.
+type startError struct {
+	url string
+	err error
+}
+
+func (e *startError) Error() string { return fmt.Sprintf("cannot read %s: %v", e.url, e.err) }
+func (e *startError) Unwrap() error { return e.err }
+
 // walkWithBudget runs walk under Config.CrawlTimeout. When that budget
 // ends first, the pages read so far are the answer; when ctx ends, the
-// call fails with ctx's error.
+// call fails with ctx's error. An unreadable start URL is the caller's
+// input error (HTTP 400 at the gateway), naming the field url.
 func (e *Engine) walkWithBudget(ctx context.Context, t *traversal) ([]visit, error) {
 	wctx, cancel := context.WithTimeout(ctx, e.cfg.CrawlTimeout)
 	defer cancel()
 	visits, err := e.walk(wctx, t)
-	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && visits != nil {
+	var se *startError
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.As(err, &se):
+		return nil, &engine.InputError{Field: "url", Rule: "cannot be read: " + se.err.Error()}
+	case errors.Is(err, context.DeadlineExceeded) && visits != nil:
 		return visits, nil
 	}
 	return visits, err
