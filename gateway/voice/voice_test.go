@@ -263,7 +263,18 @@ func TestFormatRoundTrips(t *testing.T) {
 func TestEspeakStreamsWAV(t *testing.T) {
 	l := provider(t)
 	text := strings.Repeat("This sentence is spoken by espeak. ", 6)
-	audio, res, writes := synth(t, l, api.TTSRequest{Text: text, VoiceCode: "espeak:en-us+f3", Format: api.FormatWAV, SampleRate: 16000})
+	// A streaming sink (no Bytes method) keeps the "until the end" sizes.
+	var streamed []byte
+	writes := 0
+	res, err := l.Synthesize(context.Background(), api.TTSRequest{Text: text, VoiceCode: "espeak:en-us+f3", Format: api.FormatWAV, SampleRate: 16000},
+		sinkFunc(func(p []byte) (int, error) { writes++; streamed = append(streamed, p...); return len(p), nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := binary.LittleEndian.Uint32(streamed[40:]); got != wavStreamSize {
+		t.Errorf("streamed data size %#x, want %#x", got, uint32(wavStreamSize))
+	}
+	audio := streamed
 	if writes < 6 {
 		t.Errorf("%d fragments for six sentences; want streaming", writes)
 	}
