@@ -280,6 +280,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.showHelp = false
 		return nil
 	}
+	// ctrl+k opens the palette even while a text line has focus: it is
+	// the one way to every tool, and no line editing here needs it.
+	if msg.String() == "ctrl+k" {
+		m.palette = newPalette(m)
+		return m.palette.focus()
+	}
 	if m.panes[m.active].Capturing() {
 		return m.toActive(msg)
 	}

@@ -58,6 +58,11 @@ func TestKeysSwitchPanesUnlessTyping(t *testing.T) {
 	if m.Active() != 0 {
 		t.Fatal("a digit typed in the query switched panes")
 	}
+	m.Update(uitest.Press("ctrl+k"))
+	if m.palette == nil {
+		t.Fatal("ctrl+k did not open the palette while typing")
+	}
+	m.Update(uitest.Press("esc"))
 	m.Update(uitest.Press("esc"))
 	m.Update(uitest.Press("3"))
 	if m.Active() != 2 {
