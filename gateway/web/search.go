@@ -21,7 +21,7 @@ import (
 //     title weighted 5, the URL 2 and the body 1;
 //   - score = 0.6 × coverage (share of the query's terms the page holds)
 //   - 0.4 × bm25 relative to the best candidate, times the boosts
-//     (topic 1.5, country 1.25, news recency up to 1.3), capped at 1;
+//     (topic 2, country 1.25, news recency up to 1.3), capped at 1;
 //   - basic re-ranks 4× max_results candidates and returns FTS5 snippets;
 //     advanced re-ranks the same and returns the best chunks of each page;
 //     fast ranks max_results×2 candidates on title and snippet only;
@@ -213,7 +213,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		s := 0.6*coverage(terms, tokens(covText)) + 0.4*rel
 		boost := 1.0
 		if topic != "general" && c.topic == topic {
-			boost *= 1.5
+			boost *= 2
 		}
 		if topic == "news" {
 			d := c.published

@@ -144,6 +144,17 @@ func TestSearchOptions(t *testing.T) {
 	if out.Results[0].URL != "https://news.example.com/2026/rates" {
 		t.Errorf("topic news: %v", searchURLs(out))
 	}
+	// Topic finance prefers pages about markets.
+	seed(t, e,
+		&page{URL: "https://markets.example.com/q3", Title: "Quarterly report", Text: "Shares rose as quarterly earnings beat forecasts; the stock market, bond yields and dividend investors cheered the revenue. Quarterly growth."},
+		&page{URL: "https://garden.example.com/q3", Title: "Growth in the garden", Text: "Growth of tomatoes. Pruning for growth, and more growth."},
+	)
+	if out := mustSearch(t, e, api.SearchInput{Query: "growth"}); out.Results[0].URL != "https://garden.example.com/q3" {
+		t.Fatalf("garden page should lead without topic: %v", searchURLs(out))
+	}
+	if out := mustSearch(t, e, api.SearchInput{Query: "growth", Topic: "finance"}); out.Results[0].URL != "https://markets.example.com/q3" {
+		t.Errorf("topic finance: %+v", out.Results)
+	}
 	// exact_match keeps only the phrase.
 	out = mustSearch(t, e, api.SearchInput{Query: "quick brown fox", ExactMatch: true})
 	if got := searchURLs(out); len(got) != 1 || got[0] != "https://example.com/phrase" {
