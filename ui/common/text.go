@@ -166,3 +166,17 @@ func Count(n int, unit string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, unit)
 }
+
+// JoinColumns puts right beside left, line by line, with sep between.
+// left must already be padded to its width (PadRight).
+func JoinColumns(left, sep, right string) string {
+	l := strings.Split(left, "\n")
+	r := strings.Split(right, "\n")
+	for i := range l {
+		l[i] += sep
+		if i < len(r) {
+			l[i] += r[i]
+		}
+	}
+	return strings.Join(l, "\n")
+}

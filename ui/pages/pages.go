@@ -869,16 +869,7 @@ func (p *Pane) View() string {
 	list := p.treeView(listW, bodyH)
 	if wide {
 		left := common.PadRight(common.Fit(list, listW, bodyH), listW)
-		right := strings.Split(p.previewView(p.width-listW-3, bodyH), "\n")
-		l := strings.Split(left, "\n")
-		for i := range l {
-			r := ""
-			if i < len(right) {
-				r = right[i]
-			}
-			l[i] += s.Dim.Render(" │ ") + r
-		}
-		list = strings.Join(l, "\n")
+		list = common.JoinColumns(left, s.Dim.Render(" │ "), p.previewView(p.width-listW-3, bodyH))
 	}
 	return common.Fit(header+"\n"+list, p.width, p.height)
 }

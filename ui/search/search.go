@@ -514,23 +514,9 @@ func (p *Pane) View() string {
 	list := p.listView(listW, max(0, bodyH-len(answer)))
 	body := strings.Join(append(answer, list), "\n")
 	if wide {
-		body = lipglossJoin(common.PadRight(common.Fit(body, listW, bodyH), listW), " │ ", p.previewView(p.width-listW-3, bodyH))
+		body = common.JoinColumns(common.PadRight(common.Fit(body, listW, bodyH), listW), s.Dim.Render(" │ "), p.previewView(p.width-listW-3, bodyH))
 	}
 	return common.Fit(header+"\n"+body, p.width, p.height)
-}
-
-func lipglossJoin(left, sep, right string) string {
-	l := strings.Split(left, "\n")
-	r := strings.Split(right, "\n")
-	out := make([]string, len(l))
-	for i := range l {
-		rr := ""
-		if i < len(r) {
-			rr = r[i]
-		}
-		out[i] = l[i] + sep + rr
-	}
-	return strings.Join(out, "\n")
 }
 
 func (p *Pane) optionsLine() string {
