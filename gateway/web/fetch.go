@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -98,7 +99,13 @@ type robotsEntry struct {
 	once sync.Once
 	data *robotstxt.RobotsData
 	err  error
+	at   time.Time   // when it was read
+	done atomic.Bool // at, data and err are set
 }
+
+// robotsTTL is how long robots.txt is trusted (RFC 9309 suggests at most
+// 24 hours); a long-running gateway reads it again after that.
+const robotsTTL = 24 * time.Hour
 
 const maxRedirects = 10
 
@@ -251,12 +258,16 @@ func (f *fetcher) robotsFor(ctx context.Context, u *url.URL) (*robotstxt.RobotsD
 	origin := u.Scheme + "://" + u.Host
 	f.mu.Lock()
 	ent := f.robots[origin]
-	if ent == nil {
+	if ent == nil || ent.done.Load() && time.Since(ent.at) > robotsTTL {
+		if len(f.robots) >= 50000 {
+			clear(f.robots) // bound memory; entries are re-read on demand
+		}
 		ent = &robotsEntry{}
 		f.robots[origin] = ent
 	}
 	f.mu.Unlock()
 	ent.once.Do(func() {
+		defer func() { ent.at = time.Now(); ent.done.Store(true) }()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.pageTimeout)
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, origin+"/robots.txt", nil)
