@@ -399,6 +399,13 @@ func (m *Model) statusView() string {
 	case m.loading:
 		parts = append(parts, s.Dim.Render("loading tools…"))
 	}
+	for i, p := range m.panes {
+		if b, ok := p.(common.Backgrounder); ok && i != m.active {
+			if line := b.Background(); line != "" {
+				parts = append(parts, s.Warn.Render("⟳ "+line))
+			}
+		}
+	}
 	if c := m.lastCall; c != nil {
 		t := c.TraceID
 		if t == "" {

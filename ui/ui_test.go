@@ -297,6 +297,9 @@ func TestE2EResearchSlowThenCancel(t *testing.T) {
 	r.waitFor("research running", screenHas("researching “a slow question”"))
 	// Other panes stay usable while it runs.
 	r.keys("1", "/")
+	r.waitFor("research shown in the status bar", func(m *Model) bool {
+		return strings.Contains(uitest.Plain(m.statusView()), "⟳ research ")
+	})
 	r.typeText("meanwhile")
 	r.keys("enter")
 	r.waitFor("search done meanwhile", screenHas("Result 1 for meanwhile"))

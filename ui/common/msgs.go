@@ -86,3 +86,10 @@ type ConnectedMsg struct {
 	Client *api.Client
 	Err    error
 }
+
+// Backgrounder is implemented by panes whose work goes on while another
+// pane is shown; Background is a short line for the status bar ("" when
+// idle), e.g. "research 1m05s".
+type Backgrounder interface {
+	Background() string
+}

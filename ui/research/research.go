@@ -130,7 +130,6 @@ type Pane struct {
 	nextID    int
 	width     int
 	height    int
-	bodyTop   int
 }
 
 // New returns the Research pane.
@@ -153,6 +152,26 @@ func (p *Pane) Sessions() []*Session { return p.sessions }
 
 // Current returns the research shown, or nil.
 func (p *Pane) Current() *Session { return p.current }
+
+// Background reports running research for the status bar.
+func (p *Pane) Background() string {
+	n, oldest := 0, time.Time{}
+	for _, s := range p.sessions {
+		if s.Running {
+			n++
+			if oldest.IsZero() || s.Started.Before(oldest) {
+				oldest = s.Started
+			}
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "research " + common.Elapsed(p.c.Now().Sub(oldest))
+	}
+	return fmt.Sprintf("%d researches, %s", n, common.Elapsed(p.c.Now().Sub(oldest)))
+}
 
 // Focus puts the cursor in the question line.
 func (p *Pane) Focus() tea.Cmd { p.focus = focusQuestion; return p.question.Focus() }
@@ -564,7 +583,6 @@ func (p *Pane) View() string {
 	header := strings.Join(top, "\n")
 	hh := len(strings.Split(header, "\n"))
 	bodyH := max(0, p.height-hh)
-	p.bodyTop = hh
 	var body string
 	switch {
 	case p.focus == focusHistory:
