@@ -6,6 +6,7 @@ import (
 	"time"
 )
 
+// BenchmarkParseHTML runs one real page through the whole extract path.
 func BenchmarkParseHTML(b *testing.B) {
 	body, err := os.ReadFile("testdata/extract/nodejs_punycode.html")
 	if err != nil {
