@@ -238,7 +238,8 @@ func (e *Engine) walk(ctx context.Context, t *traversal) ([]visit, error) {
 				}
 				v.url = p.URL
 			}
-			include := depth > 0 || t.inScope(v.url)
+			// Scope is checked again on the final URL: a redirect may leave it.
+			include := t.inScope(v.url)
 			if p != nil && p.NoIndex || t.extract && p == nil {
 				include = false
 			}

@@ -52,8 +52,7 @@ func (e *Engine) Index(ctx context.Context, target string) (int, error) {
 	if strings.HasSuffix(lower, ".xml") || strings.Contains(lower, "sitemap") {
 		return e.indexSitemap(ctx, u.String())
 	}
-	no := false
-	t := &traversal{start: u, maxDepth: e.cfg.IndexDepth, maxBreadth: 500, limit: e.cfg.IndexLimit, allowExternal: no, extract: true}
+	t := &traversal{start: u, maxDepth: e.cfg.IndexDepth, maxBreadth: 500, limit: e.cfg.IndexLimit, allowExternal: false, extract: true}
 	visits, err := e.walk(ctx, t)
 	if err != nil {
 		return len(visits), fmt.Errorf("index %s: %w", target, err)
