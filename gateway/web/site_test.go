@@ -105,7 +105,7 @@ func newTestSite(t testing.TB) *testSite {
 <ul><li><a href="/a">Alpha article</a></li><li><a href="/b#part">Beta page</a></li><li><a href="/c">Gamma notes</a></li>
 <li><a href="/redirect">Moved page</a></li><li><a href="/loop1">Loop</a></li><li><a href="/slow">Slow</a></li>
 <li><a href="/huge">Huge</a></li><li><a href="/data.json">Data</a></li><li><a href="/private/secret">Secret</a></li>
-<li><a href="/noindex">Hidden</a></li><li><a href="/xrobots">Header robots</a></li><li><a href="/nofollow">Dead end</a></li><li><a href="/sponsored" rel="nofollow">Ad</a></li>
+<li><a href="/noindex">Hidden</a></li><li><a href="/xrobots">Header robots</a></li><li><a href="/nofollow">Dead end</a></li><li><a href="/to-ext">Moved away</a></li><li><a href="/sponsored" rel="nofollow">Ad</a></li>
 <li><a href="`+"EXT"+`/ext">External</a></li><li><a href="mailto:a@b.c">Mail</a></li></ul>`, "")))
 	mux.HandleFunc("/a", html(article("Alpha article about crawler politeness", `
 <p>Politeness means a crawler limits how often it requests pages from one server. `+lorem+`</p>
@@ -133,6 +133,7 @@ func newTestSite(t testing.TB) *testSite {
 		w.Write([]byte("<html><head><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e at the caf\xe9.</p></body></html>"))
 	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/a", http.StatusMovedPermanently) })
+	mux.HandleFunc("/to-ext", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, s.External+"/ext", http.StatusFound) })
 	mux.HandleFunc("/to-private", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/private/secret", http.StatusFound) })
 	mux.HandleFunc("/loop1", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop2", http.StatusFound) })
 	mux.HandleFunc("/loop2", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop1", http.StatusFound) })

@@ -190,8 +190,8 @@ func TestCrawl(t *testing.T) {
 		t.Fatalf("limit 3: %v %d", err, len(out.Results))
 	}
 	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 1, MaxBreadth: 50, Limit: 50, AllowExternal: &no})
-	if err != nil || urlsOf(out.Results)[site.External+"/ext"] {
-		t.Errorf("allow_external=false kept the external page: %v", err)
+	if err != nil || urlsOf(out.Results)[site.External+"/ext"] || !urlsOf(out.Results)[u+"/a"] {
+		t.Errorf("allow_external=false kept the external page (directly or via /to-ext): %v %v", err, urlsOf(out.Results))
 	}
 	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 3, MaxBreadth: 50, Limit: 50, SelectPaths: "^/a(/.*)?$"})
 	if err != nil {
