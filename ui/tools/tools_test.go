@@ -28,7 +28,7 @@ func withUnknown(t *testing.T) (*apitest.Server, *common.Common) {
 	var list struct {
 		Tools []json.RawMessage `json:"tools"`
 	}
-	if err := json.Unmarshal(apitest.DefaultToolList, &list); err != nil {
+	if err := json.Unmarshal([]byte(uitest.ToolList), &list); err != nil {
 		t.Fatal(err)
 	}
 	list.Tools = append(list.Tools, json.RawMessage(unknownTool))
