@@ -49,6 +49,9 @@ func (p *Progress) View(s *Styles, now time.Time) string {
 	return s.Title.Render(p.spin.View()) + " " + p.Label + "… " + s.Dim.Render(Elapsed(el))
 }
 
+// Spinner is the spinner's current frame.
+func (p *Progress) Spinner(s *Styles) string { return s.Title.Render(p.spin.View()) }
+
 // Elapsed formats a duration as 3.2s or 1m05s.
 func Elapsed(d time.Duration) string {
 	if d < time.Minute {

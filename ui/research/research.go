@@ -605,11 +605,8 @@ func (p *Pane) statusLine(s *Session) string {
 	var line string
 	switch {
 	case s.Running:
-		line = p.progress.View(st, p.c.Now())
-		line = strings.Replace(line, p.progress.Label, "researching “"+q+"”", 1)
-		// The progress started with the first of several calls; show this one's time.
-		line = strings.Replace(line, common.Elapsed(p.c.Now().Sub(p.progress.Started)), common.Elapsed(p.c.Now().Sub(s.Started)), 1)
-		line += st.Dim.Render("  x cancels")
+		// One spinner serves every running research; the time is this one's.
+		line = p.progress.Spinner(st) + " researching “" + q + "”… " + st.Dim.Render(common.Elapsed(p.c.Now().Sub(s.Started))) + st.Dim.Render("  x cancels")
 	case s.Err != nil:
 		line = st.Err.Render("✗ ") + q
 	default:
