@@ -230,6 +230,20 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		c.score = math.Min(1, math.Round(s*boost*10000)/10000)
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].rankKey > cands[j].rankKey })
+	// One page reachable at two URLs ("/" and "/index.html") is one result.
+	seenPage := map[string]bool{}
+	uniq := cands[:0]
+	for _, c := range cands {
+		key := c.title + "\x00" + truncateRunes(c.body, 300)
+		if c.body == "" {
+			key = c.url
+		}
+		if !seenPage[key] {
+			seenPage[key] = true
+			uniq = append(uniq, c)
+		}
+	}
+	cands = uniq
 	if len(cands) > in.MaxResults {
 		cands = cands[:in.MaxResults]
 	}

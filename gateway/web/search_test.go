@@ -186,6 +186,14 @@ func TestSearchOptions(t *testing.T) {
 	if out.Answer != "" || out.Results[0].RawContent != "" || out.Results[0].Favicon != "" {
 		t.Error("unrequested fields filled")
 	}
+	// The same page under two URLs is one result.
+	seed(t, e, &page{URL: "https://dup.example/", Title: "Duplicate zebrafish", Text: "Zebrafish regrow fins."},
+		&page{URL: "https://dup.example/index.html", Title: "Duplicate zebrafish", Text: "Zebrafish regrow fins."})
+	for _, depth := range []string{"basic", "ultra-fast"} {
+		if out := mustSearch(t, e, api.SearchInput{Query: "zebrafish fins", SearchDepth: depth}); len(out.Results) != 1 {
+			t.Errorf("%s: duplicate pages: %v", depth, searchURLs(out))
+		}
+	}
 	// Nothing matches, or nothing searchable.
 	if out := mustSearch(t, e, api.SearchInput{Query: "xylophonist"}); len(out.Results) != 0 {
 		t.Errorf("unexpected %v", searchURLs(out))
