@@ -669,7 +669,13 @@ func (p *Pane) previewView(w, h int) string {
 	}
 	b = append(b, common.Wrap(common.OneLine(r.Content), w))
 	if r.RawContent != "" {
-		b = append(b, "", s.Dim.Render("— page text —"), common.Wrap(r.RawContent, w))
+		// Only what fits is wrapped: a page body can be large, and View
+		// runs on every frame.
+		text := r.RawContent
+		if limit := max(1, w*h); len(text) > limit {
+			text = text[:limit]
+		}
+		b = append(b, "", s.Dim.Render("— page text (enter reads it all in Pages) —"), common.Wrap(text, w))
 	}
 	b = append(b, "", s.Dim.Render("enter opens in Pages · y copies the URL"))
 	return common.Fit(strings.Join(b, "\n"), w, h)
