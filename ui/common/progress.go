@@ -23,7 +23,11 @@ func NewProgress() Progress {
 
 // Start marks the call as running and starts the spinner.
 func (p *Progress) Start(label string, now time.Time) tea.Cmd {
+	wasActive := p.Active
 	p.Label, p.Started, p.Active = label, now, true
+	if wasActive {
+		return nil // its ticks are already running; a second loop would double the speed
+	}
 	return p.spin.Tick
 }
 

@@ -124,7 +124,7 @@ type Pane struct {
 	askURL   bool
 	form     *form.Form
 	progress common.Progress
-	cancel   context.CancelFunc
+	runs     map[int]context.CancelFunc // calls under way, by seq
 	seq      int
 	err      error
 	note     string
@@ -150,7 +150,7 @@ func New(c *common.Common) *Pane {
 	u := common.NewInput(c.Styles)
 	u.Prompt = "URL(s): "
 	u.Placeholder = "https://example.com, https://example.org/page"
-	return &Pane{c: c, byURL: map[string]*Page{}, folded: map[string]bool{}, filter: f, urlInput: u,
+	return &Pane{c: c, byURL: map[string]*Page{}, folded: map[string]bool{}, filter: f, urlInput: u, runs: map[int]context.CancelFunc{},
 		progress: common.NewProgress(), md: markdown.NewRenderer()}
 }
 
@@ -188,11 +188,13 @@ func (p *Pane) SetSize(w, h int) {
 func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case doneMsg:
-		if msg.seq != p.seq {
+		if _, ok := p.runs[msg.seq]; !ok {
 			return p, nil
 		}
-		p.progress.Stop()
-		p.cancel = nil
+		delete(p.runs, msg.seq)
+		if len(p.runs) == 0 {
+			p.progress.Stop()
+		}
 		if msg.err != nil {
 			p.err = msg.err
 			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
@@ -405,8 +407,8 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, Keys.Preview):
 		p.preview = !p.preview
 	case key.Matches(msg, Keys.Cancel):
-		if p.cancel != nil {
-			p.cancel()
+		for _, cancel := range p.runs {
+			cancel()
 		}
 	}
 	return nil
@@ -549,13 +551,12 @@ func (p *Pane) crawlFrom(slug, u string) tea.Cmd {
 	return p.run(slug, map[string]any{"url": u}, false)
 }
 
+// run calls a tool in a command. Calls run side by side (an extract
+// opened from Search does not stop a crawl); x cancels them all.
 func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
-	if p.cancel != nil {
-		p.cancel()
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
 	p.seq++
+	p.runs[p.seq] = cancel
 	p.err, p.note = nil, ""
 	seq, client := p.seq, p.c.Client
 	label := map[string]string{api.ToolExtract: "extracting", api.ToolCrawl: "crawling", api.ToolMap: "mapping"}[slug]
@@ -818,7 +819,11 @@ func (p *Pane) View() string {
 	}
 	var top []string
 	if p.progress.Active {
-		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render("  x cancels"))
+		more := ""
+		if n := len(p.runs); n > 1 {
+			more = fmt.Sprintf(" (+%d more)", n-1)
+		}
+		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render(more+"  x cancels"))
 	}
 	if p.err != nil {
 		top = append(top, common.ErrorView(s, p.err, p.width))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -44,7 +45,7 @@ func TestGoldenViews(t *testing.T) {
 		p := New(c)
 		p.SetSize(sz.w, sz.h)
 		uitest.Golden(t, "empty_"+sz.name, p.View())
-		p.Update(crawlMsg())
+		arrive(p, crawlMsg())
 		uitest.Golden(t, "tree_"+sz.name, p.View())
 		p.Update(uitest.Press("j"))
 		p.Update(uitest.Press("j"))
@@ -67,7 +68,7 @@ func TestTreeGroupsWithCounts(t *testing.T) {
 	c, _ := uitest.Common(t, nil)
 	p := New(c)
 	p.SetSize(80, 24)
-	p.Update(crawlMsg())
+	arrive(p, crawlMsg())
 	v := uitest.Plain(p.View())
 	for _, want := range []string{"docs.example.com (4)", "/guide/ (2)", "blog.example.org (1)", "✗ HTTP 404 Not Found"} {
 		if !strings.Contains(v, want) {
@@ -86,7 +87,7 @@ func TestFilterAsYouType(t *testing.T) {
 	c, _ := uitest.Common(t, nil)
 	p := New(c)
 	p.SetSize(80, 24)
-	p.Update(crawlMsg())
+	arrive(p, crawlMsg())
 	p.Update(uitest.Press("/"))
 	if !p.Capturing() {
 		t.Fatal("filter should capture keys")
@@ -181,7 +182,7 @@ func TestExportWritesMarkdown(t *testing.T) {
 	c, _ := uitest.Common(t, nil)
 	p := New(c)
 	p.SetSize(80, 24)
-	p.Update(crawlMsg())
+	arrive(p, crawlMsg())
 	var notice string
 	uitest.Settle(func(m tea.Msg) tea.Cmd {
 		if n, ok := m.(common.NoticeMsg); ok {
@@ -217,4 +218,31 @@ func TestFileNameIsSafe(t *testing.T) {
 			t.Errorf("FileName(%q) has a slash", in)
 		}
 	}
+}
+
+func TestCallsRunSideBySide(t *testing.T) {
+	srv := apitest.New(t)
+	srv.Script(apitest.InvokePath(api.ToolCrawl), apitest.Slow(300*time.Millisecond, apitest.OK(map[string]any{"service": "vendor_search", "tool": api.ToolCrawl,
+		"output": api.CrawlOutput{BaseURL: "https://c.test", Results: []api.PageContent{{URL: "https://c.test/", RawContent: "crawled"}}}})))
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	_, crawl := p.Update(common.RunToolMsg{Tool: *c.Tool(api.ToolCrawl), Inputs: map[string]any{"url": "https://c.test"}})
+	_, extract := p.Update(common.OpenPagesMsg{URLs: []string{"https://e.test/x"}})
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "(+1 more)") {
+		t.Errorf("two calls not shown:\n%s", v)
+	}
+	uitest.Settle(drive(p), tea.Batch(crawl, extract))
+	if p.byURL["https://c.test/"] == nil || p.byURL["https://e.test/x"] == nil {
+		t.Errorf("an extract stopped the crawl: %v", p.byURL)
+	}
+	if p.progress.Active {
+		t.Error("progress still shown")
+	}
+}
+
+// arrive delivers a constructed result as if a call had been made for it.
+func arrive(p *Pane, m doneMsg) {
+	p.runs[m.seq] = func() {}
+	p.Update(m)
 }
