@@ -13,6 +13,9 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
+echo "== BENCHMARKS.md matches docs/"
+./scripts/benchmarks.sh --check
+
 echo "== go vet"
 go vet ./...
 
