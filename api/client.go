@@ -117,6 +117,46 @@ type CallInfo struct {
 	Status  int
 	Latency time.Duration
 	Err     error
+
+	// Credits come from the X-Credits-* headers that a gateway sends on
+	// the responses of a workspace with usage accounting. HasCredits is
+	// true when X-Credits-Used was present and an integer; the other
+	// fields are then meaningful: CreditsUsed is what the workspace has
+	// used in its current quota period, CreditsLimit its quota (0 when the
+	// gateway sent none: no quota), CreditsCharged what this call cost (0
+	// when absent).
+	CreditsUsed    int64
+	CreditsLimit   int64
+	CreditsCharged int64
+	HasCredits     bool
+}
+
+// Response headers of the credits a workspace has used (see CallInfo).
+const (
+	HeaderCreditsUsed    = "X-Credits-Used"
+	HeaderCreditsLimit   = "X-Credits-Limit"
+	HeaderCreditsCharged = "X-Credits-Charged"
+)
+
+// readCredits fills info's credits from a response's headers. A header
+// that is absent or not a non-negative integer counts as absent.
+func (info *CallInfo) readCredits(h http.Header) {
+	used, ok := creditsHeader(h, HeaderCreditsUsed)
+	if !ok {
+		return
+	}
+	info.HasCredits = true
+	info.CreditsUsed = used
+	info.CreditsLimit, _ = creditsHeader(h, HeaderCreditsLimit)
+	info.CreditsCharged, _ = creditsHeader(h, HeaderCreditsCharged)
+}
+
+func creditsHeader(h http.Header, name string) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(h.Get(name)), 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // RetryEvent reports a retry about to happen: Attempt is the number of the
@@ -257,6 +297,7 @@ func (c *Client) roundTrip(ctx context.Context, cl call, info *CallInfo) (json.R
 	}
 	defer resp.Body.Close()
 	info.Status = resp.StatusCode
+	info.readCredits(resp.Header)
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return nil, c.transportError(cl, err)

@@ -443,3 +443,63 @@ func TestParseRetryAfterDate(t *testing.T) {
 }
 
 const http1123 = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+func TestCallInfoCarriesCredits(t *testing.T) {
+	s := apitest.New(t)
+	var calls []api.CallInfo
+	var mu sync.Mutex
+	c := newClient(t, s, func(o *api.Options) {
+		o.OnCall = func(ci api.CallInfo) { mu.Lock(); calls = append(calls, ci); mu.Unlock() }
+	})
+	ctx := context.Background()
+	last := func() api.CallInfo {
+		mu.Lock()
+		defer mu.Unlock()
+		return calls[len(calls)-1]
+	}
+
+	// A gateway without usage accounting sends no headers.
+	if _, err := c.Voices(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if ci := last(); ci.HasCredits || ci.CreditsUsed != 0 {
+		t.Errorf("no headers: %+v", ci)
+	}
+
+	s.SetCredits(apitest.Credits{Used: 10, Limit: 100, Charge: 2})
+	for want := int64(12); want <= 14; want += 2 {
+		if _, err := c.Search(ctx, api.SearchInput{Query: "q"}); err != nil {
+			t.Fatal(err)
+		}
+		ci := last()
+		if !ci.HasCredits || ci.CreditsUsed != want || ci.CreditsLimit != 100 || ci.CreditsCharged != 2 {
+			t.Errorf("after a call: %+v, want used %d of 100, charged 2", ci, want)
+		}
+	}
+
+	// An error answer still reports usage, charging nothing.
+	s.Script(apitest.InvokePath(api.ToolSearch), apitest.VendorStatus("Acme", 503, "down"))
+	if _, err := c.Search(ctx, api.SearchInput{Query: "q"}); err == nil {
+		t.Fatal("want an error")
+	}
+	if ci := last(); ci.Err == nil || !ci.HasCredits || ci.CreditsUsed != 14 || ci.CreditsCharged != 0 {
+		t.Errorf("error answer: %+v", ci)
+	}
+
+	// No quota: X-Credits-Limit absent; a header that is not an integer
+	// counts as absent.
+	s.SetCredits(apitest.Credits{Used: 5, Charge: 1})
+	if _, err := c.TTS(ctx, api.TTSRequest{Text: "hi", VoiceCode: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if ci := last(); !ci.HasCredits || ci.CreditsUsed != 6 || ci.CreditsLimit != 0 || ci.CreditsCharged != 1 {
+		t.Errorf("no quota: %+v", ci)
+	}
+	s.Script(api.PathTTS, apitest.Reply{Data: api.TTSResponse{AudioData: "AAA="}, Header: map[string]string{api.HeaderCreditsUsed: "lots"}})
+	if _, err := c.TTS(ctx, api.TTSRequest{Text: "hi", VoiceCode: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if ci := last(); ci.HasCredits {
+		t.Errorf("X-Credits-Used: lots gave %+v", ci)
+	}
+}

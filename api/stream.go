@@ -46,6 +46,7 @@ func (c *Client) dial(ctx context.Context, path string) (*websocket.Conn, string
 	if resp != nil {
 		info.Status = resp.StatusCode
 		info.TraceID = traceFrom(nil, resp.Header)
+		info.readCredits(resp.Header)
 	}
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {

@@ -14,6 +14,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -42,6 +43,42 @@ type Server struct {
 	stt      []STTScript
 	requests []Request
 	trace    int
+	credits  *Credits
+}
+
+// Credits makes every REST answer carry the X-Credits-* headers, as a
+// gateway with usage accounting does: a successful call costs Charge,
+// added to Used before the answer; a failed one costs nothing. Limit 0
+// sends no X-Credits-Limit (no quota).
+type Credits struct {
+	Used, Limit, Charge int64
+}
+
+// SetCredits turns the credits headers on, starting from c.
+func (s *Server) SetCredits(c Credits) {
+	s.mu.Lock()
+	s.credits = &c
+	s.mu.Unlock()
+}
+
+// creditHeaders charges a call answered with ok and sets the headers.
+func (s *Server) creditHeaders(h http.Header, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.credits
+	if c == nil {
+		return
+	}
+	var charged int64
+	if ok {
+		charged = c.Charge
+		c.Used += charged
+	}
+	h.Set(api.HeaderCreditsUsed, strconv.FormatInt(c.Used, 10))
+	h.Set(api.HeaderCreditsCharged, strconv.FormatInt(charged, 10))
+	if c.Limit > 0 {
+		h.Set(api.HeaderCreditsLimit, strconv.FormatInt(c.Limit, 10))
+	}
 }
 
 // Request is a call the server received. For WebSocket calls Body is the
@@ -258,12 +295,13 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, rep Reply) {
 		}
 		panic(http.ErrAbortHandler)
 	}
-	for k, v := range rep.Header {
-		w.Header().Set(k, v)
-	}
 	status := rep.Status
 	if status == 0 {
 		status = 200
+	}
+	s.creditHeaders(w.Header(), rep.Raw == nil && status == 200 && (rep.Code == 0 || rep.Code == 200))
+	for k, v := range rep.Header {
+		w.Header().Set(k, v)
 	}
 	if rep.Raw != nil {
 		w.WriteHeader(status)
