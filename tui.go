@@ -46,7 +46,11 @@ func runTUI(ctx context.Context, a *app) error {
 		// The embedded gateway starts after the first frame is drawn.
 		Connect: a.client,
 	}
-	c.Audio, c.AudioState = lazyAudio(a.cfg.AudioSink)
+	c.Audio, c.AudioState = lazyAudio(audio.Options{
+		Sink: a.cfg.AudioSink,
+		// Saved audio goes where the user's settings say, with exports.
+		Dir: a.cfg.OutputDir,
+	}, a.cfg.DataDir)
 
 	p := tea.NewProgram(ui.New(c), tea.WithContext(ctx))
 	prog.Store(p)
@@ -60,9 +64,14 @@ func runTUI(ctx context.Context, a *app) error {
 	return nil
 }
 
-// lazyAudio opens the sound output on first use; diagnostics go to a log
-// file, never to the terminal the TUI draws on.
-func lazyAudio(sink string) (open func() (*audio.Output, error), state func() string) {
+// LogFile is the TUI's own log (audio diagnostics, ALSA noise) inside the
+// data directory, next to the embedded gateway's: the TUI owns the terminal.
+const LogFile = "hark.log"
+
+// lazyAudio opens the sound output with opts on first use; diagnostics go
+// to LogFile in dataDir, never to the terminal the TUI draws on (they are
+// discarded when the log cannot be opened).
+func lazyAudio(opts audio.Options, dataDir string) (open func() (*audio.Output, error), state func() string) {
 	var (
 		mu     sync.Mutex
 		out    *audio.Output
@@ -74,13 +83,13 @@ func lazyAudio(sink string) (open func() (*audio.Output, error), state func() st
 		defer mu.Unlock()
 		if !opened {
 			opened = true
-			var logw *os.File
-			logw, lerr := os.OpenFile(filepath.Join(os.TempDir(), "hark-audio.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-			opts := audio.Options{Sink: sink}
-			if lerr == nil {
-				opts.Log = logw
+			o := opts
+			if o.Log == nil {
+				if w, lerr := openLog(dataDir); lerr == nil {
+					o.Log = w // kept open for the process's life, like the device
+				}
 			}
-			out, err = audio.Open(opts)
+			out, err = audio.Open(o)
 		}
 		return out, err
 	}
@@ -89,7 +98,7 @@ func lazyAudio(sink string) (open func() (*audio.Output, error), state func() st
 		defer mu.Unlock()
 		switch {
 		case !opened:
-			s := sink
+			s := opts.Sink
 			if s == "" {
 				s = "auto"
 			}
@@ -100,6 +109,17 @@ func lazyAudio(sink string) (open func() (*audio.Output, error), state func() st
 		return out.Describe()
 	}
 	return open, state
+}
+
+// openLog opens (creating) LogFile in dataDir for appending.
+func openLog(dataDir string) (*os.File, error) {
+	if dataDir == "" {
+		return nil, errors.New("no data directory")
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(filepath.Join(dataDir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 }
 
 // gatewayLabel describes the gateway for the status bar: the embedded one
