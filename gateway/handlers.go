@@ -133,8 +133,19 @@ func (s *Server) billed(r *http.Request, op string, cost int64, final func(any) 
 	case final != nil:
 		credits = final(out)
 	}
-	s.usage.settle(id, credits, err, time.Since(start))
+	s.settle(rs, id, credits, err, time.Since(start))
 	return out, err
+}
+
+// settle records a finished billable call; the response reports its
+// credits in X-Credits-Charged. A usage write that fails is logged: the
+// call's answer stands.
+func (s *Server) settle(rs *requestState, res *reservation, credits int64, callErr error, d time.Duration) {
+	if err := s.usage.settle(res, credits, callErr, d); err != nil {
+		s.log.Error("usage history", "trace_id", rs.traceID, "workspace", rs.workspace.name, "error", err.Error())
+		return
+	}
+	rs.charged = credits
 }
 
 // decodeBody reads a JSON object body within the body limit. Unknown

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ type requestState struct {
 	keyHash   string // full hex SHA-256: the rate limiter's bucket
 	status    int
 	errMsg    string
+	charged   int64 // credits this call cost: X-Credits-Charged
 }
 
 type stateKey struct{}
@@ -82,25 +84,59 @@ func (s *Server) routes() http.Handler {
 	return h
 }
 
-// statusWriter records the status for the log; it passes Hijack through
-// for the WebSocket upgrade.
+// statusWriter records the status for the log and adds the credit
+// headers of an authenticated workspace; it passes Hijack through for the
+// WebSocket upgrade.
 type statusWriter struct {
 	http.ResponseWriter
 	rs *requestState
+	s  *Server
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.rs.status == 0 {
 		w.rs.status = code
+		w.s.setCreditHeaders(w.Header(), w.rs, true)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.rs.status == 0 {
-		w.rs.status = http.StatusOK
+		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// Credit headers on every response to an authenticated workspace.
+const (
+	HeaderCreditsUsed    = "X-Credits-Used"    // credits used this quota period, after the call
+	HeaderCreditsLimit   = "X-Credits-Limit"   // the quota; absent when unlimited
+	HeaderCreditsCharged = "X-Credits-Charged" // what the call cost; 0 for free and failed calls
+)
+
+// setCreditHeaders adds the credit headers of rs's workspace, if any:
+// Used from the in-memory count (no query on the hot path), Charged only
+// when charged is set (a stream's handshake does not know its cost yet).
+func (s *Server) setCreditHeaders(h http.Header, rs *requestState, charged bool) {
+	ws := rs.workspace
+	if ws == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	used, err := s.usage.creditsUsed(ctx, ws)
+	if err != nil {
+		s.log.Warn("credit count", "trace_id", rs.traceID, "workspace", ws.name, "error", err.Error())
+	} else {
+		h.Set(HeaderCreditsUsed, strconv.FormatInt(used, 10))
+	}
+	if ws.quota > 0 {
+		h.Set(HeaderCreditsLimit, strconv.FormatInt(ws.quota, 10))
+	}
+	if charged {
+		h.Set(HeaderCreditsCharged, strconv.FormatInt(rs.charged, 10))
+	}
 }
 
 func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -128,7 +164,7 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 		rs := &requestState{traceID: newTraceID()}
 		w.Header().Set(TraceHeader, rs.traceID)
 		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, rs))
-		next.ServeHTTP(&statusWriter{ResponseWriter: w, rs: rs}, r)
+		next.ServeHTTP(&statusWriter{ResponseWriter: w, rs: rs, s: s}, r)
 		attrs := []slog.Attr{
 			slog.String("trace_id", rs.traceID),
 			slog.String("method", r.Method),

@@ -63,6 +63,7 @@ type workspace struct {
 	web              engine.Web
 	voice            map[string]*voiceProvider
 	toolList         json.RawMessage // the encoded tool list, see handleTools
+	credits          creditCounter
 }
 
 type voiceProvider struct {

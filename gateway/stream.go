@@ -97,7 +97,9 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (*wsStream, boo
 		s.writeError(w, r, errShuttingDown)
 		return nil, false
 	}
-	conn, err := s.upgrader.Upgrade(w, r, http.Header{TraceHeader: {traceID(r)}})
+	hdr := http.Header{TraceHeader: {traceID(r)}}
+	s.setCreditHeaders(hdr, stateOf(r), false) // a stream's cost is known only at its end
+	conn, err := s.upgrader.Upgrade(w, r, hdr)
 	if err != nil {
 		s.streams.Done()
 		return nil, false // the upgrader answered with an envelope
@@ -214,7 +216,7 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 	if err != nil && sink.n == 0 {
 		credits = 0 // nothing was delivered
 	}
-	s.usage.settle(id, credits, err, time.Since(start))
+	s.settle(rs, id, credits, err, time.Since(start))
 	s.awaitClose(st, readerDone)
 }
 
@@ -442,7 +444,7 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	if durationMs > 0 {
 		credits = sttCost(durationMs)
 	}
-	s.usage.settle(id, credits, err, time.Since(start))
+	s.settle(rs, id, credits, err, time.Since(start))
 	select {
 	case <-closedByClient:
 		st.conn.Close()

@@ -15,7 +15,26 @@ import (
 type usageStore struct {
 	db  *sql.DB
 	now func() time.Time
-	mu  sync.Mutex // serialises check-and-reserve
+}
+
+// creditResync is how stale a workspace's in-memory credit count may get
+// before it is read from the database again. Only writes by another
+// process sharing gateway.db make it differ; this process's own writes
+// keep it exact.
+const creditResync = 10 * time.Second
+
+// creditCounter is a workspace's credits used in its current quota period,
+// kept in memory so that every response can report them (X-Credits-Used)
+// without a query. The database stays the truth: the count is read from it
+// when a period starts, when older than creditResync, and on every
+// reservation of a workspace with a quota. mu also serialises this
+// process's usage writes of the workspace, which change the count by what
+// they write.
+type creditCounter struct {
+	mu     sync.Mutex
+	period time.Time // start of the period counted; zero until loaded
+	synced time.Time // when used was last read from the database
+	used   int64
 }
 
 // UsageRecord is one row of the usage history.
@@ -71,21 +90,57 @@ func periodName(p string) string {
 	return "month"
 }
 
-// used is the workspace's credits in the current period.
-func (u *usageStore) used(ctx context.Context, ws *workspace) (int64, error) {
+// sum reads the workspace's credits since the start of a period.
+func (u *usageStore) sum(ctx context.Context, ws *workspace, from time.Time) (int64, error) {
 	var n int64
 	err := u.db.QueryRowContext(ctx,
 		`SELECT COALESCE(SUM(credits),0) FROM gateway_usage WHERE workspace=? AND ts>=?`,
-		ws.name, periodStart(u.now(), ws.quotaPeriod).UnixMilli()).Scan(&n)
+		ws.name, from.UnixMilli()).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("read credit usage: %w", err)
 	}
 	return n, nil
 }
 
+// used is the workspace's credits in the current period, read from the
+// database.
+func (u *usageStore) used(ctx context.Context, ws *workspace) (int64, error) {
+	return u.sum(ctx, ws, periodStart(u.now(), ws.quotaPeriod))
+}
+
+// syncLocked brings ws.credits up to date: read from the database when
+// force is set, at a new period, or when the count is older than
+// creditResync. ws.credits.mu is held.
+func (u *usageStore) syncLocked(ctx context.Context, ws *workspace, force bool) error {
+	c := &ws.credits
+	now := u.now()
+	p := periodStart(now, ws.quotaPeriod)
+	if !force && c.period.Equal(p) && now.Sub(c.synced) < creditResync {
+		return nil
+	}
+	n, err := u.sum(ctx, ws, p)
+	if err != nil {
+		return err
+	}
+	c.period, c.synced, c.used = p, now, n
+	return nil
+}
+
+// creditsUsed is the workspace's credits in its current period, from the
+// in-memory count: what X-Credits-Used reports.
+func (u *usageStore) creditsUsed(ctx context.Context, ws *workspace) (int64, error) {
+	ws.credits.mu.Lock()
+	defer ws.credits.mu.Unlock()
+	if err := u.syncLocked(ctx, ws, false); err != nil {
+		return 0, err
+	}
+	return ws.credits.used, nil
+}
+
 // reservation is a billable call in progress.
 type reservation struct {
 	id                 int64 // 0 when no pending row was written
+	held               int64 // credits the pending row holds
 	ws                 *workspace
 	keyID, traceID, op string
 	ts                 time.Time
@@ -99,12 +154,12 @@ func (u *usageStore) reserve(ctx context.Context, ws *workspace, keyID, traceID,
 	if ws.quota <= 0 {
 		return res, nil
 	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	used, err := u.used(ctx, ws)
-	if err != nil {
+	ws.credits.mu.Lock()
+	defer ws.credits.mu.Unlock()
+	if err := u.syncLocked(ctx, ws, true); err != nil {
 		return nil, err
 	}
+	used := ws.credits.used
 	if used+cost > ws.quota {
 		return nil, &quotaError{workspace: ws.name, used: used, quota: ws.quota, cost: cost, period: periodName(ws.quotaPeriod)}
 	}
@@ -117,12 +172,15 @@ func (u *usageStore) reserve(ctx context.Context, ws *workspace, keyID, traceID,
 	if res.id, err = r.LastInsertId(); err != nil {
 		return nil, fmt.Errorf("record credit usage: %w", err)
 	}
+	res.held = cost
+	ws.credits.used += cost
 	return res, nil
 }
 
 // settle ends a reserved call: credits are what it finally costs (0 to
-// refund), callErr its failure if any.
-func (u *usageStore) settle(res *reservation, credits int64, callErr error, d time.Duration) {
+// refund), callErr its failure if any. An error means the usage history
+// lacks the call (the database failed); the caller logs it.
+func (u *usageStore) settle(res *reservation, credits int64, callErr error, d time.Duration) error {
 	status, msg := "ok", ""
 	if callErr != nil {
 		status, msg = "error", truncate(callErr.Error(), 500)
@@ -130,15 +188,28 @@ func (u *usageStore) settle(res *reservation, credits int64, callErr error, d ti
 	// Settling must happen even when the request's context has ended.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	c := &res.ws.credits
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var err error
 	if res.id == 0 {
-		_, _ = u.db.ExecContext(ctx,
+		_, err = u.db.ExecContext(ctx,
 			`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms) VALUES(?,?,?,?,?,?,?,?,?)`,
 			res.ts.UnixMilli(), res.ws.name, res.keyID, res.traceID, res.op, credits, status, msg, d.Milliseconds())
-		return
+	} else {
+		_, err = u.db.ExecContext(ctx,
+			`UPDATE gateway_usage SET credits=?, status=?, error=?, duration_ms=? WHERE id=?`,
+			credits, status, msg, d.Milliseconds(), res.id)
 	}
-	_, _ = u.db.ExecContext(ctx,
-		`UPDATE gateway_usage SET credits=?, status=?, error=?, duration_ms=? WHERE id=?`,
-		credits, status, msg, d.Milliseconds(), res.id)
+	if err != nil {
+		return fmt.Errorf("record credit usage of %s: %w", res.op, err)
+	}
+	// The row counts in the period the call started in; a count of another
+	// period is not changed.
+	if c.period.Equal(periodStart(res.ts, res.ws.quotaPeriod)) {
+		c.used += credits - res.held
+	}
+	return nil
 }
 
 // Usage returns the newest usage records of a workspace, newest first.
