@@ -261,8 +261,11 @@ func (s *TTSStream) Close() error {
 }
 
 // DecodeTTSFrame decodes a TTS stream text frame; it must be a JSON object.
-func DecodeTTSFrame(b []byte) (TTSFinalFrame, error) {
-	var f TTSFinalFrame
+func DecodeTTSFrame(b []byte) (TTSFinalFrame, error) { return decodeFrame[TTSFinalFrame](b) }
+
+// decodeFrame decodes a text frame that must be a JSON object.
+func decodeFrame[F any](b []byte) (F, error) {
+	var f F
 	t := bytes.TrimSpace(b)
 	if len(t) == 0 || t[0] != '{' {
 		return f, fmt.Errorf("text frame is not a JSON object: %s", snippet(b))
@@ -275,17 +278,7 @@ func DecodeTTSFrame(b []byte) (TTSFinalFrame, error) {
 
 // DecodeSTTFrame decodes an STT stream result frame; it must be a JSON
 // object.
-func DecodeSTTFrame(b []byte) (STTResultFrame, error) {
-	var f STTResultFrame
-	t := bytes.TrimSpace(b)
-	if len(t) == 0 || t[0] != '{' {
-		return f, fmt.Errorf("text frame is not a JSON object: %s", snippet(b))
-	}
-	if err := json.Unmarshal(t, &f); err != nil {
-		return f, describeJSONError(err)
-	}
-	return f, nil
-}
+func DecodeSTTFrame(b []byte) (STTResultFrame, error) { return decodeFrame[STTResultFrame](b) }
 
 // STTStream is a streaming recognition: write audio with Write while
 // reading results from Results, then CloseSend and drain Results.

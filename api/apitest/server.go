@@ -536,18 +536,28 @@ func (s *Server) nextTTS() TTSScript {
 	return sc
 }
 
+// accept answers an authorized stream handshake: refused when the script
+// says so, else upgraded (nil conn when refused).
+func (s *Server) accept(w http.ResponseWriter, r *http.Request, refuse *Reply) *websocket.Conn {
+	if refuse != nil {
+		s.write(w, r, *refuse)
+		return nil
+	}
+	conn, err := upgrader.Upgrade(w, r, s.traceHeader())
+	if err != nil {
+		return nil
+	}
+	return conn
+}
+
 func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 	idx := s.record(r, nil)
 	if !s.authorized(w, r) {
 		return
 	}
 	sc := s.nextTTS()
-	if sc.Refuse != nil {
-		s.write(w, r, *sc.Refuse)
-		return
-	}
-	conn, err := upgrader.Upgrade(w, r, s.traceHeader())
-	if err != nil {
+	conn := s.accept(w, r, sc.Refuse)
+	if conn == nil {
 		return
 	}
 	defer conn.Close()
@@ -669,12 +679,8 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sc := s.nextSTT()
-	if sc.Refuse != nil {
-		s.write(w, r, *sc.Refuse)
-		return
-	}
-	conn, err := upgrader.Upgrade(w, r, s.traceHeader())
-	if err != nil {
+	conn := s.accept(w, r, sc.Refuse)
+	if conn == nil {
 		return
 	}
 	defer conn.Close()
