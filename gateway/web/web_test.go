@@ -355,3 +355,16 @@ func TestExtractDecodesCharsets(t *testing.T) {
 		t.Errorf("latin-1 page: %q", out.Results[0].RawContent)
 	}
 }
+
+func TestShortPageTextOnce(t *testing.T) {
+	doc := `<html><head><title>Rivets in Germany</title></head><body><main><p>German rivet makers supply rivets to carmakers.</p></main></body></html>`
+	p, err := parseHTML("http://x.test/de/", []byte(doc), "", time.Now(), extractOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"text": p.Text, "markdown": p.Markdown} {
+		if strings.Count(body, "German rivet makers") != 1 || strings.Contains(body, "GermanyGerman") {
+			t.Errorf("%s of a short page: %q", name, body)
+		}
+	}
+}

@@ -1,3 +1,5 @@
+// Modified by hark: baseline no longer repeats short pages; see README.md.
+
 package trafilatura
 
 import (
@@ -134,10 +136,13 @@ func baseline(doc *html.Node) (*html.Node, string) {
 		return postBody, tmpText
 	}
 
-	// Default strategy: clean the tree and take everything
+	// Default strategy: clean the tree and take everything. (hark: start a
+	// new body, as the Python original does; the upstream Go port appended
+	// the whole body after the paragraphs above, so short pages came out
+	// twice, and it fell through to the <head>'s text for short bodies.)
+	postBody = etree.Element("body")
 	if body := dom.QuerySelector(doc, "body"); body != nil {
-		text := trim(etree.IterText(body, "\n"))
-		if utf8.RuneCountInString(text) > 100 {
+		if text := trim(etree.IterText(body, "\n")); text != "" {
 			elem := etree.SubElement(postBody, "p")
 			etree.SetText(elem, text)
 			return postBody, text
