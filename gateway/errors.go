@@ -63,6 +63,7 @@ func (s *Server) classify(err error) (status int, msg string) {
 		ve *engine.VendorError
 		qe *quotaError
 		mb *http.MaxBytesError
+		fb *frameTooBigError
 	)
 	switch {
 	case errors.As(err, &he):
@@ -77,6 +78,8 @@ func (s *Server) classify(err error) (status int, msg string) {
 		status, msg = CodeQuotaExhausted, qe.Error()
 	case errors.As(err, &mb):
 		status, msg = CodeTooLarge, fmt.Sprintf("request body exceeds %d bytes", mb.Limit)
+	case errors.As(err, &fb):
+		status, msg = CodeTooLarge, fb.Error()
 	case errors.Is(err, engine.ErrUnavailable):
 		status, msg = CodeUnavailable, err.Error()
 	case errors.Is(err, context.DeadlineExceeded):

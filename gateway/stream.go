@@ -104,14 +104,57 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (*wsStream, boo
 		s.streams.Done()
 		return nil, false // the upgrader answered with an envelope
 	}
-	conn.SetReadLimit(s.limits.MaxFrameBytes)
+	// A message over max_frame_bytes is refused by readFrame, which reads
+	// only its first bytes and discards the rest unbuffered, so the stream
+	// can still answer. Only a message no stream could hold is cut off by
+	// the WebSocket layer (close 1009 at once).
+	conn.SetReadLimit(max(s.limits.MaxFrameBytes, s.limits.MaxStreamAudioBytes))
 	return &wsStream{conn: conn}, true
+}
+
+// frameTooBigError is a client message over max_frame_bytes.
+type frameTooBigError struct{ limit int64 }
+
+func (e *frameTooBigError) Error() string {
+	return fmt.Sprintf("a WebSocket message exceeds %d bytes (max_frame_bytes); send audio in smaller fragments", e.limit)
+}
+
+// readFrame reads one client message of at most limit bytes. Of a bigger
+// one only limit+1 bytes are read before it reports frameTooBigError; the
+// next read discards the rest.
+func (c *wsStream) readFrame(limit int64) (int, []byte, error) {
+	mt, r, err := c.conn.NextReader()
+	if err != nil {
+		return mt, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return mt, nil, err
+	}
+	if int64(len(data)) > limit {
+		return mt, nil, &frameTooBigError{limit: limit}
+	}
+	return mt, data, nil
+}
+
+// discardFrames reads and drops client messages, holding none in memory,
+// until the connection fails or closes; it returns that error.
+func (c *wsStream) discardFrames() error {
+	for {
+		_, r, err := c.conn.NextReader()
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			return err
+		}
+	}
 }
 
 // readRequestFrame reads the first frame: JSON text holding the request.
 func (s *Server) readRequestFrame(st *wsStream, v any, what string) error {
 	st.conn.SetReadDeadline(time.Now().Add(time.Duration(s.limits.StreamIdleTimeout)))
-	mt, data, err := st.conn.ReadMessage()
+	mt, data, err := st.readFrame(s.limits.MaxFrameBytes)
 	if err != nil {
 		return err
 	}
@@ -188,12 +231,8 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		for {
-			if _, _, err := st.conn.ReadMessage(); err != nil {
-				cancel()
-				return
-			}
-		}
+		st.discardFrames()
+		cancel()
 	}()
 
 	sink := &frameSink{st: st, ctx: ctx}
@@ -229,11 +268,7 @@ func (s *Server) awaitClose(st *wsStream, readerDone chan struct{}) {
 		go func() {
 			defer close(readerDone)
 			st.conn.SetReadDeadline(time.Now().Add(closeWait))
-			for {
-				if _, _, err := st.conn.ReadMessage(); err != nil {
-					return
-				}
-			}
+			st.discardFrames()
 		}()
 	}
 	select {
@@ -362,7 +397,12 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 		var received int64
 		for {
 			st.conn.SetReadDeadline(time.Now().Add(idle))
-			mt, data, err := st.conn.ReadMessage()
+			mt, data, err := st.readFrame(s.limits.MaxFrameBytes)
+			var tooBig *frameTooBigError
+			if errors.As(err, &tooBig) {
+				endInput(fmt.Sprintf("%s: recognition ended with the audio before it", tooBig), websocket.CloseMessageTooBig)
+				continue // the next read discards the rest; keep reading until the client closes
+			}
 			if err != nil {
 				var ce *websocket.CloseError
 				var ne net.Error
@@ -381,7 +421,10 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if mt != websocket.BinaryMessage {
-				continue // only binary frames carry audio; others are ignored
+				// Audio is binary; a text frame here is most likely audio
+				// sent as base64 or JSON, which would be silently lost.
+				endInput("a text frame arrived where audio was expected: send audio as binary frames; recognition ended with the audio before it", websocket.ClosePolicyViolation)
+				continue
 			}
 			received += int64(len(data))
 			if received > s.limits.MaxStreamAudioBytes {
