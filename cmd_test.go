@@ -429,3 +429,24 @@ voice = "bo"
 		t.Errorf("unknown profile: %d %s", code, errb.String())
 	}
 }
+
+func TestTTSStreamJSONAndEmptyFailure(t *testing.T) {
+	s := apitest.New(t)
+	file := filepath.Join(t.TempDir(), "s.pcm")
+	code, out, errs := hark(t, s, "", "--json", "tts", "--voice", "alice", "--stream", "-o", file, "hello")
+	var m map[string]any
+	st, err := os.Stat(file)
+	if code != 0 || err != nil || json.Unmarshal([]byte(out), &m) != nil || m["bytes"] != float64(st.Size()) || m["format"] != "pcm" || m["trace_id"] == "" {
+		t.Errorf("--json --stream: %d %q %q", code, out, errs)
+	}
+	// A stream that fails before any audio leaves no empty file behind.
+	s.ScriptTTS(apitest.TTSScript{Chunks: [][]byte{}, Error: "no voice"})
+	empty := filepath.Join(t.TempDir(), "e.pcm")
+	code, _, errs = hark(t, s, "", "tts", "--voice", "alice", "--stream", "-o", empty, "x")
+	if _, err := os.Stat(empty); code != exitGateway || !strings.Contains(errs, "no voice") || err == nil {
+		t.Errorf("failed stream: code %d, stat %v, %s", code, err, errs)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(filepath.Dir(empty), ".*")); len(matches) != 0 {
+		t.Errorf("temporary files left: %v", matches)
+	}
+}

@@ -122,12 +122,7 @@ WebSocket endpoint and writes audio as it arrives.`,
 				return fmt.Errorf("tts: writing %s: %w", name, err)
 			}
 			if a.jsonOut {
-				// The audio's metadata; on stderr when stdout holds the audio.
-				w := a.stdout
-				if dst.f == nil {
-					w = a.stderr
-				}
-				return writeJSON(w, map[string]any{"file": name, "bytes": len(audio.Data), "format": audio.Format, "sample_rate": audio.SampleRate, "duration_ms": audio.DurationMs})
+				return a.ttsJSON(dst, map[string]any{"file": name, "bytes": len(audio.Data), "format": audio.Format, "sample_rate": audio.SampleRate, "duration_ms": audio.DurationMs})
 			}
 			fmt.Fprintf(a.stderr, "hark: wrote %d bytes of %s audio (%d Hz, %.1f s) to %s\n", len(audio.Data), audio.Format, audio.SampleRate, float64(audio.DurationMs)/1000, name)
 			return nil
@@ -158,6 +153,10 @@ func (a *app) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest,
 			break
 		}
 		if err != nil {
+			if n == 0 {
+				dst.abort()
+				return err
+			}
 			// Keep what arrived: it is written already.
 			dst.Close()
 			return fmt.Errorf("%w; kept %d bytes in %s", err, n, name)
@@ -171,8 +170,25 @@ func (a *app) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest,
 	if err := dst.Close(); err != nil {
 		return fmt.Errorf("tts: writing %s: %w", name, err)
 	}
-	fmt.Fprintf(a.stderr, "hark: wrote %d bytes of streamed audio to %s\n", n, name)
+	format := req.Format
+	if format == "" {
+		format = api.FormatPCM
+	}
+	if a.jsonOut {
+		return a.ttsJSON(dst, map[string]any{"file": name, "bytes": n, "format": format, "trace_id": s.TraceID()})
+	}
+	fmt.Fprintf(a.stderr, "hark: wrote %d bytes of streamed %s audio to %s\n", n, format, name)
 	return nil
+}
+
+// ttsJSON prints the audio's metadata: on stdout, or on stderr when
+// stdout holds the audio.
+func (a *app) ttsJSON(dst *audioOut, summary map[string]any) error {
+	w := a.stdout
+	if dst.f == nil {
+		w = a.stderr
+	}
+	return writeJSON(w, summary)
 }
 
 // firstVoice picks a voice when none is configured: the first whose
