@@ -45,6 +45,13 @@ kept as the main content by the extractor, which drops short boilerplate.</p><p>
 	r.typeText("okapi")
 	r.keys("enter")
 	r.waitFor("the indexed page as a result", screenHas("Okapi facts"))
+	// The gateway reports the workspace's credits on each response; the
+	// status bar shows the figure the gateway itself holds.
+	used, err := g.Server.CreditsUsed(ctx, "local")
+	if err != nil || used <= 0 {
+		t.Fatalf("gateway credits used = %d, %v; want a positive count after extract and search", used, err)
+	}
+	r.waitFor(fmt.Sprintf("credits %d in the status bar", used), screenHas(fmt.Sprintf("credits %d", used)))
 	r.keys("enter")
 	r.waitFor("the page extracted and read in Pages", func(m *Model) bool {
 		pg := m.panes[1].(*pages.Pane).Reading()

@@ -65,13 +65,7 @@ type Model struct {
 	notice   string
 	toolsErr error
 	loading  bool
-	credits  *int64
-	counting bool // a Credits call is under way
-}
-
-type creditsMsg struct {
-	used int64
-	err  error
+	credits  *api.CallInfo // the latest call that reported credits
 }
 
 // New builds the root with its panes: Search, Pages, Research, Voices and
@@ -171,24 +165,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.CallMsg:
 		ci := api.CallInfo(msg)
 		m.lastCall = &ci
+		if ci.HasCredits {
+			m.credits = &ci
+		}
 		if ci.Err == nil && ci.Status < 400 {
-			m.problem = nil
-		}
-		if m.c.Credits == nil || m.counting {
-			return m, nil
-		}
-		m.counting = true
-		fn := m.c.Credits
-		return m, func() tea.Msg {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			n, err := fn(ctx)
-			return creditsMsg{used: n, err: err}
-		}
-	case creditsMsg:
-		m.counting = false
-		if msg.err == nil {
-			m.credits = &msg.used
+			// A call that worked supersedes the last error or notice.
+			m.problem, m.notice = nil, ""
 		}
 		return m, nil
 	case common.ErrorMsg:
@@ -380,29 +362,35 @@ func (m *Model) tabsView() string {
 	return common.Truncate(left, m.width)
 }
 
-// statusView is the gateway, the last call's trace_id and latency, the
-// audio state, and the last error or notice.
+// statusView is the gateway, the last error or notice, running background
+// work, the last call's trace_id and latency, the credits when known and
+// the audio state. When they do not fit, the least useful part goes first
+// so a notice or an error is read whole even at 80 columns: audio, then the gateway (which the user chose
+// and rarely needs reminding of), then credits, then the trace.
 func (m *Model) statusView() string {
 	s := m.c.Styles
-	sep := s.Dim.Render(" │ ")
-	var parts []string
+	type part struct {
+		text string
+		drop int // 0 never dropped; higher numbers go first
+	}
+	var parts []part
 	gw := m.c.Gateway
 	if gw == "" {
 		gw = "gateway"
 	}
-	parts = append(parts, s.Label.Render("⇄ ")+s.Text.Render(gw))
+	parts = append(parts, part{s.Label.Render("⇄ ") + s.Text.Render(gw), 3})
 	switch {
 	case m.problem != nil:
-		parts = append(parts, s.Err.Render("✗ "+common.OneLine(m.problem.StatusText())))
+		parts = append(parts, part{s.Err.Render("✗ " + common.OneLine(m.problem.StatusText())), 0})
 	case m.notice != "":
-		parts = append(parts, s.OK.Render("✓ "+m.notice))
+		parts = append(parts, part{s.OK.Render("✓ " + m.notice), 0})
 	case m.loading:
-		parts = append(parts, s.Dim.Render("loading tools…"))
+		parts = append(parts, part{s.Dim.Render("loading tools…"), 0})
 	}
 	for i, p := range m.panes {
 		if b, ok := p.(common.Backgrounder); ok && i != m.active {
 			if line := b.Background(); line != "" {
-				parts = append(parts, s.Warn.Render("⟳ "+line))
+				parts = append(parts, part{s.Warn.Render("⟳ " + line), 0})
 			}
 		}
 	}
@@ -411,15 +399,40 @@ func (m *Model) statusView() string {
 		if t == "" {
 			t = "-"
 		}
-		parts = append(parts, s.Label.Render("trace ")+s.Text.Render(t)+s.Dim.Render(" "+latency(c.Latency)))
+		parts = append(parts, part{s.Label.Render("trace ") + s.Text.Render(t) + s.Dim.Render(" "+latency(c.Latency)), 1})
 	}
-	if m.credits != nil {
-		parts = append(parts, s.Label.Render("credits ")+s.Text.Render(fmt.Sprint(*m.credits)))
+	if c := m.credits; c != nil {
+		parts = append(parts, part{s.Label.Render("credits ") + s.Text.Render(creditsText(*c)), 2})
 	}
 	if m.c.AudioState != nil {
-		parts = append(parts, s.Label.Render("♪ ")+s.Text.Render(m.c.AudioState()))
+		parts = append(parts, part{s.Label.Render("♪ ") + s.Text.Render(m.c.AudioState()), 4})
 	}
-	return common.Truncate(strings.Join(parts, sep), m.width)
+	join := func() string {
+		texts := make([]string, len(parts))
+		for i, p := range parts {
+			texts[i] = p.text
+		}
+		return strings.Join(texts, s.Dim.Render(" │ "))
+	}
+	for level := 4; level > 0 && ansi.StringWidth(join()) > m.width; level-- {
+		kept := parts[:0]
+		for _, p := range parts {
+			if p.drop != level {
+				kept = append(kept, p)
+			}
+		}
+		parts = kept
+	}
+	return common.Truncate(join(), m.width)
+}
+
+// creditsText is the credits the gateway reported: used, or used/limit
+// when the workspace has a limit.
+func creditsText(c api.CallInfo) string {
+	if c.CreditsLimit > 0 {
+		return fmt.Sprintf("%d/%d", c.CreditsUsed, c.CreditsLimit)
+	}
+	return fmt.Sprint(c.CreditsUsed)
 }
 
 func latency(d time.Duration) string {

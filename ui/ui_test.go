@@ -125,17 +125,52 @@ func TestRoutingAndStatus(t *testing.T) {
 }
 
 func TestCreditsWhenKnown(t *testing.T) {
-	m := newModel(t, nil, 100, 24)
+	m := newModel(t, nil, 120, 24)
+	m.Update(common.CallMsg{TraceID: "t0", Status: 200})
 	if strings.Contains(uitest.Plain(m.statusView()), "credits") {
 		t.Error("credits shown though unknown")
 	}
-	m.c.Credits = func(context.Context) (int64, error) { return 12, nil }
-	_, cmd := m.Update(common.CallMsg{TraceID: "t", Status: 200})
-	for _, msg := range uitest.Exec(cmd) {
-		m.Update(msg)
+	m.Update(common.CallMsg{TraceID: "t1", Status: 200, HasCredits: true, CreditsUsed: 12, CreditsCharged: 2})
+	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "credits 12") {
+		t.Errorf("no limit: status %q, want credits 12", st)
 	}
-	if !strings.Contains(uitest.Plain(m.statusView()), "credits 12") {
-		t.Errorf("status: %s", uitest.Plain(m.statusView()))
+	m.Update(common.CallMsg{TraceID: "t2", Status: 200, HasCredits: true, CreditsUsed: 14, CreditsLimit: 1000})
+	// A later call without the headers (a WebSocket handshake, another
+	// gateway path) keeps the last figure known.
+	m.Update(common.CallMsg{TraceID: "t3", Status: 200})
+	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "credits 14/1000") || !strings.Contains(st, "trace t3") {
+		t.Errorf("with limit: status %q, want credits 14/1000 and trace t3", st)
+	}
+}
+
+// At 80 columns the audio state goes first, then the gateway, so that a
+// notice is read whole.
+func TestStatusDropsLeastUsefulFirst(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	m.c.Gateway = "https://gw.example.com"
+	m.c.AudioState = func() string { return "audio auto, idle" }
+	m.Update(common.CallMsg{TraceID: "4cd7f2c174cee335", Status: 200, HasCredits: true, CreditsUsed: 7})
+	st := uitest.Plain(m.statusView())
+	for _, want := range []string{"gw.example.com", "trace 4cd7f2c174cee335", "credits 7"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status %q lacks %q", st, want)
+		}
+	}
+	if strings.Contains(st, "♪") {
+		t.Errorf("audio kept though the rest did not fit: %q", st)
+	}
+	m.Update(common.NoticeMsg{Text: "saved /home/someone/research/research-20260102-150405.md"})
+	st = uitest.Plain(m.statusView())
+	if !strings.Contains(st, "research-20260102-150405.md") || strings.Contains(st, "gw.example") {
+		t.Errorf("notice cut, or the gateway kept before it: %q", st)
+	}
+	m.Update(common.CallMsg{TraceID: "5", Status: 200})
+	if st = uitest.Plain(m.statusView()); strings.Contains(st, "saved") || !strings.Contains(st, "gw.example.com") {
+		t.Errorf("a later call left the old notice or did not bring the gateway back: %q", st)
+	}
+	m.width = 200
+	if st = uitest.Plain(m.statusView()); !strings.Contains(st, "♪ audio auto, idle") {
+		t.Errorf("audio hidden though it fits: %q", st)
 	}
 }
 

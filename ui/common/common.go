@@ -34,11 +34,6 @@ type Common struct {
 	// first frame, so the screen appears before the gateway is up.
 	Connect func(ctx context.Context) (*api.Client, error)
 
-	// Credits, when set, returns the credits the workspace has used; the
-	// gateway interface carries none, so only a gateway hark runs itself
-	// can say. Nil hides credits in the status bar.
-	Credits func(ctx context.Context) (int64, error)
-
 	// AudioState describes the sound output for the status bar without
 	// opening it ("not opened" until something plays). Nil hides it.
 	AudioState func() string
