@@ -176,3 +176,37 @@ func TestCreditCountResync(t *testing.T) {
 }
 
 func jsonInto(data []byte, v any) bool { return json.Unmarshal(data, v) == nil }
+
+// vendor_research answers only finished tasks: completed with content, or
+// failed (a 200 that costs nothing); anything else from an engine is an
+// error, and so uncharged.
+func TestResearchOutcomes(t *testing.T) {
+	g := startGateway(t, nil)
+	research := func(input string) (int, api.Envelope, http.Header) {
+		return g.call(t, "POST", invokePath(api.ToolResearch), g.key, map[string]any{"inputs": map[string]any{"input": input}})
+	}
+	s, env, h := research("tides")
+	if _, _, c := creditHeaders(h); s != 200 || c != "4" {
+		t.Fatalf("completed: %d %s, charged %s", s, env.Message, c)
+	}
+	s, env, h = research("doomed")
+	var res api.InvokeResult
+	var out api.ResearchOutput
+	if s != 200 || json.Unmarshal(env.Data, &res) != nil || json.Unmarshal(res.Output, &out) != nil || out.Status != api.ResearchFailed {
+		t.Fatalf("failed: %d %s", s, env.Data)
+	}
+	if _, _, c := creditHeaders(h); c != "0" {
+		t.Fatalf("failed research charged %s", c)
+	}
+	for input, msg := range map[string]string{
+		"unfinished": "research task r3: the engine returned while the task was still in_progress",
+		"empty":      "research task r4: completed without content",
+		"odd":        `research task r5: unknown status "done"`,
+	} {
+		s, env, h := research(input)
+		wantError(t, s, env, 500, msg)
+		if _, _, c := creditHeaders(h); c != "0" {
+			t.Fatalf("%s charged %s", input, c)
+		}
+	}
+}

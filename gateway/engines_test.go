@@ -128,9 +128,18 @@ func (e *testWeb) Map(ctx context.Context, in api.MapInput) (*api.MapOutput, err
 }
 
 func (e *testWeb) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
-	if in.Input == "forever" {
+	switch in.Input {
+	case "forever":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "doomed":
+		return &api.ResearchOutput{RequestID: "r2", Status: api.ResearchFailed}, nil
+	case "unfinished":
+		return &api.ResearchOutput{RequestID: "r3", Status: api.ResearchInProgress}, nil
+	case "empty":
+		return &api.ResearchOutput{RequestID: "r4", Status: api.ResearchCompleted}, nil
+	case "odd":
+		return &api.ResearchOutput{RequestID: "r5", Status: "done"}, nil
 	}
 	return &api.ResearchOutput{RequestID: "r1", Status: api.ResearchCompleted,
 		Content: "report on " + in.Input + " (" + in.Model + ")", Sources: []api.ResearchSource{}}, nil

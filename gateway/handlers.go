@@ -75,7 +75,17 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := s.billed(r, t.slug, t.cost(valid), nil, func(ctx context.Context) (any, error) {
+	cost := t.cost(valid)
+	var final func(any) int64
+	if t.research {
+		final = func(v any) int64 { // a research task that failed costs nothing
+			if o, ok := v.(*api.ResearchOutput); ok && o.Status == api.ResearchFailed {
+				return 0
+			}
+			return cost
+		}
+	}
+	out, err := s.billed(r, t.slug, cost, final, func(ctx context.Context) (any, error) {
 		timeout := time.Duration(s.limits.UpstreamTimeout)
 		if t.research {
 			timeout = time.Duration(s.limits.ResearchWait)

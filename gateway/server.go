@@ -218,6 +218,10 @@ func (s *Server) buildWorkspace(wc WorkspaceConfig, eng Engines) (*workspace, er
 	return ws, nil
 }
 
+// Limits are the limits in force: the config's, with defaults for the
+// fields it leaves at zero.
+func (s *Server) Limits() Limits { return s.limits }
+
 // Handler is the gateway as an http.Handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 

@@ -281,7 +281,11 @@ func newRegistry() []*tool {
 		},
 		available: func(w engine.Web) bool { return w.Research != nil },
 		run: decodeRun(func(ctx context.Context, w engine.Web, in api.ResearchInput) (*api.ResearchOutput, error) {
-			return w.Research.Research(ctx, in)
+			out, err := w.Research.Research(ctx, in)
+			if err != nil || out == nil {
+				return out, err
+			}
+			return out, checkResearchOutput(out)
 		}),
 		research: true,
 	}
@@ -608,4 +612,23 @@ func outputSchema(t reflect.Type, path string, docs map[string]string) map[strin
 		s["type"] = "object"
 	}
 	return s
+}
+
+// checkResearchOutput holds an engine to the spec's research rules: the
+// call returns a finished task (completed or failed; pending and
+// in_progress exist only inside the wait), and a completed task has
+// content.
+func checkResearchOutput(out *api.ResearchOutput) error {
+	switch out.Status {
+	case api.ResearchCompleted:
+		if strings.TrimSpace(out.Content) == "" {
+			return fmt.Errorf("research task %s: completed without content", out.RequestID)
+		}
+	case api.ResearchFailed:
+	case api.ResearchPending, api.ResearchInProgress:
+		return fmt.Errorf("research task %s: the engine returned while the task was still %s", out.RequestID, out.Status)
+	default:
+		return fmt.Errorf("research task %s: unknown status %q", out.RequestID, truncate(out.Status, 40))
+	}
+	return nil
 }

@@ -7,8 +7,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"hark/api"
+	"hark/gateway"
 )
 
 func TestStartExtractsALoopbackPage(t *testing.T) {
@@ -28,6 +30,11 @@ func TestStartExtractsALoopbackPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Stop()
+	// What hark runs with: the defaults, the spec's 5-minute research wait
+	// among them.
+	if l := g.Server.Limits(); l != gateway.DefaultLimits() || time.Duration(l.ResearchWait) != 5*time.Minute {
+		t.Fatalf("embedded limits %+v", l)
+	}
 	c, err := api.New(api.Options{BaseURL: g.URL, APIKey: g.APIKey})
 	if err != nil {
 		t.Fatal(err)
