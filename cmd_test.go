@@ -450,3 +450,20 @@ func TestTTSStreamJSONAndEmptyFailure(t *testing.T) {
 		t.Errorf("temporary files left: %v", matches)
 	}
 }
+
+func TestInvokeChecksNonStringEnums(t *testing.T) {
+	s := apitest.New(t)
+	s.SetToolList(`{"tools": [{"name": "dice", "parameters": {"type": "object", "required": ["sides"],
+		"properties": {"sides": {"type": "integer", "enum": [4, 6, 20]}}}}]}`)
+	code, _, errs := hark(t, s, "", "invoke", "dice", "-i", "sides=7")
+	if code != exitUsage || !strings.Contains(errs, `input sides: must be one of 4, 6, 20, got "7"`) || s.Count(apitest.InvokePath("dice")) != 0 {
+		t.Errorf("sides=7: code %d, %s", code, errs)
+	}
+	code, _, errs = hark(t, s, "", "invoke", "dice", "-i", "sides=20")
+	var body struct{ Inputs map[string]any }
+	json.Unmarshal(s.Last(apitest.InvokePath("dice")).Body, &body)
+	if code != exitGateway || body.Inputs["sides"] != float64(20) {
+		// apitest knows no tool "dice": the call reaches it and fails there.
+		t.Errorf("sides=20: code %d, sent %v, %s", code, body.Inputs, errs)
+	}
+}

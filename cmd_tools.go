@@ -393,10 +393,8 @@ func checkInputs(t *api.Tool, inputs map[string]any) error {
 			}
 			continue
 		}
-		if len(f.Enum) > 0 {
-			if s, ok := v.(string); ok && !contains(f.Enum, s) {
-				return usagef("input %s: must be one of %s, got %q", f.Name, strings.Join(f.Enum, ", "), s)
-			}
+		if s, ok := enumValue(v); ok && len(f.Enum) > 0 && !contains(f.Enum, s) {
+			return usagef("input %s: must be one of %s, got %s", f.Name, strings.Join(f.Enum, ", "), strconv.Quote(s))
 		}
 		if n, ok := number(v); ok {
 			if f.Min != nil && n < *f.Min || f.Max != nil && n > *f.Max {
@@ -409,6 +407,19 @@ func checkInputs(t *api.Tool, inputs map[string]any) error {
 		return usagef("%s: missing required input %s (give -i %s=...)", t.Slug, strings.Join(missing, ", "), missing[0])
 	}
 	return nil
+}
+
+// enumValue spells a scalar input as the tool list's enum does (strings
+// as they are, numbers and booleans as JSON); false for other values.
+func enumValue(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case bool, int, int64, float64, json.Number:
+		b, err := json.Marshal(x)
+		return string(b), err == nil
+	}
+	return "", false
 }
 
 func number(v any) (float64, bool) {
