@@ -21,7 +21,8 @@ import (
 //     title weighted 5, the URL 2 and the body 1;
 //   - score = 0.6 × coverage (share of the query's terms the page holds)
 //   - 0.4 × bm25 relative to the best candidate, times the boosts
-//     (topic 2, country 1.25, news recency up to 1.3), capped at 1;
+//     (topic 2, country 1.25, news recency up to 1.3), all divided by the
+//     best when that exceeds 1;
 //   - basic re-ranks 4× max_results candidates and returns FTS5 snippets;
 //     advanced re-ranks the same and returns the best chunks of each page;
 //     fast ranks max_results×2 candidates on title and snippet only;
@@ -215,7 +216,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		if topic != "general" && c.topic == topic {
 			boost *= 2
 		}
-		if topic == "news" {
+		if topic == "news" && c.topic == "news" {
 			d := c.published
 			if d == 0 {
 				d = c.fetched
@@ -227,9 +228,14 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 			boost *= 1.25
 		}
 		c.rankKey = s * boost
-		c.score = math.Min(1, math.Round(s*boost*10000)/10000)
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].rankKey > cands[j].rankKey })
+	// Boosts can lift scores past 1: scale them all down by the best
+	// rather than cap them, so scores still follow the order.
+	top := math.Max(1, cands[0].rankKey)
+	for _, c := range cands {
+		c.score = math.Round(c.rankKey/top*10000) / 10000
+	}
 	// One page reachable at two URLs ("/" and "/index.html") is one result.
 	seenPage := map[string]bool{}
 	uniq := cands[:0]

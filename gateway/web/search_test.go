@@ -38,7 +38,10 @@ func mustSearch(t *testing.T, e *Engine, in api.SearchInput) *api.SearchOutput {
 	if err != nil {
 		t.Fatalf("search %+v: %v", in, err)
 	}
-	for _, r := range out.Results {
+	for i, r := range out.Results {
+		if i > 0 && r.Score > out.Results[i-1].Score {
+			t.Errorf("scores out of order: %v after %v", r.Score, out.Results[i-1].Score)
+		}
 		if r.Score < 0 || r.Score > 1 {
 			t.Errorf("score %v out of 0..1 for %s", r.Score, r.URL)
 		}
@@ -141,8 +144,8 @@ func TestSearchOptions(t *testing.T) {
 		t.Fatal("news page already first without topic; the topic check below would prove nothing")
 	}
 	out = mustSearch(t, e, api.SearchInput{Query: "interest rates", Topic: "news"})
-	if out.Results[0].URL != "https://news.example.com/2026/rates" {
-		t.Errorf("topic news: %v", searchURLs(out))
+	if out.Results[0].URL != "https://news.example.com/2026/rates" || out.Results[0].Score <= out.Results[1].Score {
+		t.Errorf("topic news: %+v", out.Results)
 	}
 	// Topic finance prefers pages about markets.
 	seed(t, e,
@@ -167,6 +170,9 @@ func TestSearchOptions(t *testing.T) {
 	// Answer, images, raw content, favicon.
 	out = mustSearch(t, e, api.SearchInput{Query: "did the central bank hold interest rates", IncludeAnswer: true, IncludeImages: true,
 		IncludeImageDescriptions: true, IncludeRawContent: true, IncludeFavicon: true, MaxResults: 1})
+	if len(out.Results) != 1 {
+		t.Errorf("max_results 1 gave %d results", len(out.Results))
+	}
 	if !strings.Contains(out.Answer, "central bank held interest rates") {
 		t.Errorf("answer = %q", out.Answer)
 	}
@@ -240,5 +246,53 @@ func TestIndexDirAndSitemap(t *testing.T) {
 	}
 	if _, err := e.Index(context.Background(), "/no/such/dir"); err == nil {
 		t.Error("missing dir accepted")
+	}
+}
+
+func TestSearchDepthsDiffer(t *testing.T) {
+	e := testEngine(t, nil)
+	filler := strings.Repeat("Filler words about nothing in particular fill this long page. ", 40)
+	seed(t, e, &page{URL: "https://long.example.com/manual", Title: "Maintenance manual", Description: "Short summary of the manual.",
+		Text: "A widget needs oil every month.\n\n" + filler + "\n\nThe gearbox needs grease every year."})
+	res := map[string]api.SearchResult{}
+	for _, depth := range []string{"basic", "advanced", "fast", "ultra-fast"} {
+		out := mustSearch(t, e, api.SearchInput{Query: "widget gearbox", SearchDepth: depth})
+		if len(out.Results) != 1 {
+			t.Fatalf("%s: %+v", depth, out.Results)
+		}
+		res[depth] = out.Results[0]
+	}
+	// basic: an FTS5 snippet, one stretch of the page.
+	if b := res["basic"].Content; len(b) > 400 || !strings.Contains(b, "widget") && !strings.Contains(b, "gearbox") {
+		t.Errorf("basic content = %q", b)
+	}
+	// advanced: the best passages, both terms' among them.
+	if a := res["advanced"].Content; !strings.Contains(a, "widget needs oil") || !strings.Contains(a, "gearbox needs grease") || !strings.Contains(a, " … ") {
+		t.Errorf("advanced content = %q", a)
+	}
+	// ultra-fast: the page's description.
+	if u := res["ultra-fast"].Content; u != "Short summary of the manual." {
+		t.Errorf("ultra-fast content = %q", u)
+	}
+	// fast ranks on the title, URL and snippet only, which hold one of the
+	// two terms; basic sees the whole page, which holds both.
+	if res["fast"].Score >= res["basic"].Score {
+		t.Errorf("fast score %v should be below basic's %v", res["fast"].Score, res["basic"].Score)
+	}
+}
+
+func TestNewsRecencyBoostsOnlyNews(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e, &page{URL: "https://a.example.com/", Title: "Otters", Text: "Otters hold hands while they sleep."},
+		&page{URL: "https://b.example.com/", Title: "River animals", Text: "Otters and beavers live by rivers. Beavers build dams across rivers."})
+	plain := mustSearch(t, e, api.SearchInput{Query: "otters"})
+	news := mustSearch(t, e, api.SearchInput{Query: "otters", Topic: "news"})
+	if len(plain.Results) != 2 || len(news.Results) != 2 {
+		t.Fatalf("%+v %+v", plain.Results, news.Results)
+	}
+	for i := range plain.Results {
+		if p, n := plain.Results[i], news.Results[i]; p.URL != n.URL || p.Score != n.Score {
+			t.Errorf("topic news changed a non-news page: %+v vs %+v", plain.Results[i], news.Results[i])
+		}
 	}
 }
