@@ -311,7 +311,6 @@ func typeValue(f *api.Field, v string) (any, error) {
 		}
 		return v, nil
 	}
-	types := strings.Split(f.Type, "|")
 	has := func(t string) bool { return f.HasType(t) }
 	switch {
 	case has("string") || f.Type == "":
@@ -370,7 +369,6 @@ func typeValue(f *api.Field, v string) (any, error) {
 		}
 		return obj, nil
 	}
-	_ = types
 	return v, nil
 }
 
