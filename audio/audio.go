@@ -34,7 +34,7 @@ const (
 // Options choose the sink and its settings. The zero value is usable.
 type Options struct {
 	Sink       string        // "auto" (default), "device", "file", "null"
-	Dir        string        // where the file sink writes WAVs (default os.TempDir()/hark)
+	Dir        string        // where the file sink writes WAVs (default os.TempDir()/hark; see fileDir)
 	Log        io.Writer     // where ALSA/oto noise and diagnostics go (never the terminal); nil discards
 	SampleRate int           // device rate, default 48000; everything else is resampled in Go
 	BufferSize time.Duration // player buffer, default 20ms (oto's default is ~500ms)
@@ -84,9 +84,6 @@ func Open(opts Options) (*Output, error) {
 	if opts.BufferSize < minBufferSize || opts.BufferSize > maxBufferSize {
 		return nil, fmt.Errorf("audio: buffer size %v is out of range (must be %v..%v)", opts.BufferSize, minBufferSize, maxBufferSize)
 	}
-	if opts.Dir == "" {
-		opts.Dir = filepath.Join(os.TempDir(), "hark")
-	}
 	switch strings.ToLower(opts.Sink) {
 	case "", SinkAuto:
 		if overSSHWithoutPulse() {
@@ -121,11 +118,40 @@ func overSSHWithoutPulse() bool {
 }
 
 func openFile(opts Options, why string) *Output {
-	d := "file: " + opts.Dir
+	dir := fileDir(opts.Dir, opts.Log)
+	d := "file: " + dir
 	if why != "" {
 		d += " (" + why + ")"
 	}
-	return &Output{kind: SinkFile, describe: d, sink: &fileSink{dir: opts.Dir, log: opts.Log}}
+	return &Output{kind: SinkFile, describe: d, sink: &fileSink{dir: dir, log: opts.Log}}
+}
+
+// fileDir is the directory the file sink saves into: dir (default
+// os.TempDir()/hark), created if need be. When that path cannot hold files (it
+// is a regular file, or not writable), saving must still work, so hark makes a
+// fresh directory of its own under os.TempDir() instead, logs why, and
+// Describe and SavedTo name the directory actually used.
+func fileDir(dir string, log io.Writer) string {
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "hark")
+	}
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		var probe *os.File
+		if probe, err = os.CreateTemp(dir, ".hark-probe-"); err == nil {
+			probe.Close()
+			os.Remove(probe.Name())
+			return dir
+		}
+	}
+	alt, terr := os.MkdirTemp("", "hark-audio-")
+	if terr != nil {
+		// Nowhere better: keep dir, and let saving report its error.
+		fmt.Fprintf(log, "audio: file sink directory %s cannot be used (%v), nor a new one (%v)\n", dir, err, terr)
+		return dir
+	}
+	fmt.Fprintf(log, "audio: file sink directory %s cannot be used (%v); saving in %s\n", dir, err, alt)
+	return alt
 }
 
 // Describe says what the output is, for a status line: "device (ALSA 48 kHz)",

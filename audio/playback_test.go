@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -346,5 +347,49 @@ func TestFileSinkLeavesNoEmptyFile(t *testing.T) {
 	}
 	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "status code 500") {
 		t.Errorf("Err = %v", err)
+	}
+}
+
+// A default directory that is taken (here $TMPDIR/hark is a regular file)
+// must not stop the file sink: it saves into a fresh directory and says so.
+func TestFileSinkDirTakenFallsBack(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	taken := filepath.Join(tmp, "hark")
+	if err := os.WriteFile(taken, []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"", taken} {
+		var log strings.Builder
+		out, err := Open(Options{Sink: "file", Dir: dir, Log: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		saveDir := strings.TrimPrefix(out.Describe(), "file: ")
+		if saveDir == taken || filepath.Dir(saveDir) != tmp || !strings.HasPrefix(filepath.Base(saveDir), "hark-audio-") {
+			t.Errorf("Dir %q: Describe = %q, want a fresh hark-audio-* directory in %s", dir, out.Describe(), tmp)
+		}
+		if !strings.Contains(log.String(), taken) {
+			t.Errorf("Dir %q: the log does not say why %s was not used: %q", dir, taken, log.String())
+		}
+		p, _ := out.Play("pcm", 16000)
+		p.Write(s16Bytes(testSignal(1600, 1)))
+		p.CloseWrite()
+		waitDone(t, p, 5*time.Second)
+		if p.Err() != nil || filepath.Dir(p.SavedTo()) != saveDir {
+			t.Fatalf("Dir %q: err %v, saved to %q, want it in %s", dir, p.Err(), p.SavedTo(), saveDir)
+		}
+		data, err := os.ReadFile(p.SavedTo())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pcm, rate, err := DecodeToPCM("wav", data, 0); err != nil || rate != 16000 || len(pcm) != 3200 {
+			t.Errorf("saved WAV: %d bytes at %d Hz, err %v", len(pcm), rate, err)
+		}
+	}
+	// A usable directory is used as given.
+	dir := filepath.Join(tmp, "given")
+	if out, _ := Open(Options{Sink: "file", Dir: dir}); out.Describe() != "file: "+dir {
+		t.Errorf("Describe = %q, want file: %s", out.Describe(), dir)
 	}
 }
