@@ -213,7 +213,8 @@ func New(opts Options) (*Client, error) {
 		return nil, fmt.Errorf("base URL: must not carry credentials; set the API key instead")
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("base URL %q: must not have a query or fragment", raw)
+		// Not echoed: a query is where a key would hide.
+		return nil, fmt.Errorf("base URL %s://%s: must not have a query or fragment", u.Scheme, u.Host)
 	}
 	if strings.ContainsAny(opts.APIKey, "\r\n") {
 		return nil, errors.New("API key: must not contain line breaks")

@@ -45,6 +45,9 @@ func TestNewValidatesBaseURL(t *testing.T) {
 			t.Errorf("New(%q) = %v, want error containing %q", tc.url, err, tc.want)
 		}
 	}
+	if _, err := api.New(api.Options{BaseURL: "http://h/?api_key=sk-in-query-123"}); err == nil || strings.Contains(err.Error(), "sk-in-query") {
+		t.Errorf("a query's secret is echoed: %v", err)
+	}
 	if _, err := api.New(api.Options{BaseURL: "http://h", Retry: api.RetryPolicy{ResearchTimeout: time.Minute}}); err == nil || !strings.Contains(err.Error(), "at least 6m0s") {
 		t.Errorf("short research timeout: %v", err)
 	}
