@@ -106,6 +106,12 @@ func TestExtractAdvancedTextAndQuery(t *testing.T) {
 	if !strings.Contains(md, "| Disallow") || !strings.Contains(md, "video.example/embed/42") {
 		t.Errorf("advanced should keep the table and the iframe: %q", md)
 	}
+	if !strings.Contains(md, "# Alpha article") {
+		t.Errorf("markdown lacks the heading: %q", md)
+	}
+	if r := out.Results[0]; r.Favicon != "" || r.Images != nil {
+		t.Errorf("favicon or images without being asked: %+v", r)
+	}
 	out, err = e.Extract(context.Background(), api.ExtractInput{URLs: api.URLList{site.URL + "/a"}, Format: "text", Query: "sitemaps list pages"})
 	if err != nil || len(out.Results) != 1 {
 		t.Fatalf("%v %+v", err, out)
@@ -209,6 +215,12 @@ func TestCrawl(t *testing.T) {
 	if err != nil || len(out.Results) != 3 { // the start page and two links
 		t.Errorf("max_breadth 2: %v %v", err, urlsOf(out.Results))
 	}
+	// select_domains: only the external host; the start page is read for
+	// its links but not returned.
+	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 1, MaxBreadth: 50, Limit: 50, SelectDomains: "^localhost$"})
+	if got := urlsOf(out.Results); err != nil || len(got) != 1 || !got[site.External+"/ext"] {
+		t.Errorf("select_domains ^localhost$: %v %v", err, got)
+	}
 	if _, err := e.Crawl(context.Background(), api.CrawlInput{URL: u, SelectDomains: "(["}); err == nil {
 		t.Error("bad regex accepted")
 	} else {
@@ -235,7 +247,16 @@ func TestCrawlInstructions(t *testing.T) {
 	}
 }
 
+func mapURLs(out *api.MapOutput) map[string]bool {
+	m := map[string]bool{}
+	for _, r := range out.Results {
+		m[r.URL] = true
+	}
+	return m
+}
+
 func TestMap(t *testing.T) {
+	no := false
 	site := newTestSite(t)
 	e := testEngine(t, nil)
 	u := site.URL
@@ -270,6 +291,20 @@ func TestMap(t *testing.T) {
 	out, err = e.Map(context.Background(), api.MapInput{URL: u, MaxDepth: 2, MaxBreadth: 50, Limit: 4})
 	if err != nil || len(out.Results) != 4 {
 		t.Errorf("limit 4: %v %+v", err, out)
+	}
+	// The crawl parameters bound map too.
+	out, err = e.Map(context.Background(), api.MapInput{URL: u, MaxDepth: 1, MaxBreadth: 50, Limit: 100, AllowExternal: &no, SelectPaths: "^/(a|b)$"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mapURLs(out); len(got) != 2 || !got[u+"/a"] || !got[u+"/b"] {
+		t.Errorf("map select_paths ^/(a|b)$, allow_external false: %v", got)
+	}
+	out, err = e.Map(context.Background(), api.MapInput{URL: u + "/b", MaxDepth: 1, MaxBreadth: 1, Limit: 100})
+	// /b, its first link (/ in the nav), and /a and /deep/sitemap-only from
+	// the sitemap, which max_breadth does not bound; not /c or /about.
+	if got := mapURLs(out); err != nil || len(got) != 4 || !got[u+"/"] || got[u+"/c"] {
+		t.Errorf("map max_breadth 1: %v %v", err, got)
 	}
 	out, err = e.Map(context.Background(), api.MapInput{URL: u, MaxDepth: 2, MaxBreadth: 50, Limit: 100, Instructions: "alpha part"})
 	if err != nil {
