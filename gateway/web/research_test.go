@@ -73,6 +73,13 @@ func TestResearchReport(t *testing.T) {
 	if err != nil || mini.Status != api.ResearchCompleted || len(mini.Sources) > 4 || !strings.Contains(mini.Content, "Model `mini`") {
 		t.Errorf("mini: %v %+v", err, mini)
 	}
+	// The same question: pro reads more sources, in more rounds, than mini.
+	q := "How do crawlers follow links, read robots.txt and sitemaps?"
+	m2, err1 := e.Research(context.Background(), api.ResearchInput{Input: q, Model: "mini"})
+	p2, err2 := e.Research(context.Background(), api.ResearchInput{Input: q, Model: "pro"})
+	if err1 != nil || err2 != nil || len(p2.Sources) <= len(m2.Sources) || !strings.Contains(p2.Content, "Model `pro`: 3 search round(s)") || !strings.Contains(m2.Content, "Model `mini`: 1 search round(s)") {
+		t.Errorf("pro should read more sources than mini: %v %v, %d vs %d", err1, err2, len(p2.Sources), len(m2.Sources))
+	}
 	none, err := e.Research(context.Background(), api.ResearchInput{Input: "volcanic xylophonists", Model: "mini"})
 	if err != nil || none.Status != api.ResearchCompleted || !strings.Contains(none.Content, "No page found") {
 		t.Errorf("no match: %v %+v", err, none)
