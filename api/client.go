@@ -702,8 +702,11 @@ func (c *Client) TTS(ctx context.Context, req TTSRequest) (*Audio, error) {
 		return nil, fmt.Errorf("tts: %w", err)
 	}
 	var r TTSResponse
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: "tts: data is not a TTS response: " + snippet(data)}
+	if err := decodeObject(data, &r); err != nil {
+		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: "tts: data is not a TTS response: " + err.Error()}
+	}
+	if r.AudioData == "" {
+		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: "tts: audio_data: missing or empty in the gateway's answer"}
 	}
 	audio, err := base64.StdEncoding.DecodeString(r.AudioData)
 	if err != nil {
@@ -726,8 +729,21 @@ func (c *Client) STT(ctx context.Context, req STTRequest, audio []byte) (*STTRes
 		return nil, fmt.Errorf("stt: %w", err)
 	}
 	var r STTResponse
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: "stt: data is not an STT response: " + snippet(data)}
+	if err := decodeObject(data, &r); err != nil {
+		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: "stt: data is not an STT response: " + err.Error()}
 	}
 	return &r, nil
+}
+
+// decodeObject decodes data that must be a JSON object (not null, not
+// missing) into v, naming the field whose value has the wrong type.
+func decodeObject(data json.RawMessage, v any) error {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 || t[0] != '{' {
+		return fmt.Errorf("want a JSON object, got %s", snippet(data))
+	}
+	if err := json.Unmarshal(t, v); err != nil {
+		return describeJSONError(err)
+	}
+	return nil
 }

@@ -409,6 +409,18 @@ func TestVoicesTTSSTT(t *testing.T) {
 	if _, err := c.TTS(ctx, api.TTSRequest{Text: "x", VoiceCode: "a"}); err == nil || !strings.Contains(err.Error(), "base64") {
 		t.Errorf("bad base64: %v", err)
 	}
+	// A success that carries no audio, or no object, is an error naming
+	// what is missing, not silence.
+	s.Script(api.PathTTS, apitest.OK(nil), apitest.OK(map[string]any{"format": "pcm"}), apitest.OK(map[string]any{"audio_data": 5}))
+	for _, want := range []string{"want a JSON object", "audio_data: missing", "audio_data"} {
+		if _, err := c.TTS(ctx, api.TTSRequest{Text: "x", VoiceCode: "a"}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("tts answer without audio: %v, want %q", err, want)
+		}
+	}
+	s.Script(api.PathSTT, apitest.OK([]string{"hi"}))
+	if _, err := c.STT(ctx, api.STTRequest{}, []byte{1}); err == nil || !strings.Contains(err.Error(), "want a JSON object") {
+		t.Errorf("stt answer that is not an object: %v", err)
+	}
 	audio := []byte{1, 2, 3, 4, 5}
 	r, err := c.STT(ctx, api.STTRequest{Language: "en"}, audio)
 	if err != nil || r.Text != apitest.Transcript(5) || r.Confidence != 0.9 {
