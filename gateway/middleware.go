@@ -161,6 +161,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *Server) traceAndLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		if s.requestStart() {
+			defer s.active.Done()
+		}
 		rs := &requestState{traceID: newTraceID()}
 		w.Header().Set(TraceHeader, rs.traceID)
 		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, rs))

@@ -99,7 +99,9 @@ type Server struct {
 	// drainCtx ends when Shutdown starts.
 	drainCtx context.Context
 	drain    context.CancelFunc
-	streams  sync.WaitGroup
+	// active counts the requests admitted before the drain, REST calls and
+	// streams alike (a stream's handler runs until the stream ends).
+	active sync.WaitGroup
 
 	mu sync.Mutex
 	hs *http.Server
@@ -260,7 +262,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if hs != nil {
 			_ = hs.Shutdown(ctx)
 		}
-		s.streams.Wait()
+		s.active.Wait()
 		close(done)
 	}()
 	select {
@@ -270,15 +272,32 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	s.hardCancel()
-	// Streams now send their error frames; give them a moment.
+	// Calls and streams now end with their error envelope or frame; give
+	// them a moment, then let those last answers leave before closing.
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
 	}
 	if hs != nil {
+		fctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = hs.Shutdown(fctx) // closes each connection once its answer is written
+		cancel()
 		_ = hs.Close()
 	}
 	return ctx.Err()
+}
+
+// requestStart counts a request as active unless the gateway is draining;
+// it is counted under the lock Shutdown takes to start draining, so
+// Shutdown never misses one.
+func (s *Server) requestStart() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isDraining() {
+		return false
+	}
+	s.active.Add(1)
+	return true
 }
 
 func (s *Server) isDraining() bool {

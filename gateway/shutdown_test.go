@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -95,5 +96,41 @@ func TestShutdownEndsSTTStreamWithFinals(t *testing.T) {
 	// New streams are refused while draining.
 	if _, err := g.client(t, g.key).STTStream(context.Background(), api.STTRequest{}); err == nil {
 		t.Fatal("new stream accepted after shutdown")
+	}
+}
+
+// A REST call still running when the grace ends gets an envelope saying
+// why, not a dropped connection.
+func TestShutdownGraceEndsRESTCallWithEnvelope(t *testing.T) {
+	g := startGateway(t, nil)
+	type answer struct {
+		status int
+		env    api.Envelope
+	}
+	got := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", g.base+invokePath(api.ToolResearch), strings.NewReader(`{"inputs":{"input":"forever"}}`))
+		req.Header.Set("Authorization", "Bearer "+g.key)
+		var a answer
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			a.status = resp.StatusCode
+			json.NewDecoder(resp.Body).Decode(&a.env)
+			resp.Body.Close()
+		} else {
+			a.env.Message = err.Error()
+		}
+		got <- a
+	}()
+	time.Sleep(200 * time.Millisecond) // the call is in the engine
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := g.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	select {
+	case a := <-got:
+		wantError(t, a.status, a.env, 503, "gateway shutting down")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call never ended")
 	}
 }

@@ -74,26 +74,15 @@ func closeCode(status int) int {
 	return websocket.CloseInternalServerErr
 }
 
-// streamStart registers a stream unless the gateway is draining; the
-// registration happens under the same lock Shutdown takes to start
-// draining, so Shutdown never misses a stream.
-func (s *Server) streamStart() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.isDraining() {
-		return false
-	}
-	s.streams.Add(1)
-	return true
-}
-
-// upgrade authenticates (done by middleware), registers and upgrades.
+// upgrade refuses a stream while draining, and upgrades. Auth is done by
+// the middleware, and the request counted as active, so Shutdown waits for
+// the stream.
 func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (*wsStream, bool) {
 	if !websocket.IsWebSocketUpgrade(r) {
 		s.writeError(w, r, &httpError{status: CodeInvalidInput, msg: "this endpoint needs a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket)"})
 		return nil, false
 	}
-	if !s.streamStart() {
+	if s.isDraining() { // a stream started now could not finish
 		s.writeError(w, r, errShuttingDown)
 		return nil, false
 	}
@@ -101,7 +90,6 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (*wsStream, boo
 	s.setCreditHeaders(hdr, stateOf(r), false) // a stream's cost is known only at its end
 	conn, err := s.upgrader.Upgrade(w, r, hdr)
 	if err != nil {
-		s.streams.Done()
 		return nil, false // the upgrader answered with an envelope
 	}
 	// A message over max_frame_bytes is refused by readFrame, which reads
@@ -183,7 +171,6 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer s.streams.Done()
 	defer st.conn.Close()
 	rs := stateOf(r)
 
@@ -312,7 +299,6 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer s.streams.Done()
 	defer st.conn.Close()
 	rs := stateOf(r)
 	// The client's close frame means end of audio: do not answer it until
