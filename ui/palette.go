@@ -17,6 +17,7 @@ type palette struct {
 	m      *Model
 	input  textinput.Model
 	cursor int
+	offset int // first item drawn, for clicks
 	items  []paletteItem
 }
 
@@ -96,8 +97,25 @@ func (p *palette) choose() tea.Cmd {
 	return func() tea.Msg { return common.EditToolMsg{Slug: slug} }
 }
 
+// noMatch explains an empty list: which tools the gateway has, or that the
+// list is still loading.
+func (p *palette) noMatch() string {
+	q := strings.TrimSpace(p.input.Value())
+	switch {
+	case p.m.loading:
+		return fmt.Sprintf("No pane matches %q, and the tool list is still loading: wait a moment.", q)
+	case len(p.m.c.Tools) == 0:
+		return fmt.Sprintf("No pane matches %q, and the gateway listed no tools.", q)
+	}
+	slugs := make([]string, len(p.m.c.Tools))
+	for i, t := range p.m.c.Tools {
+		slugs[i] = t.Slug
+	}
+	return fmt.Sprintf("The gateway has no tool matching %q. Its tools: %s. Backspace to edit, esc closes.", q, strings.Join(slugs, ", "))
+}
+
 func (p *palette) click(msg tea.MouseClickMsg) tea.Cmd {
-	i := msg.Y - 4 // tab line, title, input, blank
+	i := p.offset + msg.Y - 4 // tab line, title, input, blank
 	if i >= 0 && i < len(p.items) {
 		if i == p.cursor {
 			return p.choose()
@@ -111,10 +129,10 @@ func (p *palette) view(w, h int) string {
 	s := p.m.c.Styles
 	lines := []string{s.Title.Render("Command palette") + s.Dim.Render("  enter opens · esc closes"), p.input.View(), ""}
 	if len(p.items) == 0 {
-		lines = append(lines, s.Dim.Render("  nothing matches"))
+		lines = append(lines, s.Warn.Render(common.Wrap(p.noMatch(), w)))
 	}
-	off := max(0, p.cursor-(h-5))
-	for i := off; i < len(p.items) && len(lines) < h; i++ {
+	p.offset = max(0, p.cursor-(h-4))
+	for i := p.offset; i < len(p.items) && len(lines) < h; i++ {
 		it := p.items[i]
 		cur, ls := "  ", s.Text
 		if i == p.cursor {

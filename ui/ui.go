@@ -268,7 +268,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.palette = newPalette(m)
 		return m.palette.focus()
 	}
-	if m.panes[m.active].Capturing() {
+	if m.panes[m.active].Capturing() && !m.emptyLineShortcut(msg) {
 		return m.toActive(msg)
 	}
 	switch {
@@ -293,6 +293,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	return m.toActive(msg)
+}
+
+// emptyLineShortcut reports that msg is ":" or "?" typed on an empty text
+// line, which the root takes as the palette or the help.
+func (m *Model) emptyLineShortcut(msg tea.KeyPressMsg) bool {
+	e, ok := m.panes[m.active].(common.LineEmptier)
+	if !ok || !e.LineEmpty() {
+		return false
+	}
+	return msg.String() == ":" || msg.String() == "?"
 }
 
 // click switches tabs on the tab line and passes other clicks to the pane

@@ -388,3 +388,74 @@ func TestE2EUnknownToolGeneratedForm(t *testing.T) {
 		t.Errorf("sent %s", b)
 	}
 }
+
+// ":" and "?" on the empty query line (where a new user starts) open the
+// palette and the help; once something is typed they are text.
+func TestColonAndQuestionOnEmptyLine(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	m.Update(uitest.Press(":"))
+	if m.palette == nil {
+		t.Fatal(": on the empty query line did not open the palette")
+	}
+	m.Update(uitest.Press("esc"))
+	m.Update(uitest.Press("?"))
+	if !m.showHelp {
+		t.Fatal("? on the empty query line did not show the help")
+	}
+	m.Update(uitest.Press("x")) // closes the help
+	for _, k := range uitest.Type("a:b?") {
+		m.Update(k)
+	}
+	if m.palette != nil || m.showHelp {
+		t.Fatal(": or ? after text left the query line")
+	}
+	if screen := uitest.Plain(m.Render()); !strings.Contains(screen, "› a:b?") {
+		t.Errorf("query line is not a:b?:\n%s", screen)
+	}
+}
+
+// A palette query matching nothing says which tools exist and how to go
+// on, instead of an empty list.
+func TestPaletteUnknownToolExplains(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	m.Update(uitest.Press("ctrl+k"))
+	for _, k := range uitest.Type("frobnicate") {
+		m.Update(k)
+	}
+	m.Update(uitest.Press("enter"))
+	if m.palette == nil {
+		t.Fatal("enter on no match closed the palette")
+	}
+	screen := uitest.Plain(m.Render())
+	for _, want := range []string{`no tool matching "frobnicate"`, api.ToolSearch, "esc closes"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("palette lacks %q:\n%s", want, screen)
+		}
+	}
+}
+
+// Clicks on a scrolled palette choose the row drawn under the pointer.
+func TestPaletteClickWhenScrolled(t *testing.T) {
+	m := newModel(t, nil, 80, 10) // 8 rows for the palette: 5 items shown
+	m.Update(uitest.Press("ctrl+k"))
+	for range 7 {
+		m.Update(uitest.Press("down"))
+	}
+	want := m.palette.items[m.palette.cursor].label
+	screen := strings.Split(uitest.Plain(m.Render()), "\n")
+	row := -1
+	for y, l := range screen {
+		if strings.Contains(l, "▌ "+want) {
+			row = y
+		}
+	}
+	if row < 0 {
+		t.Fatalf("selected item %q not drawn:\n%s", want, strings.Join(screen, "\n"))
+	}
+	before := m.palette.cursor
+	m.Update(tea.MouseClickMsg{X: 5, Y: row, Button: tea.MouseLeft})
+	if m.palette == nil {
+		return // a second click on the selected row chose it: right
+	}
+	t.Errorf("click on the drawn row of item %d (%q) moved the cursor to %d", before, want, m.palette.cursor)
+}

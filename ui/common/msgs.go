@@ -93,3 +93,11 @@ type ConnectedMsg struct {
 type Backgrounder interface {
 	Background() string
 }
+
+// LineEmptier is implemented by panes whose focused text line can be
+// empty. On an empty line the root still opens the palette on ":" and the
+// help on "?": neither starts a sensible query, and a new user presses
+// them first thing, while the query line has focus.
+type LineEmptier interface {
+	LineEmpty() bool
+}

@@ -147,6 +147,9 @@ func (p *Pane) KeyMap() help.KeyMap      { return Keys }
 func (p *Pane) Handles(slug string) bool { return slug == Slug }
 func (p *Pane) Capturing() bool          { return p.question.Focused() }
 
+// LineEmpty reports that the question line has focus and nothing typed.
+func (p *Pane) LineEmpty() bool { return p.question.Focused() && p.question.Value() == "" }
+
 // Sessions returns this session's research, oldest first.
 func (p *Pane) Sessions() []*Session { return p.sessions }
 

@@ -74,6 +74,14 @@ type doneMsg struct {
 	err error
 }
 
+// rerunMsg runs the search again after the options changed, unless they
+// changed again since (gen is then stale): pressing + three times makes
+// one call, not three.
+type rerunMsg struct{ gen int }
+
+// rerunDelay is how long option keys must rest before the search re-runs.
+const rerunDelay = 400 * time.Millisecond
+
 // Pane is the Search pane.
 type Pane struct {
 	c        *common.Common
@@ -90,6 +98,7 @@ type Pane struct {
 	progress common.Progress
 	cancel   context.CancelFunc
 	seq      int
+	optGen   int // bumped on each option change, for rerunMsg
 	width    int
 	height   int
 	listTop  int   // first screen row of the results, for clicks
@@ -116,6 +125,11 @@ func (p *Pane) Handles(slug string) bool { return slug == Slug }
 
 // Capturing is true while the query, the domains or the form has focus.
 func (p *Pane) Capturing() bool { return p.query.Focused() || p.editDom || p.form != nil }
+
+// LineEmpty reports that the query line has focus and nothing typed.
+func (p *Pane) LineEmpty() bool {
+	return p.query.Focused() && !p.editDom && p.form == nil && p.query.Value() == ""
+}
 
 // Result returns the search output shown, or nil.
 func (p *Pane) Result() *api.SearchOutput { return p.out }
@@ -173,6 +187,11 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		p.err, p.out, p.cursor, p.offset = nil, msg.out, 0, 0
 		return p, nil
+	case rerunMsg:
+		if msg.gen != p.optGen || p.form != nil || strings.TrimSpace(p.query.Value()) == "" {
+			return p, nil
+		}
+		return p, p.search()
 	case common.ToolsMsg:
 		if msg.Err != nil {
 			p.err = fmt.Errorf("tool list: %w", msg.Err)
@@ -248,8 +267,9 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case "enter", "esc", "tab":
 			p.editDom = false
 			p.domains.Blur()
+			before := fmt.Sprint(p.value("include_domains"))
 			p.opts["include_domains"] = strings.Join(splitComma(p.domains.Value()), ",")
-			return nil
+			return p.changed(fmt.Sprint(p.value("include_domains")) != before)
 		}
 		var cmd tea.Cmd
 		p.domains, cmd = p.domains.Update(msg)
@@ -296,19 +316,20 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, Keys.Preview):
 		p.preview = !p.preview
 	case key.Matches(msg, Keys.Depth):
-		p.cycle("search_depth")
+		return p.changed(p.cycle("search_depth"))
 	case key.Matches(msg, Keys.Topic):
-		p.cycle("topic")
+		return p.changed(p.cycle("topic"))
 	case key.Matches(msg, Keys.TimeRange):
-		p.cycle("time_range")
+		return p.changed(p.cycle("time_range"))
 	case key.Matches(msg, Keys.More):
-		p.step("max_results", 1)
+		return p.changed(p.step("max_results", 1))
 	case key.Matches(msg, Keys.Fewer):
-		p.step("max_results", -1)
+		return p.changed(p.step("max_results", -1))
 	case key.Matches(msg, Keys.Answer):
 		if p.field("include_answer") != nil {
 			on, _ := p.value("include_answer").(bool)
 			p.opts["include_answer"] = !on
+			return p.changed(true)
 		}
 	case key.Matches(msg, Keys.Domains):
 		if p.field("include_domains") != nil {
@@ -325,12 +346,24 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// changed re-runs the last search shortly after a quick option changed,
+// so the results always match the options line.
+func (p *Pane) changed(did bool) tea.Cmd {
+	if !did || (p.out == nil && p.err == nil) {
+		return nil
+	}
+	p.optGen++
+	gen := p.optGen
+	return tea.Tick(rerunDelay, func(time.Time) tea.Msg { return rerunMsg{gen: gen} })
+}
+
 // cycle moves an enum option to its next allowed value (from the runtime
 // list), passing through "unset" when the field has no default.
-func (p *Pane) cycle(name string) {
+// It reports whether the value changed.
+func (p *Pane) cycle(name string) bool {
 	f := p.field(name)
 	if f == nil || len(f.Enum) == 0 {
-		return
+		return false
 	}
 	vals := f.Enum
 	if f.Default == nil && !f.Required {
@@ -344,13 +377,17 @@ func (p *Pane) cycle(name string) {
 		}
 	}
 	p.opts[name] = next
+	return next != cur
 }
 
-func (p *Pane) step(name string, d float64) {
+// step moves a number option by d within its minimum and maximum; it
+// reports whether the value changed.
+func (p *Pane) step(name string, d float64) bool {
 	f := p.field(name)
 	if f == nil {
-		return
+		return false
 	}
+	before := fmt.Sprint(p.value(name))
 	cur, ok := toFloat(p.value(name))
 	if !ok {
 		cur = 5
@@ -366,6 +403,7 @@ func (p *Pane) step(name string, d float64) {
 		cur = min(cur, *f.Max)
 	}
 	p.opts[name] = cur
+	return fmt.Sprint(cur) != before
 }
 
 func toFloat(v any) (float64, bool) {
@@ -485,7 +523,7 @@ func (p *Pane) View() string {
 	p.listTop = hh
 	if p.out == nil {
 		p.rowOf = nil
-		hint := s.Dim.Render("Type a query and press enter. esc leaves the line; then d t r +/- a D set options, f shows all.")
+		hint := s.Dim.Render("Type a query and press enter. esc leaves the line; then d t r +/- a D set options, f shows all. : runs any tool, ? lists every key.")
 		return common.Fit(header+"\n\n"+common.Wrap(hint, p.width), p.width, p.height)
 	}
 	wide := p.width >= 110
@@ -625,7 +663,9 @@ func (p *Pane) listView(w, h int) string {
 		}
 	}
 	if len(res) == 0 {
-		lines, rowOf = append(lines, s.Dim.Render("No results.")), append(rowOf, -1)
+		for _, l := range strings.Split(common.Wrap(p.noResults(), w), "\n") {
+			lines, rowOf = append(lines, s.Dim.Render(l)), append(rowOf, -1)
+		}
 	}
 	if n := len(p.out.Images); n > 0 {
 		lines, rowOf = append(lines, "", s.Title.Render(fmt.Sprintf("Images (%d)", n))), append(rowOf, -1, -1)
@@ -648,6 +688,15 @@ func (p *Pane) listView(w, h int) string {
 	end := min(len(lines), p.offset+h)
 	p.rowOf = rowOf[p.offset:end]
 	return strings.Join(lines[p.offset:end], "\n")
+}
+
+// noResults says what to try when a search finds nothing.
+func (p *Pane) noResults() string {
+	t := "No results. Try other words, or loosen the time range and domains (f shows every option)."
+	if strings.HasPrefix(p.c.Gateway, "embedded") {
+		t += " The embedded gateway searches only pages it has read: add some with `hark index URL|DIR`, or extract and crawl them in Pages."
+	}
+	return t
 }
 
 func (p *Pane) previewView(w, h int) string {

@@ -204,3 +204,56 @@ func TestToolListFailureShownInPane(t *testing.T) {
 		}
 	}
 }
+
+// After a search, changing quick options re-runs it once they rest, so the
+// results match the options line; three quick presses make one call.
+func TestOptionChangeRerunsOnce(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	typeText(p, "go tui")
+	_, cmd := p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if p.Result() == nil {
+		t.Fatalf("first search failed: %v", p.err)
+	}
+	calls := srv.Count(apitest.InvokePath(api.ToolSearch))
+	var ticks []tea.Cmd
+	for _, k := range []string{"+", "+", "+"} {
+		_, cmd := p.Update(uitest.Press(k))
+		ticks = append(ticks, cmd)
+	}
+	for _, tick := range ticks {
+		uitest.Settle(drive(p), tick)
+	}
+	if n := srv.Count(apitest.InvokePath(api.ToolSearch)) - calls; n != 1 {
+		t.Errorf("three option keys made %d searches, want 1", n)
+	}
+	if n := len(p.Result().Results); n != 8 {
+		t.Errorf("after + + +: %d results, want 8", n)
+	}
+	// An option already at its limit changes nothing and runs nothing.
+	p.opts["max_results"] = 20.0
+	if _, cmd := p.Update(uitest.Press("+")); cmd != nil {
+		t.Error("+ at the maximum scheduled a search")
+	}
+}
+
+// With nothing found, the pane says what to try, and with the embedded
+// gateway how to fill its index.
+func TestNoResultsSaysWhatToDo(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	c.Gateway = "embedded · workspace local"
+	p := New(c)
+	p.SetSize(80, 24)
+	p.query.SetValue("zzz")
+	p.query.Blur()
+	p.Update(doneMsg{seq: 0, out: &api.SearchOutput{Query: "zzz"}})
+	v := uitest.Plain(p.View())
+	for _, want := range []string{"No results", "hark index"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+}
