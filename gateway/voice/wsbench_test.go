@@ -1,15 +1,10 @@
-//go:build wsbench
-
-// The WebSocket benchmark runs the provider behind the real gateway, so it
-// depends on package gateway's API; the build tag keeps this package's
-// tests independent of it. Run with -tags wsbench.
 package voice
 
+// The WebSocket benchmark runs the provider behind the real gateway
+// (gatewayOn in e2e_test.go).
+
 import (
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,39 +12,13 @@ import (
 	"github.com/gorilla/websocket"
 
 	"hark/api"
-	"hark/gateway"
-	"hark/gateway/engine"
 )
-
-func wsGateway(b *testing.B) (url, key string) {
-	l := provider(b)
-	key, _ = gateway.NewAPIKey()
-	db, err := gateway.OpenDB(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	srv, err := gateway.New(gateway.Options{
-		Config: &gateway.Config{Limits: gateway.Limits{RatePerSecond: 1e9, RateBurst: 1e9},
-			Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}},
-		DB:     db,
-		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Engines: gateway.Engines{
-			Voice: func(string, string, gateway.VoiceConfig) (engine.VoiceProvider, error) { return l, nil },
-		},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	b.Cleanup(ts.Close)
-	return "ws" + strings.TrimPrefix(ts.URL, "http") + api.PathTTSStream, key
-}
 
 // benchWSFirstFrame measures, on the TTS stream, the time from sending the
 // request frame to receiving the first binary frame.
 func benchWSFirstFrame(b *testing.B, voice string) {
-	url, key := wsGateway(b)
+	base, key := gatewayOn(b, provider(b))
+	url := "ws" + strings.TrimPrefix(base, "http") + api.PathTTSStream
 	hdr := http.Header{"Authorization": {"Bearer " + key}}
 	req := api.TTSRequest{Provider: api.DefaultProvider, Text: "Hello, this is a short sentence.", VoiceCode: voice}
 	var lat []time.Duration
