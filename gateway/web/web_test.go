@@ -403,3 +403,21 @@ func TestShortPageTextOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestShortArticleKeepsBlocks(t *testing.T) {
+	doc := `<html><head><title>Prices</title></head><body><article><h1>Rivet prices rise</h1>
+<p>Steel rivet prices rose sharply this week after a <b>short</b>age of steel wire.</p>
+<figure><img src="/r.jpg" alt="A rivet"><figcaption>Hot rivets being set</figcaption></figure>
+<p>Analysts expect rivet prices to fall again next spring.</p></article></body></html>`
+	p, err := parseHTML("http://x.test/news", []byte(doc), "", time.Now(), extractOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Rivet prices rise\n\nSteel rivet prices rose sharply this week after a shortage of steel wire.\n\nHot rivets being set\n\nAnalysts expect rivet prices to fall again next spring."
+	if p.Text != want {
+		t.Errorf("text = %q, want %q", p.Text, want)
+	}
+	if !strings.HasPrefix(p.Markdown, "# Rivet prices rise\n\n") {
+		t.Errorf("markdown = %q", p.Markdown)
+	}
+}

@@ -1,4 +1,5 @@
-// Modified by hark: baseline no longer repeats short pages; see README.md.
+// Modified by hark: baseline no longer repeats short pages, and keeps one
+// element per block (appendBlocks); see README.md.
 
 package trafilatura
 
@@ -108,9 +109,7 @@ func baseline(doc *html.Node) (*html.Node, string) {
 	if articleElement != nil {
 		articleText := trim(dom.TextContent(articleElement))
 		if utf8.RuneCountInString(articleText) > 100 {
-			p := etree.SubElement(postBody, "p")
-			etree.SetText(p, articleText)
-			tmpText += " " + articleText
+			tmpText += " " + appendBlocks(postBody, articleElement)
 		}
 	}
 
@@ -142,9 +141,7 @@ func baseline(doc *html.Node) (*html.Node, string) {
 	// twice, and it fell through to the <head>'s text for short bodies.)
 	postBody = etree.Element("body")
 	if body := dom.QuerySelector(doc, "body"); body != nil {
-		if text := trim(etree.IterText(body, "\n")); text != "" {
-			elem := etree.SubElement(postBody, "p")
-			etree.SetText(elem, text)
+		if text := appendBlocks(postBody, body); text != "" {
 			return postBody, text
 		}
 	}
@@ -154,4 +151,60 @@ func baseline(doc *html.Node) (*html.Node, string) {
 	elem := etree.SubElement(postBody, "p")
 	etree.SetText(elem, text)
 	return postBody, text
+}
+
+// blockTags are the elements appendBlocks treats as blocks.
+var blockTags = sliceToMap("address", "article", "aside", "blockquote", "caption", "dd", "details",
+	"div", "dl", "dt", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
+	"header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody",
+	"td", "tfoot", "th", "thead", "tr", "ul")
+
+// appendBlocks adds to postBody one element per run of text between block
+// boundaries under root (headings and pre keep their tag, the rest become
+// p), and returns the text joined by spaces. (hark addition: upstream put
+// the whole text in a single p, gluing headings and captions to sentences.)
+func isBlock(tag string) bool {
+	_, ok := blockTags[tag]
+	return ok
+}
+
+func appendBlocks(postBody, root *html.Node) string {
+	var parts []string
+	var buf strings.Builder
+	flush := func(tag string) {
+		text := trim(buf.String())
+		buf.Reset()
+		if text == "" {
+			return
+		}
+		switch tag {
+		case "h1", "h2", "h3", "h4", "h5", "h6", "pre":
+		default:
+			tag = "p"
+		}
+		etree.SetText(etree.SubElement(postBody, tag), text)
+		parts = append(parts, text)
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				buf.WriteString(c.Data)
+			case c.Type != html.ElementNode:
+			case c.Data == "script" || c.Data == "style" || c.Data == "template":
+			case c.Data == "br":
+				buf.WriteString(" ")
+			case isBlock(c.Data):
+				flush(n.Data)
+				walk(c)
+				flush(c.Data)
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	flush(root.Data)
+	return strings.Join(parts, " ")
 }
