@@ -96,3 +96,25 @@ func ErrorView(s *Styles, err error, width int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// FailureHint says what to do about a page that could not be read, from
+// the reason the gateway gave in failed_results ("" when hark cannot tell).
+func FailureHint(reason, gateway string) string {
+	r := strings.ToLower(reason)
+	switch {
+	case strings.Contains(r, "private, loopback or link-local"):
+		h := "The gateway does not read private or loopback addresses."
+		if strings.HasPrefix(gateway, "embedded") {
+			h += " Pages indexed with `hark index --allow-private` stay searchable; to extract or crawl such addresses, " +
+				"run `hark serve --allow-private` and point hark at it (HARK_BASE_URL and HARK_API_KEY, as it prints)."
+		} else {
+			h += " Its operator can allow them (`hark serve --allow-private`)."
+		}
+		return h
+	case strings.Contains(r, "robots.txt"):
+		return "The site's robots.txt asks crawlers like hark's to stay out of this page."
+	case strings.Contains(r, "timeout") || strings.Contains(r, "deadline exceeded"):
+		return "The site was too slow to answer; try again later."
+	}
+	return ""
+}

@@ -342,6 +342,11 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case key.Matches(msg, Keys.Back):
+		if p.filter.Value() != "" {
+			p.filter.SetValue("")
+			p.rebuild()
+		}
 	case key.Matches(msg, Keys.Up):
 		p.move(-1)
 	case key.Matches(msg, Keys.Down):
@@ -379,21 +384,23 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return p.extract(urls, false)
 	case key.Matches(msg, Keys.Crawl):
-		if pg := p.currentPage(); pg != nil {
-			return p.crawlFrom(api.ToolCrawl, pg.URL)
+		if u := p.rowURL(p.cursor); u != "" {
+			return p.crawlFrom(api.ToolCrawl, u)
 		}
 	case key.Matches(msg, Keys.Map):
-		if pg := p.currentPage(); pg != nil {
-			return p.crawlFrom(api.ToolMap, pg.URL)
+		if u := p.rowURL(p.cursor); u != "" {
+			return p.crawlFrom(api.ToolMap, u)
 		}
 	case key.Matches(msg, Keys.Form):
-		if t := p.c.Tool(api.ToolCrawl); t != nil {
-			p.form = form.New(*t, p.c.Styles)
-			if pg := p.currentPage(); pg != nil {
-				p.form.Set("url", pg.URL)
-			}
-			p.form.SetSize(p.width, p.height-2)
+		t := p.c.Tool(api.ToolCrawl)
+		if t == nil {
+			return notConnected(api.ToolCrawl)
 		}
+		p.form = form.New(*t, p.c.Styles)
+		if u := p.rowURL(p.cursor); u != "" {
+			p.form.Set("url", u)
+		}
+		p.form.SetSize(p.width, p.height-2)
 	case key.Matches(msg, Keys.Export):
 		sel := p.marked()
 		if len(sel) == 0 {
@@ -401,8 +408,8 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return p.export(sel)
 	case key.Matches(msg, Keys.Copy):
-		if pg := p.currentPage(); pg != nil {
-			return copyURL(pg.URL)
+		if u := p.rowURL(p.cursor); u != "" {
+			return copyURL(u)
 		}
 	case key.Matches(msg, Keys.Preview):
 		p.preview = !p.preview
@@ -462,7 +469,12 @@ func (p *Pane) readerText() string {
 		return ""
 	}
 	if pg.Err != "" {
-		return p.c.Styles.Err.Render("✗ extraction failed: " + pg.Err)
+		w := max(10, p.width-2)
+		t := p.c.Styles.Err.Render(common.Wrap("✗ extraction failed: "+pg.Err, w))
+		if h := common.FailureHint(pg.Err, p.c.Gateway); h != "" {
+			t += "\n\n" + p.c.Styles.Warn.Render(common.Wrap(h, w))
+		}
+		return t
 	}
 	switch {
 	case pg.rendered == "":
@@ -511,6 +523,41 @@ func (p *Pane) selected() []*Page {
 		return m
 	}
 	return p.rowPages(p.cursor)
+}
+
+// rowURL is the URL of a page row, or for a host or path group the URL of
+// the group itself (https://host/ or https://host/docs/), which c, M, f
+// and y then use.
+func (p *Pane) rowURL(i int) string {
+	if i >= len(p.rows) {
+		return ""
+	}
+	r := p.rows[i]
+	if r.page != nil {
+		return r.page.URL
+	}
+	pgs := p.rowPages(i)
+	if len(pgs) == 0 {
+		return ""
+	}
+	u, err := url.Parse(pgs[0].URL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	_, dir := group(pgs[0].URL)
+	if r.kind == 'h' {
+		dir = "/"
+	}
+	g := url.URL{Scheme: u.Scheme, Host: u.Host, Path: dir}
+	return g.String()
+}
+
+// notConnected explains a key that needs a tool the gateway has not
+// listed (yet).
+func notConnected(slug string) tea.Cmd {
+	return func() tea.Msg {
+		return common.ErrorMsg{Err: fmt.Errorf("%s is not in the gateway's tool list (yet): wait for the tools to load, or check the gateway", slug)}
+	}
 }
 
 // rowPages is the page of a page row, or every page of a group row.
@@ -974,6 +1021,9 @@ func (p *Pane) previewView(w, h int) string {
 	switch {
 	case pg.Err != "":
 		b = append(b, s.Err.Render(common.Wrap("✗ "+pg.Err, w)))
+		if h := common.FailureHint(pg.Err, p.c.Gateway); h != "" {
+			b = append(b, "", s.Warn.Render(common.Wrap(h, w)))
+		}
 	case pg.Content == "":
 		b = append(b, s.Dim.Render(common.Wrap("Only the URL is known (from "+pg.Source+"). enter extracts it; c crawls from it.", w)))
 	default:

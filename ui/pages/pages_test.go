@@ -246,3 +246,69 @@ func arrive(p *Pane, m doneMsg) {
 	p.runs[m.seq] = func() {}
 	p.Update(m)
 }
+
+// A filter kept with enter is cleared by esc from the list, as the footer
+// and docs promise.
+func TestEscClearsKeptFilter(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	arrive(p, crawlMsg())
+	p.Update(uitest.Press("/"))
+	for _, k := range uitest.Type("guide") {
+		p.Update(k)
+	}
+	p.Update(uitest.Press("enter"))
+	if p.Capturing() || p.filter.Value() != "guide" {
+		t.Fatalf("enter should keep the filter and leave it (value %q)", p.filter.Value())
+	}
+	p.Update(uitest.Press("esc"))
+	if p.filter.Value() != "" || len(p.visible()) != len(p.pages) {
+		t.Errorf("esc left the filter %q, %d of %d pages shown", p.filter.Value(), len(p.visible()), len(p.pages))
+	}
+}
+
+// c, M and y on a host or path group act on the group's own URL, not on
+// nothing.
+func TestGroupRowActsOnGroupURL(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	arrive(p, crawlMsg())
+	want := map[byte]string{'h': "https://docs.example.com/", 'd': "https://docs.example.com/guide/"}
+	for i, r := range p.rows {
+		if w, ok := want[r.kind]; ok && r.label != "blog.example.org" {
+			if got := p.rowURL(i); got != w {
+				t.Errorf("row %q: URL %q, want %q", r.label, got, w)
+			}
+		}
+	}
+	for i, r := range p.rows {
+		if r.kind == 'd' {
+			p.cursor = i
+		}
+	}
+	press(p, "M")
+	if body := string(srv.Last(apitest.InvokePath(api.ToolMap)).Body); !strings.Contains(body, `"url":"https://docs.example.com/guide/"`) {
+		t.Errorf("M on the /guide/ group sent %s", body)
+	}
+}
+
+// A page that failed shows its whole reason, wrapped, and what to do.
+func TestFailedPageReasonWrappedWithHint(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	c.Gateway = "embedded · workspace local"
+	p := New(c)
+	p.SetSize(80, 24)
+	reason := "127.0.0.1: address is private, loopback or link-local; refused"
+	arrive(p, doneMsg{slug: api.ToolExtract, pages: []*Page{{URL: "http://127.0.0.1:8080/zebra.html", Err: reason, Source: api.ToolExtract}}})
+	p.read(p.pages[0])
+	v := uitest.Plain(p.View())
+	if !strings.Contains(strings.Join(strings.Fields(v), " "), reason) {
+		t.Errorf("reason cut:\n%s", v)
+	}
+	if !strings.Contains(v, "hark serve --allow-private") {
+		t.Errorf("no hint on what to do:\n%s", v)
+	}
+}
