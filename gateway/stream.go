@@ -143,6 +143,11 @@ func (c *wsStream) discardFrames() error {
 func (s *Server) readRequestFrame(st *wsStream, v any, what string) error {
 	st.conn.SetReadDeadline(time.Now().Add(time.Duration(s.limits.StreamIdleTimeout)))
 	mt, data, err := st.readFrame(s.limits.MaxFrameBytes)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &httpError{status: CodeInvalidInput, msg: fmt.Sprintf(
+			"no %s frame within %s (stream_idle_timeout)", what, time.Duration(s.limits.StreamIdleTimeout))}
+	}
 	if err != nil {
 		return err
 	}
@@ -183,33 +188,14 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 	}
 
 	var req api.TTSRequest
-	if err := s.readRequestFrame(st, &req, "TTS request"); err != nil {
-		if isConnGone(err) {
-			rs.errMsg = "client left before the request frame"
-			return
-		}
-		fail(err)
-		s.awaitClose(st, nil)
-		return
-	}
-	if err := validateTTS(&req, s.limits.MaxStreamTextChars, ""); err != nil {
-		fail(err)
-		s.awaitClose(st, nil)
-		return
-	}
-	p, err := rs.workspace.provider(req.Provider, s.known)
+	p, id, err := s.openStream(r, st, &req, "TTS request", "tts_stream", func() (string, int64, error) {
+		return req.Provider, ttsCost(req.Text), validateTTS(&req, s.limits.MaxStreamTextChars, "")
+	})
 	if err != nil {
-		fail(err)
-		s.awaitClose(st, nil)
+		s.refuseStream(st, rs, err, fail)
 		return
 	}
 	cost := ttsCost(req.Text)
-	id, err := s.usage.reserve(r.Context(), rs.workspace, rs.keyID, rs.traceID, "tts_stream", cost)
-	if err != nil {
-		fail(err)
-		s.awaitClose(st, nil)
-		return
-	}
 	start := time.Now()
 
 	// The client may close or vanish mid-stream: that cancels synthesis.
@@ -244,6 +230,38 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 	}
 	s.settle(rs, id, credits, err, time.Since(start))
 	s.awaitClose(st, readerDone)
+}
+
+// openStream reads a stream's first frame into req, checks it (check
+// returns the provider named, the credits to reserve and the rule broken),
+// resolves the provider and reserves the credits.
+func (s *Server) openStream(r *http.Request, st *wsStream, req any, what, op string, check func() (string, int64, error)) (engine.VoiceProvider, *reservation, error) {
+	if err := s.readRequestFrame(st, req, what); err != nil {
+		return nil, nil, err
+	}
+	provider, cost, err := check()
+	if err != nil {
+		return nil, nil, err
+	}
+	rs := stateOf(r)
+	p, err := rs.workspace.provider(provider, s.known)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := s.usage.reserve(r.Context(), rs.workspace, rs.keyID, rs.traceID, op, cost)
+	return p, res, err
+}
+
+// refuseStream ends a stream that could not start: with fail's error
+// frame, or quietly when the client has already gone.
+func (s *Server) refuseStream(st *wsStream, rs *requestState, err error, fail func(error)) {
+	if isConnGone(err) {
+		rs.errMsg = "client left before the first frame"
+		st.writeClose(websocket.CloseNormalClosure, "")
+		return
+	}
+	fail(err)
+	s.awaitClose(st, nil)
 }
 
 // awaitClose gives the client a moment to answer our close frame, then
@@ -320,31 +338,11 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	}
 
 	var cfg api.STTRequest
-	if err := s.readRequestFrame(st, &cfg, "STT configuration"); err != nil {
-		if isConnGone(err) {
-			rs.errMsg = "client left before the configuration frame"
-			st.writeClose(websocket.CloseNormalClosure, "")
-			return
-		}
-		fail(err)
-		s.awaitClose(st, nil)
-		return
-	}
-	if err := validateSTTConfig(&cfg); err != nil {
-		fail(err)
-		s.awaitClose(st, nil)
-		return
-	}
-	p, err := rs.workspace.provider(cfg.Provider, s.known)
+	p, id, err := s.openStream(r, st, &cfg, "STT configuration", "stt_stream", func() (string, int64, error) {
+		return cfg.Provider, 1, validateSTTConfig(&cfg)
+	})
 	if err != nil {
-		fail(err)
-		s.awaitClose(st, nil)
-		return
-	}
-	id, err := s.usage.reserve(r.Context(), rs.workspace, rs.keyID, rs.traceID, "stt_stream", 1)
-	if err != nil {
-		fail(err)
-		s.awaitClose(st, nil)
+		s.refuseStream(st, rs, err, fail)
 		return
 	}
 	start := time.Now()

@@ -337,4 +337,22 @@ func TestSTTStreamIdleTimeout(t *testing.T) {
 	if n != 3 || frames[1].Text != "heard 3200 bytes" || !strings.Contains(frames[2].Error, "no audio for 300ms") {
 		t.Fatalf("frames %+v", frames)
 	}
+	// A client that never sends its first frame is told so.
+	for _, c := range []struct{ path, what string }{{api.PathSTTStream, "STT configuration"}, {api.PathTTSStream, "TTS request"}} {
+		conn, _, err := g.dialWS(t, c.path, http.Header{"Authorization": {"Bearer " + g.key}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			IsFinal bool   `json:"is_final"`
+			Error   string `json:"error"`
+		}
+		if err := conn.ReadJSON(&f); err != nil || !f.IsFinal || f.Error != "no "+c.what+" frame within 300ms (stream_idle_timeout)" {
+			t.Fatalf("%s: %v %+v", c.path, err, f)
+		}
+		if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.ClosePolicyViolation) {
+			t.Fatalf("%s: close %v", c.path, err)
+		}
+		conn.Close()
+	}
 }
