@@ -467,3 +467,42 @@ func TestInvokeChecksNonStringEnums(t *testing.T) {
 		t.Errorf("sides=20: code %d, sent %v, %s", code, body.Inputs, errs)
 	}
 }
+
+// TestEmbeddedGatewayReportsCredits checks the whole chain the status bar
+// relies on: hark's own gateway sends X-Credits-* and the client's OnCall
+// sees them.
+func TestEmbeddedGatewayReportsCredits(t *testing.T) {
+	if startEmbedded == nil {
+		t.Skip("this build has no embedded gateway")
+	}
+	if testing.Short() {
+		t.Skip("starts the real local engines")
+	}
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	ctx := context.Background()
+	base, key, stop, err := startEmbedded(ctx, &config.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	var mu sync.Mutex
+	var calls []api.CallInfo
+	cl, err := api.New(api.Options{BaseURL: base, APIKey: key, OnCall: func(ci api.CallInfo) { mu.Lock(); calls = append(calls, ci); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := cl.Search(ctx, api.SearchInput{Query: "credits"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 2 {
+		t.Fatalf("calls: %+v", calls)
+	}
+	a, b := calls[0], calls[1]
+	if !a.HasCredits || !b.HasCredits || b.CreditsCharged <= 0 || b.CreditsUsed != a.CreditsUsed+b.CreditsCharged {
+		t.Errorf("credits not reported or not adding up: %+v then %+v", a, b)
+	}
+}
