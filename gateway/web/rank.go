@@ -178,9 +178,10 @@ func chunks(s string, size int) []string {
 	return out
 }
 
-// rankChunks orders passages by BM25 relevance to query, most relevant
-// first; passages of equal score keep their order.
-func rankChunks(query string, passages []string) ([]string, []float64) {
+// rankOrder scores passages by BM25 relevance to query and returns their
+// indices, most relevant first (ties keep their order), and the scores by
+// passage.
+func rankOrder(query string, passages []string) ([]int, []float64) {
 	q := tokens(query)
 	docs := make([][]string, len(passages))
 	for i, p := range passages {
@@ -192,6 +193,13 @@ func rankChunks(query string, passages []string) ([]string, []float64) {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	return idx, scores
+}
+
+// rankChunks orders passages by BM25 relevance to query, most relevant
+// first; passages of equal score keep their order.
+func rankChunks(query string, passages []string) ([]string, []float64) {
+	idx, scores := rankOrder(query, passages)
 	out := make([]string, len(idx))
 	outScores := make([]float64, len(idx))
 	for i, j := range idx {

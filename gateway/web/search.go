@@ -373,17 +373,7 @@ func bestChunks(query, body string, n int) string {
 	if len(ps) == 0 {
 		return ""
 	}
-	q := tokens(query)
-	docs := make([][]string, len(ps))
-	for i, p := range ps {
-		docs[i] = tokens(p)
-	}
-	scores := bm25(q, docs)
-	idx := make([]int, len(ps))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	idx, _ := rankOrder(query, ps)
 	if len(idx) > n {
 		idx = idx[:n]
 	}
