@@ -152,7 +152,11 @@ func (info *CallInfo) readCredits(h http.Header) {
 }
 
 func creditsHeader(h http.Header, name string) (int64, bool) {
-	n, err := strconv.ParseInt(strings.TrimSpace(h.Get(name)), 10, 64)
+	v := strings.TrimSpace(h.Get(name))
+	if v == "" {
+		return 0, false // most gateways send none: skip ParseInt's error allocation
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
 		return 0, false
 	}
