@@ -129,6 +129,7 @@ type (
 		err     error
 		savedTo string
 		stats   audio.Stats
+		levels  []float64 // the last meter reading: a short clip may end before the first
 		stopped bool
 	}
 	meterMsg struct {
@@ -146,9 +147,11 @@ type (
 		job
 		frame api.STTResultFrame
 	}
+	// sttRecordingMsg: seconds of audio recorded, or sent of a file's
+	// total.
 	sttRecordingMsg struct {
 		job
-		seconds float64
+		seconds, total float64
 	}
 	sttDoneMsg struct {
 		job
@@ -319,6 +322,7 @@ func (t ttsJob) run() {
 		done.err = pb.Err()
 	}
 	done.stats = pb.Stats()
+	done.levels = pb.Levels(meterBars)
 	done.savedTo = pb.SavedTo()
 }
 

@@ -70,10 +70,13 @@ type Pane struct {
 	editing  bool
 	settings TTSSettings
 	control  control
-	play     *playState
-	last     *clip
-	savedTo  string
-	saveErr  error
+	// controlNote says why the last change of a control did nothing
+	// (the end of its range); any other key clears it.
+	controlNote string
+	play        *playState
+	last        *clip
+	savedTo     string
+	saveErr     error
 
 	// Listen
 	picker     filepicker.Model
@@ -125,7 +128,8 @@ type listenState struct {
 	partial    string
 	finals     []string
 	frames     int
-	seconds    float64
+	seconds    float64 // of audio recorded or sent
+	total      float64 // of the file's audio, when known
 	text       string
 	confidence float64
 	durationMs int
@@ -413,6 +417,7 @@ func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (p *Pane) speakKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.keys
+	p.controlNote = ""
 	switch {
 	case key.Matches(msg, k.Edit):
 		p.editing = true
@@ -424,9 +429,9 @@ func (p *Pane) speakKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.NextControl):
 		p.control = (p.control + 1) % numControls
 	case key.Matches(msg, k.Less):
-		p.settings.adjust(p.control, -1, p.ranges)
+		p.controlNote = p.settings.adjust(p.control, -1, p.ranges)
 	case key.Matches(msg, k.More):
-		p.settings.adjust(p.control, 1, p.ranges)
+		p.controlNote = p.settings.adjust(p.control, 1, p.ranges)
 	case key.Matches(msg, k.Reset):
 		p.settings.reset(p.control)
 	case key.Matches(msg, k.Transport):
@@ -610,6 +615,9 @@ func (p *Pane) onPlayback(msg tea.Msg) tea.Cmd {
 		if ps.pb != nil {
 			ps.stats = m.stats
 		}
+		if len(m.levels) > 0 {
+			ps.levels = m.levels
+		}
 		if ps.cancel != nil {
 			ps.cancel()
 		}
@@ -732,7 +740,7 @@ func (p *Pane) onListen(msg tea.Msg) tea.Cmd {
 		}
 		return j.r.next()
 	case sttRecordingMsg:
-		ls.seconds = m.seconds
+		ls.seconds, ls.total = m.seconds, m.total
 		return j.r.next()
 	case sttDoneMsg:
 		ls.running, ls.recording, ls.done = false, false, true

@@ -69,11 +69,21 @@ func (c control) label() string {
 }
 
 // adjust moves control c one step in direction dir (-1 or +1), within r.
-func (s *TTSSettings) adjust(c control, dir int, r Ranges) {
-	step := func(v int, rg Range) int {
-		st := max(1, rg.Step)
-		return min(max(v+dir*st, rg.Min), rg.Max)
+// At the end of a range it stays put and returns a note saying so, naming
+// the control and its range.
+func (s *TTSSettings) adjust(c control, dir int, r Ranges) string {
+	step := func(v int, rg Range) (int, string) {
+		n := min(max(v+dir*max(1, rg.Step), rg.Min), rg.Max)
+		if n == v {
+			end := "highest"
+			if dir < 0 {
+				end = "lowest"
+			}
+			return v, fmt.Sprintf("%s: %+d is the %s the provider allows (%d…%d)", c.label(), v, end, rg.Min, rg.Max)
+		}
+		return n, ""
 	}
+	var note string
 	switch c {
 	case ctlTransport:
 		s.Stream = !s.Stream
@@ -83,14 +93,19 @@ func (s *TTSSettings) adjust(c control, dir int, r Ranges) {
 	case ctlSampleRate:
 		rates := append([]int{0}, r.SampleRates...)
 		i := max(0, indexOf(rates, s.SampleRate))
-		s.SampleRate = rates[min(max(i+dir, 0), len(rates)-1)]
+		j := min(max(i+dir, 0), len(rates)-1)
+		if j == i && len(r.SampleRates) > 0 {
+			note = fmt.Sprintf("sample rate: the provider offers its default and %d…%d Hz", r.SampleRates[0], r.SampleRates[len(r.SampleRates)-1])
+		}
+		s.SampleRate = rates[j]
 	case ctlSpeechRate:
-		s.SpeechRate = step(s.SpeechRate, r.SpeechRate)
+		s.SpeechRate, note = step(s.SpeechRate, r.SpeechRate)
 	case ctlPitch:
-		s.Pitch = step(s.Pitch, r.Pitch)
+		s.Pitch, note = step(s.Pitch, r.Pitch)
 	case ctlLoudness:
-		s.Loudness = step(s.Loudness, r.Loudness)
+		s.Loudness, note = step(s.Loudness, r.Loudness)
 	}
+	return note
 }
 
 // reset puts control c back to its default.

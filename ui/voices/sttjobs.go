@@ -127,6 +127,10 @@ func (t sttJob) run() {
 	if t.ctx.Err() != nil && done.err != nil && errors.Is(done.err, context.Canceled) {
 		done.err = nil
 	}
+	if done.durationMs == 0 && rate > 0 && len(raw) > 0 && t.ctx.Err() == nil {
+		// The stream's results carry no duration; the audio's is known.
+		done.durationMs = int(pcmSeconds(len(raw), rate) * 1000)
+	}
 	done.text = strings.Join(finals, " ")
 	if done.text == "" {
 		done.text = strings.TrimSpace(partial)
@@ -199,8 +203,12 @@ func (t sttJob) send(s *api.STTStream, src io.Reader, raw []byte, rate int) erro
 		if t.ctx.Err() != nil {
 			return t.ctx.Err()
 		}
-		if _, err := s.Write(raw[off:min(off+frame, len(raw))]); err != nil {
+		end := min(off+frame, len(raw))
+		if _, err := s.Write(raw[off:end]); err != nil {
 			return err
+		}
+		if rate > 0 {
+			t.r.progress(sttRecordingMsg{job: t.job, seconds: pcmSeconds(end, rate), total: pcmSeconds(len(raw), rate)})
 		}
 		select {
 		case <-time.After(sttPace):
@@ -210,6 +218,9 @@ func (t sttJob) send(s *api.STTStream, src io.Reader, raw []byte, rate int) erro
 	}
 	return nil
 }
+
+// pcmSeconds is the duration of n bytes of s16le mono at rate.
+func pcmSeconds(n, rate int) float64 { return float64(n) / float64(2*rate) }
 
 // readAll records until the recording ends (stop or error).
 func (t sttJob) readAll(src io.Reader) ([]byte, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
+	"hark/audio"
 )
 
 func typeText(p *Pane, t *testing.T, s string) {
@@ -459,7 +460,12 @@ func TestFilePickerStartsRecognition(t *testing.T) {
 	if !strings.Contains(v, "hello.wav") || !strings.Contains(v, "Choose an audio file") {
 		t.Fatalf("picker not shown:\n%s", v)
 	}
-	golden(t, "listen_picker_100x28", strings.ReplaceAll(p.View(), dir, "/tmp/DIR"), 100, 28)
+	if !strings.Contains(v, dir) {
+		t.Errorf("the picker does not say which directory it shows (%s):\n%s", dir, v)
+	}
+	// The temporary directory's name varies: the golden has a fixed one,
+	// padded to the same width.
+	golden(t, "listen_picker_100x28", strings.ReplaceAll(p.View(), dir, "/tmp/DIR"+strings.Repeat(" ", len(dir)-len("/tmp/DIR"))), 100, 28)
 	p.update(t, keyMsg("enter"))
 	if p.Capturing() || p.listen.path != filepath.Join(dir, "hello.wav") || !p.listen.running {
 		t.Errorf("choosing a file: picking=%v path=%q running=%v", p.picking, p.listen.path, p.listen.running)
@@ -513,5 +519,98 @@ func TestRelayModes(t *testing.T) {
 	}
 	if last != "end" {
 		t.Errorf("channel mode: last message %v, want end", last)
+	}
+}
+
+func TestRangeEndSaysSoInline(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionSpeak)
+	press(p, t, "down", "down", "down", "down") // pitch
+	for range 5 {
+		press(p, t, "right")
+	}
+	if v := ansi.Strip(p.View()); strings.Contains(v, "the highest") {
+		t.Fatalf("a note before the end of the range:\n%s", v)
+	}
+	press(p, t, "right")
+	v := ansi.Strip(p.View())
+	if p.settings.Pitch != 50 || !strings.Contains(v, "pitch: +50 is the highest the provider allows (-50…50)") {
+		t.Errorf("pitch %d; view:\n%s", p.settings.Pitch, v)
+	}
+	press(p, t, "left")
+	if strings.Contains(ansi.Strip(p.View()), "the highest") {
+		t.Error("the note stays after the control moved")
+	}
+	press(p, t, "up", "up", "left", "left") // sample rate: default is the lowest
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "sample rate: the provider offers its default and 8000…48000 Hz") {
+		t.Errorf("no note at the lowest sample rate:\n%s", v)
+	}
+}
+
+// At the TUI's real size on an 80x24 terminal the pane gets 80x21: a long
+// text gives way so that the meter, the file notice and the save line
+// all show.
+func TestSpeakFileNoticeFitsAt80x24(t *testing.T) {
+	p := newTestPane(t, 80, 21)
+	p.SetSection(SectionSpeak)
+	p.text.SetValue(strings.Repeat("This is a much longer sentence that keeps going. ", 12))
+	p.play = &playState{id: 3, stream: true, voice: "flite:slt", outKind: "file", first: 95 * time.Millisecond, received: 32000,
+		done: true, savedTo: "/home/demo/.cache/tmp/hark/hark-20261122-050311-29048-13.wav",
+		stats: audio.Stats{BytesReceived: 32000, BytesPlayed: 32000, Received: time.Second, Played: time.Second}}
+	p.savedTo = "/home/demo/hark-tts-flite_slt-20261122-050349.wav"
+	lines := strings.Split(ansi.Strip(p.View()), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	v := strings.Join(lines, "\n")
+	for _, want := range []string{"speech saved to a file (stream)", "written", "No sound device here",
+		"The audio was saved to\n/home/demo/.cache/tmp/hark/hark-20261122-050311-29048-13.wav",
+		"saved to /home/demo/hark-tts-flite_slt-20261122-050349.wav", "│ This is a much longer", "loudness"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("80x21 view lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+func TestDoneKeepsTheLastLevels(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.SetSection(SectionSpeak)
+	p.speak()
+	j := job{id: p.play.id}
+	p.update(t, ttsOpenedMsg{job: j, outKind: "device"})
+	p.update(t, ttsDoneMsg{job: j, levels: []float64{0.5, 0.5}, clip: &clip{data: []byte{1, 2}}})
+	// A REST answer can play out before the first meter reading: the
+	// level line must not stay empty.
+	for _, l := range strings.Split(ansi.Strip(p.View()), "\n") {
+		if strings.HasPrefix(l, "level") && !strings.ContainsAny(l, string(blocks[1:])) {
+			t.Errorf("level line empty after the playback: %q", l)
+		}
+	}
+}
+
+func TestListenShowsTheNewestWordsAndProgress(t *testing.T) {
+	p := newTestPane(t, 100, 14)
+	p.SetSection(SectionListen)
+	j := job{id: 9}
+	p.listen = listenState{id: 9, running: true, path: "/data/long.wav", stream: true}
+	for i := range 40 {
+		p.update(t, sttFrameMsg{job: j, frame: api.STTResultFrame{Sequence: i, Text: fmt.Sprintf("sentence number %d is here", i), IsFinal: true}})
+	}
+	p.update(t, sttFrameMsg{job: j, frame: api.STTResultFrame{Sequence: 41, Text: "the newest words", IsPartial: true}})
+	p.update(t, sttRecordingMsg{job: j, seconds: 3.2, total: 43.8})
+	p.listenMode = false // t pressed during the run
+	v := ansi.Strip(p.View())
+	for _, want := range []string{"the newest words …", "41 results so far, 3.2 of 43.8 s of audio sent", "stream (partial results live)  · the next run: REST"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	// Done: a long text keeps its facts line in view.
+	p.update(t, sttDoneMsg{job: j, text: strings.Repeat("many words here ", 80), confidence: 0.0031, durationMs: 43800})
+	v = ansi.Strip(p.View())
+	for _, want := range []string{"confidence 0.0031", "audio 43.80 s", "more (c copies the whole text)"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("final view lacks %q:\n%s", want, v)
+		}
 	}
 }

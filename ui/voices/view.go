@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ func (p *Pane) layout() {
 	p.text.SetWidth(max(4, p.width-2))
 	p.text.SetHeight(p.textHeight())
 	p.rtInput.SetWidth(max(4, p.width-8))
-	p.picker.SetHeight(max(1, p.contentHeight()-6)) // under the Listen header and title
+	p.picker.SetHeight(max(1, p.contentHeight()-7)) // under the Listen header, title and directory
 }
 
 func (p *Pane) styles() *common.Styles {
@@ -92,7 +93,7 @@ func (p *Pane) viewStatus() string {
 	if ps := p.play; ps != nil && ps.outDesc != "" {
 		parts = append(parts, "output "+ps.outDesc)
 	}
-	return st.StatusBar.Render(strings.Join(parts, " · "))
+	return st.StatusBar.Render(ansi.Truncate(strings.Join(parts, " · "), p.width, "…"))
 }
 
 // --- Voices ---
@@ -148,8 +149,8 @@ func (p *Pane) viewDetails(w int) string {
 	b.WriteString(st.Dim.Render(wrap(hint, w)) + "\n")
 	if ps := p.play; ps != nil && ps.preview && ps.voice == v.Value {
 		b.WriteString("\n" + p.playLine(ps) + "\n")
-		if n := p.fileNotice(ps); n != "" {
-			b.WriteString(st.Warn.Render(wrap(n, w)) + "\n")
+		if n := p.fileNotice(ps, w); n != "" {
+			b.WriteString(n + "\n")
 		}
 	}
 	return b.String()
@@ -159,6 +160,43 @@ func (p *Pane) viewDetails(w int) string {
 
 func (p *Pane) viewSpeak(w, h int) string {
 	st := p.styles()
+	// The meter, the file notice and the save line come first: the text
+	// shows only the lines left over, so at 80x24 nothing of what just
+	// happened is cut off.
+	var bottom strings.Builder
+	if ps := p.play; ps != nil && !ps.preview {
+		bottom.WriteString(p.viewMeter(ps, w))
+	} else {
+		bottom.WriteString(st.Dim.Render("Nothing played yet."))
+	}
+	if p.saveErr != nil {
+		bottom.WriteString("\n" + st.Err.Render(wrap(p.saveErr.Error(), w)))
+	} else if p.savedTo != "" {
+		bottom.WriteString("\n" + st.OK.Render(wrap("saved to "+p.savedTo, w)))
+	}
+	bottomLines := strings.Count(bottom.String(), "\n") + 1
+
+	var controls strings.Builder
+	for c := range numControls {
+		label := fmt.Sprintf("  %-12s", c.label())
+		ls := st.Label
+		if c == p.control && !p.editing {
+			label = fmt.Sprintf("> %-12s", c.label())
+			ls = st.FocusLabel
+		}
+		controls.WriteString(ls.Render(label) + p.settings.value(c, p.ranges) + "\n")
+	}
+	if p.controlNote != "" {
+		controls.WriteString(st.Warn.Render(wrap(p.controlNote, w)) + "\n")
+	}
+	controlLines := strings.Count(controls.String(), "\n")
+
+	// voice line, hint line, controls, bottom; then blank lines and text
+	// lines as room allows.
+	spare := h - 2 - controlLines - bottomLines
+	textLines := min(p.textHeight(), max(1, spare-2))
+	spare -= textLines
+
 	var b strings.Builder
 	voice := st.Dim.Render("none: choose one in Voices")
 	if p.voice.Value != "" {
@@ -171,42 +209,26 @@ func (p *Pane) viewSpeak(w, h int) string {
 	if p.editing {
 		b.WriteString(p.text.View() + "\n")
 	} else {
-		// Only the lines the text needs, so the meter keeps its room.
 		lines := strings.Split(wrap(p.text.Value(), max(1, w-2)), "\n")
-		if len(lines) > p.textHeight() {
-			lines = lines[:p.textHeight()]
+		if len(lines) > textLines {
+			lines = lines[:textLines]
 			lines[len(lines)-1] = ansi.Truncate(lines[len(lines)-1], max(1, w-3), "") + "…"
 		}
 		for _, line := range lines {
 			b.WriteString(st.Dim.Render("│ ") + line + "\n")
 		}
+		spare += textLines - len(lines)
 	}
 	b.WriteString(st.Dim.Render("e edit · enter speak · x stop · space pause · w save") + "\n")
-	if h >= 22 {
+	if spare >= 2 && h >= 22 {
+		b.WriteString("\n")
+		spare--
+	}
+	b.WriteString(controls.String())
+	if spare >= 1 {
 		b.WriteString("\n")
 	}
-	for c := range numControls {
-		label := fmt.Sprintf("  %-12s", c.label())
-		ls := st.Label
-		if c == p.control && !p.editing {
-			label = fmt.Sprintf("> %-12s", c.label())
-			ls = st.FocusLabel
-		}
-		b.WriteString(ls.Render(label) + p.settings.value(c, p.ranges) + "\n")
-	}
-	if h >= 20 {
-		b.WriteString("\n")
-	}
-	if ps := p.play; ps != nil && !ps.preview {
-		b.WriteString(p.viewMeter(ps, w))
-	} else {
-		b.WriteString(st.Dim.Render("Nothing played yet."))
-	}
-	if p.saveErr != nil {
-		b.WriteString("\n" + st.Err.Render(wrap(p.saveErr.Error(), w)))
-	} else if p.savedTo != "" {
-		b.WriteString("\n" + st.OK.Render(wrap("saved to "+p.savedTo, w)))
-	}
+	b.WriteString(bottom.String())
 	return b.String()
 }
 
@@ -224,13 +246,18 @@ func (p *Pane) playLine(ps *playState) string {
 	if ps.cached {
 		how = "cached"
 	}
+	played, playing := "played", "playing"
+	if ps.outKind == "file" {
+		// Nothing is heard: say what really happened.
+		played, playing = "saved to a file", "being saved to a file"
+	}
 	switch {
 	case ps.err != nil:
 		return st.Err.Render("✗ " + what + " failed: " + ps.err.Error())
 	case ps.done && ps.stopped:
 		return st.Warn.Render("■ " + what + " stopped")
 	case ps.done:
-		line := "✓ " + what + " played (" + how + ")"
+		line := "✓ " + what + " " + played + " (" + how + ")"
 		if ps.first > 0 {
 			line += " · first audio " + dur(ps.first)
 		}
@@ -240,7 +267,7 @@ func (p *Pane) playLine(ps *playState) string {
 	case ps.received == 0:
 		return st.Dim.Render("… " + what + ": waiting for the first audio (" + how + ")")
 	}
-	return st.Selected.Render("▶ " + what + " playing (" + how + ")")
+	return st.Selected.Render("▶ " + what + " " + playing + " (" + how + ")")
 }
 
 func (p *Pane) viewMeter(ps *playState, w int) string {
@@ -250,11 +277,15 @@ func (p *Pane) viewMeter(ps *playState, w int) string {
 	bw := max(4, min(w-28, 48))
 	b.WriteString(st.Label.Render("level    ") + waveform(ps.levels, ps.level, bw) + "\n")
 
+	sink, playedLabel := "device", "played   "
+	if ps.outKind == "file" {
+		sink, playedLabel = "file", "written  "
+	}
 	first := "–"
 	if ps.first > 0 {
 		first = dur(ps.first)
 		if ps.stats.FirstChunkToDevice > 0 {
-			first += st.Dim.Render("  (to device " + dur(ps.stats.FirstChunkToDevice) + ")")
+			first += st.Dim.Render("  (to " + sink + " " + dur(ps.stats.FirstChunkToDevice) + ")")
 		}
 	}
 	b.WriteString(st.Label.Render("first audio ") + first + "\n")
@@ -265,30 +296,38 @@ func (p *Pane) viewMeter(ps *playState, w int) string {
 		total = ps.stats.Played
 	}
 	b.WriteString(st.Label.Render("received ") + bar(1, 1, bw, recvBytes > 0) + " " + bytesText(recvBytes) + "  " + secs(ps.stats.Received) + "\n")
-	b.WriteString(st.Label.Render("played   ") + bar(float64(ps.stats.Played), float64(total), bw, true) + " " + bytesText(ps.stats.BytesPlayed) + "  " + secs(ps.stats.Played) + "\n")
+	b.WriteString(st.Label.Render(playedLabel) + bar(float64(ps.stats.Played), float64(total), bw, true) + " " + bytesText(ps.stats.BytesPlayed) + "  " + secs(ps.stats.Played) + "\n")
 	under := fmt.Sprintf("%d", ps.stats.Underruns)
 	if ps.stats.Underruns > 0 {
 		under = st.Warn.Render(under + " (" + dur(ps.stats.UnderrunTime) + " of silence)")
 	}
 	b.WriteString(st.Label.Render("underruns ") + under)
-	if n := p.fileNotice(ps); n != "" {
-		b.WriteString("\n" + st.Warn.Render(wrap(n, w)))
+	if n := p.fileNotice(ps, w); n != "" {
+		b.WriteString("\n" + n)
 	}
 	return b.String()
 }
 
-// fileNotice tells, over SSH without audio forwarding, where the audio went.
-func (p *Pane) fileNotice(ps *playState) string {
+// fileNotice tells, over SSH without audio forwarding, where the audio
+// went, wrapped to w with the path on a line of its own so that it can be
+// read and copied whole.
+func (p *Pane) fileNotice(ps *playState, w int) string {
+	st := p.styles()
 	if ps.outKind == "null" {
-		return "Audio output is off (audio sink null): nothing is played or saved; w saves the audio."
+		return st.Warn.Render(wrap("Audio output is off (audio sink null): nothing is played or saved; w saves the audio.", w))
 	}
 	if ps.outKind != "file" || ps.err != nil {
 		return ""
 	}
-	if ps.savedTo != "" {
-		return "No sound device here (SSH without audio forwarding?): the audio was saved to " + ps.savedTo
+	why := st.Warn.Render(wrap("No sound device here (SSH without audio forwarding?), so nothing is heard.", w))
+	if ps.savedTo == "" {
+		return why + "\n" + wrap("The audio is being saved to a WAV file.", w)
 	}
-	return "No sound device here (SSH without audio forwarding?): the audio is being saved to a file."
+	const lead = "The audio was saved to "
+	if ansi.StringWidth(lead+ps.savedTo) <= w {
+		return why + "\n" + lead + ps.savedTo
+	}
+	return why + "\n" + strings.TrimSpace(lead) + "\n" + wrap(ps.savedTo, w)
 }
 
 // --- Listen ---
@@ -296,12 +335,19 @@ func (p *Pane) fileNotice(ps *playState) string {
 func (p *Pane) viewListen(w, h int) string {
 	st := p.styles()
 	var b strings.Builder
-	mode := "stream (partial results live)"
-	if !p.listenMode {
-		mode = "REST"
-	}
-	b.WriteString(st.Label.Render("transport ") + mode + "\n")
 	ls := p.listen
+	mode := func(stream bool) string {
+		if stream {
+			return "stream (partial results live)"
+		}
+		return "REST"
+	}
+	transport := mode(p.listenMode)
+	if ls.running && ls.stream != p.listenMode {
+		// t was pressed during a run: say which one runs now.
+		transport = mode(ls.stream) + st.Dim.Render("  · the next run: "+mode(p.listenMode))
+	}
+	b.WriteString(st.Label.Render("transport ") + transport + "\n")
 	src := st.Dim.Render("none yet: o open a file · m record from the microphone")
 	switch {
 	case ls.id == 0 && !ls.done:
@@ -315,39 +361,63 @@ func (p *Pane) viewListen(w, h int) string {
 	b.WriteString(st.Label.Render("language  ") + orDash(lang) + st.Dim.Render("  (of the selected voice)") + "\n\n")
 
 	if p.picking {
-		b.WriteString(st.Title.Render("Choose an audio file") + st.Dim.Render("  (wav, mp3, pcm 16 kHz, opus · esc cancel)") + "\n")
+		b.WriteString(st.Title.Render("Choose an audio file") + st.Dim.Render("  (wav, mp3, pcm 16 kHz, opus · h up · esc cancel)") + "\n")
+		b.WriteString(st.Dim.Render(ansi.TruncateLeft(p.picker.CurrentDirectory, max(0, ansi.StringWidth(p.picker.CurrentDirectory)-w+1), "…")) + "\n")
 		b.WriteString(p.picker.View())
 		return b.String()
 	}
+	room := h - 4 // under the three lines above and their blank line
 	switch {
 	case ls.recording:
 		b.WriteString(st.Err.Render("● recording") + fmt.Sprintf(" %.1f s", ls.seconds) + st.Dim.Render("  m stop and recognise · x cancel") + "\n")
+	case ls.running && !ls.stream:
+		b.WriteString(st.Dim.Render("… recognising by REST · x cancel") + "\n")
 	case ls.running:
-		b.WriteString(st.Dim.Render(fmt.Sprintf("… recognising (%d results so far) · x cancel", ls.frames)) + "\n")
+		progress := fmt.Sprintf("… recognising by stream: %s so far", plural(ls.frames, "result"))
+		if ls.total > 0 {
+			progress += fmt.Sprintf(", %.1f of %.1f s of audio sent", ls.seconds, ls.total)
+		}
+		b.WriteString(st.Dim.Render(progress+" · x cancel") + "\n")
 	case ls.err != nil:
 		b.WriteString(st.Err.Render(wrap("✗ "+ls.err.Error(), w)) + "\n")
 	case ls.done:
 		b.WriteString(st.OK.Render("✓ recognised") + "\n")
 	}
+	room--
 	if ls.running {
-		text := strings.Join(ls.finals, " ")
-		if text != "" {
-			b.WriteString(wrap(text, w) + "\n")
+		// The newest words matter most while they arrive: show the tail.
+		var lines []string
+		if text := strings.Join(ls.finals, " "); text != "" {
+			lines = strings.Split(wrap(text, w), "\n")
 		}
 		if ls.partial != "" {
-			b.WriteString(st.Dim.Render(wrap(ls.partial+" …", w)) + "\n")
+			for _, l := range strings.Split(wrap(ls.partial+" …", w), "\n") {
+				lines = append(lines, st.Dim.Render(l))
+			}
+		}
+		if room > 0 && len(lines) > room {
+			lines = append([]string{st.Dim.Render("…")}, lines[len(lines)-room+1:]...)
+		}
+		if len(lines) > 0 {
+			b.WriteString(strings.Join(lines, "\n") + "\n")
 		}
 	}
 	if ls.done {
 		b.WriteString("\n" + st.Title.Render("Text") + "\n")
+		room -= 3 // the blank line, the title and the facts below
 		if ls.text == "" {
 			b.WriteString(st.Dim.Render("(nothing recognised)") + "\n")
 		} else {
-			b.WriteString(wrap(ls.text, w) + "\n")
+			lines := strings.Split(wrap(ls.text, w), "\n")
+			if room > 0 && len(lines) > room {
+				more := len(lines) - room + 1
+				lines = append(lines[:room-1], st.Dim.Render(fmt.Sprintf("… %s more (c copies the whole text)", plural(more, "line"))))
+			}
+			b.WriteString(strings.Join(lines, "\n") + "\n")
 		}
 		var facts []string
 		if ls.confidence > 0 {
-			facts = append(facts, fmt.Sprintf("confidence %.2f", ls.confidence))
+			facts = append(facts, "confidence "+confidence(ls.confidence))
 		}
 		if ls.durationMs > 0 {
 			facts = append(facts, "audio "+secs(time.Duration(ls.durationMs)*time.Millisecond))
@@ -363,6 +433,16 @@ func (p *Pane) viewListen(w, h int) string {
 		b.WriteString(st.Dim.Render(strings.Join(facts, " · ")))
 	}
 	return b.String()
+}
+
+// confidence prints a recognition confidence (0..1) with two decimals, or
+// with two significant digits when it is that small, so that a low one
+// does not read as zero.
+func confidence(c float64) string {
+	if c >= 0.01 {
+		return fmt.Sprintf("%.2f", c)
+	}
+	return strconv.FormatFloat(c, 'g', 2, 64)
 }
 
 // --- Round trip ---
@@ -398,7 +478,7 @@ func (p *Pane) viewRoundTrip(w, h int) string {
 	if rt.done && rt.err == nil {
 		facts := []string{fmt.Sprintf("words matched %.0f%%", 100*wordMatch(rt.spoken, rt.heard))}
 		if rt.confidence > 0 {
-			facts = append(facts, fmt.Sprintf("confidence %.2f", rt.confidence))
+			facts = append(facts, "confidence "+confidence(rt.confidence))
 		}
 		facts = append(facts, "speak "+dur(rt.ttsTime), "listen "+dur(rt.sttTime))
 		b.WriteString(st.OK.Render(strings.Join(facts, " · ")))
