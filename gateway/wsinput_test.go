@@ -38,7 +38,7 @@ func readSTTFrames(t *testing.T, conn *websocket.Conn) ([]api.STTResultFrame, in
 // naming the rule, keep the results of the audio sent before it, and a
 // close code that says why.
 func TestStreamsRefuseBadClientFrames(t *testing.T) {
-	g := startGateway(t, func(c *Config) { c.Limits.MaxFrameBytes = 8000 })
+	g := startGateway(t, func(c *Config) { c.Limits.MaxFrameBytes = 8000; c.Limits.MaxStreamTextChars = 20 })
 	auth := http.Header{"Authorization": {"Bearer " + g.key}}
 	sttOpen := func(cfg string) *websocket.Conn {
 		t.Helper()
@@ -95,8 +95,13 @@ func TestStreamsRefuseBadClientFrames(t *testing.T) {
 		"binary":    {websocket.BinaryMessage, "RIFF....WAVE", "the first frame must be a JSON text frame", websocket.ClosePolicyViolation},
 		"JSON list": {websocket.TextMessage, `[1,2]`, "invalid JSON body", websocket.ClosePolicyViolation},
 		"too big":   {websocket.TextMessage, `{"provider":"` + strings.Repeat("x", 9000) + `"}`, "exceeds 8000 bytes", websocket.CloseMessageTooBig},
+		"long text": {websocket.TextMessage, `{"provider":"vendor_speech","voice_code":"tone","text":"` + strings.Repeat("é", 21) + `"}`,
+			"invalid text: must be at most 20 characters, got 21", websocket.ClosePolicyViolation},
 	} {
 		for _, path := range []string{api.PathSTTStream, api.PathTTSStream} {
+			if name == "long text" && path == api.PathSTTStream {
+				continue
+			}
 			conn, _, err := g.dialWS(t, path, auth)
 			if err != nil {
 				t.Fatal(err)
