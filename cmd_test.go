@@ -506,3 +506,37 @@ func TestEmbeddedGatewayReportsCredits(t *testing.T) {
 		t.Errorf("credits not reported or not adding up: %+v then %+v", a, b)
 	}
 }
+
+func TestVoiceExtraReachesTheProvider(t *testing.T) {
+	s := apitest.New(t)
+	file := filepath.Join(t.TempDir(), "x.pcm")
+	code, _, errs := hark(t, s, "", "tts", "--voice", "alice", "--extra", `{"emotion": "calm"}`, "-o", file, "hi")
+	var tts api.TTSRequest
+	json.Unmarshal(s.Last(api.PathTTS).Body, &tts)
+	if code != 0 || tts.Extra["emotion"] != "calm" {
+		t.Errorf("tts --extra: %d %+v %s", code, tts, errs)
+	}
+	code, _, errs = hark(t, s, "", "tts", "--voice", "alice", "--extra", `{"emotion": "calm"}`, "--stream", "-o", file, "hi")
+	json.Unmarshal(s.Last(api.PathTTSStream).Body, &tts)
+	if code != 0 || tts.Extra["emotion"] != "calm" {
+		t.Errorf("tts --stream --extra: %d %+v %s", code, tts, errs)
+	}
+	audio := filepath.Join(t.TempDir(), "a.pcm")
+	os.WriteFile(audio, make([]byte, 1000), 0o600)
+	for _, args := range [][]string{{"stt", "--extra", `{"hotwords": ["hark"]}`, audio}, {"stt", "--stream", "--extra", `{"hotwords": ["hark"]}`, audio}} {
+		code, _, errs = hark(t, s, "", args...)
+		path := api.PathSTT
+		if args[1] == "--stream" {
+			path = api.PathSTTStream
+		}
+		var stt api.STTRequest
+		json.Unmarshal(s.Last(path).Body, &stt)
+		if hw, _ := stt.Extra["hotwords"].([]any); code != 0 || len(hw) != 1 {
+			t.Errorf("%v: %d %+v %s", args, code, stt, errs)
+		}
+	}
+	code, _, errs = hark(t, s, "", "tts", "--voice", "alice", "--extra", `[1]`, "-o", file, "hi")
+	if code != exitUsage || !strings.Contains(errs, "--extra: must be a JSON object") {
+		t.Errorf("bad --extra: %d %s", code, errs)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,7 @@ func newTTSCmd(a *app) *cobra.Command {
 		out, format                           string
 		sampleRate, speechRate, pitch, volume int
 		stream                                bool
+		extra                                 string
 	)
 	cmd := &cobra.Command{
 		Use:   "tts [TEXT...]",
@@ -86,6 +88,10 @@ WebSocket endpoint and writes audio as it arrives.`,
 			if format != "" && format != api.FormatPCM && format != api.FormatMP3 && format != api.FormatWAV {
 				return usagef("--format %q: must be pcm, mp3 or wav", format)
 			}
+			extraObj, err := parseExtra(extra)
+			if err != nil {
+				return err
+			}
 			cl, err := a.client(ctx)
 			if err != nil {
 				return err
@@ -97,7 +103,7 @@ WebSocket endpoint and writes audio as it arrives.`,
 				}
 			}
 			req := api.TTSRequest{Provider: a.cfg.Provider, Text: text, VoiceCode: voice, Format: format,
-				SampleRate: sampleRate, SpeechRate: speechRate, Pitch: pitch, Loudness: volume}
+				SampleRate: sampleRate, SpeechRate: speechRate, Pitch: pitch, Loudness: volume, Extra: extraObj}
 			ext := format
 			if ext == "" {
 				ext = api.FormatPCM
@@ -136,7 +142,21 @@ WebSocket endpoint and writes audio as it arrives.`,
 	f.IntVar(&pitch, "pitch", 0, "pitch (provider's range)")
 	f.IntVar(&volume, "loudness", 0, "loudness (provider's range)")
 	f.BoolVar(&stream, "stream", false, "use the streaming endpoint")
+	f.StringVar(&extra, "extra", "", "provider pass-through parameters, a JSON object")
 	return cmd
+}
+
+// parseExtra reads --extra: empty, or a JSON object passed to the
+// provider as the request's extra.
+func parseExtra(s string) (map[string]any, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil || m == nil {
+		return nil, usagef("--extra: must be a JSON object, e.g. '{\"emotion\": \"happy\"}'")
+	}
+	return m, nil
 }
 
 func (a *app) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest, dst *audioOut, name string) error {
@@ -290,6 +310,7 @@ func newSTTCmd(a *app) *cobra.Command {
 		sampleRate int
 		stream     bool
 		chunk      int
+		extra      string
 	)
 	cmd := &cobra.Command{
 		Use:   "stt FILE",
@@ -317,11 +338,15 @@ not a terminal), then the final text on stdout.`,
 			if chunk < 256 || chunk > 1<<20 {
 				return usagef("--chunk %d: must be between 256 and 1048576 bytes", chunk)
 			}
+			extraObj, err := parseExtra(extra)
+			if err != nil {
+				return err
+			}
 			cl, err := a.client(ctx)
 			if err != nil {
 				return err
 			}
-			req := api.STTRequest{Provider: a.cfg.Provider, SampleRate: sampleRate, Language: language}
+			req := api.STTRequest{Provider: a.cfg.Provider, SampleRate: sampleRate, Language: language, Extra: extraObj}
 			if stream {
 				return a.sttStream(ctx, cl, req, audio, chunk)
 			}
@@ -341,6 +366,7 @@ not a terminal), then the final text on stdout.`,
 	f.IntVar(&sampleRate, "sample-rate", 0, "sample rate in Hz of raw pcm audio")
 	f.BoolVar(&stream, "stream", false, "stream over WebSocket and show partial results")
 	f.IntVar(&chunk, "chunk", 8192, "bytes per streamed audio frame")
+	f.StringVar(&extra, "extra", "", "provider pass-through parameters, a JSON object")
 	return cmd
 }
 
