@@ -293,7 +293,7 @@ func TestGatewayCancelledStreamsKillEngines(t *testing.T) {
 	}
 
 	// STT: Ogg Opus through opusdec, the client gone after part of it.
-	wav, _, _ := synth(t, l, api.TTSRequest{Text: long[:220], VoiceCode: "flite:slt", Format: api.FormatWAV, SampleRate: 48000})
+	wav, _, _ := synth(t, l, api.TTSRequest{Text: long[:110], VoiceCode: "flite:slt", Format: api.FormatWAV, SampleRate: 48000})
 	enc := exec.Command("opusenc", "--quiet", "-", "-")
 	enc.Stdin = bytes.NewReader(wav)
 	opus, err := enc.Output()
@@ -323,7 +323,7 @@ func TestGatewayCancelledStreamsKillEngines(t *testing.T) {
 
 	// The decoder that stream used went back to the pool in working order.
 	final, _ := recognize(t, l, api.STTRequest{}, wav)
-	if w := wer(long[:220], final.Text); w > 0.5 {
+	if w := wer(long[:110], final.Text); w > 0.5 {
 		t.Errorf("after the abandoned stream: %q, WER %.2f", final.Text, w)
 	}
 }

@@ -184,7 +184,7 @@ var roundTripSentences = []string{
 
 func TestRoundTripFlite(t *testing.T) {
 	l := provider(t)
-	var total float64
+	var total, confidence float64
 	for _, s := range roundTripSentences {
 		audio, res, _ := synth(t, l, api.TTSRequest{Text: s, VoiceCode: "flite:slt", Format: api.FormatWAV})
 		final, _ := recognize(t, l, api.STTRequest{Language: "en-us"}, audio)
@@ -194,12 +194,18 @@ func TestRoundTripFlite(t *testing.T) {
 		if final.Confidence <= 0 || final.Confidence > 1 {
 			t.Errorf("confidence %v outside (0, 1]", final.Confidence)
 		}
+		confidence += final.Confidence
 		if d := final.DurationMs - res.DurationMs; d < -5 || d > 5 {
 			t.Errorf("STT duration %d ms, TTS said %d ms", final.DurationMs, res.DurationMs)
 		}
 	}
 	if avg := total / float64(len(roundTripSentences)); avg > 0.2 {
 		t.Errorf("mean WER %.2f over 0.2", avg)
+	}
+	// Mostly right, so the decoder should be fairly sure (a sentence
+	// posterior would be near 0 however right).
+	if avg := confidence / float64(len(roundTripSentences)); avg < 0.5 {
+		t.Errorf("mean confidence %.2f of mostly right results, want over 0.5", avg)
 	}
 }
 
