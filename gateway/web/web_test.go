@@ -174,13 +174,16 @@ func TestCrawl(t *testing.T) {
 			t.Errorf("crawl missed %s", want)
 		}
 	}
-	for _, bad := range []string{u + "/private/secret", u + "/noindex", u + "/xrobots", u + "/via-xrobots", u + "/hidden", u + "/sponsored", u + "/a/1/deeper", u + "/data.json", u + "/redirect", u + "/b?utm_source=x"} {
+	for _, bad := range []string{u + "/private/secret", u + "/noindex", u + "/xrobots", u + "/via-xrobots", u + "/hidden", u + "/sponsored", u + "/a/1/deeper", u + "/data.json", u + "/redirect", u + "/b?utm_source=x", u + "/huge", u + "/slow", u + "/loop1", u + "/loop2"} {
 		if got[bad] {
 			t.Errorf("crawl returned %s", bad)
 		}
 	}
 	if site.hit("/hidden") != 0 || site.hit("/sponsored") != 0 || site.hit("/via-xrobots") != 0 {
 		t.Error("followed a nofollow link")
+	}
+	if site.hit("/private/secret") != 0 {
+		t.Error("crawl fetched a page robots.txt disallows")
 	}
 	if n := len(out.Results); n != len(got) {
 		t.Errorf("duplicates in results: %d results, %d distinct", n, len(got))
