@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
 # tmux-smoke.sh: build hark, run its TUI in a detached tmux session of a
-# fixed size against the embedded gateway (with a small local index), type
-# into it and read the screen back with capture-pane. Exits non-zero, with
-# the screen printed, on the first thing that is not as expected.
+# fixed size, type into it as a user would and read the screen back with
+# capture-pane. Exits non-zero, with the screen printed, on the first thing
+# that is not as expected.
 #
-# Needs: go, tmux. No network. Usage: scripts/tmux-smoke.sh [WIDTHxHEIGHT]
+# Two runs, each against a small site served on 127.0.0.1 by a Go file
+# server built here (no python, no network):
+#   1. the embedded gateway, after `hark index --allow-private` of the site:
+#      palette and help from an empty query line, an unknown tool in the
+#      palette, search, open a result in Pages (refused: loopback, with
+#      what to do), a mouse click on a tab, research, a source opened in
+#      Pages, the report saved, the Tools pane, quit;
+#   2. `hark serve --allow-private` with NO_COLOR: map the site from the
+#      palette, filter the tree, extract the selection, export it, check
+#      that no colour reached the screen, quit.
+#
+# Needs: go, tmux (scripts/setup.sh installs both). Usage:
+#   scripts/tmux-smoke.sh [WIDTHxHEIGHT]      (default 80x24)
 set -euo pipefail
 
 size=${1:-80x24}
@@ -12,50 +24,103 @@ cols=${size%x*}
 rows=${size#*x}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/hark-smoke.XXXXXX")
-session="hark-smoke-$$"
+session="hark-smoke"
+# A tmux server of its own: a server the user already runs keeps its
+# environment and options, and is left alone.
+sock="hark-smoke-$$"
+tm() { tmux -L "$sock" "$@"; }
 bin="$work/hark"
+pids=()
 
 cleanup() {
-	tmux kill-session -t "$session" 2>/dev/null || true
+	tm kill-server 2>/dev/null || true
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-command -v tmux >/dev/null || { echo "tmux-smoke: tmux is not installed" >&2; exit 2; }
+command -v tmux >/dev/null || { echo "tmux-smoke: tmux is not installed (scripts/setup.sh installs it)" >&2; exit 2; }
+started=$SECONDS
 (cd "$root" && go build -o "$bin" .)
 
 # A private data dir and config, so the smoke test never sees the user's.
 export HARK_DATA_DIR="$work/data" HARK_CONFIG="$work/config.toml" HARK_OUTPUT_DIR="$work/out"
-: > "$work/config.toml"
+: >"$work/config.toml"
+mkdir -p "$work/out"
 unset HARK_BASE_URL HARK_API_KEY HARK_PROFILE NO_COLOR
-mkdir -p "$work/site"
-cat > "$work/site/zebra.html" <<'HTML'
+
+# The site: a page with the word quagga and links to three more.
+mkdir -p "$work/site/docs"
+cat >"$work/site/zebra.html" <<'HTML'
 <html><head><title>Zebra crossings in Hark</title></head><body>
 <h1>Zebra crossings in Hark</h1>
 <p>The smoke test looks for the word quagga, which appears only on this page.
 Zebra crossings give pedestrians the right of way, and this paragraph is long
 enough for the extractor to keep it as the page's main content.</p>
+<p>See <a href="docs/a.html">doc A</a>, <a href="docs/b.html">doc B</a> and <a href="okapi.html">okapi</a>.</p>
 </body></html>
 HTML
-# Index the page over HTTP on loopback when python3 can serve it (results
-# then have http URLs, as in real use), else straight from the folder.
-target="$work/site"
-opened="✗ invalid urls" # file:// results cannot be extracted
-if command -v python3 >/dev/null; then
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	python3 -m http.server "$port" --bind 127.0.0.1 -d "$work/site" >/dev/null 2>&1 &
-	httpd=$!
-	trap 'kill $httpd 2>/dev/null; cleanup' EXIT
-	for ((i = 0; i < 50; i++)); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+for n in a b; do
+	cat >"$work/site/docs/$n.html" <<HTML
+<html><head><title>Doc $n about crossings</title></head><body><h1>Doc $n</h1>
+<p>Documentation page $n about pedestrian crossings and their stripes, long
+enough for the extractor of the local engine to keep it as main content.</p>
+<a href="../zebra.html">back</a></body></html>
+HTML
+done
+cat >"$work/site/okapi.html" <<'HTML'
+<html><head><title>Okapi facts</title></head><body><h1>Okapi</h1>
+<p>The okapi is a giraffid mammal of the Congo rainforest, with stripes like a
+zebra on its legs, and the smoke test's second page.</p></body></html>
+HTML
+
+# A file server on a free loopback port, in Go since Go is what CI has.
+mkdir -p "$work/serve"
+cat >"$work/serve/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+)
+
+func main() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
+	os.Stdout.Close()
+	http.Serve(ln, http.FileServer(http.Dir(os.Args[1])))
+}
+GO
+(cd "$work/serve" && GO111MODULE=on GOFLAGS= go build -o "$work/fileserver" main.go)
+"$work/fileserver" "$work/site" >"$work/port" 2>"$work/fileserver.log" &
+pids+=($!)
+
+# wait_file FILE PATTERN SECONDS: poll until FILE holds a line matching PATTERN.
+wait_file() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
-	target="http://127.0.0.1:$port/zebra.html"
-	opened="‹ http://127.0.0.1:$port/zebra.html"
-fi
-"$bin" index --allow-private "$target" >"$work/index.log" 2>&1 || { cat "$work/index.log"; echo "tmux-smoke: hark index failed" >&2; exit 1; }
+	echo "tmux-smoke: FAIL: waited $3s for /$2/ in $1" >&2
+	cat "$1" >&2 2>/dev/null || true
+	exit 1
+}
+wait_file "$work/port" '^[0-9]+$' 10
+site="http://127.0.0.1:$(head -n1 "$work/port")"
 
-screen() { tmux capture-pane -t "$session" -p; }
+"$bin" index --allow-private "$site/zebra.html" >"$work/index.log" 2>&1 ||
+	{ cat "$work/index.log"; echo "tmux-smoke: FAIL: hark index" >&2; exit 1; }
+
+screen() { tm capture-pane -t "$session" -p; }
 
 fail() {
 	echo "tmux-smoke: FAIL: $*" >&2
@@ -76,69 +141,162 @@ wait_for() {
 	fail "waited ${limit}s for: $text"
 }
 
+# wait_gone TEXT: poll until the screen no longer shows TEXT.
+wait_gone() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		screen | grep -qF -- "$1" || return 0
+		sleep 0.1
+	done
+	fail "still shown after 5s: $1"
+}
+
 # keys sends keys one call at a time, pausing so that esc followed by a
 # key is not read as alt+key.
 keys() {
 	local k
 	for k in "$@"; do
-		tmux send-keys -t "$session" "$k"
+		tm send-keys -t "$session" "$k"
 		sleep 0.15
 	done
 }
 
-# The environment is passed on the command line: a tmux server that is
-# already running would otherwise give the session its own environment.
-tmux new-session -d -s "$session" -x "$cols" -y "$rows" \
-	"env -u HARK_BASE_URL -u HARK_API_KEY -u HARK_PROFILE -u NO_COLOR TERM=xterm-256color \
-	HARK_DATA_DIR='$HARK_DATA_DIR' HARK_CONFIG='$HARK_CONFIG' HARK_OUTPUT_DIR='$HARK_OUTPUT_DIR' \
-	'$bin' 2>'$work/stderr'; echo \"hark exited \$?\" > '$work/exit'; sleep 60"
+text() { tm send-keys -t "$session" -l "$1"; sleep 0.1; }
 
+# click X Y: a left click at screen cell X,Y (1-based), as an SGR mouse
+# report written straight to hark's input.
+click() {
+	local seq hex
+	seq=$(printf '\033[<0;%d;%dM\033[<0;%d;%dm' "$1" "$2" "$1" "$2")
+	hex=$(printf '%s' "$seq" | od -An -tx1)
+	# shellcheck disable=SC2086 # one argument per byte
+	tm send-keys -t "$session" -H $hex
+	sleep 0.15
+}
+
+# run_hark ENV...: start hark in the session with only the given
+# environment on top of the smoke test's own. The environment is passed on
+# the command line, so that what the session sees is exactly this.
+run_hark() {
+	rm -f "$work/exit"
+	tm kill-session -t "$session" 2>/dev/null || true
+	tm new-session -d -s "$session" -x "$cols" -y "$rows" \
+		"env -u HARK_BASE_URL -u HARK_API_KEY -u HARK_PROFILE -u NO_COLOR TERM=xterm-256color \
+		HARK_DATA_DIR='$HARK_DATA_DIR' HARK_CONFIG='$HARK_CONFIG' HARK_OUTPUT_DIR='$HARK_OUTPUT_DIR' $* \
+		'$bin' 2>'$work/stderr'; echo \"hark exited \$?\" > '$work/exit'; sleep 60"
+}
+
+quit_hark() {
+	local i
+	keys q
+	for ((i = 0; i < 50; i++)); do
+		[ -s "$work/exit" ] && break
+		sleep 0.1
+	done
+	[ -s "$work/exit" ] || fail "hark did not exit on q"
+	grep -q "hark exited 0" "$work/exit" || fail "$(cat "$work/exit")"
+}
+
+# ---- 1. the embedded gateway ----
+run_hark
 wait_for "1 Search" 10
 wait_for "embedded · workspace local"
 wait_for "depth basic" 15 # options come from the runtime tool list
 
-# Search: type a query, run it, see the indexed page.
-tmux send-keys -t "$session" -l "quagga"
-keys Enter
-wait_for "Zebra crossings in Hark" 15
-wait_for "trace "
-
-# Open the result: it is extracted into Pages. The embedded gateway
-# refuses loopback addresses, so the page may open as a failed extraction
-# with its reason: either way the reader shows it.
-keys Enter
-wait_for "$opened" 15
-keys Escape
-
-# Help from the keymap, then the palette listing the runtime tools.
-keys "?"
-wait_for "Pages keys"
-keys q
+# The query line has focus and is empty: ":" opens the palette, "?" help.
 keys ":"
 wait_for "Command palette"
 wait_for "vendor_research"
-tmux send-keys -t "$session" -l "map"
+text "frobnicate"
 keys Enter
-wait_for "vendor_map" 5
-wait_for "url*"
+wait_for 'no tool matching "frobnicate"'
+keys Escape "?"
+wait_for "Search keys"
 keys Escape
 
-# Research pane: ask, get a report.
-keys 3 "/"
-tmux send-keys -t "$session" -l "what about zebra crossings"
+# Search: type a query, run it, see the indexed page.
+text "quagga"
+keys Enter
+wait_for "Zebra crossings in Hark" 15
+wait_for "trace "
+wait_for "credits "
+
+# Open the result: it is extracted into Pages. The embedded gateway
+# refuses loopback addresses, so it opens as a failed extraction with its
+# reason and what to do.
+keys Enter
+wait_for "‹ $site/zebra.html" 15
+wait_for "address is private"
+wait_for "allow-private"
+keys Escape
+wait_for "1 page"
+
+# A click on the Research tab shows it.
+tabs=$(screen | head -n1)
+prefix=${tabs%%3 Research*}
+click $((${#prefix} + 2)) 1
+wait_for "what do you want researched?"
+
+# Research: ask, get a report, open a source in Pages, save the report.
+keys "/"
+text "what about zebra crossings"
 keys Enter
 wait_for "✓ what about zebra crossings" 30
+keys Escape s
+wait_for "Sources ("
+keys Enter
+wait_for "‹ http://127.0.0.1" 15
+keys 3 w
+wait_for "saved "
+ls "$work/out"/research-*.md >/dev/null 2>&1 || fail "no research-*.md in the output dir"
+grep -q "what about zebra crossings" "$work/out"/research-*.md || fail "the saved report lacks its question"
 
 # Tools pane lists the live tools.
 keys 5
 wait_for "Tools (" 5
+quit_hark
 
-# Quit with q; the program must exit cleanly.
-keys q
-for ((i = 0; i < 50; i++)); do
-	[ -s "$work/exit" ] && break
-	sleep 0.1
-done
-[ -s "$work/exit" ] || fail "hark did not exit on q"
-grep -q "hark exited 0" "$work/exit" || fail "$(cat "$work/exit")"
-echo "tmux-smoke: ok (${cols}x${rows})"
+# ---- 2. a gateway that may read loopback, with NO_COLOR ----
+mkdir -p "$work/gw"
+"$bin" serve --allow-private --listen 127.0.0.1:0 --config "$work/gw/gateway.toml" --data-dir "$work/gw" >"$work/serve.log" 2>"$work/serve.err" &
+pids+=($!)
+wait_file "$work/serve.log" 'listening on http://' 20
+base=$(sed -n 's/^hark gateway listening on \(http:[^ ]*\).*/\1/p' "$work/serve.log")
+# The key printed once on first run: kept in a file, never echoed.
+(umask 077 && awk '/shown only now/ {getline; getline; gsub(/ /, ""); print; exit}' "$work/serve.log" >"$work/key")
+[ -s "$work/key" ] || { echo "tmux-smoke: FAIL: no API key from hark serve" >&2; exit 1; }
+
+run_hark NO_COLOR=1 HARK_BASE_URL="'$base'" HARK_API_KEY="\$(cat '$work/key')"
+wait_for "$base" 10
+wait_for "depth basic" 15
+keys ":"
+text "map"
+keys Enter
+wait_for "url*" 5
+text "$site/zebra.html"
+keys Enter
+wait_for "pages from vendor_map" 15
+wait_for "/docs/ (2)"
+keys "/"
+text "docs"
+keys Enter
+wait_for "filter: docs"
+wait_gone "okapi.html"
+keys A e
+wait_for "2 selected" 5
+wait_for "pages from vendor_extract" 15
+keys w
+wait_for "exported 2 pages" 5
+export_dir=$(ls -d "$work/out"/pages-* 2>/dev/null | head -n1)
+[ -n "$export_dir" ] && [ -f "$export_dir/index.md" ] || fail "no export folder with index.md in $work/out"
+[ "$(ls "$export_dir" | grep -c '_docs_.*\.md$')" = 2 ] || fail "export holds $(ls "$export_dir")"
+keys Escape
+wait_for "okapi.html" 5
+
+# NO_COLOR: nothing on screen has a foreground or background colour.
+colours=$(tm capture-pane -t "$session" -p -e | grep -oE $'\e\\[[0-9;:]*m' |
+	tr -d '\033[m' | tr ';:' '\n\n' | grep -xE '3[0-8]|4[0-8]|9[0-7]|10[0-7]' | sort -u | tr '\n' ' ' || true)
+[ -z "$colours" ] || fail "colours on screen with NO_COLOR set (SGR $colours)"
+quit_hark
+
+echo "tmux-smoke: ok (${cols}x${rows}, $((SECONDS - started))s)"
