@@ -775,6 +775,7 @@ func (p *Pane) roundTrip() tea.Cmd {
 	j := p.newJob()
 	ctx, cancel := context.WithCancel(context.Background())
 	p.rt = roundTripState{id: j.id, running: true, cancel: cancel, voice: p.voice.Value, spoken: text}
+	p.savedTo, p.saveErr = "", nil // about the audio this run replaces
 	req := p.settings.request(p.provider, p.voice.Value, text)
 	t := roundTripJob{job: j, c: p.c, ctx: ctx, req: req, language: languageCode(p.voice.Language)}
 	return j.r.start(t.run)

@@ -368,6 +368,15 @@ func TestRoundTripMessages(t *testing.T) {
 	if !strings.Contains(v, "words matched 44%") {
 		t.Errorf("match not shown:\n%s", v)
 	}
+	// w saves the spoken audio and says where, in this section.
+	cmd := p.update(t, keyMsg("w"))
+	if cmd == nil {
+		t.Fatal("w did not save")
+	}
+	p.update(t, cmd())
+	if v := ansi.Strip(p.View()); p.savedTo == "" || !strings.Contains(v, "saved to "+filepath.Dir(p.savedTo)) {
+		t.Errorf("no saved-to line in Round trip (saved %q):\n%s", p.savedTo, v)
+	}
 }
 
 func TestWordMatch(t *testing.T) {

@@ -460,7 +460,6 @@ func (p *Pane) viewRoundTrip(w, h int) string {
 
 	rt := p.rt
 	colW := max(4, (w-3)/2)
-	boxH := max(3, h-7)
 	spoken, heard := rt.spoken, rt.heard
 	switch {
 	case rt.running:
@@ -470,6 +469,11 @@ func (p *Pane) viewRoundTrip(w, h int) string {
 	case rt.done && heard == "":
 		heard = st.Dim.Render("(nothing recognised)")
 	}
+	// The columns are as tall as the longer text (within the room left
+	// under them for the facts and the save line), so the facts sit right
+	// under the texts.
+	wrapped := func(text string) int { return strings.Count(wrap(text, colW), "\n") + 2 }
+	boxH := min(max(3, wrapped(spoken), wrapped(heard)), max(3, h-7))
 	col := func(title, text string) string {
 		return fit(st.Title.Render(title)+"\n"+wrap(text, colW), colW, boxH)
 	}
@@ -482,6 +486,11 @@ func (p *Pane) viewRoundTrip(w, h int) string {
 		}
 		facts = append(facts, "speak "+dur(rt.ttsTime), "listen "+dur(rt.sttTime))
 		b.WriteString(st.OK.Render(strings.Join(facts, " · ")))
+	}
+	if p.saveErr != nil {
+		b.WriteString("\n" + st.Err.Render(wrap(p.saveErr.Error(), w)))
+	} else if p.savedTo != "" {
+		b.WriteString("\n" + st.OK.Render(wrap("saved to "+p.savedTo, w)))
 	}
 	return b.String()
 }
