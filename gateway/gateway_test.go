@@ -310,6 +310,8 @@ func TestInvokeValidation(t *testing.T) {
 		{api.ToolSearch, `{"query":"x","max_results":21}`, "invalid max_results: must be between 1 and 20"},
 		{api.ToolSearch, `{"query":"x","max_results":0}`, "invalid max_results: must be between 1 and 20"},
 		{api.ToolSearch, `{"query":"x","max_results":2.5}`, "invalid max_results: must be an integer"},
+		{api.ToolSearch, `{"query":"x","max_results":1e30}`, "invalid max_results: must be between 1 and 20"},
+		{api.ToolSearch, `{"query":"x","max_results":-99999999999}`, "invalid max_results: must be between 1 and 20"},
 		{api.ToolSearch, `{"query":"x","max_results":"5"}`, "invalid max_results: must be an integer"},
 		{api.ToolSearch, `{"query":"x","search_depth":"deep"}`, "invalid search_depth: must be one of basic, advanced, fast, ultra-fast"},
 		{api.ToolSearch, `{"query":"x","topic":"sports"}`, "invalid topic: must be one of general, news, finance"},

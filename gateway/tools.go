@@ -340,11 +340,13 @@ func (f *fieldDef) check(v any) (any, error) {
 		return b, nil
 	case kindInteger:
 		n, ok := asInt(v)
-		if !ok {
+		if !ok && !isWholeNumber(v) {
 			return nil, f.invalid("must be an integer")
 		}
-		if (f.min != nil && n < *f.min) || (f.max != nil && n > *f.max) {
+		if !ok || (f.min != nil && n < *f.min) || (f.max != nil && n > *f.max) { // !ok: a whole number too big for int32
 			switch {
+			case f.min == nil && f.max == nil:
+				return nil, f.invalid("must be an integer between %d and %d", math.MinInt32, math.MaxInt32)
 			case f.min != nil && f.max != nil:
 				return nil, f.invalid("must be between %d and %d", *f.min, *f.max)
 			case f.min != nil:
@@ -426,6 +428,16 @@ func asInt(v any) (int, bool) {
 		return v, true
 	}
 	return 0, false
+}
+
+// isWholeNumber reports a JSON number without a fraction, however large.
+func isWholeNumber(v any) bool {
+	n, ok := v.(json.Number)
+	if !ok {
+		return false
+	}
+	f, err := n.Float64()
+	return (err == nil || math.IsInf(f, 0)) && f == math.Trunc(f)
 }
 
 func isHTTPURL(s string) bool {
