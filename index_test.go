@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,5 +40,35 @@ func TestIndexThenSearch(t *testing.T) {
 	code, _, errs = hark(t, nil, "", "--data-dir", data, "index", filepath.Join(docs, "missing"))
 	if code == 0 || !strings.Contains(errs, "not a directory") {
 		t.Errorf("missing target: %d %q", code, errs)
+	}
+}
+
+// hark index URL crawls a site (loopback needs --allow-private), within
+// --limit pages.
+func TestIndexSite(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><head><title>Rivet works</title></head><body><p>We make rivets for bridges.</p><a href="/b">b</a> <a href="/c">c</a></body></html>`)
+	})
+	mux.HandleFunc("/b", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><head><title>Blind rivets</title></head><body><p>A blind rivet is set from one side of the joint.</p></body></html>`)
+	})
+	mux.HandleFunc("/c", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><head><title>Cold riveting</title></head><body><p>Cold riveting suits aluminium sheets.</p></body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	data := t.TempDir()
+	code, out, errs := hark(t, nil, "", "--data-dir", data, "--json", "index", "--allow-private", "--limit", "2", srv.URL+"/")
+	if code != 0 || !strings.Contains(out, `"indexed":2`) {
+		t.Fatalf("index --limit 2: %d %q %q", code, out, errs)
+	}
+	code, out, errs = hark(t, nil, "", "--data-dir", data, "index", "--allow-private", srv.URL+"/")
+	if code != 0 || !strings.Contains(out, "Indexed 3 pages") {
+		t.Fatalf("index: %d %q %q", code, out, errs)
+	}
+	code, out, errs = hark(t, nil, "", "--data-dir", data, "--json", "search", "blind rivet")
+	if code != 0 || !strings.Contains(out, srv.URL+"/b") {
+		t.Fatalf("search after index: %d %q %q", code, out, errs)
 	}
 }
