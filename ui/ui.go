@@ -461,9 +461,11 @@ func (m *Model) helpView() string {
 	b.WriteString("\n\n" + s.Title.Render("Everywhere") + "\n")
 	h := m.help
 	h.SetWidth(0)
-	global := h.ShortHelpView([]key.Binding{Keys.Next, Keys.Prev, Keys.Pane, Keys.Palette, Keys.Help, Keys.Quit, Keys.ForceQuit})
+	pane := Keys.Pane
+	pane.SetHelp(fmt.Sprintf("1-%d", len(m.panes)), "go to pane")
+	global := h.ShortHelpView([]key.Binding{Keys.Next, Keys.Prev, pane, Keys.Palette, Keys.Help, Keys.Quit, Keys.ForceQuit})
 	b.WriteString(common.Wrap(global, m.width))
-	b.WriteString("\n" + s.Dim.Render(common.Wrap("When a text line has focus, keys go to it: esc or tab leaves it. Mouse: click tabs and rows, wheel scrolls.", m.width)))
+	b.WriteString("\n" + s.Dim.Render(common.Wrap("When a text line has focus, keys go to it (but : and ? on an empty line open the palette and this help): esc or tab leaves it. Mouse: click tabs and rows, wheel scrolls.", m.width)))
 	return b.String()
 }
 
