@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Lexical relevance shared by extract's query re-ranking, the crawl and map
@@ -207,6 +208,18 @@ func rankChunks(query string, passages []string) ([]string, []float64) {
 		outScores[i] = scores[j]
 	}
 	return out, outScores
+}
+
+// isAnswerSentence reports whether s, of min to max words, can answer:
+// headings and captions cannot, so s must end in sentence punctuation or
+// be long enough (10 words) to stand alone.
+func isAnswerSentence(s string, min, max int) bool {
+	n := len(strings.Fields(s))
+	if n < min || n > max {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(s))
+	return strings.ContainsRune(".!?。！？", last) || n >= 10
 }
 
 // sentences splits text into sentences at ., ! and ? followed by space,

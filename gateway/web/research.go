@@ -251,10 +251,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	var all []citedSentence
 	for i, s := range sources {
 		for _, sent := range sentences(s.text) {
-			n := len(strings.Fields(sent))
-			// Headings and captions are not answers: a sentence ends in
-			// punctuation or is long enough to stand alone.
-			if n >= 5 && n <= 90 && (strings.ContainsAny(sent[len(sent)-1:], ".!?。") || n >= 10) {
+			if isAnswerSentence(sent, 5, 90) {
 				all = append(all, citedSentence{text: sent, source: i})
 			}
 		}

@@ -398,7 +398,7 @@ func extractiveAnswer(query string, cands []*candidate) string {
 			text = c.content
 		}
 		for _, s := range sentences(text) {
-			if n := len(strings.Fields(s)); n >= 4 && n <= 80 {
+			if isAnswerSentence(s, 4, 80) {
 				sents = append(sents, s)
 			}
 		}

@@ -296,3 +296,13 @@ func TestNewsRecencyBoostsOnlyNews(t *testing.T) {
 		}
 	}
 }
+
+func TestAnswerSkipsHeadings(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e, &page{URL: "https://n.example.com/rivets", Title: "Rivet prices rise this week",
+		Text: "Rivet prices rise this week\n\nSteel rivet prices rose sharply after a shortage of wire.\n\nHot rivet prices chart\n\nAnalysts expect rivet prices to fall next spring."})
+	out := mustSearch(t, e, api.SearchInput{Query: "rivet prices", IncludeAnswer: true})
+	if strings.Contains(out.Answer, "this week") || strings.Contains(out.Answer, "chart") || !strings.Contains(out.Answer, "rivet prices") {
+		t.Errorf("answer = %q", out.Answer)
+	}
+}
