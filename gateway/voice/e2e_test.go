@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -18,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -409,6 +412,162 @@ func TestGatewaySTT(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: error %v, want it to say %q", tc.name, err, w)
 			}
+		}
+	}
+}
+
+// TestGatewayEngineFailsMidway: a fake espeak-ng that dies in the second
+// sentence. The client keeps the first sentence's frames, then gets a
+// terminal frame whose error names the sentence and the engine's message,
+// then the close.
+func TestGatewayEngineFailsMidway(t *testing.T) {
+	real, err := exec.LookPath("espeak-ng")
+	if err != nil {
+		t.Skip("espeak-ng not installed")
+	}
+	script := filepath.Join(t.TempDir(), "espeak-ng")
+	body := "#!/bin/sh\ncase \"$1\" in --voices*) exec " + real + " \"$@\";; esac\n" +
+		"for a; do last=\"$a\"; done\n" +
+		"case \"$last\" in *boom*) echo 'synthesis exploded' >&2; exit 3;; esac\n" +
+		"exec " + real + " \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(Config{EspeakPath: script, Decoders: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	base, key := gatewayOn(t, l)
+	conn := dialStream(t, base, key, api.PathTTSStream)
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	conn.WriteJSON(api.TTSRequest{Provider: api.DefaultProvider, Text: "The first sentence is fine. Then boom.", VoiceCode: "espeak:en-us", Format: api.FormatWAV})
+	audio := 0
+	for {
+		mt, data, err := conn.ReadMessage()
+		if err != nil {
+			t.Fatalf("no terminal frame after %d bytes: %v", audio, err)
+		}
+		if mt == websocket.BinaryMessage {
+			audio += len(data)
+			continue
+		}
+		final, err := api.DecodeTTSFrame(data)
+		if err != nil || !final.IsFinal || !strings.Contains(final.Error, "sentence 2 of 2") || !strings.Contains(final.Error, "exploded") {
+			t.Fatalf("terminal frame %s (%v), want is_final with the error of sentence 2", data, err)
+		}
+		break
+	}
+	if audio < 20000 {
+		t.Errorf("%d bytes of the first sentence arrived before the error", audio)
+	}
+	var ce *websocket.CloseError
+	if _, _, err := conn.ReadMessage(); !errors.As(err, &ce) {
+		t.Errorf("after the terminal frame: %v, want a close", err)
+	}
+}
+
+// TestGatewayConcurrentStreams runs TTS and STT streams side by side
+// through the gateway, more STT streams than decoders; each gets its own
+// right result.
+func TestGatewayConcurrentStreams(t *testing.T) {
+	l := provider(t)
+	base, key := gatewayOn(t, l)
+	var audios [][]byte
+	for _, s := range roundTripSentences {
+		a, _, _ := synth(t, l, api.TTSRequest{Text: s, VoiceCode: "flite:slt", Format: api.FormatWAV})
+		audios = append(audios, a)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 3 {
+		wg.Go(func() {
+			conn := dialStream(t, base, key, api.PathSTTStream)
+			conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+			conn.WriteJSON(api.STTRequest{Provider: api.DefaultProvider})
+			for chunk := range slices.Chunk(audios[i], 3200) {
+				conn.WriteMessage(websocket.BinaryMessage, chunk)
+			}
+			conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+			var final api.STTResultFrame
+			for {
+				_, data, err := conn.ReadMessage()
+				if err != nil {
+					break
+				}
+				if fr, _ := api.DecodeSTTFrame(data); fr.IsFinal || fr.Error != "" {
+					final = fr
+				}
+			}
+			if !final.IsFinal || final.Error != "" || wer(roundTripSentences[i], final.Text) > 0.34 {
+				errs <- fmt.Errorf("STT stream %d: final %+v for %q", i, final, roundTripSentences[i])
+			}
+		})
+	}
+	for i, voice := range []string{"espeak:en-us", "flite:slt", "espeak:en-gb+f3"} {
+		wg.Go(func() {
+			req := api.TTSRequest{Provider: api.DefaultProvider, Text: roundTripSentences[i], VoiceCode: voice}
+			c, err := api.New(api.Options{BaseURL: base, APIKey: key})
+			if err != nil {
+				errs <- err
+				return
+			}
+			rest, err := c.TTS(context.Background(), req)
+			if err != nil {
+				errs <- err
+				return
+			}
+			s, err := c.TTSStream(context.Background(), req)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			streamed, err := io.ReadAll(s)
+			if err != nil || !bytes.Equal(streamed, rest.Data) {
+				errs <- fmt.Errorf("TTS stream %s: %d bytes (%v), REST gave %d", voice, len(streamed), err, len(rest.Data))
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestGatewaySTTStreamError: audio that turns out not to be audio gets a
+// frame whose error names the field and the rule.
+func TestGatewaySTTStreamError(t *testing.T) {
+	l := provider(t)
+	base, key := gatewayOn(t, l)
+	for _, tc := range []struct {
+		cfg   api.STTRequest
+		audio []byte
+		want  string
+	}{
+		{api.STTRequest{Provider: api.DefaultProvider}, bytes.Repeat([]byte("not audio "), 500), "audio_data: format not recognised"},
+		{api.STTRequest{Provider: api.DefaultProvider, Language: "fr"}, wavHeader(16000, 0), `language: "fr" is not supported`},
+	} {
+		conn := dialStream(t, base, key, api.PathSTTStream)
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		conn.WriteJSON(tc.cfg)
+		conn.WriteMessage(websocket.BinaryMessage, tc.audio)
+		conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+		var last api.STTResultFrame
+		frames := 0
+		for {
+			_, data, err := conn.ReadMessage()
+			if err != nil {
+				break
+			}
+			frames++
+			if last, err = api.DecodeSTTFrame(data); err != nil {
+				t.Fatalf("frame %q: %v", data, err)
+			}
+		}
+		if frames == 0 || !strings.Contains(last.Error, tc.want) {
+			t.Errorf("%d frames, the last %+v; want its error to say %q", frames, last, tc.want)
 		}
 	}
 }
