@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"hark/api"
 	"hark/ui/common"
 	"hark/ui/form"
 	"hark/ui/jsontree"
@@ -67,6 +68,8 @@ type Pane struct {
 	seq      int
 	width    int
 	height   int
+	offset   int // first tool drawn
+	listTop  int // pane row of the first tool drawn, for clicks
 }
 
 // New returns the Tools pane.
@@ -157,8 +160,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 	case tea.MouseClickMsg:
 		if p.view == listView {
-			i := msg.Y - 2
-			if i >= 0 && i < len(p.c.Tools) {
+			i := p.offset + msg.Y - p.listTop
+			if msg.Y >= p.listTop && i < len(p.c.Tools) {
 				if i == p.cursor {
 					p.openForm()
 				}
@@ -277,12 +280,37 @@ func (p *Pane) View() string {
 		return common.Fit(head+common.ErrorView(s, fmt.Errorf("tool list: %w", p.toolsErr), p.width), p.width, p.height)
 	}
 	lines := []string{s.Title.Render(fmt.Sprintf("Tools (%d)", len(p.c.Tools))) + s.Dim.Render("  from the gateway's live list · enter opens a form"), ""}
+	var inputs []api.Field
+	var tool api.Tool
+	if p.cursor < len(p.c.Tools) {
+		tool = p.c.Tools[p.cursor]
+		inputs = tool.Inputs
+	}
+	// The rows left for the tool list and the inputs of the one under the
+	// cursor; a long list scrolls, long inputs end in "… N more".
+	avail := max(0, p.height-strings.Count(head, "\n")-len(lines))
+	if p.tree != nil {
+		avail -= 2
+	}
+	listRows := len(p.c.Tools)
+	if need := 2 + len(inputs); listRows+need > avail {
+		listRows = min(len(p.c.Tools), max(3, avail-need, avail/2))
+	}
+	if p.cursor < p.offset {
+		p.offset = p.cursor
+	}
+	if listRows > 0 && p.cursor >= p.offset+listRows {
+		p.offset = p.cursor - listRows + 1
+	}
+	p.offset = max(0, min(p.offset, len(p.c.Tools)-listRows))
+	p.listTop = strings.Count(head, "\n") + len(lines)
 	nameW := 8
 	for _, t := range p.c.Tools {
 		nameW = max(nameW, len(t.Slug)+1)
 	}
 	nameW = min(nameW, 28)
-	for i, t := range p.c.Tools {
+	for i := p.offset; i < p.offset+listRows; i++ {
+		t := p.c.Tools[i]
 		cur, ts := "  ", s.Text
 		if i == p.cursor {
 			cur, ts = s.Key.Render("▌ "), s.Selected
@@ -291,10 +319,17 @@ func (p *Pane) View() string {
 		pad := strings.Repeat(" ", max(1, nameW-len([]rune(slug))+1))
 		lines = append(lines, common.Truncate(cur+ts.Render(slug)+pad+s.Dim.Render(common.OneLine(t.Description)), p.width))
 	}
-	if p.cursor < len(p.c.Tools) {
-		t := p.c.Tools[p.cursor]
-		lines = append(lines, "", s.Label.Render(fmt.Sprintf("%s takes %d inputs:", t.Slug, len(t.Inputs))))
-		for _, f := range t.Inputs {
+	if listRows < len(p.c.Tools) {
+		lines[0] += s.Dim.Render(fmt.Sprintf(" · %d-%d shown", p.offset+1, p.offset+listRows))
+	}
+	if tool.Slug != "" {
+		lines = append(lines, "", s.Label.Render(fmt.Sprintf("%s takes %d inputs:", tool.Slug, len(inputs))))
+		room := avail - listRows - 2
+		for i, f := range inputs {
+			if i == room-1 && len(inputs) > room {
+				lines = append(lines, s.Dim.Render(fmt.Sprintf("  … %d more: enter opens the form with all of them", len(inputs)-i)))
+				break
+			}
 			req := ""
 			if f.Required {
 				req = "*"

@@ -158,3 +158,45 @@ func TestToolListErrorShown(t *testing.T) {
 		}
 	}
 }
+
+// A gateway with many tools: the list scrolls with the cursor at 80x24,
+// the screen never overflows, and a click opens the tool drawn under it.
+func TestManyToolsScrollAndClick(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	base := c.Tools[0]
+	c.Tools = nil
+	for i := range 40 {
+		tl := base
+		tl.Slug = "tool_" + string(rune('a'+i/26)) + string(rune('a'+i%26))
+		c.Tools = append(c.Tools, tl)
+	}
+	p := New(c)
+	p.SetSize(80, 22)
+	for range 30 {
+		p.Update(uitest.Press("down"))
+	}
+	v := uitest.Plain(p.View())
+	lines := strings.Split(strings.TrimRight(v, "\n"), "\n")
+	if len(lines) > 22 {
+		t.Fatalf("view is %d lines for a 22-line pane:\n%s", len(lines), v)
+	}
+	want := c.Tools[30].Slug
+	row := -1
+	for y, l := range lines {
+		if strings.HasPrefix(l, "▌ "+want) {
+			row = y
+		}
+	}
+	if row < 0 {
+		t.Fatalf("the tool under the cursor (%s) is not drawn:\n%s", want, v)
+	}
+	if !strings.Contains(v, "more: enter opens the form") {
+		t.Errorf("inputs cut without saying so:\n%s", v)
+	}
+	// The row above the cursor, clicked twice, opens that tool's form.
+	p.Update(tea.MouseClickMsg{X: 4, Y: row - 1, Button: tea.MouseLeft})
+	p.Update(tea.MouseClickMsg{X: 4, Y: row - 1, Button: tea.MouseLeft})
+	if p.view != formView || p.form.Tool.Slug != c.Tools[29].Slug {
+		t.Errorf("clicks on %s's row opened %v", c.Tools[29].Slug, p.form)
+	}
+}
