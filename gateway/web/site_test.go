@@ -128,6 +128,14 @@ func newTestSite(t testing.TB) *testSite {
 		fmt.Fprint(w, "# Gamma notes\n\nGamma is written in **markdown** and served as text/markdown.\n\nSee [alpha](/a) for more.\n")
 	})
 	mux.HandleFunc("/deep/sitemap-only", html(article("Only in the sitemap", `<p>No page links here; only the sitemap lists it. `+strings.Repeat(lorem, 2)+`</p>`, "")))
+	mux.HandleFunc("/notes.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, "Plain notes: crawlers must honour robots.txt.\n")
+	})
+	mux.HandleFunc("/page.xhtml", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xhtml+xml")
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>XHTML page</title></head><body><p>Served as XHTML, this page is still read.</p></body></html>`)
+	})
 	mux.HandleFunc("/latin1", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
 		w.Write([]byte("<html><head><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e at the caf\xe9.</p></body></html>"))

@@ -34,7 +34,7 @@ func TestExtractPagesAndFailures(t *testing.T) {
 	e := testEngine(t, nil)
 	u := site.URL
 	in := api.ExtractInput{
-		URLs: api.ParseURLList(strings.Join([]string{u + "/a", u + "/c", u + "/redirect", u + "/data.json", u + "/huge",
+		URLs: api.ParseURLList(strings.Join([]string{u + "/a", u + "/c", u + "/redirect", u + "/notes.txt", u + "/page.xhtml", u + "/data.json", u + "/huge",
 			u + "/slow", u + "/loop1", u + "/private/secret", u + "/to-private", u + "/missing", "ftp://x/y", "not a url"}, ", ")),
 		IncludeFavicon: true, IncludeImages: true,
 	}
@@ -68,8 +68,14 @@ func TestExtractPagesAndFailures(t *testing.T) {
 	if r := resultFor(out.Results, u+"/redirect"); r == nil || !strings.Contains(r.RawContent, "Politeness means") {
 		t.Errorf("redirected page: %+v", r)
 	}
-	if n := len(out.Results); n != 3 {
-		t.Errorf("want 3 results (/a, /c, /redirect→/a), got %d: %+v", n, out.Results)
+	if r := resultFor(out.Results, u+"/notes.txt"); r == nil || r.RawContent != "Plain notes: crawlers must honour robots.txt." {
+		t.Errorf("plain text page: %+v", r)
+	}
+	if r := resultFor(out.Results, u+"/page.xhtml"); r == nil || !strings.Contains(r.RawContent, "Served as XHTML") {
+		t.Errorf("XHTML page: %+v", r)
+	}
+	if n := len(out.Results); n != 5 {
+		t.Errorf("want 5 results (/a, /c, /redirect→/a, /notes.txt, /page.xhtml), got %d: %+v", n, out.Results)
 	}
 	wantFail := map[string]string{
 		u + "/data.json":      "unsupported content type application/json",
