@@ -416,28 +416,11 @@ func TestGatewaySTT(t *testing.T) {
 	}
 }
 
-// TestGatewayEngineFailsMidway: a fake espeak-ng that dies in the second
-// sentence. The client keeps the first sentence's frames, then gets a
+// TestGatewayEngineFailsMidway: espeak-ng dies in the second sentence. The client keeps the first sentence's frames, then gets a
 // terminal frame whose error names the sentence and the engine's message,
 // then the close.
 func TestGatewayEngineFailsMidway(t *testing.T) {
-	real, err := exec.LookPath("espeak-ng")
-	if err != nil {
-		t.Skip("espeak-ng not installed")
-	}
-	script := filepath.Join(t.TempDir(), "espeak-ng")
-	body := "#!/bin/sh\ncase \"$1\" in --voices*) exec " + real + " \"$@\";; esac\n" +
-		"for a; do last=\"$a\"; done\n" +
-		"case \"$last\" in *boom*) echo 'synthesis exploded' >&2; exit 3;; esac\n" +
-		"exec " + real + " \"$@\"\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	l, err := New(Config{EspeakPath: script, Decoders: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := failingEspeak(t)
 	base, key := gatewayOn(t, l)
 	conn := dialStream(t, base, key, api.PathTTSStream)
 	conn.SetReadDeadline(time.Now().Add(30 * time.Second))

@@ -342,15 +342,17 @@ func TestSynthesizeCancelled(t *testing.T) {
 	}
 }
 
-// TestEngineFailsMidway runs a fake espeak-ng that lists the real voices
-// but dies after writing part of its audio.
-func TestEngineFailsMidway(t *testing.T) {
+// failingEspeak returns a provider whose espeak-ng is a fake that lists
+// the real voices and speaks like the real one, except that it dies
+// after writing part of the audio of text with "boom" in it, and refuses
+// text with "refuse" in it before writing any.
+func failingEspeak(t *testing.T) *Local {
+	t.Helper()
 	real, err := exec.LookPath("espeak-ng")
 	if err != nil {
 		t.Skip("espeak-ng not installed")
 	}
-	dir := t.TempDir()
-	script := filepath.Join(dir, "espeak-ng")
+	script := filepath.Join(t.TempDir(), "espeak-ng")
 	body := fmt.Sprintf(`#!/bin/sh
 case "$1" in --voices*) exec %s "$@";; esac
 for a; do last="$a"; done
@@ -365,9 +367,16 @@ exec %s "$@"
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// TestEngineFailsMidway: audio written before the engine died is kept,
+// and the error names the sentence and the engine's own message.
+func TestEngineFailsMidway(t *testing.T) {
+	l := failingEspeak(t)
 	sink := &countingSink{}
-	_, err = l.Synthesize(context.Background(), api.TTSRequest{Text: "First sentence is fine. Then boom.", VoiceCode: "espeak:en-us", Format: api.FormatPCM}, sink)
+	_, err := l.Synthesize(context.Background(), api.TTSRequest{Text: "First sentence is fine. Then boom.", VoiceCode: "espeak:en-us", Format: api.FormatPCM}, sink)
 	if err == nil || !strings.Contains(err.Error(), "sentence 2 of 2") || !strings.Contains(err.Error(), "exploded") {
 		t.Fatalf("err %v, want a failure of sentence 2 naming the engine's message", err)
 	}
