@@ -3,6 +3,9 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -428,5 +431,28 @@ func TestShortArticleKeepsBlocks(t *testing.T) {
 	}
 	if !strings.HasPrefix(p.Markdown, "# Rivet prices rise\n\n") {
 		t.Errorf("markdown = %q", p.Markdown)
+	}
+}
+
+// Without a Sitemap line in robots.txt, map still reads /sitemap.xml.
+func TestMapReadsDefaultSitemap(t *testing.T) {
+	var base string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><head><title>Bare</title></head><body><p>No links here.</p></body></html>`)
+		case "/sitemap.xml":
+			w.Header().Set("Content-Type", "text/xml")
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%[1]s/x</loc></url><url><loc>%[1]s/y</loc></url></urlset>`, base)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	base = srv.URL
+	e := testEngine(t, nil)
+	out, err := e.Map(context.Background(), api.MapInput{URL: base, MaxDepth: 1, MaxBreadth: 20, Limit: 50})
+	if got := mapURLs(out); err != nil || len(got) != 3 || !got[base+"/x"] || !got[base+"/y"] {
+		t.Errorf("map with /sitemap.xml: %v %v", err, got)
 	}
 }
