@@ -540,3 +540,19 @@ func TestVoiceExtraReachesTheProvider(t *testing.T) {
 		t.Errorf("bad --extra: %d %s", code, errs)
 	}
 }
+
+func TestOversizedInputIsRefusedNotCut(t *testing.T) {
+	s := apitest.New(t)
+	big := strings.Repeat("a", maxTTSText+1)
+	code, _, errs := hark(t, s, big, "tts", "--voice", "alice", "-o", filepath.Join(t.TempDir(), "x"))
+	if code != exitUsage || !strings.Contains(errs, "tts: text from stdin: larger than the limit of 1048576 bytes") || s.Count(api.PathTTS) != 0 {
+		t.Errorf("oversized tts text: %d %s", code, errs)
+	}
+	// Exactly the limit is fine (a short scripted answer: apitest would
+	// synthesize 20 ms per character).
+	s.Script(api.PathTTS, apitest.OK(api.TTSResponse{AudioData: "AAAA", Format: "pcm"}))
+	code, _, errs = hark(t, s, big[1:], "tts", "--voice", "alice", "-o", filepath.Join(t.TempDir(), "x"))
+	if code != 0 {
+		t.Errorf("tts text at the limit: %d %s", code, errs)
+	}
+}

@@ -159,30 +159,53 @@ func (a *app) completeTools(cmd *cobra.Command) []cobra.Completion {
 	return out
 }
 
+// Size limits of what the commands read.
+const (
+	maxInputs   = 64 << 20  // a JSON object of tool inputs
+	maxTTSText  = 1 << 20   // text to synthesize from stdin
+	maxSTTAudio = 256 << 20 // audio to recognize
+)
+
+// readAtMost reads r whole, refusing more than limit bytes rather than
+// silently cutting them off.
+func readAtMost(r io.Reader, limit int64, what string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, usagef("%s: larger than the limit of %d bytes", what, limit)
+	}
+	return b, nil
+}
+
+// readFileAtMost is readAtMost for a file named on the command line;
+// failing to open it is a usage error.
+func readFileAtMost(path string, limit int64, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("%s: %v", what, err)
+	}
+	defer f.Close()
+	return readAtMost(f, limit, what+" "+path)
+}
+
 // readInputs reads --file or stdin into an inputs object (untyped pairs
 // are typed later, against the tool list).
 func (a *app) readInputs(cmd *cobra.Command, in inputFlags, allowStdin bool) (map[string]any, error) {
 	var raw []byte
 	var from string
+	var err error
 	switch {
-	case in.file == "-":
-		b, err := io.ReadAll(io.LimitReader(a.stdin, 64<<20))
-		if err != nil {
-			return nil, fmt.Errorf("reading inputs from stdin: %w", err)
-		}
-		raw, from = b, "stdin"
+	case in.file == "-" || in.file == "" && allowStdin && len(in.pairs) == 0 && stdinIsData(a.stdin):
+		raw, err = readAtMost(a.stdin, maxInputs, "inputs from stdin")
+		from = "stdin"
 	case in.file != "":
-		b, err := os.ReadFile(in.file)
-		if err != nil {
-			return nil, usagef("--file: %v", err)
-		}
-		raw, from = b, in.file
-	case allowStdin && len(in.pairs) == 0 && stdinIsData(a.stdin):
-		b, err := io.ReadAll(io.LimitReader(a.stdin, 64<<20))
-		if err != nil {
-			return nil, fmt.Errorf("reading inputs from stdin: %w", err)
-		}
-		raw, from = b, "stdin"
+		raw, err = readFileAtMost(in.file, maxInputs, "--file")
+		from = in.file
+	}
+	if err != nil {
+		return nil, err
 	}
 	inputs := map[string]any{}
 	if len(bytes.TrimSpace(raw)) == 0 {

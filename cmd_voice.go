@@ -76,9 +76,9 @@ WebSocket endpoint and writes audio as it arrives.`,
 				if !stdinIsData(a.stdin) {
 					return usagef("tts: give TEXT or pipe it on stdin")
 				}
-				b, err := io.ReadAll(io.LimitReader(a.stdin, 1<<20))
+				b, err := readAtMost(a.stdin, maxTTSText, "tts: text from stdin")
 				if err != nil {
-					return fmt.Errorf("tts: reading stdin: %w", err)
+					return err
 				}
 				text = string(b)
 			}
@@ -325,12 +325,12 @@ not a terminal), then the final text on stdout.`,
 			var audio []byte
 			var err error
 			if args[0] == "-" {
-				audio, err = io.ReadAll(io.LimitReader(a.stdin, 256<<20))
+				audio, err = readAtMost(a.stdin, maxSTTAudio, "stt: audio from stdin")
 			} else {
-				audio, err = os.ReadFile(args[0])
+				audio, err = readFileAtMost(args[0], maxSTTAudio, "stt")
 			}
 			if err != nil {
-				return usagef("stt: %v", err)
+				return err
 			}
 			if len(audio) == 0 {
 				return usagef("stt: %s is empty", args[0])
