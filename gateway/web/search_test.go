@@ -68,6 +68,11 @@ func TestSearchFedByExtractAndCrawl(t *testing.T) {
 	if len(out.Results) > 3 {
 		t.Errorf("max_results 3 gave %d", len(out.Results))
 	}
+	// Image descriptions come from the alt text and the figure's caption.
+	out = mustSearch(t, e, api.SearchInput{Query: "crawler politeness", MaxResults: 1, IncludeImages: true, IncludeImageDescriptions: true})
+	if len(out.Images) != 1 || out.Images[0].URL != site.URL+"/img/spider.png" || out.Images[0].Description != "A friendly spider: Spiders crawl the web" {
+		t.Errorf("images = %+v; results %+v", out.Images, out.Results)
+	}
 	// noindex pages never enter the index.
 	out = mustSearch(t, e, api.SearchInput{Query: "asks not to be indexed", MaxResults: 20})
 	for _, u := range searchURLs(out) {
