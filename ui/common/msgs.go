@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"hark/api"
 )
 
@@ -100,4 +102,10 @@ type Backgrounder interface {
 // them first thing, while the query line has focus.
 type LineEmptier interface {
 	LineEmpty() bool
+}
+
+// CopyURL copies u through the terminal's OSC 52 clipboard (which works
+// over SSH where the terminal allows it) and says so in the status bar.
+func CopyURL(u string) tea.Cmd {
+	return tea.Batch(tea.SetClipboard(u), func() tea.Msg { return NoticeMsg{Text: "copied " + u} })
 }

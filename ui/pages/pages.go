@@ -333,7 +333,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.raw = !p.raw
 			p.scroll.SetContent(p.readerText())
 		case key.Matches(msg, Keys.Copy):
-			return copyURL(p.reading.URL)
+			return common.CopyURL(p.reading.URL)
 		case key.Matches(msg, Keys.Crawl):
 			return p.crawlFrom(api.ToolCrawl, p.reading.URL)
 		case key.Matches(msg, Keys.Export):
@@ -409,7 +409,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return p.export(sel)
 	case key.Matches(msg, Keys.Copy):
 		if u := p.rowURL(p.cursor); u != "" {
-			return copyURL(u)
+			return common.CopyURL(u)
 		}
 	case key.Matches(msg, Keys.Preview):
 		p.preview = !p.preview
@@ -419,10 +419,6 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return nil
-}
-
-func copyURL(u string) tea.Cmd {
-	return tea.Batch(tea.SetClipboard(u), func() tea.Msg { return common.NoticeMsg{Text: "copied " + u} })
 }
 
 func (p *Pane) move(d int) {

@@ -383,7 +383,7 @@ func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case msg.String() == "y":
 		if p.srcCursor < len(src) {
-			return tea.SetClipboard(src[p.srcCursor].URL)
+			return common.CopyURL(src[p.srcCursor].URL)
 		}
 	}
 	return nil

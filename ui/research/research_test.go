@@ -194,3 +194,22 @@ func TestReRenderOnResizeInCommand(t *testing.T) {
 		}
 	}
 }
+
+// y on a source copies its URL and says so, like y in Search and Pages.
+func TestCopySourceSaysSo(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	finished(t, p, "q")
+	p.Update(uitest.Press("s"))
+	_, cmd := p.Update(uitest.Press("y"))
+	var notice string
+	for _, m := range uitest.Exec(cmd) {
+		if n, ok := m.(common.NoticeMsg); ok {
+			notice = n.Text
+		}
+	}
+	if notice != "copied https://charm.sh" {
+		t.Errorf("notice %q, want copied https://charm.sh", notice)
+	}
+}

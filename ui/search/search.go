@@ -310,8 +310,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return p.open()
 	case key.Matches(msg, Keys.Copy):
 		if r := p.current(); r != nil {
-			u := r.URL
-			return tea.Batch(tea.SetClipboard(u), func() tea.Msg { return common.NoticeMsg{Text: "copied " + u} })
+			return common.CopyURL(r.URL)
 		}
 	case key.Matches(msg, Keys.Preview):
 		p.preview = !p.preview
