@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Smoke test of the voice studio pane in a real terminal: runs hark (with its
-# embedded gateway and the local voices) in a detached tmux at 120x36, goes to
-# the Voices tab, filters to one voice, previews it twice (the second time
-# from the cache), speaks by stream, saves the audio, and reads the screen
-# with capture-pane at each step. The audio goes to the file sink, as over
-# SSH without audio forwarding, so no sound card is needed.
+# embedded gateway and the local voices) in a detached tmux at 80x24, as a
+# demo on a small terminal would, and reads the screen with capture-pane at
+# each step: the Voices tab, order by name and by language, a filter to one
+# voice and its details, a preview twice (the second time from the cache),
+# speech by stream and by REST, the end of a control's range, saving, a file
+# chosen in the file picker recognised by stream (results live) and by
+# REST, and a round trip. The audio goes to the file sink, as over SSH
+# without audio forwarding, so no sound card is needed; the notice saying
+# so is checked.
 #
 # Usage: scripts/tmux-voices.sh            (builds hark from this tree)
 #        HARK_BIN=/path/to/hark scripts/tmux-voices.sh
@@ -13,7 +17,8 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-work=$(mktemp -d "${TMPDIR:-/tmp}/hark-voices-smoke.XXXXXX")
+# A short path under /tmp: saved paths are read off an 80-column screen.
+work=$(mktemp -d /tmp/hvs.XXXXXX)
 sock="hark-voices-$$"
 cleanup() {
 	tmux -L "$sock" kill-server 2>/dev/null || true
@@ -26,7 +31,7 @@ if [[ -z $bin ]]; then
 	bin="$work/hark"
 	go build -o "$bin" .
 fi
-mkdir -p "$work/config" "$work/data" "$work/tmp" "$work/out"
+mkdir -p "$work/config" "$work/data" "$work/tmp" "$work/out" "$work/listen"
 
 screen() { tmux -L "$sock" capture-pane -p -t smoke; }
 
@@ -56,7 +61,8 @@ keys() { tmux -L "$sock" send-keys -t smoke "$@"; sleep 0.3; }
 # audio to files under $work.
 # hark's exit status is written to a file: tmux's #{pane_dead_status} is not
 # reliable across versions.
-tmux -L "$sock" new-session -d -s smoke -x 120 -y 36 \
+# It starts in $work/listen, where the file picker opens.
+tmux -L "$sock" new-session -d -s smoke -x 80 -y 24 -c "$work/listen" \
 	env -u HARK_BASE_URL -u HARK_API_KEY -u HARK_CONFIG -u HARK_PROFILE -u HARK_VOICE -u HARK_PROVIDER \
 	HOME="$work" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" TMPDIR="$work/tmp" \
 	HARK_AUDIO_SINK=file HARK_OUTPUT_DIR="$work/out" TERM=xterm-256color \
@@ -71,6 +77,12 @@ wait_for 'Voices +Speak +Listen +Round trip'
 wait_for '[0-9]+ voices' 30
 wait_for 'English \(America\)'
 
+# Order by name and back to grouping by language.
+keys s
+wait_for '/ filter · by name'
+keys s
+wait_for '/ filter · by language'
+
 # Filter as you type: one voice left, its details on the right.
 keys /
 keys -l slt
@@ -80,33 +92,72 @@ wait_for 'filter slt +1/[0-9]+'
 wait_for 'code +flite:slt'
 wait_for 'language +en-us'
 
-# Preview: played through the file sink, with the notice saying where.
+# Preview: written by the file sink, with the notice saying so and where.
 keys p
-wait_for 'preview played \(REST\)' 30
+wait_for 'preview saved to a file \(REST\)' 30
 wait_for 'No sound device here'
-ls "$work"/tmp/hark/*.wav >/dev/null 2>&1 || fail "the preview wrote no WAV under $work/tmp/hark"
+wait_for 'The audio was saved to'
+ls "$work"/out/*.wav >/dev/null 2>&1 || fail "the preview wrote no WAV under $work/out"
 wait_for 'p preview \(cached\)'
 keys p
-wait_for 'preview played \(cached\)' 30
+wait_for 'preview saved to a file \(cached\)' 30
 
-# Speak by stream with the selected voice, then save the audio.
+# Speak by stream with the selected voice.
 keys Enter
 wait_for 'voice SLT \(US English, female\) \(flite:slt\)'
 wait_for 'transport +stream \(WebSocket\)'
 keys Enter
-wait_for 'speech played \(stream\)' 60
+wait_for 'speech saved to a file \(stream\)' 30
 wait_for 'first audio [0-9.]+ m?s'
 wait_for 'received .*[0-9.]+ KB'
+wait_for 'written .*[0-9.]+ KB'
+wait_for 'The audio was saved to'
+
+# The end of a range is said inline: pitch is the fifth control.
+keys Down Down Down Down
+for _ in 1 2 3 4 5 6; do keys Right; done
+wait_for 'pitch: \+50 is the highest the provider allows \(-50…50\)'
+keys 0
+
+# REST, as mp3 (the second control).
+keys t
+keys Up Up Up Right Right Right
+wait_for '> format +mp3'
+keys Enter
+wait_for 'speech saved to a file \(REST\)' 30
+
+# Save the last audio.
 keys w
 wait_for "saved to $work/out/hark-tts-flite_slt-" 10
-saved=$(ls "$work"/out/hark-tts-flite_slt-*.wav 2>/dev/null | head -1)
-[[ -n $saved && $(head -c 4 "$saved") == RIFF ]] || fail "no WAV saved in $work/out"
+saved=$(ls "$work"/out/hark-tts-flite_slt-*.mp3 2>/dev/null | head -1)
+[[ -n $saved ]] || fail "no mp3 saved in $work/out"
 
-# Listen and Round trip sections render.
+# Listen: a WAV of speech chosen in the file picker, by stream (results
+# live, then the final text), then by REST.
+# The first preview's WAV: "Hello, this is a short sample of my voice."
+cp "$(ls "$work"/out/hark-2*.wav | head -1)" "$work/listen/hello.wav"
 keys ']'
 wait_for 'transport stream \(partial results live\)'
+keys o
+wait_for 'Choose an audio file'
+wait_for "$work/listen"
+wait_for 'hello\.wav'
+keys Enter
+wait_for 'recognising by stream: [0-9]+ results? so far' 20
+wait_for '✓ recognised' 30
+wait_for '(hello|sample|voice)'
+wait_for 'confidence [0-9.e-]+ · audio [0-9.]+ s'
+keys t
+wait_for 'transport REST'
+keys Enter
+wait_for '✓ recognised' 30
+
+# Round trip: both texts side by side.
 keys ']'
 wait_for 'Spoken .*Heard'
+keys Enter
+wait_for 'words matched [0-9]+%' 30
+wait_for 'fox'
 
 # Quit with q (the pane captures no keys here).
 keys q
@@ -118,4 +169,4 @@ done
 status=$(<"$work/exit-status")
 [[ $status == 0 ]] || fail "hark exited with status $status"
 
-echo "tmux-voices: ok (voices listed, filtered, previewed twice, streamed, saved)"
+echo "tmux-voices: ok (ordered, filtered, previewed twice, spoken by stream and REST, range end shown, saved, a picked file recognised by stream and REST, round trip) in ${SECONDS}s"

@@ -148,7 +148,7 @@ func (p *Pane) viewDetails(w int) string {
 	}
 	b.WriteString(st.Dim.Render(wrap(hint, w)) + "\n")
 	if ps := p.play; ps != nil && ps.preview && ps.voice == v.Value {
-		b.WriteString("\n" + p.playLine(ps) + "\n")
+		b.WriteString("\n" + wrap(p.playLine(ps), w) + "\n")
 		if n := p.fileNotice(ps, w); n != "" {
 			b.WriteString(n + "\n")
 		}
