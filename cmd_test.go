@@ -149,6 +149,14 @@ func TestConvenienceCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "The answer about cats and dogs") || !strings.Contains(out, "2. Result 2 for cats and dogs") {
 		t.Errorf("search: %d\n%s", code, out)
 	}
+	hark(t, s, "", "search", "--exact", "--favicon", "--image-descriptions", "--start-date", "2024-01-02", "--end-date", "2024-02-03", "q")
+	var sent struct{ Inputs map[string]any }
+	json.Unmarshal(s.Last(apitest.InvokePath(api.ToolSearch)).Body, &sent)
+	for k, want := range map[string]any{"exact_match": true, "include_favicon": true, "include_image_descriptions": true, "start_date": "2024-01-02", "end_date": "2024-02-03", "query": "q"} {
+		if sent.Inputs[k] != want {
+			t.Errorf("search input %s = %v, want %v", k, sent.Inputs[k], want)
+		}
+	}
 	code, out, errs := hark(t, s, "", "extract", "https://a,https://fail", "https://b")
 	if code != 0 || !strings.Contains(out, "== https://a ==") || !strings.Contains(out, "== https://b ==") || !strings.Contains(errs, "extract https://fail failed") {
 		t.Errorf("extract: %d\n%s\n%s", code, out, errs)

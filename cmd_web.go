@@ -79,6 +79,11 @@ func newSearchCmd(a *app) *cobra.Command {
 		w.boolFlag(cmd, "answer", "include_answer", "include an AI-generated answer")
 		w.boolFlag(cmd, "raw-content", "include_raw_content", "attach each page's cleaned body")
 		w.boolFlag(cmd, "images", "include_images", "return related images")
+		w.boolFlag(cmd, "image-descriptions", "include_image_descriptions", "describe the returned images")
+		w.boolFlag(cmd, "favicon", "include_favicon", "return each site's favicon")
+		w.boolFlag(cmd, "exact", "exact_match", "only results containing the whole query phrase")
+		w.strFlag(cmd, "start-date", "start_date", "only results after this date, YYYY-MM-DD")
+		w.strFlag(cmd, "end-date", "end_date", "only results before this date, YYYY-MM-DD")
 		w.strFlag(cmd, "include-domains", "include_domains", "domain allow-list, comma-separated")
 		w.strFlag(cmd, "exclude-domains", "exclude_domains", "domain deny-list, comma-separated")
 	})
@@ -100,6 +105,7 @@ func newExtractCmd(a *app) *cobra.Command {
 			w.strFlag(cmd, "format", "format", "markdown or text")
 			w.strFlag(cmd, "query", "query", "re-rank snippets by relevance to this query")
 			w.boolFlag(cmd, "images", "include_images", "return the pages' images")
+			w.boolFlag(cmd, "favicon", "include_favicon", "return each site's favicon")
 		})
 }
 
@@ -115,6 +121,7 @@ func crawlFlags(withContent bool) func(cmd *cobra.Command, w *webFlags) {
 		if withContent {
 			w.strFlag(cmd, "depth", "extract_depth", "basic or advanced")
 			w.strFlag(cmd, "format", "format", "markdown or text")
+			w.boolFlag(cmd, "favicon", "include_favicon", "return each page's favicon")
 		}
 	}
 }
