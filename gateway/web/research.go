@@ -64,6 +64,7 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 		return nil, err
 	}
 	done := make(chan struct{})
+	var saveErr error // read only after done is closed
 	e.tasks.Add(1)
 	go func() {
 		defer e.tasks.Done()
@@ -80,13 +81,16 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 			} else if errors.Is(err, context.DeadlineExceeded) {
 				msg = fmt.Sprintf("research took longer than %s", e.cfg.ResearchTimeout)
 			}
-			_ = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, msg)
+			saveErr = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, msg)
 			return
 		}
-		_ = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, "")
+		saveErr = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, "")
 	}()
 	select {
 	case <-done:
+		if saveErr != nil {
+			return nil, fmt.Errorf("research %s: save the result: %w", id, saveErr)
+		}
 	case <-ctx.Done():
 		out, err := e.store.research(context.WithoutCancel(ctx), id)
 		if err != nil {

@@ -171,3 +171,33 @@ func TestResearchReadsURLsInTheInput(t *testing.T) {
 		t.Error("reported an empty index after reading the named URL")
 	}
 }
+
+// A result that cannot be saved is an error, not a task stuck in progress.
+func TestResearchSaveFailureIsAnError(t *testing.T) {
+	db := testDB(t)
+	e := testEngine(t, db)
+	bs := blockingSearcher{release: make(chan struct{})}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := e.runResearch(context.Background(), api.ResearchInput{Input: "anything", Model: "mini"}, bs, false)
+		errc <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var status string
+		if err := db.QueryRow(`SELECT status FROM web_research`).Scan(&status); err == nil && status == api.ResearchInProgress {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("task never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := db.Exec(`DROP TABLE web_research`); err != nil {
+		t.Fatal(err)
+	}
+	close(bs.release)
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "save the result") {
+		t.Errorf("err = %v", err)
+	}
+}
