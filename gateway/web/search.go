@@ -362,6 +362,9 @@ func timeWindow(in api.SearchInput, now time.Time) (lo, hi int64, err error) {
 			return 0, 0, &engine.InputError{Field: "end_date", Rule: "must be a date as YYYY-MM-DD"}
 		}
 		hi = t.AddDate(0, 0, 1).Unix()
+		if in.StartDate != "" && in.EndDate < in.StartDate {
+			return 0, 0, &engine.InputError{Field: "end_date", Rule: "must not be before start_date"}
+		}
 	}
 	return lo, hi, nil
 }

@@ -212,6 +212,12 @@ func TestSearchOptions(t *testing.T) {
 	if out := mustSearch(t, e, api.SearchInput{Query: "!!! ???"}); len(out.Results) != 0 || out.Query != "!!! ???" {
 		t.Errorf("punctuation query: %+v", out)
 	}
+	if _, err := e.Search(context.Background(), api.SearchInput{Query: "x", StartDate: "2020-02-02", EndDate: "2020-02-01"}); err == nil || !strings.Contains(err.Error(), "end_date") {
+		t.Errorf("end before start: %v", err)
+	}
+	if out := mustSearch(t, e, api.SearchInput{Query: "interest rates", StartDate: "2015-06-01", EndDate: "2015-06-01"}); len(out.Results) != 1 {
+		t.Errorf("one-day window: %v", searchURLs(out))
+	}
 	if _, err := e.Search(context.Background(), api.SearchInput{Query: "x", StartDate: "yesterday"}); err == nil || !strings.Contains(err.Error(), "start_date") {
 		t.Errorf("bad start_date: %v", err)
 	}
