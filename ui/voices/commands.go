@@ -92,6 +92,11 @@ type job struct {
 	r  *relay
 }
 
+// jobMsg is a message of a job: every one embeds job.
+type jobMsg interface{ jobOf() job }
+
+func (j job) jobOf() job { return j }
+
 // clip is a piece of synthesized audio, whole.
 type clip struct {
 	data   []byte

@@ -260,12 +260,12 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	case voicesMsg:
 		return p, p.onVoices(msg)
 	case ttsOpenedMsg, ttsChunkMsg, ttsDoneMsg, meterMsg:
-		return p, p.onPlayback(msg)
+		return p, p.onPlayback(msg.(jobMsg))
 	case savedMsg:
 		p.savedTo, p.saveErr = msg.path, msg.err
 		return p, nil
 	case sttFrameMsg, sttRecordingMsg, sttDoneMsg:
-		return p, p.onListen(msg)
+		return p, p.onListen(msg.(jobMsg))
 	case roundTripMsg:
 		return p, p.onRoundTrip(msg)
 	}
@@ -570,18 +570,8 @@ func (p *Pane) startTTS(req api.TTSRequest, stream, preview bool, memo *clip) te
 	return j.r.start(t.run)
 }
 
-func (p *Pane) onPlayback(msg tea.Msg) tea.Cmd {
-	var j job
-	switch m := msg.(type) {
-	case ttsOpenedMsg:
-		j = m.job
-	case ttsChunkMsg:
-		j = m.job
-	case ttsDoneMsg:
-		j = m.job
-	case meterMsg:
-		j = m.job
-	}
+func (p *Pane) onPlayback(msg jobMsg) tea.Cmd {
+	j := msg.jobOf()
 	ps := p.play
 	if ps == nil || ps.id != j.id {
 		// A replaced job: keep draining it so its goroutine can end.
@@ -708,16 +698,8 @@ func (p *Pane) recognise(path string) tea.Cmd {
 	return j.r.start(t.run)
 }
 
-func (p *Pane) onListen(msg tea.Msg) tea.Cmd {
-	var j job
-	switch m := msg.(type) {
-	case sttFrameMsg:
-		j = m.job
-	case sttRecordingMsg:
-		j = m.job
-	case sttDoneMsg:
-		j = m.job
-	}
+func (p *Pane) onListen(msg jobMsg) tea.Cmd {
+	j := msg.jobOf()
 	ls := &p.listen
 	if ls.id != j.id {
 		if _, final := msg.(sttDoneMsg); final {
