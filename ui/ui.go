@@ -158,7 +158,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.c.Tools, m.toolsErr = msg.Tools, msg.Err
 		var cmd tea.Cmd
 		if msg.Err != nil {
-			p := common.Explain(fmt.Errorf("tool list: %w", msg.Err))
+			p := common.Explain(common.ToolListError(msg.Err))
 			m.problem = &p
 		}
 		return m, tea.Batch(cmd, m.broadcast(msg))

@@ -72,6 +72,15 @@ func Explain(err error) Problem {
 	return p
 }
 
+// ToolListError names err as the tool list's, unless the client already
+// did ("tool list: tool list: …" reads as a bug).
+func ToolListError(err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), "tool list: ") {
+		return err
+	}
+	return fmt.Errorf("tool list: %w", err)
+}
+
 // StatusText is the one-line form for the status bar.
 func (p Problem) StatusText() string {
 	if p.TraceID != "" {
@@ -92,7 +101,11 @@ func ErrorView(s *Styles, err error, width int) string {
 		lines = append(lines, s.Dim.Render("  trace_id "+p.TraceID))
 	}
 	if p.Hint != "" {
-		lines = append(lines, s.Warn.Render(Wrap("  "+p.Hint, width)))
+		hint := strings.Split(Wrap(p.Hint, max(10, width-2)), "\n")
+		for i := range hint {
+			hint[i] = "  " + hint[i]
+		}
+		lines = append(lines, s.Warn.Render(strings.Join(hint, "\n")))
 	}
 	return strings.Join(lines, "\n")
 }

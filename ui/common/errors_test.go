@@ -29,3 +29,28 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+// The client already says "tool list:"; the UI does not say it twice.
+func TestToolListErrorOnce(t *testing.T) {
+	own := fmt.Errorf("tool list: %w", &api.Error{HTTPStatus: 401, Message: "invalid API key"})
+	if got := Explain(ToolListError(own)).Message; got != "tool list: invalid API key" {
+		t.Errorf("message %q", got)
+	}
+	if got := ToolListError(fmt.Errorf("dial tcp: refused")).Error(); got != "tool list: dial tcp: refused" {
+		t.Errorf("unnamed error became %q", got)
+	}
+}
+
+// A hint wrapped over several lines keeps its indent on each.
+func TestErrorViewIndentsWrappedHint(t *testing.T) {
+	v := ErrorView(NewStyles(true, true), &api.Error{HTTPStatus: 401, Message: "bad key"}, 40)
+	lines := strings.Split(v, "\n")
+	if len(lines) < 3 {
+		t.Fatalf("hint not wrapped at 40 columns:\n%s", v)
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "  ") {
+			t.Errorf("hint line without indent: %q", l)
+		}
+	}
+}

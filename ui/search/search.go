@@ -194,7 +194,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, p.search()
 	case common.ToolsMsg:
 		if msg.Err != nil {
-			p.err = fmt.Errorf("tool list: %w", msg.Err)
+			p.err = common.ToolListError(msg.Err)
 		} else if p.err != nil && strings.HasPrefix(p.err.Error(), "tool list: ") {
 			p.err = nil
 		}

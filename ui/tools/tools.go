@@ -277,7 +277,7 @@ func (p *Pane) View() string {
 		return common.Fit(head+title+"\n"+p.tree.View(), p.width, p.height)
 	}
 	if p.toolsErr != nil && len(p.c.Tools) == 0 {
-		return common.Fit(head+common.ErrorView(s, fmt.Errorf("tool list: %w", p.toolsErr), p.width), p.width, p.height)
+		return common.Fit(head+common.ErrorView(s, common.ToolListError(p.toolsErr), p.width), p.width, p.height)
 	}
 	lines := []string{s.Title.Render(fmt.Sprintf("Tools (%d)", len(p.c.Tools))) + s.Dim.Render("  from the gateway's live list · enter opens a form"), ""}
 	var inputs []api.Field
