@@ -55,6 +55,7 @@ type Output struct {
 type sink interface {
 	start(p *Playback, rate int) error
 	pause(p *Playback, paused bool)
+	setVolume(p *Playback, v float64) // for sinks that apply the gain themselves; others get it from pull
 	stop(p *Playback)
 }
 

@@ -62,6 +62,10 @@ var device struct {
 	rate   int
 	buffer time.Duration
 	log    *logSwitch
+	// logPipe is the write end ALSA's handler writes to. It must stay
+	// referenced: an *os.File that is garbage collected closes its fd, and
+	// ALSA would then write into whatever file reuses that number.
+	logPipe *os.File
 
 	// oto feeds the device silence whenever it runs; hark suspends it when
 	// nothing has played for idleSuspend, so an open TUI costs no CPU.
@@ -146,8 +150,9 @@ func openDevice(opts Options) (*Output, error) {
 	return &Output{
 		kind:     SinkDevice,
 		describe: fmt.Sprintf("device (ALSA %s kHz)", khz(device.rate)),
-		sink:     &otoSink{ctx: device.ctx, bufBytes: bufferBytes(device.rate, device.buffer), latency: device.buffer * 3 / 2, period: device.buffer / 2},
-		rate:     device.rate,
+		sink: &otoSink{ctx: device.ctx, bufBytes: bufferBytes(device.rate, device.buffer), headroom: bufferBytes(device.rate, playerHeadroom),
+			latency: device.buffer * 3 / 2, period: device.buffer / 2},
+		rate: device.rate,
 	}, nil
 }
 
@@ -171,7 +176,8 @@ func openOto(opts Options) (*oto.Context, error) {
 		return nil, fmt.Errorf("audio: log pipe: %w", err)
 	}
 	go io.Copy(device.log, r)
-	C.hark_set_alsa_log(C.int(w.Fd())) // w stays open for the life of the process
+	device.logPipe = w // open for the life of the process
+	C.hark_set_alsa_log(C.int(w.Fd()))
 
 	if saved, err := unix.Dup(2); err == nil {
 		if unix.Dup2(int(w.Fd()), 2) == nil {
@@ -207,40 +213,122 @@ func openOto(opts Options) (*oto.Context, error) {
 // otoSink plays through one oto player per playback; oto mixes them.
 type otoSink struct {
 	ctx      *oto.Context
-	bufBytes int
+	bufBytes int           // the player's buffer while it starts: the device's buffer, so the first sound is not held back
+	headroom int           // the player's buffer once it plays: audio already arrived is kept this far ahead of the device
 	latency  time.Duration // the device's buffer plus a period, waited out after the last sample
 	period   time.Duration // what ALSA still holds, at least, when the player's buffer runs dry
 }
 
+// playerHeadroom is how much already-arrived audio the player holds ahead of
+// the device once it is playing. oto's mixer goroutine refills the player
+// while ALSA's thread drains it; with only the 20 ms device buffer in hand, a
+// busy machine that keeps the mixer goroutine off the CPU for 20 ms or more
+// makes oto pad the device with silence although the jitter buffer is full
+// (40-100 ms gaps seen at load 10 on 2 cores). Holding more does not delay
+// the first sound (the player starts with the device's buffer and grows once
+// it plays), pause, stop or volume (all act on oto's player directly).
+const playerHeadroom = 150 * time.Millisecond
+
 // otoReader is what oto's player reads. It waits only a few milliseconds for
 // audio, so one starving playback cannot hold up oto's mixer for long.
-type otoReader struct{ p *Playback }
+//
+// It also grows the player's buffer to the headroom once oto's mixer is
+// draining it. Not before: oto's Play fills the player's whole buffer before
+// the player joins the mix, so a large buffer at first would hold back the
+// first sound of a stream that arrives in real time. The mixer is known to be
+// draining the player when the player holds less than it did after the
+// previous Read plus what that Read returned (during Play's fill nothing
+// drains it).
+type otoReader struct {
+	p *Playback
 
-func (r otoReader) Read(b []byte) (int, error) {
-	n, eof := r.p.pull(b, 5*time.Millisecond, true)
+	mu         sync.Mutex
+	pl         *oto.Player
+	small, big int
+	grown      bool
+	expect     int // the player's buffered bytes if nothing drained it since the last Read
+}
+
+func (r *otoReader) Read(b []byte) (int, error) {
+	r.mu.Lock()
+	if !r.grown && r.pl != nil && r.pl.BufferedSize() < r.expect {
+		r.pl.SetBufferSize(r.big)
+		r.grown = true
+	}
+	r.mu.Unlock()
+	n, eof := r.p.pull(b, 5*time.Millisecond, false)
 	if eof {
 		return 0, io.EOF
 	}
+	r.mu.Lock()
+	if r.pl != nil {
+		r.expect = r.pl.BufferedSize() + n
+	}
+	r.mu.Unlock()
 	return n, nil
 }
 
 func (s *otoSink) start(p *Playback, rate int) error {
-	pl := s.ctx.NewPlayer(otoReader{p})
+	rd := &otoReader{p: p, small: s.bufBytes, big: max(s.bufBytes, s.headroom)}
+	pl := s.ctx.NewPlayer(rd)
 	pl.SetBufferSize(s.bufBytes)
+	rd.mu.Lock()
+	rd.pl = pl
+	rd.mu.Unlock()
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
 		return errStopped
 	}
+	pl.SetVolume(p.volume)
 	p.buffered = pl.BufferedSize
 	p.tail = s.period
-	p.player = pl
-	p.onFinish = releaseDevice
+	p.player = rd
+	p.onFinish = func() {
+		// oto's Player.Close does nothing: a player leaves oto's mixer when
+		// it is garbage collected, and the mixer reads every player it
+		// holds on every round. Drop every reference to it.
+		rd.mu.Lock()
+		rd.pl = nil
+		rd.mu.Unlock()
+		p.mu.Lock()
+		p.player, p.buffered = nil, nil
+		p.mu.Unlock()
+		releaseDevice()
+	}
 	p.mu.Unlock()
-	acquireDevice()
-	pl.Play()
+	acquireDevice() // the device wakes while the first samples decode
+	go s.begin(p, rd)
 	go s.watch(p, pl)
 	return nil
+}
+
+// begin starts the player once the first samples are queued. oto's Play
+// fills the player's buffer before the player joins the mix, and a just-woken
+// device then drains two periods at once; a buffer of only the device's size
+// leaves oto's mixer goroutine one period to refill it, which a busy machine
+// misses (a 10-30 ms gap just after the first sound). So the first fill takes
+// whatever audio has already arrived, up to the headroom: nothing is held back
+// that could have played, and a stream that arrives faster than real time
+// starts with its full headroom.
+func (s *otoSink) begin(p *Playback, rd *otoReader) {
+	p.mu.Lock()
+	for !p.stopped && !p.decodeEnd && (len(p.queue) == 0 || len(p.in) > 0 && 2*len(p.queue) < rd.big) {
+		p.wait(0)
+	}
+	first := min(rd.big, max(rd.small, 2*len(p.queue)))
+	stopped := p.stopped
+	p.mu.Unlock()
+	rd.mu.Lock()
+	pl := rd.pl
+	if pl != nil && !stopped {
+		pl.SetBufferSize(first)
+		rd.grown = first >= rd.big
+	}
+	rd.mu.Unlock()
+	if pl != nil && !stopped {
+		pl.Play()
+	}
 }
 
 // watch ends the playback when the device has played everything, or when
@@ -273,25 +361,52 @@ func (s *otoSink) watch(p *Playback, pl *oto.Player) {
 	}
 }
 
-func (s *otoSink) pause(p *Playback, paused bool) {
+// playerOf is the playback's oto player, nil before it starts and after it ends.
+func playerOf(p *Playback) *oto.Player {
 	p.mu.Lock()
-	pl, _ := p.player.(*oto.Player)
+	rd, _ := p.player.(*otoReader)
 	p.mu.Unlock()
+	if rd == nil {
+		return nil
+	}
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	return rd.pl
+}
+
+func (s *otoSink) pause(p *Playback, paused bool) {
+	pl := playerOf(p)
 	if pl == nil {
 		return
 	}
 	if paused {
 		pl.Pause()
+		// Back to the starting buffer for good: oto's Play after a pause
+		// refills the buffer while the player is still in the mix, so a
+		// large one would have two goroutines reading the stream for as long
+		// as it takes to fill.
+		pl.SetBufferSize(s.bufBytes)
+		p.mu.Lock()
+		rd, _ := p.player.(*otoReader)
+		p.mu.Unlock()
+		if rd != nil {
+			rd.mu.Lock()
+			rd.grown = true
+			rd.mu.Unlock()
+		}
 	} else {
 		pl.Play()
 	}
 }
 
+func (s *otoSink) setVolume(p *Playback, v float64) {
+	if pl := playerOf(p); pl != nil {
+		pl.SetVolume(v) // oto ramps to it over one period, with no click
+	}
+}
+
 func (s *otoSink) stop(p *Playback) {
-	p.mu.Lock()
-	pl, _ := p.player.(*oto.Player)
-	p.mu.Unlock()
-	if pl != nil {
+	if pl := playerOf(p); pl != nil {
 		pl.Pause()
 		pl.Reset()
 	}

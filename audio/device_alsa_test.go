@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -91,6 +92,34 @@ func TestOtoChild(t *testing.T) {
 	p.Write(append(streamedWAVHeader(e2eRate, 0xFFFFFFFF), s16Bytes(testSignal(e2eRate*3/10, 4))...))
 	p.CloseWithError(errors.New("connection reset by peer"))
 	report("dies", p, first, e2eRate*3/10)
+
+	// burst: a vendor far faster than real time sends 1.5 s at once, to a
+	// device that has gone idle. oto's mixer goroutine must keep the player
+	// fed while ALSA's thread drains it; on a busy machine a 20 ms player
+	// buffer let oto pad 10-100 ms of silence into such a stream.
+	// Goroutines spinning on every P stand in for the busy machine.
+	time.Sleep(idleSuspend + 300*time.Millisecond)
+	busy := make(chan struct{})
+	for range 4 * runtime.GOMAXPROCS(0) {
+		go func() {
+			for x := 0; ; x++ {
+				select {
+				case <-busy:
+					return
+				default:
+				}
+				for range 1000 {
+					x ^= x << 1
+				}
+			}
+		}()
+	}
+	p, _ = out.Play("pcm", e2eRate)
+	first = time.Now()
+	p.Write(s16Bytes(testSignal(e2eRate*3/2, 5)))
+	p.CloseWrite()
+	report("burst", p, first, e2eRate*3/2)
+	close(busy)
 
 	// The rig holds ~40 ms more than a sound card would (the file plugin's
 	// buffer and the FIFO); let it drain before the process exits.
@@ -279,13 +308,15 @@ func TestOtoEndToEnd(t *testing.T) {
 			scenarios = append(scenarios, s)
 		}
 	}
-	if len(scenarios) != 3 {
-		t.Fatalf("child reported %d scenarios, want 3; stdout:\n%s", len(scenarios), stdout.String())
+	if len(scenarios) != 4 {
+		t.Fatalf("child reported %d scenarios, want 4; stdout:\n%s", len(scenarios), stdout.String())
 	}
 	want = append(want, testSignal(e2eRate, 1)...)
 	want = append(want, testSignal(e2eRate/5, 2)...)
 	want = append(want, testSignal(e2eRate/5, 3)...)
 	want = append(want, testSignal(e2eRate*3/10, 4)...)
+	burstAt := len(want)
+	want = append(want, testSignal(e2eRate*3/2, 5)...)
 
 	if describe != "device (ALSA 48 kHz)" {
 		t.Errorf("Describe = %q", describe)
@@ -319,10 +350,11 @@ func TestOtoEndToEnd(t *testing.T) {
 	}
 	equalSamples(t, got, want)
 
-	stream, stall, dies := scenarios[0], scenarios[1], scenarios[2]
+	stream, stall, dies, burst := scenarios[0], scenarios[1], scenarios[2], scenarios[3]
 	t.Logf("stream: %+v", stream.Stats)
 	t.Logf("stall:  %+v", stall.Stats)
 	t.Logf("dies:   %+v err %q", dies.Stats, dies.Err)
+	t.Logf("burst:  %+v", burst.Stats)
 	startLatency := firstAtDevice.Sub(time.Unix(0, stream.FirstWrite))
 	t.Logf("first chunk to the ALSA plugin's output: %v (from a suspended device)", startLatency)
 
@@ -356,6 +388,16 @@ func TestOtoEndToEnd(t *testing.T) {
 		if n := silenceBefore[i]; n > e2eRate/10 {
 			t.Errorf("%d silent samples inside the first stream, before sample %d", n, i)
 		}
+	}
+	// Audio that had all arrived plays without a single silent sample,
+	// though hark's underrun count could not see such a gap.
+	for i := burstAt + 1; i < len(want); i++ {
+		if n := silenceBefore[i]; n > 0 {
+			t.Errorf("burst: %v of silence before sample %d of %d, all of which had arrived", time.Duration(n)*time.Second/e2eRate, i-burstAt, len(want)-burstAt)
+		}
+	}
+	if burst.Stats.Underruns != 0 || burst.Err != "" || burst.Stats.BytesPlayed != int64(burst.Samples*2) {
+		t.Errorf("burst: %+v err %q", burst.Stats, burst.Err)
 	}
 	if !strings.Contains(dies.Err, "connection reset") || dies.Stats.BytesPlayed != int64(dies.Samples*2) {
 		t.Errorf("dies: err %q, played %d of %d bytes", dies.Err, dies.Stats.BytesPlayed, dies.Samples*2)

@@ -58,9 +58,10 @@ type Playback struct {
 	underrunTime  time.Duration
 	underrunStart time.Time
 
-	winSum float64
-	winN   int
-	levels []float64
+	winSum        float64
+	winN          int
+	levels        []float64
+	levelsDropped int64 // readings dropped from the front of levels
 
 	player   any           // the sink's per-playback handle (an *oto.Player)
 	tail     time.Duration // audio the sink still holds after buffered() reaches 0 (a device's own buffer)
@@ -201,9 +202,11 @@ func (p *Playback) SetVolume(v float64) {
 	if math.IsNaN(v) {
 		v = 1
 	}
+	v = min(1, max(0, v))
 	p.mu.Lock()
-	p.volume = min(1, max(0, v))
+	p.volume = v
 	p.mu.Unlock()
+	p.sink.setVolume(p, v)
 }
 
 // Position is how much audio has been played (saved, for the file sink).
@@ -283,18 +286,33 @@ func (p *Playback) Stats() Stats {
 func (p *Playback) Level() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.levels) == 0 {
+	lv := p.heardLevelsLocked()
+	if len(lv) == 0 {
 		return 0
 	}
-	return p.levels[len(p.levels)-1]
+	return lv[len(lv)-1]
 }
 
 // Levels returns up to the last n RMS readings, oldest first, for a waveform.
 func (p *Playback) Levels(n int) []float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n = min(max(0, n), len(p.levels))
-	return append([]float64(nil), p.levels[len(p.levels)-n:]...)
+	lv := p.heardLevelsLocked()
+	n = min(max(0, n), len(lv))
+	return append([]float64(nil), lv[len(lv)-n:]...)
+}
+
+// heardLevelsLocked is the level readings of audio the sink has played, not
+// merely been handed: the device's player holds audio ahead of what is heard,
+// and the meter should move with the sound.
+func (p *Playback) heardLevelsLocked() []float64 {
+	if p.finished || p.buffered == nil || p.rate == 0 {
+		return p.levels
+	}
+	win := int64(p.rate) * int64(levelWindow) / int64(time.Second)
+	played := p.delivered - int64(p.buffered()/2)
+	k := min(int64(len(p.levels)), max(0, played/win-p.levelsDropped))
+	return p.levels[:k]
 }
 
 // SavedTo is the WAV file the file sink wrote ("" for other sinks). It is
@@ -463,7 +481,9 @@ func (p *Playback) rebufferingLocked() bool {
 
 func (p *Playback) pushLevel(v float64) {
 	if len(p.levels) >= maxLevels {
-		p.levels = append(p.levels[:0], p.levels[len(p.levels)-maxLevels/2:]...)
+		drop := len(p.levels) - maxLevels/2
+		p.levels = append(p.levels[:0], p.levels[drop:]...)
+		p.levelsDropped += int64(drop)
 	}
 	p.levels = append(p.levels, min(1, v))
 }

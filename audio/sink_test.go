@@ -109,6 +109,8 @@ func (s *recordingSink) pause(p *Playback, paused bool) {
 	s.mu.Unlock()
 }
 
+func (s *recordingSink) setVolume(*Playback, float64) {} // applied in pull
+
 func (s *recordingSink) stop(p *Playback) {
 	s.mu.Lock()
 	s.pending = nil

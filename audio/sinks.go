@@ -25,8 +25,9 @@ func (nullSink) start(p *Playback, rate int) error {
 	return nil
 }
 
-func (nullSink) pause(*Playback, bool) {}
-func (nullSink) stop(p *Playback)      { p.finish(nil) }
+func (nullSink) pause(*Playback, bool)        {}
+func (nullSink) setVolume(*Playback, float64) {}
+func (nullSink) stop(p *Playback)             { p.finish(nil) }
 
 // fileSink saves each playback as a 16-bit mono WAV at the stream's own rate.
 // The header is written first with placeholder sizes and fixed at the end, so
@@ -98,7 +99,8 @@ func (s *fileSink) start(p *Playback, rate int) error {
 	return nil
 }
 
-func (s *fileSink) pause(*Playback, bool) {}
+func (s *fileSink) pause(*Playback, bool)        {}
+func (s *fileSink) setVolume(*Playback, float64) {}
 
 // stop lets the writer goroutine finish the file with what it has.
 func (s *fileSink) stop(*Playback) {}
