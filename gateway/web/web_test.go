@@ -401,6 +401,10 @@ func TestExtractDecodesCharsets(t *testing.T) {
 	if !strings.Contains(out.Results[0].RawContent, "Crème brûlée at the café.") {
 		t.Errorf("latin-1 page: %q", out.Results[0].RawContent)
 	}
+	// What extract read is searchable, accents folded.
+	if s := mustSearch(t, e, api.SearchInput{Query: "creme brulee"}); len(s.Results) != 1 || s.Results[0].URL != site.URL+"/latin1" {
+		t.Errorf("extracted page not indexed: %+v", s.Results)
+	}
 }
 
 func TestShortPageTextOnce(t *testing.T) {
