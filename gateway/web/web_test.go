@@ -227,6 +227,15 @@ func TestCrawl(t *testing.T) {
 	if err != nil || len(out.Results) != 3 { // the start page and two links
 		t.Errorf("max_breadth 2: %v %v", err, urlsOf(out.Results))
 	}
+	// Pages are extracted the way extract does: extract_depth and format.
+	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 1, MaxBreadth: 50, Limit: 50, SelectPaths: "^/a$", ExtractDepth: "advanced"})
+	if err != nil || len(out.Results) != 1 || !strings.Contains(out.Results[0].RawContent, "| Disallow") {
+		t.Errorf("crawl extract_depth advanced keeps tables: %v %+v", err, out)
+	}
+	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 1, MaxBreadth: 50, Limit: 50, SelectPaths: "^/a$", Format: "text"})
+	if err != nil || len(out.Results) != 1 || strings.Contains(out.Results[0].RawContent, "# Alpha") || !strings.Contains(out.Results[0].RawContent, "Politeness means") {
+		t.Errorf("crawl format text: %v %+v", err, out)
+	}
 	// select_domains: only the external host; the start page is read for
 	// its links but not returned.
 	out, err = e.Crawl(context.Background(), api.CrawlInput{URL: u, MaxDepth: 1, MaxBreadth: 50, Limit: 50, SelectDomains: "^localhost$"})
