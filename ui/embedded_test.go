@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,8 +12,12 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway"
 	"hark/gateway/embedded"
+	"hark/gateway/engine"
+	"hark/ui/internal/uitest"
 	"hark/ui/pages"
+	"hark/ui/research"
 )
 
 // TestE2EEmbeddedSearchOpenExtractBack runs the TUI against hark's own
@@ -61,4 +67,87 @@ kept as the main content by the extractor, which drops short boilerplate.</p><p>
 	r.waitFor("the page list", screenHas("vendor_extract · "))
 	r.keys("1")
 	r.waitFor("search results kept", screenHas("Okapi facts"))
+}
+
+// slowResearch is a research engine that runs until its call is
+// cancelled, and says when it started and when it saw the cancel.
+type slowResearch struct{ started, cancelled chan struct{} }
+
+func (s slowResearch) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
+	close(s.started)
+	<-ctx.Done()
+	close(s.cancelled)
+	return nil, ctx.Err()
+}
+
+// TestE2EGatewaySlowResearchThenCancel runs hark's real gateway server with
+// the local engines, its research engine made slow: the TUI shows the
+// research running, stays usable meanwhile, and x cancels it all the way
+// down to the engine.
+func TestE2EGatewaySlowResearchThenCancel(t *testing.T) {
+	db, err := gateway.OpenDB(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	key, err := gateway.NewAPIKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := embedded.NewEngines(db, true, slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { eng.Close() })
+	slow := slowResearch{started: make(chan struct{}), cancelled: make(chan struct{})}
+	engines := eng.Gateway()
+	local := engines.Web
+	engines.Web = func(ws string, c gateway.SearchConfig) (engine.Web, error) {
+		w, err := local(ws, c)
+		w.Research = slow
+		return w, err
+	}
+	srv, err := gateway.New(gateway.Options{
+		Config: &gateway.Config{Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}},
+		DB:     db, Engines: engines,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+
+	r := startAt(t, "http://"+ln.Addr().String(), key, 80, 24)
+	r.keys("esc", "3", "/")
+	r.typeText("a slow question")
+	r.keys("enter")
+	r.waitFor("research running", screenHas("researching “a slow question”"))
+	select {
+	case <-slow.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the gateway never called the research engine")
+	}
+	// Other panes stay usable while it runs.
+	r.keys("1", "/")
+	r.typeText("okapi")
+	r.keys("enter")
+	r.waitFor("a search answered meanwhile", screenHas("No results"))
+	r.waitFor("research shown in the status bar", func(m *Model) bool {
+		return strings.Contains(uitest.Plain(m.statusView()), "⟳ research ")
+	})
+	r.keys("3", "x")
+	r.waitFor("cancelled", func(m *Model) bool {
+		s := m.panes[2].(*research.Pane).Current()
+		return s != nil && !s.Running && strings.Contains(uitest.Plain(m.statusView()), "cancelled")
+	})
+	select {
+	case <-slow.cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelling in the TUI did not reach the research engine")
+	}
 }
