@@ -623,3 +623,18 @@ func TestListenShowsTheNewestWordsAndProgress(t *testing.T) {
 		}
 	}
 }
+
+func TestNoMicrophoneSaysWhatToDo(t *testing.T) {
+	p := newTestPane(t, 80, 21)
+	p.SetSection(SectionListen)
+	p.listen = listenState{id: 5, running: true, recording: true}
+	detail := strings.Repeat("ALSA lib confmisc.c:855:(parse_card) cannot find card '0' ", 10)
+	p.update(t, sttDoneMsg{job: job{id: 5}, err: fmt.Errorf("no microphone here: choose an audio file instead (o); %w: %s", audio.ErrNoCaptureDevice, detail)})
+	v := ansi.Strip(p.View())
+	if !strings.Contains(v, "✗ no microphone here: choose an audio file instead (o)") {
+		t.Errorf("the advice is not shown:\n%s", v)
+	}
+	if n := strings.Count(v, "cannot find card"); n > 5 {
+		t.Errorf("ALSA's words fill the screen (%d times):\n%s", n, v)
+	}
+}

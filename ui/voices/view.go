@@ -379,7 +379,13 @@ func (p *Pane) viewListen(w, h int) string {
 		}
 		b.WriteString(st.Dim.Render(progress+" · x cancel") + "\n")
 	case ls.err != nil:
-		b.WriteString(st.Err.Render(wrap("✗ "+ls.err.Error(), w)) + "\n")
+		// What to do comes first in hark's errors; the tail of a long one
+		// (ALSA's and PulseAudio's own words) is cut at four lines.
+		lines := strings.Split(wrap("✗ "+ls.err.Error(), w), "\n")
+		if len(lines) > 4 {
+			lines = append(lines[:3], ansi.Truncate(lines[3], max(1, w-1), "")+"…")
+		}
+		b.WriteString(st.Err.Render(strings.Join(lines, "\n")) + "\n")
 	case ls.done:
 		b.WriteString(st.OK.Render("✓ recognised") + "\n")
 	}
