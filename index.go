@@ -62,12 +62,12 @@ Pages that extract and crawl read are indexed automatically as well.`,
 				total += n
 				if err != nil {
 					if errors.Is(err, web.ErrAddressRefused) && !allowPrivate {
-						return fmt.Errorf("%w (%d pages indexed before the error); --allow-private lets index read private and loopback addresses", err, total)
+						return fmt.Errorf("%w (%s indexed before the error); --allow-private lets index read private and loopback addresses", err, pageCount(total))
 					}
-					return fmt.Errorf("%w (%d pages indexed before the error)", err, total)
+					return fmt.Errorf("%w (%s indexed before the error)", err, pageCount(total))
 				}
 				if !a.jsonOut {
-					fmt.Fprintf(out, "Indexed %d pages from %s in %s.\n", n, target, time.Since(start).Round(time.Millisecond))
+					fmt.Fprintf(out, "Indexed %s from %s in %s.\n", pageCount(n), target, time.Since(start).Round(time.Millisecond))
 				}
 			}
 			held, err := e.IndexedPages(cmd.Context())
@@ -77,7 +77,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 			if a.jsonOut {
 				return json.NewEncoder(out).Encode(map[string]any{"indexed": total, "index_pages": held})
 			}
-			fmt.Fprintf(out, "The index in %s now holds %d pages.\n", a.cfg.DataDir, held)
+			fmt.Fprintf(out, "The index in %s now holds %s.\n", a.cfg.DataDir, pageCount(held))
 			return nil
 		},
 	}
@@ -86,4 +86,11 @@ Pages that extract and crawl read are indexed automatically as well.`,
 	f.IntVar(&limit, "limit", 500, "most pages to read from a URL or sitemap")
 	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server)")
 	return cmd
+}
+
+func pageCount(n int) string {
+	if n == 1 {
+		return "1 page"
+	}
+	return fmt.Sprintf("%d pages", n)
 }

@@ -63,6 +63,10 @@ func TestIndexSite(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"indexed":2`) {
 		t.Fatalf("index --limit 2: %d %q %q", code, out, errs)
 	}
+	code, out, errs = hark(t, nil, "", "--data-dir", data, "index", "--allow-private", "--limit", "1", srv.URL+"/")
+	if code != 0 || !strings.Contains(out, "Indexed 1 page from") {
+		t.Fatalf("index --limit 1: %d %q %q", code, out, errs)
+	}
 	code, out, errs = hark(t, nil, "", "--data-dir", data, "index", "--allow-private", srv.URL+"/")
 	if code != 0 || !strings.Contains(out, "Indexed 3 pages") {
 		t.Fatalf("index: %d %q %q", code, out, errs)
