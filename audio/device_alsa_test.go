@@ -121,6 +121,24 @@ func TestOtoChild(t *testing.T) {
 	report("burst", p, first, e2eRate*3/2)
 	close(busy)
 
+	// pause: 400 ms arrives at once; pause after 100 ms, resume 300 ms
+	// later, at half volume. Nothing is lost or repeated, and the pause is
+	// not an underrun.
+	p, _ = out.Play("pcm", e2eRate)
+	first = time.Now()
+	p.Write(s16Bytes(testSignal(e2eRate*2/5, 6)))
+	p.CloseWrite()
+	time.Sleep(100 * time.Millisecond)
+	p.Pause()
+	pausedAt := p.Position()
+	time.Sleep(300 * time.Millisecond)
+	if moved := p.Position() - pausedAt; moved != 0 {
+		t.Errorf("position moved %v while paused", moved)
+	}
+	p.SetVolume(0.5)
+	p.Resume()
+	report("pause", p, first, e2eRate*2/5)
+
 	// The rig holds ~40 ms more than a sound card would (the file plugin's
 	// buffer and the FIFO); let it drain before the process exits.
 	time.Sleep(200 * time.Millisecond)
@@ -308,8 +326,8 @@ func TestOtoEndToEnd(t *testing.T) {
 			scenarios = append(scenarios, s)
 		}
 	}
-	if len(scenarios) != 4 {
-		t.Fatalf("child reported %d scenarios, want 4; stdout:\n%s", len(scenarios), stdout.String())
+	if len(scenarios) != 5 {
+		t.Fatalf("child reported %d scenarios, want 5; stdout:\n%s", len(scenarios), stdout.String())
 	}
 	want = append(want, testSignal(e2eRate, 1)...)
 	want = append(want, testSignal(e2eRate/5, 2)...)
@@ -317,6 +335,8 @@ func TestOtoEndToEnd(t *testing.T) {
 	want = append(want, testSignal(e2eRate*3/10, 4)...)
 	burstAt := len(want)
 	want = append(want, testSignal(e2eRate*3/2, 5)...)
+	pauseAt := len(want)
+	want = append(want, testSignal(e2eRate*2/5, 6)...)
 
 	if describe != "device (ALSA 48 kHz)" {
 		t.Errorf("Describe = %q", describe)
@@ -348,13 +368,24 @@ func TestOtoEndToEnd(t *testing.T) {
 	if len(got) < len(want) && len(got) > 0 {
 		t.Logf("got %d samples; the first %d match: %v", len(got), len(got), slicesEqual(got, want[:len(got)]))
 	}
+	// After the pause the volume is half: oto's player scales each sample
+	// (to float, then back to 16 bits here, truncating like integer division).
+	for i := pauseAt + 1; i < len(want); i++ {
+		if silenceBefore[i] > 0 {
+			for j := i; j < len(want); j++ {
+				want[j] /= 2
+			}
+			break
+		}
+	}
 	equalSamples(t, got, want)
 
-	stream, stall, dies, burst := scenarios[0], scenarios[1], scenarios[2], scenarios[3]
+	stream, stall, dies, burst, pause := scenarios[0], scenarios[1], scenarios[2], scenarios[3], scenarios[4]
 	t.Logf("stream: %+v", stream.Stats)
 	t.Logf("stall:  %+v", stall.Stats)
 	t.Logf("dies:   %+v err %q", dies.Stats, dies.Err)
 	t.Logf("burst:  %+v", burst.Stats)
+	t.Logf("pause:  %+v", pause.Stats)
 	startLatency := firstAtDevice.Sub(time.Unix(0, stream.FirstWrite))
 	t.Logf("first chunk to the ALSA plugin's output: %v (from a suspended device)", startLatency)
 
@@ -391,13 +422,27 @@ func TestOtoEndToEnd(t *testing.T) {
 	}
 	// Audio that had all arrived plays without a single silent sample,
 	// though hark's underrun count could not see such a gap.
-	for i := burstAt + 1; i < len(want); i++ {
+	for i := burstAt + 1; i < pauseAt; i++ {
 		if n := silenceBefore[i]; n > 0 {
-			t.Errorf("burst: %v of silence before sample %d of %d, all of which had arrived", time.Duration(n)*time.Second/e2eRate, i-burstAt, len(want)-burstAt)
+			t.Errorf("burst: %v of silence before sample %d of %d, all of which had arrived", time.Duration(n)*time.Second/e2eRate, i-burstAt, pauseAt-burstAt)
 		}
 	}
 	if burst.Stats.Underruns != 0 || burst.Err != "" || burst.Stats.BytesPlayed != int64(burst.Samples*2) {
 		t.Errorf("burst: %+v err %q", burst.Stats, burst.Err)
+	}
+	// The pause is one silence of about 300 ms; after it the volume is
+	// half (oto's player applies it within one 10 ms period).
+	var pauses []time.Duration
+	for i := pauseAt + 1; i < len(want); i++ {
+		if n := silenceBefore[i]; n > 0 {
+			pauses = append(pauses, time.Duration(n)*time.Second/e2eRate)
+		}
+	}
+	if len(pauses) != 1 || pauses[0] < 200*time.Millisecond || pauses[0] > 600*time.Millisecond {
+		t.Errorf("pause: silences %v, want one of about 300ms", pauses)
+	}
+	if pause.Stats.Underruns != 0 || pause.Err != "" || pause.Stats.BytesPlayed != int64(pause.Samples*2) {
+		t.Errorf("pause: %+v err %q", pause.Stats, pause.Err)
 	}
 	if !strings.Contains(dies.Err, "connection reset") || dies.Stats.BytesPlayed != int64(dies.Samples*2) {
 		t.Errorf("dies: err %q, played %d of %d bytes", dies.Err, dies.Stats.BytesPlayed, dies.Samples*2)

@@ -393,3 +393,32 @@ func TestFileSinkDirTakenFallsBack(t *testing.T) {
 		t.Errorf("Describe = %q, want file: %s", out.Describe(), dir)
 	}
 }
+
+// The meter moves with what is heard, not with what the sink was handed: a
+// device's player holds audio ahead of the speaker.
+func TestLevelFollowsWhatIsHeard(t *testing.T) {
+	rec := newRecordingSink()
+	rec.buffer = 300 * time.Millisecond // a player holding 300 ms ahead
+	p, _ := rec.output().Play("pcm", 16000)
+	sq := make([]int16, 16000) // 1 s, full scale
+	for i := range sq {
+		sq[i] = 32767
+	}
+	p.Write(s16Bytes(sq))
+	p.CloseWrite()
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Stats().BytesPlayed < 2*4800 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	p.mu.Lock()
+	handed := len(p.levels)
+	p.mu.Unlock()
+	heard := int(p.Position() / levelWindow)
+	if got := len(p.Levels(100)); got > heard+1 {
+		t.Errorf("%d readings shown with %v heard (%d handed to the sink), want at most %d", got, p.Position(), handed, heard+1)
+	}
+	waitDone(t, p, 5*time.Second)
+	if got := len(p.Levels(100)); got != 20 || p.Level() < 0.99 {
+		t.Errorf("after the end: %d readings, level %v; want 20 of ~1", got, p.Level())
+	}
+}
