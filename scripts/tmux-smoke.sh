@@ -42,8 +42,10 @@ cleanup() {
 trap cleanup EXIT
 
 command -v tmux >/dev/null || { echo "tmux-smoke: tmux is not installed (scripts/setup.sh installs it)" >&2; exit 2; }
-started=$SECONDS
+build_started=$SECONDS
 (cd "$root" && go build -o "$bin" .)
+built=$((SECONDS - build_started))
+started=$SECONDS
 
 # A private data dir and config, so the smoke test never sees the user's.
 export HARK_DATA_DIR="$work/data" HARK_CONFIG="$work/config.toml" HARK_OUTPUT_DIR="$work/out"
@@ -299,4 +301,4 @@ colours=$(tm capture-pane -t "$session" -p -e | grep -oE $'\e\\[[0-9;:]*m' |
 [ -z "$colours" ] || fail "colours on screen with NO_COLOR set (SGR $colours)"
 quit_hark
 
-echo "tmux-smoke: ok (${cols}x${rows}, $((SECONDS - started))s)"
+echo "tmux-smoke: ok (${cols}x${rows}, $((SECONDS - started))s, after ${built}s building hark)"
