@@ -61,10 +61,10 @@ func TestBuildWithoutCgo(t *testing.T) {
 	if err != nil {
 		t.Skip("no go toolchain on PATH")
 	}
-	cmd := exec.Command(gobin, "test", "-count=1", "-run", "^TestNoCgoFallsBackToFile$", ".")
+	cmd := exec.Command(gobin, "test", "-count=1", "-v", "-run", "^TestNoCgoFallsBackToFile$", ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "ok") {
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestNoCgoFallsBackToFile") {
 		t.Fatalf("CGO_ENABLED=0 go test: %v\n%s", err, out)
 	}
 }
