@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"hark/api"
 	"hark/gateway/engine"
@@ -147,7 +148,8 @@ type audioSource struct {
 	r      io.Reader
 	rest   []byte
 	buf    []byte
-	// wait, for a decoder process, reports how it ended.
+	// wait, for a decoder process, waits for it and reports how it
+	// ended; later calls return the same.
 	wait func() error
 	kind string
 }
@@ -207,7 +209,7 @@ func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sa
 		stdin.Close()
 		copyErr <- err
 	}()
-	src.wait = func() error {
+	src.wait = sync.OnceValue(func() error {
 		io.Copy(io.Discard, stdout)
 		werr := cmd.Wait()
 		cerr := <-copyErr
@@ -221,7 +223,7 @@ func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sa
 			return cerr
 		}
 		return nil
-	}
+	})
 	f, err := readWAVHeader(stdout)
 	if err != nil {
 		cmd.Cancel()
@@ -306,7 +308,6 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 	// Audio ended: a decoder process must have ended well for the audio
 	// to be whole.
 	if werr := src.wait(); werr != nil {
-		src.wait = func() error { return nil }
 		broken = false
 		if rec.samples == 0 {
 			return werr
@@ -316,7 +317,6 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 		}
 		return werr
 	}
-	src.wait = func() error { return nil }
 	if err := rec.feed(nil, true); err != nil {
 		broken = !isInputOrEmit(err)
 		return err
