@@ -91,14 +91,21 @@ func detectAudio(br *bufio.Reader, sampleRate int) (string, error) {
 	case bytes.HasPrefix(head, []byte("RIFF")):
 		return audioWAV, nil
 	case bytes.HasPrefix(head, []byte("OggS")):
-		page, _ := br.Peek(64)
-		switch {
-		case bytes.Contains(page, []byte("OpusHead")):
-			return audioOpus, nil
-		case bytes.Contains(page, []byte("vorbis")):
-			return "", badAudio("Ogg Vorbis is not supported; send Ogg Opus, wav, mp3 or raw pcm")
+		// The first packet of the first page names the codec. Checking
+		// exactly there refuses garbage at once; opusdec would read a
+		// live stream to its end looking for a page.
+		page, _ := br.Peek(27)
+		if len(page) == 27 {
+			body := 27 + int(page[26]) // after the segment table
+			page, _ = br.Peek(body + 8)
+			switch first := page[min(body, len(page)):]; {
+			case bytes.HasPrefix(first, []byte("OpusHead")):
+				return audioOpus, nil
+			case bytes.HasPrefix(first, []byte("\x01vorbis")):
+				return "", badAudio("Ogg Vorbis is not supported; send Ogg Opus, wav, mp3 or raw pcm")
+			}
 		}
-		return "", badAudio("Ogg stream without an Opus header; only Ogg Opus is supported")
+		return "", badAudio("Ogg stream whose first packet is not an Opus header; only Ogg Opus is supported")
 	case bytes.HasPrefix(head, []byte("ID3")):
 		return audioMP3, nil
 	case bytes.HasPrefix(head, []byte("fLaC")):

@@ -497,8 +497,9 @@ func TestSTTBadAudio(t *testing.T) {
 		{"wav encoding", api.STTRequest{}, badFmt, []string{"not supported"}},
 		{"truncated wav", api.STTRequest{}, wavHead[:30], []string{"wav header"}},
 		{"header only", api.STTRequest{}, wavHead, []string{"no audio samples"}},
-		{"ogg garbage", api.STTRequest{}, append([]byte("OggS\x00\x02"), bytes.Repeat([]byte("OpusHead junk"), 20)...), []string{"ogg-opus audio could not be decoded", "opusdec"}},
-		{"ogg vorbis", api.STTRequest{}, append([]byte("OggS\x00\x02"), []byte("\x01vorbis and more bytes")...), []string{"Vorbis"}},
+		{"ogg garbage", api.STTRequest{}, append([]byte("OggS\x00\x02"), bytes.Repeat([]byte("OpusHead junk"), 20)...), []string{"first packet is not an Opus header"}},
+		{"ogg opus garbage", api.STTRequest{}, oggPage("OpusHead" + strings.Repeat("\xff", 300)), []string{"ogg-opus audio could not be decoded", "opusdec"}},
+		{"ogg vorbis", api.STTRequest{}, oggPage("\x01vorbis and more bytes"), []string{"Vorbis"}},
 		{"mp3 garbage", api.STTRequest{}, append([]byte("ID3\x03\x00\x00\x00\x00\x00\x10"), bytes.Repeat([]byte{0x55}, 300)...), []string{"mp3 audio could not be decoded", "lame"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -506,6 +507,20 @@ func TestSTTBadAudio(t *testing.T) {
 			inputError(t, err, "audio_data", tc.words...)
 		})
 	}
+}
+
+// oggPage returns a first Ogg page (no valid checksum) holding packet.
+func oggPage(packet string) []byte {
+	b := append([]byte("OggS\x00\x02"), make([]byte, 20)...)
+	var segs []byte
+	for n := len(packet); ; n -= 255 {
+		segs = append(segs, byte(min(n, 255)))
+		if n < 255 {
+			break
+		}
+	}
+	b = append(b, byte(len(segs)))
+	return append(append(b, segs...), packet...)
 }
 
 func TestSTTInputErrors(t *testing.T) {
