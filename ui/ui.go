@@ -156,12 +156,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.ToolsMsg:
 		m.loading = false
 		m.c.Tools, m.toolsErr = msg.Tools, msg.Err
-		var cmd tea.Cmd
 		if msg.Err != nil {
 			p := common.Explain(common.ToolListError(msg.Err))
 			m.problem = &p
 		}
-		return m, tea.Batch(cmd, m.broadcast(msg))
+		return m, m.broadcast(msg)
 	case common.CallMsg:
 		ci := api.CallInfo(msg)
 		m.lastCall = &ci
