@@ -59,6 +59,10 @@ func Record(ctx context.Context) (*Recording, error) {
 		if err == nil {
 			return r, nil
 		}
+		if ctx.Err() != nil {
+			// Cancelled: that is not a missing microphone.
+			return nil, fmt.Errorf("audio: record: %w", ctx.Err())
+		}
 		reasons = append(reasons, fmt.Sprintf("%s: %v", t.name, err))
 	}
 	return nil, fmt.Errorf("%w (%s)", ErrNoCaptureDevice, strings.Join(reasons, "; "))

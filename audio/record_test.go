@@ -74,3 +74,17 @@ func TestRecordWithoutDevice(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// A cancelled recording is not reported as a missing microphone.
+func TestRecordCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Record(ctx)
+	if err == nil {
+		r.Close()
+		t.Fatal("Record succeeded with a cancelled context")
+	}
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrNoCaptureDevice) {
+		t.Errorf("err = %v, want context.Canceled and not ErrNoCaptureDevice", err)
+	}
+}
