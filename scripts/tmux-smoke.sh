@@ -283,6 +283,7 @@ keys "/"
 text "docs"
 keys Enter
 wait_for "filter: docs"
+wait_for "2 of 4 pages match the filter"
 wait_gone "okapi.html"
 keys A e
 wait_for "2 selected" 5

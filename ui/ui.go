@@ -83,7 +83,7 @@ func (m *Model) Panes() []common.Pane { return m.panes }
 // Active returns the index of the active pane.
 func (m *Model) Active() int { return m.active }
 
-// ToolsMsg loads the runtime tool list.
+// loadTools fetches the runtime tool list in a command.
 func loadTools(c *api.Client) tea.Cmd {
 	return func() tea.Msg {
 		if c == nil {

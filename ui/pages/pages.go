@@ -891,6 +891,9 @@ func (p *Pane) View() string {
 		return common.Fit(strings.Join(append(top, s.Dim.Render(common.Wrap(hint, p.width))), "\n"), p.width, p.height)
 	}
 	sum := common.Count(len(p.pages), "page")
+	if n := len(p.visible()); n < len(p.pages) {
+		sum = fmt.Sprintf("%d of %s match the filter", n, sum)
+	}
 	if m := len(p.marked()); m > 0 {
 		sum += fmt.Sprintf(" · %d selected", m)
 	}

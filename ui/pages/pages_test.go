@@ -262,6 +262,9 @@ func TestEscClearsKeptFilter(t *testing.T) {
 	if p.Capturing() || p.filter.Value() != "guide" {
 		t.Fatalf("enter should keep the filter and leave it (value %q)", p.filter.Value())
 	}
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "2 of 5 pages match the filter") {
+		t.Errorf("the count does not say the filter hides pages:\n%s", v)
+	}
 	p.Update(uitest.Press("esc"))
 	if p.filter.Value() != "" || len(p.visible()) != len(p.pages) {
 		t.Errorf("esc left the filter %q, %d of %d pages shown", p.filter.Value(), len(p.visible()), len(p.pages))
