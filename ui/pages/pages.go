@@ -774,9 +774,23 @@ func (p *Pane) export(pages []*Page) tea.Cmd {
 		snap[i] = Page{URL: pg.URL, Content: pg.Content, Err: pg.Err}
 	}
 	return func() tea.Msg {
+		dir := freshDir(dir)
 		n, err := Export(dir, snap)
 		return exportedMsg{dir: dir, n: n, err: err}
 	}
+}
+
+// freshDir is dir, or dir-2, dir-3… when it exists: two exports in the
+// same second must not mix their files.
+func freshDir(dir string) string {
+	d := dir
+	for i := 2; i < 1000; i++ {
+		if _, err := os.Lstat(d); os.IsNotExist(err) {
+			return d
+		}
+		d = fmt.Sprintf("%s-%d", dir, i)
+	}
+	return d
 }
 
 func outputDir(d string) string {

@@ -203,6 +203,16 @@ func TestExportWritesMarkdown(t *testing.T) {
 	if !strings.Contains(string(idx), "failed: HTTP 404 Not Found") {
 		t.Errorf("index lacks the failure: %s", idx)
 	}
+	// A second export in the same second gets a folder of its own.
+	p.pages[0].Marked = true
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press("w")); return c }())
+	files, _ := os.ReadDir(dir + "-2")
+	if len(files) != 2 { // the marked page and index.md
+		t.Errorf("second export in %s-2 holds %d files, want 2", dir, len(files))
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 5 {
+		t.Errorf("the first export now holds %d files, want its 5", len(files))
+	}
 }
 
 func TestFileNameIsSafe(t *testing.T) {
