@@ -7,16 +7,16 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	mdbase "github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/go-shiori/dom"
+	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-
-	"hark/gateway/web/internal/trafilatura"
 )
 
 // page is what the engines know about one document after reading it.
@@ -134,15 +134,15 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	// trafilatura changes the tree it reads, so it gets its own copy. Its
 	// readability and distiller fallbacks triple the cost of a page, so
 	// they run only when the first pass finds little (under 500 runes).
-	// Dates come from readHead (meta, JSON-LD, <time pubdate>): hark's copy
-	// of trafilatura (internal/trafilatura) drops go-htmldate, whose date
-	// parser cost 25 MiB of heap and 0.2-0.5 s at every process start.
+	// Dates come from readHead (meta, JSON-LD, <time pubdate>), so
+	// trafilatura's own date search (go-htmldate) is disabled.
 	tdoc := dom.Clone(doc, true)
 	pruneNavigation(tdoc)
 	topts := trafilatura.Options{
 		OriginalURL:     base,
 		EnableFallback:  false,
 		ExcludeComments: true,
+		HtmlDateMode:    trafilatura.Disabled,
 		Focus:           trafilatura.FavorRecall,
 		ExcludeTables:   !opt.Advanced,
 		IncludeImages:   opt.Advanced,
@@ -158,12 +158,26 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 			res, terr = r2, nil
 		}
 	}
-	if terr == nil && res != nil && strings.TrimSpace(res.ContentText) != "" {
+	if terr != nil {
+		res = nil
+	}
+	if res != nil && strings.TrimSpace(res.ContentText) != "" && !fromBaseline(res) {
 		p.Text = paragraphs(nodeText(res.ContentNode))
 		if p.Text == "" {
 			p.Text = strings.TrimSpace(res.ContentText)
 		}
 		p.Markdown = nodeMarkdown(res.ContentNode, base, opt.Advanced)
+	} else {
+		// trafilatura found nothing, or only what its last fallback
+		// (baseline) scraped: that repeats short pages (the paragraphs it
+		// found, then the whole body again) and runs headings into
+		// sentences. hark's own reading keeps one block per heading,
+		// paragraph, list item and table cell, and each once.
+		main := fallbackMain(dom.Clone(doc, true))
+		p.Text = paragraphs(nodeText(main))
+		p.Markdown = nodeMarkdown(main, base, opt.Advanced)
+	}
+	if res != nil {
 		if p.Title == "" {
 			p.Title = res.Metadata.Title
 		}
@@ -173,10 +187,6 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 		if res.Metadata.PageType == "article" {
 			p.ArticleType = true
 		}
-	} else {
-		main := fallbackMain(doc)
-		p.Text = paragraphs(nodeText(main))
-		p.Markdown = nodeMarkdown(main, base, opt.Advanced)
 	}
 	if opt.Advanced {
 		if emb := embeddedContent(doc, base); emb != "" {
@@ -189,6 +199,41 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	}
 	p.Title = truncateRunes(strings.Join(strings.Fields(p.Title), " "), 300)
 	return p, nil
+}
+
+// minExtracted is the length (in runes) under which trafilatura replaces
+// what it extracted with its baseline fallback.
+var minExtracted = trafilatura.DefaultConfig().MinExtractedSize
+
+// fromBaseline reports whether res is what trafilatura's last fallback,
+// baseline, returned rather than what its extractors found. Under
+// minExtracted runes it always is (hark asks for FavorRecall, and only
+// FavorPrecision skips baseline). Longer baseline output is a flat list of
+// text-only <p>; it is told apart when one block repeats another, which is
+// how baseline's whole-body step shows (it appends the body's text after
+// the paragraphs it already took).
+func fromBaseline(res *trafilatura.ExtractResult) bool {
+	if utf8.RuneCountInString(res.ContentText) < minExtracted {
+		return true
+	}
+	var blocks []string
+	for c := res.ContentNode.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.Data != "p" || c.FirstChild == nil || c.FirstChild != c.LastChild || c.FirstChild.Type != html.TextNode {
+			return false
+		}
+		blocks = append(blocks, strings.TrimSpace(c.FirstChild.Data))
+	}
+	for i, a := range blocks {
+		for j, b := range blocks {
+			if i != j && a != "" && strings.Contains(b, a) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readHead collects metadata, links, images and robots directives from the
@@ -451,6 +496,8 @@ var blockAtoms = map[atom.Atom]bool{
 	atom.P: true, atom.Div: true, atom.Br: true, atom.Li: true, atom.H1: true, atom.H2: true, atom.H3: true,
 	atom.H4: true, atom.H5: true, atom.H6: true, atom.Tr: true, atom.Pre: true, atom.Blockquote: true,
 	atom.Section: true, atom.Article: true, atom.Table: true, atom.Ul: true, atom.Ol: true, atom.Dt: true, atom.Dd: true,
+	atom.Td: true, atom.Th: true, atom.Caption: true, atom.Figure: true, atom.Figcaption: true, atom.Main: true,
+	atom.Header: true, atom.Footer: true, atom.Hr: true,
 }
 
 // nodeText renders an element's text with line breaks at block elements.
