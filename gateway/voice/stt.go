@@ -183,6 +183,10 @@ func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sa
 			return nil, badAudio("%v", err)
 		}
 		src.format, src.r = f, br
+		if f.dataBytesKnown() {
+			// Chunks after the data (LIST, id3) are not audio.
+			src.r = io.LimitReader(br, int64(f.dataBytes))
+		}
 		return src, nil
 	}
 	var path string

@@ -722,6 +722,19 @@ func TestSTTOggOpus(t *testing.T) {
 
 // TestSTTStereoFloatWAV recognises a 44.1 kHz stereo 32-bit float WAV
 // with an extra chunk before the data, as audio editors write them.
+// TestSTTWAVTrailingChunk: a chunk after the data (LIST, id3) is not
+// heard as audio, when the header gives the data's real size.
+func TestSTTWAVTrailingChunk(t *testing.T) {
+	l := provider(t)
+	const text = "The weather is nice today."
+	audio, res, _ := synth(t, l, api.TTSRequest{Text: text, VoiceCode: "flite:slt", Format: api.FormatWAV})
+	list := append([]byte("LIST\xa0\x0f\x00\x00"), bytes.Repeat([]byte{0x7f, 0x7f, 0x80, 0x80}, 1000)...) // 4000 bytes, 125 ms if read as samples
+	final, _ := recognize(t, l, api.STTRequest{}, append(audio, list...))
+	if final.DurationMs != res.DurationMs || wer(text, final.Text) > 0.2 {
+		t.Errorf("recognised %q in %d ms; the audio is %q in %d ms", final.Text, final.DurationMs, text, res.DurationMs)
+	}
+}
+
 func TestSTTStereoFloatWAV(t *testing.T) {
 	l := provider(t)
 	const text = "I would like a cup of coffee."

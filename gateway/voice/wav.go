@@ -41,15 +41,23 @@ type pcmFormat struct {
 	channels int
 	bits     int  // 8, 16, 24 or 32
 	float    bool // 32-bit IEEE float
+	// dataBytes is the data chunk's size as its header gives it: often a
+	// placeholder (see dataBytesKnown).
+	dataBytes uint32
 }
+
+// dataBytesKnown says whether the data size in the header is real, not
+// one of the placeholders streaming writers use: 0, or anything near
+// 2 or 4 GiB (0x7ffff000 from espeak-ng, 0xffffffff from this package).
+func (f pcmFormat) dataBytesKnown() bool { return f.dataBytes > 0 && f.dataBytes < 0x7fff0000 }
 
 func (f pcmFormat) frameBytes() int { return f.channels * f.bits / 8 }
 
 var errNotWAV = errors.New("not a RIFF/WAVE stream")
 
 // readWAVHeader reads a WAV header up to the start of the data chunk. It
-// ignores the RIFF and data sizes, which streaming writers (espeak-ng,
-// this package) fill with placeholders, so the data runs to the end.
+// ignores the RIFF size and only reports the data size, which streaming
+// writers (espeak-ng, this package) fill with placeholders.
 func readWAVHeader(r io.Reader) (pcmFormat, error) {
 	var f pcmFormat
 	var head [12]byte
@@ -100,6 +108,7 @@ func readWAVHeader(r io.Reader) (pcmFormat, error) {
 			if !haveFmt {
 				return f, errors.New("wav header: data chunk before fmt chunk")
 			}
+			f.dataBytes = size
 			return f, nil
 		default:
 			if size > 1<<24 {
