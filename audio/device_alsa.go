@@ -246,7 +246,8 @@ type otoReader struct {
 	pl         *oto.Player
 	small, big int
 	grown      bool
-	expect     int // the player's buffered bytes if nothing drained it since the last Read
+	expect     int  // the player's buffered bytes if nothing drained it since the last Read
+	woke       bool // this playback woke the device (acquireDevice), so its end releases it
 }
 
 func (r *otoReader) Read(b []byte) (int, error) {
@@ -290,14 +291,16 @@ func (s *otoSink) start(p *Playback, rate int) error {
 		// holds on every round. Drop every reference to it.
 		rd.mu.Lock()
 		rd.pl = nil
+		woke := rd.woke
 		rd.mu.Unlock()
 		p.mu.Lock()
 		p.player, p.buffered = nil, nil
 		p.mu.Unlock()
-		releaseDevice()
+		if woke {
+			releaseDevice()
+		}
 	}
 	p.mu.Unlock()
-	acquireDevice() // the device wakes while the first samples decode
 	go s.begin(p, rd)
 	go s.watch(p, pl)
 	return nil
@@ -320,15 +323,17 @@ func (s *otoSink) begin(p *Playback, rd *otoReader) {
 	stopped := p.stopped
 	p.mu.Unlock()
 	rd.mu.Lock()
-	pl := rd.pl
-	if pl != nil && !stopped {
-		pl.SetBufferSize(first)
-		rd.grown = first >= rd.big
+	defer rd.mu.Unlock()
+	if rd.pl == nil || stopped { // ended before it began
+		return
 	}
-	rd.mu.Unlock()
-	if pl != nil && !stopped {
-		pl.Play()
-	}
+	rd.pl.SetBufferSize(first)
+	rd.grown = first >= rd.big
+	// Join the mix first, then wake the device: woken first, it would
+	// write a period or two of silence ahead of the first sound.
+	rd.pl.Play()
+	acquireDevice()
+	rd.woke = true
 }
 
 // watch ends the playback when the device has played everything, or when
