@@ -223,7 +223,9 @@ func (a *app) printResearch(out *api.ResearchOutput) error {
 	}
 	md.WriteString(strings.TrimSpace(out.Content))
 	md.WriteString("\n")
-	if len(out.Sources) > 0 {
+	// The gateway's report usually lists its sources already; the list
+	// from the output is added only when the report has none.
+	if len(out.Sources) > 0 && !hasSourcesSection(out.Content) {
 		md.WriteString("\n## Sources\n\n")
 		for i, s := range out.Sources {
 			title := s.Title
@@ -245,6 +247,32 @@ func (a *app) printResearch(out *api.ResearchOutput) error {
 	}
 	_, err := io.WriteString(a.stdout, renderMarkdown(md.String(), os.Getenv("GLAMOUR_STYLE"), width))
 	return err
+}
+
+// hasSourcesSection reports whether a markdown report has a heading named
+// Sources or References (any level, ATX or setext).
+func hasSourcesSection(md string) bool {
+	lines := strings.Split(md, "\n")
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		name := ""
+		switch {
+		case strings.HasPrefix(l, "#"):
+			name = strings.Trim(strings.TrimLeft(l, "#"), " #")
+		case i+1 < len(lines) && l != "" && isSetextUnderline(lines[i+1]):
+			name = l
+		}
+		switch strings.ToLower(strings.TrimSuffix(name, ":")) {
+		case "sources", "references":
+			return true
+		}
+	}
+	return false
+}
+
+func isSetextUnderline(l string) bool {
+	l = strings.TrimSpace(l)
+	return l != "" && (strings.Trim(l, "=") == "" || strings.Trim(l, "-") == "")
 }
 
 // renderMarkdown renders md for a terminal of the given width; if glamour
