@@ -9,12 +9,13 @@ import (
 
 // When no base URL is configured, hark runs the gateway in-process on
 // 127.0.0.1 with a fresh key (package gateway/embedded), and talks to it
-// over real HTTP and WebSocket like to any other gateway.
+// over real HTTP and WebSocket like to any other gateway. Its web engine
+// reads private and loopback addresses only when allow_private is set.
 
 func init() { startEmbedded = runEmbedded }
 
 func runEmbedded(ctx context.Context, cfg *config.Config) (baseURL, apiKey string, stop func(), err error) {
-	g, err := embedded.Start(ctx, cfg.DataDir, embedded.Options{})
+	g, err := embedded.Start(ctx, cfg.DataDir, embedded.Options{AllowPrivate: cfg.AllowPrivate})
 	if err != nil {
 		return "", "", nil, err
 	}

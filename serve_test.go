@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -195,5 +197,39 @@ func TestServeNewKey(t *testing.T) {
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
 	if code != 0 || key == "" || !strings.Contains(out.String(), `"`+gateway.HashKey(key)+`"`) {
 		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+// TestEmbeddedAllowPrivate: the embedded gateway refuses loopback pages by
+// default and reads them when the allow_private setting is on.
+func TestEmbeddedAllowPrivate(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<html><head><title>Intranet</title></head><body><article><h1>Intranet</h1>"+
+			"<p>The quarterly reading list lives on the intranet documentation server for the whole team.</p></article></body></html>")
+	}))
+	defer site.Close()
+	ctx := context.Background()
+	for _, allow := range []bool{false, true} {
+		base, key, stop, err := runEmbedded(ctx, &config.Config{DataDir: t.TempDir(), AllowPrivate: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := api.New(api.Options{BaseURL: base, APIKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.Extract(ctx, api.ExtractInput{URLs: api.URLList{site.URL + "/"}})
+		stop()
+		if err != nil {
+			t.Fatalf("allow_private=%v: %v", allow, err)
+		}
+		read := len(out.Results) == 1 && strings.Contains(out.Results[0].RawContent, "quarterly reading list")
+		if read != allow {
+			t.Errorf("allow_private=%v: results %+v failed %+v", allow, out.Results, out.FailedResults)
+		}
+		if !allow && (len(out.FailedResults) != 1 || !strings.Contains(out.FailedResults[0].Error, "private")) {
+			t.Errorf("refusal does not say why: %+v", out.FailedResults)
+		}
 	}
 }

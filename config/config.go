@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,7 +30,10 @@ const (
 	EnvOutputDir = "HARK_OUTPUT_DIR"
 	EnvDataDir   = "HARK_DATA_DIR"
 	EnvAudioSink = "HARK_AUDIO_SINK"
-	EnvConfig    = "HARK_CONFIG" // path of the config file
+	// EnvAllowPrivate lets the embedded gateway fetch private, loopback
+	// and link-local addresses (an intranet, a docs server on localhost).
+	EnvAllowPrivate = "HARK_ALLOW_PRIVATE"
+	EnvConfig       = "HARK_CONFIG" // path of the config file
 )
 
 // Defaults.
@@ -69,6 +73,10 @@ type Config struct {
 	// DataDir holds the embedded gateway's database and caches.
 	DataDir   string
 	AudioSink string
+	// AllowPrivate lets the embedded gateway's web engine read private,
+	// loopback and link-local addresses. Off by default: a page on the
+	// internet must not be able to steer the crawler into the local network.
+	AllowPrivate bool
 	// File is the config file read ("" when there was none).
 	File string
 	// Sources says where each setting came from: "flag", "env HARK_...",
@@ -107,6 +115,7 @@ type Profile struct {
 	OutputDir     string `toml:"output_dir"`
 	DataDir       string `toml:"data_dir"`
 	AudioSink     string `toml:"audio_sink"`
+	AllowPrivate  *bool  `toml:"allow_private"`
 }
 
 // File is the config file's shape.
@@ -228,6 +237,21 @@ func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config
 		fileVal(prof.DataDir, file.DataDir), src{dataDir(getenv), "default"})
 	c.AudioSink, c.Sources["audio_sink"] = pick(src{f.AudioSink, "flag"}, src{getenv(EnvAudioSink), "env " + EnvAudioSink},
 		fileVal(prof.AudioSink, file.AudioSink), src{DefaultAudioSink, "default"})
+
+	switch v := strings.TrimSpace(getenv(EnvAllowPrivate)); {
+	case v != "":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("allow_private %q (from env %s): must be true or false", v, EnvAllowPrivate)
+		}
+		c.AllowPrivate, c.Sources["allow_private"] = b, "env "+EnvAllowPrivate
+	case prof.AllowPrivate != nil:
+		c.AllowPrivate, c.Sources["allow_private"] = *prof.AllowPrivate, fileSrc
+	case file.AllowPrivate != nil:
+		c.AllowPrivate, c.Sources["allow_private"] = *file.AllowPrivate, "file"
+	default:
+		c.Sources["allow_private"] = "default"
+	}
 
 	// The key: flag, env, the profile's key or command, the top level's.
 	switch {
@@ -380,6 +404,7 @@ func (c *Config) Settings() [][2]string {
 		{"output_dir", c.OutputDir},
 		{"data_dir", c.DataDir},
 		{"audio_sink", c.AudioSink},
+		{"allow_private", strconv.FormatBool(c.AllowPrivate)},
 	}
 }
 

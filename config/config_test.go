@@ -165,3 +165,48 @@ func TestMask(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowPrivate: off by default; the file's top level, a profile and the
+// environment turn it on or off in that order of precedence; a value that
+// is not a boolean names the setting and the rule.
+func TestAllowPrivate(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	base := map[string]string{"XDG_CONFIG_HOME": dir, "HOME": "/home/u"}
+	load := func(file string, extra map[string]string) (*Config, error) {
+		writeFile(t, dir, file, 0o600)
+		e := map[string]string{}
+		for k, v := range base {
+			e[k] = v
+		}
+		for k, v := range extra {
+			e[k] = v
+		}
+		return LoadWith(ctx, Flags{}, env(e))
+	}
+	cases := []struct {
+		file string
+		env  map[string]string
+		want bool
+		from string
+	}{
+		{"", nil, false, "default"},
+		{"allow_private = true\n", nil, true, "file"},
+		{"allow_private = true\n[profiles.default]\nallow_private = false\n", nil, false, "file (profile default)"},
+		{"allow_private = false\n", map[string]string{EnvAllowPrivate: "1"}, true, "env " + EnvAllowPrivate},
+		{"allow_private = true\n", map[string]string{EnvAllowPrivate: "false"}, false, "env " + EnvAllowPrivate},
+	}
+	for _, tc := range cases {
+		c, err := load(tc.file, tc.env)
+		if err != nil {
+			t.Fatalf("%q %v: %v", tc.file, tc.env, err)
+		}
+		if c.AllowPrivate != tc.want || c.Sources["allow_private"] != tc.from {
+			t.Errorf("%q %v: allow_private %v from %q, want %v from %q", tc.file, tc.env, c.AllowPrivate, c.Sources["allow_private"], tc.want, tc.from)
+		}
+	}
+	_, err := load("", map[string]string{EnvAllowPrivate: "sometimes"})
+	if err == nil || !strings.Contains(err.Error(), `allow_private "sometimes" (from env HARK_ALLOW_PRIVATE): must be true or false`) {
+		t.Fatalf("bad value: %v", err)
+	}
+}

@@ -118,8 +118,8 @@ func FailureHint(reason, gateway string) string {
 	case strings.Contains(r, "private, loopback or link-local"):
 		h := "The gateway does not read private or loopback addresses."
 		if strings.HasPrefix(gateway, "embedded") {
-			h += " Pages indexed with `hark index --allow-private` stay searchable; to extract or crawl such addresses, " +
-				"run `hark serve --allow-private` and point hark at it (HARK_BASE_URL and HARK_API_KEY, as it prints)."
+			h += " To let hark's embedded gateway read them (an intranet, a docs server on localhost), " +
+				"start hark with HARK_ALLOW_PRIVATE=1 or set allow_private = true in its config file."
 		} else {
 			h += " Its operator can allow them (`hark serve --allow-private`)."
 		}

@@ -321,7 +321,7 @@ func TestFailedPageReasonWrappedWithHint(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(v), " "), reason) {
 		t.Errorf("reason cut:\n%s", v)
 	}
-	if !strings.Contains(v, "hark serve --allow-private") {
+	if !strings.Contains(v, "HARK_ALLOW_PRIVATE=1") {
 		t.Errorf("no hint on what to do:\n%s", v)
 	}
 }
