@@ -158,7 +158,6 @@ type audioSource struct {
 	// wait, for a decoder process, waits for it and reports how it
 	// ended; later calls return the same.
 	wait func() error
-	kind string
 }
 
 func (s *audioSource) read(dst []int16) ([]int16, error) {
@@ -171,7 +170,7 @@ func (s *audioSource) read(dst []int16) ([]int16, error) {
 
 // openAudio starts decoding br, whose container is kind.
 func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sampleRate int) (*audioSource, error) {
-	src := &audioSource{buf: make([]byte, 16384), kind: kind, wait: func() error { return nil }}
+	src := &audioSource{buf: make([]byte, 16384), wait: func() error { return nil }}
 	switch kind {
 	case audioPCM:
 		src.format = pcmFormat{rate: sampleRate, channels: 1, bits: 16}
@@ -352,8 +351,6 @@ type recognition struct {
 	finals      int   // final results emitted
 	lastPartial int64 // samples at the last partial check
 	hyp         string
-	emitErr     error
-	overLimit   bool
 }
 
 func isInputOrEmit(err error) bool {
