@@ -35,13 +35,16 @@ var captureTools = []struct {
 // Recording is a running microphone capture: s16le mono at 16 kHz, read as a
 // stream. Close stops it.
 type Recording struct {
+	ctx    context.Context // done once Close or the caller stopped it
 	cancel context.CancelFunc
 	cmd    *exec.Cmd
 	out    io.ReadCloser
 	head   []byte // audio read while checking the tool works
 	tool   string
+	stderr *limitedBuffer
 
-	closeOnce sync.Once
+	waitOnce sync.Once
+	waitErr  error
 }
 
 // Record starts capturing from the default microphone with parec or
@@ -105,7 +108,7 @@ func startCapture(parent context.Context, name, path string, args []string) (*Re
 		if r.n == 0 {
 			return fail(fmt.Sprintf("no audio (%v)", r.err))
 		}
-		return &Recording{cancel: cancel, cmd: cmd, out: out, head: head[:r.n], tool: name}, nil
+		return &Recording{ctx: ctx, cancel: cancel, cmd: cmd, out: out, head: head[:r.n], tool: name, stderr: stderr}, nil
 	case <-time.After(recordStartMax):
 		return fail(fmt.Sprintf("no audio within %v", recordStartMax))
 	case <-ctx.Done():
@@ -114,7 +117,8 @@ func startCapture(parent context.Context, name, path string, args []string) (*Re
 }
 
 // Read reads captured s16le mono 16 kHz audio. It returns io.EOF once the
-// recording is closed or the tool exits.
+// recording is closed; if the tool stops by itself (the device went away, the
+// tool was killed), the error names the tool and what it said.
 func (r *Recording) Read(p []byte) (int, error) {
 	if len(r.head) > 0 {
 		n := copy(p, r.head)
@@ -123,17 +127,27 @@ func (r *Recording) Read(p []byte) (int, error) {
 	}
 	n, err := r.out.Read(p)
 	if err != nil && n == 0 {
+		if werr := r.wait(); werr != nil && r.ctx.Err() == nil {
+			why := strings.TrimSpace(r.stderr.String())
+			if why == "" {
+				why = werr.Error()
+			}
+			return 0, fmt.Errorf("audio: %s stopped recording: %s", r.tool, oneLine(why))
+		}
 		return 0, io.EOF
 	}
 	return n, nil
 }
 
+func (r *Recording) wait() error {
+	r.waitOnce.Do(func() { r.waitErr = r.cmd.Wait() })
+	return r.waitErr
+}
+
 // Close stops the capture. Audio already read is unaffected.
 func (r *Recording) Close() error {
-	r.closeOnce.Do(func() {
-		r.cancel()
-		r.cmd.Wait() // killed by the cancel; its exit status says nothing useful
-	})
+	r.cancel()
+	r.wait() // killed by the cancel; its exit status says nothing useful
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +87,40 @@ func TestRecordCancelled(t *testing.T) {
 	}
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrNoCaptureDevice) {
 		t.Errorf("err = %v, want context.Canceled and not ErrNoCaptureDevice", err)
+	}
+}
+
+// A capture tool that dies mid-recording is an error naming it, after the
+// audio it delivered; Close after that is quiet.
+func TestRecordToolDies(t *testing.T) {
+	if _, err := exec.LookPath("arecord"); err != nil {
+		t.Skip("arecord (alsa-utils) is not installed")
+	}
+	in := filepath.Join(t.TempDir(), "mic.raw")
+	os.WriteFile(in, s16Bytes(testSignal(RecordRate, 9)), 0o600)
+	alsaCaptureConfig(t, fmt.Sprintf(`pcm.!default {
+	type file
+	slave.pcm "hark_null"
+	file "/dev/null"
+	infile %q
+	format "raw"
+}
+pcm.hark_null { type null }
+`, in))
+	r, err := Record(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := io.ReadFull(r, make([]byte, 3200)); err != nil {
+		t.Fatal(err)
+	}
+	r.cmd.Process.Kill() // the tool dies, as when its device goes away
+	_, err = io.Copy(io.Discard, r)
+	if err == nil || !strings.Contains(err.Error(), "arecord stopped recording") || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("err = %v, want arecord stopped recording: signal: killed", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("Close after the tool died: %v", err)
 	}
 }
