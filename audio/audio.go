@@ -127,14 +127,17 @@ func openFile(opts Options, why string) *Output {
 	return &Output{kind: SinkFile, describe: d, sink: &fileSink{dir: dir, log: opts.Log}}
 }
 
-// fileDir is the directory the file sink saves into: dir (default
-// os.TempDir()/hark), created if need be. When that path cannot hold files (it
+// fileDir is the directory the file sink saves into, as an absolute path:
+// dir (default os.TempDir()/hark), created if need be. When that path cannot hold files (it
 // is a regular file, or not writable), saving must still work, so hark makes a
 // fresh directory of its own under os.TempDir() instead, logs why, and
 // Describe and SavedTo name the directory actually used.
 func fileDir(dir string, log io.Writer) string {
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "hark")
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs // "file: ." would not say where
 	}
 	err := os.MkdirAll(dir, 0o755)
 	if err == nil {

@@ -387,10 +387,14 @@ func TestFileSinkDirTakenFallsBack(t *testing.T) {
 			t.Errorf("saved WAV: %d bytes at %d Hz, err %v", len(pcm), rate, err)
 		}
 	}
-	// A usable directory is used as given.
+	// A usable directory is used as given, named absolutely.
 	dir := filepath.Join(tmp, "given")
 	if out, _ := Open(Options{Sink: "file", Dir: dir}); out.Describe() != "file: "+dir {
 		t.Errorf("Describe = %q, want file: %s", out.Describe(), dir)
+	}
+	t.Chdir(tmp)
+	if out, _ := Open(Options{Sink: "file", Dir: "."}); out.Describe() != "file: "+tmp {
+		t.Errorf("Dir \".\": Describe = %q, want file: %s", out.Describe(), tmp)
 	}
 }
 
