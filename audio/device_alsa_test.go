@@ -596,3 +596,87 @@ func BenchmarkOtoChildCPU(b *testing.B) {
 	b.ReportMetric(playing, "cpu-%-playing")
 	b.ReportMetric(float64(p.Stats().Underruns), "underruns")
 }
+
+// noDeviceChildEnv runs TestNoDeviceChild, in a child whose ALSA has no PCM
+// at all (a box without a sound card).
+const noDeviceChildEnv = "HARK_AUDIO_NODEVICE_CHILD"
+
+func TestNoDeviceChild(t *testing.T) {
+	if os.Getenv(noDeviceChildEnv) == "" {
+		t.Skip("runs only as the child of TestNoDeviceFallsBackToFile")
+	}
+	var log bytes.Buffer
+	var logMu sync.Mutex
+	dir := os.Getenv(noDeviceChildEnv)
+	out, err := Open(Options{Dir: dir, Log: lockedWriter{&logMu, &log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("KIND %s\nDESCRIBE %s\n", out.Kind(), out.Describe())
+	if _, err := Open(Options{Sink: "device"}); err != nil {
+		fmt.Printf("DEVICE %s\n", err)
+	}
+	p, _ := out.Play("pcm", 16000)
+	p.Write(s16Bytes(testSignal(1600, 1)))
+	p.CloseWrite()
+	<-p.Done()
+	fmt.Printf("SAVED %s %v\n", p.SavedTo(), p.Err())
+	// ALSA's handler writes to a pipe that is copied to the log asynchronously.
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		logMu.Lock()
+		done := strings.Contains(log.String(), "Unknown PCM")
+		logMu.Unlock()
+		if done {
+			break
+		}
+	}
+	logMu.Lock()
+	fmt.Printf("LOG %q\n", log.String())
+	logMu.Unlock()
+}
+
+// Where ALSA has no device, "auto" saves WAV files and says why, "device" is
+// an error read from oto's ready channel and Err, and ALSA's complaints go to
+// the log, never to stderr (the terminal).
+func TestNoDeviceFallsBackToFile(t *testing.T) {
+	if os.Getenv(noDeviceChildEnv) != "" || os.Getenv(otoChildEnv) != "" {
+		t.Skip("child")
+	}
+	tmp := t.TempDir()
+	conf := filepath.Join(tmp, "asound.conf")
+	if err := os.WriteFile(conf, []byte("# no PCMs at all\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "saved")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNoDeviceChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+conf, noDeviceChildEnv+"="+dir, "SSH_CONNECTION=", "SSH_TTY=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("the child wrote to stderr (the terminal):\n%s", stderr.String())
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok {
+			got[k] = v
+		}
+	}
+	if got["KIND"] != "file" || got["DESCRIBE"] != "file: "+dir+" (no sound device)" {
+		t.Errorf("auto without a device: kind %q, describe %q", got["KIND"], got["DESCRIBE"])
+	}
+	if !strings.Contains(got["DEVICE"], "audio: sound device: oto: ALSA error at snd_pcm_open") {
+		t.Errorf("sink device without a device: err %q", got["DEVICE"])
+	}
+	if saved := strings.Fields(got["SAVED"]); len(saved) != 2 || filepath.Dir(saved[0]) != dir || saved[1] != "<nil>" {
+		t.Errorf("saved: %q, want a WAV in %s and no error", got["SAVED"], dir)
+	}
+	var log string
+	fmt.Sscanf(got["LOG"], "%q", &log)
+	// ALSA's own words, through hark's error handler, and hark's summary.
+	if !strings.Contains(log, "ALSA ") || !strings.Contains(log, "Unknown PCM default") || !strings.Contains(log, "falling back to the file sink") {
+		t.Errorf("ALSA's complaint and the fallback did not reach Options.Log: %q", log)
+	}
+}
