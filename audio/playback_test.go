@@ -426,3 +426,23 @@ func TestLevelFollowsWhatIsHeard(t *testing.T) {
 		t.Errorf("after the end: %d readings, level %v; want 20 of ~1", got, p.Level())
 	}
 }
+
+func TestOverSSHWithoutPulse(t *testing.T) {
+	for _, c := range []struct {
+		conn, tty, pulse string
+		want             bool
+	}{
+		{"", "", "", false},
+		{"10.0.0.1 5555 10.0.0.2 22", "", "", true},
+		{"", "/dev/pts/3", "", true},
+		{"10.0.0.1 5555 10.0.0.2 22", "/dev/pts/3", "tcp:127.0.0.1:24713", false},
+		{"", "", "tcp:127.0.0.1:24713", false},
+	} {
+		t.Setenv("SSH_CONNECTION", c.conn)
+		t.Setenv("SSH_TTY", c.tty)
+		t.Setenv("PULSE_SERVER", c.pulse)
+		if got := overSSHWithoutPulse(); got != c.want {
+			t.Errorf("SSH_CONNECTION=%q SSH_TTY=%q PULSE_SERVER=%q: %v, want %v", c.conn, c.tty, c.pulse, got, c.want)
+		}
+	}
+}
