@@ -62,6 +62,9 @@ func (l *Local) planTTS(req api.TTSRequest) (*ttsPlan, error) {
 	if !ok {
 		return nil, &engine.InputError{Field: "voice_code", Rule: fmt.Sprintf("unknown voice %q; pick a value from the voice list", req.VoiceCode)}
 	}
+	if v.engine == engineFlite && !strings.ContainsFunc(text, isLatinOrDigit) {
+		return nil, &engine.InputError{Field: "text", Rule: fmt.Sprintf("has no Latin letters or digits, and %s speaks only English (it would say nothing); pick an espeak voice of the text's language", v.Value)}
+	}
 	p := &ttsPlan{voice: v, format: req.Format, rate: req.SampleRate, gain: 1}
 	switch p.format {
 	case "":
@@ -123,6 +126,12 @@ func (l *Local) planTTS(req api.TTSRequest) (*ttsPlan, error) {
 		p.sentences = []string{strings.TrimSpace(text)}
 	}
 	return p, nil
+}
+
+// isLatinOrDigit reports whether flite can say r: its voices read Latin
+// letters (accents dropped) and digits and skip everything else.
+func isLatinOrDigit(r rune) bool {
+	return unicode.In(r, unicode.Latin) || r >= '0' && r <= '9'
 }
 
 func rateList() string {

@@ -429,6 +429,7 @@ func TestTTSInputErrors(t *testing.T) {
 		{func(r *api.TTSRequest) { r.Extra = map[string]any{"ssml": "yes"} }, "extra.ssml", []string{"true or false"}},
 		{func(r *api.TTSRequest) { r.VoiceCode = "flite:slt"; r.Extra = map[string]any{"ssml": true} }, "extra.ssml", []string{"flite"}},
 		{func(r *api.TTSRequest) { r.VoiceCode = "flite:rms"; r.Pitch = 10 }, "pitch", []string{"no pitch control"}},
+		{func(r *api.TTSRequest) { r.VoiceCode = "flite:slt"; r.Text = "你好，世界。" }, "text", []string{"Latin", "flite:slt", "espeak"}},
 	} {
 		req := ok
 		tc.change(&req)
