@@ -225,8 +225,8 @@ type otoSink struct {
 // busy machine that keeps the mixer goroutine off the CPU for 20 ms or more
 // makes oto pad the device with silence although the jitter buffer is full
 // (40-100 ms gaps seen at load 10 on 2 cores). Holding more does not delay
-// the first sound (the player starts with the device's buffer and grows once
-// it plays), pause, stop or volume (all act on oto's player directly).
+// the first sound (the player starts with what has arrived, see begin, and
+// grows once it plays), nor pause, stop or volume (all act on oto's player).
 const playerHeadroom = 150 * time.Millisecond
 
 // otoReader is what oto's player reads. It waits only a few milliseconds for
@@ -366,55 +366,49 @@ func (s *otoSink) watch(p *Playback, pl *oto.Player) {
 	}
 }
 
-// playerOf is the playback's oto player, nil before it starts and after it ends.
-func playerOf(p *Playback) *oto.Player {
+// withPlayer runs f with the playback's oto player, if it has one (not
+// before it starts, nor after it ends), holding the reader's lock.
+func withPlayer(p *Playback, f func(rd *otoReader, pl *oto.Player)) {
 	p.mu.Lock()
 	rd, _ := p.player.(*otoReader)
 	p.mu.Unlock()
 	if rd == nil {
-		return nil
+		return
 	}
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
-	return rd.pl
+	if rd.pl != nil {
+		f(rd, rd.pl)
+	}
 }
 
 func (s *otoSink) pause(p *Playback, paused bool) {
-	pl := playerOf(p)
-	if pl == nil {
-		return
-	}
-	if paused {
+	withPlayer(p, func(rd *otoReader, pl *oto.Player) {
+		if !paused {
+			pl.Play()
+			return
+		}
 		pl.Pause()
 		// Back to the starting buffer for good: oto's Play after a pause
 		// refills the buffer while the player is still in the mix, so a
-		// large one would have two goroutines reading the stream for as long
-		// as it takes to fill.
-		pl.SetBufferSize(s.bufBytes)
-		p.mu.Lock()
-		rd, _ := p.player.(*otoReader)
-		p.mu.Unlock()
-		if rd != nil {
-			rd.mu.Lock()
-			rd.grown = true
-			rd.mu.Unlock()
-		}
-	} else {
-		pl.Play()
-	}
+		// large one would have two goroutines reading the stream for as
+		// long as it takes to fill.
+		pl.SetBufferSize(rd.small)
+		rd.grown = true
+	})
 }
 
 func (s *otoSink) setVolume(p *Playback, v float64) {
-	if pl := playerOf(p); pl != nil {
+	withPlayer(p, func(_ *otoReader, pl *oto.Player) {
 		pl.SetVolume(v) // oto ramps to it over one period, with no click
-	}
+	})
 }
 
 func (s *otoSink) stop(p *Playback) {
-	if pl := playerOf(p); pl != nil {
+	withPlayer(p, func(_ *otoReader, pl *oto.Player) {
 		pl.Pause()
 		pl.Reset()
-	}
+	})
 	p.finish(nil)
 }
 
