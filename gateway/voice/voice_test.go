@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -467,10 +468,69 @@ func TestTTSControlsChangeAudio(t *testing.T) {
 	if pa, pb := peak(a), peak(b); pb > pa*6/10 || pb < pa*4/10 {
 		t.Errorf("loudness -25 peak %d, normal %d; want about half", pb, pa)
 	}
+	for _, voice := range []string{"espeak:en-us", "flite:slt", "flite:kal16"} {
+		req := api.TTSRequest{Text: "We are looking at the pitch of this voice.", VoiceCode: voice, Pitch: -50}
+		low, _, _ := synth(t, l, req)
+		req.Pitch = 50
+		high, res, _ := synth(t, l, req)
+		fl, fh := medianF0(low, res.SampleRate), medianF0(high, res.SampleRate)
+		t.Logf("%s: median F0 %.0f Hz at pitch -50, %.0f Hz at 50", voice, fl, fh)
+		if fh < fl*1.3 {
+			t.Errorf("%s: pitch 50 gave a median F0 of %.0f Hz, pitch -50 %.0f Hz; want clearly higher", voice, fh, fl)
+		}
+	}
 	if _, err := l.Synthesize(context.Background(), api.TTSRequest{Text: "High.", VoiceCode: "espeak:en-us", Pitch: 50,
 		Extra: map[string]any{"word_gap_ms": 100.0, "punctuation": true, "split_sentences": false}}, &countingSink{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// medianF0 estimates the fundamental frequency of s16le speech: the
+// median, over loud 40 ms frames, of the autocorrelation peak between 40
+// and 500 Hz.
+func medianF0(pcm []byte, rate int) float64 {
+	x := make([]float64, len(pcm)/2)
+	for i := range x {
+		x[i] = float64(int16(binary.LittleEndian.Uint16(pcm[2*i:])))
+	}
+	n, hop := rate/25, rate/50
+	var energies []float64
+	for i := 0; i+n <= len(x); i += hop {
+		e := 0.0
+		for _, v := range x[i : i+n] {
+			e += v * v
+		}
+		energies = append(energies, e)
+	}
+	loudest := 0.0
+	for _, e := range energies {
+		loudest = max(loudest, e)
+	}
+	var f0s []float64
+	for k, e := range energies {
+		if e < loudest/4 {
+			continue
+		}
+		f := x[k*hop : k*hop+n]
+		best, bestLag := 0.0, 0
+		for lag := rate / 500; lag <= rate/40; lag++ {
+			c := 0.0
+			for i := 0; i+lag < n; i++ {
+				c += f[i] * f[i+lag]
+			}
+			if c /= float64(n - lag); c > best {
+				best, bestLag = c, lag
+			}
+		}
+		if bestLag > 0 {
+			f0s = append(f0s, float64(rate)/float64(bestLag))
+		}
+	}
+	if len(f0s) == 0 {
+		return 0
+	}
+	slices.Sort(f0s)
+	return f0s[len(f0s)/2]
 }
 
 func peak(pcm []byte) int {
