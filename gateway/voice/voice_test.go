@@ -461,12 +461,14 @@ func TestTTSControlsChangeAudio(t *testing.T) {
 	if fls.DurationMs < fl.DurationMs*3/2 {
 		t.Errorf("flite speech_rate -50 gave %d ms, normal %d ms", fls.DurationMs, fl.DurationMs)
 	}
-	loud := api.TTSRequest{Text: "Loud and quiet.", VoiceCode: "flite:slt"}
-	a, _, _ := synth(t, l, loud)
-	loud.Loudness = -25
-	b, _, _ := synth(t, l, loud)
-	if pa, pb := peak(a), peak(b); pb > pa*6/10 || pb < pa*4/10 {
-		t.Errorf("loudness -25 peak %d, normal %d; want about half", pb, pa)
+	for _, voice := range []string{"flite:slt", "espeak:en-us"} {
+		loud := api.TTSRequest{Text: "Loud and quiet.", VoiceCode: voice}
+		a, _, _ := synth(t, l, loud)
+		loud.Loudness = -25
+		b, _, _ := synth(t, l, loud)
+		if pa, pb := peak(a), peak(b); pb > pa*6/10 || pb < pa*4/10 {
+			t.Errorf("%s: loudness -25 peak %d, normal %d; want about half", voice, pb, pa)
+		}
 	}
 	for _, voice := range []string{"espeak:en-us", "flite:slt", "flite:kal16"} {
 		req := api.TTSRequest{Text: "We are looking at the pitch of this voice.", VoiceCode: voice, Pitch: -50}
