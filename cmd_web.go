@@ -217,26 +217,9 @@ func printPages(w io.Writer, pages []api.PageContent) {
 // printResearch prints the report: rendered markdown on a terminal, the
 // markdown itself otherwise.
 func (a *app) printResearch(out *api.ResearchOutput) error {
-	var md strings.Builder
-	if out.Status != api.ResearchCompleted {
-		fmt.Fprintf(&md, "_Research %s is %s._\n\n", out.RequestID, out.Status)
-	}
-	md.WriteString(strings.TrimSpace(out.Content))
-	md.WriteString("\n")
-	// The gateway's report usually lists its sources already; the list
-	// from the output is added only when the report has none.
-	if len(out.Sources) > 0 && !hasSourcesSection(out.Content) {
-		md.WriteString("\n## Sources\n\n")
-		for i, s := range out.Sources {
-			title := s.Title
-			if title == "" {
-				title = s.URL
-			}
-			fmt.Fprintf(&md, "%d. [%s](%s)\n", i+1, oneLine(title), s.URL)
-		}
-	}
+	md := out.Document("", "")
 	if !isTerminal(a.stdout) {
-		_, err := io.WriteString(a.stdout, md.String())
+		_, err := io.WriteString(a.stdout, md)
 		return err
 	}
 	width := 100
@@ -245,34 +228,8 @@ func (a *app) printResearch(out *api.ResearchOutput) error {
 			width = min(w, 120) - 2
 		}
 	}
-	_, err := io.WriteString(a.stdout, renderMarkdown(md.String(), os.Getenv("GLAMOUR_STYLE"), width))
+	_, err := io.WriteString(a.stdout, renderMarkdown(md, os.Getenv("GLAMOUR_STYLE"), width))
 	return err
-}
-
-// hasSourcesSection reports whether a markdown report has a heading named
-// Sources or References (any level, ATX or setext).
-func hasSourcesSection(md string) bool {
-	lines := strings.Split(md, "\n")
-	for i, l := range lines {
-		l = strings.TrimSpace(l)
-		name := ""
-		switch {
-		case strings.HasPrefix(l, "#"):
-			name = strings.Trim(strings.TrimLeft(l, "#"), " #")
-		case i+1 < len(lines) && l != "" && isSetextUnderline(lines[i+1]):
-			name = l
-		}
-		switch strings.ToLower(strings.TrimSuffix(name, ":")) {
-		case "sources", "references":
-			return true
-		}
-	}
-	return false
-}
-
-func isSetextUnderline(l string) bool {
-	l = strings.TrimSpace(l)
-	return l != "" && (strings.Trim(l, "=") == "" || strings.Trim(l, "-") == "")
 }
 
 // renderMarkdown renders md for a terminal of the given width; if glamour

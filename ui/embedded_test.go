@@ -123,7 +123,7 @@ func TestE2EGatewaySlowResearchThenCancel(t *testing.T) {
 	})
 
 	r := startAt(t, "http://"+ln.Addr().String(), key, 80, 24)
-	r.keys("esc", "3", "/")
+	r.keys("esc", "3")
 	r.typeText("a slow question")
 	r.keys("enter")
 	r.waitFor("research running", screenHas("researching “a slow question”"))

@@ -68,6 +68,12 @@ func TestKeysSwitchPanesUnlessTyping(t *testing.T) {
 	if m.Active() != 2 {
 		t.Errorf("3 went to pane %d", m.Active())
 	}
+	// Research arrives with its empty question focused: a digit is typed.
+	m.Update(uitest.Press("4"))
+	if m.Active() != 2 {
+		t.Fatal("a digit typed in the research question switched panes")
+	}
+	m.Update(uitest.Press("esc"))
 	m.Update(uitest.Press("tab"))
 	if m.Active() != 3 {
 		t.Errorf("tab went to pane %d", m.Active())
@@ -326,7 +332,7 @@ func TestE2EResearchSlowThenCancel(t *testing.T) {
 	srv := apitest.New(t)
 	srv.Script(apitest.InvokePath(api.ToolResearch), apitest.Slow(time.Minute, apitest.OK(nil)))
 	r := start(t, srv, 80, 24)
-	r.keys("esc", "3", "/")
+	r.keys("esc", "3")
 	r.typeText("a slow question")
 	r.keys("enter")
 	r.waitFor("research running", screenHas("researching “a slow question”"))

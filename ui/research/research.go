@@ -137,6 +137,9 @@ func New(c *common.Common) *Pane {
 	q := common.NewInput(c.Styles)
 	q.Prompt = "? "
 	q.Placeholder = "what do you want researched?"
+	// An empty pane has nothing to do but ask: the question has the cursor,
+	// so what the user types on arriving is the question, not commands.
+	q.Focus()
 	p := &Pane{c: c, question: q, md: markdown.NewRenderer(), progress: common.NewProgress()}
 	return p
 }
@@ -420,8 +423,11 @@ func (p *Pane) cycleModel() {
 	p.model = next
 }
 
+// show puts a session's report in the pane; the report, not the
+// question line, then takes the keys.
 func (p *Pane) show(s *Session) {
 	p.current = s
+	p.question.Blur()
 	p.srcCursor = 0
 	p.scroll.SetContent(p.reportText(s))
 	p.scroll.Top()
@@ -527,33 +533,17 @@ func (p *Pane) save(s *Session) tea.Cmd {
 
 // Markdown is a session's report as a markdown document.
 func Markdown(s *Session) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", s.Question)
+	if s.Out == nil {
+		return ""
+	}
 	meta := []string{}
 	if s.Model != "" {
 		meta = append(meta, "model "+s.Model)
 	}
-	if s.Out != nil && s.Out.RequestID != "" {
+	if s.Out.RequestID != "" {
 		meta = append(meta, "request "+s.Out.RequestID)
 	}
-	if len(meta) > 0 {
-		fmt.Fprintf(&b, "_%s_\n\n", strings.Join(meta, " · "))
-	}
-	if s.Out != nil {
-		b.WriteString(strings.TrimSpace(s.Out.Content))
-		b.WriteString("\n")
-		if len(s.Out.Sources) > 0 {
-			b.WriteString("\n## Sources\n\n")
-			for i, src := range s.Out.Sources {
-				t := src.Title
-				if t == "" {
-					t = src.URL
-				}
-				fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, t, src.URL)
-			}
-		}
-	}
-	return b.String()
+	return s.Out.Document(s.Question, strings.Join(meta, " · "))
 }
 
 // View draws the question line, the status of the current research, then

@@ -152,7 +152,7 @@ func TestSourcesOpenInPagesAndSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# q", "They are **fast** over SSH.", "1. [Charm](https://charm.sh)", "2. [https://example.com/b](https://example.com/b)"} {
+	for _, want := range []string{"# Terminal UIs\n\n> q\n", "They are **fast** over SSH.", "1. [Charm](https://charm.sh)", "2. [https://example.com/b](https://example.com/b)"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("saved markdown lacks %q:\n%s", want, b)
 		}
@@ -165,6 +165,7 @@ func TestModelsComeFromToolList(t *testing.T) {
 	if p.modelValue() != "auto" {
 		t.Errorf("default model %q, want the runtime default auto", p.modelValue())
 	}
+	p.Update(uitest.Press("esc")) // leave the question, which has the cursor on arrival
 	p.Update(uitest.Press("M"))
 	if p.modelValue() != "mini" {
 		t.Errorf("after M: %q", p.modelValue())
