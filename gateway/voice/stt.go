@@ -375,6 +375,13 @@ func (r *recognition) feed(in []int16, flush bool) error {
 		step := min(len(r.pcm), r.opts.partialSamples-int(r.samples-r.lastPartial))
 		step = max(step, 1)
 		if r.samples+int64(step) > r.opts.maxSamples {
+			// Hear the audio up to the limit, then end with its result.
+			if room := int(r.opts.maxSamples - r.samples); room > 0 {
+				if err := r.dec.Process(r.pcm[:room]); err != nil {
+					return err
+				}
+				r.samples += int64(room)
+			}
 			if err := r.final(); err != nil {
 				return err
 			}

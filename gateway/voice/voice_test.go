@@ -869,3 +869,30 @@ func TestDecoderPool(t *testing.T) {
 		t.Errorf("after Close: %v", err)
 	}
 }
+
+// TestSTTOverLimit: audio beyond MaxAudio ends the recognition with the
+// final result of what was heard, then an error naming the limit.
+func TestSTTOverLimit(t *testing.T) {
+	base := provider(t)
+	l, err := New(Config{MaxAudio: 2 * time.Second, Decoders: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	const text = "The weather is nice today. Please call me back tomorrow morning."
+	audio, res, _ := synth(t, base, api.TTSRequest{Text: text, VoiceCode: "flite:slt", Format: api.FormatWAV})
+	if res.DurationMs < 3000 {
+		t.Fatalf("only %d ms of audio", res.DurationMs)
+	}
+	var finals []engine.Transcript
+	err = l.Recognize(context.Background(), api.STTRequest{}, bytes.NewReader(audio), func(tr engine.Transcript) error {
+		if tr.Final {
+			finals = append(finals, tr)
+		}
+		return nil
+	})
+	inputError(t, err, "audio_data", "longer than the limit of 2 seconds")
+	if len(finals) != 1 || finals[0].DurationMs != 2000 || !strings.Contains(finals[0].Text, "weather") {
+		t.Errorf("finals %+v, want one of the first 2000 ms", finals)
+	}
+}
