@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"net"
 	"os"
@@ -401,6 +402,21 @@ func TestEmbeddedGatewayEndToEnd(t *testing.T) {
 	code, _, errs = hark(t, nil, "", "stt", "--stream", wav)
 	if code != 0 {
 		t.Fatalf("stt --stream: %d %s", code, errs)
+	}
+
+	// A streamed WAV saved to a file gets its true sizes: the stream's
+	// header carried placeholders, which made players read hours of audio.
+	streamed := filepath.Join(t.TempDir(), "streamed.wav")
+	code, _, errs = hark(t, nil, "", "tts", "--stream", "--format", "wav", "-o", streamed, "hello there")
+	b, err := os.ReadFile(streamed)
+	if code != 0 || err != nil || len(b) < 1000 {
+		t.Fatalf("tts --stream wav: %d %v %s", code, err, errs)
+	}
+	if riff := binary.LittleEndian.Uint32(b[4:8]); int(riff) != len(b)-8 {
+		t.Errorf("streamed wav: RIFF size %d, file %d bytes", riff, len(b))
+	}
+	if at := bytes.Index(b, []byte("data")); at < 0 || int(binary.LittleEndian.Uint32(b[at+4:])) != len(b)-at-8 {
+		t.Errorf("streamed wav: data size does not match the file")
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"hark/api"
+	"hark/audio"
 )
 
 func newVoicesCmd(a *app) *cobra.Command {
@@ -166,6 +167,7 @@ func (a *app) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest,
 		return err
 	}
 	defer s.Close()
+	dst.streamedWAV = req.Format == api.FormatWAV
 	n := 0
 	for {
 		chunk, err := s.Next()
@@ -263,6 +265,9 @@ type audioOut struct {
 	f    *os.File
 	tmp  string
 	path string
+	// streamedWAV: the file holds a WAV whose header was streamed with
+	// placeholder sizes; Close writes the true ones.
+	streamedWAV bool
 }
 
 func (o *audioOut) Write(p []byte) (int, error) { return o.w.Write(p) }
@@ -270,6 +275,12 @@ func (o *audioOut) Write(p []byte) (int, error) { return o.w.Write(p) }
 func (o *audioOut) Close() error {
 	if o.f == nil {
 		return nil
+	}
+	if o.streamedWAV {
+		if err := audio.FixWAVSizes(o.f); err != nil {
+			o.abort()
+			return err
+		}
 	}
 	if err := o.f.Close(); err != nil {
 		return err
