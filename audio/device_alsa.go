@@ -246,8 +246,7 @@ type otoReader struct {
 	pl         *oto.Player
 	small, big int
 	grown      bool
-	expect     int  // the player's buffered bytes if nothing drained it since the last Read
-	woke       bool // this playback woke the device (acquireDevice), so its end releases it
+	expect     int // the player's buffered bytes if nothing drained it since the last Read
 }
 
 func (r *otoReader) Read(b []byte) (int, error) {
@@ -291,16 +290,18 @@ func (s *otoSink) start(p *Playback, rate int) error {
 		// holds on every round. Drop every reference to it.
 		rd.mu.Lock()
 		rd.pl = nil
-		woke := rd.woke
 		rd.mu.Unlock()
 		p.mu.Lock()
 		p.player, p.buffered = nil, nil
 		p.mu.Unlock()
-		if woke {
-			releaseDevice()
-		}
+		releaseDevice()
 	}
 	p.mu.Unlock()
+	// Wake the device now, while the first samples decode: it fills its
+	// buffer with silence, which is slack for a stream whose first frame is
+	// small (joining the mix first saved ~20 ms on a cold start, but let
+	// such a stream run dry at once).
+	acquireDevice()
 	go s.begin(p, rd)
 	go s.watch(p, pl)
 	return nil
@@ -329,11 +330,7 @@ func (s *otoSink) begin(p *Playback, rd *otoReader) {
 	}
 	rd.pl.SetBufferSize(first)
 	rd.grown = first >= rd.big
-	// Join the mix first, then wake the device: woken first, it would
-	// write a period or two of silence ahead of the first sound.
 	rd.pl.Play()
-	acquireDevice()
-	rd.woke = true
 }
 
 // watch ends the playback when the device has played everything, or when

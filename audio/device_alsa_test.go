@@ -100,7 +100,7 @@ func TestOtoChild(t *testing.T) {
 	// Goroutines spinning on every P stand in for the busy machine.
 	time.Sleep(idleSuspend + 300*time.Millisecond)
 	busy := make(chan struct{})
-	for range 4 * runtime.GOMAXPROCS(0) {
+	for range runtime.GOMAXPROCS(0) {
 		go func() {
 			for x := 0; ; x++ {
 				select {
@@ -186,16 +186,28 @@ type fifoDevice struct {
 
 func startFIFODevice(t testing.TB, path string) *fifoDevice {
 	d := &fifoDevice{done: make(chan struct{}), silent: e2eRate}
+	// A small pipe keeps the rig's own latency near one 20 ms buffer. It
+	// must be small before the writer opens: once more than 4 KiB is in the
+	// pipe it cannot shrink, and Linux's default 64 KiB holds 340 ms, which
+	// ALSA's thread fills faster than real time (oto then pads silence no
+	// device would ask for). So a non-blocking reader sizes it now and holds
+	// the pipe until the real reader has opened.
+	pre, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatalf("open fifo: %v", err)
+	}
+	if _, err := unix.FcntlInt(pre.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
+		t.Fatalf("F_SETPIPE_SZ: %v", err)
+	}
 	go func() {
 		defer close(d.done)
 		f, err := os.OpenFile(path, os.O_RDONLY, 0)
+		pre.Close()
 		if err != nil {
 			t.Errorf("open fifo: %v", err)
 			return
 		}
 		defer f.Close()
-		// A small pipe keeps the rig's own latency near one 20 ms buffer.
-		unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, 4096)
 		start := time.Now()
 		var read int64
 		var carry []byte
