@@ -402,6 +402,18 @@ var errStopped = errors.New("audio: stopped")
 func (p *Playback) pull(b []byte, wait time.Duration, gain bool) (n int, eof bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	step := pollInterval
+	if wait > 0 && p.buffered != nil && p.rate > 0 {
+		// A sink that holds plenty cannot run dry soon: wait longer, and
+		// without polling, for the next frame (a Write wakes pull at once),
+		// so oto's mixer does not spin while a real-time stream is between
+		// frames. Not much longer: oto's mixer serves every playback from
+		// one goroutine.
+		if held := samplesToDuration(int64(p.buffered()/2), p.rate); held >= 8*wait {
+			wait = min(held/2, 4*wait)
+			step = wait
+		}
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		if p.stopped {
@@ -422,7 +434,7 @@ func (p *Playback) pull(b []byte, wait time.Duration, gain bool) (n int, eof boo
 			if left <= 0 {
 				return 0, false
 			}
-			p.wait(min(left, pollInterval))
+			p.wait(min(left, step))
 			continue
 		}
 		p.wait(0)
