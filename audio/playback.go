@@ -409,7 +409,7 @@ func (p *Playback) pull(b []byte, wait time.Duration, gain bool) (n int, eof boo
 		// so oto's mixer does not spin while a real-time stream is between
 		// frames. Not much longer: oto's mixer serves every playback from
 		// one goroutine.
-		if held := samplesToDuration(int64(p.buffered()/2), p.rate); held >= 8*wait {
+		if held := samplesToDuration(int64(p.buffered()/2), p.rate); held >= 2*wait {
 			wait = min(held/2, 4*wait)
 			step = wait
 		}
