@@ -19,6 +19,9 @@ echo "== BENCHMARKS.md matches docs/"
 echo "== go vet"
 go vet ./...
 
+echo "== a build without cgo still compiles (no playback device or recognition)"
+CGO_ENABLED=0 go build -o /dev/null .
+
 echo "== go test -race"
 go test -race -count=1 -timeout 15m ./...
 

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package sphinx wraps pocketsphinx's C decoder (the 0.8 API) for streaming
 // recognition of 16 kHz mono s16le audio. It only guards the cgo boundary:
 // a Decoder serialises its own calls, reports C failures as errors and
@@ -57,50 +59,11 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"unsafe"
 )
 
-// SampleRate is the only rate the en-us acoustic model accepts.
-const SampleRate = 16000
-
-// Model names the files of a pocketsphinx model.
-type Model struct {
-	HMM  string // acoustic model directory
-	LM   string // language model (.lm.bin or .lm)
-	Dict string // pronunciation dictionary
-}
-
-// DefaultModelDir is where Debian's pocketsphinx-en-us puts the en-us model.
-const DefaultModelDir = "/usr/share/pocketsphinx/model/en-us"
-
-// ModelIn returns the en-us model layout of Debian's pocketsphinx-en-us
-// package rooted at dir.
-func ModelIn(dir string) Model {
-	return Model{
-		HMM:  filepath.Join(dir, "en-us"),
-		LM:   filepath.Join(dir, "en-us.lm.bin"),
-		Dict: filepath.Join(dir, "cmudict-en-us.dict"),
-	}
-}
-
-// Check reports a missing model file by name, before the C library is
-// asked to load it (it would only log the reason).
-func (m Model) Check() error {
-	for _, p := range []string{m.HMM, m.LM, m.Dict} {
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("pocketsphinx model: %w (install pocketsphinx-en-us)", err)
-		}
-	}
-	return nil
-}
-
 var quietOnce sync.Once
-
-// ErrClosed is returned by a Decoder used after Close.
-var ErrClosed = errors.New("pocketsphinx decoder closed")
 
 // Decoder is one loaded pocketsphinx decoder. Its methods may be called
 // from any goroutine; they are serialised, because the C decoder is not
