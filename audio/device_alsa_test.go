@@ -6,11 +6,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +20,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"hark/audio/alsatest"
 )
 
 // The oto end-to-end test runs the real device path in a child process (oto
@@ -173,128 +173,6 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	return l.w.Write(b)
 }
 
-// fifoDevice reads float32 mono samples from the FIFO at real-time pace and
-// keeps them with the arrival time of the first non-zero one.
-type fifoDevice struct {
-	mu           sync.Mutex
-	samples      []float32
-	firstNonZero time.Time
-	onsets       []time.Time // arrival of sound after at least 10 ms of silence
-	silent       int
-	done         chan struct{}
-}
-
-func startFIFODevice(t testing.TB, path string) *fifoDevice {
-	d := &fifoDevice{done: make(chan struct{}), silent: e2eRate}
-	// A small pipe keeps the rig's own latency near one 20 ms buffer. It
-	// must be small before the writer opens: once more than 4 KiB is in the
-	// pipe it cannot shrink, and Linux's default 64 KiB holds 340 ms, which
-	// ALSA's thread fills faster than real time (oto then pads silence no
-	// device would ask for). So a non-blocking reader sizes it now and holds
-	// the pipe until the real reader has opened.
-	pre, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatalf("open fifo: %v", err)
-	}
-	if _, err := unix.FcntlInt(pre.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
-		t.Fatalf("F_SETPIPE_SZ: %v", err)
-	}
-	go func() {
-		defer close(d.done)
-		f, err := os.OpenFile(path, os.O_RDONLY, 0)
-		pre.Close()
-		if err != nil {
-			t.Errorf("open fifo: %v", err)
-			return
-		}
-		defer f.Close()
-		start := time.Now()
-		var read int64
-		var carry []byte
-		buf := make([]byte, 8192)
-		for {
-			due := int64(time.Since(start).Seconds()*e2eRate) * 4
-			if read >= due {
-				time.Sleep(2 * time.Millisecond)
-				continue
-			}
-			// Like a sound card after an xrun, do not catch up on time
-			// spent without data (hark suspends the device when idle).
-			if credit := int64(e2eRate/100) * 4; due-read > credit {
-				start = start.Add(time.Duration(float64(due-read-credit) / 4 / e2eRate * float64(time.Second)))
-				due = read + credit
-			}
-			n, err := f.Read(buf[:min(int64(len(buf)), due-read)])
-			read += int64(n)
-			now := time.Now()
-			carry = append(carry, buf[:n]...)
-			d.mu.Lock()
-			for len(carry) >= 4 {
-				v := math.Float32frombits(binary.LittleEndian.Uint32(carry))
-				if v != 0 && d.firstNonZero.IsZero() {
-					d.firstNonZero = now
-				}
-				if v == 0 {
-					d.silent++
-				} else {
-					if d.silent >= e2eRate/100 {
-						d.onsets = append(d.onsets, now)
-					}
-					d.silent = 0
-				}
-				d.samples = append(d.samples, v)
-				carry = carry[4:]
-			}
-			d.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return d
-}
-
-// alsaRig is a stand-in sound card: an asound.conf whose default PCM is a
-// "file" plugin writing raw float samples into a FIFO (slave: a null PCM),
-// and a reader draining that FIFO at real-time pace.
-type alsaRig struct {
-	conf, fifo string
-	dev        *fifoDevice
-}
-
-func newALSARig(tb testing.TB) *alsaRig {
-	dir := tb.TempDir()
-	r := &alsaRig{conf: filepath.Join(dir, "asound.conf"), fifo: filepath.Join(dir, "device.f32")}
-	if err := unix.Mkfifo(r.fifo, 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	conf := fmt.Sprintf(`pcm.!default {
-	type file
-	slave.pcm "hark_null"
-	file %q
-	format "raw"
-}
-pcm.hark_null {
-	type null
-}
-`, r.fifo)
-	if err := os.WriteFile(r.conf, []byte(conf), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	r.dev = startFIFODevice(tb, r.fifo)
-	return r
-}
-
-// close waits for the reader once the child has exited, unblocking it first
-// in case the child never opened the FIFO.
-func (r *alsaRig) close() *fifoDevice {
-	if w, err := os.OpenFile(r.fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
-		w.Close()
-	}
-	<-r.dev.done
-	return r.dev
-}
-
 func TestOtoEndToEnd(t *testing.T) {
 	if os.Getenv(otoChildEnv) != "" {
 		t.Skip("child")
@@ -302,16 +180,16 @@ func TestOtoEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays ~3 s of audio through ALSA")
 	}
-	rig := newALSARig(t)
+	rig := alsatest.New(t, e2eRate)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOtoChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+rig.conf, otoChildEnv+"=1")
+	cmd.Env = append(os.Environ(), rig.Env(), otoChildEnv+"=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
-	dev := rig.close()
+	dev := rig.Close()
 	if runErr != nil {
 		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", runErr, stdout.String(), stderr.String())
 	}
@@ -359,10 +237,8 @@ func TestOtoEndToEnd(t *testing.T) {
 
 	// The samples that reached ALSA are exactly the samples streamed, in
 	// order, with only silence between them.
-	dev.mu.Lock()
-	played := dev.samples
-	firstAtDevice := dev.firstNonZero
-	dev.mu.Unlock()
+	played := dev.Samples()
+	firstAtDevice := dev.FirstNonZero()
 	var got []int16
 	silenceBefore := map[int]int{} // index in got -> silent samples just before it
 	run := 0
@@ -485,15 +361,15 @@ func BenchmarkOtoDevice(b *testing.B) {
 	if os.Getenv(otoChildEnv) != "" {
 		b.Skip("child")
 	}
-	rig := newALSARig(b)
+	rig := alsatest.New(b, e2eRate)
 	args := []string{"-test.run=^$", "-test.bench=^BenchmarkOtoChild", "-test.benchtime=1x"}
 	if prof := os.Getenv("HARK_AUDIO_CPUPROFILE"); prof != "" {
 		args = append(args, "-test.cpuprofile="+prof) // profile the child, where the audio runs
 	}
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+rig.conf, otoChildEnv+"=1")
+	cmd.Env = append(os.Environ(), rig.Env(), otoChildEnv+"=1")
 	out, err := cmd.CombinedOutput()
-	dev := rig.close()
+	dev := rig.Close()
 	if err != nil {
 		b.Fatalf("child: %v\n%s", err, out)
 	}
@@ -511,7 +387,7 @@ func BenchmarkOtoDevice(b *testing.B) {
 	for kind, ws := range writes {
 		var lat []time.Duration
 		for _, w := range ws {
-			for _, o := range dev.onsets {
+			for _, o := range dev.Onsets() {
 				if o.After(w) {
 					lat = append(lat, o.Sub(w))
 					break

@@ -22,10 +22,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"golang.org/x/sys/unix"
 
 	"hark/api"
 	"hark/audio"
+	"hark/audio/alsatest"
 	"hark/gateway"
 	"hark/gateway/engine"
 	"hark/gateway/voice"
@@ -251,37 +251,17 @@ func TestTTSStreamEndToEnd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	checkALSAFileSink(t, dir)
-	fifo := filepath.Join(dir, "device.f32")
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	conf := filepath.Join(dir, "asound.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`pcm.!default {
-	type file
-	slave.pcm "hark_null"
-	file %q
-	format "raw"
-}
-pcm.hark_null {
-	type null
-}
-`, fifo)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dev := startFIFOSink(t, fifo)
+	rig := alsatest.New(t, deviceRate)
 
 	childStart := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestVoicesE2EChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "ALSA_CONFIG_PATH="+conf, e2eChildEnv+"=1", e2eDirEnv+"="+dir)
+	cmd.Env = append(os.Environ(), rig.Env(), e2eChildEnv+"=1", e2eDirEnv+"="+dir)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
-	if w, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
-		w.Close() // unblock the reader if the child never opened the FIFO
-	}
-	<-dev.done
+	dev := rig.Close()
 	if runErr != nil {
 		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", runErr, stdout.String(), stderr.String())
 	}
@@ -344,7 +324,7 @@ pcm.hark_null {
 		t.Fatal(err)
 	}
 	want := resampleLinear(s16(pcm), rate, deviceRate)
-	got := dev.all()
+	got := dev.Samples()
 	for _, line := range strings.Split(stdout.String(), "\n") {
 		if strings.HasPrefix(line, "TIMING ") {
 			t.Logf("child drove the pane in %s", strings.TrimPrefix(line, "TIMING "))
@@ -395,57 +375,6 @@ func checkALSAFileSink(t *testing.T, dir string) {
 	if fi, err := os.Stat(out); err != nil || fi.Size() == 0 {
 		t.Fatalf("aplay played into ALSA's file plugin but %s is empty or missing (%v)", out, err)
 	}
-}
-
-// fifoSink reads float32 samples from the FIFO at real-time pace.
-type fifoSink struct {
-	done    chan struct{}
-	mu      sync.Mutex
-	samples []float32
-}
-
-func (d *fifoSink) all() []float32 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]float32(nil), d.samples...)
-}
-
-func startFIFOSink(t *testing.T, path string) *fifoSink {
-	d := &fifoSink{done: make(chan struct{})}
-	go func() {
-		defer close(d.done)
-		f, err := os.OpenFile(path, os.O_RDONLY, 0)
-		if err != nil {
-			t.Errorf("open fifo: %v", err)
-			return
-		}
-		defer f.Close()
-		unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, 4096)
-		start := time.Now()
-		var read int64
-		var carry []byte
-		buf := make([]byte, 8192)
-		for {
-			due := int64(time.Since(start).Seconds()*deviceRate) * 4
-			if read >= due {
-				time.Sleep(2 * time.Millisecond)
-				continue
-			}
-			n, err := f.Read(buf[:min(int64(len(buf)), due-read)])
-			read += int64(n)
-			carry = append(carry, buf[:n]...)
-			d.mu.Lock()
-			for len(carry) >= 4 {
-				d.samples = append(d.samples, math.Float32frombits(binary.LittleEndian.Uint32(carry)))
-				carry = carry[4:]
-			}
-			d.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return d
 }
 
 func s16(pcm []byte) []float64 {

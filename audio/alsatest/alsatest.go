@@ -1,0 +1,166 @@
+// Package alsatest is a stand-in sound card for tests of hark's real
+// playback path: an asound.conf whose default PCM is ALSA's "file" plugin
+// writing raw float32 samples into a FIFO (its slave a null PCM), and a
+// reader that drains the FIFO at real-time pace, as a device would, and
+// keeps what was played. Point a child process at it with Env; oto allows
+// one context per process, so the code under test runs in a child.
+package alsatest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Rig is one stand-in sound card.
+type Rig struct {
+	Conf, FIFO string
+	Dev        *Device
+}
+
+// New writes the ALSA configuration and starts the device reader at rate
+// (samples per second, float32 mono, which is what oto asks ALSA for).
+func New(tb testing.TB, rate int) *Rig {
+	dir := tb.TempDir()
+	r := &Rig{Conf: filepath.Join(dir, "asound.conf"), FIFO: filepath.Join(dir, "device.f32")}
+	if err := unix.Mkfifo(r.FIFO, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	conf := fmt.Sprintf(`pcm.!default {
+	type file
+	slave.pcm "hark_null"
+	file %q
+	format "raw"
+}
+pcm.hark_null {
+	type null
+}
+`, r.FIFO)
+	if err := os.WriteFile(r.Conf, []byte(conf), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	r.Dev = startDevice(tb, r.FIFO, rate)
+	return r
+}
+
+// Env is the environment entry that points ALSA at the rig.
+func (r *Rig) Env() string { return "ALSA_CONFIG_PATH=" + r.Conf }
+
+// Close waits for the reader once the child has exited, unblocking it first
+// in case the child never opened the FIFO, and returns the device.
+func (r *Rig) Close() *Device {
+	if w, err := os.OpenFile(r.FIFO, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	<-r.Dev.done
+	return r.Dev
+}
+
+// Device is what the rig played.
+type Device struct {
+	rate         int
+	mu           sync.Mutex
+	samples      []float32
+	firstNonZero time.Time
+	onsets       []time.Time // arrival of sound after at least 10 ms of silence
+	silent       int
+	done         chan struct{}
+}
+
+// Samples returns a copy of every sample played.
+func (d *Device) Samples() []float32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]float32(nil), d.samples...)
+}
+
+// FirstNonZero is when the first non-silent sample arrived.
+func (d *Device) FirstNonZero() time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.firstNonZero
+}
+
+// Onsets are the arrival times of sound after at least 10 ms of silence.
+func (d *Device) Onsets() []time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]time.Time(nil), d.onsets...)
+}
+
+func startDevice(tb testing.TB, path string, rate int) *Device {
+	d := &Device{rate: rate, done: make(chan struct{}), silent: rate}
+	// A small pipe keeps the rig's own latency near one 20 ms buffer. It
+	// must be small before the writer opens: once more than 4 KiB is in the
+	// pipe it cannot shrink, and Linux's default 64 KiB holds 340 ms, which
+	// ALSA's thread fills faster than real time (oto then pads silence no
+	// device would ask for). So a non-blocking reader sizes it now and holds
+	// the pipe until the real reader has opened.
+	pre, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		tb.Fatalf("open fifo: %v", err)
+	}
+	if _, err := unix.FcntlInt(pre.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
+		tb.Fatalf("F_SETPIPE_SZ: %v", err)
+	}
+	go func() {
+		defer close(d.done)
+		f, err := os.OpenFile(path, os.O_RDONLY, 0)
+		pre.Close()
+		if err != nil {
+			tb.Errorf("open fifo: %v", err)
+			return
+		}
+		defer f.Close()
+		start := time.Now()
+		var read int64
+		var carry []byte
+		buf := make([]byte, 8192)
+		for {
+			due := int64(time.Since(start).Seconds()*float64(rate)) * 4
+			if read >= due {
+				time.Sleep(2 * time.Millisecond)
+				continue
+			}
+			// Like a sound card after an xrun, do not catch up on time
+			// spent without data (hark suspends the device when idle).
+			if credit := int64(rate/100) * 4; due-read > credit {
+				start = start.Add(time.Duration(float64(due-read-credit) / 4 / float64(rate) * float64(time.Second)))
+				due = read + credit
+			}
+			n, err := f.Read(buf[:min(int64(len(buf)), due-read)])
+			read += int64(n)
+			now := time.Now()
+			carry = append(carry, buf[:n]...)
+			d.mu.Lock()
+			for len(carry) >= 4 {
+				v := math.Float32frombits(binary.LittleEndian.Uint32(carry))
+				if v != 0 && d.firstNonZero.IsZero() {
+					d.firstNonZero = now
+				}
+				if v == 0 {
+					d.silent++
+				} else {
+					if d.silent >= rate/100 {
+						d.onsets = append(d.onsets, now)
+					}
+					d.silent = 0
+				}
+				d.samples = append(d.samples, v)
+				carry = carry[4:]
+			}
+			d.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return d
+}
