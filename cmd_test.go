@@ -580,3 +580,31 @@ func TestOversizedInputIsRefusedNotCut(t *testing.T) {
 		t.Errorf("tts text at the limit: %d %s", code, errs)
 	}
 }
+
+// TestTTSFormatFollowsFileName: without --format, -o hello.wav asks the
+// gateway for wav (raw pcm in a .wav file could not be played or
+// recognised); an explicit --format wins.
+func TestTTSFormatFollowsFileName(t *testing.T) {
+	s := apitest.New(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", filepath.Join(dir, "a.wav")}, api.FormatWAV},
+		{[]string{"-o", filepath.Join(dir, "b.MP3")}, api.FormatMP3},
+		{[]string{"-o", filepath.Join(dir, "c.raw")}, api.FormatPCM},
+		{[]string{"-o", filepath.Join(dir, "d.audio")}, ""},
+		{[]string{"--format", "pcm", "-o", filepath.Join(dir, "e.wav")}, api.FormatPCM},
+	} {
+		args := append([]string{"tts", "--voice", "alice"}, tc.args...)
+		if code, _, errs := hark(t, s, "", append(args, "hello")...); code != 0 {
+			t.Fatalf("%v: %d %s", tc.args, code, errs)
+		}
+		var req api.TTSRequest
+		json.Unmarshal(s.Last(api.PathTTS).Body, &req)
+		if req.Format != tc.want {
+			t.Errorf("%v: asked for format %q, want %q", tc.args, req.Format, tc.want)
+		}
+	}
+}

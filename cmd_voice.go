@@ -55,6 +55,20 @@ func newVoicesCmd(a *app) *cobra.Command {
 	}
 }
 
+// formatOfFile is the audio format a file name asks for (hello.wav: wav),
+// or "" to leave the choice to the gateway's default (pcm).
+func formatOfFile(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".wav":
+		return api.FormatWAV
+	case ".mp3":
+		return api.FormatMP3
+	case ".pcm", ".raw":
+		return api.FormatPCM
+	}
+	return ""
+}
+
 func newTTSCmd(a *app) *cobra.Command {
 	var (
 		out, format                           string
@@ -68,7 +82,8 @@ func newTTSCmd(a *app) *cobra.Command {
 		Long: `Synthesize TEXT (or stdin when no TEXT is given, or TEXT is -) with the
 configured provider and voice. -o FILE writes the audio there; -o - or a
 non-terminal stdout receives the raw audio; otherwise a file named
-tts-<time>.<format> is written to the output directory. --stream uses the
+tts-<time>.<format> is written to the output directory. Without --format,
+the format follows FILE's extension (.wav, .mp3, .pcm or .raw), else pcm. --stream uses the
 WebSocket endpoint and writes audio as it arrives.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -88,6 +103,9 @@ WebSocket endpoint and writes audio as it arrives.`,
 			}
 			if format != "" && format != api.FormatPCM && format != api.FormatMP3 && format != api.FormatWAV {
 				return usagef("--format %q: must be pcm, mp3 or wav", format)
+			}
+			if format == "" {
+				format = formatOfFile(out)
 			}
 			extraObj, err := parseExtra(extra)
 			if err != nil {
@@ -137,7 +155,7 @@ WebSocket endpoint and writes audio as it arrives.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "", "audio file; - for stdout")
-	f.StringVar(&format, "format", "", "pcm, mp3 or wav (default pcm)")
+	f.StringVar(&format, "format", "", "pcm, mp3 or wav (default: from -o FILE's extension, else pcm)")
 	f.IntVar(&sampleRate, "sample-rate", 0, "sample rate in Hz (provider default when 0)")
 	f.IntVar(&speechRate, "speech-rate", 0, "speaking rate (provider's range)")
 	f.IntVar(&pitch, "pitch", 0, "pitch (provider's range)")
