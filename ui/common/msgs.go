@@ -23,6 +23,11 @@ type ToolsMsg struct {
 // OpenPagesMsg asks the root to show Pages and extract URLs there.
 type OpenPagesMsg struct {
 	URLs []string
+	// Read are pages whose text is already known (a search result's
+	// raw_content, for a page the gateway indexed but cannot fetch, such
+	// as a file:// page of `hark index DIR`): shown as they are, without
+	// extracting.
+	Read []api.PageContent
 }
 
 // RunToolMsg asks the root to run a tool with inputs (from a generated

@@ -217,6 +217,13 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, func() tea.Msg { return common.NoticeMsg{Text: n} }
 	case common.OpenPagesMsg:
 		p.mode = listMode
+		if len(msg.Read) > 0 {
+			m := doneMsg{slug: api.ToolSearch, base: msg.Read[0].URL}
+			for _, r := range msg.Read {
+				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Source: api.ToolSearch})
+			}
+			return p, tea.Batch(p.add(m), p.extract(msg.URLs, false))
+		}
 		return p, p.extract(msg.URLs, true)
 	case common.RunToolMsg:
 		return p, p.run(msg.Tool.Slug, msg.Inputs, msg.Tool.Slug == api.ToolExtract)

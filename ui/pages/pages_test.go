@@ -325,3 +325,23 @@ func TestFailedPageReasonWrappedWithHint(t *testing.T) {
 		t.Errorf("no hint on what to do:\n%s", v)
 	}
 }
+
+// TestOpenPagesAlreadyRead: a page whose text came with the message (from
+// the search index) is shown without calling extract.
+func TestOpenPagesAlreadyRead(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	const u = "file:///srv/docs/zebra.html"
+	_, cmd := p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: u, RawContent: "Zebras cross at the **striped** crossing."}}})
+	uitest.Settle(drive(p), cmd)
+	for _, r := range srv.Requests() {
+		if r.Path != api.PathTools {
+			t.Errorf("called the gateway: %s %s", r.Method, r.Path)
+		}
+	}
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "Zebras cross at the striped crossing.") || !strings.Contains(v, u) {
+		t.Errorf("the page is not shown:\n%s", v)
+	}
+}

@@ -89,6 +89,7 @@ type Pane struct {
 	domains  textinput.Model
 	editDom  bool
 	opts     map[string]any // quick option values set by the user
+	inputs   map[string]any // the inputs of the results shown
 	form     *form.Form
 	out      *api.SearchOutput
 	err      error
@@ -461,6 +462,7 @@ func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
 	p.seq++
 	seq, client := p.seq, p.c.Client
 	p.err = nil
+	p.inputs = inputs
 	return tea.Batch(p.progress.Start("searching", p.c.Now()), func() tea.Msg {
 		defer cancel()
 		res, err := common.Invoke(ctx, client, slug, inputs)
@@ -479,13 +481,49 @@ func (p *Pane) current() *api.SearchResult {
 	return &p.out.Results[p.cursor]
 }
 
+// open shows the result in Pages: extracted from the web, or, for a page
+// the gateway indexed but cannot fetch (file:// pages of `hark index DIR`),
+// with the text the index holds, asked for with include_raw_content.
 func (p *Pane) open() tea.Cmd {
 	r := p.current()
 	if r == nil {
 		return nil
 	}
 	u := r.URL
-	return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
+	if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
+		return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
+	}
+	if r.RawContent != "" {
+		read := []api.PageContent{{URL: u, RawContent: r.RawContent}}
+		return func() tea.Msg { return common.OpenPagesMsg{Read: read} }
+	}
+	if t := p.c.Tool(Slug); t == nil || t.Input("include_raw_content") == nil || p.inputs == nil {
+		return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
+	}
+	inputs := map[string]any{"include_raw_content": true}
+	for k, v := range p.inputs {
+		if k != "include_raw_content" {
+			inputs[k] = v
+		}
+	}
+	client := p.c.Client
+	return func() tea.Msg {
+		res, err := common.Invoke(context.Background(), client, Slug, inputs)
+		if err != nil {
+			return common.ErrorMsg{Err: fmt.Errorf("open %s: %w", u, err)}
+		}
+		out, err := api.DecodeSearch(res.Output)
+		if err != nil {
+			return common.ErrorMsg{Err: fmt.Errorf("open %s: %w", u, err)}
+		}
+		for _, r := range out.Results {
+			if r.URL == u && r.RawContent != "" {
+				return common.OpenPagesMsg{Read: []api.PageContent{{URL: u, RawContent: r.RawContent}}}
+			}
+		}
+		// Not in the index any more: extraction says why it cannot be read.
+		return common.OpenPagesMsg{URLs: []string{u}}
+	}
 }
 
 func (p *Pane) move(d int) {

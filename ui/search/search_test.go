@@ -257,3 +257,47 @@ func TestNoResultsSaysWhatToDo(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenIndexedFileReadsFromIndex: a result the gateway indexed but
+// cannot fetch (a file:// page of `hark index DIR`) opens with the text
+// the index holds, asked for with include_raw_content, not by extracting.
+func TestOpenIndexedFileReadsFromIndex(t *testing.T) {
+	srv := apitest.New(t)
+	const u = "file:///usr/share/doc/x/index.html"
+	invoke := func(raw string) apitest.Reply {
+		r := api.SearchResult{Title: "X", URL: u, Content: "snippet", Score: 1, RawContent: raw}
+		return apitest.OK(api.InvokeResult{Service: api.SearchService, Tool: Slug,
+			Output: mustJSON(t, api.SearchOutput{Query: "x", Results: []api.SearchResult{r}})})
+	}
+	srv.Script(apitest.InvokePath(Slug), invoke(""), invoke("The whole page, from the index."))
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	typeText(p, "x")
+	_, cmd := p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	p.Update(uitest.Press("esc"))
+	_, cmd = p.Update(uitest.Press("enter"))
+	if cmd == nil {
+		t.Fatal("enter on a file:// result did nothing")
+	}
+	msg := cmd()
+	open, ok := msg.(common.OpenPagesMsg)
+	if !ok || len(open.URLs) != 0 || len(open.Read) != 1 || open.Read[0].RawContent != "The whole page, from the index." {
+		t.Fatalf("open: %#v", msg)
+	}
+	var body api.InvokeRequest
+	json.Unmarshal(srv.Last(apitest.InvokePath(Slug)).Body, &body)
+	if body.Inputs["include_raw_content"] != true || body.Inputs["query"] != "x" {
+		t.Errorf("re-query sent %v", body.Inputs)
+	}
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
