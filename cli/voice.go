@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"hark/audio"
 )
 
-func newVoicesCmd(a *app) *cobra.Command {
+func newVoicesCmd(a *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "voices [PROVIDER]",
 		Short: "List a provider's voices",
@@ -69,7 +69,7 @@ func formatOfFile(name string) string {
 	return ""
 }
 
-func newTTSCmd(a *app) *cobra.Command {
+func newTTSCmd(a *App) *cobra.Command {
 	var (
 		out, format                           string
 		sampleRate, speechRate, pitch, volume int
@@ -178,7 +178,7 @@ func parseExtra(s string) (map[string]any, error) {
 	return m, nil
 }
 
-func (a *app) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest, dst *audioOut, name string) error {
+func (a *App) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest, dst *audioOut, name string) error {
 	s, err := cl.TTSStream(ctx, req)
 	if err != nil {
 		dst.abort()
@@ -223,7 +223,7 @@ func (a *app) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest,
 
 // ttsJSON prints the audio's metadata: on stdout, or on stderr when
 // stdout holds the audio.
-func (a *app) ttsJSON(dst *audioOut, summary map[string]any) error {
+func (a *App) ttsJSON(dst *audioOut, summary map[string]any) error {
 	w := a.stdout
 	if dst.f == nil {
 		w = a.stderr
@@ -314,7 +314,7 @@ func (o *audioOut) abort() {
 }
 
 // audioOut opens the destination given by -o, or picks one.
-func (a *app) audioOut(out, prefix, ext string) (*audioOut, string, error) {
+func (a *App) audioOut(out, prefix, ext string) (*audioOut, string, error) {
 	if out == "-" || out == "" && !isTerminal(a.stdout) {
 		return &audioOut{w: a.stdout}, "stdout", nil
 	}
@@ -333,7 +333,7 @@ func (a *app) audioOut(out, prefix, ext string) (*audioOut, string, error) {
 	return &audioOut{w: f, f: f, tmp: f.Name(), path: path}, path, nil
 }
 
-func newSTTCmd(a *app) *cobra.Command {
+func newSTTCmd(a *App) *cobra.Command {
 	var (
 		language   string
 		sampleRate int
@@ -399,7 +399,7 @@ not a terminal), then the final text on stdout.`,
 	return cmd
 }
 
-func (a *app) sttStream(ctx context.Context, cl *api.Client, req api.STTRequest, audio []byte, chunk int) error {
+func (a *App) sttStream(ctx context.Context, cl *api.Client, req api.STTRequest, audio []byte, chunk int) error {
 	s, err := cl.STTStream(ctx, req)
 	if err != nil {
 		return err

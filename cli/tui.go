@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -19,13 +19,11 @@ import (
 	"hark/ui/common"
 )
 
-// tui.go runs the terminal UI: it turns the settings into a common.Common
+// runTUI runs the terminal UI: it turns the settings into a common.Common
 // (client, styles, gateway description, audio) and runs the root model.
 // Nothing in ui/ reads settings or the environment itself.
 
-func init() { tuiMain = runTUI }
-
-func runTUI(ctx context.Context, a *app) error {
+func runTUI(ctx context.Context, a *App) error {
 	var prog atomic.Pointer[tea.Program]
 	send := func(msg tea.Msg) {
 		if p := prog.Load(); p != nil {

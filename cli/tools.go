@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"hark/api"
 )
 
-func newToolsCmd(a *app) *cobra.Command {
+func newToolsCmd(a *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "tools",
 		Short: "List the gateway's tools and their inputs",
@@ -112,7 +112,7 @@ func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.file, "file", "", "JSON file of inputs ({...} or {\"inputs\": {...}}); - reads stdin")
 }
 
-func newInvokeCmd(a *app) *cobra.Command {
+func newInvokeCmd(a *App) *cobra.Command {
 	var in inputFlags
 	cmd := &cobra.Command{
 		Use:   "invoke TOOL",
@@ -140,7 +140,7 @@ object on stdin when stdin is not a terminal. -i flags override the file.`,
 	return cmd
 }
 
-func (a *app) completeTools(cmd *cobra.Command) []cobra.Completion {
+func (a *App) completeTools(cmd *cobra.Command) []cobra.Completion {
 	if a.load(cmd.Context()) != nil || a.cfg.BaseURL == "" {
 		return nil // never start an embedded gateway to complete a word
 	}
@@ -192,7 +192,7 @@ func readFileAtMost(path string, limit int64, what string) ([]byte, error) {
 
 // readInputs reads --file or stdin into an inputs object (untyped pairs
 // are typed later, against the tool list).
-func (a *app) readInputs(cmd *cobra.Command, in inputFlags, allowStdin bool) (map[string]any, error) {
+func (a *App) readInputs(cmd *cobra.Command, in inputFlags, allowStdin bool) (map[string]any, error) {
 	var raw []byte
 	var from string
 	var err error
@@ -237,7 +237,7 @@ func stdinIsData(r io.Reader) bool {
 
 // invokeAndPrint types pairs against the tool list, merges them into
 // inputs, checks the tool list's rules, invokes and prints.
-func (a *app) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]any, pairs []string) error {
+func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]any, pairs []string) error {
 	ctx := cmd.Context()
 	cl, err := a.client(ctx)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ type webFlags struct {
 	flag map[string]string     // input name -> flag name
 }
 
-func newWebCmd(a *app, tool, use, short string, positional func(args []string) (string, any), setup func(cmd *cobra.Command, w *webFlags)) *cobra.Command {
+func newWebCmd(a *App, tool, use, short string, positional func(args []string) (string, any), setup func(cmd *cobra.Command, w *webFlags)) *cobra.Command {
 	w := &webFlags{set: map[string]func() any{}, flag: map[string]string{}}
 	cmd := &cobra.Command{
 		Use:   use,
@@ -69,7 +69,7 @@ func joinArgs(key string) func([]string) (string, any) {
 	return func(args []string) (string, any) { return key, strings.Join(args, " ") }
 }
 
-func newSearchCmd(a *app) *cobra.Command {
+func newSearchCmd(a *App) *cobra.Command {
 	return newWebCmd(a, api.ToolSearch, "search QUERY...", "Search the web", joinArgs("query"), func(cmd *cobra.Command, w *webFlags) {
 		w.intFlag(cmd, "max-results", "max_results", "number of results, 1 to 20 (default 5)")
 		w.strFlag(cmd, "depth", "search_depth", "basic, advanced (2x credits), fast or ultra-fast")
@@ -89,7 +89,7 @@ func newSearchCmd(a *app) *cobra.Command {
 	})
 }
 
-func newExtractCmd(a *app) *cobra.Command {
+func newExtractCmd(a *App) *cobra.Command {
 	return newWebCmd(a, api.ToolExtract, "extract URL...", "Extract the body text of pages",
 		func(args []string) (string, any) {
 			var urls []any
@@ -126,15 +126,15 @@ func crawlFlags(withContent bool) func(cmd *cobra.Command, w *webFlags) {
 	}
 }
 
-func newCrawlCmd(a *app) *cobra.Command {
+func newCrawlCmd(a *App) *cobra.Command {
 	return newWebCmd(a, api.ToolCrawl, "crawl URL", "Crawl a site and print its pages", joinArgs("url"), crawlFlags(true))
 }
 
-func newMapCmd(a *app) *cobra.Command {
+func newMapCmd(a *App) *cobra.Command {
 	return newWebCmd(a, api.ToolMap, "map URL", "List a site's URLs", joinArgs("url"), crawlFlags(false))
 }
 
-func newResearchCmd(a *app) *cobra.Command {
+func newResearchCmd(a *App) *cobra.Command {
 	return newWebCmd(a, api.ToolResearch, "research QUESTION...", "Research a question and print the report (1 to 3 minutes, up to 6)",
 		joinArgs("input"), func(cmd *cobra.Command, w *webFlags) {
 			w.strFlag(cmd, "model", "model", "mini, pro or auto")
@@ -143,7 +143,7 @@ func newResearchCmd(a *app) *cobra.Command {
 
 // printOutput shows a tool's output for people: the five known tools in
 // their own form, anything else as indented JSON.
-func (a *app) printOutput(res *api.InvokeResult) error {
+func (a *App) printOutput(res *api.InvokeResult) error {
 	w := a.stdout
 	switch res.Tool {
 	case api.ToolSearch:
@@ -216,7 +216,7 @@ func printPages(w io.Writer, pages []api.PageContent) {
 
 // printResearch prints the report: rendered markdown on a terminal, the
 // markdown itself otherwise.
-func (a *app) printResearch(out *api.ResearchOutput) error {
+func (a *App) printResearch(out *api.ResearchOutput) error {
 	md := out.Document("", "")
 	if !isTerminal(a.stdout) {
 		_, err := io.WriteString(a.stdout, md)

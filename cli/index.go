@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -16,11 +16,7 @@ import (
 // hark index adds pages to the local web engine's search index, in the
 // data directory the embedded gateway and `hark serve` use.
 
-func init() {
-	subcommands = append(subcommands, newIndexCmd)
-}
-
-func newIndexCmd(a *app) *cobra.Command {
+func newIndexCmd(a *App) *cobra.Command {
 	var depth, limit int
 	var allowPrivate bool
 	cmd := &cobra.Command{

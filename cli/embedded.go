@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 // over real HTTP and WebSocket like to any other gateway. Its web engine
 // reads private and loopback addresses only when allow_private is set.
 
-func init() { startEmbedded = runEmbedded }
+// startEmbedded runs the embedded gateway and returns its address, the key
+// it accepts and a stop function. Tests replace it to count starts and stops.
+var startEmbedded = runEmbedded
 
 func runEmbedded(ctx context.Context, cfg *config.Config) (baseURL, apiKey string, stop func(), err error) {
 	g, err := embedded.Start(ctx, cfg.DataDir, embedded.Options{AllowPrivate: cfg.AllowPrivate})

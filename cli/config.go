@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newConfigCmd(a *app) *cobra.Command {
+func newConfigCmd(a *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "config",
 		Short: "Show the effective settings and where each came from (the key masked)",

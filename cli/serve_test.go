@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -94,7 +94,7 @@ func TestServe(t *testing.T) {
 	var out, errb lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--config", cfgPath, "--data-dir", t.TempDir()}, strings.NewReader(""), &out, &errb)
+		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--config", cfgPath, "--data-dir", t.TempDir()}, strings.NewReader(""), &out, &errb)
 	}()
 	baseRe := regexp.MustCompile(`HARK_BASE_URL=(http://127\.0\.0\.1:\d+)`)
 	var m []string
@@ -193,7 +193,7 @@ func TestEmbeddedVoiceRoundTrip(t *testing.T) {
 
 func TestServeNewKey(t *testing.T) {
 	var out, errb lockedBuffer
-	code := run(context.Background(), []string{"serve", "--new-key"}, strings.NewReader(""), &out, &errb)
+	code := Run(context.Background(), []string{"serve", "--new-key"}, strings.NewReader(""), &out, &errb)
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
 	if code != 0 || key == "" || !strings.Contains(out.String(), `"`+gateway.HashKey(key)+`"`) {
 		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ func hark(t *testing.T, s *apitest.Server, stdin string, args ...string) (int, s
 		t.Setenv("HARK_API_KEY", s.APIKey)
 	}
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	code := Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
 	outputsMu.Lock()
 	outputs = append(outputs, out.String(), errb.String())
 	outputsMu.Unlock()
@@ -294,17 +294,6 @@ func TestExitCodes(t *testing.T) {
 	})
 }
 
-func TestNoGatewayConfigured(t *testing.T) {
-	saved := startEmbedded
-	startEmbedded = nil
-	defer func() { startEmbedded = saved }()
-	t.Setenv("HARK_BASE_URL", "")
-	code, _, errs := hark(t, nil, "", "tools")
-	if code != exitUsage || !strings.Contains(errs, "no gateway is configured: set HARK_BASE_URL") {
-		t.Errorf("code %d; %s", code, errs)
-	}
-}
-
 func TestEmbeddedGatewayIsStopped(t *testing.T) {
 	s := apitest.New(t)
 	saved := startEmbedded
@@ -372,9 +361,6 @@ func TestPickVoice(t *testing.T) {
 // embedded gateway (real engines over real loopback HTTP and WebSocket),
 // when this build has one.
 func TestEmbeddedGatewayEndToEnd(t *testing.T) {
-	if startEmbedded == nil {
-		t.Skip("this build has no embedded gateway")
-	}
 	if testing.Short() {
 		t.Skip("starts the real local engines")
 	}
@@ -435,7 +421,7 @@ voice = "bo"
 	t.Setenv("XDG_CONFIG_HOME", dir)
 	t.Setenv("HARK_BASE_URL", "")
 	t.Setenv("HARK_API_KEY", "")
-	code := run(context.Background(), []string{"-p", "lab", "tts", "-o", filepath.Join(dir, "x.pcm"), "hi"}, strings.NewReader(""), &out, &errb)
+	code := Run(context.Background(), []string{"-p", "lab", "tts", "-o", filepath.Join(dir, "x.pcm"), "hi"}, strings.NewReader(""), &out, &errb)
 	outputs = append(outputs, out.String(), errb.String())
 	var req api.TTSRequest
 	json.Unmarshal(s.Last(api.PathTTS).Body, &req)
@@ -443,12 +429,12 @@ voice = "bo"
 		t.Fatalf("code %d, voice %q: %s", code, req.VoiceCode, errb.String())
 	}
 	out.Reset()
-	code = run(context.Background(), []string{"-p", "lab", "config"}, strings.NewReader(""), &out, &errb)
+	code = Run(context.Background(), []string{"-p", "lab", "config"}, strings.NewReader(""), &out, &errb)
 	outputs = append(outputs, out.String(), errb.String())
 	if code != 0 || !strings.Contains(out.String(), "api_key_command (profile lab)") || !strings.Contains(out.String(), cfg) {
 		t.Errorf("config: %d\n%s", code, out.String())
 	}
-	code = run(context.Background(), []string{"-p", "nope", "config"}, strings.NewReader(""), &out, &errb)
+	code = Run(context.Background(), []string{"-p", "nope", "config"}, strings.NewReader(""), &out, &errb)
 	if code != exitUsage || !strings.Contains(errb.String(), `profile "nope": not found`) {
 		t.Errorf("unknown profile: %d %s", code, errb.String())
 	}
@@ -496,9 +482,6 @@ func TestInvokeChecksNonStringEnums(t *testing.T) {
 // relies on: hark's own gateway sends X-Credits-* and the client's OnCall
 // sees them.
 func TestEmbeddedGatewayReportsCredits(t *testing.T) {
-	if startEmbedded == nil {
-		t.Skip("this build has no embedded gateway")
-	}
 	if testing.Short() {
 		t.Skip("starts the real local engines")
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -18,11 +18,7 @@ import (
 	"hark/gateway/embedded"
 )
 
-func init() {
-	subcommands = append(subcommands, newServeCmd)
-}
-
-func newServeCmd(a *app) *cobra.Command {
+func newServeCmd(a *App) *cobra.Command {
 	var listen, cfgPath string
 	var allowPrivate, newKey bool
 	cmd := &cobra.Command{
@@ -50,7 +46,7 @@ SHA-256 is stored. See docs/gateway.md.`,
 }
 
 // printNewKey shows a fresh key once, with the line gateway.toml needs.
-func printNewKey(a *app) error {
+func printNewKey(a *App) error {
 	key, err := gateway.NewAPIKey()
 	if err != nil {
 		return err
@@ -60,7 +56,7 @@ func printNewKey(a *app) error {
 	return nil
 }
 
-func runServe(ctx context.Context, a *app, listen, cfgPath string, allowPrivate bool) error {
+func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate bool) error {
 	out := a.stdout
 	if cfgPath == "" {
 		p, err := gateway.DefaultConfigPath()

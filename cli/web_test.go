@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestPrintResearchSourcesOnce(t *testing.T) {
 		{"report without sources", "# Report\n\nRivets hold, says the open sources community.\n", true},
 	} {
 		var out bytes.Buffer
-		a := &app{stdout: &out}
+		a := &App{stdout: &out}
 		if err := a.printResearch(&api.ResearchOutput{Status: api.ResearchCompleted, Content: tc.content, Sources: sources}); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,119 @@
+// Package cli is hark's command line: one cobra command per file group
+// (web tools, voice, config, serve, index, the TUI), all sharing one App
+// that carries the settings, the gateway client, the output streams and the
+// mapping of errors to exit codes. It wires the other packages together and
+// holds no engine or screen logic of its own: requests go through api/,
+// screens are ui/, and the embedded gateway is gateway/embedded.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"hark/api"
+	"hark/config"
+)
+
+// App is what every command shares: the settings and, once connected, the
+// gateway client, and where output goes.
+type App struct {
+	cfg   *config.Config
+	flags config.Flags
+	// jsonOut is --json: print the raw data for scripts.
+	jsonOut bool
+	// onCall, when set before the first client call, observes every
+	// gateway call (the TUI's status bar uses it).
+	onCall func(api.CallInfo)
+
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	mu    sync.Mutex
+	cl    *api.Client
+	stops []func()
+}
+
+// client connects to the configured gateway, or starts the embedded one
+// when no base URL is set. The embedded gateway is stopped by a.close.
+func (a *App) client(ctx context.Context) (*api.Client, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cl != nil {
+		return a.cl, nil
+	}
+	if a.cfg == nil {
+		return nil, errors.New("settings are not loaded")
+	}
+	base, key := a.cfg.BaseURL, a.cfg.APIKey
+	if base == "" {
+		b, k, stop, err := startEmbedded(ctx, a.cfg)
+		if err != nil {
+			return nil, fmt.Errorf("starting the embedded gateway: %w", err)
+		}
+		if stop != nil {
+			a.stops = append(a.stops, stop)
+		}
+		base, key = b, k
+	}
+	cl, err := api.New(api.Options{BaseURL: base, APIKey: key, OnCall: a.onCall})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	a.cl = cl
+	return cl, nil
+}
+
+// close stops what client started, most recent first.
+func (a *App) close() {
+	a.mu.Lock()
+	stops := a.stops
+	a.stops = nil
+	a.mu.Unlock()
+	for i := len(stops) - 1; i >= 0; i-- {
+		stops[i]()
+	}
+}
+
+func configPathHint(c *config.Config) string {
+	if c.File != "" {
+		return c.File
+	}
+	return config.Path(os.Getenv)
+}
+
+// scrub hides the API key in text about to be shown.
+func (a *App) scrub(s string) string {
+	if a.cfg != nil && len(a.cfg.APIKey) >= 4 {
+		s = strings.ReplaceAll(s, a.cfg.APIKey, "****")
+	}
+	if len(a.flags.APIKey) >= 4 {
+		s = strings.ReplaceAll(s, a.flags.APIKey, "****")
+	}
+	return s
+}
+
+// Run executes one command line and returns the process's exit code.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &App{stdin: stdin, stdout: stdout, stderr: stderr}
+	defer a.close()
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "hark: "+a.scrub(errorText(err)))
+	code := exitCode(err)
+	if code == exitUsage {
+		fmt.Fprintln(stderr, "Run 'hark --help' for usage.")
+	}
+	return code
+}

@@ -1,0 +1,111 @@
+package cli
+
+// How errors become exit codes and the text shown for them. docs/cli.md
+// has the table of codes; every row is tested in cli_test.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"hark/api"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // anything else: local files, I/O
+	exitUsage   = 2
+	exitAuth    = 3
+	exitGateway = 4
+	exitTimeout = 5
+	// exitInterrupted is the shell's convention for SIGINT.
+	exitInterrupted = 130
+)
+
+// usageError marks an error as the caller's mistake (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCode maps an error onto hark's exit codes.
+func exitCode(err error) int {
+	var ae *api.Error
+	var se *api.StreamError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, api.ErrResearchTimeout), errors.Is(err, context.DeadlineExceeded):
+		return exitTimeout
+	case errors.As(err, &ae) && ae.Auth():
+		return exitAuth
+	case errors.As(err, new(usageError)), isCobraUsage(err):
+		return exitUsage
+	case errors.As(err, &ae):
+		if ae.HTTPStatus == 408 || ae.HTTPStatus == 504 || ae.Code == 408 || ae.Code == 504 {
+			return exitTimeout
+		}
+		return exitGateway
+	case errors.As(err, &se):
+		if isTimeoutErr(se.Err) {
+			return exitTimeout
+		}
+		return exitGateway
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case isNetErr(err):
+		if isTimeoutErr(err) {
+			return exitTimeout
+		}
+		return exitGateway
+	}
+	return exitFailure
+}
+
+func isTimeoutErr(err error) bool {
+	var t interface{ Timeout() bool }
+	return err != nil && errors.As(err, &t) && t.Timeout()
+}
+
+// isCobraUsage recognises cobra's own argument and flag errors, which are
+// plain errors.
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "required flag", "accepts ", "requires at least", "if any flags in the group"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorText is the message shown for err, with the trace_id on its own
+// line when the gateway gave one.
+func errorText(err error) string {
+	msg := err.Error()
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.TraceID != "" && !strings.Contains(msg, ae.TraceID) {
+		msg += "\ntrace_id: " + ae.TraceID
+	}
+	switch {
+	case errors.Is(err, api.ErrCredentialsMissing):
+		msg += "\nhint: the gateway has no credentials for this vendor in your workspace; its operator must configure them"
+	case errors.As(err, &ae) && ae.Auth():
+		msg += "\nhint: check the API key (HARK_API_KEY, or api_key in the config profile; 'hark config' shows which is used)"
+	case errors.Is(err, api.ErrRateLimited) && ae != nil && ae.RetryAfter > 0:
+		msg += fmt.Sprintf("\nhint: the gateway asks to wait %v before trying again", ae.RetryAfter)
+	}
+	return msg
+}
+
+// isNetErr recognises failures to reach the gateway at all.
+func isNetErr(err error) bool {
+	var ne net.Error
+	var oe *net.OpError
+	return errors.As(err, &ne) || errors.As(err, &oe)
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The dependency rules of docs/architecture.md, checked on what each
+// package really links (go list -deps, tests excluded). A rule names the
+// hark packages a package may reach; anything else is a violation.
+var dependencyRules = []struct {
+	pkg   string   // a package, or a prefix ending in "/..."
+	may   []string // hark packages (or "/..." prefixes) it may depend on
+	never string   // why, shown on failure
+}{
+	{"hark/api/...", []string{"hark/api/..."}, "the wire types and client are the base everything shares"},
+	{"hark/config", nil, "settings are read by the command line and handed down"},
+	{"hark/audio/wav", nil, "the WAV code is shared by the gateway and the client, so it stands alone and needs no cgo"},
+	{"hark/audio/...", []string{"hark/audio/..."}, "playback knows sound, not the gateway"},
+	{"hark/library/...", []string{"hark/api/...", "hark/library/..."}, "the library keeps what the client saw; it needs no gateway or screen"},
+	{"hark/gateway/...", []string{"hark/api/...", "hark/audio/wav", "hark/gateway/..."}, "the gateway never reaches into the client (ui, cli, audio playback, settings)"},
+	{"hark/ui/...", []string{"hark/api/...", "hark/audio/...", "hark/library/...", "hark/ui/..."}, "ui talks to any gateway through api only: it never imports gateway, cli or config"},
+	{"hark/cli", []string{"hark/..."}, "the command line wires everything"},
+	{"hark", []string{"hark/..."}, "main only runs the command line (TestRootHoldsOnlyMain checks it imports cli alone)"},
+}
+
+type listedPackage struct {
+	ImportPath string
+	Deps       []string
+}
+
+func goList(t *testing.T, args ...string) []listedPackage {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Deps"}, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func matches(pattern, pkg string) bool {
+	if p, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == p || strings.HasPrefix(pkg, p+"/")
+	}
+	return pkg == pattern
+}
+
+func TestDependencyRules(t *testing.T) {
+	for _, p := range goList(t, "./...") {
+		rule := -1
+		for i, r := range dependencyRules {
+			if matches(r.pkg, p.ImportPath) {
+				rule = i
+				break
+			}
+		}
+		if rule < 0 {
+			t.Errorf("%s: no dependency rule covers it; add one to dependencyRules and docs/architecture.md", p.ImportPath)
+			continue
+		}
+		r := dependencyRules[rule]
+		for _, d := range p.Deps {
+			if d != "hark" && !strings.HasPrefix(d, "hark/") {
+				continue
+			}
+			ok := false
+			for _, m := range r.may {
+				ok = ok || matches(m, d)
+			}
+			if !ok {
+				t.Errorf("%s depends on %s: %s", p.ImportPath, d, r.never)
+			}
+		}
+	}
+}
+
+// TestRootHoldsOnlyMain keeps the command line in package cli.
+func TestRootHoldsOnlyMain(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{join .GoFiles \" \"}}|{{join .Imports \" \"}}", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	files, imports, _ := strings.Cut(strings.TrimSpace(string(out)), "|")
+	if files != "main.go" {
+		t.Errorf("the root package holds %q; only main.go belongs there (the command line is package cli)", files)
+	}
+	for _, imp := range strings.Fields(imports) {
+		if strings.HasPrefix(imp, "hark/") && imp != "hark/cli" {
+			t.Errorf("main imports %s; it only runs hark/cli", imp)
+		}
+	}
+}
