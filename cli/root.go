@@ -77,4 +77,3 @@ func (a *App) load(ctx context.Context) error {
 	a.cfg = cfg
 	return nil
 }
-
