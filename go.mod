@@ -26,6 +26,7 @@ require (
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
 	github.com/RadhiFadlillah/whatlanggo v0.0.0-20240916001553-aac1f0f737fc // indirect
+	github.com/alecthomas/chroma v0.10.0 // indirect
 	github.com/alecthomas/chroma/v2 v2.14.0 // indirect
 	github.com/andybalholm/cascadia v1.3.4 // indirect
 	github.com/araddon/dateparse v0.0.0-20210429162001-6b43995a97de // indirect
@@ -79,3 +80,14 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// go-runewidth v0.0.24 and later build lookup tables in package init (25 to
+// 59 ms at every hark start, measured with GODEBUG=inittrace=1); v0.0.23 has
+// the same API for what bubbles and x/ansi call and an init of 0.02 ms.
+// main_test.go fails if a dependency's init grows past 5 ms again.
+replace github.com/mattn/go-runewidth => github.com/mattn/go-runewidth v0.0.23
+
+// chroma v2 parses every lexer and style at package init (13 to 16 ms per
+// start); replace/chroma forwards the little glamour uses to chroma v0.10.0,
+// whose lexers load lazily. See replace/chroma/chroma.go.
+replace github.com/alecthomas/chroma/v2 => ./replace/chroma

@@ -30,6 +30,10 @@ var dependencyRules = []struct {
 type listedPackage struct {
 	ImportPath string
 	Deps       []string
+	Module     *struct {
+		Path, Version string
+		Replace       *struct{ Path, Version string }
+	}
 }
 
 func goList(t *testing.T, args ...string) []listedPackage {
@@ -37,7 +41,7 @@ func goList(t *testing.T, args ...string) []listedPackage {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
-	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Deps"}, args...)...)
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Deps,Module"}, args...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
@@ -105,6 +109,43 @@ func TestRootHoldsOnlyMain(t *testing.T) {
 	for _, imp := range strings.Fields(imports) {
 		if strings.HasPrefix(imp, "hark/") && imp != "hark/cli" {
 			t.Errorf("main imports %s; it only runs hark/cli", imp)
+		}
+	}
+}
+
+// Packages whose init is known to cost more than 5 ms (measured with
+// GODEBUG=inittrace=1 on hark's 2-core machine; docs/startup.md). hark runs
+// every package init before main, at every start, so none may be linked.
+var slowInit = []string{}
+
+// TestStartupImportGraph keeps the packages with slow inits out of the
+// hark binary, and the two replaced modules replaced.
+func TestStartupImportGraph(t *testing.T) {
+	for _, p := range goList(t, "-deps", ".") {
+		for _, slow := range slowInit {
+			if matches(slow+"/...", p.ImportPath) {
+				t.Errorf("the hark binary links %s, whose package init is known to cost over 5 ms at every start", p.ImportPath)
+			}
+		}
+		m := p.Module
+		if m == nil {
+			continue
+		}
+		switch m.Path {
+		case "github.com/alecthomas/chroma/v2":
+			// Its init parses every lexer and style: 13 to 16 ms.
+			if m.Replace == nil || m.Replace.Path != "./replace/chroma" {
+				t.Errorf("%s comes from the real chroma v2; go.mod must replace it with ./replace/chroma", p.ImportPath)
+			}
+		case "github.com/mattn/go-runewidth":
+			// v0.0.24 and later build lookup tables at init: 25 to 59 ms.
+			v := m.Version
+			if m.Replace != nil {
+				v = m.Replace.Version
+			}
+			if v != "v0.0.23" {
+				t.Errorf("go-runewidth %s is linked; go.mod pins v0.0.23, whose init costs 0.02 ms", v)
+			}
 		}
 	}
 }

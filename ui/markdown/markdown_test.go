@@ -86,3 +86,28 @@ func BenchmarkRender200KB(b *testing.B) {
 	b.ReportMetric(float64(len(raw))/float64(strings.Count(raw, "\n")+1), "raw-B/line")
 	b.ReportMetric(float64(lines), "lines")
 }
+
+// TestCodeBlocksAreHighlighted covers the chroma stand-in (replace/chroma):
+// a fenced block in a named language gets the keyword and the string in
+// styles of their own, and an unnamed one still renders its text.
+func TestCodeBlocksAreHighlighted(t *testing.T) {
+	r := NewRenderer()
+	got, err := r.Render("```go\nfunc main() { println(\"hi\") }\n```\n\n```\nplain words\n```\n", "dark", 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ansi.Strip(got), `func main() { println("hi") }`) || !strings.Contains(ansi.Strip(got), "plain words") {
+		t.Fatalf("code lost:\n%s", ansi.Strip(got))
+	}
+	style := func(word string) string {
+		i := strings.Index(got, word)
+		if i < 0 {
+			t.Fatalf("%q not rendered as one run:\n%q", word, got)
+		}
+		j := strings.LastIndex(got[:i], "\x1b[")
+		return got[j:i]
+	}
+	if kw, str := style("func"), style(`"hi"`); kw == str || kw == style("main") {
+		t.Errorf("keyword, name and string share styles: %q %q %q", kw, style("main"), str)
+	}
+}
