@@ -28,8 +28,8 @@ go test -race -count=1 -timeout 15m ./...
 echo "== fuzz (short runs; fails only on a written reproducer)"
 ./scripts/fuzz.sh
 
-echo "== benchmark programs build"
-for mod in bench/*/go.mod; do
+echo "== benchmark programs and replacement modules build"
+for mod in bench/*/go.mod replace/*/go.mod; do
 	[ -f "$mod" ] || continue
 	(cd "$(dirname "$mod")" && go vet ./...)
 done
