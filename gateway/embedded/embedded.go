@@ -83,6 +83,9 @@ func Start(ctx context.Context, dataDir string, opts Options) (*Gateway, error) 
 		logger = slog.New(slog.NewJSONHandler(f, nil))
 	}
 	eng := NewEngines(db, opts.AllowPrivate, logger)
+	// hark's own gateway lives as long as a TUI that may never listen:
+	// the recogniser (about 90 MB) loads when first asked for.
+	eng.VoiceWarmAfter = voice.WarmOnDemand
 	closers = append(closers, eng)
 	cfg := &gateway.Config{Limits: opts.Limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
 	srv, err := gateway.New(gateway.Options{Config: cfg, DB: db, Engines: eng.Gateway(), Logger: logger})
@@ -120,6 +123,9 @@ type Engines struct {
 	db           *sql.DB
 	allowPrivate bool
 	log          *slog.Logger
+	// VoiceWarmAfter is the local voice engine's voice.Config.WarmAfter
+	// (zero: its default, warm a second after the first voice call).
+	VoiceWarmAfter time.Duration
 
 	mu       sync.Mutex
 	web      *web.Engine
@@ -152,7 +158,7 @@ func (e *Engines) localVoice() (*voice.Local, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.voice == nil && e.voiceErr == nil {
-		e.voice, e.voiceErr = voice.New(voice.Config{})
+		e.voice, e.voiceErr = voice.New(voice.Config{WarmAfter: e.VoiceWarmAfter})
 	}
 	return e.voice, e.voiceErr
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"sync"
 	"time"
@@ -41,7 +42,7 @@ type Config struct {
 	// in the background, so that a short-lived hark command (which builds
 	// the embedded gateway but never listens) does not pay for it; the
 	// first recognition starts it at once. Default 1 s; negative loads at
-	// once.
+	// once; WarmOnDemand waits for the first recognition.
 	WarmAfter time.Duration
 	// PartialInterval is how much new audio passes between partial
 	// results (sent only when the hypothesis changed). Default 300 ms.
@@ -55,6 +56,11 @@ const (
 	DefaultMaxAudio        = 60 * time.Minute
 	DefaultPartialInterval = 300 * time.Millisecond
 	DefaultWarmAfter       = time.Second
+	// WarmOnDemand, as WarmAfter, loads no decoder before a recognition
+	// needs one: the embedded gateway of an idle TUI then stays at a tenth
+	// of the memory (a decoder is about 90 MB), and the first recognition
+	// loads it while its audio is still arriving.
+	WarmOnDemand time.Duration = math.MaxInt64
 )
 
 // Local is the local voice provider; it implements engine.VoiceProvider.
@@ -159,9 +165,11 @@ func newDecoderPool(m sphinx.Model, max int, warmAfter time.Duration) *decoderPo
 		failed: make(chan struct{}), done: make(chan struct{})}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if warmAfter < 0 {
+	switch {
+	case warmAfter == WarmOnDemand:
+	case warmAfter < 0:
 		p.growLocked()
-	} else {
+	default:
 		p.warm = time.AfterFunc(warmAfter, func() {
 			p.mu.Lock()
 			defer p.mu.Unlock()

@@ -870,6 +870,28 @@ func TestDecoderPool(t *testing.T) {
 	}
 }
 
+// TestDecoderPoolOnDemand: with WarmOnDemand nothing loads, and no timer
+// is set to load, until a recognition asks for a decoder.
+func TestDecoderPoolOnDemand(t *testing.T) {
+	provider(t)
+	l, err := New(Config{Decoders: 1, WarmAfter: WarmOnDemand})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.pool.mu.Lock()
+	total, timer := l.pool.total, l.pool.warm
+	l.pool.mu.Unlock()
+	if total != 0 || timer != nil {
+		t.Fatalf("before any recognition: %d decoders loading, warm-up timer %v", total, timer != nil)
+	}
+	d, err := l.pool.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.pool.put(d, false)
+}
+
 // TestSTTOverLimit: audio beyond MaxAudio ends the recognition with the
 // final result of what was heard, then an error naming the limit.
 func TestSTTOverLimit(t *testing.T) {
