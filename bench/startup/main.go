@@ -1,8 +1,9 @@
 // Command startup measures how fast hark starts, as whole processes, beside
 // glow in the same run: package init time, `hark --version` (time and peak
 // RSS), `hark search` on the embedded gateway with a 10,000-page index, the
-// TUI's first frame on a pty, and the idle TUI's RSS. Each figure is the median (with min and max) of -runs
-// runs, interleaved so that a busy moment of the machine touches all alike.
+// TUI's first frame on a pty, and the idle TUI's RSS. Each figure is the
+// median (with min and max) of -runs runs, interleaved so that a busy
+// moment of the machine touches all alike.
 //
 //	go run ./bench/startup -runs 15
 //
@@ -94,7 +95,7 @@ func main() {
 	}
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("hark start-up, %d runs each, pages in index %d; host %s, load %s\n", *runs, *pages, host, strings.Fields(string(load)+" ?")[0])
+	fmt.Printf("hark start-up, %d runs each, pages in index %d; host %s, load %s\n", *runs, *pages, host, strings.Fields(string(load) + " ?")[0])
 	fmt.Println("| What | median | min | max |")
 	fmt.Println("|---|---|---|---|")
 	keys := make([]string, 0, len(m))
