@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"hark/api"
 	"hark/config"
@@ -32,6 +33,11 @@ type App struct {
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
+
+	// begun is when Run started; phase logs start-up against it.
+	begun, lastPhase time.Time
+	phaseMu          sync.Mutex
+	log              hlog
 
 	mu    sync.Mutex
 	cl    *api.Client
@@ -55,6 +61,7 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded gateway: %w", err)
 		}
+		a.phase("embedded gateway listening")
 		if stop != nil {
 			a.stops = append(a.stops, stop)
 		}
@@ -99,7 +106,8 @@ func (a *App) scrub(s string) string {
 
 // Run executes one command line and returns the process's exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &App{stdin: stdin, stdout: stdout, stderr: stderr}
+	now := time.Now()
+	a := &App{stdin: stdin, stdout: stdout, stderr: stderr, begun: now, lastPhase: now}
 	defer a.close()
 	root := newRootCmd(a)
 	root.SetArgs(args)

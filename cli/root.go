@@ -75,5 +75,6 @@ func (a *App) load(ctx context.Context) error {
 		fmt.Fprintln(a.stderr, "hark: warning: "+w)
 	}
 	a.cfg = cfg
+	a.phase("settings loaded")
 	return nil
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -43,12 +43,13 @@ func runTUI(ctx context.Context, a *App) error {
 		Send:      send,
 		// The embedded gateway starts after the first frame is drawn.
 		Connect: a.client,
+		Trace:   a.phase,
 	}
 	c.Audio, c.AudioState = lazyAudio(audio.Options{
 		Sink: a.cfg.AudioSink,
 		// Saved audio goes where the user's settings say, with exports.
 		Dir: a.cfg.OutputDir,
-	}, a.cfg.DataDir)
+	}, a.logWriter)
 
 	p := tea.NewProgram(ui.New(c), tea.WithContext(ctx))
 	prog.Store(p)
@@ -62,14 +63,9 @@ func runTUI(ctx context.Context, a *App) error {
 	return nil
 }
 
-// LogFile is the TUI's own log (audio diagnostics, ALSA noise) inside the
-// data directory, next to the embedded gateway's: the TUI owns the terminal.
-const LogFile = "hark.log"
-
 // lazyAudio opens the sound output with opts on first use; diagnostics go
-// to LogFile in dataDir, never to the terminal the TUI draws on (they are
-// discarded when the log cannot be opened).
-func lazyAudio(opts audio.Options, dataDir string) (open func() (*audio.Output, error), state func() string) {
+// to the log (LogFile), never to the terminal the TUI draws on.
+func lazyAudio(opts audio.Options, log func() io.Writer) (open func() (*audio.Output, error), state func() string) {
 	var (
 		mu     sync.Mutex
 		out    *audio.Output
@@ -83,9 +79,7 @@ func lazyAudio(opts audio.Options, dataDir string) (open func() (*audio.Output, 
 			opened = true
 			o := opts
 			if o.Log == nil {
-				if w, lerr := openLog(dataDir); lerr == nil {
-					o.Log = w // kept open for the process's life, like the device
-				}
+				o.Log = log()
 			}
 			out, err = audio.Open(o)
 		}
@@ -107,17 +101,6 @@ func lazyAudio(opts audio.Options, dataDir string) (open func() (*audio.Output, 
 		return out.Describe()
 	}
 	return open, state
-}
-
-// openLog opens (creating) LogFile in dataDir for appending.
-func openLog(dataDir string) (*os.File, error) {
-	if dataDir == "" {
-		return nil, errors.New("no data directory")
-	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, err
-	}
-	return os.OpenFile(filepath.Join(dataDir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 }
 
 // gatewayLabel describes the gateway for the status bar: the embedded one

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"hark/api/apitest"
 	"hark/audio"
+	"hark/config"
 )
 
 func TestGatewayLabel(t *testing.T) {
@@ -25,7 +27,8 @@ func TestGatewayLabel(t *testing.T) {
 // audio log is hark's log file in the data directory, not the terminal.
 func TestLazyAudioUsesOutputDirAndDataDirLog(t *testing.T) {
 	outDir, dataDir := t.TempDir(), filepath.Join(t.TempDir(), "data")
-	open, state := lazyAudio(audio.Options{Sink: audio.SinkFile, Dir: outDir}, dataDir)
+	a := &App{cfg: &config.Config{DataDir: dataDir}}
+	open, state := lazyAudio(audio.Options{Sink: audio.SinkFile, Dir: outDir}, a.logWriter)
 	if got := state(); got != "audio file, idle" {
 		t.Errorf("state before opening = %q, want %q", got, "audio file, idle")
 	}
@@ -44,5 +47,38 @@ func TestLazyAudioUsesOutputDirAndDataDirLog(t *testing.T) {
 	}
 	if again, _ := open(); again != out {
 		t.Error("a second open made a second output")
+	}
+}
+
+// At log_level debug the start-up phases reach hark.log in the data
+// directory; at the default level no log file is even opened.
+func TestStartupPhasesLogged(t *testing.T) {
+	s := apitest.New(t)
+	code, _, errs := hark(t, s, "", "config")
+	dataDir := filepath.Join(os.Getenv("XDG_DATA_HOME"), "hark")
+	if _, err := os.Stat(filepath.Join(dataDir, LogFile)); code != 0 || err == nil {
+		t.Fatalf("default level: code %d, log file exists (%v): %s", code, err, errs)
+	}
+	t.Setenv("HARK_LOG_LEVEL", "debug")
+	code, _, errs = hark(t, s, "", "tools")
+	dataDir = filepath.Join(os.Getenv("XDG_DATA_HOME"), "hark")
+	b, err := os.ReadFile(filepath.Join(dataDir, LogFile))
+	if code != 0 || err != nil {
+		t.Fatalf("debug level: code %d, %v: %s", code, err, errs)
+	}
+	if !strings.Contains(string(b), `msg=start-up phase="settings loaded" at_ms=`) {
+		t.Errorf("hark.log has no start-up phase:\n%s", b)
+	}
+	if testing.Short() {
+		return
+	}
+	// The embedded gateway's start is a phase too (logged while the client
+	// is being made, under the App's lock).
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_API_KEY", "")
+	code, _, errs = hark(t, nil, "", "tools")
+	b, _ = os.ReadFile(filepath.Join(os.Getenv("XDG_DATA_HOME"), "hark", LogFile))
+	if code != 0 || !strings.Contains(string(b), `phase="embedded gateway listening"`) {
+		t.Errorf("embedded: code %d: %s\nlog:\n%s", code, errs, b)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,7 @@ const (
 	// and link-local addresses (an intranet, a docs server on localhost).
 	EnvAllowPrivate = "HARK_ALLOW_PRIVATE"
 	EnvConfig       = "HARK_CONFIG" // path of the config file
+	EnvLogLevel     = "HARK_LOG_LEVEL"
 )
 
 // Defaults.
@@ -41,7 +43,12 @@ const (
 	DefaultProfile   = "default"
 	DefaultProvider  = "vendor_speech"
 	DefaultAudioSink = "auto"
+	DefaultLogLevel  = "info"
 )
+
+// LogLevels are the accepted log_level values; debug adds the start-up
+// phases and each gateway call to hark.log.
+var LogLevels = []string{"debug", "info", "warn", "error"}
 
 // AudioSinks are the accepted audio_sink values.
 var AudioSinks = []string{"auto", "device", "file", "null"}
@@ -73,6 +80,8 @@ type Config struct {
 	// DataDir holds the embedded gateway's database and caches.
 	DataDir   string
 	AudioSink string
+	// LogLevel is the least level written to hark.log (one of LogLevels).
+	LogLevel string
 	// AllowPrivate lets the embedded gateway's web engine read private,
 	// loopback and link-local addresses. Off by default: a page on the
 	// internet must not be able to steer the crawler into the local network.
@@ -115,6 +124,7 @@ type Profile struct {
 	OutputDir     string `toml:"output_dir"`
 	DataDir       string `toml:"data_dir"`
 	AudioSink     string `toml:"audio_sink"`
+	LogLevel      string `toml:"log_level"`
 	AllowPrivate  *bool  `toml:"allow_private"`
 }
 
@@ -237,6 +247,9 @@ func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config
 		fileVal(prof.DataDir, file.DataDir), src{dataDir(getenv), "default"})
 	c.AudioSink, c.Sources["audio_sink"] = pick(src{f.AudioSink, "flag"}, src{getenv(EnvAudioSink), "env " + EnvAudioSink},
 		fileVal(prof.AudioSink, file.AudioSink), src{DefaultAudioSink, "default"})
+	c.LogLevel, c.Sources["log_level"] = pick(src{getenv(EnvLogLevel), "env " + EnvLogLevel},
+		fileVal(prof.LogLevel, file.LogLevel), src{DefaultLogLevel, "default"})
+	c.LogLevel = strings.ToLower(c.LogLevel)
 
 	switch v := strings.TrimSpace(getenv(EnvAllowPrivate)); {
 	case v != "":
@@ -306,6 +319,9 @@ func (c *Config) Validate() error {
 	}
 	if !ok {
 		return fmt.Errorf("audio_sink %q (from %s): must be one of %s", c.AudioSink, c.Sources["audio_sink"], strings.Join(AudioSinks, ", "))
+	}
+	if !slices.Contains(LogLevels, c.LogLevel) {
+		return fmt.Errorf("log_level %q (from %s): must be one of %s", c.LogLevel, c.Sources["log_level"], strings.Join(LogLevels, ", "))
 	}
 	if strings.ContainsAny(c.APIKey, "\r\n\x00") {
 		return fmt.Errorf("api_key (from %s): must not contain line breaks", c.Sources["api_key"])
@@ -404,6 +420,7 @@ func (c *Config) Settings() [][2]string {
 		{"output_dir", c.OutputDir},
 		{"data_dir", c.DataDir},
 		{"audio_sink", c.AudioSink},
+		{"log_level", c.LogLevel},
 		{"allow_private", strconv.FormatBool(c.AllowPrivate)},
 	}
 }

@@ -128,6 +128,7 @@ func TestValidation(t *testing.T) {
 		{`audio_sink = "speaker"`, "audio_sink \"speaker\" (from file): must be one of auto, device, file, null"},
 		{`base_url = `, "config file"},
 		{`base_url = "http://u:p@h"`, "must not carry credentials"},
+		{`log_level = "loud"`, "log_level \"loud\" (from file): must be one of debug, info, warn, error"},
 	} {
 		writeFile(t, dir, tc.body, 0o600)
 		_, err := LoadWith(context.Background(), Flags{}, env(map[string]string{"XDG_CONFIG_HOME": dir}))

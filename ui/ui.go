@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -66,6 +67,8 @@ type Model struct {
 	toolsErr error
 	loading  bool
 	credits  *api.CallInfo // the latest call that reported credits
+
+	firstFrame sync.Once // reports the first frame to the start-up trace
 }
 
 // New builds the root with its panes: Search, Pages, Research, Voices and
@@ -152,8 +155,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.broadcast(common.ToolsMsg{Err: msg.Err})
 		}
 		m.c.Client = msg.Client
+		m.c.TracePhase("gateway connected")
 		return m, tea.Batch(loadTools(msg.Client), m.initPanes(), m.broadcast(msg))
 	case common.ToolsMsg:
+		m.c.TracePhase("tool list loaded")
 		m.loading = false
 		m.c.Tools, m.toolsErr = msg.Tools, msg.Err
 		if msg.Err != nil {
@@ -503,6 +508,9 @@ func widestLine(s string) string {
 // View composes the tab line, the active pane (or the help or palette) and
 // the status bar. It is the only View returning a tea.View.
 func (m *Model) View() tea.View {
+	if m.width > 0 {
+		m.firstFrame.Do(func() { m.c.TracePhase("first frame") })
+	}
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion

@@ -41,6 +41,17 @@ type Common struct {
 	Tools []api.Tool
 	// Clock replaces time.Now in tests (elapsed times in golden views).
 	Clock func() time.Time
+	// Trace, when set, is told each start-up phase the root reaches
+	// ("first frame", "gateway connected", "tool list loaded"), for the
+	// start-up log. It must return at once.
+	Trace func(phase string)
+}
+
+// TracePhase reports a start-up phase to Trace, if set.
+func (c *Common) TracePhase(phase string) {
+	if c.Trace != nil {
+		c.Trace(phase)
+	}
 }
 
 // Tool returns the runtime tool called slug, or nil.
