@@ -7,16 +7,10 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	mdbase "github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
-	"github.com/go-shiori/dom"
-	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"hark/gateway/extract"
 )
 
 // page is what the engines know about one document after reading it.
@@ -52,9 +46,8 @@ type extractOptions struct {
 	Advanced bool // keep tables and embedded content (iframes, video, audio)
 }
 
-// parsePage reads a fetched document. HTML goes through trafilatura (with
-// its readability and distiller fallbacks) and, when that finds nothing,
-// through a plain body-text fallback; text and markdown are kept as sent.
+// parsePage reads a fetched document. HTML goes through package extract;
+// markdown is kept as sent and plain text is escaped into markdown.
 func parsePage(fp *fetchedPage, opt extractOptions) (*page, error) {
 	switch fp.kind() {
 	case kindHTML:
@@ -68,10 +61,13 @@ func parsePage(fp *fetchedPage, opt extractOptions) (*page, error) {
 
 func parsePlain(pageURL, body string, markdown bool, fetched time.Time) *page {
 	body = strings.ToValidUTF8(strings.ReplaceAll(body, "\r\n", "\n"), "")
-	p := &page{URL: pageURL, Fetched: fetched, Markdown: strings.TrimSpace(body)}
-	p.Text = p.Markdown
+	p := &page{URL: pageURL, Fetched: fetched, Markdown: strings.TrimSpace(body), Text: strings.TrimSpace(body)}
 	if markdown {
 		p.Text = markdownToText(body)
+	} else {
+		// Plain text must read the same through a markdown renderer:
+		// "char *p" is not emphasis.
+		p.Markdown = extract.EscapeText(p.Text)
 	}
 	for _, line := range strings.Split(body, "\n") {
 		if t := strings.TrimSpace(strings.TrimLeft(line, "# ")); t != "" {
@@ -131,109 +127,25 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 		p.Favicon = base.Scheme + "://" + base.Host + "/favicon.ico"
 	}
 
-	// trafilatura changes the tree it reads, so it gets its own copy. Its
-	// readability and distiller fallbacks triple the cost of a page, so
-	// they run only when the first pass finds little (under 500 runes).
-	// Dates come from readHead (meta, JSON-LD, <time pubdate>), so
-	// trafilatura's own date search (go-htmldate) is disabled.
-	tdoc := dom.Clone(doc, true)
-	pruneNavigation(tdoc)
-	topts := trafilatura.Options{
-		OriginalURL:     base,
-		EnableFallback:  false,
-		ExcludeComments: true,
-		HtmlDateMode:    trafilatura.Disabled,
-		Focus:           trafilatura.FavorRecall,
-		ExcludeTables:   !opt.Advanced,
-		IncludeImages:   opt.Advanced,
-		IncludeLinks:    false,
-		Deduplicate:     true,
-	}
-	res, terr := trafilatura.ExtractDocument(tdoc, topts)
-	if terr != nil || res == nil || len([]rune(res.ContentText)) < 500 {
-		topts.EnableFallback = true
-		tdoc = dom.Clone(doc, true)
-		pruneNavigation(tdoc)
-		if r2, err2 := trafilatura.ExtractDocument(tdoc, topts); err2 == nil && r2 != nil && strings.TrimSpace(r2.ContentText) != "" {
-			res, terr = r2, nil
-		}
-	}
-	if terr != nil {
-		res = nil
-	}
-	if res != nil && strings.TrimSpace(res.ContentText) != "" && !fromBaseline(res) {
-		p.Text = paragraphs(nodeText(res.ContentNode))
-		if p.Text == "" {
-			p.Text = strings.TrimSpace(res.ContentText)
-		}
-		p.Markdown = nodeMarkdown(res.ContentNode, base, opt.Advanced)
-	} else {
-		// trafilatura found nothing, or only what its last fallback
-		// (baseline) scraped: that repeats short pages (the paragraphs it
-		// found, then the whole body again) and runs headings into
-		// sentences. hark's own reading keeps one block per heading,
-		// paragraph, list item and table cell, and each once.
-		main := fallbackMain(dom.Clone(doc, true))
-		p.Text = paragraphs(nodeText(main))
-		p.Markdown = nodeMarkdown(main, base, opt.Advanced)
-	}
-	if res != nil {
-		if p.Title == "" {
-			p.Title = res.Metadata.Title
-		}
-		if p.Description == "" {
-			p.Description = res.Metadata.Description
-		}
-		if res.Metadata.PageType == "article" {
-			p.ArticleType = true
-		}
-	}
+	// Everything read from the whole tree is read before extract.Main
+	// removes the page's furniture from it.
+	var emb string
 	if opt.Advanced {
-		if emb := embeddedContent(doc, base); emb != "" {
-			p.Markdown = strings.TrimSpace(p.Markdown + "\n\n" + emb)
-			p.Text = strings.TrimSpace(p.Text + "\n\n" + emb)
-		}
+		emb = embeddedContent(doc, base)
+	}
+	heading := firstHeading(doc)
+	title := extract.Title(doc)
+	content := extract.Render(extract.Main(doc), title, extract.Options{Base: base, Tables: opt.Advanced, Images: opt.Advanced})
+	p.Markdown, p.Text = content.Markdown(), content.Text()
+	if emb != "" {
+		p.Markdown = strings.TrimSpace(p.Markdown + "\n\n" + emb)
+		p.Text = strings.TrimSpace(p.Text + "\n\n" + emb)
 	}
 	if p.Title == "" {
-		p.Title = firstHeading(doc)
+		p.Title = heading
 	}
 	p.Title = truncateRunes(strings.Join(strings.Fields(p.Title), " "), 300)
 	return p, nil
-}
-
-// minExtracted is the length (in runes) under which trafilatura replaces
-// what it extracted with its baseline fallback.
-var minExtracted = trafilatura.DefaultConfig().MinExtractedSize
-
-// fromBaseline reports whether res is what trafilatura's last fallback,
-// baseline, returned rather than what its extractors found. Under
-// minExtracted runes it always is (hark asks for FavorRecall, and only
-// FavorPrecision skips baseline). Longer baseline output is a flat list of
-// text-only <p>; it is told apart when one block repeats another, which is
-// how baseline's whole-body step shows (it appends the body's text after
-// the paragraphs it already took).
-func fromBaseline(res *trafilatura.ExtractResult) bool {
-	if utf8.RuneCountInString(res.ContentText) < minExtracted {
-		return true
-	}
-	var blocks []string
-	for c := res.ContentNode.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode {
-			continue
-		}
-		if c.Data != "p" || c.FirstChild == nil || c.FirstChild != c.LastChild || c.FirstChild.Type != html.TextNode {
-			return false
-		}
-		blocks = append(blocks, strings.TrimSpace(c.FirstChild.Data))
-	}
-	for i, a := range blocks {
-		for j, b := range blocks {
-			if i != j && a != "" && strings.Contains(b, a) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // readHead collects metadata, links, images and robots directives from the
@@ -435,63 +347,6 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
-// fallbackMain picks the content element when trafilatura finds none:
-// <main>, else <article>, else <body>, with navigation, headers, footers,
-// asides, forms and scripts removed.
-func fallbackMain(doc *html.Node) *html.Node {
-	var mainEl, article, body *html.Node
-	var find func(*html.Node)
-	find = func(n *html.Node) {
-		if n.Type == html.ElementNode {
-			switch {
-			case n.DataAtom == atom.Main || attr(n, "role") == "main":
-				if mainEl == nil {
-					mainEl = n
-				}
-			case n.DataAtom == atom.Article:
-				if article == nil {
-					article = n
-				}
-			case n.DataAtom == atom.Body:
-				body = n
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			find(c)
-		}
-	}
-	find(doc)
-	pick := mainEl
-	if pick == nil {
-		pick = article
-	}
-	if pick == nil {
-		pick = body
-	}
-	if pick == nil {
-		pick = doc
-	}
-	pruneBoilerplate(pick)
-	return pick
-}
-
-func pruneBoilerplate(n *html.Node) {
-	for c := n.FirstChild; c != nil; {
-		next := c.NextSibling
-		if c.Type == html.ElementNode {
-			switch c.DataAtom {
-			case atom.Nav, atom.Header, atom.Footer, atom.Aside, atom.Script, atom.Style, atom.Noscript, atom.Form, atom.Template, atom.Svg:
-				n.RemoveChild(c)
-			default:
-				pruneBoilerplate(c)
-			}
-		} else if c.Type == html.CommentNode {
-			n.RemoveChild(c)
-		}
-		c = next
-	}
-}
-
 var blockAtoms = map[atom.Atom]bool{
 	atom.P: true, atom.Div: true, atom.Br: true, atom.Li: true, atom.H1: true, atom.H2: true, atom.H3: true,
 	atom.H4: true, atom.H5: true, atom.H6: true, atom.Tr: true, atom.Pre: true, atom.Blockquote: true,
@@ -519,12 +374,12 @@ func nodeText(n *html.Node) string {
 			}
 			return
 		case html.ElementNode:
-			switch tagAtom(n) {
+			switch n.DataAtom {
 			case atom.Script, atom.Style, atom.Noscript, atom.Template:
 				return
 			}
 		}
-		a := tagAtom(n)
+		a := n.DataAtom
 		block := n.Type == html.ElementNode && blockAtoms[a]
 		isPre := n.Type == html.ElementNode && (a == atom.Pre || a == atom.Textarea)
 		if block {
@@ -572,28 +427,6 @@ func firstHeading(doc *html.Node) string {
 	}
 	walk(doc)
 	return out
-}
-
-// nodeMarkdown renders extracted content as markdown; advanced keeps
-// tables as markdown tables.
-func nodeMarkdown(n *html.Node, base *url.URL, advanced bool) string {
-	if n == nil {
-		return ""
-	}
-	plugins := []htmltomarkdown.Plugin{mdbase.NewBasePlugin(), commonmark.NewCommonmarkPlugin()}
-	if advanced {
-		plugins = append(plugins, table.NewTablePlugin())
-	}
-	conv := htmltomarkdown.NewConverter(htmltomarkdown.WithPlugins(plugins...))
-	opts := []htmltomarkdown.ConvertOptionFunc{}
-	if base != nil && (base.Scheme == "http" || base.Scheme == "https") {
-		opts = append(opts, htmltomarkdown.WithDomain(base.Scheme+"://"+base.Host))
-	}
-	out, err := conv.ConvertNode(n, opts...)
-	if err != nil || len(bytes.TrimSpace(out)) == 0 {
-		return nodeText(n)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // embeddedContent lists iframes, video and audio sources, which advanced
@@ -675,94 +508,4 @@ func linksOnly(fp *fetchedPage) (*page, error) {
 	readHead(doc, base, p)
 	applyRobotsDirectives(fp.Header.Get("X-Robots-Tag"), p)
 	return p, nil
-}
-
-// paragraphs separates the lines of nodeText by blank lines, so plain text
-// splits into passages the way markdown does.
-func paragraphs(s string) string {
-	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n\n")
-}
-
-// tagAtom is n's element atom; trafilatura builds its output with only
-// Data set, so DataAtom may be zero.
-func tagAtom(n *html.Node) atom.Atom {
-	if n.DataAtom != 0 || n.Type != html.ElementNode {
-		return n.DataAtom
-	}
-	return atom.Lookup([]byte(n.Data))
-}
-
-var navRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "complementary": true, "search": true}
-
-var navTokens = map[string]bool{"nav": true, "navbar": true, "navigation": true, "menu": true, "sidebar": true,
-	"breadcrumb": true, "breadcrumbs": true, "toc": true, "picker": true, "skip-to-content": true}
-
-// pruneNavigation removes what pages mark as navigation before trafilatura
-// reads them: <nav>, <aside>, ARIA navigation/banner/contentinfo/
-// complementary/search roles, <header> and <footer> outside <article> and
-// <main>, and elements whose class or id names navigation (nav, menu,
-// sidebar, toc, ...) when most of their text is links.
-func pruneNavigation(doc *html.Node) {
-	var walk func(n *html.Node, inContent bool)
-	walk = func(n *html.Node, inContent bool) {
-		for c := n.FirstChild; c != nil; {
-			next := c.NextSibling
-			if c.Type == html.ElementNode {
-				if isNavigation(c, inContent) {
-					n.RemoveChild(c)
-				} else {
-					walk(c, inContent || c.DataAtom == atom.Article || c.DataAtom == atom.Main || attr(c, "role") == "main")
-				}
-			}
-			c = next
-		}
-	}
-	walk(doc, false)
-}
-
-func isNavigation(n *html.Node, inContent bool) bool {
-	switch n.DataAtom {
-	case atom.Nav, atom.Aside:
-		return true
-	case atom.Header, atom.Footer:
-		if !inContent {
-			return true
-		}
-	case atom.Body, atom.Html, atom.Main, atom.Article:
-		return false
-	}
-	if navRoles[strings.ToLower(attr(n, "role"))] {
-		return true
-	}
-	named := false
-	for _, tok := range strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool { return r == ' ' || r == '_' }) {
-		if navTokens[tok] {
-			named = true
-			break
-		}
-	}
-	return named && linkDensity(n) > 0.5
-}
-
-// linkDensity is the share of n's text that sits inside links.
-func linkDensity(n *html.Node) float64 {
-	var all, linked int
-	var walk func(*html.Node, bool)
-	walk = func(n *html.Node, inLink bool) {
-		if n.Type == html.TextNode {
-			l := len(strings.TrimSpace(n.Data))
-			all += l
-			if inLink {
-				linked += l
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, inLink || c.DataAtom == atom.A)
-		}
-	}
-	walk(n, false)
-	if all == 0 {
-		return 1
-	}
-	return float64(linked) / float64(all)
 }

@@ -211,22 +211,30 @@ func rankChunks(query string, passages []string) ([]string, []float64) {
 }
 
 // isAnswerSentence reports whether s, of min to max words, can answer:
-// headings and captions cannot, so s must end in sentence punctuation or
-// be long enough (10 words) to stand alone.
+// headings, captions, table rows and the fragment before a code block
+// ("It can be loaded with:") cannot, so s must end in sentence
+// punctuation.
 func isAnswerSentence(s string, min, max int) bool {
 	n := len(strings.Fields(s))
 	if n < min || n > max {
 		return false
 	}
 	last, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(s))
-	return strings.ContainsRune(".!?。！？", last) || n >= 10
+	return strings.ContainsRune(".!?。！？", last)
 }
 
 // sentences splits text into sentences at ., ! and ? followed by space,
 // and at paragraph and list-item breaks.
+//
+// Code is never cut into sentences: lines indented by four spaces or a
+// tab (how extracted text holds code blocks) and fenced blocks of
+// markdown read as paragraph breaks. Neither are markdown headings.
 func sentences(text string) []string {
 	var out []string
-	for _, line := range unwrapLines(text) {
+	for _, line := range unwrapLines(withoutCode(text)) {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
 		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "*-•+ "))
 		if line == "" {
 			continue
@@ -252,6 +260,23 @@ func sentences(text string) []string {
 		}
 	}
 	return out
+}
+
+// withoutCode blanks the code lines of text (see sentences).
+func withoutCode(text string) string {
+	lines := strings.Split(text, "\n")
+	fenced := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fenced = !fenced
+			lines[i] = ""
+		case fenced || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t"):
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "fig": true,

@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +201,58 @@ func TestResearchSaveFailureIsAnError(t *testing.T) {
 	close(bs.release)
 	if err := <-errc; err == nil || !strings.Contains(err.Error(), "save the result") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Research sentences come from prose only: never from a code block, and
+// never a heading run into the sentence after it.
+func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
+	files, _ := filepath.Glob("testdata/extract/*.html")
+	checked := 0
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := parseHTML("http://docs.example/"+filepath.Base(f), body, "", time.Now(), extractOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What a sentence cut across a block boundary would hold: two
+		// lines of a code block run together, or a heading run into the
+		// words after it.
+		var glued []string
+		blocks := strings.Split(p.Markdown, "\n\n")
+		for i, blk := range blocks {
+			switch {
+			case strings.HasPrefix(blk, "```"):
+				lines := strings.Split(strings.Trim(blk, "`\n"), "\n")
+				for j := 1; j+1 < len(lines); j++ {
+					a, b := strings.TrimSpace(lines[j]), strings.TrimSpace(lines[j+1])
+					if a != "" && b != "" {
+						glued = append(glued, a+" "+b)
+					}
+				}
+			case strings.HasPrefix(blk, "#") && i+1 < len(blocks):
+				words := strings.Fields(unmark(blocks[i+1]))
+				if len(words) > 3 {
+					glued = append(glued, strings.TrimSpace(strings.TrimLeft(unmark(blk), "#"))+" "+strings.Join(words[:3], " "))
+				}
+			}
+		}
+		for _, s := range sentences(p.Text) {
+			if !isAnswerSentence(s, 5, 90) {
+				continue
+			}
+			checked++
+			for _, g := range glued {
+				if strings.Contains(s, g) {
+					t.Errorf("%s: sentence %q runs across blocks (%q)", filepath.Base(f), s, g)
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d sentences checked", checked)
 	}
 }

@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/markusmobius/go-trafilatura"
-	"golang.org/x/net/html"
-
 	"hark/api"
 	"hark/gateway/engine"
 )
@@ -470,40 +467,5 @@ func TestMapReadsDefaultSitemap(t *testing.T) {
 	out, err := e.Map(context.Background(), api.MapInput{URL: base, MaxDepth: 1, MaxBreadth: 20, Limit: 50})
 	if got := mapURLs(out); err != nil || len(got) != 3 || !got[base+"/x"] || !got[base+"/y"] {
 		t.Errorf("map with /sitemap.xml: %v %v", err, got)
-	}
-}
-
-// Long output of trafilatura's baseline is told apart by its repeats: the
-// whole-body step appends the body's text after the paragraphs it took.
-func TestFromBaselineLongRepeat(t *testing.T) {
-	long := strings.Repeat("Rivet sizes follow the DIN standard across Europe and Asia. ", 6)
-	body := func(children ...*html.Node) *trafilatura.ExtractResult {
-		b := &html.Node{Type: html.ElementNode, Data: "body"}
-		var text []string
-		for _, c := range children {
-			b.AppendChild(c)
-			text = append(text, nodeText(c))
-		}
-		return &trafilatura.ExtractResult{ContentNode: b, ContentText: strings.Join(text, " ")}
-	}
-	el := func(tag, text string) *html.Node {
-		n := &html.Node{Type: html.ElementNode, Data: tag}
-		n.AppendChild(&html.Node{Type: html.TextNode, Data: text})
-		return n
-	}
-	cases := []struct {
-		name string
-		res  *trafilatura.ExtractResult
-		want bool
-	}{
-		{"short", body(el("p", "Rivets, briefly.")), true},
-		{"paragraphs then whole body", body(el("p", "Rivets, briefly."), el("p", "Rivets, briefly.\n"+long)), true},
-		{"distinct paragraphs", body(el("p", "Rivets, briefly."), el("p", long)), false},
-		{"with a heading", body(el("h2", "Rivets, briefly."), el("p", "Rivets, briefly.\n"+long)), false},
-	}
-	for _, c := range cases {
-		if got := fromBaseline(c.res); got != c.want {
-			t.Errorf("%s: fromBaseline = %v, want %v", c.name, got, c.want)
-		}
 	}
 }

@@ -68,6 +68,10 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 type Page struct {
 	URL     string
 	Content string // markdown or text body; "" for a mapped link
+	// Plain marks Content as plain text (format=text, or a search
+	// result's raw_content): it is shown as it is, never read as
+	// markdown, where "char *p" would turn into emphasis.
+	Plain bool
 	Err     string // why extraction failed
 	Source  string // tool slug that produced it
 	Marked  bool
@@ -220,7 +224,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		if len(msg.Read) > 0 {
 			m := doneMsg{slug: api.ToolSearch, base: msg.Read[0].URL}
 			for _, r := range msg.Read {
-				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Source: api.ToolSearch})
+				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Plain: true, Source: api.ToolSearch})
 			}
 			return p, tea.Batch(p.add(m), p.extract(msg.URLs, false))
 		}
@@ -499,9 +503,12 @@ func (p *Pane) render(pg *Page) tea.Cmd {
 	if pg.renderedWidth == w && pg.renderedStyle == style {
 		return nil
 	}
-	md, content := p.md, pg.Content
+	md, content, plain := p.md, pg.Content, pg.Plain
 	return func() tea.Msg {
 		wrapped := common.Wrap(content, w)
+		if plain {
+			return renderedMsg{page: pg, width: w, style: style, text: wrapped, wrapped: wrapped}
+		}
 		out, err := md.Render(content, style, w)
 		if err != nil {
 			out = wrapped
@@ -623,6 +630,7 @@ func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
 			return doneMsg{seq: seq, err: fmt.Errorf("%s: %w", slug, err)}
 		}
 		m := doneMsg{seq: seq, slug: slug}
+		plain := inputs["format"] == "text"
 		switch slug {
 		case api.ToolExtract:
 			out, err := api.DecodeExtract(res.Output)
@@ -630,12 +638,13 @@ func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
 				return doneMsg{seq: seq, err: err}
 			}
 			for _, r := range out.Results {
-				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Source: slug})
+				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Plain: plain, Source: slug})
 			}
 			for _, f := range out.FailedResults {
 				m.pages = append(m.pages, &Page{URL: f.URL, Err: f.Error, Source: slug})
 			}
-			if openFirst && len(m.pages) > 0 {
+			// One page opens in the reader; several stay in the list.
+			if openFirst && len(m.pages) == 1 {
 				m.base = m.pages[0].URL
 			}
 		case api.ToolCrawl:
@@ -644,7 +653,7 @@ func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
 				return doneMsg{seq: seq, err: err}
 			}
 			for _, r := range out.Results {
-				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Source: slug})
+				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Plain: plain, Source: slug})
 			}
 		case api.ToolMap:
 			out, err := api.DecodeMap(res.Output)
@@ -666,7 +675,7 @@ func (p *Pane) add(m doneMsg) tea.Cmd {
 	for _, pg := range m.pages {
 		if old, ok := p.byURL[pg.URL]; ok {
 			if pg.Content != "" || pg.Err != "" {
-				old.Content, old.Err, old.Source = pg.Content, pg.Err, pg.Source
+				old.Content, old.Err, old.Source, old.Plain = pg.Content, pg.Err, pg.Source, pg.Plain
 				old.rendered, old.renderedWidth = "", 0
 			}
 			pg = old

@@ -118,8 +118,16 @@ func TestOpenExtractsAndReads(t *testing.T) {
 	c, _ := uitest.Common(t, srv)
 	p := New(c)
 	p.SetSize(80, 24)
+	// Several pages arrive in the list, not in the first one's reader.
 	uitest.Settle(drive(p), func() tea.Cmd {
 		_, c := p.Update(common.OpenPagesMsg{URLs: []string{"https://example.com/a", "https://example.com/fail"}})
+		return c
+	}())
+	if p.Reading() != nil {
+		t.Fatalf("two pages opened the reader on %s", p.Reading().URL)
+	}
+	uitest.Settle(drive(p), func() tea.Cmd {
+		_, c := p.Update(common.OpenPagesMsg{URLs: []string{"https://example.com/a"}})
 		return c
 	}())
 	if p.Reading() == nil || p.Reading().URL != "https://example.com/a" {
@@ -334,14 +342,15 @@ func TestOpenPagesAlreadyRead(t *testing.T) {
 	p := New(c)
 	p.SetSize(80, 24)
 	const u = "file:///srv/docs/zebra.html"
-	_, cmd := p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: u, RawContent: "Zebras cross at the **striped** crossing."}}})
+	// raw_content is plain text: what looks like markup is the page's.
+	_, cmd := p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: u, RawContent: "Zebras cross at the **striped** crossing.\nchar *path = NULL; void *user_data;"}}})
 	uitest.Settle(drive(p), cmd)
 	for _, r := range srv.Requests() {
 		if r.Path != api.PathTools {
 			t.Errorf("called the gateway: %s %s", r.Method, r.Path)
 		}
 	}
-	if v := uitest.Plain(p.View()); !strings.Contains(v, "Zebras cross at the striped crossing.") || !strings.Contains(v, u) {
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "Zebras cross at the **striped** crossing.") || !strings.Contains(v, "char *path = NULL; void *user_data;") || !strings.Contains(v, u) {
 		t.Errorf("the page is not shown:\n%s", v)
 	}
 }

@@ -1,0 +1,432 @@
+// Package extract reads the main content of an HTML page and renders it as
+// markdown and as plain text. It keeps what technical pages say: the
+// spaces around inline markup, every line of a code block, headings at
+// their level, lists (lists of links too), definition lists, tables and
+// body links resolved against the page. Navigation, banners and page
+// furniture stay out.
+//
+// It works on a parsed tree and never fetches anything.
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Main finds the element that holds doc's main content. It first removes
+// navigation and furniture from doc (so pass a tree you may change), then
+// takes <main> (or role=main), else the page's only <article>, else the
+// smallest element that holds most of the page's prose, and trims link
+// bars off its edges. It returns doc's body (or doc) when nothing better
+// stands out.
+func Main(doc *html.Node) *html.Node {
+	prune(doc, false)
+	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
+	if body == nil {
+		body = doc
+	}
+	prose := map[*html.Node]int{}
+	total := proseLen(body, prose)
+	root := body
+	if m := findFirst(body, func(n *html.Node) bool {
+		return n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
+	}); m != nil && prose[m]*10 >= total*3 {
+		root = m
+	} else if arts := findAll(body, atom.Article); len(arts) == 1 && prose[arts[0]]*10 >= total*3 {
+		root = arts[0]
+	} else {
+		// Walk down while one child holds 80% of the prose and every
+		// section heading: what is left beside it is furniture.
+		for {
+			var next *html.Node
+			for c := root.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.ElementNode && prose[c]*10 >= total*8 {
+					next = c
+					break
+				}
+			}
+			if next == nil || isLeafBlock(next) || headings(root) != headings(next) {
+				break
+			}
+			root = next
+		}
+	}
+	trimEdges(root, prose)
+	return root
+}
+
+// Title finds the page's first <h1>, which Render puts above content that
+// does not hold it (a title set apart from the article body). Call it
+// before Main, which may detach it.
+func Title(doc *html.Node) *html.Node {
+	return findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.H1 && strings.TrimSpace(textOf(n)) != "" })
+}
+
+// headings counts the h1-h3 headings in n.
+func headings(n *html.Node) int {
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.H1, atom.H2, atom.H3:
+			k++
+		default:
+			k += headings(c)
+		}
+	}
+	return k
+}
+
+// isLeafBlock reports elements Main must not descend into: a paragraph,
+// a code block or a table cell holds content, it does not frame it.
+func isLeafBlock(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.P, atom.Pre, atom.Td, atom.Th, atom.Li, atom.Dd, atom.Blockquote, atom.Table, atom.Ul, atom.Ol, atom.Dl:
+		return true
+	}
+	return false
+}
+
+// dropped are elements whose content is never read as text.
+var dropped = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Svg: true,
+	atom.Canvas: true, atom.Nav: true, atom.Aside: true, atom.Dialog: true, atom.Button: true,
+	atom.Input: true, atom.Select: true, atom.Textarea: true, atom.Iframe: true, atom.Object: true,
+	atom.Embed: true, atom.Video: true, atom.Audio: true, atom.Head: true,
+}
+
+// navRoles are ARIA roles of page furniture.
+var navRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "complementary": true,
+	"search": true, "menu": true, "menubar": true, "toolbar": true, "dialog": true, "alert": true}
+
+// navWords in a class or id mark navigation when the element is mostly
+// links or holds little prose.
+var navWords = map[string]bool{"menu": true, "sidebar": true, "breadcrumb": true, "breadcrumbs": true,
+	"toc": true, "pager": true, "pagination": true, "skip": true, "share": true, "social": true,
+	"header": true, "footer": true, "masthead": true, "banner": true, "cookie": true, "consent": true,
+	"related": true, "picker": true, "versions": true, "edit": true, "feedback": true, "subscribe": true}
+
+// prune removes furniture from n's subtree: dropped elements, hidden
+// ones, comments, navigation by role, <header> and <footer> outside
+// articles, and elements named as navigation that are mostly links.
+func prune(n *html.Node, inContent bool) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		switch c.Type {
+		case html.CommentNode:
+			n.RemoveChild(c)
+		case html.ElementNode:
+			if isFurniture(c, inContent) {
+				n.RemoveChild(c)
+			} else {
+				prune(c, inContent || c.DataAtom == atom.Article || c.DataAtom == atom.Main || strings.EqualFold(attr(c, "role"), "main"))
+			}
+		}
+		c = next
+	}
+}
+
+func isFurniture(n *html.Node, inContent bool) bool {
+	if dropped[n.DataAtom] {
+		return true
+	}
+	switch n.DataAtom {
+	case atom.Header, atom.Footer:
+		if !inContent {
+			return true
+		}
+	case atom.Html, atom.Body, atom.Main, atom.Article:
+		return false
+	}
+	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] {
+		return true
+	}
+	if n.DataAtom == atom.Td && isLinkColumn(n) {
+		return true
+	}
+	if !namedNav(n) {
+		return false
+	}
+	// A heading or a code block named oddly is still content.
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Pre, atom.Code:
+		return false
+	}
+	links, all := linkText(n)
+	return all == 0 || links*2 > all || links > 0 && all-links < 40
+}
+
+// isLinkColumn reports a table cell that is a menu: the sidebar column of
+// a page laid out with tables.
+func isLinkColumn(td *html.Node) bool {
+	k := 0
+	var count func(*html.Node)
+	count = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.DataAtom == atom.A {
+				k++
+			}
+			count(c)
+		}
+	}
+	count(td)
+	if k < 4 {
+		return false
+	}
+	links, all := linkText(td)
+	return links*10 >= all*7
+}
+
+func isHidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch strings.ToLower(a.Key) {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if strings.EqualFold(a.Val, "true") {
+				return true
+			}
+		case "style":
+			s := strings.ReplaceAll(strings.ToLower(a.Val), " ", "")
+			if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namedNav reports whether n's class or id names navigation: a word such
+// as "menu" or "toc", or one that starts with "nav" (nav, navbar,
+// navheader, nav-panel).
+func namedNav(n *html.Node) bool {
+	words := strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
+		return r == ' ' || r == '-' || r == '_' || r == '\t'
+	})
+	for _, w := range words {
+		if navWords[w] || strings.HasPrefix(w, "nav") {
+			return true
+		}
+	}
+	return false
+}
+
+// trimEdges removes link bars at the start and end of root and of its
+// first and last wrappers: "Next: … Previous: … Up: …" lines, breadcrumbs,
+// rules. Lists and headings stay: a closing "See also" list is content.
+func trimEdges(root *html.Node, prose map[*html.Node]int) {
+	for _, first := range []bool{true, false} {
+		n := root
+		for depth := 0; n != nil && depth < 4; depth++ {
+			var edge *html.Node
+			for {
+				edge = edgeElement(n, first)
+				if edge == nil || !isEdgeBar(edge) {
+					break
+				}
+				n.RemoveChild(edge)
+			}
+			if edge == nil || !isWrapper(edge) {
+				break
+			}
+			n = edge
+		}
+	}
+}
+
+func edgeElement(n *html.Node, first bool) *html.Node {
+	c := n.FirstChild
+	if !first {
+		c = n.LastChild
+	}
+	for c != nil {
+		if c.Type == html.ElementNode {
+			return c
+		}
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return nil
+		}
+		if first {
+			c = c.NextSibling
+		} else {
+			c = c.PrevSibling
+		}
+	}
+	return nil
+}
+
+func isWrapper(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Article, atom.Main, atom.Header, atom.Footer, atom.Span, atom.Center, atom.Font:
+		return true
+	}
+	return false
+}
+
+func isEdgeBar(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Hr, atom.Br:
+		return true
+	case atom.Ul, atom.Ol, atom.Dl, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return false
+	}
+	links, all := linkText(n)
+	if all == 0 {
+		// Only images (DocBook's arrow bars) or nothing at all.
+		return findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.A }) != nil || !hasImage(n)
+	}
+	return links > 0 && links*2 >= all && onlyBarWords(n)
+}
+
+// barWords are what link bars say besides their links.
+var barWords = map[string]bool{"next": true, "previous": true, "prev": true, "up": true, "home": true,
+	"top": true, "contents": true, "index": true, "back": true, "forward": true, "toc": true}
+
+// onlyBarWords reports whether n's text outside links is only bar words,
+// separators and words of one or two letters: "Next: …, Previous: …, Up:
+// … [Contents]". A sentence with links in it is not a bar.
+func onlyBarWords(n *html.Node) bool {
+	ok := true
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if !ok || n.DataAtom == atom.A {
+			return
+		}
+		if n.Type == html.TextNode {
+			for _, w := range strings.FieldsFunc(strings.ToLower(n.Data), func(r rune) bool { return !unicode.IsLetter(r) }) {
+				if utf8.RuneCountInString(w) > 2 && !barWords[w] {
+					ok = false
+					return
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return ok
+}
+
+func hasImage(n *html.Node) bool {
+	return findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Img || c.DataAtom == atom.Picture }) != nil
+}
+
+// proseLen counts the letters and digits of n's text outside links, for
+// n and every element below it (into memo).
+func proseLen(n *html.Node, memo map[*html.Node]int) int {
+	switch n.Type {
+	case html.TextNode:
+		k := 0
+		for _, r := range n.Data {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				k++
+			}
+		}
+		return k
+	case html.ElementNode, html.DocumentNode:
+	default:
+		return 0
+	}
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == atom.A {
+			proseLen(c, memo)
+			continue
+		}
+		k += proseLen(c, memo)
+	}
+	memo[n] = k
+	return k
+}
+
+// linkText measures n's text inside links and in all, in runes (spaces
+// excluded).
+func linkText(n *html.Node) (links, all int) {
+	var walk func(*html.Node, bool)
+	walk = func(n *html.Node, in bool) {
+		if n.Type == html.TextNode {
+			k := utf8.RuneCountInString(strings.Join(strings.Fields(n.Data), ""))
+			all += k
+			if in {
+				links += k
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, in || c.DataAtom == atom.A)
+		}
+	}
+	walk(n, n.DataAtom == atom.A)
+	return links, all
+}
+
+func findFirst(n *html.Node, match func(*html.Node) bool) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if match(c) {
+			return c
+		}
+		if f := findFirst(c, match); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func findAll(n *html.Node, a atom.Atom) []*html.Node {
+	var out []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.DataAtom == a {
+			out = append(out, c)
+			continue
+		}
+		out = append(out, findAll(c, a)...)
+	}
+	return out
+}
+
+func contains(root, n *html.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if n == root {
+			return true
+		}
+	}
+	return false
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if strings.EqualFold(a.Key, key) {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// textOf is n's text with whitespace collapsed.
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
