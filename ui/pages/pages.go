@@ -71,10 +71,10 @@ type Page struct {
 	// Plain marks Content as plain text (format=text, or a search
 	// result's raw_content): it is shown as it is, never read as
 	// markdown, where "char *p" would turn into emphasis.
-	Plain bool
-	Err     string // why extraction failed
-	Source  string // tool slug that produced it
-	Marked  bool
+	Plain  bool
+	Err    string // why extraction failed
+	Source string // tool slug that produced it
+	Marked bool
 
 	rendered      string // glamour's rendering
 	wrapped       string // the text wrapped, for the raw view
