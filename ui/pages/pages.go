@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -27,7 +28,7 @@ import (
 // KeyMap holds the pane's bindings.
 type KeyMap struct {
 	Up, Down, Open, Back, Mark, MarkAll, Extract, Crawl, Map, Filter,
-	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown, Preview key.Binding
+	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown, Preview, Links key.Binding
 }
 
 // Keys are the pane's bindings.
@@ -51,6 +52,7 @@ var Keys = KeyMap{
 	Raw:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "markdown/text")),
 	Preview:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview below (narrow)")),
 	Cancel:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
+	Links:    key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "links: follow one (reader)")),
 }
 
 func (k KeyMap) ShortHelp() []key.Binding {
@@ -59,7 +61,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Open, k.Back, k.PageUp, k.PageDown},
-		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw, k.Preview},
+		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw, k.Preview, k.Links},
 		{k.OpenURL, k.Extract, k.Crawl, k.Map, k.Form, k.Export, k.Cancel},
 	}
 }
@@ -133,9 +135,15 @@ type Pane struct {
 	err      error
 	note     string
 	md       *markdown.Renderer
-	width    int
-	height   int
-	listTop  int
+	// The reader's link picker (l) and the pages read before the one
+	// shown, which esc goes back to.
+	links   []pageLink
+	linkAt  int
+	picking bool
+	history []*Page
+	width   int
+	height  int
+	listTop int
 }
 
 // row is one line of the tree: a host, a path group or a page.
@@ -161,7 +169,9 @@ func New(c *common.Common) *Pane {
 func (p *Pane) Title() string       { return "Pages" }
 func (p *Pane) Init() tea.Cmd       { return nil }
 func (p *Pane) KeyMap() help.KeyMap { return Keys }
-func (p *Pane) Capturing() bool     { return p.filter.Focused() || p.askURL || p.form != nil }
+func (p *Pane) Capturing() bool {
+	return p.filter.Focused() || p.askURL || p.form != nil || p.picking
+}
 
 // Handles reports the tools whose output this pane shows.
 func (p *Pane) Handles(slug string) bool {
@@ -324,10 +334,25 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.rebuild()
 		return cmd
 	}
+	if p.picking {
+		return p.pickKey(msg)
+	}
 	if p.mode == readMode {
 		switch {
 		case key.Matches(msg, Keys.Back):
+			if n := len(p.history); n > 0 {
+				prev := p.history[n-1]
+				p.history = p.history[:n-1]
+				return p.read(prev)
+			}
 			p.mode = listMode
+		case key.Matches(msg, Keys.Links):
+			p.links = pageLinks(p.reading)
+			if len(p.links) == 0 {
+				p.note = "this page has no links"
+				return nil
+			}
+			p.picking, p.linkAt = true, 0
 		case key.Matches(msg, Keys.Up):
 			p.scroll.ScrollBy(-1)
 		case key.Matches(msg, Keys.Down):
@@ -901,6 +926,9 @@ func (p *Pane) View() string {
 	if p.err != nil {
 		top = append(top, common.ErrorView(s, p.err, p.width))
 	}
+	if p.mode == readMode && p.reading != nil && p.picking {
+		return common.Fit(strings.Join(append(top, p.linksView()), "\n"), p.width, p.height)
+	}
 	if p.mode == readMode && p.reading != nil {
 		pg := p.reading
 		title := s.Title.Render("‹ ") + common.Link(s.Title.Render(common.Truncate(pg.URL, p.width-12)), pg.URL)
@@ -1064,4 +1092,105 @@ func (p *Pane) previewView(w, h int) string {
 		b = append(b, common.Wrap(text, w))
 	}
 	return common.Fit(strings.Join(b, "\n"), w, h)
+}
+
+// pageLink is a link in a page's text, which the reader can follow.
+type pageLink struct {
+	Text, URL string
+}
+
+var (
+	mdLinkRE  = regexp.MustCompile(`\[((?:[^\[\]\\]|\\.)*)\]\((https?://[^)\s]+|file://[^)\s]+)\)`)
+	bareURLRE = regexp.MustCompile(`https?://[^\s<>()\[\]"']+`)
+)
+
+// pageLinks lists the links of a page in reading order, each URL once:
+// markdown links, or the bare URLs of plain text.
+func pageLinks(pg *Page) []pageLink {
+	if pg == nil {
+		return nil
+	}
+	var out []pageLink
+	seen := map[string]bool{}
+	add := func(text, u string) {
+		u = strings.TrimRight(u, ".,;:")
+		if seen[u] || u == pg.URL {
+			return
+		}
+		seen[u] = true
+		out = append(out, pageLink{Text: text, URL: u})
+	}
+	if pg.Plain {
+		for _, u := range bareURLRE.FindAllString(pg.Content, -1) {
+			add("", u)
+		}
+		return out
+	}
+	for _, m := range mdLinkRE.FindAllStringSubmatch(pg.Content, -1) {
+		text := strings.NewReplacer("\\", "", "`", "", "**", "").Replace(m[1])
+		add(strings.Join(strings.Fields(text), " "), m[2])
+	}
+	return out
+}
+
+func (p *Pane) pickKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, Keys.Back), msg.String() == "l":
+		p.picking = false
+	case key.Matches(msg, Keys.Up):
+		p.linkAt = max(0, p.linkAt-1)
+	case key.Matches(msg, Keys.Down):
+		p.linkAt = min(len(p.links)-1, p.linkAt+1)
+	case key.Matches(msg, Keys.PageUp):
+		p.linkAt = max(0, p.linkAt-p.listHeight())
+	case key.Matches(msg, Keys.PageDown):
+		p.linkAt = min(len(p.links)-1, p.linkAt+p.listHeight())
+	case key.Matches(msg, Keys.Copy):
+		return common.CopyURL(p.links[p.linkAt].URL)
+	case key.Matches(msg, Keys.Open):
+		p.picking = false
+		return p.follow(p.links[p.linkAt].URL)
+	}
+	return nil
+}
+
+// follow opens a link of the page being read as a page of its own: read
+// at once when Pages has its text, extracted otherwise. esc comes back.
+func (p *Pane) follow(u string) tea.Cmd {
+	if p.reading != nil {
+		p.history = append(p.history, p.reading)
+	}
+	if pg, ok := p.byURL[u]; ok && pg.Content != "" {
+		return p.read(pg)
+	}
+	return p.extract([]string{u}, true)
+}
+
+func (p *Pane) listHeight() int { return max(1, p.height-3) }
+
+func (p *Pane) linksView() string {
+	s := p.c.Styles
+	head := s.Title.Render(fmt.Sprintf("Links on this page (%d)", len(p.links))) + s.Dim.Render("  enter opens in Pages · y copies · esc closes")
+	h := p.listHeight()
+	top := min(max(0, p.linkAt-h/2), max(0, len(p.links)-h))
+	lines := []string{head, ""}
+	for i := top; i < len(p.links) && i < top+h; i++ {
+		l := p.links[i]
+		num := fmt.Sprintf("%3d ", i+1)
+		text := l.Text
+		if text == "" {
+			text = l.URL
+		}
+		avail := max(10, p.width-len(num)-2)
+		line := common.Truncate(text, avail/2) + "  " + common.Link(s.Dim.Render(common.Truncate(l.URL, avail-avail/2)), l.URL)
+		if text == l.URL {
+			line = common.Link(common.Truncate(l.URL, avail), l.URL)
+		}
+		if i == p.linkAt {
+			lines = append(lines, s.Title.Render("›")+num+line)
+		} else {
+			lines = append(lines, " "+num+line)
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -354,3 +354,49 @@ func TestOpenPagesAlreadyRead(t *testing.T) {
 		t.Errorf("the page is not shown:\n%s", v)
 	}
 }
+
+// The reader follows a page's links: l lists them, enter extracts the
+// chosen one into Pages and reads it, esc comes back to the page it was
+// followed from, and esc again goes to the list.
+func TestReaderFollowsLinks(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	const start = "file:///srv/docs/index.html"
+	uitest.Settle(drive(p), p.add(doneMsg{slug: api.ToolExtract, base: start, pages: []*Page{{URL: start, Source: api.ToolExtract,
+		Content: "# Index\n\nSee [the authors](https://example.com/a) and [`the news`](https://example.com/news).\n"}}}))
+	if p.Reading() == nil || p.Reading().URL != start {
+		t.Fatalf("reader shows %+v", p.Reading())
+	}
+	p.Update(uitest.Press("l"))
+	if !p.Capturing() {
+		t.Fatal("the link list does not hold the keys")
+	}
+	v := uitest.Plain(p.View())
+	for _, want := range []string{"Links on this page (2)", "1 the authors", "https://example.com/a", "2 the news"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("link list lacks %q:\n%s", want, v)
+		}
+	}
+	_, cmd := p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if p.Reading() == nil || p.Reading().URL != "https://example.com/a" {
+		t.Fatalf("following the first link reads %+v", p.Reading())
+	}
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "Page https://example.com/a") {
+		t.Errorf("the followed page is not shown:\n%s", v)
+	}
+	_, cmd = p.Update(uitest.Press("esc"))
+	uitest.Settle(drive(p), cmd)
+	if p.Reading() == nil || p.Reading().URL != start || p.mode != readMode {
+		t.Fatalf("esc after following goes to %+v, want back to %s", p.Reading(), start)
+	}
+	p.Update(uitest.Press("esc"))
+	if p.mode != listMode {
+		t.Error("esc on the first page read does not go back to the list")
+	}
+	if len(p.Pages()) != 2 {
+		t.Errorf("Pages holds %d pages, want the start page and the followed one", len(p.Pages()))
+	}
+}
