@@ -27,6 +27,8 @@ type App struct {
 	flags config.Flags
 	// jsonOut is --json: print the raw data for scripts.
 	jsonOut bool
+	// startQuery is --search: the TUI opens on Search with its results.
+	startQuery string
 	// onCall, when set before the first client call, observes every
 	// gateway call (the TUI's status bar uses it).
 	onCall func(api.CallInfo)

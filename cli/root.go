@@ -40,6 +40,7 @@ embedded in hark itself.`,
 			return runTUI(cmd.Context(), a)
 		},
 	}
+	root.Flags().StringVar(&a.startQuery, "search", "", "open the TUI on Search with the results of this query")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.flags.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/hark/config.toml; env HARK_CONFIG)")

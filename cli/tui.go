@@ -42,8 +42,9 @@ func runTUI(ctx context.Context, a *App) error {
 		OutputDir: a.cfg.OutputDir,
 		Send:      send,
 		// The embedded gateway starts after the first frame is drawn.
-		Connect: a.client,
-		Trace:   a.phase,
+		Connect:    a.client,
+		Trace:      a.phase,
+		StartQuery: a.startQuery,
 	}
 	c.Audio, c.AudioState = lazyAudio(audio.Options{
 		Sink: a.cfg.AudioSink,

@@ -165,7 +165,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			p := common.Explain(common.ToolListError(msg.Err))
 			m.problem = &p
 		}
-		return m, m.broadcast(msg)
+		cmd := m.broadcast(msg)
+		if q := m.c.StartQuery; q != "" && msg.Err == nil {
+			m.c.StartQuery = ""
+			if t := m.c.Tool(api.ToolSearch); t != nil {
+				run := common.RunToolMsg{Tool: *t, Inputs: map[string]any{"query": q}}
+				cmd = tea.Batch(cmd, func() tea.Msg { return run })
+			}
+		}
+		return m, cmd
 	case common.CallMsg:
 		ci := api.CallInfo(msg)
 		m.lastCall = &ci

@@ -465,3 +465,21 @@ func TestPaletteClickWhenScrolled(t *testing.T) {
 	}
 	t.Errorf("click on the drawn row of item %d (%q) moved the cursor to %d", before, want, m.palette.cursor)
 }
+
+// hark --search QUERY opens on Search with the query's results, run as
+// soon as the tool list arrives.
+func TestStartQueryShowsResults(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	c.StartQuery = "charm tui"
+	m := New(c)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	_, cmd := m.Update(common.ToolsMsg{Tools: c.Tools})
+	uitest.Settle(func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }, cmd)
+	if m.Active() != 0 || !screenHas("Result 1 for charm tui")(m) {
+		t.Errorf("the start query's results are not shown:\n%s", uitest.Plain(m.View().Content))
+	}
+	if c.StartQuery != "" {
+		t.Error("the start query would run again on the next tool list")
+	}
+}

@@ -1,7 +1,8 @@
 // Command startup measures how fast hark starts, as whole processes, beside
 // glow in the same run: package init time, `hark --version` (time and peak
 // RSS), `hark search` on the embedded gateway with a 10,000-page index, the
-// TUI's first frame on a pty, and the idle TUI's RSS. Each figure is the
+// TUI's first frame on a pty, its first frame with content (hark --search
+// QUERY showing results), and the idle TUI's RSS. Each figure is the
 // median (with min and max) of -runs runs, interleaved so that a busy
 // moment of the machine touches all alike.
 //
@@ -88,6 +89,9 @@ func main() {
 		ff, idle := firstFrame(exec.Command(hark), env, "Tools", true)
 		add("tui first frame ms", ff)
 		add("tui idle RSS MB", idle)
+		// The first frame with content: Search showing a query's results.
+		ff, _ = firstFrame(exec.Command(hark, "--search", queries[i%len(queries)]), env, "Page ", false)
+		add("tui content frame ms", ff)
 		if glow != "" {
 			ff, _ = firstFrame(exec.Command(glow, "-t", report), env, "Section 1", false)
 			add("glow report frame ms", ff)

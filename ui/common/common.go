@@ -45,6 +45,10 @@ type Common struct {
 	// ("first frame", "gateway connected", "tool list loaded"), for the
 	// start-up log. It must return at once.
 	Trace func(phase string)
+	// StartQuery, when set, is searched for as soon as the tool list
+	// arrives (hark --search QUERY), so the first frame with content
+	// shows its results.
+	StartQuery string
 }
 
 // TracePhase reports a start-up phase to Trace, if set.
