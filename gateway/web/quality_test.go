@@ -10,28 +10,11 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"hark/gateway/extract/score"
 )
 
-// prf compares the word 3-shingles of got with those of want.
-func prf(got, want string) (p, r, f float64) {
-	g, w := shingles(got, 3), shingles(want, 3)
-	inter := 0
-	for k := range g {
-		if _, ok := w[k]; ok {
-			inter++
-		}
-	}
-	if len(g) > 0 {
-		p = float64(inter) / float64(len(g))
-	}
-	if len(w) > 0 {
-		r = float64(inter) / float64(len(w))
-	}
-	if p+r > 0 {
-		f = 2 * p * r / (p + r)
-	}
-	return
-}
+func prf(got, want string) (p, r, f float64) { return score.Text(got, want) }
 
 // TestExtractionQuality scores main-content extraction on the real-world
 // pages of testdata/extract (see SOURCES.md there). Run with -v for the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/extract/score"
 )
 
 func TestResearchEmptyIndexSaysSo(t *testing.T) {
@@ -234,9 +235,9 @@ func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
 					}
 				}
 			case strings.HasPrefix(blk, "#") && i+1 < len(blocks):
-				words := strings.Fields(unmark(blocks[i+1]))
+				words := strings.Fields(score.Unmark(blocks[i+1]))
 				if len(words) > 3 {
-					glued = append(glued, strings.TrimSpace(strings.TrimLeft(unmark(blk), "#"))+" "+strings.Join(words[:3], " "))
+					glued = append(glued, strings.TrimSpace(strings.TrimLeft(score.Unmark(blk), "#"))+" "+strings.Join(words[:3], " "))
 				}
 			}
 		}
