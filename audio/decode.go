@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hark/audio/wav"
 	"io"
 	"math"
 	"strings"
@@ -104,128 +105,31 @@ func decodeS16(r io.Reader, channels int, emit func([]int16) error) error {
 	}
 }
 
-// wavFormat is the part of a WAV "fmt " chunk hark needs.
-type wavFormat struct {
-	tag      uint16 // 1 PCM, 3 IEEE float, 0xFFFE extensible
-	channels int
-	rate     int
-	bits     int
-}
-
-// decodeWAV reads a RIFF/WAVE stream. It is tolerant of streamed files:
-// the RIFF size is ignored, and a data chunk whose size is 0 or a placeholder
-// (0xFFFFFFFF, or espeak-ng's 0x7FFFF000) is read until the end of input.
+// decodeWAV reads a RIFF/WAVE stream (see package wav). It is tolerant of
+// streamed files: the RIFF size is ignored, and a data chunk whose size is
+// a placeholder is read until the end of input.
 func decodeWAV(r io.Reader, rate func(int) error, emit func([]int16) error) error {
-	var hdr [12]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return fmt.Errorf("audio: wav header: %w", noEOF(err))
+	f, err := wav.ReadHeader(r)
+	if err != nil {
+		return fmt.Errorf("audio: %w", err)
 	}
-	if string(hdr[0:4]) != "RIFF" || string(hdr[8:12]) != "WAVE" {
-		return errors.New("audio: wav: not a RIFF/WAVE stream (missing \"RIFF\"/\"WAVE\" magic)")
-	}
-	var f *wavFormat
-	for {
-		var ch [8]byte
-		if _, err := io.ReadFull(r, ch[:]); err != nil {
-			if f != nil && err == io.EOF {
-				return errors.New("audio: wav: no \"data\" chunk")
-			}
-			return fmt.Errorf("audio: wav chunk header: %w", noEOF(err))
-		}
-		id := string(ch[0:4])
-		size := binary.LittleEndian.Uint32(ch[4:8])
-		switch id {
-		case "fmt ":
-			if size < 16 || size > 1<<16 {
-				return fmt.Errorf("audio: wav: \"fmt \" chunk size %d is invalid (must be 16..65536)", size)
-			}
-			b := make([]byte, size+size%2)
-			if _, err := io.ReadFull(r, b); err != nil {
-				return fmt.Errorf("audio: wav \"fmt \" chunk: %w", noEOF(err))
-			}
-			f = &wavFormat{
-				tag:      binary.LittleEndian.Uint16(b[0:]),
-				channels: int(binary.LittleEndian.Uint16(b[2:])),
-				rate:     int(binary.LittleEndian.Uint32(b[4:])),
-				bits:     int(binary.LittleEndian.Uint16(b[14:])),
-			}
-			if f.tag == 0xFFFE && size >= 26 {
-				f.tag = binary.LittleEndian.Uint16(b[24:]) // sub-format GUID starts with the real tag
-			}
-			if err := f.check(); err != nil {
-				return err
-			}
-		case "data":
-			if f == nil {
-				return errors.New("audio: wav: \"data\" chunk before \"fmt \" chunk")
-			}
-			if err := rate(f.rate); err != nil {
-				return err
-			}
-			var body io.Reader = r
-			if size != 0 && size < 0x7FFF0000 {
-				body = io.LimitReader(r, int64(size))
-			}
-			return f.decode(body, emit)
-		default:
-			if _, err := io.CopyN(io.Discard, r, int64(size)+int64(size%2)); err != nil {
-				return fmt.Errorf("audio: wav %q chunk: %w", id, noEOF(err))
-			}
-		}
-	}
-}
-
-func (f *wavFormat) check() error {
-	if f.channels < 1 || f.channels > 8 {
-		return fmt.Errorf("audio: wav: channels %d is out of range (must be 1..8)", f.channels)
-	}
-	if err := checkRate("wav sample rate", f.rate); err != nil {
+	if err := rate(f.Rate); err != nil {
 		return err
 	}
-	switch {
-	case f.tag == 1 && (f.bits == 8 || f.bits == 16 || f.bits == 24 || f.bits == 32):
-	case f.tag == 3 && f.bits == 32:
-	default:
-		return fmt.Errorf("audio: wav: encoding %d with %d bits is not supported (must be PCM 8/16/24/32-bit or float 32-bit)", f.tag, f.bits)
-	}
-	return nil
-}
-
-func (f *wavFormat) decode(r io.Reader, emit func([]int16) error) error {
-	if f.tag == 1 && f.bits == 16 {
-		return decodeS16(r, f.channels, emit)
-	}
-	width := f.bits / 8
-	frame := width * f.channels
-	buf := make([]byte, 16*1024/frame*frame)
-	out := make([]int16, 0, len(buf)/frame)
+	body := f.Samples(r)
+	buf := make([]byte, 16*1024)
+	var rest []byte
+	var out []int16
 	for {
-		n, err := io.ReadFull(r, buf)
-		n = n / frame * frame
-		out = out[:0]
-		for i := 0; i < n; i += frame {
-			sum := 0.0
-			for c := 0; c < f.channels; c++ {
-				s := buf[i+c*width:]
-				switch {
-				case f.tag == 3:
-					sum += float64(math.Float32frombits(binary.LittleEndian.Uint32(s)))
-				case width == 1:
-					sum += float64(int(s[0])-128) / 128
-				case width == 3:
-					sum += float64(int32(uint32(s[0])<<8|uint32(s[1])<<16|uint32(s[2])<<24)) / (1 << 31)
-				case width == 4:
-					sum += float64(int32(binary.LittleEndian.Uint32(s))) / (1 << 31)
-				}
-			}
-			out = append(out, floatToS16(sum/float64(f.channels)))
-		}
+		n, err := body.Read(buf[len(rest):])
+		out, rest = wav.AppendMono(out[:0], buf[:len(rest)+n], f)
+		rest = buf[:copy(buf, rest)]
 		if len(out) > 0 {
 			if e := emit(out); e != nil {
 				return e
 			}
 		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
@@ -234,16 +138,6 @@ func (f *wavFormat) decode(r io.Reader, emit func([]int16) error) error {
 	}
 }
 
-func floatToS16(v float64) int16 {
-	v *= 32768
-	switch {
-	case v >= 32767:
-		return 32767
-	case v <= -32768:
-		return -32768
-	}
-	return int16(math.Round(v))
-}
 
 // decodeMP3 decodes MPEG-1 and MPEG-2 layer III with go-mp3, which always
 // yields s16le stereo; hark averages it to mono.
@@ -356,26 +250,9 @@ func WriteWAV(w io.Writer, pcm []byte, sampleRate int) error {
 	if len(pcm) > math.MaxUint32-44 {
 		return fmt.Errorf("audio: pcm length %d is too large for a WAV file (max 4 GiB)", len(pcm))
 	}
-	if _, err := w.Write(wavHeader(sampleRate, uint32(len(pcm)))); err != nil {
+	if _, err := w.Write(wav.Header(sampleRate, uint32(len(pcm)))); err != nil {
 		return err
 	}
 	_, err := w.Write(pcm)
 	return err
-}
-
-func wavHeader(rate int, dataLen uint32) []byte {
-	h := make([]byte, 44)
-	copy(h[0:], "RIFF")
-	binary.LittleEndian.PutUint32(h[4:], 36+dataLen)
-	copy(h[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(h[16:], 16)
-	binary.LittleEndian.PutUint16(h[20:], 1)
-	binary.LittleEndian.PutUint16(h[22:], 1)
-	binary.LittleEndian.PutUint32(h[24:], uint32(rate))
-	binary.LittleEndian.PutUint32(h[28:], uint32(rate*2))
-	binary.LittleEndian.PutUint16(h[32:], 2)
-	binary.LittleEndian.PutUint16(h[34:], 16)
-	copy(h[36:], "data")
-	binary.LittleEndian.PutUint32(h[40:], dataLen)
-	return h
 }

@@ -2,6 +2,7 @@ package audio
 
 import (
 	"fmt"
+	"hark/audio/wav"
 	"io"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ func (s *fileSink) start(p *Playback, rate int) error {
 	if err != nil {
 		return fmt.Errorf("audio: file sink: %w", err)
 	}
-	if _, err := f.Write(wavHeader(rate, 0xFFFFFFFF-36)); err != nil {
+	if _, err := f.Write(wav.Header(rate, wav.StreamSize)); err != nil {
 		f.Close()
 		return fmt.Errorf("audio: file sink %s: %w", path, err)
 	}
@@ -77,7 +78,7 @@ func (s *fileSink) start(p *Playback, rate int) error {
 			}
 		}
 		if werr == nil {
-			_, werr = f.WriteAt(wavHeader(rate, uint32(min(written, 0xFFFFFFFF-36))), 0)
+			_, werr = f.WriteAt(wav.Header(rate, uint32(min(written, wav.StreamSize-wav.HeaderSize))), 0)
 		}
 		if cerr := f.Close(); werr == nil {
 			werr = cerr

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hark/audio/wav"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"hark/api"
-	"hark/audio"
 )
 
 func newVoicesCmd(a *App) *cobra.Command {
@@ -295,7 +295,7 @@ func (o *audioOut) Close() error {
 		return nil
 	}
 	if o.streamedWAV {
-		if err := audio.FixWAVSizes(o.f); err != nil {
+		if err := wav.FixSizes(o.f); err != nil {
 			o.abort()
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hark/audio/wav"
 	"io"
 	"log/slog"
 	"math"
@@ -173,25 +174,25 @@ func TestGatewayTTSDurations(t *testing.T) {
 	for _, rate := range []int{8000, 16000, 22050, 44100} {
 		req := api.TTSRequest{Provider: api.DefaultProvider, Text: "Count the samples of this sentence.", VoiceCode: "espeak:en-gb", SampleRate: rate}
 		req.Format = api.FormatWAV
-		wav, err := c.TTS(context.Background(), req)
+		got, err := c.TTS(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := readWAVHeader(bytes.NewReader(wav.Data))
-		if err != nil || f.rate != rate {
+		f, err := wav.ReadHeader(bytes.NewReader(got.Data))
+		if err != nil || f.Rate != rate {
 			t.Fatalf("%d Hz wav: header %+v %v", rate, f, err)
 		}
-		samples := (len(wav.Data) - 44) / 2
-		if want := int(math.Round(float64(samples) * 1000 / float64(rate))); wav.DurationMs != want || wav.SampleRate != rate {
-			t.Errorf("%d Hz wav: duration_ms %d at %d Hz, %d samples say %d", rate, wav.DurationMs, wav.SampleRate, samples, want)
+		samples := (len(got.Data) - 44) / 2
+		if want := int(math.Round(float64(samples) * 1000 / float64(rate))); got.DurationMs != want || got.SampleRate != rate {
+			t.Errorf("%d Hz wav: duration_ms %d at %d Hz, %d samples say %d", rate, got.DurationMs, got.SampleRate, samples, want)
 		}
 		req.Format = api.FormatMP3
 		mp3, err := c.TTS(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if mp3.DurationMs != wav.DurationMs {
-			t.Errorf("%d Hz: mp3 duration_ms %d, wav %d", rate, mp3.DurationMs, wav.DurationMs)
+		if mp3.DurationMs != got.DurationMs {
+			t.Errorf("%d Hz: mp3 duration_ms %d, wav %d", rate, mp3.DurationMs, got.DurationMs)
 		}
 		decoded := decodeMP3(t, mp3.Data)
 		// lame puts its encoder delay (576 samples) in front, which its
@@ -216,11 +217,11 @@ func decodeMP3(t *testing.T, mp3 []byte) int {
 	if err != nil {
 		t.Fatalf("lame --decode: %v", err)
 	}
-	f, err := readWAVHeader(bytes.NewReader(out))
+	f, err := wav.ReadHeader(bytes.NewReader(out))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return (len(out) - 44) / 2 / f.channels
+	return (len(out) - 44) / 2 / f.Channels
 }
 
 // engineChildren lists the engine processes (and zombies) whose parent is
@@ -407,7 +408,7 @@ func TestGatewaySTT(t *testing.T) {
 		want  []string
 	}{
 		{"garbage", api.STTRequest{}, bytes.Repeat([]byte{0x13, 0x37, 0x42}, 3000), []string{"audio_data", "format not recognised", "sample_rate"}},
-		{"header only", api.STTRequest{}, wavHeader(16000, 0), []string{"audio_data", "no audio samples"}},
+		{"header only", api.STTRequest{}, wav.Header(16000, 0), []string{"audio_data", "no audio samples"}},
 		{"language", api.STTRequest{Language: "de"}, tts.Data, []string{"language", `"de" is not supported`, "English"}},
 		{"pcm rate", api.STTRequest{SampleRate: 100}, tts.Data[44:], []string{"sample_rate", "4000..192000"}},
 	} {
@@ -534,7 +535,7 @@ func TestGatewaySTTStreamError(t *testing.T) {
 		want  string
 	}{
 		{api.STTRequest{Provider: api.DefaultProvider}, bytes.Repeat([]byte("not audio "), 500), "audio_data: format not recognised"},
-		{api.STTRequest{Provider: api.DefaultProvider, Language: "fr"}, wavHeader(16000, 0), `language: "fr" is not supported`},
+		{api.STTRequest{Provider: api.DefaultProvider, Language: "fr"}, wav.Header(16000, 0), `language: "fr" is not supported`},
 	} {
 		conn := dialStream(t, base, key, api.PathSTTStream)
 		conn.SetReadDeadline(time.Now().Add(30 * time.Second))

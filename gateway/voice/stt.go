@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hark/audio/wav"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -151,7 +152,7 @@ func mp3FrameLen(b []byte) int {
 
 // audioSource yields mono 16-bit samples of the input at its own rate.
 type audioSource struct {
-	format pcmFormat
+	format wav.Format
 	r      io.Reader
 	rest   []byte
 	buf    []byte
@@ -163,7 +164,7 @@ type audioSource struct {
 func (s *audioSource) read(dst []int16) ([]int16, error) {
 	n, err := s.r.Read(s.buf[len(s.rest):])
 	chunk := s.buf[:len(s.rest)+n]
-	dst, rest := appendMono(dst, chunk, s.format)
+	dst, rest := wav.AppendMono(dst, chunk, s.format)
 	s.rest = s.buf[:copy(s.buf, rest)]
 	return dst, err
 }
@@ -173,18 +174,18 @@ func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sa
 	src := &audioSource{buf: make([]byte, 16384), wait: func() error { return nil }}
 	switch kind {
 	case audioPCM:
-		src.format = pcmFormat{rate: sampleRate, channels: 1, bits: 16}
+		src.format = wav.Format{Rate: sampleRate, Channels: 1, Bits: 16}
 		src.r = br
 		return src, nil
 	case audioWAV:
-		f, err := readWAVHeader(br)
+		f, err := wav.ReadHeader(br)
 		if err != nil {
 			return nil, badAudio("%v", err)
 		}
 		src.format, src.r = f, br
-		if f.dataBytesKnown() {
+		if f.SizeKnown() {
 			// Chunks after the data (LIST, id3) are not audio.
-			src.r = io.LimitReader(br, int64(f.dataBytes))
+			src.r = io.LimitReader(br, int64(f.DataBytes))
 		}
 		return src, nil
 	}
@@ -234,7 +235,7 @@ func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sa
 		}
 		return nil
 	})
-	f, err := readWAVHeader(stdout)
+	f, err := wav.ReadHeader(stdout)
 	if err != nil {
 		cmd.Cancel()
 		if werr := src.wait(); werr != nil {
@@ -294,7 +295,7 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 	if err := dec.StartUtt(); err != nil {
 		return err
 	}
-	rec := recognition{dec: dec, emit: emit, opts: opts, rs: newResampler(src.format.rate, sphinx.SampleRate)}
+	rec := recognition{dec: dec, emit: emit, opts: opts, rs: newResampler(src.format.Rate, sphinx.SampleRate)}
 	var in []int16
 	for {
 		var rerr error

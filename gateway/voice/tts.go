@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hark/audio/wav"
 	"io"
 	"math"
 	"os/exec"
@@ -358,7 +359,7 @@ func (l *Local) speak(ctx context.Context, plan *ttsPlan, text string, emit func
 // readEngineWAV reads a WAV stream from an engine and emits mono samples
 // per read, so that audio leaves as soon as the engine writes it.
 func readEngineWAV(r io.Reader, emit func(rate int, s []int16) error) error {
-	f, err := readWAVHeader(r)
+	f, err := wav.ReadHeader(r)
 	if err != nil {
 		return engineOutputError{err}
 	}
@@ -369,11 +370,11 @@ func readEngineWAV(r io.Reader, emit func(rate int, s []int16) error) error {
 		n, err := r.Read(buf[len(rest):])
 		if n > 0 {
 			chunk := buf[:len(rest)+n]
-			samples, rest = appendMono(samples[:0], chunk, f)
+			samples, rest = wav.AppendMono(samples[:0], chunk, f)
 			copy(buf, rest)
 			rest = buf[:len(rest)]
 			if len(samples) > 0 {
-				if err := emit(f.rate, samples); err != nil {
+				if err := emit(f.Rate, samples); err != nil {
 					return err
 				}
 			}
@@ -417,10 +418,10 @@ type pcmOut struct {
 // fixed once the length is known.
 type bytesSink interface{ Bytes() []byte }
 
-func newPCMOut(sink engine.AudioSink, rate int, wav bool) *pcmOut {
+func newPCMOut(sink engine.AudioSink, rate int, asWAV bool) *pcmOut {
 	o := &pcmOut{sink: sink, rate: rate}
-	if wav {
-		o.header = wavHeader(rate, wavStreamSize)
+	if asWAV {
+		o.header = wav.Header(rate, wav.StreamSize)
 		if b, ok := sink.(bytesSink); ok {
 			o.start = len(b.Bytes())
 		}
@@ -436,7 +437,7 @@ func (o *pcmOut) write(s []int16) error {
 	// already holds audio.
 	o.buf = append(o.buf[:0], o.header...)
 	o.header = nil
-	o.buf = s16le(o.buf, s)
+	o.buf = wav.AppendS16(o.buf, s)
 	o.samples += int64(len(s))
 	_, err := o.sink.Write(o.buf)
 	return err
@@ -445,7 +446,7 @@ func (o *pcmOut) write(s []int16) error {
 func (o *pcmOut) finish(failed bool) error {
 	if o.header != nil && !failed { // no audio at all: still a valid, empty WAV
 		o.header = nil
-		_, err := o.sink.Write(wavHeader(o.rate, 0))
+		_, err := o.sink.Write(wav.Header(o.rate, 0))
 		return err
 	}
 	if b, ok := o.sink.(bytesSink); ok && !failed {
@@ -519,7 +520,7 @@ func (o *mp3Out) write(s []int16) error {
 	if len(s) == 0 {
 		return nil
 	}
-	o.buf = s16le(o.buf[:0], s)
+	o.buf = wav.AppendS16(o.buf[:0], s)
 	if _, err := o.stdin.Write(o.buf); err != nil {
 		<-o.done
 		if o.err != nil {

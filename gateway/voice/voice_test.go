@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hark/audio/wav"
 	"io"
 	"math"
 	"os"
@@ -278,15 +279,15 @@ func TestEspeakStreamsWAV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := binary.LittleEndian.Uint32(streamed[40:]); got != wavStreamSize {
-		t.Errorf("streamed data size %#x, want %#x", got, uint32(wavStreamSize))
+	if got := binary.LittleEndian.Uint32(streamed[40:]); got != wav.StreamSize {
+		t.Errorf("streamed data size %#x, want %#x", got, uint32(wav.StreamSize))
 	}
 	audio := streamed
 	if writes < 6 {
 		t.Errorf("%d fragments for six sentences; want streaming", writes)
 	}
-	f, err := readWAVHeader(bytes.NewReader(audio))
-	if err != nil || f.rate != 16000 || f.channels != 1 || f.bits != 16 {
+	f, err := wav.ReadHeader(bytes.NewReader(audio))
+	if err != nil || f.Rate != 16000 || f.Channels != 1 || f.Bits != 16 {
 		t.Fatalf("header %+v %v", f, err)
 	}
 	if res.DurationMs < 6*1000 {
@@ -546,7 +547,7 @@ func peak(pcm []byte) int {
 
 func TestSTTBadAudio(t *testing.T) {
 	l := provider(t)
-	wavHead := wavHeader(16000, 100)
+	wavHead := wav.Header(16000, 100)
 	badFmt := bytes.Clone(wavHead)
 	binary.LittleEndian.PutUint16(badFmt[20:], 85) // MP3-in-WAV
 	for _, tc := range []struct {
