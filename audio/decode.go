@@ -138,7 +138,6 @@ func decodeWAV(r io.Reader, rate func(int) error, emit func([]int16) error) erro
 	}
 }
 
-
 // decodeMP3 decodes MPEG-1 and MPEG-2 layer III with go-mp3, which always
 // yields s16le stereo; hark averages it to mono.
 func decodeMP3(r io.Reader, rate func(int) error, emit func([]int16) error) (err error) {
