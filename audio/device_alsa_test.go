@@ -5,7 +5,6 @@ package audio
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -182,25 +181,12 @@ func TestOtoEndToEnd(t *testing.T) {
 	}
 	rig := alsatest.New(t, e2eRate)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOtoChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), rig.Env(), otoChildEnv+"=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-	dev := rig.Close()
-	if runErr != nil {
-		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", runErr, stdout.String(), stderr.String())
-	}
-	if strings.Contains(stderr.String(), "ALSA") {
-		t.Errorf("ALSA wrote to stderr (the terminal):\n%s", stderr.String())
-	}
+	dev, stdout := rig.RunChild(t, 60*time.Second, "TestOtoChild", otoChildEnv+"=1")
 
 	var scenarios []otoScenario
 	var want []int16
 	var describe, alsaLog string
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(strings.NewReader(stdout))
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
@@ -217,7 +203,7 @@ func TestOtoEndToEnd(t *testing.T) {
 		}
 	}
 	if len(scenarios) != 5 {
-		t.Fatalf("child reported %d scenarios, want 5; stdout:\n%s", len(scenarios), stdout.String())
+		t.Fatalf("child reported %d scenarios, want 5; stdout:\n%s", len(scenarios), stdout)
 	}
 	want = append(want, testSignal(e2eRate, 1)...)
 	want = append(want, testSignal(e2eRate/5, 2)...)

@@ -3,8 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"hark/gateway/gatewaytest"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -104,25 +104,8 @@ func TestE2EGatewaySlowResearchThenCancel(t *testing.T) {
 		w.Research = slow
 		return w, err
 	}
-	srv, err := gateway.New(gateway.Options{
-		Config: &gateway.Config{Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}},
-		DB:     db, Engines: engines,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-
-	r := startAt(t, "http://"+ln.Addr().String(), key, 80, 24)
+	base := gatewaytest.Serve(t, db, key, engines)
+	r := startAt(t, base, key, 80, 24)
 	r.keys("esc", "3")
 	r.typeText("a slow question")
 	r.keys("enter")

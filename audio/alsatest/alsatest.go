@@ -7,11 +7,15 @@
 package alsatest
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +56,30 @@ pcm.hark_null {
 
 // Env is the environment entry that points ALSA at the rig.
 func (r *Rig) Env() string { return "ALSA_CONFIG_PATH=" + r.Conf }
+
+// RunChild runs test, a test of this test binary that plays through the
+// rig, in a child process pointed at the rig (with env added), and returns
+// what the device played and the child's standard output. It fails tb when
+// the child fails, and when ALSA wrote to the child's standard error,
+// which in the product is the terminal the TUI draws on.
+func (r *Rig) RunChild(tb testing.TB, timeout time.Duration, test string, env ...string) (*Device, string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), r.Env()), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	dev := r.Close()
+	if runErr != nil {
+		tb.Fatalf("child %s: %v\nstdout:\n%s\nstderr:\n%s", test, runErr, stdout.String(), stderr.String())
+	}
+	if strings.Contains(stderr.String(), "ALSA") {
+		tb.Errorf("ALSA wrote to stderr (the terminal):\n%s", stderr.String())
+	}
+	return dev, stdout.String()
+}
 
 // Close waits for the reader once the child has exited, unblocking it first
 // in case the child never opened the FIFO, and returns the device.

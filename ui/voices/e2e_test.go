@@ -5,13 +5,12 @@ package voices
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hark/gateway/gatewaytest"
 	"io"
 	"math"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,27 +129,10 @@ func startGateway(t *testing.T) *api.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { local.Close() })
-	srv, err := gateway.New(gateway.Options{
-		Config: &gateway.Config{Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}},
-		DB:     db,
-		Engines: gateway.Engines{Voice: func(_, _ string, _ gateway.VoiceConfig) (engine.VoiceProvider, error) {
-			return local, nil
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-	c, err := api.New(api.Options{BaseURL: "http://" + ln.Addr().String(), APIKey: key})
+	base := gatewaytest.Serve(t, db, key, gateway.Engines{Voice: func(_, _ string, _ gateway.VoiceConfig) (engine.VoiceProvider, error) {
+		return local, nil
+	}})
+	c, err := api.New(api.Options{BaseURL: base, APIKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,23 +236,10 @@ func TestTTSStreamEndToEnd(t *testing.T) {
 	rig := alsatest.New(t, deviceRate)
 
 	childStart := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestVoicesE2EChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), rig.Env(), e2eChildEnv+"=1", e2eDirEnv+"="+dir)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-	dev := rig.Close()
-	if runErr != nil {
-		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", runErr, stdout.String(), stderr.String())
-	}
-	if strings.Contains(stderr.String(), "ALSA") {
-		t.Errorf("ALSA wrote to the terminal:\n%s", stderr.String())
-	}
+	dev, stdout := rig.RunChild(t, 90*time.Second, "TestVoicesE2EChild", e2eChildEnv+"=1", e2eDirEnv+"="+dir)
 
 	reports := map[string]e2eReport{}
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(strings.NewReader(stdout))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		f := strings.SplitN(sc.Text(), " ", 3)
@@ -284,7 +253,7 @@ func TestTTSStreamEndToEnd(t *testing.T) {
 	}
 	speech, ok := reports["speech"]
 	if !ok || reports["preview"].Voice == "" {
-		t.Fatalf("child reported %v; stdout:\n%s", reports, stdout.String())
+		t.Fatalf("child reported %v; stdout:\n%s", reports, stdout)
 	}
 
 	for name, r := range reports {
@@ -325,7 +294,7 @@ func TestTTSStreamEndToEnd(t *testing.T) {
 	}
 	want := resampleLinear(s16(pcm), rate, deviceRate)
 	got := dev.Samples()
-	for _, line := range strings.Split(stdout.String(), "\n") {
+	for _, line := range strings.Split(stdout, "\n") {
 		if strings.HasPrefix(line, "TIMING ") {
 			t.Logf("child drove the pane in %s", strings.TrimPrefix(line, "TIMING "))
 		}

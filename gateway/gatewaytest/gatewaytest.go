@@ -1,0 +1,40 @@
+// Package gatewaytest starts hark's own gateway on loopback for the tests
+// of its clients (ui, cli), with the real engines they are given. Tests
+// that need a scripted gateway use api/apitest instead.
+package gatewaytest
+
+import (
+	"context"
+	"database/sql"
+	"net"
+	"testing"
+	"time"
+
+	"hark/gateway"
+)
+
+// Serve starts a gateway over db and engines with one local workspace
+// whose API key is key, on 127.0.0.1, and returns its base URL. It shuts
+// down when the test ends.
+func Serve(tb testing.TB, db *sql.DB, key string, engines gateway.Engines) string {
+	tb.Helper()
+	srv, err := gateway.New(gateway.Options{
+		Config:  &gateway.Config{Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}},
+		DB:      db,
+		Engines: engines,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go srv.Serve(ln)
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	return "http://" + ln.Addr().String()
+}
