@@ -202,10 +202,16 @@ func TestVoicesTTSSTT(t *testing.T) {
 	if req.VoiceCode != "alice" || req.Provider != api.DefaultProvider {
 		t.Errorf("voice not defaulted to the first listed: %+v", req)
 	}
-	// stdout (not a terminal) receives the audio; text from stdin.
+	// stdout (not a terminal) receives the audio, as WAV unless a
+	// format is given; text from stdin.
 	code, out, _ = hark(t, s, "piped text", "tts", "--voice", "bo")
+	json.Unmarshal(s.Last(api.PathTTS).Body, &req)
+	if code != 0 || len(out) == 0 || req.Format != api.FormatWAV {
+		t.Errorf("tts to stdout: %d, %d bytes, format %q", code, len(out), req.Format)
+	}
+	code, out, _ = hark(t, s, "piped text", "tts", "--voice", "bo", "--format", "pcm")
 	if code != 0 || out != string(apitest.Synthesize("piped text")) {
-		t.Errorf("tts to stdout: %d, %d bytes", code, len(out))
+		t.Errorf("tts --format pcm to stdout: %d, %d bytes", code, len(out))
 	}
 	code, _, errs = hark(t, s, "", "tts", "--stream", "-o", file, "streamed")
 	got, _ = os.ReadFile(file)
@@ -388,6 +394,24 @@ func TestEmbeddedGatewayEndToEnd(t *testing.T) {
 	code, _, errs = hark(t, nil, "", "stt", "--stream", wav)
 	if code != 0 {
 		t.Fatalf("stt --stream: %d %s", code, errs)
+	}
+
+	// hark tts TEXT | hark stt -: a pipe gets WAV, which stt reads
+	// without being told the rate; streamed or not.
+	for _, stream := range []string{"", "--stream"} {
+		args := []string{"tts", "--voice", "flite:slt", "hello world"}
+		if stream != "" {
+			args = append(args, stream)
+		}
+		code, piped, errs := hark(t, nil, "", args...)
+		if code != 0 || !strings.HasPrefix(piped, "RIFF") {
+			t.Fatalf("tts %s to a pipe: %d, starts %q: %s", stream, code, piped[:min(len(piped), 4)], errs)
+		}
+		code, out, errs = hark(t, nil, piped, "stt", "--json", "-")
+		var heard api.STTResponse
+		if code != 0 || json.Unmarshal([]byte(out), &heard) != nil || heard.DurationMs < 500 || !strings.Contains(strings.ToLower(heard.Text), "hello") {
+			t.Fatalf("stt - of the piped %s tts: %d %s %s", stream, code, out, errs)
+		}
 	}
 
 	// A streamed WAV saved to a file gets its true sizes: the stream's

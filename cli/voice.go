@@ -81,10 +81,11 @@ func newTTSCmd(a *App) *cobra.Command {
 		Short: "Synthesize speech to a file or stdout",
 		Long: `Synthesize TEXT (or stdin when no TEXT is given, or TEXT is -) with the
 configured provider and voice. -o FILE writes the audio there; -o - or a
-non-terminal stdout receives the raw audio; otherwise a file named
+non-terminal stdout receives the audio; otherwise a file named
 tts-<time>.<format> is written to the output directory. Without --format,
-the format follows FILE's extension (.wav, .mp3, .pcm or .raw), else pcm. --stream uses the
-WebSocket endpoint and writes audio as it arrives.`,
+the format follows FILE's extension (.wav, .mp3, .pcm or .raw); stdout
+gets WAV (a streamed header, so "hark tts TEXT | hark stt -" works); else
+pcm. --stream uses the WebSocket endpoint and writes audio as it arrives.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			text := strings.Join(args, " ")
@@ -106,6 +107,12 @@ WebSocket endpoint and writes audio as it arrives.`,
 			}
 			if format == "" {
 				format = formatOfFile(out)
+			}
+			if format == "" && (out == "-" || out == "" && !isTerminal(a.stdout)) {
+				// A pipe gets a self-describing stream, so that
+				// "hark tts TEXT | hark stt -" just works; raw samples
+				// need --format pcm.
+				format = api.FormatWAV
 			}
 			extraObj, err := parseExtra(extra)
 			if err != nil {
@@ -155,7 +162,7 @@ WebSocket endpoint and writes audio as it arrives.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "", "audio file; - for stdout")
-	f.StringVar(&format, "format", "", "pcm, mp3 or wav (default: from -o FILE's extension, else pcm)")
+	f.StringVar(&format, "format", "", "pcm, mp3 or wav (default: from -o FILE's extension; wav to stdout; else pcm)")
 	f.IntVar(&sampleRate, "sample-rate", 0, "sample rate in Hz (provider default when 0)")
 	f.IntVar(&speechRate, "speech-rate", 0, "speaking rate (provider's range)")
 	f.IntVar(&pitch, "pitch", 0, "pitch (provider's range)")
