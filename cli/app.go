@@ -122,7 +122,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintln(stderr, "hark: "+a.scrub(errorText(err)))
 	code := exitCode(err)
-	if code == exitUsage {
+	if code == exitUsage && (errors.As(err, new(usageError)) || isCobraUsage(err)) {
+		// A mistake in the command line itself; a file or an input the
+		// gateway refused is named in the message already.
 		fmt.Fprintln(stderr, "Run 'hark --help' for usage.")
 	}
 	return code

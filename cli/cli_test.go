@@ -262,6 +262,10 @@ func TestExitCodes(t *testing.T) {
 		{"HTTP error", []apitest.Reply{apitest.RawBody(502, "bad gateway")}, exitGateway, `not the gateway envelope: "bad gateway" (HTTP 502)`},
 		{"rate limited", []apitest.Reply{apitest.RateLimited("5")}, exitGateway, "rate limit"},
 		{"gateway timeout", []apitest.Reply{apitest.HTTPError(504, "upstream timeout")}, exitTimeout, "upstream timeout"},
+		// Input the gateway refuses is a usage error, like input hark
+		// refuses itself.
+		{"input refused (HTTP 400)", []apitest.Reply{apitest.HTTPError(400, "start_date: must be before end_date")}, exitUsage, "start_date: must be before end_date"},
+		{"input refused (code 400)", []apitest.Reply{apitest.Fail(400, "query: must not be empty")}, exitUsage, "query: must not be empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := apitest.New(t)
@@ -375,6 +379,15 @@ func TestEmbeddedGatewayEndToEnd(t *testing.T) {
 	code, out, errs := hark(t, nil, "", "tools")
 	if code != 0 || !strings.Contains(out, "vendor_search") {
 		t.Fatalf("tools: %d %s", code, errs)
+	}
+	// Input the embedded gateway refuses exits 2, like hark's own checks.
+	code, _, errs = hark(t, nil, "", "extract", "notaurl")
+	if code != exitUsage || !strings.Contains(errs, "urls") {
+		t.Errorf("extract notaurl: code %d, stderr %q; want 2 naming urls", code, errs)
+	}
+	code, _, errs = hark(t, nil, "", "search", "--start-date", "2024-13-01", "foo")
+	if code != exitUsage || !strings.Contains(errs, "start_date") {
+		t.Errorf("search --start-date 2024-13-01: code %d, stderr %q; want 2 naming start_date", code, errs)
 	}
 	code, out, errs = hark(t, nil, "", "voices", "--json")
 	var vs []api.Voice
@@ -496,8 +509,9 @@ func TestInvokeChecksNonStringEnums(t *testing.T) {
 	code, _, errs = hark(t, s, "", "invoke", "dice", "-i", "sides=20")
 	var body struct{ Inputs map[string]any }
 	json.Unmarshal(s.Last(apitest.InvokePath("dice")).Body, &body)
-	if code != exitGateway || body.Inputs["sides"] != float64(20) {
-		// apitest knows no tool "dice": the call reaches it and fails there.
+	if code != exitUsage || body.Inputs["sides"] != float64(20) {
+		// apitest knows no tool "dice": the call reaches it and is refused
+		// there (400), which is the caller's mistake too.
 		t.Errorf("sides=20: code %d, sent %v, %s", code, body.Inputs, errs)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 // Exit codes.
 const (
 	exitOK      = 0
-	exitFailure = 1 // anything else: local files, I/O
+	exitFailure = 1 // only what hark did not expect (a bug): every known failure has its code
 	exitUsage   = 2
 	exitAuth    = 3
 	exitGateway = 4
@@ -45,6 +46,13 @@ func exitCode(err error) int {
 	case errors.As(err, &ae) && ae.Auth():
 		return exitAuth
 	case errors.As(err, new(usageError)), isCobraUsage(err):
+		return exitUsage
+	case errors.As(err, &ae) && (ae.HTTPStatus == 400 || ae.Code == 400 || ae.HTTPStatus == 422 || ae.Code == 422):
+		// The gateway refused the input (it names the field): the same
+		// mistake hark's own checks exit 2 for.
+		return exitUsage
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.As(err, new(*fs.PathError)):
+		// A file or folder the user named that cannot be read or written.
 		return exitUsage
 	case errors.As(err, &ae):
 		if ae.HTTPStatus == 408 || ae.HTTPStatus == 504 || ae.Code == 408 || ae.Code == 504 {

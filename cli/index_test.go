@@ -38,7 +38,7 @@ func TestIndexThenSearch(t *testing.T) {
 		t.Errorf("loopback without --allow-private: %d %q", code, errs)
 	}
 	code, _, errs = hark(t, nil, "", "--data-dir", data, "index", filepath.Join(docs, "missing"))
-	if code == 0 || !strings.Contains(errs, "not a directory") {
+	if code != exitUsage || !strings.Contains(errs, "no such file or directory") {
 		t.Errorf("missing target: %d %q", code, errs)
 	}
 }
@@ -74,5 +74,16 @@ func TestIndexSite(t *testing.T) {
 	code, out, errs = hark(t, nil, "", "--data-dir", data, "--json", "search", "blind rivet")
 	if code != 0 || !strings.Contains(out, srv.URL+"/b") {
 		t.Fatalf("search after index: %d %q %q", code, out, errs)
+	}
+}
+
+// A folder that does not exist is the caller's mistake: exit 2, naming it.
+func TestIndexMissingFolderIsUsage(t *testing.T) {
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_API_KEY", "")
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	code, _, errs := hark(t, nil, "", "index", missing)
+	if code != exitUsage || !strings.Contains(errs, "nonexistent") {
+		t.Errorf("index of a missing folder: code %d, stderr %q; want 2 naming it", code, errs)
 	}
 }

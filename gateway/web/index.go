@@ -31,7 +31,8 @@ func (e *Engine) Index(ctx context.Context, target string) (int, error) {
 	if target == "" {
 		return 0, fmt.Errorf("index: give a URL, a sitemap URL or a directory")
 	}
-	if st, err := os.Stat(target); err == nil {
+	st, statErr := os.Stat(target)
+	if statErr == nil {
 		if st.IsDir() {
 			return e.indexDir(ctx, target)
 		}
@@ -46,7 +47,12 @@ func (e *Engine) Index(ctx context.Context, target string) (int, error) {
 	}
 	u, err := parseHTTPURL(target)
 	if err != nil {
-		return 0, fmt.Errorf("index %s: not a directory, and %v", target, err)
+		if !strings.Contains(target, "://") {
+			// A path: say what is wrong with it (and keep the file
+			// error, which callers tell apart).
+			return 0, fmt.Errorf("index: %w (give a folder, a file, a URL or a sitemap URL)", statErr)
+		}
+		return 0, fmt.Errorf("index %s: %v", target, err)
 	}
 	lower := strings.ToLower(u.Path)
 	if strings.HasSuffix(lower, ".xml") || strings.Contains(lower, "sitemap") {
