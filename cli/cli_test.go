@@ -129,8 +129,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"invoke", "vendor_search", "-i", "max_results=2"}, "missing required input query"},
 		{[]string{"invoke", "no_such_tool"}, `tool "no_such_tool": not in the gateway's tool list`},
 		{[]string{"invoke", "vendor_search", "-i", "novalue"}, "must be key=value"},
-		{[]string{"invoke"}, "want TOOL"},
-		{[]string{"search"}, "want QUERY"},
+		{[]string{"invoke"}, "invoke: want TOOL"},
+		{[]string{"search"}, "search: missing QUERY"},
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"tools", "--nope"}, "unknown flag"},
 		{[]string{"stt", "/nonexistent.wav"}, "no such file"},
@@ -627,5 +627,27 @@ func TestTTSFormatFollowsFileName(t *testing.T) {
 		if req.Format != tc.want {
 			t.Errorf("%v: asked for format %q, want %q", tc.args, req.Format, tc.want)
 		}
+	}
+}
+
+// hark config says where each value comes from once, in plain words.
+func TestConfigWording(t *testing.T) {
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_API_KEY", "")
+	code, out, errs := hark(t, nil, "", "config")
+	if code != 0 {
+		t.Fatalf("config: %d %s", code, errs)
+	}
+	for _, want := range []string{"(embedded gateway)", "(the provider's first voice)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "(default (") {
+		t.Errorf("config doubles its parentheses:\n%s", out)
+	}
+	code, _, errs = hark(t, nil, "", "search")
+	if code != exitUsage || strings.Contains(errs, "hark: hark ") || !strings.Contains(errs, "hark: search: missing QUERY") {
+		t.Errorf("search without a query: %d %q", code, errs)
 	}
 }

@@ -484,7 +484,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 func exactArgs(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usagef("%s: want %s, got %d arguments", cmd.CommandPath(), names, len(args))
+			return usagef("%s: want %s, got %d arguments", cmd.Name(), names, len(args))
 		}
 		return nil
 	}
@@ -493,7 +493,7 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 func minArgs(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < n {
-			return usagef("%s: want %s", cmd.CommandPath(), names)
+			return usagef("%s: missing %s", cmd.Name(), names)
 		}
 		return nil
 	}

@@ -236,11 +236,11 @@ func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config
 	}
 
 	c.BaseURL, c.Sources["base_url"] = pick(src{f.BaseURL, "flag"}, src{getenv(EnvBaseURL), "env " + EnvBaseURL},
-		fileVal(prof.BaseURL, file.BaseURL), src{"", "default (embedded gateway)"})
+		fileVal(prof.BaseURL, file.BaseURL), src{"", "default"})
 	c.Provider, c.Sources["provider"] = pick(src{f.Provider, "flag"}, src{getenv(EnvProvider), "env " + EnvProvider},
 		fileVal(prof.Provider, file.Provider), src{DefaultProvider, "default"})
 	c.Voice, c.Sources["voice"] = pick(src{f.Voice, "flag"}, src{getenv(EnvVoice), "env " + EnvVoice},
-		fileVal(prof.Voice, file.Voice), src{"", "default (first voice of the provider)"})
+		fileVal(prof.Voice, file.Voice), src{"", "default"})
 	c.OutputDir, c.Sources["output_dir"] = pick(src{f.OutputDir, "flag"}, src{getenv(EnvOutputDir), "env " + EnvOutputDir},
 		fileVal(prof.OutputDir, file.OutputDir), src{".", "default"})
 	c.DataDir, c.Sources["data_dir"] = pick(src{f.DataDir, "flag"}, src{getenv(EnvDataDir), "env " + EnvDataDir},
@@ -416,7 +416,7 @@ func (c *Config) Settings() [][2]string {
 		{"base_url", orEmbedded(c.BaseURL)},
 		{"api_key", c.MaskedKey()},
 		{"provider", c.Provider},
-		{"voice", orDash(c.Voice)},
+		{"voice", orFirstVoice(c.Voice)},
 		{"output_dir", c.OutputDir},
 		{"data_dir", c.DataDir},
 		{"audio_sink", c.AudioSink},
@@ -432,9 +432,9 @@ func orEmbedded(s string) string {
 	return s
 }
 
-func orDash(s string) string {
+func orFirstVoice(s string) string {
 	if s == "" {
-		return "-"
+		return "(the provider's first voice)"
 	}
 	return s
 }

@@ -480,7 +480,7 @@ func (f *Form) View() string {
 		c := f.Controls[f.focus]
 		d := c.Field.Description
 		meta := c.Kind.String()
-		if c.Field.Type != "" {
+		if c.Field.Type != "" && c.Field.Type != meta {
 			meta += " · " + c.Field.Type
 		}
 		if c.Field.Default != nil {

@@ -1,6 +1,7 @@
 package form
 
 import (
+	"strings"
 	"testing"
 
 	"hark/api"
@@ -84,5 +85,17 @@ func TestKinds(t *testing.T) {
 		if got := KindOf(tc.f); got != tc.want {
 			t.Errorf("KindOf(%+v) = %v, want %v", tc.f, got, tc.want)
 		}
+	}
+}
+
+// The footer names a field's kind once: "integer · default 5", not
+// "integer · integer · default 5".
+func TestFooterNamesTheKindOnce(t *testing.T) {
+	tool := api.Tool{Slug: "t", Inputs: []api.Field{{Name: "n", Type: "integer", Min: f64(1), Max: f64(20), Default: 5.0}}}
+	f := New(tool, common.NewStyles(true, false))
+	f.SetSize(80, 10)
+	v := uitest.Plain(f.View())
+	if !strings.Contains(v, "n (integer · default 5)") || strings.Contains(v, "integer · integer") {
+		t.Errorf("footer:\n%s", v)
 	}
 }

@@ -226,7 +226,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			p.err = msg.err
 			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
 		}
-		p.note = fmt.Sprintf("exported %d pages to %s", msg.n, msg.dir)
+		p.note = fmt.Sprintf("exported %s to %s", common.Count(msg.n, "page"), msg.dir)
 		n := p.note
 		return p, func() tea.Msg { return common.NoticeMsg{Text: n} }
 	case common.OpenPagesMsg:

@@ -213,7 +213,16 @@ func TestExportWritesMarkdown(t *testing.T) {
 	}
 	// A second export in the same second gets a folder of its own.
 	p.pages[0].Marked = true
-	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press("w")); return c }())
+	uitest.Settle(func(m tea.Msg) tea.Cmd {
+		if n, ok := m.(common.NoticeMsg); ok {
+			notice = n.Text
+		}
+		_, c := p.Update(m)
+		return c
+	}, func() tea.Cmd { _, c := p.Update(uitest.Press("w")); return c }())
+	if !strings.Contains(notice, "exported 1 page to") {
+		t.Errorf("notice for one page %q", notice)
+	}
 	files, _ := os.ReadDir(dir + "-2")
 	if len(files) != 2 { // the marked page and index.md
 		t.Errorf("second export in %s-2 holds %d files, want 2", dir, len(files))
