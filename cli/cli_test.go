@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"hark/api"
 	"hark/api/apitest"
@@ -649,5 +650,25 @@ func TestConfigWording(t *testing.T) {
 	code, _, errs = hark(t, nil, "", "search")
 	if code != exitUsage || strings.Contains(errs, "hark: hark ") || !strings.Contains(errs, "hark: search: missing QUERY") {
 		t.Errorf("search without a query: %d %q", code, errs)
+	}
+}
+
+// The research wait note comes only when the wait is noticeable.
+func TestNoteIfSlow(t *testing.T) {
+	var quick bytes.Buffer
+	stop := noteIfSlow(time.Second, &quick, "still waiting")
+	stop()
+	stop()
+	if quick.Len() != 0 {
+		t.Errorf("a call that returned at once printed %q", quick.String())
+	}
+	slow := &lockedBuffer{}
+	stop = noteIfSlow(10*time.Millisecond, slow, "still waiting")
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(slow.String(), "still waiting") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	if !strings.Contains(slow.String(), "still waiting") {
+		t.Error("a slow call printed no note")
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -282,8 +284,11 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 		ctx = api.WithRetryObserver(ctx, func(ev api.RetryEvent) {
 			fmt.Fprintf(a.stderr, "hark: research attempt %d failed (%s); retrying in %s\n", ev.Attempt, a.scrub(ev.Err.Error()), ev.Wait.Round(100_000_000))
 		})
-		if isTerminal(a.stderr) {
-			fmt.Fprintln(a.stderr, "hark: research usually takes 1 to 3 minutes (up to 6)...")
+		if isTerminal(a.stderr) && a.cfg.BaseURL != "" {
+			// Only a remote gateway's research takes minutes; say so
+			// only once the wait is noticeable.
+			stop := noteIfSlow(2*time.Second, a.stderr, "hark: still researching; a remote gateway usually takes 1 to 3 minutes (up to 6)...")
+			defer stop()
 		}
 	}
 	res, err := cl.Invoke(ctx, tool, inputs)
@@ -294,6 +299,25 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 		return writeJSON(a.stdout, res)
 	}
 	return a.printOutput(res)
+}
+
+// noteIfSlow writes note to w if stop has not been called within delay.
+func noteIfSlow(delay time.Duration, w io.Writer, note string) (stop func()) {
+	done := make(chan struct{})
+	var once sync.Once
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case <-time.After(delay):
+			fmt.Fprintln(w, note)
+		case <-done:
+		}
+	}()
+	return func() {
+		once.Do(func() { close(done) })
+		<-finished
+	}
 }
 
 // parsePair reads key=value (typed by the field) or key:=JSON.

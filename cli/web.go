@@ -135,7 +135,7 @@ func newMapCmd(a *App) *cobra.Command {
 }
 
 func newResearchCmd(a *App) *cobra.Command {
-	return newWebCmd(a, api.ToolResearch, "research QUESTION...", "Research a question and print the report (1 to 3 minutes, up to 6)",
+	return newWebCmd(a, api.ToolResearch, "research QUESTION...", "Research a question and print the report",
 		joinArgs("input"), func(cmd *cobra.Command, w *webFlags) {
 			w.strFlag(cmd, "model", "model", "mini, pro or auto")
 		})

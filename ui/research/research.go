@@ -581,7 +581,7 @@ func (p *Pane) View() string {
 	case p.focus == focusHistory:
 		body = p.historyView(bodyH)
 	case s == nil:
-		body = st.Dim.Render(common.Wrap("Ask a question and press enter. Research runs in the background (1 to 3 minutes is typical); switch panes meanwhile. M changes the model; / (or i) puts the cursor back in the question.", p.width))
+		body = st.Dim.Render(common.Wrap("Ask a question and press enter. Research runs in the background; switch panes meanwhile. M changes the model; / (or i) puts the cursor back in the question.", p.width))
 	case p.focus == focusSources:
 		body = p.sourcesView(bodyH)
 	case s.Out != nil:
