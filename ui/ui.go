@@ -274,8 +274,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.showHelp = false
 		return nil
 	}
+	if t, ok := m.panes[m.active].(common.TextAreaPane); ok && t.OwnsKeys() {
+		return m.toActive(msg)
+	}
 	// ctrl+k opens the palette even while a text line has focus: it is
-	// the one way to every tool, and no line editing here needs it.
+	// the one way to every tool, and no one-line field here needs it.
 	if msg.String() == "ctrl+k" {
 		m.palette = newPalette(m)
 		return m.palette.focus()

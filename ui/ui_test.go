@@ -17,6 +17,7 @@ import (
 	"hark/ui/research"
 	"hark/ui/search"
 	"hark/ui/tools"
+	"hark/ui/voices"
 )
 
 func newModel(t *testing.T, srv *apitest.Server, w, h int) *Model {
@@ -481,5 +482,32 @@ func TestStartQueryShowsResults(t *testing.T) {
 	}
 	if c.StartQuery != "" {
 		t.Error("the start query would run again on the next tool list")
+	}
+}
+
+// A text area owns its keys: ctrl+k in the Speak text deletes to the end
+// of the line, as text areas do, and opens no palette.
+func TestSpeakTextAreaOwnsCtrlK(t *testing.T) {
+	m := newModel(t, nil, 100, 30)
+	m.Update(uitest.Press("esc"))
+	m.Update(uitest.Press("4"))
+	if m.Active() != 3 {
+		t.Fatalf("4 went to pane %d", m.Active())
+	}
+	for i := 0; i < 10 && m.panes[3].(*voices.Pane).Section() != voices.SectionSpeak; i++ {
+		m.Update(uitest.Press("]"))
+	}
+	m.Update(uitest.Press("e"))
+	if !m.panes[3].Capturing() {
+		t.Fatal("e did not start editing the Speak text")
+	}
+	m.Update(uitest.Press("ctrl+k"))
+	if m.palette != nil {
+		t.Fatal("ctrl+k in the Speak text area opened the palette")
+	}
+	m.Update(uitest.Press("esc"))
+	m.Update(uitest.Press("ctrl+k"))
+	if m.palette == nil {
+		t.Error("ctrl+k out of the text area does not open the palette")
 	}
 }

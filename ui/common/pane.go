@@ -31,3 +31,11 @@ type Pane interface {
 	// on q, the palette), except ctrl+c.
 	Capturing() bool
 }
+
+// TextAreaPane is a pane that can give a multi-line text area the keys.
+// While OwnsKeys is true the root hands it every key but ctrl+c, ctrl+k
+// (the palette, which a text line gives way to) included: in a text area
+// ctrl+k deletes to the end of the line.
+type TextAreaPane interface {
+	OwnsKeys() bool
+}

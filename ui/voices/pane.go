@@ -212,6 +212,10 @@ func (p *Pane) Capturing() bool {
 	return p.filtering || p.editing || p.rtEditing || p.picking
 }
 
+// OwnsKeys reports that the Speak text area is being edited: it takes
+// every key, ctrl+k included (see common.TextAreaPane).
+func (p *Pane) OwnsKeys() bool { return p.editing }
+
 // KeyMap gives the bindings of the current section.
 func (p *Pane) KeyMap() help.KeyMap { return p.keys.help(p.section, p.Capturing()) }
 
