@@ -932,7 +932,11 @@ func (p *Pane) View() string {
 	if p.mode == readMode && p.reading != nil {
 		pg := p.reading
 		title := s.Title.Render("‹ ") + common.Link(s.Title.Render(common.Truncate(pg.URL, p.width-12)), pg.URL)
-		pos := s.Dim.Render(fmt.Sprintf(" %d%%", p.scroll.Percent()))
+		// While the page renders there is no position to give.
+		pos := ""
+		if pg.rendered != "" || pg.Err != "" {
+			pos = s.Dim.Render(fmt.Sprintf(" %d%%", p.scroll.Percent()))
+		}
 		head := append(top, title+pos)
 		hh := len(strings.Split(strings.Join(head, "\n"), "\n"))
 		p.scroll.SetHeight(max(0, p.height-hh))

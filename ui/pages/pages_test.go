@@ -409,3 +409,22 @@ func TestReaderFollowsLinks(t *testing.T) {
 		t.Errorf("Pages holds %d pages, want the start page and the followed one", len(p.Pages()))
 	}
 }
+
+// While a page renders the reader says so and gives no position: "100%"
+// beside "rendering…" read as a finished empty page.
+func TestNoPositionWhileRendering(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	pg := &Page{URL: "https://example.com/long", Content: "# Long\n\n" + strings.Repeat("A paragraph of text.\n\n", 200), Source: api.ToolExtract}
+	p.byURL[pg.URL], p.pages = pg, append(p.pages, pg)
+	cmd := p.read(pg) // the render command is not run yet
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "rendering…") || strings.Contains(v, "%") {
+		t.Errorf("while rendering:\n%s", v)
+	}
+	uitest.Settle(drive(p), cmd)
+	if v := uitest.Plain(p.View()); !strings.Contains(v, " 0%") || strings.Contains(v, "rendering…") {
+		t.Errorf("once rendered:\n%s", v)
+	}
+}

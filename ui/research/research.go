@@ -251,6 +251,10 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	case common.RunToolMsg:
 		q, _ := msg.Inputs["input"].(string)
 		m, _ := msg.Inputs["model"].(string)
+		// The line shows the question being researched, not the last
+		// one typed.
+		p.question.SetValue(q)
+		p.question.Blur()
 		return p, p.start(q, m, msg.Inputs)
 	case tea.WindowSizeMsg, common.StylesChangedMsg:
 		p.question.SetStyles(p.c.Styles.InputStyles())

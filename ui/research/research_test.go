@@ -214,3 +214,21 @@ func TestCopySourceSaysSo(t *testing.T) {
 		t.Errorf("notice %q, want copied https://charm.sh", notice)
 	}
 }
+
+// A question run from the palette replaces what the line held.
+func TestPaletteQuestionReplacesTheLine(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	for _, k := range uitest.Type("an old question") {
+		p.Update(k)
+	}
+	tool := c.Tool(api.ToolResearch)
+	_, cmd := p.Update(common.RunToolMsg{Tool: *tool, Inputs: map[string]any{"input": "a question from the palette"}})
+	uitest.Settle(drive(p), cmd)
+	v := uitest.Plain(p.View())
+	if strings.Contains(v, "an old question") || p.question.Value() != "a question from the palette" {
+		t.Errorf("the line holds %q:\n%s", p.question.Value(), v)
+	}
+}
