@@ -21,8 +21,9 @@ import (
 //     title weighted 5, the URL 2 and the body 1;
 //   - score = 0.6 × coverage (share of the query's terms the page holds)
 //   - 0.4 × bm25 relative to the best candidate, times the boosts
-//     (topic 2, country 1.25, news recency up to 1.3), all divided by the
-//     best when that exceeds 1;
+//     (topic 2, country 1.25, news recency up to 1.3), over the best when
+//     that exceeds 1; the score shown is that times 0.4 to 1.0 by where
+//     the result sits between the weakest and the strongest candidate;
 //   - basic re-ranks 4× max_results candidates and returns FTS5 snippets;
 //     advanced re-ranks the same and returns the best chunks of each page;
 //     fast ranks max_results×2 candidates on title and snippet only;
@@ -230,11 +231,20 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		c.rankKey = s * boost
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].rankKey > cands[j].rankKey })
-	// Boosts can lift scores past 1: scale them all down by the best
-	// rather than cap them, so scores still follow the order.
+	// The score is the match's quality (the rank key, over the best when
+	// boosts lift that past 1) times where it sits between the weakest
+	// (0.4) and the strongest (1.0) candidate considered. Good matches
+	// have rank keys close together (0.97 to 1.00), which made every
+	// score bar full; the second factor tells them apart, the first keeps
+	// a poor lone match low.
 	top := math.Max(1, cands[0].rankKey)
+	keyHi, keyLo := cands[0].rankKey, cands[len(cands)-1].rankKey
 	for _, c := range cands {
-		c.score = math.Round(c.rankKey/top*10000) / 10000
+		place := 1.0
+		if keyHi > keyLo {
+			place = (c.rankKey - keyLo) / (keyHi - keyLo)
+		}
+		c.score = math.Round(c.rankKey/top*(0.4+0.6*place)*10000) / 10000
 	}
 	// One page reachable at two URLs ("/" and "/index.html") is one result.
 	seenPage := map[string]bool{}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -316,4 +317,36 @@ func TestAnswerSkipsHeadings(t *testing.T) {
 	if strings.Contains(out.Answer, "this week") || strings.Contains(out.Answer, "chart") || !strings.Contains(out.Answer, "rivet prices") {
 		t.Errorf("answer = %q", out.Answer)
 	}
+}
+
+// Scores tell results apart: good matches no longer all score 0.97-1.00.
+func TestScoresSpread(t *testing.T) {
+	e := testEngine(t, nil)
+	var pages []*page
+	for i := 1; i <= 6; i++ {
+		pages = append(pages, &page{URL: fmt.Sprintf("https://docs.example.com/gearbox-%d", i), Title: fmt.Sprintf("Manual part %d", i),
+			Text: strings.Repeat("The gearbox needs grease and the widget needs oil. ", i) + strings.Repeat("Unrelated filler words about other machines and tools. ", 12-i)})
+	}
+	seed(t, e, pages...)
+	out := mustSearch(t, e, api.SearchInput{Query: "gearbox grease", MaxResults: 6})
+	if len(out.Results) < 4 {
+		t.Fatalf("%d results", len(out.Results))
+	}
+	hi, lo := out.Results[0].Score, out.Results[len(out.Results)-1].Score
+	if hi != 1 || hi-lo < 0.3 {
+		t.Errorf("scores %v: want the best at 1 and a spread of at least 0.3", scoresOf(out))
+	}
+	for i := 1; i < len(out.Results); i++ {
+		if out.Results[i].Score > out.Results[i-1].Score {
+			t.Errorf("scores %v do not follow the order", scoresOf(out))
+		}
+	}
+}
+
+func scoresOf(out *api.SearchOutput) []float64 {
+	var s []float64
+	for _, r := range out.Results {
+		s = append(s, r.Score)
+	}
+	return s
 }
