@@ -29,6 +29,7 @@ func (e *Engine) ResearchTask(ctx context.Context, id string) (*api.ResearchOutp
 
 // researchPlan is how much work a model does.
 type researchPlan struct {
+	Auto bool // the caller asked for auto, which chose Model
 	Model      string
 	Rounds     int // search rounds; later rounds search terms found earlier
 	Queries    int // sub-questions searched in the first round
@@ -38,7 +39,8 @@ type researchPlan struct {
 }
 
 func planFor(model, input string) researchPlan {
-	if model == "auto" || model == "" {
+	auto := model == "auto" || model == ""
+	if auto {
 		model = "mini"
 		words := len(strings.Fields(input))
 		if words > 12 || len(subQuestions(input, 10)) > 2 {
@@ -46,9 +48,9 @@ func planFor(model, input string) researchPlan {
 		}
 	}
 	if model == "pro" {
-		return researchPlan{Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 8, PerSection: 4}
+		return researchPlan{Auto: auto, Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 8, PerSection: 4}
 	}
-	return researchPlan{Model: "mini", Rounds: 1, Queries: 3, PerQuery: 5, Sources: 4, PerSection: 3}
+	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 5, Sources: 4, PerSection: 3}
 }
 
 // runResearch persists a task, runs it in the background under the
@@ -359,18 +361,19 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		write(cs, true)
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "## Method\n\nModel `%s`: %d search round(s), %d searches, %d sources read; sentences were chosen by BM25 relevance to each question.\n\n", plan.Model, plan.Rounds, nSearches, len(sources))
+	model := fmt.Sprintf("Model `%s`", plan.Model)
+	if plan.Auto {
+		model = fmt.Sprintf("Model `auto`, which chose `%s` for this question", plan.Model)
+	}
+	fmt.Fprintf(&b, "## Method\n\n%s: %d search round(s), %d searches, %d sources read, %d cited; sentences were chosen by BM25 relevance to each question.\n\n", model, plan.Rounds, nSearches, len(sources), len(cited))
 	b.WriteString("## Sources\n\n")
+	// sources[] is what the report cites, in citation order: the list a
+	// reader opens with s matches the numbers in the text.
 	out := []api.ResearchSource{}
 	for i, src := range cited {
 		s := sources[src]
 		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, mdEscape(s.title), s.url)
 		out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
-	}
-	for i, s := range sources {
-		if !used[i] {
-			out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
-		}
 	}
 	return b.String(), out, nil
 }

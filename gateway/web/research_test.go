@@ -60,16 +60,27 @@ func TestResearchReport(t *testing.T) {
 			t.Errorf("source %+v", s)
 		}
 	}
-	// Every citation number names a listed source.
+	// Every citation number names a listed source, and every listed
+	// source is cited: the list s shows matches the report.
 	for i := 1; i <= 9; i++ {
-		if strings.Contains(c, "["+string(rune('0'+i))+"]") && i > len(out.Sources) {
+		cited := strings.Contains(c, "["+string(rune('0'+i))+"]")
+		if cited && i > len(out.Sources) {
 			t.Errorf("citation [%d] beyond %d sources", i, len(out.Sources))
+		}
+		if !cited && i <= len(out.Sources) {
+			t.Errorf("source %d of %d is never cited:\n%s", i, len(out.Sources), c)
 		}
 	}
 	// The task is persisted.
 	again, err := e.ResearchTask(context.Background(), out.RequestID)
 	if err != nil || again.Status != api.ResearchCompleted || again.Content != c {
 		t.Errorf("persisted task: %v %+v", err, again)
+	}
+
+	// auto says what it chose, so the body and a saved header agree.
+	auto, err := e.Research(context.Background(), api.ResearchInput{Input: "crawler politeness", Model: "auto"})
+	if err != nil || !strings.Contains(auto.Content, "Model `auto`, which chose `mini`") {
+		t.Errorf("auto: %v %+v", err, auto)
 	}
 
 	mini, err := e.Research(context.Background(), api.ResearchInput{Input: "crawler politeness", Model: "mini"})
