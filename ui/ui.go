@@ -317,7 +317,15 @@ func (m *Model) emptyLineShortcut(msg tea.KeyPressMsg) bool {
 	if !ok || !e.LineEmpty() {
 		return false
 	}
-	return msg.String() == ":" || msg.String() == "?"
+	switch k := msg.String(); {
+	case k == ":" || k == "?":
+		return true
+	case len(k) == 1 && k[0] >= '1' && int(k[0]-'0') <= len(m.panes):
+		// The tab bar and the help advertise the digits: until something
+		// is typed on the line they switch panes.
+		return true
+	}
+	return false
 }
 
 // click switches tabs on the tab line and passes other clicks to the pane

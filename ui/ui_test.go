@@ -54,10 +54,18 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestKeysSwitchPanesUnlessTyping(t *testing.T) {
 	m := newModel(t, nil, 80, 24)
-	// The search line has focus at start: digits are typed, not switches.
+	// The search line has focus at start, empty: the digits the tab bar
+	// advertises switch panes (a new user's first keys).
 	m.Update(uitest.Press("2"))
-	if m.Active() != 0 {
-		t.Fatal("a digit typed in the query switched panes")
+	if m.Active() != 1 {
+		t.Fatalf("2 on the empty query line went to pane %d, want Pages", m.Active())
+	}
+	m.Update(uitest.Press("1"))
+	// Once something is typed, digits are part of the query.
+	m.Update(uitest.Press("x"))
+	m.Update(uitest.Press("2"))
+	if m.Active() != 0 || m.panes[0].(*search.Pane).Query() != "x2" {
+		t.Fatalf("a digit typed after x: pane %d, query %q", m.Active(), m.panes[0].(*search.Pane).Query())
 	}
 	m.Update(uitest.Press("ctrl+k"))
 	if m.palette == nil {
@@ -69,11 +77,13 @@ func TestKeysSwitchPanesUnlessTyping(t *testing.T) {
 	if m.Active() != 2 {
 		t.Errorf("3 went to pane %d", m.Active())
 	}
-	// Research arrives with its empty question focused: a digit is typed.
+	// Research arrives with its empty question focused: a digit switches
+	// too, and comes back.
 	m.Update(uitest.Press("4"))
-	if m.Active() != 2 {
-		t.Fatal("a digit typed in the research question switched panes")
+	if m.Active() != 3 {
+		t.Fatalf("4 on the empty research question went to pane %d", m.Active())
 	}
+	m.Update(uitest.Press("3"))
 	m.Update(uitest.Press("esc"))
 	m.Update(uitest.Press("tab"))
 	if m.Active() != 3 {

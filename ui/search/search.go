@@ -127,6 +127,9 @@ func (p *Pane) Handles(slug string) bool { return slug == Slug }
 // Capturing is true while the query, the domains or the form has focus.
 func (p *Pane) Capturing() bool { return p.query.Focused() || p.editDom || p.form != nil }
 
+// Query is what the query line holds.
+func (p *Pane) Query() string { return p.query.Value() }
+
 // LineEmpty reports that the query line has focus and nothing typed.
 func (p *Pane) LineEmpty() bool {
 	return p.query.Focused() && !p.editDom && p.form == nil && p.query.Value() == ""
@@ -560,7 +563,7 @@ func (p *Pane) View() string {
 	p.listTop = hh
 	if p.out == nil {
 		p.rowOf = nil
-		hint := s.Dim.Render("Type a query and press enter. esc leaves the line; then d t r +/- a D set options, f shows all. : runs any tool, ? lists every key.")
+		hint := s.Dim.Render("Type a query and press enter; on the empty line 1-5 go to a pane. esc leaves the line; then d t r +/- a D set options, f shows all. : runs any tool, ? lists every key.")
 		return common.Fit(header+"\n\n"+common.Wrap(hint, p.width), p.width, p.height)
 	}
 	wide := p.width >= 110
