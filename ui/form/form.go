@@ -5,6 +5,7 @@
 package form
 
 import (
+	"errors"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -358,6 +359,75 @@ func (f *Form) Errors() []string {
 	}
 	return out
 }
+
+// SetInputs pre-fills the form with inputs a previous submit sent, so
+// that reopening the form after a refusal shows what the user typed.
+func (f *Form) SetInputs(in map[string]any) {
+	for k, v := range in {
+		if v != nil {
+			f.Set(k, v)
+		}
+	}
+}
+
+// Refused reports an error by which the gateway refused the inputs (HTTP
+// or code 400/422): what FailOn shows at a field.
+func Refused(err error) bool {
+	var ae *api.Error
+	return errors.As(err, &ae) && (ae.HTTPStatus == 400 || ae.Code == 400 || ae.HTTPStatus == 422 || ae.Code == 422)
+}
+
+// FailOn shows a refusal at the field it names: the first field whose
+// name appears in err's message, as a whole word, gets the message as its
+// error and the focus. It reports whether a field was named.
+func (f *Form) FailOn(err error) (bool, tea.Cmd) {
+	if err == nil {
+		return false, nil
+	}
+	msg := err.Error()
+	best := -1
+	for i, c := range f.Controls {
+		if namesField(msg, c.Field.Name) && (best < 0 || len(c.Field.Name) > len(f.Controls[best].Field.Name)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return false, nil
+	}
+	c := f.Controls[best]
+	c.Err = common.OneLine(msg)
+	// "…: start_date: must be…" reads "must be…" under start_date.
+	if i := strings.LastIndex(msg, c.Field.Name); i >= 0 {
+		if rest := strings.TrimSpace(strings.TrimLeft(msg[i+len(c.Field.Name):], ":= ")); rest != "" {
+			c.Err = common.OneLine(rest)
+		}
+	}
+	return true, f.focusControl(best)
+}
+
+// namesField reports whether msg holds name as a word of its own
+// ("start_date: must be..." names start_date, not date).
+func namesField(msg, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(msg[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before, after := j == 0 || !isNameByte(msg[j-1]), j+len(name) == len(msg) || !isNameByte(msg[j+len(name)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// Focus moves the focus to control i.
+func (f *Form) Focus(i int) tea.Cmd { return f.focusControl(i) }
 
 // Focused is the index of the focused control.
 func (f *Form) Focused() int { return f.focus }

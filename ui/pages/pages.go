@@ -141,9 +141,16 @@ type Pane struct {
 	linkAt  int
 	picking bool
 	history []*Page
-	width   int
-	height  int
-	listTop int
+	// The crawl form's last submit: its run and what it sent, kept for
+	// reopening the form after a refusal.
+	formRun    int
+	formInputs map[string]any
+	// The URL line's last extract, kept the same way.
+	urlRun   int
+	urlTyped string
+	width    int
+	height   int
+	listTop  int
 }
 
 // row is one line of the tree: a host, a path group or a page.
@@ -211,7 +218,25 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		if msg.err != nil {
 			p.err = msg.err
-			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+			report := func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+			if msg.seq == p.urlRun && form.Refused(msg.err) {
+				// Give the typed URLs back to correct.
+				p.askURL = true
+				p.urlInput.SetValue(p.urlTyped)
+				return p, tea.Batch(p.urlInput.Focus(), report)
+			}
+			if t := p.c.Tool(api.ToolCrawl); msg.seq == p.formRun && t != nil && form.Refused(msg.err) {
+				// Reopen the form with what was sent, at the field the
+				// gateway named.
+				f := form.New(*t, p.c.Styles)
+				f.SetInputs(p.formInputs)
+				if named, cmd := f.FailOn(msg.err); named {
+					p.form = f
+					f.SetSize(p.width, p.height-2)
+					return p, tea.Batch(cmd, report)
+				}
+			}
+			return p, report
 		}
 		return p, p.add(msg)
 	case renderedMsg:
@@ -294,7 +319,9 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case form.Submit:
 			t, in := p.form.Tool, p.form.Inputs()
 			p.form = nil
-			return p.run(t.Slug, in, false)
+			cmd := p.run(t.Slug, in, false)
+			p.formRun, p.formInputs = p.seq, in
+			return cmd
 		}
 		return cmd
 	}
@@ -307,12 +334,15 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case "enter":
 			p.askURL = false
 			p.urlInput.Blur()
-			urls := api.ParseURLList(p.urlInput.Value())
+			typed := p.urlInput.Value()
+			urls := api.ParseURLList(typed)
 			p.urlInput.SetValue("")
 			if len(urls) == 0 {
 				return nil
 			}
-			return p.extract(urls, true)
+			cmd := p.extract(urls, true)
+			p.urlRun, p.urlTyped = p.seq, typed
+			return cmd
 		}
 		var cmd tea.Cmd
 		p.urlInput, cmd = p.urlInput.Update(msg)
@@ -433,7 +463,10 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			return notConnected(api.ToolCrawl)
 		}
 		p.form = form.New(*t, p.c.Styles)
-		if u := p.rowURL(p.cursor); u != "" {
+		// What was last sent from the form stays (a refused pattern is
+		// there to correct); the URL under the cursor fills an empty one.
+		p.form.SetInputs(p.formInputs)
+		if u := p.rowURL(p.cursor); u != "" && p.formInputs["url"] == nil {
 			p.form.Set("url", u)
 		}
 		p.form.SetSize(p.width, p.height-2)

@@ -428,3 +428,55 @@ func TestNoPositionWhileRendering(t *testing.T) {
 		t.Errorf("once rendered:\n%s", v)
 	}
 }
+
+// A crawl the gateway refuses reopens the form with what was typed, at
+// the field it named.
+func TestRefusedCrawlFormKeepsValues(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(100, 30)
+	srv.Script(apitest.InvokePath(api.ToolCrawl), apitest.HTTPError(400, "select_paths: \"([a-z\" is not a valid regular expression"))
+	press(p, "f")
+	if p.form == nil {
+		t.Fatal("f did not open the crawl form")
+	}
+	p.form.Set("url", "https://site.test/docs")
+	p.form.Set("select_paths", "([a-z")
+	p.form.Focus(0)
+	_, cmd := p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if p.form == nil {
+		t.Fatalf("the refused form did not reopen:\n%s", uitest.Plain(p.View()))
+	}
+	if got := p.form.Control("select_paths").Value(); got != "([a-z" {
+		t.Errorf("select_paths is %q after the refusal", got)
+	}
+	if f := p.form.Controls[p.form.Focused()]; f.Field.Name != "select_paths" || !strings.Contains(f.Err, "not a valid regular expression") {
+		t.Errorf("focus on %s with error %q", f.Field.Name, f.Err)
+	}
+	press(p, "esc")
+	press(p, "f")
+	if p.form == nil || p.form.Control("url").Value() != "https://site.test/docs" {
+		t.Error("f after the refusal lost the typed URL")
+	}
+}
+
+// A URL the gateway refuses comes back on the URL line, with the error.
+func TestRefusedURLComesBack(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(100, 30)
+	srv.Script(apitest.InvokePath(api.ToolExtract), apitest.HTTPError(400, "urls: \"ftp://example.com/x\" must be an http or https URL"))
+	press(p, "o")
+	for _, k := range uitest.Type("ftp://example.com/x") {
+		p.Update(k)
+	}
+	_, cmd := p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	v := uitest.Plain(p.View())
+	if !p.askURL || p.urlInput.Value() != "ftp://example.com/x" || !strings.Contains(v, "must be an http or https URL") {
+		t.Errorf("after the refusal: asking %v, line %q:\n%s", p.askURL, p.urlInput.Value(), v)
+	}
+}

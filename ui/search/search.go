@@ -186,8 +186,21 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		p.progress.Stop()
 		p.cancel = nil
 		if msg.err != nil {
-			p.err = msg.err
-			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+			// The old results belong to another query: clear them, so
+			// the error is not read as this query's answer.
+			p.err, p.out, p.cursor, p.offset = msg.err, nil, 0, 0
+			report := func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+			if form.Refused(msg.err) {
+				// Reopen the form with what was sent, at the field
+				// the gateway named.
+				f := p.newForm(true)
+				if named, cmd := f.FailOn(msg.err); named {
+					p.form = f
+					f.SetSize(p.width, p.height-2)
+					return p, tea.Batch(cmd, report)
+				}
+			}
+			return p, report
 		}
 		p.err, p.out, p.cursor, p.offset = nil, msg.out, 0, 0
 		return p, nil
@@ -343,7 +356,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			return p.domains.Focus()
 		}
 	case key.Matches(msg, Keys.Form):
-		p.form = p.newForm()
+		p.form = p.newForm(true)
 		p.form.SetSize(p.width, p.height-2)
 	}
 	return nil
@@ -432,9 +445,15 @@ func splitComma(s string) []string {
 	return out
 }
 
-// newForm builds the full form of the tool, pre-filled with the query line.
-func (p *Pane) newForm() *form.Form {
+// newForm builds the full form of the tool, pre-filled with the query
+// line and the quick options; withLast fills first what was last sent, so
+// that reopening the form (f, or after a refusal) shows what the user
+// typed there.
+func (p *Pane) newForm(withLast bool) *form.Form {
 	f := form.New(p.tool(), p.c.Styles)
+	if withLast {
+		f.SetInputs(p.inputs)
+	}
 	f.Set("query", p.query.Value())
 	for k, v := range p.opts {
 		f.Set(k, v)
@@ -445,7 +464,7 @@ func (p *Pane) newForm() *form.Form {
 // search runs the query line through the generated form, so defaults and
 // rules come from the runtime tool list.
 func (p *Pane) search() tea.Cmd {
-	f := p.newForm()
+	f := p.newForm(false)
 	if !f.Validate() {
 		// A quick option cannot be invalid, but a field the gateway added
 		// could be required: show the form with its inline errors.

@@ -301,3 +301,59 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
+
+// When the gateway refuses the form, what was typed stays: the form
+// reopens with its values, at the field the gateway named, with the
+// message there; the old results are cleared.
+func TestRefusedFormKeepsValuesAtTheField(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(100, 30)
+	// A first search leaves results on screen.
+	for _, k := range uitest.Type("old query") {
+		p.Update(k)
+	}
+	_, cmd := p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if p.Result() == nil {
+		t.Fatal("no first results")
+	}
+	srv.Script(apitest.InvokePath(api.ToolSearch), apitest.HTTPError(400, "start_date: must be on or before end_date"))
+	p.Update(uitest.Press("esc"))
+	p.Update(uitest.Press("f"))
+	if p.form == nil {
+		t.Fatal("f did not open the form")
+	}
+	p.form.Set("query", "new query")
+	p.form.Set("start_date", "2025-06-01")
+	p.form.Set("end_date", "2024-01-01")
+	p.form.Focus(0)
+	_, cmd = p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if p.form == nil {
+		t.Fatalf("the refused form did not reopen:\n%s", uitest.Plain(p.View()))
+	}
+	if got := p.form.Control("start_date").Value(); got != "2025-06-01" {
+		t.Errorf("start_date is %q after the refusal", got)
+	}
+	if got := p.form.Control("end_date").Value(); got != "2024-01-01" {
+		t.Errorf("end_date is %q after the refusal", got)
+	}
+	if f := p.form.Controls[p.form.Focused()]; f.Field.Name != "start_date" || !strings.Contains(f.Err, "must be on or before end_date") {
+		t.Errorf("focus on %s with error %q, want start_date and the gateway's message", f.Field.Name, f.Err)
+	}
+	if p.Result() != nil {
+		t.Error("the old query's results are still shown under the refusal")
+	}
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "must be on or before end_date") {
+		t.Errorf("the message is not shown:\n%s", v)
+	}
+	// esc leaves the form; f reopens it with the values still there.
+	p.Update(uitest.Press("esc"))
+	p.Update(uitest.Press("f"))
+	if p.form == nil || p.form.Control("start_date").Value() != "2025-06-01" {
+		t.Error("f after the refusal lost the typed values")
+	}
+}
