@@ -5,8 +5,8 @@
 package form
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
