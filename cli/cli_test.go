@@ -292,6 +292,15 @@ func TestExitCodes(t *testing.T) {
 		if code != exitAuth || !strings.Contains(errs, "trace_id") {
 			t.Errorf("code %d; stderr %q", code, errs)
 		}
+		// A 401 on the tool list stops a tool call there, with the hint,
+		// instead of sending the call untyped to be refused again.
+		code, _, errs = hark(t, s, "", "--api-key", "sk-flag-secret-777777", "search", "cats")
+		if code != exitAuth || strings.Contains(errs, "untyped") || !strings.Contains(errs, "hint: check the API key") || s.Count(apitest.InvokePath(api.ToolSearch)) != 0 {
+			t.Errorf("search with a wrong key: code %d, %d invokes; stderr %q", code, s.Count(apitest.InvokePath(api.ToolSearch)), errs)
+		}
+		if strings.Contains(errs, "sk-flag-secret-777777") {
+			t.Error("the key is printed")
+		}
 	})
 	t.Run("unreachable", func(t *testing.T) {
 		ln, _ := net.Listen("tcp", "127.0.0.1:0")

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -247,9 +248,15 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 	}
 	tools, err := cl.Tools(ctx)
 	var spec *api.Tool
-	if err != nil {
+	var ae *api.Error
+	switch {
+	case errors.As(err, &ae) && ae.Auth():
+		// The call would be refused the same way: stop here, with the
+		// hint on what to check.
+		return fmt.Errorf("tool list: %w", err)
+	case err != nil:
 		fmt.Fprintf(a.stderr, "hark: warning: tool list unavailable (%v); inputs are sent untyped\n", a.scrub(err.Error()))
-	} else {
+	default:
 		for i := range tools {
 			if tools[i].Slug == tool {
 				spec = &tools[i]
