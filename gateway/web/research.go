@@ -29,7 +29,7 @@ func (e *Engine) ResearchTask(ctx context.Context, id string) (*api.ResearchOutp
 
 // researchPlan is how much work a model does.
 type researchPlan struct {
-	Auto bool // the caller asked for auto, which chose Model
+	Auto       bool // the caller asked for auto, which chose Model
 	Model      string
 	Rounds     int // search rounds; later rounds search terms found earlier
 	Queries    int // sub-questions searched in the first round
