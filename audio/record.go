@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -68,7 +69,38 @@ func Record(ctx context.Context) (*Recording, error) {
 		}
 		reasons = append(reasons, fmt.Sprintf("%s: %v", t.name, err))
 	}
-	return nil, fmt.Errorf("%w (%s)", ErrNoCaptureDevice, strings.Join(reasons, "; "))
+	return nil, &CaptureError{Reasons: reasons}
+}
+
+// CaptureError says why no microphone could be opened. Error gives the
+// whole story (each recording tool's own words, ALSA's included), for the
+// log; Summary says what is missing and what to do, for the screen.
+type CaptureError struct {
+	Reasons []string // "arecord: not installed", "parecord: <its stderr>"
+}
+
+func (e *CaptureError) Error() string {
+	return fmt.Sprintf("%v (%s)", ErrNoCaptureDevice, strings.Join(e.Reasons, "; "))
+}
+
+// Is makes errors.Is(err, ErrNoCaptureDevice) hold.
+func (e *CaptureError) Is(target error) bool { return target == ErrNoCaptureDevice }
+
+// Summary is a sentence for the screen: no tool installed, or no device.
+func (e *CaptureError) Summary() string {
+	installed := false
+	for _, r := range e.Reasons {
+		if !strings.HasSuffix(r, ": not installed") {
+			installed = true
+		}
+	}
+	if !installed {
+		return "no recording tool is installed (arecord from alsa-utils, or parecord from pulseaudio-utils)"
+	}
+	if os.Getenv("SSH_CONNECTION") != "" || os.Getenv("SSH_TTY") != "" {
+		return "no microphone could be opened: this is an SSH session, and no sound device is forwarded to it"
+	}
+	return "no microphone could be opened: this machine has no capture device (or none is free)"
 }
 
 func startCapture(parent context.Context, name, path string, args []string) (*Recording, error) {

@@ -23,6 +23,9 @@ import (
 // (client, styles, gateway description, audio) and runs the root model.
 // Nothing in ui/ reads settings or the environment itself.
 
+// logMu keeps lines the TUI's commands log from interleaving.
+var logMu sync.Mutex
+
 func runTUI(ctx context.Context, a *App) error {
 	var prog atomic.Pointer[tea.Program]
 	send := func(msg tea.Msg) {
@@ -45,6 +48,11 @@ func runTUI(ctx context.Context, a *App) error {
 		Connect:    a.client,
 		Trace:      a.phase,
 		StartQuery: a.startQuery,
+		Log: func(line string) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			fmt.Fprintln(a.logWriter(), line)
+		},
 	}
 	c.Audio, c.AudioState = lazyAudio(audio.Options{
 		Sink: a.cfg.AudioSink,

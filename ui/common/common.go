@@ -2,6 +2,7 @@ package common
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -45,10 +46,21 @@ type Common struct {
 	// ("first frame", "gateway connected", "tool list loaded"), for the
 	// start-up log. It must return at once.
 	Trace func(phase string)
+	// Log, when set, writes a line to hark.log: what is for diagnosis, not
+	// for the screen (a recording tool's raw error). It must be safe to
+	// call from commands.
+	Log func(line string)
 	// StartQuery, when set, is searched for as soon as the tool list
 	// arrives (hark --search QUERY), so the first frame with content
 	// shows its results.
 	StartQuery string
+}
+
+// Logf writes a line to the log, if there is one.
+func (c *Common) Logf(format string, args ...any) {
+	if c.Log != nil {
+		c.Log(fmt.Sprintf(format, args...))
+	}
 }
 
 // TracePhase reports a start-up phase to Trace, if set.

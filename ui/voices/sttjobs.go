@@ -140,14 +140,24 @@ func (t sttJob) run() {
 	}
 }
 
+// noMicrophone is the screen's error for a microphone that cannot be
+// opened; the recording tools' own words (ALSA's) go to the log.
+func (t sttJob) noMicrophone(ce *audio.CaptureError) error {
+	if t.c != nil {
+		t.c.Logf("microphone: %v", ce)
+	}
+	return fmt.Errorf("%s; choose an audio file instead (o)", ce.Summary())
+}
+
 // source opens the audio: a recording (src) or a file's bytes (raw), with
 // the sample rate to declare (0: let the provider detect it).
 func (t sttJob) source() (src io.ReadCloser, raw []byte, rate int, err error) {
 	if t.path == "" {
 		rec, err := audio.Record(t.recCtx)
 		if err != nil {
-			if errors.Is(err, audio.ErrNoCaptureDevice) {
-				return nil, nil, 0, fmt.Errorf("no microphone here: choose an audio file instead (o); %w", err)
+			var ce *audio.CaptureError
+			if errors.As(err, &ce) {
+				return nil, nil, 0, t.noMicrophone(ce)
 			}
 			return nil, nil, 0, fmt.Errorf("microphone: %w", err)
 		}
