@@ -45,6 +45,7 @@ type Options struct {
 type Output struct {
 	kind     string
 	describe string
+	reason   string
 	sink     sink
 	rate     int // output rate; 0 keeps each stream's own rate
 }
@@ -88,22 +89,22 @@ func Open(opts Options) (*Output, error) {
 	switch strings.ToLower(opts.Sink) {
 	case "", SinkAuto:
 		if overSSHWithoutPulse() {
-			return openFile(opts, "SSH without PULSE_SERVER"), nil
+			return openFile(opts, "SSH without PULSE_SERVER", ReasonSSH), nil
 		}
 		out, err := openDevice(opts)
 		if err != nil {
 			fmt.Fprintf(opts.Log, "audio: falling back to the file sink: %v\n", err)
-			why := "no sound device"
+			why, reason := "no sound device", ReasonNoDevice
 			if errors.Is(err, errNoCgo) {
-				why = "built without cgo"
+				why, reason = "built without cgo", ReasonNoCgo
 			}
-			return openFile(opts, why), nil
+			return openFile(opts, why, reason), nil
 		}
 		return out, nil
 	case SinkDevice:
 		return openDevice(opts)
 	case SinkFile:
-		return openFile(opts, ""), nil
+		return openFile(opts, "", ReasonChosen), nil
 	case SinkNull:
 		return &Output{kind: SinkNull, describe: "null", sink: nullSink{}}, nil
 	}
@@ -118,13 +119,13 @@ func overSSHWithoutPulse() bool {
 	return ssh && os.Getenv("PULSE_SERVER") == ""
 }
 
-func openFile(opts Options, why string) *Output {
+func openFile(opts Options, why, reason string) *Output {
 	dir := fileDir(opts.Dir, opts.Log)
 	d := "file: " + dir
 	if why != "" {
 		d += " (" + why + ")"
 	}
-	return &Output{kind: SinkFile, describe: d, sink: &fileSink{dir: dir, log: opts.Log}}
+	return &Output{kind: SinkFile, describe: d, reason: reason, sink: &fileSink{dir: dir, log: opts.Log}}
 }
 
 // fileDir is the directory the file sink saves into, as an absolute path:
@@ -164,6 +165,17 @@ func (o *Output) Describe() string { return o.describe }
 
 // Kind is "device", "file" or "null".
 func (o *Output) Kind() string { return o.kind }
+
+// Why the file sink was chosen when it was not asked for.
+const (
+	ReasonChosen   = ""          // audio_sink file: asked for
+	ReasonSSH      = "ssh"       // an SSH session with no PULSE_SERVER
+	ReasonNoDevice = "no-device" // no sound device could be opened
+	ReasonNoCgo    = "no-cgo"    // a build without cgo has no device
+)
+
+// Reason says why the output is the file sink (see the Reason constants).
+func (o *Output) Reason() string { return o.reason }
 
 // Play starts a playback of one stream. format is "pcm" (s16le mono;
 // sampleRate required), "wav" or "mp3" (rate taken from the header;

@@ -116,10 +116,11 @@ type (
 	// ttsOpenedMsg: the playback is open, audio may follow.
 	ttsOpenedMsg struct {
 		job
-		pb       *audio.Playback
-		outKind  string
-		outDesc  string
-		fromMemo bool // preview played from the cache
+		pb        *audio.Playback
+		outKind   string
+		outDesc   string
+		outReason string // why the file sink, when it is (audio.Reason*)
+		fromMemo  bool   // preview played from the cache
 	}
 	// ttsChunkMsg: audio arrived; first is the time from request to the
 	// first audio, received the bytes so far.
@@ -249,7 +250,7 @@ func (t ttsJob) run() {
 				return fmt.Errorf("play %s at %d Hz: %w", format, rate, err)
 			}
 			pb = p
-			t.r.emit(ttsOpenedMsg{job: t.job, pb: p, outKind: out.Kind(), outDesc: out.Describe(), fromMemo: t.memo != nil})
+			t.r.emit(ttsOpenedMsg{job: t.job, pb: p, outKind: out.Kind(), outDesc: out.Describe(), outReason: out.Reason(), fromMemo: t.memo != nil})
 			return nil
 		}
 		write = func(chunk []byte) {

@@ -23,6 +23,7 @@ type KeyMap struct {
 
 	// Listen and round trip
 	OpenFile, Microphone, Recognise, Copy, Run key.Binding
+	CopyPath                                   key.Binding
 
 	Stop, Save key.Binding
 }
@@ -66,6 +67,7 @@ func DefaultKeyMap() KeyMap {
 		Microphone: b([]string{"m"}, "m", "record/stop mic"),
 		Recognise:  b([]string{"enter"}, "enter", "recognise again"),
 		Copy:       b([]string{"c"}, "c", "copy text"),
+		CopyPath:   b([]string{"y"}, "y", "copy the saved audio file's path"),
 		Run:        b([]string{"enter"}, "enter", "run round trip"),
 
 		Stop: b([]string{"x"}, "x", "stop"),

@@ -94,27 +94,29 @@ var _ common.Pane = (*Pane)(nil)
 
 // playState is the current or last playback, of a preview or of Speak.
 type playState struct {
-	id       int
-	preview  bool
-	voice    string
-	stream   bool
-	cancel   context.CancelFunc
-	pb       *audio.Playback
-	outKind  string
-	outDesc  string
-	cached   bool
-	first    time.Duration
-	received int64
-	stats    audio.Stats
-	levels   []float64
-	level    float64
-	pos      time.Duration
-	paused   bool
-	pausedAt *atomic.Bool // shared with the job, so a pause is not a stall
-	done     bool
-	stopped  bool
-	err      error
-	savedTo  string
+	id      int
+	preview bool
+	voice   string
+	stream  bool
+	cancel  context.CancelFunc
+	pb      *audio.Playback
+	outKind string
+	outDesc string
+	// outReason is why the output is the file sink (audio.Reason*).
+	outReason string
+	cached    bool
+	first     time.Duration
+	received  int64
+	stats     audio.Stats
+	levels    []float64
+	level     float64
+	pos       time.Duration
+	paused    bool
+	pausedAt  *atomic.Bool // shared with the job, so a pause is not a stall
+	done      bool
+	stopped   bool
+	err       error
+	savedTo   string
 }
 
 type listenState struct {
@@ -368,6 +370,8 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Stop):
 		return p.stopAll()
+	case key.Matches(msg, k.CopyPath) && p.play != nil && p.play.savedTo != "" && p.section != SectionListen:
+		return common.CopyURL(p.play.savedTo)
 	}
 
 	switch p.section {
@@ -589,7 +593,7 @@ func (p *Pane) onPlayback(msg jobMsg) tea.Cmd {
 	}
 	switch m := msg.(type) {
 	case ttsOpenedMsg:
-		ps.pb, ps.outKind, ps.outDesc = m.pb, m.outKind, m.outDesc
+		ps.pb, ps.outKind, ps.outDesc, ps.outReason = m.pb, m.outKind, m.outDesc, m.outReason
 		return tea.Batch(j.r.next(), meterCmd(j, m.pb))
 	case ttsChunkMsg:
 		if m.first > 0 && ps.first == 0 {

@@ -563,7 +563,7 @@ func TestSpeakFileNoticeFitsAt80x24(t *testing.T) {
 	p := newTestPane(t, 80, 21)
 	p.SetSection(SectionSpeak)
 	p.text.SetValue(strings.Repeat("This is a much longer sentence that keeps going. ", 12))
-	p.play = &playState{id: 3, stream: true, voice: "flite:slt", outKind: "file", first: 95 * time.Millisecond, received: 32000,
+	p.play = &playState{id: 3, stream: true, voice: "flite:slt", outKind: "file", outReason: audio.ReasonNoDevice, first: 95 * time.Millisecond, received: 32000,
 		done: true, savedTo: "/home/demo/.cache/tmp/hark/hark-20261122-050311-29048-13.wav",
 		stats: audio.Stats{BytesReceived: 32000, BytesPlayed: 32000, Received: time.Second, Played: time.Second}}
 	p.savedTo = "/home/demo/hark-tts-flite_slt-20261122-050349.wav"
@@ -572,8 +572,8 @@ func TestSpeakFileNoticeFitsAt80x24(t *testing.T) {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	v := strings.Join(lines, "\n")
-	for _, want := range []string{"speech saved to a file (stream)", "written", "No sound device here",
-		"The audio was saved to\n/home/demo/.cache/tmp/hark/hark-20261122-050311-29048-13.wav",
+	for _, want := range []string{"speech saved to a file (stream)", "written", "No sound device could be opened",
+		"Saved to (y copies the path):\n/home/demo/.cache/tmp/hark/hark-20261122-050311-29048-13.wav",
 		"saved to /home/demo/hark-tts-flite_slt-20261122-050349.wav", "│ This is a much longer", "loudness"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("80x21 view lacks %q:\n%s", want, v)
@@ -657,5 +657,36 @@ func TestNoMicrophoneSaysWhatToDo(t *testing.T) {
 	t.Setenv("SSH_CONNECTION", "10.0.0.1 5000 10.0.0.2 22")
 	if s := ce.Summary(); !strings.Contains(s, "SSH") {
 		t.Errorf("over SSH: %q", s)
+	}
+}
+
+// The notice states the actual reason the audio goes to a file, and y
+// copies the saved path.
+func TestFileNoticeSaysWhy(t *testing.T) {
+	for reason, want := range map[string]string{
+		audio.ReasonChosen:   "audio sink file",
+		audio.ReasonSSH:      "SSH session without audio forwarding",
+		audio.ReasonNoDevice: "No sound device could be opened",
+		audio.ReasonNoCgo:    "built without cgo",
+	} {
+		p := newTestPane(t, 80, 21)
+		p.SetSection(SectionSpeak)
+		p.play = &playState{id: 3, outKind: "file", outReason: reason, done: true, savedTo: "/tmp/hark/a-rather-long-file-name-that-must-not-wrap-20261122-050311.wav"}
+		v := strings.Join(strings.Fields(ansi.Strip(p.View())), " ")
+		if !strings.Contains(v, want) {
+			t.Errorf("reason %q: notice lacks %q:\n%s", reason, want, v)
+		}
+		for _, other := range []string{"SSH without audio forwarding?"} {
+			if strings.Contains(v, other) {
+				t.Errorf("reason %q: the notice guesses %q", reason, other)
+			}
+		}
+		if !strings.Contains(ansi.Strip(p.View()), "\n/tmp/hark/a-rather-long-file-name-that-must-not-wrap-20261122-050311.wav") {
+			t.Errorf("reason %q: the path is not whole on a line of its own", reason)
+		}
+		cmd := p.handleKey(tea.KeyPressMsg{Code: 'y', Text: "y"})
+		if cmd == nil {
+			t.Fatalf("reason %q: y copies nothing", reason)
+		}
 	}
 }

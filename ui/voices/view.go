@@ -2,6 +2,7 @@ package voices
 
 import (
 	"fmt"
+	"hark/audio"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -308,9 +309,10 @@ func (p *Pane) viewMeter(ps *playState, w int) string {
 	return b.String()
 }
 
-// fileNotice tells, over SSH without audio forwarding, where the audio
-// went, wrapped to w with the path on a line of its own so that it can be
-// read and copied whole.
+// fileNotice says why nothing is heard (the file sink was chosen, this is
+// an SSH session without audio forwarding, or no device could be opened)
+// and where the audio went: the path on a line of its own, never wrapped,
+// so that it can be read and copied whole (y copies it).
 func (p *Pane) fileNotice(ps *playState, w int) string {
 	st := p.styles()
 	if ps.outKind == "null" {
@@ -319,15 +321,22 @@ func (p *Pane) fileNotice(ps *playState, w int) string {
 	if ps.outKind != "file" || ps.err != nil {
 		return ""
 	}
-	why := st.Warn.Render(wrap("No sound device here (SSH without audio forwarding?), so nothing is heard.", w))
+	var why string
+	switch ps.outReason {
+	case audio.ReasonSSH:
+		why = "This is an SSH session without audio forwarding (no PULSE_SERVER), so nothing is heard here."
+	case audio.ReasonNoDevice:
+		why = "No sound device could be opened on this machine, so nothing is heard."
+	case audio.ReasonNoCgo:
+		why = "This hark was built without cgo and cannot play sound, so nothing is heard."
+	default:
+		why = "Audio goes to WAV files (audio sink file), so nothing is heard."
+	}
+	why = st.Warn.Render(wrap(why, w))
 	if ps.savedTo == "" {
 		return why + "\n" + wrap("The audio is being saved to a WAV file.", w)
 	}
-	const lead = "The audio was saved to "
-	if ansi.StringWidth(lead+ps.savedTo) <= w {
-		return why + "\n" + lead + ps.savedTo
-	}
-	return why + "\n" + strings.TrimSpace(lead) + "\n" + wrap(ps.savedTo, w)
+	return why + "\n" + "Saved to (y copies the path):" + "\n" + ps.savedTo
 }
 
 // --- Listen ---
