@@ -79,6 +79,7 @@ type Page struct {
 	Marked bool
 
 	rendered      string // glamour's rendering
+	headShown     bool   // rendered holds only the page's top (see headBytes)
 	wrapped       string // the text wrapped, for the raw view
 	renderedWidth int
 	renderedStyle string
@@ -103,7 +104,14 @@ type renderedMsg struct {
 	page                 *Page
 	width                int
 	style, text, wrapped string
+	// head marks the rendering of the page's top only, shown while the
+	// whole page renders.
+	head bool
 }
+
+// headBytes is the size above which a page's top is rendered first: glamour
+// takes about 2 s for 256 KB, and the reader shows the top at once.
+const headBytes = 24 << 10
 
 type exportedMsg struct {
 	dir string
@@ -240,7 +248,18 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		return p, p.add(msg)
 	case renderedMsg:
-		msg.page.rendered, msg.page.wrapped = msg.text, msg.wrapped
+		if msg.head {
+			// The top, while the whole page renders; a whole rendering
+			// already here wins.
+			if msg.page.rendered == "" || msg.page.headShown {
+				msg.page.rendered, msg.page.headShown = msg.text+"\n\n"+p.c.Styles.Dim.Render("rendering the rest of the page…"), true
+				if p.reading == msg.page {
+					p.scroll.SetContent(p.readerText())
+				}
+			}
+			return p, nil
+		}
+		msg.page.rendered, msg.page.wrapped, msg.page.headShown = msg.text, msg.wrapped, false
 		msg.page.renderedWidth, msg.page.renderedStyle = msg.width, msg.style
 		if p.reading == msg.page {
 			p.scroll.SetContent(p.readerText())
@@ -546,7 +565,7 @@ func (p *Pane) readerText() string {
 		// Rendering and wrapping run in a command; long pages would make
 		// Update slow.
 		return p.c.Styles.Dim.Render("rendering…")
-	case p.raw:
+	case p.raw && pg.wrapped != "":
 		return pg.wrapped
 	}
 	return pg.rendered
@@ -562,7 +581,7 @@ func (p *Pane) render(pg *Page) tea.Cmd {
 		return nil
 	}
 	md, content, plain := p.md, pg.Content, pg.Plain
-	return func() tea.Msg {
+	full := func() tea.Msg {
 		wrapped := common.Wrap(content, w)
 		if plain {
 			return renderedMsg{page: pg, width: w, style: style, text: wrapped, wrapped: wrapped}
@@ -573,6 +592,42 @@ func (p *Pane) render(pg *Page) tea.Cmd {
 		}
 		return renderedMsg{page: pg, width: w, style: style, text: out, wrapped: wrapped}
 	}
+	if plain || len(content) <= headBytes {
+		return full
+	}
+	top := markdownHead(content, headBytes)
+	head := func() tea.Msg {
+		out, err := md.Render(top, style, w)
+		if err != nil {
+			out = common.Wrap(top, w)
+		}
+		return renderedMsg{page: pg, width: w, style: style, text: out, head: true}
+	}
+	return tea.Batch(head, full)
+}
+
+// markdownHead is the start of md up to about n bytes, cut at a paragraph
+// break outside code fences, so that it renders as the page will.
+func markdownHead(md string, n int) string {
+	cut, fenced := 0, false
+	for i := 0; i < len(md) && i < n; {
+		j := strings.IndexByte(md[i:], '\n')
+		if j < 0 {
+			break
+		}
+		line := strings.TrimSpace(md[i : i+j])
+		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			fenced = !fenced
+		}
+		if line == "" && !fenced {
+			cut = i
+		}
+		i += j + 1
+	}
+	if cut == 0 {
+		cut = min(n, len(md))
+	}
+	return md[:cut]
 }
 
 func (p *Pane) marked() []*Page {

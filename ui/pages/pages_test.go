@@ -480,3 +480,42 @@ func TestRefusedURLComesBack(t *testing.T) {
 		t.Errorf("after the refusal: asking %v, line %q:\n%s", p.askURL, p.urlInput.Value(), v)
 	}
 }
+
+// A big page shows its top at once while the whole page renders.
+func TestBigPageShowsItsTopFirst(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	var b strings.Builder
+	b.WriteString("# The top of a long manual\n\nThe first paragraph says what the manual is for.\n\n")
+	for b.Len() < 48<<10 {
+		b.WriteString("```\ncode line one\n\ncode line after a blank\n```\n\nA paragraph of the manual, long enough to make the page large.\n\n")
+	}
+	pg := &Page{URL: "https://example.com/manual", Content: b.String(), Source: api.ToolExtract}
+	p.byURL[pg.URL], p.pages = pg, append(p.pages, pg)
+	cmd := p.read(pg)
+	batch, ok := cmd().(tea.BatchMsg)
+	if !ok || len(batch) != 2 {
+		t.Fatalf("a 48 KB page renders in one piece (%T)", cmd())
+	}
+	p.Update(batch[0]()) // the top
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "The top of a long manual") || !strings.Contains(v, "The first paragraph") {
+		t.Errorf("the top is not shown first:\n%s", v)
+	}
+	if !pg.headShown || pg.renderedWidth != 0 {
+		t.Error("the top is taken for the whole page")
+	}
+	p.Update(batch[1]()) // the whole page
+	if pg.headShown || pg.renderedWidth == 0 || strings.Contains(pg.rendered, "rendering the rest") {
+		t.Error("the whole rendering did not replace the top")
+	}
+	// A late top does not undo the whole page.
+	p.Update(batch[0]())
+	if pg.headShown {
+		t.Error("a late top replaced the whole page")
+	}
+	if head := markdownHead(pg.Content, headBytes); strings.Count(head, "```")%2 != 0 || len(head) > headBytes {
+		t.Errorf("the top is cut inside a code block or is too long (%d bytes)", len(head))
+	}
+}
