@@ -95,8 +95,11 @@ wait_for 'language +en-us'
 # Preview: written by the file sink, with the notice saying so and where.
 keys p
 wait_for 'preview saved to a file \(REST\)' 30
-wait_for 'No sound device here'
-wait_for 'The audio was saved to'
+# The file sink was asked for (HARK_AUDIO_SINK=file): the notice says so,
+# and does not guess at SSH.
+wait_for 'Audio goes to WAV files \(audio sink file\)'
+wait_for 'Saved to \(y copies the path\):'
+if screen | grep -q 'SSH'; then fail "the notice guesses SSH though the file sink was chosen"; fi
 ls "$work"/out/*.wav >/dev/null 2>&1 || fail "the preview wrote no WAV under $work/out"
 wait_for 'p preview \(cached\)'
 keys p
@@ -111,7 +114,7 @@ wait_for 'speech saved to a file \(stream\)' 30
 wait_for 'first audio [0-9.]+ m?s'
 wait_for 'received .*[0-9.]+ KB'
 wait_for 'written .*[0-9.]+ KB'
-wait_for 'The audio was saved to'
+wait_for 'Saved to \(y copies the path\):'
 
 # The end of a range is said inline: pitch is the fifth control.
 keys Down Down Down Down
