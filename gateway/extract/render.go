@@ -406,7 +406,7 @@ func isPermalink(n *html.Node, href, text string) bool {
 	return strings.HasPrefix(l, "permalink") || strings.HasPrefix(l, "link to this")
 }
 
-var glyphs = map[string]bool{"#": true, "¶": true, "§": true, "🔗": true, "⚓": true, "⚓︎": true, "#️⃣": true, "": false}
+var glyphs = map[string]bool{"#": true, "¶": true, "§": true, "🔗": true, "⚓": true, "⚓︎": true, "#️⃣": true}
 
 // trimGlyphs removes permalink glyphs left at the end (or start) of a
 // heading that marks them without a link.
@@ -414,9 +414,6 @@ func trimGlyphs(s string) string {
 	for {
 		t := strings.TrimSpace(s)
 		for g := range glyphs {
-			if g == "" {
-				continue
-			}
 			t = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(t, g), "\\"+g))
 			t = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, "\\"+g), g))
 		}

@@ -268,7 +268,6 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		texts[i] = c.text
 		docs[i] = tokens(c.text)
 	}
-	used := map[int]bool{}
 	inSummary := map[int]bool{}
 	pick := func(q string, n int, skip map[int]bool) []citedSentence {
 		var picked []map[string]int // shingles of picked sentences, to skip repeats
@@ -321,7 +320,6 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	}
 	write := func(cs []citedSentence, bullets bool) {
 		for _, c := range cs {
-			used[c.source] = true
 			line := fmt.Sprintf("%s [%d]", strings.TrimSpace(c.text), cite(c.source))
 			if bullets {
 				b.WriteString("- " + line + "\n")
