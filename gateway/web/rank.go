@@ -219,8 +219,21 @@ func isAnswerSentence(s string, min, max int) bool {
 	if n < min || n > max {
 		return false
 	}
-	last, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(s))
-	return strings.ContainsRune(".!?。！？", last)
+	s = strings.TrimSpace(s)
+	last, _ := utf8.DecodeLastRuneInString(s)
+	return strings.ContainsRune(".!?。！？", last) && startsSentence(s)
+}
+
+// startsSentence reports whether s opens like a sentence rather than the
+// tail of one cut off at a line break ("leak reports will be produced,
+// but ..."): anything but a lower-case letter first, or a first word that is
+// code (a name with _ . ( - / : or a digit in it).
+func startsSentence(s string) bool {
+	if first, _ := utf8.DecodeRuneInString(s); !unicode.IsLower(first) {
+		return true
+	}
+	word, _, _ := strings.Cut(s, " ")
+	return strings.ContainsAny(word, "_.()-0123456789/:")
 }
 
 // sentences splits text into sentences at ., ! and ? followed by space,
@@ -245,8 +258,7 @@ func sentences(text string) []string {
 			r := rs[i]
 			if (r == '.' || r == '!' || r == '?' || r == '。') && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])) {
 				// Skip abbreviations like "e.g." and initials.
-				word := strings.ToLower(strings.TrimLeft(lastWord(rs[start:i+1]), "(["))
-				if r == '.' && i+1 < len(rs) && (len([]rune(word)) <= 2 || abbreviations[word]) {
+				if r == '.' && i+1 < len(rs) && abbreviation(rs[start:i+1]) {
 					continue
 				}
 				if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
@@ -280,7 +292,39 @@ func withoutCode(text string) string {
 }
 
 var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "fig": true,
-	"no": true, "mr": true, "mrs": true, "dr": true, "prof": true, "inc": true, "approx": true, "resp": true}
+	"no": true, "mr": true, "mrs": true, "dr": true, "prof": true, "inc": true, "approx": true, "resp": true, "st": true,
+	"jr": true, "sr": true, "al": true, "ch": true, "sec": true, "vol": true, "pp": true, "ed": true}
+
+// abbreviation reports whether the period that ends rs ends an
+// abbreviation ("e.g.", "Dr.", an initial "J.") or a list number ("3."
+// opening the line), not a sentence. A short word is not enough: "it."
+// and "on." end sentences.
+func abbreviation(rs []rune) bool {
+	word := strings.ToLower(strings.TrimLeft(lastWord(rs), "(["))
+	w := []rune(word)
+	switch {
+	case abbreviations[word], initials(word):
+		return true
+	case len(w) == 1 && unicode.IsLetter(w[0]):
+		return true
+	}
+	return strings.TrimLeft(strings.TrimSpace(string(rs)), "0123456789") == "."
+}
+
+// initials reports whether word is dotted letters ("e.g", "u.s", "a.m"),
+// not a file name ("tc14.c").
+func initials(word string) bool {
+	parts := strings.Split(word, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if r := []rune(p); len(r) != 1 || !unicode.IsLetter(r[0]) {
+			return false
+		}
+	}
+	return true
+}
 
 func lastWord(rs []rune) string {
 	s := strings.TrimSpace(string(rs))

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -141,6 +142,147 @@ func subQuestions(input string, n int) []string {
 	return out
 }
 
+// section is one part of a report: its heading, and the words its
+// sentences must answer.
+type section struct{ title, query string }
+
+// askWords say what to do with a question, not what it is about: no
+// answer has to contain them.
+var askWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("compare comparison contrast difference differences differ explain describe versus overview summarize summarise summary list") {
+		m[stem(w)] = true
+	}
+	return m
+}()
+
+// answerTerms are the tokens of q an answer is expected to contain.
+func answerTerms(q string) []string {
+	var out []string
+	for _, t := range tokens(q) {
+		if !askWords[t] && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// termsNeeded is how many of terms a sentence must contain to answer: all
+// of one or two, half of more, never over three.
+func termsNeeded(terms []string) int {
+	if len(terms) <= 2 {
+		return len(terms)
+	}
+	return min(3, (len(terms)+1)/2)
+}
+
+func matched(terms, doc []string) int {
+	n := 0
+	for _, t := range terms {
+		if slices.Contains(doc, t) {
+			n++
+		}
+	}
+	return n
+}
+
+// definition is a sentence that says what its subject is.
+var definition = regexp.MustCompile(`^\S+ (?:is|are) (?:a|an|the) `)
+
+// comparePattern finds what a comparison compares: "compare A and B",
+// "A vs B", "the difference between A and B".
+var comparePattern = regexp.MustCompile(`(?i)^(?:how (?:does|do) )?(?:compare|contrast|(?:what (?:is|are) )?(?:the )?differences? between)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)
+
+// questionWords open a clause that is a question of its own.
+var questionWords = map[string]bool{"how": true, "what": true, "why": true, "when": true, "where": true, "which": true,
+	"who": true, "whom": true, "whose": true, "does": true, "do": true, "did": true, "is": true, "are": true, "was": true,
+	"were": true, "can": true, "could": true, "should": true, "would": true, "will": true, "has": true, "have": true}
+
+// reportSections are the sections a report on input has after its
+// summary. A comparison gets one section per thing compared; questions
+// asked one after another (split at ?, ; and line breaks, or at "and" and
+// commas before a question word) get one each under their own words;
+// anything else gets one Findings section. A fragment of a question
+// ("Compare memcheck") never becomes a heading. compared lists the things
+// a comparison compares.
+func reportSections(input string) (secs []section, compared []string) {
+	input = oneLine(input)
+	if m := comparePattern.FindStringSubmatch(input); m != nil {
+		a, b := m[1], m[2]
+		if a == "" {
+			a, b = m[3], m[4]
+		}
+		for _, part := range append(strings.Split(a, ","), b) {
+			part = strings.Trim(part, " ,;:")
+			if len(answerTerms(part)) == 0 {
+				continue
+			}
+			compared = append(compared, part)
+			secs = append(secs, section{title: sentenceCase(part), query: part})
+		}
+		if len(compared) >= 2 {
+			return secs, compared
+		}
+		secs, compared = nil, nil
+	}
+	var clauses []string
+	for _, c := range strings.FieldsFunc(input, func(r rune) bool { return r == '?' || r == ';' || r == '\n' || r == '？' || r == '；' }) {
+		if c = strings.Trim(strings.TrimSpace(c), ",.;:"); len(answerTerms(c)) > 0 {
+			clauses = append(clauses, c)
+		}
+	}
+	var questions []string
+	for _, c := range clauses {
+		parts := splitClauses(c)
+		whole := len(parts) > 1
+		for _, p := range parts[1:] {
+			w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(p)), " ")
+			whole = whole && questionWords[w]
+		}
+		if whole {
+			questions = append(questions, parts...)
+		} else {
+			questions = append(questions, c)
+		}
+	}
+	if len(questions) < 2 {
+		return []section{{title: "Findings", query: input}}, nil
+	}
+	for _, q := range questions {
+		q = strings.Trim(strings.TrimSpace(q), ",.;:")
+		title := sentenceCase(q)
+		if w, _, _ := strings.Cut(strings.ToLower(q), " "); questionWords[w] {
+			title += "?"
+		}
+		secs = append(secs, section{title: title, query: q})
+	}
+	return secs, nil
+}
+
+// summaryAnswers are the term sets a summary sentence may answer: for a
+// comparison, all the things compared at once (a sentence about both);
+// for several questions, any one of them; else the whole input.
+func summaryAnswers(input string, secs []section, compared []string) [][]string {
+	if len(compared) > 0 {
+		return [][]string{answerTerms(strings.Join(compared, " "))}
+	}
+	var out [][]string
+	for _, s := range secs {
+		out = append(out, answerTerms(s.query))
+	}
+	return out
+}
+
+// answers reports whether doc holds enough of one of the term sets.
+func answers(doc []string, sets [][]string) bool {
+	for _, terms := range sets {
+		if matched(terms, doc) >= termsNeeded(terms) {
+			return true
+		}
+	}
+	return false
+}
+
 func splitClauses(s string) []string {
 	var out []string
 	for _, a := range strings.Split(s, ",") {
@@ -195,6 +337,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	}
 
 	questions := subQuestions(input, plan.Queries)
+	sections, compared := reportSections(input)
 	found := map[string]*researchSource{}
 	var order []string
 	for _, s := range named {
@@ -202,6 +345,13 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		order = append(order, s.url)
 	}
 	queries := append([]string(nil), questions...)
+	// Each thing compared is searched for on its own too: the pages about
+	// it say what it is, which pages that name both rarely do.
+	for _, c := range compared {
+		if !slices.Contains(queries, c) {
+			queries = append(queries, c)
+		}
+	}
 	searched := map[string]bool{}
 	nSearches := 0
 	for round := 0; round < plan.Rounds && len(queries) > 0; round++ {
@@ -269,9 +419,22 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		docs[i] = tokens(c.text)
 	}
 	inSummary := map[int]bool{}
-	pick := func(q string, n int, skip map[int]bool) []citedSentence {
+	// pick ranks sentences by BM25 against q and takes the best n that
+	// answer one of the term sets.
+	pick := func(q string, sets [][]string, n int, skip map[int]bool) []citedSentence {
 		var picked []map[string]int // shingles of picked sentences, to skip repeats
-		scores := bm25(tokens(q), docs)
+		terms := answerTerms(q)
+		scores := bm25(terms, docs)
+		for i := range scores {
+			switch {
+			case !answers(docs[i], sets):
+				scores[i] = 0 // shares a word with the question, answers none of it
+			case definition.MatchString(all[i].text) && slices.Contains(terms, docs[i][0]):
+				scores[i] *= 1.6 // says what the question names is: "Memcheck is a …"
+			case len(docs[i]) > 0 && slices.Contains(terms, docs[i][0]):
+				scores[i] *= 1.3 // about what the question names: "Memcheck reports …"
+			}
+		}
 		idx := make([]int, len(all))
 		for i := range idx {
 			idx[i] = i
@@ -330,7 +493,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		b.WriteString("\n")
 	}
 
-	summary := pick(input, 3, nil)
+	summary := pick(input, summaryAnswers(input, sections, compared), 3, nil)
 	b.WriteString("## Summary\n\n")
 	if len(summary) == 0 {
 		b.WriteString("The sources found mention the topic but no sentence in them answers it directly; see the sources below.\n")
@@ -338,24 +501,18 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		write(summary, false)
 	}
 	b.WriteString("\n")
-	sections := questions
-	if len(sections) > 1 {
-		sections = sections[1:]
-	}
-	for _, q := range sections {
+	for _, sec := range sections {
 		var skip map[int]bool
-		if len(questions) == 1 {
-			skip = inSummary // "Findings" adds to the summary rather than repeating it
+		if sec.title == "Findings" {
+			skip = inSummary // Findings adds to the summary rather than repeating it
 		}
-		cs := pick(q, plan.PerSection, skip)
+		// A section with no sentence that answers it is left out, not
+		// filled with sentences that share a word with it.
+		cs := pick(sec.query, [][]string{answerTerms(sec.query)}, plan.PerSection, skip)
 		if len(cs) == 0 {
 			continue
 		}
-		title := "Findings"
-		if len(questions) > 1 {
-			title = sentenceCase(oneLine(q))
-		}
-		fmt.Fprintf(&b, "## %s\n\n", title)
+		fmt.Fprintf(&b, "## %s\n\n", sec.title)
 		write(cs, true)
 		b.WriteString("\n")
 	}
