@@ -35,6 +35,7 @@ const (
 type Options struct {
 	Sink       string        // "auto" (default), "device", "file", "null"
 	Dir        string        // where the file sink writes WAVs (default os.TempDir()/hark; see fileDir)
+	Keep       int           // the file sink keeps Dir's newest Keep hark-*.wav files; 0 keeps all
 	Log        io.Writer     // where ALSA/oto noise and diagnostics go (never the terminal); nil discards
 	SampleRate int           // device rate, default 48000; everything else is resampled in Go
 	BufferSize time.Duration // player buffer, default 20ms (oto's default is ~500ms)
@@ -125,7 +126,7 @@ func openFile(opts Options, why, reason string) *Output {
 	if why != "" {
 		d += " (" + why + ")"
 	}
-	return &Output{kind: SinkFile, describe: d, reason: reason, sink: &fileSink{dir: dir, log: opts.Log}}
+	return &Output{kind: SinkFile, describe: d, reason: reason, sink: &fileSink{dir: dir, keep: opts.Keep, log: opts.Log}}
 }
 
 // fileDir is the directory the file sink saves into, as an absolute path:

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -244,6 +245,33 @@ func TestFileSinkKeepsAudioOnStop(t *testing.T) {
 	}
 	if pcm, _, _ := DecodeToPCM("wav", data, 0); len(pcm) != 3200 {
 		t.Errorf("saved %d bytes after Stop, want 3200", len(pcm))
+	}
+}
+
+// The file sink is a bounded cache: after each file it keeps the newest
+// Keep of its own files, and nothing else in the folder is touched.
+func TestFileSinkKeepsTheNewest(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "hark-tts-kept-by-hand.mp3")
+	os.WriteFile(mine, []byte("ID3"), 0o644)
+	out, _ := Open(Options{Sink: "file", Dir: dir, Keep: 3})
+	var saved []string
+	for range 5 {
+		p, _ := out.Play("pcm", 16000)
+		p.Write(s16Bytes(testSignal(160, 1)))
+		p.CloseWithError(nil)
+		waitDone(t, p, 5*time.Second)
+		saved = append(saved, p.SavedTo())
+		time.Sleep(10 * time.Millisecond) // distinct modification times
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "hark-*.wav"))
+	slices.Sort(left)
+	slices.Sort(saved[2:])
+	if !slices.Equal(left, saved[2:]) {
+		t.Errorf("kept %q, want the newest three %q", left, saved[2:])
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a file the sink did not write was removed: %v", err)
 	}
 }
 

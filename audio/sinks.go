@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -34,8 +36,9 @@ func (nullSink) stop(p *Playback)             { p.finish(nil) }
 // The header is written first with placeholder sizes and fixed at the end, so
 // a file cut short by a crash is still readable by tolerant players.
 type fileSink struct {
-	dir string
-	log io.Writer
+	dir  string
+	keep int // newest files kept in dir; 0 keeps all
+	log  io.Writer
 }
 
 var fileSeq atomic.Int64
@@ -94,6 +97,7 @@ func (s *fileSink) start(p *Playback, rate int) error {
 			p.mu.Unlock()
 		default:
 			fmt.Fprintf(s.log, "audio: saved %s\n", path)
+			s.prune()
 		}
 		p.finish(werr)
 	}()
@@ -105,3 +109,39 @@ func (s *fileSink) setVolume(*Playback, float64) {}
 
 // stop lets the writer goroutine finish the file with what it has.
 func (s *fileSink) stop(*Playback) {}
+
+// prune removes all but the newest keep of the sink's files (hark-*.wav)
+// from dir: previews and speech played with no device are a cache, not a
+// pile. Files of other names are never touched.
+func (s *fileSink) prune() {
+	if s.keep <= 0 {
+		return
+	}
+	names, err := filepath.Glob(filepath.Join(s.dir, "hark-*.wav"))
+	if err != nil || len(names) <= s.keep {
+		return
+	}
+	type file struct {
+		path string
+		mod  time.Time
+	}
+	files := make([]file, 0, len(names))
+	for _, n := range names {
+		if fi, err := os.Stat(n); err == nil {
+			files = append(files, file{n, fi.ModTime()})
+		}
+	}
+	// Newest first; names carry the time and a sequence number, so they
+	// order files written within one clock tick.
+	slices.SortFunc(files, func(a, b file) int {
+		if c := b.mod.Compare(a.mod); c != 0 {
+			return c
+		}
+		return strings.Compare(b.path, a.path)
+	})
+	for _, f := range files[min(s.keep, len(files)):] {
+		if err := os.Remove(f.path); err != nil {
+			fmt.Fprintf(s.log, "audio: prune %s: %v\n", f.path, err)
+		}
+	}
+}

@@ -56,8 +56,10 @@ func runTUI(ctx context.Context, a *App) error {
 	}
 	c.Audio, c.AudioState = lazyAudio(audio.Options{
 		Sink: a.cfg.AudioSink,
-		// Saved audio goes where the user's settings say, with exports.
-		Dir: a.cfg.OutputDir,
+		// Audio played with no sound device is a bounded cache; w saves
+		// a file where the user asks.
+		Dir:  a.cfg.PlayedDir(),
+		Keep: config.PlayedKeep,
 	}, a.logWriter)
 
 	p := tea.NewProgram(ui.New(c), tea.WithContext(ctx))

@@ -73,9 +73,11 @@ type Config struct {
 	// BaseURL is the gateway; "" means run the embedded gateway.
 	BaseURL string
 	// APIKey is secret: never print it, use MaskedKey.
-	APIKey    string
-	Provider  string
-	Voice     string
+	APIKey   string
+	Provider string
+	Voice    string
+	// OutputDir is where saved audio and exports go (default: the
+	// "output" folder of DataDir).
 	OutputDir string
 	// DataDir holds the embedded gateway's database and caches.
 	DataDir   string
@@ -98,6 +100,14 @@ type Config struct {
 
 // MaskedKey is the API key as it may be shown.
 func (c *Config) MaskedKey() string { return Mask(c.APIKey) }
+
+// PlayedDir is where audio played with no sound device (the file sink)
+// is kept: a bounded cache of the newest PlayedKeep files, pruned as new
+// ones are written. A file worth keeping is saved elsewhere with w.
+func (c *Config) PlayedDir() string { return filepath.Join(c.DataDir, "played") }
+
+// PlayedKeep is how many played files PlayedDir keeps.
+const PlayedKeep = 20
 
 // Mask hides a secret, keeping only enough to tell keys apart: the last
 // four characters of a key of 12 or more, nothing of a shorter one.
@@ -241,10 +251,13 @@ func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config
 		fileVal(prof.Provider, file.Provider), src{DefaultProvider, "default"})
 	c.Voice, c.Sources["voice"] = pick(src{f.Voice, "flag"}, src{getenv(EnvVoice), "env " + EnvVoice},
 		fileVal(prof.Voice, file.Voice), src{"", "default"})
-	c.OutputDir, c.Sources["output_dir"] = pick(src{f.OutputDir, "flag"}, src{getenv(EnvOutputDir), "env " + EnvOutputDir},
-		fileVal(prof.OutputDir, file.OutputDir), src{".", "default"})
 	c.DataDir, c.Sources["data_dir"] = pick(src{f.DataDir, "flag"}, src{getenv(EnvDataDir), "env " + EnvDataDir},
 		fileVal(prof.DataDir, file.DataDir), src{dataDir(getenv), "default"})
+	c.DataDir = expandHome(c.DataDir, getenv)
+	// Saved audio and exports go under the data directory unless asked
+	// otherwise, never into whatever directory hark was started in.
+	c.OutputDir, c.Sources["output_dir"] = pick(src{f.OutputDir, "flag"}, src{getenv(EnvOutputDir), "env " + EnvOutputDir},
+		fileVal(prof.OutputDir, file.OutputDir), src{filepath.Join(c.DataDir, "output"), "default"})
 	c.AudioSink, c.Sources["audio_sink"] = pick(src{f.AudioSink, "flag"}, src{getenv(EnvAudioSink), "env " + EnvAudioSink},
 		fileVal(prof.AudioSink, file.AudioSink), src{DefaultAudioSink, "default"})
 	c.LogLevel, c.Sources["log_level"] = pick(src{getenv(EnvLogLevel), "env " + EnvLogLevel},
@@ -293,7 +306,6 @@ func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config
 	}
 
 	c.OutputDir = expandHome(c.OutputDir, getenv)
-	c.DataDir = expandHome(c.DataDir, getenv)
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

@@ -153,6 +153,15 @@ func TestValidation(t *testing.T) {
 	if err != nil || c.File != "" || c.BaseURL != "" || c.DataDir != "/h/.local/share/hark" {
 		t.Errorf("no file: %+v %v", c, err)
 	}
+	// Saved audio and exports default to the data directory, never the
+	// directory hark was started in; played audio is a cache beside it.
+	if c.OutputDir != "/h/.local/share/hark/output" || c.Sources["output_dir"] != "default" || c.PlayedDir() != "/h/.local/share/hark/played" {
+		t.Errorf("output_dir %q (%s), played %q", c.OutputDir, c.Sources["output_dir"], c.PlayedDir())
+	}
+	c, _ = LoadWith(context.Background(), Flags{}, env(map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "HOME": "/h", EnvDataDir: "~/d"}))
+	if c.OutputDir != "/h/d/output" {
+		t.Errorf("output_dir %q with %s=~/d", c.OutputDir, EnvDataDir)
+	}
 }
 
 func TestMask(t *testing.T) {

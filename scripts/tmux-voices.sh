@@ -100,7 +100,12 @@ wait_for 'preview saved to a file \(REST\)' 30
 wait_for 'Audio goes to WAV files \(audio sink file\)'
 wait_for 'Saved to \(y copies the path\):'
 if screen | grep -q 'SSH'; then fail "the notice guesses SSH though the file sink was chosen"; fi
-ls "$work"/out/*.wav >/dev/null 2>&1 || fail "the preview wrote no WAV under $work/out"
+# Played audio is a cache under the data directory; nothing lands in the
+# output directory or the directory hark started in until w saves it.
+played="$work/data/hark/played"
+ls "$played"/hark-*.wav >/dev/null 2>&1 || fail "the preview wrote no WAV under $played"
+wait_for "$played/hark-"
+if ls "$work"/out/* "$work"/listen/* >/dev/null 2>&1; then fail "playing wrote files outside the cache: $(ls "$work/out" "$work/listen")"; fi
 wait_for 'p preview \(cached\)'
 keys p
 wait_for 'preview saved to a file \(cached\)' 30
@@ -129,16 +134,19 @@ wait_for '> format +mp3'
 keys Enter
 wait_for 'speech saved to a file \(REST\)' 30
 
-# Save the last audio.
+# Save the last audio: w offers a file in the output directory, enter
+# writes it, and only it.
 keys w
-wait_for "saved to $work/out/hark-tts-flite_slt-" 10
+wait_for "save as $work/out/hark-tts-flite_slt-" 10
+keys Enter
+wait_for "$work/out/hark-tts-flite_slt-.*\.mp3" 10
 saved=$(ls "$work"/out/hark-tts-flite_slt-*.mp3 2>/dev/null | head -1)
 [[ -n $saved ]] || fail "no mp3 saved in $work/out"
 
 # Listen: a WAV of speech chosen in the file picker, by stream (results
 # live, then the final text), then by REST.
 # The first preview's WAV: "Hello, this is a short sample of my voice."
-cp "$(ls "$work"/out/hark-2*.wav | head -1)" "$work/listen/hello.wav"
+cp "$(ls -tr "$played"/hark-2*.wav | head -1)" "$work/listen/hello.wav"
 keys ']'
 wait_for 'transport stream \(partial results live\)'
 keys o

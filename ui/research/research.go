@@ -8,7 +8,6 @@ package research
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -130,6 +129,8 @@ type Pane struct {
 	nextID    int
 	width     int
 	height    int
+	saveAs    common.SaveAs
+	saveFail  bool // the last save failed: w offers its path again
 }
 
 // New returns the Research pane.
@@ -148,7 +149,11 @@ func (p *Pane) Title() string            { return "Research" }
 func (p *Pane) Init() tea.Cmd            { return nil }
 func (p *Pane) KeyMap() help.KeyMap      { return Keys }
 func (p *Pane) Handles(slug string) bool { return slug == Slug }
-func (p *Pane) Capturing() bool          { return p.question.Focused() }
+func (p *Pane) Capturing() bool          { return p.question.Focused() || p.saveAs.Active() }
+
+// OwnsKeys reports that a path is being typed into the save-as prompt:
+// it takes every key (see common.TextAreaPane).
+func (p *Pane) OwnsKeys() bool { return p.saveAs.Active() }
 
 // LineEmpty reports that the question line has focus and nothing typed.
 func (p *Pane) LineEmpty() bool { return p.question.Focused() && p.question.Value() == "" }
@@ -240,6 +245,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		return p, nil
 	case savedMsg:
+		p.saveFail = msg.err != nil
 		if msg.err != nil {
 			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
 		}
@@ -262,6 +268,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return p, p.key(msg)
 	case tea.PasteMsg:
+		if p.saveAs.Active() {
+			return p, p.saveAs.Update(msg)
+		}
 		if p.question.Focused() {
 			var cmd tea.Cmd
 			p.question, cmd = p.question.Update(msg)
@@ -279,7 +288,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			return p, p.question.Focus()
 		}
 	}
-	return p, p.progress.Update(msg)
+	return p, tea.Batch(p.progress.Update(msg), p.saveAs.Update(msg))
 }
 
 func (p *Pane) byID(id int) *Session {
@@ -301,6 +310,13 @@ func (p *Pane) syncProgress() {
 }
 
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
+	if p.saveAs.Active() {
+		path, cmd := p.saveAs.Key(msg)
+		if path != "" {
+			return p.save(p.current, path)
+		}
+		return cmd
+	}
 	if p.question.Focused() {
 		switch {
 		case key.Matches(msg, Keys.Run):
@@ -344,7 +360,13 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.focus = focusHistory
 		}
 	case key.Matches(msg, Keys.Save):
-		return p.save(p.current)
+		if s := p.current; s != nil && s.Out != nil {
+			dir := p.c.OutputDir
+			if dir == "" {
+				dir = "."
+			}
+			return p.saveAs.Open(filepath.Join(dir, reportName(s)), p.saveFail, p.c.Styles)
+		}
 	case msg.String() == "esc":
 		p.focus = focusReport
 	default:
@@ -512,23 +534,19 @@ func (p *Pane) render(s *Session) tea.Cmd {
 	}
 }
 
-// save writes the report with its question and sources as markdown.
-func (p *Pane) save(s *Session) tea.Cmd {
+// reportName is the file name offered for a session's report.
+func reportName(s *Session) string { return "research-" + s.Started.Format("20060102-150405") + ".md" }
+
+// save writes the report with its question and sources as markdown to
+// path, a new file (a folder gets the offered name inside it).
+func (p *Pane) save(s *Session, path string) tea.Cmd {
 	if s == nil || s.Out == nil {
 		return nil
 	}
-	dir := p.c.OutputDir
-	if dir == "" {
-		dir = "."
-	}
-	path := filepath.Join(dir, "research-"+s.Started.Format("20060102-150405")+".md")
-	body := Markdown(s)
-	id := s.ID
+	body, name, id := Markdown(s), reportName(s), s.ID
 	return func() tea.Msg {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return savedMsg{id: id, err: fmt.Errorf("save report: %w", err)}
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		path, err := common.WriteNew(path, name, []byte(body))
+		if err != nil {
 			return savedMsg{id: id, err: fmt.Errorf("save report: %w", err)}
 		}
 		return savedMsg{id: id, path: path}
@@ -576,6 +594,9 @@ func (p *Pane) View() string {
 		if s.Err != nil {
 			top = append(top, common.ErrorView(st, s.Err, p.width))
 		}
+	}
+	if p.saveAs.Active() {
+		top = append(top, p.saveAs.View(st, p.width))
 	}
 	header := strings.Join(top, "\n")
 	hh := len(strings.Split(header, "\n"))

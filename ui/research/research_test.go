@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -140,17 +141,40 @@ func TestSourcesOpenInPagesAndSave(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].(common.OpenPagesMsg).URLs[0] != "https://example.com/b" {
 		t.Fatalf("open source gave %v", msgs)
 	}
-	var saved string
-	uitest.Settle(func(m tea.Msg) tea.Cmd {
-		if n, ok := m.(common.NoticeMsg); ok {
-			saved = strings.TrimPrefix(n.Text, "saved ")
-		}
-		_, c := p.Update(m)
-		return c
-	}, func() tea.Cmd { _, c := p.Update(uitest.Press("w")); return c }())
+	var saved, failed string
+	save := func() {
+		p.Update(uitest.Press("w"))
+		uitest.Settle(func(m tea.Msg) tea.Cmd {
+			switch n := m.(type) {
+			case common.NoticeMsg:
+				saved = strings.TrimPrefix(n.Text, "saved ")
+			case common.ErrorMsg:
+				failed = n.Err.Error()
+			}
+			_, c := p.Update(m)
+			return c
+		}, func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	}
+	// w offers a new file in the output directory; enter writes it.
+	p.Update(uitest.Press("w"))
+	if v := uitest.Plain(p.View()); !p.OwnsKeys() || !strings.Contains(v, "save as "+c.OutputDir+"/research-") {
+		t.Fatalf("w did not offer a path in %s:\n%s", c.OutputDir, v)
+	}
+	p.Update(uitest.Press("esc"))
+	if p.OwnsKeys() {
+		t.Fatal("esc left the save-as prompt open")
+	}
+	save()
 	b, err := os.ReadFile(saved)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || filepath.Dir(saved) != c.OutputDir {
+		t.Fatalf("saved %q: %v", saved, err)
+	}
+	// The same name again (same session, same start time) is refused,
+	// and the file is left as it was.
+	saved = ""
+	save()
+	if saved != "" || !strings.Contains(failed, "exists") {
+		t.Errorf("second save: saved %q, error %q", saved, failed)
 	}
 	for _, want := range []string{"# Terminal UIs\n\n> q\n", "They are **fast** over SSH.", "1. [Charm](https://charm.sh)", "2. [https://example.com/b](https://example.com/b)"} {
 		if !strings.Contains(string(b), want) {

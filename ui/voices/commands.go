@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -364,30 +362,28 @@ func waitPlayback(ctx context.Context, pb *audio.Playback, paused *atomic.Bool) 
 	}
 }
 
-// saveCmd writes a clip to dir: pcm as WAV, wav and mp3 as they are.
-func saveCmd(cl *clip, dir string) tea.Cmd {
+// saveCmd writes a clip to path, a new file: pcm as WAV, wav and mp3 as
+// they are.
+func saveCmd(cl *clip, path string, now time.Time) tea.Cmd {
 	return func() tea.Msg {
-		path, err := saveClip(cl, dir, time.Now())
+		path, err := saveClip(cl, path, now)
 		return savedMsg{path: path, err: err}
 	}
 }
 
-func saveClip(cl *clip, dir string, now time.Time) (string, error) {
-	if cl == nil || len(cl.data) == 0 {
-		return "", errors.New("save: no audio yet")
-	}
-	if dir == "" {
-		dir = "."
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("save: %w", err)
-	}
+// clipName is the file name offered for a clip.
+func clipName(cl *clip, now time.Time) string {
 	ext := cl.format
 	if ext == api.FormatPCM || ext == "" {
 		ext = "wav"
 	}
-	name := fmt.Sprintf("hark-tts-%s-%s.%s", fileSafe(cl.voice), now.Format("20060102-150405"), ext)
-	path := filepath.Join(dir, name)
+	return fmt.Sprintf("hark-tts-%s-%s.%s", fileSafe(cl.voice), now.Format("20060102-150405"), ext)
+}
+
+func saveClip(cl *clip, path string, now time.Time) (string, error) {
+	if cl == nil || len(cl.data) == 0 {
+		return "", errors.New("save: no audio yet")
+	}
 	var buf bytes.Buffer
 	if cl.format == api.FormatPCM || cl.format == "" {
 		if err := audio.WriteWAV(&buf, cl.data, cl.rate); err != nil {
@@ -396,7 +392,8 @@ func saveClip(cl *clip, dir string, now time.Time) (string, error) {
 	} else {
 		buf.Write(cl.data)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	path, err := common.WriteNew(path, clipName(cl, now), buf.Bytes())
+	if err != nil {
 		return "", fmt.Errorf("save: %w", err)
 	}
 	return path, nil

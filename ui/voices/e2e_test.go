@@ -208,7 +208,7 @@ func TestVoicesE2EChild(t *testing.T) {
 	second := wait("the cached preview", isDone).report
 	keys("enter", "enter")
 	spoken := wait("the speech", isDone).report
-	keys("w")
+	keys("w", "enter")
 	saved := wait("the saved file", func(ev e2eEvent) bool { _, ok := ev.msg.(savedMsg); return ok }).report
 	spoken.SavedPath, spoken.SaveErr = saved.SavedPath, saved.SaveErr
 

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,7 @@ type Pane struct {
 	last        *clip
 	savedTo     string
 	saveErr     error
+	saveAs      common.SaveAs
 
 	// Listen
 	picker     filepicker.Model
@@ -211,12 +213,13 @@ func (p *Pane) Init() tea.Cmd {
 
 // Capturing reports that a text field or the file picker has the keys.
 func (p *Pane) Capturing() bool {
-	return p.filtering || p.editing || p.rtEditing || p.picking
+	return p.filtering || p.editing || p.rtEditing || p.picking || p.saveAs.Active()
 }
 
-// OwnsKeys reports that the Speak text area is being edited: it takes
-// every key, ctrl+k included (see common.TextAreaPane).
-func (p *Pane) OwnsKeys() bool { return p.editing }
+// OwnsKeys reports that the Speak text area is being edited, or a path
+// typed into the save-as prompt: it takes every key, ctrl+k included (see
+// common.TextAreaPane).
+func (p *Pane) OwnsKeys() bool { return p.editing || p.saveAs.Active() }
 
 // KeyMap gives the bindings of the current section.
 func (p *Pane) KeyMap() help.KeyMap { return p.keys.help(p.section, p.Capturing()) }
@@ -291,6 +294,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		p.rtInput, cmd = p.rtInput.Update(msg)
 		cmds = append(cmds, cmd)
 	}
+	cmds = append(cmds, p.saveAs.Update(msg))
 	p.picker, cmd = p.picker.Update(msg)
 	cmds = append(cmds, cmd)
 	return p, tea.Batch(cmds...)
@@ -299,6 +303,12 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.keys
 	switch {
+	case p.saveAs.Active():
+		path, cmd := p.saveAs.Key(msg)
+		if path != "" {
+			return saveCmd(p.last, path, p.c.Now())
+		}
+		return cmd
 	case p.filtering:
 		switch msg.String() {
 		case "enter", "tab":
@@ -666,13 +676,21 @@ func (p *Pane) togglePause() tea.Cmd {
 	}
 }
 
+// save opens the save-as prompt for the last audio, offering a new file
+// in the output directory; enter writes that one file.
 func (p *Pane) save() tea.Cmd {
 	cl := p.last
 	if cl == nil || len(cl.data) == 0 {
 		p.savedTo, p.saveErr = "", errText("save: no audio yet; speak something first")
 		return nil
 	}
-	return saveCmd(cl, p.c.OutputDir)
+	dir := p.c.OutputDir
+	if dir == "" {
+		dir = "."
+	}
+	retry := p.saveErr != nil
+	p.savedTo, p.saveErr = "", nil
+	return p.saveAs.Open(filepath.Join(dir, clipName(cl, p.c.Now())), retry, p.c.Styles)
 }
 
 // stopAll stops whatever runs in the current section.

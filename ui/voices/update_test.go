@@ -368,10 +368,12 @@ func TestRoundTripMessages(t *testing.T) {
 	if !strings.Contains(v, "words matched 44%") {
 		t.Errorf("match not shown:\n%s", v)
 	}
-	// w saves the spoken audio and says where, in this section.
-	cmd := p.update(t, keyMsg("w"))
+	// w offers a path, enter saves the spoken audio there and says
+	// where, in this section.
+	press(p, t, "w")
+	cmd := p.update(t, keyMsg("enter"))
 	if cmd == nil {
-		t.Fatal("w did not save")
+		t.Fatal("w, enter did not save")
 	}
 	p.update(t, cmd())
 	if v := ansi.Strip(p.View()); p.savedTo == "" || !strings.Contains(v, "saved to "+filepath.Dir(p.savedTo)) {
@@ -396,18 +398,29 @@ func TestWordMatch(t *testing.T) {
 	}
 }
 
+// w opens a save-as prompt offering a new file in the output directory;
+// enter writes exactly that one file, a typed path is honoured, an
+// existing file is never overwritten, and esc saves nothing.
 func TestSave(t *testing.T) {
 	p := newTestPane(t, 100, 28)
 	p.SetSection(SectionSpeak)
 	press(p, t, "w")
-	if p.saveErr == nil {
+	if p.saveErr == nil || p.saveAs.Active() {
 		t.Fatal("saving with no audio should say so")
 	}
 	pcm := make([]byte, 22050*2/10)
 	p.last = &clip{data: pcm, format: "pcm", rate: 22050, voice: "espeak:en-us"}
-	cmd := p.update(t, keyMsg("w"))
+	press(p, t, "w")
+	if !p.saveAs.Active() || !p.OwnsKeys() {
+		t.Fatal("w did not open the save-as prompt")
+	}
+	v := ansi.Strip(p.View())
+	if !strings.Contains(v, "save as "+p.c.OutputDir) || !strings.Contains(v, "espeak_en-us") {
+		t.Errorf("the prompt does not offer a file in the output directory:\n%s", v)
+	}
+	cmd := p.update(t, keyMsg("enter"))
 	if cmd == nil {
-		t.Fatal("w did not save")
+		t.Fatal("enter did not save")
 	}
 	msg := cmd().(savedMsg)
 	if msg.err != nil {
@@ -421,11 +434,48 @@ func TestSave(t *testing.T) {
 	if !bytes.HasPrefix(b, []byte("RIFF")) || len(b) != 44+len(pcm) || !strings.HasSuffix(msg.path, ".wav") {
 		t.Errorf("saved %s: %d bytes, header %q", msg.path, len(b), b[:4])
 	}
-	if !strings.HasPrefix(msg.path, p.c.OutputDir) || !strings.Contains(msg.path, "espeak_en-us") {
-		t.Errorf("saved to %s, want under %s", msg.path, p.c.OutputDir)
+	if filepath.Dir(msg.path) != p.c.OutputDir || !strings.Contains(msg.path, "espeak_en-us") {
+		t.Errorf("saved to %s, want in %s", msg.path, p.c.OutputDir)
 	}
-	if !strings.Contains(ansi.Strip(p.View()), "saved to") {
-		t.Error("view does not say where it saved")
+	if v := ansi.Strip(p.View()); !strings.Contains(v, msg.path) {
+		t.Errorf("view does not say where it saved:\n%s", v)
+	}
+	if files, _ := os.ReadDir(p.c.OutputDir); len(files) != 1 {
+		t.Errorf("one save wrote %d files", len(files))
+	}
+
+	// A path the user types is where the one file goes.
+	want := filepath.Join(t.TempDir(), "takes", "mine.wav")
+	press(p, t, "w")
+	for range 200 {
+		press(p, t, "backspace")
+	}
+	typeText(p, t, want)
+	if d := p.update(t, keyMsg("enter"))().(savedMsg); d.err != nil || d.path != want {
+		t.Fatalf("saved %q, %v; want %q", d.path, d.err, want)
+	}
+	// The same path again is refused, and w offers it again to edit.
+	press(p, t, "w")
+	for range 200 {
+		press(p, t, "backspace")
+	}
+	typeText(p, t, want)
+	d := p.update(t, keyMsg("enter"))().(savedMsg)
+	p.update(t, d)
+	if d.err == nil || !strings.Contains(d.err.Error(), "exists") {
+		t.Fatalf("overwrote %s: %v", want, d.err)
+	}
+	press(p, t, "w")
+	if !strings.Contains(ansi.Strip(p.View()), "save as "+want) {
+		t.Errorf("after a refused save, w should offer the path typed:\n%s", ansi.Strip(p.View()))
+	}
+	// esc closes the prompt and writes nothing.
+	press(p, t, "esc")
+	if p.saveAs.Active() || p.OwnsKeys() {
+		t.Error("esc left the prompt open")
+	}
+	if files, _ := os.ReadDir(p.c.OutputDir); len(files) != 1 {
+		t.Errorf("output directory holds %d files", len(files))
 	}
 }
 
@@ -574,7 +624,7 @@ func TestSpeakFileNoticeFitsAt80x24(t *testing.T) {
 	v := strings.Join(lines, "\n")
 	for _, want := range []string{"speech saved to a file (stream)", "written", "No sound device could be opened",
 		"Saved to (y copies the path):\n/home/demo/.cache/tmp/hark/hark-20261122-050311-29048-13.wav",
-		"saved to /home/demo/hark-tts-flite_slt-20261122-050349.wav", "│ This is a much longer", "loudness"} {
+		"saved to /home/demo/hark-tts-flite_slt-20261122-050349.wav", "│ This is a", "loudness"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("80x21 view lacks %q:\n%s", want, v)
 		}

@@ -170,11 +170,7 @@ func (p *Pane) viewSpeak(w, h int) string {
 	} else {
 		bottom.WriteString(st.Dim.Render("Nothing played yet."))
 	}
-	if p.saveErr != nil {
-		bottom.WriteString("\n" + st.Err.Render(wrap(p.saveErr.Error(), w)))
-	} else if p.savedTo != "" {
-		bottom.WriteString("\n" + st.OK.Render(wrap("saved to "+p.savedTo, w)))
-	}
+	bottom.WriteString(p.saveLine(w))
 	bottomLines := strings.Count(bottom.String(), "\n") + 1
 
 	var controls strings.Builder
@@ -337,6 +333,26 @@ func (p *Pane) fileNotice(ps *playState, w int) string {
 		return why + "\n" + wrap("The audio is being saved to a WAV file.", w)
 	}
 	return why + "\n" + "Saved to (y copies the path):" + "\n" + ps.savedTo
+}
+
+// saveLine is the save-as prompt while it is open, else what the last
+// save did, on lines of their own after a newline; "" when none.
+func (p *Pane) saveLine(w int) string {
+	st := p.styles()
+	switch {
+	case p.saveAs.Active():
+		return "\n" + p.saveAs.View(st, w)
+	case p.saveErr != nil:
+		return "\n" + st.Err.Render(wrap(p.saveErr.Error(), w))
+	case p.savedTo != "":
+		// Never wrapped mid-path: on a line of its own when it does not
+		// fit beside the words, so it can be copied.
+		if lipgloss.Width("saved to "+p.savedTo) <= w {
+			return "\n" + st.OK.Render("saved to ") + p.savedTo
+		}
+		return "\n" + st.OK.Render("saved to") + "\n" + p.savedTo
+	}
+	return ""
 }
 
 // --- Listen ---
@@ -502,11 +518,7 @@ func (p *Pane) viewRoundTrip(w, h int) string {
 		facts = append(facts, "speak "+dur(rt.ttsTime), "listen "+dur(rt.sttTime))
 		b.WriteString(st.OK.Render(strings.Join(facts, " · ")))
 	}
-	if p.saveErr != nil {
-		b.WriteString("\n" + st.Err.Render(wrap(p.saveErr.Error(), w)))
-	} else if p.savedTo != "" {
-		b.WriteString("\n" + st.OK.Render(wrap("saved to "+p.savedTo, w)))
-	}
+	b.WriteString(p.saveLine(w))
 	return b.String()
 }
 

@@ -1,0 +1,133 @@
+package common
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// SaveAs is the one-line "save as" prompt that `w` opens: it offers a
+// path (the output directory and a fresh name), the user edits it or
+// accepts it, and exactly one file is written there. While it is open
+// the pane gives it every key (see TextAreaPane), so typing a path never
+// switches panes.
+type SaveAs struct {
+	input  textinput.Model
+	active bool
+	last   string // the path last asked for, offered again after an error
+}
+
+// Open shows the prompt with path, or with the path last asked for when
+// that save failed (retry is true).
+func (s *SaveAs) Open(path string, retry bool, st *Styles) tea.Cmd {
+	if s.input.CharLimit == 0 {
+		s.input = textinput.New()
+		s.input.Prompt = ""
+		s.input.CharLimit = 4096
+	}
+	if st != nil {
+		s.input.SetStyles(st.InputStyles())
+	}
+	if retry && s.last != "" {
+		path = s.last
+	}
+	s.input.SetValue(path)
+	s.input.CursorEnd()
+	s.active = true
+	return s.input.Focus()
+}
+
+// Active reports that the prompt is open.
+func (s *SaveAs) Active() bool { return s.active }
+
+// Close hides the prompt.
+func (s *SaveAs) Close() {
+	s.active = false
+	s.input.Blur()
+}
+
+// Key handles a key while the prompt is open. On enter it closes and
+// returns the path to save to (with ~ expanded); on esc it closes and
+// returns "".
+func (s *SaveAs) Key(msg tea.KeyPressMsg) (path string, cmd tea.Cmd) {
+	switch msg.String() {
+	case "enter":
+		p := strings.TrimSpace(s.input.Value())
+		if p == "" {
+			return "", nil
+		}
+		s.Close()
+		s.last = p
+		return ExpandHome(p), nil
+	case "esc":
+		s.Close()
+		return "", nil
+	}
+	s.input, cmd = s.input.Update(msg)
+	return "", cmd
+}
+
+// Update passes non-key messages (the cursor's blink) to the input.
+func (s *SaveAs) Update(msg tea.Msg) tea.Cmd {
+	if !s.active {
+		return nil
+	}
+	var cmd tea.Cmd
+	s.input, cmd = s.input.Update(msg)
+	return cmd
+}
+
+// View is the prompt in two lines at width w.
+func (s *SaveAs) View(st *Styles, w int) string {
+	label := "save as "
+	s.input.SetWidth(max(10, w-lipgloss.Width(label)-1))
+	return st.Key.Render(label) + s.input.View() + "\n" +
+		st.Dim.Render("enter saves · esc cancels · an existing file is never overwritten")
+}
+
+// ExpandHome expands a leading ~/ to the home directory.
+func ExpandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, p[1:])
+		}
+	}
+	return p
+}
+
+// WriteNew writes data to path, a new file: its directory is made if
+// need be; an existing directory gets the file named name inside it; an
+// existing file is an error, never overwritten. It returns the path
+// written.
+func WriteNew(path, name string, data []byte) (string, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, name)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("%s exists; press w and choose another name", path)
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return path, nil
+}
