@@ -32,6 +32,8 @@ type App struct {
 	// onCall, when set before the first client call, observes every
 	// gateway call (the TUI's status bar uses it).
 	onCall func(api.CallInfo)
+	// retry is the client's retry policy (zero: the defaults).
+	retry api.RetryPolicy
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -69,7 +71,7 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 		}
 		base, key = b, k
 	}
-	cl, err := api.New(api.Options{BaseURL: base, APIKey: key, OnCall: a.onCall})
+	cl, err := api.New(api.Options{BaseURL: base, APIKey: key, OnCall: a.onCall, Retry: a.retry})
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -355,6 +356,73 @@ func TestCompletion(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "hark") {
 			t.Errorf("%s: %d %s", sh, code, errs)
 		}
+	}
+}
+
+// Completion asks the configured gateway, the embedded one included:
+// tool slugs, enum values of flags and of -i inputs, and voices.
+func TestCompletionFromTheEmbeddedGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real local engines")
+	}
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_API_KEY", "")
+	complete := func(args ...string) []string {
+		t.Helper()
+		code, out, errs := hark(t, nil, "", append([]string{"__complete"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errs)
+		}
+		var words []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if l != "" && !strings.HasPrefix(l, ":") {
+				w, _, _ := strings.Cut(l, "\t")
+				words = append(words, w)
+			}
+		}
+		return words
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"invoke", ""}, []string{"vendor_search", "vendor_extract", "vendor_crawl", "vendor_map", "vendor_research"}},
+		{[]string{"search", "--topic", ""}, []string{"general", "news", "finance"}},
+		{[]string{"research", "--model", ""}, []string{"mini", "pro", "auto"}},
+		{[]string{"extract", "--format", ""}, []string{"markdown", "text"}},
+		{[]string{"invoke", "vendor_search", "-i", "topic="}, []string{"topic=general", "topic=news", "topic=finance"}},
+		{[]string{"search", "-i", "time_"}, []string{"time_range="}},
+		{[]string{"tts", "--voice", "flite:"}, []string{"flite:kal", "flite:kal16", "flite:awb", "flite:rms", "flite:slt"}},
+		{[]string{"tts", "--format", ""}, []string{"pcm", "mp3", "wav"}},
+		{[]string{"--audio-sink", ""}, []string{"auto", "device", "file", "null"}},
+	} {
+		got := complete(tc.args...)
+		for _, w := range tc.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q completes %q, lacking %q", tc.args, got, w)
+			}
+		}
+	}
+	// A free-text flag offers nothing rather than something wrong.
+	if got := complete("search", "--country", ""); len(got) != 0 {
+		t.Errorf("--country completes %q", got)
+	}
+}
+
+// A gateway that cannot be reached completes nothing, without retries, and prints
+// no error into the line being typed.
+func TestCompletionWithoutAGateway(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	t.Setenv("HARK_BASE_URL", "http://"+addr)
+	t.Setenv("HARK_API_KEY", "sk-test-000000")
+	code, out, errs := hark(t, nil, "", "__complete", "invoke", "")
+	if code != 0 || strings.Contains(out, "vendor_") || strings.Contains(out, "error") {
+		t.Errorf("exit %d, out %q, err %q", code, out, errs)
 	}
 }
 

@@ -53,6 +53,8 @@ embedded in hark itself.`,
 	pf.StringVar(&a.flags.DataDir, "data-dir", "", "embedded gateway data (env HARK_DATA_DIR, default $XDG_DATA_HOME/hark)")
 	pf.StringVar(&a.flags.AudioSink, "audio-sink", "", "audio output: auto, device, file or null (env HARK_AUDIO_SINK)")
 	pf.BoolVar(&a.jsonOut, "json", false, "print the gateway's raw data as JSON, for scripts")
+	root.RegisterFlagCompletionFunc("voice", a.completeVoices)
+	root.RegisterFlagCompletionFunc("audio-sink", fixed(config.DefaultAudioSink, "device", "file", "null"))
 
 	for _, mk := range []func(*App) *cobra.Command{
 		newToolsCmd, newInvokeCmd, newSearchCmd, newExtractCmd, newCrawlCmd, newMapCmd, newResearchCmd,

@@ -140,26 +140,13 @@ object on stdin when stdin is not a terminal. -i flags override the file.`,
 		},
 	}
 	in.register(cmd)
+	a.completeInputFlag(cmd, func(args []string) string {
+		if len(args) > 0 {
+			return args[0]
+		}
+		return ""
+	})
 	return cmd
-}
-
-func (a *App) completeTools(cmd *cobra.Command) []cobra.Completion {
-	if a.load(cmd.Context()) != nil || a.cfg.BaseURL == "" {
-		return nil // never start an embedded gateway to complete a word
-	}
-	cl, err := a.client(cmd.Context())
-	if err != nil {
-		return nil
-	}
-	tools, err := cl.Tools(cmd.Context())
-	if err != nil {
-		return nil
-	}
-	var out []cobra.Completion
-	for _, t := range tools {
-		out = append(out, cobra.CompletionWithDesc(t.Slug, oneLine(t.Description)))
-	}
-	return out
 }
 
 // Size limits of what the commands read.

@@ -169,6 +169,7 @@ pcm. --stream uses the WebSocket endpoint and writes audio as it arrives.`,
 	f.IntVar(&volume, "loudness", 0, "loudness (provider's range)")
 	f.BoolVar(&stream, "stream", false, "use the streaming endpoint")
 	f.StringVar(&extra, "extra", "", "provider pass-through parameters, a JSON object")
+	cmd.RegisterFlagCompletionFunc("format", fixed(api.FormatPCM, api.FormatMP3, api.FormatWAV))
 	return cmd
 }
 

@@ -19,13 +19,15 @@ import (
 // -i still reaches every input the gateway lists.
 
 type webFlags struct {
+	a    *App
+	tool string
 	in   inputFlags
 	set  map[string]func() any // input name -> value, applied when the flag was given
 	flag map[string]string     // input name -> flag name
 }
 
 func newWebCmd(a *App, tool, use, short string, positional func(args []string) (string, any), setup func(cmd *cobra.Command, w *webFlags)) *cobra.Command {
-	w := &webFlags{set: map[string]func() any{}, flag: map[string]string{}}
+	w := &webFlags{a: a, tool: tool, set: map[string]func() any{}, flag: map[string]string{}}
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -46,6 +48,7 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 		},
 	}
 	w.in.register(cmd)
+	a.completeInputFlag(cmd, func([]string) string { return tool })
 	setup(cmd, w)
 	return cmd
 }
@@ -58,6 +61,9 @@ func (w *webFlags) intFlag(cmd *cobra.Command, flag, input, usage string) {
 func (w *webFlags) strFlag(cmd *cobra.Command, flag, input, usage string) {
 	p := cmd.Flags().String(flag, "", usage)
 	w.set[input], w.flag[input] = func() any { return *p }, flag
+	// The values come from the live tool list: an input the gateway
+	// lists with an enum completes; any other completes nothing.
+	cmd.RegisterFlagCompletionFunc(flag, w.a.completeEnum(w.tool, input))
 }
 
 func (w *webFlags) boolFlag(cmd *cobra.Command, flag, input, usage string) {

@@ -12,6 +12,7 @@ packages=(
 	pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev   # recognition
 	libasound2-dev alsa-utils pulseaudio-utils   # playback (oto) and capture
 	tmux                                   # the end-to-end TUI tests
+	bash-completion                        # what "hark completion bash" scripts load with
 )
 
 missing=()
