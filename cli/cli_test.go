@@ -436,15 +436,6 @@ func TestRenderMarkdown(t *testing.T) {
 	}
 }
 
-func TestPickVoice(t *testing.T) {
-	vs := []api.Voice{{Value: "af", Language: "af"}, {Value: "gb", Language: "en-gb"}, {Value: "us", Language: "en-us"}, {Value: "fr", Language: "fr-fr"}}
-	for loc, want := range map[string]string{"en_US.UTF-8": "us", "en_GB.UTF-8": "gb", "C": "us", "": "us", "fr_FR": "fr", "de_DE": "af", "en_AU": "gb"} {
-		if got := pickVoice(vs, loc).Value; got != want {
-			t.Errorf("%q: %s, want %s", loc, got, want)
-		}
-	}
-}
-
 // TestEmbeddedGatewayEndToEnd runs the commands against hark's own
 // embedded gateway (real engines over real loopback HTTP and WebSocket),
 // when this build has one.

@@ -250,38 +250,7 @@ func firstVoice(ctx context.Context, cl *api.Client, provider string) (string, e
 	if len(voices) == 0 {
 		return "", usagef("no voice configured and provider %s lists none; set --voice or HARK_VOICE", provider)
 	}
-	return pickVoice(voices, locale()).Value, nil
-}
-
-func locale() string {
-	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		if v := os.Getenv(k); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func pickVoice(voices []api.Voice, loc string) api.Voice {
-	loc, _, _ = strings.Cut(loc, ".")
-	loc = strings.ToLower(strings.ReplaceAll(loc, "_", "-"))
-	if loc == "" || loc == "c" || loc == "posix" {
-		loc = "en-us"
-	}
-	lang, _, _ := strings.Cut(loc, "-")
-	for _, want := range []string{loc, lang} {
-		for _, v := range voices {
-			if strings.ToLower(v.Language) == want {
-				return v
-			}
-		}
-	}
-	for _, v := range voices {
-		if strings.HasPrefix(strings.ToLower(v.Language), lang+"-") {
-			return v
-		}
-	}
-	return voices[0]
+	return api.DefaultVoice(voices, api.Locale()).Value, nil
 }
 
 // audioOut is where audio goes: a file (written to a temporary name and

@@ -523,7 +523,7 @@ func (p *Pane) onVoices(msg voicesMsg) tea.Cmd {
 	// Preselect the configured voice, and fill in its details.
 	want := p.voice.Value
 	if want == "" {
-		want = preferredVoice(msg.voices)
+		want = api.DefaultVoice(msg.voices, api.Locale()).Value
 	}
 	if want != "" && p.list.Select(want) {
 		p.voice, _ = p.list.Selected()
@@ -531,22 +531,6 @@ func (p *Pane) onVoices(msg voicesMsg) tea.Cmd {
 		p.voice = v
 	}
 	return nil
-}
-
-// preferredVoice is the voice to start on when none is configured: the
-// first US English one, else any English one, else none (the list's first).
-func preferredVoice(vs []api.Voice) string {
-	best := ""
-	for _, v := range vs {
-		l := strings.ToLower(v.Language)
-		if l == "en-us" {
-			return v.Value
-		}
-		if best == "" && languageCode(l) == "en" {
-			best = v.Value
-		}
-	}
-	return best
 }
 
 // preview speaks the selected voice's sample sentence, from the cache
