@@ -249,6 +249,8 @@ wait_for "Sources ("
 keys Enter
 wait_for "‹ http://127.0.0.1" 15
 keys 3 w
+wait_for "save as $work/out/research-"
+keys Enter
 wait_for "saved "
 ls "$work/out"/research-*.md >/dev/null 2>&1 || fail "no research-*.md in the output dir"
 grep -q "what about zebra crossings" "$work/out"/research-*.md || fail "the saved report lacks its question"

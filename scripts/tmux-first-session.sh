@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# A new user's first session, in a real terminal: bash at 80x24 in tmux,
+# with a fresh home (no config, no data) and hark on PATH, read back with
+# capture-pane at each step:
+#   1. shell completion (bash-completion loaded, "hark completion bash"
+#      sourced) completes tool slugs and enum flags from the embedded
+#      gateway;
+#   2. hark opens; the digits the tab bar advertises switch panes from the
+#      empty query and question lines, and type nothing into them;
+#   3. a folder of documentation is indexed from the CLI while the TUI
+#      runs, then searched in the TUI, and a result opened in Pages;
+#   4. research runs and is saved with w into the data directory;
+#   5. after quitting, "hark tts TEXT | hark stt -" gives the words back;
+#   6. nothing was written to the directory hark was started in.
+#
+# Usage: scripts/tmux-first-session.sh      (builds hark from this tree)
+#        HARK_BIN=/path/to/hark scripts/tmux-first-session.sh
+# Exits non-zero, printing the screen, when a step fails. Needs tmux,
+# bash-completion, espeak-ng, flite and pocketsphinx (scripts/setup.sh).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$(mktemp -d /tmp/hfs.XXXXXX)
+sock="hark-first-$$"
+cleanup() {
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	# hark may still be closing its files under $work for a moment.
+	rm -rf "$work" 2>/dev/null || { sleep 1; rm -rf "$work"; }
+}
+trap cleanup EXIT
+
+completion=/usr/share/bash-completion/bash_completion
+[ -f "$completion" ] || { echo "tmux-first-session: bash-completion is not installed (scripts/setup.sh installs it)" >&2; exit 2; }
+mkdir -p "$work/home" "$work/bin" "$work/cwd" "$work/docs"
+if [[ -n ${HARK_BIN:-} ]]; then
+	cp "$HARK_BIN" "$work/bin/hark"
+else
+	go build -o "$work/bin/hark" .
+fi
+# Real documentation pages (see gateway/web/testdata/extract/SOURCES.md).
+cp "$root"/gateway/web/testdata/extract/*.html "$work/docs/"
+
+screen() { tmux -L "$sock" capture-pane -p -t first; }
+
+fail() {
+	echo "tmux-first-session: FAIL: $*" >&2
+	echo "----- screen -----" >&2
+	screen >&2 || true
+	echo "------------------" >&2
+	exit 1
+}
+
+# wait_for PATTERN [SECONDS]: until the screen matches the extended regex.
+wait_for() {
+	local pattern=$1 limit=${2:-20} i
+	for ((i = 0; i < limit * 10; i++)); do
+		if screen | grep -Eq -- "$pattern"; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "waited ${limit}s for /$pattern/"
+}
+
+# keys sends each key on its own, so that esc and the next key are not
+# read as alt+key.
+keys() {
+	local k
+	for k in "$@"; do
+		tmux -L "$sock" send-keys -t first "$k"
+		sleep 0.2
+	done
+}
+text() { tmux -L "$sock" send-keys -t first -l "$1"; sleep 0.2; }
+
+# The user's environment: a fresh home, nothing configured.
+user_env=(env -i HOME="$work/home" PATH="$work/bin:/usr/local/bin:/usr/bin:/bin" TERM=xterm-256color LANG=C.UTF-8)
+tmux -L "$sock" new-session -d -s first -x 80 -y 24 -c "$work/cwd" "${user_env[@]}" bash --norc --noprofile
+tmux -L "$sock" set-option -t first history-limit 0 >/dev/null
+text "PS1='$ '; source $completion; source <(hark completion bash); clear"
+keys Enter
+sleep 0.5
+
+# 1. Completion from the embedded gateway: a slug, then an enum flag.
+text "hark invoke vendor_r"
+keys Tab
+wait_for 'hark invoke vendor_research' 10
+keys C-u
+text "hark search --topic "
+keys Tab Tab
+wait_for 'finance +general +news' 10
+keys C-u C-l
+
+# 2. hark opens on Search; the digits switch panes from the empty lines.
+text "hark"
+keys Enter
+wait_for '1 Search' 10
+wait_for 'embedded · workspace local' 15
+keys 3
+wait_for 'what do you want researched\?'
+keys 4
+wait_for 'Voices +Speak +Listen' 10
+keys 2
+wait_for 'No pages yet'
+keys 1
+wait_for 'search the web…'
+if screen | grep -Eq '› *[0-9]'; then fail "a digit was typed into the query"; fi
+
+# 3. A folder indexed from the CLI while the TUI runs, then searched.
+"${user_env[@]}" hark index "$work/docs" >"$work/index.log" 2>&1 ||
+	{ cat "$work/index.log"; fail "hark index $work/docs"; }
+grep -q 'Indexed' "$work/index.log" || fail "hark index said: $(cat "$work/index.log")"
+text "memcheck leak"
+keys Enter
+wait_for 'Valgrind' 15
+keys Enter
+wait_for 'file://.*valgrind' 15
+wait_for 'Memcheck' 15
+keys Escape
+
+# 4. Research, saved where the user says (the offered path is under the
+# data directory).
+keys Escape
+keys 3
+text "How does memcheck find memory leaks?"
+keys Enter
+wait_for '✓ How does memcheck' 60
+wait_for 'Summary'
+keys Escape
+keys w
+wait_for 'save as ' 5
+keys Enter
+wait_for 'saved ' 10
+ls "$work/home/.local/share/hark/output"/research-*.md >/dev/null 2>&1 ||
+	fail "no research-*.md in $work/home/.local/share/hark/output"
+
+# 5. Quit, then pipe speech into recognition.
+keys q
+wait_for '^\$ ' 10
+keys C-l
+text "hark tts 'the quick brown fox jumps over the lazy dog' | hark stt -"
+keys Enter
+wait_for 'quick brown fox' 60
+
+# 6. Nothing landed in the directory hark ran in.
+if [ -n "$(ls -A "$work/cwd")" ]; then
+	fail "files written to the working directory: $(ls -A "$work/cwd")"
+fi
+echo "tmux-first-session: ok (completion, digits, index from the CLI, search, a result opened, research saved, tts | stt, nothing in the working directory)"
