@@ -58,6 +58,13 @@ func (f *Field) HasType(typ string) bool {
 	return false
 }
 
+// IsDate reports whether the field takes a calendar date, YYYY-MM-DD: its
+// format says "date", or its description spells the form out. The TUI's
+// form and the CLI check dates by this one rule before sending.
+func (f *Field) IsDate() bool {
+	return f.Format == "date" || strings.Contains(strings.ToLower(f.Description), "yyyy-mm-dd")
+}
+
 // DecodeToolList decodes the tool list, whose shape the spec does not fix.
 // It accepts a bare array or one wrapped in an object under tools, items or
 // data (or an object mapping slugs to tools); entries naming the tool as

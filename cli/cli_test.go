@@ -129,6 +129,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "max_results=50"}, "input max_results: must be between 1 and 20"},
 		{[]string{"invoke", "vendor_search", "-i", "topic=sports", "-i", "query=x"}, "input topic: must be one of general, news, finance"},
 		{[]string{"invoke", "vendor_search", "-i", "max_results=2"}, "missing required input query"},
+		// Dates are checked before sending, by the rule the TUI's form uses.
+		{[]string{"search", "--start-date", "2024-13-01", "foo"}, `input start_date: must be a date as YYYY-MM-DD, got "2024-13-01"`},
+		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "end_date=yesterday"}, "input end_date: must be a date as YYYY-MM-DD"},
 		{[]string{"invoke", "no_such_tool"}, `tool "no_such_tool": not in the gateway's tool list`},
 		{[]string{"invoke", "vendor_search", "-i", "novalue"}, "must be key=value"},
 		{[]string{"invoke"}, "invoke: want TOOL"},
@@ -143,6 +146,9 @@ func TestUsageErrors(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: code %d, stderr %q, want 2 and %q", tc.args, code, errs, tc.want)
 		}
+	}
+	if n := s.Count(apitest.InvokePath("vendor_search")); n != 0 {
+		t.Errorf("%d invalid searches reached the gateway", n)
 	}
 }
 

@@ -435,6 +435,11 @@ func checkInputs(t *api.Tool, inputs map[string]any) error {
 		if s, ok := enumValue(v); ok && len(f.Enum) > 0 && !contains(f.Enum, s) {
 			return usagef("input %s: must be one of %s, got %s", f.Name, strings.Join(f.Enum, ", "), strconv.Quote(s))
 		}
+		if s, ok := v.(string); ok && f.IsDate() && !f.HasType("array") {
+			if _, err := time.Parse("2006-01-02", s); err != nil {
+				return usagef("input %s: must be a date as YYYY-MM-DD, got %s", f.Name, strconv.Quote(s))
+			}
+		}
 		if n, ok := number(v); ok {
 			if f.Min != nil && n < *f.Min || f.Max != nil && n > *f.Max {
 				return usagef("input %s: must be between %s and %s, got %v", f.Name, fmtBound(f.Min), fmtBound(f.Max), v)

@@ -52,7 +52,7 @@ func KindOf(f api.Field) Kind {
 		return Integer
 	case f.HasType("number"):
 		return Number
-	case f.Format == "date" || strings.Contains(desc, "yyyy-mm-dd"):
+	case f.IsDate():
 		return Date
 	case f.HasType("array") || strings.Contains(desc, "comma-separated") || strings.Contains(desc, "comma separated"):
 		return List
