@@ -713,7 +713,7 @@ func TestConfigWording(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("config: %d %s", code, errs)
 	}
-	for _, want := range []string{"(embedded gateway)", "(the provider's first voice)"} {
+	for _, want := range []string{"(embedded gateway)", "(chosen by your locale)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("config lacks %q:\n%s", want, out)
 		}

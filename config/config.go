@@ -446,7 +446,7 @@ func orEmbedded(s string) string {
 
 func orFirstVoice(s string) string {
 	if s == "" {
-		return "(the provider's first voice)"
+		return "(chosen by your locale)"
 	}
 	return s
 }
