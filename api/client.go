@@ -37,6 +37,11 @@ type Options struct {
 	// handshake: what was called, the trace_id, the status and how long
 	// it took. It must be quick and safe for concurrent use.
 	OnCall func(CallInfo)
+	// OnResult, when set, is given every tool call that succeeded (see
+	// Result): a client that keeps what it saw, like hark's library,
+	// takes it from here. It runs before Invoke returns, so it must be
+	// quick, and safe for concurrent use.
+	OnResult func(Result)
 	// Retry tunes retries; the zero value means sensible defaults.
 	Retry RetryPolicy
 	// Timeout bounds one REST attempt other than research (default 5m).
@@ -192,6 +197,7 @@ type Client struct {
 	ua          string
 	hc          *http.Client
 	onCall      func(CallInfo)
+	onResult    func(Result)
 	retry       RetryPolicy
 	timeout     time.Duration
 	idleTimeout time.Duration
@@ -236,6 +242,7 @@ func New(opts Options) (*Client, error) {
 		ua:          opts.UserAgent,
 		hc:          opts.HTTPClient,
 		onCall:      opts.OnCall,
+		onResult:    opts.OnResult,
 		retry:       retry,
 		timeout:     opts.Timeout,
 		idleTimeout: opts.StreamIdleTimeout,
@@ -265,7 +272,8 @@ const maxBody = 256 << 20
 type call struct {
 	method string
 	path   string
-	body   []byte // nil for GET
+	body   []byte  // nil for GET
+	trace  *string // when set, receives the trace_id of the last attempt
 }
 
 // do performs one attempt and returns the envelope's data.
@@ -277,6 +285,9 @@ func (c *Client) do(ctx context.Context, cl call, timeout time.Duration) (json.R
 	data, err := c.roundTrip(ctx, cl, &info)
 	info.Latency = time.Since(start)
 	info.Err = err
+	if cl.trace != nil {
+		*cl.trace = info.TraceID
+	}
 	if c.onCall != nil {
 		c.onCall(info)
 	}
@@ -591,7 +602,8 @@ func (c *Client) Invoke(ctx context.Context, tool string, inputs map[string]any)
 	if err != nil {
 		return nil, fmt.Errorf("invoke %s: inputs: %w", tool, err)
 	}
-	cl := call{method: http.MethodPost, path: fmt.Sprintf(PathInvokeFmt, tool), body: body}
+	var trace string
+	cl := call{method: http.MethodPost, path: fmt.Sprintf(PathInvokeFmt, tool), body: body, trace: &trace}
 	var data json.RawMessage
 	if tool == ToolResearch {
 		data, err = c.withRetries(ctx, c.retry.ResearchMaxAttempts, c.retry.ResearchMaxElapsed,
@@ -613,7 +625,19 @@ func (c *Client) Invoke(ctx context.Context, tool string, inputs map[string]any)
 	if err := json.Unmarshal(data, &res); err != nil || res.Output == nil {
 		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: fmt.Sprintf("invoke %s: data is not {service, tool, output}: %s", tool, snippet(data))}
 	}
+	if c.onResult != nil {
+		c.onResult(Result{Tool: tool, Inputs: inputs, Output: res.Output, TraceID: trace, Gateway: c.baseStr})
+	}
 	return &res, nil
+}
+
+// Result is a tool call that succeeded, as Options.OnResult sees it.
+type Result struct {
+	Tool    string
+	Inputs  map[string]any // as sent
+	Output  json.RawMessage
+	TraceID string
+	Gateway string // the base URL called
 }
 
 func toInputs(v any) (map[string]any, error) {

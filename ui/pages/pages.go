@@ -7,8 +7,8 @@ package pages
 import (
 	"context"
 	"fmt"
+	"hark/library"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -898,28 +898,15 @@ func (p *Pane) export(pages []*Page) tea.Cmd {
 		return nil
 	}
 	dir := filepath.Join(outputDir(p.c.OutputDir), "pages-"+p.c.Now().Format("20060102-150405"))
-	snap := make([]Page, len(pages))
+	snap := make([]library.Page, len(pages))
 	for i, pg := range pages {
-		snap[i] = Page{URL: pg.URL, Content: pg.Content, Err: pg.Err}
+		snap[i] = library.Page{URL: pg.URL, Content: pg.Content, Err: pg.Err}
 	}
 	return func() tea.Msg {
-		dir := freshDir(dir)
-		n, err := Export(dir, snap)
+		dir := library.FreshDir(dir)
+		n, err := library.ExportPages(dir, snap)
 		return exportedMsg{dir: dir, n: n, err: err}
 	}
-}
-
-// freshDir is dir, or dir-2, dir-3… when it exists: two exports in the
-// same second must not mix their files.
-func freshDir(dir string) string {
-	d := dir
-	for i := 2; i < 1000; i++ {
-		if _, err := os.Lstat(d); os.IsNotExist(err) {
-			return d
-		}
-		d = fmt.Sprintf("%s-%d", dir, i)
-	}
-	return d
 }
 
 func outputDir(d string) string {
@@ -927,73 +914,6 @@ func outputDir(d string) string {
 		return "."
 	}
 	return d
-}
-
-// Export writes each page with content to dir as <host>_<path>.md, with
-// its URL as a front-matter line, and returns how many it wrote. Pages
-// with no content (mapped links, failures) are listed in index.md.
-func Export(dir string, pages []Page) (int, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, fmt.Errorf("export: %w", err)
-	}
-	var index strings.Builder
-	index.WriteString("# Exported pages\n\n")
-	used := map[string]int{}
-	n := 0
-	for _, pg := range pages {
-		if pg.Content == "" {
-			reason := "not extracted"
-			if pg.Err != "" {
-				reason = "failed: " + pg.Err
-			}
-			fmt.Fprintf(&index, "- <%s> (%s)\n", pg.URL, reason)
-			continue
-		}
-		name := FileName(pg.URL)
-		if c := used[name]; c > 0 {
-			name = strings.TrimSuffix(name, ".md") + fmt.Sprintf("-%d.md", c+1)
-		}
-		used[FileName(pg.URL)]++
-		body := "<!-- source: " + pg.URL + " -->\n\n" + pg.Content + "\n"
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			return n, fmt.Errorf("export %s: %w", pg.URL, err)
-		}
-		fmt.Fprintf(&index, "- [%s](%s) <%s>\n", name, name, pg.URL)
-		n++
-	}
-	if err := os.WriteFile(filepath.Join(dir, "index.md"), []byte(index.String()), 0o644); err != nil {
-		return n, fmt.Errorf("export index: %w", err)
-	}
-	return n, nil
-}
-
-// FileName turns a URL into a safe markdown file name.
-func FileName(u string) string {
-	pu, err := url.Parse(u)
-	s := u
-	if err == nil {
-		s = pu.Host + pu.Path
-		if pu.RawQuery != "" {
-			s += "_" + pu.RawQuery
-		}
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	name := strings.Trim(b.String(), "_.")
-	if len(name) > 120 {
-		name = name[:120]
-	}
-	if name == "" {
-		name = "page"
-	}
-	return name + ".md"
 }
 
 // View draws the tree (with a preview at the right when wide) or the reader.

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"fmt"
+	"hark/library"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,11 +239,11 @@ func TestFileNameIsSafe(t *testing.T) {
 		"https://a.com/":                   "a.com.md",
 		"https://a.com/q?x=1&y=2":          "a.com_q_x_1_y_2.md",
 	} {
-		if got := FileName(in); got != want {
-			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
+		if got := library.FileName(in); got != want {
+			t.Errorf("library.FileName(%q) = %q, want %q", in, got, want)
 		}
-		if strings.Contains(FileName(in), "/") {
-			t.Errorf("FileName(%q) has a slash", in)
+		if strings.Contains(library.FileName(in), "/") {
+			t.Errorf("library.FileName(%q) has a slash", in)
 		}
 	}
 }

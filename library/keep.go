@@ -1,0 +1,130 @@
+package library
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"hark/api"
+)
+
+// Items turns a tool call that succeeded into what the library keeps:
+// a research report (completed ones only), a search with its results,
+// one page per extracted page, a crawl with its pages, a map with its
+// URLs. Tools the library does not know, and outputs that do not decode,
+// give nothing.
+func Items(r api.Result) []*Item {
+	inputs, _ := json.Marshal(r.Inputs)
+	base := func(kind, title, query, url, body string) *Item {
+		return &Item{Kind: kind, Tool: r.Tool, Title: oneLine(title), Query: query, URL: url, Body: body,
+			Inputs: string(inputs), Output: string(r.Output), Gateway: r.Gateway, TraceID: r.TraceID}
+	}
+	str := func(k string) string { s, _ := r.Inputs[k].(string); return s }
+	switch r.Tool {
+	case api.ToolResearch:
+		out, err := api.DecodeResearch(r.Output)
+		if err != nil || out.Status != api.ResearchCompleted || strings.TrimSpace(out.Content) == "" {
+			return nil
+		}
+		q := str("input")
+		return []*Item{base(KindResearch, orElse(q, out.RequestID), q, "", out.Document(q, ""))}
+	case api.ToolSearch:
+		out, err := api.DecodeSearch(r.Output)
+		if err != nil {
+			return nil
+		}
+		q := orElse(str("query"), out.Query)
+		return []*Item{base(KindSearch, q, q, "", searchMarkdown(q, out))}
+	case api.ToolExtract:
+		out, err := api.DecodeExtract(r.Output)
+		if err != nil {
+			return nil
+		}
+		var items []*Item
+		for _, p := range out.Results {
+			if strings.TrimSpace(p.RawContent) == "" {
+				continue
+			}
+			items = append(items, base(KindPage, PageTitle(p), p.URL, p.URL, p.RawContent))
+		}
+		return items
+	case api.ToolCrawl:
+		out, err := api.DecodeCrawl(r.Output)
+		if err != nil {
+			return nil
+		}
+		u := orElse(str("url"), out.BaseURL)
+		var b strings.Builder
+		for _, p := range out.Results {
+			fmt.Fprintf(&b, "## %s\n\n<%s>\n\n%s\n\n", mdText(PageTitle(p)), p.URL, strings.TrimSpace(p.RawContent))
+		}
+		return []*Item{base(KindCrawl, fmt.Sprintf("Crawl of %s (%s)", u, plural(len(out.Results), "page")), u, u, b.String())}
+	case api.ToolMap:
+		out, err := api.DecodeMap(r.Output)
+		if err != nil {
+			return nil
+		}
+		u := orElse(str("url"), out.BaseURL)
+		var b strings.Builder
+		for _, l := range out.Results {
+			fmt.Fprintf(&b, "- <%s>\n", l.URL)
+		}
+		return []*Item{base(KindMap, fmt.Sprintf("Map of %s (%s)", u, plural(len(out.Results), "URL")), u, u, b.String())}
+	}
+	return nil
+}
+
+// PageTitle is a page's title: the gateway's title field when it sends
+// one, else the first markdown heading, else the URL.
+func PageTitle(p api.PageContent) string {
+	if raw, ok := p.Extra["title"]; ok {
+		var t string
+		if json.Unmarshal(raw, &t) == nil && strings.TrimSpace(t) != "" {
+			return oneLine(t)
+		}
+	}
+	for _, l := range strings.SplitN(p.RawContent, "\n", 40) {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok && strings.TrimSpace(t) != "" {
+			return oneLine(t)
+		}
+	}
+	return p.URL
+}
+
+func searchMarkdown(q string, out *api.SearchOutput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", mdText(q))
+	if out.Answer != "" {
+		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(out.Answer))
+	}
+	for i, r := range out.Results {
+		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, mdText(orElse(oneLine(r.Title), r.URL)), r.URL)
+		if c := oneLine(r.Content); c != "" {
+			fmt.Fprintf(&b, "   %s\n", c)
+		}
+	}
+	if len(out.Results) == 0 {
+		b.WriteString("No results.\n")
+	}
+	return b.String()
+}
+
+var mdEscaper = strings.NewReplacer("[", `\[`, "]", `\]`, "*", `\*`, "_", `\_`, "`", "\\`")
+
+func mdText(s string) string { return mdEscaper.Replace(oneLine(s)) }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func orElse(s, alt string) string {
+	if strings.TrimSpace(s) != "" {
+		return s
+	}
+	return alt
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

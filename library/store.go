@@ -1,0 +1,364 @@
+// Package library keeps what a researcher found: every research report,
+// search, extracted page, crawl and map that came back from a gateway,
+// with the time, the gateway and the trace_id, in one SQLite file of the
+// client's data directory. It is the client's, not the embedded
+// gateway's: a remote gateway's results are kept the same way. Full-text
+// search (FTS5) runs over titles, queries and bodies, offline.
+package library
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
+)
+
+// File is the library's file name inside the data directory.
+const File = "library.db"
+
+// Kinds of item.
+const (
+	KindResearch = "research"
+	KindSearch   = "search"
+	KindPage     = "page"
+	KindCrawl    = "crawl"
+	KindMap      = "map"
+)
+
+// Kinds lists the kinds, in the order filters offer them.
+var Kinds = []string{KindResearch, KindSearch, KindPage, KindCrawl, KindMap}
+
+// busyTimeout is how long a write waits for another process's lock.
+var busyTimeout = 5 * time.Second
+
+// applicationID marks a SQLite file as a hark library ("hark").
+const applicationID = 0x6861726b
+
+// Item is one thing kept.
+type Item struct {
+	ID      int64     `json:"id"`
+	Kind    string    `json:"kind"`
+	Tool    string    `json:"tool"`
+	Title   string    `json:"title"`
+	Query   string    `json:"query,omitempty"` // the question, query or URL asked
+	URL     string    `json:"url,omitempty"`   // a page's or a crawl's URL
+	Body    string    `json:"body,omitempty"`  // markdown: the report, the page, the results
+	Inputs  string    `json:"inputs,omitempty"`
+	Output  string    `json:"output,omitempty"` // the tool's output, JSON as received
+	Gateway string    `json:"gateway"`
+	TraceID string    `json:"trace_id,omitempty"`
+	Created time.Time `json:"created"`
+	// Snippet is, in search hits, the matching words in their context.
+	Snippet string `json:"snippet,omitempty"`
+}
+
+// ErrNotFound is returned for an ID the library does not hold.
+var ErrNotFound = errors.New("no such item in the library")
+
+// Store is an open library.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS items (
+	id       INTEGER PRIMARY KEY,
+	kind     TEXT NOT NULL,
+	tool     TEXT NOT NULL,
+	title    TEXT NOT NULL,
+	query    TEXT NOT NULL DEFAULT '',
+	url      TEXT NOT NULL DEFAULT '',
+	body     TEXT NOT NULL DEFAULT '',
+	inputs   TEXT NOT NULL DEFAULT '',
+	output   TEXT NOT NULL DEFAULT '',
+	gateway  TEXT NOT NULL DEFAULT '',
+	trace_id TEXT NOT NULL DEFAULT '',
+	created  INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS items_created ON items(created);
+CREATE INDEX IF NOT EXISTS items_kind ON items(kind, created);
+CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
+	title, query, body, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN
+	INSERT INTO items_fts(rowid, title, query, body) VALUES (new.id, new.title, new.query, new.body);
+END;
+CREATE TRIGGER IF NOT EXISTS items_ad AFTER DELETE ON items BEGIN
+	INSERT INTO items_fts(items_fts, rowid, title, query, body) VALUES ('delete', old.id, old.title, old.query, old.body);
+END;
+`
+
+// Open opens the library in dir, creating it when the file does not
+// exist. A file that is not a hark library (corrupted, or something
+// else) is an error naming it: it is never recreated or overwritten. Two
+// processes may use one library at once (WAL, a busy timeout); a lock
+// held past the timeout is reported.
+func Open(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("library: data directory is empty")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("library: %w", err)
+	}
+	path := filepath.Join(dir, File)
+	fresh := false
+	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0 {
+		fresh = true
+		if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
+			f.Close()
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("library %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.init(fresh); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) init(fresh bool) error {
+	var id int64
+	if err := s.db.QueryRow(`PRAGMA application_id`).Scan(&id); err != nil {
+		return s.fault(err)
+	}
+	switch {
+	case id == applicationID:
+	case fresh || id == 0 && s.empty():
+		if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
+			return s.fault(err)
+		}
+	default:
+		return fmt.Errorf("library %s is not a hark library (application id %#x); it is left as it is: move it away to start a new one", s.path, id)
+	}
+	if _, err := s.db.Exec(schema); err != nil {
+		return s.fault(err)
+	}
+	return nil
+}
+
+// empty reports whether the database has no tables (a file made but never
+// initialised).
+func (s *Store) empty() bool {
+	var n int
+	return s.db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n) == nil && n == 0
+}
+
+// fault says what went wrong with the file, and what to do.
+func (s *Store) fault(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt"):
+		return fmt.Errorf("library %s is damaged (%v); it is left as it is: move it away to start a new one, or set library = false", s.path, err)
+	case strings.Contains(msg, "locked") || strings.Contains(msg, "busy"):
+		return fmt.Errorf("library %s is locked by another process and stayed locked for %v (%v)", s.path, busyTimeout, err)
+	}
+	return fmt.Errorf("library %s: %w", s.path, err)
+}
+
+// Path is the library's file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the library.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Add keeps items and sets their IDs (and Created, when zero). A page
+// kept again (same URL and body) replaces its older copy, so reopening a
+// page does not pile up duplicates.
+func (s *Store) Add(ctx context.Context, items ...*Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fault(err)
+	}
+	defer tx.Rollback()
+	for _, it := range items {
+		if it.Created.IsZero() {
+			it.Created = time.Now()
+		}
+		if it.Kind == KindPage {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM items WHERE kind = ? AND url = ? AND body = ?`, KindPage, it.URL, it.Body); err != nil {
+				return s.fault(err)
+			}
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO items(kind, tool, title, query, url, body, inputs, output, gateway, trace_id, created)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			it.Kind, it.Tool, it.Title, it.Query, it.URL, it.Body, it.Inputs, it.Output, it.Gateway, it.TraceID, it.Created.UnixMilli())
+		if err != nil {
+			return s.fault(err)
+		}
+		if it.ID, err = res.LastInsertId(); err != nil {
+			return s.fault(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.fault(err)
+	}
+	return nil
+}
+
+const listColumns = `id, kind, tool, title, query, url, gateway, trace_id, created`
+
+func scanListed(rows *sql.Rows, extra ...any) (Item, error) {
+	var it Item
+	var ms int64
+	err := rows.Scan(append([]any{&it.ID, &it.Kind, &it.Tool, &it.Title, &it.Query, &it.URL, &it.Gateway, &it.TraceID, &ms}, extra...)...)
+	it.Created = time.UnixMilli(ms)
+	return it, err
+}
+
+// Get returns one item whole (body, inputs and output included).
+func (s *Store) Get(ctx context.Context, id int64) (Item, error) {
+	var it Item
+	var ms int64
+	err := s.db.QueryRowContext(ctx, `SELECT id, kind, tool, title, query, url, body, inputs, output, gateway, trace_id, created FROM items WHERE id = ?`, id).
+		Scan(&it.ID, &it.Kind, &it.Tool, &it.Title, &it.Query, &it.URL, &it.Body, &it.Inputs, &it.Output, &it.Gateway, &it.TraceID, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Item{}, fmt.Errorf("item %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Item{}, s.fault(err)
+	}
+	it.Created = time.UnixMilli(ms)
+	return it, nil
+}
+
+// List returns items newest first, without their bodies and outputs;
+// kind "" lists every kind, limit <= 0 means no limit.
+func (s *Store) List(ctx context.Context, kind string, limit int) ([]Item, error) {
+	q := `SELECT ` + listColumns + ` FROM items`
+	var args []any
+	if kind != "" {
+		q += ` WHERE kind = ?`
+		args = append(args, kind)
+	}
+	q += ` ORDER BY created DESC, id DESC`
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.fault(err)
+	}
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		it, err := scanListed(rows)
+		if err != nil {
+			return nil, s.fault(err)
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// Search finds items whose title, query or body holds every word of
+// query, the last word as a prefix (so it works as you type), best match
+// first; kind "" searches every kind. Hits carry a Snippet.
+func (s *Store) Search(ctx context.Context, query, kind string, limit int) ([]Item, error) {
+	match := matchExpr(query)
+	if match == "" {
+		return s.List(ctx, kind, limit)
+	}
+	q := `SELECT ` + prefixed(listColumns, "items.") + `, snippet(items_fts, 2, '', '', '…', 12)
+		FROM items_fts JOIN items ON items.id = items_fts.rowid WHERE items_fts MATCH ?`
+	args := []any{match}
+	if kind != "" {
+		q += ` AND items.kind = ?`
+		args = append(args, kind)
+	}
+	q += ` ORDER BY bm25(items_fts, 5.0, 3.0, 1.0), items.created DESC`
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.fault(err)
+	}
+	defer rows.Close()
+	var out []Item
+	for rows.Next() {
+		var snip string
+		it, err := scanListed(rows, &snip)
+		if err != nil {
+			return nil, s.fault(err)
+		}
+		it.Snippet = strings.Join(strings.Fields(snip), " ")
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+func prefixed(cols, p string) string {
+	parts := strings.Split(cols, ", ")
+	for i := range parts {
+		parts[i] = p + parts[i]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// matchExpr turns what the user typed into an FTS5 query: every word
+// must appear, each quoted (so punctuation and FTS5 operators are just
+// text), the last one as a prefix.
+func matchExpr(query string) string {
+	words := strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for i, w := range words {
+		words[i] = `"` + w + `"`
+		if i == len(words)-1 {
+			words[i] += "*"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// Delete removes one item.
+func (s *Store) Delete(ctx context.Context, id int64) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM items WHERE id = ?`, id)
+	if err != nil {
+		return s.fault(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("item %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteAll empties the library and returns how many items it held.
+func (s *Store) DeleteAll(ctx context.Context) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM items`)
+	if err != nil {
+		return 0, s.fault(err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// Count is how many items the library holds.
+func (s *Store) Count(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM items`).Scan(&n); err != nil {
+		return 0, s.fault(err)
+	}
+	return n, nil
+}

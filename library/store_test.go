@@ -1,0 +1,233 @@
+package library
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hark/api"
+)
+
+func open(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func result(t *testing.T, tool string, inputs map[string]any, output any) api.Result {
+	t.Helper()
+	b, err := json.Marshal(output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api.Result{Tool: tool, Inputs: inputs, Output: b, TraceID: "trace-" + tool, Gateway: "http://127.0.0.1:9"}
+}
+
+// keepAll keeps one result of each tool, a second apart, oldest first.
+func keepAll(t *testing.T, s *Store) map[string]*Item {
+	t.Helper()
+	rs := []api.Result{
+		result(t, api.ToolSearch, map[string]any{"query": "zebra crossings"}, api.SearchOutput{Query: "zebra crossings",
+			Results: []api.SearchResult{{Title: "Zebra crossing", URL: "https://en.example/zebra", Content: "Stripes for pedestrians."}}}),
+		result(t, api.ToolExtract, map[string]any{"urls": []any{"https://docs.example/okapi"}}, map[string]any{
+			"results": []any{map[string]any{"url": "https://docs.example/okapi", "raw_content": "# Okapi facts\n\nThe okapi is a giraffid of the Congo."}}, "failed_results": []any{}}),
+		result(t, api.ToolCrawl, map[string]any{"url": "https://site.example/"}, api.CrawlOutput{BaseURL: "https://site.example/", Results: []api.PageContent{
+			{URL: "https://site.example/a", RawContent: "# Alpha\n\nQuagga stripes fade."}, {URL: "https://site.example/b", RawContent: "Beta page."}}}),
+		result(t, api.ToolMap, map[string]any{"url": "https://site.example/"}, api.MapOutput{BaseURL: "https://site.example/", Results: []api.MapLink{{URL: "https://site.example/a"}}}),
+		result(t, api.ToolResearch, map[string]any{"input": "How do crossings work?"}, api.ResearchOutput{RequestID: "r1", Status: api.ResearchCompleted,
+			Content: "Crossings give pedestrians right of way [1].", Sources: []api.ResearchSource{{Title: "Zebra crossing", URL: "https://en.example/zebra"}, {Title: "Signals", URL: "https://roads.example/signals"}}}),
+	}
+	got := map[string]*Item{}
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	for i, r := range rs {
+		items := Items(r)
+		if len(items) != 1 {
+			t.Fatalf("%s gave %d items", r.Tool, len(items))
+		}
+		items[0].Created = t0.Add(time.Duration(i) * time.Second)
+		if err := s.Add(context.Background(), items...); err != nil {
+			t.Fatal(err)
+		}
+		got[items[0].Kind] = items[0]
+	}
+	return got
+}
+
+func TestKeepListGetDelete(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	kept := keepAll(t, s)
+	list, err := s.List(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, it := range list {
+		kinds = append(kinds, it.Kind)
+	}
+	if strings.Join(kinds, " ") != "research map crawl page search" {
+		t.Errorf("newest first: %v", kinds)
+	}
+	if l, _ := s.List(ctx, KindPage, 0); len(l) != 1 || l[0].Title != "Okapi facts" || l[0].URL != "https://docs.example/okapi" {
+		t.Errorf("pages: %+v", l)
+	}
+	if l, _ := s.List(ctx, "", 2); len(l) != 2 {
+		t.Errorf("limit 2 gave %d", len(l))
+	}
+	r, err := s.Get(ctx, kept[KindResearch].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Title != "How do crossings work?" || r.TraceID != "trace-vendor_research" || r.Gateway != "http://127.0.0.1:9" ||
+		!strings.Contains(r.Body, "2. [Signals](https://roads.example/signals)") || !r.Created.Equal(kept[KindResearch].Created) {
+		t.Errorf("research item: %+v", r)
+	}
+	if err := s.Delete(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, r.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleted item: %v", err)
+	}
+	if err := s.Delete(ctx, r.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleting twice: %v", err)
+	}
+	if hits, _ := s.Search(ctx, "pedestrians right", "", 0); len(hits) != 0 {
+		t.Errorf("a deleted report is still found: %+v", hits)
+	}
+	n, err := s.DeleteAll(ctx)
+	if c, _ := s.Count(ctx); err != nil || n != 4 || c != 0 {
+		t.Errorf("DeleteAll: %d %v, %d left", n, err, c)
+	}
+}
+
+func TestSearchAsYouType(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	kept := keepAll(t, s)
+	for q, want := range map[string]string{
+		"giraff":            KindPage,  // a prefix of a word of the page body
+		"quagga":            KindCrawl, // a crawled page's text
+		"how do crossings":  KindResearch,
+		"zebra crossings":   KindSearch, // the query itself ranks its search first
+		`"okapi" (giraffid`: KindPage,   // quotes and brackets are just text
+	} {
+		hits, err := s.Search(ctx, q, "", 0)
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if len(hits) == 0 || hits[0].Kind != want {
+			t.Errorf("%q: hits %+v, want a %s first", q, hits, want)
+			continue
+		}
+		if hits[0].ID != kept[want].ID {
+			t.Errorf("%q: id %d, want %d", q, hits[0].ID, kept[want].ID)
+		}
+	}
+	hits, _ := s.Search(ctx, "congo", KindSearch, 0)
+	if len(hits) != 0 {
+		t.Errorf("kind filter: %+v", hits)
+	}
+	hits, _ = s.Search(ctx, "congo", "", 0)
+	if len(hits) != 1 || !strings.Contains(hits[0].Snippet, "Congo") {
+		t.Errorf("snippet: %+v", hits)
+	}
+}
+
+func TestPageKeptOnce(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	page := map[string]any{"results": []any{map[string]any{"url": "https://a.example/", "raw_content": "Same text."}}}
+	for range 3 {
+		if err := s.Add(ctx, Items(result(t, api.ToolExtract, nil, page))...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := s.Count(ctx); n != 1 {
+		t.Errorf("the same page opened three times is kept %d times", n)
+	}
+	// A failed research, or an unknown tool, is not kept.
+	if it := Items(result(t, api.ToolResearch, nil, api.ResearchOutput{Status: api.ResearchFailed})); len(it) != 0 {
+		t.Errorf("failed research kept: %+v", it)
+	}
+	if it := Items(result(t, "vendor_dice", nil, map[string]any{"roll": 4})); len(it) != 0 {
+		t.Errorf("unknown tool kept: %+v", it)
+	}
+}
+
+// A file that is not a hark library is reported and left as it was.
+func TestDamagedLibraryIsReportedNotRecreated(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, File)
+	junk := []byte(strings.Repeat("this is not a database ", 400))
+	os.WriteFile(path, junk, 0o600)
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), path) {
+		t.Errorf("junk file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(junk) {
+		t.Error("the damaged file was changed")
+	}
+	// Another program's SQLite file.
+	other := t.TempDir()
+	s := open(t, other)
+	s.db.Exec(`PRAGMA application_id = 42`)
+	s.Close()
+	if _, err := Open(other); err == nil || !strings.Contains(err.Error(), "not a hark library") {
+		t.Errorf("foreign database: %v", err)
+	}
+}
+
+// Two processes (two Stores) keep items at once; a lock held too long is
+// reported, not waited on forever.
+func TestTwoWritersAndALock(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, b := open(t, dir), open(t, dir)
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := a
+			if i%2 == 1 {
+				s = b
+			}
+			it := &Item{Kind: KindSearch, Tool: api.ToolSearch, Title: fmt.Sprintf("q%d", i), Body: "x"}
+			if err := s.Add(ctx, it); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n, _ := a.Count(ctx); n != 40 {
+		t.Errorf("kept %d of 40", n)
+	}
+
+	saved := busyTimeout
+	busyTimeout = 100 * time.Millisecond
+	defer func() { busyTimeout = saved }()
+	c := open(t, dir)
+	conn, err := a.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN EXCLUSIVE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `ROLLBACK`)
+	err = c.Add(ctx, &Item{Kind: KindSearch, Tool: api.ToolSearch, Title: "blocked"})
+	if err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		t.Errorf("write under another's lock: %v", err)
+	}
+}
