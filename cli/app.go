@@ -34,6 +34,8 @@ type App struct {
 	onCall func(api.CallInfo)
 	// retry is the client's retry policy (zero: the defaults).
 	retry api.RetryPolicy
+	// lib is the library results are kept in (see keep.go).
+	lib libraryState
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -71,7 +73,11 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 		}
 		base, key = b, k
 	}
-	cl, err := api.New(api.Options{BaseURL: base, APIKey: key, OnCall: a.onCall, Retry: a.retry})
+	opts := api.Options{BaseURL: base, APIKey: key, OnCall: a.onCall, Retry: a.retry}
+	if a.cfg.Library {
+		opts.OnResult = a.keep
+	}
+	cl, err := api.New(opts)
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -22,6 +22,7 @@ const (
 	exitAuth    = 3
 	exitGateway = 4
 	exitTimeout = 5
+	exitLibrary = 6 // the library cannot be used: damaged, locked, not a hark library
 	// exitInterrupted is the shell's convention for SIGINT.
 	exitInterrupted = 130
 )
@@ -47,6 +48,8 @@ func exitCode(err error) int {
 		return exitAuth
 	case errors.As(err, new(usageError)), isCobraUsage(err):
 		return exitUsage
+	case errors.As(err, new(libraryError)):
+		return exitLibrary
 	case errors.As(err, &ae) && (ae.HTTPStatus == 400 || ae.Code == 400 || ae.HTTPStatus == 422 || ae.Code == 422):
 		// The gateway refused the input (it names the field): the same
 		// mistake hark's own checks exit 2 for.

@@ -34,8 +34,10 @@ const (
 	// EnvAllowPrivate lets the embedded gateway fetch private, loopback
 	// and link-local addresses (an intranet, a docs server on localhost).
 	EnvAllowPrivate = "HARK_ALLOW_PRIVATE"
-	EnvConfig       = "HARK_CONFIG" // path of the config file
-	EnvLogLevel     = "HARK_LOG_LEVEL"
+	// EnvLibrary set to 0 or false turns the library off.
+	EnvLibrary  = "HARK_LIBRARY"
+	EnvConfig   = "HARK_CONFIG" // path of the config file
+	EnvLogLevel = "HARK_LOG_LEVEL"
 )
 
 // Defaults.
@@ -88,6 +90,9 @@ type Config struct {
 	// loopback and link-local addresses. Off by default: a page on the
 	// internet must not be able to steer the crawler into the local network.
 	AllowPrivate bool
+	// Library keeps every result in the library (library.db in DataDir);
+	// on by default.
+	Library bool
 	// File is the config file read ("" when there was none).
 	File string
 	// Sources says where each setting came from: "flag", "env HARK_...",
@@ -136,6 +141,7 @@ type Profile struct {
 	AudioSink     string `toml:"audio_sink"`
 	LogLevel      string `toml:"log_level"`
 	AllowPrivate  *bool  `toml:"allow_private"`
+	Library       *bool  `toml:"library"`
 }
 
 // File is the config file's shape.
@@ -264,19 +270,32 @@ func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config
 		fileVal(prof.LogLevel, file.LogLevel), src{DefaultLogLevel, "default"})
 	c.LogLevel = strings.ToLower(c.LogLevel)
 
-	switch v := strings.TrimSpace(getenv(EnvAllowPrivate)); {
-	case v != "":
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("allow_private %q (from env %s): must be true or false", v, EnvAllowPrivate)
+	// boolean settings: env, the profile's, the top level's, the default.
+	boolean := func(key, env string, prof, top *bool, def bool) (bool, error) {
+		switch v := strings.TrimSpace(getenv(env)); {
+		case v != "":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return false, fmt.Errorf("%s %q (from env %s): must be true or false (or 1 or 0)", key, v, env)
+			}
+			c.Sources[key] = "env " + env
+			return b, nil
+		case prof != nil:
+			c.Sources[key] = fileSrc
+			return *prof, nil
+		case top != nil:
+			c.Sources[key] = "file"
+			return *top, nil
 		}
-		c.AllowPrivate, c.Sources["allow_private"] = b, "env "+EnvAllowPrivate
-	case prof.AllowPrivate != nil:
-		c.AllowPrivate, c.Sources["allow_private"] = *prof.AllowPrivate, fileSrc
-	case file.AllowPrivate != nil:
-		c.AllowPrivate, c.Sources["allow_private"] = *file.AllowPrivate, "file"
-	default:
-		c.Sources["allow_private"] = "default"
+		c.Sources[key] = "default"
+		return def, nil
+	}
+
+	if c.AllowPrivate, err = boolean("allow_private", EnvAllowPrivate, prof.AllowPrivate, file.AllowPrivate, false); err != nil {
+		return nil, err
+	}
+	if c.Library, err = boolean("library", EnvLibrary, prof.Library, file.Library, true); err != nil {
+		return nil, err
 	}
 
 	// The key: flag, env, the profile's key or command, the top level's.
@@ -434,6 +453,7 @@ func (c *Config) Settings() [][2]string {
 		{"audio_sink", c.AudioSink},
 		{"log_level", c.LogLevel},
 		{"allow_private", strconv.FormatBool(c.AllowPrivate)},
+		{"library", strconv.FormatBool(c.Library)},
 	}
 }
 

@@ -215,6 +215,26 @@ func TestAllowPrivate(t *testing.T) {
 			t.Errorf("%q %v: allow_private %v from %q, want %v from %q", tc.file, tc.env, c.AllowPrivate, c.Sources["allow_private"], tc.want, tc.from)
 		}
 	}
+	// The library: on unless turned off by the file or HARK_LIBRARY.
+	for _, tc := range []struct {
+		file string
+		env  map[string]string
+		want bool
+		from string
+	}{
+		{"", nil, true, "default"},
+		{"library = false\n", nil, false, "file"},
+		{"library = false\n", map[string]string{EnvLibrary: "1"}, true, "env " + EnvLibrary},
+		{"", map[string]string{EnvLibrary: "0"}, false, "env " + EnvLibrary},
+	} {
+		c, err := load(tc.file, tc.env)
+		if err != nil || c.Library != tc.want || c.Sources["library"] != tc.from {
+			t.Errorf("%q %v: library %v from %q (%v), want %v from %q", tc.file, tc.env, c != nil && c.Library, c.Sources["library"], err, tc.want, tc.from)
+		}
+	}
+	if _, err := load("", map[string]string{EnvLibrary: "nah"}); err == nil || !strings.Contains(err.Error(), `library "nah" (from env HARK_LIBRARY)`) {
+		t.Errorf("bad library value: %v", err)
+	}
 	_, err := load("", map[string]string{EnvAllowPrivate: "sometimes"})
 	if err == nil || !strings.Contains(err.Error(), `allow_private "sometimes" (from env HARK_ALLOW_PRIVATE): must be true or false`) {
 		t.Fatalf("bad value: %v", err)

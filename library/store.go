@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -304,10 +305,23 @@ func (s *Store) Search(ctx context.Context, query, kind string, limit int) ([]It
 		if err != nil {
 			return nil, s.fault(err)
 		}
-		it.Snippet = strings.Join(strings.Fields(snip), " ")
+		it.Snippet = plainSnippet(snip)
 		out = append(out, it)
 	}
 	return out, rows.Err()
+}
+
+var (
+	mdLink    = regexp.MustCompile(`\[([^\]]*)\]\([^)\s]*\)`)
+	mdHeading = regexp.MustCompile(`(^|\s)#{1,6}\s`)
+)
+
+// plainSnippet is a snippet of a markdown body as one line of text: links
+// as their text, no heading marks.
+func plainSnippet(s string) string {
+	s = mdLink.ReplaceAllString(s, "$1")
+	s = mdHeading.ReplaceAllString(s, "$1")
+	return strings.Join(strings.Fields(s), " ")
 }
 
 func prefixed(cols, p string) string {

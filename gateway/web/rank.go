@@ -374,7 +374,8 @@ func unwrapLines(text string) []string {
 			cur.Reset()
 		}
 	}
-	for _, line := range strings.Split(text, "\n") {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
 		t := strings.TrimSpace(line)
 		if t == "" {
 			flush()
@@ -383,16 +384,38 @@ func unwrapLines(text string) []string {
 		if listItem(t) || strings.HasPrefix(t, "#") {
 			flush()
 		}
-		if cur.Len() > 0 {
+		first := cur.Len() == 0
+		if !first {
 			cur.WriteByte(' ')
 		}
 		cur.WriteString(t)
-		if strings.HasPrefix(t, "#") {
+		next := ""
+		if i+1 < len(lines) {
+			next = strings.TrimSpace(lines[i+1])
+		}
+		if strings.HasPrefix(t, "#") || first && titleLine(t, next) {
 			flush()
 		}
 	}
 	flush()
 	return out
+}
+
+// titleLine reports whether t, the first line of a block of plain text,
+// is a heading of its own rather than the start of a wrapped paragraph:
+// a few words, no closing punctuation, capitalised or numbered ("4.
+// Interpreting Memcheck's output"), and much shorter than the line after
+// it. Plain text has no other mark of a heading.
+func titleLine(t, next string) bool {
+	if next == "" || len(strings.Fields(t)) > 8 || 2*len(t) > len(next) {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(t)
+	if strings.ContainsRune(".!?:;,", last) {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsUpper(first) || unicode.IsDigit(first)
 }
 
 func listItem(t string) bool {

@@ -339,6 +339,15 @@ func TestSentenceBounds(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("sentences:\n got %q\nwant %q", got, want)
 	}
+	// Plain text (an indexed .txt file) marks a heading only by a short
+	// line of its own; a wrapped paragraph's first line is not one.
+	got = sentences("4. Interpreting Memcheck's output\nHere's an example C program, in a file called a.c, with a memory error and a leak.\n\n" +
+		"The quick brown fox jumps over the lazy dog and then\nruns away into the forest.")
+	want = []string{"4. Interpreting Memcheck's output", "Here's an example C program, in a file called a.c, with a memory error and a leak.",
+		"The quick brown fox jumps over the lazy dog and then runs away into the forest."}
+	if !slices.Equal(got, want) {
+		t.Errorf("plain text:\n got %q\nwant %q", got, want)
+	}
 	for s, ok := range map[string]bool{
 		"leak reports will be produced, but each leak report will describe it.": false,
 		"Leak reports will be produced for each block that leaked.":             true,

@@ -1,0 +1,289 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"hark/library"
+)
+
+// libraryError marks a library that cannot be used: damaged, locked, or
+// not a hark library (exit 6).
+type libraryError struct{ err error }
+
+func (e libraryError) Error() string { return e.err.Error() }
+func (e libraryError) Unwrap() error { return e.err }
+
+func newLibraryCmd(a *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "library",
+		Short: "What hark kept: reports, searches, pages, crawls and maps",
+		Long: `Every research report, search, extracted page, crawl and map is kept in
+the library (library.db in the data directory), with the time, the gateway
+and the trace_id, unless library = false or HARK_LIBRARY=0. These commands
+list, search, show, remove and export what is kept; none calls a gateway.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q for hark library", args[0])
+			}
+			return usagef("library: want list, search, show, rm or export")
+		},
+	}
+	cmd.AddCommand(newLibraryListCmd(a, false), newLibraryListCmd(a, true), newLibraryShowCmd(a), newLibraryRmCmd(a), newLibraryExportCmd(a))
+	return cmd
+}
+
+// openLibrary opens the library for a library command.
+func (a *App) openLibrary() (*library.Store, error) {
+	s, err := a.library()
+	if err != nil {
+		return nil, libraryError{err}
+	}
+	return s, nil
+}
+
+func checkKind(kind string) error {
+	if kind == "" {
+		return nil
+	}
+	for _, k := range library.Kinds {
+		if k == kind {
+			return nil
+		}
+	}
+	return usagef("--kind %q: must be one of %s", kind, strings.Join(library.Kinds, ", "))
+}
+
+func newLibraryListCmd(a *App, search bool) *cobra.Command {
+	var kind string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List what is kept, newest first",
+		Args:  exactArgs(0, ""),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkKind(kind); err != nil {
+				return err
+			}
+			if limit < 0 {
+				return usagef("--limit %d: must be 0 (no limit) or more", limit)
+			}
+			s, err := a.openLibrary()
+			if err != nil {
+				return err
+			}
+			var items []library.Item
+			if search {
+				items, err = s.Search(cmd.Context(), strings.Join(args, " "), kind, limit)
+			} else {
+				items, err = s.List(cmd.Context(), kind, limit)
+			}
+			if err != nil {
+				return libraryError{err}
+			}
+			if a.jsonOut {
+				if items == nil {
+					items = []library.Item{}
+				}
+				return writeJSON(a.stdout, items)
+			}
+			if len(items) == 0 {
+				if search {
+					fmt.Fprintln(a.stdout, "nothing kept matches")
+				} else {
+					fmt.Fprintf(a.stdout, "the library is empty (%s)\n", s.Path())
+				}
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tKIND\tKEPT\tTITLE")
+			for _, it := range items {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", it.ID, it.Kind, it.Created.Local().Format("2006-01-02 15:04"), it.Title)
+				if it.Snippet != "" {
+					fmt.Fprintf(tw, "\t\t\t  %s\n", it.Snippet)
+				}
+			}
+			return tw.Flush()
+		},
+	}
+	if search {
+		cmd.Use, cmd.Short = "search QUERY...", "Search the text of what is kept (offline)"
+		cmd.Args = minArgs(1, "QUERY")
+	}
+	cmd.Flags().StringVar(&kind, "kind", "", "only this kind: "+strings.Join(library.Kinds, ", "))
+	cmd.Flags().IntVar(&limit, "limit", 0, "at most N items (0: all)")
+	cmd.RegisterFlagCompletionFunc("kind", fixed(library.Kinds...))
+	return cmd
+}
+
+// itemID parses an item ID argument.
+func itemID(s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, usagef("ID %q: must be a whole number from hark library list", s)
+	}
+	return id, nil
+}
+
+// getItem fetches one item; an unknown ID is a usage error.
+func (a *App) getItem(cmd *cobra.Command, arg string) (*library.Store, library.Item, error) {
+	id, err := itemID(arg)
+	if err != nil {
+		return nil, library.Item{}, err
+	}
+	s, err := a.openLibrary()
+	if err != nil {
+		return nil, library.Item{}, err
+	}
+	it, err := s.Get(cmd.Context(), id)
+	if errors.Is(err, library.ErrNotFound) {
+		return nil, library.Item{}, usagef("library: no item %d (hark library list shows the IDs)", id)
+	}
+	if err != nil {
+		return nil, library.Item{}, libraryError{err}
+	}
+	return s, it, nil
+}
+
+func newLibraryShowCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show ID",
+		Short: "Print an item as markdown (--json: the item with the tool's output)",
+		Args:  exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, it, err := a.getItem(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return writeJSON(a.stdout, itemJSON(it))
+			}
+			_, err = fmt.Fprint(a.stdout, library.Markdown(it))
+			return err
+		},
+	}
+}
+
+// itemJSON is an item for --json, with its inputs and output as JSON
+// rather than strings.
+func itemJSON(it library.Item) any {
+	raw := func(s string) json.RawMessage {
+		if json.Valid([]byte(s)) {
+			return json.RawMessage(s)
+		}
+		return json.RawMessage("null")
+	}
+	return struct {
+		ID       int64           `json:"id"`
+		Kind     string          `json:"kind"`
+		Tool     string          `json:"tool"`
+		Title    string          `json:"title"`
+		Query    string          `json:"query,omitempty"`
+		URL      string          `json:"url,omitempty"`
+		Gateway  string          `json:"gateway"`
+		TraceID  string          `json:"trace_id,omitempty"`
+		Created  time.Time       `json:"created"`
+		Markdown string          `json:"markdown"`
+		Inputs   json.RawMessage `json:"inputs"`
+		Output   json.RawMessage `json:"output"`
+	}{it.ID, it.Kind, it.Tool, it.Title, it.Query, it.URL, it.Gateway, it.TraceID, it.Created, library.Markdown(it), raw(it.Inputs), raw(it.Output)}
+}
+
+func newLibraryRmCmd(a *App) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "rm ID... | --all",
+		Short: "Remove items (--all empties the library)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case all && len(args) > 0:
+				return usagef("rm: give IDs or --all, not both")
+			case !all && len(args) == 0:
+				return usagef("rm: want ID... or --all")
+			}
+			var ids []int64
+			for _, arg := range args {
+				id, err := itemID(arg)
+				if err != nil {
+					return err
+				}
+				ids = append(ids, id)
+			}
+			s, err := a.openLibrary()
+			if err != nil {
+				return err
+			}
+			if all {
+				n, err := s.DeleteAll(cmd.Context())
+				if err != nil {
+					return libraryError{err}
+				}
+				return a.done(map[string]any{"removed": n}, fmt.Sprintf("removed %s; the library is empty", plural(int(n), "item")))
+			}
+			for _, id := range ids {
+				if err := s.Delete(cmd.Context(), id); errors.Is(err, library.ErrNotFound) {
+					return usagef("library: no item %d (hark library list shows the IDs)", id)
+				} else if err != nil {
+					return libraryError{err}
+				}
+			}
+			return a.done(map[string]any{"removed": len(ids)}, "removed "+plural(len(ids), "item"))
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "remove everything kept")
+	return cmd
+}
+
+func newLibraryExportCmd(a *App) *cobra.Command {
+	var out, format string
+	cmd := &cobra.Command{
+		Use:   "export ID -o FILE",
+		Short: "Write an item: markdown (.md), its sources as BibTeX (.bib) or CSL-JSON (.json), a crawl as a folder",
+		Args:  exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("export: want -o FILE (.md, .bib, .json, or a new folder for a crawl)")
+			}
+			_, it, err := a.getItem(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			path, err := library.Export(it, out, format)
+			if err != nil {
+				return usageError{err}
+			}
+			f := format
+			if f == "" {
+				f = library.FormatFor(it, out)
+			}
+			return a.done(map[string]any{"id": it.ID, "path": path, "format": f}, fmt.Sprintf("wrote %s (%s)", path, f))
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file (or folder, for a crawl) to write; never overwritten")
+	cmd.Flags().StringVar(&format, "format", "", "markdown, bibtex, csl-json or folder (default: from -o's extension)")
+	cmd.RegisterFlagCompletionFunc("format", fixed(library.FormatMarkdown, library.FormatBibTeX, library.FormatCSL, library.FormatFolder))
+	return cmd
+}
+
+// done reports a finished action: v as JSON with --json, else msg.
+func (a *App) done(v any, msg string) error {
+	if a.jsonOut {
+		return writeJSON(a.stdout, v)
+	}
+	_, err := fmt.Fprintln(a.stdout, msg)
+	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"hark/api/apitest"
+	"hark/library"
+)
+
+// harkData runs hark against s (nil: none) with dataDir as the data
+// directory, kept across calls.
+func harkData(t *testing.T, s *apitest.Server, dataDir, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	return hark(t, s, stdin, append([]string{"--data-dir", dataDir}, args...)...)
+}
+
+// What a remote gateway answers is kept, and every library command works
+// on it without calling the gateway again.
+func TestLibraryCommands(t *testing.T) {
+	s := apitest.New(t)
+	data := t.TempDir()
+	for _, args := range [][]string{
+		{"search", "zebra", "crossings"},
+		{"research", "how do okapis hide"},
+		{"extract", "https://docs.example/okapi"},
+		{"crawl", "https://site.example"},
+		{"map", "https://site.example"},
+	} {
+		if code, _, errs := harkData(t, s, data, "", args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errs)
+		}
+	}
+	calls := len(s.Requests())
+
+	code, out, errs := harkData(t, s, data, "", "library", "list", "--json")
+	var items []library.Item
+	if code != 0 || json.Unmarshal([]byte(out), &items) != nil || len(items) != 5 {
+		t.Fatalf("list: %d %s %s", code, out, errs)
+	}
+	if items[0].Kind != library.KindMap || items[4].Kind != library.KindSearch || items[4].Title != "zebra crossings" {
+		t.Errorf("newest first: %+v", items)
+	}
+	for _, it := range items {
+		if !strings.HasPrefix(it.Gateway, s.URL) || it.TraceID == "" {
+			t.Errorf("item %d: gateway %q trace %q", it.ID, it.Gateway, it.TraceID)
+		}
+	}
+	research := items[3]
+	if research.Kind != library.KindResearch {
+		t.Fatalf("items: %+v", items)
+	}
+	id := func(it library.Item) string { return strconv.FormatInt(it.ID, 10) }
+
+	code, out, _ = harkData(t, s, data, "", "library", "list", "--kind", "page")
+	if code != 0 || !strings.Contains(out, "https://docs.example/okapi") || strings.Contains(out, "zebra") {
+		t.Errorf("list --kind page: %d\n%s", code, out)
+	}
+	code, out, _ = harkData(t, s, data, "", "library", "list", "--limit", "2")
+	if code != 0 || strings.Count(out, "\n") != 3 {
+		t.Errorf("list --limit 2: %d\n%s", code, out)
+	}
+	code, out, _ = harkData(t, s, data, "", "library", "search", "okapis")
+	if code != 0 || !strings.Contains(out, "how do okapis hide") || strings.Contains(out, "zebra") {
+		t.Errorf("search: %d\n%s", code, out)
+	}
+	code, out, _ = harkData(t, s, data, "", "library", "show", id(research))
+	if code != 0 || !strings.Contains(out, "Findings about how do okapis hide.") || !strings.Contains(out, "1. [Source one](https://example.com/s1)") {
+		t.Errorf("show: %d\n%s", code, out)
+	}
+	code, out, _ = harkData(t, s, data, "", "--json", "library", "show", id(research))
+	var shown map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil || shown["output"].(map[string]any)["request_id"] != "req-1" {
+		t.Errorf("show --json: %d\n%s", code, out)
+	}
+	dir := t.TempDir()
+	for file, want := range map[string]string{"r.md": "# Report", "r.bib": "@online{example-source,", "r.json": `"type": "webpage"`} {
+		code, _, errs := harkData(t, s, data, "", "library", "export", id(research), "-o", filepath.Join(dir, file))
+		b, _ := os.ReadFile(filepath.Join(dir, file))
+		if code != 0 || !strings.Contains(string(b), want) {
+			t.Errorf("export %s: %d %s\n%s", file, code, errs, b)
+		}
+	}
+	code, _, errs = harkData(t, s, data, "", "library", "export", id(items[1]), "-o", filepath.Join(dir, "crawl"))
+	if _, err := os.Stat(filepath.Join(dir, "crawl", "index.md")); code != 0 || err != nil {
+		t.Errorf("export crawl: %d %s %v", code, errs, err)
+	}
+	// Unknown and bad IDs, a bad kind, an existing file: exit 2, clearly.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"library", "show", "999"}, "no item 999"},
+		{[]string{"library", "rm", "999"}, "no item 999"},
+		{[]string{"library", "show", "abc"}, `ID "abc": must be a whole number`},
+		{[]string{"library", "list", "--kind", "video"}, `--kind "video": must be one of research, search, page, crawl, map`},
+		{[]string{"library", "export", id(research), "-o", filepath.Join(dir, "r.md")}, "exists"},
+		{[]string{"library", "export", id(research)}, "want -o FILE"},
+		{[]string{"library", "rm"}, "want ID... or --all"},
+		{[]string{"library"}, "want list, search, show, rm or export"},
+	} {
+		code, _, errs := harkData(t, s, data, "", tc.args...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: %d %q, want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	code, out, _ = harkData(t, s, data, "", "library", "rm", id(research))
+	if code != 0 || !strings.Contains(out, "removed 1 item") {
+		t.Errorf("rm: %d %s", code, out)
+	}
+	code, out, _ = harkData(t, s, data, "", "library", "rm", "--all")
+	if code != 0 || !strings.Contains(out, "removed 4 items") {
+		t.Errorf("rm --all: %d %s", code, out)
+	}
+	if n := len(s.Requests()); n != calls {
+		t.Errorf("library commands called the gateway %d times", n-calls)
+	}
+}
+
+// library = false (or HARK_LIBRARY=0) keeps nothing; a damaged library
+// is reported (exit 6 for library commands, a warning for the rest) and
+// left as it is.
+func TestLibraryOffAndDamaged(t *testing.T) {
+	s := apitest.New(t)
+	data := t.TempDir()
+	t.Setenv("HARK_LIBRARY", "0")
+	if code, _, _ := harkData(t, s, data, "", "search", "zebra"); code != 0 {
+		t.Fatal("search failed")
+	}
+	if _, err := os.Stat(filepath.Join(data, library.File)); err == nil {
+		t.Error("HARK_LIBRARY=0 still made a library")
+	}
+	t.Setenv("HARK_LIBRARY", "")
+
+	junk := []byte(strings.Repeat("garbage ", 1000))
+	os.WriteFile(filepath.Join(data, library.File), junk, 0o600)
+	code, out, errs := harkData(t, s, data, "", "search", "zebra")
+	if code != 0 || !strings.Contains(out, "Result 1 for zebra") || !strings.Contains(errs, "warning: results are not kept: library") || !strings.Contains(errs, "damaged") {
+		t.Errorf("search with a damaged library: %d\n%s\n%s", code, out, errs)
+	}
+	code, _, errs = harkData(t, s, data, "", "library", "list")
+	if code != exitLibrary || !strings.Contains(errs, "damaged") || !strings.Contains(errs, filepath.Join(data, library.File)) {
+		t.Errorf("list with a damaged library: %d %s", code, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(data, library.File)); string(b) != string(junk) {
+		t.Error("the damaged library was changed")
+	}
+}
