@@ -7,6 +7,7 @@
 package library
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -15,9 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
@@ -88,7 +92,7 @@ CREATE TABLE IF NOT EXISTS items (
 CREATE INDEX IF NOT EXISTS items_created ON items(created);
 CREATE INDEX IF NOT EXISTS items_kind ON items(kind, created);
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
-	title, query, body, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+	title, query, body, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3 4'
 );
 CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN
 	INSERT INTO items_fts(rowid, title, query, body) VALUES (new.id, new.title, new.query, new.body);
@@ -276,40 +280,111 @@ func (s *Store) List(ctx context.Context, kind string, limit int) ([]Item, error
 // Search finds items whose title, query or body holds every word of
 // query, the last word as a prefix (so it works as you type), best match
 // first; kind "" searches every kind. Hits carry a Snippet.
+//
+// The best match is looked for among the newest searchCandidates items
+// that match: FTS5 walks matches newest first and stops there, so a word
+// in nearly every item costs no more than a rare one (ranking every match
+// of a common word in 10,000 items took 70 ms; see BENCHMARKS.md).
 func (s *Store) Search(ctx context.Context, query, kind string, limit int) ([]Item, error) {
 	match := matchExpr(query)
 	if match == "" {
 		return s.List(ctx, kind, limit)
 	}
-	q := `SELECT ` + prefixed(listColumns, "items.") + `, snippet(items_fts, 2, '', '', '…', 12)
+	q := `SELECT ` + prefixed(listColumns, "items.") + `, bm25(items_fts, 5.0, 3.0, 1.0)
 		FROM items_fts JOIN items ON items.id = items_fts.rowid WHERE items_fts MATCH ?`
 	args := []any{match}
 	if kind != "" {
 		q += ` AND items.kind = ?`
 		args = append(args, kind)
 	}
-	q += ` ORDER BY bm25(items_fts, 5.0, 3.0, 1.0), items.created DESC`
-	if limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, limit)
-	}
+	q += ` ORDER BY items_fts.rowid DESC LIMIT ?`
+	args = append(args, searchCandidates)
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, s.fault(err)
 	}
-	defer rows.Close()
-	var out []Item
+	type hit struct {
+		Item
+		score float64
+	}
+	var hits []hit
 	for rows.Next() {
-		var snip string
-		it, err := scanListed(rows, &snip)
+		var score float64
+		it, err := scanListed(rows, &score)
 		if err != nil {
+			rows.Close()
 			return nil, s.fault(err)
 		}
-		it.Snippet = plainSnippet(snip)
-		out = append(out, it)
+		hits = append(hits, hit{it, score})
 	}
-	return out, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, s.fault(err)
+	}
+	// bm25 is lower for better matches; ties go to the newer item.
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(a.score, b.score) })
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	// Snippets are made here, for the hits returned only: FTS5's
+	// snippet() for every candidate cost more than the search.
+	out := make([]Item, len(hits))
+	ids := make([]string, len(hits))
+	at := map[int64]int{}
+	for i, h := range hits {
+		out[i], ids[i], at[h.ID] = h.Item, strconv.FormatInt(h.ID, 10), i
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	brows, err := s.db.QueryContext(ctx, `SELECT id, body FROM items WHERE id IN (`+strings.Join(ids, ",")+`)`)
+	if err != nil {
+		return nil, s.fault(err)
+	}
+	defer brows.Close()
+	words := queryWords(query)
+	for brows.Next() {
+		var id int64
+		var body string
+		if err := brows.Scan(&id, &body); err != nil {
+			return nil, s.fault(err)
+		}
+		out[at[id]].Snippet = snippet(plainSnippet(body), words, 12)
+	}
+	return out, brows.Err()
 }
+
+// queryWords are the lower-cased words of a query.
+func queryWords(q string) []string {
+	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// snippet is about n words of text around the first word that starts
+// with one of words, with … where text was cut.
+func snippet(text string, words []string, n int) string {
+	fields := strings.Fields(text)
+	at := 0
+	for i, f := range fields {
+		f = strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		if slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(f, w) }) {
+			at = i
+			break
+		}
+	}
+	from := max(0, at-n/3)
+	to := min(len(fields), from+n)
+	s := strings.Join(fields[from:to], " ")
+	if from > 0 {
+		s = "…" + s
+	}
+	if to < len(fields) {
+		s += "…"
+	}
+	return s
+}
+
+// searchCandidates bounds the matches Search ranks.
+const searchCandidates = 200
 
 var (
 	mdLink    = regexp.MustCompile(`\[([^\]]*)\]\([^)\s]*\)`)
@@ -334,12 +409,14 @@ func prefixed(cols, p string) string {
 
 // matchExpr turns what the user typed into an FTS5 query: every word
 // must appear, each quoted (so punctuation and FTS5 operators are just
-// text), the last one as a prefix.
+// text), the last one as a prefix when it has two letters or more (a
+// one-letter prefix matches nearly every word, and costs seconds on a
+// large library; the prefix indexes cover two to four letters).
 func matchExpr(query string) string {
 	words := strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	for i, w := range words {
 		words[i] = `"` + w + `"`
-		if i == len(words)-1 {
+		if i == len(words)-1 && utf8.RuneCountInString(w) >= 2 {
 			words[i] += "*"
 		}
 	}
