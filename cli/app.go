@@ -34,6 +34,10 @@ type App struct {
 	onCall func(api.CallInfo)
 	// retry is the client's retry policy (zero: the defaults).
 	retry api.RetryPolicy
+	// jsonl is --jsonl: one result per line (search, extract, crawl).
+	jsonl bool
+	// reportOut is research -o FILE; question is the question asked.
+	reportOut, question string
 	// lib is the library results are kept in (see keep.go).
 	lib libraryState
 

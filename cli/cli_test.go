@@ -135,7 +135,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"invoke", "no_such_tool"}, `tool "no_such_tool": not in the gateway's tool list`},
 		{[]string{"invoke", "vendor_search", "-i", "novalue"}, "must be key=value"},
 		{[]string{"invoke"}, "invoke: want TOOL"},
-		{[]string{"search"}, "search: missing QUERY"},
+		{[]string{"search"}, "search: QUERY from stdin is empty"},
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"tools", "--nope"}, "unknown flag"},
 		{[]string{"stt", "/nonexistent.wav"}, "no such file"},
@@ -721,8 +721,16 @@ func TestConfigWording(t *testing.T) {
 	if strings.Contains(out, "(default (") {
 		t.Errorf("config doubles its parentheses:\n%s", out)
 	}
-	code, _, errs = hark(t, nil, "", "search")
-	if code != exitUsage || strings.Contains(errs, "hark: hark ") || !strings.Contains(errs, "hark: search: missing QUERY") {
+	// At a terminal (here /dev/null, a character device like one), no
+	// query is a usage error that says how to give one.
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	var stdout, stderr bytes.Buffer
+	code = Run(context.Background(), []string{"search"}, devnull, &stdout, &stderr)
+	if errs := stderr.String(); code != exitUsage || strings.Contains(errs, "hark: hark ") || !strings.Contains(errs, "hark: search: missing QUERY (or - to read it from stdin)") {
 		t.Errorf("search without a query: %d %q", code, errs)
 	}
 }

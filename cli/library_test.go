@@ -150,3 +150,47 @@ func TestLibraryOffAndDamaged(t *testing.T) {
 		t.Error("the damaged library was changed")
 	}
 }
+
+// Scripts: the query from stdin, research -o FILE, --jsonl.
+func TestScripting(t *testing.T) {
+	s := apitest.New(t)
+	data := t.TempDir()
+	code, out, errs := harkData(t, s, data, "zebra  crossings\n", "search", "-")
+	if code != 0 || !strings.Contains(out, "Result 1 for zebra crossings") {
+		t.Errorf("search -: %d %s %s", code, out, errs)
+	}
+	code, out, errs = harkData(t, s, data, "how do okapis hide?", "research")
+	if code != 0 || !strings.Contains(out, "Findings about how do okapis hide?") {
+		t.Errorf("research from stdin: %d %s %s", code, out, errs)
+	}
+	file := filepath.Join(t.TempDir(), "report.md")
+	code, out, errs = harkData(t, s, data, "", "research", "-o", file, "why", "stripes")
+	b, _ := os.ReadFile(file)
+	if code != 0 || out != "" || !strings.Contains(errs, "wrote the report to "+file) ||
+		!strings.Contains(string(b), "# Report\n\n> why stripes\n") || !strings.Contains(string(b), "1. [Source one](https://example.com/s1)") {
+		t.Errorf("research -o: %d out %q err %q\n%s", code, out, errs, b)
+	}
+	code, out, errs = harkData(t, s, data, "", "search", "--jsonl", "--max-results", "3", "zebra")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 {
+		t.Fatalf("search --jsonl: %d %q %s", code, out, errs)
+	}
+	for i, l := range lines {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r["url"] != "https://example.com/"+strconv.Itoa(i+1) {
+			t.Errorf("line %d: %q %v", i, l, err)
+		}
+	}
+	code, out, _ = harkData(t, s, data, "", "extract", "--jsonl", "https://a.example/ok", "https://a.example/fail")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.Contains(lines[1], `"error":"fetch failed"`) {
+		t.Errorf("extract --jsonl: %d %q", code, out)
+	}
+	code, out, _ = harkData(t, s, data, "", "crawl", "--jsonl", "https://site.example")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 {
+		t.Errorf("crawl --jsonl: %d %q", code, out)
+	}
+	code, _, errs = harkData(t, s, data, "  \n", "research", "-")
+	if code != exitUsage || !strings.Contains(errs, "research: QUESTION from stdin is empty") {
+		t.Errorf("empty stdin: %d %s", code, errs)
+	}
+}

@@ -285,11 +285,17 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 			defer stop()
 		}
 	}
+	if q, ok := inputs["input"].(string); ok && tool == api.ToolResearch {
+		a.question = q
+	}
 	res, err := cl.Invoke(ctx, tool, inputs)
 	if err != nil {
 		return err
 	}
-	if a.jsonOut {
+	switch {
+	case a.jsonl:
+		return a.printJSONL(res)
+	case a.jsonOut && a.reportOut == "":
 		return writeJSON(a.stdout, res)
 	}
 	return a.printOutput(res)

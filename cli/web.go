@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -28,11 +29,29 @@ type webFlags struct {
 
 func newWebCmd(a *App, tool, use, short string, positional func(args []string) (string, any), setup func(cmd *cobra.Command, w *webFlags)) *cobra.Command {
 	w := &webFlags{a: a, tool: tool, set: map[string]func() any{}, flag: map[string]string{}}
+	what := strings.TrimSuffix(strings.SplitN(use, " ", 2)[1], "...")
+	fromStdin := tool == api.ToolSearch || tool == api.ToolResearch
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  minArgs(1, strings.SplitN(use, " ", 2)[1]),
+		Args:  minArgs(1, what),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fromStdin && (len(args) == 0 || len(args) == 1 && args[0] == "-") {
+				// The query or question from stdin: "-", or no argument
+				// with stdin a pipe or file.
+				if len(args) == 0 && !stdinIsData(a.stdin) {
+					return usagef("%s: missing %s (or - to read it from stdin)", cmd.Name(), what)
+				}
+				b, err := readAtMost(a.stdin, maxTTSText, cmd.Name()+": "+what+" from stdin")
+				if err != nil {
+					return err
+				}
+				q := strings.Join(strings.Fields(string(b)), " ")
+				if q == "" {
+					return usagef("%s: %s from stdin is empty", cmd.Name(), what)
+				}
+				args = []string{q}
+			}
 			inputs, err := a.readInputs(cmd, w.in, false)
 			if err != nil {
 				return err
@@ -49,6 +68,13 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 	}
 	w.in.register(cmd)
 	a.completeInputFlag(cmd, func([]string) string { return tool })
+	if fromStdin {
+		cmd.Args = cobra.ArbitraryArgs
+		cmd.Use = strings.Replace(use, " ", " [", 1) + " | -]"
+	}
+	if tool == api.ToolSearch || tool == api.ToolExtract || tool == api.ToolCrawl {
+		cmd.Flags().BoolVar(&a.jsonl, "jsonl", false, "print one result per line as JSON, for jq and pipes")
+	}
 	setup(cmd, w)
 	return cmd
 }
@@ -144,6 +170,7 @@ func newResearchCmd(a *App) *cobra.Command {
 	return newWebCmd(a, api.ToolResearch, "research QUESTION...", "Research a question and print the report",
 		joinArgs("input"), func(cmd *cobra.Command, w *webFlags) {
 			w.strFlag(cmd, "model", "model", "mini, pro or auto")
+			cmd.Flags().StringVarP(&a.reportOut, "output", "o", "", "write the report (markdown, with its sources) to FILE")
 		})
 }
 
@@ -205,6 +232,9 @@ func (a *App) printOutput(res *api.InvokeResult) error {
 		if err != nil {
 			break
 		}
+		if a.reportOut != "" {
+			return a.writeReport(out)
+		}
 		return a.printResearch(out)
 	}
 	// Unknown tool or an output hark cannot decode: show it as JSON.
@@ -261,4 +291,70 @@ func renderMarkdown(md, style string, width int) string {
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
+}
+
+// writeReport writes the report to -o FILE (through a temporary file, so
+// a failed write leaves no half report) and says where on stderr.
+func (a *App) writeReport(out *api.ResearchOutput) error {
+	path := a.reportOut
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return usagef("-o %s: %v", path, err)
+	}
+	_, err = io.WriteString(f, out.Document(a.question, ""))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	fmt.Fprintf(a.stderr, "hark: wrote the report to %s\n", path)
+	return nil
+}
+
+// printJSONL prints one result per line: a search's results, an
+// extract's pages (then its failures, each with "error"), a crawl's pages.
+func (a *App) printJSONL(res *api.InvokeResult) error {
+	var rows []any
+	switch res.Tool {
+	case api.ToolSearch:
+		out, err := api.DecodeSearch(res.Output)
+		if err != nil {
+			return fmt.Errorf("--jsonl: %w", err)
+		}
+		for _, r := range out.Results {
+			rows = append(rows, r)
+		}
+	case api.ToolExtract:
+		out, err := api.DecodeExtract(res.Output)
+		if err != nil {
+			return fmt.Errorf("--jsonl: %w", err)
+		}
+		for _, p := range out.Results {
+			rows = append(rows, p)
+		}
+		for _, f := range out.FailedResults {
+			rows = append(rows, f)
+		}
+	case api.ToolCrawl:
+		out, err := api.DecodeCrawl(res.Output)
+		if err != nil {
+			return fmt.Errorf("--jsonl: %w", err)
+		}
+		for _, p := range out.Results {
+			rows = append(rows, p)
+		}
+	default:
+		rows = append(rows, json.RawMessage(res.Output))
+	}
+	for _, r := range rows {
+		if err := writeJSONCompact(a.stdout, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
