@@ -21,8 +21,10 @@ type libraryState struct {
 	err    error
 	warned sync.Once
 	// warn tells the user the library failed; the CLI prints to stderr,
-	// the TUI shows it on screen. Set before the first call.
-	warn func(msg string)
+	// the TUI shows it on screen. changed is told when items were kept.
+	// Both are set before the first call.
+	warn    func(msg string)
+	changed func()
 }
 
 // library opens the library in the data directory, once.
@@ -54,6 +56,9 @@ func (a *App) keep(r api.Result) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		err = s.Add(ctx, items...)
+		if err == nil && a.lib.changed != nil {
+			a.lib.changed()
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(a.logWriter(), "library: %v\n", err)

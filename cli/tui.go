@@ -54,6 +54,11 @@ func runTUI(ctx context.Context, a *App) error {
 			fmt.Fprintln(a.logWriter(), line)
 		},
 	}
+	// The library: results are kept by the client (keep.go); the TUI reads
+	// it for the Library pane and research history, and hears of changes.
+	c.Library, c.LibraryOff = a.library, !a.cfg.Library
+	a.lib.changed = func() { send(common.LibraryChangedMsg{}) }
+	a.lib.warn = func(msg string) { send(common.ErrorMsg{Err: errors.New(msg)}) }
 	c.Audio, c.AudioState = lazyAudio(audio.Options{
 		Sink: a.cfg.AudioSink,
 		// Audio played with no sound device is a bounded cache; w saves

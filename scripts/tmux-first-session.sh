@@ -10,8 +10,10 @@
 #   3. a folder of documentation is indexed from the CLI while the TUI
 #      runs, then searched in the TUI, and a result opened in Pages;
 #   4. research runs and is saved with w into the data directory;
-#   5. after quitting, "hark tts TEXT | hark stt -" gives the words back;
-#   6. nothing was written to the directory hark was started in.
+#   5. relaunched against an unreachable gateway, the report is found in
+#      the Library by a word of its body and reopened, with history (h);
+#   6. after quitting, "hark tts TEXT | hark stt -" gives the words back;
+#   7. nothing was written to the directory hark was started in.
 #
 # Usage: scripts/tmux-first-session.sh      (builds hark from this tree)
 #        HARK_BIN=/path/to/hark scripts/tmux-first-session.sh
@@ -135,7 +137,32 @@ wait_for 'saved ' 10
 ls "$work/home/.local/share/hark/output"/research-*.md >/dev/null 2>&1 ||
 	fail "no research-*.md in $work/home/.local/share/hark/output"
 
-# 5. Quit, then pipe speech into recognition.
+# 5. Quit and relaunch against a gateway that cannot be reached: the
+# report is in the Library, found by a word of its body, and opens from
+# what was kept (any call to the gateway would fail on screen).
+keys q
+wait_for '^\$ ' 10
+keys C-l
+text "HARK_BASE_URL=http://127.0.0.1:9 HARK_API_KEY=sk-unreachable-0000 hark"
+keys Enter
+wait_for '6 Library' 10
+keys 6
+wait_for 'How does memcheck find memory leaks' 10
+keys f
+wait_for 'research +[A-Z][a-z]{2} [0-9]{2} [0-9:]{5}  How does memcheck' 5
+keys /
+text "valgrind"
+wait_for '1 found' 5
+keys Enter
+keys Enter
+wait_for 'from the library, kept' 10
+wait_for 'Summary' 5
+keys Escape
+keys h
+wait_for 'History' 5
+if screen | grep -q 'connection refused'; then fail "reopening called the gateway"; fi
+
+# 6. Quit, then pipe speech into recognition.
 keys q
 wait_for '^\$ ' 10
 keys C-l
@@ -143,8 +170,8 @@ text "hark tts 'the quick brown fox jumps over the lazy dog' | hark stt -"
 keys Enter
 wait_for 'quick brown fox' 60
 
-# 6. Nothing landed in the directory hark ran in.
+# 7. Nothing landed in the directory hark ran in.
 if [ -n "$(ls -A "$work/cwd")" ]; then
 	fail "files written to the working directory: $(ls -A "$work/cwd")"
 fi
-echo "tmux-first-session: ok (completion, digits, index from the CLI, search, a result opened, research saved, tts | stt, nothing in the working directory)"
+echo "tmux-first-session: ok (completion, digits, index from the CLI, search, a result opened, research saved, reopened from the Library offline, tts | stt, nothing in the working directory)"

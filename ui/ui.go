@@ -19,7 +19,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
+	"hark/library"
 	"hark/ui/common"
+	"hark/ui/libview"
 	"hark/ui/pages"
 	"hark/ui/research"
 	"hark/ui/search"
@@ -71,10 +73,10 @@ type Model struct {
 	firstFrame sync.Once // reports the first frame to the start-up trace
 }
 
-// New builds the root with its panes: Search, Pages, Research, Voices and
-// Tools.
+// New builds the root with its panes: Search, Pages, Research, Voices,
+// Tools and Library.
 func New(c *common.Common) *Model {
-	panes := []common.Pane{search.New(c), pages.New(c), research.New(c), voices.New(c), tools.New(c)}
+	panes := []common.Pane{search.New(c), pages.New(c), research.New(c), voices.New(c), tools.New(c), libview.New(c)}
 	m := &Model{c: c, panes: panes, help: help.New(), noColor: c.Styles.NoColor, loading: true}
 	m.applyStyles()
 	return m
@@ -198,6 +200,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case common.OpenPagesMsg:
 		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Pages" }, msg)
+	case common.ShowKeptMsg:
+		// A kept item opens where its kind is shown: a report in
+		// Research, a search in Search, pages, crawls and maps in Pages.
+		title := map[string]string{library.KindResearch: "Research", library.KindSearch: "Search"}[msg.Item.Kind]
+		if title == "" {
+			title = "Pages"
+		}
+		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == title }, msg)
 	case common.RunToolMsg:
 		return m, m.routeTo(func(p common.Pane) bool {
 			r, ok := p.(common.ToolRunner)
@@ -233,13 +243,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 type inspectMsg func(*Model)
 
 // routeTo shows the first pane matching want and hands it msg; with no
-// match, the Tools pane (the last) takes it.
+// match, the Tools pane takes it (it shows any tool's output).
 func (m *Model) routeTo(want func(common.Pane) bool, msg tea.Msg) tea.Cmd {
-	idx := len(m.panes) - 1
+	idx := -1
 	for i, p := range m.panes {
 		if want(p) {
 			idx = i
 			break
+		}
+	}
+	for i, p := range m.panes {
+		if idx < 0 && p.Title() == "Tools" {
+			idx = i
 		}
 	}
 	m.active, m.showHelp, m.palette = idx, false, nil

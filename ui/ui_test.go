@@ -11,6 +11,7 @@ import (
 
 	"hark/api"
 	"hark/api/apitest"
+	"hark/library"
 	"hark/ui/common"
 	"hark/ui/internal/uitest"
 	"hark/ui/pages"
@@ -378,7 +379,7 @@ func TestE2EUnknownToolGeneratedForm(t *testing.T) {
 	r.waitFor("palette lists the tool", screenHas("acme_weather"))
 	r.keys("enter")
 	r.waitFor("generated form", func(m *Model) bool {
-		f := m.panes[len(m.panes)-1].(*tools.Pane).Form()
+		f := m.panes[4].(*tools.Pane).Form()
 		return f != nil && f.Tool.Slug == "acme_weather" && screenHas("units")(m)
 	})
 	r.keys("tab", "backspace")
@@ -395,7 +396,7 @@ func TestE2EUnknownToolGeneratedForm(t *testing.T) {
 	r.typeText("2")
 	r.keys("enter")
 	r.waitFor("output tree", func(m *Model) bool {
-		return m.panes[len(m.panes)-1].(*tools.Pane).Tree() != nil && screenHas(`city: "Oslo"`)(m)
+		return m.panes[4].(*tools.Pane).Tree() != nil && screenHas(`city: "Oslo"`)(m)
 	})
 	var body api.InvokeRequest
 	if err := json.Unmarshal(srv.Last(apitest.InvokePath("acme_weather")).Body, &body); err != nil {
@@ -519,5 +520,38 @@ func TestSpeakTextAreaOwnsCtrlK(t *testing.T) {
 	m.Update(uitest.Press("ctrl+k"))
 	if m.palette == nil {
 		t.Error("ctrl+k out of the text area does not open the palette")
+	}
+}
+
+// A kept item opens where its kind is shown, from what was kept, with no
+// gateway at all.
+func TestKeptItemsOpenByKind(t *testing.T) {
+	m := newModel(t, nil, 100, 30)
+	out := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	for _, tc := range []struct {
+		item library.Item
+		pane string
+		want string
+	}{
+		{library.Item{ID: 1, Kind: library.KindSearch, Tool: api.ToolSearch, Query: "zebra", Inputs: `{"query":"zebra"}`,
+			Output: out(api.SearchOutput{Query: "zebra", Results: []api.SearchResult{{Title: "Zebra crossing rules", URL: "https://en.example/zebra"}}})},
+			"Search", "Zebra crossing rules"},
+		{library.Item{ID: 2, Kind: library.KindResearch, Tool: api.ToolResearch, Query: "why stripes?",
+			Output: out(api.ResearchOutput{RequestID: "r", Status: api.ResearchCompleted, Content: "Stripes confuse flies."})},
+			"Research", "from the library"},
+		{library.Item{ID: 3, Kind: library.KindPage, Tool: api.ToolExtract, URL: "https://docs.example/okapi", Body: "The okapi is a giraffid."},
+			"Pages", "docs.example/okapi"},
+		{library.Item{ID: 4, Kind: library.KindCrawl, Tool: api.ToolCrawl, URL: "https://site.example/",
+			Output: out(api.CrawlOutput{BaseURL: "https://site.example/", Results: []api.PageContent{{URL: "https://site.example/quagga", RawContent: "Quagga."}}})},
+			"Pages", "quagga"},
+	} {
+		_, cmd := m.Update(common.ShowKeptMsg{Item: tc.item})
+		uitest.Settle(func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }, cmd)
+		if got := m.panes[m.Active()].Title(); got != tc.pane {
+			t.Errorf("%s opened in %s, want %s", tc.item.Kind, got, tc.pane)
+		}
+		if v := uitest.Plain(m.View().Content); !strings.Contains(v, tc.want) {
+			t.Errorf("%s: screen lacks %q:\n%s", tc.item.Kind, tc.want, v)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"hark/api"
 	"hark/audio"
+	"hark/library"
 )
 
 // Common is handed to every pane instead of package-level globals.
@@ -50,6 +51,11 @@ type Common struct {
 	// for the screen (a recording tool's raw error). It must be safe to
 	// call from commands.
 	Log func(line string)
+	// Library opens the library (the first call opens it; nil when the
+	// client has none). LibraryOff says keeping is turned off (library =
+	// false): what was kept before can still be read.
+	Library    func() (*library.Store, error)
+	LibraryOff bool
 	// StartQuery, when set, is searched for as soon as the tool list
 	// arrives (hark --search QUERY), so the first frame with content
 	// shows its results.

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"hark/api"
+	"hark/library"
 )
 
 // Messages the root and the panes exchange. Panes never call each other:
@@ -37,6 +38,17 @@ type RunToolMsg struct {
 	Tool   api.Tool
 	Inputs map[string]any
 }
+
+// ShowKeptMsg asks the root to show an item kept in the library in the
+// pane that shows its kind (research in Research, a search in Search),
+// from what was kept, without calling the gateway.
+type ShowKeptMsg struct {
+	Item library.Item
+}
+
+// LibraryChangedMsg says items were kept or removed: views of the
+// library reload.
+type LibraryChangedMsg struct{}
 
 // EditToolMsg asks the root to show the Tools pane with tool's form.
 type EditToolMsg struct {

@@ -6,6 +6,7 @@ package pages
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hark/library"
 	"net/url"
@@ -283,6 +284,14 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			return p, tea.Batch(p.add(m), p.extract(msg.URLs, false))
 		}
 		return p, p.extract(msg.URLs, true)
+	case common.ShowKeptMsg:
+		// A page, crawl or map reopened from the library, as it was kept.
+		m, err := keptPages(msg.Item)
+		if err != nil {
+			return p, func() tea.Msg { return common.ErrorMsg{Err: err} }
+		}
+		p.mode = listMode
+		return p, p.add(m)
 	case common.RunToolMsg:
 		return p, p.run(msg.Tool.Slug, msg.Inputs, msg.Tool.Slug == api.ToolExtract)
 	case tea.WindowSizeMsg, common.StylesChangedMsg:
@@ -779,6 +788,39 @@ func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
 		}
 		return m
 	})
+}
+
+// keptPages turns a kept page, crawl or map into arrived pages; a single
+// page opens in the reader.
+func keptPages(it library.Item) (doneMsg, error) {
+	var in struct{ Format string }
+	json.Unmarshal([]byte(it.Inputs), &in)
+	plain := in.Format == "text"
+	m := doneMsg{slug: it.Tool}
+	switch it.Kind {
+	case library.KindPage:
+		m.pages = []*Page{{URL: it.URL, Content: it.Body, Plain: plain, Source: it.Tool}}
+		m.base = it.URL
+	case library.KindCrawl:
+		out, err := api.DecodeCrawl(json.RawMessage(it.Output))
+		if err != nil {
+			return m, fmt.Errorf("library item %d: %w", it.ID, err)
+		}
+		for _, r := range out.Results {
+			m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Plain: plain, Source: it.Tool})
+		}
+	case library.KindMap:
+		out, err := api.DecodeMap(json.RawMessage(it.Output))
+		if err != nil {
+			return m, fmt.Errorf("library item %d: %w", it.ID, err)
+		}
+		for _, r := range out.Results {
+			m.pages = append(m.pages, &Page{URL: r.URL, Source: it.Tool})
+		}
+	default:
+		return m, fmt.Errorf("library item %d: a %s is not shown in Pages", it.ID, it.Kind)
+	}
+	return m, nil
 }
 
 // add merges arrived pages (a later extraction replaces what a map or an

@@ -7,8 +7,10 @@ package research
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"hark/api"
+	"hark/library"
 	"hark/ui/common"
 	"hark/ui/markdown"
 )
@@ -73,6 +76,9 @@ type Session struct {
 	Retries  []api.RetryEvent
 	Running  bool
 	SavedTo  string
+	// Kept is the session's library item ID when it was reopened from the
+	// library (0 for research run in this session).
+	Kept int64
 
 	cancel        context.CancelFunc
 	rendered      string
@@ -145,8 +151,60 @@ func New(c *common.Common) *Pane {
 	return p
 }
 
-func (p *Pane) Title() string            { return "Research" }
-func (p *Pane) Init() tea.Cmd            { return nil }
+func (p *Pane) Title() string { return "Research" }
+
+// Init loads earlier research from the library, so history (h)
+// survives restarts.
+func (p *Pane) Init() tea.Cmd {
+	open := p.c.Library
+	if open == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		s, err := open()
+		if err != nil {
+			return keptMsg{err: err}
+		}
+		items, err := s.List(context.Background(), library.KindResearch, historyKept)
+		if err != nil {
+			return keptMsg{err: err}
+		}
+		// List leaves out bodies and outputs: fetch each whole.
+		for i := range items {
+			if items[i], err = s.Get(context.Background(), items[i].ID); err != nil {
+				return keptMsg{err: err}
+			}
+		}
+		return keptMsg{items: items}
+	}
+}
+
+// historyKept is how many earlier reports history loads from the library.
+const historyKept = 50
+
+// keptMsg carries earlier research from the library, newest first.
+type keptMsg struct {
+	items []library.Item
+	err   error
+}
+
+// keptSession is a session for a kept report (nil when its output does
+// not decode).
+func (p *Pane) keptSession(it library.Item) *Session {
+	for _, s := range p.sessions {
+		if s.Kept == it.ID {
+			return s
+		}
+	}
+	out, err := api.DecodeResearch(json.RawMessage(it.Output))
+	if err != nil {
+		return nil
+	}
+	var in struct{ Model string }
+	json.Unmarshal([]byte(it.Inputs), &in)
+	p.nextID++
+	return &Session{ID: p.nextID, Question: it.Query, Model: in.Model, Started: it.Created, Finished: it.Created, Out: out, Kept: it.ID}
+}
 func (p *Pane) KeyMap() help.KeyMap      { return Keys }
 func (p *Pane) Handles(slug string) bool { return slug == Slug }
 func (p *Pane) Capturing() bool          { return p.question.Focused() || p.saveAs.Active() }
@@ -254,6 +312,33 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		path := msg.path
 		return p, func() tea.Msg { return common.NoticeMsg{Text: "saved " + path} }
+	case keptMsg:
+		if msg.err != nil {
+			return p, func() tea.Msg { return common.ErrorMsg{Err: fmt.Errorf("research history: %w", msg.err)} }
+		}
+		// Earlier reports go before this session's, oldest first.
+		var earlier []*Session
+		for i := len(msg.items) - 1; i >= 0; i-- {
+			if s := p.keptSession(msg.items[i]); s != nil {
+				earlier = append(earlier, s)
+			}
+		}
+		p.sessions = append(earlier, p.sessions...)
+		return p, nil
+	case common.ShowKeptMsg:
+		s := p.keptSession(msg.Item)
+		if s == nil {
+			return p, func() tea.Msg {
+				return common.ErrorMsg{Err: fmt.Errorf("library item %d: the kept report cannot be read", msg.Item.ID)}
+			}
+		}
+		if !slices.Contains(p.sessions, s) {
+			p.sessions = append(p.sessions, s)
+		}
+		p.question.SetValue(s.Question)
+		p.show(s)
+		p.focus = focusReport
+		return p, p.render(s)
 	case common.RunToolMsg:
 		q, _ := msg.Inputs["input"].(string)
 		m, _ := msg.Inputs["model"].(string)
@@ -629,6 +714,9 @@ func (p *Pane) statusLine(s *Session) string {
 		line = st.Err.Render("✗ ") + q
 	default:
 		line = st.OK.Render("✓ ") + q + st.Dim.Render(" · "+common.Elapsed(s.Finished.Sub(s.Started)))
+		if s.Kept != 0 {
+			line = st.OK.Render("✓ ") + q + st.Dim.Render(" · from the library, kept "+s.Started.Local().Format("Jan 02 15:04"))
+		}
 		if s.SavedTo != "" {
 			line += st.Dim.Render(" · saved " + s.SavedTo)
 		}
@@ -676,6 +764,9 @@ func (p *Pane) historyView(h int) string {
 			cur, ts = st.Key.Render("▌ "), st.Selected
 		}
 		when := s.Started.Format("15:04")
+		if y, m, d := s.Started.Date(); y != p.c.Now().Year() || m != p.c.Now().Month() || d != p.c.Now().Day() {
+			when = s.Started.Format("Jan 02")
+		}
 		lines = append(lines, common.Truncate(cur+state+" "+st.Dim.Render(when+" ")+ts.Render(common.OneLine(s.Question)), p.width))
 	}
 	return strings.Join(lines, "\n")

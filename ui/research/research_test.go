@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"hark/api"
 	"hark/api/apitest"
+	"hark/library"
 	"hark/ui/common"
 	"hark/ui/internal/uitest"
 )
@@ -254,5 +256,49 @@ func TestPaletteQuestionReplacesTheLine(t *testing.T) {
 	v := uitest.Plain(p.View())
 	if strings.Contains(v, "an old question") || p.question.Value() != "a question from the palette" {
 		t.Errorf("the line holds %q:\n%s", p.question.Value(), v)
+	}
+}
+
+// Research kept in the library is history after a restart (h), and a
+// report reopened from the Library shows without calling the gateway.
+func TestHistoryFromTheLibrary(t *testing.T) {
+	lib, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	for i, q := range []string{"why are TUIs fast?", "what is glamour?"} {
+		b, _ := json.Marshal(api.ResearchOutput{RequestID: "r", Status: api.ResearchCompleted, Content: "Answer to " + q,
+			Sources: []api.ResearchSource{{Title: "Charm", URL: "https://charm.sh"}}})
+		it := &library.Item{Kind: library.KindResearch, Tool: Slug, Title: q, Query: q, Inputs: `{"input":"q","model":"pro"}`, Output: string(b),
+			Body: "# " + q, Created: uitest.Epoch.Add(time.Duration(i-2) * 24 * time.Hour)}
+		if err := lib.Add(context.Background(), it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := uitest.Common(t, nil) // no gateway at all
+	c.Library = func() (*library.Store, error) { return lib, nil }
+	p := New(c)
+	p.SetSize(80, 24)
+	uitest.Settle(drive(p), p.Init())
+	if len(p.sessions) != 2 || p.sessions[1].Question != "what is glamour?" || p.sessions[1].Model != "pro" {
+		t.Fatalf("history: %+v", p.sessions)
+	}
+	p.Update(uitest.Press("esc"))
+	p.Update(uitest.Press("h"))
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "Nov 21 what is glamour?") || !strings.Contains(v, "Nov 20 why are TUIs fast?") {
+		t.Errorf("history view:\n%s", v)
+	}
+	// Reopened from the Library: the same session, shown, not a copy.
+	items, _ := lib.List(context.Background(), library.KindResearch, 0)
+	full, _ := lib.Get(context.Background(), items[0].ID)
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(common.ShowKeptMsg{Item: full}); return c }())
+	if len(p.sessions) != 2 || p.Current() != p.sessions[1] {
+		t.Fatalf("reopen made %d sessions, current %+v", len(p.sessions), p.Current())
+	}
+	v = uitest.Plain(p.View())
+	if !strings.Contains(v, "Answer to what is glamour?") || !strings.Contains(v, "from the library, kept Nov 21") {
+		t.Errorf("reopened report:\n%s", v)
 	}
 }

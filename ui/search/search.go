@@ -6,6 +6,7 @@ package search
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -203,6 +204,19 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			return p, report
 		}
 		p.err, p.out, p.cursor, p.offset = nil, msg.out, 0, 0
+		return p, nil
+	case common.ShowKeptMsg:
+		// A search reopened from the library: its results as they were.
+		out, err := api.DecodeSearch(json.RawMessage(msg.Item.Output))
+		if err != nil {
+			return p, func() tea.Msg { return common.ErrorMsg{Err: fmt.Errorf("library item %d: %w", msg.Item.ID, err)} }
+		}
+		var inputs map[string]any
+		json.Unmarshal([]byte(msg.Item.Inputs), &inputs)
+		p.seq++ // a search still running must not replace these
+		p.query.SetValue(msg.Item.Query)
+		p.query.Blur()
+		p.err, p.out, p.inputs, p.cursor, p.offset = nil, out, inputs, 0, 0
 		return p, nil
 	case rerunMsg:
 		if msg.gen != p.optGen || p.form != nil || strings.TrimSpace(p.query.Value()) == "" {

@@ -1,0 +1,108 @@
+package libview
+
+import (
+	"fmt"
+	"strings"
+
+	"hark/ui/common"
+)
+
+// listHeight is how many list lines fit under the header and above the
+// footer.
+func (p *Pane) listHeight() int { return max(1, p.height-4) }
+
+// View draws the search line, the kind filter, the items (two lines each:
+// the title line and a snippet or where it came from) and a footer.
+func (p *Pane) View() string {
+	st := p.c.Styles
+	var b strings.Builder
+	b.WriteString(p.query.View() + "\n")
+	var ks []string
+	for i, k := range kinds {
+		name := k
+		if k == "" {
+			name = "all"
+		}
+		if i == p.kind {
+			ks = append(ks, st.FocusLabel.Render(name))
+		} else {
+			ks = append(ks, st.Dim.Render(name))
+		}
+	}
+	b.WriteString(common.Truncate(st.Key.Render("f")+" "+strings.Join(ks, st.Dim.Render(" · ")), p.width) + "\n")
+
+	h := p.listHeight()
+	var body []string
+	switch {
+	case p.err != nil:
+		body = append(body, common.ErrorView(st, p.err, p.width))
+	case p.c.Library == nil:
+		body = append(body, st.Dim.Render(common.Wrap("This hark has no library.", p.width)))
+	case !p.loaded:
+		body = append(body, st.Dim.Render("loading…"))
+	case len(p.items) == 0 && strings.TrimSpace(p.query.Value()) != "":
+		body = append(body, st.Dim.Render(common.Wrap("Nothing kept matches. Every word must appear; the last may be the start of a word.", p.width)))
+	case len(p.items) == 0:
+		msg := "Nothing kept yet. Research reports, searches, pages, crawls and maps are kept here as they come back, and stay after hark quits."
+		if p.c.LibraryOff {
+			msg = "Keeping is off (library = false or HARK_LIBRARY=0), and nothing was kept before."
+		}
+		body = append(body, st.Dim.Render(common.Wrap(msg, p.width)))
+	default:
+		body = p.listLines(h)
+	}
+	b.WriteString(common.Fit(strings.Join(body, "\n"), p.width, h) + "\n")
+	b.WriteString(p.footer())
+	return common.Fit(b.String(), p.width, p.height)
+}
+
+// listLines draws the items from the one at offset, keeping the cursor's
+// two lines in view.
+func (p *Pane) listLines(h int) []string {
+	st := p.c.Styles
+	per := 2
+	visible := max(1, h/per)
+	if p.cursor < p.offset {
+		p.offset = p.cursor
+	}
+	if p.cursor >= p.offset+visible {
+		p.offset = p.cursor - visible + 1
+	}
+	var lines []string
+	for i := p.offset; i < len(p.items) && i < p.offset+visible; i++ {
+		it := p.items[i]
+		when := it.Created.Local().Format("Jan 02 15:04")
+		head := fmt.Sprintf("%-8s %s  ", it.Kind, when)
+		title := common.Truncate(it.Title, max(1, p.width-len(head)-2))
+		line := "  " + head + title
+		second := it.Snippet
+		if second == "" {
+			second = strings.TrimSpace(it.URL + "  " + it.Gateway)
+		}
+		second = "    " + common.Truncate(second, max(1, p.width-4))
+		if i == p.cursor {
+			line = st.Selected.Render(common.PadRight(common.Truncate("> "+head+title, p.width), p.width))
+			if p.confirm == it.ID {
+				second = st.Warn.Render(common.Truncate("    d again deletes this item; any other key keeps it", p.width))
+			}
+		}
+		lines = append(lines, line, st.Dim.Render(second))
+	}
+	return lines
+}
+
+func (p *Pane) footer() string {
+	st := p.c.Styles
+	if p.saveAs.Active() {
+		return p.saveAs.View(st, p.width)
+	}
+	n := fmt.Sprintf("%d kept", len(p.items))
+	if len(p.items) == listLimit {
+		n = fmt.Sprintf("the newest %d", listLimit)
+	}
+	if strings.TrimSpace(p.query.Value()) != "" {
+		n = fmt.Sprintf("%d found", len(p.items))
+	}
+	hint := "enter open · r run again · d d delete · w export · / search"
+	return common.Truncate(st.Dim.Render(n+" · "+hint), p.width)
+}
