@@ -36,10 +36,10 @@ func newPane(t *testing.T, w, h int) (*Pane, *library.Store) {
 			Body: "# Okapi facts\n\nThe okapi is a giraffid of the Congo rainforest.", Gateway: "embedded · workspace local", Created: at},
 		{Kind: library.KindSearch, Tool: api.ToolSearch, Title: "zebra crossings", Query: "zebra crossings", Inputs: `{"query":"zebra crossings"}`,
 			Output: out(api.SearchOutput{Query: "zebra crossings", Results: []api.SearchResult{{Title: "Zebra crossing", URL: "https://en.example/zebra"}}}),
-			Body: "# zebra crossings\n\n1. [Zebra crossing](https://en.example/zebra)\n", Gateway: "embedded · workspace local", Created: at.Add(time.Minute)},
+			Body:   "# zebra crossings\n\n1. [Zebra crossing](https://en.example/zebra)\n", Gateway: "embedded · workspace local", Created: at.Add(time.Minute)},
 		{Kind: library.KindResearch, Tool: api.ToolResearch, Title: "How do crossings work?", Query: "How do crossings work?", Inputs: `{"input":"How do crossings work?","model":"mini"}`,
 			Output: out(api.ResearchOutput{RequestID: "r1", Status: api.ResearchCompleted, Content: "Stripes give pedestrians the right of way [1]."}),
-			Body: "# How do crossings work?\n\nStripes give pedestrians the right of way [1].\n", Gateway: "embedded · workspace local", Created: at.Add(2 * time.Minute)},
+			Body:   "# How do crossings work?\n\nStripes give pedestrians the right of way [1].\n", Gateway: "embedded · workspace local", Created: at.Add(2 * time.Minute)},
 	}
 	if err := s.Add(context.Background(), items...); err != nil {
 		t.Fatal(err)
