@@ -11,7 +11,8 @@
 #      runs, then searched in the TUI, and a result opened in Pages;
 #   4. research runs and is saved with w into the data directory;
 #   5. relaunched against an unreachable gateway, the report is found in
-#      the Library by a word of its body and reopened, with history (h);
+#      the Library by a word of its body and reopened; in the reader, find
+#      (/, n), the contents (T) and $EDITOR (e) work, and so does history;
 #   6. after quitting, "hark tts TEXT | hark stt -" gives the words back;
 #   7. nothing was written to the directory hark was started in.
 #
@@ -143,7 +144,10 @@ ls "$work/home/.local/share/hark/output"/research-*.md >/dev/null 2>&1 ||
 keys q
 wait_for '^\$ ' 10
 keys C-l
-text "HARK_BASE_URL=http://127.0.0.1:9 HARK_API_KEY=sk-unreachable-0000 hark"
+# An editor that keeps a copy of what it was given, to check e.
+printf '#!/bin/sh\ncp "$1" "%s/edited.md"\n' "$work" >"$work/bin/fake-editor"
+chmod +x "$work/bin/fake-editor"
+text "EDITOR=fake-editor HARK_BASE_URL=http://127.0.0.1:9 HARK_API_KEY=sk-unreachable-0000 hark"
 keys Enter
 wait_for '6 Library' 10
 keys 6
@@ -158,6 +162,21 @@ keys Enter
 wait_for 'from the library, kept' 10
 wait_for 'Summary' 5
 keys Escape
+# The reader: find with / and n, the contents with T, the editor with e.
+keys /
+text "leak"
+keys Enter
+wait_for '“leak” 1 of [0-9]+ \(n/N\)' 5
+keys n
+wait_for '“leak” 2 of [0-9]+ \(n/N\)' 5
+keys T
+wait_for 'Contents +enter jumps' 5
+wait_for '  Summary' 5
+keys Escape
+keys e
+for _ in $(seq 50); do [ -s "$work/edited.md" ] && break; sleep 0.1; done
+grep -q '## Summary' "$work/edited.md" 2>/dev/null || fail "e did not hand the report to \$EDITOR"
+wait_for 'back from fake-editor' 10
 keys h
 wait_for 'History' 5
 if screen | grep -q 'connection refused'; then fail "reopening called the gateway"; fi
@@ -174,4 +193,4 @@ wait_for 'quick brown fox' 60
 if [ -n "$(ls -A "$work/cwd")" ]; then
 	fail "files written to the working directory: $(ls -A "$work/cwd")"
 fi
-echo "tmux-first-session: ok (completion, digits, index from the CLI, search, a result opened, research saved, reopened from the Library offline, tts | stt, nothing in the working directory)"
+echo "tmux-first-session: ok (completion, digits, index from the CLI, search, a result opened, research saved, reopened from the Library offline, find, contents, editor, tts | stt, nothing in the working directory)"

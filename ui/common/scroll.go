@@ -9,6 +9,8 @@ type Scroll struct {
 	lines  []string
 	offset int
 	height int
+	// mark, when set, may restyle a visible line (find's highlights).
+	mark func(i int, line string) string
 }
 
 // SetContent replaces the lines, keeping the offset where possible.
@@ -58,5 +60,12 @@ func (s *Scroll) View() string {
 	if s.offset >= end {
 		return ""
 	}
-	return strings.Join(s.lines[s.offset:end], "\n")
+	if s.mark == nil {
+		return strings.Join(s.lines[s.offset:end], "\n")
+	}
+	out := make([]string, 0, end-s.offset)
+	for i := s.offset; i < end; i++ {
+		out = append(out, s.mark(i, s.lines[i]))
+	}
+	return strings.Join(out, "\n")
 }

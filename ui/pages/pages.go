@@ -30,6 +30,8 @@ import (
 type KeyMap struct {
 	Up, Down, Open, Back, Mark, MarkAll, Extract, Crawl, Map, Filter,
 	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown, Preview, Links key.Binding
+	// The reader's own.
+	Find, NextMatch, TOC, Browse, Edit key.Binding
 }
 
 // Keys are the pane's bindings.
@@ -54,6 +56,12 @@ var Keys = KeyMap{
 	Preview:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview below (narrow)")),
 	Cancel:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
 	Links:    key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "links: follow one (reader)")),
+
+	Find:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find (reader)")),
+	NextMatch: key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
+	TOC:       key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents (reader)")),
+	Browse:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open in $BROWSER (reader)")),
+	Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER (reader)")),
 }
 
 func (k KeyMap) ShortHelp() []key.Binding {
@@ -63,6 +71,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Open, k.Back, k.PageUp, k.PageDown},
 		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw, k.Preview, k.Links},
+		{k.Find, k.NextMatch, k.TOC, k.Browse, k.Edit},
 		{k.OpenURL, k.Extract, k.Crawl, k.Map, k.Form, k.Export, k.Cancel},
 	}
 }
@@ -149,6 +158,7 @@ type Pane struct {
 	links   []pageLink
 	linkAt  int
 	picking bool
+	rd      common.Reader // find, contents, editor and browser in the reader
 	history []*Page
 	// The crawl form's last submit: its run and what it sent, kept for
 	// reopening the form after a refusal.
@@ -186,7 +196,7 @@ func (p *Pane) Title() string       { return "Pages" }
 func (p *Pane) Init() tea.Cmd       { return nil }
 func (p *Pane) KeyMap() help.KeyMap { return Keys }
 func (p *Pane) Capturing() bool {
-	return p.filter.Focused() || p.askURL || p.form != nil || p.picking
+	return p.filter.Focused() || p.askURL || p.form != nil || p.picking || p.rd.Finding()
 }
 
 // Handles reports the tools whose output this pane shows.
@@ -255,7 +265,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			if msg.page.rendered == "" || msg.page.headShown {
 				msg.page.rendered, msg.page.headShown = msg.text+"\n\n"+p.c.Styles.Dim.Render("rendering the rest of the page…"), true
 				if p.reading == msg.page {
-					p.scroll.SetContent(p.readerText())
+					p.setReader()
 				}
 			}
 			return p, nil
@@ -263,7 +273,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		msg.page.rendered, msg.page.wrapped, msg.page.headShown = msg.text, msg.wrapped, false
 		msg.page.renderedWidth, msg.page.renderedStyle = msg.width, msg.style
 		if p.reading == msg.page {
-			p.scroll.SetContent(p.readerText())
+			p.setReader()
 		}
 		return p, nil
 	case exportedMsg:
@@ -395,8 +405,27 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	if p.picking {
 		return p.pickKey(msg)
 	}
+	if p.mode == readMode && p.rd.Finding() {
+		return p.rd.FindKey(msg, &p.scroll)
+	}
+	if p.mode == readMode && p.rd.TOCOpen() {
+		p.rd.TOCKey(msg, &p.scroll)
+		return nil
+	}
 	if p.mode == readMode {
 		switch {
+		case key.Matches(msg, Keys.Find):
+			return p.rd.StartFind(p.c.Styles)
+		case key.Matches(msg, Keys.NextMatch):
+			p.rd.Next(&p.scroll, msg.String() == "N")
+		case key.Matches(msg, Keys.TOC):
+			if p.reading.Plain || p.raw || !p.rd.OpenTOC(p.reading.Content, &p.scroll) {
+				p.note = "this page has no headings"
+			}
+		case key.Matches(msg, Keys.Browse):
+			return common.Browse(p.reading.URL)
+		case key.Matches(msg, Keys.Edit):
+			return common.Edit(p.reading.Content, library.FileName(p.reading.URL))
 		case key.Matches(msg, Keys.Back):
 			if n := len(p.history); n > 0 {
 				prev := p.history[n-1]
@@ -425,7 +454,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.scroll.Bottom()
 		case key.Matches(msg, Keys.Raw):
 			p.raw = !p.raw
-			p.scroll.SetContent(p.readerText())
+			p.setReader()
 		case key.Matches(msg, Keys.Copy):
 			return common.CopyURL(p.reading.URL)
 		case key.Matches(msg, Keys.Crawl):
@@ -547,9 +576,16 @@ func (p *Pane) openRow() tea.Cmd {
 	return p.read(r.page)
 }
 
+// setReader shows the reader's text, finding the last find again in it.
+func (p *Pane) setReader() {
+	p.scroll.SetContent(p.readerText())
+	p.rd.Refresh(&p.scroll)
+}
+
 func (p *Pane) read(pg *Page) tea.Cmd {
 	p.mode, p.reading = readMode, pg
-	p.scroll.SetContent(p.readerText())
+	p.rd.Reset()
+	p.setReader()
 	p.scroll.Top()
 	return p.render(pg)
 }
@@ -987,9 +1023,20 @@ func (p *Pane) View() string {
 		if pg.rendered != "" || pg.Err != "" {
 			pos = s.Dim.Render(fmt.Sprintf(" %d%%", p.scroll.Percent()))
 		}
-		head := append(top, title+pos)
+		if st := p.rd.Status(); st != "" {
+			pos += s.Dim.Render(" · " + st)
+		}
+		head := append(top, common.Truncate(title+pos, p.width))
 		hh := len(strings.Split(strings.Join(head, "\n"), "\n"))
-		p.scroll.SetHeight(max(0, p.height-hh))
+		bodyH := max(0, p.height-hh)
+		if p.rd.TOCOpen() {
+			return common.Fit(strings.Join(head, "\n")+"\n"+p.rd.TOCView(s, p.width, bodyH), p.width, p.height)
+		}
+		if p.rd.Finding() {
+			p.scroll.SetHeight(max(0, bodyH-1))
+			return common.Fit(strings.Join(head, "\n")+"\n"+common.Fit(p.scroll.View(), p.width, max(0, bodyH-1))+"\n"+p.rd.FindView(), p.width, p.height)
+		}
+		p.scroll.SetHeight(bodyH)
 		return common.Fit(strings.Join(head, "\n")+"\n"+p.scroll.View(), p.width, p.height)
 	}
 	switch {

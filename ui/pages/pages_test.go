@@ -520,3 +520,62 @@ func TestBigPageShowsItsTopFirst(t *testing.T) {
 		t.Errorf("the top is cut inside a code block or is too long (%d bytes)", len(head))
 	}
 }
+
+// The reader's find, contents and browser: /, n, T and o.
+func TestReaderFindContentsBrowse(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 16)
+	const u = "https://docs.example/manual"
+	var md strings.Builder
+	md.WriteString("# Manual\n\n")
+	for _, part := range []string{"Install", "Run", "Leaks", "Threads"} {
+		fmt.Fprintf(&md, "## %s\n\n%s\n\n", part, strings.Repeat("A line about the "+strings.ToLower(part)+" part.\n\n", 8))
+	}
+	uitest.Settle(drive(p), p.add(doneMsg{slug: api.ToolExtract, base: u, pages: []*Page{{URL: u, Source: api.ToolExtract, Content: md.String()}}}))
+	p.Update(uitest.Press("/"))
+	if !p.Capturing() {
+		t.Fatal("the find line does not hold the keys")
+	}
+	for _, k := range uitest.Type("threads part") {
+		p.Update(k)
+	}
+	uitest.Golden(t, "reader_finding_80x16", p.View())
+	p.Update(uitest.Press("enter"))
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "“threads part” 1 of 8 (n/N)") || !strings.Contains(v, "A line about the threads part.") {
+		t.Errorf("find:\n%s", v)
+	}
+	p.Update(uitest.Press("n"))
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "“threads part” 2 of 8") {
+		t.Errorf("n:\n%s", v)
+	}
+	uitest.Golden(t, "reader_found_80x16", p.View())
+	p.Update(uitest.Press("g"))
+	p.Update(uitest.Press("T"))
+	uitest.Golden(t, "reader_contents_80x16", p.View())
+	p.Update(uitest.Press("down"))
+	p.Update(uitest.Press("down"))
+	p.Update(uitest.Press("down"))
+	p.Update(uitest.Press("enter"))
+	if v := uitest.Plain(p.View()); !strings.Contains(strings.Split(v, "\n")[1], "## Leaks") {
+		t.Errorf("T, down×3, enter should show Leaks at the top:\n%s", v)
+	}
+	// o opens the page in $BROWSER.
+	got := filepath.Join(t.TempDir(), "browsed")
+	script := filepath.Join(t.TempDir(), "browser")
+	os.WriteFile(script, []byte("#!/bin/sh\necho \"$1\" > "+got+"\n"), 0o755)
+	t.Setenv("BROWSER", script)
+	_, cmd := p.Update(uitest.Press("o"))
+	msgs := uitest.Exec(cmd)
+	if n, ok := msgs[0].(common.NoticeMsg); !ok || !strings.Contains(n.Text, "opened "+u) {
+		t.Fatalf("o gave %#v", msgs)
+	}
+	for range 50 {
+		if b, _ := os.ReadFile(got); strings.TrimSpace(string(b)) == u {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("$BROWSER was not given %s", u)
+}

@@ -32,11 +32,13 @@ const Slug = api.ToolResearch
 type KeyMap struct {
 	Ask, Run, Leave, Model, Cancel, Up, Down, PageUp, PageDown, Top, Bottom,
 	Sources, OpenSource, History, Save key.Binding
+	// The reader's own.
+	Find, NextMatch, TOC, Edit key.Binding
 }
 
 // Keys are the pane's bindings.
 var Keys = KeyMap{
-	Ask:        key.NewBinding(key.WithKeys("/", "i", "n"), key.WithHelp("/", "new question")),
+	Ask:        key.NewBinding(key.WithKeys("i", "/", "n"), key.WithHelp("i", "new question")),
 	Run:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "research")),
 	Leave:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave question")),
 	Model:      key.NewBinding(key.WithKeys("M", "ctrl+o"), key.WithHelp("M", "model")),
@@ -51,6 +53,10 @@ var Keys = KeyMap{
 	OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open source in Pages")),
 	History:    key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
 	Save:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save as markdown")),
+	Find:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find in the report")),
+	NextMatch:  key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
+	TOC:        key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents")),
+	Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER")),
 }
 
 func (k KeyMap) ShortHelp() []key.Binding {
@@ -61,6 +67,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Ask, k.Run, k.Leave, k.Model, k.Cancel},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Sources, k.OpenSource, k.History, k.Save},
+		{k.Find, k.NextMatch, k.TOC, k.Edit},
 	}
 }
 
@@ -136,7 +143,8 @@ type Pane struct {
 	width     int
 	height    int
 	saveAs    common.SaveAs
-	saveFail  bool // the last save failed: w offers its path again
+	saveFail  bool          // the last save failed: w offers its path again
+	rd        common.Reader // find and contents in the report
 }
 
 // New returns the Research pane.
@@ -207,7 +215,9 @@ func (p *Pane) keptSession(it library.Item) *Session {
 }
 func (p *Pane) KeyMap() help.KeyMap      { return Keys }
 func (p *Pane) Handles(slug string) bool { return slug == Slug }
-func (p *Pane) Capturing() bool          { return p.question.Focused() || p.saveAs.Active() }
+func (p *Pane) Capturing() bool {
+	return p.question.Focused() || p.saveAs.Active() || p.rd.Finding()
+}
 
 // OwnsKeys reports that a path is being typed into the save-as prompt:
 // it takes every key (see common.TextAreaPane).
@@ -285,7 +295,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			s.Err = fmt.Errorf("research %s: status %s", s.Out.RequestID, s.Out.Status)
 		}
 		if s == p.current {
-			p.scroll.SetContent(p.reportText(s))
+			p.setReport(s)
 			p.focus = focusReport
 		}
 		return p, p.render(s)
@@ -298,7 +308,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		if s := p.byID(msg.id); s != nil {
 			s.rendered, s.renderedWidth, s.renderedStyle = msg.text, msg.width, msg.style
 			if s == p.current {
-				p.scroll.SetContent(p.reportText(s))
+				p.setReport(s)
 			}
 		}
 		return p, nil
@@ -423,7 +433,25 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.question, cmd = p.question.Update(msg)
 		return cmd
 	}
+	if p.rd.Finding() {
+		return p.rd.FindKey(msg, &p.scroll)
+	}
+	if p.rd.TOCOpen() {
+		p.rd.TOCKey(msg, &p.scroll)
+		return nil
+	}
+	reading := p.focus == focusReport && p.current != nil && p.current.Out != nil
 	switch {
+	case reading && key.Matches(msg, Keys.Find):
+		return p.rd.StartFind(p.c.Styles)
+	case reading && key.Matches(msg, Keys.NextMatch) && p.rd.Status() != "":
+		p.rd.Next(&p.scroll, msg.String() == "N")
+	case reading && key.Matches(msg, Keys.TOC):
+		if !p.rd.OpenTOC(p.current.Out.Content, &p.scroll) {
+			return func() tea.Msg { return common.NoticeMsg{Text: "this report has no headings"} }
+		}
+	case reading && key.Matches(msg, Keys.Edit):
+		return common.Edit(Markdown(p.current), reportName(p.current))
 	case key.Matches(msg, Keys.Ask):
 		return p.Focus()
 	case key.Matches(msg, Keys.Model):
@@ -536,11 +564,18 @@ func (p *Pane) cycleModel() {
 
 // show puts a session's report in the pane; the report, not the
 // question line, then takes the keys.
+// setReport shows s's report, finding the last find again in it.
+func (p *Pane) setReport(s *Session) {
+	p.scroll.SetContent(p.reportText(s))
+	p.rd.Refresh(&p.scroll)
+}
+
 func (p *Pane) show(s *Session) {
+	p.rd.Reset()
 	p.current = s
 	p.question.Blur()
 	p.srcCursor = 0
-	p.scroll.SetContent(p.reportText(s))
+	p.setReport(s)
 	p.scroll.Top()
 }
 
@@ -694,10 +729,18 @@ func (p *Pane) View() string {
 		body = st.Dim.Render(common.Wrap("Ask a question and press enter. Research runs in the background; switch panes meanwhile. M changes the model; / (or i) puts the cursor back in the question.", p.width))
 	case p.focus == focusSources:
 		body = p.sourcesView(bodyH)
+	case s.Out != nil && p.rd.TOCOpen():
+		body = p.rd.TOCView(st, p.width, bodyH)
 	case s.Out != nil:
 		p.scroll.SetHeight(max(0, bodyH-1))
-		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · s sources (%d) · w save", p.scroll.Percent(), len(s.Out.Sources)))
-		body = common.Fit(p.scroll.View(), p.width, max(0, bodyH-1)) + "\n" + foot
+		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · / find · T contents · s sources (%d) · w save", p.scroll.Percent(), len(s.Out.Sources)))
+		if f := p.rd.Status(); f != "" {
+			foot = st.Dim.Render(fmt.Sprintf("%d%% · ", p.scroll.Percent()) + f + " · s sources · w save")
+		}
+		if p.rd.Finding() {
+			foot = p.rd.FindView()
+		}
+		body = common.Fit(p.scroll.View(), p.width, max(0, bodyH-1)) + "\n" + common.Truncate(foot, p.width)
 	}
 	return common.Fit(header+"\n"+body, p.width, p.height)
 }

@@ -62,6 +62,18 @@ func TestGoldenViews(t *testing.T) {
 		p.SetSize(sz.w, sz.h)
 		finished(t, p, "why are TUIs fast?")
 		uitest.Golden(t, "report_"+sz.name, p.View())
+		// Find: / word enter, the matches highlighted and counted.
+		p.Update(uitest.Press("/"))
+		for _, k := range uitest.Type("ssh") {
+			p.Update(k)
+		}
+		uitest.Golden(t, "report_finding_"+sz.name, p.View())
+		p.Update(uitest.Press("enter"))
+		uitest.Golden(t, "report_found_"+sz.name, p.View())
+		// The contents: T, enter jumps, and the find stays.
+		p.Update(uitest.Press("T"))
+		uitest.Golden(t, "report_contents_"+sz.name, p.View())
+		p.Update(uitest.Press("esc"))
 		p.Update(uitest.Press("s"))
 		uitest.Golden(t, "sources_"+sz.name, p.View())
 		p.Update(uitest.Press("h"))

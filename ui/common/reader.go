@@ -1,0 +1,321 @@
+package common
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Reader adds what reading a long document needs to a Scroll of rendered
+// lines, the same in Pages and Research: find (/, then n and N, matches
+// highlighted), a table of contents that jumps to a heading (T), and
+// hand-off to $EDITOR or $PAGER (e) and $BROWSER (o, by the pane).
+type Reader struct {
+	find    textinput.Model
+	finding bool
+	query   string
+	matches []int // lines holding the query, in order
+	at      int   // the current match, index into matches
+	toc     []Heading
+	tocOpen bool
+	tocCur  int
+}
+
+// Heading is one entry of a document's table of contents.
+type Heading struct {
+	Level int
+	Text  string
+	Line  int // in the rendered lines; -1 when not found there
+}
+
+// Finding reports that the find line has the keys.
+func (r *Reader) Finding() bool { return r.finding }
+
+// TOCOpen reports that the table of contents is shown instead of the text.
+func (r *Reader) TOCOpen() bool { return r.tocOpen }
+
+// StartFind puts the cursor in the find line.
+func (r *Reader) StartFind(st *Styles) tea.Cmd {
+	if r.find.CharLimit == 0 {
+		r.find = textinput.New()
+		r.find.Prompt = "find: "
+		r.find.CharLimit = 200
+	}
+	if st != nil {
+		r.find.SetStyles(st.InputStyles())
+	}
+	r.finding = true
+	r.find.SetValue(r.query)
+	r.find.CursorEnd()
+	return r.find.Focus()
+}
+
+// Reset forgets the find and the contents (a new document is shown).
+func (r *Reader) Reset() {
+	r.query, r.matches, r.at, r.finding, r.tocOpen = "", nil, 0, false, false
+	r.find.Blur()
+}
+
+// FindKey handles a key while the find line has focus: enter finds and
+// jumps to the first match at or after the top line, esc leaves.
+func (r *Reader) FindKey(msg tea.KeyPressMsg, s *Scroll) tea.Cmd {
+	switch msg.String() {
+	case "enter":
+		r.finding = false
+		r.find.Blur()
+		r.query = strings.TrimSpace(r.find.Value())
+		r.Refresh(s)
+		r.at = 0
+		for i, l := range r.matches {
+			if l >= s.Offset() {
+				r.at = i
+				break
+			}
+		}
+		r.show(s)
+		return nil
+	case "esc":
+		r.finding = false
+		r.find.Blur()
+		return nil
+	}
+	var cmd tea.Cmd
+	r.find, cmd = r.find.Update(msg)
+	return cmd
+}
+
+// Refresh finds the query again in the scroll's lines (after they were
+// rendered anew, at another width) and highlights the matches.
+func (r *Reader) Refresh(s *Scroll) {
+	r.matches = nil
+	s.mark = nil
+	if r.query == "" {
+		return
+	}
+	q := strings.ToLower(r.query)
+	for i, l := range s.lines {
+		if strings.Contains(strings.ToLower(ansi.Strip(l)), q) {
+			r.matches = append(r.matches, i)
+		}
+	}
+	r.at = min(r.at, max(0, len(r.matches)-1))
+	s.mark = func(i int, line string) string { return r.highlight(i, line) }
+}
+
+// highlight shows a matching line as plain text with every occurrence
+// of the query reversed, the current one also bold.
+func (r *Reader) highlight(i int, line string) string {
+	if r.query == "" || len(r.matches) == 0 {
+		return line
+	}
+	plain := ansi.Strip(line)
+	lower := strings.ToLower(plain)
+	q := strings.ToLower(r.query)
+	if !strings.Contains(lower, q) {
+		return line
+	}
+	on := "\x1b[7m"
+	if r.matches[r.at] == i {
+		on = "\x1b[1;7m"
+	}
+	var b strings.Builder
+	for {
+		j := strings.Index(lower, q)
+		if j < 0 {
+			b.WriteString(plain)
+			break
+		}
+		b.WriteString(plain[:j])
+		b.WriteString(on + plain[j:j+len(q)] + "\x1b[m")
+		plain, lower = plain[j+len(q):], lower[j+len(q):]
+	}
+	return b.String()
+}
+
+// Next moves to the next match (n) or, with back, the previous one (N).
+func (r *Reader) Next(s *Scroll, back bool) {
+	if len(r.matches) == 0 {
+		return
+	}
+	if back {
+		r.at = (r.at - 1 + len(r.matches)) % len(r.matches)
+	} else {
+		r.at = (r.at + 1) % len(r.matches)
+	}
+	r.show(s)
+}
+
+// show scrolls the current match into view, a few lines from the top.
+func (r *Reader) show(s *Scroll) {
+	if len(r.matches) == 0 {
+		return
+	}
+	l := r.matches[r.at]
+	if l < s.offset || l >= s.offset+s.height {
+		s.offset = max(0, l-2)
+		s.clamp()
+	}
+}
+
+// Status is the find's state for a footer: "find “x”: 3 of 12 (n/N)",
+// "“x” not found", or "" when nothing is being found.
+func (r *Reader) Status() string {
+	switch {
+	case r.query == "":
+		return ""
+	case len(r.matches) == 0:
+		return fmt.Sprintf("“%s” not found", r.query)
+	}
+	return fmt.Sprintf("“%s” %d of %d (n/N)", r.query, r.at+1, len(r.matches))
+}
+
+// FindView is the find line while it has focus.
+func (r *Reader) FindView() string { return r.find.View() }
+
+var (
+	mdHeading = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
+	mdFence   = regexp.MustCompile("^\\s*(```|~~~)")
+)
+
+// OpenTOC builds the contents of markdown (its ATX headings, code
+// blocks skipped), finds each heading in the scroll's rendered lines, in
+// order, and shows the list. It reports false when there are no headings.
+func (r *Reader) OpenTOC(markdown string, s *Scroll) bool {
+	r.toc = nil
+	fenced := false
+	for _, l := range strings.Split(markdown, "\n") {
+		if mdFence.MatchString(l) {
+			fenced = !fenced
+			continue
+		}
+		if m := mdHeading.FindStringSubmatch(l); m != nil && !fenced {
+			r.toc = append(r.toc, Heading{Level: len(m[1]), Text: plainHeading(m[2]), Line: -1})
+		}
+	}
+	from := 0
+	for i := range r.toc {
+		for j := from; j < len(s.lines); j++ {
+			if strings.Contains(ansi.Strip(s.lines[j]), r.toc[i].Text) {
+				r.toc[i].Line, from = j, j+1
+				break
+			}
+		}
+	}
+	if len(r.toc) == 0 {
+		return false
+	}
+	r.tocOpen, r.tocCur = true, 0
+	// Start on the heading at or above the top line.
+	for i, h := range r.toc {
+		if h.Line >= 0 && h.Line <= s.offset {
+			r.tocCur = i
+		}
+	}
+	return true
+}
+
+// plainHeading is a heading's text without inline markup, as rendered.
+func plainHeading(s string) string {
+	s = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`).ReplaceAllString(s, "$1")
+	return strings.NewReplacer("**", "", "__", "", "`", "", "\\", "").Replace(s)
+}
+
+// TOCKey handles a key while the contents are shown: up and down move,
+// enter jumps to the heading, esc or T closes.
+func (r *Reader) TOCKey(msg tea.KeyPressMsg, s *Scroll) {
+	switch msg.String() {
+	case "up", "k":
+		r.tocCur = max(0, r.tocCur-1)
+	case "down", "j":
+		r.tocCur = min(len(r.toc)-1, r.tocCur+1)
+	case "g", "home":
+		r.tocCur = 0
+	case "G", "end":
+		r.tocCur = len(r.toc) - 1
+	case "enter":
+		if h := r.toc[r.tocCur]; h.Line >= 0 {
+			s.offset = h.Line
+			s.clamp()
+		}
+		r.tocOpen = false
+	case "esc", "T", "q":
+		r.tocOpen = false
+	}
+}
+
+// TOCView draws the contents in w×h.
+func (r *Reader) TOCView(st *Styles, w, h int) string {
+	lines := []string{st.Title.Render("Contents") + st.Dim.Render("  enter jumps · esc back")}
+	off := max(0, r.tocCur-(h-2))
+	for i := off; i < len(r.toc) && len(lines) < h; i++ {
+		hd := r.toc[i]
+		text := strings.Repeat("  ", hd.Level-1) + hd.Text
+		if hd.Line < 0 {
+			text += st.Dim.Render(" (not shown)")
+		}
+		if i == r.tocCur {
+			lines = append(lines, st.Selected.Render(PadRight(Truncate("> "+text, w), w)))
+		} else {
+			lines = append(lines, Truncate("  "+text, w))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Edit opens markdown in $EDITOR, else $PAGER, else less, on a
+// temporary file named after name; the TUI is suspended until it exits.
+// The file is removed afterwards: edits are the user's to save elsewhere.
+func Edit(markdown, name string) tea.Cmd {
+	prog := os.Getenv("EDITOR")
+	if prog == "" {
+		prog = os.Getenv("PAGER")
+	}
+	if prog == "" {
+		prog = "less"
+	}
+	dir, err := os.MkdirTemp("", "hark-read-")
+	if err != nil {
+		return func() tea.Msg { return ErrorMsg{Err: fmt.Errorf("open in editor: %w", err)} }
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(markdown), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return func() tea.Msg { return ErrorMsg{Err: fmt.Errorf("open in editor: %w", err)} }
+	}
+	args := strings.Fields(prog)
+	cmd := exec.Command(args[0], append(args[1:], path)...)
+	return tea.ExecProcess(cmd, func(err error) tea.Msg {
+		os.RemoveAll(dir)
+		if err != nil {
+			return ErrorMsg{Err: fmt.Errorf("%s: %w", prog, err)}
+		}
+		return NoticeMsg{Text: "back from " + args[0]}
+	})
+}
+
+// Browse opens u in $BROWSER (or xdg-open), in the background.
+func Browse(u string) tea.Cmd {
+	return func() tea.Msg {
+		prog := os.Getenv("BROWSER")
+		if prog == "" {
+			if _, err := exec.LookPath("xdg-open"); err != nil {
+				return ErrorMsg{Err: fmt.Errorf("open %s: no browser: set $BROWSER (y copies the URL)", u)}
+			}
+			prog = "xdg-open"
+		}
+		args := strings.Fields(prog)
+		cmd := exec.Command(args[0], append(args[1:], u)...)
+		if err := cmd.Start(); err != nil {
+			return ErrorMsg{Err: fmt.Errorf("open %s with %s: %w", u, args[0], err)}
+		}
+		go cmd.Wait()
+		return NoticeMsg{Text: "opened " + u + " with " + args[0]}
+	}
+}
