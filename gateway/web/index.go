@@ -27,6 +27,10 @@ import (
 // Pages that fail are skipped; an error is returned only when nothing at
 // all could be read.
 func (e *Engine) Index(ctx context.Context, target string) (int, error) {
+	return e.IndexWithProgress(ctx, target, nil)
+}
+
+func (e *Engine) index(ctx context.Context, target string) (int, error) {
 	target = strings.TrimSpace(target)
 	if target == "" {
 		return 0, fmt.Errorf("index: give a URL, a sitemap URL or a directory")

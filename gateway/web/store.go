@@ -48,6 +48,16 @@ CREATE TRIGGER IF NOT EXISTS web_pages_au AFTER UPDATE ON web_pages BEGIN
 	INSERT INTO web_fts(web_fts, rowid, title, body, url) VALUES ('delete', old.id, old.title, old.body, old.url);
 	INSERT INTO web_fts(rowid, title, body, url) VALUES (new.id, new.title, new.body, new.url);
 END;
+CREATE TABLE IF NOT EXISTS web_sources (
+	source  TEXT PRIMARY KEY,
+	indexed INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS web_source_pages (
+	source TEXT NOT NULL,
+	url    TEXT NOT NULL,
+	PRIMARY KEY (source, url)
+);
+CREATE INDEX IF NOT EXISTS web_source_pages_url ON web_source_pages(url);
 CREATE TABLE IF NOT EXISTS web_research (
 	id      TEXT PRIMARY KEY,
 	input   TEXT NOT NULL,
@@ -131,6 +141,11 @@ ON CONFLICT(url) DO UPDATE SET host=excluded.host, title=excluded.title, descrip
 	body=excluded.body, images=excluded.images, favicon=excluded.favicon, published=excluded.published,
 	fetched=excluded.fetched, topic=excluded.topic`,
 		p.URL, host, p.Title, p.Description, p.Text, string(ij), p.Favicon, pub, fetched.Unix(), classifyTopic(p))
+	if err == nil {
+		if r, ok := ctx.Value(indexRunKey{}).(*indexRun); ok {
+			r.add(p.URL)
+		}
+	}
 	return err
 }
 
