@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,6 +13,7 @@ import (
 	"hark/api"
 	"hark/gateway"
 	"hark/gateway/web"
+	"hark/ui/common"
 )
 
 // hark index adds pages to the local web engine's search index, in the
@@ -89,4 +92,70 @@ func pageCount(n int) string {
 		return "1 page"
 	}
 	return fmt.Sprintf("%d pages", n)
+}
+
+// localIndex is the embedded gateway's search index for the TUI
+// (common.Indexer): its own web engine over the same data directory, as
+// hark index uses, opened on first use.
+type localIndex struct {
+	a    *App
+	once sync.Once
+	e    *web.Engine
+	err  error
+}
+
+func (l *localIndex) engine() (*web.Engine, error) {
+	l.once.Do(func() {
+		db, err := gateway.OpenDB(l.a.cfg.DataDir)
+		if err != nil {
+			l.err = err
+			return
+		}
+		l.e, l.err = web.New(web.Config{DB: db, AllowPrivate: l.a.cfg.AllowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)"})
+		if l.err != nil {
+			db.Close()
+			return
+		}
+		l.a.mu.Lock()
+		l.a.stops = append(l.a.stops, func() { l.e.Close(); db.Close() })
+		l.a.mu.Unlock()
+	})
+	return l.e, l.err
+}
+
+func (l *localIndex) Index(ctx context.Context, target string, progress func(int, string)) (int, error) {
+	e, err := l.engine()
+	if err != nil {
+		return 0, err
+	}
+	return e.IndexWithProgress(ctx, target, progress)
+}
+
+func (l *localIndex) Sources(ctx context.Context) ([]common.IndexSource, error) {
+	e, err := l.engine()
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := e.Sources(ctx)
+	out := make([]common.IndexSource, len(srcs))
+	for i, s := range srcs {
+		out[i] = common.IndexSource{Source: s.Source, Pages: s.Pages, Indexed: s.Indexed}
+	}
+	return out, err
+}
+
+func (l *localIndex) Remove(ctx context.Context, source string) (int, error) {
+	e, err := l.engine()
+	if err != nil {
+		return 0, err
+	}
+	return e.RemoveSource(ctx, source)
+}
+
+func (l *localIndex) Pages(ctx context.Context) (int, error) {
+	e, err := l.engine()
+	if err != nil {
+		return 0, err
+	}
+	return e.IndexedPages(ctx)
 }

@@ -57,6 +57,10 @@ func runTUI(ctx context.Context, a *App) error {
 	// The library: results are kept by the client (keep.go); the TUI reads
 	// it for the Library pane and research history, and hears of changes.
 	c.Library, c.LibraryOff = a.library, !a.cfg.Library
+	if a.cfg.BaseURL == "" {
+		// The embedded gateway's index can be filled from the TUI.
+		c.Index = &localIndex{a: a}
+	}
 	a.lib.changed = func() { send(common.LibraryChangedMsg{}) }
 	a.lib.warn = func(msg string) { send(common.ErrorMsg{Err: errors.New(msg)}) }
 	c.Audio, c.AudioState = lazyAudio(audio.Options{

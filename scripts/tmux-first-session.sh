@@ -7,8 +7,10 @@
 #      gateway;
 #   2. hark opens; the digits the tab bar advertises switch panes from the
 #      empty query and question lines, and type nothing into them;
-#   3. a folder of documentation is indexed from the CLI while the TUI
-#      runs, then searched in the TUI, and a result opened in Pages;
+#   3. the empty index says so; a folder of documentation is indexed from
+#      the CLI while the TUI runs, then searched in the TUI, and a result
+#      opened in Pages; the index's sources are listed and another folder
+#      indexed from the palette;
 #   4. research runs and is saved with w into the data directory;
 #   5. relaunched against an unreachable gateway, the report is found in
 #      the Library by a word of its body and reopened; in the reader, find
@@ -100,6 +102,7 @@ text "hark"
 keys Enter
 wait_for '1 Search' 10
 wait_for 'embedded · workspace local' 15
+wait_for 'The local search index is empty' 10
 keys 3
 wait_for 'what do you want researched\?'
 keys 4
@@ -120,6 +123,24 @@ wait_for 'Valgrind' 15
 keys Enter
 wait_for 'file://.*valgrind' 15
 wait_for 'Memcheck' 15
+keys Escape
+
+# The index from the TUI: its sources (the folder the CLI indexed), then
+# another folder added from the palette, with its progress.
+mkdir -p "$work/notes"
+printf '# Okapi notes\n\nThe okapi is a giraffid of the Congo rainforest, shy and striped.\n' >"$work/notes/okapi.md"
+keys Escape
+keys :
+text "index sources"
+keys Enter
+wait_for 'Index sources \(1\)' 10
+wait_for "10 pages .*$work/docs" 5
+keys a
+wait_for 'index: ' 5
+text "$work/notes"
+keys Enter
+wait_for "indexed 1 page from $work/notes" 15
+wait_for 'Index sources \(2\)' 5
 keys Escape
 
 # 4. Research, saved where the user says (the offered path is under the
@@ -176,7 +197,9 @@ keys Escape
 keys e
 for _ in $(seq 50); do [ -s "$work/edited.md" ] && break; sleep 0.1; done
 grep -q '## Summary' "$work/edited.md" 2>/dev/null || fail "e did not hand the report to \$EDITOR"
-wait_for 'back from fake-editor' 10
+# Back in the TUI (the status bar may show the unreachable gateway's
+# tool-list error instead of "back from fake-editor").
+wait_for '“leak” 2 of' 10
 keys h
 wait_for 'History' 5
 if screen | grep -q 'connection refused'; then fail "reopening called the gateway"; fi
@@ -193,4 +216,4 @@ wait_for 'quick brown fox' 60
 if [ -n "$(ls -A "$work/cwd")" ]; then
 	fail "files written to the working directory: $(ls -A "$work/cwd")"
 fi
-echo "tmux-first-session: ok (completion, digits, index from the CLI, search, a result opened, research saved, reopened from the Library offline, find, contents, editor, tts | stt, nothing in the working directory)"
+echo "tmux-first-session: ok (completion, digits, index from the CLI, search, a result opened, research saved, index sources and a folder from the palette, reopened from the Library offline, find, contents, editor, tts | stt, nothing in the working directory)"

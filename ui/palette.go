@@ -25,6 +25,7 @@ type paletteItem struct {
 	label, detail string
 	slug          string // a tool, or "" for a pane
 	pane          int
+	msg           tea.Msg // an action of hark's own (the local index), when set
 }
 
 func newPalette(m *Model) *palette {
@@ -46,6 +47,11 @@ func (p *palette) all() []paletteItem {
 	}
 	for i, pn := range p.m.panes {
 		out = append(out, paletteItem{label: "go to " + pn.Title(), detail: fmt.Sprintf("pane %d", i+1), pane: i})
+	}
+	if p.m.c.Index != nil {
+		out = append(out,
+			paletteItem{label: "index a folder, URL or sitemap", detail: "add pages to the embedded gateway's search index", msg: common.IndexMsg{}},
+			paletteItem{label: "index sources", detail: "what the local index holds: re-index or remove", msg: common.IndexMsg{Sources: true}})
 	}
 	return out
 }
@@ -89,6 +95,10 @@ func (p *palette) choose() tea.Cmd {
 	}
 	it := p.items[p.cursor]
 	p.m.palette = nil
+	if it.msg != nil {
+		msg := it.msg
+		return func() tea.Msg { return msg }
+	}
 	if it.slug == "" {
 		p.m.active = it.pane
 		return nil

@@ -200,6 +200,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case common.OpenPagesMsg:
 		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Pages" }, msg)
+	case common.IndexMsg:
+		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Search" }, msg)
 	case common.ShowKeptMsg:
 		// A kept item opens where its kind is shown: a report in
 		// Research, a search in Search, pages, crawls and maps in Pages.

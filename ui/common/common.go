@@ -56,6 +56,9 @@ type Common struct {
 	// false): what was kept before can still be read.
 	Library    func() (*library.Store, error)
 	LibraryOff bool
+	// Index is the local search index when the gateway is the embedded
+	// one (nil otherwise).
+	Index Indexer
 	// StartQuery, when set, is searched for as soon as the tool list
 	// arrives (hark --search QUERY), so the first frame with content
 	// shows its results.

@@ -105,6 +105,7 @@ type Pane struct {
 	height   int
 	listTop  int   // first screen row of the results, for clicks
 	rowOf    []int // result index per list line, -1 for none
+	ix       indexer
 }
 
 // New returns the Search pane with the query line focused.
@@ -115,18 +116,20 @@ func New(c *common.Common) *Pane {
 	d := common.NewInput(c.Styles)
 	d.Prompt = "domains: "
 	d.Placeholder = "example.com, docs.example.org"
-	p := &Pane{c: c, query: q, domains: d, opts: map[string]any{}, progress: common.NewProgress()}
+	p := &Pane{c: c, query: q, domains: d, opts: map[string]any{}, progress: common.NewProgress(), ix: newIndexer(c)}
 	p.query.Focus()
 	return p
 }
 
 func (p *Pane) Title() string            { return "Search" }
-func (p *Pane) Init() tea.Cmd            { return textinput.Blink }
+func (p *Pane) Init() tea.Cmd            { return tea.Batch(textinput.Blink, p.ix.countCmd()) }
 func (p *Pane) KeyMap() help.KeyMap      { return Keys }
 func (p *Pane) Handles(slug string) bool { return slug == Slug }
 
 // Capturing is true while the query, the domains or the form has focus.
-func (p *Pane) Capturing() bool { return p.query.Focused() || p.editDom || p.form != nil }
+func (p *Pane) Capturing() bool {
+	return p.query.Focused() || p.editDom || p.form != nil || p.ix.active()
+}
 
 // Query is what the query line holds.
 func (p *Pane) Query() string { return p.query.Value() }
@@ -179,7 +182,13 @@ func (p *Pane) value(name string) any {
 }
 
 func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
+	if cmd, ok := p.ix.update(msg); ok {
+		return p, cmd
+	}
 	switch msg := msg.(type) {
+	case common.IndexMsg:
+		p.query.Blur()
+		return p, p.ix.open(msg.Sources)
 	case doneMsg:
 		if msg.seq != p.seq {
 			return p, nil
@@ -204,7 +213,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			return p, report
 		}
 		p.err, p.out, p.cursor, p.offset = nil, msg.out, 0, 0
-		return p, nil
+		// The index may have grown meanwhile (hark index in a shell).
+		return p, p.ix.countCmd()
 	case common.ShowKeptMsg:
 		// A search reopened from the library: its results as they were.
 		out, err := api.DecodeSearch(json.RawMessage(msg.Item.Output))
@@ -278,6 +288,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 }
 
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
+	if p.ix.active() {
+		return p.ix.key(msg)
+	}
 	if p.form != nil {
 		act, cmd := p.form.Update(msg)
 		switch act {
@@ -326,8 +339,11 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, Keys.Query):
 		return p.query.Focus()
 	case key.Matches(msg, Keys.Cancel):
-		if p.cancel != nil {
+		switch {
+		case p.cancel != nil:
 			p.cancel()
+		case p.ix.running:
+			p.ix.cancel()
 		}
 	case key.Matches(msg, Keys.Up):
 		p.move(-1)
@@ -587,6 +603,7 @@ func (p *Pane) View() string {
 	if p.progress.Active {
 		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render("  x cancels"))
 	}
+	top = append(top, p.ix.lines(s, p.c.Now(), p.width)...)
 	if p.err != nil {
 		top = append(top, common.ErrorView(s, p.err, p.width))
 	}
@@ -594,10 +611,17 @@ func (p *Pane) View() string {
 	hh := strings.Count(header, "\n") + 1
 	bodyH := max(0, p.height-hh)
 	p.listTop = hh
+	if p.ix.listing {
+		p.rowOf = nil
+		return common.Fit(header+"\n"+p.ix.listView(s, p.width, bodyH), p.width, p.height)
+	}
 	if p.out == nil {
 		p.rowOf = nil
-		hint := s.Dim.Render("Type a query and press enter; on the empty line 1-5 go to a pane. esc leaves the line; then d t r +/- a D set options, f shows all. : runs any tool, ? lists every key.")
-		return common.Fit(header+"\n\n"+common.Wrap(hint, p.width), p.width, p.height)
+		hint := s.Dim.Render(common.Wrap("Type a query and press enter; on the empty line the digits go to a pane. esc leaves the line; then d t r +/- a D set options, f shows all. : runs any tool, ? lists every key.", p.width))
+		if empty := p.ix.emptyHint(); empty != "" {
+			hint = s.Warn.Render(common.Wrap(empty, p.width)) + "\n\n" + hint
+		}
+		return common.Fit(header+"\n\n"+hint, p.width, p.height)
 	}
 	wide := p.width >= 110
 	listW := p.width
