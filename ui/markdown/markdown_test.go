@@ -111,3 +111,30 @@ func TestCodeBlocksAreHighlighted(t *testing.T) {
 		t.Errorf("keyword, name and string share styles: %q %q %q", kw, style("main"), str)
 	}
 }
+
+// A URL or an option that fits on a line is never split at its hyphens;
+// bullets, rules and table borders keep theirs.
+func TestWordsWithHyphensStayWhole(t *testing.T) {
+	r := NewRenderer()
+	const u = "https://docs.example/some-long-path/with-more-hyphens.html"
+	md := "Words before the link to fill the line: see " + u + " for the details of " +
+		"--leak-check=full and its well-known cousin --show-leak-kinds=definite.\n\n- one\n- two\n\n---\n\n| a | b |\n|---|---|\n| x-y | 1 |\n"
+	for _, w := range []int{40, 64, 80} {
+		out, err := r.Render(md, "notty", w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := ansi.Strip(out)
+		for _, whole := range []string{u, "--leak-check=full", "--show-leak-kinds=definite", "well-known", "x-y"} {
+			if len(whole) < w-4 && !strings.Contains(plain, whole) {
+				t.Errorf("width %d: %q was split:\n%s", w, whole, plain)
+			}
+		}
+		if !strings.Contains(plain, "• one") || !strings.Contains(plain, "|---") && !strings.Contains(plain, "--|--") {
+			t.Errorf("width %d: bullets or table borders lost:\n%s", w, plain)
+		}
+		if strings.Contains(out, nbHyphen) {
+			t.Errorf("width %d: a non-breaking hyphen was left in the output", w)
+		}
+	}
+}
