@@ -50,7 +50,7 @@ var Keys = KeyMap{
 	Top:        key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
 	Bottom:     key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
 	Sources:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sources")),
-	OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open source in Pages")),
+	OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open source in $BROWSER (enter: in Pages)")),
 	History:    key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
 	Save:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save as markdown")),
 	Find:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find in the report")),
@@ -518,10 +518,14 @@ func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
 		p.srcCursor = max(0, p.srcCursor-1)
 	case key.Matches(msg, Keys.Down):
 		p.srcCursor = min(len(src)-1, p.srcCursor+1)
-	case key.Matches(msg, Keys.OpenSource, Keys.Run):
+	case key.Matches(msg, Keys.Run):
 		if p.srcCursor < len(src) {
 			u := src[p.srcCursor].URL
 			return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
+		}
+	case key.Matches(msg, Keys.OpenSource):
+		if p.srcCursor < len(src) {
+			return common.Browse(src[p.srcCursor].URL)
 		}
 	case msg.String() == "y":
 		if p.srcCursor < len(src) {
@@ -774,7 +778,7 @@ func (p *Pane) statusLine(s *Session) string {
 func (p *Pane) sourcesView(h int) string {
 	st := p.c.Styles
 	src := p.current.Out.Sources
-	lines := []string{st.Title.Render(fmt.Sprintf("Sources (%d)", len(src))) + st.Dim.Render("  enter/o opens in Pages · y copies · s back")}
+	lines := []string{st.Title.Render(fmt.Sprintf("Sources (%d)", len(src))) + st.Dim.Render("  enter opens in Pages · o in $BROWSER · y copies · s back")}
 	off := max(0, p.srcCursor-(h-2))
 	for i := off; i < len(src) && len(lines) < h; i++ {
 		t := src[i].Title
