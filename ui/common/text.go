@@ -2,7 +2,10 @@ package common
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -44,13 +47,112 @@ func PadRight(s string, width int) string {
 	return strings.Join(lines, "\n")
 }
 
-// Wrap word-wraps plain or styled text to width cells.
+// Wrap word-wraps plain or styled text to width cells, at spaces only: a
+// URL, a path or an option that fits on a line is never split at its
+// slashes or hyphens. A word longer than the line is cut at its end.
 func Wrap(s string, width int) string {
 	if width <= 0 {
 		return s
 	}
-	return ansi.Wrap(s, width, " -/")
+	// ansi.Wrap breaks at hyphens whatever the breakpoints: hyphens inside
+	// words are non-breaking while it wraps.
+	return strings.ReplaceAll(ansi.Wrap(KeepWordsWhole(s), width, " "), NonBreakingHyphen, "-")
 }
+
+// NonBreakingHyphen is U+2011, a hyphen that wrapping does not break at.
+const NonBreakingHyphen = "\u2011"
+
+// KeepWordsWhole swaps the hyphens inside words (URLs, options such as
+// --leak-check, "well-known") for non-breaking ones, so that wrapping
+// (ours, or glamour's) never splits a word at a hyphen; swap them back
+// after wrapping. Hyphens standing alone (list bullets, rules, table
+// borders) are left as they are.
+func KeepWordsWhole(s string) string {
+	if !strings.Contains(s, "-") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	start := -1
+	flush := func(end int) {
+		w := s[start:end]
+		if strings.Contains(w, "-") && strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			w = strings.ReplaceAll(w, "-", NonBreakingHyphen)
+		}
+		b.WriteString(w)
+		start = -1
+	}
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				flush(i)
+			}
+			b.WriteRune(r)
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		flush(len(s))
+	}
+	return b.String()
+}
+
+var bareURL = regexp.MustCompile(`https?://[^\s<>"'\x1b]+[^\s<>"'\x1b.,;:!?)\]]`)
+
+// LinkURLs makes every http(s) URL in plain text a hyperlink (OSC 8),
+// line by line, so that a URL cut at a line's end still opens whole.
+// Text already holding escape sequences is returned as it is.
+func LinkURLs(s string) string {
+	if strings.Contains(s, "\x1b") || !strings.Contains(s, "://") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	type span struct {
+		a, b int
+		url  string
+	}
+	spans := make([][]span, len(lines))
+	for i, l := range lines {
+		for _, loc := range bareURL.FindAllStringIndex(l, -1) {
+			a, b := loc[0], loc[1]
+			u := l[a:b]
+			// A URL cut at the line's end goes on at the start of the next
+			// line, and the next, while it fills them.
+			var tails []int
+			for j := i + 1; b == len(l) && j < len(lines) && !strings.HasPrefix(lines[j], "http"); j++ {
+				m := urlTail.FindString(lines[j])
+				if m == "" {
+					break
+				}
+				u += m
+				tails = append(tails, j, len(m))
+				if len(m) < len(lines[j]) {
+					break
+				}
+			}
+			for k := 0; k < len(tails); k += 2 {
+				spans[tails[k]] = append(spans[tails[k]], span{0, tails[k+1], ""})
+			}
+			spans[i] = append(spans[i], span{a, b, u})
+			for k := 0; k < len(tails); k += 2 {
+				ss := spans[tails[k]]
+				ss[len(ss)-1].url = u
+			}
+		}
+	}
+	for i, ss := range spans {
+		slices.SortFunc(ss, func(x, y span) int { return y.a - x.a })
+		for _, sp := range ss {
+			lines[i] = lines[i][:sp.a] + Link(lines[i][sp.a:sp.b], sp.url) + lines[i][sp.b:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+var urlTail = regexp.MustCompile(`^[^\s<>"']+`)
 
 // Truncate cuts s to width cells with an ellipsis.
 func Truncate(s string, width int) string {

@@ -58,3 +58,24 @@ func TestScroll(t *testing.T) {
 		t.Errorf("top: %q", s.View())
 	}
 }
+
+func TestWrapKeepsURLsWhole(t *testing.T) {
+	const u = "https://docs.example/some-long/path-with/hyphens.html"
+	got := Wrap("Read the page at "+u+" for more about it, and then --leak-check=full as well.", 60)
+	if !strings.Contains(got, u) || !strings.Contains(got, "--leak-check=full") {
+		t.Errorf("split:\n%s", got)
+	}
+	// Longer than the line: cut at its ends, one hyperlink across the pieces.
+	long := "https://docs.example/" + strings.Repeat("a", 50) + "/page.html"
+	linked := LinkURLs(Wrap("see "+long+" now", 40))
+	lines := strings.Split(linked, "\n")
+	if len(lines) < 2 || strings.Count(linked, ansi.SetHyperlink(long)) != 3 {
+		t.Errorf("a cut URL should be one hyperlink on both lines: %q", linked)
+	}
+	if ansi.Strip(linked) != Wrap("see "+long+" now", 40) {
+		t.Errorf("linking changed the text: %q", ansi.Strip(linked))
+	}
+	if LinkURLs("no links here") != "no links here" {
+		t.Error("text without URLs changed")
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unicode"
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
@@ -68,54 +67,15 @@ func (r *Renderer) Render(md, style string, width int) (string, error) {
 		}
 		r.cache[k] = tr
 	}
-	out, err := tr.Render(keepWhole(md))
+	out, err := tr.Render(common.KeepWordsWhole(md))
 	if err != nil {
 		return "", fmt.Errorf("render markdown: %w", err)
 	}
-	out = strings.ReplaceAll(out, nbHyphen, "-")
+	// Hyphens made non-breaking for the wrap (see KeepWordsWhole) come
+	// back: glamour breaks lines at hyphens, which split URLs that fitted
+	// on a line, and --leak-check into "-" and "-leak-check". A word longer
+	// than the whole line is still cut at the line's end; a link's
+	// hyperlink (OSC 8, which glamour adds) spans the pieces.
+	out = strings.ReplaceAll(out, common.NonBreakingHyphen, "-")
 	return strings.Trim(common.StripPadding(out), "\n"), nil
-}
-
-// nbHyphen is U+2011, a hyphen glamour's wrapping does not break at.
-const nbHyphen = "\u2011"
-
-// keepWhole swaps the hyphens inside words (URLs, options such as
-// --leak-check, "well-known") for non-breaking ones, which Render swaps
-// back after wrapping: glamour breaks lines at hyphens, so a URL that
-// fits on a line came out split at its first hyphen that did not, and
-// --leak-check as "-" and "-leak-check". Hyphens standing alone (list
-// bullets, rules, table borders) are left as they are. A word longer than
-// the whole line is still cut at the line's end, as it must be; a link's
-// hyperlink (OSC 8, which glamour adds) spans the pieces.
-func keepWhole(md string) string {
-	if !strings.Contains(md, "-") {
-		return md
-	}
-	var b strings.Builder
-	b.Grow(len(md) + 16)
-	start := -1
-	flush := func(end int) {
-		w := md[start:end]
-		if strings.Contains(w, "-") && strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-			w = strings.ReplaceAll(w, "-", nbHyphen)
-		}
-		b.WriteString(w)
-		start = -1
-	}
-	for i, r := range md {
-		if unicode.IsSpace(r) {
-			if start >= 0 {
-				flush(i)
-			}
-			b.WriteRune(r)
-			continue
-		}
-		if start < 0 {
-			start = i
-		}
-	}
-	if start >= 0 {
-		flush(len(md))
-	}
-	return b.String()
 }

@@ -133,7 +133,7 @@ func TestWordsWithHyphensStayWhole(t *testing.T) {
 		if !strings.Contains(plain, "• one") || !strings.Contains(plain, "|---") && !strings.Contains(plain, "--|--") {
 			t.Errorf("width %d: bullets or table borders lost:\n%s", w, plain)
 		}
-		if strings.Contains(out, nbHyphen) {
+		if strings.Contains(out, common.NonBreakingHyphen) {
 			t.Errorf("width %d: a non-breaking hyphen was left in the output", w)
 		}
 	}

@@ -629,7 +629,7 @@ func (p *Pane) render(pg *Page) tea.Cmd {
 	full := func() tea.Msg {
 		wrapped := common.Wrap(content, w)
 		if plain {
-			return renderedMsg{page: pg, width: w, style: style, text: wrapped, wrapped: wrapped}
+			return renderedMsg{page: pg, width: w, style: style, text: common.LinkURLs(wrapped), wrapped: wrapped}
 		}
 		out, err := md.Render(content, style, w)
 		if err != nil {
