@@ -383,6 +383,7 @@ func TestReaderFollowsLinks(t *testing.T) {
 	if !p.Capturing() {
 		t.Fatal("the link list does not hold the keys")
 	}
+	uitest.Golden(t, "reader_links_80x24", p.View())
 	v := uitest.Plain(p.View())
 	for _, want := range []string{"Links on this page (2)", "1 the authors", "https://example.com/a", "2 the news"} {
 		if !strings.Contains(v, want) {
