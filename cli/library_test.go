@@ -194,3 +194,36 @@ func TestScripting(t *testing.T) {
 		t.Errorf("empty stdin: %d %s", code, errs)
 	}
 }
+
+// search --dictate FILE: the query is what the recogniser hears, through
+// the embedded gateway's real engines (flite speaks, pocketsphinx hears).
+func TestSearchDictate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs flite and pocketsphinx")
+	}
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_API_KEY", "")
+	data := t.TempDir()
+	wav := filepath.Join(t.TempDir(), "query.wav")
+	if code, _, errs := harkData(t, nil, data, "", "tts", "--voice", "flite:slt", "-o", wav, "the quick brown fox jumps over the lazy dog"); code != 0 {
+		t.Fatalf("tts: %d %s", code, errs)
+	}
+	code, out, errs := harkData(t, nil, data, "", "search", "--dictate", wav)
+	if code != 0 || !strings.Contains(errs, `heard "the quick brown fox`) {
+		t.Fatalf("search --dictate: %d\n%s\n%s", code, out, errs)
+	}
+	// The search that ran is kept with the words heard as its query.
+	_, out, _ = harkData(t, nil, data, "", "library", "list", "--kind", "search", "--json")
+	var items []library.Item
+	if json.Unmarshal([]byte(out), &items) != nil || len(items) != 1 || !strings.HasPrefix(items[0].Title, "the quick brown fox") {
+		t.Errorf("kept: %s", out)
+	}
+	code, _, errs = harkData(t, nil, data, "", "search", "--dictate", wav, "and", "words")
+	if code != exitUsage || !strings.Contains(errs, "give QUERY or --dictate FILE, not both") {
+		t.Errorf("both: %d %s", code, errs)
+	}
+	code, _, errs = harkData(t, nil, data, "", "search", "--dictate", filepath.Join(data, "nope.wav"))
+	if code != exitUsage || !strings.Contains(errs, "nope.wav") {
+		t.Errorf("missing file: %d %s", code, errs)
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,11 +21,12 @@ import (
 // -i still reaches every input the gateway lists.
 
 type webFlags struct {
-	a    *App
-	tool string
-	in   inputFlags
-	set  map[string]func() any // input name -> value, applied when the flag was given
-	flag map[string]string     // input name -> flag name
+	a       *App
+	tool    string
+	dictate string // --dictate FILE
+	in      inputFlags
+	set     map[string]func() any // input name -> value, applied when the flag was given
+	flag    map[string]string     // input name -> flag name
 }
 
 func newWebCmd(a *App, tool, use, short string, positional func(args []string) (string, any), setup func(cmd *cobra.Command, w *webFlags)) *cobra.Command {
@@ -36,6 +38,17 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 		Short: short,
 		Args:  minArgs(1, what),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if w.dictate != "" {
+				// The query is what the recogniser hears in the file.
+				if len(args) > 0 {
+					return usagef("%s: give %s or --dictate FILE, not both", cmd.Name(), what)
+				}
+				q, err := a.dictate(cmd.Context(), w.dictate)
+				if err != nil {
+					return err
+				}
+				args = []string{q}
+			}
 			if fromStdin && (len(args) == 0 || len(args) == 1 && args[0] == "-") {
 				// The query or question from stdin: "-", or no argument
 				// with stdin a pipe or file.
@@ -69,6 +82,7 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 	w.in.register(cmd)
 	a.completeInputFlag(cmd, func([]string) string { return tool })
 	if fromStdin {
+		cmd.Flags().StringVar(&w.dictate, "dictate", "", "speak the "+strings.ToLower(what)+": recognise it in an audio FILE (wav, mp3, pcm, opus)")
 		cmd.Args = cobra.ArbitraryArgs
 		cmd.Use = strings.Replace(use, " ", " [", 1) + " | -]"
 	}
@@ -357,4 +371,30 @@ func (a *App) printJSONL(res *api.InvokeResult) error {
 		}
 	}
 	return nil
+}
+
+// dictate recognises speech in an audio file and returns what was heard,
+// said on stderr so the query is not a surprise.
+func (a *App) dictate(ctx context.Context, file string) (string, error) {
+	audio, err := readFileAtMost(file, maxSTTAudio, "--dictate")
+	if err != nil {
+		return "", err
+	}
+	if len(audio) == 0 {
+		return "", usagef("--dictate %s: the file is empty", file)
+	}
+	cl, err := a.client(ctx)
+	if err != nil {
+		return "", err
+	}
+	res, err := cl.STT(ctx, api.STTRequest{Provider: a.cfg.Provider}, audio)
+	if err != nil {
+		return "", fmt.Errorf("--dictate %s: %w", file, err)
+	}
+	heard := strings.Join(strings.Fields(res.Text), " ")
+	if heard == "" {
+		return "", usagef("--dictate %s: no words were recognised", file)
+	}
+	fmt.Fprintf(a.stderr, "hark: heard %q\n", heard)
+	return heard, nil
 }
