@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"regexp"
 	"strings"
 
 	"hark/api"
@@ -26,6 +27,10 @@ const (
 	// exitInterrupted is the shell's convention for SIGINT.
 	exitInterrupted = 130
 )
+
+// invalidInput is how a gateway names a refused input in a stream's error
+// frame: "invalid <field>: <rule>".
+var invalidInput = regexp.MustCompile(`^invalid [a-z_]+: `)
 
 // usageError marks an error as the caller's mistake (exit 2).
 type usageError struct{ err error }
@@ -65,6 +70,11 @@ func exitCode(err error) int {
 	case errors.As(err, &se):
 		if isTimeoutErr(se.Err) {
 			return exitTimeout
+		}
+		if invalidInput.MatchString(se.Message) {
+			// A stream's error frame carries no code: "invalid
+			// speech_rate: …" is the input refused, as a 400 is.
+			return exitUsage
 		}
 		return exitGateway
 	case errors.Is(err, context.Canceled):

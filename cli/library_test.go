@@ -227,3 +227,52 @@ func TestSearchDictate(t *testing.T) {
 		t.Errorf("missing file: %d %s", code, errs)
 	}
 }
+
+// hark audition: one text, several voices, through the embedded
+// gateway's real engines; played in turn (null sink here) or written as
+// one WAV per voice with a manifest.
+func TestAudition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs flite and espeak-ng")
+	}
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_API_KEY", "")
+	t.Setenv("HARK_AUDIO_SINK", "null")
+	data := t.TempDir()
+	code, out, errs := harkData(t, nil, data, "", "audition", "--voices", "flite:slt,espeak:en-us,flite:rms", "--rate", "20", "Hello from three voices.")
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.HasPrefix(out, "1/3 flite:slt") || !strings.Contains(out, "3/3 flite:rms") {
+		t.Fatalf("play: %d\n%s\n%s", code, out, errs)
+	}
+	dir := filepath.Join(t.TempDir(), "takes")
+	code, out, errs = harkData(t, nil, data, "", "--json", "audition", "--voices", "flite:slt,espeak:en-us", "-o", dir, "Hello from two voices.")
+	var m auditionManifest
+	if code != 0 || json.Unmarshal([]byte(out), &m) != nil {
+		t.Fatalf("-o --json: %d\n%s\n%s", code, out, errs)
+	}
+	if m.Text != "Hello from two voices." || len(m.Voices) != 2 || m.Voices[1].Voice != "espeak:en-us" || m.Voices[0].File != "01-flite_slt.wav" {
+		t.Fatalf("manifest: %+v", m)
+	}
+	for _, v := range m.Voices {
+		b, err := os.ReadFile(filepath.Join(dir, v.File))
+		if err != nil || v.Duration < 0.5 || v.FirstAudio <= 0 || wavSeconds(b) != v.Duration {
+			t.Errorf("take %+v: %v", v, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err != nil || !strings.Contains(string(b), `"02-espeak_en-us.wav"`) {
+		t.Errorf("manifest.json: %v\n%s", err, b)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"audition", "--voices", "flite:slt,nope:x", "hi"}, `--voices: "nope:x" is not a voice`},
+		{[]string{"audition", "hi"}, "--voices must name at least one voice"},
+		{[]string{"audition", "--voices", "flite:slt", "-o", dir, "hi"}, "exists and is not empty"},
+		{[]string{"audition", "--voices", "flite:slt", "--rate", "500", "hi"}, "speech_rate"},
+	} {
+		code, _, errs := harkData(t, nil, data, "", tc.args...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: %d %q, want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
