@@ -276,3 +276,43 @@ func TestAudition(t *testing.T) {
 		}
 	}
 }
+
+// hark read: a document spoken sentence by sentence through the embedded
+// gateway; the WAV it writes is heard back by the recogniser.
+func TestRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs flite and pocketsphinx")
+	}
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_API_KEY", "")
+	t.Setenv("HARK_AUDIO_SINK", "null")
+	data, dir := t.TempDir(), t.TempDir()
+	doc := filepath.Join(dir, "doc.md")
+	os.WriteFile(doc, []byte("# Foxes\n\nThe quick brown fox jumps over the lazy dog.\n\n```\nrm -rf /\n```\n"), 0o644)
+	wav := filepath.Join(dir, "read.wav")
+	code, out, errs := harkData(t, nil, data, "", "--voice", "flite:slt", "read", doc, "-o", wav)
+	if code != 0 || out != "Foxes.\nThe quick brown fox jumps over the lazy dog.\nA code block of 1 line.\n" || !strings.Contains(errs, "wrote 3 sentences") {
+		t.Fatalf("read -o: %d\n%q\n%s", code, out, errs)
+	}
+	code, out, errs = harkData(t, nil, data, "", "stt", wav)
+	if code != 0 || !strings.Contains(out, "quick brown fox") {
+		t.Errorf("the reading heard back: %d %q %s", code, out, errs)
+	}
+	// Played (null sink), from stdin.
+	code, out, _ = harkData(t, nil, data, "One sentence. Two sentences.", "--voice", "flite:slt", "read", "-")
+	if code != 0 || out != "One sentence.\nTwo sentences.\n" {
+		t.Errorf("read -: %d %q", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"read", "999"}, "no library item 999"},
+		{[]string{"read", filepath.Join(dir, "nope.md")}, "no such file, and not a library ID"},
+	} {
+		code, _, errs := harkData(t, nil, data, "", tc.args...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: %d %q, want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

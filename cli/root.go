@@ -58,7 +58,7 @@ embedded in hark itself.`,
 
 	for _, mk := range []func(*App) *cobra.Command{
 		newToolsCmd, newInvokeCmd, newSearchCmd, newExtractCmd, newCrawlCmd, newMapCmd, newResearchCmd,
-		newVoicesCmd, newTTSCmd, newSTTCmd, newConfigCmd, newServeCmd, newIndexCmd, newLibraryCmd, newAuditionCmd,
+		newVoicesCmd, newTTSCmd, newSTTCmd, newConfigCmd, newServeCmd, newIndexCmd, newLibraryCmd, newAuditionCmd, newReadCmd,
 	} {
 		root.AddCommand(mk(a))
 	}

@@ -1,0 +1,168 @@
+// Package prose turns a markdown document into the sentences a voice reads
+// aloud: markup is dropped, links are read by their text, and code
+// blocks, tables, images and bare URLs are announced rather than spelled
+// out. Each sentence keeps the line of the document it starts on, so a
+// reader can follow along.
+package prose
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Sentence is one thing to say.
+type Sentence struct {
+	Text string // as spoken
+	Line int    // the document line it starts on (0-based)
+}
+
+var (
+	fence     = regexp.MustCompile("^\\s*(```|~~~)")
+	heading   = regexp.MustCompile(`^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
+	listItem  = regexp.MustCompile(`^\s*([-*+•]|\d+[.)])\s+`)
+	image     = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
+	link      = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
+	autolink  = regexp.MustCompile(`<(https?://[^>\s]+)>`)
+	bareURL   = regexp.MustCompile(`https?://[^\s)\]>]*[^\s)\]>.,;:!?]`)
+	citation  = regexp.MustCompile(`\s?\[\d+(,\s*\d+)*\]`)
+	emphasis  = regexp.MustCompile("[*_`~]{1,3}")
+	htmlTag   = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
+	spaces    = regexp.MustCompile(`\s+`)
+	quoteMark = regexp.MustCompile(`^\s*>\s?`)
+)
+
+// Sentences is what md says, in order.
+func Sentences(md string) []Sentence {
+	var out []Sentence
+	lines := strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n")
+	var para []string
+	paraLine := 0
+	flush := func() {
+		if len(para) > 0 {
+			for _, s := range split(inline(strings.Join(para, " "))) {
+				out = append(out, Sentence{Text: s, Line: paraLine})
+			}
+			para = nil
+		}
+	}
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		t := strings.TrimSpace(l)
+		switch {
+		case fence.MatchString(l):
+			flush()
+			n := 0
+			for i++; i < len(lines) && !fence.MatchString(lines[i]); i++ {
+				n++
+			}
+			out = append(out, Sentence{Text: fmt.Sprintf("A code block of %s.", count(n, "line")), Line: i - n - 1})
+		case strings.HasPrefix(t, "|"):
+			flush()
+			start, rows := i, 0
+			for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "|"); i++ {
+				if !regexp.MustCompile(`^[|:\-\s]+$`).MatchString(strings.TrimSpace(lines[i])) {
+					rows++
+				}
+			}
+			i--
+			out = append(out, Sentence{Text: fmt.Sprintf("A table of %s.", count(max(0, rows-1), "row")), Line: start})
+		case t == "" || regexp.MustCompile(`^([-*_]\s*){3,}$`).MatchString(t):
+			flush()
+		case heading.MatchString(l):
+			flush()
+			if h := inline(heading.FindStringSubmatch(l)[1]); h != "" {
+				out = append(out, Sentence{Text: endWith(h), Line: i})
+			}
+		case listItem.MatchString(l):
+			flush()
+			para, paraLine = []string{listItem.ReplaceAllString(l, "")}, i
+			flush()
+		default:
+			if len(para) == 0 {
+				paraLine = i
+			}
+			para = append(para, quoteMark.ReplaceAllString(l, ""))
+		}
+	}
+	flush()
+	return out
+}
+
+// inline is a line of markdown as words to say.
+func inline(s string) string {
+	s = image.ReplaceAllStringFunc(s, func(m string) string {
+		if alt := image.FindStringSubmatch(m)[1]; alt != "" {
+			return "(image: " + alt + ")"
+		}
+		return "(an image)"
+	})
+	s = link.ReplaceAllString(s, "$1")
+	s = autolink.ReplaceAllString(s, "$1")
+	s = bareURL.ReplaceAllStringFunc(s, func(u string) string {
+		if pu, err := url.Parse(u); err == nil && pu.Host != "" {
+			return "a link to " + strings.TrimPrefix(pu.Hostname(), "www.")
+		}
+		return "a link"
+	})
+	s = citation.ReplaceAllString(s, "")
+	s = htmlTag.ReplaceAllString(s, "")
+	s = emphasis.ReplaceAllString(s, "")
+	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
+}
+
+// split cuts text into sentences at . ! ? followed by a space and a
+// capital or digit, not after a one-letter word or a common abbreviation.
+func split(text string) []string {
+	var out []string
+	rs := []rune(text)
+	start := 0
+	for i := 0; i < len(rs); i++ {
+		if !strings.ContainsRune(".!?", rs[i]) || i+2 >= len(rs) || rs[i+1] != ' ' {
+			continue
+		}
+		next := rs[i+2]
+		if !unicode.IsUpper(next) && !unicode.IsDigit(next) && next != '"' && next != '(' {
+			continue
+		}
+		word := lastWord(string(rs[start : i+1]))
+		if rs[i] == '.' && (len([]rune(word)) == 1 || abbrev[strings.ToLower(word)]) {
+			continue
+		}
+		if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
+			out = append(out, s)
+		}
+		start = i + 1
+	}
+	if s := strings.TrimSpace(string(rs[start:])); s != "" {
+		out = append(out, endWith(s))
+	}
+	return out
+}
+
+var abbrev = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "dr": true, "mr": true, "mrs": true, "st": true, "no": true, "fig": true}
+
+func lastWord(s string) string {
+	s = strings.TrimRight(strings.TrimSpace(s), ".!?")
+	if i := strings.LastIndexFunc(s, unicode.IsSpace); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimLeft(s, "(\"'")
+}
+
+// endWith gives s closing punctuation, so a voice pauses after it.
+func endWith(s string) string {
+	if s == "" || strings.ContainsRune(".!?:;", rune(s[len(s)-1])) {
+		return s
+	}
+	return s + "."
+}
+
+func count(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
