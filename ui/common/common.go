@@ -59,6 +59,10 @@ type Common struct {
 	// Index is the local search index when the gateway is the embedded
 	// one (nil otherwise).
 	Index Indexer
+
+	// dictations numbers dictations across panes (their messages are
+	// broadcast); touched in Update only.
+	dictations int
 	// StartQuery, when set, is searched for as soon as the tool list
 	// arrives (hark --search QUERY), so the first frame with content
 	// shows its results.

@@ -34,6 +34,7 @@ type KeyMap struct {
 	Sources, OpenSource, History, Save key.Binding
 	// The reader's own.
 	Find, NextMatch, TOC, Edit key.Binding
+	Dictate                    key.Binding
 }
 
 // Keys are the pane's bindings.
@@ -54,6 +55,7 @@ var Keys = KeyMap{
 	History:    key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
 	Save:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save as markdown")),
 	Find:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find in the report")),
+	Dictate:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the question")),
 	NextMatch:  key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
 	TOC:        key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents")),
 	Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER")),
@@ -64,7 +66,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 }
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Ask, k.Run, k.Leave, k.Model, k.Cancel},
+		{k.Ask, k.Run, k.Leave, k.Model, k.Cancel, k.Dictate},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Sources, k.OpenSource, k.History, k.Save},
 		{k.Find, k.NextMatch, k.TOC, k.Edit},
@@ -143,8 +145,9 @@ type Pane struct {
 	width     int
 	height    int
 	saveAs    common.SaveAs
-	saveFail  bool          // the last save failed: w offers its path again
-	rd        common.Reader // find and contents in the report
+	saveFail  bool            // the last save failed: w offers its path again
+	rd        common.Reader   // find and contents in the report
+	dict      common.Dictator // ctrl+r: speak the question
 }
 
 // New returns the Research pane.
@@ -322,6 +325,17 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		path := msg.path
 		return p, func() tea.Msg { return common.NoticeMsg{Text: "saved " + path} }
+	case common.DictationMsg:
+		text, ok, err := p.dict.Update(msg)
+		if !ok {
+			return p, nil
+		}
+		p.question.SetValue(text)
+		p.question.CursorEnd()
+		if err != nil {
+			return p, func() tea.Msg { return common.ErrorMsg{Err: err} }
+		}
+		return p, nil
 	case keptMsg:
 		if msg.err != nil {
 			return p, func() tea.Msg { return common.ErrorMsg{Err: fmt.Errorf("research history: %w", msg.err)} }
@@ -405,6 +419,12 @@ func (p *Pane) syncProgress() {
 }
 
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
+	if msg.String() == "ctrl+r" && !p.saveAs.Active() && !p.rd.Finding() {
+		// Dictation: the words heard fill the question line, live.
+		p.focus = focusQuestion
+		cmd := p.dict.Toggle(p.c, p.question.Value())
+		return tea.Batch(cmd, p.question.Focus())
+	}
 	if p.saveAs.Active() {
 		path, cmd := p.saveAs.Key(msg)
 		if path != "" {
@@ -698,6 +718,9 @@ func (p *Pane) View() string {
 	st := p.c.Styles
 	var top []string
 	top = append(top, p.question.View())
+	if p.dict.Active() {
+		top = append(top, st.Warn.Render("● listening")+st.Dim.Render(" · speak the question · ctrl+r stops · enter researches"))
+	}
 	ml := st.Key.Render("M") + " " + st.Label.Render("model") + " "
 	if ms := p.models(); len(ms) > 0 {
 		m := p.modelValue()

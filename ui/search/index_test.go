@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"hark/api/apitest"
 	"hark/ui/common"
 	"hark/ui/internal/uitest"
 )
@@ -204,5 +205,36 @@ func TestNoIndexWithARemoteGateway(t *testing.T) {
 	msgs := uitest.Exec(cmd)
 	if len(msgs) != 1 || !strings.Contains(msgs[0].(common.ErrorMsg).Err.Error(), "keeps its own index") {
 		t.Errorf("IndexMsg gave %v", msgs)
+	}
+}
+
+// ctrl+r dictates the query; where there is no microphone (this machine)
+// the message says so, the line keeps what it held, and nothing hangs.
+func TestDictationWithoutAMicrophone(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	typeText(p, "typed")
+	_, cmd := p.Update(uitest.Press("ctrl+r"))
+	if !p.dict.Active() || !strings.Contains(uitest.Plain(p.View()), "● listening") {
+		t.Fatalf("ctrl+r did not start listening:\n%s", uitest.Plain(p.View()))
+	}
+	var final common.DictationMsg
+	for _, m := range uitest.Exec(cmd) {
+		if d, ok := m.(common.DictationMsg); ok {
+			final = d
+		}
+	}
+	if final.Err == nil {
+		t.Skip("this machine has a microphone")
+	}
+	_, cmd = p.Update(final)
+	msgs := uitest.Exec(cmd)
+	if len(msgs) != 1 || !strings.Contains(msgs[0].(common.ErrorMsg).Err.Error(), "dictation: ") {
+		t.Errorf("no error message: %v", msgs)
+	}
+	if p.dict.Active() || p.Query() != "typed" || strings.Contains(uitest.Plain(p.View()), "listening") {
+		t.Errorf("after the failure: active %v, query %q", p.dict.Active(), p.Query())
 	}
 }

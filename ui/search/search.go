@@ -30,12 +30,13 @@ const Slug = api.ToolSearch
 // KeyMap holds the pane's bindings.
 type KeyMap struct {
 	Query, Run, Blur, Up, Down, Open, Copy, Preview,
-	Depth, Topic, TimeRange, More, Fewer, Answer, Domains, Form, Cancel key.Binding
+	Depth, Topic, TimeRange, More, Fewer, Answer, Domains, Form, Cancel, Dictate key.Binding
 }
 
 // Keys are the pane's bindings.
 var Keys = KeyMap{
 	Query:     key.NewBinding(key.WithKeys("/", "i"), key.WithHelp("/", "edit query")),
+	Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the query")),
 	Run:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
 	Blur:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave query")),
 	Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous")),
@@ -59,7 +60,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 }
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Query, k.Run, k.Blur, k.Cancel},
+		{k.Query, k.Run, k.Blur, k.Cancel, k.Dictate},
 		{k.Up, k.Down, k.Open, k.Copy, k.Preview},
 		{k.Depth, k.Topic, k.TimeRange, k.More, k.Answer, k.Domains, k.Form},
 	}
@@ -106,6 +107,7 @@ type Pane struct {
 	listTop  int   // first screen row of the results, for clicks
 	rowOf    []int // result index per list line, -1 for none
 	ix       indexer
+	dict     common.Dictator // ctrl+r: speak the query
 }
 
 // New returns the Search pane with the query line focused.
@@ -186,6 +188,17 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, cmd
 	}
 	switch msg := msg.(type) {
+	case common.DictationMsg:
+		text, ok, err := p.dict.Update(msg)
+		if !ok {
+			return p, nil
+		}
+		p.query.SetValue(text)
+		p.query.CursorEnd()
+		if err != nil {
+			return p, func() tea.Msg { return common.ErrorMsg{Err: err} }
+		}
+		return p, nil
 	case common.IndexMsg:
 		p.query.Blur()
 		return p, p.ix.open(msg.Sources)
@@ -290,6 +303,11 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	if p.ix.active() {
 		return p.ix.key(msg)
+	}
+	if msg.String() == "ctrl+r" && p.form == nil && !p.editDom {
+		// Dictation: the words heard fill the query line, live.
+		cmd := p.dict.Toggle(p.c, p.query.Value())
+		return tea.Batch(cmd, p.query.Focus())
 	}
 	if p.form != nil {
 		act, cmd := p.form.Update(msg)
@@ -604,6 +622,9 @@ func (p *Pane) View() string {
 		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render("  x cancels"))
 	}
 	top = append(top, p.ix.lines(s, p.c.Now(), p.width)...)
+	if p.dict.Active() {
+		top = append(top, s.Warn.Render("● listening")+s.Dim.Render(" · speak the query · ctrl+r stops · enter searches"))
+	}
 	if p.err != nil {
 		top = append(top, common.ErrorView(s, p.err, p.width))
 	}
