@@ -80,6 +80,13 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 	opts := api.Options{BaseURL: base, APIKey: key, OnCall: a.onCall, Retry: a.retry}
 	if a.cfg.Library {
 		opts.OnResult = a.keep
+		// Open the library while the first call is under way, not after;
+		// close waits for it.
+		a.lib.opening.Add(1)
+		go func() {
+			defer a.lib.opening.Done()
+			a.library()
+		}()
 	}
 	cl, err := api.New(opts)
 	if err != nil {
@@ -91,6 +98,7 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 
 // close stops what client started, most recent first.
 func (a *App) close() {
+	a.lib.opening.Wait()
 	a.mu.Lock()
 	stops := a.stops
 	a.stops = nil

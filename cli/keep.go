@@ -16,10 +16,11 @@ import (
 // opened or written is reported once (warnLibrary) and the call goes on.
 
 type libraryState struct {
-	once   sync.Once
-	store  *library.Store
-	err    error
-	warned sync.Once
+	opening sync.WaitGroup // the open started ahead of the first result
+	once    sync.Once
+	store   *library.Store
+	err     error
+	warned  sync.Once
 	// warn tells the user the library failed; the CLI prints to stderr,
 	// the TUI shows it on screen. changed is told when items were kept.
 	// Both are set before the first call.

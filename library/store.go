@@ -139,12 +139,21 @@ func Open(dir string) (*Store, error) {
 	return s, nil
 }
 
+// schemaVersion is user_version once the schema is made; an open of a
+// library at this version skips the CREATE statements.
+const schemaVersion = 1
+
 func (s *Store) init(fresh bool) error {
-	var id int64
+	var id, version int64
 	if err := s.db.QueryRow(`PRAGMA application_id`).Scan(&id); err != nil {
 		return s.fault(err)
 	}
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		return s.fault(err)
+	}
 	switch {
+	case id == applicationID && version == schemaVersion:
+		return nil
 	case id == applicationID:
 	case fresh || id == 0 && s.empty():
 		if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
@@ -154,6 +163,9 @@ func (s *Store) init(fresh bool) error {
 		return fmt.Errorf("library %s is not a hark library (application id %#x); it is left as it is: move it away to start a new one", s.path, id)
 	}
 	if _, err := s.db.Exec(schema); err != nil {
+		return s.fault(err)
+	}
+	if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
 		return s.fault(err)
 	}
 	return nil
