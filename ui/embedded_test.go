@@ -1,20 +1,26 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"context"
+	"encoding/json"
 	"fmt"
 	"hark/gateway/gatewaytest"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"hark/api"
+	"hark/audio"
 	"hark/gateway"
 	"hark/gateway/embedded"
 	"hark/gateway/engine"
+	"hark/library"
+	"hark/ui/common"
 	"hark/ui/internal/uitest"
 	"hark/ui/pages"
 	"hark/ui/research"
@@ -133,4 +139,53 @@ func TestE2EGatewaySlowResearchThenCancel(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("cancelling in the TUI did not reach the research engine")
 	}
+}
+
+// R reads a report aloud through the embedded gateway's voices: every
+// sentence in order, fetched over the stream and played (here into the
+// file sink, which plays as fast as it decodes).
+func TestE2EReadAloud(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g, err := embedded.Start(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Stop)
+	var mu sync.Mutex
+	var played []int
+	var done int
+	r := startWith(t, g.URL, g.APIKey, 100, 30, func(c *common.Common) {
+		c.Voice = "flite:slt"
+		dir := t.TempDir()
+		c.Audio = func() (*audio.Output, error) { return audio.Open(audio.Options{Sink: audio.SinkFile, Dir: dir}) }
+		send := c.Send
+		c.Send = func(m tea.Msg) {
+			if a, ok := m.(common.AloudMsg); ok && !a.Done {
+				mu.Lock()
+				played = append(played, a.Index)
+				mu.Unlock()
+			}
+			send(m)
+		}
+	})
+	out, _ := json.Marshal(api.ResearchOutput{RequestID: "r1", Status: api.ResearchCompleted,
+		Content: "# Okapis\n\nThe okapi lives in the Congo. It eats leaves and buds.\n\n## Habits\n\nOkapis are shy."})
+	r.p.Send(common.ShowKeptMsg{Item: library.Item{ID: 7, Kind: library.KindResearch, Tool: api.ToolResearch, Query: "okapis", Output: string(out)}})
+	r.waitFor("the report", screenHas("The okapi lives in the Congo"))
+	r.keys("R")
+	r.waitFor("the whole report read", func(m *Model) bool {
+		rp := m.panes[2].(*research.Pane)
+		mu.Lock()
+		defer mu.Unlock()
+		if !rp.ReadingAloud() && len(played) == 5 {
+			done++
+		}
+		return done > 0
+	})
+	mu.Lock()
+	if fmt.Sprint(played) != "[0 1 2 3 4]" {
+		t.Errorf("sentences played %v, want all five in order", played)
+	}
+	mu.Unlock()
 }

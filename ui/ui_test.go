@@ -233,6 +233,13 @@ func start(t *testing.T, srv *apitest.Server, w, h int) *running {
 // startAt runs the TUI in a real tea.Program against the gateway at base.
 func startAt(t *testing.T, base, key string, w, h int) *running {
 	t.Helper()
+	return startWith(t, base, key, w, h, nil)
+}
+
+// startWith is startAt with a chance to set up the Common first (audio,
+// a Send that watches messages).
+func startWith(t *testing.T, base, key string, w, h int, setup func(c *common.Common)) *running {
+	t.Helper()
 	c, _ := uitest.Common(t, nil)
 	c.Clock = nil
 	var prog *tea.Program
@@ -248,6 +255,9 @@ func startAt(t *testing.T, base, key string, w, h int) *running {
 	c.Connect = func(context.Context) (*api.Client, error) { return cl, nil }
 	prog = tea.NewProgram(New(c), tea.WithInput(nil), tea.WithOutput(discard{}), tea.WithWindowSize(w, h), tea.WithoutSignals())
 	c.Send = prog.Send
+	if setup != nil {
+		setup(c)
+	}
 	done := make(chan error, 1)
 	go func() { _, err := prog.Run(); done <- err }()
 	t.Cleanup(func() {

@@ -60,9 +60,9 @@ type Common struct {
 	// one (nil otherwise).
 	Index Indexer
 
-	// dictations numbers dictations across panes (their messages are
-	// broadcast); touched in Update only.
-	dictations int
+	// dictations and readings number dictations and read-aloud runs
+	// across panes (their messages are broadcast); touched in Update only.
+	dictations, readings int
 	// StartQuery, when set, is searched for as soon as the tool list
 	// arrives (hark --search QUERY), so the first frame with content
 	// shows its results.

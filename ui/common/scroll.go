@@ -1,6 +1,10 @@
 package common
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
 
 // Scroll is a vertical window over pre-rendered lines: the cheap viewport
 // panes use for reports and pages. Lines are rendered once (in a command)
@@ -11,6 +15,9 @@ type Scroll struct {
 	height int
 	// mark, when set, may restyle a visible line (find's highlights).
 	mark func(i int, line string) string
+	// spot, when set, is the span of lines [from, to) shown in reverse
+	// (the sentence being read aloud).
+	spot *[2]int
 }
 
 // SetContent replaces the lines, keeping the offset where possible.
@@ -60,12 +67,27 @@ func (s *Scroll) View() string {
 	if s.offset >= end {
 		return ""
 	}
-	if s.mark == nil {
+	if s.mark == nil && s.spot == nil {
 		return strings.Join(s.lines[s.offset:end], "\n")
 	}
 	out := make([]string, 0, end-s.offset)
 	for i := s.offset; i < end; i++ {
-		out = append(out, s.mark(i, s.lines[i]))
+		l := s.lines[i]
+		if s.mark != nil {
+			l = s.mark(i, l)
+		}
+		if s.spot != nil && i >= s.spot[0] && i < s.spot[1] {
+			l = "\x1b[7m" + ansi.Strip(l) + "\x1b[m"
+		}
+		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// Spot is the first highlighted line (-1 when none).
+func (s *Scroll) Spot() int {
+	if s.spot == nil {
+		return -1
+	}
+	return s.spot[0]
 }

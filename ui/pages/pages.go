@@ -31,7 +31,7 @@ type KeyMap struct {
 	Up, Down, Open, Back, Mark, MarkAll, Extract, Crawl, Map, Filter,
 	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown, Preview, Links key.Binding
 	// The reader's own.
-	Find, NextMatch, TOC, Browse, Edit key.Binding
+	Find, NextMatch, TOC, Browse, Edit, Aloud key.Binding
 }
 
 // Keys are the pane's bindings.
@@ -60,6 +60,7 @@ var Keys = KeyMap{
 	Find:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find (reader)")),
 	NextMatch: key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
 	TOC:       key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents (reader)")),
+	Aloud:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud (reader)")),
 	Browse:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open in $BROWSER (reader)")),
 	Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER (reader)")),
 }
@@ -71,7 +72,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Open, k.Back, k.PageUp, k.PageDown},
 		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw, k.Preview, k.Links},
-		{k.Find, k.NextMatch, k.TOC, k.Browse, k.Edit},
+		{k.Find, k.NextMatch, k.TOC, k.Browse, k.Edit, k.Aloud},
 		{k.OpenURL, k.Extract, k.Crawl, k.Map, k.Form, k.Export, k.Cancel},
 	}
 }
@@ -159,6 +160,7 @@ type Pane struct {
 	linkAt  int
 	picking bool
 	rd      common.Reader // find, contents, editor and browser in the reader
+	aloud   common.Aloud  // R: read the page aloud
 	history []*Page
 	// The crawl form's last submit: its run and what it sent, kept for
 	// reopening the form after a refusal.
@@ -294,6 +296,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			return p, tea.Batch(p.add(m), p.extract(msg.URLs, false))
 		}
 		return p, p.extract(msg.URLs, true)
+	case common.AloudMsg:
+		return p, p.aloud.Update(msg, &p.scroll)
 	case common.ShowKeptMsg:
 		// A page, crawl or map reopened from the library, as it was kept.
 		m, err := keptPages(msg.Item)
@@ -413,7 +417,12 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if p.mode == readMode {
+		if cmd, ok := p.aloud.Key(msg, p.c, &p.scroll); ok {
+			return cmd
+		}
 		switch {
+		case key.Matches(msg, Keys.Aloud):
+			return p.aloud.Start(p.c, p.reading.Content, &p.scroll)
 		case key.Matches(msg, Keys.Find):
 			return p.rd.StartFind(p.c.Styles)
 		case key.Matches(msg, Keys.NextMatch):
@@ -583,6 +592,9 @@ func (p *Pane) setReader() {
 }
 
 func (p *Pane) read(pg *Page) tea.Cmd {
+	if p.reading != pg {
+		p.aloud.Stop(&p.scroll)
+	}
 	p.mode, p.reading = readMode, pg
 	p.rd.Reset()
 	p.setReader()
@@ -1023,7 +1035,9 @@ func (p *Pane) View() string {
 		if pg.rendered != "" || pg.Err != "" {
 			pos = s.Dim.Render(fmt.Sprintf(" %d%%", p.scroll.Percent()))
 		}
-		if st := p.rd.Status(); st != "" {
+		if st := p.aloud.Status(); st != "" {
+			pos += s.Warn.Render(" ▶ ") + s.Dim.Render(st)
+		} else if st := p.rd.Status(); st != "" {
 			pos += s.Dim.Render(" · " + st)
 		}
 		head := append(top, common.Truncate(title+pos, p.width))

@@ -34,7 +34,7 @@ type KeyMap struct {
 	Sources, OpenSource, History, Save key.Binding
 	// The reader's own.
 	Find, NextMatch, TOC, Edit key.Binding
-	Dictate                    key.Binding
+	Dictate, Aloud             key.Binding
 }
 
 // Keys are the pane's bindings.
@@ -56,6 +56,7 @@ var Keys = KeyMap{
 	Save:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save as markdown")),
 	Find:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find in the report")),
 	Dictate:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the question")),
+	Aloud:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud (space pause · ] [ · esc)")),
 	NextMatch:  key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
 	TOC:        key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents")),
 	Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER")),
@@ -69,7 +70,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Ask, k.Run, k.Leave, k.Model, k.Cancel, k.Dictate},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Sources, k.OpenSource, k.History, k.Save},
-		{k.Find, k.NextMatch, k.TOC, k.Edit},
+		{k.Find, k.NextMatch, k.TOC, k.Edit, k.Aloud},
 	}
 }
 
@@ -148,6 +149,7 @@ type Pane struct {
 	saveFail  bool            // the last save failed: w offers its path again
 	rd        common.Reader   // find and contents in the report
 	dict      common.Dictator // ctrl+r: speak the question
+	aloud     common.Aloud    // R: read the report aloud
 }
 
 // New returns the Research pane.
@@ -325,6 +327,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		path := msg.path
 		return p, func() tea.Msg { return common.NoticeMsg{Text: "saved " + path} }
+	case common.AloudMsg:
+		return p, p.aloud.Update(msg, &p.scroll)
 	case common.DictationMsg:
 		text, ok, err := p.dict.Update(msg)
 		if !ok {
@@ -461,7 +465,12 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	reading := p.focus == focusReport && p.current != nil && p.current.Out != nil
+	if cmd, ok := p.aloud.Key(msg, p.c, &p.scroll); ok {
+		return cmd
+	}
 	switch {
+	case reading && key.Matches(msg, Keys.Aloud):
+		return p.aloud.Start(p.c, p.current.Out.Content, &p.scroll)
 	case reading && key.Matches(msg, Keys.Find):
 		return p.rd.StartFind(p.c.Styles)
 	case reading && key.Matches(msg, Keys.NextMatch) && p.rd.Status() != "":
@@ -596,6 +605,9 @@ func (p *Pane) setReport(s *Session) {
 
 func (p *Pane) show(s *Session) {
 	p.rd.Reset()
+	if p.current != s {
+		p.aloud.Stop(&p.scroll)
+	}
 	p.current = s
 	p.question.Blur()
 	p.srcCursor = 0
@@ -761,7 +773,9 @@ func (p *Pane) View() string {
 	case s.Out != nil:
 		p.scroll.SetHeight(max(0, bodyH-1))
 		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · / find · T contents · s sources (%d) · w save", p.scroll.Percent(), len(s.Out.Sources)))
-		if f := p.rd.Status(); f != "" {
+		if f := p.aloud.Status(); f != "" {
+			foot = st.Warn.Render("▶ ") + st.Dim.Render(f)
+		} else if f := p.rd.Status(); f != "" {
 			foot = st.Dim.Render(fmt.Sprintf("%d%% · ", p.scroll.Percent()) + f + " · s sources · w save")
 		}
 		if p.rd.Finding() {
@@ -841,3 +855,10 @@ func (p *Pane) historyView(h int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// ReadingAloud reports that the report is being read aloud.
+func (p *Pane) ReadingAloud() bool { return p.aloud.Active() }
+
+// ReadingSpot is the first line highlighted for the sentence read aloud
+// (-1 when none).
+func (p *Pane) ReadingSpot() int { return p.scroll.Spot() }

@@ -1,0 +1,61 @@
+package common
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Each sentence is found in the rendered lines, and the one playing is
+// shown in reverse, the view following it.
+func TestAloudHighlightFollows(t *testing.T) {
+	doc := "# Okapis\n\nThe okapi lives in the Congo. It eats leaves.\n\n## Habits\n\nOkapis are shy animals."
+	rendered := []string{"  \x1b[1mOkapis\x1b[m", "", "  The okapi lives in the", "  Congo. It eats leaves.", ""}
+	for range 20 {
+		rendered = append(rendered, "")
+	}
+	rendered = append(rendered, "  ## Habits", "", "  Okapis are shy animals.")
+	s := &Scroll{}
+	s.SetContent(strings.Join(rendered, "\n"))
+	s.SetHeight(5)
+	var a Aloud
+	c := &Common{}
+	a.Start(c, doc, s) // the command is not run: messages are fed by hand
+	if want := []int{0, 2, 3, 25, 27}; len(a.lines) != 5 || a.lines[1] != want[1] || a.lines[2] != want[2] || a.lines[4] != want[4] {
+		t.Fatalf("lines %v, want %v", a.lines, want)
+	}
+	a.Update(AloudMsg{Gen: a.gen, Index: 1}, s)
+	v := s.View()
+	if !strings.Contains(v, "\x1b[7m  The okapi lives in the\x1b[m") || strings.Contains(v, "\x1b[7m  Congo") {
+		t.Errorf("sentence 2 highlight:\n%q", v)
+	}
+	a.Update(AloudMsg{Gen: a.gen, Index: 4}, s)
+	if !strings.Contains(ansi.Strip(s.View()), "Okapis are shy") || s.Offset() == 0 {
+		t.Errorf("the view did not follow to sentence 5 (offset %d)", s.Offset())
+	}
+	if st := a.Status(); st != "reading aloud 5/5 · space pause · ] next · [ back · esc stop" {
+		t.Errorf("status %q", st)
+	}
+	// A stopped run's messages are dropped; R resumes where it stopped.
+	old := a.gen
+	a.Key(tea.KeyPressMsg{Code: tea.KeyEscape}, c, s)
+	if a.Active() || s.Spot() != -1 {
+		t.Error("esc did not stop")
+	}
+	a.Update(AloudMsg{Gen: old, Index: 2}, s)
+	if s.Spot() != -1 {
+		t.Error("a stopped run moved the highlight")
+	}
+	a.Start(c, doc, s)
+	if a.at != 4 || !a.Active() {
+		t.Errorf("R resumed at %d", a.at)
+	}
+	// [ goes back one, in a new run.
+	gen := a.gen
+	a.Key(tea.KeyPressMsg{Code: '[', Text: "["}, c, s)
+	if a.at != 3 || a.gen == gen {
+		t.Errorf("[: at %d, gen %d→%d", a.at, gen, a.gen)
+	}
+}
