@@ -103,3 +103,7 @@ func (c *Common) Enum(slug, field string) []string {
 	}
 	return nil
 }
+
+// ReadingRun is the number of the last read-aloud run started (for tests
+// that feed its messages by hand).
+func (c *Common) ReadingRun() int { return c.readings }

@@ -70,6 +70,15 @@ func TestGoldenViews(t *testing.T) {
 		uitest.Golden(t, "report_finding_"+sz.name, p.View())
 		p.Update(uitest.Press("enter"))
 		uitest.Golden(t, "report_found_"+sz.name, p.View())
+		// Read aloud: R, then the second sentence playing (its message
+		// fed by hand: no gateway here) is highlighted, the footer says so.
+		p.aloud.Start(p.c, p.current.Out.Content, &p.scroll)
+		p.Update(common.AloudMsg{Gen: p.c.ReadingRun(), Index: 1})
+		uitest.Golden(t, "report_aloud_"+sz.name, p.View())
+		if !strings.Contains(p.View(), "\x1b[7m  They are fast over SSH.") {
+			t.Errorf("the sentence playing is not highlighted:\n%q", p.View())
+		}
+		p.aloud.Stop(&p.scroll)
 		// The contents: T, enter jumps, and the find stays.
 		p.Update(uitest.Press("T"))
 		uitest.Golden(t, "report_contents_"+sz.name, p.View())
