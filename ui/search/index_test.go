@@ -114,6 +114,10 @@ func TestIndexFromTheTUI(t *testing.T) {
 	if v := uitest.Plain(p.View()); strings.Contains(v, "index is empty") {
 		t.Errorf("the empty hint stayed:\n%s", v)
 	}
+	// Back from the index line, typing is a query again, not options.
+	if !p.query.Focused() {
+		t.Error("the query line lost the keys after indexing")
+	}
 	// A run shows its progress and x cancels it, keeping what it stored.
 	ix.block = make(chan struct{})
 	_, cmd = p.Update(common.IndexMsg{})

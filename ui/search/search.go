@@ -302,7 +302,13 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	if p.ix.active() {
-		return p.ix.key(msg)
+		cmd := p.ix.key(msg)
+		if !p.ix.active() {
+			// Back from the index line or list: the query line has the
+			// keys again, so what is typed next is a query, not options.
+			return tea.Batch(cmd, p.query.Focus())
+		}
+		return cmd
 	}
 	if msg.String() == "ctrl+r" && p.form == nil && !p.editDom {
 		// Dictation: the words heard fill the query line, live.
