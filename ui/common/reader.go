@@ -199,6 +199,37 @@ func (r *Reader) OpenTOC(markdown string, s *Scroll) bool {
 			r.toc = append(r.toc, Heading{Level: len(m[1]), Text: plainHeading(m[2]), Line: -1})
 		}
 	}
+	return r.openTOC(s)
+}
+
+// textHeading is a heading in plain text: a numbered title on a line of
+// its own ("8.1.1. Multithreaded Programming Paradigms").
+var textHeading = regexp.MustCompile(`^((?:\d+\.)+\d*\.?)\s+(\p{Lu}.{0,80})$`)
+
+// OpenTextTOC builds the contents of plain text from its numbered
+// headings: lines of their own, between blank lines, that open with a
+// section number; the level is the number's depth.
+func (r *Reader) OpenTextTOC(text string, s *Scroll) bool {
+	r.toc = nil
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		m := textHeading.FindStringSubmatch(t)
+		if m == nil || strings.ContainsAny(t[len(t)-1:], ".!?:;,") || len(strings.Fields(t)) > 10 {
+			continue
+		}
+		if i > 0 && strings.TrimSpace(lines[i-1]) != "" || i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
+			continue
+		}
+		level := strings.Count(strings.TrimSuffix(m[1], "."), ".") + 1
+		r.toc = append(r.toc, Heading{Level: min(level, 6), Text: t, Line: -1})
+	}
+	return r.openTOC(s)
+}
+
+// openTOC finds the contents' headings in the rendered lines and shows
+// the list.
+func (r *Reader) openTOC(s *Scroll) bool {
 	from := 0
 	for i := range r.toc {
 		for j := from; j < len(s.lines); j++ {

@@ -92,3 +92,25 @@ func TestContentsJump(t *testing.T) {
 		t.Error("contents of a document without headings")
 	}
 }
+
+// Plain text (a page kept as text) lists its numbered headings.
+func TestTextContents(t *testing.T) {
+	text := "8. DRD: a thread error detector\n\nTo use this tool, you must specify --tool=drd.\n\n8.1. Overview\n\nDRD is a tool.\n\n8.1.1. Multithreaded Programming Paradigms\n\nThere are two reasons:\n\n1. To model concurrent activities.\n"
+	s := &Scroll{}
+	s.SetContent(text)
+	s.SetHeight(4)
+	var r Reader
+	if !r.OpenTextTOC(text, s) {
+		t.Fatal("no contents")
+	}
+	var got []string
+	for _, h := range r.toc {
+		got = append(got, strings.Repeat(">", h.Level)+h.Text)
+	}
+	if strings.Join(got, "|") != ">8. DRD: a thread error detector|>>8.1. Overview|>>>8.1.1. Multithreaded Programming Paradigms" {
+		t.Errorf("contents %q", got)
+	}
+	if r.toc[2].Line != 8 {
+		t.Errorf("8.1.1 found at line %d", r.toc[2].Line)
+	}
+}

@@ -428,8 +428,14 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, Keys.NextMatch):
 			p.rd.Next(&p.scroll, msg.String() == "N")
 		case key.Matches(msg, Keys.TOC):
-			if p.reading.Plain || p.raw || !p.rd.OpenTOC(p.reading.Content, &p.scroll) {
-				p.note = "this page has no headings"
+			var ok bool
+			if p.reading.Plain || p.raw {
+				ok = p.rd.OpenTextTOC(p.reading.Content, &p.scroll)
+			} else {
+				ok = p.rd.OpenTOC(p.reading.Content, &p.scroll)
+			}
+			if !ok {
+				return func() tea.Msg { return common.NoticeMsg{Text: "this page has no headings to list"} }
 			}
 		case key.Matches(msg, Keys.Browse):
 			return common.Browse(p.reading.URL)
