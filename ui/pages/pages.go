@@ -293,7 +293,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			for _, r := range msg.Read {
 				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Plain: true, Source: api.ToolSearch})
 			}
-			return p, tea.Batch(p.add(m), p.extract(msg.URLs, false))
+			return p, tea.Batch(p.add(m), p.keepRead(msg.Read), p.extract(msg.URLs, false))
 		}
 		return p, p.extract(msg.URLs, true)
 	case common.AloudMsg:
@@ -842,6 +842,35 @@ func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
 		}
 		return m
 	})
+}
+
+// keepRead keeps pages opened from a search result's text in the library:
+// no extract call brings them (a page the gateway indexed from a folder
+// cannot be fetched), yet they were opened and read.
+func (p *Pane) keepRead(pages []api.PageContent) tea.Cmd {
+	open := p.c.Library
+	if open == nil || p.c.LibraryOff {
+		return nil
+	}
+	gw := p.c.Gateway
+	return func() tea.Msg {
+		s, err := open()
+		if err != nil {
+			return nil // the client reports a library it cannot open
+		}
+		var items []*library.Item
+		for _, r := range pages {
+			if strings.TrimSpace(r.RawContent) == "" {
+				continue
+			}
+			items = append(items, &library.Item{Kind: library.KindPage, Tool: api.ToolSearch, Title: library.PageTitle(r),
+				Query: r.URL, URL: r.URL, Body: r.RawContent, Inputs: `{"format":"text"}`, Gateway: gw})
+		}
+		if err := s.Add(context.Background(), items...); err != nil {
+			return common.ErrorMsg{Err: err}
+		}
+		return common.LibraryChangedMsg{}
+	}
 }
 
 // keptPages turns a kept page, crawl or map into arrived pages; a single

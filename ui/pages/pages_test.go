@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"hark/library"
 	"os"
@@ -579,4 +581,33 @@ func TestReaderFindContentsBrowse(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Errorf("$BROWSER was not given %s", u)
+}
+
+// A page opened from a search result's text (no extract call brings it)
+// is kept in the library too, under the result's title.
+func TestReadPagesAreKept(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	lib, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	c.Library = func() (*library.Store, error) { return lib, nil }
+	p := New(c)
+	p.SetSize(80, 24)
+	title, _ := json.Marshal("Okapi notes")
+	_, cmd := p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: "file:///srv/okapi.txt", RawContent: "The okapi is shy.", Extra: api.Extra{"title": title}}}})
+	uitest.Settle(drive(p), cmd)
+	items, _ := lib.List(context.Background(), library.KindPage, 0)
+	if len(items) != 1 || items[0].Title != "Okapi notes" || items[0].URL != "file:///srv/okapi.txt" {
+		t.Errorf("kept %+v", items)
+	}
+	// With keeping off, nothing is kept.
+	lib.DeleteAll(context.Background())
+	c.LibraryOff = true
+	_, cmd = p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: "file:///srv/b.txt", RawContent: "B."}}})
+	uitest.Settle(drive(p), cmd)
+	if n, _ := lib.Count(context.Background()); n != 0 {
+		t.Errorf("library = false kept %d items", n)
+	}
 }

@@ -570,7 +570,7 @@ func (p *Pane) open() tea.Cmd {
 		return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
 	}
 	if r.RawContent != "" {
-		read := []api.PageContent{{URL: u, RawContent: r.RawContent}}
+		read := []api.PageContent{withTitle(api.PageContent{URL: u, RawContent: r.RawContent}, r.Title)}
 		return func() tea.Msg { return common.OpenPagesMsg{Read: read} }
 	}
 	if t := p.c.Tool(Slug); t == nil || t.Input("include_raw_content") == nil || p.inputs == nil {
@@ -594,7 +594,7 @@ func (p *Pane) open() tea.Cmd {
 		}
 		for _, r := range out.Results {
 			if r.URL == u && r.RawContent != "" {
-				return common.OpenPagesMsg{Read: []api.PageContent{{URL: u, RawContent: r.RawContent}}}
+				return common.OpenPagesMsg{Read: []api.PageContent{withTitle(api.PageContent{URL: u, RawContent: r.RawContent}, r.Title)}}
 			}
 		}
 		// Not in the index any more: extraction says why it cannot be read.
@@ -885,4 +885,13 @@ func shortDate(d string) string {
 		}
 	}
 	return d
+}
+
+// withTitle carries a search result's title with its text, for the
+// library (library.PageTitle reads it).
+func withTitle(pc api.PageContent, title string) api.PageContent {
+	if b, err := json.Marshal(title); err == nil && title != "" {
+		pc.Extra = api.Extra{"title": b}
+	}
+	return pc
 }
