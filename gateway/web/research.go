@@ -186,6 +186,31 @@ func matched(terms, doc []string) int {
 	return n
 }
 
+// sectionNumber is a leading section number: "4. ", "8.1.2 ".
+var sectionNumber = regexp.MustCompile(`^\d+(\.\d+)*\.?\s+`)
+
+// spelledAsSources is name as the sources write it most often ("drd" →
+// "DRD", "memcheck" → "Memcheck"), else name with a capital.
+func spelledAsSources(name string, texts []string) string {
+	counts := map[string]int{}
+	re, err := regexp.Compile(`(?i)\b` + regexp.QuoteMeta(name) + `\b`)
+	if err != nil {
+		return sentenceCase(name)
+	}
+	for _, t := range texts {
+		for _, m := range re.FindAllString(t, -1) {
+			counts[m]++
+		}
+	}
+	best, n := sentenceCase(name), 0
+	for form, c := range counts {
+		if c > n || c == n && form < best {
+			best, n = form, c
+		}
+	}
+	return sentenceCase(best)
+}
+
 // definition is a sentence that says what its subject is.
 var definition = regexp.MustCompile(`^\S+ (?:is|are) (?:a|an|the) `)
 
@@ -483,7 +508,10 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	}
 	write := func(cs []citedSentence, bullets bool) {
 		for _, c := range cs {
-			line := fmt.Sprintf("%s [%d]", strings.TrimSpace(c.text), cite(c.source))
+			// A section number ("4. Helgrind is …") would read as a
+			// numbered list inside the bullet.
+			text := sectionNumber.ReplaceAllString(strings.TrimSpace(c.text), "")
+			line := fmt.Sprintf("%s [%d]", text, cite(c.source))
 			if bullets {
 				b.WriteString("- " + line + "\n")
 			} else {
@@ -501,7 +529,12 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		write(summary, false)
 	}
 	b.WriteString("\n")
-	for _, sec := range sections {
+	for i, sec := range sections {
+		if compared != nil {
+			// "drd" as the sources spell it: "DRD".
+			sections[i].title = spelledAsSources(sec.title, texts)
+			sec = sections[i]
+		}
 		var skip map[int]bool
 		if sec.title == "Findings" {
 			skip = inSummary // Findings adds to the summary rather than repeating it

@@ -360,3 +360,16 @@ func TestSentenceBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestSpelledAsSources(t *testing.T) {
+	texts := []string{"DRD is a thread error detector.", "Use drd with --tool=drd.", "DRD and Helgrind differ.", "The DRD manual."}
+	if got := spelledAsSources("drd", texts); got != "DRD" {
+		t.Errorf("drd → %q, want DRD", got)
+	}
+	if got := spelledAsSources("okapi", texts); got != "Okapi" {
+		t.Errorf("a name no source has → %q", got)
+	}
+	if got := sectionNumber.ReplaceAllString("4. Helgrind is a thread error detector.", ""); got != "Helgrind is a thread error detector." {
+		t.Errorf("section number left: %q", got)
+	}
+}
