@@ -197,8 +197,9 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error { return s.db.Close() }
 
 // Add keeps items and sets their IDs (and Created, when zero). A page
-// kept again (same URL and body) replaces its older copy, so reopening a
-// page does not pile up duplicates.
+// kept again (same URL and body) replaces its older copy, and so does a
+// search run again with the same query and options on the same gateway,
+// so reopening and re-running do not pile up duplicates.
 func (s *Store) Add(ctx context.Context, items ...*Item) error {
 	if len(items) == 0 {
 		return nil
@@ -212,8 +213,15 @@ func (s *Store) Add(ctx context.Context, items ...*Item) error {
 		if it.Created.IsZero() {
 			it.Created = time.Now()
 		}
-		if it.Kind == KindPage {
+		switch it.Kind {
+		case KindPage:
 			if _, err := tx.ExecContext(ctx, `DELETE FROM items WHERE kind = ? AND url = ? AND body = ?`, KindPage, it.URL, it.Body); err != nil {
+				return s.fault(err)
+			}
+		case KindSearch:
+			// The same query with the same options, run again (the
+			// Search pane re-runs as options change back and forth).
+			if _, err := tx.ExecContext(ctx, `DELETE FROM items WHERE kind = ? AND query = ? AND inputs = ? AND gateway = ?`, KindSearch, it.Query, it.Inputs, it.Gateway); err != nil {
 				return s.fault(err)
 			}
 		}

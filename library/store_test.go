@@ -156,6 +156,19 @@ func TestPageKeptOnce(t *testing.T) {
 	if n, _ := s.Count(ctx); n != 1 {
 		t.Errorf("the same page opened three times is kept %d times", n)
 	}
+	// The same search run again is kept once; other options, twice.
+	search := func(in map[string]any) {
+		out := api.SearchOutput{Query: "zebra", Results: []api.SearchResult{{Title: "Z", URL: "https://z.example"}}}
+		if err := s.Add(ctx, Items(result(t, api.ToolSearch, in, out))...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search(map[string]any{"query": "zebra"})
+	search(map[string]any{"query": "zebra"})
+	search(map[string]any{"query": "zebra", "topic": "news"})
+	if l, _ := s.List(ctx, KindSearch, 0); len(l) != 2 {
+		t.Errorf("searches kept: %d, want 2 (one per set of options)", len(l))
+	}
 	// A failed research, or an unknown tool, is not kept.
 	if it := Items(result(t, api.ToolResearch, nil, api.ResearchOutput{Status: api.ResearchFailed})); len(it) != 0 {
 		t.Errorf("failed research kept: %+v", it)
@@ -202,7 +215,8 @@ func TestTwoWritersAndALock(t *testing.T) {
 			if i%2 == 1 {
 				s = b
 			}
-			it := &Item{Kind: KindSearch, Tool: api.ToolSearch, Title: fmt.Sprintf("q%d", i), Body: "x"}
+			q := fmt.Sprintf("q%d", i)
+			it := &Item{Kind: KindSearch, Tool: api.ToolSearch, Title: q, Query: q, Body: "x"}
 			if err := s.Add(ctx, it); err != nil {
 				t.Error(err)
 			}
