@@ -106,7 +106,7 @@ func newLibraryListCmd(a *App, search bool) *cobra.Command {
 			fmt.Fprintln(tw, "ID\tKIND\tKEPT\tTITLE")
 			for _, it := range items {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", it.ID, it.Kind, it.Created.Local().Format("2006-01-02 15:04"), it.Title)
-				if it.Snippet != "" {
+				if search && it.Snippet != "" {
 					fmt.Fprintf(tw, "\t\t\t  %s\n", it.Snippet)
 				}
 			}

@@ -61,7 +61,8 @@ type Item struct {
 	Gateway string    `json:"gateway"`
 	TraceID string    `json:"trace_id,omitempty"`
 	Created time.Time `json:"created"`
-	// Snippet is, in search hits, the matching words in their context.
+	// Snippet is, in search hits, the matching words in their context;
+	// in lists, the start of the body.
 	Snippet string `json:"snippet,omitempty"`
 }
 
@@ -270,7 +271,7 @@ func (s *Store) Get(ctx context.Context, id int64) (Item, error) {
 // List returns items newest first, without their bodies and outputs;
 // kind "" lists every kind, limit <= 0 means no limit.
 func (s *Store) List(ctx context.Context, kind string, limit int) ([]Item, error) {
-	q := `SELECT ` + listColumns + ` FROM items`
+	q := `SELECT ` + listColumns + `, substr(body, 1, 600) FROM items`
 	var args []any
 	if kind != "" {
 		q += ` WHERE kind = ?`
@@ -288,13 +289,31 @@ func (s *Store) List(ctx context.Context, kind string, limit int) ([]Item, error
 	defer rows.Close()
 	var out []Item
 	for rows.Next() {
-		it, err := scanListed(rows)
+		var head string
+		it, err := scanListed(rows, &head)
 		if err != nil {
 			return nil, s.fault(err)
 		}
+		it.Snippet = preview(head)
 		out = append(out, it)
 	}
 	return out, rows.Err()
+}
+
+// preview is the start of a body as one line of text, headings left
+// out (the first repeats the title), for a list.
+func preview(body string) string {
+	var keep []string
+	for _, l := range strings.Split(body, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "<!--") {
+			keep = append(keep, t)
+		}
+	}
+	s := plainSnippet(strings.Join(keep, " "))
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:160]) + "…"
+	}
+	return s
 }
 
 // Search finds items whose title, query or body holds every word of
