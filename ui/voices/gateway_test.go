@@ -4,6 +4,8 @@ package voices
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,4 +184,101 @@ func TestStopMidStreamKeepsAudio(t *testing.T) {
 		t.Error("the view does not say the speech stopped")
 	}
 	t.Logf("kept %d bytes of %s after the stop", len(p.last.data), p.last.format)
+}
+
+// An audition of three marked voices through the gateway's real engines:
+// each take played in order (into the file sink), timed, starred, saved
+// as a set, and replayed from memory.
+func TestAuditionWithGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the local TTS engines")
+	}
+	client := startGateway(t)
+	msgs := make(chan tea.Msg, 256)
+	dir := t.TempDir()
+	c := &common.Common{Client: client, Styles: common.NewStyles(true, true), OutputDir: t.TempDir(),
+		Send:  func(m tea.Msg) { msgs <- m },
+		Audio: func() (*audio.Output, error) { return audio.Open(audio.Options{Sink: audio.SinkFile, Dir: dir}) }}
+	p := New(c)
+	p.SetSize(110, 30)
+	drive(t, p, p.Init(), func(m tea.Msg) bool { _, ok := m.(voicesMsg); return ok })
+	voices := []string{"flite:slt", "espeak:en-us", "flite:rms"}
+	for _, v := range voices {
+		if !p.list.Select(v) {
+			t.Fatalf("no voice %s", v)
+		}
+		press(p, t, "space")
+	}
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "3 marked · a plays them in turn") {
+		t.Errorf("marks not shown:\n%s", v)
+	}
+	p.SetSection(SectionSpeak)
+	p.text.SetValue("One sentence for three voices.")
+	p.SetSection(SectionVoices)
+	// a plays them; every message the job sends is fed back.
+	play := func(cmd tea.Cmd) []int {
+		done := make(chan tea.Msg, 1)
+		go func() { done <- cmd() }()
+		var order []int
+		for {
+			select {
+			case m := <-msgs:
+				if am, ok := m.(auditionMsg); ok && am.playing {
+					order = append(order, am.index)
+				}
+				p.Update(m)
+			case m := <-done:
+				if b, ok := m.(tea.BatchMsg); ok {
+					for _, c := range b {
+						if c != nil {
+							go func() { done <- c() }()
+						}
+					}
+					continue
+				}
+				if am, ok := m.(auditionMsg); ok && am.done {
+					for len(msgs) > 0 {
+						p.Update(<-msgs)
+					}
+					p.Update(m)
+					return order
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("audition timed out")
+			}
+		}
+	}
+	order := play(p.startAudition())
+	if fmt.Sprint(order) != "[0 1 2]" {
+		t.Fatalf("takes played %v, want 0 1 2", order)
+	}
+	for i, tk := range p.aud.takes {
+		if tk.voice != voices[i] || tk.state != "played" || tk.first <= 0 || tk.duration < 500*time.Millisecond || len(tk.data) == 0 {
+			t.Errorf("take %d: %+v", i, tk)
+		}
+	}
+	p.list.Select("espeak:en-us")
+	press(p, t, "*")
+	v := ansi.Strip(p.View())
+	if !strings.Contains(v, "★ espeak:en-us  ✓") || !strings.Contains(v, "flite:rms  ✓") {
+		t.Errorf("audition panel:\n%s", v)
+	}
+	// b: the selected take and the next, back to back, from memory.
+	if order := play(p.replay(true)); fmt.Sprint(order) != "[1 2]" {
+		t.Errorf("A/B played %v, want 1 2", order)
+	}
+	// W: the set saved, with the star in the manifest.
+	var saved string
+	if n, ok := p.saveSet()().(common.NoticeMsg); ok {
+		saved = n.Text
+	}
+	sets, _ := filepath.Glob(filepath.Join(c.OutputDir, "audition-*"))
+	if len(sets) != 1 || !strings.Contains(saved, "saved 3 takes") {
+		t.Fatalf("set: %v %q", sets, saved)
+	}
+	b, _ := os.ReadFile(filepath.Join(sets[0], "manifest.json"))
+	var set auditionSet
+	if json.Unmarshal(b, &set) != nil || len(set.Voices) != 3 || !set.Voices[1].Starred || set.Voices[0].Starred || set.Voices[2].File != "03-flite_rms.wav" {
+		t.Errorf("manifest: %s", b)
+	}
 }

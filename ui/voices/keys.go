@@ -14,6 +14,8 @@ type KeyMap struct {
 	Up, Down, Home, End, PageUp, PageDown key.Binding
 	Filter, ClearFilter, Order            key.Binding
 	Preview, UseVoice, Reload             key.Binding
+	Mark, Audition, Replay, AB, Star      key.Binding
+	SaveSet                               key.Binding
 
 	// Speak
 	Edit, Done, Speak, SpeakNow key.Binding
@@ -47,7 +49,13 @@ func DefaultKeyMap() KeyMap {
 		Filter:      b([]string{"/"}, "/", "filter"),
 		ClearFilter: b([]string{"esc"}, "esc", "clear filter"),
 		Order:       b([]string{"s"}, "s", "group/sort"),
-		Preview:     b([]string{"p", "space"}, "p", "preview"),
+		Preview:     b([]string{"p"}, "p", "preview"),
+		Mark:        b([]string{"space"}, "space", "mark for audition"),
+		Audition:    b([]string{"a"}, "a", "audition the marked"),
+		Replay:      b([]string{"r"}, "r", "replay take"),
+		AB:          b([]string{"b"}, "b", "A/B with the next take"),
+		Star:        b([]string{"*"}, "*", "star take"),
+		SaveSet:     b([]string{"W"}, "W", "save the set"),
 		UseVoice:    b([]string{"enter"}, "enter", "speak with voice"),
 		Reload:      b([]string{"ctrl+r"}, "ctrl+r", "reload"),
 
@@ -99,6 +107,7 @@ func (k KeyMap) help(s Section, capturing bool) sectionHelp {
 				{k.Up, k.Down, k.Home, k.End, k.PageUp, k.PageDown},
 				{k.Filter, k.ClearFilter, k.Order, k.Reload},
 				{k.Preview, k.UseVoice, k.Stop},
+				{k.Mark, k.Audition, k.Replay, k.AB, k.Star, k.SaveSet},
 				nav,
 			},
 		}

@@ -90,6 +90,9 @@ type Pane struct {
 	rtInput   textinput.Model
 	rtEditing bool
 	rt        roundTripState
+
+	// Audition (Voices section): marked voices played in turn.
+	aud audition
 }
 
 var _ common.Pane = (*Pane)(nil)
@@ -277,6 +280,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, p.onListen(msg.(jobMsg))
 	case roundTripMsg:
 		return p, p.onRoundTrip(msg)
+	case auditionMsg:
+		return p, p.onAudition(msg)
 	}
 	// Anything else (cursor blinks, directory listings) goes to whichever
 	// component is live.
@@ -424,6 +429,19 @@ func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 		return p.Init()
 	case key.Matches(msg, k.Preview):
 		return p.preview()
+	case key.Matches(msg, k.Mark):
+		p.aud.note = ""
+		p.toggleMark()
+	case key.Matches(msg, k.Audition):
+		return p.startAudition()
+	case key.Matches(msg, k.Replay):
+		return p.replay(false)
+	case key.Matches(msg, k.AB):
+		return p.replay(true)
+	case key.Matches(msg, k.Star):
+		p.star()
+	case key.Matches(msg, k.SaveSet):
+		return p.saveSet()
 	case key.Matches(msg, k.UseVoice):
 		if v, ok := p.list.Selected(); ok {
 			p.voice = v

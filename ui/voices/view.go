@@ -143,9 +143,9 @@ func (p *Pane) viewDetails(w int) string {
 	b.WriteString("\n")
 	b.WriteString(st.Label.Render("sample") + "\n")
 	b.WriteString(wrap(quote(sampleSentence(v.Language)), w) + "\n\n")
-	hint := "p preview · enter speak with this voice"
+	hint := "p preview · enter speak with this voice · space mark for an audition"
 	if _, ok := p.samples[v.Value]; ok {
-		hint = "p preview (cached) · enter speak with this voice"
+		hint = "p preview (cached) · enter speak with this voice · space mark for an audition"
 	}
 	b.WriteString(st.Dim.Render(wrap(hint, w)) + "\n")
 	if ps := p.play; ps != nil && ps.preview && ps.voice == v.Value {
@@ -153,6 +153,9 @@ func (p *Pane) viewDetails(w int) string {
 		if n := p.fileNotice(ps, w); n != "" {
 			b.WriteString(n + "\n")
 		}
+	}
+	if a := p.auditionView(w); a != "" {
+		b.WriteString("\n" + a + "\n")
 	}
 	return b.String()
 }

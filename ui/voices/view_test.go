@@ -2,6 +2,7 @@ package voices
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,5 +221,27 @@ func BenchmarkViewSpeakPlaying(b *testing.B) {
 		levels: make([]float64, meterBars), stats: audio.Stats{BytesReceived: 64000, Received: 2 * time.Second, Played: time.Second}}
 	for b.Loop() {
 		_ = p.View()
+	}
+}
+
+// The audition list: marked voices, then the takes with their times, the
+// one playing, and a star.
+func TestAuditionGolden(t *testing.T) {
+	for _, sz := range [][2]int{{100, 28}, {80, 21}} {
+		p := newTestPane(t, sz[0], sz[1])
+		for _, code := range []string{"flite:slt", "espeak:en-us"} {
+			p.list.Select(code)
+			press(p, t, "space")
+		}
+		golden(t, fmt.Sprintf("audition_marked_%dx%d", sz[0], sz[1]), p.View(), sz[0], sz[1])
+		p.aud = audition{id: 9, text: "One sentence for the voices.", running: true, takes: []*take{
+			{voice: "flite:slt", name: "Slt", data: []byte("x"), first: 31 * time.Millisecond, duration: 1610 * time.Millisecond, state: "played", starred: true},
+			{voice: "espeak:en-us", name: "English (America)", state: "playing"},
+		}}
+		golden(t, fmt.Sprintf("audition_%dx%d", sz[0], sz[1]), p.View(), sz[0], sz[1])
+		v := ansi.Strip(p.View())
+		if !strings.Contains(v, "★ flite:slt  ✓ 31 ms · 1.61 s") || !strings.Contains(v, "espeak:en-us  ▶ playing") {
+			t.Errorf("%v: audition panel:\n%s", sz, v)
+		}
 	}
 }

@@ -38,9 +38,44 @@ type VoiceList struct {
 	shown   []api.Voice // filtered and ordered
 	filter  string
 	order   VoiceOrder
-	cursor  int // index into shown
-	offset  int // first row of the rendered window
-	lastRow int // rows rendered last time, to keep the cursor visible
+	cursor  int      // index into shown
+	offset  int      // first row of the rendered window
+	lastRow int      // rows rendered last time, to keep the cursor visible
+	marked  []string // voice codes marked for an audition, in marking order
+}
+
+// ToggleMark marks a voice for an audition, or unmarks it.
+func (l *VoiceList) ToggleMark(code string) {
+	for i, m := range l.marked {
+		if m == code {
+			l.marked = append(l.marked[:i], l.marked[i+1:]...)
+			return
+		}
+	}
+	l.marked = append(l.marked, code)
+}
+
+// Marked is the marked voices, in the order they were marked.
+func (l *VoiceList) Marked() []api.Voice {
+	var out []api.Voice
+	for _, m := range l.marked {
+		for _, v := range l.all {
+			if v.Value == m {
+				out = append(out, v)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (l *VoiceList) isMarked(code string) bool {
+	for _, m := range l.marked {
+		if m == code {
+			return true
+		}
+	}
+	return false
 }
 
 // SetItems replaces the voices, keeping the selection when it still exists.
@@ -216,6 +251,9 @@ func (l *VoiceList) Render(st *common.Styles, width, height int, focused bool) s
 		}
 		if l.order == ByName && v.Language != "" {
 			text += "  " + v.Language
+		}
+		if l.isMarked(v.Value) {
+			text = "✓ " + text
 		}
 		marker := "  "
 		style := st.Text
