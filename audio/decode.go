@@ -255,3 +255,19 @@ func WriteWAV(w io.Writer, pcm []byte, sampleRate int) error {
 	_, err := w.Write(pcm)
 	return err
 }
+
+// Resample converts s16le mono pcm from one rate to another (linear
+// interpolation, as playback does).
+func Resample(pcm []byte, from, to int) []byte {
+	in := make([]int16, len(pcm)/2)
+	for i := range in {
+		in[i] = int16(uint16(pcm[2*i]) | uint16(pcm[2*i+1])<<8)
+	}
+	r := &resampler{from: from, to: to}
+	outS := r.process(in)
+	out := make([]byte, 2*len(outS))
+	for i, v := range outS {
+		out[2*i], out[2*i+1] = byte(v), byte(uint16(v)>>8)
+	}
+	return out
+}

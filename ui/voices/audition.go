@@ -146,33 +146,68 @@ func runAudition(c *common.Common, id int, ctx context.Context, reqs []api.TTSRe
 				}
 			}
 		}()
+		// The takes play as one continuous stream at one rate: each is
+		// queued behind the one playing, so no gap opens between voices.
+		stream, err := out.Play(api.FormatPCM, auditionRate)
+		if err != nil {
+			return auditionMsg{id: id, done: true, err: err}
+		}
+		defer stream.Stop()
+		var queued time.Duration
 		i := 0
 		for f := range takes {
 			if f.err != nil {
 				return auditionMsg{id: id, index: takeAt(i), done: true, err: fmt.Errorf("audition %s: %w", reqs[i].VoiceCode, f.err)}
 			}
-			pb, err := out.Play(api.FormatWAV, 0)
+			pcm, rate, err := audio.DecodeToPCM(api.FormatWAV, f.b, 0)
 			if err != nil {
+				return auditionMsg{id: id, index: takeAt(i), done: true, err: fmt.Errorf("audition %s: %w", reqs[i].VoiceCode, err)}
+			}
+			pcm = audio.Resample(pcm, rate, auditionRate)
+			if _, err := stream.Write(pcm); err != nil {
 				return auditionMsg{id: id, done: true, err: err}
 			}
-			pb.Write(f.b)
-			pb.CloseWithError(nil)
-			if send != nil {
-				send(auditionMsg{id: id, index: takeAt(i), data: f.b, first: f.first, length: wavLength(f.b), playing: true})
-			}
-			select {
-			case <-pb.Done():
-			case <-ctx.Done():
-				pb.Stop()
+			if !waitPlayed(ctx, stream, queued) {
 				return auditionMsg{id: id, done: true}
 			}
 			if send != nil {
-				send(auditionMsg{id: id, index: takeAt(i), played: true})
+				if i > 0 {
+					send(auditionMsg{id: id, index: takeAt(i - 1), played: true})
+				}
+				send(auditionMsg{id: id, index: takeAt(i), data: f.b, first: f.first, length: wavLength(f.b), playing: true})
 			}
+			queued += time.Duration(float64(len(pcm)/2) / auditionRate * float64(time.Second))
 			i++
 		}
-		return auditionMsg{id: id, done: true}
+		stream.CloseWithError(nil)
+		select {
+		case <-stream.Done():
+		case <-ctx.Done():
+			return auditionMsg{id: id, done: true}
+		}
+		if send != nil && i > 0 {
+			send(auditionMsg{id: id, index: takeAt(i - 1), played: true})
+		}
+		return auditionMsg{id: id, done: true, err: stream.Err()}
 	}
+}
+
+// auditionRate is the rate the takes are played at, together.
+const auditionRate = 48000
+
+// waitPlayed waits until the stream has played d; false when it ended or
+// was stopped first.
+func waitPlayed(ctx context.Context, pb *audio.Playback, d time.Duration) bool {
+	for pb.Stats().Played < d {
+		select {
+		case <-pb.Done():
+			return false
+		case <-ctx.Done():
+			return false
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return true
 }
 
 // fetchTake streams one take whole, timing its first audio from start.
