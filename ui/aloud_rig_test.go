@@ -1,0 +1,164 @@
+//go:build cgo && linux
+
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/audio"
+	"hark/audio/alsatest"
+	"hark/gateway/embedded"
+	"hark/ui/common"
+)
+
+// Read aloud, timed on the device: the child reads a short report aloud
+// through the real ALSA path into the test rig and says when each
+// sentence's highlight moved (wall clock); the rig says when each
+// sentence's audio reached the device, read off in real time. The skew
+// is how long after its highlight a sentence's audio sounds.
+
+const aloudChildEnv = "HARK_ALOUD_RIG_CHILD"
+
+const aloudDoc = "# Okapis\n\nThe okapi lives in the Congo. It eats leaves and buds.\n\nOkapis are shy animals."
+
+type aloudReport struct {
+	Highlights []time.Time   // when each sentence's highlight moved
+	Leads      []float64     // each sentence's own leading silence, seconds
+	FirstSound time.Duration // from R to the first sentence playing
+	Start      time.Time
+}
+
+func TestAloudRigChild(t *testing.T) {
+	if os.Getenv(aloudChildEnv) == "" {
+		t.Skip("runs as the child of TestReadAloudInStepWithTheDevice")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g, err := embedded.Start(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	cl, err := api.New(api.Options{BaseURL: g.URL, APIKey: g.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := audio.Open(audio.Options{Sink: audio.SinkDevice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := make(chan tea.Msg, 64)
+	c := &common.Common{Client: cl, Voice: "flite:slt", Send: func(m tea.Msg) { msgs <- m },
+		Audio: func() (*audio.Output, error) { return out, nil }}
+	var s common.Scroll
+	s.SetContent(strings.ReplaceAll(aloudDoc, "# ", ""))
+	s.SetHeight(10)
+	var a common.Aloud
+	rep := aloudReport{Start: time.Now()}
+	done := make(chan tea.Msg, 1)
+	cmd := a.Start(c, aloudDoc, &s)
+	go func() { done <- cmd() }()
+	var mu sync.Mutex
+	for {
+		select {
+		case m := <-msgs:
+			am := m.(common.AloudMsg)
+			mu.Lock()
+			rep.Highlights = append(rep.Highlights, time.Now())
+			mu.Unlock()
+			a.Update(am, &s)
+		case m := <-done:
+			a.Update(m.(common.AloudMsg), &s)
+			rep.FirstSound = a.FirstSound()
+			b, _ := json.Marshal(rep)
+			fmt.Printf("REPORT %s\n", b)
+			return
+		case <-ctx.Done():
+			t.Fatal("read aloud timed out")
+		}
+	}
+}
+
+const aloudLoud = 1.0 / 256
+
+// aloudSkews reads the report aloud on the rig and returns, per sentence,
+// the skew between its highlight and its first sound on the device (ms,
+// positive: the highlight came first), and the first sound from R.
+func aloudSkews(tb testing.TB) ([]float64, time.Duration) {
+	if _, err := exec.LookPath("aplay"); err != nil {
+		tb.Skip("alsa-utils is not installed: scripts/setup.sh installs it")
+	}
+	rig := alsatest.New(tb, 48000)
+	dev, stdout := rig.RunChild(tb, 90*time.Second, "TestAloudRigChild", aloudChildEnv+"=1")
+	var rep aloudReport
+	for _, l := range strings.Split(stdout, "\n") {
+		if b, ok := strings.CutPrefix(l, "REPORT "); ok {
+			if err := json.Unmarshal([]byte(b), &rep); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	if len(rep.Highlights) != 4 {
+		tb.Fatalf("child report %+v\n%s", rep, stdout)
+	}
+	// Each sentence's audio starts after silence (the rig's onsets: the
+	// first non-zero sample after 10 ms of zeros): its onset is the first
+	// after its highlight, less a little, in case the device was first.
+	onsets := dev.Onsets()
+	var skews []float64
+	for i, h := range rep.Highlights {
+		j := slices.IndexFunc(onsets, func(o time.Time) bool { return o.After(h.Add(-20 * time.Millisecond)) })
+		if j < 0 {
+			tb.Fatalf("sentence %d: no sound on the device after its highlight", i+1)
+		}
+		skews = append(skews, float64(onsets[j].Sub(h))/float64(time.Millisecond))
+	}
+	return skews, rep.FirstSound
+}
+
+func TestReadAloudInStepWithTheDevice(t *testing.T) {
+	if os.Getenv(aloudChildEnv) != "" {
+		t.Skip("child")
+	}
+	if testing.Short() {
+		t.Skip("reads a report aloud through ALSA")
+	}
+	skews, first := aloudSkews(t)
+	t.Logf("highlight-to-sound skews %.1f ms; first sound after R %v", skews, first)
+	for i, s := range skews {
+		if math.Abs(s) > 150 {
+			t.Errorf("sentence %d: its sound came %.0f ms from its highlight", i+1, s)
+		}
+	}
+}
+
+// BenchmarkReadAloud: the highlight-to-sound skew (p50, max) and the
+// first sound after R, on the device.
+func BenchmarkReadAloud(b *testing.B) {
+	var skews []float64
+	var firsts []float64
+	for b.Loop() {
+		s, f := aloudSkews(b)
+		skews = append(skews, s...)
+		// R to the first sentence playing, then to its sound on the device.
+		firsts = append(firsts, float64(f)/float64(time.Millisecond)+s[0])
+	}
+	slices.Sort(skews)
+	slices.Sort(firsts)
+	b.ReportMetric(skews[len(skews)/2], "skew-p50-ms")
+	b.ReportMetric(skews[len(skews)-1], "skew-max-ms")
+	b.ReportMetric(firsts[len(firsts)/2], "first-sound-ms")
+}
