@@ -116,6 +116,9 @@ func Unmark(md string) string {
 	for i := 0; i < len(md); {
 		c := md[i]
 		switch {
+		case c == '\\' && i+1 < len(md) && md[i+1] == '\n': // a hard line break
+			b.WriteByte('\n')
+			i += 2
 		case c == '\\' && i+1 < len(md) && strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", md[i+1]) >= 0:
 			b.WriteByte(md[i+1])
 			i += 2
@@ -319,7 +322,7 @@ func Structure(pg Page, markdown, text string, miss func(kind, what string)) Str
 				for _, l := range strings.Split(strings.TrimRight(raw, "\n "), "\n") {
 					lines = append(lines, strings.TrimRight(l, " \t"))
 				}
-				if len(lines) >= 2 && truthLines[strings.Join(strings.Fields(lines[0]), " ")] {
+				if first := strings.Join(strings.Fields(lines[0]), " "); len(lines) >= 2 && first != "" && truthLines[first] {
 					s.Code.count(note("code (markdown)", fencedIn(markdown, lines), lines[0]))
 					indented := "    " + strings.Join(lines, "\n    ")
 					indented = regexp.MustCompile(`(?m)^ +$`).ReplaceAllString(indented, "")
@@ -350,7 +353,10 @@ func Structure(pg Page, markdown, text string, miss func(kind, what string)) Str
 				if href != "" && !strings.HasPrefix(href, "#") && anchor != "" && inText && !isTOCEntry(block) {
 					if ref, err := url.Parse(href); err == nil {
 						abs := base.ResolveReference(ref).String()
-						s.Links.count(note("link", strings.Contains(markdown, "]("+abs+")"), abs))
+						// A destination may carry its spaces and parentheses
+						// percent-encoded, as markdown needs.
+						dest := strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29").Replace(abs)
+						s.Links.count(note("link", strings.Contains(markdown, "]("+abs+")") || strings.Contains(markdown, "]("+dest+")"), abs))
 					}
 				}
 			}
@@ -366,6 +372,9 @@ func Structure(pg Page, markdown, text string, miss func(kind, what string)) Str
 // fencedIn reports whether md holds lines as a fenced code block, at any
 // indentation (a code block in a list item is indented).
 func fencedIn(md string, lines []string) bool {
+	if len(lines) == 0 || lines[0] == "" {
+		return false
+	}
 	for i := strings.Index(md, lines[0]); i >= 0; {
 		start := strings.LastIndexByte(md[:i], '\n') + 1
 		pad := md[start:i]

@@ -1,0 +1,31 @@
+package score
+
+import "testing"
+
+// The yardstick reads markdown as markdown: a hard line break is a break,
+// and a destination may carry its parentheses percent-encoded.
+func TestStructureReadsMarkdownAsMarkdown(t *testing.T) {
+	pg := Page{Name: "p", URL: "http://host/blog/post.html",
+		HTML: []byte(`<body><p>This is similar to XHR's <code>withCredentials</code><br>flag, and
+<a href="https://archive.example/2016.html#31_October_(Sizes)">the archive entry</a> says why at length.</p>
+<pre>
+int x;
+int y;</pre></body>`),
+		Truth: []byte("This is similar to XHR's withCredentials flag, and the archive entry says why at length.\nint x;\nint y;\n"),
+	}
+	md := "This is similar to XHR's `withCredentials`\\\nflag, and [the archive entry](https://archive.example/2016.html#31_October_%28Sizes%29) says why at length.\n\n```\nint x;\nint y;\n```\n"
+	text := "This is similar to XHR's withCredentials\nflag, and the archive entry says why at length.\n\n    int x;\n    int y;\n"
+	var missed []string
+	s := Structure(pg, md, text, func(kind, what string) { missed = append(missed, kind+": "+what) })
+	if s.Spacing.Kept != s.Spacing.All || s.Links.All != 1 || s.Links.Kept != 1 || s.Code.All != 2 || s.Code.Kept != 2 {
+		t.Errorf("scores %+v, missed %q", s, missed)
+	}
+}
+
+// A code block whose first line is empty once its leading newline is
+// gone is not measured, and does not crash the scorer.
+func TestFencedInEmptyFirstLine(t *testing.T) {
+	if fencedIn("```\n\nx\n```\n", []string{"", "x"}) {
+		t.Error("an empty first line matched")
+	}
+}
