@@ -59,11 +59,52 @@ func Main(doc *html.Node) *html.Node {
 	return root
 }
 
-// Title finds the page's first <h1>, which Render puts above content that
-// does not hold it (a title set apart from the article body). Call it
-// before Main, which may detach it.
+// Title finds the page's title heading, which Render puts above content
+// that does not hold it (a title set apart from the article body): the
+// first <h1> that the page's <title> names, else the first <h1> (outside
+// the site's banner when the <title> names something else). A blog's "Hi, I'm Nicolas" banner is not the title
+// of its posts. Call it before Main, which may detach it.
 func Title(doc *html.Node) *html.Node {
-	return findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.H1 && strings.TrimSpace(textOf(n)) != "" })
+	h1s := findAll(doc, atom.H1)
+	var named string
+	if t := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Title }); t != nil {
+		named = strings.ToLower(strings.Join(strings.Fields(textOf(t)), " "))
+	}
+	for _, h := range h1s {
+		text := strings.ToLower(strings.Join(strings.Fields(textOf(h)), " "))
+		if text != "" && named != "" && strings.Contains(named, text) {
+			return h
+		}
+	}
+	for _, h := range h1s {
+		if strings.TrimSpace(textOf(h)) != "" && (named == "" || !inBanner(h)) {
+			return h
+		}
+	}
+	return nil
+}
+
+// inBanner reports whether n sits in a page's banner: a <header> outside
+// any article, or role=banner.
+func inBanner(n *html.Node) bool {
+	banner := false
+	for p := n.Parent; p != nil; p = p.Parent {
+		switch {
+		case p.DataAtom == atom.Article || p.DataAtom == atom.Main:
+			return false
+		case p.DataAtom == atom.Header || strings.EqualFold(attr(p, "role"), "banner"):
+			banner = true
+		}
+	}
+	return banner
+}
+
+func isHeading(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
 }
 
 // headings counts the h1-h3 headings in n.
@@ -110,7 +151,8 @@ var navRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo"
 var navWords = map[string]bool{"menu": true, "sidebar": true, "breadcrumb": true, "breadcrumbs": true,
 	"toc": true, "pager": true, "pagination": true, "skip": true, "share": true, "social": true,
 	"header": true, "footer": true, "masthead": true, "banner": true, "cookie": true, "consent": true,
-	"related": true, "picker": true, "versions": true, "edit": true, "feedback": true, "subscribe": true}
+	"related": true, "picker": true, "versions": true, "edit": true, "feedback": true, "subscribe": true,
+	"categories": true, "category": true, "tags": true}
 
 // prune removes furniture from n's subtree: dropped elements, hidden
 // ones, comments, navigation by role, <header> and <footer> outside
@@ -150,6 +192,9 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	if n.DataAtom == atom.Td && isLinkColumn(n) {
 		return true
 	}
+	if isComments(n) || isByline(n) || isPromo(n) {
+		return true
+	}
 	if !namedNav(n) {
 		return false
 	}
@@ -160,6 +205,93 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	}
 	links, all := linkText(n)
 	return all == 0 || links*2 > all || links > 0 && all-links < 40
+}
+
+// isComments reports a block of readers' comments or the form to post
+// one (WordPress's #comments, .comment-list and #respond, Disqus): what
+// readers said is not what the page says.
+func isComments(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Ol, atom.Ul, atom.Aside, atom.Form, atom.Footer, atom.P:
+	default:
+		return false
+	}
+	if commentsNamed(words(attr(n, "class"))) {
+		return true
+	}
+	// An id is often a heading's slug (a manual's section "Comments"), so
+	// it counts only beside a comment form or a list of comments.
+	return commentsNamed(words(attr(n, "id"))) && findFirst(n, func(c *html.Node) bool {
+		return c != n && (c.DataAtom == atom.Form || commentsNamed(words(attr(c, "class"))))
+	}) != nil
+}
+
+func commentsNamed(words []string) bool {
+	for _, w := range words {
+		if w == "comments" || w == "comment" || w == "commentlist" || w == "respond" || strings.HasPrefix(w, "disqus") {
+			return true
+		}
+	}
+	return false
+}
+
+// isByline reports an article's byline or dateline: a small block named
+// as one, or that names the author (rel=author, <address>), or a small
+// box (not a paragraph: "We meet on <time>Tuesday</time>." is prose) that
+// holds a <time>, with a few words beside them ("Posted by … on … at …").
+func isByline(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.P, atom.Footer, atom.Address, atom.Span:
+	default:
+		return false
+	}
+	marked := n.DataAtom == atom.Address || bylineNamed(n) || findFirst(n, func(c *html.Node) bool {
+		return c.DataAtom == atom.Time && n.DataAtom != atom.P || c.DataAtom == atom.Address || c.DataAtom == atom.A && strings.Contains(" "+attr(c, "rel")+" ", " author ")
+	}) != nil
+	if !marked || findFirst(n, func(c *html.Node) bool { return isHeading(c) || isLeafBlock(c) && c.DataAtom != atom.P }) != nil {
+		return false
+	}
+	links, all := linkText(n)
+	return all-links < 60
+}
+
+// isPromo reports a block named as the page promoting itself or others:
+// related posts, share and like buttons, newsletter sign-ups, adverts and
+// sponsored links. These hold prose (a related post's excerpt), so unlike
+// navigation they go whatever their share of links.
+func isPromo(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Aside, atom.Ul, atom.Ol, atom.Form, atom.Footer, atom.P, atom.Span:
+	default:
+		return false
+	}
+	for _, w := range words(attr(n, "class")) { // not the id: "sharing-with-a-team" is a section's slug
+		for _, p := range promoPrefixes {
+			if strings.HasPrefix(w, p) {
+				return true
+			}
+		}
+		if w == "ad" || w == "ads" || w == "likes" || w == "recirc" {
+			return true
+		}
+	}
+	return false
+}
+
+var promoPrefixes = []string{"related", "share", "sharing", "sharedaddy", "newsletter", "advert", "sponsor", "promo", "outbrain", "taboola"}
+
+// bylineNamed reports a class or id that names a byline: byline,
+// dateline, (top)AttributionWithDate, entry-meta, posted-on, author.
+func bylineNamed(n *html.Node) bool {
+	for _, w := range classWords(n) {
+		switch {
+		case strings.Contains(w, "byline") || strings.Contains(w, "dateline") || strings.Contains(w, "attribution"):
+			return true
+		case w == "meta" || w == "posted" || w == "author" || w == "date" || w == "published":
+			return true
+		}
+	}
+	return false
 }
 
 // isLinkColumn reports a table cell that is a menu: the sidebar column of
@@ -206,15 +338,22 @@ func isHidden(n *html.Node) bool {
 // as "menu" or "toc", or one that starts with "nav" (nav, navbar,
 // navheader, nav-panel).
 func namedNav(n *html.Node) bool {
-	words := strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
-		return r == ' ' || r == '-' || r == '_' || r == '\t'
-	})
-	for _, w := range words {
+	for _, w := range classWords(n) {
 		if navWords[w] || strings.HasPrefix(w, "nav") {
 			return true
 		}
 	}
 	return false
+}
+
+// classWords are the words of n's class and id: "entry-meta post_info"
+// gives entry, meta, post and info.
+func classWords(n *html.Node) []string { return words(attr(n, "class") + " " + attr(n, "id")) }
+
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return r == ' ' || r == '-' || r == '_' || r == '\t'
+	})
 }
 
 // trimEdges removes link bars at the start and end of root and of its
@@ -275,6 +414,9 @@ func isEdgeBar(n *html.Node) bool {
 		return true
 	case atom.Ul, atom.Ol, atom.Dl, atom.Pre, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		return false
+	}
+	if findFirst(n, isHeading) != nil {
+		return false // an article's <header>: its title is a link to itself
 	}
 	links, all := linkText(n)
 	if all == 0 {

@@ -156,6 +156,74 @@ p.decode('x');</code><button>copy</button></pre>`),
 	}
 }
 
+// Blog and news pages: what readers said, bylines, share buttons and
+// related posts are furniture, the article's own title is content, and
+// none of the rules takes a manual's prose with it.
+func TestArticlesLeaveTheirFurniture(t *testing.T) {
+	post := `<html><head><title>Get your Code Covered | Code | Nicolas</title></head><body>
+<header class="main-title"><h1><a href="/">Hi, I'm <strong>Nicolas.</strong></a></h1></header>
+<main><article><link itemprop="url" href="/code/covered/">
+<header><h2><a href="/code/covered/">Get your Code Covered</a></h2>
+<div class="entry-info"><address><a rel="author" href="/me">Mike Conley</a></address><time>December 18, 2020</time></div></header>
+<p class="topAttributionWithDate">Tuesday 15 October 2019 by Bradley M. Kuhn</p>
+<p>Code coverage records which parts of your code the tests ran, and <time>on Tuesday</time> we look at the numbers.</p>
+<p>Blanket.js is an easy to install coverage library that works in the browser and with node.</p>
+<div class="sharedaddy sd-like"><h3>Like this:</h3><a href="#">Like</a></div>
+<div class="jp-relatedposts"><h3>Related</h3><p>Another post about testing, with a long excerpt of its first paragraph here.</p></div>
+<footer class="entry-meta"><p>Posted by <a rel="author" href="/me">Nikhil</a> on <time>March 10, 2015</time></p></footer>
+</article>
+<section id="comments"><h3>2 comments on “Get your Code Covered”</h3><ol class="comment-list"><li>Great post, thanks for writing it up in such detail!</li></ol>
+<div id="respond"><form action="/post"><textarea></textarea></form></div></section>
+<div class="newsletter-signup"><p>Get the newsletter and help us keep the web open and free.</p></div>
+</main></body></html>`
+	md, text := extract(t, post, Options{})
+	for _, w := range []string{"## [Get your Code Covered](http://host/code/covered/)",
+		"Code coverage records which parts", "and on Tuesday we look at the numbers.", "Blanket.js is an easy"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md)
+		}
+	}
+	for _, w := range []string{"Nicolas.", "Mike Conley", "December 18", "Bradley", "Like this", "Another post", "Posted by", "Great post", "2 comments", "newsletter"} {
+		if strings.Contains(text, w) {
+			t.Errorf("text keeps %q:\n%s", w, text)
+		}
+	}
+
+	// A manual whose sections are named by their headings' slugs keeps
+	// its "Comments" and "Sharing" sections.
+	manual := `<html><head><title>Reference</title></head><body><div class="body">
+<div class="section" id="comments"><h2>Comments</h2><p>A comment starts with a hash sign and runs to the end of the line.</p></div>
+<div class="section" id="sharing-with-a-single-developer"><h2>Sharing with a single developer</h2><p>Push the changes to a repository both of you can read.</p></div>
+<div class="section" id="author"><h2>Author</h2><p>Written by the project's maintainers, <time>2019</time>.</p></div>
+</div></body></html>`
+	md, _ = extract(t, manual, Options{})
+	for _, w := range []string{"## Comments", "A comment starts with a hash sign", "## Sharing with a single developer", "Push the changes", "## Author", "Written by the project's maintainers"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("manual: markdown lacks %q:\n%s", w, md)
+		}
+	}
+}
+
+// Title takes the <h1> the page's <title> names, not the site banner's,
+// and the first <h1> when the page has no <title>.
+func TestTitleIsTheArticles(t *testing.T) {
+	cases := []struct{ page, want string }{
+		{`<title>Fetch API | Hacks</title><header><h1>Mozilla Hacks</h1></header><article><h1>Fetch API</h1><p>x</p></article>`, "Fetch API"},
+		{`<title>Fetch | Hacks</title><header><h1>Hi, I'm Nicolas</h1></header><div><h1>A post</h1></div>`, "A post"},
+		{`<header><h1>Rivets</h1></header><article><p>x</p></article>`, "Rivets"},
+	}
+	for _, c := range cases {
+		doc, _ := html.Parse(strings.NewReader(c.page))
+		h := Title(doc)
+		if got := ""; h == nil || strings.TrimSpace(textOf(h)) != c.want {
+			if h != nil {
+				got = textOf(h)
+			}
+			t.Errorf("Title of %.60q = %q, want %q", c.page, got, c.want)
+		}
+	}
+}
+
 // Main must not fall for a code block that holds most of the text: the
 // heading and the paragraph around it are content too.
 func TestMainKeepsTextAroundALargeCodeBlock(t *testing.T) {
