@@ -129,15 +129,16 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 
 	// Everything read from the whole tree is read before extract.Main
 	// removes the page's furniture from it.
-	var emb string
+	var embeds []embed
 	if opt.Advanced {
-		emb = embeddedContent(doc, base)
+		embeds = embeddedContent(doc, base)
 	}
 	heading := firstHeading(doc)
 	title := extract.Title(doc)
-	content := extract.Render(extract.Main(doc), title, extract.Options{Base: base, Tables: opt.Advanced, Images: opt.Advanced})
+	main := extract.Main(doc)
+	content := extract.Render(main, title, extract.Options{Base: base, Tables: opt.Advanced, Images: opt.Advanced})
 	p.Markdown, p.Text = content.Markdown(), content.Text()
-	if emb != "" {
+	if emb := listEmbeds(embeds, main); emb != "" {
 		p.Markdown = strings.TrimSpace(p.Markdown + "\n\n" + emb)
 		p.Text = strings.TrimSpace(p.Text + "\n\n" + emb)
 	}
@@ -429,10 +430,18 @@ func firstHeading(doc *html.Node) string {
 	return out
 }
 
-// embeddedContent lists iframes, video and audio sources, which advanced
-// extraction keeps as links since their content is not text.
-func embeddedContent(doc *html.Node, base *url.URL) string {
-	var lines []string
+// embed is an iframe, video, audio or object of the page, with the
+// element that holds it.
+type embed struct {
+	line   string // "- Video: [title](url)"
+	parent *html.Node
+}
+
+// embeddedContent finds the page's iframes, video and audio sources,
+// which advanced extraction keeps as links since their content is not
+// text. Read it before extract.Main, which drops them.
+func embeddedContent(doc *html.Node, base *url.URL) []embed {
+	var out []embed
 	seen := map[string]bool{}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
@@ -463,7 +472,7 @@ func embeddedContent(doc *html.Node, base *url.URL) string {
 					if title == "" {
 						title = l
 					}
-					lines = append(lines, "- "+kind+": ["+title+"]("+l+")")
+					out = append(out, embed{"- " + kind + ": [" + title + "](" + l + ")", n.Parent})
 				}
 			}
 		}
@@ -472,6 +481,22 @@ func embeddedContent(doc *html.Node, base *url.URL) string {
 		}
 	}
 	walk(doc)
+	return out
+}
+
+// listEmbeds lists, under "Embedded content", the embeds that sit in the
+// main content: an advert's or a like button's frame in the furniture
+// that extract.Main removed is not part of what the page says.
+func listEmbeds(embeds []embed, main *html.Node) string {
+	var lines []string
+	for _, e := range embeds {
+		for p := e.parent; p != nil; p = p.Parent {
+			if p == main {
+				lines = append(lines, e.line)
+				break
+			}
+		}
+	}
 	if len(lines) == 0 {
 		return ""
 	}

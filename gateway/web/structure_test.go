@@ -104,3 +104,29 @@ func TestPlainTextPagesAreEscapedForMarkdown(t *testing.T) {
 		t.Errorf("text changed: %q", p.Text)
 	}
 }
+
+// Advanced extraction lists the video and frames of the article, not the
+// like buttons and advert frames of the page around it.
+func TestEmbeddedContentIsTheArticles(t *testing.T) {
+	page := []byte(`<html><head><title>Launch</title></head><body>
+<header><iframe src="https://ads.example/banner.html"></iframe></header>
+<article><h1>Launch</h1><p>The launch went well, and the whole of it was filmed from the tower for the archive.</p>
+<video src="launch.mp4" title="The launch"></video>
+<iframe src="https://maps.example/embed?site=7" title="Launch site"></iframe>
+<div class="sharedaddy"><iframe src="https://widgets.example/likes.html"></iframe></div></article>
+<aside><iframe src="https://social.example/xd_arbiter.html"></iframe></aside></body></html>`)
+	p, err := parseHTML("http://host/news/launch.html", page, "", time.Now(), extractOptions{Advanced: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Embedded content:", "- Video: [The launch](http://host/news/launch.mp4)", "- Embedded frame: [Launch site](https://maps.example/embed?site=7)"} {
+		if !strings.Contains(p.Markdown, want) || !strings.Contains(p.Text, want) {
+			t.Errorf("lacks %q:\n%s", want, p.Markdown)
+		}
+	}
+	for _, not := range []string{"ads.example", "widgets.example", "social.example"} {
+		if strings.Contains(p.Markdown, not) {
+			t.Errorf("lists the page furniture's %s:\n%s", not, p.Markdown)
+		}
+	}
+}
