@@ -5,6 +5,9 @@
 //
 //	cd bench/extract && go run . [-dir ../../gateway/web/testdata/extract] [-n 50]
 //
+// Pages named blog_* or news_* are articles, the rest documentation; the
+// mean F1 of each kind is printed after the table.
+//
 // go-trafilatura is a measuring peer only: it is required by this module,
 // never by hark. Its markdown is its content tree through html-to-markdown
 // v2, as hark made it before it had its own extractor.
@@ -66,6 +69,7 @@ func main() {
 	fmt.Printf("%d pages from %s, advanced mode (tables kept), %d extractions each for the time\n\n", len(pages), *dir, *n)
 	fmt.Println("| Extractor | Page | P | R | F1 | spacing | headings | code | lists | links | ms/page |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	kinds := map[string]*[2]float64{} // F1 sums and counts by extractor and kind
 	for _, ex := range []extractor{{"hark", hark}, {"go-trafilatura v1.12.2", trafila}} {
 		var sumF, sumP, sumR, sumMS float64
 		var total score.Structures
@@ -81,12 +85,35 @@ func main() {
 			fmt.Printf("| %s | %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %.2f |\n", ex.name, pg.Name, p, r, f,
 				frac(s.Spacing), frac(s.Headings), frac(s.Code), frac(s.Lists), frac(s.Links), ms)
 			sumP, sumR, sumF, sumMS = sumP+p, sumR+r, sumF+f, sumMS+ms
+			k := ex.name + "\x00" + kindOf(pg.Name)
+			if kinds[k] == nil {
+				kinds[k] = new([2]float64)
+			}
+			kinds[k][0], kinds[k][1] = kinds[k][0]+f, kinds[k][1]+1
 			total.Add(s)
 		}
 		k := float64(len(pages))
 		fmt.Printf("| **%s** | **mean** | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f | %.3f | %.3f | **%.2f** |\n", ex.name,
 			sumP/k, sumR/k, sumF/k, total.Spacing.Value(), total.Headings.Value(), total.Code.Value(), total.Lists.Value(), total.Links.Value(), sumMS/k)
 	}
+	fmt.Println("\n| Extractor | Kind | Pages | mean F1 |\n|---|---|---|---|")
+	var keys []string
+	for k := range kinds {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ex, kind, _ := strings.Cut(k, "\x00")
+		fmt.Printf("| %s | %s | %.0f | %.3f |\n", ex, kind, kinds[k][1], kinds[k][0]/kinds[k][1])
+	}
+}
+
+// kindOf tells articles (blog_*, news_*) from documentation pages.
+func kindOf(name string) string {
+	if strings.HasPrefix(name, "blog_") || strings.HasPrefix(name, "news_") {
+		return "articles"
+	}
+	return "documentation"
 }
 
 func frac(c score.Count) string {
