@@ -42,6 +42,11 @@ Pages that extract and crawl read are indexed automatically as well.`,
 			if limit < 1 || limit > 100000 {
 				return usagef("--limit must be 1 to 100000, got %d", limit)
 			}
+			if !cmd.Flags().Changed("allow-private") {
+				// allow_private / HARK_ALLOW_PRIVATE, which extract and
+				// crawl on the embedded gateway already honour.
+				allowPrivate = a.cfg.AllowPrivate
+			}
 			db, err := gateway.OpenDB(a.cfg.DataDir)
 			if err != nil {
 				return err
@@ -61,7 +66,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 				total += n
 				if err != nil {
 					if errors.Is(err, web.ErrAddressRefused) && !allowPrivate {
-						return fmt.Errorf("%w (%s indexed before the error); --allow-private lets index read private and loopback addresses", err, pageCount(total))
+						return fmt.Errorf("%w (%s indexed before the error); --allow-private (or allow_private = true, HARK_ALLOW_PRIVATE=1) lets index read private and loopback addresses", err, pageCount(total))
 					}
 					return fmt.Errorf("%w (%s indexed before the error)", err, pageCount(total))
 				}
@@ -83,7 +88,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 	f := cmd.Flags()
 	f.IntVar(&depth, "depth", 2, "link depth to crawl from a URL, 1 to 5")
 	f.IntVar(&limit, "limit", 500, "most pages to read from a URL or sitemap")
-	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server)")
+	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server); default: the allow_private setting")
 	return cmd
 }
 

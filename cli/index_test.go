@@ -33,6 +33,7 @@ func TestIndexThenSearch(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "--depth must be 1 to 5") {
 		t.Errorf("bad depth: %d %q", code, errs)
 	}
+	t.Setenv("HARK_ALLOW_PRIVATE", "")
 	code, _, errs = hark(t, nil, "", "--data-dir", data, "index", "http://127.0.0.1:9/")
 	if code == 0 || !strings.Contains(errs, "address is private, loopback or link-local; refused") || !strings.Contains(errs, "--allow-private") {
 		t.Errorf("loopback without --allow-private: %d %q", code, errs)
@@ -74,6 +75,17 @@ func TestIndexSite(t *testing.T) {
 	code, out, errs = hark(t, nil, "", "--data-dir", data, "--json", "search", "blind rivet")
 	if code != 0 || !strings.Contains(out, srv.URL+"/b") {
 		t.Fatalf("search after index: %d %q %q", code, out, errs)
+	}
+	// The allow_private setting, which extract and crawl honour, lets
+	// index read loopback too; the flag can still say no.
+	t.Setenv("HARK_ALLOW_PRIVATE", "1")
+	code, out, errs = hark(t, nil, "", "--data-dir", data, "index", srv.URL+"/")
+	if code != 0 || !strings.Contains(out, "Indexed 3 pages") {
+		t.Fatalf("index with HARK_ALLOW_PRIVATE=1: %d %q %q", code, out, errs)
+	}
+	code, _, errs = hark(t, nil, "", "--data-dir", data, "index", "--allow-private=false", srv.URL+"/")
+	if code == 0 || !strings.Contains(errs, "refused") {
+		t.Fatalf("--allow-private=false over the setting: %d %q", code, errs)
 	}
 }
 
