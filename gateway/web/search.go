@@ -272,6 +272,11 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 			if c.content == "" {
 				c.content = truncateRunes(strings.Join(strings.Fields(c.body), " "), 300)
 			}
+		case "basic":
+			c.content = bestSentences(in.Query, c.body, 300)
+			if c.content == "" {
+				c.content = strings.Join(strings.Fields(c.snippet), " ")
+			}
 		default:
 			c.content = strings.Join(strings.Fields(c.snippet), " ")
 		}
@@ -396,6 +401,50 @@ func bestChunks(query, body string, n int) string {
 		parts = append(parts, strings.Join(strings.Fields(ps[i]), " "))
 	}
 	return strings.Join(parts, " … ")
+}
+
+// bestSentences is a search snippet of about max characters: the
+// sentence of body most relevant to query by BM25 over the page's own
+// sentences (so the word the page uses once outweighs the one on every
+// line), and those after it while they fit. "…" marks text left out
+// before or after. It is "" when no sentence holds a query word.
+func bestSentences(query, body string, max int) string {
+	ss := sentences(body)
+	if len(ss) == 0 {
+		return ""
+	}
+	idx, scores := rankOrder(query, ss)
+	best := idx[0]
+	if scores[best] <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	if best > 0 {
+		b.WriteString("…")
+	}
+	i := best
+	for ; i < len(ss); i++ {
+		s := oneLine(ss[i])
+		if i > best && b.Len()+1+len(s) > max {
+			break
+		}
+		if i > best {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s)
+	}
+	out := b.String()
+	if r := []rune(out); len(r) > max+max/2 { // one long sentence: cut at a word
+		out = string(r[:max])
+		if k := strings.LastIndexByte(out, ' '); k > len(out)/2 {
+			out = out[:k]
+		}
+		return out + " …"
+	}
+	if i < len(ss) {
+		out += " …"
+	}
+	return out
 }
 
 // extractiveAnswer picks the two sentences of the top three results that

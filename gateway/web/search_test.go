@@ -274,7 +274,7 @@ func TestSearchDepthsDiffer(t *testing.T) {
 		}
 		res[depth] = out.Results[0]
 	}
-	// basic: an FTS5 snippet, one stretch of the page.
+	// basic: the page's most relevant sentence and what follows it.
 	if b := res["basic"].Content; len(b) > 400 || !strings.Contains(b, "widget") && !strings.Contains(b, "gearbox") {
 		t.Errorf("basic content = %q", b)
 	}
@@ -290,6 +290,31 @@ func TestSearchDepthsDiffer(t *testing.T) {
 	// two terms; basic sees the whole page, which holds both.
 	if res["fast"].Score >= res["basic"].Score {
 		t.Errorf("fast score %v should be below basic's %v", res["fast"].Score, res["basic"].Score)
+	}
+}
+
+// The basic snippet shows where the page says the word it uses once, not
+// its opening, which only shares the word the page uses everywhere.
+func TestBasicSnippetFindsTheRareWord(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e, &page{URL: "https://hacks.example/fetch", Title: "This API is so Fetching!",
+		Text: "This API is so Fetching!\n\nFor more than a decade the Web has used XMLHttpRequest to fetch resources. Fetch requests are simpler.\n\n" +
+			strings.Repeat("A fetch request carries headers and a body. ", 20) + "\n\n" +
+			"Future improvements\n\nFetch will eventually have the ability to abort running fetches and report their progress. These are provided by XHR.\n\n" +
+			"    fetch(url).then(function(res) { return res.json(); });\n"})
+	out := mustSearch(t, e, api.SearchInput{Query: "abort a fetch request"})
+	if len(out.Results) != 1 {
+		t.Fatalf("results: %+v", out.Results)
+	}
+	c := out.Results[0].Content
+	if !strings.HasPrefix(c, "…Fetch will eventually have the ability to abort running fetches") || len(c) > 460 || strings.Contains(c, "function(res)") {
+		t.Errorf("basic content = %q", c)
+	}
+	// A query the page answers only in its title falls back to FTS5's
+	// snippet of the body.
+	out = mustSearch(t, e, api.SearchInput{Query: "fetching"})
+	if len(out.Results) != 1 || out.Results[0].Content == "" {
+		t.Errorf("title-only match: %+v", out.Results)
 	}
 }
 
