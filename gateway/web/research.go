@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"hark/api"
 	"hark/gateway/engine"
@@ -213,6 +214,11 @@ func spelledAsSources(name string, texts []string) string {
 
 // definition is a sentence that says what its subject is.
 var definition = regexp.MustCompile(`^\S+ (?:is|are) (?:a|an|the) `)
+
+// leansOnContext matches sentences that open by pointing at text the
+// report does not quote ("As mentioned earlier, …", "This means …",
+// "However, …"): read alone they leave the reader asking what "this" is.
+var leansOnContext = regexp.MustCompile(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore)\b`)
 
 // comparePattern finds what a comparison compares: "compare A and B",
 // "A vs B", "the difference between A and B".
@@ -431,8 +437,11 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	// Every sentence of every source, ranked per question.
 	var all []citedSentence
 	for i, s := range sources {
+		title := " " + plainWords(s.title) + " "
 		for _, sent := range sentences(s.text) {
-			if isAnswerSentence(sent, 5, 90) {
+			// The page's title, which opens its text ("This API is so
+			// Fetching!"), is a heading, not a finding.
+			if isAnswerSentence(sent, 5, 90) && !strings.Contains(title, " "+plainWords(sent)+" ") {
 				all = append(all, citedSentence{text: sent, source: i})
 			}
 		}
@@ -458,6 +467,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				scores[i] *= 1.6 // says what the question names is: "Memcheck is a …"
 			case len(docs[i]) > 0 && slices.Contains(terms, docs[i][0]):
 				scores[i] *= 1.3 // about what the question names: "Memcheck reports …"
+			}
+			if leansOnContext.MatchString(all[i].text) {
+				scores[i] *= 0.6 // still usable, after sentences that stand alone
 			}
 		}
 		idx := make([]int, len(all))
@@ -674,6 +686,12 @@ func followUpQueries(input string, found map[string]*researchSource, order []str
 		}
 	}
 	return out
+}
+
+// plainWords is s lower-cased, its words only: "This API is so
+// Fetching!" gives "this api is so fetching".
+func plainWords(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

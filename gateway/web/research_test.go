@@ -373,3 +373,28 @@ func TestSpelledAsSources(t *testing.T) {
 		t.Errorf("section number left: %q", got)
 	}
 }
+
+// A report quotes sentences that stand alone: not the page's title (its
+// text opens with it), and a sentence that points back at text the report
+// does not quote ("As mentioned earlier, …") only after one that does not.
+func TestResearchSentencesStandAlone(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e, &page{URL: "https://v8.example/blog/standalone-wasm", Title: "Standalone WebAssembly binaries run outside the web · V8",
+		Text: "Standalone WebAssembly binaries run outside the web!\n\n" +
+			"As mentioned earlier, standalone WebAssembly binaries run outside the web.\n\n" +
+			"In WASI runtimes such as wasmtime, standalone WebAssembly binaries can run outside the web and with no JavaScript at all.\n\n" +
+			"The weather was mild that week, and the team went walking by the river after work."})
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "How do standalone WebAssembly binaries run outside the web?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := out.Content
+	if strings.Contains(c, "Standalone WebAssembly binaries run outside the web! [") {
+		t.Errorf("the page's title is quoted as a finding:\n%s", c)
+	}
+	standalone := strings.Index(c, "such as wasmtime")
+	leaning := strings.Index(c, "As mentioned earlier")
+	if standalone < 0 || leaning >= 0 && leaning < standalone {
+		t.Errorf("the sentence that stands alone should come first:\n%s", c)
+	}
+}
