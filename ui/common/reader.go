@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -252,11 +253,32 @@ func (r *Reader) openTOC(s *Scroll) bool {
 	return true
 }
 
-// plainHeading is a heading's text without inline markup, as rendered.
+// plainHeading is a heading's text without inline markup, as rendered:
+// links, code spans, emphasis ("Do we need *non*-standalone Wasm?") and
+// escapes ("\*" is a literal star) are taken out; an underscore inside a
+// word (snake_case) is text.
 func plainHeading(s string) string {
-	s = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`).ReplaceAllString(s, "$1")
-	return strings.NewReplacer("**", "", "__", "", "`", "", "\\", "").Replace(s)
+	s = mdLink.ReplaceAllString(s, "$1")
+	rs := []rune(s)
+	var b strings.Builder
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '\\' && i+1 < len(rs) && unicode.IsPunct(rs[i+1]) || r == '\\' && i+1 < len(rs) && unicode.IsSymbol(rs[i+1]):
+			i++
+			b.WriteRune(rs[i])
+		case r == '*' || r == '`':
+		case r == '_' && (i == 0 || i+1 == len(rs) || !isWordRune(rs[i-1]) || !isWordRune(rs[i+1])):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
+
+var mdLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // TOCKey handles a key while the contents are shown: up and down move,
 // enter jumps to the heading, esc or T closes.

@@ -93,6 +93,21 @@ func TestContentsJump(t *testing.T) {
 	}
 }
 
+// A heading is listed, and found, as it renders: without its emphasis,
+// code spans, links and escapes.
+func TestPlainHeading(t *testing.T) {
+	for in, want := range map[string]string{
+		"Do we need *non*-standalone Wasm?":               "Do we need non-standalone Wasm?",
+		"The `malloc_usable_size` call":                   "The malloc_usable_size call",
+		"**Bold** and _emphasis_ in [a link](http://x/y)": "Bold and emphasis in a link",
+		`Pointers: char \*path and snake_case`:            "Pointers: char *path and snake_case",
+	} {
+		if got := plainHeading(in); got != want {
+			t.Errorf("plainHeading(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // Plain text (a page kept as text) lists its numbered headings.
 func TestTextContents(t *testing.T) {
 	text := "8. DRD: a thread error detector\n\nTo use this tool, you must specify --tool=drd.\n\n8.1. Overview\n\nDRD is a tool.\n\n8.1.1. Multithreaded Programming Paradigms\n\nThere are two reasons:\n\n1. To model concurrent activities.\n"
