@@ -29,6 +29,9 @@ type OpenPagesMsg struct {
 	// as a file:// page of `hark index DIR`): shown as they are, without
 	// extracting.
 	Read []api.PageContent
+	// Find is the search that led here: the first page opens at the
+	// rarest of its words on the page, found and highlighted (n/N).
+	Find string
 }
 
 // RunToolMsg asks the root to run a tool with inputs (from a generated

@@ -140,6 +140,45 @@ func (r *Reader) highlight(i int, line string) string {
 	return b.String()
 }
 
+// Find finds query as if typed after / and jumps to its first match.
+func (r *Reader) Find(query string, s *Scroll) {
+	r.query, r.at = strings.TrimSpace(query), 0
+	r.Refresh(s)
+	r.show(s)
+}
+
+// FirstMatch jumps to the first match again (the lines were rendered
+// anew since Find).
+func (r *Reader) FirstMatch(s *Scroll) {
+	r.at = 0
+	r.show(s)
+}
+
+// RarestWord is the word of query that text holds least often (at least
+// once; the longer of equals), "" when it holds none: where a search for
+// "abort a fetch request" should open a page that says "fetch" on every
+// line and "abort" once. Words of under three letters and common words
+// are passed over.
+func RarestWord(query, text string) string {
+	lower := strings.ToLower(text)
+	best, bestN := "", 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !isWordRune(r) }) {
+		if len([]rune(w)) < 3 || commonWords[w] {
+			continue
+		}
+		n := strings.Count(lower, w)
+		if n > 0 && (best == "" || n < bestN || n == bestN && len(w) > len(best)) {
+			best, bestN = w, n
+		}
+	}
+	return best
+}
+
+var commonWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "what": true, "how": true,
+	"does": true, "that": true, "this": true, "from": true, "are": true, "was": true, "why": true, "when": true,
+	"which": true, "who": true, "into": true, "about": true, "can": true, "not": true, "you": true, "your": true,
+	"its": true, "has": true, "have": true, "but": true, "all": true, "any": true, "use": true, "using": true}
+
 // Next moves to the next match (n) or, with back, the previous one (N).
 func (r *Reader) Next(s *Scroll, back bool) {
 	if len(r.matches) == 0 {

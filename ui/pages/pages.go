@@ -160,8 +160,13 @@ type Pane struct {
 	linkAt  int
 	picking bool
 	rd      common.Reader // find, contents, editor and browser in the reader
-	aloud   common.Aloud  // R: read the page aloud
-	history []*Page
+	// openFind is the search that asked for the page being extracted: it
+	// opens at the rarest of its words (see common.RarestWord), and
+	// findJump keeps it there until the whole page is rendered.
+	openFind string
+	findJump bool
+	aloud    common.Aloud // R: read the page aloud
+	history  []*Page
 	// The crawl form's last submit: its run and what it sent, kept for
 	// reopening the form after a refusal.
 	formRun    int
@@ -276,6 +281,10 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		msg.page.renderedWidth, msg.page.renderedStyle = msg.width, msg.style
 		if p.reading == msg.page {
 			p.setReader()
+			if p.findJump {
+				p.rd.FirstMatch(&p.scroll)
+				p.findJump = false
+			}
 		}
 		return p, nil
 	case exportedMsg:
@@ -288,6 +297,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, func() tea.Msg { return common.NoticeMsg{Text: n} }
 	case common.OpenPagesMsg:
 		p.mode = listMode
+		p.openFind = msg.Find
 		if len(msg.Read) > 0 {
 			m := doneMsg{slug: api.ToolSearch, base: msg.Read[0].URL}
 			for _, r := range msg.Read {
@@ -601,6 +611,7 @@ func (p *Pane) read(pg *Page) tea.Cmd {
 	if p.reading != pg {
 		p.aloud.Stop(&p.scroll)
 	}
+	p.findJump = false
 	p.mode, p.reading = readMode, pg
 	p.rd.Reset()
 	p.setReader()
@@ -932,7 +943,13 @@ func (p *Pane) add(m doneMsg) tea.Cmd {
 				p.cursor = i
 			}
 		}
-		return p.read(open)
+		cmd := p.read(open)
+		if w := common.RarestWord(p.openFind, open.Content); w != "" {
+			p.rd.Find(w, &p.scroll)
+			p.findJump = true
+		}
+		p.openFind = ""
+		return cmd
 	}
 	if len(m.pages) == 0 {
 		p.note = "no pages returned"

@@ -367,6 +367,33 @@ func TestOpenPagesAlreadyRead(t *testing.T) {
 	}
 }
 
+// A page opened from a search opens at the rarest of the query's words
+// on it, found and highlighted, so n and N go on from there.
+func TestOpenedFromSearchOpensAtTheMatch(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 12)
+	var body strings.Builder
+	body.WriteString("This API is so fetching.\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&body, "Line %d: a fetch request carries headers.\n\n", i)
+	}
+	body.WriteString("Fetch will one day abort running requests.\n\nThe end of the page.\n")
+	_, cmd := p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: "file:///srv/fetch.txt", RawContent: body.String()}}, Find: "abort a fetch request"})
+	uitest.Settle(drive(p), cmd)
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "“abort” 1 of 1 (n/N)") || !strings.Contains(v, "Fetch will one day abort running requests.") || strings.Contains(v, "This API is so fetching.") {
+		t.Errorf("not opened at the rare word:\n%s", v)
+	}
+	if w := common.RarestWord("how does the fetch API abort", "fetch abort fetch"); w != "abort" {
+		t.Errorf("RarestWord = %q", w)
+	}
+	if w := common.RarestWord("okapi zebra", "nothing here"); w != "" {
+		t.Errorf("RarestWord of absent words = %q", w)
+	}
+}
+
 // The reader follows a page's links: l lists them, enter extracts the
 // chosen one into Pages and reads it, esc comes back to the page it was
 // followed from, and esc again goes to the list.

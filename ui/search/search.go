@@ -566,15 +566,16 @@ func (p *Pane) open() tea.Cmd {
 		return nil
 	}
 	u := r.URL
+	find := p.lastQuery()
 	if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
-		return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
+		return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}, Find: find} }
 	}
 	if r.RawContent != "" {
 		read := []api.PageContent{withTitle(api.PageContent{URL: u, RawContent: r.RawContent}, r.Title)}
-		return func() tea.Msg { return common.OpenPagesMsg{Read: read} }
+		return func() tea.Msg { return common.OpenPagesMsg{Read: read, Find: find} }
 	}
 	if t := p.c.Tool(Slug); t == nil || t.Input("include_raw_content") == nil || p.inputs == nil {
-		return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
+		return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}, Find: find} }
 	}
 	inputs := map[string]any{"include_raw_content": true}
 	for k, v := range p.inputs {
@@ -594,11 +595,11 @@ func (p *Pane) open() tea.Cmd {
 		}
 		for _, r := range out.Results {
 			if r.URL == u && r.RawContent != "" {
-				return common.OpenPagesMsg{Read: []api.PageContent{withTitle(api.PageContent{URL: u, RawContent: r.RawContent}, r.Title)}}
+				return common.OpenPagesMsg{Read: []api.PageContent{withTitle(api.PageContent{URL: u, RawContent: r.RawContent}, r.Title)}, Find: find}
 			}
 		}
 		// Not in the index any more: extraction says why it cannot be read.
-		return common.OpenPagesMsg{URLs: []string{u}}
+		return common.OpenPagesMsg{URLs: []string{u}, Find: find}
 	}
 }
 
@@ -894,4 +895,16 @@ func withTitle(pc api.PageContent, title string) api.PageContent {
 		pc.Extra = api.Extra{"title": b}
 	}
 	return pc
+}
+
+// lastQuery is the query the results on screen answer (the line may have
+// been edited since).
+func (p *Pane) lastQuery() string {
+	if q, ok := p.inputs["query"].(string); ok {
+		return q
+	}
+	if p.out != nil {
+		return p.out.Query
+	}
+	return ""
 }

@@ -125,7 +125,8 @@ func TestOpenAndCopy(t *testing.T) {
 	if len(msgs) != 1 {
 		t.Fatalf("open: %v", msgs)
 	}
-	if m, ok := msgs[0].(common.OpenPagesMsg); !ok || m.URLs[0] != "https://www.example.com/blog/tui" {
+	// The page opens at the search's words (see Pages).
+	if m, ok := msgs[0].(common.OpenPagesMsg); !ok || m.URLs[0] != "https://www.example.com/blog/tui" || m.Find != "bubble tea" {
 		t.Errorf("open gave %#v", msgs[0])
 	}
 	_, cmd = p.Update(uitest.Press("y"))
