@@ -152,7 +152,7 @@ var navWords = map[string]bool{"menu": true, "sidebar": true, "breadcrumb": true
 	"toc": true, "pager": true, "pagination": true, "skip": true, "share": true, "social": true,
 	"header": true, "footer": true, "masthead": true, "banner": true, "cookie": true, "consent": true,
 	"related": true, "picker": true, "versions": true, "edit": true, "feedback": true, "subscribe": true,
-	"categories": true, "category": true, "tags": true}
+	"categories": true, "category": true, "tags": true, "topics": true}
 
 // prune removes furniture from n's subtree: dropped elements, hidden
 // ones, comments, navigation by role, <header> and <footer> outside
@@ -192,7 +192,7 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	if n.DataAtom == atom.Td && isLinkColumn(n) {
 		return true
 	}
-	if isComments(n) || isByline(n) || isPromo(n) {
+	if isComments(n) || isByline(n) || isPromo(n) || isSignUp(n) {
 		return true
 	}
 	if !namedNav(n) {
@@ -256,8 +256,8 @@ func isByline(n *html.Node) bool {
 }
 
 // isPromo reports a block named as the page promoting itself or others:
-// related posts, share and like buttons, newsletter sign-ups, adverts and
-// sponsored links. These hold prose (a related post's excerpt), so unlike
+// related posts, share and like buttons, newsletter sign-ups, adverts,
+// sponsored links and the author's bio box. These hold prose (a related post's excerpt), so unlike
 // navigation they go whatever their share of links.
 func isPromo(n *html.Node) bool {
 	switch n.DataAtom {
@@ -271,11 +271,24 @@ func isPromo(n *html.Node) bool {
 				return true
 			}
 		}
-		if w == "ad" || w == "ads" || w == "likes" || w == "recirc" {
+		if w == "ad" || w == "ads" || w == "likes" || w == "recirc" || w == "bio" || w == "popular" {
 			return true
 		}
 	}
 	return false
+}
+
+// isSignUp reports a small form with fields: a newsletter sign-up or a
+// search box set inside an article. A form that holds the page (ASP.NET
+// wraps whole pages in one) has far more prose and stays.
+func isSignUp(n *html.Node) bool {
+	if n.DataAtom != atom.Form || findFirst(n, func(c *html.Node) bool {
+		return c.DataAtom == atom.Input || c.DataAtom == atom.Select || c.DataAtom == atom.Textarea
+	}) == nil {
+		return false
+	}
+	links, all := linkText(n)
+	return all-links < 300
 }
 
 var promoPrefixes = []string{"related", "share", "sharing", "sharedaddy", "newsletter", "advert", "sponsor", "promo", "outbrain", "taboola"}

@@ -175,6 +175,10 @@ func TestArticlesLeaveTheirFurniture(t *testing.T) {
 <section id="comments"><h3>2 comments on “Get your Code Covered”</h3><ol class="comment-list"><li>Great post, thanks for writing it up in such detail!</li></ol>
 <div id="respond"><form action="/post"><textarea></textarea></form></div></section>
 <div class="newsletter-signup"><p>Get the newsletter and help us keep the web open and free.</p></div>
+<div class="email-opt-in"><form action="/subscribe"><p>Get breaking news alerts in your inbox every morning.</p><input type="email"><label><input type="checkbox"> Also send me the weekly digest</label></form></div>
+<p class="topics">Topics: <a href="/t/uber">uber</a>, <a href="/t/tech">technology news</a></p>
+<div class="user-bio"><p>Mark is a breaking news reporter based in Sydney, and writes about courts and crime.</p></div>
+<section class="c-article-most-popular"><h2>Most Popular</h2><p>A road trip for 70-degree weather every day of the year.</p></section>
 </main></body></html>`
 	md, text := extract(t, post, Options{})
 	for _, w := range []string{"## [Get your Code Covered](http://host/code/covered/)",
@@ -183,7 +187,7 @@ func TestArticlesLeaveTheirFurniture(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", w, md)
 		}
 	}
-	for _, w := range []string{"Nicolas.", "Mike Conley", "December 18", "Bradley", "Like this", "Another post", "Posted by", "Great post", "2 comments", "newsletter"} {
+	for _, w := range []string{"Nicolas.", "Mike Conley", "December 18", "Bradley", "Like this", "Another post", "Posted by", "Great post", "2 comments", "newsletter", "breaking news alerts", "weekly digest", "Topics", "Sydney", "Most Popular", "road trip"} {
 		if strings.Contains(text, w) {
 			t.Errorf("text keeps %q:\n%s", w, text)
 		}
@@ -196,6 +200,12 @@ func TestArticlesLeaveTheirFurniture(t *testing.T) {
 <div class="section" id="sharing-with-a-single-developer"><h2>Sharing with a single developer</h2><p>Push the changes to a repository both of you can read.</p></div>
 <div class="section" id="author"><h2>Author</h2><p>Written by the project's maintainers, <time>2019</time>.</p></div>
 </div></body></html>`
+	// A page that one form wraps whole (ASP.NET) is still read.
+	aspx := `<html><head><title>Reference</title></head><body><form id="aspnetForm" action="page.aspx"><input type="hidden" name="__VIEWSTATE">
+<div class="content"><h2>Installing</h2><p>` + strings.Repeat("Run the installer as an administrator and accept the licence when asked. ", 6) + `</p></div></form></body></html>`
+	if md, _ := extract(t, aspx, Options{}); !strings.Contains(md, "## Installing") || !strings.Contains(md, "Run the installer as an administrator") {
+		t.Errorf("a page wrapped in one form lost its text:\n%s", md)
+	}
 	md, _ = extract(t, manual, Options{})
 	for _, w := range []string{"## Comments", "A comment starts with a hash sign", "## Sharing with a single developer", "Push the changes", "## Author", "Written by the project's maintainers"} {
 		if !strings.Contains(md, w) {
