@@ -62,8 +62,9 @@ func Main(doc *html.Node) *html.Node {
 // Title finds the page's title heading, which Render puts above content
 // that does not hold it (a title set apart from the article body): the
 // first <h1> that the page's <title> names, else the first <h1> (outside
-// the site's banner when the <title> names something else). A blog's "Hi, I'm Nicolas" banner is not the title
-// of its posts. Call it before Main, which may detach it.
+// the site's banner when the <title> names something else). A blog's
+// "Hi, I'm Nicolas" banner is not the title of its posts. Call it before
+// Main, which may detach it.
 func Title(doc *html.Node) *html.Node {
 	h1s := findAll(doc, atom.H1)
 	var named string
@@ -192,7 +193,7 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	if n.DataAtom == atom.Td && isLinkColumn(n) {
 		return true
 	}
-	if isComments(n) || isByline(n) || isPromo(n) || isSignUp(n) {
+	if (isComments(n) || isPromo(n)) && !holdsPage(n) || isByline(n) || isSignUp(n) {
 		return true
 	}
 	if !namedNav(n) {
@@ -205,6 +206,15 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	}
 	links, all := linkText(n)
 	return all == 0 || links*2 > all || links > 0 && all-links < 40
+}
+
+// holdsPage reports a wrapper of the page itself, whatever its class
+// says ("single no-comments", "sharing-enabled"): it holds the <main>
+// element or the page's <h1>.
+func holdsPage(n *html.Node) bool {
+	return findFirst(n, func(c *html.Node) bool {
+		return c != n && (c.DataAtom == atom.Main || c.DataAtom == atom.H1 || strings.EqualFold(attr(c, "role"), "main"))
+	}) != nil
 }
 
 // isComments reports a block of readers' comments or the form to post
@@ -257,8 +267,9 @@ func isByline(n *html.Node) bool {
 
 // isPromo reports a block named as the page promoting itself or others:
 // related posts, share and like buttons, newsletter sign-ups, adverts,
-// sponsored links and the author's bio box. These hold prose (a related post's excerpt), so unlike
-// navigation they go whatever their share of links.
+// sponsored links and the author's bio box. These hold prose (a related
+// post's excerpt), so unlike navigation they go whatever their share of
+// links.
 func isPromo(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Aside, atom.Ul, atom.Ol, atom.Form, atom.Footer, atom.P, atom.Span:

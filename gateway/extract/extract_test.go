@@ -200,6 +200,13 @@ func TestArticlesLeaveTheirFurniture(t *testing.T) {
 <div class="section" id="sharing-with-a-single-developer"><h2>Sharing with a single developer</h2><p>Push the changes to a repository both of you can read.</p></div>
 <div class="section" id="author"><h2>Author</h2><p>Written by the project's maintainers, <time>2019</time>.</p></div>
 </div></body></html>`
+	// A wrapper whose class says "no-comments" or "sharing-enabled"
+	// holds the page, and stays.
+	wrapped := `<html><head><title>Okapis</title></head><body><div id="page" class="single no-comments"><div class="sharing-enabled">
+<h1>Okapis</h1><p>The okapi is a giraffid of the Congo rainforest, shy and striped like a zebra on its legs.</p></div></div></body></html>`
+	if md, _ := extract(t, wrapped, Options{}); !strings.Contains(md, "# Okapis") || !strings.Contains(md, "The okapi is a giraffid") {
+		t.Errorf("a page in a wrapper named for comments or sharing lost its text:\n%s", md)
+	}
 	// A page that one form wraps whole (ASP.NET) is still read.
 	aspx := `<html><head><title>Reference</title></head><body><form id="aspnetForm" action="page.aspx"><input type="hidden" name="__VIEWSTATE">
 <div class="content"><h2>Installing</h2><p>` + strings.Repeat("Run the installer as an administrator and accept the licence when asked. ", 6) + `</p></div></form></body></html>`
