@@ -236,10 +236,26 @@ func isComments(n *html.Node) bool {
 	}) != nil
 }
 
+// commentsNamed reports class words that name comments: comments,
+// respond, Disqus, or comment with list, area, form, thread, reply or
+// respond beside it (comment-list). "comment" alone is too common a class
+// (a manual's annotated paragraphs) to go by.
 func commentsNamed(words []string) bool {
+	single := false
 	for _, w := range words {
-		if w == "comments" || w == "comment" || w == "commentlist" || w == "respond" || strings.HasPrefix(w, "disqus") {
+		switch {
+		case w == "comments" || w == "commentlist" || w == "respond" || strings.HasPrefix(w, "disqus"):
 			return true
+		case w == "comment":
+			single = true
+		}
+	}
+	if single {
+		for _, w := range words {
+			switch w {
+			case "list", "area", "form", "thread", "reply", "respond", "section":
+				return true
+			}
 		}
 	}
 	return false

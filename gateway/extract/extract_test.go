@@ -198,6 +198,7 @@ func TestArticlesLeaveTheirFurniture(t *testing.T) {
 	manual := `<html><head><title>Reference</title></head><body><div class="body">
 <div class="section" id="comments"><h2>Comments</h2><p>A comment starts with a hash sign and runs to the end of the line.</p></div>
 <div class="section" id="sharing-with-a-single-developer"><h2>Sharing with a single developer</h2><p>Push the changes to a repository both of you can read.</p></div>
+<p class="comment">A note in the margin: the hash sign inside a string does not start a comment.</p>
 <div class="section" id="author"><h2>Author</h2><p>Written by the project's maintainers, <time>2019</time>.</p></div>
 </div></body></html>`
 	// A wrapper whose class says "no-comments" or "sharing-enabled"
@@ -214,7 +215,7 @@ func TestArticlesLeaveTheirFurniture(t *testing.T) {
 		t.Errorf("a page wrapped in one form lost its text:\n%s", md)
 	}
 	md, _ = extract(t, manual, Options{})
-	for _, w := range []string{"## Comments", "A comment starts with a hash sign", "## Sharing with a single developer", "Push the changes", "## Author", "Written by the project's maintainers"} {
+	for _, w := range []string{"## Comments", "A comment starts with a hash sign", "## Sharing with a single developer", "Push the changes", "## Author", "Written by the project's maintainers", "A note in the margin"} {
 		if !strings.Contains(md, w) {
 			t.Errorf("manual: markdown lacks %q:\n%s", w, md)
 		}
