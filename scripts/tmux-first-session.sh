@@ -50,27 +50,9 @@ for f in "$root"/gateway/web/testdata/extract/*.html; do
 done
 ndocs=$(ls "$work/docs" | wc -l)
 
-screen() { tmux -L "$sock" capture-pane -p -t first; }
-
-fail() {
-	echo "tmux-first-session: FAIL: $*" >&2
-	echo "----- screen -----" >&2
-	screen >&2 || true
-	echo "------------------" >&2
-	exit 1
-}
-
-# wait_for PATTERN [SECONDS]: until the screen matches the extended regex.
-wait_for() {
-	local pattern=$1 limit=${2:-20} i
-	for ((i = 0; i < limit * 10; i++)); do
-		if screen | grep -Eq -- "$pattern"; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	fail "waited ${limit}s for /$pattern/"
-}
+name=tmux-first-session target=first
+# shellcheck source=scripts/lib-tmux.sh
+. "$root/scripts/lib-tmux.sh"
 
 # keys sends each key on its own, so that esc and the next key are not
 # read as alt+key.

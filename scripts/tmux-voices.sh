@@ -33,27 +33,9 @@ if [[ -z $bin ]]; then
 fi
 mkdir -p "$work/config" "$work/data" "$work/tmp" "$work/out" "$work/listen"
 
-screen() { tmux -L "$sock" capture-pane -p -t smoke; }
-
-fail() {
-	echo "tmux-voices: FAIL: $*" >&2
-	echo "----- screen -----" >&2
-	screen >&2 || true
-	echo "------------------" >&2
-	exit 1
-}
-
-# wait_for PATTERN [SECONDS]: until the screen matches the extended regex.
-wait_for() {
-	local pattern=$1 limit=${2:-20} i
-	for ((i = 0; i < limit * 10; i++)); do
-		if screen | grep -Eq -- "$pattern"; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	fail "waited ${limit}s for /$pattern/"
-}
+name=tmux-voices target=smoke
+# shellcheck source=scripts/lib-tmux.sh
+. scripts/lib-tmux.sh
 
 keys() { tmux -L "$sock" send-keys -t smoke "$@"; sleep 0.3; }
 
