@@ -428,3 +428,133 @@ func listItem(t string) bool {
 	}
 	return i > 0 && i < len(t)-1 && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
 }
+
+// placed is a sentence with the heading of the section it sits in. lead
+// marks a section's first sentence; code is the code block that follows
+// the sentence, if the sentence closes its paragraph and the block is
+// short ("You can select a voice from the command line" and the command).
+type placed struct {
+	text, heading string
+	lead          bool
+	code          string
+}
+
+// maxQuotedCode is the most lines of a code block a sentence carries.
+const maxQuotedCode = 12
+
+// sentencesUnder splits text as sentences does and gives each sentence the
+// heading above it: a markdown heading, or in plain text a line of a few
+// words standing as a block of its own, or opening one (how the extractor
+// writes headings in text format). Code never holds a heading or a
+// sentence: a fenced block, or lines indented by four spaces or a tab.
+func sentencesUnder(text string) []placed {
+	var out []placed
+	heading, lead := "", false
+	var prose, code []string
+	fenced := false
+	illustrates := -1 // the sentence a code block starting now would follow
+	flushProse := func() {
+		if len(prose) == 0 {
+			return
+		}
+		first, rest := strings.TrimSpace(prose[0]), prose[1:]
+		next := ""
+		if len(rest) > 0 {
+			next = strings.TrimSpace(rest[0])
+		}
+		switch {
+		case strings.HasPrefix(first, "#"):
+			heading, lead = strings.TrimSpace(strings.TrimLeft(first, "#")), true
+		case len(rest) == 0 && headingLine(first), titleLine(first, next):
+			heading, lead = first, true
+		default:
+			rest = prose
+		}
+		illustrates = -1
+		for _, s := range sentences(strings.Join(rest, "\n")) {
+			out = append(out, placed{text: s, heading: heading, lead: lead})
+			lead = false
+			illustrates = len(out) - 1
+		}
+		prose = prose[:0]
+	}
+	flushCode := func() {
+		for len(code) > 0 && strings.TrimSpace(code[len(code)-1]) == "" {
+			code = code[:len(code)-1]
+		}
+		if len(code) > 0 && len(code) <= maxQuotedCode && illustrates >= 0 {
+			out[illustrates].code = dedent(code)
+		}
+		code, illustrates = code[:0], -1
+	}
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			if fenced {
+				flushCode()
+			} else {
+				flushProse()
+			}
+			fenced = !fenced
+		case fenced:
+			code = append(code, l)
+		case t == "":
+			flushProse()
+			if len(code) > 0 {
+				code = append(code, "") // a blank line inside indented code
+			}
+		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t"):
+			flushProse()
+			code = append(code, l)
+		default:
+			if len(code) > 0 {
+				flushCode()
+			}
+			if strings.HasPrefix(t, "#") {
+				flushProse() // a markdown heading is a block of its own
+			}
+			prose = append(prose, l)
+		}
+	}
+	flushProse()
+	flushCode()
+	return out
+}
+
+// dedent joins lines less the indentation they all share.
+func dedent(lines []string) string {
+	indent := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " \t"))
+		if indent < 0 || n < indent {
+			indent = n
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if len(l) >= indent && indent > 0 {
+			l = l[indent:]
+		}
+		out[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.Join(out, "\n")
+}
+
+// headingLine reports whether t, a line standing alone, reads as a
+// heading: a few words, capitalised or numbered, with no closing
+// punctuation and not a list item.
+func headingLine(t string) bool {
+	if len(strings.Fields(t)) > 10 || listItem(t) {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(t)
+	if strings.ContainsRune(".!?:;,", last) {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsUpper(first) || unicode.IsDigit(first)
+}

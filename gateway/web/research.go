@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"hark/api"
 	"hark/gateway/engine"
@@ -151,7 +152,7 @@ type section struct{ title, query string }
 // answer has to contain them.
 var askWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields("compare comparison contrast difference differences differ explain describe versus overview summarize summarise summary list") {
+	for _, w := range strings.Fields("compare comparison contrast difference differences differ explain describe versus overview summarize summarise summary list use using") {
 		m[stem(w)] = true
 	}
 	return m
@@ -215,6 +216,54 @@ func spelledAsSources(name string, texts []string) string {
 // definition is a sentence that says what its subject is.
 var definition = regexp.MustCompile(`^\S+ (?:is|are) (?:a|an|the) `)
 
+// whatIs finds what a question asks to have defined: "what is a data
+// race", "what are closures in libffi" (the place, "in libffi", is not
+// part of the name), "define X", "what does X mean".
+var whatIs = regexp.MustCompile(`(?i)^\s*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|who\s+(?:is|are|was|were)|define|what\s+does)\s+(?:(?:an?|the)\s+)?(.+?)(?:\s+(?:mean|in|on|for|within|under|when|with|inside)\b.*)?\s*[?.!]*\s*$`)
+
+// asksHow matches questions after a way of doing something, which
+// sentences saying what a thing is do not answer.
+var asksHow = regexp.MustCompile(`(?i)^\s*(?:how\b|what\s+steps\b|in\s+what\s+way\b)`)
+
+// subject is what a "what is X" question asks about.
+type subject struct {
+	defining *regexp.Regexp // sentences that say what it is
+	terms    []string       // its words as tokens
+}
+
+// definedSubject is what input asks to have defined, or nil when input
+// asks no such thing or names something of over five words.
+func definedSubject(input string) *subject {
+	m := whatIs.FindStringSubmatch(oneLine(input))
+	if m == nil || comparePattern.MatchString(oneLine(input)) {
+		return nil
+	}
+	words := strings.FieldsFunc(m[1], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 || len(words) > 5 || len(tokens(m[1])) == 0 {
+		return nil
+	}
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	re := regexp.MustCompile(`(?i)^(?:(?:an?|the)\s+)?` + strings.Join(words, `[\s-]+`) +
+		`(?:e?s)?(?:\s*\([^)]*\))?,?\s+(?:is|are|was|were|happens|occurs|means|refers|describes|denotes|represents|consists)\b(\s+not\b)?`)
+	return &subject{defining: re, terms: tokens(m[1])}
+}
+
+// definedBy reports whether sentence says what the subject is ("A data
+// race happens, …"), and not what it is not ("Closures are not
+// supported …").
+func (s *subject) definedBy(sentence string) bool {
+	m := s.defining.FindStringSubmatch(sentence)
+	return m != nil && m[1] == ""
+}
+
+// namedBy reports whether heading names the subject: "2.5 The Closure
+// API" names "closure".
+func (s *subject) namedBy(heading string) bool {
+	return matched(s.terms, tokens(heading)) == len(s.terms)
+}
+
 // leansOnContext matches sentences that open by pointing at text the
 // report does not quote ("As mentioned earlier, …", "This means …",
 // "However, …"): read alone they leave the reader asking what "this" is.
@@ -223,6 +272,13 @@ var leansOnContext = regexp.MustCompile(`(?i)^(?:as (?:mentioned|noted|discussed
 // comparePattern finds what a comparison compares: "compare A and B",
 // "A vs B", "the difference between A and B".
 var comparePattern = regexp.MustCompile(`(?i)^(?:how (?:does|do) )?(?:compare|contrast|(?:what (?:is|are) )?(?:the )?differences? between)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)
+
+// comparedPlace splits the last thing compared from where both are: "a
+// union in libffi".
+var comparedPlace = regexp.MustCompile(`(?i)^(.+?)\s+(?:in|on|for|within|under|inside)\s+(.+)$`)
+
+// leadingArticle is a leading article, which a section heading leaves out.
+var leadingArticle = regexp.MustCompile(`(?i)^(?:an?|the)\s+`)
 
 // questionWords open a clause that is a question of its own.
 var questionWords = map[string]bool{"how": true, "what": true, "why": true, "when": true, "where": true, "which": true,
@@ -243,13 +299,18 @@ func reportSections(input string) (secs []section, compared []string) {
 		if a == "" {
 			a, b = m[3], m[4]
 		}
+		// "a struct and a union in libffi": both are libffi's.
+		place := ""
+		if m := comparedPlace.FindStringSubmatch(b); m != nil {
+			b, place = m[1], " "+m[2]
+		}
 		for _, part := range append(strings.Split(a, ","), b) {
-			part = strings.Trim(part, " ,;:")
+			part = leadingArticle.ReplaceAllString(strings.Trim(part, " ,;:"), "")
 			if len(answerTerms(part)) == 0 {
 				continue
 			}
-			compared = append(compared, part)
-			secs = append(secs, section{title: sentenceCase(part), query: part})
+			compared = append(compared, part+place)
+			secs = append(secs, section{title: sentenceCase(part), query: part + place})
 		}
 		if len(compared) >= 2 {
 			return secs, compared
@@ -344,6 +405,23 @@ type citedSentence struct {
 	text   string
 	source int // index into sources
 	score  float64
+	// context is the words of the heading the sentence sits under, of
+	// its page's title and of its code: what the sentence is about when
+	// it does not say.
+	context []string
+	heading string
+	lead    bool   // the first sentence under its heading
+	code    string // the code block the sentence introduces
+}
+
+// introducing is s, a sentence followed by its code, ending in a colon:
+// "You can select a voice from the command line:".
+func introducing(s string) string {
+	s = strings.TrimSpace(s)
+	if last, _ := utf8.DecodeLastRuneInString(s); strings.ContainsRune(".!?:", last) {
+		return s
+	}
+	return s + ":"
 }
 
 func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, error) {
@@ -438,11 +516,25 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	var all []citedSentence
 	for i, s := range sources {
 		title := " " + plainWords(s.title) + " "
-		for _, sent := range sentences(s.text) {
+		titleTerms := tokens(s.title)
+		for _, p := range sentencesUnder(s.text) {
 			// The page's title, which opens its text ("This API is so
-			// Fetching!"), is a heading, not a finding.
-			if isAnswerSentence(sent, 5, 90) && !strings.Contains(title, " "+plainWords(sent)+" ") {
-				all = append(all, citedSentence{text: sent, source: i})
+			// Fetching!"), is a heading, not a finding; a question the
+			// page asks is not an answer. A sentence that introduces
+			// its code ("Run it like this:") answers with the code.
+			text := p.text
+			if p.code != "" {
+				text = introducing(text)
+			}
+			// A section's first sentence is no tail of a sentence cut
+			// at a line break, whatever its case ("libffi also …").
+			check := strings.TrimSuffix(text, ":") + "." // the check only: quotes keep their words
+			if p.lead {
+				check = sentenceCase(check)
+			}
+			if isAnswerSentence(check, 5, 90) && !strings.HasSuffix(text, "?") && !strings.HasSuffix(text, "？") && !strings.Contains(title, " "+plainWords(text)+" ") {
+				context := append(append(tokens(p.heading), titleTerms...), tokens(p.code)...)
+				all = append(all, citedSentence{text: text, source: i, context: context, heading: p.heading, lead: p.lead, code: p.code})
 			}
 		}
 	}
@@ -452,24 +544,45 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		texts[i] = c.text
 		docs[i] = tokens(c.text)
 	}
-	inSummary := map[int]bool{}
+	inSummary := map[string]bool{}
+	subject := definedSubject(input)
+	how := asksHow.MatchString(input)
 	// pick ranks sentences by BM25 against q and takes the best n that
-	// answer one of the term sets.
-	pick := func(q string, sets [][]string, n int, skip map[int]bool) []citedSentence {
+	// answer one of the term sets. With inContext, the words of a
+	// sentence's heading and page title count towards answering ("This
+	// facility is called the closure API." under a libffi title) and
+	// raise its rank; a comparison's summary needs sentences that name
+	// both things themselves.
+	pick := func(q string, sets [][]string, n int, inContext bool, skip map[string]bool) []citedSentence {
 		var picked []map[string]int // shingles of picked sentences, to skip repeats
 		terms := answerTerms(q)
 		scores := bm25(terms, docs)
 		for i := range scores {
+			doc, c := docs[i], all[i].context
+			if inContext {
+				doc = append(slices.Clip(doc), c...)
+			}
 			switch {
-			case !answers(docs[i], sets):
+			case !answers(doc, sets):
 				scores[i] = 0 // shares a word with the question, answers none of it
-			case definition.MatchString(all[i].text) && slices.Contains(terms, docs[i][0]):
+			case subject != nil && subject.definedBy(texts[i]):
+				scores[i] *= 2.5 // "A data race happens when …" for "what is a data race"
+			case subject != nil && all[i].lead && subject.namedBy(all[i].heading):
+				scores[i] *= 2 // opens the section "The Closure API" for "what is a closure"
+			case how && all[i].code != "":
+				scores[i] *= 1.3 // shows how: "Select a voice from the command line:" and the command
+			case !how && definition.MatchString(texts[i]) && slices.Contains(terms, docs[i][0]):
 				scores[i] *= 1.6 // says what the question names is: "Memcheck is a …"
-			case len(docs[i]) > 0 && slices.Contains(terms, docs[i][0]):
+			case !how && len(docs[i]) > 0 && slices.Contains(terms, docs[i][0]):
 				scores[i] *= 1.3 // about what the question names: "Memcheck reports …"
 			}
-			if leansOnContext.MatchString(all[i].text) {
+			if leansOnContext.MatchString(texts[i]) {
 				scores[i] *= 0.6 // still usable, after sentences that stand alone
+			}
+			if inContext && len(terms) > 0 {
+				// Under "Suppressing errors", a sentence on suppression
+				// files answers "how do I suppress errors".
+				scores[i] *= 1 + 0.5*float64(matched(terms, c))/float64(len(terms))
 			}
 		}
 		idx := make([]int, len(all))
@@ -482,8 +595,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			if len(out) == n || scores[i] <= 0 {
 				break
 			}
-			if skip[i] {
-				continue
+			key := plainWords(texts[i])
+			if skip[key] {
+				continue // said already, maybe by another page
 			}
 			sh := shingles(all[i].text, 2)
 			dup := false
@@ -497,9 +611,6 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				continue
 			}
 			picked = append(picked, sh)
-			if skip == nil {
-				inSummary[i] = true
-			}
 			c := all[i]
 			c.score = scores[i]
 			out = append(out, c)
@@ -524,16 +635,24 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			// numbered list inside the bullet.
 			text := sectionNumber.ReplaceAllString(strings.TrimSpace(c.text), "")
 			line := fmt.Sprintf("%s [%d]", text, cite(c.source))
-			if bullets {
+			switch {
+			case bullets && c.code != "":
+				b.WriteString("- " + line + "\n\n" + fenced(c.code, "  ") + "\n")
+			case bullets:
 				b.WriteString("- " + line + "\n")
-			} else {
+			case c.code != "":
+				b.WriteString(line + "\n\n" + fenced(c.code, "") + "\n")
+			default:
 				b.WriteString(line + " ")
 			}
 		}
 		b.WriteString("\n")
 	}
 
-	summary := pick(input, summaryAnswers(input, sections, compared), 3, nil)
+	summary := pick(input, summaryAnswers(input, sections, compared), 3, compared == nil, nil)
+	for _, c := range summary {
+		inSummary[plainWords(c.text)] = true
+	}
 	b.WriteString("## Summary\n\n")
 	if len(summary) == 0 {
 		b.WriteString("The sources found mention the topic but no sentence in them answers it directly; see the sources below.\n")
@@ -547,13 +666,15 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			sections[i].title = spelledAsSources(sec.title, texts)
 			sec = sections[i]
 		}
-		var skip map[int]bool
-		if sec.title == "Findings" {
-			skip = inSummary // Findings adds to the summary rather than repeating it
+		// A section adds to the summary rather than repeating it, unless
+		// the summary holds all its question's answers. A section with no
+		// sentence that answers it is left out, not filled with sentences
+		// that share a word with it.
+		sets := [][]string{answerTerms(sec.query)}
+		cs := pick(sec.query, sets, plan.PerSection, true, inSummary)
+		if len(cs) == 0 && sec.title != "Findings" {
+			cs = pick(sec.query, sets, plan.PerSection, true, nil)
 		}
-		// A section with no sentence that answers it is left out, not
-		// filled with sentences that share a word with it.
-		cs := pick(sec.query, [][]string{answerTerms(sec.query)}, plan.PerSection, skip)
 		if len(cs) == 0 {
 			continue
 		}
@@ -692,6 +813,27 @@ func followUpQueries(input string, found map[string]*researchSource, order []str
 // Fetching!" gives "this api is so fetching".
 func plainWords(s string) string {
 	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
+}
+
+// fenced is code as a fenced block, each line indented by indent (two
+// spaces keep it inside a list item). The fence is longer than any run
+// of backticks in the code.
+func fenced(code, indent string) string {
+	fence := "```"
+	for strings.Contains(code, fence) {
+		fence += "`"
+	}
+	var b strings.Builder
+	b.WriteString(indent + fence + "\n")
+	for _, l := range strings.Split(code, "\n") {
+		if l == "" {
+			b.WriteString("\n")
+		} else {
+			b.WriteString(indent + l + "\n")
+		}
+	}
+	b.WriteString(indent + fence + "\n")
+	return b.String()
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

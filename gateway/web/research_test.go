@@ -298,6 +298,8 @@ func TestReportSections(t *testing.T) {
 		// Fragments of one question are not sections of their own.
 		{"memory leaks, data races and deadlocks in threaded programs", []string{"Findings"}, 0},
 		{"salt and pepper", []string{"Findings"}, 0},
+		// Where both things are is no part of the second one's name.
+		{"what is the difference between a struct and a union in libffi", []string{"Struct", "Union"}, 2},
 	} {
 		secs, compared := reportSections(tc.in)
 		var titles []string
@@ -396,5 +398,101 @@ func TestResearchSentencesStandAlone(t *testing.T) {
 	leaning := strings.Index(c, "As mentioned earlier")
 	if standalone < 0 || leaning >= 0 && leaning < standalone {
 		t.Errorf("the sentence that stands alone should come first:\n%s", c)
+	}
+}
+
+// sentencesUnder gives each sentence the heading it sits under (markdown,
+// or a short line of its own in plain text), marks a section's first
+// sentence, and hands a short code block to the sentence before it,
+// never into any sentence's text.
+func TestSentencesUnder(t *testing.T) {
+	text := "2.5 The Closure API\n\nlibffi also provides a way to write a generic function. This is useful.\n\n" +
+		"## Voice selection\n\nAll voices sit in one list. You can select a voice from the command line\n\n" +
+		"    flite -voice awb -f doc/alice\n\n    flite -voice slt -f doc/alice\n\nVoices may also be loaded from files.\n\n" +
+		"```sh\nflite --help\n```\n\n# Long code\n\nThe whole program:\n\n```\n" + strings.Repeat("x();\n", maxQuotedCode+1) + "```\n"
+	got := sentencesUnder(text)
+	want := []placed{
+		{text: "libffi also provides a way to write a generic function.", heading: "2.5 The Closure API", lead: true},
+		{text: "This is useful.", heading: "2.5 The Closure API"},
+		{text: "All voices sit in one list.", heading: "Voice selection", lead: true},
+		{text: "You can select a voice from the command line", heading: "Voice selection",
+			code: "flite -voice awb -f doc/alice\n\nflite -voice slt -f doc/alice"},
+		{text: "Voices may also be loaded from files.", heading: "Voice selection", code: "flite --help"},
+		{text: "The whole program:", heading: "Long code", lead: true}, // too long to quote
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sentencesUnder:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// Research reads sentences in their place on the page: the heading above
+// a sentence says what it is about, a section's opening sentence under a
+// heading naming the question's subject defines it, a sentence that
+// introduces a command is quoted with it, and a question the page asks is
+// never an answer.
+func TestResearchReadsSentencesInTheirPlace(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e,
+		&page{URL: "https://ffi.example/closure-api", Title: "The Closure API (libffi manual)",
+			Text: "2.5 The Closure API\n\nlibffi also provides a way to write a generic function – a function that can accept and decode any combination of arguments. " +
+				"This can be useful when writing an interpreter, or to provide wrappers for arbitrary functions.\n\n" +
+				"Closures are not supported on all platforms; you can check the FFI_CLOSURES define to determine whether they are supported."},
+		&page{URL: "https://ffi.example/memory", Title: "Memory Usage (libffi manual)",
+			Text: "Memory Usage\n\nTo accommodate security settings, libffi may acquire memory by mapping temporary files into multiple places in the address space (once to write out the closure, a second to execute it)."},
+		&page{URL: "https://vg.example/core", Title: "Using and understanding the Valgrind core",
+			Text: "2.5. Suppressing errors\n\nThe error-checking tools detect numerous problems in the system libraries. " +
+				"So Valgrind reads a list of errors to suppress at startup. You can write your own suppression files for the rest.\n\n" +
+				"Or maybe just eagerly report any copies of uninitialised values and errors?\n\n" +
+				"2.6. Selecting the tool\n\nThe default tool is Memcheck, which you can name explicitly on the command line\n\n" +
+				"    valgrind --tool=memcheck ls -l\n\nOther tools are named the same way."},
+		&page{URL: "https://vg.example/memcheck", Title: "Memcheck: a memory error detector",
+			Text: "Memcheck: a memory error detector\n\nMemcheck is a memory error detector for C and C++ programs. Memcheck issues a range of error messages about memory."},
+		&page{URL: "https://vg.example/drd", Title: "DRD: a thread error detector",
+			Text: "Data races\n\nDRD prints a message every time it detects a data race in a program. " +
+				"A data race happens, or could happen, when two threads access a shared memory location without using suitable locks. " +
+				"There are always at least two memory accesses involved in a data race."},
+		&page{URL: "https://vg.example/helgrind", Title: "Helgrind: a thread error detector",
+			Text: "Helgrind\n\nA data race happens, or could happen, when two threads access a shared memory location without using suitable locks. " +
+				"Helgrind detects data races in programs that use the POSIX pthreads threading primitives."},
+	)
+	research := func(q string) string {
+		t.Helper()
+		out, err := e.Research(context.Background(), api.ResearchInput{Input: q, Model: "mini"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Content
+	}
+	summary := func(c string) string {
+		_, s, _ := strings.Cut(c, "## Summary\n\n")
+		s, _, _ = strings.Cut(s, "\n## ")
+		return s
+	}
+
+	c := research("what is a closure in libffi")
+	if !strings.HasPrefix(summary(c), "libffi also provides a way to write a generic function") {
+		t.Errorf("the opening of the section on closures should open the summary:\n%s", c)
+	}
+
+	c = research("how do I suppress errors in valgrind memcheck")
+	if !strings.HasPrefix(summary(c), "So Valgrind reads a list of errors to suppress at startup.") {
+		t.Errorf("the sentence under 'Suppressing errors' should open the summary, not what Memcheck is:\n%s", c)
+	}
+	if strings.Contains(c, "eagerly report") {
+		t.Errorf("a question the page asks is quoted as an answer:\n%s", c)
+	}
+
+	c = research("how do I select the tool in valgrind")
+	if !strings.Contains(c, "which you can name explicitly on the command line: [") || !strings.Contains(c, "```\nvalgrind --tool=memcheck ls -l\n```") &&
+		!strings.Contains(c, "  ```\n  valgrind --tool=memcheck ls -l\n  ```") {
+		t.Errorf("the sentence that introduces the command should come with it:\n%s", c)
+	}
+
+	c = research("what is a data race")
+	if !strings.HasPrefix(summary(c), "A data race happens, or could happen") {
+		t.Errorf("the definition should open the summary:\n%s", c)
+	}
+	if n := strings.Count(c, "A data race happens"); n != 1 {
+		t.Errorf("the definition, on two pages, is quoted %d times:\n%s", n, c)
 	}
 }
