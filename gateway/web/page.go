@@ -63,18 +63,19 @@ func parsePlain(pageURL, body string, markdown bool, fetched time.Time) *page {
 	body = strings.ToValidUTF8(strings.ReplaceAll(body, "\r\n", "\n"), "")
 	p := &page{URL: pageURL, Fetched: fetched, Markdown: strings.TrimSpace(body), Text: strings.TrimSpace(body)}
 	if markdown {
-		p.Text = markdownToText(body)
+		p.Markdown, p.Text, p.Title = renderMarkdown(pageURL, body)
 	} else {
 		// Plain text must read the same through a markdown renderer:
 		// "char *p" is not emphasis.
 		p.Markdown = extract.EscapeText(p.Text)
 	}
 	for _, line := range strings.Split(body, "\n") {
-		if t := strings.TrimSpace(strings.TrimLeft(line, "# ")); t != "" {
-			p.Title = truncateRunes(t, 200)
+		if t := strings.TrimSpace(strings.TrimLeft(line, "# ")); t != "" && p.Title == "" {
+			p.Title = t
 			break
 		}
 	}
+	p.Title = truncateRunes(p.Title, 200)
 	if u, err := url.Parse(pageURL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		p.Favicon = u.Scheme + "://" + u.Host + "/favicon.ico"
 	}
@@ -95,24 +96,6 @@ func parsePlain(pageURL, body string, markdown bool, fetched time.Time) *page {
 }
 
 var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\(([^)\s]+)[^)]*\)`)
-
-var mdNoise = strings.NewReplacer("**", "", "__", "", "`", "", "> ", "")
-
-func markdownToText(md string) string {
-	md = mdLink.ReplaceAllString(md, "$1")
-	var b strings.Builder
-	for _, line := range strings.Split(md, "\n") {
-		t := strings.TrimSpace(line)
-		t = strings.TrimLeft(t, "#")
-		if strings.HasPrefix(t, "```") || strings.Trim(t, "-=*|: ") == "" && t != "" {
-			continue
-		}
-		t = strings.TrimPrefix(strings.TrimPrefix(t, "* "), "- ")
-		b.WriteString(strings.TrimSpace(mdNoise.Replace(t)))
-		b.WriteByte('\n')
-	}
-	return strings.TrimSpace(collapseBlankLines(b.String()))
-}
 
 func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Time, opt extractOptions) (*page, error) {
 	doc, err := html.Parse(bytes.NewReader(body))
