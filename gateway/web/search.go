@@ -406,12 +406,18 @@ func bestChunks(query, body string, n int) string {
 // bestSentences is a search snippet of about max characters: the
 // sentence of body most relevant to query by BM25 over the page's own
 // sentences (so the word the page uses once outweighs the one on every
-// line), and those after it while they fit. "…" marks text left out
+// line), each read with the heading it sits under, and those after it in
+// its section while they fit. Headings are not sentences: a snippet never
+// reads "Editable installs You can install …". "…" marks text left out
 // before or after. It is "" when no sentence holds a query word.
 func bestSentences(query, body string, max int) string {
-	ss := sentences(body)
-	if len(ss) == 0 {
+	ps := sentencesUnder(body)
+	if len(ps) == 0 {
 		return ""
+	}
+	ss := make([]string, len(ps))
+	for i, p := range ps {
+		ss[i] = p.text + "\n" + p.heading
 	}
 	idx, scores := rankOrder(query, ss)
 	best := idx[0]
@@ -423,9 +429,9 @@ func bestSentences(query, body string, max int) string {
 		b.WriteString("…")
 	}
 	i := best
-	for ; i < len(ss); i++ {
-		s := oneLine(ss[i])
-		if i > best && b.Len()+1+len(s) > max {
+	for ; i < len(ps); i++ {
+		s := oneLine(ps[i].text)
+		if i > best && (b.Len()+1+len(s) > max || ps[i].lead) {
 			break
 		}
 		if i > best {

@@ -318,6 +318,24 @@ func TestBasicSnippetFindsTheRareWord(t *testing.T) {
 	}
 }
 
+// A snippet is sentences: the heading above the best one helps find it
+// but is not glued to it, and the snippet stops where the next section
+// begins.
+func TestSnippetKeepsHeadingsOut(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e, &page{URL: "https://pip.example/local", Title: "Local project installs",
+		Text: "Local project installs\n\nIt is common to have a project in a folder that you wish to install.\n\n" +
+			"Editable installs\n\nYou can install local projects in editable mode. Nothing is copied.\n\n" +
+			"Build artifacts\n\nThe project is no longer copied to a temporary directory before the build."})
+	out := mustSearch(t, e, api.SearchInput{Query: "editable install"})
+	if len(out.Results) != 1 {
+		t.Fatalf("results: %+v", out.Results)
+	}
+	if c := out.Results[0].Content; c != "…You can install local projects in editable mode. Nothing is copied. …" {
+		t.Errorf("content = %q", c)
+	}
+}
+
 func TestNewsRecencyBoostsOnlyNews(t *testing.T) {
 	e := testEngine(t, nil)
 	seed(t, e, &page{URL: "https://a.example.com/", Title: "Otters", Text: "Otters hold hands while they sleep."},
