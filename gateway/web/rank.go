@@ -381,7 +381,7 @@ func unwrapLines(text string) []string {
 			flush()
 			continue
 		}
-		if listItem(t) || strings.HasPrefix(t, "#") {
+		if listItem(t) || strings.HasPrefix(t, "#") || cur.Len() > 0 && lineOfItsOwn(lines[i-1], t) {
 			flush()
 		}
 		first := cur.Len() == 0
@@ -399,6 +399,19 @@ func unwrapLines(text string) []string {
 	}
 	flush()
 	return out
+}
+
+// lineOfItsOwn reports whether prev, the line before t, ends a unit of
+// its own rather than wrapping into t: it is short (wrapping breaks only
+// full lines) and t opens with a capital or a digit. The extractor's
+// text writes each list item on a line of its own ("A regular install",
+// "An editable install"); wrapped plain text breaks long lines.
+func lineOfItsOwn(prev, t string) bool {
+	if utf8.RuneCountInString(strings.TrimSpace(prev)) >= 50 {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsUpper(first) || unicode.IsDigit(first)
 }
 
 // titleLine reports whether t, the first line of a block of plain text,

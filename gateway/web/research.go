@@ -406,12 +406,18 @@ type citedSentence struct {
 	source int // index into sources
 	score  float64
 	// context is the words of the heading the sentence sits under, of
-	// its page's title and of its code: what the sentence is about when
-	// it does not say.
+	// its page's title and of a short code block it introduces: what the
+	// sentence is about when it does not say.
 	context []string
 	heading string
 	lead    bool   // the first sentence under its heading
 	code    string // the code block the sentence introduces
+}
+
+// short reports whether code is a command or a few lines, not a listing
+// of output: at most five lines.
+func short(code string) bool {
+	return code != "" && strings.Count(code, "\n") < 5
 }
 
 // introducing is s, a sentence followed by its code, ending in a colon:
@@ -528,12 +534,18 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			}
 			// A section's first sentence is no tail of a sentence cut
 			// at a line break, whatever its case ("libffi also …").
-			check := strings.TrimSuffix(text, ":") + "." // the check only: quotes keep their words
+			check := text // the check only: quotes keep their words
+			if p.code != "" {
+				check = strings.TrimSuffix(text, ":") + "."
+			}
 			if p.lead {
 				check = sentenceCase(check)
 			}
 			if isAnswerSentence(check, 5, 90) && !strings.HasSuffix(text, "?") && !strings.HasSuffix(text, "？") && !strings.Contains(title, " "+plainWords(text)+" ") {
-				context := append(append(tokens(p.heading), titleTerms...), tokens(p.code)...)
+				context := append(tokens(p.heading), titleTerms...)
+				if short(p.code) {
+					context = append(context, tokens(p.code)...) // a command: "pip install -e path"
+				}
 				all = append(all, citedSentence{text: text, source: i, context: context, heading: p.heading, lead: p.lead, code: p.code})
 			}
 		}
@@ -569,7 +581,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				scores[i] *= 2.5 // "A data race happens when …" for "what is a data race"
 			case subject != nil && all[i].lead && subject.namedBy(all[i].heading):
 				scores[i] *= 2 // opens the section "The Closure API" for "what is a closure"
-			case how && all[i].code != "":
+			case how && short(all[i].code):
 				scores[i] *= 1.3 // shows how: "Select a voice from the command line:" and the command
 			case !how && definition.MatchString(texts[i]) && slices.Contains(terms, docs[i][0]):
 				scores[i] *= 1.6 // says what the question names is: "Memcheck is a …"

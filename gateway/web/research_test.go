@@ -350,6 +350,15 @@ func TestSentenceBounds(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("plain text:\n got %q\nwant %q", got, want)
 	}
+	// The extractor's text puts each list item on a short line of its
+	// own; wrapped text breaks only full lines.
+	got = sentences("With pip there are two ways to do this:\nA regular install\nAn editable install\n\n" +
+		"This is what should be used in CI systems and for deployments, since it\nmirrors how a package would get installed.")
+	want = []string{"With pip there are two ways to do this:", "A regular install", "An editable install",
+		"This is what should be used in CI systems and for deployments, since it mirrors how a package would get installed."}
+	if !slices.Equal(got, want) {
+		t.Errorf("list lines:\n got %q\nwant %q", got, want)
+	}
 	for s, ok := range map[string]bool{
 		"leak reports will be produced, but each leak report will describe it.": false,
 		"Leak reports will be produced for each block that leaked.":             true,
@@ -443,7 +452,8 @@ func TestResearchReadsSentencesInTheirPlace(t *testing.T) {
 			Text: "2.5. Suppressing errors\n\nThe error-checking tools detect numerous problems in the system libraries. " +
 				"So Valgrind reads a list of errors to suppress at startup. You can write your own suppression files for the rest.\n\n" +
 				"Or maybe just eagerly report any copies of uninitialised values and errors?\n\n" +
-				"2.6. Selecting the tool\n\nThe default tool is Memcheck, which you can name explicitly on the command line\n\n" +
+				"2.6. Selecting the tool\n\nSelect the tool that you would like Valgrind to run on your program before anything else\n\n" +
+				"The default tool is Memcheck, which you can name explicitly on the command line\n\n" +
 				"    valgrind --tool=memcheck ls -l\n\nOther tools are named the same way."},
 		&page{URL: "https://vg.example/memcheck", Title: "Memcheck: a memory error detector",
 			Text: "Memcheck: a memory error detector\n\nMemcheck is a memory error detector for C and C++ programs. Memcheck issues a range of error messages about memory."},
@@ -486,6 +496,9 @@ func TestResearchReadsSentencesInTheirPlace(t *testing.T) {
 	if !strings.Contains(c, "which you can name explicitly on the command line: [") || !strings.Contains(c, "```\nvalgrind --tool=memcheck ls -l\n```") &&
 		!strings.Contains(c, "  ```\n  valgrind --tool=memcheck ls -l\n  ```") {
 		t.Errorf("the sentence that introduces the command should come with it:\n%s", c)
+	}
+	if strings.Contains(c, "Select the tool that you would like") {
+		t.Errorf("a line with no full stop and no code after it is quoted:\n%s", c)
 	}
 
 	c = research("what is a data race")

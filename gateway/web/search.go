@@ -415,12 +415,23 @@ func bestSentences(query, body string, max int) string {
 	if len(ps) == 0 {
 		return ""
 	}
-	ss := make([]string, len(ps))
+	q := tokens(query)
+	docs := make([][]string, len(ps))
 	for i, p := range ps {
-		ss[i] = p.text + "\n" + p.heading
+		docs[i] = tokens(p.text)
 	}
-	idx, scores := rankOrder(query, ss)
-	best := idx[0]
+	// The heading raises a sentence that answers the query itself; it
+	// does not make one that holds other words of the query outrank it.
+	scores := bm25(q, docs)
+	best := 0
+	for i := range scores {
+		if ps[i].heading != "" {
+			scores[i] *= 1 + 0.5*coverage(q, tokens(ps[i].heading))
+		}
+		if scores[i] > scores[best] {
+			best = i
+		}
+	}
 	if scores[best] <= 0 {
 		return ""
 	}
@@ -447,7 +458,7 @@ func bestSentences(query, body string, max int) string {
 		}
 		return out + " …"
 	}
-	if i < len(ss) {
+	if i < len(ps) {
 		out += " …"
 	}
 	return out
