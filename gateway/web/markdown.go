@@ -3,8 +3,8 @@ package web
 import (
 	"bytes"
 	"net/url"
-	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -26,12 +26,16 @@ import (
 // command blocks stay code, and tables of contents and label targets are
 // left out.
 
-var markdownParser = goldmark.New(
-	goldmark.WithExtensions(extension.GFM, extension.NewFootnote(extension.WithFootnoteBacklinkHTML(""))),
-	// Raw HTML in markdown (READMEs' centred logos and <details>) goes to
-	// the extractor like any page's; nothing is ever run.
-	goldmark.WithRendererOptions(gmhtml.WithUnsafe()),
-)
+// markdownParser is made on first use: building its extensions costs
+// about a millisecond, which hark's start-up need not pay.
+var markdownParser = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM, extension.NewFootnote(extension.WithFootnoteBacklinkHTML(""))),
+		// Raw HTML in markdown (READMEs' centred logos and <details>)
+		// goes to the extractor like any page's; nothing is ever run.
+		goldmark.WithRendererOptions(gmhtml.WithUnsafe()),
+	)
+})
 
 // renderMarkdown reads src, a markdown file at pageURL, into its markdown
 // and text as the extractor writes them, and the title its front matter
@@ -39,7 +43,7 @@ var markdownParser = goldmark.New(
 func renderMarkdown(pageURL, src string) (md, text, title string) {
 	src, title = frontMatter(src)
 	var buf bytes.Buffer
-	if err := markdownParser.Convert([]byte(myst(src)), &buf); err != nil {
+	if err := markdownParser().Convert([]byte(myst(src)), &buf); err != nil {
 		return "", "", title
 	}
 	doc, err := html.Parse(&buf)
@@ -75,7 +79,7 @@ func findElement(n *html.Node, a atom.Atom) *html.Node {
 	return nil
 }
 
-var frontTitle = regexp.MustCompile(`(?m)^title:\s*(.+?)\s*$`)
+var frontTitle = lazyRegexp(`(?m)^title:\s*(.+?)\s*$`)
 
 // frontMatter splits off a leading YAML front matter block ("---" lines,
 // as Jekyll and Hugo pages have) and returns the rest and its title.
@@ -88,7 +92,7 @@ func frontMatter(src string) (rest, title string) {
 	if !ok || len(head) > 8<<10 {
 		return src, ""
 	}
-	if m := frontTitle.FindStringSubmatch(head); m != nil {
+	if m := frontTitle().FindStringSubmatch(head); m != nil {
 		title = strings.Trim(m[1], `"'`)
 	}
 	return rest, title
@@ -96,19 +100,19 @@ func frontMatter(src string) (rest, title string) {
 
 var (
 	// mystRole is a role before its code span: {ref}`pip wheel`.
-	mystRole = regexp.MustCompile("\\{[A-Za-z][\\w:.+-]*\\}`")
+	mystRole = lazyRegexp("\\{[A-Za-z][\\w:.+-]*\\}`")
 	// mystTarget is a label line: (editable-installs)=
-	mystTarget = regexp.MustCompile(`^\([\w.:-]+\)=\s*$`)
+	mystTarget = lazyRegexp(`^\([\w.:-]+\)=\s*$`)
 	// mystDirective opens a directive: ```{note}, :::{tip}, ````{code-block} python
-	mystDirective = regexp.MustCompile("^(`{3,}|:{3,})\\{([\\w:.-]+)\\}\\s*(.*)$")
+	mystDirective = lazyRegexp("^(`{3,}|:{3,})\\{([\\w:.-]+)\\}\\s*(.*)$")
 	// mystOption is a directive's option line: ":caption: Example".
-	mystOption = regexp.MustCompile(`^:[\w-]+:`)
+	mystOption = lazyRegexp(`^:[\w-]+:`)
 )
 
 // What each MyST directive becomes: code (its lines as a code block),
 // gone (left out), else prose (its content read as markdown).
-var mystCode = regexp.MustCompile(`(?i)code|cli|console|shell|literal|prompt|eval`)
-var mystGone = regexp.MustCompile(`(?i)^(?:toctree|contents|include|literalinclude|auto\w*|only|raw|image|figure|rst-class|meta|glossary)$`)
+var mystCode = lazyRegexp(`(?i)code|cli|console|shell|literal|prompt|eval`)
+var mystGone = lazyRegexp(`(?i)^(?:toctree|contents|include|literalinclude|auto\w*|only|raw|image|figure|rst-class|meta|glossary)$`)
 
 // myst rewrites MyST's extensions of markdown into CommonMark.
 func myst(src string) string {
@@ -147,12 +151,12 @@ func myst(src string) string {
 			options = false
 			continue
 		}
-		if m := mystDirective.FindStringSubmatch(t); m != nil {
+		if m := mystDirective().FindStringSubmatch(t); m != nil {
 			mode := byte('p')
 			switch {
-			case mystGone.MatchString(m[2]):
+			case mystGone().MatchString(m[2]):
 				mode = 'g'
-			case mystCode.MatchString(m[2]):
+			case mystCode().MatchString(m[2]):
 				mode = 'c'
 			}
 			stack = append(stack, open{m[1], mode})
@@ -167,7 +171,7 @@ func myst(src string) string {
 			options = true
 			continue
 		}
-		if options && (mystOption.MatchString(t) || t == "---") {
+		if options && (mystOption().MatchString(t) || t == "---") {
 			continue
 		}
 		options = false
@@ -189,10 +193,10 @@ func myst(src string) string {
 			out = append(out, line)
 			continue
 		}
-		if mystTarget.MatchString(t) {
+		if mystTarget().MatchString(t) {
 			continue
 		}
-		out = append(out, mystRole.ReplaceAllString(line, "`"))
+		out = append(out, mystRole().ReplaceAllString(line, "`"))
 	}
 	return strings.Join(out, "\n")
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -80,7 +79,7 @@ func parsePlain(pageURL, body string, markdown bool, fetched time.Time) *page {
 		p.Favicon = u.Scheme + "://" + u.Host + "/favicon.ico"
 	}
 	if markdown {
-		for _, m := range mdLink.FindAllStringSubmatch(body, -1) {
+		for _, m := range mdLink().FindAllStringSubmatch(body, -1) {
 			if u, err := url.Parse(pageURL); err == nil {
 				if l := resolveLink(u, m[2]); l != "" {
 					if m[0][0] == '!' {
@@ -95,7 +94,7 @@ func parsePlain(pageURL, body string, markdown bool, fetched time.Time) *page {
 	return p
 }
 
-var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\(([^)\s]+)[^)]*\)`)
+var mdLink = lazyRegexp(`!?\[([^\]]*)\]\(([^)\s]+)[^)]*\)`)
 
 func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Time, opt extractOptions) (*page, error) {
 	doc, err := html.Parse(bytes.NewReader(body))
@@ -225,7 +224,7 @@ func readHead(doc *html.Node, base *url.URL, p *page) {
 					if strings.Contains(ld, "NewsArticle") || strings.Contains(ld, `"Article"`) || strings.Contains(ld, "BlogPosting") {
 						p.ArticleType = true
 					}
-					if m := ldDate.FindStringSubmatch(ld); m != nil && p.Published.IsZero() {
+					if m := ldDate().FindStringSubmatch(ld); m != nil && p.Published.IsZero() {
 						if t, ok := parseDate(m[1]); ok {
 							p.Published = t
 						}
@@ -244,7 +243,7 @@ func readHead(doc *html.Node, base *url.URL, p *page) {
 	p.Description = strings.TrimSpace(p.Description)
 }
 
-var ldDate = regexp.MustCompile(`"datePublished"\s*:\s*"([^"]+)"`)
+var ldDate = lazyRegexp(`"datePublished"\s*:\s*"([^"]+)"`)
 
 func applyRobotsDirectives(v string, p *page) {
 	for _, d := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == ',' || r == ' ' }) {

@@ -2,8 +2,10 @@ package web
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -570,4 +572,11 @@ func headingLine(t string) bool {
 	}
 	first, _ := utf8.DecodeRuneInString(t)
 	return unicode.IsUpper(first) || unicode.IsDigit(first)
+}
+
+// lazyRegexp compiles pattern on first use. Patterns compiled as package
+// variables would cost every start of hark, a research or markdown file
+// read or not (docs/startup.md).
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

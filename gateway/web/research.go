@@ -189,7 +189,7 @@ func matched(terms, doc []string) int {
 }
 
 // sectionNumber is a leading section number: "4. ", "8.1.2 ".
-var sectionNumber = regexp.MustCompile(`^\d+(\.\d+)*\.?\s+`)
+var sectionNumber = lazyRegexp(`^\d+(\.\d+)*\.?\s+`)
 
 // spelledAsSources is name as the sources write it most often ("drd" →
 // "DRD", "memcheck" → "Memcheck"), else name with a capital.
@@ -214,16 +214,16 @@ func spelledAsSources(name string, texts []string) string {
 }
 
 // definition is a sentence that says what its subject is.
-var definition = regexp.MustCompile(`^\S+ (?:is|are) (?:a|an|the) `)
+var definition = lazyRegexp(`^\S+ (?:is|are) (?:a|an|the) `)
 
 // whatIs finds what a question asks to have defined: "what is a data
 // race", "what are closures in libffi" (the place, "in libffi", is not
 // part of the name), "define X", "what does X mean".
-var whatIs = regexp.MustCompile(`(?i)^\s*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|who\s+(?:is|are|was|were)|define|what\s+does)\s+(?:(?:an?|the)\s+)?(.+?)(?:\s+(?:mean|in|on|for|within|under|when|with|inside)\b.*)?\s*[?.!]*\s*$`)
+var whatIs = lazyRegexp(`(?i)^\s*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|who\s+(?:is|are|was|were)|define|what\s+does)\s+(?:(?:an?|the)\s+)?(.+?)(?:\s+(?:mean|in|on|for|within|under|when|with|inside)\b.*)?\s*[?.!]*\s*$`)
 
 // asksHow matches questions after a way of doing something, which
 // sentences saying what a thing is do not answer.
-var asksHow = regexp.MustCompile(`(?i)^\s*(?:how\b|what\s+steps\b|in\s+what\s+way\b)`)
+var asksHow = lazyRegexp(`(?i)^\s*(?:how\b|what\s+steps\b|in\s+what\s+way\b)`)
 
 // subject is what a "what is X" question asks about.
 type subject struct {
@@ -234,8 +234,8 @@ type subject struct {
 // definedSubject is what input asks to have defined, or nil when input
 // asks no such thing or names something of over five words.
 func definedSubject(input string) *subject {
-	m := whatIs.FindStringSubmatch(oneLine(input))
-	if m == nil || comparePattern.MatchString(oneLine(input)) {
+	m := whatIs().FindStringSubmatch(oneLine(input))
+	if m == nil || comparePattern().MatchString(oneLine(input)) {
 		return nil
 	}
 	words := strings.FieldsFunc(m[1], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
@@ -267,18 +267,18 @@ func (s *subject) namedBy(heading string) bool {
 // leansOnContext matches sentences that open by pointing at text the
 // report does not quote ("As mentioned earlier, …", "This means …",
 // "However, …"): read alone they leave the reader asking what "this" is.
-var leansOnContext = regexp.MustCompile(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore)\b`)
+var leansOnContext = lazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore)\b`)
 
 // comparePattern finds what a comparison compares: "compare A and B",
 // "A vs B", "the difference between A and B".
-var comparePattern = regexp.MustCompile(`(?i)^(?:how (?:does|do) )?(?:compare|contrast|(?:what (?:is|are) )?(?:the )?differences? between)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)
+var comparePattern = lazyRegexp(`(?i)^(?:how (?:does|do) )?(?:compare|contrast|(?:what (?:is|are) )?(?:the )?differences? between)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)
 
 // comparedPlace splits the last thing compared from where both are: "a
 // union in libffi".
-var comparedPlace = regexp.MustCompile(`(?i)^(.+?)\s+(?:in|on|for|within|under|inside)\s+(.+)$`)
+var comparedPlace = lazyRegexp(`(?i)^(.+?)\s+(?:in|on|for|within|under|inside)\s+(.+)$`)
 
 // leadingArticle is a leading article, which a section heading leaves out.
-var leadingArticle = regexp.MustCompile(`(?i)^(?:an?|the)\s+`)
+var leadingArticle = lazyRegexp(`(?i)^(?:an?|the)\s+`)
 
 // questionWords open a clause that is a question of its own.
 var questionWords = map[string]bool{"how": true, "what": true, "why": true, "when": true, "where": true, "which": true,
@@ -294,18 +294,18 @@ var questionWords = map[string]bool{"how": true, "what": true, "why": true, "whe
 // a comparison compares.
 func reportSections(input string) (secs []section, compared []string) {
 	input = oneLine(input)
-	if m := comparePattern.FindStringSubmatch(input); m != nil {
+	if m := comparePattern().FindStringSubmatch(input); m != nil {
 		a, b := m[1], m[2]
 		if a == "" {
 			a, b = m[3], m[4]
 		}
 		// "a struct and a union in libffi": both are libffi's.
 		place := ""
-		if m := comparedPlace.FindStringSubmatch(b); m != nil {
+		if m := comparedPlace().FindStringSubmatch(b); m != nil {
 			b, place = m[1], " "+m[2]
 		}
 		for _, part := range append(strings.Split(a, ","), b) {
-			part = leadingArticle.ReplaceAllString(strings.Trim(part, " ,;:"), "")
+			part = leadingArticle().ReplaceAllString(strings.Trim(part, " ,;:"), "")
 			if len(answerTerms(part)) == 0 {
 				continue
 			}
@@ -436,7 +436,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	// URLs named in the input are read first (and so indexed): they are
 	// sources even on a fresh machine with an empty index.
 	named := e.readNamedURLs(ctx, input)
-	input = strings.TrimSpace(inputURL.ReplaceAllString(input, ""))
+	input = strings.TrimSpace(inputURL().ReplaceAllString(input, ""))
 	if localIndex {
 		n, err := e.store.count(ctx)
 		if err != nil {
@@ -558,7 +558,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	}
 	inSummary := map[string]bool{}
 	subject := definedSubject(input)
-	how := asksHow.MatchString(input)
+	how := asksHow().MatchString(input)
 	// pick ranks sentences by BM25 against q and takes the best n that
 	// answer one of the term sets. With inContext, the words of a
 	// sentence's heading and page title count towards answering ("This
@@ -583,12 +583,12 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				scores[i] *= 2 // opens the section "The Closure API" for "what is a closure"
 			case how && short(all[i].code):
 				scores[i] *= 1.3 // shows how: "Select a voice from the command line:" and the command
-			case !how && definition.MatchString(texts[i]) && slices.Contains(terms, docs[i][0]):
+			case !how && definition().MatchString(texts[i]) && slices.Contains(terms, docs[i][0]):
 				scores[i] *= 1.6 // says what the question names is: "Memcheck is a …"
 			case !how && len(docs[i]) > 0 && slices.Contains(terms, docs[i][0]):
 				scores[i] *= 1.3 // about what the question names: "Memcheck reports …"
 			}
-			if leansOnContext.MatchString(texts[i]) {
+			if leansOnContext().MatchString(texts[i]) {
 				scores[i] *= 0.6 // still usable, after sentences that stand alone
 			}
 			if inContext && len(terms) > 0 {
@@ -645,7 +645,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		for _, c := range cs {
 			// A section number ("4. Helgrind is …") would read as a
 			// numbered list inside the bullet.
-			text := sectionNumber.ReplaceAllString(strings.TrimSpace(c.text), "")
+			text := sectionNumber().ReplaceAllString(strings.TrimSpace(c.text), "")
 			line := fmt.Sprintf("%s [%d]", text, cite(c.source))
 			switch {
 			case bullets && c.code != "":
@@ -711,13 +711,13 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	return b.String(), out, nil
 }
 
-var inputURL = regexp.MustCompile(`https?://[^\s<>"')\]]+`)
+var inputURL = lazyRegexp(`https?://[^\s<>"')\]]+`)
 
 // readNamedURLs reads up to 5 URLs the research input names. A source
 // named by the user ranks above anything search finds.
 func (e *Engine) readNamedURLs(ctx context.Context, input string) []*researchSource {
 	var out []*researchSource
-	for _, u := range inputURL.FindAllString(input, 5) {
+	for _, u := range inputURL().FindAllString(input, 5) {
 		u = strings.TrimRight(u, ".,;:!?")
 		fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		p, err := e.readPage(fctx, u, extractOptions{})

@@ -380,7 +380,7 @@ func TestSpelledAsSources(t *testing.T) {
 	if got := spelledAsSources("okapi", texts); got != "Okapi" {
 		t.Errorf("a name no source has → %q", got)
 	}
-	if got := sectionNumber.ReplaceAllString("4. Helgrind is a thread error detector.", ""); got != "Helgrind is a thread error detector." {
+	if got := sectionNumber().ReplaceAllString("4. Helgrind is a thread error detector.", ""); got != "Helgrind is a thread error detector." {
 		t.Errorf("section number left: %q", got)
 	}
 }
