@@ -103,3 +103,18 @@ func BenchmarkKeepSearch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKeepPage: what keeping adds to an extract of one page (the
+// page replaces its older copy, looked up by URL), in a library that
+// already holds 10,000 items.
+func BenchmarkKeepPage(b *testing.B) {
+	s, v := filled(b, 10000)
+	raw, _ := json.Marshal(api.ExtractOutput{Results: []api.PageContent{{URL: "https://example.com/page", RawContent: "# A page\n\n" + v.text(300)}}})
+	r := api.Result{Tool: api.ToolExtract, Inputs: map[string]any{"urls": []any{"https://example.com/page"}}, Output: raw, TraceID: "t", Gateway: "g"}
+	b.ResetTimer()
+	for b.Loop() {
+		if err := s.Add(context.Background(), Items(r)...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

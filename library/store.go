@@ -92,6 +92,10 @@ CREATE TABLE IF NOT EXISTS items (
 );
 CREATE INDEX IF NOT EXISTS items_created ON items(created);
 CREATE INDEX IF NOT EXISTS items_kind ON items(kind, created);
+-- What Add looks up to replace an older copy: a search by its query, a
+-- page by its URL (without them, every keep scanned the table).
+CREATE INDEX IF NOT EXISTS items_kind_query ON items(kind, query);
+CREATE INDEX IF NOT EXISTS items_kind_url ON items(kind, url);
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
 	title, query, body, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3 4'
 );
@@ -141,8 +145,10 @@ func Open(dir string) (*Store, error) {
 }
 
 // schemaVersion is user_version once the schema is made; an open of a
-// library at this version skips the CREATE statements.
-const schemaVersion = 1
+// library at this version skips the CREATE statements. Version 2 added
+// the indexes Add's replacing looks up; a version 1 library gets them on
+// its next open (the statements are all IF NOT EXISTS).
+const schemaVersion = 2
 
 func (s *Store) init(fresh bool) error {
 	var id, version int64
@@ -153,7 +159,8 @@ func (s *Store) init(fresh bool) error {
 		return s.fault(err)
 	}
 	switch {
-	case id == applicationID && version == schemaVersion:
+	case id == applicationID && version >= schemaVersion:
+		// A newer hark's library keeps its version: its schema holds ours.
 		return nil
 	case id == applicationID:
 	case fresh || id == 0 && s.empty():
@@ -197,6 +204,13 @@ func (s *Store) Path() string { return s.path }
 // Close closes the library.
 func (s *Store) Close() error { return s.db.Close() }
 
+// The older copies Add replaces, found through items_kind_url and
+// items_kind_query.
+const (
+	deletePageCopy   = `DELETE FROM items WHERE kind = ? AND url = ? AND body = ?`
+	deleteSearchCopy = `DELETE FROM items WHERE kind = ? AND query = ? AND inputs = ? AND gateway = ?`
+)
+
 // Add keeps items and sets their IDs (and Created, when zero). A page
 // kept again (same URL and body) replaces its older copy, and so does a
 // search run again with the same query and options on the same gateway,
@@ -216,13 +230,13 @@ func (s *Store) Add(ctx context.Context, items ...*Item) error {
 		}
 		switch it.Kind {
 		case KindPage:
-			if _, err := tx.ExecContext(ctx, `DELETE FROM items WHERE kind = ? AND url = ? AND body = ?`, KindPage, it.URL, it.Body); err != nil {
+			if _, err := tx.ExecContext(ctx, deletePageCopy, KindPage, it.URL, it.Body); err != nil {
 				return s.fault(err)
 			}
 		case KindSearch:
 			// The same query with the same options, run again (the
 			// Search pane re-runs as options change back and forth).
-			if _, err := tx.ExecContext(ctx, `DELETE FROM items WHERE kind = ? AND query = ? AND inputs = ? AND gateway = ?`, KindSearch, it.Query, it.Inputs, it.Gateway); err != nil {
+			if _, err := tx.ExecContext(ctx, deleteSearchCopy, KindSearch, it.Query, it.Inputs, it.Gateway); err != nil {
 				return s.fault(err)
 			}
 		}
