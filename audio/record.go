@@ -103,6 +103,18 @@ func (e *CaptureError) Summary() string {
 	return "no microphone could be opened: this machine has no capture device (or none is free)"
 }
 
+// Brief is Summary in a few words, for a status line at 80 columns.
+func (e *CaptureError) Brief() string {
+	s := e.Summary()
+	switch {
+	case strings.HasPrefix(s, "no recording tool"):
+		return "no recording tool (install alsa-utils or pulseaudio-utils)"
+	case strings.Contains(s, "SSH"):
+		return "no microphone: none is forwarded to this SSH session"
+	}
+	return "no microphone: this machine has no capture device"
+}
+
 func startCapture(parent context.Context, name, path string, args []string) (*Recording, error) {
 	ctx, cancel := context.WithCancel(parent)
 	cmd := exec.CommandContext(ctx, path, args...)

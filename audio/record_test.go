@@ -124,3 +124,24 @@ pcm.hark_null { type null }
 		t.Errorf("Close after the tool died: %v", err)
 	}
 }
+
+// Brief fits a status line at 80 columns with a "dictation: " before it,
+// and still says what is missing.
+func TestCaptureErrorBrief(t *testing.T) {
+	for _, c := range []struct {
+		ssh     string
+		reasons []string
+		want    string
+	}{
+		{"", []string{"arecord: not installed", "parecord: not installed"}, "no recording tool"},
+		{"", []string{"arecord: Unknown PCM default"}, "no capture device"},
+		{"1.2.3.4 5 6.7.8.9 22", []string{"parec: Connection refused"}, "SSH session"},
+	} {
+		t.Setenv("SSH_CONNECTION", c.ssh)
+		t.Setenv("SSH_TTY", "")
+		b := (&CaptureError{Reasons: c.reasons}).Brief()
+		if !strings.Contains(b, c.want) || len("✗ dictation: "+b) > 76 {
+			t.Errorf("%v: %q (%d columns)", c.reasons, b, len("✗ dictation: "+b))
+		}
+	}
+}

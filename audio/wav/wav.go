@@ -262,3 +262,45 @@ func putU32(f io.WriteSeeker, at int64, v uint32) error {
 	_, err := f.Write(b[:])
 	return err
 }
+
+// FixBytes is FixSizes for a WAV held in memory (a take streamed whole),
+// in place.
+func FixBytes(b []byte) error { return FixSizes(&memFile{b: b}) }
+
+// memFile is a fixed-size byte slice as a file.
+type memFile struct {
+	b   []byte
+	off int64
+}
+
+func (m *memFile) Read(p []byte) (int, error) {
+	if m.off >= int64(len(m.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[m.off:])
+	m.off += int64(n)
+	return n, nil
+}
+
+func (m *memFile) Write(p []byte) (int, error) {
+	if m.off+int64(len(p)) > int64(len(m.b)) {
+		return 0, errors.New("wav: write past the end of the data")
+	}
+	n := copy(m.b[m.off:], p)
+	m.off += int64(n)
+	return n, nil
+}
+
+func (m *memFile) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += m.off
+	case io.SeekEnd:
+		off += int64(len(m.b))
+	}
+	if off < 0 {
+		return 0, errors.New("wav: seek before the start")
+	}
+	m.off = off
+	return off, nil
+}

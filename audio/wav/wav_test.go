@@ -190,3 +190,19 @@ func FuzzWAV(f *testing.F) {
 		}
 	})
 }
+
+// A streamed WAV held in memory gets its true sizes in place.
+func TestFixBytes(t *testing.T) {
+	pcm := make([]byte, 1000)
+	b := append(Header(8000, StreamSize), pcm...)
+	if err := FixBytes(b); err != nil {
+		t.Fatal(err)
+	}
+	fm, err := ReadHeader(bytes.NewReader(b))
+	if err != nil || !fm.SizeKnown() || fm.DataBytes != 1000 || binary.LittleEndian.Uint32(b[4:8]) != uint32(len(b)-8) {
+		t.Errorf("after FixBytes: %+v %v", fm, err)
+	}
+	if err := FixBytes([]byte("RIFF....WAVEfmt ")); err == nil {
+		t.Error("fixed a WAV with no data chunk")
+	}
+}
