@@ -2,12 +2,15 @@ package common
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -22,12 +25,18 @@ type Reader struct {
 	find    textinput.Model
 	finding bool
 	query   string
-	matches []int // lines holding the query, in order
-	at      int   // the current match, index into matches
+	matches []match // every occurrence of the query, in reading order
+	at      int     // the current match, index into matches
 	toc     []Heading
 	tocOpen bool
 	tocCur  int
 }
+
+// match is one occurrence of the query in the rendered lines, from line,
+// col to endLine, endCol (columns count the runes of a line's visible
+// text; endCol is exclusive). A phrase wrapped onto the next line ends on
+// a later line than it starts.
+type match struct{ line, col, endLine, endCol int }
 
 // Heading is one entry of a document's table of contents.
 type Heading struct {
@@ -74,8 +83,8 @@ func (r *Reader) FindKey(msg tea.KeyPressMsg, s *Scroll) tea.Cmd {
 		r.query = strings.TrimSpace(r.find.Value())
 		r.Refresh(s)
 		r.at = 0
-		for i, l := range r.matches {
-			if l >= s.Offset() {
+		for i, m := range r.matches {
+			if m.line >= s.Offset() {
 				r.at = i
 				break
 			}
@@ -100,44 +109,198 @@ func (r *Reader) Refresh(s *Scroll) {
 	if r.query == "" {
 		return
 	}
-	q := strings.ToLower(r.query)
-	for i, l := range s.lines {
-		if strings.Contains(strings.ToLower(ansi.Strip(l)), q) {
-			r.matches = append(r.matches, i)
-		}
-	}
+	r.matches = findAll(s.lines, r.query)
 	r.at = min(r.at, max(0, len(r.matches)-1))
-	s.mark = func(i int, line string) string { return r.highlight(i, line) }
+	if len(r.matches) > 0 {
+		s.mark = r.highlight
+	}
 }
 
-// highlight shows a matching line as plain text with every occurrence
-// of the query reversed, the current one also bold.
+// findAll finds every occurrence of query in lines, case-insensitively
+// (rune by rune, so that positions stay true whatever the letters: "Ⱥ"
+// and "ⱥ" differ in length in UTF-8) and with any run of blanks matching
+// any other, a line break included: a phrase wrapped onto the next line
+// is found. A blank line ends a paragraph, which no match crosses.
+func findAll(lines []string, query string) []match {
+	q := foldQuery(query)
+	if len(q) == 0 {
+		return nil
+	}
+	var out []match
+	// One paragraph at a time: its visible text as one run of folded
+	// runes, blanks collapsed, each rune knowing where it came from.
+	var text []rune
+	var from []pos
+	flush := func() {
+		for i := 0; i+len(q) <= len(text); {
+			if !hasAt(text, q, i) {
+				i++
+				continue
+			}
+			a, z := from[i], from[i+len(q)-1]
+			out = append(out, match{line: a.line, col: a.col, endLine: z.line, endCol: z.col + 1})
+			i += len(q)
+		}
+		text, from = text[:0], from[:0]
+	}
+	for i, l := range lines {
+		blank := true
+		col := 0
+		for _, c := range visible(l) {
+			if unicode.IsSpace(c) {
+				if len(text) > 0 && text[len(text)-1] != ' ' {
+					text, from = append(text, ' '), append(from, pos{i, col})
+				}
+			} else {
+				blank = false
+				text, from = append(text, fold(c)), append(from, pos{i, col})
+			}
+			col++
+		}
+		if blank {
+			flush()
+		} else if text[len(text)-1] != ' ' {
+			// The line break is a blank between the last word and the next.
+			text, from = append(text, ' '), append(from, pos{i, col})
+		}
+	}
+	flush()
+	return out
+}
+
+type pos struct{ line, col int }
+
+func hasAt(text, q []rune, i int) bool {
+	for j, c := range q {
+		if text[i+j] != c {
+			return false
+		}
+	}
+	return true
+}
+
+// foldQuery is the query as findAll compares it: folded, blanks collapsed
+// to one space, none at either end.
+func foldQuery(query string) []rune {
+	var q []rune
+	for _, c := range strings.TrimSpace(query) {
+		switch {
+		case !unicode.IsSpace(c):
+			q = append(q, fold(c))
+		case q[len(q)-1] != ' ':
+			q = append(q, ' ')
+		}
+	}
+	return q
+}
+
+// fold maps a rune to one representative of its case: the smallest rune
+// its simple case folding reaches (K, k and the Kelvin sign alike). One
+// rune for one rune, never a longer string as strings.ToLower("İ") is.
+func fold(c rune) rune {
+	switch {
+	case c < 0x80:
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		return c
+	}
+	m := c
+	for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+		m = min(m, f)
+	}
+	return m
+}
+
+// visible is the text a line shows: its runes without escape sequences.
+func visible(l string) []rune {
+	out := make([]rune, 0, len(l))
+	for i := 0; i < len(l); {
+		if l[i] == 0x1b {
+			i += escLen(l[i:])
+			continue
+		}
+		c, n := utf8.DecodeRuneInString(l[i:])
+		out = append(out, c)
+		i += n
+	}
+	return out
+}
+
+// highlight shows each match on line i in reverse video, the current one
+// also bold, keeping the line's own styles and hyperlinks around and
+// inside them.
 func (r *Reader) highlight(i int, line string) string {
-	if r.query == "" || len(r.matches) == 0 {
-		return line
+	k := sort.Search(len(r.matches), func(k int) bool { return r.matches[k].endLine >= i })
+	type span struct {
+		from, to int // runes of the visible text
+		on       string
 	}
-	plain := ansi.Strip(line)
-	lower := strings.ToLower(plain)
-	q := strings.ToLower(r.query)
-	if !strings.Contains(lower, q) {
-		return line
+	var spans []span
+	for ; k < len(r.matches) && r.matches[k].line <= i; k++ {
+		m := r.matches[k]
+		sp := span{from: 0, to: math.MaxInt, on: "\x1b[7m"}
+		if m.line == i {
+			sp.from = m.col
+		}
+		if m.endLine == i {
+			sp.to = m.endCol
+		}
+		if k == r.at {
+			sp.on = "\x1b[1;7m"
+		}
+		spans = append(spans, sp)
 	}
-	on := "\x1b[7m"
-	if r.matches[r.at] == i {
-		on = "\x1b[1;7m"
+	if len(spans) == 0 {
+		return line
 	}
 	var b strings.Builder
-	for {
-		j := strings.Index(lower, q)
-		if j < 0 {
-			b.WriteString(plain)
-			break
+	b.Grow(len(line) + 16*len(spans))
+	var pen []string // the line's styles in force: replayed after a match
+	col, in := 0, false
+	for j := 0; j < len(line); {
+		if line[j] == 0x1b {
+			n := escLen(line[j:])
+			seq := line[j : j+n]
+			b.WriteString(seq)
+			if isSGR(seq) {
+				if p := seq[2 : len(seq)-1]; p == "" || p == "0" {
+					pen = pen[:0]
+				} else {
+					pen = append(pen, seq)
+				}
+				if in {
+					b.WriteString(spans[0].on) // the line's style may have reset ours
+				}
+			}
+			j += n
+			continue
 		}
-		b.WriteString(plain[:j])
-		b.WriteString(on + plain[j:j+len(q)] + "\x1b[m")
-		plain, lower = plain[j+len(q):], lower[j+len(q):]
+		c, n := utf8.DecodeRuneInString(line[j:])
+		if !in && len(spans) > 0 && col >= spans[0].from && !unicode.IsSpace(c) {
+			// A match wrapped from the line above starts at this line's text,
+			// not at its indent.
+			b.WriteString(spans[0].on)
+			in = true
+		}
+		b.WriteString(line[j : j+n])
+		j += n
+		col++
+		if in && col >= spans[0].to {
+			b.WriteString("\x1b[m")
+			b.WriteString(strings.Join(pen, ""))
+			in, spans = false, spans[1:]
+		}
+	}
+	if in {
+		b.WriteString("\x1b[m")
 	}
 	return b.String()
+}
+
+// isSGR reports a Select Graphic Rendition sequence (a style).
+func isSGR(seq string) bool {
+	return len(seq) >= 3 && seq[1] == '[' && seq[len(seq)-1] == 'm'
 }
 
 // Find finds query as if typed after / and jumps to its first match.
@@ -197,9 +360,9 @@ func (r *Reader) show(s *Scroll) {
 	if len(r.matches) == 0 {
 		return
 	}
-	l := r.matches[r.at]
-	if l < s.offset || l >= s.offset+s.height {
-		s.offset = max(0, l-2)
+	m := r.matches[r.at]
+	if m.line < s.offset || m.endLine >= s.offset+s.height {
+		s.offset = max(0, m.line-2)
 		s.clamp()
 	}
 }

@@ -3,6 +3,8 @@ package common
 import (
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -128,4 +130,167 @@ func TestTextContents(t *testing.T) {
 	if r.toc[2].Line != 8 {
 		t.Errorf("8.1.1 found at line %d", r.toc[2].Line)
 	}
+}
+
+// highlighted is the text each highlight covers in a view, in order, with
+// "*" before the current match's.
+func highlighted(v string) []string {
+	var out []string
+	for _, part := range strings.Split(v, "\x1b[")[1:] {
+		cur := strings.HasPrefix(part, "1;7m")
+		if !cur && !strings.HasPrefix(part, "7m") {
+			continue
+		}
+		text := part[strings.IndexByte(part, 'm')+1:]
+		if cur {
+			text = "*" + text
+		}
+		if text != "" && text != "*" {
+			out = append(out, text)
+		}
+	}
+	return out
+}
+
+// Letters whose lower case is longer or shorter in UTF-8 (Ⱥ is 2 bytes,
+// ⱥ 3; İ lowers to two runes) neither crash find nor shift what is
+// highlighted.
+func TestFindAnyLetters(t *testing.T) {
+	for _, tc := range []struct {
+		line, query, want string
+		n                 int
+	}{
+		{strings.Repeat("Ⱥ", 20) + " leak", "leak", "leak", 1},
+		{strings.Repeat("İ", 9) + " leak and LEAK", "leak", "leak|LEAK", 2},
+		{"ⱥȺ ⱥȺ", "ȺȺ", "ⱥȺ|ⱥȺ", 2},
+		{"İstanbul, istanbul", "İST", "İst", 1},
+		{"Straße STRASSE", "straße", "Straße", 1},
+		{"200 \u212a (temperature) and 3 k", "K", "\u212a|k", 2},
+	} {
+		s := &Scroll{}
+		s.SetContent("  \x1b[38;5;252m" + tc.line + "\x1b[m")
+		s.SetHeight(3)
+		var r Reader
+		r.Find(tc.query, s)
+		if len(r.matches) != tc.n {
+			t.Errorf("%q in %q: %d matches, want %d", tc.query, tc.line, len(r.matches), tc.n)
+			continue
+		}
+		v := s.View()
+		got := strings.Join(highlighted(v), "|")
+		if strings.TrimPrefix(got, "*") != tc.want {
+			t.Errorf("%q in %q: highlighted %q, want %q", tc.query, tc.line, got, tc.want)
+		}
+		if ansi.Strip(v) != "  "+tc.line {
+			t.Errorf("highlighting changed the text: %q", ansi.Strip(v))
+		}
+	}
+}
+
+// Find counts matches, not lines: three on one line are three stops for
+// n, each highlighted, only the current one bold.
+func TestFindStepsThroughMatchesOnALine(t *testing.T) {
+	s := &Scroll{}
+	s.SetContent("a leak, a leak, a leak\nno match\nleak")
+	s.SetHeight(3)
+	var r Reader
+	r.Find("leak", s)
+	if r.Status() != "“leak” 1 of 4 (n/N)" {
+		t.Fatalf("status %q", r.Status())
+	}
+	for i, want := range []string{"*leak|leak|leak", "leak|*leak|leak", "leak|leak|*leak"} {
+		if got := strings.Join(highlighted(s.View()), "|"); !strings.HasPrefix(got, want) {
+			t.Errorf("after %d n: %q, want %q…", i, got, want)
+		}
+		r.Next(s, false)
+	}
+	if r.Status() != "“leak” 4 of 4 (n/N)" {
+		t.Errorf("status %q", r.Status())
+	}
+}
+
+// A highlighted line keeps its styles and its hyperlink: the match is
+// reversed inside them, and the line's style comes back after it.
+func TestFindKeepsStylesAndLinks(t *testing.T) {
+	link := ansi.SetHyperlink("https://x.test/leak") + "a leak page" + ansi.ResetHyperlink()
+	line := "  \x1b[1mBold leak\x1b[m see " + link + "\x1b[38;5;30m tail\x1b[m"
+	s := &Scroll{}
+	s.SetContent(line)
+	s.SetHeight(1)
+	var r Reader
+	r.Find("leak", s)
+	v := s.View()
+	if ansi.Strip(v) != ansi.Strip(line) {
+		t.Fatalf("text changed: %q", ansi.Strip(v))
+	}
+	for _, want := range []string{
+		"\x1b[1mBold \x1b[1;7mleak\x1b[m\x1b[1m", // bold again after the match
+		ansi.SetHyperlink("https://x.test/leak") + "a \x1b[7mleak\x1b[m page" + ansi.ResetHyperlink(),
+		"\x1b[38;5;30m tail",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%q", want, v)
+		}
+	}
+	// A style reset inside a match does not end its highlight.
+	s.SetContent("a \x1b[3mle\x1b[mak")
+	r.Refresh(s)
+	if !strings.Contains(s.View(), "\x1b[1;7mle\x1b[m\x1b[1;7mak\x1b[m") {
+		t.Errorf("highlight lost after a reset: %q", s.View())
+	}
+}
+
+// A phrase wrapped onto the next line (glamour's indent before it) is
+// found and highlighted on both lines.
+func TestFindAcrossALineBreak(t *testing.T) {
+	s := &Scroll{}
+	s.SetContent("  the heap block\n  overrun was found\n\n  heap\n\n  block overrun")
+	s.SetHeight(6)
+	var r Reader
+	r.Find("Heap  Block overrun", s)
+	if r.Status() != "“Heap  Block overrun” 1 of 1 (n/N)" {
+		t.Fatalf("status %q (a blank line ends a paragraph)", r.Status())
+	}
+	lines := strings.Split(s.View(), "\n")
+	if got := highlighted(lines[0]); len(got) != 1 || got[0] != "*heap block" {
+		t.Errorf("first line: %q", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "  \x1b[1;7moverrun\x1b[m") {
+		t.Errorf("second line: %q", lines[1])
+	}
+}
+
+// Whatever the letters and the query, find neither panics nor changes
+// the text, and highlights text that folds to the query.
+func FuzzFind(f *testing.F) {
+	for _, seed := range [][2]string{{"ȺȺȺȺ leak", "leak"}, {"İİ x İ", "i̇"}, {"a \x1b[1mb\x1b[m c\nd", "b c"}, {"ß ẞ ss", "SS"}, {"\u212a k K", "k"}} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, text, query string) {
+		if !utf8.ValidString(text) || !utf8.ValidString(query) || strings.ContainsAny(text, "\x1b\r") {
+			return
+		}
+		s := &Scroll{}
+		s.SetContent("  \x1b[3m" + text)
+		s.SetHeight(strings.Count(text, "\n") + 1)
+		var r Reader
+		r.Find(query, s)
+		v := s.View()
+		if ansi.Strip(v) != ansi.Strip("  \x1b[3m"+text) {
+			t.Fatalf("text changed: %q", v)
+		}
+		q := string(foldQuery(query))
+		for _, h := range highlighted(strings.ReplaceAll(v, "\n", " ")) {
+			h = strings.TrimPrefix(h, "*")
+			var folded []rune
+			for _, c := range h {
+				if !unicode.IsSpace(c) {
+					folded = append(folded, fold(c))
+				}
+			}
+			if !strings.Contains(strings.ReplaceAll(q, " ", ""), string(folded)) {
+				t.Fatalf("highlighted %q for %q", h, query)
+			}
+		}
+	})
 }

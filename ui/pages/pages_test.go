@@ -638,3 +638,28 @@ func TestReadPagesAreKept(t *testing.T) {
 		t.Errorf("library = false kept %d items", n)
 	}
 }
+
+// Find in the reader, by keys: letters whose lower case differs in
+// length do not crash it, and it counts and steps through every match,
+// several on a line.
+func TestReaderFindCountsMatches(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 16)
+	const u = "http://127.0.0.1/leak.html"
+	md := strings.Repeat("Ⱥ", 20) + " leak\n\nA leak, a Leak and a LEAK on one line.\n"
+	uitest.Settle(drive(p), p.add(doneMsg{slug: api.ToolExtract, base: u, pages: []*Page{{URL: u, Source: api.ToolExtract, Content: md}}}))
+	press(p, "/")
+	for _, k := range uitest.Type("leak") {
+		p.Update(k)
+	}
+	press(p, "enter")
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "“leak” 1 of 4 (n/N)") || !strings.Contains(v, strings.Repeat("Ⱥ", 20)+" leak") {
+		t.Fatalf("find:\n%s", v)
+	}
+	press(p, "n", "n")
+	v := p.View()
+	if !strings.Contains(uitest.Plain(v), "“leak” 3 of 4") || !strings.Contains(v, "a \x1b[1;7mLeak\x1b[m") || strings.Count(v, "\x1b[7m") != 3 {
+		t.Errorf("n n should make the second match of the line current, the other three reversed:\n%q", v)
+	}
+}
