@@ -39,3 +39,33 @@ func TestSentences(t *testing.T) {
 		t.Errorf("lines %v", lines)
 	}
 }
+
+// What read aloud must not spell out, one case each.
+func TestSentencesLeaveMarkupUnsaid(t *testing.T) {
+	for _, c := range []struct{ name, md, want string }{
+		{"indented code block", "Run this:\n\n    indented code line one\n    indented code line two\n\n    line three after a blank\n\nThen read on.",
+			"Run this:|A code block of 4 lines.|Then read on."},
+		{"indented line inside a paragraph", "A paragraph\n    with a lazy indented line.", "A paragraph with a lazy indented line."},
+		{"indented list continuation", "- An item\n\n    its second paragraph.", "An item.|its second paragraph."},
+		{"citations in brackets", "Memcheck tracks blocks (see [12], [3,4]). It is slow [2-5].", "Memcheck tracks blocks.|It is slow."},
+		{"citation mid-sentence", "Leaks [1] are reported at exit.", "Leaks are reported at exit."},
+		{"footnotes", "Okapis are shy.[^1] They live alone[^note].\n\n[^1]: The footnote text.\n    More of it.\n[^note]: Another.\n\nThe end.",
+			"Okapis are shy.|They live alone.|The end."},
+		{"underscores in words", "Run bin/build_flite and `make_all` or _emphasis_ and __strong__.", "Run bin/build_flite and make_all or emphasis and strong."},
+		{"HTML comment", "<!-- source: http://127.0.0.1:8080/page -->\n# Title\n\nText <!-- inline --> here.", "Title.|Text here."},
+		{"multi-line HTML comment", "Before.\n\n<!--\nhidden\nlines\n-->\n\nAfter.", "Before.|After."},
+		{"code span keeps its markup", "Include `<stdio.h>` and use `*p`.", "Include <stdio.h> and use *p."},
+	} {
+		var got []string
+		for _, s := range Sentences(c.md) {
+			got = append(got, s.Text)
+		}
+		if g := strings.Join(got, "|"); g != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, g, c.want)
+		}
+	}
+	// A comment's lines still count: the heading after one keeps its line.
+	if s := Sentences("<!--\na\n-->\n# Title"); len(s) != 1 || s[0].Line != 3 {
+		t.Errorf("line after a comment: %+v", s)
+	}
+}
