@@ -3,6 +3,7 @@ package common
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -60,9 +61,16 @@ type Common struct {
 	// one (nil otherwise).
 	Index Indexer
 
+	// Record opens the microphone for dictation (s16le mono at 16 kHz);
+	// nil means audio.Record. A test gives it a file instead.
+	Record func(ctx context.Context) (io.ReadCloser, error)
+
 	// dictations and readings number dictations and read-aloud runs
 	// across panes (their messages are broadcast); touched in Update only.
 	dictations, readings int
+	// sound is the one playback at a time, whichever pane started it
+	// (see ClaimSound).
+	sound sound
 	// StartQuery, when set, is searched for as soon as the tool list
 	// arrives (hark --search QUERY), so the first frame with content
 	// shows its results.
