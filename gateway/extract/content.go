@@ -23,8 +23,45 @@ import (
 // smallest element that holds most of the page's prose, and trims link
 // bars off its edges. It returns doc's body (or doc) when nothing better
 // stands out.
+//
+// When that leaves next to nothing (an API index, a contents page: the
+// content is all links), the link-dense blocks are put back and judged
+// again: a table cell that holds headings, and a list under a heading,
+// are the page's content, not its menu.
 func Main(doc *html.Node) *html.Node {
-	prune(doc, false)
+	p := &pruner{}
+	p.prune(doc, false)
+	p.detach()
+	root, prose := pick(doc, p.contents)
+	if prose[root] < sparseProse && len(p.linkDense) > 0 {
+		p.restore()
+		again := &pruner{lenient: true}
+		again.prune(doc, false)
+		again.detach()
+		root, prose = pick(doc, again.contents)
+	}
+	trimEdges(root, prose)
+	return root
+}
+
+// leavesOut reports whether one of nodes is in root but not in next.
+func leavesOut(root, next *html.Node, nodes []*html.Node) bool {
+	for _, n := range nodes {
+		if contains(root, n) && !contains(next, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// sparseProse is the prose, in letters, under which the main content is
+// next to nothing: a heading or two.
+const sparseProse = 200
+
+// pick chooses the main content of a pruned tree, with the prose of each
+// element. It never leaves out one of the tables of contents that prune
+// kept (contents).
+func pick(doc *html.Node, contents []*html.Node) (*html.Node, map[*html.Node]int) {
 	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
 	if body == nil {
 		body = doc
@@ -49,14 +86,13 @@ func Main(doc *html.Node) *html.Node {
 					break
 				}
 			}
-			if next == nil || isLeafBlock(next) || headings(root) != headings(next) {
+			if next == nil || isLeafBlock(next) || headings(root) != headings(next) || leavesOut(root, next, contents) {
 				break
 			}
 			root = next
 		}
 	}
-	trimEdges(root, prose)
-	return root
+	return root, prose
 }
 
 // Title finds the page's title heading, which Render puts above content
@@ -155,10 +191,25 @@ var navWords = map[string]bool{"menu": true, "sidebar": true, "breadcrumb": true
 	"related": true, "picker": true, "versions": true, "edit": true, "feedback": true, "subscribe": true,
 	"categories": true, "category": true, "tags": true, "topics": true}
 
-// prune removes furniture from n's subtree: dropped elements, hidden
-// ones, comments, navigation by role, <header> and <footer> outside
-// articles, and elements named as navigation that are mostly links.
-func prune(n *html.Node, inContent bool) {
+// pruner removes furniture from a tree: dropped elements, hidden ones,
+// comments, navigation by role, <header> and <footer> outside articles,
+// and link-dense blocks: elements named as navigation that are mostly
+// links, and table cells that are columns of links.
+type pruner struct {
+	// lenient keeps link-dense blocks that read as content: a table cell
+	// that holds headings (an API index's column), a list right under a
+	// heading.
+	lenient bool
+	// linkDense are the link-dense blocks removed, in document order, for
+	// restore.
+	linkDense []removed
+	// contents are the tables of contents kept as content.
+	contents []*html.Node
+}
+
+type removed struct{ n, parent, next *html.Node }
+
+func (p *pruner) prune(n *html.Node, inContent bool) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
 		switch c.Type {
@@ -167,14 +218,38 @@ func prune(n *html.Node, inContent bool) {
 		case html.ElementNode:
 			if isFurniture(c, inContent) {
 				n.RemoveChild(c)
+			} else if p.isLinkDense(c) {
+				p.linkDense = append(p.linkDense, removed{n: c})
 			} else {
-				prune(c, inContent || c.DataAtom == atom.Article || c.DataAtom == atom.Main || strings.EqualFold(attr(c, "role"), "main"))
+				p.prune(c, inContent || c.DataAtom == atom.Article || c.DataAtom == atom.Main || strings.EqualFold(attr(c, "role"), "main"))
 			}
 		}
 		c = next
 	}
 }
 
+// detach removes the link-dense blocks prune found. It runs after the
+// rest of the furniture is gone, so each block's next sibling stays in
+// the tree or is a link-dense block itself.
+func (p *pruner) detach() {
+	for i := range p.linkDense {
+		r := &p.linkDense[i]
+		r.parent, r.next = r.n.Parent, r.n.NextSibling
+		r.parent.RemoveChild(r.n)
+	}
+}
+
+// restore puts the link-dense blocks back where they were, last first so
+// that each one's next sibling is in place again.
+func (p *pruner) restore() {
+	for i := len(p.linkDense) - 1; i >= 0; i-- {
+		r := p.linkDense[i]
+		r.parent.InsertBefore(r.n, r.next)
+	}
+	p.linkDense = nil
+}
+
+// isFurniture reports what is never content, whatever else the page holds.
 func isFurniture(n *html.Node, inContent bool) bool {
 	if dropped[n.DataAtom] {
 		return true
@@ -190,11 +265,21 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] {
 		return true
 	}
-	if n.DataAtom == atom.Td && isLinkColumn(n) {
-		return true
+	return (isComments(n) || isPromo(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
+}
+
+// isLinkDense reports a menu: a column of links in a page laid out with
+// tables, or an element named as navigation that is mostly links. A
+// table of contents that lists other documents (a contents page, a
+// texinfo node's list of sections) is what the page says; one that lists
+// the page's own sections only repeats its headings.
+func (p *pruner) isLinkDense(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Html, atom.Body, atom.Main, atom.Article:
+		return false
 	}
-	if (isComments(n) || isPromo(n)) && !holdsPage(n) || isByline(n) || isSignUp(n) {
-		return true
+	if n.DataAtom == atom.Td && isLinkColumn(n) {
+		return !p.lenient || findFirst(n, isHeading) == nil
 	}
 	if !namedNav(n) {
 		return false
@@ -205,7 +290,61 @@ func isFurniture(n *html.Node, inContent bool) bool {
 		return false
 	}
 	links, all := linkText(n)
-	return all == 0 || links*2 > all || links > 0 && all-links < 40
+	if !(all == 0 || links*2 > all || links > 0 && all-links < 40) {
+		return false
+	}
+	if all > 0 && isContentsList(n) {
+		p.contents = append(p.contents, n)
+		return false
+	}
+	return !p.lenient || !underHeading(n)
+}
+
+// isContentsList reports a table of contents (class or id "toc") whose
+// links lead to other documents: to two documents or more, or to a whole
+// document (no #section). One that lists the page's own sections links
+// to "#section" or "page.html#section" only.
+func isContentsList(n *html.Node) bool {
+	toc := false
+	for _, w := range classWords(n) {
+		toc = toc || w == "toc"
+	}
+	if !toc {
+		return false
+	}
+	docs := map[string]bool{}
+	whole := false
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && !whole && len(docs) < 2; c = c.NextSibling {
+			if c.DataAtom == atom.A {
+				href := strings.TrimSpace(attr(c, "href"))
+				doc, _, frag := strings.Cut(href, "#")
+				doc, _, _ = strings.Cut(doc, "?")
+				if doc != "" && !strings.HasPrefix(strings.ToLower(doc), "javascript:") {
+					docs[doc] = true
+					whole = whole || !frag
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return whole || len(docs) >= 2
+}
+
+// underHeading reports an element that comes right after a heading, as
+// a section's list of links does.
+func underHeading(n *html.Node) bool {
+	for c := n.PrevSibling; c != nil; c = c.PrevSibling {
+		if c.Type == html.ElementNode {
+			return isHeading(c)
+		}
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return false
+		}
+	}
+	return false
 }
 
 // holdsPage reports a wrapper of the page itself, whatever its class
@@ -463,7 +602,8 @@ func isEdgeBar(n *html.Node) bool {
 		// Only images (DocBook's arrow bars) or nothing at all.
 		return findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.A }) != nil || !hasImage(n)
 	}
-	return links > 0 && links*2 >= all && onlyBarWords(n)
+	// A bar is a line or two: a block of a hundred links is an index.
+	return links > 0 && links*2 >= all && all <= 300 && onlyBarWords(n)
 }
 
 // barWords are what link bars say besides their links.
@@ -529,12 +669,17 @@ func proseLen(n *html.Node, memo map[*html.Node]int) int {
 }
 
 // linkText measures n's text inside links and in all, in runes (spaces
-// excluded).
+// excluded). An image in a link counts by its alt text: DocBook's
+// "Prev", "Up", "Next" arrows are links.
 func linkText(n *html.Node) (links, all int) {
 	var walk func(*html.Node, bool)
 	walk = func(n *html.Node, in bool) {
-		if n.Type == html.TextNode {
-			k := utf8.RuneCountInString(strings.Join(strings.Fields(n.Data), ""))
+		if n.Type == html.TextNode || in && n.DataAtom == atom.Img {
+			s := n.Data
+			if n.Type != html.TextNode {
+				s = attr(n, "alt")
+			}
+			k := utf8.RuneCountInString(strings.Join(strings.Fields(s), ""))
 			all += k
 			if in {
 				links += k

@@ -222,6 +222,126 @@ func TestArticlesLeaveTheirFurniture(t *testing.T) {
 	}
 }
 
+// Pages whose content is links: an API index laid out with tables (its
+// content column is all links under headings), a texinfo node that is
+// its list of sections, a DocBook contents page. The links are what the
+// page says; the site menu, the "Next:" line and the arrow bars around
+// them stay out, and a table of contents of the page's own sections
+// still goes (it repeats the headings).
+func TestLinkListsThatAreTheContent(t *testing.T) {
+	cases := []struct {
+		name      string
+		page      string
+		md, notMD []string
+	}{
+		{
+			name: "libxslt API index: a content column of links under headings",
+			page: `<html><head><title>List of function manipulating types in libxslt</title></head><body>
+<table width="100%"><tr><td width="120"><a href="http://swpat.ffii.org/"><img src="epatents.png" alt="Action against software patents"></a></td>
+<td><table><tr><td align="center"><h1>The XSLT C library for GNOME</h1><h2>List of function manipulating types in libxslt</h2></td></tr></table></td></tr></table>
+<table width="100%"><tr><td bgcolor="#8b7765"><table><tr><td valign="top" width="200">
+<table><tr><td><center><b>Main Menu</b></center></td></tr><tr><td><form action="search.php"><input name="query"></form><ul>
+<li><a href="index.html">Home</a></li><li><a href="intro.html">Introduction</a></li><li><a href="docs.html">Documentation</a></li>
+<li><a href="bugs.html">Reporting bugs and getting help</a></li><li><a href="API.html">The programming API</a></li></ul></td></tr></table>
+<table><tr><td><center><b>API Indexes</b></center></td></tr><tr><td><ul><li><a href="APIchunk0.html">Alphabetic</a></li>
+<li><a href="APIconstructors.html">Constructors</a></li><li><a href="APIfunctions.html">Functions/Types</a></li><li><a href="APIfiles.html">Modules</a></li></ul></td></tr></table></td>
+<td valign="top"><table><tr><td><h2>Type ...:</h2><p><a href="html/libxslt-xsltutils.html#xsltTransformError">xsltTransformError</a><br>
+</p><h2>Type FILE *:</h2><p><a href="html/libxslt-transform.html#xsltApplyStylesheetUser">xsltApplyStylesheetUser</a><br>
+<a href="html/libxslt-extensions.html#xsltDebugDumpExtensions">xsltDebugDumpExtensions</a><br>
+<a href="html/libxslt-transform.html#xsltProfileStylesheet">xsltProfileStylesheet</a><br>
+</p><h2>Type const char **:</h2><p><a href="html/libxslt-transform.html#xsltApplyStylesheet">xsltApplyStylesheet</a><br>
+<a href="html/libxslt-variables.html#xsltEvalUserParams">xsltEvalUserParams</a><br></p></td></tr></table></td></tr></table></td></tr></table>
+<p><a href="bugs.html">Daniel Veillard</a></p></body></html>`,
+			md: []string{"## Type ...:\n\n[xsltTransformError](http://host/valgrind/html/html/libxslt-xsltutils.html#xsltTransformError)",
+				"## Type FILE \\*:\n\n[xsltApplyStylesheetUser](http://host/valgrind/html/html/libxslt-transform.html#xsltApplyStylesheetUser)\\\n[xsltDebugDumpExtensions]",
+				"## Type const char \\*\\*:"},
+			notMD: []string{"Main Menu", "Home", "Reporting bugs", "Alphabetic", "Constructors"},
+		},
+		{
+			name: "texinfo node that is its list of sections",
+			page: `<html><head><title>Types (libffi)</title></head><body lang="en"><div class="section" id="Types">
+<div class="header"><p>Next: <a href="Multiple-ABIs.html" rel="next">Multiple ABIs</a>, Previous: <a href="Simple-Example.html" rel="prev">Simple Example</a>, Up: <a href="Using-libffi.html" rel="up">Using libffi</a> &nbsp; [<a href="Index.html" rel="index">Index</a>]</p></div>
+<hr><span id="Types-1"></span><h3 class="section">2.3 Types</h3>
+<ul class="section-toc"><li><a href="Primitive-Types.html" accesskey="1">Primitive Types</a></li>
+<li><a href="Structures.html" accesskey="2">Structures</a></li><li><a href="Size-and-Alignment.html" accesskey="3">Size and Alignment</a></li></ul></div></body></html>`,
+			md:    []string{"### 2.3 Types\n\n- [Primitive Types](http://host/valgrind/html/Primitive-Types.html)\n- [Structures](http://host/valgrind/html/Structures.html)\n- [Size and Alignment]"},
+			notMD: []string{"Next:", "Simple Example", "Index"},
+		},
+		{
+			name: "DocBook contents page lists its documents",
+			page: `<html><head><title>Valgrind Documentation</title></head><body><div></div><div lang="en" class="set"><div class="titlepage"><div>
+<div align="center"><h1 class="title"><a name="set-index"></a>Valgrind Documentation</h1></div>
+<div align="center"><p class="releaseinfo">Release 3.19.0 11 Apr 2022</p></div>
+<div align="center"><div class="legalnotice"><p>Permission is granted to copy, distribute and/or modify this document under the terms of the GNU Free Documentation License, Version 1.2 or any later version published by the Free Software Foundation.</p>
+<p>This is the top level of Valgrind's documentation tree. The documentation is contained in six logically separate documents, as listed in the following Table of Contents.</p></div></div></div><hr></div>
+<div class="toc"><p><b>Table of Contents</b></p><dl class="toc">
+<dt><span class="book"><a href="QuickStart.html">The Valgrind Quick Start Guide</a></span></dt>
+<dt><span class="book"><a href="manual.html">Valgrind User Manual</a></span></dt>
+<dt><span class="book"><a href="FAQ.html">Valgrind FAQ</a></span></dt></dl></div></div>
+<div><br><table class="nav" width="100%" summary="Navigation footer"><tr><td width="40%"> </td><td width="20%"> </td>
+<td width="40%" align="right"> <a accesskey="n" href="QuickStart.html">The Valgrind Quick Start Guide &gt;&gt;</a></td></tr></table></div></body></html>`,
+			md: []string{"[The Valgrind Quick Start Guide](http://host/valgrind/html/QuickStart.html)", "[Valgrind User Manual](http://host/valgrind/html/manual.html)",
+				"[Valgrind FAQ](http://host/valgrind/html/FAQ.html)", "as listed in the following Table of Contents."},
+			notMD: []string{">>", "&gt;"},
+		},
+		{
+			name: "DocBook chapter: its own table of contents and arrow bars stay out",
+			page: `<html><head><title>7. Helgrind</title></head><body>
+<div class="navheader"><table class="nav" width="100%" summary="Navigation header"><tr>
+<td><a accesskey="p" href="cl-manual.html"><img src="images/prev.png" alt="Prev"></a></td>
+<td><a accesskey="u" href="manual.html"><img src="images/up.png" alt="Up"></a></td>
+<th align="center">Valgrind User Manual</th>
+<td><a accesskey="n" href="drd-manual.html"><img src="images/next.png" alt="Next"></a></td></tr></table></div>
+<div class="chapter"><div class="titlepage"><div><div><h1 class="title"><a name="hg-manual"></a>7. Helgrind: a thread error detector</h1></div></div></div>
+<div class="toc"><p><b>Table of Contents</b></p><dl class="toc">
+<dt><span class="sect1"><a href="hg-manual.html#hg-manual.overview">7.1. Overview</a></span></dt>
+<dt><span class="sect1"><a href="hg-manual.html#hg-manual.api-checks">7.2. Detected errors: Misuses of the POSIX pthreads API</a></span></dt></dl></div>
+<div class="sect1"><div class="titlepage"><div><div><h2 class="title"><a name="hg-manual.overview"></a>7.1. Overview</h2></div></div></div>
+<p>Helgrind is a Valgrind tool for detecting synchronisation errors in C, C++ and Fortran programs that use the POSIX pthreads threading primitives.</p></div></div></body></html>`,
+			md:    []string{"# 7. Helgrind: a thread error detector\n\n## 7.1. Overview\n\nHelgrind is a Valgrind tool"},
+			notMD: []string{"Table of Contents", "Prev", "Valgrind User Manual"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			md, _ := extract(t, c.page, Options{Tables: true, Images: true})
+			for _, w := range c.md {
+				if !strings.Contains(md, w) {
+					t.Errorf("markdown lacks %q:\n%s", w, md)
+				}
+			}
+			for _, w := range c.notMD {
+				if strings.Contains(md, w) {
+					t.Errorf("markdown has %q:\n%s", w, md)
+				}
+			}
+		})
+	}
+}
+
+// A definition list's term is one bold span, whatever bold its markup
+// already had: DocBook's <strong class="command">, texinfo's
+// "Data type: <strong>ffi_type</strong>".
+func TestTermsAreOneBoldSpan(t *testing.T) {
+	page := `<html><body><div class="chapter"><h1>6. Callgrind</h1><div class="variablelist"><dl class="variablelist">
+<dt><span class="term"><span class="command"><strong>callgrind_annotate</strong></span></span></dt><dd><p>This command reads in the profile data, and prints a sorted list of functions.</p></dd>
+<dt><span class="term"><span class="command"><strong><code class="computeroutput">RUNNING_ON_VALGRIND</code></strong></span>:</span></dt><dd><p>Returns 1 if running on Valgrind, 0 if running on the real CPU.</p></dd>
+<dt id="index-ffi_005ftype-1"><span class="category">Data type: </span><span><strong>ffi_type</strong><a href='#index-ffi_005ftype-1' class='copiable-anchor'> &para;</a></span></dt><dd><p>The ffi_type has the following members.</p></dd>
+</dl></div></div></body></html>`
+	md, text := extract(t, page, Options{})
+	for _, w := range []string{"**callgrind_annotate**\n\nThis command", "**`RUNNING_ON_VALGRIND`:**\n\nReturns 1", "**Data type: ffi_type**\n\nThe ffi_type"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md)
+		}
+	}
+	if strings.Contains(md, "****") || strings.Contains(md, "** **") {
+		t.Errorf("nested or empty bold:\n%s", md)
+	}
+	if !strings.Contains(text, "callgrind_annotate\n\nThis command") || strings.Contains(text, "*") {
+		t.Errorf("text:\n%s", text)
+	}
+}
+
 // Title takes the <h1> the page's <title> names, not the site banner's,
 // and the first <h1> when the page has no <title>.
 func TestTitleIsTheArticles(t *testing.T) {

@@ -254,6 +254,10 @@ func (r *renderer) node(n *html.Node) {
 	case atom.Em, atom.I, atom.Cite, atom.Dfn, atom.Var:
 		r.wrap(n, "*")
 	case atom.Strong, atom.B:
+		if r.ctx.Kind == Term || r.ctx.Kind == Heading {
+			r.wrap(n, "") // already bold: "****x****" is not
+			return
+		}
 		r.wrap(n, "**")
 	case atom.Del, atom.S, atom.Strike:
 		r.wrap(n, "~~")
