@@ -54,33 +54,60 @@ func Wrap(s string, width int) string {
 	if width <= 0 {
 		return s
 	}
-	// ansi.Wrap breaks at hyphens whatever the breakpoints: hyphens inside
-	// words are non-breaking while it wraps.
-	return strings.ReplaceAll(ansi.Wrap(KeepWordsWhole(s), width, " "), NonBreakingHyphen, "-")
+	// ansi.Wrap breaks at hyphens whatever the breakpoints: the hyphens
+	// inside words are made non-breaking while it wraps.
+	return RestoreWords(ansi.Wrap(KeepWordsWhole(s), width, " "))
 }
 
-// NonBreakingHyphen is U+2011, a hyphen that wrapping does not break at.
-const NonBreakingHyphen = "\u2011"
+// Wrapping breaks lines inside words at these characters: ansi.Wrap at
+// hyphens, glamour's list items and block quotes also at . , ; and +,
+// which split URLs ("https://docs.freebsd.org/info/gxxint/gxxint." then
+// "info.Free_Store.html") that fit on a line. KeepWordsWhole swaps each
+// inside a word for a stand-in that no wrapping breaks at: a Unicode
+// noncharacter (U+FDD0 on, reserved for a program's own use, so never in
+// a page), one cell wide as the character it stands for.
+const breakers = "-.,;+"
 
-// KeepWordsWhole swaps the hyphens inside words (URLs, options such as
-// --leak-check, "well-known") for non-breaking ones, so that wrapping
-// (ours, or glamour's) never splits a word at a hyphen; swap them back
-// after wrapping. Hyphens standing alone (list bullets, rules, table
-// borders) are left as they are.
+var (
+	standIn      = [...]string{"\ufdd0", "\ufdd1", "\ufdd2", "\ufdd3", "\ufdd4"}
+	restoreWords = strings.NewReplacer(standIn[0], "-", standIn[1], ".", standIn[2], ",", standIn[3], ";", standIn[4], "+")
+)
+
+// KeepWordsWhole swaps the hyphens, dots, commas, semicolons and pluses
+// inside words (URLs, paths, options such as --leak-check, "well-known")
+// for stand-ins, so that wrapping (ours, or glamour's) never splits a
+// word there; RestoreWords swaps them back after wrapping. Such a
+// character at the end of a word (a full stop, an ordered list's "1."),
+// escaped with a backslash, or in a word without letters or digits
+// (bullets, rules, table borders) is left as it is: wrapping breaks after
+// it, never inside the word.
 func KeepWordsWhole(s string) string {
-	if !strings.Contains(s, "-") {
+	if !strings.ContainsAny(s, breakers) {
 		return s
 	}
 	var b strings.Builder
-	b.Grow(len(s) + 16)
+	b.Grow(len(s) + 32)
 	start := -1
 	flush := func(end int) {
 		w := s[start:end]
-		if strings.Contains(w, "-") && strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-			w = strings.ReplaceAll(w, "-", NonBreakingHyphen)
-		}
-		b.WriteString(w)
 		start = -1
+		if len(w) < 2 || !strings.ContainsAny(w[:len(w)-1], breakers) || strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+			b.WriteString(w)
+			return
+		}
+		for i := 0; i < len(w); i++ {
+			if w[i] == 0x1b { // escape sequences pass as they are
+				n := escLen(w[i:])
+				b.WriteString(w[i : i+n])
+				i += n - 1
+				continue
+			}
+			if k := strings.IndexByte(breakers, w[i]); k >= 0 && i < len(w)-1 && (i == 0 || w[i-1] != '\\') {
+				b.WriteString(standIn[k])
+			} else {
+				b.WriteByte(w[i])
+			}
+		}
 	}
 	for i, r := range s {
 		if unicode.IsSpace(r) {
@@ -98,6 +125,14 @@ func KeepWordsWhole(s string) string {
 		flush(len(s))
 	}
 	return b.String()
+}
+
+// RestoreWords undoes KeepWordsWhole, in wrapped text.
+func RestoreWords(s string) string {
+	if !strings.Contains(s, "\xef\xb7") { // the stand-ins' first two bytes
+		return s
+	}
+	return restoreWords.Replace(s)
 }
 
 var bareURL = regexp.MustCompile(`https?://[^\s<>"'\x1b]+[^\s<>"'\x1b.,;:!?)\]]`)

@@ -79,3 +79,19 @@ func TestWrapKeepsURLsWhole(t *testing.T) {
 		t.Error("text without URLs changed")
 	}
 }
+
+// Making words whole leaves escape sequences and a word's last character
+// alone, and is undone exactly.
+func TestKeepWordsWholeRoundTrip(t *testing.T) {
+	in := "\x1b[38;5;252mhttps://a.example/c-d,e;f+g.html\x1b[m 1. item, --leak-check \\.escaped .bashrc end."
+	kept := KeepWordsWhole(in)
+	if !strings.Contains(kept, "\x1b[38;5;252m") || !strings.Contains(kept, " 1. item, ") || !strings.Contains(kept, `\.escaped`) || !strings.HasSuffix(kept, " end.") {
+		t.Errorf("KeepWordsWhole changed what it must not: %q", kept)
+	}
+	if strings.ContainsAny(ansi.Strip(kept), "-;+") {
+		t.Errorf("breaking characters left inside words: %q", kept)
+	}
+	if RestoreWords(kept) != in {
+		t.Errorf("not undone: %q", RestoreWords(kept))
+	}
+}

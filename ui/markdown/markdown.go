@@ -5,12 +5,18 @@
 package markdown
 
 import (
+	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
 
 	"hark/ui/common"
 )
@@ -67,15 +73,89 @@ func (r *Renderer) Render(md, style string, width int) (string, error) {
 		}
 		r.cache[k] = tr
 	}
-	out, err := tr.Render(common.KeepWordsWhole(md))
+	out, err := tr.Render(keepWordsWhole(md))
 	if err != nil {
 		return "", fmt.Errorf("render markdown: %w", err)
 	}
-	// Hyphens made non-breaking for the wrap (see KeepWordsWhole) come
-	// back: glamour breaks lines at hyphens, which split URLs that fitted
-	// on a line, and --leak-check into "-" and "-leak-check". A word longer
-	// than the whole line is still cut at the line's end; a link's
-	// hyperlink (OSC 8, which glamour adds) spans the pieces.
-	out = strings.ReplaceAll(out, common.NonBreakingHyphen, "-")
+	// The characters made non-breaking for the wrap come back: glamour
+	// breaks lines at hyphens, and in list items at dots and commas too,
+	// which split URLs that fitted on a line, and --leak-check into "-"
+	// and "-leak-check". A word longer than the whole line is still cut
+	// at the line's end; a link's hyperlink (OSC 8, which glamour adds)
+	// spans the pieces.
+	out = common.RestoreWords(out)
 	return strings.Trim(common.StripPadding(out), "\n"), nil
+}
+
+// parser reads markdown as glamour does.
+var parser = goldmark.New(goldmark.WithExtensions(extension.GFM, extension.DefinitionList)).Parser()
+
+// keepWordsWhole is md with the breaking characters inside its words
+// swapped for stand-ins (common.KeepWordsWhole), except in code blocks,
+// which glamour does not wrap and highlights by their real text, and in
+// e-mail addresses, which markdown reads only in ASCII. A bare URL, which
+// goldmark links only while it is ASCII, is written as the autolink
+// <URL> it stands for, so it is still a hyperlink.
+func keepWordsWhole(md string) string {
+	src := []byte(md)
+	type span struct {
+		a, b int
+		with string // what replaces src[a:b]; "" keeps it as it is
+	}
+	var spans []span
+	cursor := 0 // where the last text ended: an autolink's label is after it
+	ast.Walk(parser.Parse(text.NewReader(src)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Text:
+			cursor = max(cursor, n.Segment.Stop)
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			lines := n.Lines()
+			if lines.Len() == 0 {
+				return ast.WalkSkipChildren, nil
+			}
+			a, b := lines.At(0).Start, lines.At(lines.Len()-1).Stop
+			if f, ok := n.(*ast.FencedCodeBlock); ok && f.Info != nil {
+				a = f.Info.Segment.Start // "c++" names a lexer
+			}
+			spans = append(spans, span{a: a, b: b})
+			cursor = max(cursor, b)
+			return ast.WalkSkipChildren, nil
+		case *ast.AutoLink:
+			label := n.Label(src)
+			i := bytes.Index(src[cursor:], label)
+			if i < 0 {
+				return ast.WalkSkipChildren, nil
+			}
+			a, b := cursor+i, cursor+i+len(label)
+			cursor = b
+			sp := span{a: a, b: b}
+			if n.AutoLinkType == ast.AutoLinkURL && (a == 0 || src[a-1] != '<') && !bytes.ContainsAny(label, "<>") {
+				sp.with = "<" + common.KeepWordsWhole(string(n.URL(src))) + ">"
+			}
+			spans = append(spans, sp)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	sort.Slice(spans, func(i, j int) bool { return spans[i].a < spans[j].a })
+	var b strings.Builder
+	b.Grow(len(md) + len(md)/8)
+	at := 0
+	for _, sp := range spans {
+		if sp.a < at {
+			continue
+		}
+		b.WriteString(common.KeepWordsWhole(md[at:sp.a]))
+		if sp.with != "" {
+			b.WriteString(sp.with)
+		} else {
+			b.WriteString(md[sp.a:sp.b])
+		}
+		at = sp.b
+	}
+	b.WriteString(common.KeepWordsWhole(md[at:]))
+	return b.String()
 }

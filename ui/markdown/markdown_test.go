@@ -133,8 +133,46 @@ func TestWordsWithHyphensStayWhole(t *testing.T) {
 		if !strings.Contains(plain, "• one") || !strings.Contains(plain, "|---") && !strings.Contains(plain, "--|--") {
 			t.Errorf("width %d: bullets or table borders lost:\n%s", w, plain)
 		}
-		if strings.Contains(out, common.NonBreakingHyphen) {
+		if strings.Contains(out, "\ufdd0") {
 			t.Errorf("width %d: a non-breaking hyphen was left in the output", w)
+		}
+	}
+}
+
+// URLs in list items, in link lists and bare stay whole when they fit on
+// a line: glamour breaks list items at dots and commas too. Each is one
+// hyperlink over the whole URL. Ordered lists, e-mail addresses and code
+// keep their dots and pluses.
+func TestURLsStayWholeInListItems(t *testing.T) {
+	r := NewRenderer()
+	const (
+		freebsd = "https://docs.freebsd.org/info/gxxint/gxxint.info.Free_Store.html"
+		local   = "http://127.0.0.1:31723/valgrind/html/hg-manual.html#hg-manual.api-checks"
+		bare    = "https://docs.example.org/some-long-path/with.dots,and;more+signs.html"
+	)
+	md := "- It might be a pointer to an array of C++ objects, i.e. an interior-pointer. See [this page](" + freebsd + ") for more information.\n" +
+		"- Bare: a URL to read after these words " + bare + " and on.\n\n" +
+		"1. [Misuses of the POSIX pthreads API.](" + local + ")\n" +
+		"2. Write to <someone.else@example.org>, or see www.example.org.\n\n" +
+		"```c++\nint x = a.b + 1;\n```\n\nThe file `gxxint.info.Free_Store.html` is named in code.\n"
+	for _, w := range []int{80, 100} {
+		out, err := r.Render(md, "dark", w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := ansi.Strip(out)
+		for _, whole := range []string{freebsd, local, bare, "1. Misuses", "2. Write", "someone.else@example.org", "http://www.example.org", "int x = a.b + 1;", "gxxint.info.Free_Store.html"} {
+			if !strings.Contains(plain, whole) {
+				t.Errorf("width %d: %q was split or lost:\n%s", w, whole, plain)
+			}
+		}
+		for _, u := range []string{freebsd, local, bare} {
+			if !strings.Contains(out, u+"\x07"+u) && !strings.Contains(out, u+"\x1b\\"+u) {
+				t.Errorf("width %d: %s is not one hyperlink over the whole URL:\n%q", w, u, out)
+			}
+		}
+		if strings.Contains(out, "\xef\xb7") {
+			t.Errorf("width %d: a stand-in was left in the output", w)
 		}
 	}
 }
