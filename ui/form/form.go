@@ -377,46 +377,81 @@ func Refused(err error) bool {
 	return errors.As(err, &ae) && (ae.HTTPStatus == 400 || ae.Code == 400 || ae.HTTPStatus == 422 || ae.Code == 422)
 }
 
-// FailOn shows a refusal at the field it names: the first field whose
-// name appears in err's message, as a whole word, gets the message as its
-// error and the focus. It reports whether a field was named.
+// FailOn shows a refusal at the field it names, with the whole rule, and
+// focuses that field. The gateway says "invalid <field>: <rule>" (see
+// docs/gateway.md); a message of another shape names the field that
+// appears first in it, as a word of its own. It reports whether a field
+// was named.
 func (f *Form) FailOn(err error) (bool, tea.Cmd) {
 	if err == nil {
 		return false, nil
 	}
-	msg := err.Error()
-	best := -1
+	i, rule := f.refusedField(gatewayMessage(err))
+	if i < 0 {
+		return false, nil
+	}
+	f.Controls[i].Err = common.OneLine(rule)
+	return true, f.focusControl(i)
+}
+
+// gatewayMessage is the gateway's own words in err, without the wrapping
+// hark adds ("search: …") or the status and trace_id api.Error appends.
+func gatewayMessage(err error) string {
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.Message != "" {
+		return ae.Message
+	}
+	return err.Error()
+}
+
+// refusedField finds the control a refusal names and the rule to show
+// there (-1 when none is named).
+func (f *Form) refusedField(msg string) (int, string) {
+	// "invalid end_date: must not be before start_date": the field is the
+	// word after "invalid", the rule all that follows the colon.
+	if j := strings.Index(msg, "invalid "); j >= 0 {
+		rest := msg[j+len("invalid "):]
+		if k := strings.Index(rest, ":"); k > 0 {
+			name := strings.TrimSpace(rest[:k])
+			for i, c := range f.Controls {
+				if c.Field.Name == name {
+					if rule := strings.TrimSpace(rest[k+1:]); rule != "" {
+						return i, rule
+					}
+					return i, msg
+				}
+			}
+		}
+	}
+	// Another shape: the field named first, and what follows its name.
+	best, at := -1, len(msg)
 	for i, c := range f.Controls {
-		if namesField(msg, c.Field.Name) && (best < 0 || len(c.Field.Name) > len(f.Controls[best].Field.Name)) {
-			best = i
+		if j := wordIndex(msg, c.Field.Name); j >= 0 && (j < at || j == at && len(c.Field.Name) > len(f.Controls[best].Field.Name)) {
+			best, at = i, j
 		}
 	}
 	if best < 0 {
-		return false, nil
+		return -1, ""
 	}
-	c := f.Controls[best]
-	c.Err = common.OneLine(msg)
-	// "…: start_date: must be…" reads "must be…" under start_date.
-	if i := strings.LastIndex(msg, c.Field.Name); i >= 0 {
-		if rest := strings.TrimSpace(strings.TrimLeft(msg[i+len(c.Field.Name):], ":= ")); rest != "" {
-			c.Err = common.OneLine(rest)
-		}
+	rule := strings.TrimSpace(strings.TrimLeft(msg[at+len(f.Controls[best].Field.Name):], ":= "))
+	if rule == "" {
+		rule = msg
 	}
-	return true, f.focusControl(best)
+	return best, rule
 }
 
-// namesField reports whether msg holds name as a word of its own
-// ("start_date: must be..." names start_date, not date).
-func namesField(msg, name string) bool {
+// wordIndex is where msg holds name as a word of its own ("start_date:
+// must be..." holds start_date, not date), or -1.
+func wordIndex(msg, name string) int {
 	for i := 0; ; {
 		j := strings.Index(msg[i:], name)
 		if j < 0 {
-			return false
+			return -1
 		}
 		j += i
 		before, after := j == 0 || !isNameByte(msg[j-1]), j+len(name) == len(msg) || !isNameByte(msg[j+len(name)])
 		if before && after {
-			return true
+			return j
 		}
 		i = j + 1
 	}

@@ -1,10 +1,14 @@
 package form
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"hark/api"
+	"hark/gateway/embedded"
 	"hark/ui/common"
 	"hark/ui/internal/uitest"
 )
@@ -97,5 +101,71 @@ func TestFooterNamesTheKindOnce(t *testing.T) {
 	v := uitest.Plain(f.View())
 	if !strings.Contains(v, "n (integer · default 5)") || strings.Contains(v, "integer · integer") {
 		t.Errorf("footer:\n%s", v)
+	}
+}
+
+// The embedded gateway's refusals, as it words them ("invalid <field>:
+// <rule>"), land at the field they name with the whole rule: a message
+// that mentions another field (end_date's rule names start_date) does not
+// mislead it.
+func TestFailOnNamesTheGatewaysField(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g, err := embedded.Start(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Stop)
+	cl, err := api.New(api.Options{BaseURL: g.URL, APIKey: g.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := cl.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := func(slug string) api.Tool {
+		for _, tl := range tools {
+			if tl.Slug == slug {
+				return tl
+			}
+		}
+		t.Fatalf("no %s in the tool list", slug)
+		return api.Tool{}
+	}
+	for _, tc := range []struct {
+		slug   string
+		inputs map[string]any
+		field  string
+		rule   string
+	}{
+		{api.ToolSearch, map[string]any{"query": "x", "start_date": "2025-06-01", "end_date": "2024-01-01"}, "end_date", "must not be before start_date"},
+		{api.ToolExtract, map[string]any{"urls": []string{"ftp://example.com/x"}}, "urls", "is not an absolute http or https URL"},
+		{api.ToolCrawl, map[string]any{"url": "https://example.com", "select_paths": "([a-z"}, "select_paths", "is not a valid regular expression"},
+	} {
+		_, err := cl.Invoke(ctx, tc.slug, tc.inputs)
+		if err == nil {
+			t.Fatalf("%s %v: the gateway accepted it", tc.slug, tc.inputs)
+		}
+		f := New(tool(tc.slug), common.NewStyles(true, false))
+		f.SetInputs(tc.inputs)
+		named, _ := f.FailOn(fmt.Errorf("%s: %w", tc.slug, err))
+		if !named {
+			t.Errorf("%s: %q named no field", tc.slug, err)
+			continue
+		}
+		c := f.Controls[f.Focused()]
+		if c.Field.Name != tc.field {
+			t.Errorf("%s: %q focused %s, want %s", tc.slug, err, c.Field.Name, tc.field)
+		}
+		if !strings.Contains(c.Err, tc.rule) || strings.Contains(c.Err, "HTTP") || strings.Contains(c.Err, "trace") {
+			t.Errorf("%s: %s shows %q, want the gateway's rule %q alone", tc.slug, c.Field.Name, c.Err, tc.rule)
+		}
+		// The other fields keep what was typed.
+		for name, v := range tc.inputs {
+			if got := f.Control(name).Value(); got != defaultText(v) && !(name == "urls" || name == "select_paths") {
+				t.Errorf("%s: %s is %q after the refusal", tc.slug, name, got)
+			}
+		}
 	}
 }

@@ -320,7 +320,7 @@ func TestRefusedFormKeepsValuesAtTheField(t *testing.T) {
 	if p.Result() == nil {
 		t.Fatal("no first results")
 	}
-	srv.Script(apitest.InvokePath(api.ToolSearch), apitest.HTTPError(400, "start_date: must be on or before end_date"))
+	srv.Script(apitest.InvokePath(api.ToolSearch), apitest.HTTPError(400, "invalid end_date: must not be before start_date"))
 	p.Update(uitest.Press("esc"))
 	p.Update(uitest.Press("f"))
 	if p.form == nil {
@@ -341,14 +341,14 @@ func TestRefusedFormKeepsValuesAtTheField(t *testing.T) {
 	if got := p.form.Control("end_date").Value(); got != "2024-01-01" {
 		t.Errorf("end_date is %q after the refusal", got)
 	}
-	if f := p.form.Controls[p.form.Focused()]; f.Field.Name != "start_date" || !strings.Contains(f.Err, "must be on or before end_date") {
-		t.Errorf("focus on %s with error %q, want start_date and the gateway's message", f.Field.Name, f.Err)
+	if f := p.form.Controls[p.form.Focused()]; f.Field.Name != "end_date" || f.Err != "must not be before start_date" {
+		t.Errorf("focus on %s with error %q, want end_date and the gateway's rule", f.Field.Name, f.Err)
 	}
 	if p.Result() != nil {
 		t.Error("the old query's results are still shown under the refusal")
 	}
 	v := uitest.Plain(p.View())
-	if !strings.Contains(v, "must be on or before end_date") {
+	if !strings.Contains(v, "✗ end_date must not be before start_date") {
 		t.Errorf("the message is not shown:\n%s", v)
 	}
 	// esc leaves the form; f reopens it with the values still there.
