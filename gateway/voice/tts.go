@@ -59,7 +59,11 @@ func (l *Local) planTTS(req api.TTSRequest) (*ttsPlan, error) {
 	if req.VoiceCode == "" {
 		return nil, &engine.InputError{Field: "voice_code", Rule: "required; pick a value from the voice list"}
 	}
-	v, ok := l.voices.lookup(req.VoiceCode)
+	cat, err := l.catalog()
+	if err != nil {
+		return nil, err
+	}
+	v, ok := cat.lookup(req.VoiceCode)
 	if !ok {
 		return nil, &engine.InputError{Field: "voice_code", Rule: fmt.Sprintf("unknown voice %q; pick a value from the voice list", req.VoiceCode)}
 	}

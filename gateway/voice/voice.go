@@ -47,6 +47,10 @@ type Config struct {
 	// PartialInterval is how much new audio passes between partial
 	// results (sent only when the hypothesis changed). Default 300 ms.
 	PartialInterval time.Duration
+	// Trace, when set, is told when the voice catalogue has been listed
+	// ("voice catalogue listed" or "voice catalogue failed"), for a
+	// start-up log. It must be quick.
+	Trace func(event string)
 }
 
 // Defaults of Config.
@@ -70,16 +74,23 @@ type Local struct {
 	flite   string
 	lame    string
 	opusdec string
-	voices  *voiceCatalog
 	pool    *decoderPool
+
+	catMu sync.Mutex
+	// voices is listed on first use (see catalog): asking espeak-ng and
+	// flite takes three processes, which a hark command that speaks no
+	// word should not start.
+	voices *voiceCatalog
 }
 
 var _ engine.VoiceProvider = (*Local)(nil)
 
-// New finds the engines, lists their voices and starts loading the warm
-// decoder pool in the background. It fails only when no TTS engine is
-// usable; a missing recogniser or encoder makes just those requests fail,
-// with an error that says what to install.
+// New finds the engines and sets up the decoder pool (warmed per
+// Config.WarmAfter); it starts no process. It fails only when neither TTS
+// engine is installed. The voices are listed on first use (Voices,
+// Synthesize), which reports an engine that cannot list them; a missing
+// recogniser or encoder makes just those requests fail, with an error
+// that says what to install.
 func New(cfg Config) (*Local, error) {
 	if cfg.Decoders <= 0 {
 		cfg.Decoders = DefaultDecoders
@@ -106,9 +117,8 @@ func New(cfg Config) (*Local, error) {
 		lame:    findTool(cfg.LamePath, "lame"),
 		opusdec: findTool(cfg.OpusdecPath, "opusdec"),
 	}
-	var err error
-	if l.voices, err = loadCatalog(l.espeak, l.flite); err != nil {
-		return nil, err
+	if l.espeak == "" && l.flite == "" {
+		return nil, errors.New("no voices: neither espeak-ng nor flite is installed")
 	}
 	l.pool = newDecoderPool(sphinx.ModelIn(cfg.ModelDir), cfg.Decoders, cfg.WarmAfter)
 	return l, nil
@@ -135,9 +145,37 @@ func (l *Local) Close() error {
 // Voices lists espeak-ng's languages (with the variants of English as
 // voices of their own) and flite's voices.
 func (l *Local) Voices(ctx context.Context) ([]api.Voice, error) {
-	out := make([]api.Voice, len(l.voices.list))
-	copy(out, l.voices.list)
+	c, err := l.catalog()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.Voice, len(c.list))
+	copy(out, c.list)
 	return out, nil
+}
+
+// catalog lists the engines' voices the first time it is asked, one
+// caller at a time; a failure is returned to that caller and the next
+// one tries again (an engine may be installed meanwhile).
+func (l *Local) catalog() (*voiceCatalog, error) {
+	l.catMu.Lock()
+	defer l.catMu.Unlock()
+	if l.voices != nil {
+		return l.voices, nil
+	}
+	c, err := loadCatalog(l.espeak, l.flite)
+	if l.cfg.Trace != nil {
+		if err != nil {
+			l.cfg.Trace("voice catalogue failed")
+		} else {
+			l.cfg.Trace("voice catalogue listed")
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("local voice engine: %w: %v", engine.ErrUnavailable, err)
+	}
+	l.voices = c
+	return c, nil
 }
 
 // decoderPool keeps loaded pocketsphinx decoders for reuse; loading one
