@@ -17,9 +17,15 @@ import (
 var startEmbedded = runEmbedded
 
 func runEmbedded(ctx context.Context, cfg *config.Config) (baseURL, apiKey string, stop func(), err error) {
-	g, err := embedded.Start(ctx, cfg.DataDir, embedded.Options{AllowPrivate: cfg.AllowPrivate})
+	trace, _ := ctx.Value(traceKey{}).(func(string))
+	g, err := embedded.Start(ctx, cfg.DataDir, embedded.Options{AllowPrivate: cfg.AllowPrivate, Trace: trace})
 	if err != nil {
 		return "", "", nil, err
 	}
 	return g.URL, g.APIKey, g.Stop, nil
 }
+
+// traceKey carries the start-up trace (App.phase) to runEmbedded, so that
+// the engines' first-use work (the voice catalogue, the web index) shows
+// in hark.log.
+type traceKey struct{}

@@ -38,6 +38,10 @@ type Options struct {
 	Limits gateway.Limits
 	// Logger replaces the log file in the data directory.
 	Logger *slog.Logger
+	// Trace, when set, is told of the engines' one-time work as it ends
+	// ("voice catalogue listed", "web engine opened"), for hark's start-up
+	// log. It must be quick and safe for concurrent use.
+	Trace func(event string)
 }
 
 // Gateway is a running embedded gateway.
@@ -86,6 +90,7 @@ func Start(ctx context.Context, dataDir string, opts Options) (*Gateway, error) 
 	// hark's own gateway lives as long as a TUI that may never listen:
 	// the recogniser (about 90 MB) loads when first asked for.
 	eng.VoiceWarmAfter = voice.WarmOnDemand
+	eng.Trace = opts.Trace
 	closers = append(closers, eng)
 	cfg := &gateway.Config{Limits: opts.Limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
 	srv, err := gateway.New(gateway.Options{Config: cfg, DB: db, Engines: eng.Gateway(), Logger: logger})
@@ -126,6 +131,8 @@ type Engines struct {
 	// VoiceWarmAfter is the local voice engine's voice.Config.WarmAfter
 	// (zero: its default, warm a second after the first voice call).
 	VoiceWarmAfter time.Duration
+	// Trace is Options.Trace; set it before Gateway is called.
+	Trace func(event string)
 
 	mu       sync.Mutex
 	web      *web.Engine
@@ -150,15 +157,22 @@ func (e *Engines) localWeb() (*web.Engine, error) {
 			return nil, err
 		}
 		e.web = w
+		e.trace("web engine opened")
 	}
 	return e.web, nil
+}
+
+func (e *Engines) trace(event string) {
+	if e.Trace != nil {
+		e.Trace(event)
+	}
 }
 
 func (e *Engines) localVoice() (*voice.Local, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.voice == nil && e.voiceErr == nil {
-		e.voice, e.voiceErr = voice.New(voice.Config{WarmAfter: e.VoiceWarmAfter})
+		e.voice, e.voiceErr = voice.New(voice.Config{WarmAfter: e.VoiceWarmAfter, Trace: e.Trace})
 	}
 	return e.voice, e.voiceErr
 }
@@ -167,14 +181,24 @@ func (e *Engines) localVoice() (*voice.Local, error) {
 func (e *Engines) Gateway() gateway.Engines {
 	return gateway.Engines{
 		Web: func(ws string, c gateway.SearchConfig) (engine.Web, error) {
-			var local *web.Engine
-			if c.Backend != gateway.BackendTavily {
-				var err error
-				if local, err = e.localWeb(); err != nil {
+			bc := web.BackendConfig{Kind: c.Backend, URL: c.URL, APIKey: c.APIKey}
+			if c.Backend == gateway.BackendTavily {
+				return web.NewBackend(bc, nil)
+			}
+			// Check the backend's settings now, so a mistake stops the
+			// start; the local engine opens when a tool is first called.
+			if c.Backend == gateway.BackendSearXNG {
+				if _, err := web.NewBackend(bc, nil); err != nil {
 					return engine.Web{}, err
 				}
 			}
-			return web.NewBackend(web.BackendConfig{Kind: c.Backend, URL: c.URL, APIKey: c.APIKey}, local)
+			return lazyWeb(func() (engine.Web, error) {
+				local, err := e.localWeb()
+				if err != nil {
+					return engine.Web{}, fmt.Errorf("local web engine: %w: %v", engine.ErrUnavailable, err)
+				}
+				return web.NewBackend(bc, local)
+			}), nil
 		},
 		Voice: func(ws, provider string, c gateway.VoiceConfig) (engine.VoiceProvider, error) {
 			if c.Engine != "" && c.Engine != gateway.BackendLocal {
@@ -222,4 +246,102 @@ func (u unavailableVoice) Synthesize(context.Context, api.TTSRequest, engine.Aud
 
 func (u unavailableVoice) Recognize(context.Context, api.STTRequest, io.Reader, func(engine.Transcript) error) error {
 	return u.fail()
+}
+
+// lazyWeb is a workspace's five web tools, built by build when one is first
+// called: the local engine's index schema, its ranking and the sweep of
+// research tasks an earlier process left running (web.New) then run once,
+// before that call reads anything, instead of at every start of hark. A
+// build that fails is tried again by the next call.
+func lazyWeb(build func() (engine.Web, error)) engine.Web {
+	l := &lazyTools{build: build}
+	return engine.Web{Search: lazySearch{l}, Extract: lazyExtract{l}, Crawl: lazyCrawl{l}, Map: lazyMap{l}, Research: lazyResearch{l}}
+}
+
+type lazyTools struct {
+	build func() (engine.Web, error)
+	mu    sync.Mutex
+	built *engine.Web
+}
+
+func (l *lazyTools) get() (engine.Web, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.built == nil {
+		w, err := l.build()
+		if err != nil {
+			return engine.Web{}, err
+		}
+		l.built = &w
+	}
+	return *l.built, nil
+}
+
+// unavailableTool is the error of a tool the built backend lacks (none of
+// hark's backends lacks one when it has a local engine).
+func unavailableTool(name string) error {
+	return fmt.Errorf("%s: %w in this workspace", name, engine.ErrUnavailable)
+}
+
+type (
+	lazySearch   struct{ *lazyTools }
+	lazyExtract  struct{ *lazyTools }
+	lazyCrawl    struct{ *lazyTools }
+	lazyMap      struct{ *lazyTools }
+	lazyResearch struct{ *lazyTools }
+)
+
+func (l lazySearch) Search(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error) {
+	w, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	if w.Search == nil {
+		return nil, unavailableTool("search")
+	}
+	return w.Search.Search(ctx, in)
+}
+
+func (l lazyExtract) Extract(ctx context.Context, in api.ExtractInput) (*api.ExtractOutput, error) {
+	w, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	if w.Extract == nil {
+		return nil, unavailableTool("extract")
+	}
+	return w.Extract.Extract(ctx, in)
+}
+
+func (l lazyCrawl) Crawl(ctx context.Context, in api.CrawlInput) (*api.CrawlOutput, error) {
+	w, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	if w.Crawl == nil {
+		return nil, unavailableTool("crawl")
+	}
+	return w.Crawl.Crawl(ctx, in)
+}
+
+func (l lazyMap) Map(ctx context.Context, in api.MapInput) (*api.MapOutput, error) {
+	w, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	if w.Map == nil {
+		return nil, unavailableTool("map")
+	}
+	return w.Map.Map(ctx, in)
+}
+
+func (l lazyResearch) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
+	w, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	if w.Research == nil {
+		return nil, unavailableTool("research")
+	}
+	return w.Research.Research(ctx, in)
 }

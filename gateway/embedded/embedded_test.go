@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,5 +51,89 @@ func TestStartExtractsALoopbackPage(t *testing.T) {
 	g.Stop() // idempotent
 	if _, err := c.Tools(context.Background()); err == nil {
 		t.Fatal("gateway answers after Stop")
+	}
+}
+
+// The web engine opens on the first web call, not at Start: a gateway
+// that only lists its tools creates no index tables. A research task an
+// earlier process left running is marked failed by that first call,
+// before it reads anything, and concurrent first calls open it once.
+func TestWebEngineOpensOnFirstCall(t *testing.T) {
+	dir := t.TempDir()
+	db, err := gateway.OpenDB(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tableCount := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'web_%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var mu sync.Mutex
+	var events []string
+	trace := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
+	g, err := Start(context.Background(), dir, Options{Trace: trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := api.New(api.Options{BaseURL: g.URL, APIKey: g.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := tableCount(); n != 0 {
+		t.Fatalf("%d web tables after Start and the tool list; the engine opened before any web call", n)
+	}
+	g.Stop()
+
+	// A task left running: the tables as an earlier process made them.
+	eng := NewEngines(db, false, nil)
+	if _, err := eng.localWeb(); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	if _, err := db.Exec(`INSERT INTO web_research(id, input, model, status, created, updated) VALUES ('r1', 'q', 'mini', ?, 1, 1)`, api.ResearchInProgress); err != nil {
+		t.Fatal(err)
+	}
+	status := func() string {
+		var s string
+		if err := db.QueryRow(`SELECT status FROM web_research WHERE id = 'r1'`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	events = nil
+	g, err = Start(context.Background(), dir, Options{Trace: trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	if s := status(); s != api.ResearchInProgress {
+		t.Fatalf("status %q after Start; the sweep ran before any web call", s)
+	}
+	c, _ = api.New(api.Options{BaseURL: g.URL, APIKey: g.APIKey})
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Search(context.Background(), api.SearchInput{Query: "tides"}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if s := status(); s != api.ResearchFailed {
+		t.Errorf("status %q after the first web call, want %q", s, api.ResearchFailed)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(events, ",") != "web engine opened" {
+		t.Errorf("trace %q, want the engine opened once", events)
 	}
 }
