@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +29,13 @@ type Options struct {
 	// APIKey is sent as "Authorization: Bearer <APIKey>" on every request,
 	// WebSocket handshakes included.
 	APIKey string
+	// KeyFunc, when set, gives the API key instead of APIKey: the client
+	// calls it before its first request (and again before each request
+	// until it succeeds), so that a slow key source such as a password
+	// manager does not hold back whoever made the client. It must be safe
+	// for concurrent use and quick once it has answered. Its error comes
+	// back from the call as a *KeyError, which is never retried.
+	KeyFunc func(ctx context.Context) (string, error)
 	// UserAgent defaults to "hark/<Version>".
 	UserAgent string
 	// HTTPClient is used for REST calls; nil means a client with no
@@ -194,6 +202,8 @@ type Client struct {
 	base        *url.URL
 	baseStr     string
 	apiKey      string
+	keyFunc     func(context.Context) (string, error)
+	key         atomic.Pointer[string] // KeyFunc's answer, once it gave one
 	ua          string
 	hc          *http.Client
 	onCall      func(CallInfo)
@@ -239,6 +249,7 @@ func New(opts Options) (*Client, error) {
 		base:        u,
 		baseStr:     u.String(),
 		apiKey:      opts.APIKey,
+		keyFunc:     opts.KeyFunc,
 		ua:          opts.UserAgent,
 		hc:          opts.HTTPClient,
 		onCall:      opts.OnCall,
@@ -295,6 +306,9 @@ func (c *Client) do(ctx context.Context, cl call, timeout time.Duration) (json.R
 }
 
 func (c *Client) roundTrip(ctx context.Context, cl call, info *CallInfo) (json.RawMessage, error) {
+	if err := c.resolveKey(ctx); err != nil {
+		return nil, err
+	}
 	var body io.Reader
 	if cl.body != nil {
 		body = bytes.NewReader(cl.body)
@@ -330,9 +344,44 @@ func (c *Client) roundTrip(ctx context.Context, cl call, info *CallInfo) (json.R
 	return data, err
 }
 
+// KeyError is a failure to obtain the API key from Options.KeyFunc. Its
+// message is KeyFunc's, which must name where the key comes from and
+// never the key.
+type KeyError struct{ Err error }
+
+func (e *KeyError) Error() string { return e.Err.Error() }
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// resolveKey asks KeyFunc for the key until it has one.
+func (c *Client) resolveKey(ctx context.Context) error {
+	if c.keyFunc == nil || c.key.Load() != nil {
+		return nil
+	}
+	k, err := c.keyFunc(ctx)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return err // the caller stopped waiting: not the key's fault
+		}
+		return &KeyError{Err: err}
+	}
+	if strings.ContainsAny(k, "\r\n") {
+		return &KeyError{Err: errors.New("API key: must not contain line breaks")}
+	}
+	c.key.Store(&k)
+	return nil
+}
+
+// currentKey is the key to send: KeyFunc's once known, else APIKey.
+func (c *Client) currentKey() string {
+	if k := c.key.Load(); k != nil {
+		return *k
+	}
+	return c.apiKey
+}
+
 func (c *Client) setHeaders(h http.Header) {
-	if c.apiKey != "" {
-		h.Set("Authorization", "Bearer "+c.apiKey)
+	if k := c.currentKey(); k != "" {
+		h.Set("Authorization", "Bearer "+k)
 	}
 	h.Set("User-Agent", c.ua)
 	h.Set("Accept", "application/json")
@@ -421,8 +470,8 @@ func (c *Client) finishError(e *Error, resp *http.Response) {
 // scrub removes the API key from text that came from the network, in case
 // a gateway echoes it.
 func (c *Client) scrub(s string) string {
-	if len(c.apiKey) >= 4 {
-		s = strings.ReplaceAll(s, c.apiKey, "****")
+	if k := c.currentKey(); len(k) >= 4 {
+		s = strings.ReplaceAll(s, k, "****")
 	}
 	return s
 }
@@ -484,7 +533,7 @@ func isConnError(err error) bool {
 // retryableResearch reports whether a research error is worth retrying:
 // everything except input, auth and credential errors and cancellation.
 func retryableResearch(parent context.Context, err error) bool {
-	if parent.Err() != nil || errors.Is(err, context.Canceled) {
+	if parent.Err() != nil || errors.Is(err, context.Canceled) || errors.As(err, new(*KeyError)) {
 		return false
 	}
 	var e *Error

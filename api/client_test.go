@@ -518,3 +518,63 @@ func TestCallInfoCarriesCredits(t *testing.T) {
 		t.Errorf("X-Credits-Used: lots gave %+v", ci)
 	}
 }
+
+// KeyFunc gives the key on the first request, not when the client is made:
+// its failure is a *KeyError naming the source, sent nowhere and never
+// retried; once it answers, every call (WebSocket handshakes included)
+// carries the key and KeyFunc is not asked again.
+func TestKeyFuncResolvedOnFirstRequest(t *testing.T) {
+	s := apitest.New(t)
+	var mu sync.Mutex
+	asked, fail := 0, true
+	var calls []api.CallInfo
+	c := newClient(t, s, func(o *api.Options) {
+		o.APIKey = ""
+		o.KeyFunc = func(ctx context.Context) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked++
+			if fail {
+				return "", errors.New("api_key_command: failed: exit status 1")
+			}
+			return apitest.Key, nil
+		}
+		o.OnCall = func(ci api.CallInfo) { mu.Lock(); calls = append(calls, ci); mu.Unlock() }
+	})
+	mu.Lock()
+	if asked != 0 {
+		t.Errorf("KeyFunc asked %d times by New", asked)
+	}
+	mu.Unlock()
+	_, err := c.Tools(context.Background())
+	var ke *api.KeyError
+	if !errors.As(err, &ke) || ke.Error() != "api_key_command: failed: exit status 1" {
+		t.Fatalf("Tools with a failing key source: %v (%T)", err, err)
+	}
+	_, err = c.Research(context.Background(), api.ResearchInput{Input: "q"})
+	mu.Lock()
+	if !errors.As(err, &ke) || asked != 2 || s.Count(api.PathTools) != 0 || len(calls) != 2 || !errors.As(calls[0].Err, &ke) {
+		t.Errorf("key failure: asked %d times (want 2, no retries), %d requests sent, calls %+v, research %v", asked, s.Count(api.PathTools), calls, err)
+	}
+	fail = false
+	mu.Unlock()
+	if _, err := c.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "abc", VoiceCode: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 3 {
+		t.Errorf("KeyFunc asked %d times, want once more after it failed", asked)
+	}
+	if got := s.Last(api.PathTools).Header.Get("Authorization"); got != "Bearer "+apitest.Key {
+		t.Errorf("Authorization = %q", got)
+	}
+	if got := s.Last(api.PathTTSStream).Header.Get("Authorization"); got != "Bearer "+apitest.Key {
+		t.Errorf("handshake Authorization = %q", got)
+	}
+}

@@ -29,6 +29,9 @@ func (c *Client) dial(ctx context.Context, path string) (*websocket.Conn, string
 		u.Scheme = "ws"
 	}
 	u.Path += path
+	if err := c.resolveKey(ctx); err != nil {
+		return nil, "", err
+	}
 	h := http.Header{}
 	c.setHeaders(h)
 	h.Del("Accept")

@@ -47,6 +47,7 @@ type App struct {
 	// begun is when Run started; phase logs start-up against it.
 	begun, lastPhase time.Time
 	phaseMu          sync.Mutex
+	keyPhase         sync.Once
 	log              hlog
 
 	mu    sync.Mutex
@@ -66,8 +67,14 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 		return nil, errors.New("settings are not loaded")
 	}
 	base, key := a.cfg.BaseURL, a.cfg.APIKey
+	var keyFunc func(context.Context) (string, error)
+	if a.cfg.KeyFromCommand() {
+		// Run on the first request, so the TUI draws (and shows the
+		// gateway connecting) while a password manager answers.
+		keyFunc = a.commandKey
+	}
 	if base == "" {
-		b, k, stop, err := startEmbedded(ctx, a.cfg)
+		b, k, stop, err := startEmbedded(context.WithValue(ctx, traceKey{}, a.phase), a.cfg)
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded gateway: %w", err)
 		}
@@ -75,9 +82,9 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 		if stop != nil {
 			a.stops = append(a.stops, stop)
 		}
-		base, key = b, k
+		base, key, keyFunc = b, k, nil
 	}
-	opts := api.Options{BaseURL: base, APIKey: key, OnCall: a.onCall, Retry: a.retry}
+	opts := api.Options{BaseURL: base, APIKey: key, KeyFunc: keyFunc, OnCall: a.onCall, Retry: a.retry}
 	if a.cfg.Library {
 		opts.OnResult = a.keep
 		// Open the library while the first call is under way, not after;
@@ -94,6 +101,27 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 	}
 	a.cl = cl
 	return cl, nil
+}
+
+// commandKey is the key api_key_command prints (config.Config.Key), its
+// run logged as a start-up phase. A failure is the settings' fault: exit
+// 2, naming the setting.
+func (a *App) commandKey(ctx context.Context) (string, error) {
+	k, err := a.cfg.Key(ctx)
+	if err != nil && ctx.Err() != nil {
+		return "", err
+	}
+	a.keyPhase.Do(func() {
+		if err != nil {
+			a.phase("api key command failed")
+		} else {
+			a.phase("api key command done")
+		}
+	})
+	if err != nil {
+		return "", usageError{err}
+	}
+	return k, nil
 }
 
 // close stops what client started, most recent first.
@@ -117,8 +145,10 @@ func configPathHint(c *config.Config) string {
 
 // scrub hides the API key in text about to be shown.
 func (a *App) scrub(s string) string {
-	if a.cfg != nil && len(a.cfg.APIKey) >= 4 {
-		s = strings.ReplaceAll(s, a.cfg.APIKey, "****")
+	if a.cfg != nil {
+		if k := a.cfg.KnownKey(); len(k) >= 4 {
+			s = strings.ReplaceAll(s, k, "****")
+		}
 	}
 	if len(a.flags.APIKey) >= 4 {
 		s = strings.ReplaceAll(s, a.flags.APIKey, "****")

@@ -53,6 +53,12 @@ func (a *App) logWriter() io.Writer {
 	return f
 }
 
+// lazyWriter writes to the writer it returns, asked for at each write: a
+// log file then opens only when something is written.
+type lazyWriter func() io.Writer
+
+func (w lazyWriter) Write(p []byte) (int, error) { return w().Write(p) }
+
 // phase records that start-up reached a phase, with the milliseconds
 // since Run began and since the previous phase, at debug level in
 // LogFile (log_level = "debug"), so that a slow start can be told apart.

@@ -71,7 +71,18 @@ func runTUI(ctx context.Context, a *App) error {
 		Keep: config.PlayedKeep,
 	}, a.logWriter)
 
-	p := tea.NewProgram(ui.New(c), tea.WithContext(ctx))
+	// api_key_command runs while the TUI draws: its stderr must not
+	// reach the screen.
+	a.cfg.KeyCommandStderr = lazyWriter(a.logWriter)
+
+	var model tea.Model = ui.New(c)
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if tuiTest != nil {
+		var more []tea.ProgramOption
+		model, more = tuiTest(model)
+		opts = append(opts, more...)
+	}
+	p := tea.NewProgram(model, opts...)
 	prog.Store(p)
 	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
@@ -82,6 +93,11 @@ func runTUI(ctx context.Context, a *App) error {
 	}
 	return nil
 }
+
+// tuiTest, set only by tests, wraps the TUI's model and adds program
+// options (no input, an output and a window size), so that the TUI runs
+// with no terminal.
+var tuiTest func(tea.Model) (tea.Model, []tea.ProgramOption)
 
 // lazyAudio opens the sound output with opts on first use; diagnostics go
 // to the log (LogFile), never to the terminal the TUI draws on.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -74,8 +76,15 @@ type Config struct {
 	Profile string
 	// BaseURL is the gateway; "" means run the embedded gateway.
 	BaseURL string
-	// APIKey is secret: never print it, use MaskedKey.
-	APIKey   string
+	// APIKey is secret: never print it, use MaskedKey. When the key comes
+	// from api_key_command it is "" and Key runs the command on first use.
+	APIKey string
+	// KeyCommandStderr receives api_key_command's stderr (default
+	// os.Stderr, where a password manager may prompt); the TUI, which owns
+	// the terminal, sends it to its log. Set it before the first Key call.
+	KeyCommandStderr io.Writer
+	// keyCmd is api_key_command, run once by Key; nil for other sources.
+	keyCmd   *keyCommand
 	Provider string
 	Voice    string
 	// OutputDir is where saved audio and exports go (default: the
@@ -103,8 +112,15 @@ type Config struct {
 	Warnings []string
 }
 
-// MaskedKey is the API key as it may be shown.
-func (c *Config) MaskedKey() string { return Mask(c.APIKey) }
+// MaskedKey is the API key as it may be shown. A key from
+// api_key_command is read first (hark config shows whether it works).
+func (c *Config) MaskedKey() string {
+	k, err := c.Key(context.Background())
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return Mask(k)
+}
 
 // PlayedDir is where audio played with no sound device (the file sink)
 // is kept: a bounded cache of the newest PlayedKeep files, pruned as new
@@ -307,19 +323,15 @@ func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config
 	case prof.APIKey != "":
 		c.APIKey, c.Sources["api_key"] = prof.APIKey, fileSrc
 	case prof.APIKeyCommand != "":
-		k, err := runKeyCommand(ctx, prof.APIKeyCommand)
-		if err != nil {
-			return nil, fmt.Errorf("profile %s: api_key_command: %v", c.Profile, err)
-		}
-		c.APIKey, c.Sources["api_key"] = k, fmt.Sprintf("api_key_command (profile %s)", c.Profile)
+		// Run on first use, not here: the TUI's first frame must not wait
+		// for a password manager.
+		c.keyCmd = newKeyCommand(prof.APIKeyCommand, fmt.Sprintf("profile %s: api_key_command", c.Profile))
+		c.Sources["api_key"] = fmt.Sprintf("api_key_command (profile %s)", c.Profile)
 	case file.APIKey != "":
 		c.APIKey, c.Sources["api_key"] = file.APIKey, "file"
 	case file.APIKeyCommand != "":
-		k, err := runKeyCommand(ctx, file.APIKeyCommand)
-		if err != nil {
-			return nil, fmt.Errorf("api_key_command: %v", err)
-		}
-		c.APIKey, c.Sources["api_key"] = k, "api_key_command"
+		c.keyCmd = newKeyCommand(file.APIKeyCommand, "api_key_command")
+		c.Sources["api_key"] = "api_key_command"
 	default:
 		c.Sources["api_key"] = "not set"
 	}
@@ -416,15 +428,87 @@ func permissionWarning(path string, f *File) string {
 // keyCommandTimeout bounds api_key_command.
 const keyCommandTimeout = 15 * time.Second
 
+// keyCommand is api_key_command, run at most once per process.
+type keyCommand struct {
+	command string
+	setting string // how errors name it: "profile work: api_key_command"
+
+	once sync.Once
+	done chan struct{} // closed when the command has ended
+	key  string
+	err  error
+}
+
+func newKeyCommand(command, setting string) *keyCommand {
+	return &keyCommand{command: command, setting: setting, done: make(chan struct{})}
+}
+
+// HasKey reports whether the settings name a key, given or from a command.
+func (c *Config) HasKey() bool { return c.APIKey != "" || c.keyCmd != nil }
+
+// KeyFromCommand reports whether the key comes from api_key_command.
+func (c *Config) KeyFromCommand() bool { return c.keyCmd != nil }
+
+// Key returns the API key. A key from api_key_command is read by running
+// the command the first time Key is called; every later call, concurrent
+// ones included, gets that run's result. The command runs to its own
+// time limit even when ctx ends (a later call may still want the key);
+// Key itself returns when ctx ends. Errors name the setting, never the key.
+func (c *Config) Key(ctx context.Context) (string, error) {
+	k := c.keyCmd
+	if k == nil {
+		return c.APIKey, nil
+	}
+	k.once.Do(func() {
+		stderr := c.KeyCommandStderr
+		if stderr == nil {
+			stderr = os.Stderr
+		}
+		go func() {
+			defer close(k.done)
+			key, err := runKeyCommand(k.command, stderr)
+			if err == nil && strings.ContainsAny(key, "\r\x00") {
+				err = errors.New("printed a line with a carriage return or NUL byte; the key must be plain text")
+			}
+			if err != nil {
+				err = fmt.Errorf("%s: %v", k.setting, err)
+			}
+			k.key, k.err = key, err
+		}()
+	})
+	select {
+	case <-k.done:
+		return k.key, k.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// KnownKey is the key when it is known without running anything: the
+// given key, or api_key_command's once it has run ("" before). It is for
+// hiding the key in text about to be shown.
+func (c *Config) KnownKey() string {
+	k := c.keyCmd
+	if k == nil {
+		return c.APIKey
+	}
+	select {
+	case <-k.done:
+		return k.key
+	default:
+		return ""
+	}
+}
+
 // runKeyCommand runs cmd with sh -c and returns its first output line. Its
 // output never appears in errors, since it may be the key.
-func runKeyCommand(ctx context.Context, command string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, keyCommandTimeout)
+func runKeyCommand(command string, stderr io.Writer) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), keyCommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	var out bytes.Buffer
 	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr // a password manager may prompt there
+	cmd.Stderr = stderr // a password manager may prompt there
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("did not finish within %v", keyCommandTimeout)

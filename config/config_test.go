@@ -1,10 +1,14 @@
 package config
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -89,17 +93,74 @@ func TestProfilesAndKeyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Profile != "work" || c.BaseURL != "https://gw.example.com" || c.APIKey != "sk-from-command-999999" || c.AudioSink != "file" || c.Voice != "" {
-		t.Errorf("work: %+v", c)
+	if k, err := c.Key(ctx); c.Profile != "work" || c.BaseURL != "https://gw.example.com" || k != "sk-from-command-999999" || err != nil || c.AudioSink != "file" || c.Voice != "" {
+		t.Errorf("work: %+v (key error %v)", c, err)
 	}
 	_, err = LoadWith(ctx, Flags{Profile: "nope"}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
 	if err == nil || !strings.Contains(err.Error(), `profile "nope": not found`) || !strings.Contains(err.Error(), "default, work") {
 		t.Errorf("unknown profile: %v", err)
 	}
 	writeFile(t, dir, "[profiles.x]\napi_key_command = \"echo sk-secret-output; exit 3\"\n", 0o600)
-	_, err = LoadWith(ctx, Flags{Profile: "x"}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
-	if err == nil || !strings.Contains(err.Error(), "api_key_command") || strings.Contains(err.Error(), "sk-secret-output") {
+	c, err = LoadWith(ctx, Flags{Profile: "x"}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
+	if err != nil {
+		t.Fatalf("a failing command fails the first use of the key, not the settings: %v", err)
+	}
+	_, err = c.Key(ctx)
+	if err == nil || !strings.Contains(err.Error(), "profile x: api_key_command: failed: exit status 3") || strings.Contains(err.Error(), "sk-secret-output") {
 		t.Errorf("failing command: %v", err)
+	}
+	if m := c.MaskedKey(); !strings.Contains(m, "api_key_command") || strings.Contains(m, "sk-secret-output") {
+		t.Errorf("masked key of a failing command: %q", m)
+	}
+}
+
+// api_key_command runs on the key's first use, not while the settings
+// load (the TUI draws before it ends), once for all callers, concurrent
+// ones included; a caller that stops waiting does not stop it.
+func TestKeyCommandRunsOnceOnFirstUse(t *testing.T) {
+	dir := t.TempDir()
+	runs, gate := filepath.Join(dir, "runs"), filepath.Join(dir, "gate")
+	cmd := fmt.Sprintf("echo run >> %s; while [ ! -e %s ]; do sleep 0.01; done; echo sk-lazy-key-0123456789", runs, gate)
+	writeFile(t, dir, fmt.Sprintf("api_key_command = %q\n", cmd), 0o600)
+	var stderr bytes.Buffer
+	c, err := LoadWith(context.Background(), Flags{}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.KeyCommandStderr = &stderr
+	if _, err := os.Stat(runs); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the command ran while the settings loaded (%v)", err)
+	}
+	if !c.HasKey() || !c.KeyFromCommand() || c.KnownKey() != "" {
+		t.Fatalf("before first use: has key %v, from command %v, known %q", c.HasKey(), c.KeyFromCommand(), c.KnownKey())
+	}
+	short, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Key(short); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Key with an ended context: %v", err)
+	}
+	var wg sync.WaitGroup
+	keys := make([]string, 4)
+	for i := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			keys[i], _ = c.Key(context.Background())
+		}()
+	}
+	os.WriteFile(gate, nil, 0o600)
+	wg.Wait()
+	for _, k := range keys {
+		if k != "sk-lazy-key-0123456789" {
+			t.Errorf("keys %q", keys)
+			break
+		}
+	}
+	if b, _ := os.ReadFile(runs); string(b) != "run\n" {
+		t.Errorf("the command ran %d times, want once", strings.Count(string(b), "run"))
+	}
+	if c.KnownKey() != "sk-lazy-key-0123456789" || c.MaskedKey() != "****6789" {
+		t.Errorf("after the run: known %q, masked %q", c.KnownKey(), c.MaskedKey())
 	}
 }
 
@@ -116,7 +177,7 @@ func TestWarnsOnReadableKeyFile(t *testing.T) {
 	// A file with only a key command holds no secret.
 	writeFile(t, dir, "api_key_command = \"echo k-123456789012\"\n", 0o644)
 	c, err = LoadWith(context.Background(), Flags{}, env(map[string]string{"XDG_CONFIG_HOME": dir}))
-	if err != nil || len(c.Warnings) != 0 || c.APIKey != "k-123456789012" {
+	if k, _ := c.Key(context.Background()); err != nil || len(c.Warnings) != 0 || k != "k-123456789012" {
 		t.Errorf("command-only: %v %v", c.Warnings, err)
 	}
 }
