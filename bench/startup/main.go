@@ -8,6 +8,13 @@
 //
 //	go run ./bench/startup -runs 15
 //
+// Every figure is taken in two page cache states, interleaved (-cache
+// picks one): "warm", the binary's pages left in the page cache by the
+// previous run, as for a command run again and again; and "cold", the
+// binary's pages (hark's and glow's alike) evicted just before every run,
+// so that the kernel reads the binary from disk as after a reboot or an
+// install. Shared libraries, the index and the config stay cached in both.
+//
 // It builds hark from this checkout and glow from the Go module proxy
 // (github.com/charmbracelet/glow/v2, a measuring peer only; -glow PATH uses
 // another). The index is made once, from generated pages, in a temporary
@@ -39,11 +46,21 @@ var (
 	glowPath = flag.String("glow", "", "glow binary (default: build v2.1.1 from the module proxy)")
 	workDir  = flag.String("dir", "", "work directory (default: a new temporary one)")
 	keep     = flag.Bool("keep", false, "keep the work directory (the built index) for the next run")
+	cache    = flag.String("cache", "both", "page cache state of the binaries at each run: warm, cold (evicted before every run) or both")
 )
 
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
+	var modes []string
+	switch *cache {
+	case "warm", "cold":
+		modes = []string{*cache}
+	case "both":
+		modes = []string{"warm", "cold"}
+	default:
+		log.Fatalf("-cache %q: must be warm, cold or both", *cache)
+	}
 	dir := *workDir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "hark-startup-")
@@ -64,8 +81,8 @@ func main() {
 	// Just linked, the binary's page cache holds the large folios the
 	// external linker's writes made, and a fault maps a whole folio: the
 	// same bytes show about 10 MB more RSS than once read from disk.
-	// Measure that once, then evict the file's pages, so the figures are
-	// those of hark as installed (read from disk, as after a reboot).
+	// Measure that once, then evict the file's pages, so that even the
+	// warm figures are those of a binary once read from disk.
 	linked := map[string][]float64{}
 	for range 3 {
 		_, rss := timed(exec.Command(hark, "--version"), nil)
@@ -87,30 +104,42 @@ func main() {
 	add := func(k string, v float64) { m[k] = append(m[k], v) }
 	queries := []string{"memory leak detection", "thread race conditions", "cache profiling", "signal handling", "heap block overrun"}
 	for i := 0; i < *runs; i++ {
-		d, rss := timed(exec.Command(hark, "--version"), env)
-		add("version ms", d)
-		add("version RSS MB", rss)
-		add("init ms", initSum(hark, env))
-		if glow != "" {
-			d, _ = timed(exec.Command(glow, "--version"), env)
-			add("glow version ms", d)
-		}
-		d, _ = timed(exec.Command(hark, "search", queries[i%len(queries)]), env)
-		add("search ms", d)
-		ff, idle := firstFrame(exec.Command(hark), env, "Tools", true)
-		add("tui first frame ms", ff)
-		add("tui idle RSS MB", idle)
-		// The first frame with content: Search showing a query's results.
-		ff, _ = firstFrame(exec.Command(hark, "--search", queries[i%len(queries)]), env, "Page ", false)
-		add("tui content frame ms", ff)
-		if glow != "" {
-			ff, _ = firstFrame(exec.Command(glow, "-t", report), env, "Section 1", false)
-			add("glow report frame ms", ff)
+		for _, mode := range modes {
+			// prep readies bin for one run: in the cold state its pages
+			// leave the page cache.
+			prep := func(bin string) string {
+				if mode == "cold" {
+					evict(bin)
+				}
+				return bin
+			}
+			rec := func(k string, v float64) { add(k+" ["+mode+"]", v) }
+			d, rss := timed(exec.Command(prep(hark), "--version"), env)
+			rec("version ms", d)
+			rec("version RSS MB", rss)
+			rec("init ms", initSum(prep(hark), env))
+			if glow != "" {
+				d, _ = timed(exec.Command(prep(glow), "--version"), env)
+				rec("glow version ms", d)
+			}
+			d, _ = timed(exec.Command(prep(hark), "search", queries[i%len(queries)]), env)
+			rec("search ms", d)
+			ff, idle := firstFrame(exec.Command(prep(hark)), env, "Tools", true)
+			rec("tui first frame ms", ff)
+			rec("tui idle RSS MB", idle)
+			// The first frame with content: Search showing a query's results.
+			ff, _ = firstFrame(exec.Command(prep(hark), "--search", queries[i%len(queries)]), env, "Page ", false)
+			rec("tui content frame ms", ff)
+			if glow != "" {
+				ff, _ = firstFrame(exec.Command(prep(glow), "-t", report), env, "Section 1", false)
+				rec("glow report frame ms", ff)
+			}
 		}
 	}
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("hark start-up, %d runs each, pages in index %d; host %s, load %s\n", *runs, *pages, host, strings.Fields(string(load) + " ?")[0])
+	fmt.Println("[warm]: the binary left in the page cache by the previous run; [cold]: its pages evicted just before each run")
 	fmt.Println("| What | median | min | max |")
 	fmt.Println("|---|---|---|---|")
 	keys := make([]string, 0, len(m))
