@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -159,4 +164,98 @@ func TestStartupImportGraph(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Bounds of one package's init in the built binary: see
+// TestPackageInitsAreCheap.
+const (
+	initClockBound = 5.0     // ms, on the fastest of initRuns starts
+	initBytesBound = 2 << 20 // bytes allocated
+	initRuns       = 5
+)
+
+// TestPackageInitsAreCheap catches a new dependency with a slow init,
+// which the fixed list of TestStartupImportGraph cannot know of: it runs
+// the built hark --version with GODEBUG=inittrace=1 and fails when one
+// package's init allocates over 2 MiB (deterministic: the same binary does
+// the same work) or takes over 5 ms on the fastest of 5 starts. Load on
+// the machine only ever adds time, so the minimum is the init's own cost;
+// today the slowest package's minimum is about 0.5 ms, so the bound has
+// ten times that of headroom and a busy machine does not make it flake.
+func TestPackageInitsAreCheap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the hark binary")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	bin := filepath.Join(t.TempDir(), "hark")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	fastest := map[string]float64{}
+	allocated := map[string]int64{}
+	for range initRuns {
+		cmd := exec.Command(bin, "--version")
+		cmd.Env = append(cmd.Environ(), "GODEBUG=inittrace=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("hark --version: %v\n%s", err, stderr.String())
+		}
+		inits, err := parseInitTrace(stderr.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range inits {
+			if ms, ok := fastest[in.pkg]; !ok || in.ms < ms {
+				fastest[in.pkg] = in.ms
+			}
+			allocated[in.pkg] = max(allocated[in.pkg], in.bytes)
+		}
+	}
+	if len(fastest) < 20 {
+		t.Fatalf("inittrace named %d packages; is GODEBUG=inittrace=1 still the format parseInitTrace reads?", len(fastest))
+	}
+	pkgs := make([]string, 0, len(fastest))
+	for p := range fastest {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		if fastest[p] > initClockBound {
+			t.Errorf("%s: package init takes %.2f ms on the fastest of %d starts (bound %.0f ms); defer its work to first use, or keep it out of the binary (docs/startup.md)", p, fastest[p], initRuns, initClockBound)
+		}
+		if allocated[p] > initBytesBound {
+			t.Errorf("%s: package init allocates %d bytes (bound %d); defer its work to first use, or keep it out of the binary (docs/startup.md)", p, allocated[p], initBytesBound)
+		}
+	}
+}
+
+type packageInit struct {
+	pkg   string
+	ms    float64
+	bytes int64
+}
+
+// parseInitTrace reads GODEBUG=inittrace=1 lines:
+// "init PKG @0.012 ms, 0.004 ms clock, 0 bytes, 0 allocs".
+func parseInitTrace(s string) ([]packageInit, error) {
+	var out []packageInit
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 11 || f[0] != "init" {
+			continue
+		}
+		if f[6] != "clock," || f[8] != "bytes," {
+			return nil, fmt.Errorf("inittrace line %q: not the form init PKG @T ms, D ms clock, B bytes, N allocs", l)
+		}
+		ms, err1 := strconv.ParseFloat(f[4], 64)
+		b, err2 := strconv.ParseInt(f[7], 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("inittrace line %q: unreadable numbers", l)
+		}
+		out = append(out, packageInit{f[1], ms, b})
+	}
+	return out, nil
 }
