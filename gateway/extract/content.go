@@ -118,6 +118,16 @@ func Title(doc *html.Node) *html.Node {
 			return h
 		}
 	}
+	if len(h1s) == 0 && named != "" {
+		// Doxygen titles its pages with <div class="title">.
+		return findFirst(doc, func(n *html.Node) bool {
+			if n.DataAtom != atom.Div || !hasClass(n, "title") {
+				return false
+			}
+			text := strings.ToLower(textOf(n))
+			return text != "" && strings.Contains(named, text)
+		})
+	}
 	return nil
 }
 
@@ -168,7 +178,7 @@ func isLeafBlock(n *html.Node) bool {
 	case atom.P, atom.Pre, atom.Td, atom.Th, atom.Li, atom.Dd, atom.Blockquote, atom.Table, atom.Ul, atom.Ol, atom.Dl:
 		return true
 	}
-	return false
+	return isLineListing(n)
 }
 
 // dropped are elements whose content is never read as text.
@@ -262,7 +272,8 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	case atom.Html, atom.Body, atom.Main, atom.Article:
 		return false
 	}
-	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] {
+	// Doxygen's tooltips (div.ttc) are hidden by its stylesheet.
+	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] || hasClass(n, "ttc") {
 		return true
 	}
 	return (isComments(n) || isPromo(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
@@ -539,6 +550,9 @@ func words(s string) []string {
 // first and last wrappers: "Next: … Previous: … Up: …" lines, breadcrumbs,
 // rules. Lists and headings stay: a closing "See also" list is content.
 func trimEdges(root *html.Node, prose map[*html.Node]int) {
+	if isLineListing(root) {
+		return
+	}
 	for _, first := range []bool{true, false} {
 		n := root
 		for depth := 0; n != nil && depth < 4; depth++ {
@@ -550,8 +564,8 @@ func trimEdges(root *html.Node, prose map[*html.Node]int) {
 				}
 				n.RemoveChild(edge)
 			}
-			if edge == nil || !isWrapper(edge) {
-				break
+			if edge == nil || !isWrapper(edge) || isLineListing(edge) {
+				break // a listing's last line "} dict_t;" is code, not a bar
 			}
 			n = edge
 		}

@@ -342,6 +342,79 @@ func TestTermsAreOneBoldSpan(t *testing.T) {
 	}
 }
 
+// Doxygen pages: a source listing (one div.line per line, line numbers in
+// spans) is one code block without its numbers; a file reference has its
+// title (div.title), headings without the ◆ glyph, and its declarations
+// each on one line.
+func TestDoxygenPages(t *testing.T) {
+	source := `<html><head><title>PocketSphinx: dict.h Source File</title></head><body>
+<div id="top"><div id="titlearea"><div id="projectname">PocketSphinx</div></div><div id="main-nav"></div></div>
+<div id="doc-content"><div class="header"><div class="headertitle"><div class="title">dict.h</div></div></div>
+<div class="contents"><a href="dict_8h.html">Go to the documentation of this file.</a><div class="fragment"><div class="line"><a id="l00045" name="l00045"></a><span class="lineno">   45</span><span class="comment">/* SphinxBase headers. */</span></div>
+<div class="line"><a id="l00046" name="l00046"></a><span class="lineno">   46</span><span class="preprocessor">#include &lt;sphinxbase/hash_table.h&gt;</span></div>
+<div class="line"><a id="l00047" name="l00047"></a><span class="lineno">   47</span> </div>
+<div class="line"><a id="l00063" name="l00063"></a><span class="lineno"><a class="line" href="structdictword__t.html">   63</a></span><span class="keyword">typedef</span> <span class="keyword">struct </span>{</div>
+<div class="line"><a id="l00064" name="l00064"></a><span class="lineno"><a class="line" href="structdictword__t.html#a3f">   64</a></span>    <span class="keywordtype">char</span> *<a class="code hl_variable" href="structdictword__t.html#a3f">word</a>;         </div>
+<div class="line"><a id="l00069" name="l00069"></a><span class="lineno">   69</span>} <a class="code hl_struct" href="structdictword__t.html">dictword_t</a>;</div>
+</div><div class="ttc" id="astructdict__t_html"><div class="ttname"><a href="structdict__t.html">dict_t</a></div><div class="ttdoc">a structure for a dictionary.</div></div>
+</div></div></body></html>`
+	md, text := extract(t, source, Options{})
+	want := "```\n/* SphinxBase headers. */\n#include <sphinxbase/hash_table.h>\n\ntypedef struct {\n    char *word;\n} dictword_t;\n```"
+	if !strings.HasPrefix(md, "# dict.h\n\n") || !strings.Contains(md, want) {
+		t.Errorf("source listing: markdown lacks the title and %q:\n%s", want, md)
+	}
+	if !strings.Contains(text, "    #include <sphinxbase/hash_table.h>\n\n    typedef struct {\n        char *word;") {
+		t.Errorf("source listing: text:\n%s", text)
+	}
+	for _, bad := range []string{"46", "a structure for a dictionary", `\*`} {
+		if strings.Contains(md, bad) {
+			t.Errorf("source listing: markdown has %q:\n%s", bad, md)
+		}
+	}
+
+	reference := `<html><head><title>PocketSphinx: dict.h File Reference</title></head><body>
+<div id="doc-content"><div class="header"><div class="summary"><a href="#define-members">Macros</a> &#124; <a href="#func-members">Functions</a></div>
+<div class="headertitle"><div class="title">dict.h File Reference</div></div></div>
+<div class="contents"><p>Operations on dictionary. <a href="#details">More...</a></p>
+<table class="memberdecls"><tr class="heading"><td colspan="2"><h2 class="groupheader"><a id="define-members" name="define-members"></a>Macros</h2></td></tr>
+<tr class="memitem:a8d"><td class="memItemLeft" align="right" valign="top">#define&#160;</td><td class="memItemRight" valign="bottom"><a class="el" href="dict_8h.html#a8d">S3DICT_INC_SZ</a>&#160;&#160;&#160;4096</td></tr>
+<tr class="separator:a8d"><td class="memSeparator" colspan="2">&#160;</td></tr>
+<tr class="memitem:a36"><td class="memItemLeft" align="right" valign="top">#define&#160;</td><td class="memItemRight" valign="bottom"><a class="el" href="dict_8h.html#a36">dict_size</a>(d)&#160;&#160;&#160;((d)-&gt;n_word)</td></tr>
+<tr class="memdesc:a36"><td class="mdescLeft">&#160;</td><td class="mdescRight">Packaged macro access to dictionary members.  <a href="dict_8h.html#a36">More...</a><br /></td></tr>
+</table>
+<h2 class="groupheader">Macro Definition Documentation</h2>
+<a id="a84" name="a84"></a>
+<h2 class="memtitle"><span class="permalink"><a href="#a84">&#9670;&nbsp;</a></span>dict_basestr</h2>
+<div class="memitem"><div class="memproto"><table class="memname">
+<tr><td class="memname">#define dict_basestr</td><td>(</td><td class="paramtype">&#160;</td><td class="paramname">d, </td></tr>
+<tr><td class="paramkey"></td><td></td><td class="paramtype">&#160;</td><td class="paramname">w&#160;</td></tr>
+<tr><td></td><td>)</td><td></td><td>&#160;&#160;&#160;((d)-&gt;word[dict_basewid(d,w)].word)</td></tr></table></div>
+<div class="memdoc"><p class="definition">Definition at line <a class="el" href="dict_8h_source.html#l00162">162</a> of file <a class="el" href="dict_8h_source.html">dict.h</a>.</p></div></div>
+<h2 class="memtitle"><span class="permalink"><a href="#ab5">&#9670;&nbsp;</a></span>dict_init()</h2>
+<div class="memitem"><div class="memproto"><table class="memname">
+<tr><td class="memname"><a class="el" href="structdict__t.html">dict_t</a> * dict_init </td><td>(</td><td class="paramtype">cmd_ln_t *&#160;</td><td class="paramname"><em>config</em>, </td></tr>
+<tr><td class="paramkey"></td><td></td><td class="paramtype"><a class="el" href="bin__mdef_8h.html#a26">bin_mdef_t</a> *&#160;</td><td class="paramname"><em>mdef</em>&#160;</td></tr>
+<tr><td></td><td>)</td><td></td><td></td></tr></table></div>
+<div class="memdoc"><p>Initialize a new dictionary. </p></div></div></div></div></body></html>`
+	for _, opt := range []Options{{}, {Tables: true}} {
+		md, text = extract(t, reference, opt)
+		for _, w := range []string{"# dict.h File Reference\n\nOperations on dictionary.", "## Macros\n\n\\#define [S3DICT_INC_SZ](http://host/valgrind/html/dict_8h.html#a8d) 4096\n\n",
+			"\\#define [dict_size](http://host/valgrind/html/dict_8h.html#a36)(d) ((d)->n_word)\n\nPackaged macro access",
+			"## dict_basestr\n\n```\n#define dict_basestr (d, w) ((d)->word[dict_basewid(d,w)].word)\n```\n\nDefinition at line",
+			"## dict_init()\n\n```\ndict_t * dict_init (cmd_ln_t * config, bin_mdef_t * mdef)\n```\n\nInitialize a new dictionary."} {
+			if !strings.Contains(md, w) {
+				t.Errorf("reference (tables %v): markdown lacks %q:\n%s", opt.Tables, w, md)
+			}
+		}
+		if strings.Contains(md, "◆") || strings.Contains(text, "◆") || strings.Contains(md, "| (") {
+			t.Errorf("reference: a glyph or a prototype table stayed:\n%s", md)
+		}
+		if !strings.Contains(text, "#define S3DICT_INC_SZ 4096\n") {
+			t.Errorf("reference: text lacks the declaration on one line:\n%s", text)
+		}
+	}
+}
+
 // Title takes the <h1> the page's <title> names, not the site banner's,
 // and the first <h1> when the page has no <title>.
 func TestTitleIsTheArticles(t *testing.T) {

@@ -57,11 +57,15 @@ type Document struct {
 // Render reads root's content into blocks. title, when not nil and
 // outside root, is put first as the page heading (see Title).
 func Render(root, title *html.Node, opt Options) *Document {
-	r := &renderer{opt: opt, in: &inline{}, blockish: map[*html.Node]bool{}}
+	r := &renderer{opt: opt, in: &inline{}, blockish: map[*html.Node]bool{}, title: title}
 	if title != nil && !contains(root, title) && findFirst(root, func(n *html.Node) bool { return n.DataAtom == atom.H1 }) == nil {
 		r.node(title)
 	}
-	r.children(root)
+	if isLineListing(root) {
+		r.lineListing(root)
+	} else {
+		r.children(root)
+	}
 	r.flush()
 	return &Document{Blocks: r.blocks}
 }
@@ -81,6 +85,7 @@ type renderer struct {
 	lists    []list
 	quote    int
 	blockish map[*html.Node]bool
+	title    *html.Node // the page's title, a heading wherever it is
 }
 
 // inline collects a block's inline content in both renderings, with
@@ -200,6 +205,10 @@ func (r *renderer) node(n *html.Node) {
 	if dropped[n.DataAtom] || isHidden(n) {
 		return
 	}
+	if n == r.title && !isHeading(n) {
+		r.heading(n, 1) // Doxygen's <div class="title">
+		return
+	}
 	switch n.DataAtom {
 	case atom.Br:
 		if !r.in.empty() {
@@ -262,6 +271,10 @@ func (r *renderer) node(n *html.Node) {
 	case atom.Del, atom.S, atom.Strike:
 		r.wrap(n, "~~")
 	default:
+		if n.DataAtom == atom.Div && isLineListing(n) {
+			r.lineListing(n)
+			return
+		}
 		if blockElements[n.DataAtom] {
 			r.block(n)
 			return
@@ -410,7 +423,7 @@ func isPermalink(n *html.Node, href, text string) bool {
 	return strings.HasPrefix(l, "permalink") || strings.HasPrefix(l, "link to this")
 }
 
-var glyphs = map[string]bool{"#": true, "¶": true, "§": true, "🔗": true, "⚓": true, "⚓︎": true, "#️⃣": true}
+var glyphs = map[string]bool{"#": true, "¶": true, "§": true, "◆": true, "🔗": true, "⚓": true, "⚓︎": true, "#️⃣": true}
 
 // trimGlyphs removes permalink glyphs left at the end (or start) of a
 // heading that marks them without a link.
@@ -494,8 +507,79 @@ func (r *renderer) code(n *html.Node) {
 	r.add(Block{Kind: Code, Lang: codeLanguage(n), Markdown: body, Text: body})
 }
 
-// rawText is n's text as the page holds it, with <br> as a line break.
-func rawText(n *html.Node) string {
+// isLineListing reports a code listing written as one <div class="line">
+// per line, as Doxygen's div.fragment is: it has no <pre> to keep its
+// lines.
+func isLineListing(n *html.Node) bool {
+	return hasClass(n, "fragment") && findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Div && hasClass(c, "line") }) != nil
+}
+
+// lineListing keeps a listing of line divs as one code block, without
+// its line numbers.
+func (r *renderer) lineListing(n *html.Node) {
+	var lines []string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || hasClass(c, "lineno") || hasClass(c, "ttc") {
+				continue
+			}
+			if c.DataAtom == atom.Div && hasClass(c, "line") {
+				l := strings.ReplaceAll(rawText(c, "lineno"), "\u00a0", " ")
+				lines = append(lines, strings.TrimRight(strings.ReplaceAll(l, "\n", " "), " \t"))
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 0 {
+		return
+	}
+	body := strings.Join(lines, "\n")
+	r.add(Block{Kind: Code, Lang: codeLanguage(n), Markdown: body, Text: body})
+}
+
+// declaration reads Doxygen's table of a function's or macro's prototype
+// (table.memname: name, "(", each parameter on a row of its own, ")") as
+// the one line of code it stands for.
+func (r *renderer) declaration(n *html.Node) {
+	var parts []string
+	for _, tr := range tableRows(n) {
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
+				if t := strings.Join(strings.Fields(rawText(c)), " "); t != "" {
+					parts = append(parts, t)
+				}
+			}
+		}
+	}
+	line := strings.NewReplacer("( ", "(", " )", ")", " ,", ",").Replace(strings.Join(parts, " "))
+	if line == "" {
+		return
+	}
+	r.add(Block{Kind: Code, Markdown: line, Text: line})
+}
+
+// hasClass reports whether n's class attribute holds the word c.
+func hasClass(n *html.Node, c string) bool {
+	for _, w := range strings.Fields(attr(n, "class")) {
+		if strings.EqualFold(w, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// rawText is n's text as the page holds it, with <br> as a line break,
+// leaving out elements of the classes skip (line numbers).
+func rawText(n *html.Node, skip ...string) string {
 	var b strings.Builder
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
@@ -506,6 +590,11 @@ func rawText(n *html.Node) string {
 		case html.ElementNode:
 			if dropped[n.DataAtom] || isHidden(n) {
 				return
+			}
+			for _, c := range skip {
+				if hasClass(n, c) {
+					return
+				}
 			}
 			if n.DataAtom == atom.Br {
 				b.WriteByte('\n')
@@ -566,9 +655,13 @@ func cleanLang(s string) string {
 // table keeps a data table as rows of cells (advanced), reads a layout
 // table as ordinary content, and leaves other tables out.
 func (r *renderer) table(n *html.Node) {
+	if hasClass(n, "memname") {
+		r.declaration(n)
+		return
+	}
 	rows := tableRows(n)
 	if isLayoutTable(n, rows) {
-		r.block(n)
+		r.layoutTable(n, rows)
 		return
 	}
 	if !r.opt.Tables {
@@ -625,6 +718,35 @@ func (r *renderer) table(n *html.Node) {
 		tx.WriteString(strings.Join(kept, " | ") + "\n")
 	}
 	r.add(Block{Kind: Table, Markdown: strings.TrimRight(md.String(), "\n"), Text: strings.TrimRight(tx.String(), "\n")})
+}
+
+// layoutTable reads a table that lays out content. A row of cells that
+// hold no blocks is one line, as it shows: Doxygen's "#define" beside
+// "S3DICT_INC_SZ 4096" is one declaration, not two paragraphs; a row
+// whose cells hold blocks (a menu column beside the content) is read cell
+// by cell.
+func (r *renderer) layoutTable(n *html.Node, rows []*html.Node) {
+	r.flush()
+	if c := findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Caption }); c != nil {
+		r.block(c)
+	}
+	for _, tr := range rows {
+		inline := true
+		for c := tr.FirstChild; c != nil && inline; c = c.NextSibling {
+			inline = c.Type != html.ElementNode || !r.hasBlock(c)
+		}
+		if !inline {
+			r.block(tr)
+			continue
+		}
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
+				r.in.space = true
+				r.children(c)
+			}
+		}
+		r.flush()
+	}
 }
 
 func tableRows(t *html.Node) []*html.Node {

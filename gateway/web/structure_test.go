@@ -130,3 +130,40 @@ func TestEmbeddedContentIsTheArticles(t *testing.T) {
 		}
 	}
 }
+
+// The structure scores count only what the truth files hold; these real
+// reference pages must also keep the headings, links and code that make
+// them what they are, in basic and advanced extraction alike.
+func TestReferencePagesKeepTheirShape(t *testing.T) {
+	cases := []struct {
+		file string
+		md   []string
+	}{
+		{"libxslt1-dev_html_APIconstructors.html", []string{
+			"## Type const xmlChar \\*:\n\n[xsltEvalStaticAttrValueTemplate](http://docs.example/manual/html/html/libxslt-templates.html#xsltEvalStaticAttrValueTemplate)\\\n[xsltGetCNsProp]",
+			"## Type xsltTransformFunction:"}},
+		{"libffi8_Types.html", []string{"### 2.3 Types\n\n- [Primitive Types](http://docs.example/manual/html/Primitive-Types.html)\n- [Structures]"}},
+		{"valgrind_index.html", []string{"[Valgrind User Manual](http://docs.example/manual/html/manual.html)", "[GNU Licenses](http://docs.example/manual/html/licenses.html)"}},
+		{"libpocketsphinx-dev_dict_8h_source.html", []string{"# dict.h\n\n```\n/* -*- c-basic-offset: 4; indent-tabs-mode: nil -*- */\n",
+			"typedef struct {\n    char *word;\n    s3cipid_t *ciphone;", "} dictword_t;\n", "#endif\n```"}},
+		{"libpocketsphinx-dev_dict_8h.html", []string{"# dict.h File Reference", "## Macros\n\n\\#define [S3DICT_INC_SZ]",
+			"## dict_init()\n\n```\ndict_t * dict_init (cmd_ln_t * config, bin_mdef_t * mdef)\n```"}},
+	}
+	for _, c := range cases {
+		pg := testPage(t, "testdata/extract/"+c.file)
+		for _, adv := range []bool{false, true} {
+			p, err := parseHTML(pg.URL, pg.HTML, "", time.Now(), extractOptions{Advanced: adv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.md {
+				if !strings.Contains(p.Markdown, w) {
+					t.Errorf("%s (advanced %v): markdown lacks %q:\n%.1500s", c.file, adv, w, p.Markdown)
+				}
+			}
+			if strings.Contains(p.Markdown, "◆") || strings.Contains(p.Markdown, "****") {
+				t.Errorf("%s: a glyph or nested bold:\n%.1500s", c.file, p.Markdown)
+			}
+		}
+	}
+}

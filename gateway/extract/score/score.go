@@ -275,9 +275,10 @@ func Structure(pg Page, markdown, text string, miss func(kind, what string)) Str
 	headingTexts := map[string]bool{}
 	var heads func(*html.Node)
 	heads = func(n *html.Node) {
-		switch n.DataAtom {
-		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-			headingTexts[strings.Join(strings.Fields(strings.Trim(nodeText(n), " #¶§")), " ")] = true
+		switch {
+		case n.DataAtom == atom.H1, n.DataAtom == atom.H2, n.DataAtom == atom.H3, n.DataAtom == atom.H4, n.DataAtom == atom.H5, n.DataAtom == atom.H6,
+			n.DataAtom == atom.Div && attr(n, "class") == "title": // Doxygen's page title
+			headingTexts[strings.Join(strings.Fields(strings.Trim(nodeText(n), glyphs)), " ")] = true
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			heads(c)
@@ -305,7 +306,7 @@ func Structure(pg Page, markdown, text string, miss func(kind, what string)) Str
 					boundary(l.Data, texts[index[l]+1].Data)
 				}
 			case atom.H1, atom.H2, atom.H3:
-				h := strings.Join(strings.Fields(strings.Trim(nodeText(n), " #¶§")), " ")
+				h := strings.Join(strings.Fields(strings.Trim(nodeText(n), glyphs)), " ")
 				if h != "" && truthLines[h] {
 					prefix := strings.Repeat("#", int(n.Data[1]-'0')) + " "
 					kept := false
@@ -316,11 +317,15 @@ func Structure(pg Page, markdown, text string, miss func(kind, what string)) Str
 					}
 					s.Headings.count(note("heading", kept, h))
 				}
-			case atom.Pre:
-				raw := strings.TrimPrefix(preText(n), "\n")
+			case atom.Pre, atom.Div:
 				var lines []string
-				for _, l := range strings.Split(strings.TrimRight(raw, "\n "), "\n") {
-					lines = append(lines, strings.TrimRight(l, " \t"))
+				if n.DataAtom == atom.Pre {
+					raw := strings.TrimPrefix(preText(n), "\n")
+					for _, l := range strings.Split(strings.TrimRight(raw, "\n "), "\n") {
+						lines = append(lines, strings.TrimRight(l, " \t"))
+					}
+				} else if lines = listingLines(n); lines == nil {
+					break
 				}
 				if first := strings.Join(strings.Fields(lines[0]), " "); len(lines) >= 2 && first != "" && truthLines[first] {
 					s.Code.count(note("code (markdown)", fencedIn(markdown, lines), lines[0]))
@@ -397,6 +402,48 @@ func fencedIn(md string, lines []string) bool {
 		i += 1 + next
 	}
 	return false
+}
+
+// glyphs are the permalink marks pages put beside headings (Doxygen's
+// "◆ dict_init()"), which extraction drops.
+const glyphs = " #¶§◆\u00a0"
+
+// listingLines are the lines of a code listing written as one
+// <div class="line"> per line (Doxygen's div.fragment), without their
+// line numbers; nil when n is no such listing.
+func listingLines(n *html.Node) []string {
+	if !strings.Contains(" "+attr(n, "class")+" ", " fragment ") {
+		return nil
+	}
+	var lines []string
+	var walk func(*html.Node, *strings.Builder)
+	walk = func(n *html.Node, b *strings.Builder) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			cls := " " + attr(c, "class") + " "
+			switch {
+			case c.Type == html.TextNode && b != nil:
+				b.WriteString(strings.ReplaceAll(c.Data, "\u00a0", " "))
+			case strings.Contains(cls, " lineno ") || strings.Contains(cls, " ttc "):
+			case c.DataAtom == atom.Div && strings.Contains(cls, " line ") && b == nil:
+				var lb strings.Builder
+				walk(c, &lb)
+				lines = append(lines, strings.TrimRight(lb.String(), " \t"))
+			default:
+				walk(c, b)
+			}
+		}
+	}
+	walk(n, nil)
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) < 2 {
+		return nil
+	}
+	return lines
 }
 
 // blockOf is the paragraph, list item or cell that holds n.
