@@ -69,6 +69,16 @@ p.decode('x');</code><button>copy</button></pre>`),
 			notMD: []string{"copy"},
 		},
 		{
+			name: "code language from the wrappers around the block",
+			page: frame(`<p>Import it:</p><div class="highlight-python notranslate"><div class="highlight"><pre><span></span><span class="kn">import</span> <span class="nn">foo</span>
+</pre></div></div><p>Then install:</p><div class="highlight highlight-source-shell notranslate position-relative overflow-auto"><pre>make
+make install</pre></div>
+<p>Defaults name none:</p><div class="highlight-default notranslate"><div class="highlight"><pre>x = 1
+y = 2</pre></div></div><div class="lang-en"><pre>not code in English
+but a block</pre></div>`),
+			md: []string{"```python\nimport foo\n```", "```shell\nmake\nmake install\n```", "```\nx = 1\ny = 2\n```", "```\nnot code in English"},
+		},
+		{
 			name:  "headings without permalink glyphs",
 			page:  frame(`<h2 id="path">Path<a class="headerlink" href="#path">#</a></h2><p>Text about paths and where they lead to.</p><h3>Options <a href="#opt">¶</a></h3><p>More.</p>`),
 			md:    []string{"## Path\n", "### Options\n"},

@@ -609,25 +609,49 @@ func rawText(n *html.Node, skip ...string) string {
 	return b.String()
 }
 
-// codeLanguage reads a language from the classes of a <pre> or its
-// <code>: language-go, lang-go, highlight-go, brush: go, sourceCode go.
+// codeLanguage reads a language from the classes of a <pre>, its <code>
+// or the wrappers around it: language-go, lang-go, highlight-go, brush: go,
+// sourceCode go. Sphinx names it on a wrapper (div.highlight-python >
+// div.highlight > pre), and so does GitHub (div.highlight-source-shell).
 func codeLanguage(n *html.Node) string {
-	classes := attr(n, "class") + " " + attr(n, "data-lang") + " " + attr(n, "data-language")
-	if c := findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Code }); c != nil {
-		classes += " " + attr(c, "class") + " " + attr(c, "data-lang")
-	}
 	if l := attr(n, "data-lang") + attr(n, "data-language"); l != "" {
 		return cleanLang(l)
 	}
+	if c := findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Code }); c != nil {
+		if l := langOf(attr(c, "class")+" "+attr(c, "data-lang"), false); l != "" {
+			return l
+		}
+	}
+	if l := langOf(attr(n, "class"), false); l != "" {
+		return l
+	}
+	p := n.Parent
+	for i := 0; i < 3 && p != nil && (p.DataAtom == atom.Div || p.DataAtom == atom.Figure); i, p = i+1, p.Parent {
+		if l := attr(p, "data-lang") + attr(p, "data-language"); l != "" {
+			return cleanLang(l)
+		}
+		if l := langOf(attr(p, "class"), true); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// langOf reads a language from class words. On a wrapper, "lang-en" is
+// more likely the page's tongue than code's, so only language-,
+// highlight- and brush: count there.
+func langOf(classes string, wrapper bool) string {
 	fields := strings.Fields(strings.ToLower(classes))
 	for i, f := range fields {
-		for _, p := range []string{"language-", "lang-", "highlight-source-", "highlight-", "brush:"} {
-			if strings.HasPrefix(f, p) {
+		for _, p := range []string{"language-", "lang-", "highlight-source-", "highlight-text-", "highlight-", "brush:"} {
+			if strings.HasPrefix(f, p) && !(wrapper && p == "lang-") {
 				v := strings.TrimPrefix(f, p)
 				if v == "" && p == "brush:" && i+1 < len(fields) {
 					v = fields[i+1]
 				}
-				if l := cleanLang(v); l != "" && l != "none" && l != "text" && l != "plaintext" {
+				switch l := cleanLang(v); l {
+				case "", "none", "text", "plaintext", "default":
+				default:
 					return l
 				}
 			}
