@@ -1,7 +1,6 @@
 package common
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,11 +17,12 @@ import (
 )
 
 // Aloud reads a document in the reader aloud (R), sentence by sentence:
-// each sentence is fetched over the TTS stream one ahead of the voice,
-// played through the sound output, and highlighted in the rendered text
-// while its audio plays, the view following it. Space pauses, ] and [
-// skip a sentence or go back one, esc stops; R again resumes where it
-// stopped.
+// each sentence streams over the TTS WebSocket into one continuous
+// playback (audio.Sequence), played as its frames arrive, with the next
+// sentences fetched while one plays; the sentence playing is highlighted
+// in the rendered text, the view following it. Space pauses, ] and [ skip
+// a sentence or go back one, esc stops; R again resumes where it stopped.
+// Starting it stops any other playback (ClaimSound).
 type Aloud struct {
 	sentences []prose.Sentence
 	lines     []int // each sentence's first rendered line (-1 unknown)
@@ -32,22 +32,26 @@ type Aloud struct {
 	paused    bool
 	gen       int // the run's number: messages of a stopped run are dropped
 	cancel    context.CancelFunc
-	pb        *audio.Playback
+	seq       *audio.Sequence
 	err       error
 	started   time.Time // when R was pressed, for the first sound
 	first     time.Duration
 }
 
-// AloudMsg reports a sentence starting to play (Playing), or the run
-// ending (Done, with Err when it failed).
+// AloudMsg reports a sentence starting to play (Index, with the run's
+// sequence in Playing), or the run ending (Done, with Err when it failed,
+// and SavedTo when the reading went to a file instead of a sound device).
 type AloudMsg struct {
-	Gen      int
-	Index    int
-	Playing  *audio.Playback
-	Done     bool
-	Err      error
-	Duration time.Duration // the sentence's audio
+	Gen     int
+	Index   int
+	Playing *audio.Sequence
+	Done    bool
+	Err     error
+	SavedTo string
 }
+
+// aloudAhead is how many sentences are fetched beyond the one playing.
+const aloudAhead = 2
 
 // Active reports that reading is under way (playing or paused).
 func (a *Aloud) Active() bool { return a.active }
@@ -109,17 +113,15 @@ func (a *Aloud) run(c *Common, s *Scroll) tea.Cmd {
 	if a.cancel != nil {
 		a.cancel()
 	}
-	if a.pb != nil {
-		a.pb.Stop()
-		a.pb = nil
-	}
 	c.readings++
 	a.gen = c.readings
 	ctx, cancel := context.WithCancel(context.Background())
-	a.cancel, a.active, a.paused, a.err = cancel, true, false, nil
+	c.ClaimSound(cancel)
+	a.cancel, a.active, a.paused, a.err, a.seq = cancel, true, false, nil, nil
 	a.mark(s)
 	gen, from, sentences := a.gen, a.at, a.sentences
 	client, send, open, provider, voice := c.Client, c.Send, c.Audio, c.Provider, c.Voice
+	log := c.Logf
 	return func() tea.Msg {
 		defer cancel()
 		if client == nil {
@@ -139,76 +141,72 @@ func (a *Aloud) run(c *Common, s *Scroll) tea.Cmd {
 			}
 			voice = api.DefaultVoice(vs, api.Locale()).Value
 		}
-		// One sentence is fetched ahead of the one being spoken.
-		type take struct {
-			data []byte
-			err  error
-		}
-		takes := make(chan take, 1)
-		go func() {
-			defer close(takes)
-			for _, sn := range sentences[from:] {
-				data, err := speak(ctx, client, api.TTSRequest{Provider: provider, Text: sn.Text, VoiceCode: voice, Format: api.FormatWAV})
-				select {
-				case takes <- take{data, err}:
-				case <-ctx.Done():
-					return
+		// One playback for the whole reading: no gap between sentences,
+		// and with no sound device one file, not one per sentence.
+		q := out.Sequence(0)
+		rest := sentences[from:]
+		err = q.Run(ctx, audio.Turns{
+			Count: len(rest), Format: api.FormatWAV, Ahead: aloudAhead,
+			Fetch: func(ctx context.Context, i int, w io.Writer) error {
+				_, err := StreamTTS(ctx, client, api.TTSRequest{Provider: provider, Text: rest[i].Text, VoiceCode: voice, Format: api.FormatWAV}, w)
+				return err
+			},
+			Playing: func(i int) {
+				if send != nil {
+					send(AloudMsg{Gen: gen, Index: from + i, Playing: q})
 				}
-				if err != nil {
-					return
-				}
-			}
-		}()
-		i := from
-		for t := range takes {
-			if t.err != nil {
-				return AloudMsg{Gen: gen, Done: true, Err: fmt.Errorf("read aloud: sentence %d: %w", i+1, t.err)}
-			}
-			pb, err := out.Play(api.FormatWAV, 0)
-			if err != nil {
-				return AloudMsg{Gen: gen, Done: true, Err: fmt.Errorf("read aloud: %w", err)}
-			}
-			pb.Write(t.data)
-			pb.CloseWithError(nil)
-			if send != nil {
-				send(AloudMsg{Gen: gen, Index: i, Playing: pb, Duration: wavDuration(t.data)})
-			}
-			select {
-			case <-pb.Done():
-			case <-ctx.Done():
-				pb.Stop()
-				return AloudMsg{Gen: gen, Done: true}
-			}
-			if err := pb.Err(); err != nil {
-				return AloudMsg{Gen: gen, Done: true, Err: fmt.Errorf("read aloud: playback: %w", err)}
-			}
-			i++
+			},
+		})
+		done := AloudMsg{Gen: gen, Index: from + len(rest), Done: true}
+		if ctx.Err() != nil {
+			done.Index = -1 // stopped: the reader keeps its place
+			return done
 		}
-		return AloudMsg{Gen: gen, Index: i, Done: true}
+		if out.Kind() == audio.SinkFile {
+			log("read aloud: saved to %s", q.SavedTo())
+			done.SavedTo = HomeShort(q.SavedTo())
+		}
+		var pe *audio.PartError
+		if errors.As(err, &pe) {
+			done.Index = from + pe.Part
+			done.Err = fmt.Errorf("read aloud: sentence %d: %w", from+pe.Part+1, pe.Err)
+		} else if err != nil {
+			done.Err = fmt.Errorf("read aloud: playback: %w", err)
+		}
+		return done
 	}
 }
 
-// speak fetches one sentence's audio whole over the stream.
-func speak(ctx context.Context, cl *api.Client, req api.TTSRequest) ([]byte, error) {
+// StreamTTS writes req's audio to w as its frames arrive, and returns the
+// time from the call to the first of them.
+func StreamTTS(ctx context.Context, cl *api.Client, req api.TTSRequest, w io.Writer) (first time.Duration, err error) {
+	start := time.Now()
 	s, err := cl.TTSStream(ctx, req)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer s.Close()
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, s); err != nil {
-		return buf.Bytes(), err
+	for {
+		chunk, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			if first == 0 {
+				return 0, errors.New("the stream brought no audio")
+			}
+			return first, nil
+		}
+		if err != nil {
+			return first, err
+		}
+		if len(chunk) == 0 {
+			continue
+		}
+		if first == 0 {
+			first = time.Since(start)
+		}
+		if _, err := w.Write(chunk); err != nil {
+			return first, err
+		}
 	}
-	return buf.Bytes(), nil
-}
-
-// wavDuration is how long a WAV plays (0 when unknown).
-func wavDuration(b []byte) time.Duration {
-	pcm, rate, err := audio.DecodeToPCM(api.FormatWAV, b, 0)
-	if err != nil || rate == 0 {
-		return 0
-	}
-	return time.Duration(float64(len(pcm)/2) / float64(rate) * float64(time.Second))
 }
 
 // Update takes the run's messages: the highlight moves to the sentence
@@ -218,9 +216,12 @@ func (a *Aloud) Update(msg AloudMsg, s *Scroll) tea.Cmd {
 		return nil
 	}
 	if msg.Done {
-		a.active, a.paused, a.pb = false, false, nil
-		if msg.Index >= len(a.sentences) {
+		a.active, a.paused, a.seq = false, false, nil
+		switch {
+		case msg.Index >= len(a.sentences):
 			a.at = -1 // read to the end: R starts again from the view
+		case msg.Index >= 0:
+			a.at = msg.Index
 		}
 		s.spot = nil
 		if msg.Err != nil {
@@ -228,12 +229,17 @@ func (a *Aloud) Update(msg AloudMsg, s *Scroll) tea.Cmd {
 			err := msg.Err
 			return func() tea.Msg { return ErrorMsg{Err: err} }
 		}
+		if msg.SavedTo != "" {
+			// Nothing was heard: say where the reading went.
+			text := "no sound here: the reading was saved to " + msg.SavedTo
+			return func() tea.Msg { return NoticeMsg{Text: text} }
+		}
 		return nil
 	}
 	if a.first == 0 {
 		a.first = time.Since(a.started)
 	}
-	a.at, a.pb = msg.Index, msg.Playing
+	a.at, a.seq = msg.Index, msg.Playing
 	a.mark(s)
 	if l := a.lines[a.at]; l >= 0 && (l < s.offset || l >= s.offset+s.height) {
 		s.offset = max(0, l-s.height/3)
@@ -264,12 +270,12 @@ func (a *Aloud) Key(msg tea.KeyPressMsg, c *Common, s *Scroll) (tea.Cmd, bool) {
 	}
 	switch msg.String() {
 	case "space", " ":
-		if a.pb != nil {
+		if a.seq != nil {
 			a.paused = !a.paused
 			if a.paused {
-				a.pb.Pause()
+				a.seq.Pause()
 			} else {
-				a.pb.Resume()
+				a.seq.Resume()
 			}
 		}
 		return nil, true
@@ -294,11 +300,11 @@ func (a *Aloud) Stop(s *Scroll) {
 	if a.cancel != nil {
 		a.cancel()
 	}
-	if a.pb != nil {
-		a.pb.Stop()
+	if a.seq != nil {
+		a.seq.Stop()
 	}
 	a.gen = 0 // no run has number 0: what the stopped run still sends is dropped
-	a.active, a.paused, a.pb = false, false, nil
+	a.active, a.paused, a.seq = false, false, nil
 	s.spot = nil
 }
 

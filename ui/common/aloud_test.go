@@ -59,3 +59,32 @@ func TestAloudHighlightFollows(t *testing.T) {
 		t.Errorf("[: at %d, gen %d→%d", a.at, gen, a.gen)
 	}
 }
+
+// Reading aloud stops whatever played before it, in any pane; a reading
+// stopped that way keeps its place, and one that went to a file says
+// where.
+func TestAloudOnePlaybackAndSavedNotice(t *testing.T) {
+	doc := "One sentence here. Another sentence there. A third one."
+	s := &Scroll{}
+	s.SetContent(doc)
+	s.SetHeight(5)
+	c := &Common{}
+	stopped := 0
+	c.ClaimSound(func() { stopped++ })
+	var a, b Aloud
+	a.Start(c, doc, s)
+	if stopped != 1 {
+		t.Fatalf("R did not stop the playback before it (%d)", stopped)
+	}
+	a.Update(AloudMsg{Gen: a.gen, Index: 1}, s)
+	b.Start(c, doc, &Scroll{}) // another pane's reader
+	// a's run was cancelled: its command ends with Index -1.
+	a.Update(AloudMsg{Gen: a.gen, Index: -1, Done: true}, s)
+	if a.Active() || a.at != 1 {
+		t.Errorf("stopped by another reading: active %v, at %d; want stopped at sentence 2", a.Active(), a.at)
+	}
+	cmd := b.Update(AloudMsg{Gen: b.gen, Index: 3, Done: true, SavedTo: "~/played/hark-1.wav"}, &Scroll{})
+	if n, ok := cmd().(NoticeMsg); !ok || !strings.Contains(n.Text, "saved to ~/played/hark-1.wav") {
+		t.Errorf("no notice of where the reading went: %v", cmd())
+	}
+}

@@ -32,70 +32,116 @@ type DictationMsg struct {
 
 // Dictate starts recording and recognising in a command; stop ends the
 // recording, after which the final DictationMsg arrives. Messages before
-// the last go through c.Send.
+// the last go through c.Send. The recording is c.Record's (the
+// microphone, unless a test gave a file).
 func Dictate(c *Common, id int) (cmd tea.Cmd, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	recCtx, stopRec := context.WithCancel(ctx)
-	client, send, provider := c.Client, c.Send, c.Provider
+	client, send, provider, record := c.Client, c.Send, c.Provider, c.Record
+	if record == nil {
+		record = func(ctx context.Context) (io.ReadCloser, error) { return audio.Record(ctx) }
+	}
 	return func() tea.Msg {
 		defer cancel()
 		if client == nil {
 			return DictationMsg{ID: id, Final: true, Err: ErrNotConnected}
 		}
-		rec, err := audio.Record(recCtx)
+		rec, err := record(recCtx)
 		if err != nil {
 			var ce *audio.CaptureError
 			if errors.As(err, &ce) {
 				c.Logf("microphone: %v", ce)
-				return DictationMsg{ID: id, Final: true, Err: fmt.Errorf("dictation: %s", ce.Summary())}
+				return DictationMsg{ID: id, Final: true, Err: fmt.Errorf("dictation: %s", ce.Brief())}
 			}
 			return DictationMsg{ID: id, Final: true, Err: fmt.Errorf("dictation: microphone: %w", err)}
 		}
 		defer rec.Close()
-		s, err := client.STTStream(ctx, api.STTRequest{Provider: provider, SampleRate: dictationRate})
-		if err != nil {
-			return DictationMsg{ID: id, Final: true, Err: fmt.Errorf("dictation: %w", err)}
+		// A recording read after stop is cut at once: what was said
+		// before it is recognised.
+		src := readUntil(recCtx, rec)
+		heard, err := Transcribe(ctx, client, provider, src, dictationRate, func(text string) {
+			if send != nil {
+				send(DictationMsg{ID: id, Text: text})
+			}
+		})
+		return DictationMsg{ID: id, Text: heard, Final: true, Err: err}
+	}, stopRec
+}
+
+// readUntil reads r until ctx ends, then reports the end of the audio.
+func readUntil(ctx context.Context, r io.Reader) io.Reader {
+	return readerFunc(func(b []byte) (int, error) {
+		if ctx.Err() != nil {
+			return 0, io.EOF
 		}
-		defer s.Close()
-		go func() {
-			defer s.CloseSend()
-			buf := make([]byte, dictationRate*2/10) // 100 ms frames
-			for {
-				n, err := io.ReadFull(rec, buf)
-				if n > 0 {
-					if _, werr := s.Write(buf[:n]); werr != nil {
-						return
-					}
-				}
-				if err != nil || recCtx.Err() != nil {
+		return r.Read(b)
+	})
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(b []byte) (int, error) { return f(b) }
+
+// Transcribe streams src, s16le mono audio at rate (0: an encoded file
+// the provider reads itself), to the STT WebSocket in 100 ms frames as it
+// is read, and returns what was heard: the final results joined. heard,
+// when set, is told the words so far after each result. When the stream
+// fails, what was heard until then (finals and the last partial) comes
+// back with the error. ctrl+r (from the microphone) and hark search
+// --dictate FILE (from the file) both go this way.
+func Transcribe(ctx context.Context, client *api.Client, provider string, src io.Reader, rate int, heard func(string)) (string, error) {
+	s, err := client.STTStream(ctx, api.STTRequest{Provider: provider, SampleRate: rate})
+	if err != nil {
+		return "", fmt.Errorf("dictation: %w", err)
+	}
+	defer s.Close()
+	go func() {
+		defer s.CloseSend()
+		frame := dictationRate * 2 / 10
+		if rate > 0 {
+			frame = rate * 2 / 10
+		}
+		buf := make([]byte, frame)
+		for {
+			n, err := io.ReadFull(src, buf)
+			if n > 0 {
+				if _, werr := s.Write(buf[:n]); werr != nil {
 					return
 				}
 			}
-		}()
-		var finals []string
-		var failed error
-		for f := range s.Results() {
-			if f.Error != "" && failed == nil {
-				failed = fmt.Errorf("dictation: %s", f.Error)
-			}
-			if f.IsFinal {
-				if t := strings.TrimSpace(f.Text); t != "" {
-					finals = append(finals, t)
-				}
-			}
-			heard := strings.Join(finals, " ")
-			if f.IsPartial && strings.TrimSpace(f.Text) != "" {
-				heard = strings.TrimSpace(heard + " " + f.Text)
-			}
-			if send != nil && heard != "" {
-				send(DictationMsg{ID: id, Text: heard})
+			if err != nil {
+				return
 			}
 		}
-		if err := s.Err(); err != nil && failed == nil && ctx.Err() == nil {
-			failed = fmt.Errorf("dictation: %w", err)
+	}()
+	var finals []string
+	var partial string
+	var failed error
+	for f := range s.Results() {
+		if f.Error != "" && failed == nil {
+			failed = fmt.Errorf("dictation: %s", f.Error)
 		}
-		return DictationMsg{ID: id, Text: strings.Join(finals, " "), Final: true, Err: failed}
-	}, stopRec
+		switch {
+		case f.IsFinal:
+			if t := strings.TrimSpace(f.Text); t != "" {
+				finals = append(finals, t)
+			}
+			partial = ""
+		case f.IsPartial:
+			partial = strings.TrimSpace(f.Text)
+		}
+		if so := strings.TrimSpace(strings.Join(finals, " ") + " " + partial); heard != nil && so != "" {
+			heard(so)
+		}
+	}
+	if err := s.Err(); err != nil && failed == nil && ctx.Err() == nil {
+		failed = fmt.Errorf("dictation: %w", err)
+	}
+	if failed != nil {
+		// Keep what was heard: the words so far are worth more than none.
+		return strings.TrimSpace(strings.Join(finals, " ") + " " + partial), failed
+	}
+	return strings.Join(finals, " "), nil
 }
 
 // Dictator is the state a pane keeps for dictation into a line.
@@ -104,6 +150,7 @@ type Dictator struct {
 	active bool
 	stop   func()
 	before string // the line's text when dictation began
+	heard  string // the words heard so far
 }
 
 // Active reports that the microphone is listening.
@@ -118,7 +165,7 @@ func (d *Dictator) Toggle(c *Common, line string) tea.Cmd {
 	}
 	c.dictations++
 	d.id = c.dictations
-	d.active, d.before = true, line
+	d.active, d.before, d.heard = true, line, ""
 	cmd, stop := Dictate(c, d.id)
 	d.stop = stop
 	return cmd
@@ -130,14 +177,24 @@ func (d *Dictator) Update(msg DictationMsg) (text string, ok bool, err error) {
 	if msg.ID != d.id {
 		return "", false, nil
 	}
-	if msg.Final {
-		d.active = false
-		if msg.Err != nil {
-			return d.before, true, msg.Err
-		}
-		if strings.TrimSpace(msg.Text) == "" {
-			return d.before, true, errors.New("dictation: no words were recognised")
-		}
+	if !msg.Final {
+		d.heard = msg.Text
+		return msg.Text, true, nil
 	}
-	return msg.Text, true, nil
+	d.active = false
+	text = strings.TrimSpace(msg.Text)
+	if msg.Err != nil {
+		// A stream that failed keeps the words it heard in the line.
+		if text == "" {
+			text = d.heard
+		}
+		if text == "" {
+			text = d.before
+		}
+		return text, true, msg.Err
+	}
+	if text == "" {
+		return d.before, true, errors.New("dictation: no words were recognised")
+	}
+	return text, true, nil
 }

@@ -1,9 +1,20 @@
 package common
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"io"
 	"strings"
+	"sync"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"hark/api"
+	"hark/api/apitest"
+	"hark/audio"
 )
 
 // The line follows what is heard, keeps what it held when nothing was,
@@ -33,5 +44,48 @@ func TestDictatorUpdate(t *testing.T) {
 	search.stop()
 	if text, _, err := search.Update(DictationMsg{ID: search.id, Final: true, Err: errors.New("dictation: no microphone")}); text != "kept" || err == nil {
 		t.Errorf("failure: %q %v", text, err)
+	}
+}
+
+// A stream that dies keeps what was heard in the line, rather than the
+// text the line held before; the recording comes from c.Record.
+func TestDictationKeepsWhatWasHeardWhenTheStreamFails(t *testing.T) {
+	srv := apitest.New(t)
+	srv.ScriptSTT(apitest.STTScript{CutAfterChunks: 3})
+	cl, err := api.New(api.Options{BaseURL: srv.URL, APIKey: apitest.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var live []DictationMsg
+	c := &Common{Client: cl, Send: func(m tea.Msg) { mu.Lock(); live = append(live, m.(DictationMsg)); mu.Unlock() },
+		Record: func(context.Context) (io.ReadCloser, error) {
+			return io.NopCloser(bytes.NewReader(make([]byte, 10*dictationRate*2/10))), nil // 1 s of silence
+		}}
+	var d Dictator
+	cmd := d.Toggle(c, "old query")
+	final := cmd().(DictationMsg)
+	mu.Lock()
+	for _, m := range live {
+		d.Update(m)
+	}
+	mu.Unlock()
+	text, ok, err := d.Update(final)
+	if !ok || err == nil || text != "heard 6400 bytes" {
+		t.Errorf("after the stream died: line %q, error %v; want the last words heard and the error", text, err)
+	}
+}
+
+// The no-microphone message reads whole on an 80-column status line.
+func TestNoMicrophoneMessageIsShort(t *testing.T) {
+	c := &Common{Client: &api.Client{}, Record: func(context.Context) (io.ReadCloser, error) {
+		return nil, &audio.CaptureError{Reasons: []string{"arecord: Unknown PCM default"}}
+	}}
+	t.Setenv("SSH_CONNECTION", "")
+	t.Setenv("SSH_TTY", "")
+	cmd, _ := Dictate(c, 1)
+	m := cmd().(DictationMsg)
+	if m.Err == nil || !strings.Contains(m.Err.Error(), "no microphone") || ansi.StringWidth("✗ "+m.Err.Error()) > 78 {
+		t.Errorf("%v", m.Err)
 	}
 }

@@ -4,32 +4,37 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"hark/api"
 	"hark/audio"
+	"hark/audio/wav"
 	"hark/ui/common"
 )
 
 // An audition plays one text through several voices in turn, for a demo
 // or a choice: voices are marked with space in the list, a plays them
-// (each take fetched over the stream while the one before plays), and the
-// takes stay to replay (r), compare back to back (b), star (*) and save
-// as a set (W: one WAV per voice and a manifest).
+// (each take streamed into one continuous playback as its frames arrive,
+// the next fetched while one plays), and the takes stay to replay (r),
+// compare two back to back (b on each), star (*) and save as a set (W:
+// one WAV per voice and a manifest). t picks a ready sentence instead of
+// the Speak text.
 
 type take struct {
 	voice, name string
 	data        []byte
 	first       time.Duration
 	duration    time.Duration
-	state       string // "waiting", "playing", "played", or the error
+	state       string // "waiting", "playing", "played", "stopped", "failed"
 	starred     bool
 }
 
@@ -41,16 +46,47 @@ type audition struct {
 	running bool
 	cancel  context.CancelFunc
 	note    string
+	// pickA is the take chosen as A for an A/B, plus one (0: none).
+	pickA int
+	// out says where the last run's audio went when no sound device
+	// played it (the file sink): shown under the list, y copies it.
+	out fileOut
 }
 
-// auditionMsg reports a take fetched and starting to play (playing), a
-// take ended (played), or the run over (done).
+// fileOut is where a playback's audio went instead of a sound device.
+type fileOut struct {
+	kind, reason, savedTo string
+}
+
+// readySentences are the texts t offers for an audition besides the
+// Speak text: each shows voices apart in its own way.
+var readySentences = []struct{ name, text string }{
+	{"the Speak text", ""},
+	{"a pangram", "The quick brown fox jumps over the lazy dog."},
+	{"numbers and dates", "On 3 March 2025 at 4:30 pm, 1,250 people paid $19.99 each, 12% more than in 2024."},
+	{"a question", "Would you like to hear that again, or shall we move on to the next one?"},
+	{"a long sentence", "Although the morning had begun with heavy rain, by noon the clouds had parted, the streets were drying in the sun, and the market square was crowded with people who had waited all week for fresh bread, fruit and flowers."},
+}
+
+// auditionMsg reports a take arrived whole (arrived, with its data), a
+// take starting to play (playing) or ended (played), or the run over
+// (done; stopped when x or another playback ended it).
 type auditionMsg struct {
-	id, index             int
-	data                  []byte
-	first, length         time.Duration
-	playing, played, done bool
-	err                   error
+	id, index                      int
+	data                           []byte
+	first, length                  time.Duration
+	arrived, playing, played, done bool
+	stopped                        bool
+	out                            fileOut
+	err                            error
+}
+
+// auditionPart is one take to play: fetched with req, or data already
+// fetched (a replay). index is its take's place in the panel.
+type auditionPart struct {
+	index int
+	req   api.TTSRequest
+	data  []byte
 }
 
 // toggleMark marks or unmarks the selected voice for an audition.
@@ -63,52 +99,77 @@ func (p *Pane) toggleMark() {
 	p.list.Move(1)
 }
 
-// startAudition plays the marked voices in turn with the Speak text (or
-// the sample sentence) and the Speak settings.
+// auditionText is the text the voices say: the ready sentence picked
+// with t, else the Speak text, else the sample sentence.
+func (p *Pane) auditionText() string {
+	if p.audPick > 0 {
+		return readySentences[p.audPick].text
+	}
+	if text := strings.TrimSpace(p.text.Value()); text != "" {
+		return text
+	}
+	return sampleSentence("en")
+}
+
+// startAudition plays the marked voices in turn with the audition text
+// and the Speak settings. Stars stay on the voices that keep them when
+// the text is the same.
 func (p *Pane) startAudition() tea.Cmd {
 	marked := p.list.Marked()
 	if len(marked) == 0 {
 		p.aud.note = "mark voices with space first, then a plays them in turn"
 		return nil
 	}
-	if p.aud.cancel != nil {
-		p.aud.cancel()
-	}
 	stop := p.stopPlayback()
-	text := strings.TrimSpace(p.text.Value())
-	if text == "" {
-		text = sampleSentence("en")
+	text := p.auditionText()
+	stars := map[string]bool{}
+	if p.aud.text == text {
+		for _, t := range p.aud.takes {
+			stars[t.voice] = t.starred
+		}
 	}
 	p.nextID++
 	a := audition{id: p.nextID, text: text, set: p.settings, running: true}
-	for _, m := range marked {
-		a.takes = append(a.takes, &take{voice: m.Value, name: m.Name, state: "waiting"})
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a.cancel = cancel
-	p.aud = a
-	reqs := make([]api.TTSRequest, len(a.takes))
-	for i, t := range a.takes {
-		r := a.set.request(p.provider, t.voice, text)
+	parts := make([]auditionPart, len(marked))
+	for i, m := range marked {
+		a.takes = append(a.takes, &take{voice: m.Value, name: m.Name, state: "waiting", starred: stars[m.Value]})
+		r := a.set.request(p.provider, m.Value, text)
 		r.Format, r.SampleRate = api.FormatWAV, 0
-		reqs[i] = r
+		parts[i] = auditionPart{index: i, req: r}
 	}
-	return tea.Batch(stop, runAudition(p.c, a.id, ctx, reqs, nil, nil))
+	return tea.Batch(stop, p.playAudition(a, parts))
 }
 
-// runAudition fetches each request's take (one ahead of the one playing)
-// and plays them in order; data, when given, holds takes already fetched
-// (a replay).
-//
-// at maps a request's place to its take's index in the messages (nil:
-// the same).
-func runAudition(c *common.Common, id int, ctx context.Context, reqs []api.TTSRequest, data [][]byte, at []int) tea.Cmd {
+// playAudition makes a the audition and plays parts, stopping whatever
+// played before (one playback at a time, in every pane).
+func (p *Pane) playAudition(a audition, parts []auditionPart) tea.Cmd {
+	if p.aud.cancel != nil {
+		p.aud.cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.c.ClaimSound(cancel)
+	a.cancel, a.running, a.note, a.out = cancel, true, "", fileOut{}
+	p.aud = a
+	return runAudition(p.c, a.id, ctx, parts)
+}
+
+// stopAudition ends the audition playing, if one is.
+func (p *Pane) stopAudition() {
+	if p.aud.running && p.aud.cancel != nil {
+		p.aud.cancel()
+	}
+}
+
+// runAudition streams the parts into one continuous playback, each take
+// played as its frames arrive and the next fetched while one plays, so
+// no gap opens between voices.
+func runAudition(c *common.Common, id int, ctx context.Context, parts []auditionPart) tea.Cmd {
 	client, send, open := c.Client, c.Send, c.Audio
-	takeAt := func(i int) int {
-		if at != nil && i < len(at) {
-			return at[i]
+	tell := func(m auditionMsg) {
+		if send != nil {
+			m.id = id
+			send(m)
 		}
-		return i
 	}
 	return func() tea.Msg {
 		if client == nil {
@@ -121,126 +182,85 @@ func runAudition(c *common.Common, id int, ctx context.Context, reqs []api.TTSRe
 		if err != nil {
 			return auditionMsg{id: id, done: true, err: fmt.Errorf("audition: %w", err)}
 		}
-		type fetched struct {
-			b     []byte
-			first time.Duration
-			err   error
-		}
-		takes := make(chan fetched, 1)
-		go func() {
-			defer close(takes)
-			for i, r := range reqs {
-				if data != nil && data[i] != nil {
-					takes <- fetched{b: data[i]}
-					continue
+		var mu sync.Mutex
+		firsts := make([]time.Duration, len(parts))
+		takes := make([][]byte, len(parts))
+		// The takes play at one rate, voices of different rates resampled.
+		q := out.Sequence(auditionRate)
+		err = q.Run(ctx, audio.Turns{
+			Count: len(parts), Format: api.FormatWAV,
+			Fetch: func(ctx context.Context, i int, w io.Writer) error {
+				if parts[i].data != nil {
+					_, err := w.Write(parts[i].data)
+					return err
 				}
-				start := time.Now()
-				b, first, err := fetchTake(ctx, client, r, start)
-				select {
-				case takes <- fetched{b, first, err}:
-				case <-ctx.Done():
+				var buf bytes.Buffer
+				rec := &firstWrite{w: io.MultiWriter(&buf, w), start: time.Now()}
+				rec.seen = func(d time.Duration) {
+					mu.Lock()
+					firsts[i] = d
+					mu.Unlock()
+				}
+				_, err := common.StreamTTS(ctx, client, parts[i].req, rec)
+				mu.Lock()
+				takes[i] = buf.Bytes()
+				mu.Unlock()
+				return err
+			},
+			Arrived: func(i int, length time.Duration, err error) {
+				if err != nil || parts[i].data != nil {
 					return
 				}
-				if err != nil {
-					return
-				}
-			}
-		}()
-		// The takes play as one continuous stream at one rate: each is
-		// queued behind the one playing, so no gap opens between voices.
-		stream, err := out.Play(api.FormatPCM, auditionRate)
-		if err != nil {
-			return auditionMsg{id: id, done: true, err: err}
-		}
-		defer stream.Stop()
-		var queued time.Duration
-		i := 0
-		for f := range takes {
-			if f.err != nil {
-				return auditionMsg{id: id, index: takeAt(i), done: true, err: fmt.Errorf("audition %s: %w", reqs[i].VoiceCode, f.err)}
-			}
-			pcm, rate, err := audio.DecodeToPCM(api.FormatWAV, f.b, 0)
-			if err != nil {
-				return auditionMsg{id: id, index: takeAt(i), done: true, err: fmt.Errorf("audition %s: %w", reqs[i].VoiceCode, err)}
-			}
-			pcm = audio.Resample(pcm, rate, auditionRate)
-			if _, err := stream.Write(pcm); err != nil {
-				return auditionMsg{id: id, done: true, err: err}
-			}
-			if !waitPlayed(ctx, stream, queued) {
-				return auditionMsg{id: id, done: true}
-			}
-			if send != nil {
+				mu.Lock()
+				m := auditionMsg{index: parts[i].index, arrived: true, data: takes[i], first: firsts[i], length: length}
+				mu.Unlock()
+				tell(m)
+			},
+			Playing: func(i int) {
 				if i > 0 {
-					send(auditionMsg{id: id, index: takeAt(i - 1), played: true})
+					tell(auditionMsg{index: parts[i-1].index, played: true})
 				}
-				send(auditionMsg{id: id, index: takeAt(i), data: f.b, first: f.first, length: wavLength(f.b), playing: true})
-			}
-			queued += time.Duration(float64(len(pcm)/2) / auditionRate * float64(time.Second))
-			i++
+				mu.Lock()
+				first := firsts[i]
+				mu.Unlock()
+				tell(auditionMsg{index: parts[i].index, playing: true, first: first})
+			},
+		})
+		done := auditionMsg{id: id, done: true, stopped: ctx.Err() != nil}
+		if out.Kind() != audio.SinkDevice {
+			done.out = fileOut{kind: out.Kind(), reason: out.Reason(), savedTo: q.SavedTo()}
 		}
-		stream.CloseWithError(nil)
-		select {
-		case <-stream.Done():
-		case <-ctx.Done():
-			return auditionMsg{id: id, done: true}
+		var pe *audio.PartError
+		switch {
+		case errors.As(err, &pe):
+			done.index = parts[pe.Part].index
+			done.err = fmt.Errorf("audition %s: %w", parts[pe.Part].req.VoiceCode, pe.Err)
+		case err != nil:
+			done.err = fmt.Errorf("audition: playback: %w", err)
 		}
-		if send != nil && i > 0 {
-			send(auditionMsg{id: id, index: takeAt(i - 1), played: true})
-		}
-		return auditionMsg{id: id, done: true, err: stream.Err()}
+		return done
 	}
+}
+
+// firstWrite passes writes on and tells the time of the first from start:
+// a take's first audio.
+type firstWrite struct {
+	w     io.Writer
+	start time.Time
+	seen  func(time.Duration)
+	done  bool
+}
+
+func (f *firstWrite) Write(b []byte) (int, error) {
+	if !f.done && len(b) > 0 {
+		f.done = true
+		f.seen(time.Since(f.start))
+	}
+	return f.w.Write(b)
 }
 
 // auditionRate is the rate the takes are played at, together.
 const auditionRate = 48000
-
-// waitPlayed waits until the stream has played d; false when it ended or
-// was stopped first.
-func waitPlayed(ctx context.Context, pb *audio.Playback, d time.Duration) bool {
-	for pb.Stats().Played < d {
-		select {
-		case <-pb.Done():
-			return false
-		case <-ctx.Done():
-			return false
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-	return true
-}
-
-// fetchTake streams one take whole, timing its first audio from start.
-func fetchTake(ctx context.Context, cl *api.Client, req api.TTSRequest, start time.Time) ([]byte, time.Duration, error) {
-	s, err := cl.TTSStream(ctx, req)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer s.Close()
-	var buf bytes.Buffer
-	var first time.Duration
-	for {
-		chunk, err := s.Next()
-		if len(chunk) > 0 && first == 0 {
-			first = time.Since(start)
-		}
-		buf.Write(chunk)
-		if err == io.EOF {
-			return buf.Bytes(), first, nil
-		}
-		if err != nil {
-			return buf.Bytes(), first, err
-		}
-	}
-}
-
-func wavLength(b []byte) time.Duration {
-	pcm, rate, err := audio.DecodeToPCM(api.FormatWAV, b, 0)
-	if err != nil || rate == 0 {
-		return 0
-	}
-	return time.Duration(float64(len(pcm)/2) / float64(rate) * float64(time.Second))
-}
 
 func (p *Pane) onAudition(msg auditionMsg) tea.Cmd {
 	a := &p.aud
@@ -248,10 +268,15 @@ func (p *Pane) onAudition(msg auditionMsg) tea.Cmd {
 		return nil
 	}
 	if msg.done {
-		a.running, a.cancel = false, nil
+		a.running, a.cancel, a.out = false, nil, msg.out
 		for _, t := range a.takes {
-			if t.state == "playing" {
+			switch {
+			case t.state == "playing" && msg.stopped:
+				t.state = "stopped"
+			case t.state == "playing":
 				t.state = "played"
+			case t.state == "waiting" && msg.stopped:
+				t.state = "not played"
 			}
 		}
 		if msg.err != nil {
@@ -268,10 +293,15 @@ func (p *Pane) onAudition(msg auditionMsg) tea.Cmd {
 	}
 	t := a.takes[msg.index]
 	switch {
+	case msg.arrived:
+		t.data, t.duration = msg.data, msg.length
+		if msg.first > 0 {
+			t.first = msg.first
+		}
 	case msg.playing:
 		t.state = "playing"
-		if msg.data != nil && t.data == nil {
-			t.data, t.first, t.duration = msg.data, msg.first, msg.length
+		if msg.first > 0 && t.data == nil {
+			t.first = msg.first
 		}
 	case msg.played:
 		t.state = "played"
@@ -293,36 +323,50 @@ func (p *Pane) selectedTake() (int, *take) {
 	return -1, nil
 }
 
-// replay plays takes already fetched (r: the selected one; b: it and the
-// next one back to back).
-func (p *Pane) replay(pair bool) tea.Cmd {
+// replay plays the selected take again, from memory.
+func (p *Pane) replay() tea.Cmd {
 	i, t := p.selectedTake()
 	if t == nil || t.data == nil {
 		p.aud.note = "no take of this voice yet: mark voices (space) and play them (a)"
 		return nil
 	}
-	idx := []int{i}
-	if pair {
-		idx = append(idx, (i+1)%len(p.aud.takes))
-		if idx[1] == i || p.aud.takes[idx[1]].data == nil {
-			p.aud.note = "b compares two takes: audition two voices or more"
-			return nil
-		}
+	return p.replayTakes(i)
+}
+
+// pickAB chooses the takes of an A/B: b on one take makes it A, b on
+// another plays A then it, back to back; b on A again drops the choice.
+func (p *Pane) pickAB() tea.Cmd {
+	i, t := p.selectedTake()
+	if t == nil || t.data == nil {
+		p.aud.note = "b compares two takes: move to a voice with a take and press b"
+		return nil
 	}
-	if p.aud.cancel != nil {
-		p.aud.cancel()
+	a := p.aud.pickA - 1
+	switch {
+	case a < 0 || a >= len(p.aud.takes):
+		p.aud.pickA = i + 1
+		p.aud.note = "A: " + t.voice + " · move to another take and press b to hear A then B"
+		return nil
+	case a == i:
+		p.aud.pickA = 0
+		p.aud.note = ""
+		return nil
 	}
+	p.aud.pickA = 0
+	return p.replayTakes(a, i)
+}
+
+// replayTakes plays takes already fetched, in the order given.
+func (p *Pane) replayTakes(idx ...int) tea.Cmd {
+	stop := p.stopPlayback()
 	p.nextID++
-	p.aud.id, p.aud.running, p.aud.note = p.nextID, true, ""
-	ctx, cancel := context.WithCancel(context.Background())
-	p.aud.cancel = cancel
-	var reqs []api.TTSRequest
-	var data [][]byte
+	a := p.aud
+	a.id = p.nextID
+	var parts []auditionPart
 	for _, j := range idx {
-		reqs = append(reqs, api.TTSRequest{VoiceCode: p.aud.takes[j].voice})
-		data = append(data, p.aud.takes[j].data)
+		parts = append(parts, auditionPart{index: j, req: api.TTSRequest{VoiceCode: a.takes[j].voice}, data: a.takes[j].data})
 	}
-	return runAudition(p.c, p.aud.id, ctx, reqs, data, idx)
+	return tea.Batch(stop, p.playAudition(a, parts))
 }
 
 // star marks the selected voice's take as a keeper.
@@ -381,7 +425,13 @@ func (p *Pane) saveSet() tea.Cmd {
 		}
 		for i, t := range takes {
 			name := fmt.Sprintf("%02d-%s.wav", i+1, fileSafe(t.voice))
-			if err := os.WriteFile(filepath.Join(dir, name), t.data, 0o644); err != nil {
+			// The take came as a stream, its sizes placeholders: the
+			// file gets its true ones, so players read its length.
+			data := bytes.Clone(t.data)
+			if err := wav.FixBytes(data); err != nil {
+				return fail(fmt.Errorf("%s: %w", name, err))
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 				return fail(err)
 			}
 			set.Voices = append(set.Voices, setTake{Voice: t.voice, Name: t.name, File: name, Starred: t.starred,
@@ -399,37 +449,62 @@ func (p *Pane) saveSet() tea.Cmd {
 func (p *Pane) auditionView(w int) string {
 	a := p.aud
 	st := p.styles()
+	textLine := st.Dim.Render(wrap("text: "+readySentences[p.audPick].name+" · t picks another", w))
 	if len(a.takes) == 0 {
 		if a.note != "" {
 			return st.Warn.Render(wrap(a.note, w))
 		}
 		if n := len(p.list.Marked()); n > 0 {
-			return st.Dim.Render(wrap(fmt.Sprintf("%d marked · a plays them in turn", n), w))
+			return st.Dim.Render(wrap(fmt.Sprintf("%d marked · a plays them in turn", n), w)) + "\n" + textLine
 		}
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString(st.Title.Render("Audition") + st.Dim.Render(" · "+trimTo(quote(a.text), max(10, w-12))) + "\n")
-	for _, t := range a.takes {
+	b.WriteString(st.Dim.Render(trimTo(fmt.Sprintf("rate %s · pitch %s · loudness %s", signed(a.set.SpeechRate), signed(a.set.Pitch), signed(a.set.Loudness)), w)) + "\n")
+	for i, t := range a.takes {
 		mark := "  "
 		if t.starred {
 			mark = "★ "
+		}
+		figures := ""
+		if t.first > 0 {
+			figures = fmt.Sprintf("%d ms", t.first.Milliseconds())
+		}
+		if t.duration > 0 {
+			figures += fmt.Sprintf(" · %.2f s", t.duration.Seconds())
 		}
 		state := t.state
 		switch t.state {
 		case "playing":
 			state = "▶ playing"
+			if t.first > 0 {
+				state += " · first audio " + figures
+			}
 		case "played":
-			state = fmt.Sprintf("✓ %d ms · %.2f s", t.first.Milliseconds(), t.duration.Seconds())
+			state = "✓ " + figures
+		case "stopped":
+			state = strings.TrimSuffix("■ stopped · "+figures, " · ")
+		}
+		if a.pickA == i+1 {
+			state = "A · " + state
 		}
 		b.WriteString(trimTo(mark+t.voice+"  "+state, w) + "\n")
 	}
-	hint := "r replay · b A/B with the next · * star · W save set"
+	hint := "r replay · b A/B (on two) · * star · W save"
 	if a.note != "" {
 		hint = a.note
 	}
-	b.WriteString(st.Dim.Render(wrap(hint, w)))
+	b.WriteString(st.Dim.Render(wrap(hint, w)) + "\n" + textLine)
 	return b.String()
+}
+
+// signed writes a control's value with its sign (0 as 0).
+func signed(v int) string {
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%+d", v)
 }
 
 func trimTo(s string, w int) string { return common.Truncate(s, w) }

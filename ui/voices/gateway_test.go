@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"hark/api"
 	"hark/audio"
+	"hark/audio/wav"
 	"hark/ui/common"
 )
 
@@ -263,9 +265,21 @@ func TestAuditionWithGateway(t *testing.T) {
 	if !strings.Contains(v, "★ espeak:en-us  ✓") || !strings.Contains(v, "flite:rms  ✓") {
 		t.Errorf("audition panel:\n%s", v)
 	}
-	// b: the selected take and the next, back to back, from memory.
-	if order := play(p.replay(true)); fmt.Sprint(order) != "[1 2]" {
-		t.Errorf("A/B played %v, want 1 2", order)
+	if !strings.Contains(v, "rate 0 · pitch 0 · loudness 0") {
+		t.Errorf("the settings in use are not shown:\n%s", v)
+	}
+	// b on two takes: the first chosen, then the second, back to back,
+	// from memory.
+	p.list.Select("flite:rms")
+	press(p, t, "b")
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "flite:rms  A · ✓") {
+		t.Errorf("A not marked:\n%s", v)
+	}
+	p.list.Select("flite:slt")
+	var pick tea.Cmd
+	pick = p.update(t, keyMsg("b"))
+	if order := play(pick); fmt.Sprint(order) != "[2 0]" {
+		t.Errorf("A/B played %v, want 2 then 0", order)
 	}
 	// W: the set saved, with the star in the manifest.
 	var saved string
@@ -280,5 +294,29 @@ func TestAuditionWithGateway(t *testing.T) {
 	var set auditionSet
 	if json.Unmarshal(b, &set) != nil || len(set.Voices) != 3 || !set.Voices[1].Starred || set.Voices[0].Starred || set.Voices[2].File != "03-flite_rms.wav" {
 		t.Errorf("manifest: %s", b)
+	}
+	// Each WAV has its true sizes, so a player reads its length.
+	for _, v := range set.Voices {
+		f, err := os.Open(filepath.Join(sets[0], v.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := wav.ReadHeader(f)
+		fi, _ := f.Stat()
+		f.Close()
+		if err != nil || !h.SizeKnown() || int64(h.DataBytes)+44 != fi.Size() {
+			t.Errorf("%s: header %+v (%v) for %d bytes", v.File, h, err, fi.Size())
+		}
+		if secs := float64(h.DataBytes) / float64(h.Rate*h.FrameBytes()); math.Abs(secs-v.Duration) > 0.01 {
+			t.Errorf("%s: %.2f s by its header, %.2f s in the manifest", v.File, secs, v.Duration)
+		}
+	}
+	// a again, same voices and text: the star stays.
+	play(p.startAudition())
+	if _, tk := p.selectedTake(); tk == nil {
+		t.Fatal("no take")
+	}
+	if !p.aud.takes[1].starred || p.aud.takes[0].starred {
+		t.Errorf("stars after a second audition: %v %v %v", p.aud.takes[0].starred, p.aud.takes[1].starred, p.aud.takes[2].starred)
 	}
 }

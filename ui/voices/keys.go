@@ -15,7 +15,7 @@ type KeyMap struct {
 	Filter, ClearFilter, Order            key.Binding
 	Preview, UseVoice, Reload             key.Binding
 	Mark, Audition, Replay, AB, Star      key.Binding
-	SaveSet                               key.Binding
+	SaveSet, PickText                     key.Binding
 
 	// Speak
 	Edit, Done, Speak, SpeakNow key.Binding
@@ -53,9 +53,10 @@ func DefaultKeyMap() KeyMap {
 		Mark:        b([]string{"space"}, "space", "mark for audition"),
 		Audition:    b([]string{"a"}, "a", "audition the marked"),
 		Replay:      b([]string{"r"}, "r", "replay take"),
-		AB:          b([]string{"b"}, "b", "A/B with the next take"),
+		AB:          b([]string{"b"}, "b", "A/B: b on two takes"),
 		Star:        b([]string{"*"}, "*", "star take"),
 		SaveSet:     b([]string{"W"}, "W", "save the set"),
+		PickText:    b([]string{"t"}, "t", "audition text: a ready sentence"),
 		UseVoice:    b([]string{"enter"}, "enter", "speak with voice"),
 		Reload:      b([]string{"ctrl+r"}, "ctrl+r", "reload"),
 
@@ -107,7 +108,7 @@ func (k KeyMap) help(s Section, capturing bool) sectionHelp {
 				{k.Up, k.Down, k.Home, k.End, k.PageUp, k.PageDown},
 				{k.Filter, k.ClearFilter, k.Order, k.Reload},
 				{k.Preview, k.UseVoice, k.Stop},
-				{k.Mark, k.Audition, k.Replay, k.AB, k.Star, k.SaveSet},
+				{k.Mark, k.Audition, k.PickText, k.Replay, k.AB, k.Star, k.SaveSet},
 				nav,
 			},
 		}

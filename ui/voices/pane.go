@@ -91,8 +91,10 @@ type Pane struct {
 	rtEditing bool
 	rt        roundTripState
 
-	// Audition (Voices section): marked voices played in turn.
-	aud audition
+	// Audition (Voices section): marked voices played in turn; audPick
+	// is the ready sentence they say (0: the Speak text).
+	aud     audition
+	audPick int
 }
 
 var _ common.Pane = (*Pane)(nil)
@@ -385,8 +387,8 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Stop):
 		return p.stopAll()
-	case key.Matches(msg, k.CopyPath) && p.play != nil && p.play.savedTo != "" && p.section != SectionListen:
-		return common.CopyURL(p.play.savedTo)
+	case key.Matches(msg, k.CopyPath) && p.savedPath() != "":
+		return common.CopyURL(p.savedPath())
 	}
 
 	switch p.section {
@@ -435,9 +437,11 @@ func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Audition):
 		return p.startAudition()
 	case key.Matches(msg, k.Replay):
-		return p.replay(false)
+		return p.replay()
 	case key.Matches(msg, k.AB):
-		return p.replay(true)
+		return p.pickAB()
+	case key.Matches(msg, k.PickText):
+		p.audPick = (p.audPick + 1) % len(readySentences)
 	case key.Matches(msg, k.Star):
 		p.star()
 	case key.Matches(msg, k.SaveSet):
@@ -445,6 +449,8 @@ func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.UseVoice):
 		if v, ok := p.list.Selected(); ok {
 			p.voice = v
+			// Read aloud in Pages and Research speaks with it too.
+			p.c.Voice = v.Value
 			p.SetSection(SectionSpeak)
 		}
 	}
@@ -584,6 +590,7 @@ func (p *Pane) startTTS(req api.TTSRequest, stream, preview bool, memo *clip) te
 	j := p.newJob()
 	ctx, cancel := context.WithCancel(context.Background())
 	paused := new(atomic.Bool)
+	p.c.ClaimSound(cancel) // one playback at a time, in every pane
 	p.play = &playState{id: j.id, preview: preview, voice: req.VoiceCode, stream: stream, cancel: cancel, cached: memo != nil, pausedAt: paused}
 	p.savedTo, p.saveErr = "", nil
 	t := ttsJob{job: j, c: p.c, ctx: ctx, req: req, stream: stream, memo: memo, paused: paused}
@@ -695,7 +702,8 @@ func (p *Pane) save() tea.Cmd {
 	return p.saveAs.Open(filepath.Join(dir, clipName(cl, p.c.Now())), retry, p.c.Styles)
 }
 
-// stopAll stops whatever runs in the current section.
+// stopAll stops whatever runs in the current section; in Voices and
+// Speak, that is whatever plays (a preview, speech or an audition).
 func (p *Pane) stopAll() tea.Cmd {
 	switch p.section {
 	case SectionListen:
@@ -709,6 +717,7 @@ func (p *Pane) stopAll() tea.Cmd {
 		}
 		return nil
 	}
+	p.stopAudition()
 	return p.stopPlayback()
 }
 

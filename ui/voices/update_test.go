@@ -14,7 +14,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
+	"hark/api/apitest"
 	"hark/audio"
+	"hark/audio/wav"
+	"hark/ui/common"
 )
 
 func typeText(p *Pane, t *testing.T, s string) {
@@ -737,6 +740,145 @@ func TestFileNoticeSaysWhy(t *testing.T) {
 		cmd := p.handleKey(tea.KeyPressMsg{Code: 'y', Text: "y"})
 		if cmd == nil {
 			t.Fatalf("reason %q: y copies nothing", reason)
+		}
+	}
+}
+
+// At 80x24 a preview's saved path is whole on a line of its own, across
+// the whole width under the list and the details, and y copies it there.
+func TestPreviewSavedPathWholeInTheVoiceList(t *testing.T) {
+	p := newTestPane(t, 80, 21)
+	p.list.Select("flite:slt")
+	path := "/home/demo/.local/share/hark/played/hark-20261125-101500-12345-7.wav"
+	p.play = &playState{id: 3, preview: true, voice: "flite:slt", outKind: "file", done: true, savedTo: path}
+	v := ansi.Strip(p.View())
+	if !strings.Contains(v, "Saved to (y copies the path):") || !strings.Contains(v, "\n"+path) {
+		t.Errorf("the saved path is not whole on its own line:\n%s", v)
+	}
+	if got := len(strings.Split(p.View(), "\n")); got != 21 {
+		t.Errorf("view is %d lines, want 21", got)
+	}
+	if cmd := p.handleKey(tea.KeyPressMsg{Code: 'y', Text: "y"}); cmd == nil {
+		t.Fatal("y copies nothing in the voice list")
+	}
+}
+
+// enter on a voice makes it the one read aloud uses in Pages and
+// Research; t picks the ready sentences an audition says.
+func TestChosenVoiceAndReadySentences(t *testing.T) {
+	p := newTestPane(t, 100, 28)
+	p.list.Select("flite:slt")
+	press(p, t, "enter")
+	if p.c.Voice != "flite:slt" {
+		t.Errorf("read aloud's voice is %q after enter on flite:slt", p.c.Voice)
+	}
+	p.SetSection(SectionVoices)
+	if got := p.auditionText(); got != defaultSpeakText {
+		t.Errorf("audition text %q, want the Speak text", got)
+	}
+	press(p, t, "t")
+	if got := p.auditionText(); !strings.Contains(got, "quick brown fox") {
+		t.Errorf("t gave %q, want the pangram", got)
+	}
+	press(p, t, "space")
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "text: a pangram · t picks another") {
+		t.Errorf("the ready sentence is not named:\n%s", v)
+	}
+	for range len(readySentences) - 1 {
+		press(p, t, "t")
+	}
+	if p.audPick != 0 {
+		t.Errorf("t does not come back to the Speak text (%d)", p.audPick)
+	}
+}
+
+// x stops an audition, and a preview started during one stops it: one
+// playback at a time. The takes' stream here never ends, as a long one
+// would not end before the key.
+func TestAuditionStopsOnXAndOnPreview(t *testing.T) {
+	srv := apitest.New(t)
+	cl, err := api.New(api.Options{BaseURL: srv.URL, APIKey: apitest.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	msgs := make(chan tea.Msg, 256)
+	c := &common.Common{Client: cl, Styles: common.NewStyles(true, true), OutputDir: t.TempDir(),
+		Send:  func(m tea.Msg) { msgs <- m },
+		Audio: func() (*audio.Output, error) { return audio.Open(audio.Options{Sink: audio.SinkFile, Dir: dir}) }}
+	p := New(c)
+	p.SetSize(100, 28)
+	p.update(t, voicesMsg{provider: api.DefaultProvider, voices: testVoices})
+	for _, code := range []string{"flite:slt", "espeak:en-us"} {
+		p.list.Select(code)
+		press(p, t, "space")
+	}
+	half := append(wav.Header(16000, wav.StreamSize), make([]byte, 16000)...)
+	for _, stop := range []string{"x", "p"} {
+		srv.ScriptTTS(apitest.TTSScript{Chunks: [][]byte{half}, Stall: true})
+		ran := make(chan tea.Msg, 8)
+		runCmd(ran, p.startAudition())
+		// The first take plays (into the file sink) while its stream
+		// stays open.
+		waitMsg(t, msgs, p, func(m tea.Msg) bool { am, ok := m.(auditionMsg); return ok && am.playing })
+		if stop == "x" {
+			runCmd(ran, p.update(t, keyMsg("x")))
+		} else {
+			p.list.Select("flite:slt")
+			runCmd(ran, p.update(t, keyMsg("p")))
+		}
+		var done auditionMsg
+		deadline := time.After(10 * time.Second)
+		for !done.done {
+			select {
+			case m := <-ran:
+				if am, ok := m.(auditionMsg); ok && am.done {
+					done = am
+					p.update(t, am)
+				}
+			case m := <-msgs:
+				p.update(t, m)
+			case <-deadline:
+				t.Fatalf("%s did not stop the audition", stop)
+			}
+		}
+		if !done.stopped || p.aud.running || p.aud.takes[0].state != "stopped" || p.aud.takes[1].state != "not played" {
+			t.Errorf("%s: audition %+v, takes %q %q", stop, done, p.aud.takes[0].state, p.aud.takes[1].state)
+		}
+	}
+}
+
+// runCmd runs cmd as a tea.Program would, each command of a batch on
+// its own, and hands their messages to out.
+func runCmd(out chan tea.Msg, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		m := cmd()
+		if b, ok := m.(tea.BatchMsg); ok {
+			for _, c := range b {
+				runCmd(out, c)
+			}
+			return
+		}
+		out <- m
+	}()
+}
+
+// waitMsg feeds the job's messages to p until one satisfies until.
+func waitMsg(t *testing.T, msgs chan tea.Msg, p *Pane, until func(tea.Msg) bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case m := <-msgs:
+			p.update(t, m)
+			if until(m) {
+				return
+			}
+		case <-deadline:
+			t.Fatal("timed out waiting for the job")
 		}
 	}
 }

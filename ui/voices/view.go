@@ -100,6 +100,18 @@ func (p *Pane) viewStatus() string {
 // --- Voices ---
 
 func (p *Pane) viewVoices(w, h int) string {
+	// With no sound device, where the audio went is said under both
+	// columns, across the whole width: the path is never cut.
+	if n := p.outNotice(p.voicesOut(), w); n != "" {
+		if lines := strings.Count(n, "\n") + 1; h-lines-1 >= 6 {
+			return p.voiceColumns(w, h-lines-1) + "\n\n" + n
+		}
+	}
+	return p.voiceColumns(w, h)
+}
+
+// voiceColumns is the voice list and the selected voice's details.
+func (p *Pane) voiceColumns(w, h int) string {
 	st := p.styles()
 	lw := p.listWidth()
 	var head string
@@ -150,9 +162,6 @@ func (p *Pane) viewDetails(w int) string {
 	b.WriteString(st.Dim.Render(wrap(hint, w)) + "\n")
 	if ps := p.play; ps != nil && ps.preview && ps.voice == v.Value {
 		b.WriteString("\n" + wrap(p.playLine(ps), w) + "\n")
-		if n := p.fileNotice(ps, w); n != "" {
-			b.WriteString(n + "\n")
-		}
 	}
 	if a := p.auditionView(w); a != "" {
 		b.WriteString("\n" + a + "\n")
@@ -313,15 +322,22 @@ func (p *Pane) viewMeter(ps *playState, w int) string {
 // and where the audio went: the path on a line of its own, never wrapped,
 // so that it can be read and copied whole (y copies it).
 func (p *Pane) fileNotice(ps *playState, w int) string {
+	if ps.err != nil {
+		return ""
+	}
+	return p.outNotice(fileOut{kind: ps.outKind, reason: ps.outReason, savedTo: ps.savedTo}, w)
+}
+
+func (p *Pane) outNotice(o fileOut, w int) string {
 	st := p.styles()
-	if ps.outKind == "null" {
+	if o.kind == "null" {
 		return st.Warn.Render(wrap("Audio output is off (audio sink null): nothing is played or saved; w saves the audio.", w))
 	}
-	if ps.outKind != "file" || ps.err != nil {
+	if o.kind != "file" {
 		return ""
 	}
 	var why string
-	switch ps.outReason {
+	switch o.reason {
 	case audio.ReasonSSH:
 		why = "This is an SSH session without audio forwarding (no PULSE_SERVER), so nothing is heard here."
 	case audio.ReasonNoDevice:
@@ -332,10 +348,43 @@ func (p *Pane) fileNotice(ps *playState, w int) string {
 		why = "Audio goes to WAV files (audio sink file), so nothing is heard."
 	}
 	why = st.Warn.Render(wrap(why, w))
-	if ps.savedTo == "" {
+	if o.savedTo == "" {
 		return why + "\n" + wrap("The audio is being saved to a WAV file.", w)
 	}
-	return why + "\n" + "Saved to (y copies the path):" + "\n" + ps.savedTo
+	return why + "\n" + "Saved to (y copies the path):" + "\n" + o.savedTo
+}
+
+// voicesOut is where the Voices section's last playback (a preview or an
+// audition) went, when no sound device played it.
+func (p *Pane) voicesOut() fileOut {
+	if p.aud.out.kind != "" && p.aud.id > p.play.idOrZero() {
+		return p.aud.out
+	}
+	if ps := p.play; ps != nil && ps.preview && ps.done && ps.err == nil {
+		return fileOut{kind: ps.outKind, reason: ps.outReason, savedTo: ps.savedTo}
+	}
+	return fileOut{}
+}
+
+func (ps *playState) idOrZero() int {
+	if ps == nil {
+		return 0
+	}
+	return ps.id
+}
+
+// savedPath is the saved audio file y copies in the current section.
+func (p *Pane) savedPath() string {
+	switch p.section {
+	case SectionVoices:
+		return p.voicesOut().savedTo
+	case SectionListen:
+		return ""
+	}
+	if p.play != nil {
+		return p.play.savedTo
+	}
+	return ""
 }
 
 // saveLine is the save-as prompt while it is open, else what the last

@@ -236,11 +236,12 @@ func TestAuditionGolden(t *testing.T) {
 		golden(t, fmt.Sprintf("audition_marked_%dx%d", sz[0], sz[1]), p.View(), sz[0], sz[1])
 		p.aud = audition{id: 9, text: "One sentence for the voices.", running: true, takes: []*take{
 			{voice: "flite:slt", name: "Slt", data: []byte("x"), first: 31 * time.Millisecond, duration: 1610 * time.Millisecond, state: "played", starred: true},
-			{voice: "espeak:en-us", name: "English (America)", state: "playing"},
-		}}
+			{voice: "espeak:en-us", name: "English (America)", state: "playing", first: 40 * time.Millisecond},
+		}, set: TTSSettings{SpeechRate: 20, Pitch: -10}}
 		golden(t, fmt.Sprintf("audition_%dx%d", sz[0], sz[1]), p.View(), sz[0], sz[1])
 		v := ansi.Strip(p.View())
-		if !strings.Contains(v, "★ flite:slt  ✓ 31 ms · 1.61 s") || !strings.Contains(v, "espeak:en-us  ▶ playing") {
+		if !strings.Contains(v, "★ flite:slt  ✓ 31 ms · 1.61 s") || !strings.Contains(v, "espeak:en-us  ▶ playing · first audio 40 ms") ||
+			!strings.Contains(v, "rate +20 · pitch -10 · loudness 0") {
 			t.Errorf("%v: audition panel:\n%s", sz, v)
 		}
 	}
