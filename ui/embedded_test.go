@@ -24,6 +24,7 @@ import (
 	"hark/ui/internal/uitest"
 	"hark/ui/pages"
 	"hark/ui/research"
+	"hark/ui/tools"
 )
 
 // TestE2EEmbeddedSearchOpenExtractBack runs the TUI against hark's own
@@ -188,4 +189,76 @@ func TestE2EReadAloud(t *testing.T) {
 		t.Errorf("sentences played %v, want all five in order", played)
 	}
 	mu.Unlock()
+}
+
+// A palette form the gateway refuses comes back with what was typed, at
+// the field the gateway named, with its rule there, whichever pane ran
+// the call (extract and crawl run in Pages); reopening it from the
+// palette keeps the values too.
+func TestE2EPaletteFormRefusedKeepsValues(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g, err := embedded.Start(ctx, t.TempDir(), embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Stop)
+	r := startAt(t, g.URL, g.APIKey, 100, 30)
+	toolsForm := func(m *Model) *tools.Pane { return m.panes[4].(*tools.Pane) }
+	openForm := func(slug string) {
+		r.keys(":")
+		r.typeText(slug)
+		r.keys("enter")
+		r.waitFor(slug+"'s form", func(m *Model) bool {
+			f := toolsForm(m).Form()
+			return m.Active() == 4 && f != nil && f.Tool.Slug == slug
+		})
+	}
+
+	openForm(api.ToolExtract)
+	r.typeText("ftp://example.com/x")
+	r.keys("down")
+	r.keys("right") // extract_depth: basic → advanced
+	r.keys("enter")
+	r.waitFor("the refused extract form back, at urls", func(m *Model) bool {
+		f := toolsForm(m).Form()
+		if m.Active() != 4 || f == nil {
+			return false
+		}
+		c := f.Controls[f.Focused()]
+		return c.Field.Name == "urls" && strings.Contains(c.Err, "is not an absolute http or https URL") &&
+			c.Value() == "ftp://example.com/x" && f.Control("extract_depth").Value() == "advanced"
+	})
+	r.waitFor("the rule on screen", screenHas("✗ urls"))
+	// esc, then the palette again: the form still holds what was typed.
+	r.keys("esc", "1")
+	openForm(api.ToolExtract)
+	r.waitFor("the values kept on reopening", func(m *Model) bool {
+		f := toolsForm(m).Form()
+		return f.Control("urls").Value() == "ftp://example.com/x" && strings.Contains(f.Control("urls").Err, "http or https")
+	})
+	r.keys("esc")
+
+	openForm(api.ToolCrawl)
+	r.typeText("https://example.com")
+	r.waitFor("url typed", func(m *Model) bool { return toolsForm(m).Form().Control("url").Value() == "https://example.com" })
+	r.p.Send(inspectMsg(func(m *Model) {
+		f := toolsForm(m).Form()
+		for i, c := range f.Controls {
+			if c.Field.Name == "select_paths" {
+				f.Focus(i)
+			}
+		}
+	}))
+	r.typeText("([a-z")
+	r.keys("enter")
+	r.waitFor("the refused crawl form back, at select_paths", func(m *Model) bool {
+		f := toolsForm(m).Form()
+		if m.Active() != 4 || f == nil || f.Tool.Slug != api.ToolCrawl {
+			return false
+		}
+		c := f.Controls[f.Focused()]
+		return c.Field.Name == "select_paths" && strings.Contains(c.Err, "not a valid regular expression") &&
+			c.Value() == "([a-z" && f.Control("url").Value() == "https://example.com"
+	})
 }

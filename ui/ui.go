@@ -8,6 +8,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -194,7 +195,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.problem, m.notice = &p, ""
-		return m, nil
+		return m, m.toolFailed(msg.Err)
 	case common.NoticeMsg:
 		m.notice, m.problem = msg.Text, nil
 		return m, nil
@@ -238,6 +239,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.toActive(mm)
 	}
 	return m, m.broadcast(msg)
+}
+
+// toolFailed gives a failed tool call to the Tools pane, whose forms
+// (the palette's) keep what they sent: the form that sent it comes back
+// with its values whichever pane showed the error.
+func (m *Model) toolFailed(err error) tea.Cmd {
+	var te *common.ToolError
+	if !errors.As(err, &te) {
+		return nil
+	}
+	for i, p := range m.panes {
+		if p.Title() == "Tools" {
+			np, cmd := p.Update(common.ToolFailedMsg{Err: te})
+			m.panes[i] = np
+			return cmd
+		}
+	}
+	return nil
 }
 
 // inspectMsg runs a function on the model inside Update, so tests can

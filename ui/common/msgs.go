@@ -96,11 +96,35 @@ var ErrNotConnected = errors.New("not connected to the gateway yet; wait for the
 // Invoke calls a tool on client, which panes read from Common in Update
 // and pass to their command. A nil client (still connecting) is an error,
 // not a panic.
+// Its error is a *ToolError, which says what was sent.
 func Invoke(ctx context.Context, client *api.Client, slug string, inputs map[string]any) (*api.InvokeResult, error) {
 	if client == nil {
-		return nil, ErrNotConnected
+		return nil, &ToolError{Slug: slug, Inputs: inputs, Err: ErrNotConnected}
 	}
-	return client.Invoke(ctx, slug, inputs)
+	res, err := client.Invoke(ctx, slug, inputs)
+	if err != nil {
+		return nil, &ToolError{Slug: slug, Inputs: inputs, Err: err}
+	}
+	return res, nil
+}
+
+// ToolError is a failed tool call with the inputs it sent. It reads as
+// the error it wraps; the root finds it in any pane's ErrorMsg and gives
+// it to the form that sent those inputs, which comes back with them (see
+// ToolFailedMsg), whichever pane ran the call.
+type ToolError struct {
+	Slug   string
+	Inputs map[string]any
+	Err    error
+}
+
+func (e *ToolError) Error() string { return e.Err.Error() }
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// ToolFailedMsg is a ToolError the root hands to the Tools pane, whose
+// generated forms (the palette's) sent the call that failed, perhaps.
+type ToolFailedMsg struct {
+	Err *ToolError
 }
 
 // ConnectedMsg reports the gateway connection made by Common.Connect.

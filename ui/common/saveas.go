@@ -22,10 +22,18 @@ type SaveAs struct {
 	input  textinput.Model
 	active bool
 	last   string // the path last asked for, offered again after an error
+	// offer is the path the prompt last offered; asked holds every path
+	// asked for in this session, so that w after a save offers a name
+	// not used yet.
+	offer    string
+	asked    map[string]bool
+	unedited bool
 }
 
-// Open shows the prompt with path, or with the path last asked for when
-// that save failed (retry is true).
+// Open shows the prompt with path (or, when that was asked for already,
+// path numbered: "report-2.md"), or with the path last asked for when
+// that save failed (retry is true) and the user had typed it; an offer
+// accepted as it was and refused is not offered again.
 func (s *SaveAs) Open(path string, retry bool, st *Styles) tea.Cmd {
 	if s.input.CharLimit == 0 {
 		s.input = textinput.New()
@@ -35,14 +43,37 @@ func (s *SaveAs) Open(path string, retry bool, st *Styles) tea.Cmd {
 	if st != nil {
 		s.input.SetStyles(st.InputStyles())
 	}
-	if retry && s.last != "" {
+	if retry && s.last != "" && !s.unedited {
 		path = s.last
+	} else {
+		path = s.fresh(path)
 	}
+	s.offer = path
 	s.input.SetValue(path)
 	s.input.CursorEnd()
 	s.active = true
 	return s.input.Focus()
 }
+
+// fresh is path, or the first of path-2, path-3… (before the extension)
+// not asked for yet.
+func (s *SaveAs) fresh(path string) string {
+	if !s.asked[path] {
+		return path
+	}
+	ext := filepath.Ext(path)
+	base := strings.TrimSuffix(path, ext)
+	for n := 2; ; n++ {
+		if p := fmt.Sprintf("%s-%d%s", base, n, ext); !s.asked[p] {
+			return p
+		}
+	}
+}
+
+// Unedited reports that the path Key returned last is the one offered,
+// accepted as it was: the writer may then number it past a file that
+// exists (see WriteFresh), since the user chose no name.
+func (s *SaveAs) Unedited() bool { return s.unedited }
 
 // Active reports that the prompt is open.
 func (s *SaveAs) Active() bool { return s.active }
@@ -64,7 +95,11 @@ func (s *SaveAs) Key(msg tea.KeyPressMsg) (path string, cmd tea.Cmd) {
 			return "", nil
 		}
 		s.Close()
-		s.last = p
+		s.last, s.unedited = p, p == s.offer
+		if s.asked == nil {
+			s.asked = map[string]bool{}
+		}
+		s.asked[p] = true
 		return ExpandHome(p), nil
 	case "esc":
 		s.Close()
@@ -102,6 +137,25 @@ func ExpandHome(p string) string {
 	return p
 }
 
+// WriteFresh is WriteNew for a name hark offered: when path exists, the
+// first free path-2, path-3… (before the extension) is written instead.
+func WriteFresh(path, name string, data []byte) (string, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, name)
+	}
+	ext := filepath.Ext(path)
+	base := strings.TrimSuffix(path, ext)
+	try := path
+	for n := 2; n < 1000; n++ {
+		p, err := WriteNew(try, name, data)
+		if !errors.Is(err, fs.ErrExist) {
+			return p, err
+		}
+		try = fmt.Sprintf("%s-%d%s", base, n, ext)
+	}
+	return WriteNew(try, name, data)
+}
+
 // WriteNew writes data to path, a new file: its directory is made if
 // need be; an existing directory gets the file named name inside it; an
 // existing file is an error, never overwritten. It returns the path
@@ -115,7 +169,7 @@ func WriteNew(path, name string, data []byte) (string, error) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("%s exists; press w and choose another name", path)
+		return "", &existsError{path}
 	}
 	if err != nil {
 		return "", err
@@ -131,3 +185,11 @@ func WriteNew(path, name string, data []byte) (string, error) {
 	}
 	return path, nil
 }
+
+// existsError is WriteNew's refusal to overwrite; it is fs.ErrExist.
+type existsError struct{ path string }
+
+func (e *existsError) Error() string {
+	return e.path + " exists; save again and choose another name"
+}
+func (e *existsError) Is(target error) bool { return target == fs.ErrExist }

@@ -180,6 +180,8 @@ func defaultText(v any) string {
 		return num(v)
 	case bool:
 		return strconv.FormatBool(v)
+	case []string:
+		return strings.Join(v, ", ")
 	case []any:
 		parts := make([]string, 0, len(v))
 		for _, x := range v {

@@ -700,8 +700,12 @@ func (p *Pane) save(s *Session, path string) tea.Cmd {
 		return nil
 	}
 	body, name, id := Markdown(s), reportName(s), s.ID
+	write := common.WriteNew
+	if p.saveAs.Unedited() {
+		write = common.WriteFresh // the offered name: numbered past a file that exists
+	}
 	return func() tea.Msg {
-		path, err := common.WriteNew(path, name, []byte(body))
+		path, err := write(path, name, []byte(body))
 		if err != nil {
 			return savedMsg{id: id, err: fmt.Errorf("save report: %w", err)}
 		}

@@ -102,6 +102,9 @@ type Pane struct {
 	cancel   context.CancelFunc
 	seq      int
 	optGen   int // bumped on each option change, for rerunMsg
+	// paletteRun is the run a palette form sent: its refusal goes back
+	// to that form (see common.ToolFailedMsg), not to this pane's.
+	paletteRun int
 	width    int
 	height   int
 	listTop  int   // first screen row of the results, for clicks
@@ -213,9 +216,10 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			// the error is not read as this query's answer.
 			p.err, p.out, p.cursor, p.offset = msg.err, nil, 0, 0
 			report := func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
-			if form.Refused(msg.err) {
+			if form.Refused(msg.err) && msg.seq != p.paletteRun {
 				// Reopen the form with what was sent, at the field
-				// the gateway named.
+				// the gateway named. (A palette form's refusal goes
+				// back to that form, in Tools.)
 				f := p.newForm(true)
 				if named, cmd := f.FailOn(msg.err); named {
 					p.form = f
@@ -260,7 +264,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			p.query.SetValue(q)
 		}
 		p.query.Blur()
-		return p, p.run(msg.Tool.Slug, msg.Inputs)
+		cmd := p.run(msg.Tool.Slug, msg.Inputs)
+		p.paletteRun = p.seq
+		return p, cmd
 	case tea.KeyPressMsg:
 		return p, p.key(msg)
 	case tea.PasteMsg:

@@ -7,6 +7,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -70,11 +71,19 @@ type Pane struct {
 	height   int
 	offset   int // first tool drawn
 	listTop  int // pane row of the first tool drawn, for clicks
+	// sent is what each tool's form last sent, and how it failed: the
+	// form reopens with it, so nothing typed is lost to an error.
+	sent map[string]*sentForm
+}
+
+type sentForm struct {
+	inputs map[string]any
+	err    error // the call's failure, nil while none is known
 }
 
 // New returns the Tools pane.
 func New(c *common.Common) *Pane {
-	return &Pane{c: c, progress: common.NewProgress()}
+	return &Pane{c: c, progress: common.NewProgress(), sent: map[string]*sentForm{}}
 }
 
 func (p *Pane) Title() string       { return "Tools" }
@@ -117,10 +126,25 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		for i, t := range p.c.Tools {
 			if t.Slug == msg.Slug {
 				p.cursor = i
-				p.openForm()
+				return p, p.openForm()
 			}
 		}
 		return p, nil
+	case common.ToolFailedMsg:
+		// A call this pane's form sent failed, in whichever pane ran it:
+		// keep the failure with the values, and on a refusal bring the
+		// form back at once, at the field the gateway named.
+		te := msg.Err
+		last := p.sent[te.Slug]
+		if last == nil || !reflect.DeepEqual(last.inputs, te.Inputs) {
+			return p, nil
+		}
+		last.err = te
+		if !form.Refused(te) {
+			return p, nil
+		}
+		slug := te.Slug
+		return p, func() tea.Msg { return common.EditToolMsg{Slug: slug} }
 	case common.RunToolMsg:
 		return p, p.run(msg.Tool.Slug, msg.Inputs)
 	case doneMsg:
@@ -163,7 +187,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			i := p.offset + msg.Y - p.listTop
 			if msg.Y >= p.listTop && i < len(p.c.Tools) {
 				if i == p.cursor {
-					p.openForm()
+					return p, p.openForm()
 				}
 				p.cursor = i
 			}
@@ -176,14 +200,31 @@ func (p *Pane) move(d int) {
 	p.cursor = max(0, min(len(p.c.Tools)-1, p.cursor+d))
 }
 
-func (p *Pane) openForm() {
+// openForm opens the form of the tool under the cursor, with what it
+// last sent and, when that failed, the failure: at the field it names,
+// or above the form.
+func (p *Pane) openForm() tea.Cmd {
 	if p.cursor >= len(p.c.Tools) {
-		return
+		return nil
 	}
-	p.form = form.New(p.c.Tools[p.cursor], p.c.Styles)
+	t := p.c.Tools[p.cursor]
+	p.form = form.New(t, p.c.Styles)
 	p.form.SetSize(p.width, p.height-3)
 	p.view = formView
 	p.err = nil
+	last := p.sent[t.Slug]
+	if last == nil {
+		return nil
+	}
+	p.form.SetInputs(last.inputs)
+	if last.err == nil {
+		return nil
+	}
+	if named, cmd := p.form.FailOn(last.err); named {
+		return cmd
+	}
+	p.err = last.err
+	return nil
 }
 
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -196,6 +237,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case form.Submit:
 			t, in := p.form.Tool, p.form.Inputs()
 			p.view = listView
+			p.sent[t.Slug] = &sentForm{inputs: in}
 			// The root hands known tools to their rich pane and gives
 			// every other tool back to this pane.
 			return func() tea.Msg { return common.RunToolMsg{Tool: t, Inputs: in} }
@@ -214,10 +256,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, Keys.Down):
 		p.move(1)
 	case key.Matches(msg, Keys.Open):
-		p.openForm()
-		if p.form != nil {
-			return nil
-		}
+		return p.openForm()
 	case key.Matches(msg, Keys.Cancel):
 		if p.cancel != nil {
 			p.cancel()
