@@ -105,12 +105,12 @@ type Pane struct {
 	// paletteRun is the run a palette form sent: its refusal goes back
 	// to that form (see common.ToolFailedMsg), not to this pane's.
 	paletteRun int
-	width    int
-	height   int
-	listTop  int   // first screen row of the results, for clicks
-	rowOf    []int // result index per list line, -1 for none
-	ix       indexer
-	dict     common.Dictator // ctrl+r: speak the query
+	width      int
+	height     int
+	listTop    int   // first screen row of the results, for clicks
+	rowOf      []int // result index per list line, -1 for none
+	ix         indexer
+	dict       common.Dictator // ctrl+r: speak the query
 }
 
 // New returns the Search pane with the query line focused.
