@@ -3,6 +3,7 @@ package common
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -391,7 +392,12 @@ var (
 // blocks skipped), finds each heading in the scroll's rendered lines, in
 // order, and shows the list. It reports false when there are no headings.
 func (r *Reader) OpenTOC(markdown string, s *Scroll) bool {
-	r.toc = nil
+	r.toc = markdownHeadings(markdown)
+	return r.openTOC(s)
+}
+
+func markdownHeadings(markdown string) []Heading {
+	var toc []Heading
 	fenced := false
 	for _, l := range strings.Split(markdown, "\n") {
 		if mdFence.MatchString(l) {
@@ -399,10 +405,10 @@ func (r *Reader) OpenTOC(markdown string, s *Scroll) bool {
 			continue
 		}
 		if m := mdHeading.FindStringSubmatch(l); m != nil && !fenced {
-			r.toc = append(r.toc, Heading{Level: len(m[1]), Text: plainHeading(m[2]), Line: -1})
+			toc = append(toc, Heading{Level: len(m[1]), Text: plainHeading(m[2]), Line: -1})
 		}
 	}
-	return r.openTOC(s)
+	return toc
 }
 
 // textHeading is a heading in plain text: a numbered title on a line of
@@ -413,7 +419,12 @@ var textHeading = regexp.MustCompile(`^((?:\d+\.)+\d*\.?)\s+(\p{Lu}.{0,80})$`)
 // headings: lines of their own, between blank lines, that open with a
 // section number; the level is the number's depth.
 func (r *Reader) OpenTextTOC(text string, s *Scroll) bool {
-	r.toc = nil
+	r.toc = textHeadings(text)
+	return r.openTOC(s)
+}
+
+func textHeadings(text string) []Heading {
+	var toc []Heading
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
@@ -425,23 +436,28 @@ func (r *Reader) OpenTextTOC(text string, s *Scroll) bool {
 			continue
 		}
 		level := strings.Count(strings.TrimSuffix(m[1], "."), ".") + 1
-		r.toc = append(r.toc, Heading{Level: min(level, 6), Text: t, Line: -1})
+		toc = append(toc, Heading{Level: min(level, 6), Text: t, Line: -1})
 	}
-	return r.openTOC(s)
+	return toc
+}
+
+// locate finds each heading in the scroll's lines, in order.
+func locate(toc []Heading, s *Scroll) {
+	from := 0
+	for i := range toc {
+		for j := from; j < len(s.lines); j++ {
+			if strings.Contains(ansi.Strip(s.lines[j]), toc[i].Text) {
+				toc[i].Line, from = j, j+1
+				break
+			}
+		}
+	}
 }
 
 // openTOC finds the contents' headings in the rendered lines and shows
 // the list.
 func (r *Reader) openTOC(s *Scroll) bool {
-	from := 0
-	for i := range r.toc {
-		for j := from; j < len(s.lines); j++ {
-			if strings.Contains(ansi.Strip(s.lines[j]), r.toc[i].Text) {
-				r.toc[i].Line, from = j, j+1
-				break
-			}
-		}
-	}
+	locate(r.toc, s)
 	if len(r.toc) == 0 {
 		return false
 	}
@@ -453,6 +469,119 @@ func (r *Reader) openTOC(s *Scroll) bool {
 		}
 	}
 	return true
+}
+
+// GoToSection scrolls to the heading that a link's #fragment points at:
+// the heading whose id (its text as a slug, "#detected-errors") the
+// fragment is, else the heading that shares the most words with the
+// fragment and the link's text, for pages whose ids extraction dropped
+// ("#hg-manual.api-checks", "Misuses of the POSIX pthreads API" →
+// "7.2. Detected errors: Misuses of the POSIX pthreads API"). doc is the
+// page's markdown, or with plain its text; pageURL's own words
+// (hg-manual) say nothing of the section. It reports false, and stays,
+// when no heading fits.
+func GoToSection(doc string, plain bool, pageURL, fragment, linkText string, s *Scroll) bool {
+	toc := markdownHeadings(doc)
+	if plain {
+		toc = textHeadings(doc)
+	}
+	locate(toc, s)
+	best := sectionFor(toc, pageURL, fragment, linkText)
+	if best < 0 {
+		return false
+	}
+	s.offset = toc[best].Line
+	s.clamp()
+	return true
+}
+
+// sectionFor is the index of the heading a fragment and a link's text
+// point at, -1 for none; headings not found in the lines are passed over.
+func sectionFor(toc []Heading, pageURL, fragment, linkText string) int {
+	if f, err := url.PathUnescape(fragment); err == nil {
+		fragment = f
+	}
+	fragment = strings.ToLower(strings.TrimPrefix(fragment, "#"))
+	if fragment == "" {
+		return -1
+	}
+	for i, h := range toc {
+		if h.Line >= 0 && slug(h.Text) == fragment {
+			return i
+		}
+	}
+	known := map[string]bool{}
+	for _, w := range words(pageURL) {
+		known[w] = true
+	}
+	var want []string
+	for _, w := range append(words(fragment), words(linkText)...) {
+		if !known[w] && !commonWords[w] && len([]rune(w)) > 1 {
+			known[w] = true
+			want = append(want, w)
+		}
+	}
+	best, bestN, bestShare := -1, 0, 0.0
+	for i, h := range toc {
+		if h.Line < 0 {
+			continue
+		}
+		hw := words(h.Text)
+		squashed := strings.Join(hw, "")
+		n := 0
+		for _, w := range want {
+			if len(w) >= 6 && strings.Contains(squashed, w) {
+				n++
+				continue
+			}
+			for _, x := range hw {
+				if sameWord(w, x) {
+					n++
+					break
+				}
+			}
+		}
+		share := float64(n) / float64(max(1, len(hw)))
+		if n > bestN || n == bestN && n > 0 && share > bestShare {
+			best, bestN, bestShare = i, n, share
+		}
+	}
+	return best
+}
+
+// sameWord is true of equal words and of the forms of one word: one the
+// other's start but for a short ending (race, races; order, orders,
+// orderings).
+func sameWord(a, b string) bool {
+	if a == b {
+		return true
+	}
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n >= 4 && n >= min(len(a), len(b))-2
+}
+
+// words are the lower-case runs of letters and digits of s.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !isWordRune(r) })
+}
+
+// slug is a heading's id as markdown renderers make it: lower case,
+// blanks to hyphens, other punctuation dropped ("7.2. Detected errors" →
+// "72-detected-errors").
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		switch {
+		case isWordRune(r) || r == '-' || r == '_':
+			b.WriteRune(r)
+		case unicode.IsSpace(r):
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
 }
 
 // plainHeading is a heading's text without inline markup, as rendered:

@@ -294,3 +294,37 @@ func FuzzFind(f *testing.F) {
 		}
 	})
 }
+
+// A link's #fragment opens its page at the section it names: by the
+// heading's id, or, where extraction dropped the ids, by the heading
+// sharing most words with the fragment and the link's text.
+func TestSectionFor(t *testing.T) {
+	var toc []Heading
+	for i, h := range []string{"7. Helgrind: a thread error detector", "7.1. Overview", "7.2. Detected errors: Misuses of the POSIX pthreads API",
+		"7.3. Detected errors: Inconsistent Lock Orderings", "7.4. Detected errors: Data Races", "7.4.3. Interpreting Race Error Messages",
+		"7.5. Hints and Tips for Effective Use of Helgrind", "7.6. Helgrind Command-line Options", "7.9. A To-Do List for Helgrind", "Install on Linux"} {
+		toc = append(toc, Heading{Level: 2, Text: h, Line: i * 10})
+	}
+	const page = "http://127.0.0.1:31723/valgrind/html/hg-manual.html"
+	for _, tc := range []struct {
+		fragment, text, want string
+	}{
+		{"hg-manual.api-checks", "Misuses of the POSIX pthreads API.", "7.2. Detected errors: Misuses of the POSIX pthreads API"},
+		{"hg-manual.api-checks", "", "7.2. Detected errors: Misuses of the POSIX pthreads API"},
+		{"hg-manual.lock-orders", "", "7.3. Detected errors: Inconsistent Lock Orderings"},
+		{"hg-manual.data-races", "Data races -- accessing memory without adequate locking", "7.4. Detected errors: Data Races"},
+		{"hg-manual.effective-use", "hints and tips on how to get the best out of Helgrind.", "7.5. Hints and Tips for Effective Use of Helgrind"},
+		{"hg-manual.todolist", "", "7.9. A To-Do List for Helgrind"},
+		{"install-on-linux", "", "Install on Linux"},
+		{"hg-manual.nothing-like-it", "", ""},
+		{"", "Overview", ""},
+	} {
+		got := ""
+		if i := sectionFor(toc, page, tc.fragment, tc.text); i >= 0 {
+			got = toc[i].Text
+		}
+		if got != tc.want {
+			t.Errorf("#%s %q: %q, want %q", tc.fragment, tc.text, got, tc.want)
+		}
+	}
+}
