@@ -19,6 +19,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
 	"hark/ui/common"
@@ -52,7 +53,7 @@ var Keys = KeyMap{
 	Export:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "export selected (or all) as markdown")),
 	Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL")),
 	OpenURL:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "extract a URL")),
-	Raw:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "markdown/text")),
+	Raw:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "plain text/rendered (reader)")),
 	Preview:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview below (narrow)")),
 	Cancel:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
 	Links:    key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "links: follow one (reader)")),
@@ -91,7 +92,8 @@ type Page struct {
 
 	rendered      string // glamour's rendering
 	headShown     bool   // rendered holds only the page's top (see headBytes)
-	wrapped       string // the text wrapped, for the raw view
+	wrapped       string // the page as plain text, wrapped, for the text view
+	asText        bool   // t: this page is read as plain text, not rendered
 	renderedWidth int
 	renderedStyle string
 }
@@ -116,8 +118,15 @@ type renderedMsg struct {
 	width                int
 	style, text, wrapped string
 	// head marks the rendering of the page's top only, shown while the
-	// whole page renders.
-	head bool
+	// whole page renders; textOnly the page's text view alone, meanwhile.
+	head, textOnly bool
+}
+
+// section is a followed link's #fragment and text, for the page at url
+// (the page extracted by run seq, while its URL is not known yet).
+type section struct {
+	url, fragment, text string
+	seq                 int
 }
 
 // headBytes is the size above which a page's top is rendered first: glamour
@@ -141,7 +150,6 @@ type Pane struct {
 	offset   int
 	mode     mode
 	reading  *Page
-	raw      bool
 	preview  bool // show the preview under the list on narrow terminals
 	scroll   common.Scroll
 	filter   textinput.Model
@@ -165,8 +173,14 @@ type Pane struct {
 	// findJump keeps it there until the whole page is rendered.
 	openFind string
 	findJump bool
-	aloud    common.Aloud // R: read the page aloud
-	history  []*Page
+	// toEnd keeps the reader at the end of a page whose top only was
+	// rendered when G was pressed, until the whole page is.
+	toEnd bool
+	// section is where a followed link points inside its page: the
+	// reader goes there once the page is rendered.
+	section *section
+	aloud   common.Aloud // R: read the page aloud
+	history []*Page
 	// The crawl form's last submit: its run and what it sent, kept for
 	// reopening the form after a refusal.
 	formRun    int
@@ -266,6 +280,16 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		return p, p.add(msg)
 	case renderedMsg:
+		if msg.textOnly {
+			if msg.page.headShown || msg.page.rendered == "" {
+				msg.page.wrapped = msg.wrapped
+				if p.reading == msg.page && msg.page.asText {
+					p.setReader()
+					p.goToSection()
+				}
+			}
+			return p, nil
+		}
 		if msg.head {
 			// The top, while the whole page renders; a whole rendering
 			// already here wins.
@@ -273,6 +297,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 				msg.page.rendered, msg.page.headShown = msg.text+"\n\n"+p.c.Styles.Dim.Render("rendering the rest of the page…"), true
 				if p.reading == msg.page {
 					p.setReader()
+					p.goToSection()
 				}
 			}
 			return p, nil
@@ -281,10 +306,15 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		msg.page.renderedWidth, msg.page.renderedStyle = msg.width, msg.style
 		if p.reading == msg.page {
 			p.setReader()
-			if p.findJump {
+			switch {
+			case p.findJump:
 				p.rd.FirstMatch(&p.scroll)
-				p.findJump = false
+			case p.toEnd:
+				p.scroll.Bottom()
+			default:
+				p.goToSection()
 			}
+			p.findJump, p.toEnd, p.section = false, false, nil
 		}
 		return p, nil
 	case exportedMsg:
@@ -439,7 +469,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.rd.Next(&p.scroll, msg.String() == "N")
 		case key.Matches(msg, Keys.TOC):
 			var ok bool
-			if p.reading.Plain || p.raw {
+			if p.reading.Plain {
 				ok = p.rd.OpenTextTOC(p.reading.Content, &p.scroll)
 			} else {
 				ok = p.rd.OpenTOC(p.reading.Content, &p.scroll)
@@ -461,25 +491,42 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, Keys.Links):
 			p.links = pageLinks(p.reading)
 			if len(p.links) == 0 {
-				p.note = "this page has no links"
-				return nil
+				text := "this page has no links"
+				if p.reading.Plain && p.reading.Source == api.ToolSearch {
+					text = "this page came from the search index as plain text, which keeps no links"
+				}
+				return func() tea.Msg { return common.NoticeMsg{Text: text} }
 			}
 			p.picking, p.linkAt = true, 0
 		case key.Matches(msg, Keys.Up):
+			p.toEnd = false
 			p.scroll.ScrollBy(-1)
 		case key.Matches(msg, Keys.Down):
 			p.scroll.ScrollBy(1)
 		case key.Matches(msg, Keys.PageUp):
+			p.toEnd = false
 			p.scroll.ScrollBy(-p.scroll.Page())
 		case key.Matches(msg, Keys.PageDown):
 			p.scroll.ScrollBy(p.scroll.Page())
 		case msg.String() == "g" || msg.String() == "home":
+			p.toEnd = false
 			p.scroll.Top()
 		case msg.String() == "G" || msg.String() == "end":
+			// While only the top is rendered its end is not the page's:
+			// the whole page, when it lands, opens at its end.
+			p.toEnd = p.rendering()
 			p.scroll.Bottom()
 		case key.Matches(msg, Keys.Raw):
-			p.raw = !p.raw
+			if p.reading.Plain {
+				return func() tea.Msg {
+					return common.NoticeMsg{Text: "this page is plain text already: it has no markup to render"}
+				}
+			}
+			// The same place in the other view: as far down, in proportion.
+			at := float64(p.scroll.Offset()) / float64(max(1, p.scroll.Len()))
+			p.reading.asText = !p.reading.asText
 			p.setReader()
+			p.scroll.ScrollBy(int(at*float64(p.scroll.Len())) - p.scroll.Offset())
 		case key.Matches(msg, Keys.Copy):
 			return common.CopyURL(p.reading.URL)
 		case key.Matches(msg, Keys.Crawl):
@@ -611,7 +658,10 @@ func (p *Pane) read(pg *Page) tea.Cmd {
 	if p.reading != pg {
 		p.aloud.Stop(&p.scroll)
 	}
-	p.findJump = false
+	p.findJump, p.toEnd = false, false
+	if p.section != nil && p.section.url != pg.URL {
+		p.section = nil
+	}
 	p.mode, p.reading = readMode, pg
 	p.rd.Reset()
 	p.setReader()
@@ -635,14 +685,34 @@ func (p *Pane) readerText() string {
 		return t
 	}
 	switch {
+	case pg.asText && pg.wrapped != "":
+		return pg.wrapped
 	case pg.rendered == "":
 		// Rendering and wrapping run in a command; long pages would make
 		// Update slow.
 		return p.c.Styles.Dim.Render("rendering…")
-	case p.raw && pg.wrapped != "":
-		return pg.wrapped
 	}
 	return pg.rendered
+}
+
+// rendering reports that the reader shows less than the whole page: it
+// is rendering, or only its top is rendered yet.
+func (p *Pane) rendering() bool {
+	pg := p.reading
+	if pg == nil || pg.Err != "" || pg.asText && pg.wrapped != "" {
+		return false
+	}
+	return pg.rendered == "" || pg.headShown
+}
+
+// goToSection shows the section a followed link points at, once its page
+// is shown.
+func (p *Pane) goToSection() {
+	sec, pg := p.section, p.reading
+	if sec == nil || pg == nil || sec.url != pg.URL {
+		return
+	}
+	common.GoToSection(pg.Content, pg.Plain, pg.URL, sec.fragment, sec.text, &p.scroll)
 }
 
 // render renders a page's markdown in a command, cached by width.
@@ -656,10 +726,11 @@ func (p *Pane) render(pg *Page) tea.Cmd {
 	}
 	md, content, plain := p.md, pg.Content, pg.Plain
 	full := func() tea.Msg {
-		wrapped := common.Wrap(content, w)
 		if plain {
+			wrapped := common.Wrap(content, w)
 			return renderedMsg{page: pg, width: w, style: style, text: common.LinkURLs(wrapped), wrapped: wrapped}
 		}
+		wrapped := markdown.PlainText(content, w)
 		out, err := md.Render(content, style, w)
 		if err != nil {
 			out = wrapped
@@ -677,7 +748,12 @@ func (p *Pane) render(pg *Page) tea.Cmd {
 		}
 		return renderedMsg{page: pg, width: w, style: style, text: out, head: true}
 	}
-	return tea.Batch(head, full)
+	// The text view is quick to make (40 ms for 200 KB): the whole page's
+	// at once, beside the top.
+	asText := func() tea.Msg {
+		return renderedMsg{page: pg, width: w, style: style, wrapped: markdown.PlainText(content, w), textOnly: true}
+	}
+	return tea.Batch(head, asText, full)
 }
 
 // markdownHead is the start of md up to about n bytes, cut at a paragraph
@@ -938,6 +1014,9 @@ func (p *Pane) add(m doneMsg) tea.Cmd {
 	}
 	p.rebuild()
 	if open != nil {
+		if p.section != nil && p.section.seq != 0 && p.section.seq == m.seq {
+			p.section.url = open.URL
+		}
 		for i, r := range p.rows {
 			if r.page == open {
 				p.cursor = i
@@ -1081,17 +1160,26 @@ func (p *Pane) View() string {
 	}
 	if p.mode == readMode && p.reading != nil {
 		pg := p.reading
-		title := s.Title.Render("‹ ") + common.Link(s.Title.Render(common.Truncate(pg.URL, p.width-12)), pg.URL)
-		// While the page renders there is no position to give.
+		// While the page renders there is no position to give: the end
+		// of its top is not the page's.
 		pos := ""
-		if pg.rendered != "" || pg.Err != "" {
+		if !p.rendering() {
 			pos = s.Dim.Render(fmt.Sprintf(" %d%%", p.scroll.Percent()))
+		}
+		if pg.Err == "" {
+			view := " · rendered"
+			if pg.Plain || pg.asText {
+				view = " · plain text"
+			}
+			pos += s.Dim.Render(view)
 		}
 		if st := p.aloud.Status(); st != "" {
 			pos += s.Warn.Render(" ▶ ") + s.Dim.Render(st)
 		} else if st := p.rd.Status(); st != "" {
 			pos += s.Dim.Render(" · " + st)
 		}
+		urlW := max(20, p.width-2-ansi.StringWidth(pos))
+		title := s.Title.Render("‹ ") + common.Link(s.Title.Render(common.Truncate(pg.URL, urlW)), pg.URL)
 		head := append(top, common.Truncate(title+pos, p.width))
 		hh := len(strings.Split(strings.Join(head, "\n"), "\n"))
 		bodyH := max(0, p.height-hh)
@@ -1316,21 +1404,49 @@ func (p *Pane) pickKey(msg tea.KeyPressMsg) tea.Cmd {
 		return common.CopyURL(p.links[p.linkAt].URL)
 	case key.Matches(msg, Keys.Open):
 		p.picking = false
-		return p.follow(p.links[p.linkAt].URL)
+		return p.follow(p.links[p.linkAt])
 	}
 	return nil
 }
 
 // follow opens a link of the page being read as a page of its own: read
-// at once when Pages has its text, extracted otherwise. esc comes back.
-func (p *Pane) follow(u string) tea.Cmd {
+// at once when Pages has its text, extracted otherwise, at the section
+// its #fragment names. esc comes back. A link into the page being read
+// goes to its section.
+func (p *Pane) follow(l pageLink) tea.Cmd {
+	u, fragment := l.URL, ""
+	if pu, err := url.Parse(l.URL); err == nil && pu.Fragment != "" {
+		fragment, pu.Fragment, pu.RawFragment = pu.EscapedFragment(), "", ""
+		u = pu.String()
+	}
+	var sec *section
+	if fragment != "" {
+		sec = &section{url: u, fragment: fragment, text: l.Text}
+	}
+	if p.reading != nil && p.reading.URL == u {
+		p.section = sec
+		p.goToSection()
+		p.section = nil
+		return nil
+	}
 	if p.reading != nil {
 		p.history = append(p.history, p.reading)
 	}
 	if pg, ok := p.byURL[u]; ok && pg.Content != "" {
-		return p.read(pg)
+		p.section = sec
+		cmd := p.read(pg)
+		if cmd == nil { // rendered already at this width
+			p.goToSection()
+			p.section = nil
+		}
+		return cmd
 	}
-	return p.extract([]string{u}, true)
+	cmd := p.extract([]string{u}, true)
+	if sec != nil {
+		sec.seq = p.seq // the extract's page may come back under another URL
+	}
+	p.section = sec
+	return cmd
 }
 
 func (p *Pane) listHeight() int { return max(1, p.height-3) }
@@ -1341,17 +1457,24 @@ func (p *Pane) linksView() string {
 	h := p.listHeight()
 	top := min(max(0, p.linkAt-h/2), max(0, len(p.links)-h))
 	lines := []string{head, ""}
+	// Columns as wide as their content: the URLs whole where the line
+	// holds them and a third of it for the texts, which give up the rest.
+	num := len(fmt.Sprintf("%3d ", len(p.links)))
+	avail := max(10, p.width-num-2)
+	textW, urlW := 0, 0
+	for _, l := range p.links {
+		if l.Text != "" && l.Text != l.URL {
+			textW = max(textW, ansi.StringWidth(l.Text))
+			urlW = max(urlW, ansi.StringWidth(l.URL))
+		}
+	}
+	textW = min(textW, max(avail/3, avail-2-urlW))
 	for i := top; i < len(p.links) && i < top+h; i++ {
 		l := p.links[i]
 		num := fmt.Sprintf("%3d ", i+1)
-		text := l.Text
-		if text == "" {
-			text = l.URL
-		}
-		avail := max(10, p.width-len(num)-2)
-		line := common.Truncate(text, avail/2) + "  " + common.Link(s.Dim.Render(common.Truncate(l.URL, avail-avail/2)), l.URL)
-		if text == l.URL {
-			line = common.Link(common.Truncate(l.URL, avail), l.URL)
+		line := common.Link(common.Truncate(l.URL, avail), l.URL)
+		if l.Text != "" && l.Text != l.URL {
+			line = common.PadRight(common.Truncate(l.Text, textW), textW) + "  " + common.Link(s.Dim.Render(common.Truncate(l.URL, avail-textW-2)), l.URL)
 		}
 		if i == p.linkAt {
 			lines = append(lines, s.Title.Render("›")+num+line)

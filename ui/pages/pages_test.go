@@ -526,7 +526,7 @@ func TestBigPageShowsItsTopFirst(t *testing.T) {
 	p.byURL[pg.URL], p.pages = pg, append(p.pages, pg)
 	cmd := p.read(pg)
 	batch, ok := cmd().(tea.BatchMsg)
-	if !ok || len(batch) != 2 {
+	if !ok || len(batch) != 3 {
 		t.Fatalf("a 48 KB page renders in one piece (%T)", cmd())
 	}
 	p.Update(batch[0]()) // the top
@@ -537,7 +537,14 @@ func TestBigPageShowsItsTopFirst(t *testing.T) {
 	if !pg.headShown || pg.renderedWidth != 0 {
 		t.Error("the top is taken for the whole page")
 	}
-	p.Update(batch[1]()) // the whole page
+	// Its text view is there at once, the whole page's.
+	p.Update(batch[1]())
+	press(p, "t", "G")
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "A paragraph of the manual") || !strings.Contains(v, "100% · plain text") {
+		t.Errorf("the text view while the page renders:\n%s", v)
+	}
+	press(p, "t")
+	p.Update(batch[2]()) // the whole page
 	if pg.headShown || pg.renderedWidth == 0 || strings.Contains(pg.rendered, "rendering the rest") {
 		t.Error("the whole rendering did not replace the top")
 	}
@@ -661,5 +668,149 @@ func TestReaderFindCountsMatches(t *testing.T) {
 	v := p.View()
 	if !strings.Contains(uitest.Plain(v), "“leak” 3 of 4") || !strings.Contains(v, "a \x1b[1;7mLeak\x1b[m") || strings.Count(v, "\x1b[7m") != 3 {
 		t.Errorf("n n should make the second match of the line current, the other three reversed:\n%q", v)
+	}
+}
+
+// t shows the page as plain text, for that page only, and the header
+// says which view is shown: no markup, no escapes, headings on lines of
+// their own, code indented.
+func TestReaderPlainTextView(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 16)
+	const u = "https://docs.example/pointer"
+	md := "# Pointer page\n\nDeclare char \\*path with *care*, as [the readme](http://127.0.0.1/readme.html) says.\n\n```c\nchar *path = NULL;\n```\n\n- one\n- two\n"
+	uitest.Settle(drive(p), p.add(doneMsg{slug: api.ToolExtract, base: u, pages: []*Page{{URL: u, Source: api.ToolExtract, Content: md}}}))
+	if v := uitest.Plain(p.View()); !strings.Contains(strings.Split(v, "\n")[0], "· rendered") {
+		t.Errorf("the header does not say the page is rendered:\n%s", v)
+	}
+	press(p, "t")
+	uitest.Golden(t, "reader_text_80x16", p.View())
+	v := uitest.Plain(p.View())
+	for _, bad := range []string{`\*`, "](", "# Pointer", "```", "*care*"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("the text view shows markup %q:\n%s", bad, v)
+		}
+	}
+	for _, want := range []string{"plain text", "\nPointer page\n", "Declare char *path with care, as the readme says.", "\n    char *path = NULL;\n", "• one"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the text view lacks %q:\n%s", want, v)
+		}
+	}
+	// Another page opens rendered; back on the first, its text view stays.
+	const u2 = "https://docs.example/other"
+	uitest.Settle(drive(p), p.add(doneMsg{slug: api.ToolExtract, base: u2, pages: []*Page{{URL: u2, Source: api.ToolExtract, Content: "# Other\n\nText."}}}))
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "· rendered") || strings.Contains(v, "plain text") {
+		t.Errorf("the next page did not open rendered:\n%s", v)
+	}
+	uitest.Settle(drive(p), p.read(p.byURL[u]))
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "· plain text") {
+		t.Errorf("the first page lost its text view:\n%s", v)
+	}
+}
+
+// G pressed while only the top of a big page is rendered: no position is
+// given meanwhile, and the whole page opens at its real end.
+func TestEndWhileRendering(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	var b strings.Builder
+	b.WriteString("# The top of a long manual\n\n")
+	for i := 0; b.Len() < 48<<10; i++ {
+		fmt.Fprintf(&b, "Paragraph %d of the manual, long enough to make the page large.\n\n", i)
+	}
+	b.WriteString("The very last words.\n")
+	pg := &Page{URL: "https://example.com/manual", Content: b.String(), Source: api.ToolExtract}
+	p.byURL[pg.URL], p.pages = pg, append(p.pages, pg)
+	batch := p.read(pg)().(tea.BatchMsg)
+	p.Update(batch[0]()) // the top
+	press(p, "G")
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "rendering the rest of the page…") || strings.Contains(v, "%") {
+		t.Errorf("at the end of the top, while the rest renders:\n%s", v)
+	}
+	p.Update(batch[2]()) // the whole page
+	v = uitest.Plain(p.View())
+	if !strings.Contains(v, "100%") || !strings.Contains(v, "The very last words.") {
+		t.Errorf("the whole page did not open at its end:\n%s", v)
+	}
+}
+
+// A link to #fragment opens its page at that section: extracted (the
+// fragment left out of the call) or already in Pages, or in the page
+// itself.
+func TestFollowedFragmentOpensAtSection(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 12)
+	const manual = "http://127.0.0.1:31723/valgrind/html/hg-manual.html"
+	var md strings.Builder
+	md.WriteString("# 7. Helgrind: a thread error detector\n\n")
+	for _, h := range []string{"7.1. Overview", "7.2. Detected errors: Misuses of the POSIX pthreads API", "7.3. Detected errors: Inconsistent Lock Orderings", "7.4. Detected errors: Data Races"} {
+		fmt.Fprintf(&md, "## %s\n\n%s\n\n", h, strings.Repeat("Words of the section.\n\n", 10))
+	}
+	md.WriteString("See [lock orders](" + manual + "#hg-manual.lock-orders).\n")
+	out, _ := json.Marshal(api.ExtractOutput{Results: []api.PageContent{{URL: manual, RawContent: md.String()}}})
+	srv.Script(apitest.InvokePath(api.ToolExtract), apitest.OK(api.InvokeResult{Tool: api.ToolExtract, Output: out}))
+	const index = "http://127.0.0.1:31723/valgrind/html/index.html"
+	uitest.Settle(drive(p), p.add(doneMsg{slug: api.ToolExtract, base: index, pages: []*Page{{URL: index, Source: api.ToolExtract,
+		Content: "# Index\n\n1. [Misuses of the POSIX pthreads API.](" + manual + "#hg-manual.api-checks)\n2. [Data races](" + manual + "#hg-manual.data-races)\n"}}}))
+	press(p, "l")
+	_, cmd := p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if body := string(srv.Last(apitest.InvokePath(api.ToolExtract)).Body); !strings.Contains(body, manual+`"`) {
+		t.Errorf("extract was sent %s", body)
+	}
+	if v := uitest.Plain(p.View()); !strings.Contains(strings.Split(v, "\n")[1], "7.2. Detected errors: Misuses") {
+		t.Errorf("the manual did not open at 7.2:\n%s", v)
+	}
+	// Back, then the second link: the page is in Pages already.
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press("esc")); return c }())
+	press(p, "l", "down")
+	_, cmd = p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if v := uitest.Plain(p.View()); !strings.Contains(strings.Split(v, "\n")[1], "7.4. Detected errors: Data Races") {
+		t.Errorf("the manual did not open at 7.4:\n%s", v)
+	}
+	// A link inside the page goes to its section.
+	press(p, "l")
+	_, cmd = p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if v := uitest.Plain(p.View()); !strings.Contains(strings.Split(v, "\n")[1], "7.3. Detected errors: Inconsistent Lock Orderings") {
+		t.Errorf("the in-page link did not go to 7.3:\n%s", v)
+	}
+}
+
+// The link list sizes its columns to their content: at 120 columns a
+// 72-character URL is shown whole beside a long text.
+func TestLinkListColumnsFitContent(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(120, 12)
+	const u = "http://127.0.0.1:31723/valgrind/html/hg-manual.html#hg-manual.data-races"
+	const index = "http://127.0.0.1:31723/valgrind/html/index.html"
+	uitest.Settle(drive(p), p.add(doneMsg{slug: api.ToolExtract, base: index, pages: []*Page{{URL: index, Source: api.ToolExtract,
+		Content: "# Index\n\n- [Data races -- accessing memory without adequate locking or synchronisation](" + u + ")\n- [Short](http://127.0.0.1:31723/a.html)\n"}}}))
+	press(p, "l")
+	uitest.Golden(t, "reader_links_120x12", p.View())
+	if v := uitest.Plain(p.View()); !strings.Contains(v, u) {
+		t.Errorf("the URL was cut:\n%s", v)
+	}
+}
+
+// A page opened from a search index's text has no links to list, and
+// the reader says why.
+func TestSearchTextPageSaysWhyNoLinks(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 12)
+	_, cmd := p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: "file:///srv/docs/a.html", RawContent: "Text from the index, links gone."}}})
+	uitest.Settle(drive(p), cmd)
+	_, cmd = p.Update(uitest.Press("l"))
+	msgs := uitest.Exec(cmd)
+	if len(msgs) != 1 || !strings.Contains(fmt.Sprint(msgs[0]), "search index as plain text, which keeps no links") {
+		t.Errorf("l on a page from the index said %v", msgs)
 	}
 }
