@@ -60,10 +60,17 @@ func kindOf(ct string) contentKind {
 	return kindText
 }
 
-// pageTypes are the media types extract, crawl and map accept.
+// pageTypes are the media types extract, crawl and map accept. "text/*"
+// stands for every other text type but XML (reStructuredText, CSV,
+// source code), which is read as plain text.
 var pageTypes = map[string]bool{
 	"text/html": true, "application/xhtml+xml": true,
-	"text/plain": true, "text/markdown": true, "text/x-markdown": true,
+	"text/plain": true, "text/markdown": true, "text/x-markdown": true, "text/*": true,
+}
+
+// accepts reports whether types takes media type ct.
+func accepts(types map[string]bool, ct string) bool {
+	return types[ct] || types["text/*"] && strings.HasPrefix(ct, "text/") && kindOf(ct) == kindText
 }
 
 var sitemapTypes = map[string]bool{
@@ -377,7 +384,7 @@ func (f *fetcher) fetch(ctx context.Context, raw string, types map[string]bool) 
 		return nil, failf("page is %d bytes, over the limit of %d", resp.ContentLength, f.maxBytes)
 	}
 	ct := mediaType(resp.Header.Get("Content-Type"))
-	if ct != "" && !types[ct] {
+	if ct != "" && !accepts(types, ct) {
 		return nil, failf("unsupported content type %s", ct)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.maxBytes+1))
@@ -389,7 +396,7 @@ func (f *fetcher) fetch(ctx context.Context, raw string, types map[string]bool) 
 	}
 	if ct == "" {
 		ct = mediaType(http.DetectContentType(body))
-		if !types[ct] {
+		if !accepts(types, ct) {
 			return nil, failf("unsupported content type %s", ct)
 		}
 	}

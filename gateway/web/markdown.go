@@ -99,8 +99,11 @@ func frontMatter(src string) (rest, title string) {
 }
 
 var (
-	// mystRole is a role before its code span: {ref}`pip wheel`.
-	mystRole = lazyRegexp("\\{[A-Za-z][\\w:.+-]*\\}`")
+	// mystRole is a role and its code span: {ref}`pip wheel`, with an
+	// explicit title before the target: {ref}`a venv <pypug:Virtual Environments>`.
+	mystRole = lazyRegexp("\\{[A-Za-z][\\w:.+-]*\\}`([^`]*)`")
+	// mystTitled is a role's text that names its title and its target.
+	mystTitled = lazyRegexp(`^(.*?\S)\s*<[^<>]+>$`)
 	// mystTarget is a label line: (editable-installs)=
 	mystTarget = lazyRegexp(`^\([\w.:-]+\)=\s*$`)
 	// mystDirective opens a directive: ```{note}, :::{tip}, ````{code-block} python
@@ -108,6 +111,23 @@ var (
 	// mystOption is a directive's option line: ":caption: Example".
 	mystOption = lazyRegexp(`^:[\w-]+:`)
 )
+
+// versionLabels are what Sphinx writes for the version directives, before
+// their version: "New in version 10.0."
+var versionLabels = map[string]string{
+	"versionadded": "New in version", "versionchanged": "Changed in version",
+	"deprecated": "Deprecated since version", "versionremoved": "Removed in version",
+}
+
+// role reads a MyST role as Sphinx shows it: the title when it has one
+// ("virtual environment"), else its text as code.
+func role(m string) string {
+	text := mystRole().FindStringSubmatch(m)[1]
+	if t := mystTitled().FindStringSubmatch(text); t != nil {
+		return extract.EscapeText(t[1]) // it was code: literal text
+	}
+	return "`" + text + "`"
+}
 
 // What each MyST directive becomes: code (its lines as a code block),
 // gone (left out), else prose (its content read as markdown).
@@ -165,6 +185,16 @@ func myst(src string) string {
 			case mode == 'c':
 				lang, _, _ := strings.Cut(m[3], " ")
 				out = append(out, "```"+lang)
+			case versionLabels[strings.ToLower(m[2])] != "":
+				// "{versionadded} 10.0" is "New in version 10.0.", not a
+				// stray "10.0".
+				label := versionLabels[strings.ToLower(m[2])]
+				if m[3] != "" {
+					label += " " + m[3]
+				} else {
+					label, _, _ = strings.Cut(label, " ") // "Deprecated."
+				}
+				out = append(out, "", "*"+label+".*", "")
 			case m[3] != "":
 				out = append(out, "", "**"+m[3]+"**", "") // an admonition's title
 			}
@@ -196,7 +226,7 @@ func myst(src string) string {
 		if mystTarget().MatchString(t) {
 			continue
 		}
-		out = append(out, mystRole().ReplaceAllString(line, "`"))
+		out = append(out, mystRole().ReplaceAllStringFunc(line, role))
 	}
 	return strings.Join(out, "\n")
 }

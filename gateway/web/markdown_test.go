@@ -1,9 +1,14 @@
 package web
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"hark/api"
 )
 
 // An excerpt of pip's documentation (docs/html/topics/local-project-
@@ -80,6 +85,33 @@ func TestMarkdownFilesReadLikePages(t *testing.T) {
 	}
 }
 
+// MyST as Sphinx shows it: a role with an explicit title reads as its
+// title, not its target, and the version directives read as Sphinx
+// writes them, not as a stray version number. (pip's topics/
+// authentication.md and getting-started.md, MIT licence.)
+func TestMySTRolesAndVersionDirectives(t *testing.T) {
+	src := "# Authentication\n\n" +
+		"```{versionadded} 10.0\n```\n\n" +
+		"Use a {ref}`virtual environment <pypug:Creating and using Virtual Environments>` and {ref}`--no-deps <install_--no-deps>`, see {ref}`pip wheel`.\n\n" +
+		"```{versionchanged} 22.2\nExperimental support, behind `--use-feature=truststore`.\n```\n\n" +
+		"```{deprecated}\n```\n"
+	p := parsePlain("http://h/topics/authentication.md", src, true, time.Now())
+	for _, want := range []string{"New in version 10.0.\n\nUse a virtual environment and --no-deps, see pip wheel.",
+		"Changed in version 22.2.\n\nExperimental support, behind --use-feature=truststore.", "Experimental support, behind --use-feature=truststore.\n\nDeprecated."} {
+		if !strings.Contains(p.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, p.Text)
+		}
+	}
+	for _, bad := range []string{"pypug", "install_", "<", "\n10.0\n", "{"} {
+		if strings.Contains(p.Text, bad) || strings.Contains(p.Markdown, bad) {
+			t.Errorf("holds %q:\n%s\n---\n%s", bad, p.Text, p.Markdown)
+		}
+	}
+	if !strings.Contains(p.Markdown, "*New in version 10.0.*") || !strings.Contains(p.Markdown, "`pip wheel`") {
+		t.Errorf("markdown:\n%s", p.Markdown)
+	}
+}
+
 // Plain markdown with no front matter takes its title from its first
 // heading, and a file with no heading from its first line.
 func TestMarkdownTitle(t *testing.T) {
@@ -88,5 +120,45 @@ func TestMarkdownTitle(t *testing.T) {
 	}
 	if p := parsePlain("http://h/b.md", "Just some notes, no heading.\n", true, time.Now()); p.Title != "Just some notes, no heading." {
 		t.Errorf("title %q", p.Title)
+	}
+}
+
+// A reStructuredText file (pip's news.rst, served as
+// text/prs.fallenstein.rst) and other text types are read as plain
+// text, not refused; JSON and XML pages still are.
+func TestTextTypesReadAsPlainText(t *testing.T) {
+	types := map[string]string{"/news.rst": "text/prs.fallenstein.rst", "/data.csv": "text/csv; charset=utf-8",
+		"/data.json": "application/json", "/feed.xml": "text/xml"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", types[r.URL.Path])
+		w.Write([]byte("=================\n24.0 (2024-02-03)\n=================\n\nDeprecations and *Removals*\n"))
+	}))
+	defer srv.Close()
+	e := testEngine(t, nil)
+	out, err := e.Extract(context.Background(), api.ExtractInput{URLs: api.URLList{srv.URL + "/news.rst", srv.URL + "/data.csv", srv.URL + "/data.json", srv.URL + "/feed.xml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/news.rst", "/data.csv"} {
+		r := resultFor(out.Results, srv.URL+path)
+		if r == nil {
+			t.Errorf("%s (%s) failed: %q", path, types[path], failedReason(out, srv.URL+path))
+			continue
+		}
+		if !strings.Contains(r.RawContent, "24.0 (2024-02-03)") || !strings.Contains(r.RawContent, `Deprecations and \*Removals\*`) {
+			t.Errorf("%s: not its text escaped for markdown: %q", path, r.RawContent)
+		}
+	}
+	if p := parsePlain("http://h/news.rst", "=========\nChangelog\n=========\n\n.. towncrier release notes start\n", false, time.Now()); p.Title != "Changelog" {
+		t.Errorf("title %q, want the first heading, not its adornment", p.Title)
+	}
+	for _, path := range []string{"/data.json", "/feed.xml"} {
+		if got := failedReason(out, srv.URL+path); !strings.Contains(got, "unsupported content type") {
+			t.Errorf("%s: failed with %q, want unsupported content type", path, got)
+		}
 	}
 }

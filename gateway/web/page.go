@@ -69,10 +69,14 @@ func parsePlain(pageURL, body string, markdown bool, fetched time.Time) *page {
 		p.Markdown = extract.EscapeText(p.Text)
 	}
 	for _, line := range strings.Split(body, "\n") {
-		if t := strings.TrimSpace(strings.TrimLeft(line, "# ")); t != "" && p.Title == "" {
-			p.Title = t
-			break
+		// reStructuredText's "=====" adornments and ".. directives" are
+		// not a title.
+		t := strings.TrimSpace(strings.TrimLeft(line, "# "))
+		if t == "" || p.Title != "" || strings.HasPrefix(t, "..") || strings.Trim(t, t[:1]) == "" && strings.ContainsAny(t[:1], "=-~^*+`'\"_:.") {
+			continue
 		}
+		p.Title = t
+		break
 	}
 	p.Title = truncateRunes(p.Title, 200)
 	if u, err := url.Parse(pageURL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
