@@ -36,11 +36,11 @@ func DecodeResearch(raw json.RawMessage) (*ResearchOutput, error) {
 func decodeOutput[T any](raw json.RawMessage) (*T, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, fmt.Errorf("output: want a JSON object, got %s", snippet(raw))
+		return nil, malformed(fmt.Errorf("output: want a JSON object, got %s", snippet(raw)))
 	}
 	var v T
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, describeJSONError(err)
+		return nil, malformed(describeJSONError(err))
 	}
 	return &v, nil
 }
@@ -61,11 +61,11 @@ func DecodeVoices(raw json.RawMessage) ([]Voice, error) {
 		}
 	}
 	if len(raw) == 0 || raw[0] != '[' {
-		return nil, fmt.Errorf("voice list: want a JSON array, got %s", snippet(raw))
+		return nil, malformed(fmt.Errorf("voice list: want a JSON array, got %s", snippet(raw)))
 	}
 	var vs []Voice
 	if err := json.Unmarshal(raw, &vs); err != nil {
-		return nil, fmt.Errorf("voice list: %w", describeJSONError(err))
+		return nil, malformed(fmt.Errorf("voice list: %w", describeJSONError(err)))
 	}
 	return vs, nil
 }

@@ -1,7 +1,9 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -99,9 +101,39 @@ func TestDecodeToolListShapes(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{``, `null`, `42`, `"x"`, `{"tools": 3}`, `[{"x":1}]`, `[`} {
-		if _, err := api.DecodeToolList([]byte(bad)); err == nil {
+		_, err := api.DecodeToolList([]byte(bad))
+		switch {
+		case err == nil:
 			t.Errorf("DecodeToolList(%q): no error", bad)
+		case !errors.Is(err, api.ErrMalformed):
+			// The gateway's fault: the command line exits 4 for it.
+			t.Errorf("DecodeToolList(%q): %v is not ErrMalformed", bad, err)
+		case strings.Contains(err.Error(), "tool list"):
+			// The client says "tool list: " once, before it.
+			t.Errorf("DecodeToolList(%q): %q names the tool list itself", bad, err)
 		}
+	}
+}
+
+// An answer of the wrong shape, through the client: the error says
+// "tool list" once and is ErrMalformed, as are the voice list's and a
+// tool output's.
+func TestMalformedAnswers(t *testing.T) {
+	s := apitest.New(t)
+	s.Script(api.PathTools, apitest.OK(42))
+	cl, err := api.New(api.Options{BaseURL: s.URL, APIKey: s.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cl.Tools(context.Background())
+	if !errors.Is(err, api.ErrMalformed) || strings.Count(err.Error(), "tool list") != 1 {
+		t.Errorf("tool list of the wrong shape: %v", err)
+	}
+	if _, err := api.DecodeVoices([]byte(`{"voices": 3}`)); !errors.Is(err, api.ErrMalformed) {
+		t.Errorf("voice list of the wrong shape: %v", err)
+	}
+	if _, err := api.DecodeSearch([]byte(`{"results": 3}`)); !errors.Is(err, api.ErrMalformed) || !strings.Contains(err.Error(), "field results") {
+		t.Errorf("search output of the wrong shape: %v", err)
 	}
 }
 

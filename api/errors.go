@@ -16,7 +16,24 @@ var (
 	ErrCredentialsMissing = errors.New("credentials of the third-party service are not configured")
 	ErrResearchTimeout    = errors.New("research task wait timed out")
 	ErrRateLimited        = errors.New("rate limited")
+	// ErrMalformed is in every error of an answer that does not have the
+	// interface's shape (a tool list, voice list or tool output hark
+	// cannot read): the gateway's fault, never the caller's.
+	ErrMalformed = errors.New("the gateway's answer does not have the interface's shape")
 )
+
+// malformed marks err as ErrMalformed, its text unchanged.
+func malformed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return malformedError{err}
+}
+
+type malformedError struct{ err error }
+
+func (e malformedError) Error() string   { return e.err.Error() }
+func (e malformedError) Unwrap() []error { return []error{e.err, ErrMalformed} }
 
 // Error is a failed REST call: a non-200 envelope code, an HTTP error
 // status, or a body that is not the envelope. HTTPStatus is the HTTP status

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -72,10 +71,17 @@ func (f *Field) IsDate() bool {
 // input_schema, inputSchema, parameters, inputs or fields, given as JSON
 // Schema, a list of field descriptions, or an object of field descriptions.
 // Entries without a usable slug are skipped; a list with none is an error.
+// Errors are ErrMalformed and do not repeat "tool list": the caller's
+// error names what it decoded (Client.Tools says "tool list: ...").
 func DecodeToolList(data []byte) ([]Tool, error) {
+	tools, err := decodeToolList(data)
+	return tools, malformed(err)
+}
+
+func decodeToolList(data []byte) ([]Tool, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || string(data) == "null" {
-		return nil, errors.New("tool list is empty")
+		return nil, errors.New("empty")
 	}
 	items, err := toolItems(data, 0)
 	if err != nil {
@@ -89,7 +95,7 @@ func DecodeToolList(data []byte) ([]Tool, error) {
 		}
 	}
 	if len(tools) == 0 && len(items) > 0 {
-		return nil, errors.New("tool list: no entry names a tool (want slug, name or tool)")
+		return nil, errors.New("no entry names a tool (want slug, name or tool)")
 	}
 	return tools, nil
 }
@@ -101,13 +107,13 @@ type toolItem struct {
 
 func toolItems(data []byte, depth int) ([]toolItem, error) {
 	if depth > 3 {
-		return nil, errors.New("tool list: nested too deeply")
+		return nil, errors.New("nested too deeply")
 	}
 	switch data[0] {
 	case '[':
 		var arr []json.RawMessage
 		if err := json.Unmarshal(data, &arr); err != nil {
-			return nil, fmt.Errorf("tool list: %w", err)
+			return nil, describeJSONError(err)
 		}
 		out := make([]toolItem, len(arr))
 		for i, r := range arr {
@@ -117,7 +123,7 @@ func toolItems(data []byte, depth int) ([]toolItem, error) {
 	case '{':
 		keys, obj, err := orderedObject(data)
 		if err != nil {
-			return nil, fmt.Errorf("tool list: %w", err)
+			return nil, describeJSONError(err)
 		}
 		for _, k := range []string{"tools", "items", "data"} {
 			if v, ok := obj[k]; ok {
@@ -139,11 +145,11 @@ func toolItems(data []byte, depth int) ([]toolItem, error) {
 			}
 		}
 		if len(out) == 0 {
-			return nil, errors.New("tool list: want an array of tools, or an object with tools, items or data")
+			return nil, errors.New("want an array of tools, or an object with tools, items or data")
 		}
 		return out, nil
 	}
-	return nil, errors.New("tool list: want a JSON array or object")
+	return nil, errors.New("want a JSON array or object")
 }
 
 func decodeTool(raw json.RawMessage, key string) (Tool, bool) {
