@@ -260,47 +260,67 @@ func FormatFor(it Item, path string) string {
 	return FormatMarkdown
 }
 
-// Export writes it to path in format ("" picks by FormatFor). A folder
-// export (crawls) writes one markdown file per page and index.md into a
-// new folder; the other formats write one new file. Existing files are
-// never overwritten. It returns what it wrote.
+// Encode is it in a one-file format: markdown, bibtex or csl-json.
+func Encode(it Item, format string) ([]byte, error) {
+	switch format {
+	case FormatMarkdown:
+		return []byte(Markdown(it)), nil
+	case FormatBibTeX:
+		return []byte(BibTeX(it)), nil
+	case FormatCSL:
+		b, err := CSLJSON(it)
+		if err != nil {
+			return nil, err
+		}
+		return append(b, '\n'), nil
+	case FormatFolder:
+		return nil, fmt.Errorf("export format %s: a folder is not one file (give -o a folder, not -)", format)
+	}
+	return nil, fmt.Errorf("export format %q: must be markdown, bibtex, csl-json or folder", format)
+}
+
+// WriteFolder writes a crawl's pages into dir, which must exist: one
+// markdown file per page and index.md.
+func WriteFolder(it Item, dir string) error {
+	if it.Kind != KindCrawl {
+		return fmt.Errorf("export %s: a folder holds a crawl's pages; item %d is a %s", FormatFolder, it.ID, it.Kind)
+	}
+	o, err := api.DecodeCrawl(json.RawMessage(it.Output))
+	if err != nil {
+		return fmt.Errorf("export: item %d: %w", it.ID, err)
+	}
+	pages := make([]Page, len(o.Results))
+	for i, p := range o.Results {
+		pages[i] = Page{URL: p.URL, Content: p.RawContent}
+	}
+	_, err = ExportPages(dir, pages)
+	return err
+}
+
+// Export writes it to path in format ("" picks by FormatFor), for the
+// TUI: a folder export (crawls) writes one markdown file per page and
+// index.md into a new folder; the other formats write one new file.
+// Existing files are never overwritten. It returns what it wrote. (The
+// command line follows its -o rule instead: see cli/output.go.)
 func Export(it Item, path, format string) (string, error) {
 	if format == "" {
 		format = FormatFor(it, path)
 	}
-	var data []byte
-	switch format {
-	case FormatFolder:
+	if format == FormatFolder {
 		if it.Kind != KindCrawl {
-			return "", fmt.Errorf("export %s: a folder holds a crawl's pages; item %d is a %s", format, it.ID, it.Kind)
-		}
-		o, err := api.DecodeCrawl(json.RawMessage(it.Output))
-		if err != nil {
-			return "", fmt.Errorf("export: item %d: %w", it.ID, err)
-		}
-		pages := make([]Page, len(o.Results))
-		for i, p := range o.Results {
-			pages[i] = Page{URL: p.URL, Content: p.RawContent}
+			return "", WriteFolder(it, path)
 		}
 		if _, err := os.Stat(path); err == nil {
 			return "", fmt.Errorf("export: %s exists; choose a new folder", path)
 		}
-		if _, err := ExportPages(path, pages); err != nil {
+		if err := WriteFolder(it, path); err != nil {
 			return "", err
 		}
 		return path, nil
-	case FormatMarkdown:
-		data = []byte(Markdown(it))
-	case FormatBibTeX:
-		data = []byte(BibTeX(it))
-	case FormatCSL:
-		b, err := CSLJSON(it)
-		if err != nil {
-			return "", err
-		}
-		data = append(b, '\n')
-	default:
-		return "", fmt.Errorf("export format %q: must be markdown, bibtex, csl-json or folder", format)
+	}
+	data, err := Encode(it, format)
+	if err != nil {
+		return "", err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", fmt.Errorf("export: %w", err)

@@ -488,6 +488,53 @@ func (s *Store) Delete(ctx context.Context, id int64) error {
 	return nil
 }
 
+// NotFoundError names the IDs a call asked for that the library does not
+// hold; it is an ErrNotFound.
+type NotFoundError struct{ IDs []int64 }
+
+func (e *NotFoundError) Error() string {
+	ids := make([]string, len(e.IDs))
+	for i, id := range e.IDs {
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	return fmt.Sprintf("item %s: %v", strings.Join(ids, ", "), ErrNotFound)
+}
+
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// DeleteIDs removes the items ids, all or none: when one of them is not
+// in the library, nothing is removed and the error is a *NotFoundError
+// naming every unknown ID.
+func (s *Store) DeleteIDs(ctx context.Context, ids []int64) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fault(err)
+	}
+	defer tx.Rollback()
+	var unknown []int64
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue // "rm 3 3" removes 3 once
+		}
+		seen[id] = true
+		res, err := tx.ExecContext(ctx, `DELETE FROM items WHERE id = ?`, id)
+		if err != nil {
+			return s.fault(err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		return &NotFoundError{IDs: unknown}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.fault(err)
+	}
+	return nil
+}
+
 // DeleteAll empties the library and returns how many items it held.
 func (s *Store) DeleteAll(ctx context.Context) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM items`)

@@ -310,3 +310,26 @@ func TestVersionOneLibraryIsMigrated(t *testing.T) {
 		t.Errorf("a version 7 library was marked %d", version)
 	}
 }
+
+// Removing several items is all or none: one unknown ID removes nothing,
+// and the error names every unknown ID.
+func TestDeleteIDsIsAtomic(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	kept := keepAll(t, s)
+	a, b := kept[KindSearch].ID, kept[KindPage].ID
+	err := s.DeleteIDs(ctx, []int64{a, 999, b, 998})
+	var nf *NotFoundError
+	if !errors.Is(err, ErrNotFound) || !errors.As(err, &nf) || fmt.Sprint(nf.IDs) != "[999 998]" {
+		t.Fatalf("DeleteIDs with unknown IDs: %v", err)
+	}
+	if n, _ := s.Count(ctx); n != 5 {
+		t.Errorf("%d items left, want all 5: an unknown ID must remove nothing", n)
+	}
+	if err := s.DeleteIDs(ctx, []int64{a, b, a}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.Count(ctx); n != 3 {
+		t.Errorf("%d items left, want 3", n)
+	}
+}
