@@ -41,6 +41,12 @@ func TestMain(m *testing.M) {
 // (nil: no gateway configured) and returns the exit code and output.
 func hark(t *testing.T, s *apitest.Server, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	return harkCtx(t, context.Background(), s, stdin, args...)
+}
+
+// harkCtx is hark with a context: cancelling it is Ctrl-C.
+func harkCtx(t *testing.T, ctx context.Context, s *apitest.Server, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	for _, k := range []string{"HARK_PROFILE", "HARK_PROVIDER", "HARK_VOICE", "HARK_OUTPUT_DIR", "HARK_DATA_DIR", "HARK_AUDIO_SINK", "HARK_CONFIG"} {
@@ -51,7 +57,7 @@ func hark(t *testing.T, s *apitest.Server, stdin string, args ...string) (int, s
 		t.Setenv("HARK_API_KEY", s.APIKey)
 	}
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	code := Run(ctx, args, strings.NewReader(stdin), &out, &errb)
 	outputsMu.Lock()
 	outputs = append(outputs, out.String(), errb.String())
 	outputsMu.Unlock()
@@ -134,7 +140,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "end_date=yesterday"}, "input end_date: must be a date as YYYY-MM-DD"},
 		{[]string{"invoke", "no_such_tool"}, `tool "no_such_tool": not in the gateway's tool list`},
 		{[]string{"invoke", "vendor_search", "-i", "novalue"}, "must be key=value"},
-		{[]string{"invoke"}, "invoke: want TOOL"},
+		// What is missing or too much, in words, with the usage line.
+		{[]string{"invoke"}, "invoke: missing TOOL\nusage: hark invoke TOOL [flags]"},
+		{[]string{"stt", "a.wav", "b.wav"}, "stt: takes only FILE, got 2 arguments (\"a.wav\" \"b.wav\")\nusage: hark stt FILE [flags]"},
+		{[]string{"config", "extra"}, "config takes no arguments"},
 		{[]string{"search"}, "search: QUERY from stdin is empty"},
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"tools", "--nope"}, "unknown flag"},
@@ -307,6 +316,9 @@ func TestExitCodes(t *testing.T) {
 		}
 		if strings.Contains(errs, "sk-flag-secret-777777") {
 			t.Error("the key is printed")
+		}
+		if n := strings.Count(errs, "tool list"); n != 1 {
+			t.Errorf("the error names the tool list %d times, want once: %q", n, errs)
 		}
 	})
 	t.Run("unreachable", func(t *testing.T) {
@@ -690,7 +702,9 @@ func TestTTSFormatFollowsFileName(t *testing.T) {
 		{[]string{"-o", filepath.Join(dir, "a.wav")}, api.FormatWAV},
 		{[]string{"-o", filepath.Join(dir, "b.MP3")}, api.FormatMP3},
 		{[]string{"-o", filepath.Join(dir, "c.raw")}, api.FormatPCM},
-		{[]string{"-o", filepath.Join(dir, "d.audio")}, ""},
+		// A file whose name says no format gets WAV, which says its
+		// own rate: never headerless samples.
+		{[]string{"-o", filepath.Join(dir, "d.audio")}, api.FormatWAV},
 		{[]string{"--format", "pcm", "-o", filepath.Join(dir, "e.wav")}, api.FormatPCM},
 	} {
 		args := append([]string{"tts", "--voice", "alice"}, tc.args...)
@@ -701,6 +715,17 @@ func TestTTSFormatFollowsFileName(t *testing.T) {
 		json.Unmarshal(s.Last(api.PathTTS).Body, &req)
 		if req.Format != tc.want {
 			t.Errorf("%v: asked for format %q, want %q", tc.args, req.Format, tc.want)
+		}
+	}
+}
+
+// At a terminal, with no -o and no --format, tts writes a file in the
+// output directory: WAV, like every other file it writes (it wrote
+// headerless .pcm there, which no player opens).
+func TestTTSFileDefaultsToWAV(t *testing.T) {
+	for out, want := range map[string]string{"": api.FormatWAV, "speech": api.FormatWAV, "x.pcm": api.FormatPCM, "x.mp3": api.FormatMP3} {
+		if got := ttsFormat(out); got != want {
+			t.Errorf("ttsFormat(%q) = %q, want %q", out, got, want)
 		}
 	}
 }

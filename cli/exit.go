@@ -23,7 +23,7 @@ const (
 	exitAuth    = 3
 	exitGateway = 4
 	exitTimeout = 5
-	exitLibrary = 6 // the library cannot be used: damaged, locked, not a hark library
+	exitLibrary = 6 // the library (or gateway.db) cannot be used: damaged, locked, not a hark library
 	// exitInterrupted is the shell's convention for SIGINT.
 	exitInterrupted = 130
 )
@@ -40,6 +40,40 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// upstreamError marks a failure of what hark talked to: the gateway
+// answered with something hark cannot read, a site hark index reads
+// could not be reached, every URL of an extract failed (exit 4, or 5
+// when it timed out).
+type upstreamError struct{ err error }
+
+func (e upstreamError) Error() string { return e.err.Error() }
+func (e upstreamError) Unwrap() error { return e.err }
+
+// fromGateway marks an error of a gateway call that no other rule
+// classifies (a malformed answer, a frame hark cannot read) as the
+// gateway's, so that it exits 4 rather than 1. nil stays nil.
+func fromGateway(err error) error {
+	if err == nil || exitCode(err) != exitFailure {
+		return err
+	}
+	return upstreamError{err}
+}
+
+// dataError marks a database of the data directory other than the
+// library that cannot be used: the local index and usage (gateway.db)
+// damaged, locked or unreadable (exit 6, as for the library).
+type dataError struct{ err error }
+
+func (e dataError) Error() string { return e.err.Error() }
+func (e dataError) Unwrap() error { return e.err }
+
+// interruptedError is any error a command returns after Ctrl-C: whatever
+// broke, it broke because the user stopped it (exit 130).
+type interruptedError struct{ err error }
+
+func (e interruptedError) Error() string { return e.err.Error() }
+func (e interruptedError) Unwrap() error { return e.err }
+
 // exitCode maps an error onto hark's exit codes.
 func exitCode(err error) int {
 	var ae *api.Error
@@ -47,13 +81,17 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, new(interruptedError)), errors.Is(err, context.Canceled):
+		// Before the stream and gateway rules: a stream cut by Ctrl-C
+		// is a StreamError too, and must not read as a gateway fault.
+		return exitInterrupted
 	case errors.Is(err, api.ErrResearchTimeout), errors.Is(err, context.DeadlineExceeded):
 		return exitTimeout
 	case errors.As(err, &ae) && ae.Auth():
 		return exitAuth
 	case errors.As(err, new(usageError)), isCobraUsage(err):
 		return exitUsage
-	case errors.As(err, new(libraryError)):
+	case errors.As(err, new(libraryError)), errors.As(err, new(dataError)):
 		return exitLibrary
 	case errors.As(err, &ae) && (ae.HTTPStatus == 400 || ae.Code == 400 || ae.HTTPStatus == 422 || ae.Code == 422):
 		// The gateway refused the input (it names the field): the same
@@ -77,9 +115,12 @@ func exitCode(err error) int {
 			return exitUsage
 		}
 		return exitGateway
-	case errors.Is(err, context.Canceled):
-		return exitInterrupted
 	case isNetErr(err):
+		if isTimeoutErr(err) {
+			return exitTimeout
+		}
+		return exitGateway
+	case errors.As(err, new(upstreamError)), errors.Is(err, api.ErrMalformed):
 		if isTimeoutErr(err) {
 			return exitTimeout
 		}

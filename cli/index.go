@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
 	"sync"
 	"time"
 
@@ -49,13 +52,13 @@ Pages that extract and crawl read are indexed automatically as well.`,
 			}
 			db, err := gateway.OpenDB(a.cfg.DataDir)
 			if err != nil {
-				return err
+				return dataError{err}
 			}
 			defer db.Close()
 			e, err := web.New(web.Config{DB: db, AllowPrivate: allowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)",
 				IndexDepth: depth, IndexLimit: limit})
 			if err != nil {
-				return err
+				return dataError{err}
 			}
 			defer e.Close()
 			out := cmd.OutOrStdout()
@@ -65,10 +68,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 				n, err := e.Index(cmd.Context(), target)
 				total += n
 				if err != nil {
-					if errors.Is(err, web.ErrAddressRefused) && !allowPrivate {
-						return fmt.Errorf("%w (%s indexed before the error); --allow-private (or allow_private = true, HARK_ALLOW_PRIVATE=1) lets index read private and loopback addresses", err, pageCount(total))
-					}
-					return fmt.Errorf("%w (%s indexed before the error)", err, pageCount(total))
+					return indexFailure(target, err, allowPrivate, total)
 				}
 				if !a.jsonOut {
 					fmt.Fprintf(out, "Indexed %s from %s in %s.\n", pageCount(n), target, time.Since(start).Round(time.Millisecond))
@@ -76,7 +76,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 			}
 			held, err := e.IndexedPages(cmd.Context())
 			if err != nil {
-				return err
+				return dataError{err}
 			}
 			if a.jsonOut {
 				return json.NewEncoder(out).Encode(map[string]any{"indexed": total, "index_pages": held})
@@ -90,6 +90,29 @@ Pages that extract and crawl read are indexed automatically as well.`,
 	f.IntVar(&limit, "limit", 500, "most pages to read from a URL or sitemap")
 	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server); default: the allow_private setting")
 	return cmd
+}
+
+// indexFailure says whose the failure is: the target named (a file that
+// is not a page, a path that does not exist, a URL that is not http(s), a
+// private address not allowed) is a usage error, exit 2; a site that
+// could not be read is the far side's, exit 4. done is how many pages
+// were indexed before.
+func indexFailure(target string, err error, allowPrivate bool, done int) error {
+	if done > 0 {
+		err = fmt.Errorf("%w (%s indexed before the error)", err, pageCount(done))
+	}
+	if errors.Is(err, web.ErrAddressRefused) && !allowPrivate {
+		return usageError{fmt.Errorf("%w; --allow-private (or allow_private = true, HARK_ALLOW_PRIVATE=1) lets index read private and loopback addresses", err)}
+	}
+	if _, statErr := os.Stat(target); statErr == nil || errors.Is(err, fs.ErrNotExist) {
+		// A file or folder of the user's: not a page hark reads, or
+		// unreadable.
+		return usageError{err}
+	}
+	if u, perr := url.Parse(target); perr != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return usageError{err}
+	}
+	return upstreamError{err}
 }
 
 func pageCount(n int) string {

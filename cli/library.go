@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -227,14 +231,25 @@ func newLibraryRmCmd(a *App) *cobra.Command {
 				}
 				return a.done(map[string]any{"removed": n}, fmt.Sprintf("removed %s; the library is empty", plural(int(n), "item")))
 			}
+			// All or none: a mistyped ID must not leave the others half
+			// removed.
+			var nf *library.NotFoundError
+			if err := s.DeleteIDs(cmd.Context(), ids); errors.As(err, &nf) {
+				unknown := make([]string, len(nf.IDs))
+				for i, id := range nf.IDs {
+					unknown[i] = strconv.FormatInt(id, 10)
+				}
+				return usagef("library: no item %s (hark library list shows the IDs); nothing was removed", strings.Join(unknown, ", "))
+			} else if err != nil {
+				return libraryError{err}
+			}
+			var removed []int64
 			for _, id := range ids {
-				if err := s.Delete(cmd.Context(), id); errors.Is(err, library.ErrNotFound) {
-					return usagef("library: no item %d (hark library list shows the IDs)", id)
-				} else if err != nil {
-					return libraryError{err}
+				if !slices.Contains(removed, id) {
+					removed = append(removed, id)
 				}
 			}
-			return a.done(map[string]any{"removed": len(ids)}, "removed "+plural(len(ids), "item"))
+			return a.done(map[string]any{"removed": len(removed), "ids": removed}, "removed "+plural(len(removed), "item"))
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "remove everything kept")
@@ -249,27 +264,76 @@ func newLibraryExportCmd(a *App) *cobra.Command {
 		Args:  exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return usagef("export: want -o FILE (.md, .bib, .json, or a new folder for a crawl)")
+				return usagef("export: want -o FILE (.md, .bib, .json, - for stdout, or a new folder for a crawl)")
 			}
 			_, it, err := a.getItem(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			path, err := library.Export(it, out, format)
-			if err != nil {
-				return usageError{err}
-			}
 			f := format
 			if f == "" {
 				f = library.FormatFor(it, out)
+				if out == "-" {
+					f = library.FormatMarkdown
+				}
 			}
-			return a.done(map[string]any{"id": it.ID, "path": path, "format": f}, fmt.Sprintf("wrote %s (%s)", path, f))
+			summary := map[string]any{"id": it.ID, "path": out, "format": f}
+			if f == library.FormatFolder {
+				if err := a.exportFolder(it, out); err != nil {
+					return err
+				}
+				return a.done(summary, fmt.Sprintf("wrote %s (%s)", out, f))
+			}
+			data, err := library.Encode(it, f)
+			if err != nil {
+				return usageError{err}
+			}
+			if err := a.writeOutput(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+				return err
+			}
+			if out == "-" {
+				// stdout holds the item: the summary goes to stderr, if asked.
+				if a.jsonOut {
+					return writeJSON(a.stderr, summary)
+				}
+				return nil
+			}
+			return a.done(summary, fmt.Sprintf("wrote %s (%s)", out, f))
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "file (or folder, for a crawl) to write; never overwritten")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write, replacing it (- for stdout); for a crawl, a new or empty folder")
 	cmd.Flags().StringVar(&format, "format", "", "markdown, bibtex, csl-json or folder (default: from -o's extension)")
 	cmd.RegisterFlagCompletionFunc("format", fixed(library.FormatMarkdown, library.FormatBibTeX, library.FormatCSL, library.FormatFolder))
 	return cmd
+}
+
+// exportFolder writes a crawl's pages into the folder dir under the -o
+// rule: its parent must exist, and dir is made (it alone) or is empty,
+// so an export never mixes its files with others.
+func (a *App) exportFolder(it library.Item, dir string) error {
+	if dir == "-" {
+		return usagef("export: a crawl as a folder cannot go to stdout; give -o a folder, or --format markdown")
+	}
+	if it.Kind != library.KindCrawl {
+		return usagef("export --format %s: a folder holds a crawl's pages; item %d is a %s", library.FormatFolder, it.ID, it.Kind)
+	}
+	if err := checkOutputParent(dir); err != nil {
+		return err
+	}
+	switch entries, err := os.ReadDir(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return usagef("-o %s: %v", dir, err)
+		}
+	case err != nil:
+		return usagef("-o %s: %v", dir, err)
+	case len(entries) > 0:
+		return usagef("-o %s: the folder exists and is not empty; choose a new one", dir)
+	}
+	if err := library.WriteFolder(it, dir); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // done reports a finished action: v as JSON with --json, else msg.

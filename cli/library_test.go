@@ -98,7 +98,10 @@ func TestLibraryCommands(t *testing.T) {
 		{[]string{"library", "rm", "999"}, "no item 999"},
 		{[]string{"library", "show", "abc"}, `ID "abc": must be a whole number`},
 		{[]string{"library", "list", "--kind", "video"}, `--kind "video": must be one of research, search, page, crawl, map`},
-		{[]string{"library", "export", id(research), "-o", filepath.Join(dir, "r.md")}, "exists"},
+		{[]string{"library", "export", id(research), "-o", filepath.Join(dir, "nowhere", "r.md")}, "the folder " + filepath.Join(dir, "nowhere") + " does not exist"},
+		{[]string{"library", "export", id(items[1]), "-o", filepath.Join(dir, "crawl")}, "the folder exists and is not empty"},
+		{[]string{"library", "export", id(items[1]), "-o", "-", "--format", "folder"}, "cannot go to stdout"},
+		{[]string{"library", "rm", id(research), "999"}, "no item 999 (hark library list shows the IDs); nothing was removed"},
 		{[]string{"library", "export", id(research)}, "want -o FILE"},
 		{[]string{"library", "rm"}, "want ID... or --all"},
 		{[]string{"library"}, "want list, search, show, rm or export"},
@@ -107,6 +110,10 @@ func TestLibraryCommands(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: %d %q, want 2 and %q", tc.args, code, errs, tc.want)
 		}
+	}
+	// rm with an unknown ID removed nothing: the report is still there.
+	if code, _, errs := harkData(t, s, data, "", "library", "show", id(research)); code != 0 {
+		t.Errorf("rm %s 999 removed %s: %d %s", id(research), id(research), code, errs)
 	}
 	code, out, _ = harkData(t, s, data, "", "library", "rm", id(research))
 	if code != 0 || !strings.Contains(out, "removed 1 item") {
@@ -314,5 +321,129 @@ func TestRead(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: %d %q, want 2 and %q", tc.args, code, errs, tc.want)
 		}
+	}
+}
+
+// --json on every library command: search, rm and export print what a
+// script needs (list and show are checked in TestLibraryCommands).
+func TestLibraryJSON(t *testing.T) {
+	s := apitest.New(t)
+	data := t.TempDir()
+	for _, args := range [][]string{{"search", "zebra", "crossings"}, {"research", "how do okapis hide"}, {"map", "https://site.example"}} {
+		if code, _, errs := harkData(t, s, data, "", args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errs)
+		}
+	}
+	code, out, errs := harkData(t, s, data, "", "--json", "library", "search", "okapis")
+	var hits []library.Item
+	if code != 0 || json.Unmarshal([]byte(out), &hits) != nil || len(hits) != 1 || hits[0].Kind != library.KindResearch || hits[0].Snippet == "" || hits[0].TraceID == "" {
+		t.Fatalf("search --json: %d %q %s", code, out, errs)
+	}
+	code, out, _ = harkData(t, s, data, "", "--json", "library", "search", "nothing-matches-this")
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("search --json with no hit: %d %q, want []", code, out)
+	}
+	report := strconv.FormatInt(hits[0].ID, 10)
+
+	file := filepath.Join(t.TempDir(), "r.bib")
+	code, out, _ = harkData(t, s, data, "", "--json", "library", "export", report, "-o", file)
+	var exported struct {
+		ID     int64
+		Path   string
+		Format string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &exported) != nil || exported.ID != hits[0].ID || exported.Path != file || exported.Format != library.FormatBibTeX {
+		t.Errorf("export --json: %d %q", code, out)
+	}
+	// -o - puts the item on stdout, and the summary on stderr.
+	code, out, errs = harkData(t, s, data, "", "--json", "library", "export", report, "-o", "-")
+	if code != 0 || !strings.HasPrefix(out, "# Report") || !strings.Contains(errs, `"format": "markdown"`) {
+		t.Errorf("export -o - --json: %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`export -o - made a file named "-"`)
+	}
+
+	code, out, _ = harkData(t, s, data, "", "--json", "library", "rm", report, report)
+	var removed struct {
+		Removed int
+		IDs     []int64
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &removed) != nil || removed.Removed != 1 || len(removed.IDs) != 1 || removed.IDs[0] != hits[0].ID {
+		t.Errorf("rm --json: %d %q", code, out)
+	}
+	code, out, _ = harkData(t, s, data, "", "--json", "library", "rm", "--all")
+	if code != 0 || json.Unmarshal([]byte(out), &removed) != nil || removed.Removed != 2 {
+		t.Errorf("rm --all --json: %d %q", code, out)
+	}
+}
+
+// One -o rule for every command: -o FILE replaces FILE; -o - is stdout;
+// a parent folder that does not exist is exit 2, naming it, and nothing
+// is made; a crawl's folder is made alone.
+func TestOutputRule(t *testing.T) {
+	s := apitest.New(t)
+	data, dir := t.TempDir(), t.TempDir()
+	missing := filepath.Join(dir, "no", "such")
+	for _, tc := range []struct {
+		name string
+		args func(out string) []string
+		want string // in the file written
+	}{
+		{"research", func(out string) []string { return []string{"research", "-o", out, "why stripes"} }, "# Report"},
+		// (apitest's audio is the same bytes whatever the format asked.)
+		{"tts", func(out string) []string { return []string{"tts", "--voice", "alice", "-o", out, "hello"} }, string(apitest.Synthesize("hello")[:8])},
+		{"library export", func(out string) []string { return []string{"library", "export", "1", "-o", out} }, "# Report"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, tc.name+".out")
+			os.WriteFile(file, []byte("an older file"), 0o600)
+			code, _, errs := harkData(t, s, data, "", tc.args(file)...)
+			b, _ := os.ReadFile(file)
+			if code != 0 || !strings.HasPrefix(string(b), tc.want) {
+				t.Errorf("-o over an existing file: %d %q; the file starts %q", code, errs, b[:min(len(b), 20)])
+			}
+			if st, _ := os.Stat(file); st.Mode().Perm() != 0o600 {
+				t.Errorf("the replaced file's mode went from 0600 to %v", st.Mode().Perm())
+			}
+			code, out, errs := harkData(t, s, data, "", tc.args("-")...)
+			if code != 0 || !strings.HasPrefix(out, tc.want) {
+				t.Errorf("-o -: %d, stdout starts %q; %s", code, out[:min(len(out), 20)], errs)
+			}
+			calls := len(s.Requests())
+			code, _, errs = harkData(t, s, data, "", tc.args(filepath.Join(missing, "x.md"))...)
+			if code != exitUsage || !strings.Contains(errs, "the folder "+missing+" does not exist") {
+				t.Errorf("-o in a missing folder: %d %q, want 2 naming %s", code, errs, missing)
+			}
+			if n := len(s.Requests()) - calls; n > 1 {
+				t.Errorf("-o in a missing folder: %d gateway calls, want at most the tool list's", n)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "no")); err == nil {
+				t.Errorf("-o in a missing folder made %s", filepath.Join(dir, "no"))
+			}
+			if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
+				t.Errorf("temporary files left: %v", m)
+			}
+		})
+	}
+	// A crawl exported as a folder: the folder alone is made.
+	if code, _, errs := harkData(t, s, data, "", "crawl", "https://site.example"); code != 0 {
+		t.Fatalf("crawl: %d %s", code, errs)
+	}
+	_, out, _ := harkData(t, s, data, "", "--json", "library", "list", "--kind", "crawl")
+	var crawls []library.Item
+	if json.Unmarshal([]byte(out), &crawls) != nil || len(crawls) != 1 {
+		t.Fatalf("crawls: %s", out)
+	}
+	crawl := strconv.FormatInt(crawls[0].ID, 10)
+	code, _, errs := harkData(t, s, data, "", "library", "export", crawl, "-o", filepath.Join(missing, "pages"))
+	if code != exitUsage || !strings.Contains(errs, "the folder "+missing+" does not exist") {
+		t.Errorf("crawl to a folder in a missing folder: %d %q", code, errs)
+	}
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	code, _, errs = harkData(t, s, data, "", "library", "export", crawl, "-o", empty)
+	if _, err := os.Stat(filepath.Join(empty, "index.md")); code != 0 || err != nil {
+		t.Errorf("crawl to an empty folder: %d %q %v", code, errs, err)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -62,7 +63,26 @@ embedded in hark itself.`,
 	} {
 		root.AddCommand(mk(a))
 	}
+	markInterrupted(root)
 	return root
+}
+
+// markInterrupted makes every command's error after Ctrl-C (the context
+// cancelled) an interruptedError, exit 130, however the part that broke
+// words it: a stream, a site being indexed, a file half written.
+func markInterrupted(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			if ctx := cmd.Context(); err != nil && ctx != nil && errors.Is(ctx.Err(), context.Canceled) {
+				return interruptedError{err}
+			}
+			return err
+		}
+	}
+	for _, sub := range c.Commands() {
+		markInterrupted(sub)
+	}
 }
 
 // load reads the settings once, printing their warnings.

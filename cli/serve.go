@@ -61,7 +61,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	if cfgPath == "" {
 		p, err := gateway.DefaultConfigPath()
 		if err != nil {
-			return err
+			return usagef("%v; give --config FILE", err)
 		}
 		cfgPath = p
 	}
@@ -93,7 +93,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	}
 	db, err := gateway.OpenDB(dataDir)
 	if err != nil {
-		return err
+		return dataError{err}
 	}
 	defer db.Close()
 	logger := slog.New(slog.NewTextHandler(a.stderr, nil))

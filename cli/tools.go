@@ -31,7 +31,7 @@ func newToolsCmd(a *App) *cobra.Command {
 			}
 			tools, err := cl.Tools(cmd.Context())
 			if err != nil {
-				return err
+				return fromGateway(err)
 			}
 			if a.jsonOut {
 				raws := make([]json.RawMessage, len(tools))
@@ -239,8 +239,8 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 	switch {
 	case errors.As(err, &ae) && ae.Auth():
 		// The call would be refused the same way: stop here, with the
-		// hint on what to check.
-		return fmt.Errorf("tool list: %w", err)
+		// hint on what to check (the client's error names the tool list).
+		return err
 	case err != nil:
 		fmt.Fprintf(a.stderr, "hark: warning: tool list unavailable (%v); inputs are sent untyped\n", a.scrub(err.Error()))
 	default:
@@ -290,15 +290,38 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 	}
 	res, err := cl.Invoke(ctx, tool, inputs)
 	if err != nil {
-		return err
+		return fromGateway(err)
 	}
 	switch {
 	case a.jsonl:
-		return a.printJSONL(res)
+		err = a.printJSONL(res)
 	case a.jsonOut && a.reportOut == "":
-		return writeJSON(a.stdout, res)
+		err = writeJSON(a.stdout, res)
+	default:
+		err = a.printOutput(res)
 	}
-	return a.printOutput(res)
+	if err != nil {
+		return err
+	}
+	return everyURLFailed(res)
+}
+
+// everyURLFailed is the error of an extract whose every URL failed (exit
+// 4), whatever the output format: a script must not take "nothing read"
+// for success. Some failed is a success: the failures are on stderr (in
+// the data with --json and --jsonl).
+func everyURLFailed(res *api.InvokeResult) error {
+	if res.Tool != api.ToolExtract {
+		return nil
+	}
+	out, err := api.DecodeExtract(res.Output)
+	if err != nil || len(out.Results) > 0 || len(out.FailedResults) == 0 {
+		return nil
+	}
+	if len(out.FailedResults) == 1 {
+		return upstreamError{errors.New("extract: the URL could not be read")}
+	}
+	return upstreamError{fmt.Errorf("extract: none of the %d URLs could be read", len(out.FailedResults))}
 }
 
 // noteIfSlow writes note to w if stop has not been called within delay.
@@ -510,10 +533,17 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// exactArgs wants exactly n arguments, called names in the messages: what
+// is missing, or what is too much, and the command's usage line.
 func exactArgs(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usagef("%s: want %s, got %d arguments", cmd.Name(), names, len(args))
+		switch {
+		case len(args) < n:
+			return usagef("%s: missing %s\nusage: %s", cmd.Name(), names, usageLine(cmd))
+		case len(args) > n && n == 0:
+			return usagef("%s takes no arguments, got %s\nusage: %s", cmd.Name(), quoteArgs(args), usageLine(cmd))
+		case len(args) > n:
+			return usagef("%s: takes only %s, got %d arguments (%s)\nusage: %s", cmd.Name(), names, len(args), quoteArgs(args), usageLine(cmd))
 		}
 		return nil
 	}
@@ -522,8 +552,19 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 func minArgs(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < n {
-			return usagef("%s: missing %s", cmd.Name(), names)
+			return usagef("%s: missing %s\nusage: %s", cmd.Name(), names, usageLine(cmd))
 		}
 		return nil
 	}
+}
+
+// usageLine is how the command is called, e.g. "hark invoke TOOL [flags]".
+func usageLine(cmd *cobra.Command) string { return cmd.UseLine() }
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = strconv.Quote(a)
+	}
+	return strings.Join(q, " ")
 }

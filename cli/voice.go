@@ -40,7 +40,7 @@ func newVoicesCmd(a *App) *cobra.Command {
 			}
 			voices, err := cl.Voices(cmd.Context(), provider)
 			if err != nil {
-				return err
+				return fromGateway(err)
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, voices)
@@ -56,7 +56,7 @@ func newVoicesCmd(a *App) *cobra.Command {
 }
 
 // formatOfFile is the audio format a file name asks for (hello.wav: wav),
-// or "" to leave the choice to the gateway's default (pcm).
+// or "" when its extension names none.
 func formatOfFile(name string) string {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".wav":
@@ -67,6 +67,17 @@ func formatOfFile(name string) string {
 		return api.FormatPCM
 	}
 	return ""
+}
+
+// ttsFormat is the format asked for when --format is not given: the one
+// -o FILE's extension names, else WAV, a file or stream that says its own
+// rate, so that players and "hark stt -" read it as it is. Raw samples
+// need --format pcm (or a .pcm or .raw name).
+func ttsFormat(out string) string {
+	if f := formatOfFile(out); f != "" {
+		return f
+	}
+	return api.FormatWAV
 }
 
 func newTTSCmd(a *App) *cobra.Command {
@@ -80,12 +91,13 @@ func newTTSCmd(a *App) *cobra.Command {
 		Use:   "tts [TEXT...]",
 		Short: "Synthesize speech to a file or stdout",
 		Long: `Synthesize TEXT (or stdin when no TEXT is given, or TEXT is -) with the
-configured provider and voice. -o FILE writes the audio there; -o - or a
-non-terminal stdout receives the audio; otherwise a file named
-tts-<time>.<format> is written to the output directory. Without --format,
-the format follows FILE's extension (.wav, .mp3, .pcm or .raw); stdout
-gets WAV (a streamed header, so "hark tts TEXT | hark stt -" works); else
-pcm. --stream uses the WebSocket endpoint and writes audio as it arrives.`,
+configured provider and voice. -o FILE writes the audio there, replacing
+FILE; -o - or a non-terminal stdout receives the audio; otherwise a file
+named tts-<time>.<format> is written to the output directory. Without
+--format, the format follows FILE's extension (.wav, .mp3, .pcm or .raw),
+else it is WAV (a streamed header on stdout, so "hark tts TEXT | hark stt -"
+works); --format pcm gives raw samples. --stream uses the WebSocket endpoint
+and writes audio as it arrives.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			text := strings.Join(args, " ")
@@ -106,13 +118,7 @@ pcm. --stream uses the WebSocket endpoint and writes audio as it arrives.`,
 				return usagef("--format %q: must be pcm, mp3 or wav", format)
 			}
 			if format == "" {
-				format = formatOfFile(out)
-			}
-			if format == "" && (out == "-" || out == "" && !isTerminal(a.stdout)) {
-				// A pipe gets a self-describing stream, so that
-				// "hark tts TEXT | hark stt -" just works; raw samples
-				// need --format pcm.
-				format = api.FormatWAV
+				format = ttsFormat(out)
 			}
 			extraObj, err := parseExtra(extra)
 			if err != nil {
@@ -130,11 +136,7 @@ pcm. --stream uses the WebSocket endpoint and writes audio as it arrives.`,
 			}
 			req := api.TTSRequest{Provider: a.cfg.Provider, Text: text, VoiceCode: voice, Format: format,
 				SampleRate: sampleRate, SpeechRate: speechRate, Pitch: pitch, Loudness: volume, Extra: extraObj}
-			ext := format
-			if ext == "" {
-				ext = api.FormatPCM
-			}
-			dst, name, err := a.audioOut(out, "tts", ext)
+			dst, name, err := a.audioOut(out, "tts", format)
 			if err != nil {
 				return err
 			}
@@ -144,7 +146,7 @@ pcm. --stream uses the WebSocket endpoint and writes audio as it arrives.`,
 			audio, err := cl.TTS(ctx, req)
 			if err != nil {
 				dst.abort()
-				return err
+				return fromGateway(err)
 			}
 			if _, err := dst.Write(audio.Data); err != nil {
 				dst.abort()
@@ -162,7 +164,7 @@ pcm. --stream uses the WebSocket endpoint and writes audio as it arrives.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "", "audio file; - for stdout")
-	f.StringVar(&format, "format", "", "pcm, mp3 or wav (default: from -o FILE's extension; wav to stdout; else pcm)")
+	f.StringVar(&format, "format", "", "pcm, mp3 or wav (default: from -o FILE's extension, else wav)")
 	f.IntVar(&sampleRate, "sample-rate", 0, "sample rate in Hz (provider default when 0)")
 	f.IntVar(&speechRate, "speech-rate", 0, "speaking rate (provider's range)")
 	f.IntVar(&pitch, "pitch", 0, "pitch (provider's range)")
@@ -190,7 +192,7 @@ func (a *App) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest,
 	s, err := cl.TTSStream(ctx, req)
 	if err != nil {
 		dst.abort()
-		return err
+		return fromGateway(err)
 	}
 	defer s.Close()
 	dst.streamedWAV = req.Format == api.FormatWAV
@@ -203,11 +205,11 @@ func (a *App) ttsStream(ctx context.Context, cl *api.Client, req api.TTSRequest,
 		if err != nil {
 			if n == 0 {
 				dst.abort()
-				return err
+				return fromGateway(err)
 			}
 			// Keep what arrived: it is written already.
 			dst.Close()
-			return fmt.Errorf("%w; kept %d bytes in %s", err, n, name)
+			return fromGateway(fmt.Errorf("%w; kept %d bytes in %s", err, n, name))
 		}
 		if _, err := dst.Write(chunk); err != nil {
 			dst.abort()
@@ -245,7 +247,7 @@ func (a *App) ttsJSON(dst *audioOut, summary map[string]any) error {
 func firstVoice(ctx context.Context, cl *api.Client, provider string) (string, error) {
 	voices, err := cl.Voices(ctx, provider)
 	if err != nil {
-		return "", fmt.Errorf("no voice configured, and listing voices failed: %w", err)
+		return "", fromGateway(fmt.Errorf("no voice configured, and listing voices failed: %w", err))
 	}
 	if len(voices) == 0 {
 		return "", usagef("no voice configured and provider %s lists none; set --voice or HARK_VOICE", provider)
@@ -253,13 +255,12 @@ func firstVoice(ctx context.Context, cl *api.Client, provider string) (string, e
 	return api.DefaultVoice(voices, api.Locale()).Value, nil
 }
 
-// audioOut is where audio goes: a file (written to a temporary name and
-// renamed on success, kept on a mid-stream failure) or stdout.
+// audioOut is where audio goes: a file under the -o rule (written to a
+// temporary name and renamed on success, kept on a mid-stream failure) or
+// stdout.
 type audioOut struct {
-	w    io.Writer
-	f    *os.File
-	tmp  string
-	path string
+	w io.Writer
+	f *outputFile // nil: stdout
 	// streamedWAV: the file holds a WAV whose header was streamed with
 	// placeholder sizes; Close writes the true ones.
 	streamedWAV bool
@@ -272,25 +273,22 @@ func (o *audioOut) Close() error {
 		return nil
 	}
 	if o.streamedWAV {
-		if err := wav.FixSizes(o.f); err != nil {
+		if err := wav.FixSizes(o.f.File); err != nil {
 			o.abort()
 			return err
 		}
 	}
-	if err := o.f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(o.tmp, o.path)
+	return o.f.commit()
 }
 
 func (o *audioOut) abort() {
 	if o.f != nil {
-		o.f.Close()
-		os.Remove(o.tmp)
+		o.f.abort()
 	}
 }
 
-// audioOut opens the destination given by -o, or picks one.
+// audioOut opens the destination given by -o, or picks one in the output
+// directory.
 func (a *App) audioOut(out, prefix, ext string) (*audioOut, string, error) {
 	if out == "-" || out == "" && !isTerminal(a.stdout) {
 		return &audioOut{w: a.stdout}, "stdout", nil
@@ -303,11 +301,11 @@ func (a *App) audioOut(out, prefix, ext string) (*audioOut, string, error) {
 		}
 		path = filepath.Join(dir, fmt.Sprintf("%s-%s.%s", prefix, time.Now().Format("20060102-150405"), ext))
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := createOutput(path)
 	if err != nil {
-		return nil, "", usagef("-o %s: %v", path, err)
+		return nil, "", err
 	}
-	return &audioOut{w: f, f: f, tmp: f.Name(), path: path}, path, nil
+	return &audioOut{w: f, f: f}, path, nil
 }
 
 func newSTTCmd(a *App) *cobra.Command {
@@ -358,7 +356,7 @@ not a terminal), then the final text on stdout.`,
 			}
 			res, err := cl.STT(ctx, req, audio)
 			if err != nil {
-				return err
+				return fromGateway(err)
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, res)
@@ -379,7 +377,7 @@ not a terminal), then the final text on stdout.`,
 func (a *App) sttStream(ctx context.Context, cl *api.Client, req api.STTRequest, audio []byte, chunk int) error {
 	s, err := cl.STTStream(ctx, req)
 	if err != nil {
-		return err
+		return fromGateway(err)
 	}
 	defer s.Close()
 	writeErr := make(chan error, 1)
@@ -428,10 +426,10 @@ func (a *App) sttStream(ctx context.Context, cl *api.Client, req api.STTRequest,
 		fmt.Fprint(a.stderr, "\r\033[K")
 	}
 	if err := s.Err(); err != nil {
-		return err
+		return fromGateway(err)
 	}
 	if err := <-writeErr; err != nil {
-		return err
+		return fromGateway(err)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -64,6 +63,13 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 					return usagef("%s: %s from stdin is empty", cmd.Name(), what)
 				}
 				args = []string{q}
+			}
+			if a.reportOut != "" && a.reportOut != "-" {
+				// Before the call: a report that cannot be written
+				// must not be paid for.
+				if err := checkOutputParent(a.reportOut); err != nil {
+					return err
+				}
 			}
 			inputs, err := a.readInputs(cmd, w.in, false)
 			if err != nil {
@@ -184,7 +190,7 @@ func newResearchCmd(a *App) *cobra.Command {
 	return newWebCmd(a, api.ToolResearch, "research QUESTION...", "Research a question and print the report",
 		joinArgs("input"), func(cmd *cobra.Command, w *webFlags) {
 			w.strFlag(cmd, "model", "model", "mini, pro or auto")
-			cmd.Flags().StringVarP(&a.reportOut, "output", "o", "", "write the report (markdown, with its sources) to FILE")
+			cmd.Flags().StringVarP(&a.reportOut, "output", "o", "", "write the report (markdown, with its sources) to FILE, replacing it; - for stdout")
 		})
 }
 
@@ -307,26 +313,18 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
-// writeReport writes the report to -o FILE (through a temporary file, so
-// a failed write leaves no half report) and says where on stderr.
+// writeReport writes the report to -o FILE under the -o rule (replacing
+// FILE; - is stdout) and says where on stderr.
 func (a *App) writeReport(out *api.ResearchOutput) error {
-	path := a.reportOut
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return usagef("-o %s: %v", path, err)
+	doc := out.Document(a.question, "")
+	err := a.writeOutput(a.reportOut, func(w io.Writer) error {
+		_, err := io.WriteString(w, doc)
+		return err
+	})
+	if err != nil || a.reportOut == "-" {
+		return err
 	}
-	_, err = io.WriteString(f, out.Document(a.question, ""))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	fmt.Fprintf(a.stderr, "hark: wrote the report to %s\n", path)
+	fmt.Fprintf(a.stderr, "hark: wrote the report to %s\n", a.reportOut)
 	return nil
 }
 
@@ -338,7 +336,7 @@ func (a *App) printJSONL(res *api.InvokeResult) error {
 	case api.ToolSearch:
 		out, err := api.DecodeSearch(res.Output)
 		if err != nil {
-			return fmt.Errorf("--jsonl: %w", err)
+			return upstreamError{fmt.Errorf("--jsonl: %w", err)}
 		}
 		for _, r := range out.Results {
 			rows = append(rows, r)
@@ -346,7 +344,7 @@ func (a *App) printJSONL(res *api.InvokeResult) error {
 	case api.ToolExtract:
 		out, err := api.DecodeExtract(res.Output)
 		if err != nil {
-			return fmt.Errorf("--jsonl: %w", err)
+			return upstreamError{fmt.Errorf("--jsonl: %w", err)}
 		}
 		for _, p := range out.Results {
 			rows = append(rows, p)
@@ -357,7 +355,7 @@ func (a *App) printJSONL(res *api.InvokeResult) error {
 	case api.ToolCrawl:
 		out, err := api.DecodeCrawl(res.Output)
 		if err != nil {
-			return fmt.Errorf("--jsonl: %w", err)
+			return upstreamError{fmt.Errorf("--jsonl: %w", err)}
 		}
 		for _, p := range out.Results {
 			rows = append(rows, p)

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// The -o rule, one for every command that writes a file (tts, research,
+// read, library export, audition): -o FILE writes FILE, replacing it, as
+// curl -o and sort -o do, through a temporary file renamed at the end, so
+// that a failed write leaves FILE as it was; -o - writes to standard
+// output; a parent folder that does not exist is a usage error naming it.
+// hark makes no folder the user did not name: a folder export (a crawl,
+// an audition) makes only the folder -o names.
+
+// checkOutputParent is the parent-folder half of the rule.
+func checkOutputParent(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("-o %s: the folder %s does not exist", path, dir)
+	case err != nil:
+		return usagef("-o %s: %v", path, err)
+	case !st.IsDir():
+		return usagef("-o %s: %s is not a folder", path, dir)
+	}
+	return nil
+}
+
+// outputFile is a file being written under the rule: a temporary file
+// beside path until commit puts it in path's place.
+type outputFile struct {
+	*os.File
+	path string
+	mode fs.FileMode
+}
+
+func createOutput(path string) (*outputFile, error) {
+	if err := checkOutputParent(path); err != nil {
+		return nil, err
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return nil, usagef("-o %s: is a folder; name a file", path)
+		}
+		mode = st.Mode().Perm() // replacing keeps who may read it
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return nil, usagef("-o %s: %v", path, err)
+	}
+	return &outputFile{File: f, path: path, mode: mode}, nil
+}
+
+// commit closes the file and renames it over path.
+func (o *outputFile) commit() error {
+	err := o.Chmod(o.mode)
+	if cerr := o.File.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(o.Name(), o.path)
+	}
+	if err != nil {
+		os.Remove(o.Name())
+		return fmt.Errorf("-o %s: %w", o.path, err)
+	}
+	return nil
+}
+
+// abort drops the temporary file; path is left as it was.
+func (o *outputFile) abort() {
+	o.File.Close()
+	os.Remove(o.Name())
+}
+
+// writeOutput writes what write makes to -o path under the rule.
+func (a *App) writeOutput(path string, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(a.stdout)
+	}
+	f, err := createOutput(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.abort()
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	return f.commit()
+}
