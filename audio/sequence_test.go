@@ -206,3 +206,31 @@ func TestSequenceStopAndCancel(t *testing.T) {
 		t.Errorf("played %d samples after the stop: all of it", n)
 	}
 }
+
+// A part plays from its first frames: the fetch here cannot finish until
+// the part has been said to play, as a long take's stream goes on while
+// its start is heard.
+func TestSequencePlaysAPartBeforeItHasArrived(t *testing.T) {
+	rec := newRecordingSink()
+	q := rec.output().Sequence(0)
+	playing := make(chan struct{})
+	err := q.Run(context.Background(), Turns{Count: 1, Format: FormatWAV,
+		Fetch: func(ctx context.Context, i int, w io.Writer) error {
+			w.Write(streamedWAV(16000, testSignal(1600, 1))) // the first 100 ms
+			select {
+			case <-playing:
+			case <-time.After(10 * time.Second):
+				return errors.New("the part did not play before its stream ended")
+			}
+			_, err := w.Write(s16Bytes(testSignal(1600, 2)))
+			return err
+		},
+		Playing: func(int) { close(playing) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.samples()); n != 3200 {
+		t.Errorf("played %d samples, want 3200", n)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -119,83 +120,27 @@ voice's file, first-audio time and duration). --json prints the manifest.`,
 				Settings: map[string]int{"speech_rate": rate, "pitch": pitch, "loudness": loudness}}
 			base := api.TTSRequest{Provider: a.cfg.Provider, Text: text, Format: api.FormatWAV, SpeechRate: rate, Pitch: pitch, Loudness: loudness}
 
-			// Every voice is fetched in order, one ahead of playback at
-			// least: the next take is on its way while one plays.
-			takes := make(chan auditionTake, len(codes))
-			go func() {
-				defer close(takes)
-				for _, c := range codes {
+			if out != "" || a.jsonOut {
+				// Written, not played: each take whole, with its true
+				// sizes.
+				for i, c := range codes {
 					req := base
 					req.VoiceCode = c
-					t := fetchTake(ctx, cl, req)
+					t := fetchTake(ctx, cl, req, nil)
 					t.Name = names[c]
-					takes <- t
 					if t.err != nil {
-						return
+						return fmt.Errorf("audition %s: %w", c, t.err)
 					}
-				}
-			}()
-			var player *audio.Output
-			if out == "" && !a.jsonOut {
-				player, err = audio.Open(audio.Options{Sink: a.cfg.AudioSink, Dir: a.cfg.PlayedDir(), Keep: config.PlayedKeep, Log: a.logWriter()})
-				if err != nil {
-					return err
-				}
-			}
-			// Played, the takes are one continuous stream at one rate: the
-			// next take is queued behind the one playing, so no gap opens
-			// between voices (a new player per take left 20-45 ms).
-			var stream *audio.Playback
-			var queued time.Duration // audio written to the stream so far
-			if player != nil {
-				if stream, err = player.Play(api.FormatPCM, streamRate); err != nil {
-					return err
-				}
-				defer stream.Stop()
-			}
-			i := 0
-			for t := range takes {
-				i++
-				if t.err != nil {
-					return fmt.Errorf("audition %s: %w", t.Voice, t.err)
-				}
-				if out != "" {
-					t.File = fmt.Sprintf("%02d-%s.wav", i, fileSafe(t.Voice))
-					if err := os.WriteFile(filepath.Join(out, t.File), t.data, 0o644); err != nil {
-						return fmt.Errorf("-o %s: %w", out, err)
+					if out != "" {
+						t.File = fmt.Sprintf("%02d-%s.wav", i+1, fileSafe(c))
+						if err := os.WriteFile(filepath.Join(out, t.File), t.data, 0o644); err != nil {
+							return fmt.Errorf("-o %s: %w", out, err)
+						}
 					}
+					m.Voices = append(m.Voices, t)
 				}
-				m.Voices = append(m.Voices, t)
-				if a.jsonOut {
-					continue
-				}
-				if stream != nil {
-					pcm, rate, err := audio.DecodeToPCM(api.FormatWAV, t.data, 0)
-					if err != nil {
-						return fmt.Errorf("audition %s: %w", t.Voice, err)
-					}
-					pcm = audio.Resample(pcm, rate, streamRate)
-					if _, err := stream.Write(pcm); err != nil {
-						return fmt.Errorf("audition %s: playback: %w", t.Voice, err)
-					}
-					// Its line shows when it starts to play.
-					if err := waitPlayed(ctx, stream, queued); err != nil {
-						return fmt.Errorf("audition %s: playback: %w", t.Voice, err)
-					}
-					queued += time.Duration(float64(len(pcm)/2) / streamRate * float64(time.Second))
-				}
-				fmt.Fprintf(a.stdout, "%d/%d %s  %s · first audio %.0f ms · %.2f s\n", i, len(codes), t.Voice, t.Name, t.FirstAudio, t.Duration)
-			}
-			if stream != nil {
-				stream.CloseWithError(nil)
-				select {
-				case <-stream.Done():
-					if err := stream.Err(); err != nil {
-						return fmt.Errorf("audition: playback: %w", err)
-					}
-				case <-ctx.Done():
-					return ctx.Err()
-				}
+			} else if err := a.playAudition(ctx, cl, base, codes, names, &m); err != nil {
+				return err
 			}
 			if out != "" {
 				b, _ := json.MarshalIndent(m, "", "  ")
@@ -208,9 +153,6 @@ voice's file, first-audio time and duration). --json prints the manifest.`,
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, m)
-			}
-			if player != nil && player.Kind() == audio.SinkFile {
-				fmt.Fprintf(a.stderr, "hark: no sound device here; the takes were saved in %s\n", a.cfg.PlayedDir())
 			}
 			return nil
 		},
@@ -225,8 +167,110 @@ voice's file, first-audio time and duration). --json prints the manifest.`,
 	return cmd
 }
 
-// fetchTake streams one voice's reading whole, timing its first audio.
-func fetchTake(ctx context.Context, cl *api.Client, req api.TTSRequest) auditionTake {
+// playAudition plays the takes in turn as one continuous stream: each
+// take plays as its frames arrive, the next is fetched while one plays,
+// and no gap opens between voices. Each take's line is printed as it
+// starts to play, its duration added once it has all arrived.
+func (a *App) playAudition(ctx context.Context, cl *api.Client, base api.TTSRequest, codes []string, names map[string]string, m *auditionManifest) error {
+	player, err := audio.Open(audio.Options{Sink: a.cfg.AudioSink, Dir: a.cfg.PlayedDir(), Keep: config.PlayedKeep, Log: a.logWriter()})
+	if err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	takes := make([]auditionTake, len(codes))
+	for i, c := range codes {
+		takes[i].Voice, takes[i].Name = c, names[c]
+	}
+	arrived := make([]bool, len(codes))
+	open := -1 // the take whose line waits for its duration
+	line := func(i int) string {
+		t := takes[i]
+		return fmt.Sprintf("%d/%d %s  %s · first audio %.0f ms", i+1, len(codes), t.Voice, t.Name, t.FirstAudio)
+	}
+	q := player.Sequence(streamRate)
+	err = q.Run(ctx, audio.Turns{
+		Count: len(codes), Format: api.FormatWAV,
+		Fetch: func(ctx context.Context, i int, w io.Writer) error {
+			req := base
+			req.VoiceCode = codes[i]
+			t := fetchTake(ctx, cl, req, &lockedWriter{w: w, mu: &mu, first: &takes[i].FirstAudio, start: time.Now()})
+			mu.Lock()
+			first := takes[i].FirstAudio
+			t.Name = names[codes[i]]
+			if first > 0 {
+				t.FirstAudio = first // as the line printed it
+			}
+			takes[i] = t
+			mu.Unlock()
+			return t.err
+		},
+		Arrived: func(i int, length time.Duration, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			arrived[i] = true
+			if open == i {
+				fmt.Fprintf(a.stdout, " · %.2f s\n", takes[i].Duration)
+				open = -1
+			}
+		},
+		Playing: func(i int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if arrived[i] {
+				fmt.Fprintf(a.stdout, "%s · %.2f s\n", line(i), takes[i].Duration)
+				return
+			}
+			fmt.Fprint(a.stdout, line(i))
+			open = i
+		},
+	})
+	mu.Lock()
+	if open >= 0 {
+		fmt.Fprintln(a.stdout)
+	}
+	for i := range takes {
+		if arrived[i] && takes[i].err == nil {
+			m.Voices = append(m.Voices, takes[i])
+		}
+	}
+	mu.Unlock()
+	var pe *audio.PartError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("audition %s: %w", codes[pe.Part], pe.Err)
+	case err != nil:
+		return fmt.Errorf("audition: playback: %w", err)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	if player.Kind() == audio.SinkFile && q.SavedTo() != "" {
+		fmt.Fprintf(a.stderr, "hark: no sound device here; the audition was saved to %s\n", q.SavedTo())
+	}
+	return nil
+}
+
+// lockedWriter passes a take's frames on to the player, noting under mu
+// when the first arrived (milliseconds from start).
+type lockedWriter struct {
+	w     io.Writer
+	mu    *sync.Mutex
+	first *float64
+	start time.Time
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	if *l.first == 0 && len(b) > 0 {
+		*l.first = float64(time.Since(l.start).Microseconds()) / 1000
+	}
+	l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// fetchTake streams one voice's reading, passing its frames to play (when
+// not nil) as they arrive and keeping them whole, timing its first audio.
+// The kept WAV gets its true sizes (the stream's header has placeholders).
+func fetchTake(ctx context.Context, cl *api.Client, req api.TTSRequest, play io.Writer) auditionTake {
 	t := auditionTake{Voice: req.VoiceCode}
 	start := time.Now()
 	s, err := cl.TTSStream(ctx, req)
@@ -243,6 +287,12 @@ func fetchTake(ctx context.Context, cl *api.Client, req api.TTSRequest) audition
 			t.FirstAudio = float64(time.Since(start).Microseconds()) / 1000
 		}
 		buf.Write(chunk)
+		if len(chunk) > 0 && play != nil {
+			if _, werr := play.Write(chunk); werr != nil {
+				t.err = werr
+				return t
+			}
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -252,10 +302,15 @@ func fetchTake(ctx context.Context, cl *api.Client, req api.TTSRequest) audition
 		}
 	}
 	t.data, t.Bytes = buf.Bytes(), buf.Len()
-	t.Duration = wavSeconds(t.data)
 	if t.Bytes == 0 {
 		t.err = errors.New("the stream brought no audio")
+		return t
 	}
+	if err := wav.FixBytes(t.data); err != nil {
+		t.err = fmt.Errorf("the take is not a WAV: %w", err)
+		return t
+	}
+	t.Duration = wavSeconds(t.data)
 	return t
 }
 
@@ -275,39 +330,6 @@ func wavSeconds(data []byte) float64 {
 
 // streamRate is the rate the audition's takes are played at, together.
 const streamRate = 48000
-
-// waitPlayed waits until the stream has played at least d.
-func waitPlayed(ctx context.Context, pb *audio.Playback, d time.Duration) error {
-	for pb.Stats().Played < d {
-		select {
-		case <-pb.Done():
-			return pb.Err()
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-	return nil
-}
-
-// playTake plays one WAV through the output and waits for it to end.
-func playTake(ctx context.Context, out *audio.Output, data []byte) error {
-	pb, err := out.Play(api.FormatWAV, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := pb.Write(data); err != nil {
-		return err
-	}
-	pb.CloseWithError(nil)
-	select {
-	case <-pb.Done():
-		return pb.Err()
-	case <-ctx.Done():
-		pb.Stop()
-		return ctx.Err()
-	}
-}
 
 func containsStr(list []string, s string) bool {
 	for _, x := range list {

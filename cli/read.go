@@ -57,52 +57,27 @@ WAV instead of playing it.`,
 					return err
 				}
 			}
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			// One sentence is fetched ahead of the one being spoken.
-			takes := make(chan auditionTake, 1)
-			go func() {
-				defer close(takes)
-				for _, s := range sentences {
-					t := fetchTake(ctx, cl, api.TTSRequest{Provider: a.cfg.Provider, Text: s.Text, VoiceCode: voice, Format: api.FormatWAV, SpeechRate: rate})
-					select {
-					case takes <- t:
-					case <-ctx.Done():
-						return
-					}
-					if t.err != nil {
-						return
-					}
-				}
-			}()
-			var player *audio.Output
+			req := func(i int) api.TTSRequest {
+				return api.TTSRequest{Provider: a.cfg.Provider, Text: sentences[i].Text, VoiceCode: voice, Format: api.FormatWAV, SpeechRate: rate}
+			}
 			if out == "" {
-				if player, err = audio.Open(audio.Options{Sink: a.cfg.AudioSink, Dir: a.cfg.PlayedDir(), Keep: config.PlayedKeep, Log: a.logWriter()}); err != nil {
-					return err
-				}
+				return a.playReading(ctx, cl, sentences, req)
 			}
 			var pcm []byte
-			rateHz, i := 0, 0
-			for t := range takes {
-				s := sentences[i]
-				i++
+			rateHz := 0
+			for i, s := range sentences {
+				t := fetchTake(ctx, cl, req(i), nil)
 				if t.err != nil {
-					return fmt.Errorf("read: sentence %d (%q): %w", i, s.Text, t.err)
+					return fmt.Errorf("read: sentence %d (%q): %w", i+1, s.Text, t.err)
 				}
 				fmt.Fprintln(a.stdout, s.Text)
-				if player != nil {
-					if err := playTake(ctx, player, t.data); err != nil {
-						return fmt.Errorf("read: playback: %w", err)
-					}
-					continue
-				}
 				r := bytes.NewReader(t.data)
 				f, err := wav.ReadHeader(r)
 				if err != nil {
-					return fmt.Errorf("read: sentence %d: %w", i, err)
+					return fmt.Errorf("read: sentence %d: %w", i+1, err)
 				}
 				if rateHz != 0 && f.Rate != rateHz {
-					return fmt.Errorf("read: sentence %d came at %d Hz, the others at %d Hz", i, f.Rate, rateHz)
+					return fmt.Errorf("read: sentence %d came at %d Hz, the others at %d Hz", i+1, f.Rate, rateHz)
 				}
 				rateHz = f.Rate
 				samples, _ := io.ReadAll(f.Samples(r))
@@ -122,6 +97,36 @@ WAV instead of playing it.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the reading as one WAV file instead of playing it")
 	cmd.Flags().IntVar(&rate, "rate", 0, "speech_rate (provider's range)")
 	return cmd
+}
+
+// playReading plays the sentences in turn as one continuous stream, each
+// as its frames arrive with the next two fetched while one plays, and
+// prints each sentence as it starts to play. With no sound device the
+// whole reading is one file, and stderr says where.
+func (a *App) playReading(ctx context.Context, cl *api.Client, sentences []prose.Sentence, req func(int) api.TTSRequest) error {
+	player, err := audio.Open(audio.Options{Sink: a.cfg.AudioSink, Dir: a.cfg.PlayedDir(), Keep: config.PlayedKeep, Log: a.logWriter()})
+	if err != nil {
+		return err
+	}
+	q := player.Sequence(0)
+	err = q.Run(ctx, audio.Turns{
+		Count: len(sentences), Format: api.FormatWAV, Ahead: 2,
+		Fetch: func(ctx context.Context, i int, w io.Writer) error {
+			return fetchTake(ctx, cl, req(i), w).err
+		},
+		Playing: func(i int) { fmt.Fprintln(a.stdout, sentences[i].Text) },
+	})
+	if player.Kind() == audio.SinkFile && q.SavedTo() != "" {
+		fmt.Fprintf(a.stderr, "hark: no sound device here; the reading was saved to %s\n", q.SavedTo())
+	}
+	var pe *audio.PartError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("read: sentence %d (%q): %w", pe.Part+1, sentences[pe.Part].Text, pe.Err)
+	case err != nil:
+		return fmt.Errorf("read: playback: %w", err)
+	}
+	return ctx.Err()
 }
 
 // readSource is the document to read: stdin, a file, or a library item.
