@@ -287,11 +287,12 @@ func TestLinkListsThatAreTheContent(t *testing.T) {
 <div class="toc"><p><b>Table of Contents</b></p><dl class="toc">
 <dt><span class="book"><a href="QuickStart.html">The Valgrind Quick Start Guide</a></span></dt>
 <dt><span class="book"><a href="manual.html">Valgrind User Manual</a></span></dt>
+<dd><dl><dt><span class="chapter"><a href="manual-intro.html">1. Introduction</a></span></dt></dl></dd>
 <dt><span class="book"><a href="FAQ.html">Valgrind FAQ</a></span></dt></dl></div></div>
 <div><br><table class="nav" width="100%" summary="Navigation footer"><tr><td width="40%"> </td><td width="20%"> </td>
 <td width="40%" align="right"> <a accesskey="n" href="QuickStart.html">The Valgrind Quick Start Guide &gt;&gt;</a></td></tr></table></div></body></html>`,
-			md: []string{"[The Valgrind Quick Start Guide](http://host/valgrind/html/QuickStart.html)", "[Valgrind User Manual](http://host/valgrind/html/manual.html)",
-				"[Valgrind FAQ](http://host/valgrind/html/FAQ.html)", "as listed in the following Table of Contents."},
+			md: []string{"- [The Valgrind Quick Start Guide](http://host/valgrind/html/QuickStart.html)\n- [Valgrind User Manual](http://host/valgrind/html/manual.html)\n  - [1. Introduction](http://host/valgrind/html/manual-intro.html)\n- [Valgrind FAQ](http://host/valgrind/html/FAQ.html)",
+				"as listed in the following Table of Contents."},
 			notMD: []string{">>", "&gt;"},
 		},
 		{

@@ -230,6 +230,12 @@ func (r *renderer) node(n *html.Node) {
 		r.list(n)
 	case atom.Li:
 		r.item(n)
+	case atom.Dl:
+		if isTermList(n) {
+			r.termList(n)
+			return
+		}
+		r.block(n)
 	case atom.Dt:
 		r.flush()
 		saved := r.ctx
@@ -459,6 +465,64 @@ func (r *renderer) list(n *html.Node) {
 	r.lists = append(r.lists, l)
 	saved := r.ctx
 	r.children(n)
+	r.flush()
+	r.lists = r.lists[:len(r.lists)-1]
+	r.ctx = saved
+}
+
+// isTermList reports a definition list with no definitions: terms, each
+// perhaps followed by a <dd> that holds only a list like it. DocBook
+// writes its tables of contents so: terms that are links, which are a
+// list of links. Terms that are not links (texinfo's "Context struct:
+// struct sha256_ctx" headers) stay terms.
+func isTermList(n *html.Node) bool { return termList(n, false) }
+
+// termList reports a term list; inner, one in a <dd>, may have one term.
+func termList(n *html.Node, inner bool) bool {
+	terms, nested := 0, false
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) == "", c.Type == html.CommentNode:
+		case c.DataAtom == atom.Dt:
+			if links, all := linkText(c); links*2 <= all {
+				return false
+			}
+			terms++
+		case c.DataAtom == atom.Dd:
+			for d := c.FirstChild; d != nil; d = d.NextSibling {
+				if d.Type == html.TextNode && strings.TrimSpace(d.Data) == "" || d.Type == html.CommentNode {
+					continue
+				}
+				if d.DataAtom != atom.Dl || !termList(d, true) {
+					return false
+				}
+				nested = true
+			}
+		default:
+			return false
+		}
+	}
+	return terms >= 2 || terms == 1 && (nested || inner)
+}
+
+// termList reads a term list as a bulleted list, each <dd>'s list nested
+// under the term before it.
+func (r *renderer) termList(n *html.Node) {
+	r.flush()
+	r.lists = append(r.lists, list{next: 1})
+	saved := r.ctx
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.DataAtom {
+		case atom.Dt:
+			r.item(c)
+		case atom.Dd:
+			for d := c.FirstChild; d != nil; d = d.NextSibling {
+				if d.DataAtom == atom.Dl {
+					r.termList(d)
+				}
+			}
+		}
+	}
 	r.flush()
 	r.lists = r.lists[:len(r.lists)-1]
 	r.ctx = saved
