@@ -128,48 +128,58 @@ func findAll(lines []string, query string) []match {
 		return nil
 	}
 	var out []match
-	// One paragraph at a time: its visible text as one run of folded
-	// runes, blanks collapsed, each rune knowing where it came from.
+	// The line's visible text, folded and blanks collapsed, each rune
+	// knowing where it came from, after the end of the lines before it
+	// that a match could start in.
 	var text []rune
 	var from []pos
-	flush := func() {
-		for i := 0; i+len(q) <= len(text); {
-			if !hasAt(text, q, i) {
-				i++
-				continue
-			}
-			a, z := from[i], from[i+len(q)-1]
-			out = append(out, match{line: a.line, col: a.col, endLine: z.line, endCol: z.col + 1})
-			i += len(q)
-		}
-		text, from = text[:0], from[:0]
-	}
 	for i, l := range lines {
 		blank := true
-		col := 0
-		for _, c := range visible(l) {
-			if unicode.IsSpace(c) {
+		col := int32(0)
+		for j := 0; j < len(l); {
+			if l[j] == 0x1b {
+				j += escLen(l[j:])
+				continue
+			}
+			c, n := utf8.DecodeRuneInString(l[j:])
+			j += n
+			switch {
+			case c == ' ' || unicode.IsSpace(c):
 				if len(text) > 0 && text[len(text)-1] != ' ' {
-					text, from = append(text, ' '), append(from, pos{i, col})
+					text, from = append(text, ' '), append(from, pos{int32(i), col})
 				}
-			} else {
+			default:
 				blank = false
-				text, from = append(text, fold(c)), append(from, pos{i, col})
+				text, from = append(text, fold(c)), append(from, pos{int32(i), col})
 			}
 			col++
 		}
 		if blank {
-			flush()
-		} else if text[len(text)-1] != ' ' {
-			// The line break is a blank between the last word and the next.
-			text, from = append(text, ' '), append(from, pos{i, col})
+			text, from = text[:0], from[:0]
+			continue
 		}
+		if text[len(text)-1] != ' ' {
+			// The line break is a blank between the last word and the next.
+			text, from = append(text, ' '), append(from, pos{int32(i), col})
+		}
+		next := 0 // where the next match may start: matches do not overlap
+		for k := 0; k+len(q) <= len(text); k++ {
+			if text[k] == q[0] && hasAt(text, q, k) {
+				a, z := from[k], from[k+len(q)-1]
+				out = append(out, match{line: int(a.line), col: int(a.col), endLine: int(z.line), endCol: int(z.col) + 1})
+				k += len(q) - 1
+				next = k + 1
+			}
+		}
+		// Carry the end of the line that a match wrapped onto the next line
+		// may start in.
+		keep := max(next, len(text)-(len(q)-1))
+		text, from = text[:copy(text, text[keep:])], from[:copy(from, from[keep:])]
 	}
-	flush()
 	return out
 }
 
-type pos struct{ line, col int }
+type pos struct{ line, col int32 }
 
 func hasAt(text, q []rune, i int) bool {
 	for j, c := range q {
@@ -211,21 +221,6 @@ func fold(c rune) rune {
 		m = min(m, f)
 	}
 	return m
-}
-
-// visible is the text a line shows: its runes without escape sequences.
-func visible(l string) []rune {
-	out := make([]rune, 0, len(l))
-	for i := 0; i < len(l); {
-		if l[i] == 0x1b {
-			i += escLen(l[i:])
-			continue
-		}
-		c, n := utf8.DecodeRuneInString(l[i:])
-		out = append(out, c)
-		i += n
-	}
-	return out
 }
 
 // highlight shows each match on line i in reverse video, the current one

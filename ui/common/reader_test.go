@@ -1,6 +1,7 @@
 package common
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -327,4 +328,22 @@ func TestSectionFor(t *testing.T) {
 			t.Errorf("#%s %q: %q, want %q", tc.fragment, tc.text, got, tc.want)
 		}
 	}
+}
+
+// BenchmarkFindInReport finds a word in 5 200 styled lines (a 200 KB
+// report rendered), as enter on the find line and every re-render do in
+// Update.
+func BenchmarkFindInReport(b *testing.B) {
+	var lines []string
+	for i := range 5200 {
+		lines = append(lines, fmt.Sprintf("  \x1b[38;5;252mTerminal interfaces stay \x1b[1mresponsive\x1b[m\x1b[38;5;252m over slow links, section %d looks at render costs.\x1b[m", i))
+	}
+	s := &Scroll{}
+	s.SetContent(strings.Join(lines, "\n"))
+	s.SetHeight(40)
+	var r Reader
+	for i := 0; i < b.N; i++ {
+		r.Find("render costs", s)
+	}
+	b.ReportMetric(float64(len(r.matches)), "matches")
 }

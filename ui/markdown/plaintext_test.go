@@ -55,3 +55,13 @@ https://example.org/a-b`
 		t.Errorf("the link text is not a hyperlink: %q", got)
 	}
 }
+
+// BenchmarkPlainText200KB makes the text view (t) of a 200 KB report at
+// 100 columns, as the Pages reader does in a command beside glamour's
+// rendering.
+func BenchmarkPlainText200KB(b *testing.B) {
+	md := report(200 << 10)
+	for i := 0; i < b.N; i++ {
+		PlainText(md, 100)
+	}
+}
