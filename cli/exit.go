@@ -40,6 +40,14 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// targetError marks a file, folder or URL the user named that hark
+// cannot use: exit 2 like a usage error, but the command line itself was
+// right, so no "Run 'hark --help'" follows; the message names the target.
+type targetError struct{ err error }
+
+func (e targetError) Error() string { return e.err.Error() }
+func (e targetError) Unwrap() error { return e.err }
+
 // upstreamError marks a failure of what hark talked to: the gateway
 // answered with something hark cannot read, a site hark index reads
 // could not be reached, every URL of an extract failed (exit 4, or 5
@@ -89,7 +97,7 @@ func exitCode(err error) int {
 		return exitTimeout
 	case errors.As(err, &ae) && ae.Auth():
 		return exitAuth
-	case errors.As(err, new(usageError)), isCobraUsage(err):
+	case errors.As(err, new(usageError)), errors.As(err, new(targetError)), isCobraUsage(err):
 		return exitUsage
 	case errors.As(err, new(libraryError)), errors.As(err, new(dataError)):
 		return exitLibrary

@@ -40,6 +40,7 @@ func TestExitCodeTable(t *testing.T) {
 		{exitUsage, "input refused, HTTP 400", &api.Error{HTTPStatus: 400, Message: "start_date: bad"}},
 		{exitUsage, "input refused, code 422", &api.Error{HTTPStatus: 200, Code: 422, Message: "query: empty"}},
 		{exitUsage, "input refused in a stream's error frame", &api.StreamError{Message: "invalid speech_rate: must be -500 to 500"}},
+		{exitUsage, "a file or URL named that hark cannot use", targetError{errors.New("index /etc/passwd: not an HTML, markdown or text file")}},
 		{exitUsage, "a file that does not exist", fmt.Errorf("stt: %w", &fs.PathError{Op: "open", Path: "/x.wav", Err: fs.ErrNotExist})},
 		{exitUsage, "a file that cannot be written", fmt.Errorf("tts: %w", &fs.PathError{Op: "write", Path: "/x.wav", Err: fs.ErrPermission})},
 		{exitAuth, "HTTP 401", &api.Error{HTTPStatus: 401, Message: "invalid API key"}},
@@ -126,7 +127,8 @@ func TestIndexExitCodes(t *testing.T) {
 	notAPage := filepath.Join(t.TempDir(), "passwd")
 	os.WriteFile(notAPage, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o644)
 	code, _, errs := hark(t, nil, "", "--data-dir", data, "index", notAPage)
-	if code != exitUsage || !strings.Contains(errs, "not an HTML, markdown or text file") || strings.Contains(errs, "0 pages indexed") {
+	// The command line was right: no "Run 'hark --help'" after it.
+	if code != exitUsage || !strings.Contains(errs, "not an HTML, markdown or text file") || strings.Contains(errs, "0 pages indexed") || strings.Contains(errs, "--help") {
 		t.Errorf("index of a file that is not a page: %d %q, want 2", code, errs)
 	}
 	code, _, errs = hark(t, nil, "", "--data-dir", data, "index", "ftp://example.com/")

@@ -102,15 +102,15 @@ func indexFailure(target string, err error, allowPrivate bool, done int) error {
 		err = fmt.Errorf("%w (%s indexed before the error)", err, pageCount(done))
 	}
 	if errors.Is(err, web.ErrAddressRefused) && !allowPrivate {
-		return usageError{fmt.Errorf("%w; --allow-private (or allow_private = true, HARK_ALLOW_PRIVATE=1) lets index read private and loopback addresses", err)}
+		return targetError{fmt.Errorf("%w; --allow-private (or allow_private = true, HARK_ALLOW_PRIVATE=1) lets index read private and loopback addresses", err)}
 	}
 	if _, statErr := os.Stat(target); statErr == nil || errors.Is(err, fs.ErrNotExist) {
 		// A file or folder of the user's: not a page hark reads, or
 		// unreadable.
-		return usageError{err}
+		return targetError{err}
 	}
 	if u, perr := url.Parse(target); perr != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return usageError{err}
+		return targetError{err}
 	}
 	return upstreamError{err}
 }

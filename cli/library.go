@@ -323,12 +323,12 @@ func (a *App) exportFolder(it library.Item, dir string) error {
 	switch entries, err := os.ReadDir(dir); {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return usagef("-o %s: %v", dir, err)
+			return targetError{fmt.Errorf("-o %s: %v", dir, err)}
 		}
 	case err != nil:
-		return usagef("-o %s: %v", dir, err)
+		return targetError{fmt.Errorf("-o %s: %v", dir, err)}
 	case len(entries) > 0:
-		return usagef("-o %s: the folder exists and is not empty; choose a new one", dir)
+		return targetError{fmt.Errorf("-o %s: the folder exists and is not empty; choose a new one", dir)}
 	}
 	if err := library.WriteFolder(it, dir); err != nil {
 		return usageError{err}

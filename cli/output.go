@@ -23,11 +23,11 @@ func checkOutputParent(path string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return usagef("-o %s: the folder %s does not exist", path, dir)
+		return targetError{fmt.Errorf("-o %s: the folder %s does not exist", path, dir)}
 	case err != nil:
-		return usagef("-o %s: %v", path, err)
+		return targetError{fmt.Errorf("-o %s: %v", path, err)}
 	case !st.IsDir():
-		return usagef("-o %s: %s is not a folder", path, dir)
+		return targetError{fmt.Errorf("-o %s: %s is not a folder", path, dir)}
 	}
 	return nil
 }
@@ -47,13 +47,13 @@ func createOutput(path string) (*outputFile, error) {
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
-			return nil, usagef("-o %s: is a folder; name a file", path)
+			return nil, targetError{fmt.Errorf("-o %s: is a folder; name a file", path)}
 		}
 		mode = st.Mode().Perm() // replacing keeps who may read it
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return nil, usagef("-o %s: %v", path, err)
+		return nil, targetError{fmt.Errorf("-o %s: %v", path, err)}
 	}
 	return &outputFile{File: f, path: path, mode: mode}, nil
 }
