@@ -23,6 +23,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"hark/api"
+
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
 
@@ -205,8 +207,12 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error { return s.db.Close() }
 
 // The older copies Add replaces, found through items_kind_url and
-// items_kind_query.
+// items_kind_query; and the search a page opened from a result's text
+// came from (a search's body lists each result as [title](url)), among
+// the newest searches.
 const (
+	searchTraceOf = `SELECT trace_id FROM (SELECT trace_id, body FROM items WHERE kind = ? AND gateway = ? ORDER BY created DESC, id DESC LIMIT 50)
+		WHERE instr(body, ?) > 0 LIMIT 1`
 	deletePageCopy   = `DELETE FROM items WHERE kind = ? AND url = ? AND body = ?`
 	deleteSearchCopy = `DELETE FROM items WHERE kind = ? AND query = ? AND inputs = ? AND gateway = ?`
 )
@@ -239,6 +245,17 @@ func (s *Store) Add(ctx context.Context, items ...*Item) error {
 			if _, err := tx.ExecContext(ctx, deleteSearchCopy, KindSearch, it.Query, it.Inputs, it.Gateway); err != nil {
 				return s.fault(err)
 			}
+		}
+		if it.Kind == KindPage && it.Tool == api.ToolSearch && it.TraceID == "" && it.URL != "" {
+			// A page opened from a search result's text came with no
+			// call of its own: it carries the trace_id of the search
+			// that brought it, the newest of this gateway's that lists it.
+			var trace string
+			err := tx.QueryRowContext(ctx, searchTraceOf, KindSearch, it.Gateway, "("+it.URL+")").Scan(&trace)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return s.fault(err)
+			}
+			it.TraceID = trace
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO items(kind, tool, title, query, url, body, inputs, output, gateway, trace_id, created)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

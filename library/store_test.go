@@ -333,3 +333,38 @@ func TestDeleteIDsIsAtomic(t *testing.T) {
 		t.Errorf("%d items left, want 3", n)
 	}
 }
+
+// A page opened from a search result's text (the TUI keeps it without a
+// call of its own) carries the trace_id of the search that listed it.
+func TestPageFromASearchResultHasItsTraceID(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	const page = "file:///usr/share/doc/flite/index.html"
+	out := api.SearchOutput{Query: "flite", Results: []api.SearchResult{{Title: "Flite", URL: page, RawContent: "# Flite\n\nA small speech synthesiser."}}}
+	r := result(t, api.ToolSearch, map[string]any{"query": "flite", "include_raw_content": true}, out)
+	if err := s.Add(ctx, Items(r)...); err != nil {
+		t.Fatal(err)
+	}
+	read := func(url, gateway string) Item {
+		t.Helper()
+		it := &Item{Kind: KindPage, Tool: api.ToolSearch, Title: "Flite", Query: url, URL: url, Body: "# Flite\n\nA small speech synthesiser.", Gateway: gateway}
+		if err := s.Add(ctx, it); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Get(ctx, it.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := read(page, r.Gateway); got.TraceID != r.TraceID {
+		t.Errorf("page kept from the search's result: trace_id %q, want the search's %q", got.TraceID, r.TraceID)
+	}
+	// Not a result of a search kept from this gateway: no trace_id is made up.
+	if got := read(page, "http://elsewhere:9"); got.TraceID != "" {
+		t.Errorf("page from another gateway: trace_id %q, want none", got.TraceID)
+	}
+	if got := read("file:///not/a/result.html", r.Gateway); got.TraceID != "" {
+		t.Errorf("page no search listed: trace_id %q, want none", got.TraceID)
+	}
+}
