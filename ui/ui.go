@@ -524,7 +524,8 @@ func (m *Model) helpView() string {
 	pane.SetHelp(fmt.Sprintf("1-%d", len(m.panes)), "go to pane")
 	global := h.ShortHelpView([]key.Binding{Keys.Next, Keys.Prev, pane, Keys.Palette, Keys.Help, Keys.Quit, Keys.ForceQuit})
 	b.WriteString(common.Wrap(global, m.width))
-	b.WriteString("\n" + s.Dim.Render(common.Wrap("When a text line has focus, keys go to it (but : and ? on an empty line open the palette and this help): esc or tab leaves it. Mouse: click tabs and rows, wheel scrolls.", m.width)))
+	rule := fmt.Sprintf("A text line with a cursor takes the keys you type; esc (or tab) leaves it, and then single keys are commands. On an empty line the digits 1-%d still go to a pane, and : and ? open the palette and this help. ctrl+k and ctrl+c work everywhere. Mouse: click tabs and rows, wheel scrolls.", len(m.panes))
+	b.WriteString("\n" + s.Dim.Render(common.Wrap(rule, m.width)))
 	return b.String()
 }
 

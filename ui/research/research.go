@@ -42,8 +42,8 @@ var Keys = KeyMap{
 	Ask:        key.NewBinding(key.WithKeys("i", "/", "n"), key.WithHelp("i", "new question")),
 	Run:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "research")),
 	Leave:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave question")),
-	Model:      key.NewBinding(key.WithKeys("M", "ctrl+o"), key.WithHelp("M", "model")),
-	Cancel:     key.NewBinding(key.WithKeys("x", "ctrl+x"), key.WithHelp("x", "cancel")),
+	Model:      key.NewBinding(key.WithKeys("M", "ctrl+o"), key.WithHelp("M/ctrl+o", "model")),
+	Cancel:     key.NewBinding(key.WithKeys("x", "ctrl+x"), key.WithHelp("x/ctrl+x", "cancel")),
 	Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
 	Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
 	PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
@@ -53,13 +53,15 @@ var Keys = KeyMap{
 	Sources:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sources")),
 	OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open source in $BROWSER (enter: in Pages)")),
 	History:    key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
-	Save:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save as markdown")),
-	Find:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find in the report")),
-	Dictate:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the question")),
-	Aloud:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud (space pause · ] [ · esc)")),
-	NextMatch:  key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
-	TOC:        key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents")),
-	Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER")),
+	// Saving is a control key: questions start with w, h and s, and
+	// no run of typed words may end in a written file.
+	Save:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save as markdown")),
+	Find:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find in the report")),
+	Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the question")),
+	Aloud:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud (space pause · ] [ · esc)")),
+	NextMatch: key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
+	TOC:       key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents")),
+	Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER")),
 }
 
 func (k KeyMap) ShortHelp() []key.Binding {
@@ -452,6 +454,11 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case msg.String() == "ctrl+o":
 			p.cycleModel()
 			return nil
+		case msg.String() == "ctrl+x":
+			p.cancelCurrent()
+			return nil
+		case key.Matches(msg, Keys.Save):
+			return p.offerSave()
 		}
 		var cmd tea.Cmd
 		p.question, cmd = p.question.Update(msg)
@@ -486,9 +493,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, Keys.Model):
 		p.cycleModel()
 	case key.Matches(msg, Keys.Cancel):
-		if s := p.current; s != nil && s.Running && s.cancel != nil {
-			s.cancel()
-		}
+		p.cancelCurrent()
 	case key.Matches(msg, Keys.Sources):
 		if p.focus == focusSources {
 			p.focus = focusReport
@@ -502,13 +507,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.focus = focusHistory
 		}
 	case key.Matches(msg, Keys.Save):
-		if s := p.current; s != nil && s.Out != nil {
-			dir := p.c.OutputDir
-			if dir == "" {
-				dir = "."
-			}
-			return p.saveAs.Open(filepath.Join(dir, reportName(s)), p.saveFail, p.c.Styles)
-		}
+		return p.offerSave()
 	case msg.String() == "esc":
 		p.focus = focusReport
 	default:
@@ -521,6 +520,25 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.scrollKey(msg)
 	}
 	return nil
+}
+
+func (p *Pane) cancelCurrent() {
+	if s := p.current; s != nil && s.Running && s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// offerSave opens the save-as line for the report shown.
+func (p *Pane) offerSave() tea.Cmd {
+	s := p.current
+	if s == nil || s.Out == nil {
+		return nil
+	}
+	dir := p.c.OutputDir
+	if dir == "" {
+		dir = "."
+	}
+	return p.saveAs.Open(filepath.Join(dir, reportName(s)), p.saveFail, p.c.Styles)
 }
 
 func (p *Pane) scrollKey(msg tea.KeyPressMsg) {
@@ -737,7 +755,14 @@ func (p *Pane) View() string {
 	if p.dict.Active() {
 		top = append(top, st.Warn.Render("● listening")+st.Dim.Render(" · speak the question · ctrl+r stops · enter researches"))
 	}
-	ml := st.Key.Render("M") + " " + st.Label.Render("model") + " "
+	// The keys named are the ones that work now: while the question has
+	// the cursor, letters type.
+	typing := p.question.Focused()
+	mk, hk := "M", "h"
+	if typing {
+		mk, hk = "ctrl+o", "esc, then h"
+	}
+	ml := st.Key.Render(mk) + " " + st.Label.Render("model") + " "
 	if ms := p.models(); len(ms) > 0 {
 		m := p.modelValue()
 		if m == "" {
@@ -748,7 +773,7 @@ func (p *Pane) View() string {
 		ml += st.Dim.Render("gateway default")
 	}
 	if n := len(p.sessions); n > 0 {
-		ml += st.Dim.Render(" · ") + st.Key.Render("h") + st.Label.Render(fmt.Sprintf(" history (%d)", n))
+		ml += st.Dim.Render(" · ") + st.Key.Render(hk) + st.Label.Render(fmt.Sprintf(" history (%d)", n))
 	}
 	top = append(top, common.Truncate(ml, p.width))
 	s := p.current
@@ -769,18 +794,25 @@ func (p *Pane) View() string {
 	case p.focus == focusHistory:
 		body = p.historyView(bodyH)
 	case s == nil:
-		body = st.Dim.Render(common.Wrap("Ask a question and press enter. Research runs in the background; switch panes meanwhile. M changes the model; / (or i) puts the cursor back in the question.", p.width))
+		hint := "i (or /) puts the cursor in the question. Research runs in the background; switch panes meanwhile. M changes the model."
+		if typing {
+			hint = "Type a question and press enter; on the empty line the digits go to a pane. Research runs in the background; switch panes meanwhile. ctrl+o changes the model; esc leaves the line, then h shows the history."
+		}
+		body = st.Dim.Render(common.Wrap(hint, p.width))
 	case p.focus == focusSources:
 		body = p.sourcesView(bodyH)
 	case s.Out != nil && p.rd.TOCOpen():
 		body = p.rd.TOCView(st, p.width, bodyH)
 	case s.Out != nil:
 		p.scroll.SetHeight(max(0, bodyH-1))
-		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · / find · T contents · s sources (%d) · w save", p.scroll.Percent(), len(s.Out.Sources)))
+		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · / find · T contents · s sources (%d) · ctrl+s save", p.scroll.Percent(), len(s.Out.Sources)))
+		if typing {
+			foot = st.Dim.Render(fmt.Sprintf("%d%% · ctrl+s save · esc leaves the question: then j/k scroll · / find · s sources (%d)", p.scroll.Percent(), len(s.Out.Sources)))
+		}
 		if f := p.aloud.Status(); f != "" {
 			foot = st.Warn.Render("▶ ") + st.Dim.Render(f)
 		} else if f := p.rd.Status(); f != "" {
-			foot = st.Dim.Render(fmt.Sprintf("%d%% · ", p.scroll.Percent()) + f + " · s sources · w save")
+			foot = st.Dim.Render(fmt.Sprintf("%d%% · ", p.scroll.Percent()) + f + " · s sources · ctrl+s save")
 		}
 		if p.rd.Finding() {
 			foot = p.rd.FindView()
@@ -792,12 +824,16 @@ func (p *Pane) View() string {
 
 func (p *Pane) statusLine(s *Session) string {
 	st := p.c.Styles
+	cancelKey := "x"
+	if p.question.Focused() {
+		cancelKey = "ctrl+x"
+	}
 	q := common.Truncate(common.OneLine(s.Question), max(10, p.width/2))
 	var line string
 	switch {
 	case s.Running:
 		// One spinner serves every running research; the time is this one's.
-		line = p.progress.Spinner(st) + " researching “" + q + "”… " + st.Dim.Render(common.Elapsed(p.c.Now().Sub(s.Started))) + st.Dim.Render("  x cancels")
+		line = p.progress.Spinner(st) + " researching “" + q + "”… " + st.Dim.Render(common.Elapsed(p.c.Now().Sub(s.Started))) + st.Dim.Render("  "+cancelKey+" cancels")
 	case s.Err != nil:
 		line = st.Err.Render("✗ ") + q
 	default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,7 +167,7 @@ func TestSourcesOpenInPagesAndSave(t *testing.T) {
 	}
 	var saved, failed string
 	save := func() {
-		p.Update(uitest.Press("w"))
+		p.Update(uitest.Press("ctrl+s"))
 		uitest.Settle(func(m tea.Msg) tea.Cmd {
 			switch n := m.(type) {
 			case common.NoticeMsg:
@@ -178,8 +179,8 @@ func TestSourcesOpenInPagesAndSave(t *testing.T) {
 			return c
 		}, func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
 	}
-	// w offers a new file in the output directory; enter writes it.
-	p.Update(uitest.Press("w"))
+	// ctrl+s offers a new file in the output directory; enter writes it.
+	p.Update(uitest.Press("ctrl+s"))
 	if v := uitest.Plain(p.View()); !p.OwnsKeys() || !strings.Contains(v, "save as "+c.OutputDir+"/research-") {
 		t.Fatalf("w did not offer a path in %s:\n%s", c.OutputDir, v)
 	}
@@ -192,7 +193,7 @@ func TestSourcesOpenInPagesAndSave(t *testing.T) {
 	if err != nil || filepath.Dir(saved) != c.OutputDir {
 		t.Fatalf("saved %q: %v", saved, err)
 	}
-	// w again offers a name not used yet: enter saves a second file and
+	// ctrl+s again offers a name not used yet: enter saves a second file and
 	// the first is left as it was.
 	first := saved
 	saved = ""
@@ -325,5 +326,80 @@ func TestHistoryFromTheLibrary(t *testing.T) {
 	v = uitest.Plain(p.View())
 	if !strings.Contains(v, "Answer to what is glamour?") || !strings.Contains(v, "from the library, kept Nov 21") {
 		t.Errorf("reopened report:\n%s", v)
+	}
+}
+
+// On arriving, the question has the cursor: h and M type, and the line
+// under it names the keys that work while typing (ctrl+o, esc then h),
+// not M and h. Leaving the line (esc) makes M and h act, and says so.
+func TestFirstKeysDoWhatTheScreenSays(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	for i := range 4 {
+		p.sessions = append(p.sessions, &Session{ID: i + 1, Question: fmt.Sprintf("kept question %d", i+1), Started: uitest.Epoch, Finished: uitest.Epoch, Out: report(), Kept: int64(i + 1)})
+	}
+	p.nextID = 4
+	uitest.Golden(t, "launch_history_80x24", p.View())
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "ctrl+o model auto") || !strings.Contains(v, "esc, then h history (4)") || strings.Contains(v, "M model") {
+		t.Errorf("while typing, the hints name keys that type:\n%s", v)
+	}
+	for _, k := range []string{"M", "h"} {
+		p.Update(uitest.Press(k))
+	}
+	if p.question.Value() != "Mh" || p.focus == focusHistory {
+		t.Errorf("M h on the focused question: %q, focus %v", p.question.Value(), p.focus)
+	}
+	p.Update(uitest.Press("ctrl+o"))
+	if p.modelValue() != "mini" {
+		t.Errorf("ctrl+o while typing: model %q", p.modelValue())
+	}
+	p.question.SetValue("")
+	p.Update(uitest.Press("esc"))
+	v = uitest.Plain(p.View())
+	if !strings.Contains(v, "M model mini") || !strings.Contains(v, "h history (4)") || strings.Contains(v, "esc, then") {
+		t.Errorf("after esc, the hints do not name M and h:\n%s", v)
+	}
+	p.Update(uitest.Press("M"))
+	p.Update(uitest.Press("h"))
+	if p.modelValue() != "pro" || p.focus != focusHistory {
+		t.Errorf("M h after esc: model %q, focus %v", p.modelValue(), p.focus)
+	}
+}
+
+// Typing a question while a report is shown (keys are commands there)
+// may open lists, but no run of ordinary typing ends in a written file:
+// saving is ctrl+s, which typing never makes.
+func TestTypingNeverWritesAFile(t *testing.T) {
+	t.Setenv("BROWSER", "true")
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("EDITOR", "true")
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	s := finished(t, p, "q")
+	for _, q := range []string{
+		"how does memcheck detect leaks?", "what is new in valgrind", "show me how", "draw",
+		"why", "save this as notes.md", "write it down", "where is it saved", "Which tool, and how?",
+	} {
+		p.show(s)
+		p.focus = focusReport
+		keys := append(uitest.Type(q), uitest.Press("enter"))
+		for _, k := range keys {
+			uitest.Settle(func(m tea.Msg) tea.Cmd {
+				if _, ok := m.(common.OpenPagesMsg); ok {
+					return nil
+				}
+				_, c := p.Update(m)
+				return c
+			}, func() tea.Cmd { _, c := p.Update(k); return c }())
+		}
+		if p.saveAs.Active() {
+			p.Update(uitest.Press("esc"))
+		}
+	}
+	if files, _ := os.ReadDir(c.OutputDir); len(files) > 0 {
+		t.Errorf("typing wrote %s", files[0].Name())
 	}
 }

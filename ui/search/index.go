@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"hark/ui/common"
 )
@@ -67,6 +69,11 @@ func newIndexer(c *common.Common) indexer {
 // active reports that the index prompt or the source list has the keys.
 func (x *indexer) active() bool { return x.prompting || x.listing }
 
+// typing reports that the index line has the cursor: every key goes to
+// it. The source list is not a text line: there the root's keys (the
+// palette on :, the digits, q) work as everywhere.
+func (x *indexer) typing() bool { return x.prompting }
+
 // countCmd asks the index how many pages it holds.
 func (x *indexer) countCmd() tea.Cmd {
 	ix := x.c.Index
@@ -109,7 +116,7 @@ func (x *indexer) open(sources bool) tea.Cmd {
 func (x *indexer) start(target string) tea.Cmd {
 	if x.running {
 		return func() tea.Msg {
-			return common.ErrorMsg{Err: fmt.Errorf("index: %s is still being indexed (x cancels it)", x.target)}
+			return common.ErrorMsg{Err: fmt.Errorf("index: %s is still being indexed (x, or ctrl+x while typing, cancels it)", x.target)}
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -147,8 +154,15 @@ func (x *indexer) update(msg tea.Msg) (tea.Cmd, bool) {
 			cmds = append(cmds, x.sourcesCmd())
 		}
 		switch {
+		case errors.Is(msg.err, context.Canceled):
+			// Said in the status bar too, replacing what the last run said.
+			note := fmt.Sprintf("cancelled indexing %s: kept %s", msg.target, common.Count(msg.n, "page"))
+			x.note = note
+			cmds = append(cmds, func() tea.Msg { return common.NoticeMsg{Text: note} })
 		case msg.err != nil && msg.n > 0:
 			x.note = fmt.Sprintf("indexed %s from %s, then stopped: %v", common.Count(msg.n, "page"), msg.target, msg.err)
+			err := fmt.Errorf("index %s: stopped after %s: %w", msg.target, common.Count(msg.n, "page"), msg.err)
+			cmds = append(cmds, func() tea.Msg { return common.ErrorMsg{Err: err} })
 		case msg.err != nil:
 			err := fmt.Errorf("index %s: %w", msg.target, msg.err)
 			cmds = append(cmds, func() tea.Msg { return common.ErrorMsg{Err: err} })
@@ -197,7 +211,7 @@ func (x *indexer) key(msg tea.KeyPressMsg) tea.Cmd {
 	confirm := x.confirm
 	x.confirm = ""
 	switch msg.String() {
-	case "esc", "q":
+	case "esc":
 		x.listing = false
 	case "up", "k":
 		x.cursor = max(0, x.cursor-1)
@@ -237,18 +251,22 @@ func (x *indexer) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // lines are what the pane shows under its query line: the prompt, or the
-// progress of a run (with what the last one did).
-func (x *indexer) lines(st *common.Styles, now time.Time, w int) []string {
+// progress of a run (with what the last one did). cancelKey is the key
+// that cancels now.
+func (x *indexer) lines(st *common.Styles, now time.Time, w int, cancelKey string) []string {
 	var out []string
 	if x.prompting {
 		out = append(out, x.input.View(), st.Dim.Render(common.Truncate("enter indexes · esc cancels · a folder (.html .md .txt), a site URL, or a sitemap URL", w)))
 	}
 	if x.running {
+		tail := "  " + cancelKey + " cancels"
 		line := fmt.Sprintf("indexing %s: %s · %s", x.target, common.Count(x.pages, "page"), common.Elapsed(now.Sub(x.started)))
+		out = append(out, common.Truncate(st.Warn.Render("… ")+line, w-len(tail))+st.Dim.Render(tail))
 		if x.current != "" {
-			line += " · " + x.current
+			// A line of its own, cut at the start: the end of a URL is
+			// what differs from page to page.
+			out = append(out, st.Dim.Render("  reading "+keepEnd(x.current, max(8, w-10))))
 		}
-		out = append(out, common.Truncate(st.Warn.Render("… ")+line, w-12)+st.Dim.Render("  x cancels"))
 	}
 	return out
 }
@@ -289,4 +307,16 @@ func (x *indexer) emptyHint() string {
 		return ""
 	}
 	return "The local search index is empty: search finds only pages hark has read. Index a folder, a site or a sitemap: press : and choose “index a folder, URL or sitemap”, or run hark index DIR|URL|SITEMAP in a shell. Pages you extract or crawl are added too."
+}
+
+// keepEnd shortens s to w cells by cutting its start: "…/html/mc-manual.html".
+func keepEnd(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && ansi.StringWidth(string(r))+1 > w {
+		r = r[1:]
+	}
+	return "…" + string(r)
 }

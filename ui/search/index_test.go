@@ -39,7 +39,7 @@ func (m *memIndex) Index(ctx context.Context, target string, progress func(int, 
 			}
 		}
 		n++
-		progress(n, target+"/p"+string(rune('0'+i)))
+		progress(n, target+"/a-rather-long-path/to-a-page/deep-in-the-documentation-tree/p"+string(rune('0'+i)))
 	}
 	m.add(target, n)
 	return n, nil
@@ -118,11 +118,15 @@ func TestIndexFromTheTUI(t *testing.T) {
 	if !p.query.Focused() {
 		t.Error("the query line lost the keys after indexing")
 	}
-	// A run shows its progress and x cancels it, keeping what it stored.
+	// A run shows its progress and cancels, keeping what it stored.
 	ix.block = make(chan struct{})
 	_, cmd = p.Update(common.IndexMsg{})
 	uitest.Settle(drive(p), cmd)
-	typeText(p, "https://site.example/")
+	const site = "http://127.0.0.1:43567/valgrind/html/"
+	sentMu.Lock()
+	sent = nil
+	sentMu.Unlock()
+	typeText(p, site)
 	_, cmd = p.Update(uitest.Press("enter"))
 	done := make(chan tea.Msg, 1)
 	go func() { done <- cmd() }()
@@ -141,21 +145,34 @@ func TestIndexFromTheTUI(t *testing.T) {
 		p.Update(m)
 	}
 	sentMu.Unlock()
-	if v := uitest.Plain(p.View()); !strings.Contains(v, "indexing https://site.example/: 1 page") || !strings.Contains(v, "x cancels") {
-		t.Errorf("no progress line:\n%s", v)
+	// The query line has the keys back (x types there): the line says
+	// ctrl+x, and shows the end of the page's URL, which differs.
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "indexing "+site+": 1 page") || !strings.Contains(v, "ctrl+x cancels") || !strings.Contains(v, "reading …") || !strings.Contains(v, "documentation-tree/p0") {
+		t.Errorf("no progress line with the URL's end and ctrl+x:\n%s", v)
 	}
-	p.Update(uitest.Press("esc")) // leave the query line
-	p.Update(uitest.Press("x"))
-	uitest.Settle(drive(p), func() tea.Cmd { m := <-done; _, c := p.Update(m); return c }())
-	if p.ix.running || !strings.Contains(p.ix.note, "indexed 2 pages from https://site.example/, then stopped") {
-		t.Errorf("after x: running %v, note %q", p.ix.running, p.ix.note)
+	uitest.Golden(t, "index_running_80x24", p.View())
+	notice = ""
+	_, cmd = p.Update(uitest.Press("ctrl+x"))
+	uitest.Settle(func(m tea.Msg) tea.Cmd {
+		if n, ok := m.(common.NoticeMsg); ok {
+			notice = n.Text
+		}
+		_, c := p.Update(m)
+		return c
+	}, tea.Batch(cmd, func() tea.Msg { return <-done }))
+	if p.ix.running || notice != "cancelled indexing "+site+": kept 2 pages" || p.Query() != "" {
+		t.Errorf("after ctrl+x: running %v, notice %q, query %q", p.ix.running, notice, p.Query())
 	}
 	// The sources: listed with their pages; d d removes one.
 	_, cmd = p.Update(common.IndexMsg{Sources: true})
 	uitest.Settle(drive(p), cmd)
-	v := uitest.Plain(p.View())
+	v = uitest.Plain(p.View())
 	if !strings.Contains(v, "Index sources (2)") || !strings.Contains(v, "/srv/docs") || !strings.Contains(v, "The index holds 5 pages") {
 		t.Fatalf("sources:\n%s", v)
+	}
+	if p.Capturing() {
+		t.Error("the source list takes every key: : and the digits do nothing there")
 	}
 	for p.ix.sources[p.ix.cursor].Source != "/srv/docs" {
 		p.Update(uitest.Press("j"))
@@ -174,7 +191,7 @@ func TestIndexFromTheTUI(t *testing.T) {
 	p.ix.cursor = 0
 	_, cmd = p.Update(uitest.Press("r"))
 	uitest.Settle(drive(p), cmd)
-	if ix.sources["https://site.example/"] != 3 {
+	if ix.sources[site] != 3 {
 		t.Errorf("re-index: %v", ix.sources)
 	}
 	// A target that cannot be read is an error naming it.

@@ -52,7 +52,7 @@ var Keys = KeyMap{
 	Answer:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "answer on/off")),
 	Domains:   key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "domains")),
 	Form:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "all options")),
-	Cancel:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
+	Cancel:    key.NewBinding(key.WithKeys("x", "ctrl+x"), key.WithHelp("x/ctrl+x", "cancel")),
 }
 
 func (k KeyMap) ShortHelp() []key.Binding {
@@ -133,8 +133,12 @@ func (p *Pane) Handles(slug string) bool { return slug == Slug }
 
 // Capturing is true while the query, the domains or the form has focus.
 func (p *Pane) Capturing() bool {
-	return p.query.Focused() || p.editDom || p.form != nil || p.ix.active()
+	return p.query.Focused() || p.editDom || p.form != nil || p.ix.typing()
 }
+
+// typing reports that a line of the pane has the cursor: the query, the
+// domains or the index line.
+func (p *Pane) typing() bool { return p.query.Focused() || p.editDom || p.ix.typing() }
 
 // Query is what the query line holds.
 func (p *Pane) Query() string { return p.query.Value() }
@@ -360,6 +364,9 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, Keys.Blur):
 			p.query.Blur()
 			return nil
+		case msg.String() == "ctrl+x":
+			p.cancelRun()
+			return nil
 		}
 		var cmd tea.Cmd
 		p.query, cmd = p.query.Update(msg)
@@ -369,12 +376,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, Keys.Query):
 		return p.query.Focus()
 	case key.Matches(msg, Keys.Cancel):
-		switch {
-		case p.cancel != nil:
-			p.cancel()
-		case p.ix.running:
-			p.ix.cancel()
-		}
+		p.cancelRun()
 	case key.Matches(msg, Keys.Up):
 		p.move(-1)
 	case key.Matches(msg, Keys.Down):
@@ -420,6 +422,25 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.form.SetSize(p.width, p.height-2)
 	}
 	return nil
+}
+
+// cancelKey is the key that cancels now: x, or ctrl+x while the query
+// line has the cursor (x types there).
+func (p *Pane) cancelKey() string {
+	if p.query.Focused() {
+		return "ctrl+x"
+	}
+	return "x"
+}
+
+// cancelRun stops the search under way, else the indexing.
+func (p *Pane) cancelRun() {
+	switch {
+	case p.cancel != nil:
+		p.cancel()
+	case p.ix.running:
+		p.ix.cancel()
+	}
 }
 
 // changed re-runs the last search shortly after a quick option changed,
@@ -632,9 +653,9 @@ func (p *Pane) View() string {
 		top = append(top, p.optionsLine())
 	}
 	if p.progress.Active {
-		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render("  x cancels"))
+		top = append(top, p.progress.View(s, p.c.Now())+s.Dim.Render("  "+p.cancelKey()+" cancels"))
 	}
-	top = append(top, p.ix.lines(s, p.c.Now(), p.width)...)
+	top = append(top, p.ix.lines(s, p.c.Now(), p.width, p.cancelKey())...)
 	if p.dict.Active() {
 		top = append(top, s.Warn.Render("● listening")+s.Dim.Render(" · speak the query · ctrl+r stops · enter searches"))
 	}
@@ -651,7 +672,15 @@ func (p *Pane) View() string {
 	}
 	if p.out == nil {
 		p.rowOf = nil
-		hint := s.Dim.Render(common.Wrap("Type a query and press enter; on the empty line the digits go to a pane. esc leaves the line; then d t r +/- a D set options, f shows all. : runs any tool, ? lists every key.", p.width))
+		// The keys named are the ones that work in the focus shown.
+		text := "/ (or i) puts the cursor in the query line. d t r +/- a D set options, f shows all. : runs any tool, ? lists every key."
+		switch {
+		case p.query.Focused():
+			text = "Type a query and press enter; on the empty line the digits go to a pane. esc leaves the line; then d t r +/- a D set options, f shows all. : runs any tool, ? lists every key."
+		case p.typing():
+			text = "esc leaves the line; then / (or i) puts the cursor in the query line, d t r +/- a D set options, f shows all."
+		}
+		hint := s.Dim.Render(common.Wrap(text, p.width))
 		if empty := p.ix.emptyHint(); empty != "" {
 			hint = s.Warn.Render(common.Wrap(empty, p.width)) + "\n\n" + hint
 		}
@@ -737,6 +766,11 @@ func (p *Pane) optionsLine() string {
 		return s.Dim.Render("options appear once the tool list is loaded")
 	}
 	parts = append(parts, s.Key.Render("f")+s.Label.Render(" more"))
+	if p.typing() {
+		// While a line has the cursor these letters type: say how to
+		// reach them.
+		parts[0] = s.Dim.Render("esc, then ") + parts[0]
+	}
 	// Greedy wrap on option boundaries, so 80 columns show them all.
 	sep := s.Dim.Render(" · ")
 	var lines []string
