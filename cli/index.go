@@ -26,7 +26,7 @@ func newIndexCmd(a *App) *cobra.Command {
 	var depth, limit int
 	var allowPrivate bool
 	cmd := &cobra.Command{
-		Use:   "index URL|SITEMAP|DIR",
+		Use:   "index URL|SITEMAP|DIR...",
 		Short: "Add a site, a sitemap or a directory of HTML/markdown files to the local search index",
 		Long: `index adds content to the local search index that the embedded gateway's
 vendor_search and vendor_research read:
