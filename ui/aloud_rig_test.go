@@ -20,15 +20,20 @@ import (
 	"hark/api"
 	"hark/audio"
 	"hark/audio/alsatest"
+	"hark/audio/prose"
 	"hark/gateway/embedded"
 	"hark/ui/common"
 )
 
 // Read aloud, timed on the device: the child reads a short report aloud
 // through the real ALSA path into the test rig and says when each
-// sentence's highlight moved (wall clock); the rig says when each
-// sentence's audio reached the device, read off in real time. The skew
-// is how long after its highlight a sentence's audio sounds.
+// sentence's highlight moved (wall clock), and how long each sentence's
+// audio is (the same sentences spoken again by REST); the rig says when
+// each sample reached the device, read off in real time. The sentences
+// play as one continuous stream, so sentence i starts where the ones
+// before it end: the first loud sample on the device, less the first
+// sentence's own quiet lead, places them all. The skew is how long after
+// its highlight a sentence's first sample sounds.
 
 const aloudChildEnv = "HARK_ALOUD_RIG_CHILD"
 
@@ -36,7 +41,9 @@ const aloudDoc = "# Okapis\n\nThe okapi lives in the Congo. It eats leaves and b
 
 type aloudReport struct {
 	Highlights []time.Time   // when each sentence's highlight moved
-	Leads      []float64     // each sentence's own leading silence, seconds
+	Lengths    []int         // each sentence's audio, in samples at Rate
+	Lead       int           // the first sentence's samples before its first loud one
+	Rate       int           // the voice's sample rate
 	FirstSound time.Duration // from R to the first sentence playing
 	Start      time.Time
 }
@@ -83,6 +90,20 @@ func TestAloudRigChild(t *testing.T) {
 		case m := <-done:
 			a.Update(m.(common.AloudMsg), &s)
 			rep.FirstSound = a.FirstSound()
+			for i, sn := range prose.Sentences(aloudDoc) {
+				sp, err := cl.TTS(ctx, api.TTSRequest{Provider: api.DefaultProvider, VoiceCode: "flite:slt", Text: sn.Text, Format: api.FormatWAV})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pcm, rate, err := audio.DecodeToPCM(api.FormatWAV, sp.Data, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep.Lengths, rep.Rate = append(rep.Lengths, len(pcm)/2), rate
+				for i == 0 && rep.Lead < len(pcm)/2 && math.Abs(float64(int16(uint16(pcm[2*rep.Lead])|uint16(pcm[2*rep.Lead+1])<<8))) <= aloudLoud*32768 {
+					rep.Lead++
+				}
+			}
 			b, _ := json.Marshal(rep)
 			fmt.Printf("REPORT %s\n", b)
 			return
@@ -114,17 +135,21 @@ func aloudSkews(tb testing.TB) ([]float64, time.Duration) {
 	if len(rep.Highlights) != 4 {
 		tb.Fatalf("child report %+v\n%s", rep, stdout)
 	}
-	// Each sentence's audio starts after silence (the rig's onsets: the
-	// first non-zero sample after 10 ms of zeros): its onset is the first
-	// after its highlight, less a little, in case the device was first.
-	onsets := dev.Onsets()
+	samples := dev.Samples()
+	loudAt := slices.IndexFunc(samples, func(v float32) bool { return math.Abs(float64(v)) > aloudLoud })
+	if loudAt < 0 {
+		tb.Fatal("nothing sounded on the device")
+	}
+	k := 48000 / float64(rep.Rate) // device samples per sentence sample
+	start := float64(loudAt) - k*float64(rep.Lead)
 	var skews []float64
 	for i, h := range rep.Highlights {
-		j := slices.IndexFunc(onsets, func(o time.Time) bool { return o.After(h.Add(-20 * time.Millisecond)) })
-		if j < 0 {
-			tb.Fatalf("sentence %d: no sound on the device after its highlight", i+1)
+		at := dev.TimeOf(int(start))
+		if at.IsZero() {
+			tb.Fatalf("sentence %d never reached the device", i+1)
 		}
-		skews = append(skews, float64(onsets[j].Sub(h))/float64(time.Millisecond))
+		skews = append(skews, float64(at.Sub(h))/float64(time.Millisecond))
+		start += k * float64(rep.Lengths[i])
 	}
 	return skews, rep.FirstSound
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -98,6 +99,7 @@ type Device struct {
 	samples      []float32
 	firstNonZero time.Time
 	onsets       []time.Time // arrival of sound after at least 10 ms of silence
+	reads        []arrival   // when each read's samples arrived
 	silent       int
 	done         chan struct{}
 }
@@ -107,6 +109,24 @@ func (d *Device) Samples() []float32 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]float32(nil), d.samples...)
+}
+
+// arrival is a read: the samples before end arrived by at.
+type arrival struct {
+	end int
+	at  time.Time
+}
+
+// TimeOf is when sample i arrived (read in real time: when the device
+// played it), or the zero time when it never did.
+func (d *Device) TimeOf(i int) time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	k := sort.Search(len(d.reads), func(j int) bool { return d.reads[j].end > i })
+	if k == len(d.reads) {
+		return time.Time{}
+	}
+	return d.reads[k].at
 }
 
 // FirstNonZero is when the first non-silent sample arrived.
@@ -183,6 +203,9 @@ func startDevice(tb testing.TB, path string, rate int) *Device {
 				}
 				d.samples = append(d.samples, v)
 				carry = carry[4:]
+			}
+			if n > 0 {
+				d.reads = append(d.reads, arrival{len(d.samples), now})
 			}
 			d.mu.Unlock()
 			if err != nil {
