@@ -565,3 +565,33 @@ func TestKeptItemsOpenByKind(t *testing.T) {
 		}
 	}
 }
+
+type listIndex struct{}
+
+func (listIndex) Index(context.Context, string, func(int, string)) (int, error) { return 0, nil }
+func (listIndex) Sources(context.Context) ([]common.IndexSource, error) {
+	return []common.IndexSource{{Source: "/usr/share/doc/valgrind/html", Pages: 41, Indexed: uitest.Epoch}}, nil
+}
+func (listIndex) Remove(context.Context, string) (int, error) { return 0, nil }
+func (listIndex) Pages(context.Context) (int, error)          { return 41, nil }
+
+// The index sources list is a list, not a text line: : opens the
+// palette there and the digits switch panes, as everywhere.
+func TestIndexSourcesListLeavesRootKeys(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	m.c.Index = listIndex{}
+	_, cmd := m.Update(common.IndexMsg{Sources: true})
+	uitest.Settle(func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }, cmd)
+	if !strings.Contains(uitest.Plain(m.Render()), "Index sources (1)") {
+		t.Fatalf("no source list:\n%s", uitest.Plain(m.Render()))
+	}
+	m.Update(uitest.Press(":"))
+	if m.palette == nil {
+		t.Fatal(": in the source list opened no palette")
+	}
+	m.Update(uitest.Press("esc"))
+	m.Update(uitest.Press("3"))
+	if m.Active() != 2 {
+		t.Errorf("3 in the source list went to pane %d", m.Active())
+	}
+}
