@@ -73,6 +73,11 @@ func pick(doc *html.Node, contents []*html.Node) (*html.Node, map[*html.Node]int
 		return n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
 	}); m != nil && prose[m]*10 >= total*3 {
 		root = m
+		// A <main> that holds the article and, beside it, related posts,
+		// a donation box and a newsletter form: the article is the page.
+		if arts := findAll(m, atom.Article); len(arts) == 1 && prose[arts[0]]*10 >= prose[m]*6 {
+			root = arts[0]
+		}
 	} else if arts := findAll(body, atom.Article); len(arts) == 1 && prose[arts[0]]*10 >= total*3 {
 		root = arts[0]
 	} else {
@@ -97,8 +102,9 @@ func pick(doc *html.Node, contents []*html.Node) (*html.Node, map[*html.Node]int
 
 // Title finds the page's title heading, which Render puts above content
 // that does not hold it (a title set apart from the article body): the
-// first <h1> that the page's <title> names, else the first <h1> (outside
-// the site's banner when the <title> names something else). A blog's
+// first <h1> that the page's <title> names, else the first long <h2> it
+// names, else the first <h1> (outside the site's banner when the <title>
+// names something else). A blog's
 // "Hi, I'm Nicolas" banner is not the title of its posts. Call it before
 // Main, which may detach it.
 func Title(doc *html.Node) *html.Node {
@@ -111,6 +117,16 @@ func Title(doc *html.Node) *html.Node {
 		text := strings.ToLower(strings.Join(strings.Fields(textOf(h)), " "))
 		if text != "" && named != "" && strings.Contains(named, text) {
 			return h
+		}
+	}
+	// A post titled by an <h2> under the site's <h1> (Global Voices):
+	// the <title> names it, and it is long enough not to be a section's.
+	if named != "" {
+		for _, h := range findAll(doc, atom.H2) {
+			text := strings.ToLower(strings.Join(strings.Fields(textOf(h)), " "))
+			if utf8.RuneCountInString(text) >= 20 && strings.Contains(named, text) {
+				return h
+			}
 		}
 	}
 	for _, h := range h1s {

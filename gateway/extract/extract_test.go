@@ -426,6 +426,30 @@ func TestDoxygenPages(t *testing.T) {
 	}
 }
 
+// A news page whose <main> holds the article and, beside it, related
+// stories, a donation box and a sign-up form reads as the article, under
+// the title its header gives (Wikimedia Foundation news, CC BY-SA 3.0).
+func TestMainHoldingOneArticleIsTheArticle(t *testing.T) {
+	story := strings.Repeat("Access to Wikipedia in Turkey is actively being restored after the ruling of the Constitutional Court. ", 8)
+	page := `<html><head><title>Access to Wikipedia restored in Turkey – Wikimedia Foundation</title></head><body><div id="page">
+<header><div class="header-content"><h2 class="eyebrow">News</h2><h1>Access to Wikipedia restored in Turkey</h1><div class="post-meta">By Wikimedia Foundation • 15 January 2020</div></div></header>
+<main id="content"><div class="article-img"><h1></h1></div><div class="article-title"><h3>Bu yazının Türkçe'sini buradan okuyabilirsiniz.</h3></div>
+<article class="wysiwyg"><p>` + story + `</p><p>With the decision today, our editors in Turkey will once again be able to participate.</p></article>
+<div class="news-list-container"><h3>Related</h3><h2>Read further in the pursuit of knowledge</h2><div class="card"><h3><a href="/a">Our legal case has been expedited</a></h3>
+<div>Today, the Wikimedia Foundation welcomes the news that our case brought before the European Court of Human Rights has priority status.</div></div></div>
+<div class="cta"><h2>Help us unlock the world's knowledge.</h2><div>As a nonprofit, Wikipedia and our related free knowledge projects are powered primarily through donations.</div></div>
+</main></div></body></html>`
+	md, _ := extract(t, page, Options{})
+	if !strings.HasPrefix(md, "# Access to Wikipedia restored in Turkey\n\nAccess to Wikipedia in Turkey") || !strings.Contains(md, "will once again be able to participate.") {
+		t.Errorf("the article and its title are not what is read:\n%s", md)
+	}
+	for _, bad := range []string{"Read further", "priority status", "donations", "By Wikimedia", "okuyabilirsiniz"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("keeps %q:\n%s", bad, md)
+		}
+	}
+}
+
 // Title takes the <h1> the page's <title> names, not the site banner's,
 // and the first <h1> when the page has no <title>.
 func TestTitleIsTheArticles(t *testing.T) {
@@ -433,6 +457,8 @@ func TestTitleIsTheArticles(t *testing.T) {
 		{`<title>Fetch API | Hacks</title><header><h1>Mozilla Hacks</h1></header><article><h1>Fetch API</h1><p>x</p></article>`, "Fetch API"},
 		{`<title>Fetch | Hacks</title><header><h1>Hi, I'm Nicolas</h1></header><div><h1>A post</h1></div>`, "A post"},
 		{`<header><h1>Rivets</h1></header><article><p>x</p></article>`, "Rivets"},
+		{`<title>Ein Jahr voller Proteste: Nicaraguaner wollen einen Neuanfang · Global Voices</title><h1 id="site-title"><a href="/"><img src="gv.png"></a></h1>
+<div class="post-header"><h2 class="post-title"><a href="/2019/04/30/x/">Ein Jahr voller Proteste: Nicaraguaner wollen einen Neuanfang</a></h2></div><h2>Nicaragua</h2>`, "Ein Jahr voller Proteste: Nicaraguaner wollen einen Neuanfang"},
 	}
 	for _, c := range cases {
 		doc, _ := html.Parse(strings.NewReader(c.page))
