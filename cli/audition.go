@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,12 +108,17 @@ voice's file, first-audio time and duration). --json prints the manifest.`,
 				}
 			}
 			if out != "" {
+				// The -o rule (cli/output.go): the folder named is made,
+				// alone, in a parent that exists.
+				if err := checkOutputParent(out); err != nil {
+					return err
+				}
 				if _, err := os.Stat(out); err == nil {
 					if entries, _ := os.ReadDir(out); len(entries) > 0 {
 						return usagef("-o %s: the folder exists and is not empty; choose a new one", out)
 					}
 				}
-				if err := os.MkdirAll(out, 0o755); err != nil {
+				if err := os.Mkdir(out, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 					return usagef("-o %s: %v", out, err)
 				}
 			}

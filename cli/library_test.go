@@ -276,6 +276,8 @@ func TestAudition(t *testing.T) {
 		{[]string{"audition", "hi"}, "--voices must name at least one voice"},
 		{[]string{"audition", "--voices", "flite:slt", "-o", dir, "hi"}, "exists and is not empty"},
 		{[]string{"audition", "--voices", "flite:slt", "--rate", "500", "hi"}, "speech_rate"},
+		// The -o rule: the folder named is made, not its parents.
+		{[]string{"audition", "--voices", "flite:slt", "-o", filepath.Join(dir, "no", "takes"), "hi"}, "the folder " + filepath.Join(dir, "no") + " does not exist"},
 	} {
 		code, _, errs := harkData(t, nil, data, "", tc.args...)
 		if code != exitUsage || !strings.Contains(errs, tc.want) {
@@ -305,6 +307,11 @@ func TestRead(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "quick brown fox") {
 		t.Errorf("the reading heard back: %d %q %s", code, out, errs)
 	}
+	// -o - writes the WAV to stdout, the sentences to stderr.
+	code, out, errs = harkData(t, nil, data, "", "--voice", "flite:slt", "read", doc, "-o", "-")
+	if code != 0 || !strings.HasPrefix(out, "RIFF") || !strings.Contains(errs, "The quick brown fox") {
+		t.Errorf("read -o -: %d, stdout starts %q, stderr %q", code, out[:min(4, len(out))], errs)
+	}
 	// Played (null sink), from stdin.
 	code, out, _ = harkData(t, nil, data, "One sentence. Two sentences.", "--voice", "flite:slt", "read", "-")
 	if code != 0 || out != "One sentence.\nTwo sentences.\n" {
@@ -316,6 +323,7 @@ func TestRead(t *testing.T) {
 	}{
 		{[]string{"read", "999"}, "no library item 999"},
 		{[]string{"read", filepath.Join(dir, "nope.md")}, "no such file, and not a library ID"},
+		{[]string{"read", doc, "-o", filepath.Join(dir, "no", "read.wav")}, "the folder " + filepath.Join(dir, "no") + " does not exist"},
 	} {
 		code, _, errs := harkData(t, nil, data, "", tc.args...)
 		if code != exitUsage || !strings.Contains(errs, tc.want) {

@@ -39,6 +39,12 @@ WAV instead of playing it.`,
 		Args: exactArgs(1, "FILE, ID or -"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if out != "" && out != "-" {
+				// The -o rule (cli/output.go), before any call is made.
+				if err := checkOutputParent(out); err != nil {
+					return err
+				}
+			}
 			md, err := a.readSource(cmd, args[0])
 			if err != nil {
 				return err
@@ -70,7 +76,11 @@ WAV instead of playing it.`,
 				if t.err != nil {
 					return fmt.Errorf("read: sentence %d (%q): %w", i+1, s.Text, t.err)
 				}
-				fmt.Fprintln(a.stdout, s.Text)
+				if out == "-" {
+					fmt.Fprintln(a.stderr, s.Text) // stdout holds the audio
+				} else {
+					fmt.Fprintln(a.stdout, s.Text)
+				}
 				r := bytes.NewReader(t.data)
 				f, err := wav.ReadHeader(r)
 				if err != nil {
@@ -86,15 +96,15 @@ WAV instead of playing it.`,
 			}
 			if out != "" {
 				data := append(wav.Header(rateHz, uint32(len(pcm))), pcm...)
-				if err := os.WriteFile(out, data, 0o644); err != nil {
-					return usagef("-o %s: %v", out, err)
+				if err := a.writeOutput(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+					return err
 				}
 				fmt.Fprintf(a.stderr, "hark: wrote %s (%s, %.1f s) to %s\n", plural(len(sentences), "sentence"), voice, float64(len(pcm)/2)/float64(max(1, rateHz)), out)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write the reading as one WAV file instead of playing it")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the reading as one WAV file instead of playing it, replacing FILE; - for stdout")
 	cmd.Flags().IntVar(&rate, "rate", 0, "speech_rate (provider's range)")
 	return cmd
 }
