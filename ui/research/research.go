@@ -91,6 +91,10 @@ type Session struct {
 	// Kept is the session's library item ID when it was reopened from the
 	// library (0 for research run in this session).
 	Kept int64
+	// loading says the kept report is being read from the library: the
+	// history lists kept reports by their titles and reads one when it
+	// is opened.
+	loading bool
 
 	cancel        context.CancelFunc
 	rendered      string
@@ -168,8 +172,10 @@ func New(c *common.Common) *Pane {
 
 func (p *Pane) Title() string { return "Research" }
 
-// Init loads earlier research from the library, so history (h)
-// survives restarts.
+// Init lists earlier research from the library, so history (h)
+// survives restarts. Only what the history shows is read (question and
+// time); a report is read when it is opened (see load), so that a long
+// history costs the start nothing.
 func (p *Pane) Init() tea.Cmd {
 	open := p.c.Library
 	if open == nil {
@@ -181,44 +187,73 @@ func (p *Pane) Init() tea.Cmd {
 			return keptMsg{err: err}
 		}
 		items, err := s.List(context.Background(), library.KindResearch, historyKept)
-		if err != nil {
-			return keptMsg{err: err}
-		}
-		// List leaves out bodies and outputs: fetch each whole.
-		for i := range items {
-			if items[i], err = s.Get(context.Background(), items[i].ID); err != nil {
-				return keptMsg{err: err}
-			}
-		}
-		return keptMsg{items: items}
+		return keptMsg{items: items, err: err}
 	}
 }
 
 // historyKept is how many earlier reports history loads from the library.
 const historyKept = 50
 
-// keptMsg carries earlier research from the library, newest first.
+// keptMsg carries earlier research from the library, newest first, as
+// listed (without reports).
 type keptMsg struct {
 	items []library.Item
 	err   error
 }
 
-// keptSession is a session for a kept report (nil when its output does
-// not decode).
+// loadedMsg is a kept report read from the library and decoded.
+type loadedMsg struct {
+	id    int
+	out   *api.ResearchOutput
+	model string
+	err   error
+}
+
+// keptSession is the session of a kept report: the one history already
+// has, or a new one whose report is read when it is opened.
 func (p *Pane) keptSession(it library.Item) *Session {
 	for _, s := range p.sessions {
 		if s.Kept == it.ID {
 			return s
 		}
 	}
-	out, err := api.DecodeResearch(json.RawMessage(it.Output))
-	if err != nil {
+	p.nextID++
+	return &Session{ID: p.nextID, Question: it.Query, Started: it.Created, Finished: it.Created, Kept: it.ID}
+}
+
+// load reads a kept session's report in a command: from item when it
+// holds the output (the Library view read it whole), else from the
+// library.
+func (p *Pane) load(s *Session, item *library.Item) tea.Cmd {
+	if s.Kept == 0 || s.Out != nil || s.loading {
 		return nil
 	}
-	var in struct{ Model string }
-	json.Unmarshal([]byte(it.Inputs), &in)
-	p.nextID++
-	return &Session{ID: p.nextID, Question: it.Query, Model: in.Model, Started: it.Created, Finished: it.Created, Out: out, Kept: it.ID}
+	s.loading, s.Err = true, nil
+	id, kept, open := s.ID, s.Kept, p.c.Library
+	return func() tea.Msg {
+		var it library.Item
+		switch {
+		case item != nil && item.Output != "":
+			it = *item
+		case open == nil:
+			return loadedMsg{id: id, err: fmt.Errorf("library item %d: no library", kept)}
+		default:
+			st, err := open()
+			if err == nil {
+				it, err = st.Get(context.Background(), kept)
+			}
+			if err != nil {
+				return loadedMsg{id: id, err: fmt.Errorf("library item %d: %w", kept, err)}
+			}
+		}
+		out, err := api.DecodeResearch(json.RawMessage(it.Output))
+		if err != nil {
+			return loadedMsg{id: id, err: fmt.Errorf("library item %d: the kept report cannot be read: %w", kept, err)}
+		}
+		var in struct{ Model string }
+		json.Unmarshal([]byte(it.Inputs), &in)
+		return loadedMsg{id: id, out: out, model: in.Model}
+	}
 }
 func (p *Pane) KeyMap() help.KeyMap      { return Keys }
 func (p *Pane) Handles(slug string) bool { return slug == Slug }
@@ -349,26 +384,36 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		// Earlier reports go before this session's, oldest first.
 		var earlier []*Session
 		for i := len(msg.items) - 1; i >= 0; i-- {
-			if s := p.keptSession(msg.items[i]); s != nil {
+			if s := p.keptSession(msg.items[i]); !slices.Contains(p.sessions, s) {
 				earlier = append(earlier, s)
 			}
 		}
 		p.sessions = append(earlier, p.sessions...)
 		return p, nil
+	case loadedMsg:
+		s := p.byID(msg.id)
+		if s == nil {
+			return p, nil
+		}
+		s.loading = false
+		if msg.err != nil {
+			s.Err = msg.err
+			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
+		}
+		s.Out, s.Model = msg.out, msg.model
+		if s == p.current {
+			p.setReport(s)
+		}
+		return p, p.render(s)
 	case common.ShowKeptMsg:
 		s := p.keptSession(msg.Item)
-		if s == nil {
-			return p, func() tea.Msg {
-				return common.ErrorMsg{Err: fmt.Errorf("library item %d: the kept report cannot be read", msg.Item.ID)}
-			}
-		}
 		if !slices.Contains(p.sessions, s) {
 			p.sessions = append(p.sessions, s)
 		}
 		p.question.SetValue(s.Question)
 		p.show(s)
 		p.focus = focusReport
-		return p, p.render(s)
+		return p, tea.Batch(p.load(s, &msg.Item), p.render(s))
 	case common.RunToolMsg:
 		q, _ := msg.Inputs["input"].(string)
 		m, _ := msg.Inputs["model"].(string)
@@ -593,7 +638,7 @@ func (p *Pane) historyKey(msg tea.KeyPressMsg) tea.Cmd {
 		s := p.sessions[len(p.sessions)-1-p.histCur]
 		p.show(s)
 		p.focus = focusReport
-		return p.render(s)
+		return tea.Batch(p.load(s, nil), p.render(s))
 	}
 	return nil
 }
@@ -799,6 +844,8 @@ func (p *Pane) View() string {
 			hint = "Type a question and press enter; on the empty line the digits go to a pane. Research runs in the background; switch panes meanwhile. ctrl+o changes the model; esc leaves the line, then h shows the history."
 		}
 		body = st.Dim.Render(common.Wrap(hint, p.width))
+	case s.loading:
+		body = st.Dim.Render("reading the report from the library…")
 	case p.focus == focusSources:
 		body = p.sourcesView(bodyH)
 	case s.Out != nil && p.rd.TOCOpen():

@@ -307,7 +307,8 @@ func TestHistoryFromTheLibrary(t *testing.T) {
 	p := New(c)
 	p.SetSize(80, 24)
 	uitest.Settle(drive(p), p.Init())
-	if len(p.sessions) != 2 || p.sessions[1].Question != "what is glamour?" || p.sessions[1].Model != "pro" {
+	// The start reads what history lists, not the reports.
+	if len(p.sessions) != 2 || p.sessions[1].Question != "what is glamour?" || p.sessions[0].Out != nil || p.sessions[1].Out != nil {
 		t.Fatalf("history: %+v", p.sessions)
 	}
 	p.Update(uitest.Press("esc"))
@@ -316,6 +317,16 @@ func TestHistoryFromTheLibrary(t *testing.T) {
 	if !strings.Contains(v, "Nov 21 what is glamour?") || !strings.Contains(v, "Nov 20 why are TUIs fast?") {
 		t.Errorf("history view:\n%s", v)
 	}
+	// Opening one reads its report, in a command.
+	_, cmd := p.Update(uitest.Press("enter"))
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "reading the report from the library") {
+		t.Errorf("while reading:\n%s", v)
+	}
+	uitest.Settle(drive(p), cmd)
+	if s := p.Current(); s != p.sessions[1] || s.Out == nil || s.Model != "pro" || !strings.Contains(uitest.Plain(p.View()), "Answer to what is glamour?") {
+		t.Fatalf("opened from history: %+v\n%s", s, uitest.Plain(p.View()))
+	}
+	p.sessions[1].Out = nil // as at start: reopening from the Library reads it again
 	// Reopened from the Library: the same session, shown, not a copy.
 	items, _ := lib.List(context.Background(), library.KindResearch, 0)
 	full, _ := lib.Get(context.Background(), items[0].ID)
