@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"hark/api"
 	"hark/audio"
 	"hark/gateway/embedded"
+	"hark/ui/common"
 )
 
 // Dictation latency: the time from the end of speech to the query
@@ -38,7 +40,9 @@ func dictationSetup(b *testing.B) (*api.Client, []byte) {
 }
 
 // BenchmarkDictateFile: hark search --dictate FILE, from the whole file
-// (the speech has ended) to the words heard.
+// (the speech has ended) to the words heard. The file goes the way
+// ctrl+r's microphone goes (common.Transcribe over the STT WebSocket),
+// sent as fast as it is read.
 func BenchmarkDictateFile(b *testing.B) {
 	_, wav := dictationSetup(b)
 	file := filepath.Join(b.TempDir(), "q.wav")
@@ -63,38 +67,44 @@ func BenchmarkDictateFile(b *testing.B) {
 	b.ReportMetric(took[len(took)/2], "p50-ms")
 }
 
-// BenchmarkDictateStream: the TUI's path, the speech streamed at the pace
-// it was spoken; from the last frame sent (the end of speech) to the
-// final result.
+// spoken reads pcm at the pace it was spoken, 100 ms at a time, as a
+// microphone does, and notes when it ran out (the end of speech).
+type spoken struct {
+	pcm   []byte
+	frame int
+	ended time.Time
+}
+
+func (s *spoken) Read(b []byte) (int, error) {
+	if len(s.pcm) == 0 {
+		if s.ended.IsZero() {
+			s.ended = time.Now()
+		}
+		return 0, io.EOF
+	}
+	time.Sleep(100 * time.Millisecond)
+	n := copy(b[:min(len(b), s.frame)], s.pcm)
+	s.pcm = s.pcm[n:]
+	return n, nil
+}
+
+// BenchmarkDictateStream: the TUI's ctrl+r path (common.Transcribe), the
+// speech read at the pace it was spoken; from the end of speech to the
+// words heard.
 func BenchmarkDictateStream(b *testing.B) {
 	cl, wav := dictationSetup(b)
 	pcm, rate, err := audio.DecodeToPCM("wav", wav, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	frame := rate * 2 / 10
+	pcm = audio.Resample(pcm, rate, 16000)
 	var took []float64
 	for b.Loop() {
-		s, err := cl.STTStream(context.Background(), api.STTRequest{Provider: api.DefaultProvider, SampleRate: rate})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for off := 0; off < len(pcm); off += frame {
-			s.Write(pcm[off:min(off+frame, len(pcm))])
-			time.Sleep(100 * time.Millisecond)
-		}
-		end := time.Now()
-		s.CloseSend()
-		var final string
-		for f := range s.Results() {
-			if f.IsFinal {
-				final += f.Text
-			}
-		}
-		took = append(took, float64(time.Since(end).Microseconds())/1000)
-		s.Close()
-		if !strings.Contains(final, "quick brown fox") {
-			b.Fatalf("heard %q", final)
+		src := &spoken{pcm: pcm, frame: 3200}
+		heard, err := common.Transcribe(context.Background(), cl, api.DefaultProvider, src, 16000, nil)
+		took = append(took, float64(time.Since(src.ended).Microseconds())/1000)
+		if err != nil || !strings.Contains(heard, "quick brown fox") {
+			b.Fatalf("heard %q: %v", heard, err)
 		}
 	}
 	slices.Sort(took)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -369,30 +368,4 @@ func (a *App) printJSONL(res *api.InvokeResult) error {
 		}
 	}
 	return nil
-}
-
-// dictate recognises speech in an audio file and returns what was heard,
-// said on stderr so the query is not a surprise.
-func (a *App) dictate(ctx context.Context, file string) (string, error) {
-	audio, err := readFileAtMost(file, maxSTTAudio, "--dictate")
-	if err != nil {
-		return "", err
-	}
-	if len(audio) == 0 {
-		return "", usagef("--dictate %s: the file is empty", file)
-	}
-	cl, err := a.client(ctx)
-	if err != nil {
-		return "", err
-	}
-	res, err := cl.STT(ctx, api.STTRequest{Provider: a.cfg.Provider}, audio)
-	if err != nil {
-		return "", fmt.Errorf("--dictate %s: %w", file, err)
-	}
-	heard := strings.Join(strings.Fields(res.Text), " ")
-	if heard == "" {
-		return "", usagef("--dictate %s: no words were recognised", file)
-	}
-	fmt.Fprintf(a.stderr, "hark: heard %q\n", heard)
-	return heard, nil
 }
