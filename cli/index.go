@@ -180,6 +180,15 @@ func (l *localIndex) Remove(ctx context.Context, source string) (int, error) {
 	return e.RemoveSource(ctx, source)
 }
 
+// IndexedPage is the text the index holds for a page (common.PageReader).
+func (l *localIndex) IndexedPage(ctx context.Context, url string) (title, text string, err error) {
+	e, err := l.engine()
+	if err != nil {
+		return "", "", err
+	}
+	return e.IndexedPage(ctx, url)
+}
+
 func (l *localIndex) Pages(ctx context.Context) (int, error) {
 	e, err := l.engine()
 	if err != nil {

@@ -33,3 +33,10 @@ type IndexSource struct {
 type IndexMsg struct {
 	Sources bool
 }
+
+// PageReader is an Indexer that gives back the text it holds for a page,
+// without a tool call: how a page no gateway fetches (a file:// page of
+// `hark index DIR`) is read.
+type PageReader interface {
+	IndexedPage(ctx context.Context, url string) (title, text string, err error)
+}
