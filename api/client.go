@@ -197,6 +197,15 @@ func retryObserver(ctx context.Context) func(RetryEvent) {
 	return fn
 }
 
+type unkeptKey struct{}
+
+// Unkept returns a context whose successful calls are not given to
+// Options.OnResult: a call the client makes for itself (reading a
+// result's text again) is not one the user asked for, to keep.
+func Unkept(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unkeptKey{}, true)
+}
+
 // Client talks to a gateway. It is safe for concurrent use.
 type Client struct {
 	base        *url.URL
@@ -674,7 +683,7 @@ func (c *Client) Invoke(ctx context.Context, tool string, inputs map[string]any)
 	if err := json.Unmarshal(data, &res); err != nil || res.Output == nil {
 		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: fmt.Sprintf("invoke %s: data is not {service, tool, output}: %s", tool, snippet(data))}
 	}
-	if c.onResult != nil {
+	if c.onResult != nil && ctx.Value(unkeptKey{}) == nil {
 		c.onResult(Result{Tool: tool, Inputs: inputs, Output: res.Output, TraceID: trace, Gateway: c.baseStr})
 	}
 	return &res, nil
