@@ -240,7 +240,11 @@ func TestAuditionWithGateway(t *testing.T) {
 				}
 				if am, ok := m.(auditionMsg); ok && am.done {
 					for len(msgs) > 0 {
-						p.Update(<-msgs)
+						m := <-msgs
+						if am, ok := m.(auditionMsg); ok && am.playing {
+							order = append(order, am.index)
+						}
+						p.Update(m)
 					}
 					p.Update(m)
 					return order

@@ -761,6 +761,18 @@ func TestPreviewSavedPathWholeInTheVoiceList(t *testing.T) {
 	if cmd := p.handleKey(tea.KeyPressMsg{Code: 'y', Text: "y"}); cmd == nil {
 		t.Fatal("y copies nothing in the voice list")
 	}
+	// An audition under the notice: the sample sentence gives way, the
+	// takes stay in view.
+	p.aud = audition{id: 9, text: "The quick brown fox.", takes: []*take{
+		{voice: "flite:slt", state: "played", first: 30 * time.Millisecond, duration: time.Second},
+		{voice: "espeak:en-us", state: "played", first: 20 * time.Millisecond, duration: time.Second},
+		{voice: "espeak:de", state: "playing", first: 25 * time.Millisecond}}}
+	v = ansi.Strip(p.View())
+	for _, want := range []string{"flite:slt  ✓ 30 ms", "espeak:de  ▶ playing", "\n" + path} {
+		if !strings.Contains(v, want) {
+			t.Errorf("80x21 with an audition lacks %q:\n%s", want, v)
+		}
+	}
 }
 
 // enter on a voice makes it the one read aloud uses in Pages and

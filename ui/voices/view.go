@@ -135,38 +135,47 @@ func (p *Pane) voiceColumns(w, h int) string {
 	leftCol := fit(head+"\n\n"+left, lw, h)
 	rw := max(0, w-lw-3)
 	sep := strings.TrimSuffix(strings.Repeat(st.Dim.Render("│")+"\n", h), "\n")
-	return lipgloss.JoinHorizontal(lipgloss.Top, leftCol, " ", sep, " ", fit(p.viewDetails(rw), rw, h))
+	return lipgloss.JoinHorizontal(lipgloss.Top, leftCol, " ", sep, " ", fit(p.viewDetails(rw, h), rw, h))
 }
 
-func (p *Pane) viewDetails(w int) string {
+// viewDetails is the selected voice's details, its preview and the
+// audition panel, in h lines: when they do not all fit, the sample
+// sentence goes first, then the hint, so the audition's takes stay.
+func (p *Pane) viewDetails(w, h int) string {
 	st := p.styles()
 	v, ok := p.list.Selected()
 	if !ok {
 		return st.Dim.Render("No voice selected.")
 	}
-	var b strings.Builder
-	b.WriteString(st.Title.Render(ansi.Truncate(orDash(v.Name), w, "…")) + "\n\n")
+	var head strings.Builder
+	head.WriteString(st.Title.Render(ansi.Truncate(orDash(v.Name), w, "…")) + "\n\n")
 	field := func(label, value string) {
-		b.WriteString(st.Label.Render(fmt.Sprintf("%-9s", label)) + " " + ansi.Truncate(orDash(value), max(0, w-10), "…") + "\n")
+		head.WriteString(st.Label.Render(fmt.Sprintf("%-9s", label)) + " " + ansi.Truncate(orDash(value), max(0, w-10), "…") + "\n")
 	}
 	field("code", v.Value)
 	field("language", v.Language)
 	field("scene", v.Scene)
-	b.WriteString("\n")
-	b.WriteString(st.Label.Render("sample") + "\n")
-	b.WriteString(wrap(quote(sampleSentence(v.Language)), w) + "\n\n")
-	hint := "p preview · enter speak with this voice · space mark for an audition"
+	sample := "\n" + st.Label.Render("sample") + "\n" + wrap(quote(sampleSentence(v.Language)), w) + "\n"
+	hintText := "p preview · enter speak with this voice · space mark for an audition"
 	if _, ok := p.samples[v.Value]; ok {
-		hint = "p preview (cached) · enter speak with this voice · space mark for an audition"
+		hintText = "p preview (cached) · enter speak with this voice · space mark for an audition"
 	}
-	b.WriteString(st.Dim.Render(wrap(hint, w)) + "\n")
+	hint := "\n" + st.Dim.Render(wrap(hintText, w)) + "\n"
+	var tail strings.Builder
 	if ps := p.play; ps != nil && ps.preview && ps.voice == v.Value {
-		b.WriteString("\n" + wrap(p.playLine(ps), w) + "\n")
+		tail.WriteString("\n" + wrap(p.playLine(ps), w) + "\n")
 	}
 	if a := p.auditionView(w); a != "" {
-		b.WriteString("\n" + a + "\n")
+		tail.WriteString("\n" + a + "\n")
 	}
-	return b.String()
+	lines := func(parts ...string) int { return strings.Count(strings.Join(parts, ""), "\n") }
+	switch {
+	case lines(head.String(), sample, hint, tail.String()) <= h:
+		return head.String() + sample + hint + tail.String()
+	case lines(head.String(), hint, tail.String()) <= h:
+		return head.String() + hint + tail.String()
+	}
+	return head.String() + tail.String()
 }
 
 // --- Speak ---
