@@ -39,3 +39,11 @@ type Pane interface {
 type TextAreaPane interface {
 	OwnsKeys() bool
 }
+
+// Rester is a pane that can say esc has nothing in it to close (a list
+// with no filter, no reader, no line with a cursor). When another pane
+// sent the user there (a search result, a research source opened in
+// Pages), the root then takes esc back to that pane.
+type Rester interface {
+	Resting() bool
+}

@@ -220,6 +220,12 @@ func (p *Pane) Capturing() bool {
 	return p.filter.Focused() || p.askURL || p.form != nil || p.picking || p.rd.Finding()
 }
 
+// Resting reports that esc has nothing here to close: the list, with no
+// filter and no line open (see common.Rester).
+func (p *Pane) Resting() bool {
+	return p.mode == listMode && !p.Capturing() && p.filter.Value() == ""
+}
+
 // Handles reports the tools whose output this pane shows.
 func (p *Pane) Handles(slug string) bool {
 	return slug == api.ToolExtract || slug == api.ToolCrawl || slug == api.ToolMap
