@@ -100,7 +100,7 @@ func (p *palette) choose() tea.Cmd {
 		return func() tea.Msg { return msg }
 	}
 	if it.slug == "" {
-		p.m.active = it.pane
+		p.m.goTo(it.pane)
 		return nil
 	}
 	slug := it.slug

@@ -72,13 +72,18 @@ type Model struct {
 	credits  *api.CallInfo // the latest call that reported credits
 
 	firstFrame sync.Once // reports the first frame to the start-up trace
+
+	// openedFrom is the pane that sent the user to the active one (a
+	// research source opened in Pages), or -1: esc there, when it has
+	// nothing to close, goes back (see common.Rester).
+	openedFrom int
 }
 
 // New builds the root with its panes: Search, Pages, Research, Voices,
 // Tools and Library.
 func New(c *common.Common) *Model {
 	panes := []common.Pane{search.New(c), pages.New(c), research.New(c), voices.New(c), tools.New(c), libview.New(c)}
-	m := &Model{c: c, panes: panes, help: help.New(), noColor: c.Styles.NoColor, loading: true}
+	m := &Model{c: c, panes: panes, help: help.New(), noColor: c.Styles.NoColor, loading: true, openedFrom: -1}
 	m.applyStyles()
 	return m
 }
@@ -278,8 +283,26 @@ func (m *Model) routeTo(want func(common.Pane) bool, msg tea.Msg) tea.Cmd {
 			idx = i
 		}
 	}
+	if idx != m.active {
+		m.openedFrom = m.active
+	}
 	m.active, m.showHelp, m.palette = idx, false, nil
 	return m.toActive(msg)
+}
+
+// goTo shows pane i at the user's own request: no way back is offered.
+func (m *Model) goTo(i int) {
+	m.active, m.openedFrom = i, -1
+}
+
+// backKey reports that esc should go back to the pane that sent the user
+// here: the pane shown has nothing to close.
+func (m *Model) backKey() bool {
+	if m.openedFrom < 0 || m.openedFrom == m.active || m.openedFrom >= len(m.panes) {
+		return false
+	}
+	r, ok := m.panes[m.active].(common.Rester)
+	return ok && r.Resting()
 }
 
 func (m *Model) toActive(msg tea.Msg) tea.Cmd {
@@ -319,6 +342,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.palette = newPalette(m)
 		return m.palette.focus()
 	}
+	if msg.String() == "esc" && m.backKey() {
+		m.goTo(m.openedFrom)
+		return nil
+	}
 	if m.panes[m.active].Capturing() && !m.emptyLineShortcut(msg) {
 		return m.toActive(msg)
 	}
@@ -332,14 +359,14 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.palette = newPalette(m)
 		return m.palette.focus()
 	case key.Matches(msg, Keys.Next):
-		m.active = (m.active + 1) % len(m.panes)
+		m.goTo((m.active + 1) % len(m.panes))
 		return nil
 	case key.Matches(msg, Keys.Prev):
-		m.active = (m.active - 1 + len(m.panes)) % len(m.panes)
+		m.goTo((m.active - 1 + len(m.panes)) % len(m.panes))
 		return nil
 	case key.Matches(msg, Keys.Pane):
 		if i := int(msg.String()[0] - '1'); i < len(m.panes) {
-			m.active = i
+			m.goTo(i)
 		}
 		return nil
 	}
@@ -373,7 +400,8 @@ func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
 	if msg.Y == 0 {
 		for i, r := range m.tabRanges() {
 			if msg.X >= r[0] && msg.X < r[1] {
-				m.active, m.showHelp = i, false
+				m.goTo(i)
+				m.showHelp = false
 			}
 		}
 		return nil
@@ -455,6 +483,9 @@ func (m *Model) statusView() string {
 		parts = append(parts, part{s.OK.Render("✓ " + m.notice), 0})
 	case m.loading:
 		parts = append(parts, part{s.Dim.Render("loading tools…"), 0})
+	}
+	if m.backKey() {
+		parts = append(parts, part{s.Key.Render("esc") + s.Dim.Render(" back to "+m.panes[m.openedFrom].Title()), 0})
 	}
 	for i, p := range m.panes {
 		if b, ok := p.(common.Backgrounder); ok && i != m.active {

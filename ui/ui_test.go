@@ -595,3 +595,44 @@ func TestIndexSourcesListLeavesRootKeys(t *testing.T) {
 		t.Errorf("3 in the source list went to pane %d", m.Active())
 	}
 }
+
+// fileIndex holds the text of indexed file:// pages.
+type fileIndex struct{ listIndex }
+
+func (fileIndex) IndexedPage(_ context.Context, u string) (string, string, error) {
+	return "Memcheck manual", "Memcheck is a memory error detector. It finds leaks.", nil
+}
+
+// A research source from an indexed folder opens in Pages with the text
+// the index holds, and esc, once Pages has nothing to close, goes back to
+// Research, as the status bar says.
+func TestResearchFileSourceOpensAndEscGoesBack(t *testing.T) {
+	m := newModel(t, nil, 100, 30)
+	m.c.Index = fileIndex{}
+	drive := func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }
+	out, _ := json.Marshal(api.ResearchOutput{RequestID: "r", Status: api.ResearchCompleted, Content: "Memcheck finds leaks [1].",
+		Sources: []api.ResearchSource{{Title: "Memcheck manual", URL: "file:///usr/share/doc/valgrind/html/mc-manual.html"}}})
+	uitest.Settle(drive, drive(common.ShowKeptMsg{Item: library.Item{ID: 9, Kind: library.KindResearch, Tool: api.ToolResearch, Query: "how are leaks found?", Output: string(out)}}))
+	m.Update(uitest.Press("s"))
+	uitest.Settle(drive, drive(uitest.Press("enter")))
+	if m.Active() != 1 || !strings.Contains(uitest.Plain(m.Render()), "memory error detector") {
+		t.Fatalf("the source did not open in Pages:\n%s", uitest.Plain(m.Render()))
+	}
+	m.Update(uitest.Press("esc")) // the reader back to the list
+	if m.Active() != 1 {
+		t.Fatalf("esc in the reader left Pages for pane %d", m.Active())
+	}
+	if v := uitest.Plain(m.statusView()); !strings.Contains(v, "esc back to Research") {
+		t.Errorf("the status bar does not offer the way back: %s", v)
+	}
+	m.Update(uitest.Press("esc"))
+	if m.Active() != 2 || !strings.Contains(uitest.Plain(m.Render()), "Sources (1)") {
+		t.Errorf("esc in the page list went to pane %d:\n%s", m.Active(), uitest.Plain(m.Render()))
+	}
+	// Chosen by the user, a pane offers no way back.
+	m.Update(uitest.Press("2"))
+	m.Update(uitest.Press("esc"))
+	if m.Active() != 1 {
+		t.Errorf("esc after 2 went to pane %d", m.Active())
+	}
+}

@@ -2,7 +2,14 @@ package common
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
 )
 
 // Indexer is the embedded gateway's local search index, reached in
@@ -39,4 +46,69 @@ type IndexMsg struct {
 // `hark index DIR`) is read.
 type PageReader interface {
 	IndexedPage(ctx context.Context, url string) (title, text string, err error)
+}
+
+// OpenResult opens a page a search or a report listed, in Pages. A web
+// page is extracted (markdown, its links kept). A page no gateway fetches
+// (a file:// page of `hark index DIR`) shows the text the index holds:
+// read from the local index when hark has it in process, else found
+// again by search (the inputs that listed it, with include_raw_content),
+// a call of hark's own that the library does not keep. find is the
+// search that led there (see OpenPagesMsg).
+func OpenResult(c *Common, u, title string, search map[string]any, find string) tea.Cmd {
+	if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
+		return func() tea.Msg { return OpenPagesMsg{URLs: []string{u}, Find: find} }
+	}
+	read := func(text, t string) tea.Msg {
+		if t == "" {
+			t = title
+		}
+		return OpenPagesMsg{Read: []api.PageContent{PageWithTitle(api.PageContent{URL: u, RawContent: text}, t)}, Find: find}
+	}
+	if r, ok := c.Index.(PageReader); ok {
+		return func() tea.Msg {
+			t, text, err := r.IndexedPage(context.Background(), u)
+			if err != nil {
+				return ErrorMsg{Err: fmt.Errorf("open %s: %w", u, err)}
+			}
+			return read(text, t)
+		}
+	}
+	t := c.Tool(api.ToolSearch)
+	if t == nil || t.Input("include_raw_content") == nil || len(search) == 0 {
+		// Extraction says why it cannot be read.
+		return func() tea.Msg { return OpenPagesMsg{URLs: []string{u}, Find: find} }
+	}
+	inputs := map[string]any{"include_raw_content": true}
+	for k, v := range search {
+		if k != "include_raw_content" {
+			inputs[k] = v
+		}
+	}
+	client := c.Client
+	return func() tea.Msg {
+		res, err := Invoke(api.Unkept(context.Background()), client, api.ToolSearch, inputs)
+		if err != nil {
+			return ErrorMsg{Err: fmt.Errorf("open %s: %w", u, err)}
+		}
+		out, err := api.DecodeSearch(res.Output)
+		if err != nil {
+			return ErrorMsg{Err: fmt.Errorf("open %s: %w", u, err)}
+		}
+		for _, r := range out.Results {
+			if r.URL == u && r.RawContent != "" {
+				return read(r.RawContent, r.Title)
+			}
+		}
+		return OpenPagesMsg{URLs: []string{u}, Find: find}
+	}
+}
+
+// PageWithTitle carries a page's title with its text, for the library
+// (library.PageTitle reads it).
+func PageWithTitle(pc api.PageContent, title string) api.PageContent {
+	if b, err := json.Marshal(title); err == nil && title != "" {
+		pc.Extra = api.Extra{"title": b}
+	}
+	return pc
 }

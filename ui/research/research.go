@@ -612,8 +612,14 @@ func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
 		p.srcCursor = min(len(src)-1, p.srcCursor+1)
 	case key.Matches(msg, Keys.Run):
 		if p.srcCursor < len(src) {
-			u := src[p.srcCursor].URL
-			return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}} }
+			// A web page is extracted; a file:// page of an indexed
+			// folder shows the text the index holds.
+			sc, q := src[p.srcCursor], p.current.Question
+			find := sc.Title
+			if find == "" {
+				find = q
+			}
+			return common.OpenResult(p.c, sc.URL, sc.Title, map[string]any{"query": find}, q)
 		}
 	case key.Matches(msg, Keys.OpenSource):
 		if p.srcCursor < len(src) {

@@ -414,3 +414,34 @@ func TestTypingNeverWritesAFile(t *testing.T) {
 		t.Errorf("typing wrote %s", files[0].Name())
 	}
 }
+
+// fileIndex is a local index holding the text of file:// pages.
+type fileIndex struct{}
+
+func (fileIndex) Index(context.Context, string, func(int, string)) (int, error) { return 0, nil }
+func (fileIndex) Sources(context.Context) ([]common.IndexSource, error)         { return nil, nil }
+func (fileIndex) Remove(context.Context, string) (int, error)                   { return 0, nil }
+func (fileIndex) Pages(context.Context) (int, error)                            { return 1, nil }
+func (fileIndex) IndexedPage(_ context.Context, u string) (string, string, error) {
+	return "Memcheck", "Memcheck is a memory error detector.", nil
+}
+
+// A source from an indexed folder (file://) opens with the text the
+// index holds; extract would refuse its URL.
+func TestFileSourceOpensFromTheIndex(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	c.Index = fileIndex{}
+	p := New(c)
+	p.SetSize(80, 24)
+	s := finished(t, p, "how does memcheck find leaks?")
+	s.Out.Sources = []api.ResearchSource{{Title: "Memcheck", URL: "file:///usr/share/doc/valgrind/html/mc-manual.html"}}
+	p.Update(uitest.Press("s"))
+	msgs := uitest.Exec(func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	if len(msgs) != 1 {
+		t.Fatalf("enter on the source gave %v", msgs)
+	}
+	open, ok := msgs[0].(common.OpenPagesMsg)
+	if !ok || len(open.URLs) != 0 || len(open.Read) != 1 || open.Read[0].RawContent != "Memcheck is a memory error detector." {
+		t.Fatalf("open: %#v", msgs[0])
+	}
+}

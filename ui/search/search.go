@@ -584,50 +584,22 @@ func (p *Pane) current() *api.SearchResult {
 	return &p.out.Results[p.cursor]
 }
 
-// open shows the result in Pages: extracted from the web, or, for a page
-// the gateway indexed but cannot fetch (file:// pages of `hark index DIR`),
-// with the text the index holds, asked for with include_raw_content.
+// open shows the result in Pages: a web page extracted (markdown, links
+// kept, even when the search returned its text), a page the gateway
+// indexed but cannot fetch (file:// pages of `hark index DIR`) with the
+// text the index holds (see common.OpenResult).
 func (p *Pane) open() tea.Cmd {
 	r := p.current()
 	if r == nil {
 		return nil
 	}
-	u := r.URL
-	find := p.lastQuery()
-	if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
-		return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}, Find: find} }
-	}
-	if r.RawContent != "" {
-		read := []api.PageContent{withTitle(api.PageContent{URL: u, RawContent: r.RawContent}, r.Title)}
+	u, find := r.URL, p.lastQuery()
+	web := strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")
+	if !web && r.RawContent != "" {
+		read := []api.PageContent{common.PageWithTitle(api.PageContent{URL: u, RawContent: r.RawContent}, r.Title)}
 		return func() tea.Msg { return common.OpenPagesMsg{Read: read, Find: find} }
 	}
-	if t := p.c.Tool(Slug); t == nil || t.Input("include_raw_content") == nil || p.inputs == nil {
-		return func() tea.Msg { return common.OpenPagesMsg{URLs: []string{u}, Find: find} }
-	}
-	inputs := map[string]any{"include_raw_content": true}
-	for k, v := range p.inputs {
-		if k != "include_raw_content" {
-			inputs[k] = v
-		}
-	}
-	client := p.c.Client
-	return func() tea.Msg {
-		res, err := common.Invoke(context.Background(), client, Slug, inputs)
-		if err != nil {
-			return common.ErrorMsg{Err: fmt.Errorf("open %s: %w", u, err)}
-		}
-		out, err := api.DecodeSearch(res.Output)
-		if err != nil {
-			return common.ErrorMsg{Err: fmt.Errorf("open %s: %w", u, err)}
-		}
-		for _, r := range out.Results {
-			if r.URL == u && r.RawContent != "" {
-				return common.OpenPagesMsg{Read: []api.PageContent{withTitle(api.PageContent{URL: u, RawContent: r.RawContent}, r.Title)}, Find: find}
-			}
-		}
-		// Not in the index any more: extraction says why it cannot be read.
-		return common.OpenPagesMsg{URLs: []string{u}, Find: find}
-	}
+	return common.OpenResult(p.c, u, r.Title, p.inputs, find)
 }
 
 func (p *Pane) move(d int) {
@@ -926,15 +898,6 @@ func shortDate(d string) string {
 		}
 	}
 	return d
-}
-
-// withTitle carries a search result's title with its text, for the
-// library (library.PageTitle reads it).
-func withTitle(pc api.PageContent, title string) api.PageContent {
-	if b, err := json.Marshal(title); err == nil && title != "" {
-		pc.Extra = api.Extra{"title": b}
-	}
-	return pc
 }
 
 // lastQuery is the query the results on screen answer (the line may have

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -272,6 +273,13 @@ func TestOpenIndexedFileReadsFromIndex(t *testing.T) {
 	}
 	srv.Script(apitest.InvokePath(Slug), invoke(""), invoke("The whole page, from the index."))
 	c, _ := uitest.Common(t, srv)
+	// What the library would keep: the user's search, not hark's re-run.
+	var kept []map[string]any
+	cl, err := api.New(api.Options{BaseURL: srv.URL, APIKey: apitest.Key, OnResult: func(r api.Result) { kept = append(kept, r.Inputs) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Client = cl
 	p := New(c)
 	p.SetSize(80, 24)
 	typeText(p, "x")
@@ -291,6 +299,53 @@ func TestOpenIndexedFileReadsFromIndex(t *testing.T) {
 	json.Unmarshal(srv.Last(apitest.InvokePath(Slug)).Body, &body)
 	if body.Inputs["include_raw_content"] != true || body.Inputs["query"] != "x" {
 		t.Errorf("re-query sent %v", body.Inputs)
+	}
+	if len(kept) != 1 || kept[0]["include_raw_content"] != nil {
+		t.Errorf("kept %v: the re-run was kept as a second search", kept)
+	}
+}
+
+// pageIndex is a local index that holds one page's text.
+type pageIndex struct{ memIndex }
+
+func (*pageIndex) IndexedPage(_ context.Context, u string) (string, string, error) {
+	return "X, from the index", "The whole page, read in process.", nil
+}
+
+// With the embedded gateway's index in process, a file:// result is read
+// from it: no second search at all. A web result opens by extraction
+// even when the search returned its text, so that its links are kept.
+func TestOpenResultWithTheLocalIndex(t *testing.T) {
+	srv := apitest.New(t)
+	out := api.SearchOutput{Query: "x", Results: []api.SearchResult{
+		{Title: "X", URL: "file:///usr/share/doc/x/index.html", Content: "snippet", Score: 1},
+		{Title: "Web", URL: "https://example.org/x", Content: "snippet", Score: 0.5, RawContent: "plain text"},
+	}}
+	srv.Script(apitest.InvokePath(Slug), apitest.OK(api.InvokeResult{Service: api.SearchService, Tool: Slug, Output: mustJSON(t, out)}))
+	c, _ := uitest.Common(t, srv)
+	c.Index = &pageIndex{memIndex{sources: map[string]int{}}}
+	p := New(c)
+	p.SetSize(80, 24)
+	typeText(p, "x")
+	_, cmd := p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	calls := srv.Count(apitest.InvokePath(Slug))
+	_, cmd = p.Update(uitest.Press("enter"))
+	msgs := uitest.Exec(cmd)
+	if len(msgs) != 1 {
+		t.Fatalf("open gave %v", msgs)
+	}
+	open, _ := msgs[0].(common.OpenPagesMsg)
+	if len(open.Read) != 1 || open.Read[0].RawContent != "The whole page, read in process." || open.Find != "x" {
+		t.Fatalf("open: %#v", msgs[0])
+	}
+	if n := srv.Count(apitest.InvokePath(Slug)); n != calls {
+		t.Errorf("opening called the gateway %d more times", n-calls)
+	}
+	p.Update(uitest.Press("j"))
+	msgs = uitest.Exec(func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	if open, _ := msgs[0].(common.OpenPagesMsg); len(open.URLs) != 1 || open.URLs[0] != "https://example.org/x" || len(open.Read) != 0 {
+		t.Errorf("a web result: %#v", msgs[0])
 	}
 }
 
