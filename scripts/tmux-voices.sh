@@ -152,6 +152,55 @@ keys Enter
 wait_for 'words matched [0-9]+%' 30
 wait_for 'fox'
 
+# Audition: two flite voices say a ready sentence in turn, each labelled
+# with its first audio and length, the settings shown; a star, an A/B
+# chosen take by take, the set saved with true WAV sizes; with no sound
+# device the audition is one WAV whose path is whole under the list.
+keys ']'
+wait_for '/ filter|filter slt'
+keys Escape
+keys /
+keys -l flite
+keys Enter
+wait_for 'filter flite +[0-9]+/[0-9]+'
+keys Up Up Up Up Up Up
+keys Down Down Down
+wait_for '> +RMS'
+keys Space
+wait_for '✓ RMS'
+keys Space
+wait_for '2 marked · a plays them in turn'
+wait_for 'text: the Speak text · t picks another'
+keys t
+wait_for 'text: a pangram · t picks another'
+keys a
+wait_for 'flite:rms  ✓ [0-9]+ ms · [0-9.]+ s' 30
+wait_for 'flite:slt  ✓ [0-9]+ ms · [0-9.]+ s' 30
+wait_for 'rate 0 · pitch 0 · loudness 0'
+wait_for 'Audition · “The quick brown fox'
+wait_for "^$played/hark-[0-9]+-[0-9]+-[0-9]+-[0-9]+\.wav *\$"
+keys '*'
+wait_for '★ flite:slt'
+keys b
+wait_for 'flite:slt  A · ✓'
+keys Up
+keys b
+wait_for 'flite:rms  ✓ [0-9]+ ms'
+if screen | grep -q 'A · ✓'; then fail "the A/B choice stayed after B was played"; fi
+keys W
+for ((i = 0; i < 50; i++)); do
+	ls "$work"/out/audition-*/manifest.json >/dev/null 2>&1 && break
+	sleep 0.1
+done
+set_dir=$(ls -d "$work"/out/audition-* 2>/dev/null | head -1)
+[[ -n $set_dir && -s $set_dir/manifest.json ]] || fail "W saved no set in $work/out"
+for f in "$set_dir"/*.wav; do
+	size=$(stat -c %s "$f")
+	data=$(od -An -tu4 -j40 -N4 "$f" | tr -d ' ')
+	((data + 44 == size)) || fail "$f: its data size says $data for a file of $size bytes"
+done
+grep -q '"starred": true' "$set_dir/manifest.json" || fail "the star is not in the manifest"
+
 # Quit with q (the pane captures no keys here).
 keys q
 for ((i = 0; i < 50; i++)); do
@@ -162,4 +211,4 @@ done
 status=$(<"$work/exit-status")
 [[ $status == 0 ]] || fail "hark exited with status $status"
 
-echo "tmux-voices: ok (ordered, filtered, previewed twice, spoken by stream and REST, range end shown, saved, a picked file recognised by stream and REST, round trip) in ${SECONDS}s"
+echo "tmux-voices: ok (ordered, filtered, previewed twice, spoken by stream and REST, range end shown, saved, a picked file recognised by stream and REST, round trip, audition with a ready sentence, star, A/B and the set saved) in ${SECONDS}s"
