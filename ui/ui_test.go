@@ -636,3 +636,15 @@ func TestResearchFileSourceOpensAndEscGoesBack(t *testing.T) {
 		t.Errorf("esc after 2 went to pane %d", m.Active())
 	}
 }
+
+// A crawl's pages are counted once: "1 page from vendor_crawl".
+func TestPagesCountedOnce(t *testing.T) {
+	m := newModel(t, nil, 100, 30)
+	out, _ := json.Marshal(api.CrawlOutput{BaseURL: "https://site.example/", Results: []api.PageContent{{URL: "https://site.example/quagga", RawContent: "Quagga."}}})
+	_, cmd := m.Update(common.ShowKeptMsg{Item: library.Item{ID: 4, Kind: library.KindCrawl, Tool: api.ToolCrawl, URL: "https://site.example/", Output: string(out)}})
+	uitest.Settle(func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }, cmd)
+	v := uitest.Plain(m.Render())
+	if !strings.Contains(v, "1 page from vendor_crawl") || strings.Contains(v, "1 page · 1 page") {
+		t.Errorf("the count is said twice:\n%s", v)
+	}
+}

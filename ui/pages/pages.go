@@ -1209,15 +1209,18 @@ func (p *Pane) View() string {
 		hint := "No pages yet. Open a search result (enter in Search), press o to extract a URL, or run extract, crawl or map from the palette (:)."
 		return common.Fit(strings.Join(append(top, s.Dim.Render(common.Wrap(hint, p.width))), "\n"), p.width, p.height)
 	}
-	sum := common.Count(len(p.pages), "page")
+	sum, note := common.Count(len(p.pages), "page"), p.note
 	if n := len(p.visible()); n < len(p.pages) {
 		sum = fmt.Sprintf("%d of %s match the filter", n, sum)
+	} else if strings.HasPrefix(note, sum+" ") {
+		// "11 pages from vendor_crawl", not "11 pages · 11 pages from …"
+		sum, note = note, ""
 	}
 	if m := len(p.marked()); m > 0 {
 		sum += fmt.Sprintf(" · %d selected", m)
 	}
-	if p.note != "" {
-		sum += " · " + p.note
+	if note != "" {
+		sum += " · " + note
 	}
 	top = append(top, s.Dim.Render(common.Truncate(sum, p.width)))
 	header := strings.Join(top, "\n")
