@@ -145,6 +145,17 @@ func (m *Model) applyStyles() {
 }
 
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	shown := m.active
+	_, cmd := m.update(msg)
+	if m.active != shown {
+		if s, ok := m.panes[m.active].(common.Shower); ok {
+			cmd = tea.Batch(cmd, s.Shown())
+		}
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height

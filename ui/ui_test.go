@@ -648,3 +648,28 @@ func TestPagesCountedOnce(t *testing.T) {
 		t.Errorf("the count is said twice:\n%s", v)
 	}
 }
+
+// Switching to the Library tab lists what another process kept since,
+// without typing in its search line.
+func TestLibraryReloadsWhenShown(t *testing.T) {
+	lib, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	c, _ := uitest.Common(t, nil)
+	c.Library = func() (*library.Store, error) { return lib, nil }
+	m := New(c)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	drive := func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }
+	uitest.Settle(drive, m.panes[5].Init())
+	if err := lib.Add(context.Background(), &library.Item{Kind: library.KindPage, Tool: api.ToolExtract, Title: "Quagga notes",
+		URL: "https://docs.example/quagga", Body: "The quagga was a zebra.", Created: uitest.Epoch}); err != nil {
+		t.Fatal(err)
+	}
+	m.Update(uitest.Press("esc"))
+	uitest.Settle(drive, drive(uitest.Press("6")))
+	if v := uitest.Plain(m.Render()); !strings.Contains(v, "Quagga notes") {
+		t.Errorf("the Library did not reload when shown:\n%s", v)
+	}
+}

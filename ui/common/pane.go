@@ -47,3 +47,11 @@ type TextAreaPane interface {
 type Rester interface {
 	Resting() bool
 }
+
+// Shower is a pane that wants to know when it is shown (a digit, a tab,
+// a click, or a message routed to it): the Library reloads then, so that
+// what another hark process kept is listed. Shown must not block: work
+// goes in the command it returns.
+type Shower interface {
+	Shown() tea.Cmd
+}

@@ -156,6 +156,23 @@ func WriteFresh(path, name string, data []byte) (string, error) {
 	return WriteNew(try, name, data)
 }
 
+// FreePath is path, or the first of path-2, path-3… (before the
+// extension) that does not exist: for a writer that refuses an existing
+// path, given a name hark offered. It looks at the disk: call it in a
+// command.
+func FreePath(path string) string {
+	ext := filepath.Ext(path)
+	base := strings.TrimSuffix(path, ext)
+	try := path
+	for n := 2; n < 1000; n++ {
+		if _, err := os.Lstat(try); errors.Is(err, fs.ErrNotExist) {
+			return try
+		}
+		try = fmt.Sprintf("%s-%d%s", base, n, ext)
+	}
+	return try
+}
+
 // WriteNew writes data to path, a new file: its directory is made if
 // need be; an existing directory gets the file named name inside it; an
 // existing file is an error, never overwritten. It returns the path

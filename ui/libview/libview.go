@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -29,7 +30,9 @@ var Keys = keyMap{
 	Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 	Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run again")),
 	Delete: key.NewBinding(key.WithKeys("d"), key.WithHelp("d d", "delete")),
-	Export: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "export (.md, .bib, .json)")),
+	// A control key, as saving in Research: no run of typed words (a
+	// search typed before / was pressed) may end in a written file.
+	Export: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "export (.md, .bib, .json)")),
 }
 
 type keyMap struct {
@@ -58,6 +61,7 @@ type Pane struct {
 	offset  int
 	seq     int // of the last load asked for
 	loaded  bool
+	others  bool  // nothing of the kind chosen, but other kinds kept
 	confirm int64 // the item d was pressed on once
 	saveAs  common.SaveAs
 	saving  library.Item
@@ -91,6 +95,10 @@ func (p *Pane) LineEmpty() bool { return p.query.Focused() && p.query.Value() ==
 // Init loads the list.
 func (p *Pane) Init() tea.Cmd { return p.load() }
 
+// Shown reloads the list (in a command): another hark process (hark
+// search in a shell) may have kept something since.
+func (p *Pane) Shown() tea.Cmd { return p.load() }
+
 // SetSize is given the pane's whole area.
 func (p *Pane) SetSize(w, h int) {
 	p.width, p.height = max(0, w), max(0, h)
@@ -101,6 +109,9 @@ type loadedMsg struct {
 	seq   int
 	items []library.Item
 	err   error
+	// others says that, with a kind chosen and none of it kept, items of
+	// other kinds are.
+	others bool
 }
 
 type openedMsg struct {
@@ -127,7 +138,15 @@ func (p *Pane) load() tea.Cmd {
 		} else {
 			items, err = s.Search(context.Background(), q, kind, listLimit)
 		}
-		return loadedMsg{seq: seq, items: items, err: err}
+		for i := range items {
+			items[i].Snippet = plainWords(items[i].Snippet)
+		}
+		var others bool
+		if err == nil && len(items) == 0 && kind != "" && q == "" {
+			all, err := s.List(context.Background(), "", 1)
+			others = err == nil && len(all) > 0
+		}
+		return loadedMsg{seq: seq, items: items, err: err, others: others}
 	}
 }
 
@@ -162,7 +181,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		if msg.seq != p.seq {
 			return p, nil // an older query's answer
 		}
-		p.loaded, p.err = true, msg.err
+		p.loaded, p.err, p.others = true, msg.err, msg.others
 		if msg.err == nil {
 			p.items = msg.items
 		}
@@ -216,7 +235,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	if p.saveAs.Active() {
 		path, cmd := p.saveAs.Key(msg)
 		if path != "" {
-			return export(p.saving, path)
+			return export(p.saving, path, p.saveAs.Unedited())
 		}
 		return cmd
 	}
@@ -332,9 +351,36 @@ func exportName(it library.Item) string {
 	return name + ".md"
 }
 
-func export(it library.Item, path string) tea.Cmd {
+// export writes it to path; fresh (the offered name, accepted as it
+// was) numbers the name past a file that exists.
+func export(it library.Item, path string, fresh bool) tea.Cmd {
 	return func() tea.Msg {
+		if fresh {
+			path = common.FreePath(path)
+		}
 		path, err := library.Export(it, path, "")
 		return exportedMsg{path: path, err: err}
 	}
 }
+
+// plainWords is a snippet as words to read: the markdown marks a body's
+// opening holds (emphasis, rules, autolinks, link syntax, headings,
+// table bars) taken out.
+func plainWords(s string) string {
+	s = mdLink.ReplaceAllString(s, "$1")
+	s = autoLink.ReplaceAllString(s, "$1")
+	s = strings.NewReplacer("**", "", "__", "", "`", "", " | ", " ", "|", " ").Replace(s)
+	var out []string
+	for _, w := range strings.Fields(s) {
+		if strings.Trim(w, "-*_=#>~") == "" {
+			continue // a rule, a heading or quote mark, a lone bullet
+		}
+		out = append(out, strings.Trim(w, "*"))
+	}
+	return strings.Join(out, " ")
+}
+
+var (
+	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)\s]*\)`)
+	autoLink = regexp.MustCompile(`<((?:https?|file|mailto):[^>\s]+)>`)
+)

@@ -153,10 +153,10 @@ func TestSearchOpenRerunDeleteExport(t *testing.T) {
 	if n, _ := s.Count(context.Background()); n != 2 || len(p.items) != 2 {
 		t.Fatalf("after d d: %d kept, %d listed", n, len(p.items))
 	}
-	// w offers a file in the output directory; enter writes it.
-	press(p, "g", "w")
+	// ctrl+s offers a file in the output directory; enter writes it.
+	press(p, "g", "ctrl+s")
 	if !p.OwnsKeys() || !strings.Contains(uitest.Plain(p.View()), "save as "+p.c.OutputDir+"/How_do_crossings_work.md") {
-		t.Fatalf("w did not offer a path:\n%s", uitest.Plain(p.View()))
+		t.Fatalf("ctrl+s did not offer a path:\n%s", uitest.Plain(p.View()))
 	}
 	msgs = press(p, "enter")
 	notice, ok := msgs[0].(common.NoticeMsg)
@@ -166,6 +166,66 @@ func TestSearchOpenRerunDeleteExport(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(p.c.OutputDir, "How_do_crossings_work.md"))
 	if err != nil || !strings.Contains(string(b), "Stripes give pedestrians") {
 		t.Errorf("exported %q %v", b, err)
+	}
+	// Again: a fresh name is offered, not the one that now exists.
+	press(p, "ctrl+s")
+	msgs = press(p, "enter")
+	if notice, ok := msgs[0].(common.NoticeMsg); !ok || !strings.HasSuffix(notice.Text, "How_do_crossings_work-2.md") {
+		t.Errorf("second export gave %#v", msgs)
+	}
+}
+
+// Typed words (a search typed before / was pressed) never write a file:
+// exporting is ctrl+s.
+func TestTypingNeverExports(t *testing.T) {
+	p, _ := newPane(t, 80, 21)
+	for _, k := range append(uitest.Type("what was new, draw"), uitest.Press("enter")) {
+		settle(p, func() tea.Cmd { _, c := p.Update(k); return c }())
+	}
+	if p.saveAs.Active() {
+		press(p, "esc")
+	}
+	if files, _ := os.ReadDir(p.c.OutputDir); len(files) > 0 {
+		t.Errorf("typing wrote %s", files[0].Name())
+	}
+}
+
+// Markdown marks are taken out of the second line, and a page's URL
+// leads it.
+func TestSnippetsArePlainWords(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"**1. Background** --- the *okapi* lives <http://okapi.example/x> in `C` code", "1. Background the okapi lives http://okapi.example/x in C code"},
+		{"## Summary > see [the manual](https://valgrind.org/docs) and ![logo](x.png)", "Summary see the manual and logo"},
+		{"| col | two | --leak-check=full", "col two --leak-check=full"},
+	} {
+		if got := plainWords(tc.in); got != tc.want {
+			t.Errorf("plainWords(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A kind with nothing kept says so, not "Nothing kept yet", when other
+// kinds are kept.
+func TestEmptyKindSaysOthersAreKept(t *testing.T) {
+	p, _ := newPane(t, 80, 21)
+	press(p, "f", "f", "f", "f") // research, search, page, crawl
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "No crawls kept yet; other kinds are") || strings.Contains(v, "Nothing kept yet") {
+		t.Errorf("empty kind:\n%s", v)
+	}
+}
+
+// Items kept by another process are listed on coming back to the pane,
+// without typing anything.
+func TestShownReloads(t *testing.T) {
+	p, s := newPane(t, 80, 21)
+	if err := s.Add(context.Background(), &library.Item{Kind: library.KindPage, Tool: api.ToolExtract, Title: "Quagga notes",
+		URL: "https://docs.example/quagga", Body: "The quagga was a zebra.", Created: uitest.Epoch}); err != nil {
+		t.Fatal(err)
+	}
+	settle(p, p.Shown())
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "Quagga notes") {
+		t.Errorf("not reloaded when shown:\n%s", v)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"hark/library"
 	"hark/ui/common"
 )
 
@@ -44,7 +45,10 @@ func (p *Pane) View() string {
 		body = append(body, st.Dim.Render(common.Wrap("Nothing kept matches. Every word must appear; the last may be the start of a word.", p.width)))
 	case len(p.items) == 0:
 		msg := "Nothing kept yet. Research reports, searches, pages, crawls and maps are kept here as they come back, and stay after hark quits."
-		if p.c.LibraryOff {
+		switch {
+		case p.others:
+			msg = fmt.Sprintf("No %s kept yet; other kinds are: f shows the next kind, then all.", kindName(kinds[p.kind]))
+		case p.c.LibraryOff:
 			msg = "Keeping is off (library = false or HARK_LIBRARY=0), and nothing was kept before."
 		}
 		body = append(body, st.Dim.Render(common.Wrap(msg, p.width)))
@@ -75,9 +79,14 @@ func (p *Pane) listLines(h int) []string {
 		head := fmt.Sprintf("%-8s %s  ", it.Kind, when)
 		title := common.Truncate(it.Title, max(1, p.width-len(head)-2))
 		line := "  " + head + title
+		// Where a page came from, then its opening words (or, while
+		// searching, the words around the match).
 		second := it.Snippet
+		if it.URL != "" && it.Kind != library.KindResearch && it.Kind != library.KindSearch {
+			second = strings.TrimSuffix(it.URL+" · "+second, " · ")
+		}
 		if second == "" {
-			second = strings.TrimSpace(it.URL + "  " + it.Gateway)
+			second = it.Gateway
 		}
 		second = "    " + common.Truncate(second, max(1, p.width-4))
 		if i == p.cursor {
@@ -103,6 +112,17 @@ func (p *Pane) footer() string {
 	if strings.TrimSpace(p.query.Value()) != "" {
 		n = fmt.Sprintf("%d found", len(p.items))
 	}
-	hint := "enter open · r run again · d d delete · w export · / search"
+	hint := "enter open · r run again · d d delete · ctrl+s export · / search"
 	return common.Truncate(st.Dim.Render(n+" · "+hint), p.width)
+}
+
+// kindName is a kind as the filter line names it, plural.
+func kindName(k string) string {
+	switch k {
+	case library.KindResearch:
+		return "research reports"
+	case library.KindSearch:
+		return "searches"
+	}
+	return k + "s"
 }
