@@ -332,7 +332,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		n := p.note
 		return p, func() tea.Msg { return common.NoticeMsg{Text: n} }
 	case common.OpenPagesMsg:
-		p.mode = listMode
+		// What is opened now is not what the last error was about.
+		p.mode, p.err = listMode, nil
 		p.openFind = msg.Find
 		if len(msg.Read) > 0 {
 			m := doneMsg{slug: api.ToolSearch, base: msg.Read[0].URL}
