@@ -6,12 +6,20 @@
 #      sourced) completes tool slugs and enum flags from the embedded
 #      gateway;
 #   2. hark opens; the digits the tab bar advertises switch panes from the
-#      empty query and question lines, and type nothing into them;
+#      empty query and question lines, and type nothing into them; in
+#      Research, h and M type into the question that has the cursor, and
+#      the line under it names the keys that work there (ctrl+o, esc then
+#      h); after esc, M changes the model;
 #   3. the empty index says so; a folder of documentation is indexed from
 #      the CLI while the TUI runs, then searched in the TUI, and a result
 #      opened in Pages; the index's sources are listed and another folder
 #      indexed from the palette;
-#   4. research runs and is saved with w into the data directory;
+#   4. a palette form the gateway refuses (extract of an ftp:// URL) comes
+#      back with what was typed and the rule at its field, and again when
+#      reopened;
+#   4b. research runs; a source (a file:// page of the indexed folder)
+#      opens in Pages with the index's text, and esc goes back to
+#      Research; the report is saved with ctrl+s into the data directory;
 #   5. relaunched against an unreachable gateway, the report is found in
 #      the Library by a word of its body and reopened; in the reader, find
 #      (/, n), the contents (T) and $EDITOR (e) work, and so does history;
@@ -91,6 +99,21 @@ wait_for 'embedded · workspace local' 15
 wait_for 'The local search index is empty' 10
 keys 3
 wait_for 'what do you want researched\?'
+# The question has the cursor: the hint names ctrl+o, not M, and h and M
+# type into it.
+wait_for 'ctrl\+o model auto' 5
+if screen | grep -Eq '^M model'; then fail "the hint names M while the question has the cursor"; fi
+keys h M
+wait_for '^\? hM' 5
+wait_for 'ctrl\+o model auto' 5
+keys C-u Escape
+# Left: M changes the model, as the line now says.
+wait_for '^M model auto' 5
+keys M
+wait_for '^M model mini' 5
+keys M M
+wait_for '^M model auto' 5
+keys i
 keys 4
 wait_for 'Voices +Speak +Listen' 10
 keys 2
@@ -129,16 +152,46 @@ wait_for "indexed 1 page from $work/notes" 15
 wait_for 'Index sources \(2\)' 5
 keys Escape
 
-# 4. Research, saved where the user says (the offered path is under the
-# data directory).
+# 4. A palette form the gateway refuses keeps what was typed: the form
+# comes back with the rule at the field, and again from the palette.
 keys Escape
+keys :
+text "vendor_extract"
+keys Enter
+wait_for 'urls\*' 5
+text "ftp://example.com/x"
+keys Enter
+wait_for '✗ urls .*not an absolute http' 15
+wait_for 'ftp://example.com/x' 5
+keys Escape
+keys 1
+keys :
+text "vendor_extract"
+keys Enter
+wait_for 'ftp://example.com/x' 5
+wait_for '✗ urls' 5
+keys Escape
+
+# 4b. Research; a source from the indexed folder opens with the index's
+# text, esc comes back; the report is saved where the user says (the
+# offered path is under the data directory).
 keys 3
 text "How does memcheck find memory leaks?"
 keys Enter
 wait_for '✓ How does memcheck' 60
 wait_for 'Summary'
 keys Escape
-keys w
+keys s
+wait_for 'Sources \(' 5
+keys Enter
+wait_for 'file://' 15
+if screen | grep -q 'not an absolute http'; then fail "a file:// source was sent to extract"; fi
+keys Escape
+wait_for 'esc back to Research' 5
+keys Escape
+wait_for 'Sources \(' 5
+keys s
+keys C-s
 wait_for 'save as ' 5
 keys Enter
 wait_for 'saved ' 10
@@ -202,4 +255,4 @@ wait_for 'quick brown fox' 60
 if [ -n "$(ls -A "$work/cwd")" ]; then
 	fail "files written to the working directory: $(ls -A "$work/cwd")"
 fi
-echo "tmux-first-session: ok (completion, digits, index from the CLI, search, a result opened, research saved, index sources and a folder from the palette, reopened from the Library offline, find, contents, editor, tts | stt, nothing in the working directory)"
+echo "tmux-first-session: ok (completion, digits, Research h/M at launch, index from the CLI, search, a result opened, a refused palette form kept, a file:// research source and back, research saved, index sources and a folder from the palette, reopened from the Library offline, find, contents, editor, tts | stt, nothing in the working directory)"

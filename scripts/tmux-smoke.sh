@@ -240,7 +240,8 @@ click $((${#prefix} + 2)) 1
 wait_for "what do you want researched?"
 
 # Research: ask (the empty question has the cursor on arrival), get a
-# report, open a source in Pages, save the report.
+# report, open a source in Pages, save the report (ctrl+s: a control key,
+# so that typed words never write a file).
 text "what about zebra crossings"
 keys Enter
 wait_for "✓ what about zebra crossings" 30
@@ -248,7 +249,7 @@ keys Escape s
 wait_for "Sources ("
 keys Enter
 wait_for "‹ http://127.0.0.1" 15
-keys 3 w
+keys 3 C-s
 wait_for "save as $work/out/research-"
 keys Enter
 wait_for "saved "
