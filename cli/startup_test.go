@@ -8,11 +8,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,20 +80,31 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // function that quits it and returns the exit code and stderr.
 func runTUIInBackground(t *testing.T) (*frames, func() (int, string)) {
 	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	return runTUIWith(t, ctx, cancel, tea.WithoutSignals())
+}
+
+// runTUIWith is runTUIInBackground under ctx, which cancel ends.
+func runTUIWith(t *testing.T, ctx context.Context, cancel func(), more ...tea.ProgramOption) (*frames, func() (int, string)) {
+	t.Helper()
 	f := &frames{}
 	tuiTest = func(m tea.Model) (tea.Model, []tea.ProgramOption) {
-		return viewTap{m, f}, []tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(&bytes.Buffer{}), tea.WithWindowSize(80, 24), tea.WithoutSignals()}
+		return viewTap{m, f}, append([]tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(&bytes.Buffer{}), tea.WithWindowSize(80, 24)}, more...)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	var errb bytes.Buffer
 	done := make(chan int, 1)
 	go func() { done <- Run(ctx, nil, strings.NewReader(""), &bytes.Buffer{}, &errb) }()
 	var once sync.Once
 	var code int
+	// stop quits the TUI; -1 is a TUI that did not exit.
 	stop := func() (int, string) {
 		once.Do(func() {
 			cancel()
-			code = <-done
+			select {
+			case code = <-done:
+			case <-time.After(20 * time.Second):
+				code = -1
+			}
 			tuiTest = nil
 			outputsMu.Lock()
 			outputs = append(outputs, errb.String())
@@ -328,5 +341,32 @@ func TestEngineFirstUseLogged(t *testing.T) {
 	}
 	if !strings.Contains(readLog(dataDir), `phase="voice catalogue listed"`) {
 		t.Errorf("hark voices: no voice catalogue phase:\n%s", readLog(dataDir))
+	}
+}
+
+// SIGTERM ends the TUI, as main turns it into the end of Run's context.
+// Bubble Tea's own signal handler used to race that: having taken the
+// signal, it blocked sending a quit message no one read any more, and
+// hark never exited (about one SIGTERM in three on a pty).
+func TestTUIExitsOnSIGTERM(t *testing.T) {
+	isolate(t)
+	s := apitest.New(t)
+	t.Setenv("HARK_BASE_URL", s.URL)
+	t.Setenv("HARK_API_KEY", s.APIKey)
+	for i := range 10 {
+		ctx, stopSignals := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		f, stop := runTUIWith(t, ctx, stopSignals)
+		waitFor(t, "the first frame", func() bool { return len(f.all()) > 0 })
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+		// The signal arrives asynchronously: stop listening only once it
+		// has (with no listener left, SIGTERM would end the test binary).
+		<-ctx.Done()
+		code, errs := stop()
+		if code == -1 {
+			t.Fatalf("run %d: the TUI did not exit after SIGTERM", i)
+		}
+		if code != 0 {
+			t.Fatalf("run %d: exit %d after SIGTERM: %s", i, code, errs)
+		}
 	}
 }

@@ -76,7 +76,11 @@ func runTUI(ctx context.Context, a *App) error {
 	a.cfg.KeyCommandStderr = lazyWriter(a.logWriter)
 
 	var model tea.Model = ui.New(c)
-	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// main turns SIGINT and SIGTERM into ctx's end already. Bubble Tea's
+	// own handler would race it: having taken the signal, it blocks
+	// sending a quit message that no one reads once ctx has ended, and
+	// the program then never exits.
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if tuiTest != nil {
 		var more []tea.ProgramOption
 		model, more = tuiTest(model)
