@@ -49,13 +49,21 @@ func tokens(s string) []string {
 // stem strips a few common English suffixes so "crawling", "crawled" and
 // "crawls" meet. It is deliberately conservative.
 func stem(w string) string {
+	if strings.HasSuffix(w, "ss") {
+		return w // "suppress", "class", "access": no plural to strip
+	}
 	if len(w) <= 4 {
 		return strings.TrimSuffix(w, "s")
 	}
-	for _, suf := range []string{"ational", "ization", "ingly", "ments", "ement", "ness", "ings", "ing", "edly", "ies", "ied", "ed", "ly", "es", "s"} {
+	for _, suf := range []string{"ational", "ization", "ingly", "ments", "ement", "ness", "ings", "ing", "edly", "ions", "ion", "ies", "ied", "ed", "ly", "es", "s"} {
 		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
 			base := w[:len(w)-len(suf)]
 			switch suf {
+			case "ion", "ions":
+				// "detection" meets "detect", "suppressions" "suppress".
+				if !strings.HasSuffix(base, "t") && !strings.HasSuffix(base, "s") {
+					continue
+				}
 			case "ies", "ied":
 				return base + "y"
 			case "es":
@@ -115,6 +123,47 @@ func bm25(query []string, docs [][]string) []float64 {
 		}
 	}
 	return scores
+}
+
+// coverageOf is coverage(query, tokens(text)) without tokenizing all of
+// a long text: it stops once every term is found.
+func coverageOf(query []string, text string) float64 {
+	want := map[string]bool{}
+	for _, q := range query {
+		want[q] = true
+	}
+	if len(want) == 0 {
+		return 0
+	}
+	found := 0
+	var word []rune
+	check := func() bool {
+		if len(word) == 0 {
+			return false
+		}
+		w := string(word)
+		word = word[:0]
+		if stopWords[w] || len([]rune(w)) == 1 && !unicode.IsDigit([]rune(w)[0]) {
+			return false
+		}
+		if t := stem(w); want[t] {
+			delete(want, t)
+			found++
+			return len(want) == 0
+		}
+		return false
+	}
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			word = append(word, unicode.ToLower(r))
+			continue
+		}
+		if check() {
+			break
+		}
+	}
+	check()
+	return float64(found) / float64(found+len(want))
 }
 
 // coverage is the fraction of distinct query terms present in doc.

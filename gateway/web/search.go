@@ -19,11 +19,12 @@ import (
 //
 //   - candidates come from FTS5 (porter stemming) ranked by bm25 with the
 //     title weighted 5, the URL 2 and the body 1;
-//   - score = 0.6 × coverage (share of the query's terms the page holds)
-//   - 0.4 × bm25 relative to the best candidate, times the boosts
-//     (topic 2, country 1.25, news recency up to 1.3), over the best when
-//     that exceeds 1; the score shown is that times 0.4 to 1.0 by where
-//     the result sits between the weakest and the strongest candidate;
+//   - rank = 0.4 × coverage (share of the query's terms the page holds)
+//   - 0.25 × bm25 relative to the best candidate + 0.2 × title coverage
+//   - 0.15 × coverage of the best-matching heading, times the boosts
+//     (topic 2, country 1.25, news recency up to 1.3); the score is the
+//     square of the rank over the best result's, times the best's
+//     coverage;
 //   - basic re-ranks 4× max_results candidates and returns FTS5 snippets;
 //     advanced re-ranks the same and returns the best chunks of each page;
 //     fast ranks max_results×2 candidates on title and snippet only;
@@ -43,8 +44,10 @@ type candidate struct {
 	url, host, title, desc string
 	body, images, favicon  string
 	snippet, topic         string
+	headings               string // one a line
 	published, fetched     int64
 	raw                    float64 // -bm25, larger is better
+	cover                  float64 // share of the query's terms it holds
 	score, rankKey         float64
 	content                string
 }
@@ -52,6 +55,13 @@ type candidate struct {
 const snippetExpr = `snippet(web_fts, 1, '', '', '…', 40)`
 
 func (e *Engine) search(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error) {
+	return e.searchIndex(ctx, in, false)
+}
+
+// searchIndex searches the index. ranked leaves each result's content
+// as its headings (one a line) rather than quoting the page: research
+// reads the pages it chooses whole, and asks only which ones.
+func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked bool) (*api.SearchOutput, error) {
 	if in.MaxResults <= 0 {
 		in.MaxResults = 5
 	}
@@ -112,7 +122,9 @@ func (e *Engine) search(ctx context.Context, in api.SearchInput) (*api.SearchOut
 	if depth == "ultra-fast" || depth == "fast" {
 		bodyCol = "substr(p.body, 1, 600)"
 	}
-	if depth == "ultra-fast" {
+	if depth != "fast" {
+		// Only fast quotes FTS5's snippet; basic asks for one on its own
+		// when no sentence holds a query word (snippetFor).
 		snip = "''"
 	}
 	if in.IncludeRawContent || in.IncludeAnswer || in.ExactMatch {
@@ -151,7 +163,7 @@ func (e *Engine) search(ctx context.Context, in api.SearchInput) (*api.SearchOut
 	}
 	// Phase 2 reads the candidates' columns and snippets.
 	if len(cands) > 0 {
-		q = fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic, %s
+		q = fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic, p.headings, %s
 FROM web_fts JOIN web_pages p ON p.id = web_fts.rowid
 WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(ids, ","))
 		rows, err := e.db.QueryContext(ctx, q, match)
@@ -161,7 +173,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		for rows.Next() {
 			var id int64
 			var d candidate
-			if err := rows.Scan(&id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.snippet); err != nil {
+			if err := rows.Scan(&id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.headings, &d.snippet); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("search index: %w", err)
 			}
@@ -212,7 +224,12 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		if best > 0 {
 			rel = c.raw / best
 		}
-		s := 0.6*coverage(terms, tokens(covText)) + 0.4*rel
+		// What a page is about shows in its title and headings: a page
+		// titled "Memcheck" with a section "Memory leak detection" is
+		// about "memcheck leak" as a release-notes page that names both
+		// is not.
+		c.cover = coverageOf(terms, covText)
+		s := 0.4*c.cover + 0.25*rel + 0.2*coverage(terms, tokens(c.title)) + 0.15*headingCoverage(terms, c.headings)
 		boost := 1.0
 		if topic != "general" && c.topic == topic {
 			boost *= 2
@@ -231,20 +248,18 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		c.rankKey = s * boost
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].rankKey > cands[j].rankKey })
-	// The score is the match's quality (the rank key, over the best when
-	// boosts lift that past 1) times where it sits between the weakest
-	// (0.4) and the strongest (1.0) candidate considered. Good matches
-	// have rank keys close together (0.97 to 1.00), which made every
-	// score bar full; the second factor tells them apart, the first keeps
-	// a poor lone match low.
-	top := math.Max(1, cands[0].rankKey)
-	keyHi, keyLo := cands[0].rankKey, cands[len(cands)-1].rankKey
+	// The score is the square of the result's rank over the best
+	// result's, times the share of the query's words the best result
+	// holds: the best reads 1.0 when it holds them all, one 80% as good
+	// 0.64. Ranks weigh where the words are (title, headings) as well as
+	// how often, and the square spreads the top of the scale, so good
+	// matches no longer all read 0.97 to 1.00 and fill every score bar.
 	for _, c := range cands {
-		place := 1.0
-		if keyHi > keyLo {
-			place = (c.rankKey - keyLo) / (keyHi - keyLo)
+		c.score = 0
+		if cands[0].rankKey > 0 {
+			r := c.rankKey / cands[0].rankKey
+			c.score = math.Round(r*r*cands[0].cover*10000) / 10000
 		}
-		c.score = math.Round(c.rankKey/top*(0.4+0.6*place)*10000) / 10000
 	}
 	// One page reachable at two URLs ("/" and "/index.html") is one result.
 	seenPage := map[string]bool{}
@@ -264,23 +279,25 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		cands = cands[:in.MaxResults]
 	}
 	for _, c := range cands {
-		switch depth {
-		case "advanced":
+		switch {
+		case ranked:
+			c.content = c.headings
+		case depth == "advanced":
 			c.content = bestChunks(in.Query, c.body, 3)
-		case "ultra-fast":
+		case depth == "ultra-fast":
 			c.content = c.desc
 			if c.content == "" {
 				c.content = truncateRunes(strings.Join(strings.Fields(c.body), " "), 300)
 			}
-		case "basic":
+		case depth == "basic":
 			c.content = bestSentences(in.Query, c.body, 300)
 			if c.content == "" {
-				c.content = strings.Join(strings.Fields(c.snippet), " ")
+				c.content = strings.Join(strings.Fields(e.snippetFor(ctx, match, c.id)), " ")
 			}
 		default:
 			c.content = strings.Join(strings.Fields(c.snippet), " ")
 		}
-		if c.content == "" {
+		if c.content == "" && !ranked {
 			c.content = truncateRunes(c.desc, 300)
 		}
 		r := api.SearchResult{Title: c.title, URL: c.url, Content: c.content, Score: c.score}
@@ -305,6 +322,14 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		out.Images = rankImages(in.Query, cands, in.IncludeImageDescriptions)
 	}
 	return out, nil
+}
+
+// snippetFor is FTS5's snippet of one page for match, "" when it has
+// none.
+func (e *Engine) snippetFor(ctx context.Context, match string, id int64) string {
+	var s string
+	_ = e.db.QueryRowContext(ctx, `SELECT `+snippetExpr+` FROM web_fts WHERE web_fts MATCH ? AND rowid = ?`, match, id).Scan(&s)
+	return s
 }
 
 // ftsQuery builds an FTS5 MATCH expression: the query's words OR'ed (stop
@@ -382,6 +407,18 @@ func timeWindow(in api.SearchInput, now time.Time) (lo, hi int64, err error) {
 		}
 	}
 	return lo, hi, nil
+}
+
+// headingCoverage is the largest share of terms that one of headings
+// (one a line) holds.
+func headingCoverage(terms []string, headings string) float64 {
+	best := 0.0
+	for _, h := range strings.Split(headings, "\n") {
+		if h != "" {
+			best = math.Max(best, coverage(terms, tokens(h)))
+		}
+	}
+	return best
 }
 
 // bestChunks returns the n passages of body most relevant to query, in

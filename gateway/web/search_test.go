@@ -362,8 +362,9 @@ func TestAnswerSkipsHeadings(t *testing.T) {
 	}
 }
 
-// Scores tell results apart: good matches no longer all score 0.97-1.00.
-func TestScoresSpread(t *testing.T) {
+// Scores follow the order, and the best result holding every query
+// word reads 1.
+func TestScoresFollowTheOrder(t *testing.T) {
 	e := testEngine(t, nil)
 	var pages []*page
 	for i := 1; i <= 6; i++ {
@@ -372,16 +373,47 @@ func TestScoresSpread(t *testing.T) {
 	}
 	seed(t, e, pages...)
 	out := mustSearch(t, e, api.SearchInput{Query: "gearbox grease", MaxResults: 6})
-	if len(out.Results) < 4 {
-		t.Fatalf("%d results", len(out.Results))
-	}
-	hi, lo := out.Results[0].Score, out.Results[len(out.Results)-1].Score
-	if hi != 1 || hi-lo < 0.3 {
-		t.Errorf("scores %v: want the best at 1 and a spread of at least 0.3", scoresOf(out))
+	if len(out.Results) < 4 || out.Results[0].Score != 1 || out.Results[0].URL != "https://docs.example.com/gearbox-6" {
+		t.Fatalf("want gearbox-6 first at 1: %v %v", searchURLs(out), scoresOf(out))
 	}
 	for i := 1; i < len(out.Results); i++ {
 		if out.Results[i].Score > out.Results[i-1].Score {
 			t.Errorf("scores %v do not follow the order", scoresOf(out))
+		}
+	}
+	// A lone result holding half the query's words reads about half.
+	out = mustSearch(t, e, api.SearchInput{Query: "gearbox zeppelin", MaxResults: 6})
+	if len(out.Results) == 0 || out.Results[0].Score > 0.5 {
+		t.Errorf("half the words: scores %v", scoresOf(out))
+	}
+}
+
+// Scores tell results apart on real pages: good matches once all read
+// 0.97 to 1.00 ("memcheck leak" gave 1, .98, .97, .96, .91), so every
+// score bar was full. The page about the query (its title and a heading
+// name it) reads 1, pages that mention it read visibly less.
+func TestScoresTellResultsApart(t *testing.T) {
+	e := corpusEngine(t)
+	for _, tc := range []struct{ query, best string }{
+		{"memcheck leak", "mc-manual.html"},
+		{"suppression file", "mc-manual.html"},
+		{"helgrind", "hg-manual.html"},
+	} {
+		out := mustSearch(t, e, api.SearchInput{Query: tc.query, MaxResults: 5})
+		sc := scoresOf(out)
+		if len(sc) < 5 || !strings.HasSuffix(out.Results[0].URL, tc.best) || sc[0] != 1 {
+			t.Errorf("%q: want %s first at 1: %v %v", tc.query, tc.best, searchURLs(out), sc)
+			continue
+		}
+		bars := map[int]bool{}
+		for i, s := range sc {
+			bars[int(s*10+0.5)] = true // the TUI's 10-cell bar
+			if i > 0 && s > sc[i-1] {
+				t.Errorf("%q: scores %v do not follow the order", tc.query, sc)
+			}
+		}
+		if sc[1] > 0.9 || sc[0]-sc[4] < 0.3 || len(bars) < 3 {
+			t.Errorf("%q: scores %v: want the second at most 0.9, a spread of 0.3 and three bar lengths", tc.query, sc)
 		}
 	}
 }
@@ -392,4 +424,21 @@ func scoresOf(out *api.SearchOutput) []float64 {
 		s = append(s, r.Score)
 	}
 	return s
+}
+
+// corpusEngine is an engine whose index holds the research corpus: real
+// documentation pages, Valgrind's manual and libffi's (testdata/research,
+// see SOURCES.md there), indexed from the folder as `hark index` does.
+func corpusEngine(t testing.TB) *Engine {
+	t.Helper()
+	e, err := New(Config{DB: testDB(t), MaxPageBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	n, err := e.Index(context.Background(), "testdata/research")
+	if err != nil || n < 30 {
+		t.Fatalf("index the corpus: %d pages, %v", n, err)
+	}
+	return e
 }

@@ -30,7 +30,9 @@ CREATE TABLE IF NOT EXISTS web_pages (
 	favicon     TEXT NOT NULL DEFAULT '',
 	published   INTEGER NOT NULL DEFAULT 0,
 	fetched     INTEGER NOT NULL,
-	topic       TEXT NOT NULL DEFAULT 'general'
+	topic       TEXT NOT NULL DEFAULT 'general',
+	markdown    TEXT NOT NULL DEFAULT '',
+	headings    TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS web_pages_host ON web_pages(host);
 CREATE VIRTUAL TABLE IF NOT EXISTS web_fts USING fts5(
@@ -77,11 +79,43 @@ func openStore(db *sql.DB) (*store, error) {
 			return nil, fmt.Errorf("web: create tables: %w", err)
 		}
 	}
+	// Indexes made before research read pages' structure lack the
+	// markdown and headings columns; their pages read as plain text, and
+	// rank without headings, until they are read again.
+	for _, col := range []string{"markdown", "headings"} {
+		if err := addColumn(db, "web_pages", col, `TEXT NOT NULL DEFAULT ''`); err != nil {
+			return nil, fmt.Errorf("web: add web_pages.%s: %w", col, err)
+		}
+	}
 	// Title weighs 5, body 1, URL 2 in the rank FTS5 orders by.
 	if _, err := db.Exec(`INSERT INTO web_fts(web_fts, rank) VALUES ('rank', 'bm25(5.0, 1.0, 2.0)')`); err != nil {
 		return nil, fmt.Errorf("web: configure ranking: %w", err)
 	}
 	return &store{db: db}, nil
+}
+
+// addColumn adds a column to table unless it has it.
+func addColumn(db *sql.DB, table, column, decl string) error {
+	rows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		if name == column {
+			return nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	_, err = db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN ` + column + ` ` + decl)
+	return err
 }
 
 // splitSQL splits the schema into statements, keeping trigger bodies whole.
@@ -135,18 +169,43 @@ func (s *store) put(ctx context.Context, p *page) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, err := s.db.ExecContext(ctx, `
-INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(url) DO UPDATE SET host=excluded.host, title=excluded.title, description=excluded.description,
 	body=excluded.body, images=excluded.images, favicon=excluded.favicon, published=excluded.published,
-	fetched=excluded.fetched, topic=excluded.topic`,
-		p.URL, host, p.Title, p.Description, p.Text, string(ij), p.Favicon, pub, fetched.Unix(), classifyTopic(p))
+	fetched=excluded.fetched, topic=excluded.topic, markdown=excluded.markdown, headings=excluded.headings`,
+		p.URL, host, p.Title, p.Description, p.Text, string(ij), p.Favicon, pub, fetched.Unix(), classifyTopic(p), p.Markdown, markdownHeadings(p.Markdown))
 	if err == nil {
 		if r, ok := ctx.Value(indexRunKey{}).(*indexRun); ok {
 			r.add(p.URL)
 		}
 	}
 	return err
+}
+
+// markdownHeadings is the headings of markdown, one a line, as text:
+// search weighs a query's words in a page's headings.
+func markdownHeadings(md string) string {
+	var out []string
+	fence := ""
+	for _, l := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence = t[:3]
+		case strings.HasPrefix(t, "#"):
+			h := strings.TrimSpace(strings.TrimLeft(t, "#"))
+			h = strings.NewReplacer("\\", "", "*", "", "`", "", "_", " ").Replace(h)
+			if h != "" {
+				out = append(out, h)
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // count returns how many pages the index holds.
