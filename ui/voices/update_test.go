@@ -858,6 +858,15 @@ func TestAuditionStopsOnXAndOnPreview(t *testing.T) {
 			t.Errorf("%s: audition %+v, takes %q %q", stop, done, p.aud.takes[0].state, p.aud.takes[1].state)
 		}
 	}
+	// The preview ends before the test does (it writes into dir).
+	for p.play != nil && !p.play.done {
+		select {
+		case m := <-msgs:
+			p.update(t, m)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the preview did not end")
+		}
+	}
 }
 
 // runCmd runs cmd as a tea.Program would, each command of a batch on
