@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"hark/api"
 	"hark/gateway/engine"
@@ -51,9 +50,9 @@ func planFor(model, input string) researchPlan {
 		}
 	}
 	if model == "pro" {
-		return researchPlan{Auto: auto, Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 8, PerSection: 4}
+		return researchPlan{Auto: auto, Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 10, PerSection: 4}
 	}
-	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 5, Sources: 4, PerSection: 3}
+	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 5, Sources: 6, PerSection: 3}
 }
 
 // runResearch persists a task, runs it in the background under the
@@ -152,7 +151,7 @@ type section struct{ title, query string }
 // answer has to contain them.
 var askWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields("compare comparison contrast difference differences differ explain describe versus overview summarize summarise summary list use using") {
+	for _, w := range strings.Fields("compare comparison contrast difference differences differ explain describe versus overview summarize summarise summary list use using mean means") {
 		m[stem(w)] = true
 	}
 	return m
@@ -219,7 +218,7 @@ var definition = lazyRegexp(`^\S+ (?:is|are) (?:a|an|the) `)
 // whatIs finds what a question asks to have defined: "what is a data
 // race", "what are closures in libffi" (the place, "in libffi", is not
 // part of the name), "define X", "what does X mean".
-var whatIs = lazyRegexp(`(?i)^\s*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|who\s+(?:is|are|was|were)|define|what\s+does)\s+(?:(?:an?|the)\s+)?(.+?)(?:\s+(?:mean|in|on|for|within|under|when|with|inside)\b.*)?\s*[?.!]*\s*$`)
+var whatIs = lazyRegexp(`(?i)^\s*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|who\s+(?:is|are|was|were)|define|what\s+(?:does|do))\s+(?:(?:an?|the)\s+)?(.+?)(?:\s+(?:mean|in|on|for|within|under|when|with|inside)\b.*)?\s*[?.!]*\s*$`)
 
 // asksHow matches questions after a way of doing something, which
 // sentences saying what a thing is do not answer.
@@ -229,6 +228,7 @@ var asksHow = lazyRegexp(`(?i)^\s*(?:how\b|what\s+steps\b|in\s+what\s+way\b)`)
 type subject struct {
 	defining *regexp.Regexp // sentences that say what it is
 	terms    []string       // its words as tokens
+	does     bool           // the question asks what it does: "what does cachegrind measure"
 }
 
 // definedSubject is what input asks to have defined, or nil when input
@@ -238,17 +238,36 @@ func definedSubject(input string) *subject {
 	if m == nil || comparePattern().MatchString(oneLine(input)) {
 		return nil
 	}
-	words := strings.FieldsFunc(m[1], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(words) == 0 || len(words) > 5 || len(tokens(m[1])) == 0 {
+	name := m[1]
+	// "what does cachegrind measure", "what does --track-origins do":
+	// the last word is what it does, not its name.
+	does := doesQuestion().MatchString(input) && !meanQuestion().MatchString(input)
+	if does && strings.Contains(" "+strings.ToLower(name)+" ", " about ") {
+		return nil // "what does the page say about sitemap indexes": no name
+	}
+	if does {
+		i := strings.LastIndexByte(name, ' ')
+		if i < 0 {
+			return nil
+		}
+		name = name[:i]
+	}
+	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 || len(words) > 5 || len(tokens(name)) == 0 {
 		return nil
 	}
 	for i, w := range words {
 		words[i] = regexp.QuoteMeta(w)
 	}
 	re := regexp.MustCompile(`(?i)^(?:(?:an?|the)\s+)?` + strings.Join(words, `[\s-]+`) +
-		`(?:e?s)?(?:\s*\([^)]*\))?,?\s+(?:is|are|was|were|happens|occurs|means|refers|describes|denotes|represents|consists)\b(\s+not\b)?`)
-	return &subject{defining: re, terms: tokens(m[1])}
+		`(?:e?s)?(?:\s*\([^)]*\))?,?\s+(?:(?:is|are|was|were)(?:\s+also)?\s+(?:an?|the|one)|happens|occurs|means|refers|describes|denotes|represents|consists)\b(\s+not\b)?`)
+	return &subject{defining: re, terms: tokens(name), does: does}
 }
+
+var (
+	doesQuestion = lazyRegexp(`(?i)^\s*what\s+(?:does|do)\b`)
+	meanQuestion = lazyRegexp(`(?i)\bmean\s*[?.!]*\s*$`)
+)
 
 // definedBy reports whether sentence says what the subject is ("A data
 // race happens, …"), and not what it is not ("Closures are not
@@ -351,20 +370,6 @@ func reportSections(input string) (secs []section, compared []string) {
 	return secs, nil
 }
 
-// summaryAnswers are the term sets a summary sentence may answer: for a
-// comparison, all the things compared at once (a sentence about both);
-// for several questions, any one of them; else the whole input.
-func summaryAnswers(input string, secs []section, compared []string) [][]string {
-	if len(compared) > 0 {
-		return [][]string{answerTerms(strings.Join(compared, " "))}
-	}
-	var out [][]string
-	for _, s := range secs {
-		out = append(out, answerTerms(s.query))
-	}
-	return out
-}
-
 // answers reports whether doc holds enough of one of the term sets.
 func answers(doc []string, sets [][]string) bool {
 	for _, terms := range sets {
@@ -399,19 +404,7 @@ type researchSource struct {
 	score      float64
 	snippet    string
 	text       string
-}
-
-type citedSentence struct {
-	text   string
-	source int // index into sources
-	score  float64
-	// context is the words of the heading the sentence sits under, of
-	// its page's title and of a short code block it introduces: what the
-	// sentence is about when it does not say.
-	context []string
-	heading string
-	lead    bool   // the first sentence under its heading
-	code    string // the code block the sentence introduces
+	markdown   string // the extractor's markdown, when known: it marks headings, lists and terms
 }
 
 // short reports whether code is a command or a few lines, not a listing
@@ -420,19 +413,9 @@ func short(code string) bool {
 	return code != "" && strings.Count(code, "\n") < 5
 }
 
-// introducing is s, a sentence followed by its code, ending in a colon:
-// "You can select a voice from the command line:".
-func introducing(s string) string {
-	s = strings.TrimSpace(s)
-	if last, _ := utf8.DecodeLastRuneInString(s); strings.ContainsRune(".!?:", last) {
-		return s
-	}
-	return s + ":"
-}
-
 func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", oneLine(input))
+	fmt.Fprintf(&b, "# %s\n\n", escapeInline(oneLine(input)))
 	// URLs named in the input are read first (and so indexed): they are
 	// sources even on a fresh machine with an empty index.
 	named := e.readNamedURLs(ctx, input)
@@ -467,16 +450,34 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			queries = append(queries, c)
 		}
 	}
+	// And all of them, without the words that ask for a comparison: a
+	// page that names them all may compare them.
+	both := strings.Join(compared, " ")
+	if compared != nil && !slices.Contains(queries, both) {
+		queries = append(queries, both)
+	}
 	searched := map[string]bool{}
-	nSearches := 0
+	nSearches, nRounds := 0, 0
+	changes := asksChanges().MatchString(input)
+	best := map[string]string{} // a query's best result: each thing compared keeps its own page
 	for round := 0; round < plan.Rounds && len(queries) > 0; round++ {
+		nRounds++
 		for _, q := range queries {
 			if searched[q] {
 				continue
 			}
 			searched[q] = true
 			nSearches++
-			res, err := search.Search(ctx, api.SearchInput{Query: q, MaxResults: plan.PerQuery, SearchDepth: "advanced", Topic: "general"})
+			in := api.SearchInput{Query: q, MaxResults: plan.PerQuery, SearchDepth: "advanced", Topic: "general"}
+			var res *api.SearchOutput
+			var err error
+			if local, ok := search.(*Engine); ok && local == e {
+				// Pages are read whole from the index below: search only
+				// chooses them, and its headings feed the follow-ups.
+				res, err = e.searchIndex(ctx, in, true)
+			} else {
+				res, err = search.Search(ctx, in)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return "", nil, ctx.Err()
@@ -490,7 +491,16 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 					found[r.URL] = s
 					order = append(order, r.URL)
 				}
-				s.score += r.Score
+				// Release notes name everything once; they are sources
+				// for questions about changes.
+				w := 1.0
+				if !changes && changelogPage(r.Title, r.URL) {
+					w = 0.3
+				}
+				s.score += r.Score * w
+				if best[q] == "" || w == 1 && changelogPage(found[best[q]].title, best[q]) {
+					best[q] = r.URL
+				}
 			}
 		}
 		queries = followUpQueries(input, found, order, searched)
@@ -505,6 +515,13 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		b.WriteString("\n")
 		return b.String(), []api.ResearchSource{}, nil
 	}
+	// The best page for each thing compared is read, whatever the pool
+	// says: the page about DRD says what DRD is.
+	for _, c := range append(slices.Clip(compared), both) {
+		if u := best[c]; u != "" && (changes || !changelogPage(found[u].title, u)) {
+			found[u].score += 1000
+		}
+	}
 	sort.SliceStable(order, func(i, j int) bool { return found[order[i]].score > found[order[j]].score })
 	if len(order) > plan.Sources {
 		order = order[:plan.Sources]
@@ -518,117 +535,16 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		return "", nil, ctx.Err()
 	}
 
-	// Every sentence of every source, ranked per question.
-	var all []citedSentence
-	for i, s := range sources {
-		title := " " + plainWords(s.title) + " "
-		titleTerms := tokens(s.title)
-		for _, p := range sentencesUnder(s.text) {
-			// The page's title, which opens its text ("This API is so
-			// Fetching!"), is a heading, not a finding; a question the
-			// page asks is not an answer. A sentence that introduces
-			// its code ("Run it like this:") answers with the code.
-			text := p.text
-			if p.code != "" {
-				text = introducing(text)
-			}
-			// A section's first sentence is no tail of a sentence cut
-			// at a line break, whatever its case ("libffi also …").
-			check := text // the check only: quotes keep their words
-			if p.code != "" {
-				check = strings.TrimSuffix(text, ":") + "."
-			}
-			if p.lead {
-				check = sentenceCase(check)
-			}
-			if isAnswerSentence(check, 5, 90) && !strings.HasSuffix(text, "?") && !strings.HasSuffix(text, "？") && !strings.Contains(title, " "+plainWords(text)+" ") {
-				context := append(tokens(p.heading), titleTerms...)
-				if short(p.code) {
-					context = append(context, tokens(p.code)...) // a command: "pip install -e path"
-				}
-				all = append(all, citedSentence{text: text, source: i, context: context, heading: p.heading, lead: p.lead, code: p.code})
-			}
+	docs := make([]*rdoc, len(sources))
+	for i, src := range sources {
+		if src.markdown != "" {
+			docs[i] = readMarkdownDoc(src.markdown, src.title)
+		} else {
+			docs[i] = readTextDoc(src.text, src.title)
 		}
+		docs[i].changelog = changelogPage(src.title, src.url)
 	}
-	texts := make([]string, len(all))
-	docs := make([][]string, len(all))
-	for i, c := range all {
-		texts[i] = c.text
-		docs[i] = tokens(c.text)
-	}
-	inSummary := map[string]bool{}
-	subject := definedSubject(input)
-	how := asksHow().MatchString(input)
-	// pick ranks sentences by BM25 against q and takes the best n that
-	// answer one of the term sets. With inContext, the words of a
-	// sentence's heading and page title count towards answering ("This
-	// facility is called the closure API." under a libffi title) and
-	// raise its rank; a comparison's summary needs sentences that name
-	// both things themselves.
-	pick := func(q string, sets [][]string, n int, inContext bool, skip map[string]bool) []citedSentence {
-		var picked []map[string]int // shingles of picked sentences, to skip repeats
-		terms := answerTerms(q)
-		scores := bm25(terms, docs)
-		for i := range scores {
-			doc, c := docs[i], all[i].context
-			if inContext {
-				doc = append(slices.Clip(doc), c...)
-			}
-			switch {
-			case !answers(doc, sets):
-				scores[i] = 0 // shares a word with the question, answers none of it
-			case subject != nil && subject.definedBy(texts[i]):
-				scores[i] *= 2.5 // "A data race happens when …" for "what is a data race"
-			case subject != nil && all[i].lead && subject.namedBy(all[i].heading):
-				scores[i] *= 2 // opens the section "The Closure API" for "what is a closure"
-			case how && short(all[i].code):
-				scores[i] *= 1.3 // shows how: "Select a voice from the command line:" and the command
-			case !how && definition().MatchString(texts[i]) && slices.Contains(terms, docs[i][0]):
-				scores[i] *= 1.6 // says what the question names is: "Memcheck is a …"
-			case !how && len(docs[i]) > 0 && slices.Contains(terms, docs[i][0]):
-				scores[i] *= 1.3 // about what the question names: "Memcheck reports …"
-			}
-			if leansOnContext().MatchString(texts[i]) {
-				scores[i] *= 0.6 // still usable, after sentences that stand alone
-			}
-			if inContext && len(terms) > 0 {
-				// Under "Suppressing errors", a sentence on suppression
-				// files answers "how do I suppress errors".
-				scores[i] *= 1 + 0.5*float64(matched(terms, c))/float64(len(terms))
-			}
-		}
-		idx := make([]int, len(all))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
-		var out []citedSentence
-		for _, i := range idx {
-			if len(out) == n || scores[i] <= 0 {
-				break
-			}
-			key := plainWords(texts[i])
-			if skip[key] {
-				continue // said already, maybe by another page
-			}
-			sh := shingles(all[i].text, 2)
-			dup := false
-			for _, p := range picked {
-				if jaccard(sh, p) > 0.5 {
-					dup = true
-					break
-				}
-			}
-			if dup {
-				continue
-			}
-			picked = append(picked, sh)
-			c := all[i]
-			c.score = scores[i]
-			out = append(out, c)
-		}
-		return out
-	}
+	corp := newCorpus(docs)
 
 	// Citation numbers follow first use.
 	num := map[int]int{}
@@ -641,75 +557,186 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		num[src] = len(cited)
 		return num[src]
 	}
-	write := func(cs []citedSentence, bullets bool) {
-		for _, c := range cs {
-			// A section number ("4. Helgrind is …") would read as a
-			// numbered list inside the bullet.
-			text := sectionNumber().ReplaceAllString(strings.TrimSpace(c.text), "")
-			line := fmt.Sprintf("%s [%d]", text, cite(c.source))
-			switch {
-			case bullets && c.code != "":
-				b.WriteString("- " + line + "\n\n" + fenced(c.code, "  ") + "\n")
-			case bullets:
-				b.WriteString("- " + line + "\n")
-			case c.code != "":
-				b.WriteString(line + "\n\n" + fenced(c.code, "") + "\n")
-			default:
-				b.WriteString(line + " ")
-			}
+
+	// What each section asks. A later question's "its" is the first
+	// one's subject: "… and how do I read its output" reads Cachegrind's.
+	subjectWord := askedAbout(input)
+	asks := make([]ask, len(sections))
+	for i, sec := range sections {
+		q := sec.query
+		if i > 0 && subjectWord != "" && pronoun().MatchString(q) && !slices.Contains(tokens(q), stem(strings.ToLower(subjectWord))) {
+			q += " " + subjectWord
 		}
-		b.WriteString("\n")
+		asks[i] = newAsk(q, nil, changes)
+		if compared != nil {
+			asks[i].subject = definedSubject("what is " + sec.query)
+		}
 	}
 
-	summary := pick(input, summaryAnswers(input, sections, compared), 3, compared == nil, nil)
-	for _, c := range summary {
-		inSummary[plainWords(c.text)] = true
+	// The summary: for a comparison, what names every thing compared;
+	// for several questions, the best answer to each; else the best
+	// answers to the question. Summaries hold no lists.
+	inSummary := newUsedSet()
+	var summary []quote
+	switch {
+	case compared != nil:
+		a := newAsk(strings.Join(compared, " "), [][]string{answerTerms(strings.Join(compared, " "))}, changes)
+		a.bare = true
+		summary = corp.pick(a, 2, inSummary, pickOptions{noLists: true, noChangelog: !changes})
+	case len(sections) > 1:
+		// Each question's best answer, unless that is a list: then the
+		// list stays whole in its section, and the summary says nothing
+		// rather than quote a lesser answer.
+		for i := range sections {
+			if len(summary) == 3 {
+				break
+			}
+			trial := newUsedSet()
+			trial.keys, trial.shingles = mergeUsed(inSummary, trial)
+			if qs := corp.pick(asks[i], 1, trial, pickOptions{}); len(qs) == 1 && !qs[0].isList() {
+				summary = append(summary, qs[0])
+				for _, k := range qs[0].all() {
+					inSummary.add(corp.docs[qs[0].doc].sents[k].text)
+				}
+			}
+		}
+	default:
+		summary = corp.pick(asks[0], 1, inSummary, pickOptions{noLists: true})
+		if len(summary) == 1 && len(corp.text(summary[0])) < 200 {
+			summary = append(summary, corp.pick(asks[0], 1, inSummary, pickOptions{noLists: true})...)
+		}
 	}
 	b.WriteString("## Summary\n\n")
-	if len(summary) == 0 {
+	switch {
+	case len(summary) > 0:
+		for _, q := range summary {
+			corp.write(&b, q, cite(q.doc), false)
+		}
+		b.WriteString("\n")
+	case compared != nil:
+		b.WriteString("No source found compares them directly; each section below opens with what the sources say each one is.\n")
+	default:
 		b.WriteString("The sources found mention the topic but no sentence in them answers it directly; see the sources below.\n")
-	} else {
-		write(summary, false)
 	}
 	b.WriteString("\n")
+
+	// Sections add to the summary rather than repeat it, unless the
+	// summary holds all a question's answers. A section with nothing
+	// that answers it is left out, not filled with sentences that merely
+	// share a word with it.
+	inSections := newUsedSet()
 	for i, sec := range sections {
 		if compared != nil {
 			// "drd" as the sources spell it: "DRD".
-			sections[i].title = spelledAsSources(sec.title, texts)
-			sec = sections[i]
+			sec.title = spelledAsSources(sec.title, corpusTexts(corp))
 		}
-		// A section adds to the summary rather than repeating it, unless
-		// the summary holds all its question's answers. A section with no
-		// sentence that answers it is left out, not filled with sentences
-		// that share a word with it.
-		sets := [][]string{answerTerms(sec.query)}
-		cs := pick(sec.query, sets, plan.PerSection, true, inSummary)
-		if len(cs) == 0 && sec.title != "Findings" {
-			cs = pick(sec.query, sets, plan.PerSection, true, nil)
+		both := newUsedSet()
+		both.keys, both.shingles = mergeUsed(inSummary, inSections)
+		var qs []quote
+		if compared != nil {
+			// Each thing compared opens with what it is.
+			qs = corp.pick(asks[i], 1, both, pickOptions{noLists: true, noChangelog: !changes, defining: true})
 		}
-		if len(cs) == 0 {
+		qs = append(qs, corp.pick(asks[i], plan.PerSection-len(qs), both, pickOptions{perPassage: 2})...)
+		if len(qs) == 0 && sec.title != "Findings" {
+			qs = corp.pick(asks[i], plan.PerSection, inSections, pickOptions{perPassage: 2})
+		}
+		if len(qs) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "## %s\n\n", sec.title)
-		write(cs, true)
+		for _, q := range qs {
+			for _, k := range q.all() {
+				inSections.add(corp.docs[q.doc].sents[k].text)
+			}
+		}
+		fmt.Fprintf(&b, "## %s\n\n", escapeInline(sec.title))
+		for _, q := range qs {
+			corp.write(&b, q, cite(q.doc), true)
+		}
 		b.WriteString("\n")
 	}
 	model := fmt.Sprintf("Model `%s`", plan.Model)
 	if plan.Auto {
 		model = fmt.Sprintf("Model `auto`, which chose `%s` for this question", plan.Model)
 	}
-	fmt.Fprintf(&b, "## Method\n\n%s: %d search round(s), %d searches, %d sources read, %d cited; sentences were chosen by BM25 relevance to each question.\n\n", model, plan.Rounds, nSearches, len(sources), len(cited))
+	fmt.Fprintf(&b, "## Method\n\n%s: %s, %s, %d sources read, %d cited. "+
+		"Quotes are whole sentences from the passages (a heading and the text under it) that best answer each question, "+
+		"by BM25 relevance with matches in headings weighted, each with the sentence or term it depends on", model,
+		plural(nRounds, "search round", "search rounds"), plural(nSearches, "search", "searches"), len(sources), len(cited))
+	if changes {
+		b.WriteString(".\n\n")
+	} else {
+		b.WriteString("; release notes count for less, as the question is not about changes.\n\n")
+	}
 	b.WriteString("## Sources\n\n")
 	// sources[] is what the report cites, in citation order: the list a
 	// reader opens with s matches the numbers in the text.
 	out := []api.ResearchSource{}
 	for i, src := range cited {
 		s := sources[src]
-		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, mdEscape(s.title), s.url)
+		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeInline(oneLine(s.title)), linkTarget(s.url))
 		out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
 	}
 	return b.String(), out, nil
 }
+
+// plural is "1 search" or "3 searches".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// linkTarget is a URL as a markdown link destination: in angle brackets
+// when it holds spaces or parentheses.
+func linkTarget(u string) string {
+	if strings.ContainsAny(u, " ()<>") {
+		return "<" + strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20").Replace(u) + ">"
+	}
+	return u
+}
+
+func mergeUsed(a, b *usedSet) (map[string]bool, []map[string]int) {
+	keys := make(map[string]bool, len(a.keys)+len(b.keys))
+	for k := range a.keys {
+		keys[k] = true
+	}
+	for k := range b.keys {
+		keys[k] = true
+	}
+	return keys, append(slices.Clip(a.shingles), b.shingles...)
+}
+
+// corpusTexts is every sentence of the corpus as plain text.
+func corpusTexts(c *rcorpus) []string {
+	var out []string
+	for _, d := range c.docs {
+		for _, s := range d.sents {
+			out = append(out, unmark(s.text))
+		}
+	}
+	return out
+}
+
+// askedAbout is the subject of a question that opens "what does X …",
+// "how does X …", "what is X": the thing a later "its" points at.
+func askedAbout(input string) string {
+	m := askedSubject().FindStringSubmatch(oneLine(input))
+	if m == nil {
+		return ""
+	}
+	switch strings.ToLower(m[1]) {
+	case "i", "you", "we", "they", "it", "one", "people", "this", "that":
+		return ""
+	}
+	return m[1]
+}
+
+var askedSubject = lazyRegexp(`(?i)^\s*(?:what|how|why|when|where|which)\s+(?:does|do|did|is|are|was|were|can|could|should|will)\s+(?:(?:an?|the)\s+)?([\w.+-]+)`)
+
+// pronoun matches a word that points back at a thing named earlier.
+var pronoun = lazyRegexp(`(?i)\b(?:it|its|it's|they|them|their|this|that)\b`)
 
 var inputURL = lazyRegexp(`https?://[^\s<>"')\]]+`)
 
@@ -725,7 +752,7 @@ func (e *Engine) readNamedURLs(ctx context.Context, input string) []*researchSou
 		if err != nil {
 			continue
 		}
-		out = append(out, &researchSource{url: p.URL, title: p.Title, score: 100, snippet: truncateRunes(p.Text, 300), text: p.Text})
+		out = append(out, &researchSource{url: p.URL, title: p.Title, score: 100, snippet: truncateRunes(p.Text, 300), text: p.Text, markdown: p.Markdown})
 	}
 	return out
 }
@@ -742,8 +769,8 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 				return // read already (a URL the input named)
 			}
 			if localIndex {
-				if body, title, err := e.store.body(ctx, s.url); err == nil && body != "" {
-					s.text = body
+				if body, md, title, err := e.store.body(ctx, s.url); err == nil && body != "" {
+					s.text, s.markdown = body, md
 					if s.title == "" {
 						s.title = title
 					}
@@ -755,7 +782,7 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 				p, err := e.readPage(fctx, s.url, extractOptions{})
 				cancel()
 				if err == nil {
-					s.text = p.Text
+					s.text, s.markdown = p.Text, p.Markdown
 					if s.title == "" {
 						s.title = p.Title
 					}
@@ -858,9 +885,6 @@ func sentenceCase(s string) string {
 	return strings.ToUpper(string(r[0])) + string(r[1:])
 }
 
-var mdEscaper = strings.NewReplacer("[", `\[`, "]", `\]`)
-
-func mdEscape(s string) string { return mdEscaper.Replace(oneLine(s)) }
 
 // Research task persistence.
 
@@ -920,7 +944,9 @@ func (s *store) failInterruptedResearch() error {
 	return err
 }
 
-func (s *store) body(ctx context.Context, u string) (body, title string, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT body, title FROM web_pages WHERE url = ?`, u).Scan(&body, &title)
-	return body, title, err
+// body is a page's text, its markdown ("" for pages indexed before the
+// index kept it) and its title.
+func (s *store) body(ctx context.Context, u string) (body, markdown, title string, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT body, markdown, title FROM web_pages WHERE url = ?`, u).Scan(&body, &markdown, &title)
+	return body, markdown, title, err
 }

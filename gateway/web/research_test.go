@@ -103,7 +103,7 @@ func TestResearchReport(t *testing.T) {
 		}
 		return n
 	}
-	if err1 != nil || err2 != nil || read(p2) <= read(m2) || !strings.Contains(p2.Content, "Model `pro`: 3 search round(s)") || !strings.Contains(m2.Content, "Model `mini`: 1 search round(s)") {
+	if err1 != nil || err2 != nil || read(p2) <= read(m2) || !strings.Contains(p2.Content, "Model `pro`: 3 search rounds, ") || !strings.Contains(m2.Content, "Model `mini`: 1 search round, ") {
 		t.Errorf("pro should read more sources than mini: %v %v, %d vs %d", err1, err2, read(p2), read(m2))
 	}
 	none, err := e.Research(context.Background(), api.ResearchInput{Input: "volcanic xylophonists", Model: "mini"})
@@ -232,6 +232,8 @@ func TestResearchSaveFailureIsAnError(t *testing.T) {
 // never a heading run into the sentence after it.
 func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
 	files, _ := filepath.Glob("testdata/extract/*.html")
+	more, _ := filepath.Glob("testdata/research/*/*.html")
+	files = append(files, more...)
 	checked := 0
 	for _, f := range files {
 		body, err := os.ReadFile(f)
@@ -264,10 +266,20 @@ func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
 				}
 			}
 		}
+		// Sentences as search's snippets read them (the text), and as
+		// research reads them (the markdown's blocks).
+		var all []string
 		for _, s := range sentences(p.Text) {
-			if !isAnswerSentence(s, 5, 90) {
-				continue
+			if isAnswerSentence(s, 5, 90) {
+				all = append(all, s)
 			}
+		}
+		for _, s := range readMarkdownDoc(p.Markdown, p.Title).sents {
+			if s.ok {
+				all = append(all, unmark(s.text))
+			}
+		}
+		for _, s := range all {
 			checked++
 			for _, g := range glued {
 				if strings.Contains(s, g) {
@@ -484,9 +496,11 @@ func TestResearchReadsSentencesInTheirPlace(t *testing.T) {
 		t.Errorf("the opening of the section on closures should open the summary:\n%s", c)
 	}
 
+	// The section headed by the question opens the summary, quoted from
+	// its opening in page order.
 	c = research("how do I suppress errors in valgrind memcheck")
-	if !strings.HasPrefix(summary(c), "So Valgrind reads a list of errors to suppress at startup.") {
-		t.Errorf("the sentence under 'Suppressing errors' should open the summary, not what Memcheck is:\n%s", c)
+	if !strings.HasPrefix(summary(c), "The error-checking tools detect numerous problems in the system libraries. So Valgrind reads a list of errors to suppress at startup.") {
+		t.Errorf("the section 'Suppressing errors' should open the summary, not what Memcheck is:\n%s", c)
 	}
 	if strings.Contains(c, "eagerly report") {
 		t.Errorf("a question the page asks is quoted as an answer:\n%s", c)
@@ -507,5 +521,122 @@ func TestResearchReadsSentencesInTheirPlace(t *testing.T) {
 	}
 	if n := strings.Count(c, "A data race happens"); n != 1 {
 		t.Errorf("the definition, on two pages, is quoted %d times:\n%s", n, c)
+	}
+}
+
+// Page text is quoted as the page wrote it: text the index holds as
+// plain text (or escaped in its markdown) is never read as markdown in
+// the report, while inline code stays code and a command stays fenced.
+func TestResearchQuotesTextNotMarkup(t *testing.T) {
+	e := testEngine(t, nil)
+	// A page read through the extractor (markdown kept) and one indexed
+	// before the index kept markdown (text only).
+	p := &page{URL: "https://burrow.example/guide", Title: "Burrow guide",
+		Text: "Burrow tunnels\n\nThe burrow entry point is __burrow_main__ and the map marks [depth](tunnel) for every burrow tunnel. " +
+			"Each burrow tunnel keeps *one* rabbit and <b>two</b> doors.\n\nStart a burrow tunnel with the command:\n\n    burrow dig --depth=3"}
+	p.Markdown = "# Burrow tunnels\n\nThe burrow entry point is `__burrow_main__` and the map marks \\[depth\\](tunnel) for every burrow tunnel. " +
+		"Each burrow tunnel keeps \\*one\\* rabbit and \\<b>two\\</b> doors.\n\nStart a burrow tunnel with the command:\n\n```\nburrow dig --depth=3\n```"
+	seed(t, e, p, &page{URL: "https://burrow.example/old", Title: "Old burrow notes",
+		Text: "Old burrow notes\n\nAn old burrow tunnel uses __old_main__ and [exit](hole) markers, with char *p and *q pointers in every burrow tunnel."})
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "how do I dig a burrow tunnel?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := out.Content
+	checkNoMarkup(t, c)
+	for _, want := range []string{"`__burrow_main__`", `\[depth\](tunnel)`, `\*one\*`, `\<b>two\</b>`, "with the command: [1]\n\n```\nburrow dig --depth=3\n```", `\_\_old_main\_\_`, `\[exit\](hole)`, `char \*p and \*q`} {
+		if !strings.Contains(c, want) {
+			t.Errorf("report lacks %q:\n%s", want, c)
+		}
+	}
+	// And read back as markdown, it says what the pages say.
+	var html strings.Builder
+	if err := markdownParser().Convert([]byte(c), &html); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<code>__burrow_main__</code>", "[depth](tunnel)", "*one*", "&lt;b&gt;two&lt;/b&gt;", "__old_main__", "[exit](hole)", "char *p and *q", "<pre><code>burrow dig --depth=3\n</code></pre>"} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("rendered report lacks %q:\n%s", want, html.String())
+		}
+	}
+}
+
+// An index made before research read pages' structure gains the columns
+// it lacks, and its pages are still read (as plain text).
+func TestStoreMigratesOldIndex(t *testing.T) {
+	db := testDB(t)
+	old := strings.Replace(schema, ",\n\tmarkdown    TEXT NOT NULL DEFAULT '',\n\theadings    TEXT NOT NULL DEFAULT ''", "", 1)
+	if old == schema {
+		t.Fatal("the old schema is the new one: update this test")
+	}
+	for _, stmt := range splitSQL(old) {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO web_pages(url, host, title, body, fetched) VALUES ('https://vg.example/core', 'vg.example', 'Valgrind core',
+		'2.5. Suppressing errors
+
+The error-checking tools detect numerous problems in the system libraries. So Valgrind reads a list of errors to suppress at startup.', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	e := testEngine(t, db)
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "how do I suppress errors?", Model: "mini"})
+	if err != nil || !strings.Contains(out.Content, "So Valgrind reads a list of errors to suppress at startup.") {
+		t.Fatalf("old page not read: %v\n%+v", err, out)
+	}
+	seed(t, e, &page{URL: "https://vg.example/new", Title: "New", Text: "New\n\nText.", Markdown: "## New\n\nText."})
+	var md, heads string
+	if err := db.QueryRow(`SELECT markdown, headings FROM web_pages WHERE url = 'https://vg.example/new'`).Scan(&md, &heads); err != nil || md != "## New\n\nText." || heads != "New" {
+		t.Errorf("new page: %q %q %v", md, heads, err)
+	}
+	// Opening it again changes nothing.
+	if _, err := openStore(db); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Research reads a page's markdown as a researcher does: a term heads
+// the description after it, a list continues the sentence that
+// introduces it, "This means …" leans on the sentence before, a table
+// of contents is no prose, and a command belongs to the sentence that
+// introduces it.
+func TestReadMarkdownDoc(t *testing.T) {
+	d := readMarkdownDoc("# Tool manual\n\n[1. Options](#o)\n\n## Suppressions\n\n"+
+		"The Memcheck suppression types are as follows:\n\n- `Leak`, meaning a memory leak.\n- `Free`, meaning an invalid free.\n\n"+
+		"Every block is reached by a pointer. This means the block can be freed.\n\nRun the tool like this:\n\n```\ntool --check prog\n```\n\n"+
+		"## Options\n\n**`--suppressions=<filename>`**\n\nSpecifies an extra file to read. You may use up to 100 files.\n", "Tool manual")
+	byText := map[string]rsent{}
+	for _, s := range d.sents {
+		byText[unmark(s.text)] = s
+	}
+	toc := byText["1. Options"]
+	if toc.ok {
+		t.Error("a table of contents entry reads as a sentence")
+	}
+	desc := byText["Specifies an extra file to read."]
+	if blk := d.blocks[desc.block]; blk.term != "\x01--suppressions=<filename>\x02" || !d.passages[desc.passage].term {
+		t.Errorf("the description does not know its term: %+v", blk)
+	}
+	leak := byText["Leak, meaning a memory leak."]
+	if blk := d.blocks[leak.block]; blk.leadIn < 0 || !blk.needsLd || unmark(d.sents[blk.leadIn].text) != "The Memcheck suppression types are as follows:" {
+		t.Errorf("the item does not know the sentence it continues: %+v", blk)
+	}
+	if s := byText["This means the block can be freed."]; s.dep < 0 || unmark(d.sents[s.dep].text) != "Every block is reached by a pointer." {
+		t.Errorf("'This means' leans on nothing: %+v", s)
+	}
+	if s := byText["Run the tool like this:"]; s.code != "tool --check prog" || !s.ok {
+		t.Errorf("the command is not the sentence's: %+v", s)
+	}
+	// Quoted, the description comes with its term and the items with
+	// their lead-in.
+	c := newCorpus([]*rdoc{d})
+	q, ok := c.quoteAt(0, slices.IndexFunc(d.sents, func(s rsent) bool { return unmark(s.text) == "Leak, meaning a memory leak." }), ask{}, newUsedSet())
+	if !ok || c.text(q) != "The Memcheck suppression types are as follows:" || len(q.items) != 2 || c.text(q.items[0]) != "`Leak`, meaning a memory leak." {
+		t.Errorf("list quote: %v %q %+v", ok, c.text(q), q)
+	}
+	q, ok = c.quoteAt(0, slices.IndexFunc(d.sents, func(s rsent) bool { return unmark(s.text) == "You may use up to 100 files." }), ask{}, newUsedSet())
+	if !ok || c.text(q) != "`--suppressions=<filename>`: Specifies an extra file to read. You may use up to 100 files." {
+		t.Errorf("description quote: %v %q", ok, c.text(q))
 	}
 }

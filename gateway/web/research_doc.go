@@ -1,0 +1,808 @@
+package web
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+
+	"hark/gateway/extract"
+)
+
+// A source as research reads it: passages (a heading and what it holds),
+// the paragraphs, list items and definitions in each, and their
+// sentences, each knowing what it leans on. It is read from the markdown
+// the extractor wrote (headings, lists, definition terms and inline code
+// are marked there) or, for pages indexed before the index kept markdown,
+// from the plain text.
+
+// Inline code in a sentence is kept between these two bytes, so that the
+// report can quote it as code and escape everything else.
+const (
+	codeOpen  = '\x01'
+	codeClose = '\x02'
+)
+
+type blockKind uint8
+
+const (
+	paraBlock blockKind = iota
+	itemBlock
+)
+
+// rblock is a paragraph or a list item.
+type rblock struct {
+	kind    blockKind
+	passage int
+	list    int    // an item's list: the block index of its first item, -1
+	depth   int    // an item's list nesting, 1 for a top-level list
+	term    string // a definition's term (marked), which its sentences describe
+	desc    int    // a definition's first block, -1
+	label   string // an item's name, when its first "sentence" is one: "Still reachable".
+	leadIn  int    // an item's list's introducing sentence, -1
+	needsLd bool   // the lead-in ends with ":": the items continue it
+	cont    bool   // an item's second or later paragraph
+	sents   []int
+}
+
+// rpassage is a heading and the blocks under it, up to the next heading.
+type rpassage struct {
+	overview    bool     // the page's opening or its overview: what the page is about
+	term        bool     // a definition: its heading is the term
+	heading     string   // plain text; "" before the first heading
+	own         []string // tokens of the heading
+	context     []string // tokens of the headings above it and of the page title
+	contextText []string // the headings above it
+	sents       []int
+}
+
+// rsent is one sentence.
+type rsent struct {
+	text    string // marked: inline code between codeOpen and codeClose
+	toks    []string
+	block   int
+	passage int
+	first   bool   // the first sentence of its block
+	dep     int    // the sentence before it that it leans on ("This means …"), -1
+	lost    bool   // it leans on text that is not in the source's prose
+	ok      bool   // a whole sentence that can be quoted
+	leads   bool   // it introduces a list ("… the following four leak kinds:")
+	far     bool   // it points at a figure or text elsewhere ("… above.")
+	code    string // the short code block it introduces
+	asks    bool   // a question the page asks
+	items   int    // a lead-in's items
+	named   int    // of which name what they describe: "Still reachable". …
+	nWords  int
+	context []string // tokens of what it sits under: passage headings, term, label, lead-in, code
+}
+
+type rdoc struct {
+	title     string
+	changelog bool
+	blocks    []rblock
+	passages  []rpassage
+	sents     []rsent
+}
+
+// docBuilder adds blocks in page order.
+type docBuilder struct {
+	d        *rdoc
+	titleKey string
+	titleTok []string
+	stack    []string // headings by level, 1 to 6
+	term     string   // the definition term the next paragraphs describe
+	lastSent int      // the last sentence added, for a code block that follows it
+	prevKind int      // 0 none, 1 para, 2 item, 3 other (code, table), 4 a term, since the passage began
+	desc     int      // the first block describing the current term, -1
+	links    bool     // the block being added is all links: a table of contents
+	cont     bool     // the block being added is an item's later paragraph
+}
+
+func newDocBuilder(title string) *docBuilder {
+	b := &docBuilder{d: &rdoc{title: title}, titleKey: " " + plainWords(title) + " ", titleTok: tokens(title), stack: make([]string, 7), lastSent: -1, desc: -1}
+	b.d.passages = []rpassage{{context: tokens(title), overview: true}}
+	return b
+}
+
+func (b *docBuilder) heading(level int, h string) {
+	h = strings.TrimSpace(unmark(h))
+	if h == "" {
+		return
+	}
+	level = min(max(level, 1), 6)
+	var above []string
+	for l := 1; l < level; l++ {
+		if b.stack[l] != "" {
+			above = append(above, b.stack[l])
+		}
+	}
+	b.stack[level] = h
+	for l := level + 1; l <= 6; l++ {
+		b.stack[l] = ""
+	}
+	ctx := append(tokens(strings.Join(above, " ")), b.titleTok...)
+	own := tokens(h)
+	if genericHeading().MatchString(h) {
+		// "5.1. Overview" is Cachegrind's overview: it is headed by
+		// what its page or section is about.
+		if len(above) > 0 {
+			own = append(own, tokens(above[len(above)-1])...)
+		} else {
+			own = append(own, b.titleTok...)
+		}
+	}
+	b.d.passages = append(b.d.passages, rpassage{heading: h, own: own, context: ctx, contextText: above, overview: genericHeading().MatchString(h) || len(above) == 0})
+	b.term, b.lastSent, b.prevKind, b.desc = "", -1, 0, -1
+}
+
+// termLine starts a definition: the paragraphs after it describe it.
+// Terms in a row are one ("3.4." and the question it numbers).
+func (b *docBuilder) termLine(t string) {
+	t = strings.TrimSpace(t)
+	if b.prevKind == 4 {
+		t = b.term + " " + t
+		b.d.passages = b.d.passages[:len(b.d.passages)-1]
+	}
+	b.term, b.desc = t, -1
+	// A term heads its description as a heading heads its section: the
+	// description is a passage of its own, within the section.
+	var above []string
+	for l := 1; l <= 6; l++ {
+		if b.stack[l] != "" {
+			above = append(above, b.stack[l])
+		}
+	}
+	ctx := append(tokens(strings.Join(above, " ")), b.titleTok...)
+	b.d.passages = append(b.d.passages, rpassage{heading: unmark(t), own: tokens(unmark(t)), context: ctx, contextText: above, term: true})
+	b.lastSent, b.prevKind = -1, 4
+}
+
+// para adds a paragraph. A paragraph of hard-broken lines (a plain-text
+// file shown in HTML, such as NEWS) is read as the lines it holds:
+// underlined or framed lines are headings, "* " and "- " start items.
+func (b *docBuilder) para(t string) {
+	if strings.Contains(t, "\n") {
+		b.lines(strings.Split(t, "\n"))
+		return
+	}
+	if h := framed(t); h != "" {
+		b.heading(6, h) // "* ==== CORE CHANGES ===="
+		return
+	}
+	b.block(paraBlock, t, 0, -1)
+}
+
+func (b *docBuilder) lines(lines []string) {
+	var cur []string
+	flush := func() {
+		for _, l := range unwrapLines(strings.Join(cur, "\n")) {
+			if m := listMarker(l); m != "" {
+				b.block(itemBlock, strings.TrimSpace(l[len(m):]), 1, -2)
+			} else {
+				b.block(paraBlock, l, 0, -1)
+			}
+		}
+		cur = cur[:0]
+	}
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case underline(t) && len(cur) > 0:
+			h := cur[len(cur)-1]
+			cur = cur[:len(cur)-1]
+			flush()
+			b.heading(5, h)
+		case framed(t) != "":
+			flush()
+			b.heading(6, framed(t))
+		case underline(t):
+		case t == "":
+			flush()
+		default:
+			cur = append(cur, t)
+		}
+		_ = i
+	}
+	flush()
+}
+
+// underline is a line of ~, = or - that underlines the line above it.
+func underline(t string) bool {
+	return len(t) >= 3 && strings.Trim(t, "~=-") == ""
+}
+
+// framed is the title of a line such as "* ==== CORE CHANGES ====".
+func framed(t string) string {
+	if strings.Count(t, "=") < 6 {
+		return ""
+	}
+	inner := strings.TrimSpace(strings.Trim(strings.TrimLeft(t, "*- "), "= "))
+	if inner == "" || strings.ContainsAny(inner, "=.") {
+		return ""
+	}
+	return inner
+}
+
+// listMarker is the marker that opens a list item in a line of plain
+// text, or "".
+func listMarker(t string) string {
+	if !listItem(t) {
+		return ""
+	}
+	if i := strings.IndexByte(t, ' '); i > 0 {
+		return t[:i+1]
+	}
+	return ""
+}
+
+// block adds a paragraph or an item. list is the block index of an
+// item's list's first item; -2 starts a list at this item.
+func (b *docBuilder) block(kind blockKind, t string, depth, list int) {
+	t = strings.Join(strings.Fields(t), " ")
+	if unmark(t) == "" {
+		return
+	}
+	d := b.d
+	pi := len(d.passages) - 1
+	bi := len(d.blocks)
+	blk := rblock{kind: kind, passage: pi, list: -1, depth: depth, leadIn: -1, term: b.term, desc: -1}
+	if b.term != "" {
+		if b.desc < 0 {
+			b.desc = bi
+		}
+		blk.desc = b.desc
+	}
+	if kind == itemBlock {
+		blk.term, blk.desc = "", -1
+		if list == -2 {
+			list = bi
+			// A list continues the sentence before it when that ends
+			// with ":" ("The Memcheck suppression types are as
+			// follows:"); it is introduced by one that names what
+			// follows ("… resulting in the following four leak kinds.").
+			if b.prevKind == 1 && len(d.sents) > 0 && d.sents[len(d.sents)-1].passage == pi {
+				last := len(d.sents) - 1
+				s := unmark(d.sents[last].text)
+				if strings.HasSuffix(s, ":") || introducesList(s) {
+					blk.leadIn = last
+					blk.needsLd = strings.HasSuffix(s, ":")
+					d.sents[last].leads = true
+				}
+			}
+		} else if list >= 0 && list < len(d.blocks) {
+			blk.leadIn, blk.needsLd = d.blocks[list].leadIn, d.blocks[list].needsLd
+		}
+		blk.list = list
+	}
+	parts := splitMarked(t)
+	if kind == itemBlock && len(parts) > 1 && len(strings.Fields(unmark(parts[0]))) <= 4 {
+		blk.label, parts = parts[0], parts[1:] // "Still reachable". This covers …
+	}
+	blk.cont = b.cont
+	if kind == itemBlock && blk.leadIn >= 0 && !b.cont {
+		ls := &d.sents[blk.leadIn]
+		ls.items++
+		if blk.label != "" || namedItem().MatchString(unmark(t)) {
+			ls.named++ // "Still reachable". …, "Leak, meaning …"
+		}
+	}
+	d.blocks = append(d.blocks, blk)
+	for i, s := range parts {
+		b.sentence(s, bi, pi, i == 0)
+	}
+	if kind == paraBlock {
+		b.prevKind = 1
+	} else {
+		b.prevKind = 2
+	}
+}
+
+func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
+	d := b.d
+	blk := &d.blocks[bi]
+	si := len(d.sents)
+	plain := unmark(s)
+	rs := rsent{text: s, toks: tokens(plain), block: bi, passage: pi, first: first, dep: -1, nWords: len(strings.Fields(plain))}
+	check := plain
+	if s[0] == codeOpen || first && len(d.passages[pi].sents) == 0 && blk.kind == paraBlock {
+		// "`libffi` also …", or a section's opening: no tail of a
+		// sentence cut off, whatever its case. A paragraph that opens
+		// in lower case after a code block ("on a Cachegrind output
+		// file.") is.
+		check = sentenceCase(check)
+	}
+	rs.asks = strings.HasSuffix(plain, "?") || strings.HasSuffix(plain, "？")
+	rs.ok = isAnswerSentence(check, 5, 90) && !rs.asks && !b.links && !strings.HasPrefix(plain, "(") &&
+		!strings.Contains(b.titleKey, " "+plainWords(plain)+" ")
+	lower := strings.ToLower(plain)
+	rs.far = mayPointElsewhere(lower) && pointsElsewhere().MatchString(plain)
+	if leansBack(lower) {
+		switch {
+		case !first:
+			rs.dep = si - 1
+		case blk.label != "" || blk.term != "" || blk.leadIn >= 0:
+			// "This covers cases 1 and 2" under "Still reachable": the
+			// label it leans on is quoted with it.
+		case b.prevKind == 1 && si > 0 && d.sents[si-1].passage == pi && d.sents[si-1].block == bi-1:
+			rs.dep = si - 1
+		default:
+			rs.lost = true
+		}
+	}
+	ctx := append([]string(nil), d.passages[pi].own...)
+	ctx = append(ctx, d.passages[pi].context...)
+	if blk.term != "" {
+		ctx = append(ctx, tokens(unmark(blk.term))...)
+	}
+	if blk.label != "" {
+		ctx = append(ctx, tokens(unmark(blk.label))...)
+	}
+	if blk.leadIn >= 0 {
+		ctx = append(ctx, d.sents[blk.leadIn].toks...)
+	}
+	rs.context = ctx
+	d.sents = append(d.sents, rs)
+	blk.sents = append(blk.sents, si)
+	d.passages[pi].sents = append(d.passages[pi].sents, si)
+	b.lastSent = si
+}
+
+// code hands a short code block to the sentence before it, which
+// introduces it ("Run it like this:").
+func (b *docBuilder) code(lines []string) {
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if b.lastSent >= 0 && len(lines) > 0 && len(lines) <= maxQuotedCode {
+		s := &b.d.sents[b.lastSent]
+		if last := b.d.blocks[s.block].sents; last[len(last)-1] == b.lastSent && s.code == "" {
+			s.code = dedent(lines)
+			plain := unmark(s.text)
+			if last, _ := utf8.DecodeLastRuneInString(plain); !s.asks && !strings.ContainsRune(".!?", last) {
+				// "Run it like this:", or a line that leads into its
+				// code with no stop at all ("… name it on the command
+				// line"): it answers with its code.
+				if last != ':' {
+					s.text += ":"
+				}
+				s.ok = isAnswerSentence(sentenceCase(strings.TrimSuffix(plain, ":")+"."), 5, 90)
+			}
+			if commandLike(s.code) {
+				s.context = append(s.context, tokens(s.code)...) // "pip install -e path"
+			}
+		}
+	}
+	b.lastSent, b.prevKind = -1, 3
+}
+
+// namedItem matches an item that names what it describes: "Leak,
+// meaning a memory leak.", "--foo: does this."
+var namedItem = lazyRegexp(`^\S+(?: \S+)?(?:,? meaning\b|: )`)
+
+var genericHeading = lazyRegexp(`(?i)^[\d.\s]*(?:overview|introduction|description|synopsis|about|summary|abstract|preface)\s*$`)
+
+// introducesList matches a sentence that says a list follows.
+func introducesList(s string) bool {
+	return listIntro().MatchString(s)
+}
+
+var listIntro = lazyRegexp(`(?i)\b(?:the following|as follows|are:|these are)\b`)
+
+// pointsElsewhere matches sentences that point at a figure or at text
+// the quote does not hold: "This covers cases 1 and 2 above.", "… is as
+// follows."
+var pointsElsewhere = lazyRegexp(`(?i)\b(?:above|below|previous section|next section|following figure|this figure|the figure|as follows|the following|(?:is|are) described in|see (?:the )?(?:section|chapter)|refer to)\b`)
+
+// mayPointElsewhere is a cheap first look for pointsElsewhere's words:
+// the regular expression runs on few sentences.
+func mayPointElsewhere(lower string) bool {
+	for _, w := range []string{"above", "below", "section", "figure", "follow", "describ", "see ", "refer"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// leansBack reports whether a sentence (lower-cased) leans on the one
+// before: it opens by pointing back ("This means …", "However, …"), or
+// its "these" or "them" is there ("You can't easily fix these, but …",
+// "The best you can do is try to suppress them.").
+func leansBack(lower string) bool {
+	words := strings.Fields(lower)
+	if len(words) == 0 {
+		return false
+	}
+	if leanStart[strings.Trim(words[0], ",.;:")] && leansOnContext().MatchString(lower) {
+		return true
+	}
+	if len(words) > 1 && clauseStart[words[0]] && pointers[strings.Trim(words[1], ",.;:")] {
+		return true // "When this happens, …", "If that fails, …"
+	}
+	for i, w := range words {
+		if i == 8 {
+			break
+		}
+		if w = strings.Trim(w, ",.;:!?()"); w == "these" || w == "those" {
+			return true
+		}
+	}
+	switch words[len(words)-1] {
+	case "them.", "these.", "those.", "them!", "these!", "those!":
+		return true
+	}
+	return false
+}
+
+var (
+	clauseStart = map[string]bool{"when": true, "if": true, "because": true, "since": true, "after": true, "before": true,
+		"once": true, "unless": true, "while": true, "with": true, "without": true, "despite": true, "for": true, "by": true}
+	pointers = map[string]bool{"this": true, "that": true, "these": true, "those": true, "it": true, "they": true, "them": true}
+)
+
+// leanStart holds the first words leansOnContext can match.
+var leanStart = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("as this these that those it they such however but also so then thus therefore hence otherwise similarly likewise in on moreover furthermore") {
+		m[w] = true
+	}
+	return m
+}()
+
+// readMarkdownDoc reads the extractor's markdown.
+func readMarkdownDoc(md, title string) *rdoc {
+	src := []byte(md)
+	root := markdownParser().Parser().Parse(text.NewReader(src))
+	b := newDocBuilder(title)
+	b.blocks(root, src, 0)
+	return b.d
+}
+
+func (b *docBuilder) blocks(n ast.Node, src []byte, depth int) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Heading:
+			b.heading(c.Level, inlineText(c, src))
+		case *ast.Paragraph, *ast.TextBlock:
+			t := inlineText(c, src)
+			if termParagraph(c, src) {
+				b.termLine(t)
+			} else {
+				b.links = allLinks(c, src)
+				b.para(t)
+				b.links = false
+			}
+		case *ast.List:
+			b.listBlocks(c, src, depth+1)
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			b.code(codeLines(c, src))
+		case *ast.Blockquote:
+			b.blocks(c, src, depth)
+		default:
+			b.lastSent, b.prevKind = -1, 3 // tables, rules, raw HTML: not quoted
+		}
+	}
+}
+
+func (b *docBuilder) listBlocks(l *ast.List, src []byte, depth int) {
+	first := -2
+	for li := l.FirstChild(); li != nil; li = li.NextSibling() {
+		opened := false
+		for c := li.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Paragraph, *ast.TextBlock:
+				t := inlineText(c, src)
+				b.links = allLinks(c, src)
+				if !opened {
+					n := len(b.d.blocks)
+					b.block(itemBlock, t, depth, first)
+					if first == -2 && len(b.d.blocks) > n {
+						first = n
+					}
+					opened = true
+					b.links = false
+				} else {
+					b.links = false
+					// An item's later paragraphs read as the item's.
+					b.cont = true
+					b.block(itemBlock, t, depth, first)
+					b.cont = false
+				}
+			case *ast.List:
+				b.listBlocks(c, src, depth+1)
+			case *ast.FencedCodeBlock, *ast.CodeBlock:
+				b.code(codeLines(c, src))
+			default:
+				b.blocks(c, src, depth)
+			}
+		}
+	}
+	b.prevKind = 2
+}
+
+// allLinks reports whether a paragraph is links and little else: an
+// entry of a table of contents ("3.4. I tried running a Java program").
+func allLinks(p ast.Node, src []byte) bool {
+	var all, linked int
+	var walk func(n ast.Node, in bool)
+	walk = func(n ast.Node, in bool) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if t, ok := c.(*ast.Text); ok {
+				n := len(strings.TrimSpace(string(t.Segment.Value(src))))
+				all += n
+				if in {
+					linked += n
+				}
+				continue
+			}
+			_, isLink := c.(*ast.Link)
+			walk(c, in || isLink)
+		}
+	}
+	walk(p, false)
+	return linked > 0 && linked*10 >= all*8
+}
+
+// termParagraph reports whether p is a definition-list term as the
+// extractor writes one: one line, all of it bold.
+func termParagraph(p ast.Node, src []byte) bool {
+	lines := p.Lines()
+	if lines.Len() != 1 {
+		return false
+	}
+	seg := lines.At(0)
+	l := strings.TrimSpace(string(seg.Value(src)))
+	return len(l) > 4 && strings.HasPrefix(l, "**") && strings.HasSuffix(l, "**")
+}
+
+func codeLines(n ast.Node, src []byte) []string {
+	var out []string
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		out = append(out, strings.TrimRight(string(seg.Value(src)), "\n"))
+	}
+	return out
+}
+
+// inlineText is n's inline content as marked text: emphasis and link
+// markup gone, escapes resolved, inline code between codeOpen and
+// codeClose, a hard line break kept as "\n".
+func inlineText(n ast.Node, src []byte) string {
+	var sb strings.Builder
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Text:
+				v := c.Segment.Value(src)
+				if !c.IsRaw() {
+					v = util.UnescapePunctuations(v)
+				}
+				sb.WriteString(strings.Map(dropMarks, string(v)))
+				if c.HardLineBreak() {
+					sb.WriteByte('\n')
+				} else if c.SoftLineBreak() {
+					sb.WriteByte(' ')
+				}
+			case *ast.String:
+				sb.WriteString(strings.Map(dropMarks, string(c.Value)))
+			case *ast.CodeSpan:
+				var code strings.Builder
+				for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+					if tx, ok := t.(*ast.Text); ok {
+						code.Write(tx.Segment.Value(src))
+					}
+				}
+				if s := strings.Join(strings.Fields(strings.Map(dropMarks, code.String())), " "); s != "" {
+					sb.WriteRune(codeOpen)
+					sb.WriteString(s)
+					sb.WriteRune(codeClose)
+				}
+			case *ast.Image, *ast.RawHTML:
+			case *ast.AutoLink:
+				sb.Write(c.URL(src))
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return sb.String()
+}
+
+func dropMarks(r rune) rune {
+	if r == codeOpen || r == codeClose {
+		return -1
+	}
+	return r
+}
+
+// readTextDoc reads plain text, where a heading is only a short line of
+// its own and code is indented by four spaces or a tab.
+func readTextDoc(body, title string) *rdoc {
+	b := newDocBuilder(title)
+	var prose, code []string
+	fenced := false
+	flushProse := func() {
+		if len(prose) == 0 {
+			return
+		}
+		first, rest := strings.TrimSpace(prose[0]), prose[1:]
+		next := ""
+		if len(rest) > 0 {
+			next = strings.TrimSpace(rest[0])
+		}
+		switch {
+		case strings.HasPrefix(first, "#"):
+			b.heading(strings.Count(first, "#"), strings.TrimLeft(first, "# "))
+		case len(rest) == 0 && headingLine(first), titleLine(first, next):
+			b.heading(6, first)
+		default:
+			rest = prose
+		}
+		list := -2
+		for _, l := range unwrapLines(strings.Join(rest, "\n")) {
+			if m := listMarker(l); m != "" {
+				n := len(b.d.blocks)
+				b.block(itemBlock, markCode(strings.TrimSpace(l[len(m):])), 1, list)
+				if list == -2 && len(b.d.blocks) > n {
+					list = n
+				}
+				continue
+			}
+			b.block(paraBlock, markCode(l), 0, -1)
+			list = -2
+		}
+		prose = prose[:0]
+	}
+	flushCode := func() {
+		if len(code) > 0 {
+			b.code(code)
+		}
+		code = code[:0]
+	}
+	for _, l := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			if fenced {
+				flushCode()
+			} else {
+				flushProse()
+			}
+			fenced = !fenced
+		case fenced:
+			code = append(code, l)
+		case t == "":
+			flushProse()
+			if len(code) > 0 {
+				code = append(code, "")
+			}
+		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t"):
+			flushProse()
+			code = append(code, l)
+		default:
+			flushCode()
+			if strings.HasPrefix(t, "#") {
+				flushProse()
+			}
+			prose = append(prose, l)
+		}
+	}
+	flushProse()
+	flushCode()
+	return b.d
+}
+
+// markCode drops the two marker bytes from plain text, which holds no
+// inline code marks of its own.
+func markCode(s string) string { return strings.Map(dropMarks, s) }
+
+// unmark is marked text as plain text.
+func unmark(s string) string {
+	if strings.IndexByte(s, codeOpen) < 0 && strings.IndexByte(s, codeClose) < 0 {
+		return s
+	}
+	return strings.Map(dropMarks, s)
+}
+
+// splitMarked splits marked text into sentences as sentences does, never
+// inside inline code ("e.g." or "a.out." in code ends nothing).
+func splitMarked(line string) []string {
+	var out []string
+	rs := []rune(line)
+	start, inCode, parens := 0, false, 0
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == codeOpen:
+			inCode = true
+			continue
+		case r == codeClose:
+			inCode = false
+			continue
+		case inCode:
+			continue
+		case r == '(':
+			parens++
+			continue
+		case r == ')':
+			parens = max(parens-1, 0)
+			continue
+		case parens > 0:
+			continue // "(Actually, it merges …. The option lets you …)" is one aside
+		}
+		if r != '.' && r != '!' && r != '?' && r != '。' {
+			continue
+		}
+		j := i + 1
+		if j < len(rs) && !unicode.IsSpace(rs[j]) {
+			continue
+		}
+		if r == '.' && j < len(rs) && abbreviation([]rune(unmark(string(rs[start:i+1])))) {
+			continue
+		}
+		if s := strings.TrimSpace(string(rs[start:j])); unmark(s) != "" {
+			out = append(out, s)
+		}
+		start, parens = j, 0
+		i = j - 1
+	}
+	if s := strings.TrimSpace(string(rs[start:])); unmark(s) != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// renderMarked writes marked text as markdown that reads as the page
+// wrote it: the text escaped (so "__main__" or "[x](y)" on a page is not
+// markup), inline code as code spans.
+func renderMarked(s string) string {
+	var b strings.Builder
+	for s != "" {
+		i := strings.IndexRune(s, codeOpen)
+		if i < 0 {
+			b.WriteString(escapeInline(s))
+			break
+		}
+		b.WriteString(escapeInline(s[:i]))
+		s = s[i+utf8.RuneLen(codeOpen):]
+		j := strings.IndexRune(s, codeClose)
+		if j < 0 {
+			j = len(s)
+		}
+		b.WriteString(codeSpan(s[:j]))
+		if j < len(s) {
+			s = s[j+utf8.RuneLen(codeClose):]
+		} else {
+			s = ""
+		}
+	}
+	return b.String()
+}
+
+// escapeInline is plain text escaped for the middle of a markdown line.
+func escapeInline(s string) string {
+	if s == "" {
+		return s
+	}
+	lead := s[:len(s)-len(strings.TrimLeft(s, " "))]
+	return lead + extract.EscapeText(s[len(lead):])
+}
+
+// codeSpan is code as a markdown code span: a fence of backticks longer
+// than any run inside it.
+func codeSpan(code string) string {
+	fence := "`"
+	for strings.Contains(code, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(code, "`") || strings.HasSuffix(code, "`") {
+		return fence + " " + code + " " + fence
+	}
+	return fence + code + fence
+}

@@ -1,0 +1,699 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// How research chooses what to quote: it ranks sentences by how well
+// they and the passage they sit in answer a question, then quotes each
+// chosen sentence with what it depends on (the sentence before it that
+// "this" points at, the term a definition describes, the sentence that
+// introduces a list) and the sentences that complete it, in page order.
+
+// bm25Index is Okapi BM25 (k1=1.2, b=0.75) over a fixed set of documents,
+// built once and asked many times.
+type bm25Index struct {
+	tfs  []map[string]int
+	lens []float64
+	df   map[string]int
+	avg  float64
+}
+
+func newBM25Index(docs [][]string) *bm25Index {
+	ix := &bm25Index{tfs: make([]map[string]int, len(docs)), lens: make([]float64, len(docs)), df: map[string]int{}}
+	var total float64
+	for i, d := range docs {
+		tf := make(map[string]int, len(d))
+		for _, t := range d {
+			tf[t]++
+		}
+		for t := range tf {
+			ix.df[t]++
+		}
+		ix.tfs[i], ix.lens[i] = tf, float64(len(d))
+		total += float64(len(d))
+	}
+	ix.avg = 1
+	if len(docs) > 0 && total > 0 {
+		ix.avg = total / float64(len(docs))
+	}
+	return ix
+}
+
+func (ix *bm25Index) score(query []string) []float64 {
+	const k1, b = 1.2, 0.75
+	out := make([]float64, len(ix.tfs))
+	n := float64(len(ix.tfs))
+	seen := map[string]bool{}
+	for _, q := range query {
+		if seen[q] || ix.df[q] == 0 {
+			continue
+		}
+		seen[q] = true
+		df := float64(ix.df[q])
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for i, tf := range ix.tfs {
+			if f := float64(tf[q]); f > 0 {
+				out[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*ix.lens[i]/ix.avg))
+			}
+		}
+	}
+	return out
+}
+
+// rcorpus is the sources of one report, read.
+type rcorpus struct {
+	docs  []*rdoc
+	sref  [][2]int // every sentence: its doc and its index there
+	pref  [][2]int // every passage
+	sBase []int    // a doc's first entry in sref
+	pBase []int
+	sIdx  *bm25Index
+	pIdx  *bm25Index
+}
+
+func newCorpus(docs []*rdoc) *rcorpus {
+	c := &rcorpus{docs: docs}
+	var sdocs, pdocs [][]string
+	for di, d := range docs {
+		c.sBase = append(c.sBase, len(c.sref))
+		c.pBase = append(c.pBase, len(c.pref))
+		for i, s := range d.sents {
+			c.sref = append(c.sref, [2]int{di, i})
+			sdocs = append(sdocs, s.toks)
+		}
+		for i, p := range d.passages {
+			c.pref = append(c.pref, [2]int{di, i})
+			toks := slices.Clone(p.own)
+			for _, si := range p.sents {
+				toks = append(toks, d.sents[si].toks...)
+			}
+			pdocs = append(pdocs, toks)
+		}
+	}
+	c.sIdx, c.pIdx = newBM25Index(sdocs), newBM25Index(pdocs)
+	return c
+}
+
+// ask is one question a report answers.
+type ask struct {
+	query   string
+	terms   []string       // the words an answer holds
+	sets    [][]string     // term sets a quote must answer one of
+	subject *subject       // what the question asks to have defined, or nil
+	how     bool           // asks how to do something
+	changes bool           // asks about changes, releases or versions
+	bare    bool           // the sentence itself must answer, not its headings: a comparison's summary names both things
+	version *regexp.Regexp // the release the question names ("3.19"), or nil
+}
+
+func newAsk(q string, sets [][]string, changes bool) ask {
+	a := ask{query: q, terms: answerTerms(q), sets: sets, subject: definedSubject(q), how: asksHow().MatchString(q), changes: changes}
+	if v := versionNumber().FindString(q); v != "" {
+		a.version = regexp.MustCompile(`(?:^|[^\d.])` + regexp.QuoteMeta(v) + `(?:$|[^\d]|\.\d)`)
+	}
+	if a.sets == nil {
+		a.sets = [][]string{a.terms}
+		if a.subject != nil && a.subject.does {
+			// What Cachegrind "measures" is said in words other than
+			// "measure": what is said of Cachegrind answers.
+			a.sets = [][]string{a.subject.terms}
+		}
+	}
+	return a
+}
+
+// scores rates every sentence of the corpus as an answer to a, 0 for
+// sentences that cannot open a quote or do not answer.
+func (c *rcorpus) scores(a ask) []float64 {
+	out := make([]float64, len(c.sref))
+	if len(a.terms) == 0 {
+		return out
+	}
+	sS, pS := c.sIdx.score(a.terms), c.pIdx.score(a.terms)
+	maxS, maxP := 0.0, 0.0
+	for _, v := range sS {
+		maxS = math.Max(maxS, v)
+	}
+	for _, v := range pS {
+		maxP = math.Max(maxP, v)
+	}
+	if maxS == 0 {
+		maxS = 1
+	}
+	if maxP == 0 {
+		maxP = 1
+	}
+	for g, ref := range c.sref {
+		d := c.docs[ref[0]]
+		s := &d.sents[ref[1]]
+		blk := &d.blocks[s.block]
+		p := &d.passages[s.passage]
+		if s.lost || s.asks || !(s.ok || s.leads) {
+			continue
+		}
+		doc := slices.Clip(s.toks)
+		if !a.bare {
+			doc = append(doc, s.context...)
+		}
+		if s.dep >= 0 {
+			doc = append(doc, d.sents[s.dep].toks...)
+		}
+		if !answers(doc, a.sets) {
+			continue
+		}
+		// What the sentence sits under: its section's heading (hc),
+		// the term or item name it describes (nc), the headings above
+		// and the page title (tc).
+		hc := coverage(a.terms, p.own)
+		nc := 0.0
+		if blk.label != "" {
+			nc = coverage(a.terms, tokens(unmark(blk.label)))
+		}
+		tc := coverage(a.terms, p.context)
+		if a.bare {
+			hc, nc, tc = 0, 0, 0 // the sentence itself names the things compared
+		}
+		otherRelease := false
+		if a.version != nil {
+			// "3.19" is the release headed "Release 3.19.0", not "3.8.1
+			// (19 September 2012)".
+			switch {
+			case a.version.MatchString(p.heading):
+				hc = 1
+			case a.version.MatchString(strings.Join(p.contextText, " ")):
+				tc = 1
+			case versionNumber().MatchString(p.heading) || versionNumber().MatchString(strings.Join(p.contextText, " ")):
+				otherRelease = true
+			}
+		}
+		raw := sS[g]
+		if s.dep >= 0 {
+			// The sentence it leans on is quoted with it: "DRD is also a
+			// thread error detector. It is similar to Helgrind …"
+			w := 0.5
+			if a.bare {
+				w = 1
+			}
+			raw += w * sS[c.sBase[ref[0]]+s.dep]
+		}
+		sn := math.Min(raw/maxS, 1)
+		pn := pS[c.pBase[ref[0]]+s.passage] / maxP
+		// A passage whose heading names the question opens with its
+		// answer: "2.5. Suppressing errors" for "how do I suppress
+		// errors", whatever words its first sentence uses.
+		lead := len(p.sents) > 0 && p.sents[0] == ref[1]
+		if lead {
+			sn = math.Max(sn, math.Min(1, math.Max(1.5*hc, 0.7*tc)))
+		}
+		// The passage's heading is evidence as strong as its words: a
+		// section headed "Suppressing errors" answers "how do I suppress
+		// errors" before a sentence elsewhere that holds those words.
+		v := (0.5*sn + 0.2*pn + 0.3*hc) * (1 + 0.3*nc) * (1 + 0.5*tc)
+		if a.how && p.term && !strings.Contains(a.query, "--") {
+			v *= 0.8 // how to do a thing: the section on it before an option's entry
+		}
+		first := ""
+		if len(s.toks) > 0 {
+			first = s.toks[0]
+		}
+		switch {
+		case a.subject != nil && a.subject.definedBy(unmark(s.text)):
+			v *= 2.5 // "A data race happens when …" for "what is a data race"
+		case a.subject != nil && lead && p.overview && opensWith(s, a.subject) && a.subject.namedBy(d.title):
+			v *= 2.5 // "Cachegrind simulates …", opening Cachegrind's page, for "what does cachegrind measure"
+		case a.subject != nil && lead && a.subject.namedBy(p.heading):
+			v *= 1.6 // opens "The Closure API" for "what is a closure"
+		case a.subject != nil && blk.desc >= 0 && s.first && blk.desc == s.block && p.term && hc == 1:
+			v *= 2 // what the term's description opens with: "Controls whether …" for "what does --track-origins do"
+		case a.subject != nil && s.leads && matched(a.subject.terms, s.toks) == len(a.subject.terms):
+			v *= 2 // "… the following four leak kinds." for "what do the leak kinds mean"
+			if s.named*2 >= s.items {
+				v *= 1.5 // and each item names a kind: "Still reachable". …
+			}
+		case a.how && commandLike(s.code):
+			v *= 1.3 // shows how: "Select a voice from the command line:" and the command
+		case !a.how && definition().MatchString(unmark(s.text)) && slices.Contains(a.terms, first):
+			v *= 1.6 // says what the question names is: "Memcheck is a …"
+		case a.how && definition().MatchString(unmark(s.text)):
+			v *= 0.7 // what a thing is does not say how to do anything
+		case !a.how && slices.Contains(a.terms, first):
+			v *= 1.3 // about what the question names: "Memcheck reports …"
+		}
+		if s.dep >= 0 {
+			v *= 0.85 // needs the sentence before it: a longer quote
+		}
+		if s.far && !s.leads && s.code == "" {
+			continue // points at a figure or a section the report does not quote
+		}
+		if a.bare {
+			if strings.Count(s.text, ",") >= 4 {
+				v *= 0.3 // names everything: "memcheck, cachegrind, callgrind, helgrind, drd, …"
+			}
+			if blk.term != "" {
+				v *= 0.5 // a remark on an option, not on the things compared
+			}
+			if !comparing().MatchString(s.text) {
+				continue // names both, compares nothing: "… so Helgrind and DRD can be used to find race conditions"
+			}
+		}
+		if otherRelease {
+			continue // the notes of another release
+		}
+		if d.changelog && !a.changes {
+			v *= 0.3 // a release note says what changed, not what a thing is or does
+		}
+		out[g] = v
+	}
+	return out
+}
+
+// defines reports whether sentence i of doc di says what a's subject
+// is: "DRD is a Valgrind tool …", or the opening of a page or section
+// named after it.
+func (c *rcorpus) defines(di, i int, a ask) bool {
+	if a.subject == nil {
+		return false
+	}
+	d := c.docs[di]
+	s := &d.sents[i]
+	p := &d.passages[s.passage]
+	if a.subject.definedBy(unmark(s.text)) {
+		return true
+	}
+	lead := len(p.sents) > 0 && p.sents[0] == i
+	return lead && (a.subject.namedBy(p.heading) || a.subject.namedBy(d.title)) && opensWith(s, a.subject)
+}
+
+// opensWith reports whether s is about the subject by its first word:
+// "Cachegrind simulates …", not "To use this tool, …".
+func opensWith(s *rsent, sub *subject) bool {
+	return len(s.toks) > 0 && len(sub.terms) > 0 && s.toks[0] == sub.terms[0]
+}
+
+// quote is what a report quotes from one source: sentences in page
+// order, or a list's lead-in and its items.
+type quote struct {
+	doc   int
+	label string // marked: the term or item name the sentences describe
+	sents []int  // in page order
+	items []quote
+	score float64
+}
+
+func (q quote) isList() bool { return len(q.items) > 0 }
+
+// all is every sentence the quote holds.
+func (q quote) all() []int {
+	out := slices.Clone(q.sents)
+	for _, it := range q.items {
+		out = append(out, it.sents...)
+	}
+	return out
+}
+
+const (
+	quoteChars = 420 // a quote grows past its anchor while shorter than this
+	quoteSents = 3
+)
+
+// quoteAt builds the quote around sentence i of doc di: back to what it
+// leans on, on to what completes it. ok is false when it cannot stand.
+func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
+	d := c.docs[di]
+	s := &d.sents[i]
+	blk := &d.blocks[s.block]
+	if s.leads {
+		return c.listQuote(di, i)
+	}
+	if blk.kind == itemBlock && blk.needsLd && blk.leadIn >= 0 {
+		return c.listQuote(di, blk.leadIn)
+	}
+	start := i
+	for k := 0; k < 2 && d.sents[start].dep >= 0; k++ {
+		start = d.sents[start].dep
+	}
+	if d.sents[start].dep >= 0 || d.sents[start].lost || d.sents[start].asks {
+		return quote{}, false
+	}
+	q := quote{doc: di}
+	if blk.label != "" {
+		q.label = blk.label
+	}
+	// A quote reads from its paragraph's opening when that is one
+	// sentence before, in page order ("`libffi` is perfectly happy
+	// passing structures back and forth. You must first describe …"),
+	// unless the sentence is a definition, which stands alone.
+	if f := blk.sents[0]; start == f+1 && start == i && d.sents[f].ok && !d.sents[f].lost && !d.sents[f].far &&
+		len(d.sents[f].text)+len(s.text) < quoteChars && !used.has(d.sents[f].text) &&
+		(a.subject == nil || !a.subject.definedBy(unmark(s.text))) {
+		start = f
+	}
+	if blk.term != "" {
+		q.label = blk.term
+		// A description is read from its opening, where it says what
+		// the term does: "term: opening … anchor".
+		open := d.blocks[blk.desc].sents
+		if len(open) > 0 && open[0] != start && d.sents[open[0]].ok && d.sents[open[0]].code == "" {
+			q.sents = append(q.sents, open[0])
+		}
+	}
+	for k := start; k <= i; k++ {
+		q.sents = append(q.sents, k)
+	}
+	// Completing sentences: one that leans on the last quoted, or, for
+	// a passage's opening or a short quote, the next sentences of the
+	// same block (a passage's opening also its next paragraph).
+	p := &d.passages[s.passage]
+	opening := len(p.sents) > 0 && p.sents[0] == start
+	limit, most := quoteChars, quoteSents
+	if opening && coverage(a.terms, p.own) >= 0.5 {
+		// The opening of the section the question names: how it begins
+		// is the answer ("Memcheck keeps track of all heap blocks … The
+		// root-set consists of …").
+		limit, most = 600, 4
+	}
+	n := 0
+	for _, k := range q.sents {
+		n += len(d.sents[k].text)
+	}
+	for next := i + 1; next < len(d.sents) && len(q.sents) < most; next++ {
+		prev, ns := &d.sents[next-1], &d.sents[next]
+		if ns.passage != s.passage || prev.code != "" || !ns.ok || ns.far || used.has(ns.text) {
+			break
+		}
+		sameBlock := ns.block == prev.block
+		crosses := !sameBlock && opening && d.blocks[ns.block].kind == paraBlock && d.blocks[prev.block].kind == paraBlock && ns.first
+		switch {
+		case ns.dep == next-1 && (sameBlock || crosses) && n+len(ns.text) < 2*limit:
+		case (sameBlock || crosses) && n+len(ns.text) < limit && (opening || n < 160):
+		default:
+			next = len(d.sents)
+			continue
+		}
+		q.sents = append(q.sents, next)
+		n += len(ns.text)
+	}
+	return q, true
+}
+
+// listQuote quotes the sentence at lead and the list it introduces:
+// each item by its name and first sentences.
+func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
+	d := c.docs[di]
+	q := quote{doc: di, sents: []int{lead}, label: d.blocks[d.sents[lead].block].term}
+	if dep := d.sents[lead].dep; dep >= 0 && !d.sents[dep].far {
+		q.sents = []int{dep, lead}
+	}
+	depth := -1
+	for bi := range d.blocks {
+		blk := &d.blocks[bi]
+		if blk.kind != itemBlock || blk.leadIn != lead || blk.cont {
+			continue
+		}
+		if depth < 0 {
+			depth = blk.depth
+		}
+		if blk.depth != depth {
+			continue
+		}
+		it := quote{doc: di, label: blk.label}
+		n := 0
+		for _, k := range blk.sents {
+			ks := &d.sents[k]
+			if ks.far || ks.asks || (!ks.ok && len(it.sents) > 0) || len(it.sents) == 2 || n > 0 && n+len(ks.text) > 240 {
+				continue
+			}
+			it.sents = append(it.sents, k)
+			n += len(ks.text)
+		}
+		if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok) {
+			continue // "References that straddle two cache lines are treated as follows:"
+		}
+		q.items = append(q.items, it)
+		if len(q.items) == 10 {
+			break
+		}
+	}
+	return q, len(q.items) > 0
+}
+
+// usedSet is what a report has quoted: no sentence is quoted twice, even
+// when two pages hold it.
+type usedSet struct {
+	keys     map[string]bool
+	shingles []map[string]int
+}
+
+func newUsedSet() *usedSet { return &usedSet{keys: map[string]bool{}} }
+
+func (u *usedSet) has(text string) bool {
+	if u.keys[plainWords(unmark(text))] {
+		return true
+	}
+	sh := shingles(unmark(text), 2)
+	for _, p := range u.shingles {
+		if jaccard(sh, p) > 0.5 {
+			return true
+		}
+	}
+	return false
+}
+
+func (u *usedSet) add(text string) {
+	u.keys[plainWords(unmark(text))] = true
+	u.shingles = append(u.shingles, shingles(unmark(text), 2))
+}
+
+// pickOptions narrow what pick takes.
+type pickOptions struct {
+	noLists     bool // a summary holds no lists
+	noChangelog bool
+	perPassage  int  // quotes from one passage at most; 0 is 1
+	defining    bool // only a quote that says what the subject is
+}
+
+// pick chooses up to n quotes that answer a, best first, none holding a
+// sentence the report has quoted.
+func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
+	sc := c.scores(a)
+	idx := make([]int, 0, len(sc))
+	for g, v := range sc {
+		if v > 0 {
+			idx = append(idx, g)
+		}
+	}
+	sort.SliceStable(idx, func(x, y int) bool { return sc[idx[x]] > sc[idx[y]] })
+	if opt.defining && a.subject != nil {
+		// "DRD is a Valgrind tool …" before any opening of a section.
+		says := func(g int) bool {
+			return a.subject.definedBy(unmark(c.docs[c.sref[g][0]].sents[c.sref[g][1]].text))
+		}
+		sort.SliceStable(idx, func(x, y int) bool { return says(idx[x]) && !says(idx[y]) })
+	}
+	// One quote from each passage first; a passage's second quote only
+	// when no other passage has one to give.
+	fromPassage := map[[2]int]int{}
+	var out []quote
+	taken := map[int]bool{}
+	if len(idx) == 0 {
+		return nil
+	}
+	best := sc[idx[0]]
+	for perPassage := 1; perPassage <= max(opt.perPassage, 1); perPassage++ {
+		cut := idx
+		if perPassage == 1 && opt.perPassage > 1 {
+			// Other passages come first only while they answer nearly
+			// as well: a weak one does not push out the best passage's
+			// next quote.
+			k := sort.Search(len(idx), func(i int) bool { return sc[idx[i]] < 0.6*best })
+			cut = idx[:k]
+		}
+		out = c.pickRound(a, n, used, opt, sc, cut, perPassage, fromPassage, taken, out)
+	}
+	if opt.perPassage > 1 {
+		out = c.pickRound(a, n, used, opt, sc, idx, opt.perPassage, fromPassage, taken, out)
+	}
+	return out
+}
+
+func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []float64, idx []int, perPassage int, fromPassage map[[2]int]int, taken map[int]bool, out []quote) []quote {
+	for _, g := range idx {
+		if len(out) == n {
+			break
+		}
+		if taken[g] {
+			continue
+		}
+		di, i := c.sref[g][0], c.sref[g][1]
+		d := c.docs[di]
+		if opt.noChangelog && d.changelog {
+			continue
+		}
+		if opt.defining && !c.defines(di, i, a) {
+			continue
+		}
+		pk := [2]int{di, d.sents[i].passage}
+		if fromPassage[pk] >= perPassage {
+			continue
+		}
+		q, ok := c.quoteAt(di, i, a, used)
+		if !ok || opt.noLists && q.isList() {
+			continue
+		}
+		clash := false
+		for _, k := range q.all() {
+			if used.has(d.sents[k].text) {
+				clash = true
+				break
+			}
+		}
+		if clash {
+			continue
+		}
+		q.score = sc[g]
+		for _, k := range q.all() {
+			used.add(d.sents[k].text)
+		}
+		fromPassage[pk]++
+		taken[g] = true
+		out = append(out, q)
+	}
+	return out
+}
+
+// text is the quote's sentences as markdown: the label first, "…" where
+// sentences are left out, a leading section number dropped.
+func (c *rcorpus) text(q quote) string {
+	d := c.docs[q.doc]
+	var b strings.Builder
+	if q.label != "" {
+		label := strings.TrimSpace(q.label)
+		if !strings.ContainsAny(label, " \x01") && strings.ToLower(label) == label {
+			label = string(codeOpen) + label + string(codeClose) // a parameter's name: `closure`
+		}
+		l := renderMarked(label)
+		b.WriteString(l)
+		if last := l[len(l)-1]; last == '.' || last == ':' || last == '?' {
+			b.WriteString(" ")
+		} else {
+			b.WriteString(": ")
+		}
+	}
+	for n, k := range q.sents {
+		t := d.sents[k].text
+		if n == 0 {
+			t = withoutSectionNumber(t)
+		} else if k != q.sents[n-1]+1 {
+			b.WriteString("… ")
+		}
+		b.WriteString(renderMarked(t))
+		if n < len(q.sents)-1 {
+			b.WriteString(" ")
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// code is the code block the quote's last sentence introduces.
+func (c *rcorpus) code(q quote) string {
+	if len(q.sents) == 0 || q.isList() {
+		return ""
+	}
+	return c.docs[q.doc].sents[q.sents[len(q.sents)-1]].code
+}
+
+// write adds q to b as a bullet (or, in a summary, as running text),
+// cited as [n].
+func (c *rcorpus) write(b *strings.Builder, q quote, n int, bullet bool) {
+	line := fmt.Sprintf("%s [%d]", c.text(q), n)
+	code := c.code(q)
+	if code != "" {
+		line = fmt.Sprintf("%s [%d]", introducingMD(c.text(q)), n)
+	}
+	switch {
+	case bullet:
+		b.WriteString("- " + line + "\n")
+		for _, it := range q.items {
+			b.WriteString("  - " + c.text(it) + "\n")
+		}
+		if code != "" {
+			b.WriteString("\n" + fenced(code, "  ") + "\n")
+		}
+	case code != "":
+		b.WriteString(line + "\n\n" + fenced(code, "") + "\n")
+	default:
+		b.WriteString(line + " ")
+	}
+}
+
+// introducingMD ends a sentence that introduces its code with a colon
+// when it has no closing punctuation: "You can select a voice:".
+func introducingMD(s string) string {
+	if s == "" || strings.ContainsRune(".!?:", rune(s[len(s)-1])) {
+		return s
+	}
+	return s + ":"
+}
+
+var versionNumber = lazyRegexp(`\b\d+\.\d+(?:\.\d+)*\b`)
+
+// commandLike reports whether code is a command or two, not a listing
+// of output: a few lines, each opening with a word, a path or a prompt
+// ("valgrind --tool=memcheck ls -l", not "--1610-- used_suppression: …").
+func commandLike(code string) bool {
+	if !short(code) {
+		return false
+	}
+	for _, l := range strings.Split(code, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(l)
+		if !unicode.IsLetter(r) && !strings.ContainsRune("$./~", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// comparing matches the words of a comparison.
+var comparing = lazyRegexp(`(?i)\b(?:similar|similarly|differ|differs|different|difference|unlike|whereas|while|compared|than|both|same|contrast|instead|alternative|overlap)\b`)
+
+// changelogPage reports whether a page is a changelog or release notes,
+// by its title or file name.
+func changelogPage(title, url string) bool {
+	name := url
+	if i := strings.LastIndexByte(strings.TrimRight(url, "/"), '/'); i >= 0 {
+		name = url[i+1:]
+	}
+	return changelogName().MatchString(title) || changelogName().MatchString(name)
+}
+
+var changelogName = lazyRegexp(`(?i)(?:^|[^a-z])(?:news|changelog|change ?log|changes|release[ _-]?notes|what'?s[ _-]new|history)(?:$|[^a-z])`)
+
+// asksChanges matches a question about changes, releases or versions,
+// which release notes answer.
+var asksChanges = lazyRegexp(`(?i)\b(?:new|news|changed?|changes|changelog|release[sd]?|version[s]?|added|removed|deprecated|since|history|upgrad\w*|\d+\.\d+)\b`)
+
+// withoutSectionNumber drops a leading section number, which would read
+// as a numbered list in a bullet: "4. Helgrind is …", but not "3.8.1 is
+// a bug fix release."
+func withoutSectionNumber(t string) string {
+	loc := sectionNumber().FindStringIndex(t)
+	if loc == nil {
+		return t
+	}
+	if r, _ := utf8.DecodeRuneInString(t[loc[1]:]); unicode.IsUpper(r) || r == codeOpen {
+		return t[loc[1]:]
+	}
+	return t
+}
