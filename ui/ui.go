@@ -70,6 +70,7 @@ type Model struct {
 	toolsErr error
 	loading  bool
 	credits  *api.CallInfo // the latest call that reported credits
+	statusAt time.Time     // when the problem or notice was set
 
 	firstFrame sync.Once // reports the first frame to the start-up trace
 
@@ -199,13 +200,16 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if ci.HasCredits {
 			m.credits = &ci
 		}
-		if ci.Err == nil && ci.Status < 400 {
-			// A call that worked supersedes the last error or notice.
+		if ci.Err == nil && ci.Status < 400 && !m.c.Now().Add(-ci.Latency).Before(m.statusAt) {
+			// A call made since the last error or notice, that worked,
+			// supersedes it; one already under way then (the voice list
+			// a start began) says nothing about it.
 			m.problem, m.notice = nil, ""
 		}
 		return m, nil
 	case common.ErrorMsg:
 		p := common.Explain(msg.Err)
+		m.statusAt = m.c.Now()
 		if p.Message == "cancelled" {
 			m.notice, m.problem = "cancelled", nil
 			return m, nil
@@ -213,7 +217,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.problem, m.notice = &p, ""
 		return m, m.toolFailed(msg.Err)
 	case common.NoticeMsg:
-		m.notice, m.problem = msg.Text, nil
+		m.notice, m.problem, m.statusAt = msg.Text, nil, m.c.Now()
 		return m, nil
 	case common.OpenPagesMsg:
 		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Pages" }, msg)
@@ -566,7 +570,7 @@ func (m *Model) helpView() string {
 	pane.SetHelp(fmt.Sprintf("1-%d", len(m.panes)), "go to pane")
 	global := h.ShortHelpView([]key.Binding{Keys.Next, Keys.Prev, pane, Keys.Palette, Keys.Help, Keys.Quit, Keys.ForceQuit})
 	b.WriteString(common.Wrap(global, m.width))
-	rule := fmt.Sprintf("A text line with a cursor takes the keys you type; esc (or tab) leaves it, and then single keys are commands. On an empty line the digits 1-%d still go to a pane, and : and ? open the palette and this help. ctrl+k and ctrl+c work everywhere. Mouse: click tabs and rows, wheel scrolls.", len(m.panes))
+	rule := fmt.Sprintf("A line with a cursor takes what you type; esc (or tab) leaves it, then single keys are commands. On an empty line the digits 1-%d, : and ? still act. ctrl+k and ctrl+c work everywhere. Mouse: click tabs and rows.", len(m.panes))
 	b.WriteString("\n" + s.Dim.Render(common.Wrap(rule, m.width)))
 	return b.String()
 }

@@ -135,9 +135,17 @@ func TestRoutingAndStatus(t *testing.T) {
 	if !strings.Contains(st, "vendor API request failed") || !strings.Contains(st, "tr-9") {
 		t.Errorf("status lacks the error and trace: %s", st)
 	}
+	// A call already under way when the error came (it began 1.5 s ago,
+	// as the voice list a start began) says nothing about it.
 	m.Update(common.CallMsg{TraceID: "tr-10", Status: 200, Latency: 1500 * time.Millisecond})
 	st = uitest.Plain(m.statusView())
-	if strings.Contains(st, "✗") || !strings.Contains(st, "trace tr-10 1.5s") {
+	if !strings.Contains(st, "✗ vendor API request failed") {
+		t.Errorf("status after a call begun before the error: %s", st)
+	}
+	// One made since, that worked, supersedes it.
+	m.Update(common.CallMsg{TraceID: "tr-11", Status: 200})
+	st = uitest.Plain(m.statusView())
+	if strings.Contains(st, "✗") || !strings.Contains(st, "trace tr-11") {
 		t.Errorf("status after success: %s", st)
 	}
 }
@@ -671,5 +679,20 @@ func TestLibraryReloadsWhenShown(t *testing.T) {
 	uitest.Settle(drive, drive(uitest.Press("6")))
 	if v := uitest.Plain(m.Render()); !strings.Contains(v, "Quagga notes") {
 		t.Errorf("the Library did not reload when shown:\n%s", v)
+	}
+}
+
+// The help states the focus rule, digits included, and fits 80×24 in
+// the pane with the most keys (Research).
+func TestHelpStatesTheFocusRuleAt80x24(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	m.active = 2
+	m.Update(uitest.Press("esc"))
+	m.Update(uitest.Press("?"))
+	v := uitest.Plain(m.Render())
+	for _, want := range []string{"ctrl+s save as markdown", "M/ctrl+o model", "On an empty line the digits 1-6, : and ? still act", "Mouse: click tabs and rows."} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the help at 80x24 lacks %q:\n%s", want, v)
+		}
 	}
 }

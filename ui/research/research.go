@@ -51,14 +51,14 @@ var Keys = KeyMap{
 	Top:        key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
 	Bottom:     key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
 	Sources:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sources")),
-	OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open source in $BROWSER (enter: in Pages)")),
+	OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "source in $BROWSER")),
 	History:    key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
 	// Saving is a control key: questions start with w, h and s, and
 	// no run of typed words may end in a written file.
 	Save:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save as markdown")),
 	Find:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find in the report")),
 	Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the question")),
-	Aloud:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud (space pause · ] [ · esc)")),
+	Aloud:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud")),
 	NextMatch: key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
 	TOC:       key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents")),
 	Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER")),
