@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,9 +79,9 @@ func TestE2EOneReadingAtATime(t *testing.T) {
 	whole := append(append([]byte{}, head...), tone...)
 	srv.ScriptTTS(apitest.TTSScript{Chunks: [][]byte{whole}, Stall: true},
 		apitest.TTSScript{Chunks: [][]byte{whole}}, apitest.TTSScript{Chunks: [][]byte{whole}}, apitest.TTSScript{Chunks: [][]byte{whole}})
+	dir := t.TempDir()
 	r := startWith(t, srv.URL, apitest.Key, 100, 30, func(c *common.Common) {
 		c.Voice = "v1"
-		dir := t.TempDir()
 		c.Audio = func() (*audio.Output, error) { return audio.Open(audio.Options{Sink: audio.SinkFile, Dir: dir}) }
 	})
 	out, _ := json.Marshal(api.ResearchOutput{RequestID: "r1", Status: api.ResearchCompleted,
@@ -88,8 +89,11 @@ func TestE2EOneReadingAtATime(t *testing.T) {
 	r.p.Send(common.ShowKeptMsg{Item: library.Item{ID: 7, Kind: library.KindResearch, Tool: api.ToolResearch, Query: "okapis", Output: string(out)}})
 	r.waitFor("the report", screenHas("The okapi lives in the Congo"))
 	r.keys("R")
+	// Its first sentence's audio has arrived (the file sink's file is
+	// made) and its stream stays open.
 	r.waitFor("the report read aloud", func(m *Model) bool {
-		return m.panes[2].(*research.Pane).ReadingAloud() && screenHas("reading aloud 1/")(m)
+		files, _ := filepath.Glob(filepath.Join(dir, "hark-*.wav"))
+		return m.panes[2].(*research.Pane).ReadingAloud() && len(files) == 1
 	})
 	r.p.Send(common.ShowKeptMsg{Item: library.Item{ID: 8, Kind: library.KindPage, Tool: api.ToolExtract, URL: "https://docs.example/quagga",
 		Body: "The quagga was a zebra. It lived in South Africa."}})
