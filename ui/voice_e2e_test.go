@@ -105,6 +105,6 @@ func TestE2EOneReadingAtATime(t *testing.T) {
 	})
 	r.keys("R")
 	r.waitFor("the report's reading stopped by the page's", func(m *Model) bool {
-		return !m.panes[2].(*research.Pane).ReadingAloud() && screenHas("the reading was saved to")(m)
+		return !m.panes[2].(*research.Pane).ReadingAloud() && screenHas("reading saved to ")(m)
 	})
 }

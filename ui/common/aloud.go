@@ -231,7 +231,7 @@ func (a *Aloud) Update(msg AloudMsg, s *Scroll) tea.Cmd {
 		}
 		if msg.SavedTo != "" {
 			// Nothing was heard: say where the reading went.
-			text := "no sound here: the reading was saved to " + msg.SavedTo
+			text := "reading saved to " + msg.SavedTo // whole at 80 columns for the usual ~/.local/share path
 			return func() tea.Msg { return NoticeMsg{Text: text} }
 		}
 		return nil

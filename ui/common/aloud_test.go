@@ -84,7 +84,12 @@ func TestAloudOnePlaybackAndSavedNotice(t *testing.T) {
 		t.Errorf("stopped by another reading: active %v, at %d; want stopped at sentence 2", a.Active(), a.at)
 	}
 	cmd := b.Update(AloudMsg{Gen: b.gen, Index: 3, Done: true, SavedTo: "~/played/hark-1.wav"}, &Scroll{})
-	if n, ok := cmd().(NoticeMsg); !ok || !strings.Contains(n.Text, "saved to ~/played/hark-1.wav") {
+	if n, ok := cmd().(NoticeMsg); !ok || !strings.Contains(n.Text, "reading saved to ~/played/hark-1.wav") {
 		t.Errorf("no notice of where the reading went: %v", cmd())
+	}
+	// In the default data directory the notice reads whole at 80 columns.
+	cmd = b.Update(AloudMsg{Gen: b.gen, Done: true, SavedTo: "~/.local/share/hark/played/hark-20261125-142000-123456-12.wav"}, &Scroll{})
+	if n := cmd().(NoticeMsg); len("✓ "+n.Text) > 80+2 {
+		t.Errorf("%q is %d columns", n.Text, len(n.Text)+2)
 	}
 }
