@@ -415,7 +415,7 @@ func short(code string) bool {
 
 func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", escapeInline(oneLine(input)))
+	fmt.Fprintf(&b, "# %s\n\n", escapeWithin(oneLine(input)))
 	// URLs named in the input are read first (and so indexed): they are
 	// sources even on a fresh machine with an empty index.
 	named := e.readNamedURLs(ctx, input)
@@ -649,7 +649,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				inSections.add(corp.docs[q.doc].sents[k].text)
 			}
 		}
-		fmt.Fprintf(&b, "## %s\n\n", escapeInline(sec.title))
+		fmt.Fprintf(&b, "## %s\n\n", escapeWithin(sec.title))
 		for _, q := range qs {
 			corp.write(&b, q, cite(q.doc), true)
 		}
@@ -674,7 +674,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	out := []api.ResearchSource{}
 	for i, src := range cited {
 		s := sources[src]
-		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeInline(oneLine(s.title)), linkTarget(s.url))
+		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeWithin(oneLine(s.title)), linkTarget(s.url))
 		out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
 	}
 	return b.String(), out, nil
@@ -884,7 +884,6 @@ func sentenceCase(s string) string {
 	r := []rune(s)
 	return strings.ToUpper(string(r[0])) + string(r[1:])
 }
-
 
 // Research task persistence.
 

@@ -794,6 +794,12 @@ func escapeInline(s string) string {
 	return lead + extract.EscapeText(s[len(lead):])
 }
 
+// escapeWithin is plain text escaped for a place no block can start: a
+// link's text, a heading's words ("[2. Using …]" keeps its "2.").
+func escapeWithin(s string) string {
+	return strings.TrimPrefix(extract.EscapeText("x"+s), "x")
+}
+
 // codeSpan is code as a markdown code span: a fence of backticks longer
 // than any run inside it.
 func codeSpan(code string) string {

@@ -544,6 +544,9 @@ func TestResearchQuotesTextNotMarkup(t *testing.T) {
 	}
 	c := out.Content
 	checkNoMarkup(t, c)
+	if !strings.Contains(c, "1. [Burrow guide](https://burrow.example/guide)") {
+		t.Errorf("source titles are link text as written:\n%s", c)
+	}
 	for _, want := range []string{"`__burrow_main__`", `\[depth\](tunnel)`, `\*one\*`, `\<b>two\</b>`, "with the command: [1]\n\n```\nburrow dig --depth=3\n```", `\_\_old_main\_\_`, `\[exit\](hole)`, `char \*p and \*q`} {
 		if !strings.Contains(c, want) {
 			t.Errorf("report lacks %q:\n%s", want, c)
