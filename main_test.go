@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -183,16 +186,7 @@ const (
 // today the slowest package's minimum is about 0.5 ms, so the bound has
 // ten times that of headroom and a busy machine does not make it flake.
 func TestPackageInitsAreCheap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the hark binary")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
-	bin := filepath.Join(t.TempDir(), "hark")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildHark(t)
 	fastest := map[string]float64{}
 	allocated := map[string]int64{}
 	for range initRuns {
@@ -229,6 +223,43 @@ func TestPackageInitsAreCheap(t *testing.T) {
 		if allocated[p] > initBytesBound {
 			t.Errorf("%s: package init allocates %d bytes (bound %d); defer its work to first use, or keep it out of the binary (docs/startup.md)", p, allocated[p], initBytesBound)
 		}
+	}
+}
+
+// buildHark builds the hark binary into a temporary folder.
+func buildHark(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the hark binary")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	bin := filepath.Join(t.TempDir(), "hark")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// hark with no terminal (a pipe, cron, a service) says what to do
+// instead of opening the TUI, and exits 2: the user asked for something
+// this place cannot give, not a bug.
+func TestTUIWithoutATerminal(t *testing.T) {
+	bin := buildHark(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir, "HARK_BASE_URL=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // a new session has no controlling terminal
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("hark with no terminal: %v, want exit 2; stderr %q", err, stderr.String())
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "the TUI needs a terminal") || !strings.Contains(msg, "hark search QUERY") || strings.Contains(msg, "bubbletea") {
+		t.Errorf("stderr %q: want what to do instead, in hark's words", msg)
 	}
 }
 

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"net"
 
 	"hark/config"
 	"hark/gateway/embedded"
@@ -19,8 +22,15 @@ var startEmbedded = runEmbedded
 func runEmbedded(ctx context.Context, cfg *config.Config) (baseURL, apiKey string, stop func(), err error) {
 	trace, _ := ctx.Value(traceKey{}).(func(string))
 	g, err := embedded.Start(ctx, cfg.DataDir, embedded.Options{AllowPrivate: cfg.AllowPrivate, Trace: trace})
-	if err != nil {
-		return "", "", nil, err
+	var netErr *net.OpError
+	switch {
+	case err == nil:
+	case errors.As(err, new(*fs.PathError)):
+		return "", "", nil, err // the data directory cannot be written: exit 2, naming it
+	case errors.As(err, &netErr):
+		return "", "", nil, upstreamError{err} // no loopback port to listen on: exit 4
+	default:
+		return "", "", nil, dataError{err} // gateway.db damaged or locked: exit 6, as index and serve
 	}
 	return g.URL, g.APIKey, g.Stop, nil
 }

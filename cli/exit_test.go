@@ -290,6 +290,9 @@ func TestNoCommandExitsOne(t *testing.T) {
 		{"not a gateway", garbage.URL, context.Background(), false, exitGateway},
 		{"data of the wrong shape", wrongShape.URL, context.Background(), false, exitGateway},
 		{"damaged library and index", unreachable, context.Background(), true, 0},
+		// The embedded gateway cannot open a damaged gateway.db: exit 6
+		// for every command that calls it, as for index and serve.
+		{"damaged index, embedded gateway", "", context.Background(), true, exitLibrary},
 		{"Ctrl-C", unreachable, interrupted, false, exitInterrupted},
 	} {
 		t.Run(sc.name, func(t *testing.T) {

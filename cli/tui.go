@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"sync"
@@ -91,6 +92,11 @@ func runTUI(ctx context.Context, a *App) error {
 	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // interrupted by a signal: a normal way out
+	}
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) && pathErr.Path == "/dev/tty" {
+		// Run from a pipe, cron or a service: say what to do instead.
+		return targetError{fmt.Errorf("the TUI needs a terminal, and %s cannot be opened here; run a command instead (hark search QUERY, hark --help)", pathErr.Path)}
 	}
 	if err != nil {
 		return fmt.Errorf("tui: %w", err)
