@@ -76,7 +76,23 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 		tctx, cancel := context.WithTimeout(e.ctx, e.cfg.ResearchTimeout)
 		defer cancel()
 		_ = e.store.setResearchStatus(tctx, id, api.ResearchInProgress)
+		// The heartbeat tells every process sharing the database that
+		// this task is alive: one that stops beating was interrupted.
+		beat := time.NewTicker(researchHeartbeat)
+		stopBeat := make(chan struct{})
+		go func() {
+			defer beat.Stop()
+			for {
+				select {
+				case <-beat.C:
+					_ = e.store.setResearchStatus(tctx, id, api.ResearchInProgress)
+				case <-stopBeat:
+					return
+				}
+			}
+		}()
 		content, sources, err := e.research(tctx, in.Input, planFor(model, in.Input), search, localIndex)
+		close(stopBeat)
 		fin := context.WithoutCancel(tctx)
 		if err != nil {
 			msg := err.Error()
@@ -915,6 +931,9 @@ func (s *store) finishResearch(ctx context.Context, id, status, content string, 
 // research reads a task. A failed task's reason is returned in the
 // output's extra field "error".
 func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, error) {
+	if err := s.failStaleResearch(ctx, id); err != nil {
+		return nil, fmt.Errorf("research task: %w", err)
+	}
 	var status, content, sources, msg string
 	err := s.db.QueryRowContext(ctx, `SELECT status, content, sources, error FROM web_research WHERE id = ?`, id).Scan(&status, &content, &sources, &msg)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -935,11 +954,33 @@ func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, e
 	return out, nil
 }
 
-// failInterruptedResearch marks tasks a previous process left running.
+// A running task writes its status every researchHeartbeat; one whose
+// row has not changed for researchStale was left by a process that
+// stopped (several processes share the database: the TUI, hark index, a
+// second hark), and is failed rather than left in_progress forever.
+const (
+	researchHeartbeat = 5 * time.Second
+	researchStale     = 4 * researchHeartbeat
+)
+
+// failInterruptedResearch marks failed the tasks whose process stopped
+// before they ended. A task another live process runs keeps beating and
+// is left alone.
 func (s *store) failInterruptedResearch() error {
-	_, err := s.db.Exec(`UPDATE web_research SET status = ?, error = ?, updated = ? WHERE status IN (?, ?)`,
-		api.ResearchFailed, "interrupted: the gateway stopped before the task ended", time.Now().Unix(),
-		api.ResearchPending, api.ResearchInProgress)
+	return s.failStaleResearch(context.Background(), "")
+}
+
+// failStaleResearch fails the stale tasks, or only task id when it is set.
+func (s *store) failStaleResearch(ctx context.Context, id string) error {
+	now := time.Now()
+	q := `UPDATE web_research SET status = ?, error = ?, updated = ? WHERE status IN (?, ?) AND updated < ?`
+	args := []any{api.ResearchFailed, "interrupted: the gateway stopped before the task ended", now.Unix(),
+		api.ResearchPending, api.ResearchInProgress, now.Add(-researchStale).Unix()}
+	if id != "" {
+		q += ` AND id = ?`
+		args = append(args, id)
+	}
+	_, err := s.db.ExecContext(ctx, q, args...)
 	return err
 }
 

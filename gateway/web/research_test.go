@@ -159,8 +159,12 @@ func TestResearchWaitEndsWithCtxAndTaskLivesOn(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 
-	// A task left running by a stopped gateway is failed on the next start.
+	// A task left running by a stopped gateway (its heartbeat stopped
+	// long ago) is failed on the next start.
 	if err := e.store.createResearch(context.Background(), "left-over", "q", "mini"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE web_research SET updated = 1 WHERE id = 'left-over'`); err != nil {
 		t.Fatal(err)
 	}
 	e2 := testEngine(t, db)
@@ -641,5 +645,48 @@ func TestReadMarkdownDoc(t *testing.T) {
 	q, ok = c.quoteAt(0, slices.IndexFunc(d.sents, func(s rsent) bool { return unmark(s.text) == "You may use up to 100 files." }), ask{}, newUsedSet())
 	if !ok || c.text(q) != "`--suppressions=<filename>`: Specifies an extra file to read. You may use up to 100 files." {
 		t.Errorf("description quote: %v %q", ok, c.text(q))
+	}
+}
+
+// Several processes share the database (the TUI, hark index, a second
+// hark): an engine opening beside a live task leaves it running, and only
+// a task whose process stopped beating is failed, when an engine opens or
+// when the task is read.
+func TestInterruptedResearchIsOnlyTheStaleTask(t *testing.T) {
+	db := testDB(t)
+	first := testEngine(t, db)
+	now := time.Now().Unix()
+	for id, updated := range map[string]int64{"live": now, "stale": now - int64(researchStale/time.Second) - 5, "read-later": now} {
+		if _, err := db.Exec(`INSERT INTO web_research(id, input, model, status, created, updated) VALUES (?, 'q', 'mini', ?, ?, ?)`,
+			id, api.ResearchInProgress, updated, updated); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testEngine(t, db) // a second process opens the same database
+	status := func(id string) string {
+		t.Helper()
+		out, err := first.ResearchTask(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Status
+	}
+	if s := status("live"); s != api.ResearchInProgress {
+		t.Errorf("a task that is still beating was marked %s by another engine opening", s)
+	}
+	if s := status("stale"); s != api.ResearchFailed {
+		t.Errorf("a task whose process stopped is %s, want failed", s)
+	}
+	// The process running "read-later" stops; once its row is stale a
+	// read reports it failed, with no engine opening in between.
+	if _, err := db.Exec(`UPDATE web_research SET updated = ? WHERE id = 'read-later'`, now-int64(researchStale/time.Second)-1); err != nil {
+		t.Fatal(err)
+	}
+	out, err := first.ResearchTask(context.Background(), "read-later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != api.ResearchFailed || !strings.Contains(string(out.Extra["error"]), "interrupted") {
+		t.Errorf("a stale task read: %+v", out)
 	}
 }
