@@ -180,11 +180,11 @@ func (l *localIndex) Remove(ctx context.Context, source string) (int, error) {
 	return e.RemoveSource(ctx, source)
 }
 
-// IndexedPage is the text the index holds for a page (common.PageReader).
-func (l *localIndex) IndexedPage(ctx context.Context, url string) (title, text string, err error) {
+// IndexedPage is what the index holds for a page (common.PageReader).
+func (l *localIndex) IndexedPage(ctx context.Context, url string) (title, content string, markdown bool, err error) {
 	e, err := l.engine()
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	return e.IndexedPage(ctx, url)
 }

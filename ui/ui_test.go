@@ -607,8 +607,8 @@ func TestIndexSourcesListLeavesRootKeys(t *testing.T) {
 // fileIndex holds the text of indexed file:// pages.
 type fileIndex struct{ listIndex }
 
-func (fileIndex) IndexedPage(_ context.Context, u string) (string, string, error) {
-	return "Memcheck manual", "Memcheck is a memory error detector. It finds leaks.", nil
+func (fileIndex) IndexedPage(_ context.Context, u string) (string, string, bool, error) {
+	return "Memcheck manual", "Memcheck is a memory error detector. It finds leaks.", false, nil
 }
 
 // A research source from an indexed folder opens in Pages with the text

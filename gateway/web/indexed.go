@@ -7,15 +7,23 @@ import (
 	"fmt"
 )
 
-// IndexedPage returns the title and text the index holds for a page (one
-// read by extract or crawl, or a file of `hark index DIR`), for a client
-// that shows a page no gateway fetches, such as a file:// URL, without a
-// tool call.
-func (e *Engine) IndexedPage(ctx context.Context, url string) (title, text string, err error) {
-	// The text search returns as raw_content.
-	err = e.db.QueryRowContext(ctx, `SELECT body, title FROM web_pages WHERE url = ?`, url).Scan(&text, &title)
+// IndexedPage returns the title and content the index holds for a page
+// (one read by extract or crawl, or a file of `hark index DIR`), for a
+// client that shows a page no gateway fetches, such as a file:// URL,
+// without a tool call. The content is the extractor's markdown, links and
+// headings kept, when the index has it (markdown is true), else the page's
+// text (pages indexed before the index kept markdown).
+func (e *Engine) IndexedPage(ctx context.Context, url string) (title, content string, markdown bool, err error) {
+	var text, md string
+	err = e.db.QueryRowContext(ctx, `SELECT body, markdown, title FROM web_pages WHERE url = ?`, url).Scan(&text, &md, &title)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", fmt.Errorf("%s is not in the search index (any more)", url)
+		return "", "", false, fmt.Errorf("%s is not in the search index (any more)", url)
 	}
-	return title, text, err
+	if err != nil {
+		return "", "", false, err
+	}
+	if md != "" {
+		return title, md, true, nil
+	}
+	return title, text, false, nil
 }

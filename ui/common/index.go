@@ -41,11 +41,12 @@ type IndexMsg struct {
 	Sources bool
 }
 
-// PageReader is an Indexer that gives back the text it holds for a page,
+// PageReader is an Indexer that gives back what it holds for a page,
 // without a tool call: how a page no gateway fetches (a file:// page of
-// `hark index DIR`) is read.
+// `hark index DIR`) is read. content is markdown (links kept) when
+// markdown is true, else plain text.
 type PageReader interface {
-	IndexedPage(ctx context.Context, url string) (title, text string, err error)
+	IndexedPage(ctx context.Context, url string) (title, content string, markdown bool, err error)
 }
 
 // OpenResult opens a page a search or a report listed, in Pages. A web
@@ -59,19 +60,19 @@ func OpenResult(c *Common, u, title string, search map[string]any, find string) 
 	if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
 		return func() tea.Msg { return OpenPagesMsg{URLs: []string{u}, Find: find} }
 	}
-	read := func(text, t string) tea.Msg {
+	read := func(text, t string, markdown bool) tea.Msg {
 		if t == "" {
 			t = title
 		}
-		return OpenPagesMsg{Read: []api.PageContent{PageWithTitle(api.PageContent{URL: u, RawContent: text}, t)}, Find: find}
+		return OpenPagesMsg{Read: []api.PageContent{PageWithTitle(api.PageContent{URL: u, RawContent: text}, t)}, ReadMarkdown: markdown, Find: find}
 	}
 	if r, ok := c.Index.(PageReader); ok {
 		return func() tea.Msg {
-			t, text, err := r.IndexedPage(context.Background(), u)
+			t, content, md, err := r.IndexedPage(context.Background(), u)
 			if err != nil {
 				return ErrorMsg{Err: fmt.Errorf("open %s: %w", u, err)}
 			}
-			return read(text, t)
+			return read(content, t, md)
 		}
 	}
 	t := c.Tool(api.ToolSearch)
@@ -97,7 +98,7 @@ func OpenResult(c *Common, u, title string, search map[string]any, find string) 
 		}
 		for _, r := range out.Results {
 			if r.URL == u && r.RawContent != "" {
-				return read(r.RawContent, r.Title)
+				return read(r.RawContent, r.Title, false)
 			}
 		}
 		return OpenPagesMsg{URLs: []string{u}, Find: find}

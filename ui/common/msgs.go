@@ -29,6 +29,9 @@ type OpenPagesMsg struct {
 	// as a file:// page of `hark index DIR`): shown as they are, without
 	// extracting.
 	Read []api.PageContent
+	// ReadMarkdown says Read holds markdown (what the local index kept of
+	// a page: links and headings), not plain text.
+	ReadMarkdown bool
 	// Find is the search that led here: the first page opens at the
 	// rarest of its words on the page, found and highlighted (n/N).
 	Find string

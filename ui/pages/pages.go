@@ -338,9 +338,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		if len(msg.Read) > 0 {
 			m := doneMsg{slug: api.ToolSearch, base: msg.Read[0].URL}
 			for _, r := range msg.Read {
-				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Plain: true, Source: api.ToolSearch})
+				m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Plain: !msg.ReadMarkdown, Source: api.ToolSearch})
 			}
-			return p, tea.Batch(p.add(m), p.keepRead(msg.Read), p.extract(msg.URLs, false))
+			return p, tea.Batch(p.add(m), p.keepRead(msg.Read, msg.ReadMarkdown), p.extract(msg.URLs, false))
 		}
 		return p, p.extract(msg.URLs, true)
 	case common.AloudMsg:
@@ -941,12 +941,16 @@ func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
 // keepRead keeps pages opened from a search result's text in the library:
 // no extract call brings them (a page the gateway indexed from a folder
 // cannot be fetched), yet they were opened and read.
-func (p *Pane) keepRead(pages []api.PageContent) tea.Cmd {
+func (p *Pane) keepRead(pages []api.PageContent, markdown bool) tea.Cmd {
 	open := p.c.Library
 	if open == nil || p.c.LibraryOff {
 		return nil
 	}
 	gw := p.c.Gateway
+	inputs := `{"format":"text"}`
+	if markdown {
+		inputs = `{"format":"markdown"}`
+	}
 	return func() tea.Msg {
 		s, err := open()
 		if err != nil {
@@ -958,7 +962,7 @@ func (p *Pane) keepRead(pages []api.PageContent) tea.Cmd {
 				continue
 			}
 			items = append(items, &library.Item{Kind: library.KindPage, Tool: api.ToolSearch, Title: library.PageTitle(r),
-				Query: r.URL, URL: r.URL, Body: r.RawContent, Inputs: `{"format":"text"}`, Gateway: gw})
+				Query: r.URL, URL: r.URL, Body: r.RawContent, Inputs: inputs, Gateway: gw})
 		}
 		if err := s.Add(context.Background(), items...); err != nil {
 			return common.ErrorMsg{Err: err}
@@ -1451,12 +1455,32 @@ func (p *Pane) follow(l pageLink) tea.Cmd {
 		}
 		return cmd
 	}
-	cmd := p.extract([]string{u}, true)
+	var cmd tea.Cmd
+	if r, ok := p.c.Index.(common.PageReader); ok && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		cmd = p.readIndexed(r, u) // a file:// page of `hark index DIR`: no gateway fetches it
+	} else {
+		cmd = p.extract([]string{u}, true)
+	}
 	if sec != nil {
 		sec.seq = p.seq // the extract's page may come back under another URL
 	}
 	p.section = sec
 	return cmd
+}
+
+// readIndexed reads a page the local index holds, as a followed link's
+// page: it arrives like an extract's, so esc comes back.
+func (p *Pane) readIndexed(r common.PageReader, u string) tea.Cmd {
+	p.seq++
+	seq := p.seq
+	p.runs[seq] = func() {}
+	return func() tea.Msg {
+		_, content, md, err := r.IndexedPage(context.Background(), u)
+		if err != nil {
+			return doneMsg{seq: seq, err: fmt.Errorf("open %s: %w", u, err)}
+		}
+		return doneMsg{seq: seq, slug: api.ToolSearch, base: u, pages: []*Page{{URL: u, Content: content, Plain: !md, Source: api.ToolSearch}}}
+	}
 }
 
 func (p *Pane) listHeight() int { return max(1, p.height-3) }

@@ -814,3 +814,47 @@ func TestSearchTextPageSaysWhyNoLinks(t *testing.T) {
 		t.Errorf("l on a page from the index said %v", msgs)
 	}
 }
+
+// A file:// page the local index kept as markdown opens rendered, and its
+// links are listed to follow, as for a page extracted from the web.
+func TestIndexedMarkdownPageKeepsItsLinks(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	c.Index = docsIndex{}
+	p := New(c)
+	p.SetSize(100, 12)
+	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: "file:///srv/docs/a.html",
+		RawContent: "# Alpha\n\nSee [the next page](file:///srv/docs/b.html) and *more*.\n"}}})
+	uitest.Settle(drive(p), cmd)
+	if v := uitest.Plain(p.View()); strings.Contains(v, "*more*") || strings.Contains(v, "](") {
+		t.Errorf("markdown shown as its source:\n%s", v)
+	}
+	press(p, "l")
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "the next page") || !strings.Contains(v, "file:///srv/docs/b.html") {
+		t.Errorf("the page's link is not listed:\n%s", v)
+	}
+	// Followed, the link is read from the index (no gateway fetches a
+	// file:// page), and esc comes back.
+	_, cmd = p.Update(uitest.Press("enter"))
+	uitest.Settle(drive(p), cmd)
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "Beta") || !strings.Contains(v, "The second page.") {
+		t.Errorf("the followed page:\n%s", v)
+	}
+	press(p, "esc")
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "Alpha") {
+		t.Errorf("esc did not come back:\n%s", v)
+	}
+}
+
+// docsIndex is a local index holding one more page, as markdown.
+type docsIndex struct{}
+
+func (docsIndex) Index(context.Context, string, func(int, string)) (int, error) { return 0, nil }
+func (docsIndex) Sources(context.Context) ([]common.IndexSource, error)         { return nil, nil }
+func (docsIndex) Remove(context.Context, string) (int, error)                   { return 0, nil }
+func (docsIndex) Pages(context.Context) (int, error)                            { return 2, nil }
+func (docsIndex) IndexedPage(_ context.Context, u string) (string, string, bool, error) {
+	if u != "file:///srv/docs/b.html" {
+		return "", "", false, fmt.Errorf("%s is not in the search index", u)
+	}
+	return "Beta", "# Beta\n\nThe second page.\n", true, nil
+}

@@ -422,8 +422,8 @@ func (fileIndex) Index(context.Context, string, func(int, string)) (int, error) 
 func (fileIndex) Sources(context.Context) ([]common.IndexSource, error)         { return nil, nil }
 func (fileIndex) Remove(context.Context, string) (int, error)                   { return 0, nil }
 func (fileIndex) Pages(context.Context) (int, error)                            { return 1, nil }
-func (fileIndex) IndexedPage(_ context.Context, u string) (string, string, error) {
-	return "Memcheck", "Memcheck is a memory error detector.", nil
+func (fileIndex) IndexedPage(_ context.Context, u string) (string, string, bool, error) {
+	return "Memcheck", "Memcheck is a memory error detector.", false, nil
 }
 
 // A source from an indexed folder (file://) opens with the text the

@@ -308,8 +308,8 @@ func TestOpenIndexedFileReadsFromIndex(t *testing.T) {
 // pageIndex is a local index that holds one page's text.
 type pageIndex struct{ memIndex }
 
-func (*pageIndex) IndexedPage(_ context.Context, u string) (string, string, error) {
-	return "X, from the index", "The whole page, read in process.", nil
+func (*pageIndex) IndexedPage(_ context.Context, u string) (string, string, bool, error) {
+	return "X, from the index", "The whole page, read in process.", false, nil
 }
 
 // With the embedded gateway's index in process, a file:// result is read
