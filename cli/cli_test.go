@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -322,10 +321,7 @@ func TestExitCodes(t *testing.T) {
 		}
 	})
 	t.Run("unreachable", func(t *testing.T) {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		addr := ln.Addr().String()
-		ln.Close()
-		t.Setenv("HARK_BASE_URL", "http://"+addr)
+		t.Setenv("HARK_BASE_URL", "http://"+closedAddr(t))
 		code, _, errs := hark(t, nil, "", "tts", "--voice", "a", "-o", filepath.Join(t.TempDir(), "x"), "hi")
 		if code != exitGateway || !strings.Contains(errs, "connection refused") {
 			t.Errorf("code %d; stderr %q", code, errs)
@@ -430,13 +426,7 @@ func TestCompletionFromTheEmbeddedGateway(t *testing.T) {
 // A gateway that cannot be reached completes nothing, without retries, and prints
 // no error into the line being typed.
 func TestCompletionWithoutAGateway(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	t.Setenv("HARK_BASE_URL", "http://"+addr)
+	t.Setenv("HARK_BASE_URL", "http://"+closedAddr(t))
 	t.Setenv("HARK_API_KEY", "sk-test-000000")
 	code, out, errs := hark(t, nil, "", "__complete", "invoke", "")
 	if code != 0 || strings.Contains(out, "vendor_") || strings.Contains(out, "error") {
