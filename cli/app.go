@@ -53,6 +53,9 @@ type App struct {
 	mu    sync.Mutex
 	cl    *api.Client
 	stops []func()
+	// closed is set by close: a client asked for after it (a TUI command
+	// still running as the program ends) starts nothing close would miss.
+	closed bool
 }
 
 // client connects to the configured gateway, or starts the embedded one
@@ -62,6 +65,9 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 	defer a.mu.Unlock()
 	if a.cl != nil {
 		return a.cl, nil
+	}
+	if a.closed {
+		return nil, errors.New("hark is closing")
 	}
 	if a.cfg == nil {
 		return nil, errors.New("settings are not loaded")
@@ -126,6 +132,12 @@ func (a *App) commandKey(ctx context.Context) (string, error) {
 
 // close stops what client started, most recent first.
 func (a *App) close() {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	// The library's opening began under a.mu before closed was set, or
+	// never will: Wait cannot race its Add. The opening adds the
+	// library's own stop, so stops are taken after it.
 	a.lib.opening.Wait()
 	a.mu.Lock()
 	stops := a.stops
