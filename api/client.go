@@ -142,6 +142,11 @@ type CallInfo struct {
 	CreditsLimit   int64
 	CreditsCharged int64
 	HasCredits     bool
+	// CreditsAt is when the headers arrived. Calls overlap, and a call
+	// is reported when its body has been read: a slow one may report
+	// after a later response whose count is newer. The figure that
+	// arrived last is the gateway's latest.
+	CreditsAt time.Time
 }
 
 // Response headers of the credits a workspace has used (see CallInfo).
@@ -159,6 +164,7 @@ func (info *CallInfo) readCredits(h http.Header) {
 		return
 	}
 	info.HasCredits = true
+	info.CreditsAt = time.Now()
 	info.CreditsUsed = used
 	info.CreditsLimit, _ = creditsHeader(h, HeaderCreditsLimit)
 	info.CreditsCharged, _ = creditsHeader(h, HeaderCreditsCharged)

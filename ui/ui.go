@@ -69,7 +69,7 @@ type Model struct {
 	notice   string
 	toolsErr error
 	loading  bool
-	credits  *api.CallInfo // the latest call that reported credits
+	credits  *api.CallInfo // the call whose credit headers arrived last
 	statusAt time.Time     // when the problem or notice was set
 
 	firstFrame sync.Once // reports the first frame to the start-up trace
@@ -197,7 +197,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.CallMsg:
 		ci := api.CallInfo(msg)
 		m.lastCall = &ci
-		if ci.HasCredits {
+		if ci.HasCredits && (m.credits == nil || !ci.CreditsAt.Before(m.credits.CreditsAt)) {
+			// Only a newer count: a slow call reported late read the
+			// gateway's count before a quicker one did.
 			m.credits = &ci
 		}
 		if ci.Err == nil && ci.Status < 400 && !m.c.Now().Add(-ci.Latency).Before(m.statusAt) {

@@ -167,6 +167,14 @@ func TestCreditsWhenKnown(t *testing.T) {
 	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "credits 14/1000") || !strings.Contains(st, "trace t3") {
 		t.Errorf("with limit: status %q, want credits 14/1000 and trace t3", st)
 	}
+	// A slow call reported after a quicker one read the gateway's count
+	// before it: its older figure does not replace the newer one.
+	now := time.Now()
+	m.Update(common.CallMsg{TraceID: "t4", Status: 200, HasCredits: true, CreditsUsed: 16, CreditsAt: now})
+	m.Update(common.CallMsg{TraceID: "t5", Status: 200, HasCredits: true, CreditsUsed: 15, CreditsAt: now.Add(-100 * time.Millisecond)})
+	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "credits 16") || !strings.Contains(st, "trace t5") {
+		t.Errorf("a late report: status %q, want credits 16 and trace t5", st)
+	}
 }
 
 // At 80 columns the audio state goes first, then the gateway, so that a
