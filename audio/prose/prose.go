@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -20,32 +21,41 @@ type Sentence struct {
 }
 
 var (
-	fence    = regexp.MustCompile("^\\s*(```|~~~)")
-	heading  = regexp.MustCompile(`^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
-	listItem = regexp.MustCompile(`^\s*([-*+•]|\d+[.)])\s+`)
-	image    = regexp.MustCompile(`!\[([^\]]*)\]\([^)]*\)`)
-	link     = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
-	autolink = regexp.MustCompile(`<(https?://[^>\s]+)>`)
-	bareURL  = regexp.MustCompile(`https?://[^\s)\]>]*[^\s)\]>.,;:!?]`)
+	fence    = lazyRegexp("^\\s*(```|~~~)")
+	heading  = lazyRegexp(`^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
+	listItem = lazyRegexp(`^\s*([-*+•]|\d+[.)])\s+`)
+	image    = lazyRegexp(`!\[([^\]]*)\]\([^)]*\)`)
+	link     = lazyRegexp(`\[([^\]]+)\]\([^)]*\)`)
+	autolink = lazyRegexp(`<(https?://[^>\s]+)>`)
+	bareURL  = lazyRegexp(`https?://[^\s)\]>]*[^\s)\]>.,;:!?]`)
 	// citation is a run of numbered references: [1], [3,4], [2-5], or
 	// several of them with commas between.
-	citation = regexp.MustCompile(`\s?\[\d+(?:\s*[,–-]\s*\d+)*\](?:\s*,\s*\[\d+(?:\s*[,–-]\s*\d+)*\])*`)
+	citation = lazyRegexp(`\s?\[\d+(?:\s*[,–-]\s*\d+)*\](?:\s*,\s*\[\d+(?:\s*[,–-]\s*\d+)*\])*`)
 	// emptyAside is what a parenthesis of references leaves: "(see)".
-	emptyAside  = regexp.MustCompile(`\s*\(\s*(?:(?:see|cf\.?|e\.g\.)\s*)?[,;]?\s*\)`)
-	footnoteRef = regexp.MustCompile(`\[\^[^\]\s]+\]`)
-	footnoteDef = regexp.MustCompile(`^\s{0,3}\[\^[^\]\s]+\]:`)
-	codeSpan    = regexp.MustCompile("``([^`]+)``|`([^`]+)`")
-	stars       = regexp.MustCompile(`\*{1,3}|~~`)
+	emptyAside  = lazyRegexp(`\s*\(\s*(?:(?:see|cf\.?|e\.g\.)\s*)?[,;]?\s*\)`)
+	footnoteRef = lazyRegexp(`\[\^[^\]\s]+\]`)
+	footnoteDef = lazyRegexp(`^\s{0,3}\[\^[^\]\s]+\]:`)
+	codeSpan    = lazyRegexp("``([^`]+)``|`([^`]+)`")
+	stars       = lazyRegexp(`\*{1,3}|~~`)
 	// Underscores are emphasis only at a word's edge: build_flite keeps
 	// its own.
-	underOpen   = regexp.MustCompile(`(^|[^\pL\pN_])_{1,3}`)
-	underClose  = regexp.MustCompile(`_{1,3}([^\pL\pN_]|$)`)
-	htmlTag     = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
-	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
-	spaces      = regexp.MustCompile(`\s+`)
-	quoteMark   = regexp.MustCompile(`^\s*>\s?`)
-	indented    = regexp.MustCompile(`^(?: {4}|\t)`)
+	underOpen   = lazyRegexp(`(^|[^\pL\pN_])_{1,3}`)
+	underClose  = lazyRegexp(`_{1,3}([^\pL\pN_]|$)`)
+	htmlTag     = lazyRegexp(`</?[a-zA-Z][^>]*>`)
+	htmlComment = lazyRegexp(`(?s)<!--.*?-->`)
+	spaces      = lazyRegexp(`\s+`)
+	quoteMark   = lazyRegexp(`^\s*>\s?`)
+	indented    = lazyRegexp(`^(?: {4}|\t)`)
+	// tableRule is a table's header rule; thematicBreak a --- line.
+	tableRule     = lazyRegexp(`^[|:\-\s]+$`)
+	thematicBreak = lazyRegexp(`^([-*_]\s*){3,}$`)
 )
+
+// lazyRegexp compiles pattern on first use: the package's patterns cost
+// about a millisecond, which every start of hark would pay at init.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // Sentences is what md says, in order.
 func Sentences(md string) []Sentence {
@@ -53,7 +63,7 @@ func Sentences(md string) []Sentence {
 	md = strings.ReplaceAll(md, "\r\n", "\n")
 	// HTML comments are never spoken; their lines stay, so sentences keep
 	// their line numbers.
-	md = htmlComment.ReplaceAllStringFunc(md, func(c string) string { return strings.Repeat("\n", strings.Count(c, "\n")) })
+	md = htmlComment().ReplaceAllStringFunc(md, func(c string) string { return strings.Repeat("\n", strings.Count(c, "\n")) })
 	lines := strings.Split(md, "\n")
 	var para []string
 	paraLine := 0
@@ -70,11 +80,11 @@ func Sentences(md string) []Sentence {
 		l := lines[i]
 		t := strings.TrimSpace(l)
 		switch {
-		case fence.MatchString(l):
+		case fence().MatchString(l):
 			flush()
 			inList = false
 			n := 0
-			for i++; i < len(lines) && !fence.MatchString(lines[i]); i++ {
+			for i++; i < len(lines) && !fence().MatchString(lines[i]); i++ {
 				n++
 			}
 			out = append(out, Sentence{Text: fmt.Sprintf("A code block of %s.", count(n, "line")), Line: i - n - 1})
@@ -82,49 +92,49 @@ func Sentences(md string) []Sentence {
 			flush()
 			start, rows := i, 0
 			for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "|"); i++ {
-				if !regexp.MustCompile(`^[|:\-\s]+$`).MatchString(strings.TrimSpace(lines[i])) {
+				if !tableRule().MatchString(strings.TrimSpace(lines[i])) {
 					rows++
 				}
 			}
 			i--
 			out = append(out, Sentence{Text: fmt.Sprintf("A table of %s.", count(max(0, rows-1), "row")), Line: start})
-		case t == "" || regexp.MustCompile(`^([-*_]\s*){3,}$`).MatchString(t):
+		case t == "" || thematicBreak().MatchString(t):
 			flush()
-		case len(para) == 0 && !inList && indented.MatchString(l):
+		case len(para) == 0 && !inList && indented().MatchString(l):
 			// An indented code block: announced, like a fenced one.
 			start, n := i, 0
-			for ; i < len(lines) && (indented.MatchString(lines[i]) || strings.TrimSpace(lines[i]) == ""); i++ {
+			for ; i < len(lines) && (indented().MatchString(lines[i]) || strings.TrimSpace(lines[i]) == ""); i++ {
 				if strings.TrimSpace(lines[i]) != "" {
 					n = i - start + 1
 				}
 			}
 			i = start + n - 1
 			out = append(out, Sentence{Text: fmt.Sprintf("A code block of %s.", count(n, "line")), Line: start})
-		case footnoteDef.MatchString(l):
+		case footnoteDef().MatchString(l):
 			// A footnote's text is an aside: skipped with its
 			// continuation lines.
 			flush()
-			for i+1 < len(lines) && indented.MatchString(lines[i+1]) {
+			for i+1 < len(lines) && indented().MatchString(lines[i+1]) {
 				i++
 			}
-		case heading.MatchString(l):
+		case heading().MatchString(l):
 			flush()
-			if h := inline(heading.FindStringSubmatch(l)[1]); h != "" {
+			if h := inline(heading().FindStringSubmatch(l)[1]); h != "" {
 				out = append(out, Sentence{Text: endWith(h), Line: i})
 			}
-		case listItem.MatchString(l):
+		case listItem().MatchString(l):
 			flush()
-			para, paraLine = []string{listItem.ReplaceAllString(l, "")}, i
+			para, paraLine = []string{listItem().ReplaceAllString(l, "")}, i
 			flush()
 			inList = true
 		default:
-			if !indented.MatchString(l) {
+			if !indented().MatchString(l) {
 				inList = false
 			}
 			if len(para) == 0 {
 				paraLine = i
 			}
-			para = append(para, quoteMark.ReplaceAllString(l, ""))
+			para = append(para, quoteMark().ReplaceAllString(l, ""))
 		}
 	}
 	flush()
@@ -136,35 +146,35 @@ func inline(s string) string {
 	// Code spans are said as they are written (build_flite, <stdio.h>):
 	// set aside while the markup around them goes.
 	var spans []string
-	s = codeSpan.ReplaceAllStringFunc(s, func(m string) string {
+	s = codeSpan().ReplaceAllStringFunc(s, func(m string) string {
 		spans = append(spans, spokenURLs(strings.Trim(m, "`")))
 		return fmt.Sprintf("\x00%d\x00", len(spans)-1)
 	})
-	s = footnoteRef.ReplaceAllString(s, "")
-	s = image.ReplaceAllStringFunc(s, func(m string) string {
-		if alt := image.FindStringSubmatch(m)[1]; alt != "" {
+	s = footnoteRef().ReplaceAllString(s, "")
+	s = image().ReplaceAllStringFunc(s, func(m string) string {
+		if alt := image().FindStringSubmatch(m)[1]; alt != "" {
 			return "(image: " + alt + ")"
 		}
 		return "(an image)"
 	})
-	s = link.ReplaceAllString(s, "$1")
-	s = autolink.ReplaceAllString(s, "$1")
+	s = link().ReplaceAllString(s, "$1")
+	s = autolink().ReplaceAllString(s, "$1")
 	s = spokenURLs(s)
-	s = citation.ReplaceAllString(s, "")
-	s = emptyAside.ReplaceAllString(s, "")
-	s = htmlTag.ReplaceAllString(s, "")
-	s = stars.ReplaceAllString(s, "")
-	s = underOpen.ReplaceAllString(s, "$1")
-	s = underClose.ReplaceAllString(s, "$1")
+	s = citation().ReplaceAllString(s, "")
+	s = emptyAside().ReplaceAllString(s, "")
+	s = htmlTag().ReplaceAllString(s, "")
+	s = stars().ReplaceAllString(s, "")
+	s = underOpen().ReplaceAllString(s, "$1")
+	s = underClose().ReplaceAllString(s, "$1")
 	for i, sp := range spans {
 		s = strings.Replace(s, fmt.Sprintf("\x00%d\x00", i), sp, 1)
 	}
-	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
+	return strings.TrimSpace(spaces().ReplaceAllString(s, " "))
 }
 
 // spokenURLs announces bare URLs by their host.
 func spokenURLs(s string) string {
-	return bareURL.ReplaceAllStringFunc(s, func(u string) string {
+	return bareURL().ReplaceAllStringFunc(s, func(u string) string {
 		if pu, err := url.Parse(u); err == nil && pu.Host != "" {
 			return "a link to " + strings.TrimPrefix(pu.Hostname(), "www.")
 		}

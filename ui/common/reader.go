@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -379,8 +378,8 @@ func (r *Reader) Status() string {
 func (r *Reader) FindView() string { return r.find.View() }
 
 var (
-	mdHeading = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
-	mdFence   = regexp.MustCompile("^\\s*(```|~~~)")
+	mdHeading = lazyRegexp(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
+	mdFence   = lazyRegexp("^\\s*(```|~~~)")
 )
 
 // OpenTOC builds the contents of markdown (its ATX headings, code
@@ -395,11 +394,11 @@ func markdownHeadings(markdown string) []Heading {
 	var toc []Heading
 	fenced := false
 	for _, l := range strings.Split(markdown, "\n") {
-		if mdFence.MatchString(l) {
+		if mdFence().MatchString(l) {
 			fenced = !fenced
 			continue
 		}
-		if m := mdHeading.FindStringSubmatch(l); m != nil && !fenced {
+		if m := mdHeading().FindStringSubmatch(l); m != nil && !fenced {
 			toc = append(toc, Heading{Level: len(m[1]), Text: plainHeading(m[2]), Line: -1})
 		}
 	}
@@ -408,7 +407,7 @@ func markdownHeadings(markdown string) []Heading {
 
 // textHeading is a heading in plain text: a numbered title on a line of
 // its own ("8.1.1. Multithreaded Programming Paradigms").
-var textHeading = regexp.MustCompile(`^((?:\d+\.)+\d*\.?)\s+(\p{Lu}.{0,80})$`)
+var textHeading = lazyRegexp(`^((?:\d+\.)+\d*\.?)\s+(\p{Lu}.{0,80})$`)
 
 // OpenTextTOC builds the contents of plain text from its numbered
 // headings: lines of their own, between blank lines, that open with a
@@ -423,7 +422,7 @@ func textHeadings(text string) []Heading {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		m := textHeading.FindStringSubmatch(t)
+		m := textHeading().FindStringSubmatch(t)
 		if m == nil || strings.ContainsAny(t[len(t)-1:], ".!?:;,") || len(strings.Fields(t)) > 10 {
 			continue
 		}
@@ -584,7 +583,7 @@ func slug(s string) string {
 // escapes ("\*" is a literal star) are taken out; an underscore inside a
 // word (snake_case) is text.
 func plainHeading(s string) string {
-	s = mdLink.ReplaceAllString(s, "$1")
+	s = mdLink().ReplaceAllString(s, "$1")
 	rs := []rune(s)
 	var b strings.Builder
 	for i := 0; i < len(rs); i++ {
@@ -602,7 +601,7 @@ func plainHeading(s string) string {
 	return b.String()
 }
 
-var mdLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+var mdLink = lazyRegexp(`\[([^\]]*)\]\([^)]*\)`)
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 

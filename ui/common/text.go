@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -135,7 +136,12 @@ func RestoreWords(s string) string {
 	return restoreWords.Replace(s)
 }
 
-var bareURL = regexp.MustCompile(`https?://[^\s<>"'\x1b]+[^\s<>"'\x1b.,;:!?)\]]`)
+// lazyRegexp compiles pattern on first use, not at hark's every start.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
+var bareURL = lazyRegexp(`https?://[^\s<>"'\x1b]+[^\s<>"'\x1b.,;:!?)\]]`)
 
 // LinkURLs makes every http(s) URL in plain text a hyperlink (OSC 8),
 // line by line, so that a URL cut at a line's end still opens whole.
@@ -151,14 +157,14 @@ func LinkURLs(s string) string {
 	}
 	spans := make([][]span, len(lines))
 	for i, l := range lines {
-		for _, loc := range bareURL.FindAllStringIndex(l, -1) {
+		for _, loc := range bareURL().FindAllStringIndex(l, -1) {
 			a, b := loc[0], loc[1]
 			u := l[a:b]
 			// A URL cut at the line's end goes on at the start of the next
 			// line, and the next, while it fills them.
 			var tails []int
 			for j := i + 1; b == len(l) && j < len(lines) && !strings.HasPrefix(lines[j], "http"); j++ {
-				m := urlTail.FindString(lines[j])
+				m := urlTail().FindString(lines[j])
 				if m == "" {
 					break
 				}
@@ -187,7 +193,7 @@ func LinkURLs(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-var urlTail = regexp.MustCompile(`^[^\s<>"']+`)
+var urlTail = lazyRegexp(`^[^\s<>"']+`)
 
 // Truncate cuts s to width cells with an ellipsis.
 func Truncate(s string, width int) string {
