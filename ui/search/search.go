@@ -761,7 +761,23 @@ func (p *Pane) optionsLine() string {
 	return strings.Join(append(lines, cur), "\n")
 }
 
-// listView draws the results, three lines each, then the images.
+// snippetLines is a result's snippet wrapped to width on at most rows
+// lines, the last cut with "…" when there is more.
+func snippetLines(content string, width, rows int) []string {
+	text := common.OneLine(content)
+	if rows <= 1 {
+		return []string{common.Truncate(text, width)}
+	}
+	lines := strings.Split(common.Wrap(text, width), "\n")
+	if len(lines) > rows {
+		rest := strings.Join(lines[rows-1:], " ")
+		lines = append(lines[:rows-1], common.Truncate(rest, width))
+	}
+	return lines
+}
+
+// listView draws the results, three or four lines each (two for the
+// snippet where the pane has room for all of them), then the images.
 func (p *Pane) listView(w, h int) string {
 	s := p.c.Styles
 	res := p.out.Results
@@ -773,6 +789,12 @@ func (p *Pane) listView(w, h int) string {
 		head += fmt.Sprintf(" in %.2fs", p.out.ResponseTime)
 	}
 	lines, rowOf = append(lines, s.Dim.Render(head)), append(rowOf, -1)
+	// Snippets get two lines when every result still fits with them, as
+	// a search engine's page shows them; one when the pane is short.
+	snippetRows := 1
+	if h >= 1+len(res)*4 {
+		snippetRows = 2
+	}
 	for i, r := range res {
 		if i == p.cursor {
 			selStart = len(lines)
@@ -793,8 +815,10 @@ func (p *Pane) listView(w, h int) string {
 		}
 		meta = s.Dim.Render(meta) + " " + scoreBar(s, r.Score)
 		lines = append(lines, bar+meta)
-		lines = append(lines, bar+s.Text.Render(common.Truncate(common.OneLine(r.Content), w-2)))
-		rowOf = append(rowOf, i, i, i)
+		for _, l := range snippetLines(r.Content, w-2, snippetRows) {
+			lines, rowOf = append(lines, bar+s.Text.Render(l)), append(rowOf, i)
+		}
+		rowOf = append(rowOf, i, i)
 		if i == p.cursor {
 			selEnd = len(lines)
 		}

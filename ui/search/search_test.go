@@ -413,3 +413,55 @@ func TestRefusedFormKeepsValuesAtTheField(t *testing.T) {
 		t.Error("f after the refusal lost the typed values")
 	}
 }
+
+// Snippets take two lines when every result fits with them, one when the
+// pane is short; a click on either line selects its result.
+func TestSnippetsTakeTwoLinesWhenThereIsRoom(t *testing.T) {
+	long := strings.Repeat("The okapi browses leaves in the forest understorey. ", 8)
+	out := &api.SearchOutput{Query: "okapi"}
+	for _, title := range []string{"First", "Second", "Third"} {
+		out.Results = append(out.Results, api.SearchResult{Title: title + " page", URL: "https://a.example/" + title, Content: long, Score: 0.5})
+	}
+	c, _ := uitest.Common(t, nil)
+	for _, tc := range []struct {
+		h, rows int
+	}{{30, 2}, {12, 1}} {
+		p := New(c)
+		p.SetSize(80, tc.h)
+		p.Update(doneMsg{out: out})
+		p.query.Blur()
+		lines := strings.Split(uitest.Plain(p.View()), "\n")
+		snippet, prev := 0, false
+		for i, l := range lines {
+			is := strings.Contains(l, "okapi browses")
+			if is && prev && tc.rows == 1 {
+				t.Errorf("h %d: a snippet of two lines in a short pane, line %d", tc.h, i)
+			}
+			prev = is
+			if is {
+				snippet++
+				if w := len([]rune(strings.TrimRight(l, " "))); w > 80 {
+					t.Errorf("h %d: line %d is %d cells wide", tc.h, i, w)
+				}
+			}
+		}
+		if want := tc.rows * 3; snippet != want && !(tc.rows == 1 && snippet < want) {
+			t.Errorf("h %d: %d snippet lines, want %d:\n%s", tc.h, snippet, want, strings.Join(lines, "\n"))
+		}
+		if tc.rows == 2 {
+			var second int
+			for i, l := range lines {
+				if strings.Contains(l, "Second page") {
+					second = i + 3 // title, meta, snippet, snippet
+				}
+			}
+			if !strings.HasSuffix(strings.TrimRight(lines[second], " "), "…") {
+				t.Errorf("the second snippet line does not say there is more: %q", lines[second])
+			}
+			p.Update(tea.MouseClickMsg{X: 5, Y: second, Button: tea.MouseLeft})
+			if p.Selected() != 1 {
+				t.Errorf("a click on a snippet's second line selected %d, want 1", p.Selected())
+			}
+		}
+	}
+}
