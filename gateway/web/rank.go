@@ -501,6 +501,9 @@ type placed struct {
 	text, heading string
 	lead          bool
 	code          string
+	// beforeCode: a code block follows the sentence (code holds it when
+	// it is short enough to quote).
+	beforeCode bool
 }
 
 // maxQuotedCode is the most lines of a code block a sentence carries.
@@ -546,8 +549,11 @@ func sentencesUnder(text string) []placed {
 		for len(code) > 0 && strings.TrimSpace(code[len(code)-1]) == "" {
 			code = code[:len(code)-1]
 		}
-		if len(code) > 0 && len(code) <= maxQuotedCode && illustrates >= 0 {
-			out[illustrates].code = dedent(code)
+		if len(code) > 0 && illustrates >= 0 {
+			out[illustrates].beforeCode = true
+			if len(code) <= maxQuotedCode {
+				out[illustrates].code = dedent(code)
+			}
 		}
 		code, illustrates = code[:0], -1
 	}

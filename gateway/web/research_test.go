@@ -429,7 +429,8 @@ func TestResearchSentencesStandAlone(t *testing.T) {
 // sentencesUnder gives each sentence the heading it sits under (markdown,
 // or a short line of its own in plain text), marks a section's first
 // sentence, and hands a short code block to the sentence before it,
-// never into any sentence's text.
+// never into any sentence's text; every sentence a code block follows is
+// marked so.
 func TestSentencesUnder(t *testing.T) {
 	text := "2.5 The Closure API\n\nlibffi also provides a way to write a generic function. This is useful.\n\n" +
 		"## Voice selection\n\nAll voices sit in one list. You can select a voice from the command line\n\n" +
@@ -441,9 +442,9 @@ func TestSentencesUnder(t *testing.T) {
 		{text: "This is useful.", heading: "2.5 The Closure API"},
 		{text: "All voices sit in one list.", heading: "Voice selection", lead: true},
 		{text: "You can select a voice from the command line", heading: "Voice selection",
-			code: "flite -voice awb -f doc/alice\n\nflite -voice slt -f doc/alice"},
-		{text: "Voices may also be loaded from files.", heading: "Voice selection", code: "flite --help"},
-		{text: "The whole program:", heading: "Long code", lead: true}, // too long to quote
+			code: "flite -voice awb -f doc/alice\n\nflite -voice slt -f doc/alice", beforeCode: true},
+		{text: "Voices may also be loaded from files.", heading: "Voice selection", code: "flite --help", beforeCode: true},
+		{text: "The whole program:", heading: "Long code", lead: true, beforeCode: true}, // too long to quote
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("sentencesUnder:\n got %+v\nwant %+v", got, want)

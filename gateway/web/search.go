@@ -479,7 +479,9 @@ func bestSentences(query, body string, max int) string {
 	i := best
 	for ; i < len(ps); i++ {
 		s := oneLine(ps[i].text)
-		if i > best && (b.Len()+1+len(s) > max || ps[i].lead) {
+		// A snippet is one run of prose: it ends at a heading or at a
+		// code block, never joining the sentences on either side.
+		if i > best && (b.Len()+1+len(s) > max || ps[i].lead || ps[i-1].beforeCode) {
 			break
 		}
 		if i > best {

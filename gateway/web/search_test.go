@@ -336,6 +336,22 @@ func TestSnippetKeepsHeadingsOut(t *testing.T) {
 	}
 }
 
+// A snippet ends at a code block: the sentence that introduces it is not
+// run into the one after it ("FLITEDIR is set After you build").
+func TestSnippetEndsAtCode(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e, &page{URL: "https://flite.example/convert", Title: "Converting voices",
+		Text: "The process of building from a clustergen voice is also supported. It is assumed the variable FLITEDIR is set\n\n" +
+			"```\nexport FLITEDIR=/home/awb/projects/flite/\n```\n\nAfter you build the clustergen voice you can convert it."})
+	out := mustSearch(t, e, api.SearchInput{Query: "building process supported"})
+	if len(out.Results) != 1 {
+		t.Fatalf("results: %+v", out.Results)
+	}
+	if c := out.Results[0].Content; c != "The process of building from a clustergen voice is also supported. It is assumed the variable FLITEDIR is set …" {
+		t.Errorf("content = %q", c)
+	}
+}
+
 func TestNewsRecencyBoostsOnlyNews(t *testing.T) {
 	e := testEngine(t, nil)
 	seed(t, e, &page{URL: "https://a.example.com/", Title: "Otters", Text: "Otters hold hands while they sleep."},
