@@ -142,11 +142,14 @@ type CallInfo struct {
 	CreditsLimit   int64
 	CreditsCharged int64
 	HasCredits     bool
-	// CreditsAt is when the headers arrived. Calls overlap, and a call
-	// is reported when its body has been read: a slow one may report
-	// after a later response whose count is newer. The figure that
-	// arrived last is the gateway's latest.
+	// CreditsAt is when the headers arrived, Started when the call
+	// began. Calls overlap and are reported when their bodies have been
+	// read, so the order reports come in is not the gateway's: a call
+	// started after a count arrived was counted after it, while of two
+	// that overlapped either may be the later (ui's status bar keeps the
+	// larger).
 	CreditsAt time.Time
+	Started   time.Time
 }
 
 // Response headers of the credits a workspace has used (see CallInfo).
@@ -307,7 +310,7 @@ func (c *Client) do(ctx context.Context, cl call, timeout time.Duration) (json.R
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	info := CallInfo{Method: cl.method, Path: cl.path}
+	info := CallInfo{Method: cl.method, Path: cl.path, Started: start}
 	data, err := c.roundTrip(ctx, cl, &info)
 	info.Latency = time.Since(start)
 	info.Err = err

@@ -45,7 +45,7 @@ func (c *Client) dial(ctx context.Context, path string) (*websocket.Conn, string
 	}
 	start := time.Now()
 	conn, resp, err := d.DialContext(ctx, u.String(), h)
-	info := CallInfo{Method: http.MethodGet, Path: path, Latency: time.Since(start)}
+	info := CallInfo{Method: http.MethodGet, Path: path, Latency: time.Since(start), Started: start}
 	if resp != nil {
 		info.Status = resp.StatusCode
 		info.TraceID = traceFrom(nil, resp.Header)

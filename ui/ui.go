@@ -197,9 +197,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.CallMsg:
 		ci := api.CallInfo(msg)
 		m.lastCall = &ci
-		if ci.HasCredits && (m.credits == nil || !ci.CreditsAt.Before(m.credits.CreditsAt)) {
-			// Only a newer count: a slow call reported late read the
-			// gateway's count before a quicker one did.
+		if ci.HasCredits && newerCredits(ci, m.credits) {
 			m.credits = &ci
 		}
 		if ci.Err == nil && ci.Status < 400 && !m.c.Now().Add(-ci.Latency).Before(m.statusAt) {
@@ -541,6 +539,19 @@ func (m *Model) statusView() string {
 		parts = kept
 	}
 	return common.Truncate(join(), m.width)
+}
+
+// newerCredits says whether ci's credit count supersedes shown's. A call
+// begun after shown's count arrived was counted after it, so its count
+// stands even when lower (a refund, a new quota period). Of two calls
+// that overlapped, either may have been counted last (a slow voice list
+// begun before a search can report after it, with the count from before
+// it): the larger count is the later, as a period's count only grows.
+func newerCredits(ci api.CallInfo, shown *api.CallInfo) bool {
+	if shown == nil || !ci.Started.Before(shown.CreditsAt) {
+		return true
+	}
+	return ci.CreditsUsed >= shown.CreditsUsed
 }
 
 // creditsText is the credits the gateway reported: used, or used/limit

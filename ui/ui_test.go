@@ -167,13 +167,20 @@ func TestCreditsWhenKnown(t *testing.T) {
 	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "credits 14/1000") || !strings.Contains(st, "trace t3") {
 		t.Errorf("with limit: status %q, want credits 14/1000 and trace t3", st)
 	}
-	// A slow call reported after a quicker one read the gateway's count
-	// before it: its older figure does not replace the newer one.
+	// A slow call begun before a search, whose count it read before the
+	// search was charged, reports after it, even with headers that
+	// arrived later: its older figure does not replace the newer one.
 	now := time.Now()
-	m.Update(common.CallMsg{TraceID: "t4", Status: 200, HasCredits: true, CreditsUsed: 16, CreditsAt: now})
-	m.Update(common.CallMsg{TraceID: "t5", Status: 200, HasCredits: true, CreditsUsed: 15, CreditsAt: now.Add(-100 * time.Millisecond)})
+	m.Update(common.CallMsg{TraceID: "t4", Status: 200, HasCredits: true, CreditsUsed: 16, Started: now.Add(-20 * time.Millisecond), CreditsAt: now})
+	m.Update(common.CallMsg{TraceID: "t5", Status: 200, HasCredits: true, CreditsUsed: 15, Started: now.Add(-150 * time.Millisecond), CreditsAt: now.Add(5 * time.Millisecond)})
 	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "credits 16") || !strings.Contains(st, "trace t5") {
 		t.Errorf("a late report: status %q, want credits 16 and trace t5", st)
+	}
+	// A call begun after that count arrived was counted after it: a lower
+	// count (a refund, a new period) stands.
+	m.Update(common.CallMsg{TraceID: "t6", Status: 200, HasCredits: true, CreditsUsed: 3, Started: now.Add(10 * time.Millisecond), CreditsAt: now.Add(20 * time.Millisecond)})
+	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "credits 3") {
+		t.Errorf("a count from after the shown one: status %q, want credits 3", st)
 	}
 }
 
