@@ -69,7 +69,7 @@ type Model struct {
 	notice   string
 	toolsErr error
 	loading  bool
-	credits  *api.CallInfo // the call whose credit headers arrived last
+	credits  *api.CallInfo // the newest credit count known (newerCredits)
 	statusAt time.Time     // when the problem or notice was set
 
 	firstFrame sync.Once // reports the first frame to the start-up trace
