@@ -322,16 +322,11 @@ func TestBasicSnippetFindsTheRareWord(t *testing.T) {
 // but is not glued to it, and the snippet stops where the next section
 // begins.
 func TestSnippetKeepsHeadingsOut(t *testing.T) {
-	e := testEngine(t, nil)
-	seed(t, e, &page{URL: "https://pip.example/local", Title: "Local project installs",
+	c := snippetOfOnePage(t, &page{URL: "https://pip.example/local", Title: "Local project installs",
 		Text: "Local project installs\n\nIt is common to have a project in a folder that you wish to install.\n\n" +
 			"Editable installs\n\nYou can install local projects in editable mode. Nothing is copied.\n\n" +
-			"Build artifacts\n\nThe project is no longer copied to a temporary directory before the build."})
-	out := mustSearch(t, e, api.SearchInput{Query: "editable install"})
-	if len(out.Results) != 1 {
-		t.Fatalf("results: %+v", out.Results)
-	}
-	if c := out.Results[0].Content; c != "…You can install local projects in editable mode. Nothing is copied. …" {
+			"Build artifacts\n\nThe project is no longer copied to a temporary directory before the build."}, "editable install")
+	if c != "…You can install local projects in editable mode. Nothing is copied. …" {
 		t.Errorf("content = %q", c)
 	}
 }
@@ -339,17 +334,25 @@ func TestSnippetKeepsHeadingsOut(t *testing.T) {
 // A snippet ends at a code block: the sentence that introduces it is not
 // run into the one after it ("FLITEDIR is set After you build").
 func TestSnippetEndsAtCode(t *testing.T) {
-	e := testEngine(t, nil)
-	seed(t, e, &page{URL: "https://flite.example/convert", Title: "Converting voices",
+	c := snippetOfOnePage(t, &page{URL: "https://flite.example/convert", Title: "Converting voices",
 		Text: "The process of building from a clustergen voice is also supported. It is assumed the variable FLITEDIR is set\n\n" +
-			"```\nexport FLITEDIR=/home/awb/projects/flite/\n```\n\nAfter you build the clustergen voice you can convert it."})
-	out := mustSearch(t, e, api.SearchInput{Query: "building process supported"})
+			"```\nexport FLITEDIR=/home/awb/projects/flite/\n```\n\nAfter you build the clustergen voice you can convert it."}, "building process supported")
+	if c != "The process of building from a clustergen voice is also supported. It is assumed the variable FLITEDIR is set …" {
+		t.Errorf("content = %q", c)
+	}
+}
+
+// snippetOfOnePage indexes p alone, searches it for query and returns the
+// one result's content.
+func snippetOfOnePage(t *testing.T, p *page, query string) string {
+	t.Helper()
+	e := testEngine(t, nil)
+	seed(t, e, p)
+	out := mustSearch(t, e, api.SearchInput{Query: query})
 	if len(out.Results) != 1 {
 		t.Fatalf("results: %+v", out.Results)
 	}
-	if c := out.Results[0].Content; c != "The process of building from a clustergen voice is also supported. It is assumed the variable FLITEDIR is set …" {
-		t.Errorf("content = %q", c)
-	}
+	return out.Results[0].Content
 }
 
 func TestNewsRecencyBoostsOnlyNews(t *testing.T) {
