@@ -537,7 +537,7 @@ func retryableGET(err error) bool {
 		if errors.Is(e, ErrCredentialsMissing) {
 			return false
 		}
-		return e.HTTPStatus == 429 || e.HTTPStatus >= 500 || e.Code == 429 || e.Code >= 500
+		return e.Status(http.StatusTooManyRequests) || e.HTTPStatus >= http.StatusInternalServerError || e.Code >= http.StatusInternalServerError
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || isConnError(err)
@@ -559,12 +559,12 @@ func retryableResearch(parent context.Context, err error) bool {
 		if errors.Is(e, ErrCredentialsMissing) || e.Auth() {
 			return false
 		}
-		st := e.HTTPStatus
-		if e.Code >= 400 && e.Code < 500 && e.Code != 429 && e.Code != 408 {
-			return false
-		}
-		if st >= 400 && st < 500 && st != 429 && st != 408 {
-			return false
+		// A 4xx other than rate limiting or a timeout is the request's
+		// fault: trying it again gives the same answer.
+		for _, c := range []int{e.HTTPStatus, e.Code} {
+			if c >= http.StatusBadRequest && c < http.StatusInternalServerError && c != http.StatusTooManyRequests && c != http.StatusRequestTimeout {
+				return false
+			}
 		}
 		return true
 	}

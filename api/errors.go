@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -93,7 +94,18 @@ func (e *Error) Is(target error) bool {
 	case ErrResearchTimeout:
 		return strings.Contains(e.Message, MsgResearchWaitTimeout)
 	case ErrRateLimited:
-		return e.HTTPStatus == 429 || e.Code == 429
+		return e.Status(http.StatusTooManyRequests)
+	}
+	return false
+}
+
+// Status reports whether the HTTP status or the envelope code is one of
+// codes: a gateway may say it either way.
+func (e *Error) Status(codes ...int) bool {
+	for _, c := range codes {
+		if e.HTTPStatus == c || e.Code == c {
+			return true
+		}
 	}
 	return false
 }
@@ -101,8 +113,19 @@ func (e *Error) Is(target error) bool {
 // Auth reports whether the gateway refused the caller's identity
 // (HTTP or envelope 401/403) or the workspace lacks vendor credentials.
 func (e *Error) Auth() bool {
-	return e.HTTPStatus == 401 || e.HTTPStatus == 403 || e.Code == 401 || e.Code == 403 ||
-		errors.Is(e, ErrCredentialsMissing)
+	return e.Status(http.StatusUnauthorized, http.StatusForbidden) || errors.Is(e, ErrCredentialsMissing)
+}
+
+// Refused reports the gateway refusing the inputs (400 or 422): its
+// message names the field and the rule.
+func (e *Error) Refused() bool {
+	return e.Status(http.StatusBadRequest, http.StatusUnprocessableEntity)
+}
+
+// TimedOut reports the gateway, or what it called, running out of time
+// (408 or 504).
+func (e *Error) TimedOut() bool {
+	return e.Status(http.StatusRequestTimeout, http.StatusGatewayTimeout)
 }
 
 var (

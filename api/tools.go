@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"sort"
 	"strings"
 )
 
@@ -17,51 +16,6 @@ type Tool struct {
 	Description string
 	Inputs      []Field
 	Raw         json.RawMessage
-}
-
-// Field is one input of a tool. Type is the JSON Schema type name
-// (string, integer, number, boolean, array, object), several joined by
-// "|" when the gateway allows more than one (e.g. "string|array"), or
-// whatever the gateway sent when hark does not recognise it. Items is the
-// element type of an array. Raw is the field's description as received.
-type Field struct {
-	Name        string
-	Type        string
-	Format      string
-	Description string
-	Required    bool
-	Default     any
-	Enum        []string
-	Min, Max    *float64
-	Items       string
-	Raw         json.RawMessage
-}
-
-// Input returns the field called name, or nil.
-func (t *Tool) Input(name string) *Field {
-	for i := range t.Inputs {
-		if t.Inputs[i].Name == name {
-			return &t.Inputs[i]
-		}
-	}
-	return nil
-}
-
-// HasType reports whether the field accepts JSON type typ.
-func (f *Field) HasType(typ string) bool {
-	for _, t := range strings.Split(f.Type, "|") {
-		if t == typ {
-			return true
-		}
-	}
-	return false
-}
-
-// IsDate reports whether the field takes a calendar date, YYYY-MM-DD: its
-// format says "date", or its description spells the form out. The TUI's
-// form and the CLI check dates by this one rule before sending.
-func (f *Field) IsDate() bool {
-	return f.Format == "date" || strings.Contains(strings.ToLower(f.Description), "yyyy-mm-dd")
 }
 
 // DecodeToolList decodes the tool list, whose shape the spec does not fix.
@@ -332,6 +286,18 @@ func decodeField(name string, raw json.RawMessage, obj map[string]json.RawMessag
 	}
 	f.Min = pickNumber(obj, "minimum", "min")
 	f.Max = pickNumber(obj, "maximum", "max")
+	if n := pickNumber(obj, "maxLength", "max_length"); n != nil && *n > 0 {
+		f.MaxLength = int(*n)
+	}
+	if n := pickNumber(obj, "maxItems", "max_items"); n != nil && *n > 0 {
+		f.MaxItems = int(*n)
+	}
+	_, f.Separator = pickRawString(obj, "x-separator")
+	if it, ok := obj["items"]; ok {
+		if _, io, err := orderedObject(it); err == nil {
+			_, f.ItemFormat = pickString(io, "format")
+		}
+	}
 	return f
 }
 
@@ -486,6 +452,18 @@ func pickString(obj map[string]json.RawMessage, keys ...string) (string, string)
 	return "", ""
 }
 
+// pickRawString is pickString without the trimming: a separator may be
+// a space.
+func pickRawString(obj map[string]json.RawMessage, keys ...string) (string, string) {
+	for _, k := range keys {
+		var s string
+		if v, ok := obj[k]; ok && json.Unmarshal(v, &s) == nil && s != "" {
+			return k, s
+		}
+	}
+	return "", ""
+}
+
 func pickNumber(obj map[string]json.RawMessage, keys ...string) *float64 {
 	for _, k := range keys {
 		if v, ok := obj[k]; ok {
@@ -538,57 +516,10 @@ func orderedObject(raw []byte) ([]string, map[string]json.RawMessage, error) {
 // name, description and input_schema as JSON Schema. DecodeToolList reads
 // it back.
 func (t Tool) MarshalJSON() ([]byte, error) {
-	type prop struct {
-		Type        any      `json:"type,omitempty"`
-		Format      string   `json:"format,omitempty"`
-		Description string   `json:"description,omitempty"`
-		Default     any      `json:"default,omitempty"`
-		Enum        []string `json:"enum,omitempty"`
-		Minimum     *float64 `json:"minimum,omitempty"`
-		Maximum     *float64 `json:"maximum,omitempty"`
-		Items       any      `json:"items,omitempty"`
-	}
-	var props bytes.Buffer
-	props.WriteByte('{')
-	var required []string
-	for i, f := range t.Inputs {
-		p := prop{Format: f.Format, Description: f.Description, Default: f.Default, Enum: f.Enum, Minimum: f.Min, Maximum: f.Max}
-		types := strings.Split(f.Type, "|")
-		switch {
-		case f.Type == "":
-		case len(types) == 1:
-			p.Type = types[0]
-		default:
-			p.Type = types
-		}
-		if f.Items != "" {
-			p.Items = map[string]string{"type": f.Items}
-		}
-		b, err := json.Marshal(p)
-		if err != nil {
-			return nil, err
-		}
-		k, _ := json.Marshal(f.Name)
-		if i > 0 {
-			props.WriteByte(',')
-		}
-		props.Write(k)
-		props.WriteByte(':')
-		props.Write(b)
-		if f.Required {
-			required = append(required, f.Name)
-		}
-	}
-	props.WriteByte('}')
-	sort.Strings(required)
 	return json.Marshal(struct {
-		Slug        string `json:"slug"`
-		Name        string `json:"name"`
-		Description string `json:"description,omitempty"`
-		InputSchema any    `json:"input_schema"`
-	}{t.Slug, t.Name, t.Description, struct {
-		Type       string          `json:"type"`
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required,omitempty"`
-	}{"object", props.Bytes(), required}})
+		Slug        string      `json:"slug"`
+		Name        string      `json:"name"`
+		Description string      `json:"description,omitempty"`
+		InputSchema InputSchema `json:"input_schema"`
+	}{t.Slug, t.Name, t.Description, t.Inputs})
 }

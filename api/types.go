@@ -5,7 +5,6 @@ package api
 
 import (
 	"encoding/json"
-	"strings"
 )
 
 // Paths of the gateway interface, relative to the base URL.
@@ -122,15 +121,7 @@ type SearchImage struct {
 type URLList []string
 
 // ParseURLList splits a comma-separated string into trimmed, non-empty URLs.
-func ParseURLList(s string) URLList {
-	var out URLList
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func ParseURLList(s string) URLList { return SplitList(s) }
 
 // ExtractInput is the inputs of vendor_extract.
 type ExtractInput struct {

@@ -82,8 +82,8 @@ voice's file, first-audio time and duration). --json prints the manifest.`,
 				return usagef("audition: text must not be empty")
 			}
 			var codes []string
-			for _, c := range strings.Split(voices, ",") {
-				if c = strings.TrimSpace(c); c != "" && !containsStr(codes, c) {
+			for _, c := range api.SplitList(voices) {
+				if !containsStr(codes, c) {
 					codes = append(codes, c)
 				}
 			}

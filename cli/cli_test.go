@@ -130,13 +130,13 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "max_results=many"}, "input max_results: must be an integer"},
-		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "max_results=50"}, "input max_results: must be between 1 and 20"},
-		{[]string{"invoke", "vendor_search", "-i", "topic=sports", "-i", "query=x"}, "input topic: must be one of general, news, finance"},
-		{[]string{"invoke", "vendor_search", "-i", "max_results=2"}, "missing required input query"},
+		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "max_results=many"}, "invalid max_results: must be an integer"},
+		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "max_results=50"}, "invalid max_results: must be between 1 and 20"},
+		{[]string{"invoke", "vendor_search", "-i", "topic=sports", "-i", "query=x"}, "invalid topic: must be one of general, news, finance"},
+		{[]string{"invoke", "vendor_search", "-i", "max_results=2"}, "invalid query: is required (give -i query=...)"},
 		// Dates are checked before sending, by the rule the TUI's form uses.
-		{[]string{"search", "--start-date", "2024-13-01", "foo"}, `input start_date: must be a date as YYYY-MM-DD, got "2024-13-01"`},
-		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "end_date=yesterday"}, "input end_date: must be a date as YYYY-MM-DD"},
+		{[]string{"search", "--start-date", "2024-13-01", "foo"}, "invalid start_date: must be a date in the form YYYY-MM-DD"},
+		{[]string{"invoke", "vendor_search", "-i", "query=x", "-i", "end_date=yesterday"}, "invalid end_date: must be a date in the form YYYY-MM-DD"},
 		{[]string{"invoke", "no_such_tool"}, `tool "no_such_tool": not in the gateway's tool list`},
 		{[]string{"invoke", "vendor_search", "-i", "novalue"}, "must be key=value"},
 		// What is missing or too much, in words, with the usage line.
@@ -580,7 +580,7 @@ func TestInvokeChecksNonStringEnums(t *testing.T) {
 	s.SetToolList(`{"tools": [{"name": "dice", "parameters": {"type": "object", "required": ["sides"],
 		"properties": {"sides": {"type": "integer", "enum": [4, 6, 20]}}}}]}`)
 	code, _, errs := hark(t, s, "", "invoke", "dice", "-i", "sides=7")
-	if code != exitUsage || !strings.Contains(errs, `input sides: must be one of 4, 6, 20, got "7"`) || s.Count(apitest.InvokePath("dice")) != 0 {
+	if code != exitUsage || !strings.Contains(errs, "invalid sides: must be one of 4, 6, 20") || s.Count(apitest.InvokePath("dice")) != 0 {
 		t.Errorf("sides=7: code %d, %s", code, errs)
 	}
 	code, _, errs = hark(t, s, "", "invoke", "dice", "-i", "sides=20")

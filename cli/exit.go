@@ -101,7 +101,7 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.As(err, new(libraryError)), errors.As(err, new(dataError)):
 		return exitLibrary
-	case errors.As(err, &ae) && (ae.HTTPStatus == 400 || ae.Code == 400 || ae.HTTPStatus == 422 || ae.Code == 422):
+	case errors.As(err, &ae) && ae.Refused():
 		// The gateway refused the input (it names the field): the same
 		// mistake hark's own checks exit 2 for.
 		return exitUsage
@@ -109,7 +109,7 @@ func exitCode(err error) int {
 		// A file or folder the user named that cannot be read or written.
 		return exitUsage
 	case errors.As(err, &ae):
-		if ae.HTTPStatus == 408 || ae.HTTPStatus == 504 || ae.Code == 408 || ae.Code == 504 {
+		if ae.TimedOut() {
 			return exitTimeout
 		}
 		return exitGateway

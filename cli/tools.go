@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,6 +83,15 @@ func printTool(w io.Writer, t api.Tool) {
 		if f.Min != nil || f.Max != nil {
 			rule = append(rule, "range "+fmtBound(f.Min)+".."+fmtBound(f.Max))
 		}
+		if f.MaxLength > 0 {
+			rule = append(rule, fmt.Sprintf("at most %d characters", f.MaxLength))
+		}
+		if f.MaxItems > 0 {
+			rule = append(rule, fmt.Sprintf("at most %d items", f.MaxItems))
+		}
+		if f.Separator != "" {
+			rule = append(rule, fmt.Sprintf("a list separated by %q", f.Separator))
+		}
 		if len(f.Enum) > 0 {
 			rule = append(rule, "one of "+strings.Join(f.Enum, "|"))
 		}
@@ -99,7 +107,7 @@ func fmtBound(p *float64) string {
 	if p == nil {
 		return ""
 	}
-	return strconv.FormatFloat(*p, 'f', -1, 64)
+	return api.FormatNumber(*p)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -370,7 +378,8 @@ func parsePair(spec *api.Tool, p string) (string, any, error) {
 
 // typeValue converts a command-line string to the field's JSON type.
 // Without a field, true/false and integers are guessed; the rest stays a
-// string.
+// string. Text that does not convert stays text: checkInputs then names
+// the rule it breaks, in the gateway's words.
 func typeValue(f *api.Field, v string) (any, error) {
 	if f == nil {
 		if v == "true" || v == "false" {
@@ -382,54 +391,44 @@ func typeValue(f *api.Field, v string) (any, error) {
 		return v, nil
 	}
 	has := func(t string) bool { return f.HasType(t) }
+	t := strings.TrimSpace(v)
 	switch {
 	case has("string") || f.Type == "":
 		// A string is accepted as it is, even where an array also is
 		// (e.g. extract's urls takes "a,b").
-		if has("array") && strings.HasPrefix(strings.TrimSpace(v), "[") {
+		if has("array") && strings.HasPrefix(t, "[") {
 			var arr []any
 			if json.Unmarshal([]byte(v), &arr) == nil {
 				return arr, nil
 			}
 		}
-		return v, nil
 	case has("integer"):
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("must be an integer, got %q", v)
+		if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return n, nil
 		}
-		return n, nil
 	case has("number"):
-		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil {
-			return nil, fmt.Errorf("must be a number, got %q", v)
+		if n, err := strconv.ParseFloat(t, 64); err == nil {
+			return n, nil
 		}
-		return n, nil
 	case has("boolean"):
-		switch strings.ToLower(strings.TrimSpace(v)) {
+		switch strings.ToLower(t) {
 		case "true", "yes", "1", "on":
 			return true, nil
 		case "false", "no", "0", "off":
 			return false, nil
 		}
-		return nil, fmt.Errorf("must be true or false, got %q", v)
 	case has("array"):
-		if strings.HasPrefix(strings.TrimSpace(v), "[") {
+		if strings.HasPrefix(t, "[") {
 			var arr []any
 			if err := json.Unmarshal([]byte(v), &arr); err != nil {
 				return nil, fmt.Errorf("must be a JSON array or a comma-separated list: %v", err)
 			}
 			return arr, nil
 		}
-		var arr []any
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				x, err := typeValue(&api.Field{Type: orString(f.Items)}, p)
-				if err != nil {
-					return nil, fmt.Errorf("element %q: %v", p, err)
-				}
-				arr = append(arr, x)
-			}
+		arr := []any{}
+		for _, p := range api.SplitList(v) {
+			x, _ := typeValue(&api.Field{Type: orString(f.Items)}, p)
+			arr = append(arr, x)
 		}
 		return arr, nil
 	case has("object"):
@@ -449,74 +448,18 @@ func orString(t string) string {
 	return t
 }
 
-// checkInputs applies the tool list's required, enum and range rules, so
-// a mistake is reported before anything is billed.
+// checkInputs applies the tool list's rules with api.Validate, the
+// gateway's own check, so a mistake is reported before anything is billed.
 func checkInputs(t *api.Tool, inputs map[string]any) error {
-	var missing []string
-	for _, f := range t.Inputs {
-		v, ok := inputs[f.Name]
-		if !ok || v == nil {
-			if f.Required {
-				missing = append(missing, f.Name)
-			}
-			continue
-		}
-		if s, ok := enumValue(v); ok && len(f.Enum) > 0 && !contains(f.Enum, s) {
-			return usagef("input %s: must be one of %s, got %s", f.Name, strings.Join(f.Enum, ", "), strconv.Quote(s))
-		}
-		if s, ok := v.(string); ok && f.IsDate() && !f.HasType("array") {
-			if _, err := time.Parse("2006-01-02", s); err != nil {
-				return usagef("input %s: must be a date as YYYY-MM-DD, got %s", f.Name, strconv.Quote(s))
-			}
-		}
-		if n, ok := number(v); ok {
-			if f.Min != nil && n < *f.Min || f.Max != nil && n > *f.Max {
-				return usagef("input %s: must be between %s and %s, got %v", f.Name, fmtBound(f.Min), fmtBound(f.Max), v)
-			}
-		}
+	_, err := api.Validate(t.Inputs, inputs)
+	var fe *api.FieldError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe) && fe.Rule == api.RuleRequired:
+		return usagef("%v (give -i %s=...)", err, fe.Field)
 	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		return usagef("%s: missing required input %s (give -i %s=...)", t.Slug, strings.Join(missing, ", "), missing[0])
-	}
-	return nil
-}
-
-// enumValue spells a scalar input as the tool list's enum does (strings
-// as they are, numbers and booleans as JSON); false for other values.
-func enumValue(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case bool, int, int64, float64, json.Number:
-		b, err := json.Marshal(x)
-		return string(b), err == nil
-	}
-	return "", false
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case float64:
-		return n, true
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return usageError{err}
 }
 
 func writeJSON(w io.Writer, v any) error {

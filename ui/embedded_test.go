@@ -191,8 +191,9 @@ func TestE2EReadAloud(t *testing.T) {
 	mu.Unlock()
 }
 
-// A palette form the gateway refuses comes back with what was typed, at
-// the field the gateway named, with its rule there, whichever pane ran
+// A palette form refused, by the tool list's rules before sending
+// (extract's urls) or by the gateway (crawl's select_paths), shows what
+// was typed, at the field named, with its rule there, whichever pane ran
 // the call (extract and crawl run in Pages); reopening it from the
 // palette keeps the values too.
 func TestE2EPaletteFormRefusedKeepsValues(t *testing.T) {
@@ -229,14 +230,9 @@ func TestE2EPaletteFormRefusedKeepsValues(t *testing.T) {
 		return c.Field.Name == "urls" && strings.Contains(c.Err, "is not an absolute http or https URL") &&
 			c.Value() == "ftp://example.com/x" && f.Control("extract_depth").Value() == "advanced"
 	})
+	// The tool list says urls are http(s) URLs: the form refuses it with
+	// the gateway's own rule before anything is sent.
 	r.waitFor("the rule on screen", screenHas("✗ urls"))
-	// esc, then the palette again: the form still holds what was typed.
-	r.keys("esc", "1")
-	openForm(api.ToolExtract)
-	r.waitFor("the values kept on reopening", func(m *Model) bool {
-		f := toolsForm(m).Form()
-		return f.Control("urls").Value() == "ftp://example.com/x" && strings.Contains(f.Control("urls").Err, "http or https")
-	})
 	r.keys("esc")
 
 	openForm(api.ToolCrawl)
@@ -260,5 +256,12 @@ func TestE2EPaletteFormRefusedKeepsValues(t *testing.T) {
 		c := f.Controls[f.Focused()]
 		return c.Field.Name == "select_paths" && strings.Contains(c.Err, "not a valid regular expression") &&
 			c.Value() == "([a-z" && f.Control("url").Value() == "https://example.com"
+	}) // esc, then the palette again: the form still holds what was typed.
+	r.keys("esc", "1")
+	openForm(api.ToolCrawl)
+	r.waitFor("the values kept on reopening", func(m *Model) bool {
+		f := toolsForm(m).Form()
+		return f.Control("select_paths").Value() == "([a-z" && strings.Contains(f.Control("select_paths").Err, "regular expression")
 	})
+	r.keys("esc")
 }

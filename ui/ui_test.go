@@ -422,7 +422,7 @@ func TestE2EUnknownToolGeneratedForm(t *testing.T) {
 	if srv.Count(apitest.InvokePath("acme_weather")) != 0 {
 		t.Fatal("an invalid form was sent")
 	}
-	r.waitFor("required error", screenHas("city required"))
+	r.waitFor("required error", screenHas("city is required"))
 	// The first invalid field (city) now has focus.
 	r.typeText("Oslo")
 	r.keys("tab", "backspace")

@@ -95,13 +95,9 @@ type VoiceProvider interface {
 }
 
 // InputError is invalid input: it names the field and the rule it breaks.
-// The gateway answers it with HTTP 400.
-type InputError struct {
-	Field string
-	Rule  string
-}
-
-func (e *InputError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Field, e.Rule) }
+// The gateway answers it with HTTP 400. It is api.FieldError, so that
+// what an engine refuses reads as what api.Validate refuses.
+type InputError = api.FieldError
 
 // VendorError is a failure of an upstream vendor. The gateway renders it in
 // one of the spec's two forms: "<Vendor> API request failed: <Detail>" when

@@ -518,7 +518,7 @@ func (s *SearXNG) Search(ctx context.Context, in api.SearchInput) (*api.SearchOu
 	if err != nil {
 		return nil, err
 	}
-	inc, exc := splitList(in.IncludeDomains), splitList(in.ExcludeDomains)
+	inc, exc := api.SplitList(in.IncludeDomains), api.SplitList(in.ExcludeDomains)
 	phrase := normPhrase(in.Query)
 	tld := countryTLD(in.Country)
 	type scored struct {

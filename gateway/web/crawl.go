@@ -120,7 +120,7 @@ func newTraversal(raw string, depth, breadth, limit int, allowExternal *bool, pa
 
 func compileList(field, s string) ([]*regexp.Regexp, error) {
 	var out []*regexp.Regexp
-	for _, p := range splitList(s) {
+	for _, p := range api.SplitList(s) {
 		re, err := regexp.Compile(p)
 		if err != nil {
 			return nil, &engine.InputError{Field: field, Rule: fmt.Sprintf("%q is not a valid regular expression: %v", p, err)}

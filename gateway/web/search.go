@@ -93,7 +93,7 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 		where = append(where, "(CASE WHEN p.published > 0 THEN p.published ELSE p.fetched END) < ?")
 		args = append(args, hi)
 	}
-	if inc := splitList(in.IncludeDomains); len(inc) > 0 {
+	if inc := api.SplitList(in.IncludeDomains); len(inc) > 0 {
 		var ors []string
 		for _, d := range inc {
 			d = normDomain(d)
@@ -102,7 +102,7 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 		}
 		where = append(where, "("+strings.Join(ors, " OR ")+")")
 	}
-	for _, d := range splitList(in.ExcludeDomains) {
+	for _, d := range api.SplitList(in.ExcludeDomains) {
 		d = normDomain(d)
 		where = append(where, "NOT (p.host = ? OR p.host = ? OR p.host LIKE ?)")
 		args = append(args, d, "www."+d, "%."+d)

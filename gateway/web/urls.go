@@ -172,12 +172,3 @@ func domainMatch(host, domain string) bool {
 	return host == domain || strings.HasSuffix(host, "."+domain)
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}

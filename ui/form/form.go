@@ -11,7 +11,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -40,9 +39,8 @@ func (k Kind) String() string {
 }
 
 // KindOf picks the control for a field from its type, format, enum and
-// description.
+// list separator: what the tool list says, never guessed from prose.
 func KindOf(f api.Field) Kind {
-	desc := strings.ToLower(f.Description)
 	switch {
 	case len(f.Enum) > 0:
 		return Enum
@@ -52,9 +50,9 @@ func KindOf(f api.Field) Kind {
 		return Integer
 	case f.HasType("number"):
 		return Number
-	case f.IsDate():
+	case f.Format == api.FormatDate:
 		return Date
-	case f.HasType("array") || strings.Contains(desc, "comma-separated") || strings.Contains(desc, "comma separated"):
+	case f.IsList():
 		return List
 	case f.HasType("object"):
 		return Object
@@ -158,7 +156,7 @@ func placeholder(c *Control) string {
 		return "a, b, c"
 	case Integer, Number:
 		if c.Field.Min != nil && c.Field.Max != nil {
-			return fmt.Sprintf("%s–%s", num(*c.Field.Min), num(*c.Field.Max))
+			return fmt.Sprintf("%s–%s", api.FormatNumber(*c.Field.Min), api.FormatNumber(*c.Field.Max))
 		}
 		return "number"
 	case Object:
@@ -166,8 +164,6 @@ func placeholder(c *Control) string {
 	}
 	return ""
 }
-
-func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // defaultText is a default value as the form shows it.
 func defaultText(v any) string {
@@ -177,7 +173,9 @@ func defaultText(v any) string {
 	case string:
 		return v
 	case float64:
-		return num(v)
+		return api.FormatNumber(v)
+	case int:
+		return strconv.Itoa(v)
 	case bool:
 		return strconv.FormatBool(v)
 	case []string:
@@ -236,81 +234,65 @@ func (c *Control) Value() string {
 	return strings.TrimSpace(c.input.Value())
 }
 
-// validate explains what is wrong with the value, naming the rule.
+// validate explains what is wrong with the value, naming the rule as
+// the gateway does: api.Validate is the one judge.
 func (c *Control) validate() string {
-	v := c.Value()
-	if v == "" {
-		if c.Field.Required {
-			return "required"
-		}
-		return ""
+	in := map[string]any{}
+	if c.Value() != "" {
+		in[c.Field.Name] = c.wire()
 	}
-	switch c.Kind {
-	case Integer, Number:
-		n, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
-			return "must be a number"
-		}
-		if c.Kind == Integer && n != math.Trunc(n) {
-			return "must be a whole number"
-		}
-		lo, hi := c.Field.Min, c.Field.Max
-		switch {
-		case lo != nil && hi != nil && (n < *lo || n > *hi):
-			return fmt.Sprintf("must be between %s and %s", num(*lo), num(*hi))
-		case lo != nil && n < *lo:
-			return "must be at least " + num(*lo)
-		case hi != nil && n > *hi:
-			return "must be at most " + num(*hi)
-		}
-	case Date:
-		if _, err := time.Parse("2006-01-02", v); err != nil {
-			return "must be a date as YYYY-MM-DD"
-		}
-	case List:
-		if len(splitList(v)) == 0 {
-			return "must list at least one value, separated by commas"
-		}
-	case Object:
-		var m map[string]any
-		if json.Unmarshal([]byte(v), &m) != nil {
-			return "must be a JSON object"
-		}
+	_, err := api.Validate([]api.Field{c.Field}, in)
+	var fe *api.FieldError
+	if errors.As(err, &fe) {
+		return fe.Rule
+	}
+	if err != nil {
+		return err.Error()
 	}
 	return ""
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// wire converts a valid value to what the gateway expects.
+// wire converts the value to what the gateway expects. Text that does
+// not convert (a number that is not one) stays text, for validate to
+// name the rule it breaks.
 func (c *Control) wire() any {
 	v := c.Value()
 	switch c.Kind {
 	case Bool:
 		return c.on
-	case Integer:
-		n, _ := strconv.ParseFloat(v, 64)
-		return int64(n)
-	case Number:
-		n, _ := strconv.ParseFloat(v, 64)
+	case Integer, Number:
+		n, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err != nil:
+			return v
+		case c.Kind == Integer && n == math.Trunc(n) && math.Abs(n) < 1<<53:
+			return int64(n)
+		}
 		return n
+	case Enum:
+		// An enum of numbers or booleans is listed in JSON spelling.
+		var x any
+		if !c.Field.HasType("string") && json.Unmarshal([]byte(v), &x) == nil {
+			return x
+		}
 	case List:
-		items := splitList(v)
-		if c.Field.HasType("array") {
+		sep := c.Field.Separator
+		if sep == "" {
+			sep = api.ListSeparator
+		}
+		items := api.SplitList(strings.ReplaceAll(v, sep, api.ListSeparator))
+		switch {
+		case len(items) == 0:
+			return v // no item at all: validate says so
+		case c.Field.HasType("array"):
 			return items
 		}
-		return strings.Join(items, ",")
+		return strings.Join(items, sep)
 	case Object:
 		var m map[string]any
-		_ = json.Unmarshal([]byte(v), &m)
+		if json.Unmarshal([]byte(v), &m) != nil {
+			return v
+		}
 		return m
 	}
 	return v
@@ -376,7 +358,7 @@ func (f *Form) SetInputs(in map[string]any) {
 // or code 400/422): what FailOn shows at a field.
 func Refused(err error) bool {
 	var ae *api.Error
-	return errors.As(err, &ae) && (ae.HTTPStatus == 400 || ae.Code == 400 || ae.HTTPStatus == 422 || ae.Code == 422)
+	return errors.As(err, &ae) && ae.Refused()
 }
 
 // FailOn shows a refusal at the field it names, with the whole rule, and

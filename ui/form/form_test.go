@@ -20,22 +20,23 @@ func TestValidation(t *testing.T) {
 		{Name: "q", Type: "string", Required: true},
 		{Name: "n", Type: "integer", Min: f64(1), Max: f64(20), Default: 5.0},
 		{Name: "x", Type: "number", Min: f64(0)},
-		{Name: "d", Type: "string", Description: "format YYYY-MM-DD; only results after this date"},
-		{Name: "dom", Type: "string", Description: "domain allow-list, comma-separated"},
+		{Name: "d", Type: "string", Format: api.FormatDate, Description: "only results after this date"},
+		{Name: "dom", Type: "string", Separator: api.ListSeparator, Description: "domain allow-list"},
 		{Name: "extra", Type: "object"},
 	}}
 	f := New(tool, common.NewStyles(true, false))
 	for _, tc := range []struct{ field, value, err string }{
-		{"q", "", "required"},
+		{"q", "", "is required"},
 		{"q", "ok", ""},
 		{"n", "0", "must be between 1 and 20"},
-		{"n", "2.5", "must be a whole number"},
-		{"n", "abc", "must be a number"},
+		{"n", "2.5", "must be an integer"},
+		{"n", "abc", "must be an integer"},
+		{"x", "abc", "must be a number"},
 		{"n", "20", ""},
 		{"x", "-1", "must be at least 0"},
-		{"d", "2026-02-30", "must be a date as YYYY-MM-DD"},
+		{"d", "2026-02-30", "must be a date in the form YYYY-MM-DD"},
 		{"d", "2026-02-28", ""},
-		{"dom", " , ", "must list at least one value, separated by commas"},
+		{"dom", " , ", "must hold at least one value"},
 		{"extra", "[1]", "must be a JSON object"},
 		{"extra", `{"a":1}`, ""},
 	} {
@@ -83,6 +84,9 @@ func TestKinds(t *testing.T) {
 		{api.Field{Type: "number"}, Number},
 		{api.Field{Type: "string", Format: "date"}, Date},
 		{api.Field{Type: "string|array", Items: "string"}, List},
+		{api.Field{Type: "string", Separator: ","}, List},
+		// Prose is not read for hints: the schema says what a field is.
+		{api.Field{Type: "string", Description: "domains, comma-separated; yyyy-mm-dd"}, Text},
 		{api.Field{Type: "object"}, Object},
 		{api.Field{Type: "weird"}, Text},
 	} {

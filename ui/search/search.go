@@ -346,7 +346,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			p.editDom = false
 			p.domains.Blur()
 			before := fmt.Sprint(p.value("include_domains"))
-			p.opts["include_domains"] = strings.Join(splitComma(p.domains.Value()), ",")
+			p.opts["include_domains"] = strings.Join(api.SplitList(p.domains.Value()), ",")
 			return p.changed(fmt.Sprint(p.value("include_domains")) != before)
 		}
 		var cmd tea.Cmd
@@ -514,16 +514,6 @@ func toFloat(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
-}
-
-func splitComma(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // newForm builds the full form of the tool, pre-filled with the query

@@ -87,7 +87,7 @@ func TestUnknownToolFormAndTree(t *testing.T) {
 		}
 	}
 	uitest.Golden(t, "form_invalid_80x24", p.View())
-	if !strings.Contains(uitest.Plain(p.View()), "✗ text required") {
+	if !strings.Contains(uitest.Plain(p.View()), "✗ text is required") {
 		t.Errorf("no inline error:\n%s", uitest.Plain(p.View()))
 	}
 	send(p, keys("hello")...)
@@ -101,7 +101,7 @@ func TestUnknownToolFormAndTree(t *testing.T) {
 	send(p, keys("2")...)
 	send(p, uitest.Press("tab"))
 	send(p, keys("2026-13-01")...)
-	if !strings.Contains(uitest.Plain(p.View()), "as_of must be a date as YYYY-MM-DD") {
+	if !strings.Contains(uitest.Plain(p.View()), "as_of must be a date in the form YYYY-MM-DD") {
 		t.Errorf("no date error:\n%s", uitest.Plain(p.View()))
 	}
 	for range 5 {
