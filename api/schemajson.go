@@ -72,20 +72,29 @@ func (f Field) MarshalJSON() ([]byte, error) {
 		Format string `json:"format,omitempty"`
 	}
 	p := struct {
-		Type        any      `json:"type,omitempty"`
-		Description string   `json:"description,omitempty"`
-		Default     any      `json:"default,omitempty"`
-		Enum        []string `json:"enum,omitempty"`
-		Minimum     *float64 `json:"minimum,omitempty"`
-		Maximum     *float64 `json:"maximum,omitempty"`
-		MinLength   int      `json:"minLength,omitempty"`
-		MaxLength   int      `json:"maxLength,omitempty"`
-		MaxItems    int      `json:"maxItems,omitempty"`
-		Format      string   `json:"format,omitempty"`
-		Items       *items   `json:"items,omitempty"`
-		Separator   string   `json:"x-separator,omitempty"`
-	}{Description: f.Description, Default: f.Default, Enum: f.Enum, Minimum: f.Min, Maximum: f.Max,
+		Type        any               `json:"type,omitempty"`
+		Description string            `json:"description,omitempty"`
+		Default     any               `json:"default,omitempty"`
+		Enum        []json.RawMessage `json:"enum,omitempty"`
+		Minimum     *float64          `json:"minimum,omitempty"`
+		Maximum     *float64          `json:"maximum,omitempty"`
+		MinLength   int               `json:"minLength,omitempty"`
+		MaxLength   int               `json:"maxLength,omitempty"`
+		MaxItems    int               `json:"maxItems,omitempty"`
+		Format      string            `json:"format,omitempty"`
+		Items       *items            `json:"items,omitempty"`
+		Separator   string            `json:"x-separator,omitempty"`
+	}{Description: f.Description, Default: f.Default, Minimum: f.Min, Maximum: f.Max,
 		MaxLength: f.MaxLength, MaxItems: f.MaxItems, Format: f.Format, Separator: f.Separator}
+	for _, e := range f.Enum {
+		// Enum holds numbers and booleans in JSON spelling: a field that
+		// takes no string lists them as JSON values again.
+		v, _ := json.Marshal(e)
+		if !f.HasType("string") && f.Type != "" && json.Valid([]byte(e)) {
+			v = json.RawMessage(e)
+		}
+		p.Enum = append(p.Enum, v)
+	}
 	switch types := strings.Split(f.Type, "|"); {
 	case f.Type == "":
 	case len(types) == 1:

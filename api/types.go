@@ -9,16 +9,20 @@ import (
 
 // Paths of the gateway interface, relative to the base URL.
 const (
-	PathPrefix      = "/v1/openapi/third-party-service"
-	SearchService   = "vendor_search"
-	PathTools       = PathPrefix + "/" + SearchService + "/tools"
-	PathInvokeFmt   = PathPrefix + "/" + SearchService + "/%s/invoke" // %s = tool slug
-	PathVoicesFmt   = PathPrefix + "/voice/%s/voices"                 // %s = provider
-	PathTTS         = PathPrefix + "/voice/tts"
-	PathSTT         = PathPrefix + "/voice/stt"
-	PathTTSStream   = PathPrefix + "/voice/tts/stream"
-	PathSTTStream   = PathPrefix + "/voice/stt/stream"
-	DefaultProvider = "vendor_speech"
+	PathPrefix    = "/v1/openapi/third-party-service"
+	SearchService = "vendor_search"
+	PathTools     = PathPrefix + "/" + SearchService + "/tools"
+	PathInvokeFmt = PathPrefix + "/" + SearchService + "/%s/invoke" // %s = tool slug
+	PathVoicesFmt = PathPrefix + "/voice/%s/voices"                 // %s = provider
+	// PathTTSInputsFmt is hark's own endpoint (the spec leaves the
+	// ranges of the TTS controls unshown): a provider's TTS inputs with
+	// their rules, as TTSInputs.
+	PathTTSInputsFmt = PathPrefix + "/voice/%s/tts/inputs" // %s = provider
+	PathTTS          = PathPrefix + "/voice/tts"
+	PathSTT          = PathPrefix + "/voice/stt"
+	PathTTSStream    = PathPrefix + "/voice/tts/stream"
+	PathSTTStream    = PathPrefix + "/voice/stt/stream"
+	DefaultProvider  = "vendor_speech"
 )
 
 // Messages the spec fixes verbatim.

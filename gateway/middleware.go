@@ -70,6 +70,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET "+api.PathTools, s.handleTools)
 	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", s.handleInvoke)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
+	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
 	mux.HandleFunc("POST "+api.PathTTS, s.handleTTS)
 	mux.HandleFunc("POST "+api.PathSTT, s.handleSTT)
 	mux.HandleFunc("GET "+api.PathTTSStream, s.handleTTSStream)

@@ -101,6 +101,7 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("GET "+api.PathTools, s.handleTools)
 	mux.HandleFunc("POST "+api.PathPrefix+"/"+api.SearchService+"/{tool}/invoke", s.handleInvoke)
 	mux.HandleFunc("GET "+api.PathPrefix+"/voice/{provider}/voices", s.handleVoices)
+	mux.HandleFunc("GET "+api.PathPrefix+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
 	mux.HandleFunc("POST "+api.PathTTS, s.handleTTS)
 	mux.HandleFunc("POST "+api.PathSTT, s.handleSTT)
 	mux.HandleFunc("GET "+api.PathTTSStream, s.handleTTSStream)
@@ -451,6 +452,21 @@ func (s *Server) handleVoices(w http.ResponseWriter, r *http.Request) {
 		return OK(DefaultVoices)
 	})
 }
+
+// handleTTSInputs serves the local provider's TTS inputs (the fixture
+// gateway/voice writes) for the default provider.
+func (s *Server) handleTTSInputs(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("provider")
+	s.serve(w, r, nil, func() Reply {
+		if p != api.DefaultProvider {
+			return Fail(400, fmt.Sprintf("provider %q: not enabled for this workspace", p))
+		}
+		return OK(DefaultTTSInputs)
+	})
+}
+
+// TTSInputsPath is the TTS-inputs path of provider.
+func TTSInputsPath(provider string) string { return fmt.Sprintf(api.PathTTSInputsFmt, provider) }
 
 // SampleRate is the rate of the default synthesized audio.
 const SampleRate = 8000

@@ -1,7 +1,7 @@
 package apitest
 
 import (
-	_ "embed" // the tool-list fixture
+	_ "embed" // the fixtures the gateway tests write
 	"encoding/json"
 )
 
@@ -15,3 +15,14 @@ var toolList []byte
 
 // DefaultToolList is toolList as the server serves it.
 var DefaultToolList = json.RawMessage(toolList)
+
+// ttsInputs is what unscripted TTS-inputs calls answer: the local
+// voice provider's TTS inputs and ranges, written by a test of
+// gateway/voice (go test ./gateway/voice -run TestTTSInputsFixture
+// -update), never edited by hand.
+//
+//go:embed ttsinputs.json
+var ttsInputs []byte
+
+// DefaultTTSInputs is ttsInputs as the server serves it.
+var DefaultTTSInputs = json.RawMessage(ttsInputs)

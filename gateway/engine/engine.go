@@ -94,6 +94,13 @@ type VoiceProvider interface {
 	Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, emit func(Transcript) error) error
 }
 
+// TTSDescriber is a VoiceProvider that says which TTS inputs it takes
+// and within what bounds, for the gateway to serve (the spec leaves them
+// unshown). A provider without it gets a 404 there.
+type TTSDescriber interface {
+	TTSInputs() []api.Field
+}
+
 // InputError is invalid input: it names the field and the rule it breaks.
 // The gateway answers it with HTTP 400. It is api.FieldError, so that
 // what an engine refuses reads as what api.Validate refuses.

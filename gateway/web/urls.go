@@ -171,4 +171,3 @@ func domainMatch(host, domain string) bool {
 	host = strings.TrimPrefix(host, "www.")
 	return host == domain || strings.HasSuffix(host, "."+domain)
 }
-

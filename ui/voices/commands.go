@@ -111,6 +111,13 @@ type (
 		voices   []api.Voice
 		err      error
 	}
+	// ttsInputsMsg: the provider's TTS inputs, whose bounds the Speak
+	// controls take (err when the gateway serves none).
+	ttsInputsMsg struct {
+		provider string
+		inputs   *api.TTSInputs
+		err      error
+	}
 	// ttsOpenedMsg: the playback is open, audio may follow.
 	ttsOpenedMsg struct {
 		job
@@ -190,6 +197,19 @@ func loadVoicesCmd(c *common.Common, provider string) tea.Cmd {
 		defer cancel()
 		vs, err := c.Client.Voices(ctx, provider)
 		return voicesMsg{provider: provider, voices: vs, err: err}
+	}
+}
+
+// loadTTSInputsCmd asks the gateway for the provider's TTS inputs.
+func loadTTSInputsCmd(c *common.Common, provider string) tea.Cmd {
+	return func() tea.Msg {
+		if c.Client == nil {
+			return ttsInputsMsg{provider: provider, err: errors.New("no gateway client")}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), voicesTimeout)
+		defer cancel()
+		in, err := c.Client.TTSInputs(ctx, provider)
+		return ttsInputsMsg{provider: provider, inputs: in, err: err}
 	}
 }
 

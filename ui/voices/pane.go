@@ -167,7 +167,7 @@ func New(c *common.Common) *Pane {
 	p := &Pane{
 		c:          c,
 		keys:       DefaultKeyMap(),
-		ranges:     DefaultRanges(),
+		ranges:     unknownRanges(),
 		provider:   cmp.Or(c.Provider, api.DefaultProvider),
 		samples:    map[string]*clip{},
 		settings:   TTSSettings{Stream: true},
@@ -203,17 +203,13 @@ func New(c *common.Common) *Pane {
 	return p
 }
 
-// SetRanges replaces the bounds of the Speak controls, for a provider
-// whose ranges differ from the local one's.
-func (p *Pane) SetRanges(r Ranges) { p.ranges = r }
-
 // Title is the tab label.
 func (p *Pane) Title() string { return "Voices" }
 
-// Init loads the voice list.
+// Init loads the voice list and the bounds of the Speak controls.
 func (p *Pane) Init() tea.Cmd {
 	p.loading = true
-	return loadVoicesCmd(p.c, p.provider)
+	return tea.Batch(loadVoicesCmd(p.c, p.provider), loadTTSInputsCmd(p.c, p.provider))
 }
 
 // Capturing reports that a text field or the file picker has the keys.
@@ -273,6 +269,13 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, nil
 	case voicesMsg:
 		return p, p.onVoices(msg)
+	case ttsInputsMsg:
+		// A gateway that serves no TTS inputs leaves the controls
+		// unbounded: its refusal of a value names the range.
+		if msg.provider == p.provider && msg.err == nil {
+			p.ranges = RangesFrom(msg.inputs)
+		}
+		return p, nil
 	case ttsOpenedMsg, ttsChunkMsg, ttsDoneMsg, meterMsg:
 		return p, p.onPlayback(msg.(jobMsg))
 	case savedMsg:

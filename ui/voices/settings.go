@@ -8,29 +8,53 @@ import (
 )
 
 // Range is the allowed span of one numeric TTS control. Zero always means
-// "the provider's default", which is why every range contains it.
+// "the provider's default", which is why every range contains it. A range
+// the gateway did not give (Known false) is not clamped.
 type Range struct {
 	Min, Max, Step int
+	Known          bool
 }
 
-// Ranges bound the Speak controls. The gateway has the last word: a value
-// it rejects comes back as an error naming the field and its range, shown
-// beside the controls.
+// Ranges bound the Speak controls. They are the provider's, read from the
+// gateway (api.Client.TTSInputs), never a copy kept here; the gateway has
+// the last word: a value it rejects comes back as an error naming the
+// field and its range, shown beside the controls.
 type Ranges struct {
 	SpeechRate, Pitch, Loudness Range
 	// SampleRates are the rates offered besides "provider default" (0).
 	SampleRates []int
 }
 
-// DefaultRanges are the ranges of the local vendor_speech provider
-// (docs/voice.md): percentages of change around the voice's own default.
-func DefaultRanges() Ranges {
-	return Ranges{
-		SpeechRate:  Range{Min: -50, Max: 100, Step: 10}, // percent faster or slower
-		Pitch:       Range{Min: -50, Max: 50, Step: 10},  // percent higher or lower
-		Loudness:    Range{Min: -50, Max: 50, Step: 10},  // -50 silent, +50 double amplitude
-		SampleRates: []int{8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000},
+// controlStep is how far one press moves a numeric control.
+const controlStep = 10
+
+// unknownRanges are the controls before the gateway said anything (or
+// when it serves no TTS inputs): unbounded, and only the provider's
+// default rate.
+func unknownRanges() Ranges {
+	u := Range{Step: controlStep}
+	return Ranges{SpeechRate: u, Pitch: u, Loudness: u}
+}
+
+// RangesFrom reads the bounds of the Speak controls from a provider's TTS
+// inputs.
+func RangesFrom(in *api.TTSInputs) Ranges {
+	r := unknownRanges()
+	if in == nil {
+		return r
 	}
+	of := func(name string) Range {
+		rg := Range{Step: controlStep}
+		if f := in.Input(name); f != nil && f.Min != nil && f.Max != nil {
+			rg.Min, rg.Max, rg.Known = int(*f.Min), int(*f.Max), true
+		}
+		return rg
+	}
+	r.SpeechRate, r.Pitch, r.Loudness = of("speech_rate"), of("pitch"), of("loudness")
+	if f := in.Input("sample_rate"); f != nil {
+		r.SampleRates = f.Ints()
+	}
+	return r
 }
 
 // formats the Speak section cycles through; "" is the provider default (pcm).
@@ -73,7 +97,11 @@ func (c control) label() string {
 // the control and its range.
 func (s *TTSSettings) adjust(c control, dir int, r Ranges) string {
 	step := func(v int, rg Range) (int, string) {
-		n := min(max(v+dir*max(1, rg.Step), rg.Min), rg.Max)
+		n := v + dir*max(1, rg.Step)
+		if !rg.Known {
+			return n, ""
+		}
+		n = min(max(n, rg.Min), rg.Max)
 		if n == v {
 			end := "highest"
 			if dir < 0 {
@@ -128,7 +156,12 @@ func (s *TTSSettings) reset(c control) {
 
 func (s TTSSettings) value(c control, r Ranges) string {
 	num := func(v int, rg Range) string {
-		if v == 0 {
+		switch {
+		case !rg.Known && v == 0:
+			return "0 (default)"
+		case !rg.Known:
+			return fmt.Sprintf("%+d", v)
+		case v == 0:
 			return fmt.Sprintf("0 (default)  %d…%d", rg.Min, rg.Max)
 		}
 		return fmt.Sprintf("%+d  %d…%d", v, rg.Min, rg.Max)

@@ -1,7 +1,6 @@
 package voices
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,11 +12,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
+	"hark/api/apitest"
 	"hark/audio"
 	"hark/ui/common"
+	"hark/ui/internal/uitest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+// update is uitest's -update flag: one flag for every golden of the TUI.
+var update = uitest.Update
 
 var testVoices = []api.Voice{
 	{Name: "English (America)", Value: "espeak:en-us", Language: "en-us", Scene: "general"},
@@ -34,6 +36,13 @@ func newTestPane(t *testing.T, w, h int) *Pane {
 	p := New(c)
 	p.SetSize(w, h)
 	p.update(t, voicesMsg{provider: api.DefaultProvider, voices: testVoices})
+	// The ranges the local provider serves (the fixture gateway/voice
+	// writes).
+	in, err := api.DecodeTTSInputs(apitest.DefaultTTSInputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.update(t, ttsInputsMsg{provider: api.DefaultProvider, inputs: in})
 	return p
 }
 
