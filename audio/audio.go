@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"hark/audio/pcm"
 )
 
 // Sink names accepted in Options.Sink.
@@ -78,7 +80,7 @@ func Open(opts Options) (*Output, error) {
 	if opts.SampleRate == 0 {
 		opts.SampleRate = DefaultSampleRate
 	}
-	if err := checkRate("sample rate", opts.SampleRate); err != nil {
+	if err := pcm.CheckRate("sample rate", opts.SampleRate); err != nil {
 		return nil, err
 	}
 	if opts.BufferSize == 0 {
@@ -182,9 +184,18 @@ func (o *Output) Reason() string { return o.reason }
 // sampleRate required), "wav" or "mp3" (rate taken from the header;
 // sampleRate ignored). Feed it with Write.
 func (o *Output) Play(format string, sampleRate int) (*Playback, error) {
-	dec, err := newDecoder(format, sampleRate)
+	dec, err := pcm.NewDecoder(format, sampleRate)
 	if err != nil {
 		return nil, err
 	}
-	return newPlayback(o.sink, dec, o.rate), nil
+	return newPlayback(o.sink, dec, 0, o.rate), nil
+}
+
+// PlaySamples starts a playback fed mono samples at rate with
+// WriteSamples: audio already decoded is not encoded and decoded again.
+func (o *Output) PlaySamples(rate int) (*Playback, error) {
+	if err := pcm.CheckRate("sample rate", rate); err != nil {
+		return nil, err
+	}
+	return newPlayback(o.sink, nil, rate, o.rate), nil
 }

@@ -149,21 +149,6 @@ func TestWriteWAVRoundTrip(t *testing.T) {
 	}
 }
 
-func TestResamplerAcrossBlocks(t *testing.T) {
-	// Block boundaries must not change the output.
-	in := testSignal(1000, 7)
-	whole := append([]int16(nil), (&resampler{from: 22050, to: 48000}).process(in)...)
-	r := &resampler{from: 22050, to: 48000}
-	var parts []int16
-	for i := 0; i < len(in); i += 7 {
-		parts = append(parts, r.process(in[i:min(i+7, len(in))])...)
-	}
-	equalSamples(t, parts, whole)
-	if len(whole) < 2173 || len(whole) > 2177 {
-		t.Errorf("1000 samples at 22.05 kHz gave %d at 48 kHz, want about 2175", len(whole))
-	}
-}
-
 func TestMP3StreamedInSmallFrames(t *testing.T) {
 	data := readFile(t, "testdata/tone-24k.mp3")
 	want, _, err := DecodeToPCM("mp3", data, 0)

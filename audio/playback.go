@@ -7,6 +7,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"hark/audio/pcm"
 )
 
 // Tuning of the streaming path. These are the ranges documented in docs/audio.md.
@@ -30,13 +32,14 @@ const (
 // any goroutine, and none blocks for long.
 type Playback struct {
 	sink    sink
-	decode  decoder
+	decode  pcm.Decoder
 	outRate int // 0: keep the stream's own rate
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every state change
 
-	in       []byte // raw input not yet decoded
+	in       []byte  // raw input not yet decoded
+	inPCM    []int16 // samples not yet queued (PlaySamples: nothing to decode)
 	inClosed bool
 	inErr    error // why the input ended early (CloseWithError)
 
@@ -74,17 +77,47 @@ type Playback struct {
 	err      error
 }
 
-func newPlayback(s sink, dec decoder, outRate int) *Playback {
+// newPlayback starts a playback decoding with dec, or, when dec is nil,
+// fed samples at samplesRate (WriteSamples).
+func newPlayback(s sink, dec pcm.Decoder, samplesRate, outRate int) *Playback {
 	p := &Playback{
 		sink:    s,
-		decode:  dec,
 		outRate: outRate,
 		changed: make(chan struct{}),
 		volume:  1,
 		done:    make(chan struct{}),
 	}
+	p.decode = dec
+	if dec == nil {
+		p.decode = func(_ io.Reader, rate func(int) error, emit func([]int16) error) error {
+			if err := rate(samplesRate); err != nil {
+				return err
+			}
+			return p.passSamples(emit)
+		}
+	}
 	go p.runDecoder()
 	return p
+}
+
+// passSamples hands the samples of WriteSamples to the queue as they
+// are, decoded never again.
+func (p *Playback) passSamples(emit func([]int16) error) error {
+	for {
+		p.mu.Lock()
+		for len(p.inPCM) == 0 && !p.inClosed {
+			p.wait(0)
+		}
+		s := p.inPCM
+		p.inPCM = nil
+		p.mu.Unlock()
+		if len(s) == 0 {
+			return nil // closed, and all queued
+		}
+		if err := emit(s); err != nil {
+			return err
+		}
+	}
 }
 
 // signal wakes every waiter; p.mu must be held.
@@ -133,6 +166,30 @@ func (p *Playback) Write(chunk []byte) (int, error) {
 	p.bytesIn += int64(len(chunk))
 	p.signal()
 	return len(chunk), nil
+}
+
+// WriteSamples queues mono samples of a playback made by PlaySamples. It
+// never blocks on the sink, and returns the playback's error once it has
+// failed.
+func (p *Playback) WriteSamples(s []int16) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.decodeErr != nil {
+		return p.decodeErr
+	}
+	if p.inClosed || p.stopped {
+		return errors.New("audio: write after CloseWrite or Stop")
+	}
+	if len(s) == 0 {
+		return nil
+	}
+	if p.firstWrite.IsZero() {
+		p.firstWrite = time.Now()
+	}
+	p.inPCM = append(p.inPCM, s...)
+	p.bytesIn += 2 * int64(len(s))
+	p.signal()
+	return nil
 }
 
 // CloseWrite says no more input will come; what is queued still plays, then
@@ -190,7 +247,7 @@ func (p *Playback) Stop() {
 	p.stopped = true
 	p.inClosed = true
 	p.queue = nil
-	p.in = nil
+	p.in, p.inPCM = nil, nil
 	p.signal()
 	p.mu.Unlock()
 	p.sink.stop(p)
@@ -345,24 +402,10 @@ func (r inReader) Read(b []byte) (int, error) {
 }
 
 func (p *Playback) runDecoder() {
-	var rs *resampler
+	var rs *pcm.Resampler
+	var out []int16
 	sinkStarted := false
-	err := p.decode(inReader{p}, func(rate int) error {
-		to := p.outRate
-		if to == 0 {
-			to = rate
-		}
-		rs = &resampler{from: rate, to: to}
-		p.mu.Lock()
-		p.rate = to
-		p.mu.Unlock()
-		if err := p.sink.start(p, to); err != nil {
-			return err
-		}
-		sinkStarted = true
-		return nil
-	}, func(s []int16) error {
-		out := rs.process(s)
+	queue := func(out []int16) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		limit := int(int64(maxQueued) * int64(p.rate) / int64(time.Second))
@@ -376,7 +419,29 @@ func (p *Playback) runDecoder() {
 		p.decoded += int64(len(out))
 		p.signal()
 		return nil
+	}
+	err := p.decode(inReader{p}, func(rate int) error {
+		to := p.outRate
+		if to == 0 {
+			to = rate
+		}
+		rs = pcm.NewResampler(rate, to)
+		p.mu.Lock()
+		p.rate = to
+		p.mu.Unlock()
+		if err := p.sink.start(p, to); err != nil {
+			return err
+		}
+		sinkStarted = true
+		return nil
+	}, func(s []int16) error {
+		out = rs.Write(out[:0], s)
+		return queue(out)
 	})
+	if err == nil && rs != nil {
+		// The resampler holds the last few samples back for its filter.
+		err = queue(rs.Flush(out[:0]))
+	}
 	p.mu.Lock()
 	if err == errStopped || p.stopped {
 		err = nil // what a stopped stream's decoder says is of no interest

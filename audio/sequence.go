@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"hark/audio/pcm"
 )
 
 // Sequence plays several streams one after another as one playback, with
@@ -25,7 +27,7 @@ type Sequence struct {
 	parts   []*Part
 	head    int   // the part being written to the playback
 	written int64 // samples written to the playback (at rate)
-	buf     []byte
+	buf     []int16
 	paused  bool
 	stopped bool
 	closed  bool // no more parts
@@ -41,7 +43,7 @@ type Part struct {
 	index  int
 	pw     *io.PipeWriter
 	rate   int // its own rate, once its decoder knows it
-	rs     *resampler
+	rs     *pcm.Resampler
 	held   []int16 // decoded at its own rate, waiting for the parts before it
 	length int64   // samples decoded, at its own rate
 	start  int64   // its first sample in the playback; -1 until it is written
@@ -60,7 +62,7 @@ func (o *Output) Sequence(rate int) *Sequence {
 // Add appends a stream of format ("wav", "mp3", or "pcm" at pcmRate) to
 // the sequence.
 func (q *Sequence) Add(format string, pcmRate int) (*Part, error) {
-	dec, err := newDecoder(format, pcmRate)
+	dec, err := pcm.NewDecoder(format, pcmRate)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +81,7 @@ func (q *Sequence) Add(format string, pcmRate int) (*Part, error) {
 	return g, nil
 }
 
-func (g *Part) decode(dec decoder, pr *io.PipeReader) {
+func (g *Part) decode(dec pcm.Decoder, pr *io.PipeReader) {
 	q := g.q
 	err := dec(pr, func(rate int) error {
 		q.mu.Lock()
@@ -126,7 +128,7 @@ func (q *Sequence) writeLocked(g *Part, s []int16) error {
 		if q.rate == 0 {
 			q.rate = g.rate
 		}
-		pb, err := q.out.Play(FormatPCM, q.rate)
+		pb, err := q.out.PlaySamples(q.rate)
 		if err != nil {
 			q.err = err
 			return err
@@ -137,14 +139,18 @@ func (q *Sequence) writeLocked(g *Part, s []int16) error {
 		}
 	}
 	if g.rs == nil {
-		g.rs = &resampler{from: g.rate, to: q.rate}
+		g.rs = pcm.NewResampler(g.rate, q.rate)
 	}
-	out := g.rs.process(s)
+	return q.queueLocked(g.rs.Write(q.buf[:0], s))
+}
+
+// queueLocked hands resampled samples to the playback.
+func (q *Sequence) queueLocked(out []int16) error {
+	q.buf = out[:0]
 	if len(out) == 0 {
 		return nil
 	}
-	q.buf = appendS16(q.buf[:0], out)
-	if _, err := q.pb.Write(q.buf); err != nil {
+	if err := q.pb.WriteSamples(out); err != nil {
 		return err
 	}
 	q.written += int64(len(out))
@@ -155,6 +161,14 @@ func (q *Sequence) writeLocked(g *Part, s []int16) error {
 // the next one holds, and ends the playback's input after the last part.
 func (q *Sequence) advanceLocked() {
 	for q.head < len(q.parts) && q.parts[q.head].ended {
+		if g := q.parts[q.head]; g.rs != nil && !q.stopped {
+			// The part's last samples, held back by the resampler's
+			// filter, play before the next part.
+			if err := q.queueLocked(g.rs.Flush(q.buf[:0])); err != nil && g.err == nil {
+				g.err = err
+			}
+			g.rs = nil
+		}
 		q.head++
 		if q.head < len(q.parts) {
 			g := q.parts[q.head]

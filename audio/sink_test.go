@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hark/audio/pcm"
 )
 
 // recordingSink is a stand-in sound device for unit tests. Like oto, it keeps
@@ -147,7 +149,7 @@ func testSignal(n, seed int) []int16 {
 	return s
 }
 
-func s16Bytes(s []int16) []byte { return appendS16(nil, s) }
+func s16Bytes(s []int16) []byte { return pcm.AppendS16(nil, s) }
 
 func equalSamples(t *testing.T, got, want []int16) {
 	t.Helper()

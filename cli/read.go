@@ -14,6 +14,7 @@ import (
 
 	"hark/api"
 	"hark/audio"
+	"hark/audio/pcm"
 	"hark/audio/prose"
 	"hark/audio/wav"
 	"hark/config"
@@ -69,7 +70,7 @@ WAV instead of playing it.`,
 			if out == "" {
 				return a.playReading(ctx, cl, sentences, req)
 			}
-			var pcm []byte
+			var speech []byte // s16le mono, every sentence
 			rateHz := 0
 			for i, s := range sentences {
 				t := fetchTake(ctx, cl, req(i), nil)
@@ -92,14 +93,14 @@ WAV instead of playing it.`,
 				rateHz = f.Rate
 				samples, _ := io.ReadAll(f.Samples(r))
 				mono, _ := wav.AppendMono(nil, samples, f)
-				pcm = wav.AppendS16(pcm, mono)
+				speech = pcm.AppendS16(speech, mono)
 			}
 			if out != "" {
-				data := append(wav.Header(rateHz, uint32(len(pcm))), pcm...)
+				data := append(wav.Header(rateHz, uint32(len(speech))), speech...)
 				if err := a.writeOutput(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stderr, "hark: wrote %s (%s, %.1f s) to %s\n", plural(len(sentences), "sentence"), voice, float64(len(pcm)/2)/float64(max(1, rateHz)), out)
+				fmt.Fprintf(a.stderr, "hark: wrote %s (%s, %.1f s) to %s\n", plural(len(sentences), "sentence"), voice, float64(len(speech)/2)/float64(max(1, rateHz)), out)
 			}
 			return nil
 		},

@@ -202,14 +202,6 @@ func clip16(v float64) int16 {
 	return int16(math.Round(v))
 }
 
-// AppendS16 appends samples as little-endian 16-bit bytes.
-func AppendS16(dst []byte, s []int16) []byte {
-	for _, v := range s {
-		dst = append(dst, byte(v), byte(uint16(v)>>8))
-	}
-	return dst
-}
-
 // FixSizes writes the true RIFF and data sizes into a WAV file whose
 // header was streamed with placeholder sizes, so that players and tools
 // such as soxi read the real duration. f holds the whole file; the data

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"hark/api"
+	"hark/audio/pcm"
 	"hark/gateway/engine"
 	"hark/gateway/voice/sphinx"
 )
@@ -188,20 +189,21 @@ func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sa
 			src.r = io.LimitReader(br, int64(f.DataBytes))
 		}
 		return src, nil
-	}
-	var path string
-	var args []string
-	switch kind {
 	case audioMP3:
-		path, args = l.lame, []string{"--quiet", "--mp3input", "--decode", "-", "-"}
-	case audioOpus:
-		path, args = l.opusdec, []string{"--quiet", "--force-wav", "--rate", "16000", "-", "-"}
+		// go-mp3, in process: s16le stereo at the stream's rate.
+		stereo, rate, err := pcm.OpenMP3(br)
+		if err != nil {
+			return nil, badAudio("mp3 audio could not be decoded (%v)", strings.TrimPrefix(err.Error(), "audio: mp3: "))
+		}
+		src.format, src.r = wav.Format{Rate: rate, Channels: 2, Bits: 16}, badFrames{stereo}
+		return src, nil
 	}
+	path, args := l.opusdec, []string{"--quiet", "--force-wav", "--rate", "16000", "-", "-"}
 	if path == "" {
-		return nil, fmt.Errorf("decoding %s needs %s, which is not installed", kind, map[string]string{audioMP3: "lame", audioOpus: "opusdec (opus-tools)"}[kind])
+		return nil, fmt.Errorf("decoding %s needs opusdec (opus-tools), which is not installed", kind)
 	}
 	cmd := exec.CommandContext(ctx, path, args...)
-	var stderr limitedBuffer
+	var stderr pcm.CappedBuffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -245,6 +247,19 @@ func (l *Local) openAudio(ctx context.Context, br *bufio.Reader, kind string, sa
 	}
 	src.format, src.r = f, stdout
 	return src, nil
+}
+
+// badFrames makes a frame go-mp3 cannot decode the caller's bad audio
+// (HTTP 400), as a decoder process that fails is; the end of the stream,
+// even mid-frame, ends the audio.
+type badFrames struct{ r io.Reader }
+
+func (b badFrames) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		err = badAudio("mp3 audio could not be decoded (%s)", strings.TrimPrefix(err.Error(), "audio: mp3: "))
+	}
+	return n, err
 }
 
 func firstLine(s string, fallback error) string {
@@ -295,7 +310,7 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 	if err := dec.StartUtt(); err != nil {
 		return err
 	}
-	rec := recognition{dec: dec, emit: emit, opts: opts, rs: newResampler(src.format.Rate, sphinx.SampleRate)}
+	rec := recognition{dec: dec, emit: emit, opts: opts, rs: pcm.NewResampler(src.format.Rate, sphinx.SampleRate)}
 	var in []int16
 	for {
 		var rerr error
@@ -345,7 +360,7 @@ type recognition struct {
 	dec         *sphinx.Decoder
 	emit        func(engine.Transcript) error
 	opts        sttOptions
-	rs          *resampler
+	rs          *pcm.Resampler
 	pcm         []int16
 	samples     int64 // 16 kHz samples fed
 	uttStart    int64 // samples at the start of the current utterance
@@ -368,9 +383,9 @@ func (e emitError) Unwrap() error        { return e.err }
 func (e emitError) Is(target error) bool { return target == errEmit }
 
 func (r *recognition) feed(in []int16, flush bool) error {
-	r.pcm = r.rs.write(r.pcm[:0], in)
+	r.pcm = r.rs.Write(r.pcm[:0], in)
 	if flush {
-		r.pcm = r.rs.flush(r.pcm)
+		r.pcm = r.rs.Flush(r.pcm)
 	}
 	for len(r.pcm) > 0 {
 		step := min(len(r.pcm), r.opts.partialSamples-int(r.samples-r.lastPartial))

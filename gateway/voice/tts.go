@@ -1,7 +1,6 @@
 package voice
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,11 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"hark/api"
+	"hark/audio/pcm"
 	"hark/gateway/engine"
 )
 
@@ -278,16 +277,16 @@ func (l *Local) Synthesize(ctx context.Context, req api.TTSRequest, sink engine.
 	} else {
 		out = newPCMOut(sink, plan.rate, plan.format == api.FormatWAV)
 	}
-	var rs *resampler
+	var rs *pcm.Resampler
 	var resampled []int16
 	emit := func(rate int, s []int16) error {
 		if rs == nil {
-			rs = newResampler(rate, plan.rate)
-		} else if int64(rate) != rs.in {
-			return fmt.Errorf("%s changed its sample rate from %d to %d Hz", plan.voice.engine, rs.in, rate)
+			rs = pcm.NewResampler(rate, plan.rate)
+		} else if rate != rs.InRate() {
+			return fmt.Errorf("%s changed its sample rate from %d to %d Hz", plan.voice.engine, rs.InRate(), rate)
 		}
-		scale(s, plan.gain)
-		resampled = rs.write(resampled[:0], s)
+		pcm.Scale(s, plan.gain)
+		resampled = rs.Write(resampled[:0], s)
 		return out.write(resampled)
 	}
 	for i, sentence := range plan.sentences {
@@ -297,7 +296,7 @@ func (l *Local) Synthesize(ctx context.Context, req api.TTSRequest, sink engine.
 		}
 	}
 	if err == nil && rs != nil {
-		err = out.write(rs.flush(resampled[:0]))
+		err = out.write(rs.Flush(resampled[:0]))
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil && err != nil {
 		err = ctxErr
@@ -306,7 +305,7 @@ func (l *Local) Synthesize(ctx context.Context, req api.TTSRequest, sink engine.
 		err = ferr
 	}
 	if rs != nil {
-		res.DurationMs = int((rs.next*1000 + int64(plan.rate)/2) / int64(plan.rate))
+		res.DurationMs = int((rs.Produced()*1000 + int64(plan.rate)/2) / int64(plan.rate))
 	}
 	return res, err
 }
@@ -332,7 +331,7 @@ func (l *Local) speak(ctx context.Context, plan *ttsPlan, text string, emit func
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
-	var stderr limitedBuffer
+	var stderr pcm.CappedBuffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -410,6 +409,7 @@ type audioOut interface {
 // pcmOut writes raw s16le samples, after a WAV header when wav is set.
 type pcmOut struct {
 	sink    engine.AudioSink
+	wav     bool   // a WAV stream: header first, sizes fixed at the end
 	header  []byte // pending WAV header, nil once written or for pcm
 	start   int    // length of a Bytes() sink before the header
 	samples int64
@@ -423,7 +423,7 @@ type pcmOut struct {
 type bytesSink interface{ Bytes() []byte }
 
 func newPCMOut(sink engine.AudioSink, rate int, asWAV bool) *pcmOut {
-	o := &pcmOut{sink: sink, rate: rate}
+	o := &pcmOut{sink: sink, rate: rate, wav: asWAV}
 	if asWAV {
 		o.header = wav.Header(rate, wav.StreamSize)
 		if b, ok := sink.(bytesSink); ok {
@@ -441,7 +441,7 @@ func (o *pcmOut) write(s []int16) error {
 	// already holds audio.
 	o.buf = append(o.buf[:0], o.header...)
 	o.header = nil
-	o.buf = wav.AppendS16(o.buf, s)
+	o.buf = pcm.AppendS16(o.buf, s)
 	o.samples += int64(len(s))
 	_, err := o.sink.Write(o.buf)
 	return err
@@ -453,19 +453,13 @@ func (o *pcmOut) finish(failed bool) error {
 		_, err := o.sink.Write(wav.Header(o.rate, 0))
 		return err
 	}
-	if b, ok := o.sink.(bytesSink); ok && !failed {
+	if b, ok := o.sink.(bytesSink); ok && !failed && o.wav {
+		// A sink that keeps what it received (REST) gets the real sizes
+		// in place of the streamed placeholder.
 		all := b.Bytes()
-		if h := all[min(o.start, len(all)):]; len(h) >= 44 && string(h[0:4]) == "RIFF" && string(h[36:40]) == "data" {
-			data := uint32(o.samples * 2)
-			putLE32(h[4:], data+36)
-			putLE32(h[40:], data)
-		}
+		return wav.FixBytes(all[min(o.start, len(all)):])
 	}
 	return nil
-}
-
-func putLE32(b []byte, v uint32) {
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 }
 
 // mp3Out pipes samples through lame and writes its output as it comes.
@@ -474,7 +468,7 @@ type mp3Out struct {
 	stdin  io.WriteCloser
 	done   chan struct{}
 	err    error // of the sink or of reading lame's output
-	stderr *limitedBuffer
+	stderr *pcm.CappedBuffer
 	buf    []byte
 }
 
@@ -485,7 +479,7 @@ func startMP3(ctx context.Context, lame string, rate int, sink engine.AudioSink)
 	// each frame as soon as it is encoded.
 	cmd := exec.CommandContext(ctx, lame, "--quiet", "-r", "-s", khz, "--bitwidth", "16", "--signed", "--little-endian",
 		"-m", "m", "--resample", khz, "-t", "--flush", "-", "-")
-	o := &mp3Out{cmd: cmd, done: make(chan struct{}), stderr: &limitedBuffer{}}
+	o := &mp3Out{cmd: cmd, done: make(chan struct{}), stderr: &pcm.CappedBuffer{}}
 	cmd.Stderr = o.stderr
 	var err error
 	if o.stdin, err = cmd.StdinPipe(); err != nil {
@@ -524,7 +518,7 @@ func (o *mp3Out) write(s []int16) error {
 	if len(s) == 0 {
 		return nil
 	}
-	o.buf = wav.AppendS16(o.buf[:0], s)
+	o.buf = pcm.AppendS16(o.buf[:0], s)
 	if _, err := o.stdin.Write(o.buf); err != nil {
 		<-o.done
 		if o.err != nil {
@@ -546,26 +540,4 @@ func (o *mp3Out) finish(failed bool) error {
 		return fmt.Errorf("lame: %v %s", werr, strings.TrimSpace(o.stderr.String()))
 	}
 	return nil
-}
-
-// limitedBuffer keeps the first 4 KiB written to it: enough of an
-// engine's stderr to explain a failure.
-type limitedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := 4096 - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (l *limitedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

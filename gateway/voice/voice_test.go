@@ -564,7 +564,7 @@ func TestSTTBadAudio(t *testing.T) {
 		{"ogg garbage", api.STTRequest{}, append([]byte("OggS\x00\x02"), bytes.Repeat([]byte("OpusHead junk"), 20)...), []string{"first packet is not an Opus header"}},
 		{"ogg opus garbage", api.STTRequest{}, oggPage("OpusHead" + strings.Repeat("\xff", 300)), []string{"ogg-opus audio could not be decoded", "opusdec"}},
 		{"ogg vorbis", api.STTRequest{}, oggPage("\x01vorbis and more bytes"), []string{"Vorbis"}},
-		{"mp3 garbage", api.STTRequest{}, append([]byte("ID3\x03\x00\x00\x00\x00\x00\x10"), bytes.Repeat([]byte{0x55}, 300)...), []string{"mp3 audio could not be decoded", "lame"}},
+		{"mp3 garbage", api.STTRequest{}, append([]byte("ID3\x03\x00\x00\x00\x00\x00\x10"), bytes.Repeat([]byte{0x55}, 300)...), []string{"mp3 audio could not be decoded"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := l.Recognize(context.Background(), tc.cfg, bytes.NewReader(tc.audio), func(engine.Transcript) error { return nil })

@@ -1,13 +1,14 @@
-package voice
+package pcm
 
 import "math"
 
-// resampler converts a stream of mono samples from one rate to another with
-// a windowed-sinc (Blackman) polyphase filter. It keeps its state between
+// Resampler converts a stream of mono samples from one rate to another with
+// a windowed-sinc (Blackman) polyphase filter: hark's one resampler, used
+// by the gateway's engines and the client's playback. It keeps its state between
 // calls, so fragments can be fed as they arrive, and it produces exactly
 // ceil(n*out/in) samples for n input samples once flushed; durations stay
 // exact whatever the fragmenting.
-type resampler struct {
+type Resampler struct {
 	in, out int64
 	half    int         // taps each side of the centre
 	phases  [][]float32 // per output phase, 2*half taps
@@ -22,8 +23,9 @@ type resampler struct {
 
 const maxPhases = 1024
 
-func newResampler(in, out int) *resampler {
-	r := &resampler{in: int64(in), out: int64(out)}
+// NewResampler converts from rate in to rate out.
+func NewResampler(in, out int) *Resampler {
+	r := &Resampler{in: int64(in), out: int64(out)}
 	if in == out {
 		return r
 	}
@@ -62,6 +64,12 @@ func newResampler(in, out int) *resampler {
 	return r
 }
 
+// InRate is the rate the resampler converts from.
+func (r *Resampler) InRate() int { return int(r.in) }
+
+// Produced counts the output samples so far.
+func (r *Resampler) Produced() int64 { return r.next }
+
 func gcd(a, b int64) int64 {
 	for b != 0 {
 		a, b = b, a%b
@@ -84,9 +92,9 @@ func blackman(d, half float64) float64 {
 	return 0.42 + 0.5*math.Cos(x) + 0.08*math.Cos(2*x)
 }
 
-// write feeds input samples and appends the output samples now computable
+// Write feeds input samples and appends the output samples now computable
 // to dst.
-func (r *resampler) write(dst []int16, src []int16) []int16 {
+func (r *Resampler) Write(dst []int16, src []int16) []int16 {
 	if r.in == r.out {
 		r.fed += int64(len(src))
 		r.next += int64(len(src))
@@ -99,15 +107,15 @@ func (r *resampler) write(dst []int16, src []int16) []int16 {
 	return r.produce(dst, false)
 }
 
-// flush pads the input with silence and appends the remaining output.
-func (r *resampler) flush(dst []int16) []int16 {
+// Flush pads the input with silence and appends the remaining output.
+func (r *Resampler) Flush(dst []int16) []int16 {
 	if r.in == r.out {
 		return dst
 	}
 	return r.produce(dst, true)
 }
 
-func (r *resampler) produce(dst []int16, final bool) []int16 {
+func (r *Resampler) produce(dst []int16, final bool) []int16 {
 	total := (r.fed*r.out + r.in - 1) / r.in // output count once all input is in
 	for r.next < total {
 		num := r.next * r.in
@@ -134,7 +142,7 @@ func (r *resampler) produce(dst []int16, final bool) []int16 {
 		for m, t := range taps {
 			acc += t * r.buf[start+int64(m)]
 		}
-		dst = append(dst, clip16(acc))
+		dst = append(dst, Clip16(acc))
 		r.next++
 	}
 	// Drop input no longer needed by the next output sample.
@@ -146,7 +154,8 @@ func (r *resampler) produce(dst []int16, final bool) []int16 {
 	return dst
 }
 
-func clip16(v float32) int16 {
+// Clip16 rounds v to the nearest 16-bit sample, clipping at full scale.
+func Clip16(v float32) int16 {
 	if v >= 32767 {
 		return 32767
 	}
@@ -156,12 +165,12 @@ func clip16(v float32) int16 {
 	return int16(math.Round(float64(v)))
 }
 
-// scale multiplies samples by gain in place, clipping to 16 bits.
-func scale(s []int16, gain float64) {
+// Scale multiplies samples by gain in place, clipping to 16 bits.
+func Scale(s []int16, gain float64) {
 	if gain == 1 {
 		return
 	}
 	for i, v := range s {
-		s[i] = clip16(float32(float64(v) * gain))
+		s[i] = Clip16(float32(float64(v) * gain))
 	}
 }

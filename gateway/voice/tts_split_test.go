@@ -1,0 +1,49 @@
+package voice
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestSplitSentences(t *testing.T) {
+	got := splitSentences("Hello there. How are you?Fine!  3.14 is pi;  ok\nNew line。中文！ end")
+	want := []string{"Hello there.", "How are you?Fine!", "3.14 is pi;", "ok", "New line。", "中文！", "end"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	long := ""
+	for i := 0; i < 60; i++ {
+		long += "word, another "
+	}
+	pieces := splitSentences(long)
+	if len(pieces) < 2 {
+		t.Fatalf("%d runes in %d piece", len(long), len(pieces))
+	}
+	for i, s := range pieces {
+		if n := len([]rune(s)); n > maxSentenceRunes {
+			t.Errorf("piece of %d runes", n)
+		}
+		if i < len(pieces)-1 && s[len(s)-1] != ',' {
+			t.Errorf("piece %q not cut at a comma", s[len(s)-10:])
+		}
+	}
+	if got := splitSentences("   \n  "); len(got) != 0 {
+		t.Errorf("blank text gave %q", got)
+	}
+}
+
+func TestMP3FrameLen(t *testing.T) {
+	// MPEG-1 layer III, 128 kbps, 44.1 kHz, no padding: 417 bytes.
+	if n := mp3FrameLen([]byte{0xFF, 0xFB, 0x90, 0x00}); n != 417 {
+		t.Errorf("frame length %d, want 417", n)
+	}
+	// MPEG-2 layer III, 64 kbps, 22.05 kHz: 72*64000/22050 = 208.
+	if n := mp3FrameLen([]byte{0xFF, 0xF3, 0x80, 0x00}); n != 208 {
+		t.Errorf("frame length %d, want 208", n)
+	}
+	for _, b := range [][]byte{{0xFF, 0xFF, 0xFF, 0xFF}, {0xFF, 0xFB, 0xF0, 0}, {0x12, 0x34, 0x56, 0x78}, {0xFF}} {
+		if n := mp3FrameLen(b); n != 0 {
+			t.Errorf("% x read as a frame of %d bytes", b, n)
+		}
+	}
+}
