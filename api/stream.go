@@ -96,8 +96,10 @@ func watch(ctx context.Context, conn *websocket.Conn) (stop func()) {
 }
 
 // TTSStream is a streaming synthesis. Next returns audio chunks as they
-// arrive; everything received stays available from Received, also after
-// an error.
+// arrive (or Read reads them as one stream: use one or the other). With
+// the KeepAudio option everything received stays available from
+// Received, also after an error; without it a chunk is the caller's alone
+// once returned.
 type TTSStream struct {
 	conn     *websocket.Conn
 	ctx      context.Context
@@ -105,15 +107,25 @@ type TTSStream struct {
 	idle     time.Duration
 	scrub    func(string) string
 	trace    string
+	keep     bool
 	rmu      sync.Mutex // serialises Next and Read
-	mu       sync.Mutex // guards received, readPos, err
-	received []byte
-	readPos  int
-	err      error // sticky end: io.EOF or a *StreamError
+	mu       sync.Mutex // guards received, total, err
+	received []byte     // every chunk, when kept
+	total    int        // bytes of audio received
+	unread   []byte     // what Read has pulled but not returned yet (Read's own)
+	err      error      // sticky end: io.EOF or a *StreamError
 }
 
+// TTSStreamOption changes how a TTS stream is read.
+type TTSStreamOption func(*TTSStream)
+
+// KeepAudio keeps every chunk received, for Received: a caller that saves
+// or replays the take asks for it; one that writes chunks as they come
+// does not pay for a second copy.
+func KeepAudio() TTSStreamOption { return func(s *TTSStream) { s.keep = true } }
+
 // TTSStream opens the TTS stream and sends req as the first frame.
-func (c *Client) TTSStream(ctx context.Context, req TTSRequest) (*TTSStream, error) {
+func (c *Client) TTSStream(ctx context.Context, req TTSRequest, opts ...TTSStreamOption) (*TTSStream, error) {
 	if req.Provider == "" {
 		req.Provider = DefaultProvider
 	}
@@ -122,6 +134,9 @@ func (c *Client) TTSStream(ctx context.Context, req TTSRequest) (*TTSStream, err
 		return nil, fmt.Errorf("tts stream: %w", err)
 	}
 	s := &TTSStream{conn: conn, ctx: ctx, idle: c.idleTimeout, scrub: c.scrub, trace: trace}
+	for _, o := range opts {
+		o(s)
+	}
 	s.stop = watch(ctx, conn)
 	b, _ := json.Marshal(req)
 	if err := conn.WriteMessage(websocket.TextMessage, b); err != nil {
@@ -156,7 +171,10 @@ func (s *TTSStream) Next() ([]byte, error) {
 				continue
 			}
 			s.mu.Lock()
-			s.received = append(s.received, msg...)
+			s.total += len(msg)
+			if s.keep {
+				s.received = append(s.received, msg...)
+			}
 			s.mu.Unlock()
 			return msg, nil
 		case websocket.TextMessage:
@@ -177,9 +195,7 @@ func (s *TTSStream) Next() ([]byte, error) {
 }
 
 func (s *TTSStream) brokenErr(err error) error {
-	s.mu.Lock()
-	n := len(s.received)
-	s.mu.Unlock()
+	n := s.size()
 	if s.ctx.Err() != nil {
 		return &StreamError{Message: "cancelled", Received: n, Err: s.ctx.Err()}
 	}
@@ -201,7 +217,7 @@ func isTimeout(err error) bool {
 func (s *TTSStream) size() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.received)
+	return s.total
 }
 
 func (s *TTSStream) end(err error) error {
@@ -223,32 +239,23 @@ func (s *TTSStream) end(err error) error {
 
 // Read makes the stream an io.Reader of the audio.
 func (s *TTSStream) Read(p []byte) (int, error) {
-	// Chunks are kept in received; serve from a cursor into it.
-	s.mu.Lock()
-	if s.readPos < len(s.received) {
-		n := copy(p, s.received[s.readPos:])
-		s.readPos += n
-		s.mu.Unlock()
-		return n, nil
-	}
-	s.mu.Unlock()
-	if _, err := s.Next(); err != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.readPos < len(s.received) {
-			n := copy(p, s.received[s.readPos:])
-			s.readPos += n
-			return n, nil
+	for len(s.unread) == 0 {
+		chunk, err := s.Next()
+		if err != nil {
+			return 0, err
 		}
-		return 0, err
+		s.unread = chunk
 	}
-	return s.Read(p)
+	n := copy(p, s.unread)
+	s.unread = s.unread[n:]
+	return n, nil
 }
 
 // TraceID is the trace_id the gateway gave the handshake ("" if none).
 func (s *TTSStream) TraceID() string { return s.trace }
 
-// Received returns all audio received so far.
+// Received returns all audio received so far; nil unless the stream was
+// opened with KeepAudio.
 func (s *TTSStream) Received() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()

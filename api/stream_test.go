@@ -31,7 +31,7 @@ func TestTTSStreamNormal(t *testing.T) {
 	s := apitest.New(t)
 	var calls []api.CallInfo
 	c := newClient(t, s, func(o *api.Options) { o.OnCall = func(ci api.CallInfo) { calls = append(calls, ci) } })
-	st, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "hello there", VoiceCode: "alice", Format: "pcm"})
+	st, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "hello there", VoiceCode: "alice", Format: "pcm"}, api.KeepAudio())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestTTSStreamNormal(t *testing.T) {
 func TestTTSStreamAsReader(t *testing.T) {
 	s := apitest.New(t)
 	c := newClient(t, s)
-	st, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "abc", VoiceCode: "alice"})
+	st, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "abc", VoiceCode: "alice"}, api.KeepAudio())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestTTSStreamFailures(t *testing.T) {
 			s := apitest.New(t)
 			c := newClient(t, s, func(o *api.Options) { o.StreamIdleTimeout = 300 * time.Millisecond })
 			s.ScriptTTS(tc.script)
-			st, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "x", VoiceCode: "a"})
+			st, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "x", VoiceCode: "a"}, api.KeepAudio())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,18 +119,18 @@ func TestTTSStreamRefusedAndCancelled(t *testing.T) {
 	s := apitest.New(t)
 	c := newClient(t, s)
 	s.ScriptTTS(apitest.TTSScript{Refuse: &apitest.Reply{Status: 429, Code: 429, Message: "slow down", Header: map[string]string{"Retry-After": "3"}}})
-	_, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "x", VoiceCode: "a"})
+	_, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "x", VoiceCode: "a"}, api.KeepAudio())
 	var e *api.Error
 	if !errors.As(err, &e) || !errors.Is(err, api.ErrRateLimited) || e.RetryAfter != 3*time.Second || e.TraceID == "" {
 		t.Fatalf("refused: %v", err)
 	}
 	bad, _ := api.New(api.Options{BaseURL: s.URL, APIKey: "nope-nope-nope"})
-	if _, err := bad.TTSStream(context.Background(), api.TTSRequest{Text: "x"}); !errors.As(err, &e) || !e.Auth() {
+	if _, err := bad.TTSStream(context.Background(), api.TTSRequest{Text: "x"}, api.KeepAudio()); !errors.As(err, &e) || !e.Auth() {
 		t.Fatalf("bad key: %v", err)
 	}
 	s.ScriptTTS(apitest.TTSScript{Chunks: [][]byte{{1}}, Stall: true})
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := c.TTSStream(ctx, api.TTSRequest{Text: "x", VoiceCode: "a"})
+	st, err := c.TTSStream(ctx, api.TTSRequest{Text: "x", VoiceCode: "a"}, api.KeepAudio())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,5 +278,35 @@ func TestSTTStreamAbortAndCancel(t *testing.T) {
 	s.ScriptSTT(apitest.STTScript{Refuse: &apitest.Reply{Status: 200, Code: 500, Message: api.MsgCredentialsMissing}})
 	if _, err := c.STTStream(context.Background(), api.STTRequest{}); !errors.Is(err, api.ErrCredentialsMissing) {
 		t.Errorf("refused: %v", err)
+	}
+}
+
+// Without KeepAudio the stream keeps nothing: Read still yields every
+// byte in order, and a failure still counts what arrived.
+func TestTTSStreamKeepsNothingUnlessAsked(t *testing.T) {
+	s := apitest.New(t)
+	c := newClient(t, s)
+	st, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "hello there", VoiceCode: "alice", Format: "pcm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got, err := io.ReadAll(st)
+	if err != nil || !bytes.Equal(got, apitest.Synthesize("hello there")) {
+		t.Fatalf("read %d bytes, %v", len(got), err)
+	}
+	if st.Received() != nil {
+		t.Errorf("kept %d bytes unasked", len(st.Received()))
+	}
+	s.ScriptTTS(apitest.TTSScript{Chunks: [][]byte{{1, 2, 3}}, Error: "engine died"})
+	st2, err := c.TTSStream(context.Background(), api.TTSRequest{Text: "x", VoiceCode: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	_, err = io.ReadAll(st2)
+	var se *api.StreamError
+	if !errors.As(err, &se) || se.Received != 3 || st2.Received() != nil {
+		t.Errorf("failure: %v", err)
 	}
 }

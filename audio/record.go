@@ -1,7 +1,6 @@
 package audio
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"hark/audio/pcm"
 )
 
 // Capture format for STT: what every speech engine accepts.
@@ -42,7 +43,7 @@ type Recording struct {
 	out    io.ReadCloser
 	head   []byte // audio read while checking the tool works
 	tool   string
-	stderr *limitedBuffer
+	stderr *pcm.CappedBuffer
 
 	waitOnce sync.Once
 	waitErr  error
@@ -118,7 +119,7 @@ func (e *CaptureError) Brief() string {
 func startCapture(parent context.Context, name, path string, args []string) (*Recording, error) {
 	ctx, cancel := context.WithCancel(parent)
 	cmd := exec.CommandContext(ctx, path, args...)
-	stderr := &limitedBuffer{max: 2048}
+	stderr := &pcm.CappedBuffer{Max: 2048}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -197,28 +198,6 @@ func (r *Recording) Close() error {
 
 // Tool names the capture program in use ("parec" or "arecord").
 func (r *Recording) Tool() string { return r.tool }
-
-// limitedBuffer keeps the first max bytes of a tool's stderr for the error.
-type limitedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	max int
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if room := b.max - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (b *limitedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -15,7 +15,7 @@ import (
 
 func TestShutdownLetsTTSStreamFinish(t *testing.T) {
 	g := startGateway(t, nil)
-	st, err := g.client(t, g.key).TTSStream(context.Background(), api.TTSRequest{Text: "SLOW SLOW SLOW SLOW", VoiceCode: "tone"})
+	st, err := g.client(t, g.key).TTSStream(context.Background(), api.TTSRequest{Text: "SLOW SLOW SLOW SLOW", VoiceCode: "tone"}, api.KeepAudio())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestShutdownLetsTTSStreamFinish(t *testing.T) {
 
 func TestShutdownGraceExpiresWithErrorFrame(t *testing.T) {
 	g := startGateway(t, nil)
-	st, err := g.client(t, g.key).TTSStream(context.Background(), api.TTSRequest{Text: strings.Repeat("SLOW ", 40), VoiceCode: "tone"})
+	st, err := g.client(t, g.key).TTSStream(context.Background(), api.TTSRequest{Text: strings.Repeat("SLOW ", 40), VoiceCode: "tone"}, api.KeepAudio())
 	if err != nil {
 		t.Fatal(err)
 	}

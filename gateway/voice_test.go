@@ -149,7 +149,7 @@ func TestStreamAuth(t *testing.T) {
 	s, env, _ := g.call(t, "GET", api.PathSTTStream, g.key, nil)
 	wantError(t, s, env, 400, "needs a WebSocket upgrade")
 	// The client's handshake error carries the envelope.
-	_, err = g.client(t, "hark_wrong").TTSStream(context.Background(), api.TTSRequest{Text: "a", VoiceCode: "tone"})
+	_, err = g.client(t, "hark_wrong").TTSStream(context.Background(), api.TTSRequest{Text: "a", VoiceCode: "tone"}, api.KeepAudio())
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.HTTPStatus != 401 {
 		t.Fatalf("client: %v", err)
@@ -160,7 +160,7 @@ func TestTTSStream(t *testing.T) {
 	g := startGateway(t, nil)
 	c := g.client(t, g.key)
 	ctx := context.Background()
-	st, err := c.TTSStream(ctx, api.TTSRequest{Text: "one two three four", VoiceCode: "tone", Format: "pcm"})
+	st, err := c.TTSStream(ctx, api.TTSRequest{Text: "one two three four", VoiceCode: "tone", Format: "pcm"}, api.KeepAudio())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestTTSStream(t *testing.T) {
 	st.Close()
 
 	// Mid-stream failure: the audio already sent stays, then the error frame.
-	st, err = c.TTSStream(ctx, api.TTSRequest{Text: "one two FAIL", VoiceCode: "tone"})
+	st, err = c.TTSStream(ctx, api.TTSRequest{Text: "one two FAIL", VoiceCode: "tone"}, api.KeepAudio())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -298,7 +298,7 @@ func (t ttsJob) run() {
 	case t.stream:
 		format, rate := playFormat(t.req)
 		done.clip = &clip{format: format, rate: rate, voice: t.req.VoiceCode, text: t.req.Text}
-		s, err := t.c.Client.TTSStream(t.ctx, t.req)
+		s, err := t.c.Client.TTSStream(t.ctx, t.req, api.KeepAudio())
 		if err != nil {
 			done.err = err
 			return
