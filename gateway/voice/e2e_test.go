@@ -562,7 +562,7 @@ func TestGatewaySTTStreamError(t *testing.T) {
 
 // TestGatewaySTTStreamBadAudioWhileOpen: audio that is not audio gets its
 // error at once, while the client still holds the stream open. (mp3
-// garbage after an ID3 tag is the exception, see docs/voice.md: lame
+// garbage after an ID3 tag is the exception, see docs/voice.md: the mp3 decoder
 // reads to the end looking for a frame.)
 func TestGatewaySTTStreamBadAudioWhileOpen(t *testing.T) {
 	l := provider(t)
