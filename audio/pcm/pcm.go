@@ -10,6 +10,8 @@ import (
 	"encoding/binary"
 	"io"
 	"sync"
+
+	"hark/audio/wav"
 )
 
 // Formats of audio, as named by the TTS request's field "format".
@@ -20,10 +22,11 @@ const (
 )
 
 // Rates outside this range are refused: they are not speech audio and
-// would make the resampler produce absurd amounts of data.
+// would make the resampler produce absurd amounts of data. (A WAV header
+// is held to the same range: package wav, which needs nothing, holds it.)
 const (
-	MinRate = 4000
-	MaxRate = 192000
+	MinRate = wav.MinRate
+	MaxRate = wav.MaxRate
 )
 
 // AppendS16 appends samples as little-endian 16-bit bytes.

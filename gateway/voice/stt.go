@@ -59,8 +59,8 @@ func (l *Local) planSTT(cfg api.STTRequest) (sttOptions, error) {
 	if lang := strings.ToLower(strings.ReplaceAll(cfg.Language, "_", "-")); lang != "" && lang != "en" && !strings.HasPrefix(lang, "en-") {
 		return o, &engine.InputError{Field: "language", Rule: fmt.Sprintf("%q is not supported; the local recogniser (pocketsphinx) knows only English, with its en-us model (send en, en-us or nothing)", cfg.Language)}
 	}
-	if cfg.SampleRate != 0 && (cfg.SampleRate < minInputRate || cfg.SampleRate > maxInputRate) {
-		return o, rangeError("sample_rate", cfg.SampleRate, minInputRate, maxInputRate, "Hz of raw pcm input")
+	if cfg.SampleRate != 0 && (cfg.SampleRate < pcm.MinRate || cfg.SampleRate > pcm.MaxRate) {
+		return o, rangeError("sample_rate", cfg.SampleRate, pcm.MinRate, pcm.MaxRate, "Hz of raw pcm input")
 	}
 	for k, v := range cfg.Extra {
 		if k != "partial_interval_ms" {
