@@ -2,11 +2,13 @@ package voice
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"hark/api"
@@ -100,3 +102,30 @@ func TestTTSInputsFixture(t *testing.T) {
 		t.Errorf("%s is not this provider's TTS inputs: go test ./gateway/voice -run TestTTSInputsFixture -update rewrites it", ttsInputsFixture)
 	}
 }
+
+// Through a real gateway: the client reads back exactly what this
+// provider describes.
+func TestGatewayServesTTSInputs(t *testing.T) {
+	l := provider(t)
+	base, key := gatewayOn(t, l)
+	c, err := api.New(api.Options{BaseURL: base, APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := c.TTSInputs(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := l.TTSInputs()
+	if len(in.InputSchema) != len(want) {
+		t.Fatalf("read %d fields, want %d", len(in.InputSchema), len(want))
+	}
+	for i, w := range want {
+		g := in.InputSchema[i]
+		if g.Name != w.Name || g.Type != w.Type || !slices.Equal(g.Enum, w.Enum) || !sameBound(g.Min, w.Min) || !sameBound(g.Max, w.Max) {
+			t.Errorf("%s read back as %+v, want %+v", w.Name, g, w)
+		}
+	}
+}
+
+func sameBound(a, b *float64) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
