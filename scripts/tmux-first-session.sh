@@ -14,9 +14,11 @@
 #      the CLI while the TUI runs, then searched in the TUI, and a result
 #      opened in Pages; the index's sources are listed and another folder
 #      indexed from the palette;
-#   4. a palette form the gateway refuses (extract of an ftp:// URL) comes
-#      back with what was typed and the rule at its field, and again when
-#      reopened;
+#   4. a palette form checks what the tool list says before sending
+#      (extract of an ftp:// URL: the rule at its field, nothing sent); one
+#      the gateway refuses (a crawl's select_paths that is no regular
+#      expression) comes back with what was typed and the rule at its
+#      field, and again when reopened;
 #   4b. research runs; a source (a file:// page of the indexed folder)
 #      opens in Pages with the index's text, and esc goes back to
 #      Research; the report is saved with ctrl+s into the data directory;
@@ -152,8 +154,10 @@ wait_for "indexed 1 page from $work/notes" 15
 wait_for 'Index sources \(2\)' 5
 keys Escape
 
-# 4. A palette form the gateway refuses keeps what was typed: the form
-# comes back with the rule at the field, and again from the palette.
+# 4. A palette form checks the tool list's rules before sending: an
+# ftp:// URL gets the gateway's own rule at its field. A form the gateway
+# refuses keeps what was typed: the form comes back with the rule at the
+# field, and again from the palette.
 keys Escape
 keys :
 text "vendor_extract"
@@ -166,10 +170,22 @@ wait_for 'ftp://example.com/x' 5
 keys Escape
 keys 1
 keys :
-text "vendor_extract"
+text "vendor_crawl"
 keys Enter
-wait_for 'ftp://example.com/x' 5
-wait_for '✗ urls' 5
+wait_for 'url\*' 5
+text "https://example.com"
+# select_paths is the tenth field.
+keys Tab Tab Tab Tab Tab Tab Tab Tab Tab
+text "([a-z"
+keys Enter
+wait_for '✗ select_paths .*regular expression' 15
+keys Escape
+keys 1
+keys :
+text "vendor_crawl"
+keys Enter
+wait_for 'select_paths +\(\[a-z' 5
+wait_for '✗ select_paths' 5
 keys Escape
 
 # 4b. Research; a source from the indexed folder opens with the index's
