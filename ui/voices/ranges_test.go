@@ -32,6 +32,18 @@ func TestRangesComeFromTheGateway(t *testing.T) {
 	if !slices.Equal(p.ranges.SampleRates, []int{8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000}) {
 		t.Errorf("sample rates %v", p.ranges.SampleRates)
 	}
+	// The formats too: a provider without lame would list no mp3.
+	in := &api.TTSInputs{InputSchema: api.InputSchema{{Name: "format", Type: "string", Enum: []string{"pcm", "wav"}}}}
+	if r := RangesFrom(in); !slices.Equal(r.Formats, []string{"pcm", "wav"}) {
+		t.Errorf("formats %v", r.Formats)
+	}
+	s := TTSSettings{}
+	for _, want := range []string{"pcm", "wav", "", "pcm"} {
+		s.adjust(ctlFormat, 1, RangesFrom(in))
+		if s.Format != want {
+			t.Fatalf("format cycled to %q, want %q", s.Format, want)
+		}
+	}
 	// An answer for another provider (stale) changes nothing.
 	p.update(t, ttsInputsMsg{provider: "other", inputs: &api.TTSInputs{}})
 	if p.ranges.SpeechRate != want {

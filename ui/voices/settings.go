@@ -23,6 +23,9 @@ type Ranges struct {
 	SpeechRate, Pitch, Loudness Range
 	// SampleRates are the rates offered besides "provider default" (0).
 	SampleRates []int
+	// Formats are the formats offered besides "provider default" (""):
+	// the provider's when it lists them, else the spec's three.
+	Formats []string
 }
 
 // controlStep is how far one press moves a numeric control.
@@ -33,7 +36,7 @@ const controlStep = 10
 // default rate.
 func unknownRanges() Ranges {
 	u := Range{Step: controlStep}
-	return Ranges{SpeechRate: u, Pitch: u, Loudness: u}
+	return Ranges{SpeechRate: u, Pitch: u, Loudness: u, Formats: specFormats}
 }
 
 // RangesFrom reads the bounds of the Speak controls from a provider's TTS
@@ -54,11 +57,15 @@ func RangesFrom(in *api.TTSInputs) Ranges {
 	if f := in.Input("sample_rate"); f != nil {
 		r.SampleRates = f.Ints()
 	}
+	if f := in.Input("format"); f != nil && len(f.Enum) > 0 {
+		r.Formats = f.Enum
+	}
 	return r
 }
 
-// formats the Speak section cycles through; "" is the provider default (pcm).
-var formats = []string{"", api.FormatPCM, api.FormatWAV, api.FormatMP3}
+// specFormats are the TTS formats the spec names, offered when the
+// gateway does not list its provider's.
+var specFormats = []string{api.FormatPCM, api.FormatWAV, api.FormatMP3}
 
 // defaultPCMRate is the rate hark assumes for raw pcm that arrives with no
 // rate (a REST answer without sample_rate); the local espeak-ng voices
@@ -116,7 +123,9 @@ func (s *TTSSettings) adjust(c control, dir int, r Ranges) string {
 	case ctlTransport:
 		s.Stream = !s.Stream
 	case ctlFormat:
-		i := indexOf(formats, s.Format)
+		// "" is the provider default (pcm).
+		formats := append([]string{""}, r.Formats...)
+		i := max(0, indexOf(formats, s.Format))
 		s.Format = formats[(i+dir+len(formats))%len(formats)]
 	case ctlSampleRate:
 		rates := append([]int{0}, r.SampleRates...)
