@@ -1,7 +1,9 @@
 package api_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"hark/api"
@@ -79,5 +81,36 @@ func FuzzDecodeOutputs(f *testing.F) {
 		}
 		api.DecodeResearch(b)
 		api.DecodeVoices(b)
+	})
+}
+
+// FuzzValidate: whatever a gateway's tool list says and whatever the
+// inputs hold, Validate never panics, and a refusal names a field of the
+// tool.
+func FuzzValidate(f *testing.F) {
+	f.Add([]byte(apitest.DefaultToolList), []byte(`{"query":"q","max_results":3,"urls":"https://a, https://b"}`))
+	f.Add([]byte(`[{"name":"t","parameters":{"properties":{"x":{"type":["string","array"],"items":{"type":"integer"},"maxItems":1},"n":{"type":"number","enum":[1,2]}}}}]`), []byte(`{"x":[1,"a"],"n":3}`))
+	f.Add([]byte(`[{"name":"t","inputs":[{"name":"d","type":"string","format":"date","x-separator":";"}]}]`), []byte(`{"d":"2020-01-01; x"}`))
+	f.Fuzz(func(t *testing.T, list, inputs []byte) {
+		tools, err := api.DecodeToolList(list)
+		if err != nil {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(inputs))
+		dec.UseNumber()
+		var in map[string]any
+		if dec.Decode(&in) != nil {
+			return
+		}
+		for _, tl := range tools {
+			_, err := api.Validate(tl.Inputs, in)
+			if err == nil {
+				continue
+			}
+			var fe *api.FieldError
+			if !errors.As(err, &fe) || tl.Input(fe.Field) == nil {
+				t.Fatalf("%s: %v names no field of the tool", tl.Slug, err)
+			}
+		}
 	})
 }
