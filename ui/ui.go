@@ -43,7 +43,7 @@ var Keys = KeyMap{
 	Pane:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "go to pane")),
 	Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 	Palette:   key.NewBinding(key.WithKeys(":", "ctrl+k"), key.WithHelp(": ctrl+k", "run a tool")),
-	Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+	Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (the Pages reader: close)")),
 	ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 }
 
@@ -366,6 +366,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, Keys.Quit):
+		if d, ok := m.panes[m.active].(common.DocumentShower); ok && d.ShowingDocument() {
+			return m.toActive(msg) // q closes the reader
+		}
 		return tea.Quit
 	case key.Matches(msg, Keys.Help):
 		m.showHelp = true

@@ -61,9 +61,12 @@ func (r *Reader) StartFind(st *Styles) tea.Cmd {
 	if st != nil {
 		r.find.SetStyles(st.InputStyles())
 	}
+	// A new find starts empty, as in less: what is typed is the new term,
+	// never appended to the old one. The old term is the placeholder, and
+	// enter on the empty line finds it again.
 	r.finding = true
-	r.find.SetValue(r.query)
-	r.find.CursorEnd()
+	r.find.SetValue("")
+	r.find.Placeholder = r.query
 	return r.find.Focus()
 }
 
@@ -80,7 +83,9 @@ func (r *Reader) FindKey(msg tea.KeyPressMsg, s *Scroll) tea.Cmd {
 	case "enter":
 		r.finding = false
 		r.find.Blur()
-		r.query = strings.TrimSpace(r.find.Value())
+		if q := strings.TrimSpace(r.find.Value()); q != "" {
+			r.query = q
+		}
 		r.Refresh(s)
 		r.at = 0
 		for i, m := range r.matches {
@@ -305,6 +310,22 @@ func (r *Reader) Find(query string, s *Scroll) {
 	r.show(s)
 }
 
+// FindState is a find to come back to: its term and current match.
+type FindState struct {
+	Query string
+	At    int
+}
+
+// FindState is the find now, for Restore.
+func (r *Reader) FindState() FindState { return FindState{Query: r.query, At: r.at} }
+
+// Restore finds st's term again in the scroll's lines, at its match,
+// without moving the view: going back to a page shows it as it was left.
+func (r *Reader) Restore(st FindState, s *Scroll) {
+	r.query, r.at = st.Query, st.At
+	r.Refresh(s)
+}
+
 // FirstMatch jumps to the first match again (the lines were rendered
 // anew since Find).
 func (r *Reader) FirstMatch(s *Scroll) {
@@ -481,12 +502,71 @@ func GoToSection(doc string, plain bool, pageURL, fragment, linkText string, s *
 	}
 	locate(toc, s)
 	best := sectionFor(toc, pageURL, fragment, linkText)
-	if best < 0 {
+	line := -1
+	switch {
+	case best >= 0 && slug(toc[best].Text) == normalFragment(fragment):
+		line = toc[best].Line
+	case anchoredLine(s.lines, fragment, linkText) >= 0:
+		// An anchor on a term, not a heading ("#opt.log-file" on
+		// "--log-file=<filename>"): extraction keeps no ids, so the line
+		// that opens with the link's text stands for it.
+		line = anchoredLine(s.lines, fragment, linkText)
+	case best >= 0:
+		line = toc[best].Line
+	default:
 		return false
 	}
-	s.offset = toc[best].Line
+	s.offset = line
 	s.clamp()
 	return true
+}
+
+// normalFragment is a #fragment as heading ids are compared with it.
+func normalFragment(fragment string) string {
+	if f, err := url.PathUnescape(fragment); err == nil {
+		fragment = f
+	}
+	return strings.ToLower(strings.TrimPrefix(fragment, "#"))
+}
+
+// anchoredLine is the first of lines that opens with the text of a link
+// whose words are the fragment's ("--log-file" for "#opt.log-file"): the
+// term or the entry the anchor was on; -1 when none does, or when the
+// link's text does not name the fragment (its words could open any line).
+func anchoredLine(lines []string, fragment, linkText string) int {
+	fw := map[string]bool{}
+	for _, w := range words(normalFragment(fragment)) {
+		fw[w] = true
+	}
+	needle := termText(linkText)
+	tw := words(needle)
+	if len(tw) == 0 || len([]rune(needle)) < 3 {
+		return -1
+	}
+	for _, w := range tw {
+		if !fw[w] {
+			return -1
+		}
+	}
+	needle = strings.ToLower(needle)
+	for i, l := range lines {
+		t := strings.ToLower(termText(ansi.Strip(l)))
+		if !strings.HasPrefix(t, needle) {
+			continue
+		}
+		if rest := []rune(t[len(needle):]); len(rest) == 0 || !isWordRune(rest[0]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// termText is a line's or a link's text without its markup and leading
+// dashes, for comparing one with the other: "• **`--log-file=<f>`**" is
+// "log-file=<f>".
+func termText(s string) string {
+	s = strings.NewReplacer("`", "", "**", "", "\\", "").Replace(s)
+	return strings.TrimLeft(s, " \t•*>│-–")
 }
 
 // sectionFor is the index of the heading a fragment and a link's text
