@@ -78,3 +78,20 @@ func TestSearchOnAnEmptyIndexSuggestsIndex(t *testing.T) {
 		t.Errorf("search on an empty index: %d %q %q", code, out, errs)
 	}
 }
+
+// Raw PCM without a rate is refused naming the flag, --sample-rate, not
+// the wire's field.
+func TestSTTRawPCMNamesTheFlag(t *testing.T) {
+	code, _, errs := hark(t, nil, strings.Repeat("\x01\x00", 8000), "stt", "-")
+	if code != exitUsage || !strings.Contains(errs, "needs --sample-rate HZ") {
+		t.Errorf("stt - on raw pcm: %d %q", code, errs)
+	}
+}
+
+// --output-dir is where reports and exports go too, not audio alone.
+func TestOutputDirHelpSaysWhatGoesThere(t *testing.T) {
+	_, out, _ := hark(t, nil, "", "--help")
+	if !strings.Contains(out, "where saved audio, reports and exports are written") {
+		t.Errorf("--output-dir's help:\n%s", out)
+	}
+}
