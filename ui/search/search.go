@@ -36,7 +36,7 @@ type KeyMap struct {
 // Keys are the pane's bindings.
 var Keys = KeyMap{
 	Query:     key.NewBinding(key.WithKeys("/", "i"), key.WithHelp("/", "edit query")),
-	Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the query")),
+	Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "dictate the query (say it aloud)")),
 	Run:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
 	Blur:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave query")),
 	Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous")),
@@ -110,7 +110,7 @@ type Pane struct {
 	listTop    int   // first screen row of the results, for clicks
 	rowOf      []int // result index per list line, -1 for none
 	ix         indexer
-	dict       common.Dictator // ctrl+r: speak the query
+	dict       common.Dictator // ctrl+r: dictate the query
 }
 
 // New returns the Search pane with the query line focused.
@@ -118,6 +118,10 @@ func New(c *common.Common) *Pane {
 	q := common.NewInput(c.Styles)
 	q.Prompt = "› "
 	q.Placeholder = "search the web…"
+	if strings.HasPrefix(c.Gateway, "embedded") {
+		// The embedded gateway searches its own index, not the web.
+		q.Placeholder = "search the pages hark has read…"
+	}
 	d := common.NewInput(c.Styles)
 	d.Prompt = "domains: "
 	d.Placeholder = "example.com, docs.example.org"
@@ -248,6 +252,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		p.query.SetValue(msg.Item.Query)
 		p.query.Blur()
 		p.err, p.out, p.inputs, p.cursor, p.offset = nil, out, inputs, 0, 0
+		p.useSent(inputs)
 		return p, nil
 	case rerunMsg:
 		if msg.gen != p.optGen || p.form != nil || strings.TrimSpace(p.query.Value()) == "" {
@@ -565,7 +570,9 @@ func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
 	p.seq++
 	seq, client := p.seq, p.c.Client
 	p.err = nil
+	inputs = p.withoutDefaults(inputs)
 	p.inputs = inputs
+	p.useSent(inputs)
 	return tea.Batch(p.progress.Start("searching", p.c.Now()), func() tea.Msg {
 		defer cancel()
 		res, err := common.Invoke(ctx, client, slug, inputs)
@@ -729,6 +736,9 @@ func (p *Pane) optionsLine() string {
 		default:
 			vs = fmt.Sprint(v)
 		}
+		if d := p.sentDates(); name == "time_range" && d != "" && (v == nil || v == "") {
+			vs = d // the dates the last search sent, not "any"
+		}
 		parts = append(parts, s.Key.Render(k)+" "+s.Label.Render(label)+" "+s.Text.Render(vs))
 	}
 	if len(parts) == 0 {
@@ -849,15 +859,6 @@ func (p *Pane) listView(w, h int) string {
 	end := min(len(lines), p.offset+h)
 	p.rowOf = rowOf[p.offset:end]
 	return strings.Join(lines[p.offset:end], "\n")
-}
-
-// noResults says what to try when a search finds nothing.
-func (p *Pane) noResults() string {
-	t := "No results. Try other words, or loosen the time range and domains (f shows every option)."
-	if strings.HasPrefix(p.c.Gateway, "embedded") {
-		t += " The embedded gateway searches only pages it has read: add some with `hark index URL|DIR`, or extract and crawl them in Pages."
-	}
-	return t
 }
 
 func (p *Pane) previewView(w, h int) string {
