@@ -75,7 +75,7 @@ func Items(r api.Result) []*Item {
 }
 
 // PageTitle is a page's title: the gateway's title field when it sends
-// one, else the first markdown heading, else the URL.
+// one, else the page's first markdown heading, else the URL.
 func PageTitle(p api.PageContent) string {
 	if raw, ok := p.Extra["title"]; ok {
 		var t string
@@ -83,9 +83,18 @@ func PageTitle(p api.PageContent) string {
 			return oneLine(t)
 		}
 	}
+	// The first heading, of any level (libffi's pages open at "### 2.3
+	// Types"), as text: "Tilde \~ and caret ^" is "Tilde ~ and caret ^".
+	fenced := false
 	for _, l := range strings.SplitN(p.RawContent, "\n", 40) {
-		if t, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok && strings.TrimSpace(t) != "" {
-			return oneLine(t)
+		l = strings.TrimSpace(l)
+		if mdFence.MatchString(l) {
+			fenced = !fenced
+		}
+		if !fenced && mdHeading.MatchString(l) {
+			if t := PlainText(l); t != "" {
+				return t
+			}
 		}
 	}
 	return p.URL

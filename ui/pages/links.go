@@ -144,11 +144,15 @@ func (p *Pane) readIndexed(r common.PageReader, u string) tea.Cmd {
 	seq := p.seq
 	p.runs[seq] = func() {}
 	return func() tea.Msg {
-		_, content, md, err := r.IndexedPage(context.Background(), u)
+		title, content, md, err := r.IndexedPage(context.Background(), u)
 		if err != nil {
 			return doneMsg{seq: seq, err: fmt.Errorf("open %s: %w", u, err)}
 		}
-		return doneMsg{seq: seq, slug: api.ToolSearch, base: u, pages: []*Page{{URL: u, Content: content, Plain: !md, Source: api.ToolSearch}}}
+		// No call brings it, so the library is told of it here: a page
+		// read is kept, however it was reached.
+		keep := []api.PageContent{common.PageWithTitle(api.PageContent{URL: u, RawContent: content}, title)}
+		return doneMsg{seq: seq, slug: api.ToolSearch, base: u, pages: []*Page{{URL: u, Content: content, Plain: !md, Source: api.ToolSearch}},
+			keep: keep, keepMarkdown: md}
 	}
 }
 

@@ -111,6 +111,10 @@ type doneMsg struct {
 	pages []*Page
 	base  string
 	err   error
+	// keep is a page read without a call (from the local index) that the
+	// library keeps all the same, as markdown or text.
+	keep         []api.PageContent
+	keepMarkdown bool
 }
 
 type renderedMsg struct {
@@ -290,6 +294,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 				}
 			}
 			return p, report
+		}
+		if len(msg.keep) > 0 {
+			return p, tea.Batch(p.add(msg), p.keepRead(msg.keep, msg.keepMarkdown))
 		}
 		return p, p.add(msg)
 	case renderedMsg:

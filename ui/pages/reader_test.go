@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"hark/api"
+	"hark/library"
 	"hark/ui/internal/uitest"
 )
 
@@ -116,5 +118,28 @@ func TestQClosesTheReader(t *testing.T) {
 		if _, quit := cmd().(tea.QuitMsg); quit {
 			t.Error("q in the reader quits")
 		}
+	}
+}
+
+// A page reached by following a link to a page of the local index (no
+// call brings it) is kept in the library, under its title.
+func TestFollowedIndexedPageIsKept(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	lib, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	c.Library = func() (*library.Store, error) { return lib, nil }
+	c.Index = docsIndex{}
+	p := New(c)
+	p.SetSize(100, 12)
+	const a = "file:///srv/docs/a.html"
+	uitest.Settle(drive(p), p.add(doneMsg{slug: api.ToolExtract, base: a, pages: []*Page{{URL: a, Source: api.ToolExtract,
+		Content: "# Alpha\n\nSee [the next page](file:///srv/docs/b.html).\n"}}}))
+	press(p, "l", "enter")
+	items, _ := lib.List(context.Background(), library.KindPage, 0)
+	if len(items) != 1 || items[0].URL != "file:///srv/docs/b.html" || items[0].Title != "Beta" {
+		t.Errorf("kept %+v, want the followed page b.html titled Beta", items)
 	}
 }
