@@ -18,6 +18,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
 	"hark/ui/common"
@@ -805,6 +806,7 @@ func (p *Pane) listView(w, h int) string {
 	if h >= 1+len(res)*4 {
 		snippetRows = 2
 	}
+	lo, hi := scoreRange(res)
 	for i, r := range res {
 		if i == p.cursor {
 			selStart = len(lines)
@@ -819,11 +821,15 @@ func (p *Pane) listView(w, h int) string {
 			title = r.URL
 		}
 		lines = append(lines, bar+common.Link(ts.Render(common.Truncate(common.OneLine(title), w-2)), r.URL))
-		meta := domain(r.URL)
+		date := ""
 		if r.PublishedDate != "" {
-			meta += " · " + shortDate(r.PublishedDate)
+			date = " · " + shortDate(r.PublishedDate)
 		}
-		meta = s.Dim.Render(meta) + " " + scoreBar(s, r.Score)
+		// The score is never pushed off the row: the place gives way,
+		// cut at its left so that a file's name stays.
+		score := scoreBar(s, r.Score, lo, hi)
+		room := max(4, w-2-ansi.StringWidth(date)-1-ansi.StringWidth(score))
+		meta := s.Dim.Render(cutLeft(domain(r.URL), room)+date) + " " + score
 		lines = append(lines, bar+meta)
 		for _, l := range snippetLines(r.Content, w-2, snippetRows) {
 			lines, rowOf = append(lines, bar+s.Text.Render(l)), append(rowOf, i)
@@ -893,14 +899,58 @@ func (p *Pane) previewView(w, h int) string {
 }
 
 // scoreBar draws a 0..1 relevance score as ten cells.
-func scoreBar(s *common.Styles, score float64) string {
-	score = max(0, min(1, score))
-	n := int(score*10 + 0.5)
-	return s.OK.Render(strings.Repeat("▰", n)) + s.Dim.Render(strings.Repeat("▱", 10-n)) + s.Dim.Render(fmt.Sprintf(" %.2f", score))
+// scoreBar draws a result's score as a bar that compares it with the
+// other results of the search (the best the longest, the lowest a fifth,
+// in eighths of a cell: 1.00, 0.98, 0.97 and 0.95 differ), and the score
+// itself beside it.
+func scoreBar(s *common.Styles, score, lo, hi float64) string {
+	const cells = 10
+	frac := 1.0
+	if hi-lo > 1e-9 {
+		frac = 0.2 + 0.8*(max(lo, min(hi, score))-lo)/(hi-lo)
+	}
+	eighths := int(frac*cells*8 + 0.5)
+	full, part := eighths/8, eighths%8
+	bar := strings.Repeat("█", full)
+	empty := cells - full
+	if part > 0 {
+		bar += string([]rune("▏▎▍▌▋▊▉")[part-1])
+		empty--
+	}
+	return s.OK.Render(bar) + s.Dim.Render(strings.Repeat("·", empty)) + s.Dim.Render(fmt.Sprintf(" %.2f", score))
+}
+
+// scoreRange is the lowest and highest score of the results.
+func scoreRange(res []api.SearchResult) (lo, hi float64) {
+	for i, r := range res {
+		if i == 0 || r.Score < lo {
+			lo = r.Score
+		}
+		if i == 0 || r.Score > hi {
+			hi = r.Score
+		}
+	}
+	return lo, hi
+}
+
+// cutLeft shortens s to w cells from its left, "…" in front, so that the
+// end (a file's name) stays.
+func cutLeft(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	rs := []rune(s)
+	for len(rs) > 0 && ansi.StringWidth(string(rs)) > w-1 {
+		rs = rs[1:]
+	}
+	return "…" + string(rs)
 }
 
 func domain(u string) string {
 	pu, err := url.Parse(u)
+	if err == nil && pu.Scheme == "file" {
+		return pu.Path // a page of `hark index DIR`: its path
+	}
 	if err != nil || pu.Host == "" {
 		return u
 	}

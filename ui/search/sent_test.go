@@ -85,3 +85,38 @@ func TestBackToTheDefaultIsTheSameSearch(t *testing.T) {
 		t.Errorf("after + and - the search sent %s, the first sent %s", last, first)
 	}
 }
+
+// At 120 columns a result from a file keeps its score on the row (the
+// path gives way, keeping the file's name), and near scores draw bars
+// of different lengths.
+func TestScoreStaysOnTheRow(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(120, 30)
+	long := "file:///usr/share/doc/valgrind/html/some/very/deep/folder/of/the/manual/that/goes/on/and/on/manual-core.html"
+	out := &api.SearchOutput{Query: "leak", Results: []api.SearchResult{
+		{Title: "A", URL: long, Content: "a", Score: 1.00},
+		{Title: "B", URL: long + "?b", Content: "b", Score: 0.98},
+		{Title: "C", URL: long + "?c", Content: "c", Score: 0.97},
+		{Title: "D", URL: long + "?d", Content: "d", Score: 0.95},
+	}}
+	p.query.Blur()
+	p.Update(doneMsg{seq: 0, out: out})
+	var bars []string
+	for _, l := range strings.Split(uitest.Plain(p.View()), "\n") {
+		if strings.Contains(l, "manual-core.html") && !strings.Contains(l, "file://") {
+			if !strings.Contains(l, "0.9") && !strings.Contains(l, "1.00") {
+				t.Errorf("the score is off the row: %q", l)
+			}
+			bars = append(bars, strings.TrimRight(l[strings.LastIndex(l, "html")+4:], " "))
+		}
+	}
+	if len(bars) < 4 {
+		t.Fatalf("found %d result rows:\n%s", len(bars), uitest.Plain(p.View()))
+	}
+	for i := 1; i < len(bars); i++ {
+		if a, b := strings.Fields(bars[i-1])[0], strings.Fields(bars[i])[0]; a == b {
+			t.Errorf("results %d and %d draw the same bar %q", i, i+1, a)
+		}
+	}
+}
