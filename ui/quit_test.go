@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -44,4 +45,25 @@ func TestQuitOnlyFromTheList(t *testing.T) {
 
 func keptPage(u, body string) library.Item {
 	return library.Item{Kind: library.KindPage, Tool: api.ToolExtract, URL: u, Body: body, Inputs: `{"format":"markdown"}`}
+}
+
+// Credits used before the session (the CLI's, an earlier session's) are
+// told apart from the session's own: a TUI that has done nothing does
+// not read as having spent 5.
+func TestCreditsSayWhatThisSessionSpent(t *testing.T) {
+	m := newModel(t, nil, 120, 24)
+	m.Update(common.CallMsg{TraceID: "t1", Status: 200, HasCredits: true, CreditsUsed: 5})
+	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "credits 5 (0 this session)") {
+		t.Errorf("at start: %q", st)
+	}
+	m.Update(common.CallMsg{TraceID: "t2", Status: 200, HasCredits: true, CreditsUsed: 7, CreditsCharged: 2})
+	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "credits 7 (2 this session)") {
+		t.Errorf("after a search: %q", st)
+	}
+	fresh := newModel(t, nil, 120, 24)
+	fresh.Update(common.CallMsg{TraceID: "t1", Status: 200, HasCredits: true, CreditsUsed: 0})
+	fresh.Update(common.CallMsg{TraceID: "t2", Status: 200, HasCredits: true, CreditsUsed: 1, CreditsCharged: 1})
+	if st := uitest.Plain(fresh.statusView()); !strings.Contains(st, "credits 1 │") && !strings.HasSuffix(strings.TrimSpace(st), "credits 1") {
+		t.Errorf("a fresh folder: %q", st)
+	}
 }

@@ -67,6 +67,8 @@ func (r *Reader) StartFind(st *Styles) tea.Cmd {
 	r.finding = true
 	r.find.SetValue("")
 	r.find.Placeholder = r.query
+	// A line with no width shows only the placeholder's first letter.
+	r.find.SetWidth(max(40, utf8.RuneCountInString(r.query)+1))
 	return r.find.Focus()
 }
 

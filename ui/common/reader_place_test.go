@@ -3,6 +3,8 @@ package common
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // A new find starts empty: "suppression" then "leak-check=full" finds
@@ -95,5 +97,19 @@ func TestSectionOnATerm(t *testing.T) {
 	s.Top()
 	if !GoToSection(md, false, page, "manual-core.options", "Core Command-line Options", s) || !strings.Contains(strings.Split(s.View(), "\n")[0], "2.6. Core Command-line Options") {
 		t.Errorf("#manual-core.options opens at %q", strings.Split(s.View(), "\n")[0])
+	}
+}
+
+// The find line shows the last term whole as its placeholder.
+func TestFindPlaceholderWhole(t *testing.T) {
+	s := &Scroll{}
+	s.SetContent("a suppression file")
+	s.SetHeight(3)
+	var r Reader
+	r.StartFind(nil)
+	keys(&r, s, "suppression")
+	r.StartFind(nil)
+	if v := ansi.Strip(r.FindView()); !strings.Contains(v, "find: suppression") {
+		t.Errorf("find line %q", v)
 	}
 }

@@ -163,6 +163,9 @@ func (p *Pane) SetSize(w, h int) {
 	p.width, p.height = max(0, w), max(0, h)
 	p.query.SetWidth(max(10, w-4))
 	p.domains.SetWidth(max(10, w-12))
+	// A line with no width shows only its placeholder's first letter
+	// ("index: a"): every line is sized.
+	p.ix.input.SetWidth(max(10, w-10))
 	if p.form != nil {
 		p.form.SetSize(w, h-2)
 	}

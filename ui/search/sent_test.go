@@ -120,3 +120,17 @@ func TestScoreStaysOnTheRow(t *testing.T) {
 		}
 	}
 }
+
+// The index line opened from the palette shows its whole placeholder,
+// not "index: a" (a line with no width shows only the first letter).
+func TestIndexLineShowsItsPlaceholder(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	c.Index = &memIndex{sources: map[string]int{}}
+	p := New(c)
+	p.SetSize(80, 24)
+	_, cmd := p.Update(common.IndexMsg{})
+	uitest.Settle(drive(p), cmd)
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "index: a folder, a file, a site URL or a sitemap URL") {
+		t.Errorf("the index line:\n%s", v)
+	}
+}
