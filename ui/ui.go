@@ -75,7 +75,7 @@ type Model struct {
 	// tells apart from what this session spent.
 	creditsBefore int64
 	creditsSeen   bool
-	statusAt time.Time     // when the problem or notice was set
+	statusAt      time.Time // when the problem or notice was set
 
 	firstFrame sync.Once // reports the first frame to the start-up trace
 
