@@ -160,6 +160,13 @@ func (a *Aloud) run(c *Common, s *Scroll) tea.Cmd {
 		done := AloudMsg{Gen: gen, Index: from + len(rest), Done: true}
 		if ctx.Err() != nil {
 			done.Index = -1 // stopped: the reader keeps its place
+			if f := q.SavedTo(); out.Kind() == audio.SinkFile && f != "" && send != nil {
+				// Nothing was heard, and the file holds what was read
+				// ahead (minutes of it): never a file written unsaid. The
+				// stopped run's own messages are dropped, so this is sent.
+				log("read aloud: stopped; saved to %s", f)
+				send(NoticeMsg{Text: "reading stopped; saved so far to " + HomeShort(f)})
+			}
 			return done
 		}
 		if out.Kind() == audio.SinkFile {
