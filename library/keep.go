@@ -3,6 +3,7 @@ package library
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"hark/api"
@@ -34,7 +35,7 @@ func Items(r api.Result) []*Item {
 			return nil
 		}
 		q := orElse(str("query"), out.Query)
-		return []*Item{base(KindSearch, q, q, "", searchMarkdown(q, out))}
+		return []*Item{base(KindSearch, q+optionsNote(r.Inputs), q, "", searchMarkdown(q, out))}
 	case api.ToolExtract:
 		out, err := api.DecodeExtract(r.Output)
 		if err != nil {
@@ -72,6 +73,33 @@ func Items(r api.Result) []*Item {
 		return []*Item{base(KindMap, fmt.Sprintf("Map of %s (%s)", u, plural(len(out.Results), "URL")), u, u, b.String())}
 	}
 	return nil
+}
+
+// optionsNote is what a search sent besides its query, for its title:
+// " · max_results=6, topic=news", so that two searches of one query with
+// other options are told apart in a list ("" when it sent only the
+// query).
+func optionsNote(inputs map[string]any) string {
+	var parts []string
+	for k, v := range inputs {
+		if k == "query" {
+			continue
+		}
+		var val string
+		switch v := v.(type) {
+		case string:
+			val = v
+		default:
+			b, _ := json.Marshal(v)
+			val = string(b)
+		}
+		parts = append(parts, k+"="+val)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	slices.Sort(parts)
+	return " · " + strings.Join(parts, ", ")
 }
 
 // PageTitle is a page's title: the gateway's title field when it sends

@@ -87,3 +87,14 @@ func TestBibTeXTitles(t *testing.T) {
 		t.Errorf("bibtex:\n%s", b)
 	}
 }
+
+// Two searches of one query with other options are told apart by their
+// titles; the same options give the same title (and replace each other).
+func TestSearchTitlesSayTheOptions(t *testing.T) {
+	out := []byte(`{"query":"okapi","results":[]}`)
+	plain := Items(api.Result{Tool: api.ToolSearch, Inputs: map[string]any{"query": "okapi"}, Output: out})
+	more := Items(api.Result{Tool: api.ToolSearch, Inputs: map[string]any{"query": "okapi", "max_results": 6, "topic": "news"}, Output: out})
+	if plain[0].Title != "okapi" || more[0].Title != "okapi · max_results=6, topic=news" {
+		t.Errorf("titles %q and %q", plain[0].Title, more[0].Title)
+	}
+}
