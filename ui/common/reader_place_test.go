@@ -113,3 +113,16 @@ func TestFindPlaceholderWhole(t *testing.T) {
 		t.Errorf("find line %q", v)
 	}
 }
+
+// A site that cannot be reached gets a hint of its own, as a private
+// address does.
+func TestUnreachableSiteHints(t *testing.T) {
+	for reason, want := range map[string]string{
+		"cannot resolve host docs.invalid: no such host": "does not resolve",
+		"connection refused by 127.0.0.1:1":              "Nothing answers",
+	} {
+		if h := FailureHint(reason, "embedded"); !strings.Contains(h, want) {
+			t.Errorf("%q: hint %q", reason, h)
+		}
+	}
+}
