@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hark/api"
+	"hark/api/apitest"
+	"hark/audio/wav"
 )
 
 func loopbackSite(t *testing.T) string {
@@ -93,5 +97,31 @@ func TestOutputDirHelpSaysWhatGoesThere(t *testing.T) {
 	_, out, _ := hark(t, nil, "", "--help")
 	if !strings.Contains(out, "where saved audio, reports and exports are written") {
 		t.Errorf("--output-dir's help:\n%s", out)
+	}
+}
+
+// hark read asks for a batch of sentences per call, not one per sentence
+// (a call costs a credit at least): the first alone, then the rest.
+func TestReadBatchesSentences(t *testing.T) {
+	s := apitest.New(t)
+	head := wav.Header(apitest.SampleRate, wav.StreamSize)
+	whole := append(append([]byte{}, head...), apitest.Synthesize("a tone")...)
+	for range 4 {
+		s.ScriptTTS(apitest.TTSScript{Chunks: [][]byte{whole}})
+	}
+	text := "One okapi. Two okapis. Three okapis. Four okapis. Five okapis. Six okapis."
+	code, out, errs := hark(t, s, text, "--voice", "v1", "read", "-o", filepath.Join(t.TempDir(), "r.wav"), "-")
+	if code != 0 || strings.Count(out, "okapi") != 6 {
+		t.Fatalf("read -o: %d %q %q", code, out, errs)
+	}
+	if n := s.Count(api.PathTTSStream); n != 2 {
+		t.Errorf("six sentences took %d TTS calls, want 2", n)
+	}
+	code, out, errs = hark(t, s, text, "--voice", "v1", "--audio-sink", "null", "read", "-")
+	if code != 0 || out != "One okapi.\nTwo okapis.\nThree okapis.\nFour okapis.\nFive okapis.\nSix okapis.\n" {
+		t.Fatalf("read played: %d %q %q", code, out, errs)
+	}
+	if n := s.Count(api.PathTTSStream); n != 4 {
+		t.Errorf("played, six sentences took %d TTS calls, want 2 more", n-2)
 	}
 }

@@ -1,13 +1,11 @@
 package common
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -148,77 +146,16 @@ func (a *Aloud) run(c *Common, s *Scroll) tea.Cmd {
 			voice = api.DefaultVoice(vs, api.Locale()).Value
 		}
 		// One playback for the whole reading: no gap between sentences,
-		// and with no sound device one file, not one per sentence. The
-		// sentences are asked for a batch at a time (see aloud_batch.go).
+		// and with no sound device one file, not one per sentence.
 		q := out.Sequence(0)
 		rest := sentences[from:]
-		batches := batchSentences(rest)
-		clock := newBatchClock(batches)
-		heard := make([]bytes.Buffer, len(batches))
-		shown := -1
-		show := func(i int) {
-			// Every sentence in turn, none skipped: a file sink plays a
-			// batch faster than the position is looked at.
-			for ; shown < i && send != nil; shown++ {
-				send(AloudMsg{Gen: gen, Index: from + shown + 1, Playing: q})
+		err = ReadSentences(ctx, q, rest, func(text string) api.TTSRequest {
+			return api.TTSRequest{Provider: provider, Text: text, VoiceCode: voice, Format: api.FormatWAV}
+		}, client, func(i int) {
+			if send != nil {
+				send(AloudMsg{Gen: gen, Index: from + i, Playing: q})
 			}
-		}
-		var showMu sync.Mutex // show runs from the ticker and from Run
-		follow, followed := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(followed)
-			// Within a batch the sentence playing is read off the
-			// playback's position.
-			t := time.NewTicker(aloudTick)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-follow:
-					return
-				case <-t.C:
-				}
-				if pb := q.Playback(); pb != nil {
-					if i := clock.sentence(pb.Stats().Played); i >= 0 {
-						showMu.Lock()
-						show(i)
-						showMu.Unlock()
-					}
-				}
-			}
-		}()
-		err = q.Run(ctx, audio.Turns{
-			Count: len(batches), Format: api.FormatWAV, Ahead: aloudAhead,
-			Fetch: func(ctx context.Context, i int, w io.Writer) error {
-				text := batchText(rest, batches[i])
-				_, err := StreamTTS(ctx, client, api.TTSRequest{Provider: provider, Text: text, VoiceCode: voice, Format: api.FormatWAV}, io.MultiWriter(w, &heard[i]))
-				return err
-			},
-			Arrived: func(i int, length time.Duration, err error) {
-				if err == nil {
-					var texts []string
-					for _, sn := range rest[batches[i].from:batches[i].to] {
-						texts = append(texts, sn.Text)
-					}
-					clock.arrived(i, heard[i].Bytes(), texts, length)
-				}
-				heard[i] = bytes.Buffer{}
-			},
-			Playing: func(i int) {
-				clock.play(i)
-				showMu.Lock()
-				show(batches[i].from)
-				showMu.Unlock()
-			},
 		})
-		close(follow)
-		<-followed // nothing is told of a sentence after the run ends
-		if err == nil && ctx.Err() == nil {
-			showMu.Lock()
-			show(len(rest) - 1)
-			showMu.Unlock()
-		}
 		done := AloudMsg{Gen: gen, Index: from + len(rest), Done: true}
 		if ctx.Err() != nil {
 			done.Index = -1 // stopped: the reader keeps its place
@@ -237,7 +174,7 @@ func (a *Aloud) run(c *Common, s *Scroll) tea.Cmd {
 		}
 		var pe *audio.PartError
 		if errors.As(err, &pe) {
-			done.Index = from + batches[pe.Part].from
+			done.Index = from + pe.Part
 			done.Err = fmt.Errorf("read aloud: sentence %d: %w", done.Index+1, pe.Err)
 		} else if err != nil {
 			done.Err = fmt.Errorf("read aloud: playback: %w", err)

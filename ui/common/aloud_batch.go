@@ -2,6 +2,9 @@ package common
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -10,6 +13,100 @@ import (
 	"hark/audio"
 	"hark/audio/prose"
 )
+
+// ReadSentences plays sentences in turn into q, one continuous playback,
+// asking for them a batch per call (see batchSentences) with the next
+// two batches fetched while one plays, and tells playing of each sentence
+// as its voice begins, every one in order. It returns as q.Run does; a
+// *audio.PartError's Part is the first sentence of the batch that
+// failed. The TUI's R and hark read both read this way.
+func ReadSentences(ctx context.Context, q *audio.Sequence, sentences []prose.Sentence, req func(text string) api.TTSRequest,
+	client *api.Client, playing func(i int)) error {
+	batches := batchSentences(sentences)
+	clock := newBatchClock(batches)
+	heard := make([]bytes.Buffer, len(batches))
+	var showMu sync.Mutex // show runs from the ticker and from Run
+	shown := -1
+	show := func(i int) {
+		// Every sentence in turn, none skipped: a file sink plays a
+		// batch faster than the position is looked at.
+		showMu.Lock()
+		defer showMu.Unlock()
+		for ; shown < i; shown++ {
+			playing(shown + 1)
+		}
+	}
+	follow, followed := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(followed)
+		// Within a batch the sentence playing is read off the playback's
+		// position.
+		t := time.NewTicker(aloudTick)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-follow:
+				return
+			case <-t.C:
+			}
+			if pb := q.Playback(); pb != nil {
+				if i := clock.sentence(pb.Stats().Played); i >= 0 {
+					show(i)
+				}
+			}
+		}
+	}()
+	err := q.Run(ctx, audio.Turns{
+		Count: len(batches), Format: api.FormatWAV, Ahead: aloudAhead,
+		Fetch: func(ctx context.Context, i int, w io.Writer) error {
+			_, err := StreamTTS(ctx, client, req(batchText(sentences, batches[i])), io.MultiWriter(w, &heard[i]))
+			return err
+		},
+		Arrived: func(i int, length time.Duration, err error) {
+			if err == nil {
+				var texts []string
+				for _, sn := range sentences[batches[i].from:batches[i].to] {
+					texts = append(texts, sn.Text)
+				}
+				clock.arrived(i, heard[i].Bytes(), texts, length)
+			}
+			heard[i] = bytes.Buffer{}
+		},
+		Playing: func(i int) {
+			clock.play(i)
+			show(batches[i].from)
+		},
+	})
+	close(follow)
+	<-followed // nothing is told of a sentence after the run ends
+	var pe *audio.PartError
+	switch {
+	case errors.As(err, &pe):
+		return &audio.PartError{Part: batches[pe.Part].from, Err: pe.Err}
+	case err == nil && ctx.Err() == nil:
+		show(len(sentences) - 1)
+	}
+	return err
+}
+
+// SpeakBatches fetches sentences a batch per call, in order, for a
+// reading written whole (hark read -o): each batch's audio (wav) and its
+// sentences are given to got.
+func SpeakBatches(ctx context.Context, sentences []prose.Sentence, req func(text string) api.TTSRequest, client *api.Client,
+	got func(first, end int, wav []byte) error) error {
+	for _, b := range batchSentences(sentences) {
+		var buf bytes.Buffer
+		if _, err := StreamTTS(ctx, client, req(batchText(sentences, b)), &buf); err != nil {
+			return &audio.PartError{Part: b.from, Err: err}
+		}
+		if err := got(b.from, b.to, buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Reading aloud asks for speech a batch of sentences at a time, not one
 // call per sentence: a TTS call costs at least a credit, so a page read a
