@@ -76,12 +76,12 @@ func contains(ws []string, w string) bool {
 // heading that shares a word; a heading's own id still wins.
 func TestSectionOnATerm(t *testing.T) {
 	md := "# 2. Using and understanding the Valgrind core\n\n## 2.6. Core Command-line Options\n\nThe options --log-fd and --log-file decide where output goes.\n\n" +
-		strings.Repeat("Filler text.\n\n", 30) + "**`--log-fd=<number> [default: 2]`**\n\nSends to a descriptor.\n\n" +
+		strings.Repeat("Filler text.\n\n", 30) + "**`--log-fd=<number> [default: 2]`**\n\nSends to a descriptor. See the description of\n--log-file for details.\n\n" +
 		strings.Repeat("Filler text.\n\n", 30) + "**`--log-file=<filename>`**\n\nSends to a file.\n\n" + strings.Repeat("Filler text.\n\n", 30)
 	lines := strings.Split(md, "\n")
 	// The rendered lines: indented, the term in bold.
 	for i, l := range lines {
-		lines[i] = "  " + strings.ReplaceAll(strings.ReplaceAll(l, "**", "\x1b[1m"), "`", "")
+		lines[i] = "  " + strings.ReplaceAll(strings.ReplaceAll(l, "**", "\x1b[1m"), "`", "\u00a0") // glamour pads code with no-break spaces
 	}
 	s := &Scroll{}
 	s.SetContent(strings.Join(lines, "\n"))

@@ -55,7 +55,7 @@ func normalFragment(fragment string) string {
 	return strings.ToLower(strings.TrimPrefix(fragment, "#"))
 }
 
-// anchoredLine is the first of lines that opens with the text of a link
+// anchoredLine is the first of lines that opens a paragraph with the text of a link
 // whose words are the fragment's ("--log-file" for "#opt.log-file"): the
 // term or the entry the anchor was on; -1 when none does, or when the
 // link's text does not name the fragment (its words could open any line).
@@ -80,6 +80,9 @@ func anchoredLine(lines []string, fragment, linkText string) int {
 		if !strings.HasPrefix(t, needle) {
 			continue
 		}
+		if i > 0 && strings.TrimSpace(ansi.Strip(lines[i-1])) != "" {
+			continue // prose wrapped so that the link's text opens a line
+		}
 		if rest := []rune(t[len(needle):]); len(rest) == 0 || !isWordRune(rest[0]) {
 			return i
 		}
@@ -92,7 +95,8 @@ func anchoredLine(lines []string, fragment, linkText string) int {
 // "log-file=<f>".
 func termText(s string) string {
 	s = strings.NewReplacer("`", "", "**", "", "\\", "").Replace(s)
-	return strings.TrimLeft(s, " \t•*>│-–")
+	// Glamour pads a code span with no-break spaces: any space goes.
+	return strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("•*>│-–", r) })
 }
 
 // sectionFor is the index of the heading a fragment and a link's text
