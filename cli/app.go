@@ -40,6 +40,8 @@ type App struct {
 	reportOut, question string
 	// lib is the library results are kept in (see keep.go).
 	lib libraryState
+	// seen is what the last web call answered (see sites.go).
+	seen resultSeen
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -90,9 +92,8 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 		}
 		base, key, keyFunc = b, k, nil
 	}
-	opts := api.Options{BaseURL: base, APIKey: key, KeyFunc: keyFunc, OnCall: a.onCall, Retry: a.retry}
+	opts := api.Options{BaseURL: base, APIKey: key, KeyFunc: keyFunc, OnCall: a.onCall, Retry: a.retry, OnResult: a.observe}
 	if a.cfg.Library {
-		opts.OnResult = a.keep
 		// Open the library while the first call is under way, not after;
 		// close waits for it.
 		a.lib.opening.Add(1)
@@ -178,7 +179,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
@@ -187,7 +188,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if code == exitUsage && (errors.As(err, new(usageError)) || isCobraUsage(err)) {
 		// A mistake in the command line itself; a file or an input the
 		// gateway refused is named in the message already.
-		fmt.Fprintln(stderr, "Run 'hark --help' for usage.")
+		// The help of the command that was run, where its flags are.
+		path := "hark"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", path)
 	}
 	return code
 }

@@ -24,15 +24,18 @@ import (
 
 func newIndexCmd(a *App) *cobra.Command {
 	var depth, limit int
-	var allowPrivate bool
+	var allowPrivate, wholeSite bool
 	cmd := &cobra.Command{
 		Use:   "index URL|SITEMAP|DIR...",
 		Short: "Add a site, a sitemap or a directory of HTML/markdown files to the local search index",
 		Long: `index adds content to the local search index that the embedded gateway's
 vendor_search and vendor_research read:
 
-  URL      the site crawled from there (same site only, --depth links deep,
-           at most --limit pages), honouring robots.txt
+  URL      the site crawled from there, --depth links deep, at most --limit
+           pages, honouring robots.txt: only pages under the URL's folder
+           (http://host/docs/api/index.html reads /docs/api/...), or with
+           --whole-site anywhere on its site; a server's folder listings
+           are followed, never indexed
   SITEMAP  a URL ending in .xml or naming "sitemap": every page it lists
   DIR      every .html, .htm, .xhtml, .md, .markdown and .txt file under it
 
@@ -56,7 +59,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 			}
 			defer db.Close()
 			e, err := web.New(web.Config{DB: db, AllowPrivate: allowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)",
-				IndexDepth: depth, IndexLimit: limit})
+				IndexDepth: depth, IndexLimit: limit, IndexWholeSite: wholeSite})
 			if err != nil {
 				return dataError{err}
 			}
@@ -68,7 +71,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 				n, err := e.Index(cmd.Context(), target)
 				total += n
 				if err != nil {
-					return indexFailure(target, err, allowPrivate, total)
+					return indexFailure(target, err, allowPrivate, a.privateHint(), total)
 				}
 				if !a.jsonOut {
 					fmt.Fprintf(out, "Indexed %s from %s in %s.\n", pageCount(n), target, time.Since(start).Round(time.Millisecond))
@@ -88,6 +91,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 	f := cmd.Flags()
 	f.IntVar(&depth, "depth", 2, "link depth to crawl from a URL, 1 to 5")
 	f.IntVar(&limit, "limit", 500, "most pages to read from a URL or sitemap")
+	f.BoolVar(&wholeSite, "whole-site", false, "from a URL, follow links anywhere on its site, not only under its folder")
 	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server); default: the allow_private setting")
 	return cmd
 }
@@ -97,12 +101,12 @@ Pages that extract and crawl read are indexed automatically as well.`,
 // private address not allowed) is a usage error, exit 2; a site that
 // could not be read is the far side's, exit 4. done is how many pages
 // were indexed before.
-func indexFailure(target string, err error, allowPrivate bool, done int) error {
+func indexFailure(target string, err error, allowPrivate bool, hint string, done int) error {
 	if done > 0 {
 		err = fmt.Errorf("%w (%s indexed before the error)", err, pageCount(done))
 	}
 	if errors.Is(err, web.ErrAddressRefused) && !allowPrivate {
-		return targetError{fmt.Errorf("%w; --allow-private (or allow_private = true, HARK_ALLOW_PRIVATE=1) lets index read private and loopback addresses", err)}
+		return targetError{fmt.Errorf("%w\nhint: %s", err, hint)}
 	}
 	if _, statErr := os.Stat(target); statErr == nil || errors.Is(err, fs.ErrNotExist) {
 		// A file or folder of the user's: not a page hark reads, or

@@ -78,7 +78,7 @@ func TestLibraryCommands(t *testing.T) {
 		t.Errorf("show --json: %d\n%s", code, out)
 	}
 	dir := t.TempDir()
-	for file, want := range map[string]string{"r.md": "# Report", "r.bib": "@online{example-source,", "r.json": `"type": "webpage"`} {
+	for file, want := range map[string]string{"r.md": "# Report", "r.bib": "@misc{example-source,", "r.json": `"type": "webpage"`} {
 		code, _, errs := harkData(t, s, data, "", "library", "export", id(research), "-o", filepath.Join(dir, file))
 		b, _ := os.ReadFile(filepath.Join(dir, file))
 		if code != 0 || !strings.Contains(string(b), want) {

@@ -19,6 +19,7 @@ import (
 	"hark/audio/wav"
 	"hark/config"
 	"hark/library"
+	"hark/ui/common"
 )
 
 // hark read speaks a document aloud, sentence by sentence: a markdown or
@@ -35,7 +36,8 @@ FILE, - for stdin, or ID, an item of the library (hark library list). The
 markdown is spoken as prose: no markup, links by their text, and code
 blocks, tables, images and bare URLs announced rather than spelled out.
 Each sentence is printed as it is spoken; sentences are fetched over the
-TTS stream one ahead of the voice. -o FILE writes the whole reading as one
+TTS stream a batch per call (the first alone, then up to 1000 characters:
+a call costs a credit at least), the next ahead of the voice. -o FILE writes the whole reading as one
 WAV instead of playing it.`,
 		Args: exactArgs(1, "FILE, ID or -"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -64,36 +66,44 @@ WAV instead of playing it.`,
 					return err
 				}
 			}
-			req := func(i int) api.TTSRequest {
-				return api.TTSRequest{Provider: a.cfg.Provider, Text: sentences[i].Text, VoiceCode: voice, Format: api.FormatWAV, SpeechRate: rate}
+			// Asked for a batch of sentences per call, as the TUI's R
+			// reads (common.ReadSentences): a call costs a credit at least.
+			req := func(text string) api.TTSRequest {
+				return api.TTSRequest{Provider: a.cfg.Provider, Text: text, VoiceCode: voice, Format: api.FormatWAV, SpeechRate: rate}
 			}
 			if out == "" {
 				return a.playReading(ctx, cl, sentences, req)
 			}
 			var speech []byte // s16le mono, every sentence
 			rateHz := 0
-			for i, s := range sentences {
-				t := fetchTake(ctx, cl, req(i), nil)
-				if t.err != nil {
-					return fmt.Errorf("read: sentence %d (%q): %w", i+1, s.Text, t.err)
+			err = common.SpeakBatches(ctx, sentences, req, cl, func(first, end int, data []byte) error {
+				for _, s := range sentences[first:end] {
+					if out == "-" {
+						fmt.Fprintln(a.stderr, s.Text) // stdout holds the audio
+					} else {
+						fmt.Fprintln(a.stdout, s.Text)
+					}
 				}
-				if out == "-" {
-					fmt.Fprintln(a.stderr, s.Text) // stdout holds the audio
-				} else {
-					fmt.Fprintln(a.stdout, s.Text)
-				}
-				r := bytes.NewReader(t.data)
+				r := bytes.NewReader(data)
 				f, err := wav.ReadHeader(r)
 				if err != nil {
-					return fmt.Errorf("read: sentence %d: %w", i+1, err)
+					return fmt.Errorf("read: sentence %d: %w", first+1, err)
 				}
 				if rateHz != 0 && f.Rate != rateHz {
-					return fmt.Errorf("read: sentence %d came at %d Hz, the others at %d Hz", i+1, f.Rate, rateHz)
+					return fmt.Errorf("read: sentence %d came at %d Hz, the others at %d Hz", first+1, f.Rate, rateHz)
 				}
 				rateHz = f.Rate
 				samples, _ := io.ReadAll(f.Samples(r))
 				mono, _ := wav.AppendMono(nil, samples, f)
 				speech = pcm.AppendS16(speech, mono)
+				return nil
+			})
+			var pe *audio.PartError
+			if errors.As(err, &pe) {
+				return fmt.Errorf("read: sentence %d (%q): %w", pe.Part+1, sentences[pe.Part].Text, pe.Err)
+			}
+			if err != nil {
+				return err
 			}
 			if out != "" {
 				data := append(wav.Header(rateHz, uint32(len(speech))), speech...)
@@ -110,23 +120,18 @@ WAV instead of playing it.`,
 	return cmd
 }
 
-// playReading plays the sentences in turn as one continuous stream, each
-// as its frames arrive with the next two fetched while one plays, and
-// prints each sentence as it starts to play. With no sound device the
-// whole reading is one file, and stderr says where.
-func (a *App) playReading(ctx context.Context, cl *api.Client, sentences []prose.Sentence, req func(int) api.TTSRequest) error {
+// playReading plays the sentences in turn as one continuous stream, a
+// batch of them per call, each batch as its frames arrive with the next
+// two fetched while one plays, and prints each sentence as its voice
+// begins. With no sound device the whole reading is one file, and stderr
+// says where.
+func (a *App) playReading(ctx context.Context, cl *api.Client, sentences []prose.Sentence, req func(string) api.TTSRequest) error {
 	player, err := audio.Open(audio.Options{Sink: a.cfg.AudioSink, Dir: a.cfg.PlayedDir(), Keep: config.PlayedKeep, Log: a.logWriter()})
 	if err != nil {
 		return err
 	}
 	q := player.Sequence(0)
-	err = q.Run(ctx, audio.Turns{
-		Count: len(sentences), Format: api.FormatWAV, Ahead: 2,
-		Fetch: func(ctx context.Context, i int, w io.Writer) error {
-			return fetchTake(ctx, cl, req(i), w).err
-		},
-		Playing: func(i int) { fmt.Fprintln(a.stdout, sentences[i].Text) },
-	})
+	err = common.ReadSentences(ctx, q, sentences, req, cl, func(i int) { fmt.Fprintln(a.stdout, sentences[i].Text) })
 	if player.Kind() == audio.SinkFile && q.SavedTo() != "" {
 		fmt.Fprintf(a.stderr, "hark: no sound device here; the reading was saved to %s\n", q.SavedTo())
 	}

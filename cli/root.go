@@ -50,7 +50,7 @@ embedded in hark itself.`,
 	pf.StringVar(&a.flags.APIKey, "api-key", "", "API key (prefer env HARK_API_KEY: flags are visible to other users in ps)")
 	pf.StringVar(&a.flags.Provider, "provider", "", "voice provider (env HARK_PROVIDER, default vendor_speech)")
 	pf.StringVar(&a.flags.Voice, "voice", "", "voice code for speech (env HARK_VOICE)")
-	pf.StringVar(&a.flags.OutputDir, "output-dir", "", "where audio files are written (env HARK_OUTPUT_DIR)")
+	pf.StringVar(&a.flags.OutputDir, "output-dir", "", "where saved audio, reports and exports are written (env HARK_OUTPUT_DIR)")
 	pf.StringVar(&a.flags.DataDir, "data-dir", "", "embedded gateway data (env HARK_DATA_DIR, default $XDG_DATA_HOME/hark)")
 	pf.StringVar(&a.flags.AudioSink, "audio-sink", "", "audio output: auto, device, file or null (env HARK_AUDIO_SINK)")
 	pf.BoolVar(&a.jsonOut, "json", false, "print the gateway's raw data as JSON, for scripts")

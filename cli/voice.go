@@ -352,11 +352,11 @@ not a terminal), then the final text on stdout.`,
 			}
 			req := api.STTRequest{Provider: a.cfg.Provider, SampleRate: sampleRate, Language: language, Extra: extraObj}
 			if stream {
-				return a.sttStream(ctx, cl, req, audio, chunk)
+				return rawPCMHint(a.sttStream(ctx, cl, req, audio, chunk), args[0], sampleRate)
 			}
 			res, err := cl.STT(ctx, req, audio)
 			if err != nil {
-				return fromGateway(err)
+				return rawPCMHint(fromGateway(err), args[0], sampleRate)
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, res)
@@ -372,6 +372,19 @@ not a terminal), then the final text on stdout.`,
 	f.IntVar(&chunk, "chunk", 8192, "bytes per streamed audio frame")
 	f.StringVar(&extra, "extra", "", "provider pass-through parameters, a JSON object")
 	return cmd
+}
+
+// rawPCMHint names the flag where the gateway names its field: audio
+// with no header (raw samples) "needs sample_rate", which on the command
+// line is --sample-rate.
+func rawPCMHint(err error, name string, sampleRate int) error {
+	if err == nil || sampleRate != 0 || !strings.Contains(err.Error(), "needs sample_rate") {
+		return err
+	}
+	if name == "-" {
+		name = "the audio from stdin"
+	}
+	return usageError{fmt.Errorf("stt: %s is not wav, mp3 or Ogg Opus; raw pcm (16-bit little-endian mono) needs --sample-rate HZ, e.g. --sample-rate 16000 (the gateway said: %w)", name, err)}
 }
 
 func (a *App) sttStream(ctx context.Context, cl *api.Client, req api.STTRequest, audio []byte, chunk int) error {

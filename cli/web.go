@@ -19,12 +19,14 @@ import (
 // -i still reaches every input the gateway lists.
 
 type webFlags struct {
-	a       *App
-	tool    string
-	dictate string // --dictate FILE
-	in      inputFlags
-	set     map[string]func() any // input name -> value, applied when the flag was given
-	flag    map[string]string     // input name -> flag name
+	a            *App
+	tool         string
+	dictate      string // --dictate FILE
+	out          string // -o FILE: what is printed, written there instead
+	allowPrivate bool   // --allow-private: the embedded gateway's allow_private
+	in           inputFlags
+	set          map[string]func() any // input name -> value, applied when the flag was given
+	flag         map[string]string     // input name -> flag name
 }
 
 func newWebCmd(a *App, tool, use, short string, positional func(args []string) (string, any), setup func(cmd *cobra.Command, w *webFlags)) *cobra.Command {
@@ -36,6 +38,13 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 		Short: short,
 		Args:  minArgs(1, what),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if w.allowPrivate {
+				// Before any call starts the embedded gateway.
+				if a.cfg.BaseURL != "" {
+					fmt.Fprintf(a.stderr, "hark: warning: --allow-private applies to the embedded gateway; %s decides for itself\n", a.cfg.BaseURL)
+				}
+				a.cfg.AllowPrivate = true
+			}
 			if w.dictate != "" {
 				// The query is what the recogniser hears in the file.
 				if len(args) > 0 {
@@ -63,11 +72,13 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 				}
 				args = []string{q}
 			}
-			if a.reportOut != "" && a.reportOut != "-" {
-				// Before the call: a report that cannot be written
-				// must not be paid for.
-				if err := checkOutputParent(a.reportOut); err != nil {
-					return err
+			for _, o := range []string{a.reportOut, w.out} {
+				if o != "" && o != "-" {
+					// Before the call: output that cannot be written
+					// must not be paid for.
+					if err := checkOutputParent(o); err != nil {
+						return err
+					}
 				}
 			}
 			inputs, err := a.readInputs(cmd, w.in, false)
@@ -81,7 +92,16 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 					inputs[name] = get()
 				}
 			}
-			return a.invokeAndPrint(cmd, tool, inputs, w.in.pairs)
+			call := func() error { return a.siteRule(cmd.Context(), tool, a.invokeAndPrint(cmd, tool, inputs, w.in.pairs)) }
+			if w.out == "" || w.out == "-" {
+				return call()
+			}
+			return a.writeOutput(w.out, func(f io.Writer) error {
+				stdout := a.stdout
+				a.stdout = f
+				defer func() { a.stdout = stdout }()
+				return call()
+			})
 		},
 	}
 	w.in.register(cmd)
@@ -93,6 +113,13 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 	}
 	if tool == api.ToolSearch || tool == api.ToolExtract || tool == api.ToolCrawl {
 		cmd.Flags().BoolVar(&a.jsonl, "jsonl", false, "print one result per line as JSON, for jq and pipes")
+	}
+	if tool != api.ToolResearch {
+		// research has its own -o: the report as markdown.
+		cmd.Flags().StringVarP(&w.out, "output", "o", "", "write what would be printed to FILE, replacing it; - for stdout")
+	}
+	if tool == api.ToolExtract || tool == api.ToolCrawl || tool == api.ToolMap {
+		cmd.Flags().BoolVar(&w.allowPrivate, "allow-private", false, "let the embedded gateway read private, loopback and link-local addresses (an intranet, a server on this machine); default: the allow_private setting")
 	}
 	setup(cmd, w)
 	return cmd

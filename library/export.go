@@ -157,10 +157,20 @@ func Markdown(it Item) string {
 	return "# " + mdText(it.Title) + "\n\n" + strings.TrimSpace(it.Body) + "\n"
 }
 
-// BibTeX is the item's sources as BibTeX @online entries, which
-// reference managers (Zotero, JabRef, BibDesk) import.
+// bibHeader says what the entries are, for whoever opens the file.
+const bibHeader = `% Sources kept by hark, as @misc entries: url and urldate for biblatex
+% and natbib styles, howpublished for the classic BibTeX styles (\url
+% needs the url or hyperref package). Zotero, JabRef and BibDesk import
+% them as web pages.
+
+`
+
+// BibTeX is the item's sources as BibTeX @misc entries, which both
+// BibTeX and biblatex read (@online is biblatex's alone), and reference
+// managers (Zotero, JabRef, BibDesk) import.
 func BibTeX(it Item) string {
 	var b strings.Builder
+	b.WriteString(bibHeader)
 	used := map[string]int{}
 	for _, s := range Sources(it) {
 		key := bibKey(s)
@@ -168,13 +178,31 @@ func BibTeX(it Item) string {
 		if n := used[key]; n > 1 {
 			key += fmt.Sprintf("-%d", n)
 		}
-		fmt.Fprintf(&b, "@online{%s,\n  title = {%s},\n  url = {%s},\n  urldate = {%s},\n", key, bibEscape(s.Title), s.URL, it.Created.Format("2006-01-02"))
+		fmt.Fprintf(&b, "@misc{%s,\n  title = {%s},\n  howpublished = {\\url{%s}},\n  url = {%s},\n  urldate = {%s},\n",
+			key, bibTitle(s.Title), s.URL, s.URL, it.Created.Format("2006-01-02"))
 		if u, err := url.Parse(s.URL); err == nil && u.Host != "" {
 			fmt.Fprintf(&b, "  organization = {%s},\n", bibEscape(u.Host))
 		}
 		fmt.Fprintf(&b, "  note = {Kept by hark from %s}\n}\n\n", bibEscape(it.Gateway))
 	}
 	return b.String()
+}
+
+// bibTitle is a title for BibTeX: its text (no markdown escapes), each
+// character LaTeX treats specially escaped, and each word with a capital
+// past its first letter (POSIX, API, JavaScript, macOS) in braces, which
+// keep styles that lower-case titles from lower-casing it.
+func bibTitle(title string) string {
+	words := strings.Fields(PlainText(title))
+	for i, w := range words {
+		e := bibEscape(w)
+		if letters := []rune(strings.TrimLeftFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })); len(letters) > 1 &&
+			strings.IndexFunc(string(letters[1:]), unicode.IsUpper) >= 0 {
+			e = "{" + e + "}"
+		}
+		words[i] = e
+	}
+	return strings.Join(words, " ")
 }
 
 // bibKey is a citation key from the source's host and title words.
@@ -199,7 +227,8 @@ func bibKey(s Source) string {
 	}, key)
 }
 
-var bibEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, "{", `\{`, "}", `\}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`)
+var bibEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, "{", `\{`, "}", `\}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
+	"~", `\textasciitilde{}`, "^", `\textasciicircum{}`)
 
 func bibEscape(s string) string { return bibEscaper.Replace(oneLine(s)) }
 

@@ -31,8 +31,8 @@ func TestExportFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(bib)
-	if strings.Count(string(b), "@online{") != 2 || !strings.Contains(string(b), "url = {https://roads.example/signals}") ||
-		!strings.Contains(string(b), "urldate = {2026-11-24}") || !strings.Contains(string(b), "@online{en-zebra-crossing,") {
+	if strings.Count(string(b), "@misc{") != 2 || !strings.Contains(string(b), "url = {https://roads.example/signals}") ||
+		!strings.Contains(string(b), "urldate = {2026-11-24}") || !strings.Contains(string(b), "@misc{en-zebra-crossing,") {
 		t.Errorf("bibtex:\n%s", b)
 	}
 	csl, err := Export(r, filepath.Join(dir, "sources.json"), "")

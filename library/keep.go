@@ -3,6 +3,7 @@ package library
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"hark/api"
@@ -34,7 +35,7 @@ func Items(r api.Result) []*Item {
 			return nil
 		}
 		q := orElse(str("query"), out.Query)
-		return []*Item{base(KindSearch, q, q, "", searchMarkdown(q, out))}
+		return []*Item{base(KindSearch, q+optionsNote(r.Inputs), q, "", searchMarkdown(q, out))}
 	case api.ToolExtract:
 		out, err := api.DecodeExtract(r.Output)
 		if err != nil {
@@ -74,8 +75,35 @@ func Items(r api.Result) []*Item {
 	return nil
 }
 
+// optionsNote is what a search sent besides its query, for its title:
+// " · max_results=6, topic=news", so that two searches of one query with
+// other options are told apart in a list ("" when it sent only the
+// query).
+func optionsNote(inputs map[string]any) string {
+	var parts []string
+	for k, v := range inputs {
+		if k == "query" {
+			continue
+		}
+		var val string
+		switch v := v.(type) {
+		case string:
+			val = v
+		default:
+			b, _ := json.Marshal(v)
+			val = string(b)
+		}
+		parts = append(parts, k+"="+val)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	slices.Sort(parts)
+	return " · " + strings.Join(parts, ", ")
+}
+
 // PageTitle is a page's title: the gateway's title field when it sends
-// one, else the first markdown heading, else the URL.
+// one, else the page's first markdown heading, else the URL.
 func PageTitle(p api.PageContent) string {
 	if raw, ok := p.Extra["title"]; ok {
 		var t string
@@ -83,9 +111,18 @@ func PageTitle(p api.PageContent) string {
 			return oneLine(t)
 		}
 	}
+	// The first heading, of any level (libffi's pages open at "### 2.3
+	// Types"), as text: "Tilde \~ and caret ^" is "Tilde ~ and caret ^".
+	fenced := false
 	for _, l := range strings.SplitN(p.RawContent, "\n", 40) {
-		if t, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok && strings.TrimSpace(t) != "" {
-			return oneLine(t)
+		l = strings.TrimSpace(l)
+		if mdFence.MatchString(l) {
+			fenced = !fenced
+		}
+		if !fenced && mdHeading.MatchString(l) {
+			if t := PlainText(l); t != "" {
+				return t
+			}
 		}
 	}
 	return p.URL

@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -340,7 +339,7 @@ func preview(body string) string {
 			keep = append(keep, t)
 		}
 	}
-	s := plainSnippet(strings.Join(keep, " "))
+	s := PlainText(strings.Join(keep, "\n"))
 	if r := []rune(s); len(r) > 160 {
 		s = string(r[:160]) + "…"
 	}
@@ -419,7 +418,7 @@ func (s *Store) Search(ctx context.Context, query, kind string, limit int) ([]It
 		if err := brows.Scan(&id, &body); err != nil {
 			return nil, s.fault(err)
 		}
-		out[at[id]].Snippet = snippet(plainSnippet(body), words, 12)
+		out[at[id]].Snippet = snippet(PlainText(body), words, 12)
 	}
 	return out, brows.Err()
 }
@@ -455,19 +454,6 @@ func snippet(text string, words []string, n int) string {
 
 // searchCandidates bounds the matches Search ranks.
 const searchCandidates = 200
-
-var (
-	mdLink    = regexp.MustCompile(`\[([^\]]*)\]\([^)\s]*\)`)
-	mdHeading = regexp.MustCompile(`(^|\s)#{1,6}\s`)
-)
-
-// plainSnippet is a snippet of a markdown body as one line of text: links
-// as their text, no heading marks.
-func plainSnippet(s string) string {
-	s = mdLink.ReplaceAllString(s, "$1")
-	s = mdHeading.ReplaceAllString(s, "$1")
-	return strings.Join(strings.Fields(s), " ")
-}
 
 func prefixed(cols, p string) string {
 	parts := strings.Split(cols, ", ")

@@ -14,6 +14,12 @@
 #      the CLI while the TUI runs, then searched in the TUI, and a result
 #      opened in Pages; the index's sources are listed and another folder
 #      indexed from the palette;
+#   3b. a long page of the indexed folder is read: a find (/) moves to
+#      a match, a second / starts empty (the term typed is the new one),
+#      a link followed by its number (l 1) and esc come back to the same
+#      line with the same find; q closes the reader, not hark; a search
+#      re-run with the same options (after + and -) is kept once in the
+#      Library, and one with other options is told apart by its title;
 #   4. a palette form checks what the tool list says before sending
 #      (extract of an ftp:// URL: the rule at its field, nothing sent); one
 #      the gateway refuses (a crawl's select_paths that is no regular
@@ -121,7 +127,7 @@ wait_for 'Voices +Speak +Listen' 10
 keys 2
 wait_for 'No pages yet'
 keys 1
-wait_for 'search the web…'
+wait_for 'search the pages hark has read…'
 if screen | grep -Eq '› *[0-9]'; then fail "a digit was typed into the query"; fi
 
 # 3. A folder indexed from the CLI while the TUI runs, then searched.
@@ -140,6 +146,13 @@ keys Escape
 # another folder added from the palette, with its progress.
 mkdir -p "$work/notes"
 printf '# Okapi notes\n\nThe okapi is a giraffid of the Congo rainforest, shy and striped.\n' >"$work/notes/okapi.md"
+{
+	printf '# Okapi field guide\n\nA guide to finding okapis.\n\n'
+	for i in $(seq 1 30); do
+		printf '## Part %d\n\nPart %d of the guide tells of the forest and its paths.\n\n' "$i" "$i"
+	done
+	printf '## Stripes\n\nThe zebra stripes on its legs hide it. See [the okapi notes](okapi.md).\n'
+} >"$work/notes/guide.md"
 keys Escape
 keys :
 text "index sources"
@@ -150,9 +163,63 @@ keys a
 wait_for 'index: ' 5
 text "$work/notes"
 keys Enter
-wait_for "indexed 1 page from $work/notes" 15
+wait_for "indexed 2 pages from $work/notes" 15
 wait_for 'Index sources \(2\)' 5
 keys Escape
+
+# 3b. The reader: find, a second find that starts empty, a link followed
+# by its number and back to the same place and find, q to close it.
+keys Escape
+keys 1 i C-u
+text "zebra stripes"
+keys Enter
+wait_for 'Okapi field guide' 15
+keys Enter
+wait_for '“zebra” 1 of 1' 15
+keys /
+text "paths"
+keys Enter
+wait_for '“paths” [0-9]+ of 30' 5
+keys /
+text "forest"
+keys Enter
+# "pathsforest" would be found nowhere.
+wait_for '“forest” [0-9]+ of 30' 5
+keys n n
+find=$(screen | grep -Eo '“forest” [0-9]+ of 30')
+top=$(screen | sed -n 3p)
+keys l
+wait_for 'Links on this page \(1\)' 5
+keys 1 Enter
+wait_for 'okapi\.md' 10
+wait_for 'giraffid of the Congo' 10
+keys Escape
+wait_for "$find" 10
+[ "$(screen | sed -n 3p)" = "$top" ] || fail "back did not restore the top line: was '$top'"
+keys q
+wait_for 'enter read · m select' 5
+wait_for '2 Pages' 2
+
+# The Library keeps a search re-run with the same options once: + then -
+# is the first search again, and a re-run replaces it; + alone is another
+# search, whose title says what it sent.
+keys 1
+keys Escape
+keys +
+wait_for 'max 6' 5
+sleep 1
+keys -
+wait_for 'max 5' 5
+sleep 1
+keys /
+keys Enter
+sleep 1
+keys Escape
+keys 6
+wait_for 'zebra stripes · max_results=6' 10
+n=$(screen | grep -Ec 'search +[A-Z][a-z]{2} [0-9]{2} [0-9:]{5}  zebra stripes$')
+[ "$n" = 1 ] || fail "the search run three times with the same options is kept $n times"
+keys 1
 
 # 4. A palette form checks the tool list's rules before sending: an
 # ftp:// URL gets the gateway's own rule at its field. A form the gateway
@@ -271,4 +338,4 @@ wait_for 'quick brown fox' 60
 if [ -n "$(ls -A "$work/cwd")" ]; then
 	fail "files written to the working directory: $(ls -A "$work/cwd")"
 fi
-echo "tmux-first-session: ok (completion, digits, Research h/M at launch, index from the CLI, search, a result opened, a refused palette form kept, a file:// research source and back, research saved, index sources and a folder from the palette, reopened from the Library offline, find, contents, editor, tts | stt, nothing in the working directory)"
+echo "tmux-first-session: ok (completion, digits, Research h/M at launch, index from the CLI, search, a result opened, find afresh, a link by number and back to the same line and find, q closes the reader, repeated searches kept once, a refused palette form kept, a file:// research source and back, research saved, index sources and a folder from the palette, reopened from the Library offline, find, contents, editor, tts | stt, nothing in the working directory)"

@@ -43,7 +43,7 @@ var Keys = KeyMap{
 	Pane:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "go to pane")),
 	Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 	Palette:   key.NewBinding(key.WithKeys(":", "ctrl+k"), key.WithHelp(": ctrl+k", "run a tool")),
-	Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+	Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (the Pages reader: close)")),
 	ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 }
 
@@ -70,7 +70,12 @@ type Model struct {
 	toolsErr error
 	loading  bool
 	credits  *api.CallInfo // the newest credit count known (newerCredits)
-	statusAt time.Time     // when the problem or notice was set
+	// creditsBefore is the count the session began with: what other runs
+	// (the CLI, earlier sessions) used this period, which the status bar
+	// tells apart from what this session spent.
+	creditsBefore int64
+	creditsSeen   bool
+	statusAt      time.Time // when the problem or notice was set
 
 	firstFrame sync.Once // reports the first frame to the start-up trace
 
@@ -197,8 +202,14 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.CallMsg:
 		ci := api.CallInfo(msg)
 		m.lastCall = &ci
+		if ci.HasCredits && !m.creditsSeen {
+			m.creditsSeen, m.creditsBefore = true, max(0, ci.CreditsUsed-ci.CreditsCharged)
+		}
 		if ci.HasCredits && newerCredits(ci, m.credits) {
 			m.credits = &ci
+			if ci.CreditsUsed < m.creditsBefore {
+				m.creditsBefore = 0 // a new quota period began
+			}
 		}
 		if ci.Err == nil && ci.Status < 400 && !m.c.Now().Add(-ci.Latency).Before(m.statusAt) {
 			// A call made since the last error or notice, that worked,
@@ -366,6 +377,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, Keys.Quit):
+		if d, ok := m.panes[m.active].(common.DocumentShower); ok && d.ShowingDocument() {
+			return m.toActive(msg) // q closes the reader
+		}
 		return tea.Quit
 	case key.Matches(msg, Keys.Help):
 		m.showHelp = true
@@ -482,30 +496,31 @@ func (m *Model) tabsView() string {
 func (m *Model) statusView() string {
 	s := m.c.Styles
 	type part struct {
-		text string
-		drop int // 0 never dropped; higher numbers go first
+		text    string
+		drop    int    // 0 never dropped; higher numbers go first
+		session string // the credits spent this session, dropped first
 	}
 	var parts []part
 	gw := m.c.Gateway
 	if gw == "" {
 		gw = "gateway"
 	}
-	parts = append(parts, part{s.Label.Render("⇄ ") + s.Text.Render(gw), 3})
+	parts = append(parts, part{text: s.Label.Render("⇄ ") + s.Text.Render(gw), drop: 3})
 	switch {
 	case m.problem != nil:
-		parts = append(parts, part{s.Err.Render("✗ " + common.OneLine(m.problem.StatusText())), 0})
+		parts = append(parts, part{text: s.Err.Render("✗ " + common.OneLine(m.problem.StatusText())), drop: 0})
 	case m.notice != "":
-		parts = append(parts, part{s.OK.Render("✓ " + m.notice), 0})
+		parts = append(parts, part{text: s.OK.Render("✓ " + m.notice), drop: 0})
 	case m.loading:
-		parts = append(parts, part{s.Dim.Render("loading tools…"), 0})
+		parts = append(parts, part{text: s.Dim.Render("loading tools…"), drop: 0})
 	}
 	if m.backKey() {
-		parts = append(parts, part{s.Key.Render("esc") + s.Dim.Render(" back to "+m.panes[m.openedFrom].Title()), 0})
+		parts = append(parts, part{text: s.Key.Render("esc") + s.Dim.Render(" back to "+m.panes[m.openedFrom].Title()), drop: 0})
 	}
 	for i, p := range m.panes {
 		if b, ok := p.(common.Backgrounder); ok && i != m.active {
 			if line := b.Background(); line != "" {
-				parts = append(parts, part{s.Warn.Render("⟳ " + line), 0})
+				parts = append(parts, part{text: s.Warn.Render("⟳ " + line), drop: 0})
 			}
 		}
 	}
@@ -514,20 +529,31 @@ func (m *Model) statusView() string {
 		if t == "" {
 			t = "-"
 		}
-		parts = append(parts, part{s.Label.Render("trace ") + s.Text.Render(t) + s.Dim.Render(" "+latency(c.Latency)), 1})
+		parts = append(parts, part{text: s.Label.Render("trace ") + s.Text.Render(t) + s.Dim.Render(" "+latency(c.Latency)), drop: 1})
 	}
 	if c := m.credits; c != nil {
-		parts = append(parts, part{s.Label.Render("credits ") + s.Text.Render(creditsText(*c)), 2})
+		parts = append(parts, part{text: s.Label.Render("credits ") + s.Text.Render(creditsText(*c)), drop: 2})
+		if m.creditsBefore > 0 {
+			// Not all of it is this session's: a TUI opened after the
+			// README's CLI steps has not spent 5 credits doing nothing.
+			// Said first, given up first (level 5) when it does not fit.
+			parts[len(parts)-1].session = s.Dim.Render(fmt.Sprintf(" (%d this session)", c.CreditsUsed-m.creditsBefore))
+		}
 	}
 	if m.c.AudioState != nil {
-		parts = append(parts, part{s.Label.Render("♪ ") + s.Text.Render(m.c.AudioState()), 4})
+		parts = append(parts, part{text: s.Label.Render("♪ ") + s.Text.Render(m.c.AudioState()), drop: 4})
 	}
 	join := func() string {
 		texts := make([]string, len(parts))
 		for i, p := range parts {
-			texts[i] = p.text
+			texts[i] = p.text + p.session
 		}
 		return strings.Join(texts, s.Dim.Render(" │ "))
+	}
+	if ansi.StringWidth(join()) > m.width {
+		for i := range parts {
+			parts[i].session = ""
+		}
 	}
 	for level := 4; level > 0 && ansi.StringWidth(join()) > m.width; level-- {
 		kept := parts[:0]

@@ -36,6 +36,7 @@ var (
 	footnoteRef = lazyRegexp(`\[\^[^\]\s]+\]`)
 	footnoteDef = lazyRegexp(`^\s{0,3}\[\^[^\]\s]+\]:`)
 	codeSpan    = lazyRegexp("``([^`]+)``|`([^`]+)`")
+	escaped     = lazyRegexp(`\\[!-/:-@\[-` + "`" + `{-~]`)
 	stars       = lazyRegexp(`\*{1,3}|~~`)
 	// Underscores are emphasis only at a word's edge: build_flite keeps
 	// its own.
@@ -117,6 +118,13 @@ func Sentences(md string) []Sentence {
 			for i+1 < len(lines) && indented().MatchString(lines[i+1]) {
 				i++
 			}
+		case heading().MatchString(l) && reportMethod(lines, i):
+			// A hark report's "Method" says how it was made (the model,
+			// the rounds, BM25): boilerplate no one wants read aloud.
+			flush()
+			for i+1 < len(lines) && !heading().MatchString(lines[i+1]) {
+				i++
+			}
 		case heading().MatchString(l):
 			flush()
 			if h := inline(heading().FindStringSubmatch(l)[1]); h != "" {
@@ -141,13 +149,33 @@ func Sentences(md string) []Sentence {
 	return out
 }
 
+// reportMethod reports that line i opens the "Method" section of a
+// report hark's research wrote: "## Method", then "Model `…`".
+func reportMethod(lines []string, i int) bool {
+	if strings.TrimSpace(heading().FindStringSubmatch(lines[i])[1]) != "Method" {
+		return false
+	}
+	for _, l := range lines[i+1:] {
+		if t := strings.TrimSpace(l); t != "" {
+			return strings.HasPrefix(t, "Model `")
+		}
+	}
+	return false
+}
+
 // inline is a line of markdown as words to say.
 func inline(s string) string {
 	// Code spans are said as they are written (build_flite, <stdio.h>):
-	// set aside while the markup around them goes.
+	// set aside while the markup around them goes; so are escaped
+	// characters, said as the character alone ("\~" is a tilde, never
+	// "backslash tilde", and "\*" no emphasis).
 	var spans []string
 	s = codeSpan().ReplaceAllStringFunc(s, func(m string) string {
 		spans = append(spans, spokenURLs(strings.Trim(m, "`")))
+		return fmt.Sprintf("\x00%d\x00", len(spans)-1)
+	})
+	s = escaped().ReplaceAllStringFunc(s, func(m string) string {
+		spans = append(spans, m[1:])
 		return fmt.Sprintf("\x00%d\x00", len(spans)-1)
 	})
 	s = footnoteRef().ReplaceAllString(s, "")

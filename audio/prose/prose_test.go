@@ -69,3 +69,22 @@ func TestSentencesLeaveMarkupUnsaid(t *testing.T) {
 		t.Errorf("line after a comment: %+v", s)
 	}
 }
+
+// Escapes are said as their character ("backslash tilde" was spoken), and
+// a hark report's Method section, boilerplate, is not read; another
+// document's "Method" is.
+func TestEscapesAndReportMethod(t *testing.T) {
+	report := "# Tilde \\~ and caret ^\n\nUse `a\\b` and \\*not\\* emphasis.\n\n## Method\n\nModel `mini`: 1 search round, 2 searches, 5 sources read, 2 cited. Quotes are whole sentences.\n\n## Sources\n\n1. [A](https://a.example)\n"
+	var got []string
+	for _, s := range Sentences(report) {
+		got = append(got, s.Text)
+	}
+	want := []string{"Tilde ~ and caret ^.", "Use a\\b and *not* emphasis.", "Sources.", "A."}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	paper := "## Method\n\nWe counted okapis.\n"
+	if s := Sentences(paper); len(s) != 2 || s[1].Text != "We counted okapis." {
+		t.Errorf("a paper's Method section: %+v", s)
+	}
+}

@@ -25,11 +25,14 @@ type traversal struct {
 	maxBreadth    int
 	limit         int
 	allowExternal bool
-	paths         []*regexp.Regexp
-	domains       []*regexp.Regexp
-	extract       bool // crawl and index read every page; map lists links
-	sitemaps      bool // map also reads robots.txt sitemaps and /sitemap.xml
-	opt           extractOptions
+	// under, when set, is the folder the walk stays in (index's default):
+	// only its pages and the start page are read and followed.
+	under    string
+	paths    []*regexp.Regexp
+	domains  []*regexp.Regexp
+	extract  bool // crawl and index read every page; map lists links
+	sitemaps bool // map also reads robots.txt sitemaps and /sitemap.xml
+	opt      extractOptions
 }
 
 // visit is one URL the walk found.
@@ -140,6 +143,50 @@ var skipExt = map[string]bool{
 	".xls": true, ".xlsx": true, ".ppt": true, ".pptx": true, ".wav": true, ".ogg": true,
 }
 
+// folderOf is the folder a start URL names, which index stays under:
+// "/nodejs/api/" for /nodejs/api/index.html and for /nodejs/api/, and
+// "/docs/" for /docs, a folder named without its slash (a last segment
+// with no dot in it).
+func folderOf(u *url.URL) string {
+	p := u.EscapedPath()
+	switch {
+	case p == "":
+		return "/"
+	case strings.HasSuffix(p, "/"):
+		return p
+	case strings.Contains(path.Base(p), "."):
+		return strings.TrimSuffix(path.Dir(p), "/") + "/"
+	}
+	return p + "/"
+}
+
+// dirListingTitle is the title web servers give a folder's listing
+// (Apache and nginx "Index of /x/", Python's "Directory listing for /x/").
+var dirListingTitle = regexp.MustCompile(`^(?i)(index of|directory listing for) /`)
+
+// isDirectoryListing reports a page that is a web server's listing of a
+// folder: a title as above, or (Go's file server) no title and nothing
+// but links named as they point. It is followed for its links but never
+// indexed: a listing is no page anyone searches for.
+func isDirectoryListing(p *page) bool {
+	if dirListingTitle.MatchString(strings.TrimSpace(p.Title)) {
+		return true
+	}
+	if strings.TrimSpace(p.Title) != "" || len(p.Links) == 0 {
+		return false
+	}
+	names := map[string]bool{"..": true, "../": true, "Parent Directory": true}
+	for _, l := range p.Links {
+		names[strings.TrimSpace(l.Anchor)] = true
+	}
+	for _, line := range strings.Split(p.Text, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !names[line] {
+			return false
+		}
+	}
+	return true
+}
+
 // inScope applies allow_external, select_domains and select_paths.
 func (t *traversal) inScope(raw string) bool {
 	u, err := url.Parse(raw)
@@ -151,6 +198,9 @@ func (t *traversal) inScope(raw string) bool {
 	}
 	host := strings.ToLower(u.Hostname())
 	if !t.allowExternal && !sameSite(host, strings.ToLower(t.start.Hostname())) {
+		return false
+	}
+	if t.under != "" && !strings.HasPrefix(u.EscapedPath(), t.under) && u.EscapedPath() != t.start.EscapedPath() {
 		return false
 	}
 	if len(t.domains) > 0 && !anyMatch(t.domains, host) {
@@ -294,7 +344,8 @@ func (e *startError) Unwrap() error { return e.err }
 // walkWithBudget runs walk under Config.CrawlTimeout. When that budget
 // ends first, the pages read so far are the answer; when ctx ends, the
 // call fails with ctx's error. An unreadable start URL is the caller's
-// input error (HTTP 400 at the gateway), naming the field url.
+// input error (HTTP 400 at the gateway), naming the field url; one whose
+// site cannot be reached at all is the site's failure (HTTP 502).
 func (e *Engine) walkWithBudget(ctx context.Context, t *traversal) ([]visit, error) {
 	wctx, cancel := context.WithTimeout(ctx, e.cfg.CrawlTimeout)
 	defer cancel()
@@ -304,6 +355,11 @@ func (e *Engine) walkWithBudget(ctx context.Context, t *traversal) ([]visit, err
 	case err == nil:
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case errors.As(err, &se) && errors.Is(se.err, ErrUnreachable):
+		// The site, not the input: a name that does not resolve or a
+		// refused connection is a 502, as a vendor that cannot be
+		// reached is.
+		return nil, &engine.VendorError{Vendor: "Site", Detail: se.Error()}
 	case errors.As(err, &se):
 		return nil, &engine.InputError{Field: "url", Rule: "cannot be read: " + se.err.Error()}
 	case errors.Is(err, context.DeadlineExceeded) && visits != nil:

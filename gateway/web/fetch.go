@@ -26,6 +26,11 @@ import (
 // that resolves to 127.0.0.1 is refused too.
 var ErrAddressRefused = errors.New("address is private, loopback or link-local; refused")
 
+// ErrUnreachable is a site that cannot be reached at all: its name does
+// not resolve, or its address refuses or drops the connection. It is the
+// site's failure (or the network's), never the caller's input.
+var ErrUnreachable = errors.New("site cannot be reached")
+
 // fetchedPage is one document the fetcher read.
 type fetchedPage struct {
 	URL         string // final URL after redirects, canonical
@@ -431,7 +436,43 @@ func (f *fetcher) describe(err error) error {
 	case errors.Is(err, context.Canceled):
 		return err
 	}
+	if msg := unreachable(err); msg != "" {
+		return &fetchError{msg: msg, err: ErrUnreachable}
+	}
 	return failf("%v", unwrapURLError(err))
+}
+
+// unreachable words a failure to reach a site at all, "" for any other
+// error: "cannot resolve host docs.example: no such host", never naming
+// the resolver the gateway asked (an internal address), and "connection
+// refused by 127.0.0.1:8080" rather than Go's "dial tcp …: connect: …".
+func unreachable(err error) string {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		why := dns.Err
+		if dns.IsNotFound {
+			why = "no such host"
+		} else if dns.IsTimeout {
+			why = "the lookup timed out"
+		}
+		return fmt.Sprintf("cannot resolve host %s: %s", dns.Name, why)
+	}
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "dial" {
+		return ""
+	}
+	addr := ""
+	if oe.Addr != nil {
+		addr = oe.Addr.String()
+	}
+	var errno syscall.Errno
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused by " + addr
+	case errors.As(err, &errno):
+		return fmt.Sprintf("cannot connect to %s: %v", addr, errno)
+	}
+	return ""
 }
 
 func unwrapURLError(err error) error {

@@ -21,8 +21,10 @@ import (
 //   - a file of one of those kinds;
 //   - a sitemap URL (path ending in .xml or naming "sitemap"): every page it
 //     and its child sitemaps list, up to Config.IndexLimit;
-//   - any other http(s) URL: the site crawled from there, same site only,
-//     Config.IndexDepth links deep, up to Config.IndexLimit pages.
+//   - any other http(s) URL: the site crawled from there, under the start
+//     URL's folder (the whole site with Config.IndexWholeSite),
+//     Config.IndexDepth links deep, up to Config.IndexLimit pages; a
+//     server's folder listing is followed, never indexed.
 //
 // Pages that fail are skipped; an error is returned only when nothing at
 // all could be read.
@@ -63,6 +65,9 @@ func (e *Engine) index(ctx context.Context, target string) (int, error) {
 		return e.indexSitemap(ctx, u.String())
 	}
 	t := &traversal{start: u, maxDepth: e.cfg.IndexDepth, maxBreadth: 500, limit: e.cfg.IndexLimit, allowExternal: false, extract: true}
+	if !e.cfg.IndexWholeSite {
+		t.under = folderOf(u)
+	}
 	visits, err := e.walk(ctx, t)
 	if err != nil {
 		return len(visits), fmt.Errorf("index %s: %w", target, err)

@@ -38,6 +38,9 @@ type Config struct {
 
 	IndexDepth int // link depth `hark index URL` follows; default 2
 	IndexLimit int // pages `hark index URL` reads at most; default 500
+	// IndexWholeSite lets `hark index URL` follow links anywhere on the
+	// start URL's site; by default it stays under the start URL's folder.
+	IndexWholeSite bool
 
 	ResearchTimeout time.Duration // a research task's own limit; default 10 minutes
 }
@@ -212,6 +215,9 @@ func (e *Engine) readPage(ctx context.Context, raw string, opt extractOptions) (
 		p = r.p
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+	if isDirectoryListing(p) {
+		p.NoIndex = true
 	}
 	if !p.NoIndex {
 		if err := e.store.put(ctx, p); err != nil && ctx.Err() == nil {

@@ -17,9 +17,9 @@ import (
 )
 
 // Aloud reads a document in the reader aloud (R), sentence by sentence:
-// each sentence streams over the TTS WebSocket into one continuous
-// playback (audio.Sequence), played as its frames arrive, with the next
-// sentences fetched while one plays; the sentence playing is highlighted
+// batches of sentences stream over the TTS WebSocket into one continuous
+// playback (audio.Sequence), played as their frames arrive, with the next
+// batches fetched while one plays (aloud_batch.go); the sentence playing is highlighted
 // in the rendered text, the view following it. Space pauses, ] and [ skip
 // a sentence or go back one, esc stops; R again resumes where it stopped.
 // Starting it stops any other playback (ClaimSound).
@@ -50,8 +50,12 @@ type AloudMsg struct {
 	SavedTo string
 }
 
-// aloudAhead is how many sentences are fetched beyond the one playing.
-const aloudAhead = 2
+// aloudAhead is how many batches are fetched beyond the one playing;
+// aloudTick how often the sentence playing within a batch is looked up.
+const (
+	aloudAhead = 2
+	aloudTick  = 20 * time.Millisecond
+)
 
 // Active reports that reading is under way (playing or paused).
 func (a *Aloud) Active() bool { return a.active }
@@ -145,21 +149,23 @@ func (a *Aloud) run(c *Common, s *Scroll) tea.Cmd {
 		// and with no sound device one file, not one per sentence.
 		q := out.Sequence(0)
 		rest := sentences[from:]
-		err = q.Run(ctx, audio.Turns{
-			Count: len(rest), Format: api.FormatWAV, Ahead: aloudAhead,
-			Fetch: func(ctx context.Context, i int, w io.Writer) error {
-				_, err := StreamTTS(ctx, client, api.TTSRequest{Provider: provider, Text: rest[i].Text, VoiceCode: voice, Format: api.FormatWAV}, w)
-				return err
-			},
-			Playing: func(i int) {
-				if send != nil {
-					send(AloudMsg{Gen: gen, Index: from + i, Playing: q})
-				}
-			},
+		err = ReadSentences(ctx, q, rest, func(text string) api.TTSRequest {
+			return api.TTSRequest{Provider: provider, Text: text, VoiceCode: voice, Format: api.FormatWAV}
+		}, client, func(i int) {
+			if send != nil {
+				send(AloudMsg{Gen: gen, Index: from + i, Playing: q})
+			}
 		})
 		done := AloudMsg{Gen: gen, Index: from + len(rest), Done: true}
 		if ctx.Err() != nil {
 			done.Index = -1 // stopped: the reader keeps its place
+			if f := q.SavedTo(); out.Kind() == audio.SinkFile && f != "" && send != nil {
+				// Nothing was heard, and the file holds what was read
+				// ahead (minutes of it): never a file written unsaid. The
+				// stopped run's own messages are dropped, so this is sent.
+				log("read aloud: stopped; saved to %s", f)
+				send(NoticeMsg{Text: "reading stopped; saved so far to " + HomeShort(f)})
+			}
 			return done
 		}
 		if out.Kind() == audio.SinkFile {
@@ -169,7 +175,7 @@ func (a *Aloud) run(c *Common, s *Scroll) tea.Cmd {
 		var pe *audio.PartError
 		if errors.As(err, &pe) {
 			done.Index = from + pe.Part
-			done.Err = fmt.Errorf("read aloud: sentence %d: %w", from+pe.Part+1, pe.Err)
+			done.Err = fmt.Errorf("read aloud: sentence %d: %w", done.Index+1, pe.Err)
 		} else if err != nil {
 			done.Err = fmt.Errorf("read aloud: playback: %w", err)
 		}

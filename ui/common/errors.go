@@ -126,6 +126,10 @@ func FailureHint(reason, gateway string) string {
 		return h
 	case strings.Contains(r, "robots.txt"):
 		return "The site's robots.txt asks crawlers like hark's to stay out of this page."
+	case strings.Contains(r, "cannot resolve host"):
+		return "The site's name does not resolve: check the URL, or this machine's network and DNS."
+	case strings.Contains(r, "connection refused by"):
+		return "Nothing answers at that address: check the URL's port, and that the server is running."
 	case strings.Contains(r, "timeout") || strings.Contains(r, "deadline exceeded"):
 		return "The site was too slow to answer; try again later."
 	}

@@ -48,6 +48,13 @@ type Rester interface {
 	Resting() bool
 }
 
+// DocumentShower is a pane that can show a document in a reader. While
+// one is shown q closes it, as it leaves less; the root quits on q only
+// from a pane's list.
+type DocumentShower interface {
+	ShowingDocument() bool
+}
+
 // Shower is a pane that wants to know when it is shown (a digit, a tab,
 // a click, or a message routed to it): the Library reloads then, so that
 // what another hark process kept is listed. Shown must not block: work

@@ -3,7 +3,6 @@ package common
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,9 +60,14 @@ func (r *Reader) StartFind(st *Styles) tea.Cmd {
 	if st != nil {
 		r.find.SetStyles(st.InputStyles())
 	}
+	// A new find starts empty, as in less: what is typed is the new term,
+	// never appended to the old one. The old term is the placeholder, and
+	// enter on the empty line finds it again.
 	r.finding = true
-	r.find.SetValue(r.query)
-	r.find.CursorEnd()
+	r.find.SetValue("")
+	r.find.Placeholder = r.query
+	// A line with no width shows only the placeholder's first letter.
+	r.find.SetWidth(max(40, utf8.RuneCountInString(r.query)+1))
 	return r.find.Focus()
 }
 
@@ -80,7 +84,9 @@ func (r *Reader) FindKey(msg tea.KeyPressMsg, s *Scroll) tea.Cmd {
 	case "enter":
 		r.finding = false
 		r.find.Blur()
-		r.query = strings.TrimSpace(r.find.Value())
+		if q := strings.TrimSpace(r.find.Value()); q != "" {
+			r.query = q
+		}
 		r.Refresh(s)
 		r.at = 0
 		for i, m := range r.matches {
@@ -305,6 +311,22 @@ func (r *Reader) Find(query string, s *Scroll) {
 	r.show(s)
 }
 
+// FindState is a find to come back to: its term and current match.
+type FindState struct {
+	Query string
+	At    int
+}
+
+// FindState is the find now, for Restore.
+func (r *Reader) FindState() FindState { return FindState{Query: r.query, At: r.at} }
+
+// Restore finds st's term again in the scroll's lines, at its match,
+// without moving the view: going back to a page shows it as it was left.
+func (r *Reader) Restore(st FindState, s *Scroll) {
+	r.query, r.at = st.Query, st.At
+	r.Refresh(s)
+}
+
 // FirstMatch jumps to the first match again (the lines were rendered
 // anew since Find).
 func (r *Reader) FirstMatch(s *Scroll) {
@@ -463,119 +485,6 @@ func (r *Reader) openTOC(s *Scroll) bool {
 		}
 	}
 	return true
-}
-
-// GoToSection scrolls to the heading that a link's #fragment points at:
-// the heading whose id (its text as a slug, "#detected-errors") the
-// fragment is, else the heading that shares the most words with the
-// fragment and the link's text, for pages whose ids extraction dropped
-// ("#hg-manual.api-checks", "Misuses of the POSIX pthreads API" →
-// "7.2. Detected errors: Misuses of the POSIX pthreads API"). doc is the
-// page's markdown, or with plain its text; pageURL's own words
-// (hg-manual) say nothing of the section. It reports false, and stays,
-// when no heading fits.
-func GoToSection(doc string, plain bool, pageURL, fragment, linkText string, s *Scroll) bool {
-	toc := markdownHeadings(doc)
-	if plain {
-		toc = textHeadings(doc)
-	}
-	locate(toc, s)
-	best := sectionFor(toc, pageURL, fragment, linkText)
-	if best < 0 {
-		return false
-	}
-	s.offset = toc[best].Line
-	s.clamp()
-	return true
-}
-
-// sectionFor is the index of the heading a fragment and a link's text
-// point at, -1 for none; headings not found in the lines are passed over.
-func sectionFor(toc []Heading, pageURL, fragment, linkText string) int {
-	if f, err := url.PathUnescape(fragment); err == nil {
-		fragment = f
-	}
-	fragment = strings.ToLower(strings.TrimPrefix(fragment, "#"))
-	if fragment == "" {
-		return -1
-	}
-	for i, h := range toc {
-		if h.Line >= 0 && slug(h.Text) == fragment {
-			return i
-		}
-	}
-	known := map[string]bool{}
-	for _, w := range words(pageURL) {
-		known[w] = true
-	}
-	var want []string
-	for _, w := range append(words(fragment), words(linkText)...) {
-		if !known[w] && !commonWords[w] && len([]rune(w)) > 1 {
-			known[w] = true
-			want = append(want, w)
-		}
-	}
-	best, bestN, bestShare := -1, 0, 0.0
-	for i, h := range toc {
-		if h.Line < 0 {
-			continue
-		}
-		hw := words(h.Text)
-		squashed := strings.Join(hw, "")
-		n := 0
-		for _, w := range want {
-			if len(w) >= 6 && strings.Contains(squashed, w) {
-				n++
-				continue
-			}
-			for _, x := range hw {
-				if sameWord(w, x) {
-					n++
-					break
-				}
-			}
-		}
-		share := float64(n) / float64(max(1, len(hw)))
-		if n > bestN || n == bestN && n > 0 && share > bestShare {
-			best, bestN, bestShare = i, n, share
-		}
-	}
-	return best
-}
-
-// sameWord is true of equal words and of the forms of one word: one the
-// other's start but for a short ending (race, races; order, orders,
-// orderings).
-func sameWord(a, b string) bool {
-	if a == b {
-		return true
-	}
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n >= 4 && n >= min(len(a), len(b))-2
-}
-
-// words are the lower-case runs of letters and digits of s.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !isWordRune(r) })
-}
-
-// slug is a heading's id as markdown renderers make it: lower case,
-// blanks to hyphens, other punctuation dropped ("7.2. Detected errors" →
-// "72-detected-errors").
-func slug(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
-		switch {
-		case isWordRune(r) || r == '-' || r == '_':
-			b.WriteRune(r)
-		case unicode.IsSpace(r):
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
 }
 
 // plainHeading is a heading's text without inline markup, as rendered:

@@ -2,6 +2,7 @@ package common
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -20,14 +21,57 @@ type Scroll struct {
 	spot *[2]int
 }
 
-// SetContent replaces the lines, keeping the offset where possible.
+// SetContent replaces the lines, keeping the place: the line at the top
+// stays at the top when the same text is wrapped anew at another width
+// (the top line's first word is found again, counting words), so that a
+// resize does not move the view back a section.
 func (s *Scroll) SetContent(content string) {
+	place := s.Place()
 	if content == "" {
 		s.lines = nil
 	} else {
 		s.lines = strings.Split(content, "\n")
 	}
+	s.SetPlace(place)
+}
+
+// Place is where the view is in the text, whatever its width: the number
+// of words above the top line. Words are runs holding a letter or digit,
+// so that rules, bullets and table borders, which differ by width, do not
+// count.
+func (s *Scroll) Place() int {
+	n := 0
+	for _, l := range s.lines[:min(s.offset, len(s.lines))] {
+		n += lineWords(l)
+	}
+	return n
+}
+
+// SetPlace scrolls to the line holding the word after the first place
+// words (see Place).
+func (s *Scroll) SetPlace(place int) {
+	s.offset = 0
+	for n := 0; s.offset < len(s.lines); s.offset++ {
+		n += lineWords(s.lines[s.offset])
+		if n > place {
+			break
+		}
+	}
+	if place == 0 {
+		s.offset = 0
+	}
 	s.clamp()
+}
+
+// lineWords counts a rendered line's words (see Place).
+func lineWords(l string) int {
+	n := 0
+	for _, f := range strings.Fields(ansi.Strip(l)) {
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // SetHeight sets the number of visible lines.

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -137,9 +136,6 @@ func (p *Pane) load() tea.Cmd {
 			items, err = s.List(context.Background(), kind, listLimit)
 		} else {
 			items, err = s.Search(context.Background(), q, kind, listLimit)
-		}
-		for i := range items {
-			items[i].Snippet = plainWords(items[i].Snippet)
 		}
 		var others bool
 		if err == nil && len(items) == 0 && kind != "" && q == "" {
@@ -362,25 +358,3 @@ func export(it library.Item, path string, fresh bool) tea.Cmd {
 		return exportedMsg{path: path, err: err}
 	}
 }
-
-// plainWords is a snippet as words to read: the markdown marks a body's
-// opening holds (emphasis, rules, autolinks, link syntax, headings,
-// table bars) taken out.
-func plainWords(s string) string {
-	s = mdLink.ReplaceAllString(s, "$1")
-	s = autoLink.ReplaceAllString(s, "$1")
-	s = strings.NewReplacer("**", "", "__", "", "`", "", " | ", " ", "|", " ").Replace(s)
-	var out []string
-	for _, w := range strings.Fields(s) {
-		if strings.Trim(w, "-*_=#>~") == "" {
-			continue // a rule, a heading or quote mark, a lone bullet
-		}
-		out = append(out, strings.Trim(w, "*"))
-	}
-	return strings.Join(out, " ")
-}
-
-var (
-	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)\s]*\)`)
-	autoLink = regexp.MustCompile(`<((?:https?|file|mailto):[^>\s]+)>`)
-)

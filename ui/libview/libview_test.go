@@ -190,20 +190,6 @@ func TestTypingNeverExports(t *testing.T) {
 	}
 }
 
-// Markdown marks are taken out of the second line, and a page's URL
-// leads it.
-func TestSnippetsArePlainWords(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"**1. Background** --- the *okapi* lives <http://okapi.example/x> in `C` code", "1. Background the okapi lives http://okapi.example/x in C code"},
-		{"## Summary > see [the manual](https://valgrind.org/docs) and ![logo](x.png)", "Summary see the manual and logo"},
-		{"| col | two | --leak-check=full", "col two --leak-check=full"},
-	} {
-		if got := plainWords(tc.in); got != tc.want {
-			t.Errorf("plainWords(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // A kind with nothing kept says so, not "Nothing kept yet", when other
 // kinds are kept.
 func TestEmptyKindSaysOthersAreKept(t *testing.T) {

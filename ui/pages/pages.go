@@ -11,7 +11,6 @@ import (
 	"hark/library"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -29,7 +28,7 @@ import (
 
 // KeyMap holds the pane's bindings.
 type KeyMap struct {
-	Up, Down, Open, Back, Mark, MarkAll, Extract, Crawl, Map, Filter,
+	Up, Down, Open, Back, Close, Mark, MarkAll, Extract, Crawl, Map, Filter,
 	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown, Preview, Links key.Binding
 	// The reader's own.
 	Find, NextMatch, TOC, Browse, Edit, Aloud key.Binding
@@ -42,7 +41,8 @@ var Keys = KeyMap{
 	PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
 	PageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "page down")),
 	Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "read page / fold")),
-	Back:     key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back to list")),
+	Back:     key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back (to the page a link left, else the list)")),
+	Close:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "close the reader")),
 	Mark:     key.NewBinding(key.WithKeys("m", "v"), key.WithHelp("m", "select")),
 	MarkAll:  key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "select all shown")),
 	Extract:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "extract selected")),
@@ -71,7 +71,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 }
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Open, k.Back, k.PageUp, k.PageDown},
+		{k.Up, k.Down, k.Open, k.Back, k.Close, k.PageUp, k.PageDown},
 		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw, k.Preview, k.Links},
 		{k.Find, k.NextMatch, k.TOC, k.Browse, k.Edit, k.Aloud},
 		{k.OpenURL, k.Extract, k.Crawl, k.Map, k.Form, k.Export, k.Cancel},
@@ -111,6 +111,10 @@ type doneMsg struct {
 	pages []*Page
 	base  string
 	err   error
+	// keep is a page read without a call (from the local index) that the
+	// library keeps all the same, as markdown or text.
+	keep         []api.PageContent
+	keepMarkdown bool
 }
 
 type renderedMsg struct {
@@ -166,6 +170,7 @@ type Pane struct {
 	// shown, which esc goes back to.
 	links   []pageLink
 	linkAt  int
+	linkNum int // the link number being typed
 	picking bool
 	rd      common.Reader // find, contents, editor and browser in the reader
 	// openFind is the search that asked for the page being extracted: it
@@ -180,7 +185,9 @@ type Pane struct {
 	// reader goes there once the page is rendered.
 	section *section
 	aloud   common.Aloud // R: read the page aloud
-	history []*Page
+	history []visit
+	// restore is the page esc went back to, until it is shown whole.
+	restore *visit
 	// The crawl form's last submit: its run and what it sent, kept for
 	// reopening the form after a refusal.
 	formRun    int
@@ -234,6 +241,10 @@ func (p *Pane) Handles(slug string) bool {
 // Pages returns the pages in the order they arrived.
 func (p *Pane) Pages() []*Page { return p.pages }
 
+// ShowingDocument reports that the reader is open: q closes it (see
+// common.DocumentShower).
+func (p *Pane) ShowingDocument() bool { return p.mode == readMode }
+
 // Reading returns the page open in the reader, or nil.
 func (p *Pane) Reading() *Page {
 	if p.mode == readMode {
@@ -284,6 +295,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			}
 			return p, report
 		}
+		if len(msg.keep) > 0 {
+			return p, tea.Batch(p.add(msg), p.keepRead(msg.keep, msg.keepMarkdown))
+		}
 		return p, p.add(msg)
 	case renderedMsg:
 		if msg.textOnly {
@@ -317,6 +331,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 				p.rd.FirstMatch(&p.scroll)
 			case p.toEnd:
 				p.scroll.Bottom()
+			case p.restore != nil:
+				p.restorePlace()
 			default:
 				p.goToSection()
 			}
@@ -489,12 +505,13 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, Keys.Edit):
 			return common.Edit(p.reading.Content, library.FileName(p.reading.URL))
 		case key.Matches(msg, Keys.Back):
-			if n := len(p.history); n > 0 {
-				prev := p.history[n-1]
-				p.history = p.history[:n-1]
-				return p.read(prev)
+			if cmd, ok := p.goBack(); ok {
+				return cmd
 			}
 			p.mode = listMode
+		case key.Matches(msg, Keys.Close):
+			p.aloud.Stop(&p.scroll)
+			p.mode, p.history, p.restore = listMode, nil, nil
 		case key.Matches(msg, Keys.Links):
 			p.links = pageLinks(p.reading)
 			if len(p.links) == 0 {
@@ -504,7 +521,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 				}
 				return func() tea.Msg { return common.NoticeMsg{Text: text} }
 			}
-			p.picking, p.linkAt = true, 0
+			p.picking, p.linkAt, p.linkNum = true, 0, 0
 		case key.Matches(msg, Keys.Up):
 			p.toEnd = false
 			p.scroll.ScrollBy(-1)
@@ -665,7 +682,7 @@ func (p *Pane) read(pg *Page) tea.Cmd {
 	if p.reading != pg {
 		p.aloud.Stop(&p.scroll)
 	}
-	p.findJump, p.toEnd = false, false
+	p.findJump, p.toEnd, p.restore = false, false, nil
 	if p.section != nil && p.section.url != pg.URL {
 		p.section = nil
 	}
@@ -1231,7 +1248,9 @@ func (p *Pane) View() string {
 	header := strings.Join(top, "\n")
 	hh := len(strings.Split(header, "\n"))
 	p.listTop = hh
-	bodyH := max(0, p.height-hh)
+	// The list's keys, on the last line, as the Library shows its own.
+	hints := s.Dim.Render(common.Truncate("enter read · m select · e extract · c crawl · / filter · o URL · w export · ? keys", p.width))
+	bodyH := max(0, p.height-hh-1)
 	wide := p.width >= 100
 	listW := p.width
 	if wide {
@@ -1242,14 +1261,14 @@ func (p *Pane) View() string {
 		listH := bodyH / 2
 		list := common.Fit(p.treeView(listW, listH), listW, listH)
 		rule := s.Dim.Render(strings.Repeat("─", p.width))
-		return common.Fit(header+"\n"+list+"\n"+rule+"\n"+p.previewView(p.width, bodyH-listH-1), p.width, p.height)
+		return common.Fit(header+"\n"+list+"\n"+rule+"\n"+common.Fit(p.previewView(p.width, bodyH-listH-1), p.width, bodyH-listH-1)+"\n"+hints, p.width, p.height)
 	}
-	list := p.treeView(listW, bodyH)
+	list := common.Fit(p.treeView(listW, bodyH), listW, bodyH)
 	if wide {
-		left := common.PadRight(common.Fit(list, listW, bodyH), listW)
-		list = common.JoinColumns(left, s.Dim.Render(" │ "), p.previewView(p.width-listW-3, bodyH))
+		left := common.PadRight(list, listW)
+		list = common.JoinColumns(left, s.Dim.Render(" │ "), common.Fit(p.previewView(p.width-listW-3, bodyH), p.width-listW-3, bodyH))
 	}
-	return common.Fit(header+"\n"+list, p.width, p.height)
+	return common.Fit(header+"\n"+list+"\n"+hints, p.width, p.height)
 }
 
 func (p *Pane) treeView(w, h int) string {
@@ -1361,160 +1380,4 @@ func (p *Pane) previewView(w, h int) string {
 		b = append(b, common.Wrap(text, w))
 	}
 	return common.Fit(strings.Join(b, "\n"), w, h)
-}
-
-// pageLink is a link in a page's text, which the reader can follow.
-type pageLink struct {
-	Text, URL string
-}
-
-var (
-	mdLinkRE  = regexp.MustCompile(`\[((?:[^\[\]\\]|\\.)*)\]\((https?://[^)\s]+|file://[^)\s]+)\)`)
-	bareURLRE = regexp.MustCompile(`https?://[^\s<>()\[\]"']+`)
-)
-
-// pageLinks lists the links of a page in reading order, each URL once:
-// markdown links, or the bare URLs of plain text.
-func pageLinks(pg *Page) []pageLink {
-	if pg == nil {
-		return nil
-	}
-	var out []pageLink
-	seen := map[string]bool{}
-	add := func(text, u string) {
-		u = strings.TrimRight(u, ".,;:")
-		if seen[u] || u == pg.URL {
-			return
-		}
-		seen[u] = true
-		out = append(out, pageLink{Text: text, URL: u})
-	}
-	if pg.Plain {
-		for _, u := range bareURLRE.FindAllString(pg.Content, -1) {
-			add("", u)
-		}
-		return out
-	}
-	for _, m := range mdLinkRE.FindAllStringSubmatch(pg.Content, -1) {
-		text := strings.NewReplacer("\\", "", "`", "", "**", "").Replace(m[1])
-		add(strings.Join(strings.Fields(text), " "), m[2])
-	}
-	return out
-}
-
-func (p *Pane) pickKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, Keys.Back), msg.String() == "l":
-		p.picking = false
-	case key.Matches(msg, Keys.Up):
-		p.linkAt = max(0, p.linkAt-1)
-	case key.Matches(msg, Keys.Down):
-		p.linkAt = min(len(p.links)-1, p.linkAt+1)
-	case key.Matches(msg, Keys.PageUp):
-		p.linkAt = max(0, p.linkAt-p.listHeight())
-	case key.Matches(msg, Keys.PageDown):
-		p.linkAt = min(len(p.links)-1, p.linkAt+p.listHeight())
-	case key.Matches(msg, Keys.Copy):
-		return common.CopyURL(p.links[p.linkAt].URL)
-	case key.Matches(msg, Keys.Open):
-		p.picking = false
-		return p.follow(p.links[p.linkAt])
-	}
-	return nil
-}
-
-// follow opens a link of the page being read as a page of its own: read
-// at once when Pages has its text, extracted otherwise, at the section
-// its #fragment names. esc comes back. A link into the page being read
-// goes to its section.
-func (p *Pane) follow(l pageLink) tea.Cmd {
-	u, fragment := l.URL, ""
-	if pu, err := url.Parse(l.URL); err == nil && pu.Fragment != "" {
-		fragment, pu.Fragment, pu.RawFragment = pu.EscapedFragment(), "", ""
-		u = pu.String()
-	}
-	var sec *section
-	if fragment != "" {
-		sec = &section{url: u, fragment: fragment, text: l.Text}
-	}
-	if p.reading != nil && p.reading.URL == u {
-		p.section = sec
-		p.goToSection()
-		p.section = nil
-		return nil
-	}
-	if p.reading != nil {
-		p.history = append(p.history, p.reading)
-	}
-	if pg, ok := p.byURL[u]; ok && pg.Content != "" {
-		p.section = sec
-		cmd := p.read(pg)
-		if cmd == nil { // rendered already at this width
-			p.goToSection()
-			p.section = nil
-		}
-		return cmd
-	}
-	var cmd tea.Cmd
-	if r, ok := p.c.Index.(common.PageReader); ok && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		cmd = p.readIndexed(r, u) // a file:// page of `hark index DIR`: no gateway fetches it
-	} else {
-		cmd = p.extract([]string{u}, true)
-	}
-	if sec != nil {
-		sec.seq = p.seq // the extract's page may come back under another URL
-	}
-	p.section = sec
-	return cmd
-}
-
-// readIndexed reads a page the local index holds, as a followed link's
-// page: it arrives like an extract's, so esc comes back.
-func (p *Pane) readIndexed(r common.PageReader, u string) tea.Cmd {
-	p.seq++
-	seq := p.seq
-	p.runs[seq] = func() {}
-	return func() tea.Msg {
-		_, content, md, err := r.IndexedPage(context.Background(), u)
-		if err != nil {
-			return doneMsg{seq: seq, err: fmt.Errorf("open %s: %w", u, err)}
-		}
-		return doneMsg{seq: seq, slug: api.ToolSearch, base: u, pages: []*Page{{URL: u, Content: content, Plain: !md, Source: api.ToolSearch}}}
-	}
-}
-
-func (p *Pane) listHeight() int { return max(1, p.height-3) }
-
-func (p *Pane) linksView() string {
-	s := p.c.Styles
-	head := s.Title.Render(fmt.Sprintf("Links on this page (%d)", len(p.links))) + s.Dim.Render("  enter opens in Pages · y copies · esc closes")
-	h := p.listHeight()
-	top := min(max(0, p.linkAt-h/2), max(0, len(p.links)-h))
-	lines := []string{head, ""}
-	// Columns as wide as their content: the URLs whole where the line
-	// holds them and a third of it for the texts, which give up the rest.
-	num := len(fmt.Sprintf("%3d ", len(p.links)))
-	avail := max(10, p.width-num-2)
-	textW, urlW := 0, 0
-	for _, l := range p.links {
-		if l.Text != "" && l.Text != l.URL {
-			textW = max(textW, ansi.StringWidth(l.Text))
-			urlW = max(urlW, ansi.StringWidth(l.URL))
-		}
-	}
-	textW = min(textW, max(avail/3, avail-2-urlW))
-	for i := top; i < len(p.links) && i < top+h; i++ {
-		l := p.links[i]
-		num := fmt.Sprintf("%3d ", i+1)
-		line := common.Link(common.Truncate(l.URL, avail), l.URL)
-		if l.Text != "" && l.Text != l.URL {
-			line = common.PadRight(common.Truncate(l.Text, textW), textW) + "  " + common.Link(s.Dim.Render(common.Truncate(l.URL, avail-textW-2)), l.URL)
-		}
-		if i == p.linkAt {
-			lines = append(lines, s.Title.Render("›")+num+line)
-		} else {
-			lines = append(lines, " "+num+line)
-		}
-	}
-	return strings.Join(lines, "\n")
 }

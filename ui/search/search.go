@@ -18,6 +18,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
 	"hark/ui/common"
@@ -36,7 +37,7 @@ type KeyMap struct {
 // Keys are the pane's bindings.
 var Keys = KeyMap{
 	Query:     key.NewBinding(key.WithKeys("/", "i"), key.WithHelp("/", "edit query")),
-	Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the query")),
+	Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "dictate the query (say it aloud)")),
 	Run:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
 	Blur:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave query")),
 	Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous")),
@@ -110,7 +111,7 @@ type Pane struct {
 	listTop    int   // first screen row of the results, for clicks
 	rowOf      []int // result index per list line, -1 for none
 	ix         indexer
-	dict       common.Dictator // ctrl+r: speak the query
+	dict       common.Dictator // ctrl+r: dictate the query
 }
 
 // New returns the Search pane with the query line focused.
@@ -118,6 +119,10 @@ func New(c *common.Common) *Pane {
 	q := common.NewInput(c.Styles)
 	q.Prompt = "› "
 	q.Placeholder = "search the web…"
+	if strings.HasPrefix(c.Gateway, "embedded") {
+		// The embedded gateway searches its own index, not the web.
+		q.Placeholder = "search the pages hark has read…"
+	}
 	d := common.NewInput(c.Styles)
 	d.Prompt = "domains: "
 	d.Placeholder = "example.com, docs.example.org"
@@ -158,6 +163,9 @@ func (p *Pane) SetSize(w, h int) {
 	p.width, p.height = max(0, w), max(0, h)
 	p.query.SetWidth(max(10, w-4))
 	p.domains.SetWidth(max(10, w-12))
+	// A line with no width shows only its placeholder's first letter
+	// ("index: a"): every line is sized.
+	p.ix.input.SetWidth(max(10, w-10))
 	if p.form != nil {
 		p.form.SetSize(w, h-2)
 	}
@@ -248,6 +256,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		p.query.SetValue(msg.Item.Query)
 		p.query.Blur()
 		p.err, p.out, p.inputs, p.cursor, p.offset = nil, out, inputs, 0, 0
+		p.useSent(inputs)
 		return p, nil
 	case rerunMsg:
 		if msg.gen != p.optGen || p.form != nil || strings.TrimSpace(p.query.Value()) == "" {
@@ -555,7 +564,9 @@ func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
 	p.seq++
 	seq, client := p.seq, p.c.Client
 	p.err = nil
+	inputs = p.withoutDefaults(inputs)
 	p.inputs = inputs
+	p.useSent(inputs)
 	return tea.Batch(p.progress.Start("searching", p.c.Now()), func() tea.Msg {
 		defer cancel()
 		res, err := common.Invoke(ctx, client, slug, inputs)
@@ -719,6 +730,9 @@ func (p *Pane) optionsLine() string {
 		default:
 			vs = fmt.Sprint(v)
 		}
+		if d := p.sentDates(); name == "time_range" && d != "" && (v == nil || v == "") {
+			vs = d // the dates the last search sent, not "any"
+		}
 		parts = append(parts, s.Key.Render(k)+" "+s.Label.Render(label)+" "+s.Text.Render(vs))
 	}
 	if len(parts) == 0 {
@@ -785,6 +799,7 @@ func (p *Pane) listView(w, h int) string {
 	if h >= 1+len(res)*4 {
 		snippetRows = 2
 	}
+	lo, hi := scoreRange(res)
 	for i, r := range res {
 		if i == p.cursor {
 			selStart = len(lines)
@@ -799,11 +814,15 @@ func (p *Pane) listView(w, h int) string {
 			title = r.URL
 		}
 		lines = append(lines, bar+common.Link(ts.Render(common.Truncate(common.OneLine(title), w-2)), r.URL))
-		meta := domain(r.URL)
+		date := ""
 		if r.PublishedDate != "" {
-			meta += " · " + shortDate(r.PublishedDate)
+			date = " · " + shortDate(r.PublishedDate)
 		}
-		meta = s.Dim.Render(meta) + " " + scoreBar(s, r.Score)
+		// The score is never pushed off the row: the place gives way,
+		// cut at its left so that a file's name stays.
+		score := scoreBar(s, r.Score, lo, hi)
+		room := max(4, w-2-ansi.StringWidth(date)-1-ansi.StringWidth(score))
+		meta := s.Dim.Render(cutLeft(domain(r.URL), room)+date) + " " + score
 		lines = append(lines, bar+meta)
 		for _, l := range snippetLines(r.Content, w-2, snippetRows) {
 			lines, rowOf = append(lines, bar+s.Text.Render(l)), append(rowOf, i)
@@ -841,15 +860,6 @@ func (p *Pane) listView(w, h int) string {
 	return strings.Join(lines[p.offset:end], "\n")
 }
 
-// noResults says what to try when a search finds nothing.
-func (p *Pane) noResults() string {
-	t := "No results. Try other words, or loosen the time range and domains (f shows every option)."
-	if strings.HasPrefix(p.c.Gateway, "embedded") {
-		t += " The embedded gateway searches only pages it has read: add some with `hark index URL|DIR`, or extract and crawl them in Pages."
-	}
-	return t
-}
-
 func (p *Pane) previewView(w, h int) string {
 	s := p.c.Styles
 	r := p.current()
@@ -882,14 +892,58 @@ func (p *Pane) previewView(w, h int) string {
 }
 
 // scoreBar draws a 0..1 relevance score as ten cells.
-func scoreBar(s *common.Styles, score float64) string {
-	score = max(0, min(1, score))
-	n := int(score*10 + 0.5)
-	return s.OK.Render(strings.Repeat("▰", n)) + s.Dim.Render(strings.Repeat("▱", 10-n)) + s.Dim.Render(fmt.Sprintf(" %.2f", score))
+// scoreBar draws a result's score as a bar that compares it with the
+// other results of the search (the best the longest, the lowest a fifth,
+// in eighths of a cell: 1.00, 0.98, 0.97 and 0.95 differ), and the score
+// itself beside it.
+func scoreBar(s *common.Styles, score, lo, hi float64) string {
+	const cells = 10
+	frac := 1.0
+	if hi-lo > 1e-9 {
+		frac = 0.2 + 0.8*(max(lo, min(hi, score))-lo)/(hi-lo)
+	}
+	eighths := int(frac*cells*8 + 0.5)
+	full, part := eighths/8, eighths%8
+	bar := strings.Repeat("█", full)
+	empty := cells - full
+	if part > 0 {
+		bar += string([]rune("▏▎▍▌▋▊▉")[part-1])
+		empty--
+	}
+	return s.OK.Render(bar) + s.Dim.Render(strings.Repeat("·", empty)) + s.Dim.Render(fmt.Sprintf(" %.2f", score))
+}
+
+// scoreRange is the lowest and highest score of the results.
+func scoreRange(res []api.SearchResult) (lo, hi float64) {
+	for i, r := range res {
+		if i == 0 || r.Score < lo {
+			lo = r.Score
+		}
+		if i == 0 || r.Score > hi {
+			hi = r.Score
+		}
+	}
+	return lo, hi
+}
+
+// cutLeft shortens s to w cells from its left, "…" in front, so that the
+// end (a file's name) stays.
+func cutLeft(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	rs := []rune(s)
+	for len(rs) > 0 && ansi.StringWidth(string(rs)) > w-1 {
+		rs = rs[1:]
+	}
+	return "…" + string(rs)
 }
 
 func domain(u string) string {
 	pu, err := url.Parse(u)
+	if err == nil && pu.Scheme == "file" {
+		return pu.Path // a page of `hark index DIR`: its path
+	}
 	if err != nil || pu.Host == "" {
 		return u
 	}

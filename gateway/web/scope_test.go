@@ -1,0 +1,127 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+// docsServer serves /docs/api/ (pages and a Python-style folder listing),
+// a page beside it in /docs/ and one elsewhere on the site.
+func docsServer(t *testing.T) string {
+	mux := http.NewServeMux()
+	page := func(title, body string) string {
+		return "<html><head><title>" + title + "</title></head><body><main><h1>" + title + "</h1><p>" + body +
+			" This paragraph has enough words in it to be read as the body of a page.</p></main></body></html>"
+	}
+	serve := func(p, html string) {
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != p {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, html)
+		})
+	}
+	serve("/docs/api/index.html", page("API index", `<a href="a.html">A</a> <a href="sub/">sub</a> <a href="../other.html">other</a> <a href="/elsewhere/b.html">b</a>`))
+	serve("/docs/api/a.html", page("Page A", `about a`))
+	serve("/docs/api/sub/", `<html><head><title>Directory listing for /docs/api/sub/</title></head><body><h1>Directory listing for /docs/api/sub/</h1><hr><ul><li><a href="c.html">c.html</a></li></ul><hr></body></html>`)
+	serve("/docs/api/sub/c.html", page("Page C", `about c`))
+	serve("/docs/other.html", page("Other", `beside the folder`))
+	serve("/elsewhere/b.html", page("Page B", `elsewhere on the site`))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func indexedURLs(t *testing.T, e *Engine, start string) []string {
+	t.Helper()
+	var got []string
+	if _, err := e.IndexWithProgress(context.Background(), start, func(_ int, u string) { got = append(got, u) }); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(got)
+	return got
+}
+
+// hark index URL stays under the start URL's folder and leaves server
+// folder listings out (following their links); IndexWholeSite widens it
+// to the site.
+func TestIndexStaysUnderTheStartFolder(t *testing.T) {
+	base := docsServer(t)
+	e, err := New(Config{DB: testDB(t), AllowPrivate: true, IndexDepth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	got := indexedURLs(t, e, base+"/docs/api/index.html")
+	want := []string{base + "/docs/api/a.html", base + "/docs/api/index.html", base + "/docs/api/sub/c.html"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("indexed %v\nwant %v", got, want)
+	}
+	wide, err := New(Config{DB: testDB(t), AllowPrivate: true, IndexDepth: 3, IndexWholeSite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wide.Close()
+	got = indexedURLs(t, wide, base+"/docs/api/index.html")
+	if len(got) != 5 || strings.Contains(strings.Join(got, " "), "/sub/ ") {
+		t.Errorf("the whole site indexed %v, want the five pages and no listing", got)
+	}
+}
+
+func TestFolderOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://h/nodejs/api/index.html": "/nodejs/api/",
+		"http://h/nodejs/api/":           "/nodejs/api/",
+		"http://h/docs":                  "/docs/",
+		"http://h/":                      "/",
+		"http://h":                       "/",
+		"http://h/index.html":            "/",
+	} {
+		u, _ := url.Parse(in)
+		if got := folderOf(u); got != want {
+			t.Errorf("folderOf(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A site that cannot be reached is the site's failure, worded without
+// Go's dial noise and without the resolver's (internal) address; a crawl
+// from it is a 502 (engine.VendorError), not invalid input.
+func TestUnreachableSites(t *testing.T) {
+	dns := &url.Error{Op: "Get", URL: "http://docs.invalid/", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "docs.invalid", Server: "10.255.255.53:53", IsNotFound: true}}}
+	refused := &url.Error{Op: "Get", URL: "http://127.0.0.1:1/", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}, Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}}
+	f := &fetcher{}
+	for err, want := range map[error]string{dns: "cannot resolve host docs.invalid: no such host", refused: "connection refused by 127.0.0.1:1"} {
+		got := f.describe(err)
+		if got.Error() != want || !errors.Is(got, ErrUnreachable) {
+			t.Errorf("%v described as %q (unreachable %v), want %q", err, got, errors.Is(got, ErrUnreachable), want)
+		}
+	}
+	e := testEngine(t, nil)
+	_, err := e.Crawl(context.Background(), api.CrawlInput{URL: "http://127.0.0.1:1/"})
+	var ve *engine.VendorError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "connection refused by 127.0.0.1:1") {
+		t.Errorf("crawl of a closed port: %v (%T), want a VendorError saying the connection was refused", err, err)
+	}
+	out, err := e.Extract(context.Background(), api.ExtractInput{URLs: api.URLList{"http://127.0.0.1:1/"}})
+	if err != nil || len(out.FailedResults) != 1 || out.FailedResults[0].Error != "connection refused by 127.0.0.1:1" {
+		t.Errorf("extract of a closed port: %+v, %v", out, err)
+	}
+}
