@@ -51,6 +51,10 @@ func (e *quotaError) Error() string {
 		e.workspace, e.used, e.quota, e.period, e.cost)
 }
 
+// statusClientGone labels, in the log and the usage history, a request
+// whose client left before its answer; it never goes on the wire.
+const statusClientGone = 499
+
 var errShuttingDown = &httpError{status: CodeUnavailable, msg: "gateway shutting down"}
 
 // classify maps any error of a handler or engine to its status and
@@ -87,7 +91,7 @@ func (s *Server) classify(err error) (status int, msg string) {
 	case errors.Is(err, context.Canceled) && s.baseCtx.Err() != nil:
 		status, msg = CodeUnavailable, errShuttingDown.msg
 	case errors.Is(err, context.Canceled):
-		status, msg = 499, "request cancelled"
+		status, msg = statusClientGone, "client closed the request"
 	default:
 		status, msg = http.StatusInternalServerError, err.Error()
 	}
@@ -104,10 +108,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == CodeUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hark"`)
 	}
-	if rs := stateOf(r); rs != nil {
+	rs := stateOf(r)
+	if rs != nil {
 		rs.errMsg = msg
 	}
 	writeEnvelope(w, r, status, msg, nil)
+	if rs != nil && status == statusClientGone {
+		rs.status = statusClientGone // the log says why, not the 400 nobody read
+	}
 }
 
 // writeData answers data as a successful envelope.
@@ -129,7 +137,7 @@ func writeEnvelope(w http.ResponseWriter, r *http.Request, status int, msg strin
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
-	if status == 499 {
+	if status == statusClientGone {
 		status = http.StatusBadRequest // 499 is only a log label; the client has gone
 	}
 	w.WriteHeader(status)

@@ -445,7 +445,14 @@ func callEngine[T any](ctx context.Context, f func(context.Context) (T, error)) 
 		err error
 	}
 	ch := make(chan result, 1)
+	sl := slotOf(ctx)
+	if sl != nil {
+		sl.hold() // the call keeps its admission slot until the engine returns
+	}
 	go func() {
+		if sl != nil {
+			defer sl.release()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				var zero T

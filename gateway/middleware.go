@@ -68,12 +68,19 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	p := api.PathPrefix
 	mux.HandleFunc("GET "+api.PathTools, s.handleTools)
-	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", s.handleInvoke)
+	invoke, research := s.admit(s.admitInvoke, s.handleInvoke), s.admit(s.admitResearch, s.handleInvoke)
+	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", func(w http.ResponseWriter, r *http.Request) {
+		if t := s.toolMap[r.PathValue("tool")]; t != nil && t.research {
+			research(w, r)
+			return
+		}
+		invoke(w, r)
+	})
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
-	mux.HandleFunc("POST "+api.PathTTS, s.handleTTS)
-	mux.HandleFunc("POST "+api.PathSTT, s.handleSTT)
-	mux.HandleFunc("GET "+api.PathTTSStream, s.handleTTSStream)
-	mux.HandleFunc("GET "+api.PathSTTStream, s.handleSTTStream)
+	mux.HandleFunc("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))
+	mux.HandleFunc("POST "+api.PathSTT, s.admit(s.admitVoice, s.handleSTT))
+	mux.HandleFunc("GET "+api.PathTTSStream, s.perKeyStream(s.admit(s.admitStreams, s.handleTTSStream)))
+	mux.HandleFunc("GET "+api.PathSTTStream, s.perKeyStream(s.admit(s.admitStreams, s.handleSTTStream)))
 
 	var h http.Handler = mux
 	h = s.rateLimit(h)

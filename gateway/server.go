@@ -103,6 +103,10 @@ type Server struct {
 	// streams alike (a stream's handler runs until the stream ends).
 	active sync.WaitGroup
 
+	// Admission per route class; see admission.
+	admitInvoke, admitResearch, admitVoice, admitStreams *admission
+	streams                                              *keyStreams
+
 	mu sync.Mutex
 	hs *http.Server
 }
@@ -154,10 +158,17 @@ func New(opts Options) (*Server, error) {
 			s.keys = append(s.keys, e)
 		}
 	}
-	s.usage = &usageStore{db: opts.DB, now: s.now}
+	s.usage = &usageStore{ledger: newSQLiteLedger(opts.DB), now: s.now}
 	if err := s.usage.init(context.Background()); err != nil {
 		return nil, err
 	}
+	l := s.limits
+	wait := time.Duration(l.QueueWait)
+	s.admitInvoke = newAdmission("invoke", l.MaxInvoke, l.QueueLength, wait)
+	s.admitResearch = newAdmission("research", l.MaxResearch, l.QueueLength, wait)
+	s.admitVoice = newAdmission("voice", l.MaxVoice, l.QueueLength, wait)
+	s.admitStreams = newAdmission("stream", l.MaxStreams, l.QueueLength, wait)
+	s.streams = &keyStreams{max: l.StreamsPerKey, open: map[string]int{}}
 	s.limiter = newRateLimiter(s.limits.RatePerSecond, s.limits.RateBurst, s.now)
 	s.baseCtx, s.hardCancel = context.WithCancel(context.Background())
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
