@@ -123,12 +123,12 @@ type Limits struct {
 	STTRecognisers int      `toml:"stt_recognisers,omitempty"` // local recognisers (about 90 MB each)
 
 	// Connections: the phases of a request, and a cap per client address.
-	HeaderTimeout     Duration `toml:"header_timeout,omitempty"`      // request line and headers
-	BodyTimeout       Duration `toml:"body_timeout,omitempty"`        // a body's grace before its rate counts
-	BodyMinRate       int64    `toml:"body_min_rate,omitempty"`       // bytes a second a body must keep up
-	IdleTimeout       Duration `toml:"idle_timeout,omitempty"`        // keep-alive connection between requests
+	HeaderTimeout     Duration `toml:"header_timeout,omitempty"`       // request line and headers
+	BodyTimeout       Duration `toml:"body_timeout,omitempty"`         // a body's grace before its rate counts
+	BodyMinRate       int64    `toml:"body_min_rate,omitempty"`        // bytes a second a body must keep up
+	IdleTimeout       Duration `toml:"idle_timeout,omitempty"`         // keep-alive connection between requests
 	MaxConnsPerClient int      `toml:"max_conns_per_client,omitempty"` // open connections of one address
-	MaxDBConns        int      `toml:"max_db_conns,omitempty"`        // open SQLite connections
+	MaxDBConns        int      `toml:"max_db_conns,omitempty"`         // open SQLite connections
 }
 
 // DefaultLimits returns the limits used where the config is silent.
