@@ -21,6 +21,7 @@ import (
 func newServeCmd(a *App) *cobra.Command {
 	var listen, cfgPath string
 	var allowPrivate, newKey bool
+	var lim serveLimits
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the gateway as a server for other hark clients",
@@ -34,7 +35,7 @@ SHA-256 is stored. See docs/gateway.md.`,
 			if newKey {
 				return printNewKey(a)
 			}
-			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate)
+			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate, lim)
 		},
 	}
 	f := cmd.Flags()
@@ -42,7 +43,36 @@ SHA-256 is stored. See docs/gateway.md.`,
 	f.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
 	f.BoolVar(&newKey, "new-key", false, "print a new API key and the hash to add to gateway.toml, then exit")
+	f.IntVar(&lim.maxInvoke, "max-invoke", 0, "search tool calls run at once (default: 4 per core; limits.max_invoke)")
+	f.IntVar(&lim.maxStreams, "max-streams", 0, "TTS and STT streams open at once (default 64; limits.max_streams)")
+	f.IntVar(&lim.queue, "queue", 0, "calls of a class that may wait for a slot before 503 (default: 8 per core; limits.queue_length)")
+	f.IntVar(&lim.recognisers, "stt-recognisers", 0, "local speech recognisers, about 90 MB each (default: one per core; limits.stt_recognisers)")
+	f.IntVar(&lim.streamsPerKey, "streams-per-key", 0, "open streams of one API key (default 8; limits.streams_per_key)")
+	f.IntVar(&lim.connsPerClient, "max-conns-per-client", 0, "open connections of one client address (default 256; limits.max_conns_per_client)")
 	return cmd
+}
+
+// serveLimits are the flags that override gateway.toml's [limits]; zero
+// leaves the file's value.
+type serveLimits struct {
+	maxInvoke, maxStreams, queue, recognisers, streamsPerKey, connsPerClient int
+}
+
+func (s serveLimits) apply(l *gateway.Limits) {
+	for _, p := range []struct {
+		flag  int
+		field *int
+	}{
+		{s.maxInvoke, &l.MaxInvoke}, {s.maxStreams, &l.MaxStreams}, {s.queue, &l.QueueLength},
+		{s.recognisers, &l.STTRecognisers}, {s.streamsPerKey, &l.StreamsPerKey}, {s.connsPerClient, &l.MaxConnsPerClient},
+	} {
+		if p.flag > 0 {
+			*p.field = p.flag
+		}
+	}
+	if l.STTRecognisers <= 0 {
+		l.STTRecognisers = gateway.DefaultLimits().STTRecognisers
+	}
 }
 
 // printNewKey shows a fresh key once, with the line gateway.toml needs.
@@ -56,7 +86,7 @@ func printNewKey(a *App) error {
 	return nil
 }
 
-func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate bool) error {
+func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate bool, lim serveLimits) error {
 	out := a.stdout
 	if cfgPath == "" {
 		p, err := gateway.DefaultConfigPath()
@@ -91,13 +121,15 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	if dataDir == "" && a.cfg != nil {
 		dataDir = a.cfg.DataDir
 	}
-	db, err := gateway.OpenDB(dataDir)
+	lim.apply(&gcfg.Limits)
+	db, err := gateway.OpenDBWith(dataDir, gateway.DBOptions{MaxConns: gcfg.Limits.MaxDBConns})
 	if err != nil {
 		return dataError{err}
 	}
 	defer db.Close()
 	logger := slog.New(slog.NewTextHandler(a.stderr, nil))
 	eng := embedded.NewEngines(db, allowPrivate, logger)
+	eng.Recognisers = gcfg.Limits.STTRecognisers
 	defer eng.Close()
 	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.Gateway(), Logger: logger})
 	if err != nil {

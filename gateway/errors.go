@@ -22,6 +22,7 @@ const (
 	CodeQuotaExhausted = http.StatusPaymentRequired       // 402: workspace credit quota used up
 	CodeForbidden      = http.StatusForbidden             // 403: credentials missing, provider disabled/unconfigured
 	CodeNotFound       = http.StatusNotFound              // 404: unknown route, tool or voice provider
+	CodeRequestTimeout = http.StatusRequestTimeout        // 408: body slower than body_min_rate
 	CodeTooLarge       = http.StatusRequestEntityTooLarge // 413: body or audio over its limit
 	CodeRateLimited    = http.StatusTooManyRequests       // 429: per-key rate limit; see Retry-After
 	CodeVendorFailed   = http.StatusBadGateway            // 502: upstream vendor failure (engine.VendorError)

@@ -179,9 +179,10 @@ func jsonError(err error) error {
 		te *json.UnmarshalTypeError
 		se *json.SyntaxError
 		mb *http.MaxBytesError
+		he *httpError
 	)
 	switch {
-	case errors.As(err, &mb):
+	case errors.As(err, &mb), errors.As(err, &he):
 		return err
 	case errors.As(err, &te) && te.Field != "":
 		return &engine.InputError{Field: te.Field, Rule: "must be " + jsonTypeName(te.Type)}

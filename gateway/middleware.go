@@ -173,12 +173,16 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 		}
 		rs := &requestState{traceID: newTraceID()}
 		w.Header().Set(TraceHeader, rs.traceID)
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = &rateBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: start,
+				grace: time.Duration(s.limits.BodyTimeout), rate: s.limits.BodyMinRate}
+		}
 		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, rs))
 		next.ServeHTTP(&statusWriter{ResponseWriter: w, rs: rs, s: s}, r)
 		attrs := []slog.Attr{
 			slog.String("trace_id", rs.traceID),
 			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
+			slog.String("path", s.redactKeys(r.URL.Path)), // a key put in the path stays out of the log
 			slog.Int("status", rs.status),
 			slog.Int64("duration_ms", time.Since(start).Milliseconds()),
 		}

@@ -241,10 +241,11 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Serve answers requests on ln until Shutdown. It returns nil after a
 // shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	ln = newClientListener(ln, s.limits.MaxConnsPerClient)
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: time.Duration(s.limits.HeaderTimeout),
+		IdleTimeout:       time.Duration(s.limits.IdleTimeout),
 		BaseContext:       func(net.Listener) context.Context { return s.baseCtx },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
@@ -315,14 +316,73 @@ func (s *Server) isDraining() bool {
 	return s.drainCtx.Err() != nil
 }
 
-// scrub removes configured vendor secrets from a message.
+// scrub removes configured vendor secrets, and API keys wherever a
+// request put them, from a message.
 func (s *Server) scrub(msg string) string {
 	for _, sec := range s.secrets {
 		if len(sec) >= 4 {
 			msg = strings.ReplaceAll(msg, sec, "[redacted]")
 		}
 	}
-	return msg
+	return s.redactKeys(msg)
+}
+
+// minKeyLen is the shortest run of characters checked for being a key;
+// hark's own keys are 69 long.
+const minKeyLen = 16
+
+// redactKeys replaces each run of token characters that is an API key of
+// this gateway, or has the form of one of hark's keys, with [redacted]. A
+// key sent in a path segment (/voice/<KEY>/voices) would otherwise reach
+// the log and the 404 or 405 message that echoes the path.
+func (s *Server) redactKeys(text string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(text); {
+		if !isTokenByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isTokenByte(text[j]) {
+			j++
+		}
+		if tok := text[i:j]; len(tok) >= minKeyLen && (looksLikeHarkKey(tok) || s.isKey(tok)) {
+			b.WriteString(text[last:i])
+			b.WriteString("[redacted]")
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0
+}
+
+// looksLikeHarkKey matches NewAPIKey's form, "hark_" and 64 hex digits,
+// anywhere in tok: another gateway's key is as secret as ours.
+func looksLikeHarkKey(tok string) bool {
+	i := strings.Index(tok, "hark_")
+	if i < 0 || len(tok)-i-5 < 64 {
+		return false
+	}
+	for _, c := range tok[i+5 : i+5+64] {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) isKey(tok string) bool {
+	ws, _ := s.lookupKey(tok)
+	return ws != nil
 }
 
 // lookupKey finds the workspace of an API key and returns the key's hex
