@@ -8,6 +8,7 @@ import (
 	"hark/audio/wav"
 	"io"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -314,26 +315,59 @@ func (l *Local) Synthesize(ctx context.Context, req api.TTSRequest, sink engine.
 // speak runs the engine on one sentence and passes its samples to emit as
 // they arrive.
 func (l *Local) speak(ctx context.Context, plan *ttsPlan, text string, emit func(rate int, s []int16) error) error {
+	// The text never goes in the arguments, which every local user can
+	// read (ps): espeak-ng reads it on stdin; flite reads stdin only as a
+	// terminal would, so it gets a file in a private folder and writes its
+	// audio beside it (its file mode rewrites the WAV header, so it cannot
+	// write to a pipe).
 	var path string
 	args := slices.Clone(plan.args)
-	// A leading space keeps text that starts with "-" from reading as an option.
+	var private string
 	switch plan.voice.engine {
 	case engineEspeak:
 		path = l.espeak
-		args = append(args, " "+text)
+		args = append(args, "--stdin")
 	case engineFlite:
 		path = l.flite
-		args = append(args, "-t", " "+text, "-o", "/dev/stdout")
 	}
 	if path == "" {
 		return fmt.Errorf("%s is not installed", map[string]string{engineEspeak: "espeak-ng", engineFlite: "flite"}[plan.voice.engine])
+	}
+	if plan.voice.engine == engineFlite {
+		dir, err := os.MkdirTemp("", "hark-tts-*") // 0700
+		if err != nil {
+			return fmt.Errorf("flite: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if err := os.WriteFile(filepath.Join(dir, "text"), []byte(text+"\n"), 0o600); err != nil {
+			return fmt.Errorf("flite: %w", err)
+		}
+		private = filepath.Join(dir, "audio.wav")
+		args = append(args, "-f", filepath.Join(dir, "text"), "-o", private)
 	}
 	program := filepath.Base(path)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
+	if plan.voice.engine == engineEspeak {
+		cmd.Stdin = strings.NewReader(text)
+	}
 	var stderr limitedBuffer
 	cmd.Stderr = &stderr
+	if private != "" {
+		if err := cmd.Run(); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%s: %v %s", program, err, strings.TrimSpace(stderr.String()))
+		}
+		f, err := os.Open(private)
+		if err != nil {
+			return fmt.Errorf("%s wrote no audio: %w", program, err)
+		}
+		defer f.Close()
+		return readEngineWAV(f, emit)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
