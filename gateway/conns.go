@@ -100,6 +100,16 @@ type rateBody struct {
 	done  bool
 }
 
+// drain reads and drops what is left of the body, at most limit bytes,
+// and reports whether it ended.
+func (b *rateBody) drain(limit int64) bool {
+	if b.done {
+		return true
+	}
+	_, err := io.CopyN(io.Discard, b, limit+1)
+	return b.done && err == io.EOF
+}
+
 func (b *rateBody) Read(p []byte) (int, error) {
 	if b.done {
 		return b.ReadCloser.Read(p)

@@ -41,7 +41,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		for i, x := range s.tools {
 			names[i] = x.slug
 		}
-		s.writeError(w, r, &httpError{status: CodeNotFound, msg: fmt.Sprintf("unknown tool %q (tools: %s)", truncate(slug, 64), strings.Join(names, ", "))})
+		s.writeError(w, r, &httpError{status: CodeNotFound, msg: fmt.Sprintf("unknown tool %q (tools: %s)", truncate(slug, maxEcho), strings.Join(names, ", "))})
 		return
 	}
 	var body struct {

@@ -40,6 +40,7 @@ type requestState struct {
 	status    int
 	errMsg    string
 	charged   int64 // credits this call cost: X-Credits-Charged
+	body      *rateBody
 }
 
 type stateKey struct{}
@@ -104,6 +105,12 @@ func (w *statusWriter) WriteHeader(code int) {
 	if w.rs.status == 0 {
 		w.rs.status = code
 		w.s.setCreditHeaders(w.Header(), w.rs, true)
+		// net/http reads an unread body before answering, without any
+		// deadline: read it here at the body's minimum rate instead, and
+		// close the connection after a body that is slow or big.
+		if b := w.rs.body; b != nil && !b.drain(64<<10) {
+			w.Header().Set("Connection", "close")
+		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -174,8 +181,9 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 		rs := &requestState{traceID: newTraceID()}
 		w.Header().Set(TraceHeader, rs.traceID)
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = &rateBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: start,
+			rs.body = &rateBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: start,
 				grace: time.Duration(s.limits.BodyTimeout), rate: s.limits.BodyMinRate}
+			r.Body = rs.body
 		}
 		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, rs))
 		next.ServeHTTP(&statusWriter{ResponseWriter: w, rs: rs, s: s}, r)

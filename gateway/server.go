@@ -327,6 +327,10 @@ func (s *Server) scrub(msg string) string {
 	return s.redactKeys(msg)
 }
 
+// maxEcho is the most of a path segment a message echoes: long enough to
+// hold any key whole, so that scrub can recognise and redact it.
+const maxEcho = 200
+
 // minKeyLen is the shortest run of characters checked for being a key;
 // hark's own keys are 69 long.
 const minKeyLen = 16
@@ -365,14 +369,15 @@ func isTokenByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0
 }
 
-// looksLikeHarkKey matches NewAPIKey's form, "hark_" and 64 hex digits,
-// anywhere in tok: another gateway's key is as secret as ours.
+// looksLikeHarkKey matches NewAPIKey's form, "hark_" and hex digits,
+// anywhere in tok: another gateway's key is as secret as ours, and so is
+// a key cut short. 16 digits tell it from a word.
 func looksLikeHarkKey(tok string) bool {
 	i := strings.Index(tok, "hark_")
-	if i < 0 || len(tok)-i-5 < 64 {
+	if i < 0 || len(tok)-i-5 < 16 {
 		return false
 	}
-	for _, c := range tok[i+5 : i+5+64] {
+	for _, c := range tok[i+5 : i+5+16] {
 		if !strings.ContainsRune("0123456789abcdef", c) {
 			return false
 		}
@@ -411,7 +416,7 @@ func (ws *workspace) provider(name string, known map[string]bool) (engine.VoiceP
 	switch {
 	case !ok && !known[name]:
 		return nil, &httpError{status: http.StatusNotFound,
-			msg: fmt.Sprintf("unknown voice provider %q (known: %s)", truncate(name, 64), strings.Join(sortedKeys(known), ", "))}
+			msg: fmt.Sprintf("unknown voice provider %q (known: %s)", truncate(name, maxEcho), strings.Join(sortedKeys(known), ", "))}
 	case !ok:
 		return nil, &httpError{status: http.StatusForbidden,
 			msg: fmt.Sprintf("voice provider %q is not enabled for this workspace", name)}
