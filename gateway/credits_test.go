@@ -213,3 +213,45 @@ func TestResearchOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// A gateway killed mid-call leaves pending rows; the next start refunds
+// those of processes no longer running, and only those.
+func TestAbandonedPendingRowsAreRefunded(t *testing.T) {
+	db, err := OpenDB(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l := newSQLiteLedger(db)
+	ctx := context.Background()
+	if err := l.init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for _, holder := range []string{"2147483646:1", "", l.holder} {
+		if _, err := db.Exec(`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,holder) VALUES(?,?,?,?,?,?,'pending',?)`,
+			now.UnixMilli(), "w", "k", "t", "vendor_search", 3, holder); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u := &usageStore{ledger: l, now: time.Now}
+	if err := u.init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := l.recent(ctx, "w", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, refunded := 0, 0
+	for _, r := range rows {
+		switch {
+		case r.Status == "pending":
+			pending++
+		case r.Status == "error" && r.Credits == 0 && r.Error == msgAbandoned:
+			refunded++
+		}
+	}
+	if pending != 1 || refunded != 2 {
+		t.Errorf("%d pending (want 1: this process's), %d refunded (want 2): %+v", pending, refunded, rows)
+	}
+}

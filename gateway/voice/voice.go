@@ -263,6 +263,13 @@ func (p *decoderPool) load() {
 
 var errPoolClosed = errors.New("voice provider closed")
 
+// busyError is a recognition refused for want of a decoder: the gateway
+// answers it as unavailable (503).
+type busyError string
+
+func (e busyError) Error() string        { return string(e) }
+func (e busyError) Is(target error) bool { return target == engine.ErrUnavailable }
+
 // get waits for a free decoder, at most maxWait.
 func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
 	p.mu.Lock()
@@ -301,7 +308,7 @@ func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
 		case <-p.done:
 			return nil, errPoolClosed
 		case <-timeout.C:
-			return nil, fmt.Errorf("speech recognition busy: all %d recognisers decoding for %s; retry shortly: %w", p.max, p.maxWait, engine.ErrUnavailable)
+			return nil, busyError(fmt.Sprintf("speech recognition busy: all %d recognisers stayed busy for %s (stt_recognisers); retry shortly", p.max, p.maxWait))
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
