@@ -113,7 +113,8 @@ type Limits struct {
 
 	// Admission: how many calls of each class run at once, how many more
 	// may wait, and for how long, before the gateway answers 503.
-	MaxInvoke      int      `toml:"max_invoke,omitempty"`      // search, extract, crawl, map
+	MaxInvoke      int      `toml:"max_invoke,omitempty"`      // vendor_search
+	MaxFetch       int      `toml:"max_fetch,omitempty"`       // extract, crawl, map: waiting on the network
 	MaxResearch    int      `toml:"max_research,omitempty"`    // vendor_research
 	MaxVoice       int      `toml:"max_voice,omitempty"`       // REST TTS and STT
 	MaxStreams     int      `toml:"max_streams,omitempty"`     // TTS and STT streams
@@ -148,12 +149,13 @@ func DefaultLimits() Limits {
 		ShutdownGrace:       Duration(30 * time.Second),
 		// Sized from the machine: search is CPU and SQLite work, so a few
 		// calls per core keep it busy; more would only queue inside.
-		MaxInvoke:         4 * runtime.NumCPU(),
+		MaxInvoke:         2 * runtime.NumCPU(),
+		MaxFetch:          8 * runtime.NumCPU(),
 		MaxResearch:       max(2, runtime.NumCPU()),
 		MaxVoice:          2 * runtime.NumCPU(),
 		MaxStreams:        64,
-		QueueLength:       8 * runtime.NumCPU(),
-		QueueWait:         Duration(50 * time.Millisecond),
+		QueueLength:       4 * runtime.NumCPU(),
+		QueueWait:         Duration(20 * time.Millisecond),
 		StreamsPerKey:     8,
 		STTRecognisers:    runtime.NumCPU(),
 		HeaderTimeout:     Duration(10 * time.Second),
@@ -210,6 +212,7 @@ func (l Limits) withDefaults() Limits {
 		}
 	}
 	fill(&l.MaxInvoke, d.MaxInvoke)
+	fill(&l.MaxFetch, d.MaxFetch)
 	fill(&l.MaxResearch, d.MaxResearch)
 	fill(&l.MaxVoice, d.MaxVoice)
 	fill(&l.MaxStreams, d.MaxStreams)
@@ -319,7 +322,7 @@ func (c *Config) Validate() error {
 	if l.RatePerSecond < 0 || l.RateBurst < 0 || l.MaxBodyBytes < 0 || l.MaxTextChars < 0 ||
 		l.MaxStreamTextChars < 0 || l.MaxAudioBytes < 0 || l.MaxStreamAudioBytes < 0 || l.MaxFrameBytes < 0 ||
 		l.UpstreamTimeout < 0 || l.ResearchWait < 0 || l.StreamIdleTimeout < 0 || l.ShutdownGrace < 0 ||
-		l.MaxInvoke < 0 || l.MaxResearch < 0 || l.MaxVoice < 0 || l.MaxStreams < 0 || l.QueueLength < 0 ||
+		l.MaxInvoke < 0 || l.MaxFetch < 0 || l.MaxResearch < 0 || l.MaxVoice < 0 || l.MaxStreams < 0 || l.QueueLength < 0 ||
 		l.QueueWait < 0 || l.StreamsPerKey < 0 || l.STTRecognisers < 0 || l.HeaderTimeout < 0 ||
 		l.BodyTimeout < 0 || l.BodyMinRate < 0 || l.IdleTimeout < 0 || l.MaxConnsPerClient < 0 || l.MaxDBConns < 0 {
 		return errors.New("limits: values must not be negative (0 means the default)")
@@ -369,7 +372,7 @@ func WriteNewConfig(path string) (key string, err error) {
 	lim := DefaultLimits()
 	// Sizes taken from the machine stay unwritten (0), so that the file
 	// still fits when it moves to a bigger one.
-	lim.MaxInvoke, lim.MaxResearch, lim.MaxVoice, lim.QueueLength, lim.STTRecognisers, lim.MaxDBConns = 0, 0, 0, 0, 0, 0
+	lim.MaxInvoke, lim.MaxFetch, lim.MaxResearch, lim.MaxVoice, lim.QueueLength, lim.STTRecognisers, lim.MaxDBConns = 0, 0, 0, 0, 0, 0, 0
 	c := Config{Listen: DefaultListen, Limits: lim, Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey(key))}}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("write gateway config: %w", err)

@@ -69,13 +69,21 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	p := api.PathPrefix
 	mux.HandleFunc("GET "+api.PathTools, s.handleTools)
-	invoke, research := s.admit(s.admitInvoke, s.handleInvoke), s.admit(s.admitResearch, s.handleInvoke)
+	// Each tool runs in the admission class of the work it does: search
+	// is CPU and SQLite, extract/crawl/map wait on the network, research
+	// on both for minutes.
+	invoke := s.admit(s.admitInvoke, s.handleInvoke)
+	fetch := s.admit(s.admitFetch, s.handleInvoke)
+	research := s.admit(s.admitResearch, s.handleInvoke)
 	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", func(w http.ResponseWriter, r *http.Request) {
-		if t := s.toolMap[r.PathValue("tool")]; t != nil && t.research {
+		switch t := s.toolMap[r.PathValue("tool")]; {
+		case t != nil && t.research:
 			research(w, r)
-			return
+		case t != nil && t.slug != api.ToolSearch:
+			fetch(w, r)
+		default:
+			invoke(w, r)
 		}
-		invoke(w, r)
 	})
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
 	mux.HandleFunc("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))

@@ -104,7 +104,7 @@ type Server struct {
 	active sync.WaitGroup
 
 	// Admission per route class; see admission.
-	admitInvoke, admitResearch, admitVoice, admitStreams *admission
+	admitInvoke, admitFetch, admitResearch, admitVoice, admitStreams *admission
 	streams                                              *keyStreams
 
 	mu sync.Mutex
@@ -165,6 +165,7 @@ func New(opts Options) (*Server, error) {
 	l := s.limits
 	wait := time.Duration(l.QueueWait)
 	s.admitInvoke = newAdmission("invoke", l.MaxInvoke, l.QueueLength, wait)
+	s.admitFetch = newAdmission("fetch", l.MaxFetch, l.QueueLength, wait)
 	s.admitResearch = newAdmission("research", l.MaxResearch, l.QueueLength, wait)
 	s.admitVoice = newAdmission("voice", l.MaxVoice, l.QueueLength, wait)
 	s.admitStreams = newAdmission("stream", l.MaxStreams, l.QueueLength, wait)
