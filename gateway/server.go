@@ -105,7 +105,7 @@ type Server struct {
 
 	// Admission per route class; see admission.
 	admitInvoke, admitFetch, admitResearch, admitVoice, admitStreams *admission
-	streams                                              *keyStreams
+	streams                                                          *keyStreams
 
 	mu sync.Mutex
 	hs *http.Server
