@@ -282,7 +282,9 @@ func slowBodies(c *client, base string, n int) {
 				return
 			}
 			o.end(fmt.Sprintf("answered %d", resp.StatusCode), took)
-			expect(took <= limit+2*time.Second, "a slow body held its connection %s (body_timeout %s)", took, limit)
+			// Generous slack: the bound is the server's deadline, the slack
+			// only the scheduling of a busy machine.
+			expect(took <= limit+5*time.Second, "a slow body held its connection %s (body_timeout %s)", took, limit)
 		}()
 	}
 	wg.Wait()
