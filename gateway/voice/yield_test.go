@@ -28,6 +28,18 @@ func TestSlowStreamsGiveTheirDecodersToAWaitingOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	// Load both decoders first, so that each slow recognition takes one
+	// without waiting (a wait would already make the other yield).
+	d1, err := l.pool.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, err := l.pool.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.pool.put(d1, false)
+	l.pool.put(d2, false)
 	clip, _, _ := synth(t, shared, api.TTSRequest{Text: "Open the window and let the fresh air in.", VoiceCode: "flite:slt", Format: api.FormatPCM, SampleRate: 16000})
 
 	type slow struct {
