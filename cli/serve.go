@@ -58,14 +58,19 @@ type serveLimits struct {
 	maxInvoke, maxStreams, queue, recognisers, streamsPerKey, connsPerClient int
 }
 
-func (s serveLimits) apply(l *gateway.Limits) {
+func (s serveLimits) apply(l *gateway.Limits) error {
 	for _, p := range []struct {
+		name  string
 		flag  int
 		field *int
 	}{
-		{s.maxInvoke, &l.MaxInvoke}, {s.maxStreams, &l.MaxStreams}, {s.queue, &l.QueueLength},
-		{s.recognisers, &l.STTRecognisers}, {s.streamsPerKey, &l.StreamsPerKey}, {s.connsPerClient, &l.MaxConnsPerClient},
+		{"max-invoke", s.maxInvoke, &l.MaxInvoke}, {"max-streams", s.maxStreams, &l.MaxStreams}, {"queue", s.queue, &l.QueueLength},
+		{"stt-recognisers", s.recognisers, &l.STTRecognisers}, {"streams-per-key", s.streamsPerKey, &l.StreamsPerKey},
+		{"max-conns-per-client", s.connsPerClient, &l.MaxConnsPerClient},
 	} {
+		if p.flag < 0 {
+			return fmt.Errorf("--%s: must be 1 or more (0 or absent: the config's value), got %d", p.name, p.flag)
+		}
 		if p.flag > 0 {
 			*p.field = p.flag
 		}
@@ -73,6 +78,7 @@ func (s serveLimits) apply(l *gateway.Limits) {
 	if l.STTRecognisers <= 0 {
 		l.STTRecognisers = gateway.DefaultLimits().STTRecognisers
 	}
+	return nil
 }
 
 // printNewKey shows a fresh key once, with the line gateway.toml needs.
@@ -121,7 +127,9 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	if dataDir == "" && a.cfg != nil {
 		dataDir = a.cfg.DataDir
 	}
-	lim.apply(&gcfg.Limits)
+	if err := lim.apply(&gcfg.Limits); err != nil {
+		return usageError{err}
+	}
 	db, err := gateway.OpenDBWith(dataDir, gateway.DBOptions{MaxConns: gcfg.Limits.MaxDBConns})
 	if err != nil {
 		return dataError{err}
