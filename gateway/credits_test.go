@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -253,5 +254,45 @@ func TestAbandonedPendingRowsAreRefunded(t *testing.T) {
 	}
 	if pending != 1 || refunded != 2 {
 		t.Errorf("%d pending (want 1: this process's), %d refunded (want 2): %+v", pending, refunded, rows)
+	}
+}
+
+// The running totals follow reservations, refunds and settlements, and
+// are recomputed from the rows after a reset (every start).
+func TestLedgerTotalsFollowTheRows(t *testing.T) {
+	db, err := OpenDB(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+	u := &usageStore{ledger: newSQLiteLedger(db), now: func() time.Time { return now }}
+	ctx := context.Background()
+	if err := u.init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := &workspace{name: "w", quota: 5}
+	a, err := u.reserve(ctx, ws, "k", "t1", "vendor_search", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.reserve(ctx, ws, "k", "t2", "vendor_search", 3); err == nil {
+		t.Fatal("3 + 3 credits passed a quota of 5")
+	}
+	u.settle(a, 0, errors.New("vendor failed"), 0) // refunded
+	b, err := u.reserve(ctx, ws, "k", "t3", "vendor_search", 4)
+	if err != nil {
+		t.Fatalf("after the refund: %v", err)
+	}
+	u.settle(b, 2, nil, 0) // cost less than reserved
+	if err := u.ledger.resetTotals(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.reserve(ctx, ws, "k", "t4", "vendor_search", 3); err != nil {
+		t.Fatalf("2 used, 3 more within 5: %v", err)
+	}
+	var qe *quotaError
+	if _, err := u.reserve(ctx, ws, "k", "t5", "vendor_search", 1); !errors.As(err, &qe) || qe.used != 5 {
+		t.Fatalf("a sixth credit: %v", err)
 	}
 }

@@ -94,7 +94,7 @@ func sqliteDSN(path string, q url.Values) string {
 }
 
 // Tables a gateway.db made before it carried applicationID may hold.
-var legacyTables = []string{"gateway_usage", "web_", "sqlite_"}
+var legacyTables = []string{"gateway_", "web_", "sqlite_"}
 
 // checkDBFile refuses, without writing to it, a file at path that is not
 // a gateway database: not SQLite, another program's (application_id), or

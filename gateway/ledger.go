@@ -31,6 +31,9 @@ type ledger interface {
 	// refundAbandoned refunds the pending rows of gateways that are no
 	// longer running (killed mid-call) and returns how many.
 	refundAbandoned(ctx context.Context) (int64, error)
+	// resetTotals drops what the ledger keeps derived from its rows
+	// (running totals), so that it is recomputed from them.
+	resetTotals(ctx context.Context) error
 }
 
 // usageRow is one call's row as written.
@@ -39,6 +42,10 @@ type usageRow struct {
 	workspace, keyID, trace string
 	op, status, errMsg      string
 	credits, durationMs     int64
+	// For settle: the credits the pending row held, and the start of the
+	// quota period it counts in.
+	held   int64
+	period time.Time
 }
 
 // sqliteLedger keeps the ledger in gateway.db's gateway_usage.
@@ -61,6 +68,17 @@ CREATE TABLE IF NOT EXISTS gateway_usage (
 	duration_ms INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS gateway_usage_ws_ts ON gateway_usage(workspace, ts);
+-- The credits of a workspace with a quota in one quota period, kept with
+-- every reservation and settlement so that the quota check costs the same
+-- on the first call of a period and on the millionth. Derived from
+-- gateway_usage: emptied at every start, recomputed at a period's first
+-- reservation.
+CREATE TABLE IF NOT EXISTS gateway_credit_totals (
+	workspace    TEXT    NOT NULL,
+	period_start INTEGER NOT NULL,
+	used         INTEGER NOT NULL,
+	PRIMARY KEY (workspace, period_start)
+);
 `
 
 func newSQLiteLedger(db *sql.DB) *sqliteLedger {
@@ -85,6 +103,15 @@ func (l *sqliteLedger) init(ctx context.Context) error {
 	return nil
 }
 
+// resetTotals empties the derived totals; the next reservation of each
+// period recomputes its row from gateway_usage.
+func (l *sqliteLedger) resetTotals(ctx context.Context) error {
+	if _, err := l.db.ExecContext(ctx, `DELETE FROM gateway_credit_totals`); err != nil {
+		return fmt.Errorf("reset credit totals: %w", err)
+	}
+	return nil
+}
+
 func (l *sqliteLedger) sum(ctx context.Context, workspace string, from time.Time) (int64, error) {
 	var n int64
 	err := l.db.QueryRowContext(ctx,
@@ -96,26 +123,42 @@ func (l *sqliteLedger) sum(ctx context.Context, workspace string, from time.Time
 	return n, nil
 }
 
-func (l *sqliteLedger) reserve(ctx context.Context, r usageRow, quota int64, from time.Time) (int64, int64, bool, error) {
-	// One statement: SQLite runs it under its write lock, so the check and
-	// the insert are atomic across every process sharing the file.
-	res, err := l.db.ExecContext(ctx,
-		`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,holder)
-		 SELECT ?,?,?,?,?,?,'pending',? WHERE
-		 (SELECT COALESCE(SUM(credits),0) FROM gateway_usage WHERE workspace=? AND ts>=?) + ? <= ?`,
-		r.ts.UnixMilli(), r.workspace, r.keyID, r.trace, r.op, r.credits, l.holder,
-		r.workspace, from.UnixMilli(), r.credits, quota)
+func (l *sqliteLedger) reserve(ctx context.Context, r usageRow, quota int64, from time.Time) (id, used int64, ok bool, err error) {
+	// One IMMEDIATE transaction (the DSN's _txlock): the check and the
+	// insert are atomic across every process sharing the file.
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("record credit usage: %w", err)
+	}
+	defer tx.Rollback()
+	p := from.UnixMilli()
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO gateway_credit_totals(workspace,period_start,used)
+		 SELECT ?,?,COALESCE(SUM(credits),0) FROM gateway_usage WHERE workspace=? AND ts>=?
+		 ON CONFLICT(workspace,period_start) DO NOTHING`, r.workspace, p, r.workspace, p); err != nil {
+		return 0, 0, false, fmt.Errorf("record credit usage: %w", err)
+	}
+	res, err := tx.ExecContext(ctx,
+		`UPDATE gateway_credit_totals SET used=used+? WHERE workspace=? AND period_start=? AND used+?<=?`,
+		r.credits, r.workspace, p, r.credits, quota)
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("record credit usage: %w", err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		used, serr := l.sum(ctx, r.workspace, from)
 		if err == nil {
-			err = serr
+			err = tx.QueryRowContext(ctx, `SELECT used FROM gateway_credit_totals WHERE workspace=? AND period_start=?`, r.workspace, p).Scan(&used)
 		}
 		return 0, used, false, err
 	}
-	id, err := res.LastInsertId()
+	res, err = tx.ExecContext(ctx,
+		`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,holder) VALUES(?,?,?,?,?,?,'pending',?)`,
+		r.ts.UnixMilli(), r.workspace, r.keyID, r.trace, r.op, r.credits, l.holder)
+	if err == nil {
+		id, err = res.LastInsertId()
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("record credit usage: %w", err)
 	}
@@ -130,10 +173,24 @@ func (l *sqliteLedger) record(ctx context.Context, r usageRow) error {
 }
 
 func (l *sqliteLedger) settle(ctx context.Context, id int64, r usageRow) error {
-	_, err := l.db.ExecContext(ctx,
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx,
 		`UPDATE gateway_usage SET credits=?, status=?, error=?, duration_ms=? WHERE id=?`,
-		r.credits, r.status, r.errMsg, r.durationMs, id)
-	return err
+		r.credits, r.status, r.errMsg, r.durationMs, id); err != nil {
+		return err
+	}
+	if r.credits != r.held {
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE gateway_credit_totals SET used=used+? WHERE workspace=? AND period_start=?`,
+			r.credits-r.held, r.workspace, r.period.UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 func (l *sqliteLedger) recent(ctx context.Context, workspace string, limit int) ([]UsageRecord, error) {

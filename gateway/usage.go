@@ -60,8 +60,10 @@ func (u *usageStore) init(ctx context.Context) error {
 	if err := u.ledger.init(ctx); err != nil {
 		return err
 	}
-	_, err := u.ledger.refundAbandoned(ctx)
-	return err
+	if _, err := u.ledger.refundAbandoned(ctx); err != nil {
+		return err
+	}
+	return u.ledger.resetTotals(ctx)
 }
 
 // periodStart is the start of the workspace's current quota period (UTC).
@@ -187,7 +189,8 @@ func (u *usageStore) reserve(ctx context.Context, ws *workspace, keyID, traceID,
 // the usage history lacks the call, and the caller logs it.
 func (u *usageStore) settle(res *reservation, credits int64, callErr error, d time.Duration) error {
 	row := usageRow{ts: res.ts, workspace: res.ws.name, keyID: res.keyID, trace: res.traceID, op: res.op,
-		credits: credits, status: "ok", durationMs: d.Milliseconds()}
+		credits: credits, status: "ok", durationMs: d.Milliseconds(),
+		held: res.held, period: periodStart(res.ts, res.ws.quotaPeriod)}
 	if callErr != nil {
 		row.status, row.errMsg = "error", truncate(callErr.Error(), 500)
 		if errors.Is(callErr, context.Canceled) {
