@@ -38,7 +38,8 @@ type Config struct {
 	// DecoderWait is the longest a recognition waits for a decoder before
 	// it fails with engine.ErrUnavailable. A recognition whose audio
 	// pauses gives its decoder to a waiting one (see yieldAfter), so the
-	// wait is short unless every decoder is decoding. Default 5 s.
+	// wait is short unless every decoder is decoding. As many may wait as
+	// there are decoders; more are refused at once. Default 5 s.
 	DecoderWait time.Duration
 	// MaxTextRunes bounds the TTS text. Default 100000, the gateway's
 	// stream limit; the gateway holds REST text to its own, lower limit.
@@ -285,7 +286,12 @@ func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
 		return d, nil
 	default:
 	}
-	p.waiting.Add(1)
+	// As many may wait as there are decoders; more would only wait out
+	// maxWait to be refused, so they are refused at once.
+	if n := p.waiting.Add(1); int(n) > p.max {
+		p.waiting.Add(-1)
+		return nil, busyError(fmt.Sprintf("speech recognition busy: all %d recognisers decoding and %d recognitions waiting (stt_recognisers); retry shortly", p.max, n-1))
+	}
 	defer p.waiting.Add(-1)
 	timeout := time.NewTimer(p.maxWait)
 	defer timeout.Stop()

@@ -131,3 +131,37 @@ func TestOversizedFirstAudioFrame(t *testing.T) {
 		t.Errorf("last frame %+v, want the message-size error", last)
 	}
 }
+
+// When every decoder is decoding, as many recognitions may wait as there
+// are decoders; the next is refused at once, as unavailable (503).
+func TestDecoderQueueIsBounded(t *testing.T) {
+	provider(t)
+	l, err := New(Config{Decoders: 1, WarmAfter: -1, DecoderWait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	d, err := l.pool.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() {
+		d2, err := l.pool.get(context.Background())
+		if err == nil {
+			l.pool.put(d2, false)
+		}
+		waited <- err
+	}()
+	for l.pool.waiting.Load() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	_, err = l.pool.get(context.Background())
+	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "1 recognitions waiting") {
+		t.Fatalf("a second waiter: %v, want busy at once", err)
+	}
+	l.pool.put(d, false)
+	if err := <-waited; err != nil {
+		t.Fatalf("the waiter: %v", err)
+	}
+}
