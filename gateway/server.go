@@ -162,6 +162,14 @@ func New(opts Options) (*Server, error) {
 	if err := s.usage.init(context.Background()); err != nil {
 		return nil, err
 	}
+	// Load every workspace's count now, so that no answer waits for it.
+	for _, k := range s.keys {
+		if k.ws.credits.period.IsZero() {
+			if _, err := s.usage.load(context.Background(), k.ws); err != nil {
+				return nil, err
+			}
+		}
+	}
 	l := s.limits
 	wait := time.Duration(l.QueueWait)
 	s.admitInvoke = newAdmission("invoke", l.MaxInvoke, l.QueueLength, wait)
