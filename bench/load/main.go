@@ -297,7 +297,7 @@ func (c *client) invoke(query string) (*http.Response, error) {
 // clip is about 5 s of speech, 16 kHz s16le, from the server's TTS.
 func (c *client) clip() []byte {
 	body, _ := json.Marshal(api.TTSRequest{Provider: api.DefaultProvider, VoiceCode: "flite:slt", Format: api.FormatPCM, SampleRate: 16000,
-		Text: "The river runs past the old mill. Open the window and let the fresh air in. We will meet at the garden gate tomorrow."})
+		Text: "The river runs past the old mill. Open the window and let the fresh air in."})
 	req, _ := http.NewRequest("POST", c.base+api.PathTTS, strings.NewReader(string(body)))
 	req.Header.Set("Authorization", "Bearer "+c.key)
 	resp, err := c.http.Do(req)

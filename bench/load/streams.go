@@ -111,7 +111,7 @@ func firstWords(s string) string {
 // heard reports whether a transcript has most of the clip's key words.
 func heard(text string) bool {
 	n := 0
-	for _, w := range []string{"river", "mill", "window", "fresh", "garden", "tomorrow"} {
+	for _, w := range []string{"river", "mill", "window", "fresh", "air"} {
 		if strings.Contains(text, w) {
 			n++
 		}
