@@ -82,7 +82,12 @@ func OpenDBWith(dataDir string, o DBOptions) (*sql.DB, error) {
 	db.SetMaxOpenConns(o.MaxConns)
 	db.SetMaxIdleConns(o.MaxConns)
 	db.SetConnMaxIdleTime(o.IdleTime)
-	if _, err := db.Exec(fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
+	var id int64
+	err = db.QueryRow(`PRAGMA application_id`).Scan(&id)
+	if err == nil && id != applicationID { // a new file, or an older hark's
+		_, err = db.Exec(fmt.Sprintf(`PRAGMA application_id = %d`, applicationID))
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open gateway database %s: %w", path, err)
 	}
