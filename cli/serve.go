@@ -43,7 +43,7 @@ SHA-256 is stored. See docs/gateway.md.`,
 	f.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
 	f.BoolVar(&newKey, "new-key", false, "print a new API key and the hash to add to gateway.toml, then exit")
-	f.IntVar(&lim.maxInvoke, "max-invoke", 0, "vendor_search calls run at once (default: 2 per core; limits.max_invoke)")
+	f.IntVar(&lim.maxInvoke, "max-invoke", 0, "vendor_search calls on the local index run at once (default: one per core; limits.max_invoke)")
 	f.IntVar(&lim.maxStreams, "max-streams", 0, "TTS and STT streams open at once (default 64; limits.max_streams)")
 	f.IntVar(&lim.queue, "queue", 0, "calls of a class that may wait for a slot before 503 (default: 4 per core; limits.queue_length)")
 	f.IntVar(&lim.recognisers, "stt-recognisers", 0, "local speech recognisers, about 90 MB each (default: one per core; limits.stt_recognisers)")

@@ -69,9 +69,10 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	p := api.PathPrefix
 	mux.HandleFunc("GET "+api.PathTools, s.handleTools)
-	// Each tool runs in the admission class of the work it does: search
-	// is CPU and SQLite, extract/crawl/map wait on the network, research
-	// on both for minutes.
+	// Each tool runs in the admission class of the work it does: a search
+	// of the local index is CPU and SQLite; extract, crawl, map and a
+	// search at a remote backend wait on the network; research on both,
+	// for minutes.
 	invoke := s.admit(s.admitInvoke, s.handleInvoke)
 	fetch := s.admit(s.admitFetch, s.handleInvoke)
 	research := s.admit(s.admitResearch, s.handleInvoke)
@@ -79,7 +80,7 @@ func (s *Server) routes() http.Handler {
 		switch t := s.toolMap[r.PathValue("tool")]; {
 		case t != nil && t.research:
 			research(w, r)
-		case t != nil && t.slug != api.ToolSearch:
+		case t != nil && (t.slug != api.ToolSearch || !stateOf(r).workspace.localSearch):
 			fetch(w, r)
 		default:
 			invoke(w, r)

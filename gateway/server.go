@@ -60,10 +60,14 @@ type workspace struct {
 	// lacks its credentials; every web tool then answers
 	// api.MsgCredentialsMissing.
 	searchConfigured bool
-	web              engine.Web
-	voice            map[string]*voiceProvider
-	toolList         json.RawMessage // the encoded tool list, see handleTools
-	credits          creditCounter
+	// localSearch: vendor_search runs on this machine's index (CPU and
+	// SQLite), not at a remote backend (waiting on the network); the two
+	// take different admission classes.
+	localSearch bool
+	web         engine.Web
+	voice       map[string]*voiceProvider
+	toolList    json.RawMessage // the encoded tool list, see handleTools
+	credits     creditCounter
 }
 
 type voiceProvider struct {
@@ -208,6 +212,7 @@ func (s *Server) buildWorkspace(wc WorkspaceConfig, eng Engines) (*workspace, er
 			s.secrets = append(s.secrets, sc.APIKey)
 		}
 		ws.searchConfigured = sc.Backend != BackendTavily || sc.APIKey != ""
+		ws.localSearch = sc.Backend == BackendLocal
 		if ws.searchConfigured && eng.Web != nil {
 			web, err := eng.Web(wc.Name, *sc)
 			if err != nil {

@@ -47,6 +47,8 @@ var (
 	short    = flag.Bool("short", false, "short phases (CI)")
 	check    = flag.Bool("check", false, "exit 1 unless the count targets hold (no 500s, no timeouts, every refusal with Retry-After, usage rows == 200s, none pending, credit headers on every answer, slow bodies cut off)")
 	pages    = flag.Int("pages", 400, "pages in the search index")
+	serveArg = flag.String("serve", "", "more flags for hark serve, e.g. \"--max-invoke 2\"")
+	only     = flag.String("only", "", "run only this phase: invoke")
 )
 
 // failures collects broken count targets for -check.
@@ -129,6 +131,12 @@ func main() {
 	expect(ok == total.status[200], "usage rows %d != 200 responses %d", ok, total.status[200])
 	expect(pending == 0, "%d usage rows pending", pending)
 
+	served, refused := serverSide(work)
+	fmt.Printf("server side (its log's duration_ms, all invoke phases): p99 served %s, p99 refused %s, max refused %s\n",
+		ms(total.pct(served, 99)), ms(total.pct(refused, 99)), ms(total.pct(refused, 100)))
+	if *only == "invoke" {
+		return
+	}
 	streams := 50
 	if *short {
 		streams = 10
@@ -168,6 +176,33 @@ func main() {
 			os.Exit(1)
 		}
 	}
+}
+
+// serverSide reads the durations of the invoke calls from the server's
+// log: what the server spent, without the client's own scheduling.
+func serverSide(work string) (served, refused []time.Duration) {
+	b, _ := os.ReadFile(filepath.Join(work, "serve.log"))
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.Contains(line, "/invoke") {
+			continue
+		}
+		var status, d int
+		for _, f := range strings.Fields(line) {
+			if v, ok := strings.CutPrefix(f, "status="); ok {
+				status, _ = strconv.Atoi(v)
+			}
+			if v, ok := strings.CutPrefix(f, "duration_ms="); ok {
+				d, _ = strconv.Atoi(v)
+			}
+		}
+		switch status {
+		case 200:
+			served = append(served, time.Duration(d)*time.Millisecond)
+		case 503:
+			refused = append(refused, time.Duration(d)*time.Millisecond)
+		}
+	}
+	return served, refused
 }
 
 func ms(d time.Duration) string {
@@ -329,7 +364,8 @@ type server struct {
 func (s *server) pid() int { return s.cmd.Process.Pid }
 
 func startServer(bin, work, cfgPath, dataDir string) *server {
-	cmd := exec.Command("nice", "-n", "0", bin, "serve", "--config", cfgPath, "--data-dir", dataDir, "--listen", "127.0.0.1:0")
+	args := append([]string{"serve", "--config", cfgPath, "--data-dir", dataDir, "--listen", "127.0.0.1:0"}, strings.Fields(*serveArg)...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = isolatedEnv(work)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -379,8 +415,7 @@ type usage struct {
 	fds    int
 }
 
-// sample reads the server's RSS and open descriptors from /proc. The
-// server runs under nice, which execs it, so the pid is the server's.
+// sample reads the server's RSS and open descriptors from /proc.
 func (s *server) sample() usage {
 	var u usage
 	pid := strconv.Itoa(s.pid())
