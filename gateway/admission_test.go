@@ -276,3 +276,24 @@ func TestStreamsPerKey(t *testing.T) {
 }
 
 func mustHash(key string) string { return HashKey(key) }
+
+// Past max_streams (and its queue) a stream is refused before the
+// upgrade, with 503 and Retry-After in an envelope.
+func TestStreamAdmission(t *testing.T) {
+	g := startGateway(t, func(c *Config) {
+		c.Limits.MaxStreams, c.Limits.QueueLength, c.Limits.QueueWait = 1, 1, Duration(time.Millisecond)
+	})
+	sl, err := g.srv.admitStreams.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, env, h := g.call(t, "GET", api.PathSTTStream, g.key, nil)
+	wantError(t, status, env, CodeUnavailable, "1 stream calls running")
+	if h.Get("Retry-After") != "1" {
+		t.Errorf("Retry-After %q", h.Get("Retry-After"))
+	}
+	sl.release()
+	if status, _, _ := g.call(t, "GET", api.PathSTTStream, g.key, nil); status != CodeInvalidInput {
+		t.Errorf("with a free slot, a plain GET is told to upgrade: %d", status)
+	}
+}
