@@ -15,7 +15,9 @@ import (
 // that a failed write leaves FILE as it was; -o - writes to standard
 // output; a parent folder that does not exist is a usage error naming it.
 // hark makes no folder the user did not name: a folder export (a crawl,
-// an audition) makes only the folder -o names.
+// an audition) makes only the folder -o names. Only a regular file is
+// replaced that way: a device or a pipe (-o /dev/null, -o FIFO) is
+// written into, as a shell's > would, so that it stays what it was.
 
 // checkOutputParent is the parent-folder half of the rule.
 func checkOutputParent(path string) error {
@@ -38,6 +40,9 @@ type outputFile struct {
 	*os.File
 	path string
 	mode fs.FileMode
+	// direct: path is a device or a pipe, opened and written in place;
+	// commit and abort only close it.
+	direct bool
 }
 
 func createOutput(path string) (*outputFile, error) {
@@ -48,6 +53,13 @@ func createOutput(path string) (*outputFile, error) {
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
 			return nil, targetError{fmt.Errorf("-o %s: is a folder; name a file", path)}
+		}
+		if !st.Mode().IsRegular() {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, targetError{fmt.Errorf("-o %s: %v", path, err)}
+			}
+			return &outputFile{File: f, path: path, direct: true}, nil
 		}
 		mode = st.Mode().Perm() // replacing keeps who may read it
 	}
@@ -60,6 +72,12 @@ func createOutput(path string) (*outputFile, error) {
 
 // commit closes the file and renames it over path.
 func (o *outputFile) commit() error {
+	if o.direct {
+		if err := o.File.Close(); err != nil {
+			return fmt.Errorf("-o %s: %w", o.path, err)
+		}
+		return nil
+	}
 	err := o.Chmod(o.mode)
 	if cerr := o.File.Close(); err == nil {
 		err = cerr
@@ -77,7 +95,9 @@ func (o *outputFile) commit() error {
 // abort drops the temporary file; path is left as it was.
 func (o *outputFile) abort() {
 	o.File.Close()
-	os.Remove(o.Name())
+	if !o.direct {
+		os.Remove(o.Name())
+	}
 }
 
 // writeOutput writes what write makes to -o path under the rule.

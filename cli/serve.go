@@ -21,6 +21,7 @@ import (
 func newServeCmd(a *App) *cobra.Command {
 	var listen, cfgPath string
 	var allowPrivate, newKey bool
+	var lim serveLimits
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the gateway as a server for other hark clients",
@@ -34,7 +35,7 @@ SHA-256 is stored. See docs/gateway.md.`,
 			if newKey {
 				return printNewKey(a)
 			}
-			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate)
+			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate, lim)
 		},
 	}
 	f := cmd.Flags()
@@ -42,7 +43,42 @@ SHA-256 is stored. See docs/gateway.md.`,
 	f.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
 	f.BoolVar(&newKey, "new-key", false, "print a new API key and the hash to add to gateway.toml, then exit")
+	f.IntVar(&lim.maxInvoke, "max-invoke", 0, "vendor_search calls on the local index run at once (default: one per core; limits.max_invoke)")
+	f.IntVar(&lim.maxStreams, "max-streams", 0, "TTS and STT streams open at once (default 64; limits.max_streams)")
+	f.IntVar(&lim.queue, "queue", 0, "calls of a class that may wait for a slot before 503 (default: 4 per core; limits.queue_length)")
+	f.IntVar(&lim.recognisers, "stt-recognisers", 0, "local speech recognisers, about 90 MB each (default: one per core; limits.stt_recognisers)")
+	f.IntVar(&lim.streamsPerKey, "streams-per-key", 0, "open streams of one API key (default 8; limits.streams_per_key)")
+	f.IntVar(&lim.connsPerClient, "max-conns-per-client", 0, "open connections of one client address (default 256; limits.max_conns_per_client)")
 	return cmd
+}
+
+// serveLimits are the flags that override gateway.toml's [limits]; zero
+// leaves the file's value.
+type serveLimits struct {
+	maxInvoke, maxStreams, queue, recognisers, streamsPerKey, connsPerClient int
+}
+
+func (s serveLimits) apply(l *gateway.Limits) error {
+	for _, p := range []struct {
+		name  string
+		flag  int
+		field *int
+	}{
+		{"max-invoke", s.maxInvoke, &l.MaxInvoke}, {"max-streams", s.maxStreams, &l.MaxStreams}, {"queue", s.queue, &l.QueueLength},
+		{"stt-recognisers", s.recognisers, &l.STTRecognisers}, {"streams-per-key", s.streamsPerKey, &l.StreamsPerKey},
+		{"max-conns-per-client", s.connsPerClient, &l.MaxConnsPerClient},
+	} {
+		if p.flag < 0 {
+			return fmt.Errorf("--%s: must be 1 or more (0 or absent: the config's value), got %d", p.name, p.flag)
+		}
+		if p.flag > 0 {
+			*p.field = p.flag
+		}
+	}
+	if l.STTRecognisers <= 0 {
+		l.STTRecognisers = gateway.DefaultLimits().STTRecognisers
+	}
+	return nil
 }
 
 // printNewKey shows a fresh key once, with the line gateway.toml needs.
@@ -56,7 +92,7 @@ func printNewKey(a *App) error {
 	return nil
 }
 
-func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate bool) error {
+func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate bool, lim serveLimits) error {
 	out := a.stdout
 	if cfgPath == "" {
 		p, err := gateway.DefaultConfigPath()
@@ -91,13 +127,17 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	if dataDir == "" && a.cfg != nil {
 		dataDir = a.cfg.DataDir
 	}
-	db, err := gateway.OpenDB(dataDir)
+	if err := lim.apply(&gcfg.Limits); err != nil {
+		return usageError{err}
+	}
+	db, err := gateway.OpenDBWith(dataDir, gateway.DBOptions{MaxConns: gcfg.Limits.MaxDBConns})
 	if err != nil {
 		return dataError{err}
 	}
 	defer db.Close()
 	logger := slog.New(slog.NewTextHandler(a.stderr, nil))
 	eng := embedded.NewEngines(db, allowPrivate, logger)
+	eng.Recognisers = gcfg.Limits.STTRecognisers
 	defer eng.Close()
 	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.Gateway(), Logger: logger})
 	if err != nil {

@@ -233,3 +233,19 @@ func TestEmbeddedAllowPrivate(t *testing.T) {
 		}
 	}
 }
+
+// serve's limit flags override gateway.toml; a negative one is a usage
+// error naming the flag.
+func TestServeLimitFlags(t *testing.T) {
+	l := gateway.Limits{MaxInvoke: 3, StreamsPerKey: 2}
+	if err := (serveLimits{maxInvoke: 7, recognisers: 1}).apply(&l); err != nil {
+		t.Fatal(err)
+	}
+	if l.MaxInvoke != 7 || l.STTRecognisers != 1 || l.StreamsPerKey != 2 {
+		t.Errorf("limits %+v", l)
+	}
+	err := (serveLimits{queue: -1}).apply(&l)
+	if err == nil || !strings.Contains(err.Error(), "--queue") {
+		t.Errorf("negative --queue: %v", err)
+	}
+}

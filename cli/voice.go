@@ -272,7 +272,7 @@ func (o *audioOut) Close() error {
 	if o.f == nil {
 		return nil
 	}
-	if o.streamedWAV {
+	if o.streamedWAV && !o.f.direct { // a pipe keeps the streamed header, as any WAV stream does
 		if err := wav.FixSizes(o.f.File); err != nil {
 			o.abort()
 			return err

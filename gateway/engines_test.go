@@ -24,9 +24,13 @@ type testWeb struct {
 	lastSearch api.SearchInput
 	lastCrawl  api.CrawlInput
 	client     *http.Client
+	// gate holds the searches for "gate" until a test closes it.
+	gate chan struct{}
 }
 
-func newTestWeb() *testWeb { return &testWeb{client: &http.Client{Timeout: 5 * time.Second}} }
+func newTestWeb() *testWeb {
+	return &testWeb{client: &http.Client{Timeout: 5 * time.Second}, gate: make(chan struct{})}
+}
 
 func (e *testWeb) bundle() engine.Web {
 	return engine.Web{Search: e, Extract: e, Crawl: e, Map: e, Research: e}
@@ -44,6 +48,14 @@ func (e *testWeb) Search(ctx context.Context, in api.SearchInput) (*api.SearchOu
 	case "block":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "gate":
+		select {
+		case <-e.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case "gate-ignore-ctx": // an engine that overruns its deadline
+		<-e.gate
 	case "ignore-ctx":
 		time.Sleep(time.Second)
 		return &api.SearchOutput{Query: in.Query}, nil

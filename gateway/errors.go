@@ -22,6 +22,7 @@ const (
 	CodeQuotaExhausted = http.StatusPaymentRequired       // 402: workspace credit quota used up
 	CodeForbidden      = http.StatusForbidden             // 403: credentials missing, provider disabled/unconfigured
 	CodeNotFound       = http.StatusNotFound              // 404: unknown route, tool or voice provider
+	CodeRequestTimeout = http.StatusRequestTimeout        // 408: body slower than body_min_rate
 	CodeTooLarge       = http.StatusRequestEntityTooLarge // 413: body or audio over its limit
 	CodeRateLimited    = http.StatusTooManyRequests       // 429: per-key rate limit; see Retry-After
 	CodeVendorFailed   = http.StatusBadGateway            // 502: upstream vendor failure (engine.VendorError)
@@ -50,6 +51,10 @@ func (e *quotaError) Error() string {
 	return fmt.Sprintf("credit quota exhausted for workspace %q: %d of %d credits used this %s; this call costs %d",
 		e.workspace, e.used, e.quota, e.period, e.cost)
 }
+
+// statusClientGone labels, in the log and the usage history, a request
+// whose client left before its answer; it never goes on the wire.
+const statusClientGone = 499
 
 var errShuttingDown = &httpError{status: CodeUnavailable, msg: "gateway shutting down"}
 
@@ -87,7 +92,7 @@ func (s *Server) classify(err error) (status int, msg string) {
 	case errors.Is(err, context.Canceled) && s.baseCtx.Err() != nil:
 		status, msg = CodeUnavailable, errShuttingDown.msg
 	case errors.Is(err, context.Canceled):
-		status, msg = 499, "request cancelled"
+		status, msg = statusClientGone, "client closed the request"
 	default:
 		status, msg = http.StatusInternalServerError, err.Error()
 	}
@@ -104,10 +109,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == CodeUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hark"`)
 	}
-	if rs := stateOf(r); rs != nil {
+	rs := stateOf(r)
+	if rs != nil {
 		rs.errMsg = msg
 	}
 	writeEnvelope(w, r, status, msg, nil)
+	if rs != nil && status == statusClientGone {
+		rs.status = statusClientGone // the log says why, not the 400 nobody read
+	}
 }
 
 // writeData answers data as a successful envelope.
@@ -129,7 +138,7 @@ func writeEnvelope(w http.ResponseWriter, r *http.Request, status int, msg strin
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
-	if status == 499 {
+	if status == statusClientGone {
 		status = http.StatusBadRequest // 499 is only a log label; the client has gone
 	}
 	w.WriteHeader(status)

@@ -589,7 +589,11 @@ func TestCreditQuota(t *testing.T) {
 }
 
 func TestCreditQuotaHoldsUnderConcurrency(t *testing.T) {
-	g := startGateway(t, func(c *Config) { c.Workspaces[0].CreditQuota = 5; c.Workspaces[0].QuotaPeriod = "day" })
+	g := startGateway(t, func(c *Config) {
+		c.Workspaces[0].CreditQuota = 5
+		c.Workspaces[0].QuotaPeriod = "day"
+		c.Limits.MaxInvoke = 32 // all 20 run at once: the quota, not admission, decides
+	})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	codes := map[int]int{}

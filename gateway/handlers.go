@@ -41,7 +41,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		for i, x := range s.tools {
 			names[i] = x.slug
 		}
-		s.writeError(w, r, &httpError{status: CodeNotFound, msg: fmt.Sprintf("unknown tool %q (tools: %s)", truncate(slug, 64), strings.Join(names, ", "))})
+		s.writeError(w, r, &httpError{status: CodeNotFound, msg: fmt.Sprintf("unknown tool %q (tools: %s)", truncate(slug, maxEcho), strings.Join(names, ", "))})
 		return
 	}
 	var body struct {
@@ -179,9 +179,10 @@ func jsonError(err error) error {
 		te *json.UnmarshalTypeError
 		se *json.SyntaxError
 		mb *http.MaxBytesError
+		he *httpError
 	)
 	switch {
-	case errors.As(err, &mb):
+	case errors.As(err, &mb), errors.As(err, &he):
 		return err
 	case errors.As(err, &te) && te.Field != "":
 		return &engine.InputError{Field: te.Field, Rule: "must be " + jsonTypeName(te.Type)}
@@ -445,7 +446,14 @@ func callEngine[T any](ctx context.Context, f func(context.Context) (T, error)) 
 		err error
 	}
 	ch := make(chan result, 1)
+	sl := slotOf(ctx)
+	if sl != nil {
+		sl.hold() // the call keeps its admission slot until the engine returns
+	}
 	go func() {
+		if sl != nil {
+			defer sl.release()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				var zero T

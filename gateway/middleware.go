@@ -40,6 +40,7 @@ type requestState struct {
 	status    int
 	errMsg    string
 	charged   int64 // credits this call cost: X-Credits-Charged
+	body      *rateBody
 }
 
 type stateKey struct{}
@@ -68,13 +69,29 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	p := api.PathPrefix
 	mux.HandleFunc("GET "+api.PathTools, s.handleTools)
-	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", s.handleInvoke)
+	// Each tool runs in the admission class of the work it does: a search
+	// of the local index is CPU and SQLite; extract, crawl, map and a
+	// search at a remote backend wait on the network; research on both,
+	// for minutes.
+	invoke := s.admit(s.admitInvoke, s.handleInvoke)
+	fetch := s.admit(s.admitFetch, s.handleInvoke)
+	research := s.admit(s.admitResearch, s.handleInvoke)
+	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", func(w http.ResponseWriter, r *http.Request) {
+		switch t := s.toolMap[r.PathValue("tool")]; {
+		case t != nil && t.research:
+			research(w, r)
+		case t != nil && (t.slug != api.ToolSearch || !stateOf(r).workspace.localSearch):
+			fetch(w, r)
+		default:
+			invoke(w, r)
+		}
+	})
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
-	mux.HandleFunc("POST "+api.PathTTS, s.handleTTS)
-	mux.HandleFunc("POST "+api.PathSTT, s.handleSTT)
-	mux.HandleFunc("GET "+api.PathTTSStream, s.handleTTSStream)
-	mux.HandleFunc("GET "+api.PathSTTStream, s.handleSTTStream)
+	mux.HandleFunc("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))
+	mux.HandleFunc("POST "+api.PathSTT, s.admit(s.admitVoice, s.handleSTT))
+	mux.HandleFunc("GET "+api.PathTTSStream, s.perKeyStream(s.admit(s.admitStreams, s.handleTTSStream)))
+	mux.HandleFunc("GET "+api.PathSTTStream, s.perKeyStream(s.admit(s.admitStreams, s.handleSTTStream)))
 
 	var h http.Handler = mux
 	h = s.rateLimit(h)
@@ -98,6 +115,12 @@ func (w *statusWriter) WriteHeader(code int) {
 	if w.rs.status == 0 {
 		w.rs.status = code
 		w.s.setCreditHeaders(w.Header(), w.rs, true)
+		// net/http reads an unread body before answering, without any
+		// deadline: read it here at the body's minimum rate instead, and
+		// close the connection after a body that is slow or big.
+		if b := w.rs.body; b != nil && !b.drain(64<<10) {
+			w.Header().Set("Connection", "close")
+		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -167,12 +190,17 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 		}
 		rs := &requestState{traceID: newTraceID()}
 		w.Header().Set(TraceHeader, rs.traceID)
+		if r.Body != nil && r.Body != http.NoBody {
+			rs.body = &rateBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: start,
+				grace: time.Duration(s.limits.BodyTimeout), rate: s.limits.BodyMinRate}
+			r.Body = rs.body
+		}
 		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, rs))
 		next.ServeHTTP(&statusWriter{ResponseWriter: w, rs: rs, s: s}, r)
 		attrs := []slog.Attr{
 			slog.String("trace_id", rs.traceID),
 			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
+			slog.String("path", s.redactKeys(r.URL.Path)), // a key put in the path stays out of the log
 			slog.Int("status", rs.status),
 			slog.Int64("duration_ms", time.Since(start).Milliseconds()),
 		}

@@ -60,10 +60,14 @@ type workspace struct {
 	// lacks its credentials; every web tool then answers
 	// api.MsgCredentialsMissing.
 	searchConfigured bool
-	web              engine.Web
-	voice            map[string]*voiceProvider
-	toolList         json.RawMessage // the encoded tool list, see handleTools
-	credits          creditCounter
+	// localSearch: vendor_search runs on this machine's index (CPU and
+	// SQLite), not at a remote backend (waiting on the network); the two
+	// take different admission classes.
+	localSearch bool
+	web         engine.Web
+	voice       map[string]*voiceProvider
+	toolList    json.RawMessage // the encoded tool list, see handleTools
+	credits     creditCounter
 }
 
 type voiceProvider struct {
@@ -102,6 +106,10 @@ type Server struct {
 	// active counts the requests admitted before the drain, REST calls and
 	// streams alike (a stream's handler runs until the stream ends).
 	active sync.WaitGroup
+
+	// Admission per route class; see admission.
+	admitInvoke, admitFetch, admitResearch, admitVoice, admitStreams *admission
+	streams                                                          *keyStreams
 
 	mu sync.Mutex
 	hs *http.Server
@@ -154,10 +162,26 @@ func New(opts Options) (*Server, error) {
 			s.keys = append(s.keys, e)
 		}
 	}
-	s.usage = &usageStore{db: opts.DB, now: s.now}
+	s.usage = &usageStore{ledger: newSQLiteLedger(opts.DB), now: s.now}
 	if err := s.usage.init(context.Background()); err != nil {
 		return nil, err
 	}
+	// Load every workspace's count now, so that no answer waits for it.
+	for _, k := range s.keys {
+		if k.ws.credits.period.IsZero() {
+			if _, err := s.usage.load(context.Background(), k.ws); err != nil {
+				return nil, err
+			}
+		}
+	}
+	l := s.limits
+	wait := time.Duration(l.QueueWait)
+	s.admitInvoke = newAdmission("invoke", l.MaxInvoke, l.QueueLength, wait)
+	s.admitFetch = newAdmission("fetch", l.MaxFetch, l.QueueLength, wait)
+	s.admitResearch = newAdmission("research", l.MaxResearch, l.QueueLength, wait)
+	s.admitVoice = newAdmission("voice", l.MaxVoice, l.QueueLength, wait)
+	s.admitStreams = newAdmission("stream", l.MaxStreams, l.QueueLength, wait)
+	s.streams = &keyStreams{max: l.StreamsPerKey, open: map[string]int{}}
 	s.limiter = newRateLimiter(s.limits.RatePerSecond, s.limits.RateBurst, s.now)
 	s.baseCtx, s.hardCancel = context.WithCancel(context.Background())
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
@@ -188,6 +212,7 @@ func (s *Server) buildWorkspace(wc WorkspaceConfig, eng Engines) (*workspace, er
 			s.secrets = append(s.secrets, sc.APIKey)
 		}
 		ws.searchConfigured = sc.Backend != BackendTavily || sc.APIKey != ""
+		ws.localSearch = sc.Backend == BackendLocal
 		if ws.searchConfigured && eng.Web != nil {
 			web, err := eng.Web(wc.Name, *sc)
 			if err != nil {
@@ -230,10 +255,11 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Serve answers requests on ln until Shutdown. It returns nil after a
 // shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	ln = newClientListener(ln, s.limits.MaxConnsPerClient)
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: time.Duration(s.limits.HeaderTimeout),
+		IdleTimeout:       time.Duration(s.limits.IdleTimeout),
 		BaseContext:       func(net.Listener) context.Context { return s.baseCtx },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
@@ -304,14 +330,78 @@ func (s *Server) isDraining() bool {
 	return s.drainCtx.Err() != nil
 }
 
-// scrub removes configured vendor secrets from a message.
+// scrub removes configured vendor secrets, and API keys wherever a
+// request put them, from a message.
 func (s *Server) scrub(msg string) string {
 	for _, sec := range s.secrets {
 		if len(sec) >= 4 {
 			msg = strings.ReplaceAll(msg, sec, "[redacted]")
 		}
 	}
-	return msg
+	return s.redactKeys(msg)
+}
+
+// maxEcho is the most of a path segment a message echoes: long enough to
+// hold any key whole, so that scrub can recognise and redact it.
+const maxEcho = 200
+
+// minKeyLen is the shortest run of characters checked for being a key;
+// hark's own keys are 69 long.
+const minKeyLen = 16
+
+// redactKeys replaces each run of token characters that is an API key of
+// this gateway, or has the form of one of hark's keys, with [redacted]. A
+// key sent in a path segment (/voice/<KEY>/voices) would otherwise reach
+// the log and the 404 or 405 message that echoes the path.
+func (s *Server) redactKeys(text string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(text); {
+		if !isTokenByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isTokenByte(text[j]) {
+			j++
+		}
+		if tok := text[i:j]; len(tok) >= minKeyLen && (looksLikeHarkKey(tok) || s.isKey(tok)) {
+			b.WriteString(text[last:i])
+			b.WriteString("[redacted]")
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0
+}
+
+// looksLikeHarkKey matches NewAPIKey's form, "hark_" and hex digits,
+// anywhere in tok: another gateway's key is as secret as ours, and so is
+// a key cut short. 16 digits tell it from a word.
+func looksLikeHarkKey(tok string) bool {
+	i := strings.Index(tok, "hark_")
+	if i < 0 || len(tok)-i-5 < 16 {
+		return false
+	}
+	for _, c := range tok[i+5 : i+5+16] {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) isKey(tok string) bool {
+	ws, _ := s.lookupKey(tok)
+	return ws != nil
 }
 
 // lookupKey finds the workspace of an API key and returns the key's hex
@@ -340,7 +430,7 @@ func (ws *workspace) provider(name string, known map[string]bool) (engine.VoiceP
 	switch {
 	case !ok && !known[name]:
 		return nil, &httpError{status: http.StatusNotFound,
-			msg: fmt.Sprintf("unknown voice provider %q (known: %s)", truncate(name, 64), strings.Join(sortedKeys(known), ", "))}
+			msg: fmt.Sprintf("unknown voice provider %q (known: %s)", truncate(name, maxEcho), strings.Join(sortedKeys(known), ", "))}
 	case !ok:
 		return nil, &httpError{status: http.StatusForbidden,
 			msg: fmt.Sprintf("voice provider %q is not enabled for this workspace", name)}

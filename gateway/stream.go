@@ -449,6 +449,13 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 		}
 	case err != nil && r.Context().Err() != nil:
 		fail(fmt.Errorf("%w: recognition interrupted", errShuttingDown))
+	case err != nil && end.reason != "" && isInputError(err):
+		// The audio ended at a limit before any could be heard (an
+		// oversized first frame): the limit is the error, not "no audio".
+		rs.errMsg = end.reason
+		seq++
+		st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: end.reason})
+		st.writeClose(end.code, "")
 	case err != nil && ctx.Err() != nil:
 		fail(&httpError{status: CodeTimeout, msg: fmt.Sprintf("stt did not finish within %s after the end of audio", time.Duration(s.limits.UpstreamTimeout))})
 	case err != nil:
@@ -479,6 +486,11 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.awaitClose(st, readerDone)
 	}
+}
+
+func isInputError(err error) bool {
+	var ie *engine.InputError
+	return errors.As(err, &ie)
 }
 
 func validateSTTConfig(cfg *api.STTRequest) error {

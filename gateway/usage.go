@@ -2,19 +2,20 @@ package gateway
 
 import (
 	"context"
-	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 )
 
-// usageStore keeps credits and the usage history in SQLite. A billable
+// usageStore keeps credits and the usage history in a ledger. A billable
 // call reserves its credits before it runs (so concurrent calls cannot
 // overrun the quota together) and is settled when it ends: kept on
-// success, refunded on failure.
+// success, refunded on failure. Every answered call ends with exactly one
+// settled row.
 type usageStore struct {
-	db  *sql.DB
-	now func() time.Time
+	ledger ledger
+	now    func() time.Time
 }
 
 // creditResync is how stale a workspace's in-memory credit count may get
@@ -23,18 +24,22 @@ type usageStore struct {
 // keep it exact.
 const creditResync = 10 * time.Second
 
+// settleTimeout bounds the writes of one settle, retries included. It
+// starts when the write starts: waiting for anything else never eats it.
+const settleTimeout = 30 * time.Second
+
 // creditCounter is a workspace's credits used in its current quota period,
 // kept in memory so that every response can report them (X-Credits-Used)
-// without a query. The database stays the truth: the count is read from it
-// when a period starts, when older than creditResync, and on every
-// reservation of a workspace with a quota. mu also serialises this
-// process's usage writes of the workspace, which change the count by what
-// they write.
+// without a query. mu guards the fields only and is never held across a
+// database call: a response reads the count in nanoseconds however busy
+// the database is.
 type creditCounter struct {
-	mu     sync.Mutex
-	period time.Time // start of the period counted; zero until loaded
-	synced time.Time // when used was last read from the database
-	used   int64
+	mu         sync.Mutex
+	period     time.Time // start of the period counted; zero until loaded
+	synced     time.Time // when used was last read from the database
+	used       int64
+	changes    uint64 // counts this process's writes, so a re-read racing one is dropped
+	refreshing bool
 }
 
 // UsageRecord is one row of the usage history.
@@ -51,27 +56,14 @@ type UsageRecord struct {
 	DurationMs int64
 }
 
-const usageSchema = `
-CREATE TABLE IF NOT EXISTS gateway_usage (
-	id          INTEGER PRIMARY KEY AUTOINCREMENT,
-	ts          INTEGER NOT NULL,
-	workspace   TEXT    NOT NULL,
-	key_id      TEXT    NOT NULL,
-	trace_id    TEXT    NOT NULL,
-	operation   TEXT    NOT NULL,
-	credits     INTEGER NOT NULL,
-	status      TEXT    NOT NULL,
-	error       TEXT    NOT NULL DEFAULT '',
-	duration_ms INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS gateway_usage_ws_ts ON gateway_usage(workspace, ts);
-`
-
 func (u *usageStore) init(ctx context.Context) error {
-	if _, err := u.db.ExecContext(ctx, usageSchema); err != nil {
-		return fmt.Errorf("create usage tables: %w", err)
+	if err := u.ledger.init(ctx); err != nil {
+		return err
 	}
-	return nil
+	if _, err := u.ledger.refundAbandoned(ctx); err != nil {
+		return err
+	}
+	return u.ledger.resetTotals(ctx)
 }
 
 // periodStart is the start of the workspace's current quota period (UTC).
@@ -90,51 +82,73 @@ func periodName(p string) string {
 	return "month"
 }
 
-// sum reads the workspace's credits since the start of a period.
-func (u *usageStore) sum(ctx context.Context, ws *workspace, from time.Time) (int64, error) {
-	var n int64
-	err := u.db.QueryRowContext(ctx,
-		`SELECT COALESCE(SUM(credits),0) FROM gateway_usage WHERE workspace=? AND ts>=?`,
-		ws.name, from.UnixMilli()).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("read credit usage: %w", err)
-	}
-	return n, nil
-}
-
 // used is the workspace's credits in the current period, read from the
 // database.
 func (u *usageStore) used(ctx context.Context, ws *workspace) (int64, error) {
-	return u.sum(ctx, ws, periodStart(u.now(), ws.quotaPeriod))
+	return u.ledger.sum(ctx, ws.name, periodStart(u.now(), ws.quotaPeriod))
 }
 
-// syncLocked brings ws.credits up to date: read from the database when
-// force is set, at a new period, or when the count is older than
-// creditResync. ws.credits.mu is held.
-func (u *usageStore) syncLocked(ctx context.Context, ws *workspace, force bool) error {
+// load reads the count from the database and stores it unless one of
+// this process's writes changed it meanwhile (the read may or may not
+// include that write; the next re-read settles it).
+func (u *usageStore) load(ctx context.Context, ws *workspace) (int64, error) {
 	c := &ws.credits
 	now := u.now()
 	p := periodStart(now, ws.quotaPeriod)
-	if !force && c.period.Equal(p) && now.Sub(c.synced) < creditResync {
-		return nil
-	}
-	n, err := u.sum(ctx, ws, p)
+	c.mu.Lock()
+	changes := c.changes
+	c.mu.Unlock()
+	n, err := u.ledger.sum(ctx, ws.name, p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refreshing = false
 	if err != nil {
-		return err
+		return c.used, err
 	}
-	c.period, c.synced, c.used = p, now, n
-	return nil
+	if c.changes == changes || !c.period.Equal(p) {
+		c.period, c.used = p, n
+	}
+	c.synced = now
+	return c.used, nil
 }
 
 // creditsUsed is the workspace's credits in its current period, from the
-// in-memory count: what X-Credits-Used reports.
+// in-memory count: what X-Credits-Used reports. A stale count is answered
+// at once and re-read in the background; only a new period waits for the
+// database.
 func (u *usageStore) creditsUsed(ctx context.Context, ws *workspace) (int64, error) {
-	ws.credits.mu.Lock()
-	defer ws.credits.mu.Unlock()
-	if err := u.syncLocked(ctx, ws, false); err != nil {
-		return 0, err
+	c := &ws.credits
+	now := u.now()
+	c.mu.Lock()
+	if !c.period.Equal(periodStart(now, ws.quotaPeriod)) {
+		c.mu.Unlock()
+		return u.load(ctx, ws)
 	}
-	return ws.credits.used, nil
+	used := c.used
+	stale := now.Sub(c.synced) >= creditResync && !c.refreshing
+	if stale {
+		c.refreshing = true
+	}
+	c.mu.Unlock()
+	if stale {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+			defer cancel()
+			u.load(ctx, ws)
+		}()
+	}
+	return used, nil
+}
+
+// add changes the count by a write of this process that counts in the
+// period starting p.
+func (c *creditCounter) add(p time.Time, delta int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.changes++
+	if c.period.Equal(p) {
+		c.used += delta
+	}
 }
 
 // reservation is a billable call in progress.
@@ -147,68 +161,66 @@ type reservation struct {
 }
 
 // reserve checks the quota and, for a workspace with a quota, records a
-// pending call holding cost credits, so concurrent calls see it. Without a
-// quota nothing is written until settle, which saves a write per call.
+// pending call holding cost credits, so concurrent calls see it. The
+// check and the write are one statement of the ledger, so the quota holds
+// on the database's figure without any lock here. Without a quota
+// nothing is written until settle, which saves a write per call.
 func (u *usageStore) reserve(ctx context.Context, ws *workspace, keyID, traceID, op string, cost int64) (*reservation, error) {
 	res := &reservation{ws: ws, keyID: keyID, traceID: traceID, op: op, ts: u.now()}
 	if ws.quota <= 0 {
 		return res, nil
 	}
-	ws.credits.mu.Lock()
-	defer ws.credits.mu.Unlock()
-	if err := u.syncLocked(ctx, ws, true); err != nil {
+	p := periodStart(res.ts, ws.quotaPeriod)
+	id, used, ok, err := u.ledger.reserve(ctx, usageRow{ts: res.ts, workspace: ws.name, keyID: keyID, trace: traceID, op: op, credits: cost}, ws.quota, p)
+	if err != nil {
 		return nil, err
 	}
-	used := ws.credits.used
-	if used+cost > ws.quota {
+	if !ok {
 		return nil, &quotaError{workspace: ws.name, used: used, quota: ws.quota, cost: cost, period: periodName(ws.quotaPeriod)}
 	}
-	r, err := u.db.ExecContext(ctx,
-		`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status) VALUES(?,?,?,?,?,?,'pending')`,
-		res.ts.UnixMilli(), ws.name, keyID, traceID, op, cost)
-	if err != nil {
-		return nil, fmt.Errorf("record credit usage: %w", err)
-	}
-	if res.id, err = r.LastInsertId(); err != nil {
-		return nil, fmt.Errorf("record credit usage: %w", err)
-	}
-	res.held = cost
-	ws.credits.used += cost
+	res.id, res.held = id, cost
+	ws.credits.add(p, cost)
 	return res, nil
 }
 
 // settle ends a reserved call: credits are what it finally costs (0 to
-// refund), callErr its failure if any. An error means the usage history
-// lacks the call (the database failed); the caller logs it.
+// refund), callErr its failure if any. A write that fails (the database
+// busy past its timeout) is retried until settleTimeout; an error means
+// the usage history lacks the call, and the caller logs it.
 func (u *usageStore) settle(res *reservation, credits int64, callErr error, d time.Duration) error {
-	status, msg := "ok", ""
+	row := usageRow{ts: res.ts, workspace: res.ws.name, keyID: res.keyID, trace: res.traceID, op: res.op,
+		credits: credits, status: "ok", durationMs: d.Milliseconds(),
+		held: res.held, period: periodStart(res.ts, res.ws.quotaPeriod)}
 	if callErr != nil {
-		status, msg = "error", truncate(callErr.Error(), 500)
+		row.status, row.errMsg = "error", truncate(callErr.Error(), 500)
+		if errors.Is(callErr, context.Canceled) {
+			row.errMsg = "client closed the request"
+		}
 	}
 	// Settling must happen even when the request's context has ended.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 	defer cancel()
-	c := &res.ws.credits
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	var err error
-	if res.id == 0 {
-		_, err = u.db.ExecContext(ctx,
-			`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms) VALUES(?,?,?,?,?,?,?,?,?)`,
-			res.ts.UnixMilli(), res.ws.name, res.keyID, res.traceID, res.op, credits, status, msg, d.Milliseconds())
-	} else {
-		_, err = u.db.ExecContext(ctx,
-			`UPDATE gateway_usage SET credits=?, status=?, error=?, duration_ms=? WHERE id=?`,
-			credits, status, msg, d.Milliseconds(), res.id)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		if res.id == 0 {
+			err = u.ledger.record(ctx, row)
+		} else {
+			err = u.ledger.settle(ctx, res.id, row)
+		}
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("record credit usage of %s: %w", res.op, err)
 	}
 	// The row counts in the period the call started in; a count of another
 	// period is not changed.
-	if c.period.Equal(periodStart(res.ts, res.ws.quotaPeriod)) {
-		c.used += credits - res.held
-	}
+	res.ws.credits.add(periodStart(res.ts, res.ws.quotaPeriod), credits-res.held)
 	return nil
 }
 
@@ -217,24 +229,7 @@ func (s *Server) Usage(ctx context.Context, workspace string, limit int) ([]Usag
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.usage.db.QueryContext(ctx,
-		`SELECT id,ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms
-		 FROM gateway_usage WHERE workspace=? ORDER BY id DESC LIMIT ?`, workspace, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read usage: %w", err)
-	}
-	defer rows.Close()
-	var out []UsageRecord
-	for rows.Next() {
-		var r UsageRecord
-		var ts int64
-		if err := rows.Scan(&r.ID, &ts, &r.Workspace, &r.KeyID, &r.TraceID, &r.Operation, &r.Credits, &r.Status, &r.Error, &r.DurationMs); err != nil {
-			return nil, fmt.Errorf("read usage: %w", err)
-		}
-		r.Time = time.UnixMilli(ts).UTC()
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return s.usage.ledger.recent(ctx, workspace, limit)
 }
 
 // CreditsUsed is a workspace's credits in its current quota period.

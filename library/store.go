@@ -7,11 +7,14 @@
 package library
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -122,10 +125,23 @@ func Open(dir string) (*Store, error) {
 	}
 	path := filepath.Join(dir, File)
 	fresh := false
-	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0 {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		fresh = true
 		if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
 			f.Close()
+		}
+	case err != nil:
+		return nil, fmt.Errorf("library %s: %w", path, err)
+	case fi.Size() == 0 && !hasWAL(path):
+		// An empty file with no log beside it held a library once, or
+		// never did; either way making a new one here would hide the loss.
+		return nil, fmt.Errorf("library %s is empty (0 bytes): whatever it held is lost; it is left as it is: move it away to start a new library", path)
+	default:
+		// Check the file before the connection's pragmas switch it to WAL.
+		if err := checkLibraryFile(path); err != nil {
+			return nil, err
 		}
 	}
 	q := url.Values{}
@@ -143,6 +159,52 @@ func Open(dir string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// hasWAL reports a non-empty write-ahead log beside path: a library whose
+// writes were never checkpointed into its (still empty) main file.
+func hasWAL(path string) bool {
+	fi, err := os.Stat(path + "-wal")
+	return err == nil && fi.Size() > 0
+}
+
+// checkLibraryFile refuses, reading only, a file that is not SQLite or is
+// another program's database (its header's application_id). An unmarked
+// database is looked at by init, once open.
+func checkLibraryFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("library %s: %w", path, err)
+	}
+	defer f.Close()
+	var head [100]byte
+	n, _ := io.ReadFull(f, head[:])
+	if n == 0 && hasWAL(path) {
+		return nil
+	}
+	if n < len(head) || !bytes.HasPrefix(head[:], []byte("SQLite format 3\x00")) {
+		return fmt.Errorf("library %s is damaged (not an SQLite database); it is left as it is: move it away to start a new one, or set library = false", path)
+	}
+	if id := binary.BigEndian.Uint32(head[68:72]); id != 0 && id != applicationID {
+		return fmt.Errorf("library %s is not a hark library (application id %#x); it is left as it is: move it away to start a new one", path, id)
+	}
+	if id := binary.BigEndian.Uint32(head[68:72]); id == 0 {
+		// Unmarked in the file: read it without changing it (WAL-aware).
+		ro, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro")
+		if err != nil {
+			return fmt.Errorf("library %s: %w", path, err)
+		}
+		defer ro.Close()
+		var id, tables int64
+		if err := ro.QueryRow(`PRAGMA application_id`).Scan(&id); err != nil {
+			return fmt.Errorf("library %s is damaged (%v); it is left as it is: move it away to start a new one, or set library = false", path, err)
+		}
+		ro.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&tables)
+		if id != applicationID && tables > 0 {
+			return fmt.Errorf("library %s is not a hark library (application id %#x); it is left as it is: move it away to start a new one", path, id)
+		}
+	}
+	return nil
 }
 
 // schemaVersion is user_version once the schema is made; an open of a

@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -366,5 +367,42 @@ func TestPageFromASearchResultHasItsTraceID(t *testing.T) {
 	}
 	if got := read("file:///not/a/result.html", r.Gateway); got.TraceID != "" {
 		t.Errorf("page no search listed: trace_id %q, want none", got.TraceID)
+	}
+}
+
+// A zero-byte library is reported, not silently made anew; a foreign
+// SQLite file without an application id is refused and left unchanged
+// (not switched to WAL).
+func TestEmptyAndForeignLibrariesAreLeftAlone(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, File)
+	os.WriteFile(path, nil, 0o600)
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "empty (0 bytes)") {
+		t.Errorf("zero-byte library: %v", err)
+	}
+	if fi, _ := os.Stat(path); fi.Size() != 0 {
+		t.Errorf("the empty file was written: %d bytes", fi.Size())
+	}
+
+	other := t.TempDir()
+	fpath := filepath.Join(other, File)
+	db, err := sql.Open("sqlite", fpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('mine')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.ReadFile(fpath)
+	if _, err := Open(other); err == nil || !strings.Contains(err.Error(), "not a hark library") {
+		t.Errorf("foreign database: %v", err)
+	}
+	after, _ := os.ReadFile(fpath)
+	if string(before) != string(after) {
+		t.Error("the foreign database was changed")
+	}
+	if _, err := os.Stat(fpath + "-wal"); err == nil {
+		t.Error("the foreign database was switched to WAL")
 	}
 }

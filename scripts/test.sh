@@ -34,6 +34,9 @@ for mod in bench/*/go.mod replace/*/go.mod; do
 	(cd "$(dirname "$mod")" && go vet ./...)
 done
 
+echo "== load and fault test (short: asserts counts, never times; docs/gateway.md)"
+(cd bench/load && go run . -short -check)
+
 echo "== tmux end-to-end"
 for s in scripts/tmux-*.sh; do
 	[ -f "$s" ] || continue

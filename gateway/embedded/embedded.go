@@ -91,6 +91,7 @@ func Start(ctx context.Context, dataDir string, opts Options) (*Gateway, error) 
 	// the recogniser (about 90 MB) loads when first asked for.
 	eng.VoiceWarmAfter = voice.WarmOnDemand
 	eng.Trace = opts.Trace
+	eng.Recognisers = opts.Limits.STTRecognisers
 	closers = append(closers, eng)
 	cfg := &gateway.Config{Limits: opts.Limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
 	srv, err := gateway.New(gateway.Options{Config: cfg, DB: db, Engines: eng.Gateway(), Logger: logger})
@@ -133,6 +134,9 @@ type Engines struct {
 	VoiceWarmAfter time.Duration
 	// Trace is Options.Trace; set it before Gateway is called.
 	Trace func(event string)
+	// Recognisers is the local recogniser count (Limits.STTRecognisers;
+	// zero: one per core).
+	Recognisers int
 
 	mu       sync.Mutex
 	web      *web.Engine
@@ -172,7 +176,7 @@ func (e *Engines) localVoice() (*voice.Local, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.voice == nil && e.voiceErr == nil {
-		e.voice, e.voiceErr = voice.New(voice.Config{WarmAfter: e.VoiceWarmAfter, Trace: e.Trace})
+		e.voice, e.voiceErr = voice.New(voice.Config{WarmAfter: e.VoiceWarmAfter, Trace: e.Trace, Decoders: e.Recognisers})
 	}
 	return e.voice, e.voiceErr
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"hark/api"
 	"hark/audio/pcm"
@@ -271,9 +272,24 @@ func firstLine(s string, fallback error) string {
 	return line
 }
 
+// yieldAfter is how long a recognition whose audio has paused keeps its
+// decoder while another recognition waits for one: it then ends its
+// utterance (sending that utterance's final result), gives the decoder
+// back, and takes one again when audio comes. A client sending slowly
+// thus never blocks one sending at real-time pace. A variable so that a
+// test can change it.
+var yieldAfter = 200 * time.Millisecond
+
+// samplesRead is one read of the audio source.
+type samplesRead struct {
+	s   []int16
+	err error
+}
+
 // Recognize decodes the audio of r as it arrives, feeds it to a warm
 // pocketsphinx decoder at 16 kHz and emits partial results while audio
-// arrives and one final result at the end.
+// arrives and one final result at the end. It holds a decoder only while
+// there is audio to decode, or while no other recognition waits.
 func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, emit func(engine.Transcript) error) (err error) {
 	opts, err := l.planSTT(cfg)
 	if err != nil {
@@ -290,41 +306,95 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 	if err != nil {
 		return err
 	}
+	reads := make(chan samplesRead)
+	go func() { // ends when the source ends or fails, or ctx ends
+		for {
+			s, err := src.read(nil)
+			select {
+			case reads <- samplesRead{s, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	defer func() {
 		cancel()
 		if werr := src.wait(); err == nil && werr != nil && !errors.Is(werr, context.Canceled) {
 			err = werr
 		}
 	}()
-	dec, err := l.pool.get(ctx)
-	if err != nil {
-		return err
-	}
+	rec := recognition{emit: emit, opts: opts, rs: pcm.NewResampler(src.format.Rate, sphinx.SampleRate)}
 	broken := true // until the utterance ends cleanly or is abandoned
 	defer func() {
 		if p := recover(); p != nil {
 			err, broken = fmt.Errorf("speech recognition failed: %v", p), true
 		}
-		l.pool.put(dec, broken)
+		if rec.dec != nil {
+			l.pool.put(rec.dec, broken)
+		}
 	}()
-	if err := dec.StartUtt(); err != nil {
-		return err
-	}
-	rec := recognition{dec: dec, emit: emit, opts: opts, rs: pcm.NewResampler(src.format.Rate, sphinx.SampleRate)}
-	var in []int16
-	for {
-		var rerr error
-		in, rerr = src.read(in[:0])
-		if err := rec.feed(in, false); err != nil {
-			broken = !isInputOrEmit(err)
+	// take gets a decoder for audio that has come.
+	take := func() error {
+		dec, err := l.pool.get(ctx)
+		if err != nil {
 			return err
 		}
-		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+		rec.dec = dec
+		return dec.StartUtt()
+	}
+	tick := time.NewTicker(yieldAfter)
+	defer tick.Stop()
+	heard := false // audio came since the last tick
+	for {
+		var rd samplesRead
+		if rec.dec == nil {
+			select {
+			case rd = <-reads:
+			case <-ctx.Done():
+				broken = false
+				return ctx.Err()
+			}
+		} else {
+			select {
+			case rd = <-reads:
+			case <-tick.C:
+				if !heard && l.pool.waiting.Load() > 0 {
+					if err := rec.yield(); err != nil {
+						broken = !isInputOrEmit(err)
+						return err
+					}
+					l.pool.put(rec.dec, false)
+					rec.dec = nil
+				}
+				heard = false
+				continue
+			case <-ctx.Done():
+				broken = false
+				return ctx.Err()
+			}
+		}
+		heard = true
+		if rec.dec == nil && len(rd.s) > 0 {
+			if err := take(); err != nil {
+				broken = false
+				return err
+			}
+		}
+		if rec.dec != nil {
+			if err := rec.feed(rd.s, false); err != nil {
+				broken = !isInputOrEmit(err)
+				return err
+			}
+		}
+		if rd.err == io.EOF || rd.err == io.ErrUnexpectedEOF {
 			break
 		}
-		if rerr != nil {
+		if rd.err != nil {
 			broken = false
-			return rerr
+			return rd.err
 		}
 		if err := ctx.Err(); err != nil {
 			broken = false
@@ -335,13 +405,28 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 	// to be whole.
 	if werr := src.wait(); werr != nil {
 		broken = false
-		if rec.samples == 0 {
+		if rec.samples == 0 || rec.dec == nil {
 			return werr
 		}
 		if ferr := rec.final(); ferr != nil {
 			return ferr
 		}
 		return werr
+	}
+	if rec.dec == nil {
+		// The last utterance ended when the decoder was given back; what
+		// remains is the resampler's few samples of tail.
+		broken = false
+		if rec.samples == 0 {
+			return badAudio("contains no audio samples")
+		}
+		if rec.finals == 0 {
+			rec.finals++
+			if err := emit(engine.Transcript{Final: true, DurationMs: rec.ms()}); err != nil {
+				return emitError{err}
+			}
+		}
+		return nil
 	}
 	if err := rec.feed(nil, true); err != nil {
 		broken = !isInputOrEmit(err)
@@ -433,6 +518,23 @@ func (r *recognition) feed(in []int16, flush bool) error {
 
 func (r *recognition) ms() int {
 	return int((r.samples*1000 + sphinx.SampleRate/2) / sphinx.SampleRate)
+}
+
+// yield ends the current utterance before its decoder is given back,
+// sending its final result if it heard words.
+func (r *recognition) yield() error {
+	text, conf, err := r.dec.EndUtt()
+	if err != nil {
+		return err
+	}
+	if text != "" {
+		r.finals++
+		if err := r.emit(engine.Transcript{Text: text, Confidence: conf, Final: true, DurationMs: r.ms()}); err != nil {
+			return emitError{err}
+		}
+	}
+	r.uttStart, r.hyp = r.samples, ""
+	return nil
 }
 
 // final ends the last utterance with its final result. A silent tail

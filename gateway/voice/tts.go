@@ -2,13 +2,11 @@ package voice
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hark/audio/wav"
 	"io"
 	"math"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -309,94 +307,6 @@ func (l *Local) Synthesize(ctx context.Context, req api.TTSRequest, sink engine.
 	}
 	return res, err
 }
-
-// speak runs the engine on one sentence and passes its samples to emit as
-// they arrive.
-func (l *Local) speak(ctx context.Context, plan *ttsPlan, text string, emit func(rate int, s []int16) error) error {
-	var path string
-	args := slices.Clone(plan.args)
-	// A leading space keeps text that starts with "-" from reading as an option.
-	switch plan.voice.engine {
-	case engineEspeak:
-		path = l.espeak
-		args = append(args, " "+text)
-	case engineFlite:
-		path = l.flite
-		args = append(args, "-t", " "+text, "-o", "/dev/stdout")
-	}
-	if path == "" {
-		return fmt.Errorf("%s is not installed", map[string]string{engineEspeak: "espeak-ng", engineFlite: "flite"}[plan.voice.engine])
-	}
-	program := filepath.Base(path)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, args...)
-	var stderr pcm.CappedBuffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: %w", program, err)
-	}
-	readErr := readEngineWAV(stdout, emit)
-	if readErr != nil {
-		cancel() // stop the engine; its remaining output is not wanted
-		io.Copy(io.Discard, stdout)
-	}
-	waitErr := cmd.Wait()
-	if ctx.Err() != nil && readErr == nil {
-		return ctx.Err()
-	}
-	var badOutput engineOutputError
-	if readErr != nil && !(errors.As(readErr, &badOutput) && waitErr != nil) {
-		return readErr
-	}
-	if waitErr != nil {
-		return fmt.Errorf("%s: %v %s", program, waitErr, strings.TrimSpace(stderr.String()))
-	}
-	return nil
-}
-
-// readEngineWAV reads a WAV stream from an engine and emits mono samples
-// per read, so that audio leaves as soon as the engine writes it.
-func readEngineWAV(r io.Reader, emit func(rate int, s []int16) error) error {
-	f, err := wav.ReadHeader(r)
-	if err != nil {
-		return engineOutputError{err}
-	}
-	buf := make([]byte, 8192)
-	var rest []byte
-	var samples []int16
-	for {
-		n, err := r.Read(buf[len(rest):])
-		if n > 0 {
-			chunk := buf[:len(rest)+n]
-			samples, rest = wav.AppendMono(samples[:0], chunk, f)
-			copy(buf, rest)
-			rest = buf[:len(rest)]
-			if len(samples) > 0 {
-				if err := emit(f.Rate, samples); err != nil {
-					return err
-				}
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// engineOutputError is output of an engine that is not WAV; when the
-// engine also failed, its own message says more.
-type engineOutputError struct{ err error }
-
-func (e engineOutputError) Error() string { return "engine output: " + e.err.Error() }
-func (e engineOutputError) Unwrap() error { return e.err }
 
 // audioOut encodes resampled samples into the requested format and writes
 // them to the sink.

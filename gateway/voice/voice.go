@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hark/api"
@@ -30,9 +32,15 @@ type Config struct {
 	ModelDir    string // pocketsphinx en-us model; default sphinx.DefaultModelDir
 
 	// Decoders is the most pocketsphinx decoders kept (about 90 MB each),
-	// and so the number of recognitions that run at once; more wait. One
-	// is kept warm in reserve. Default 2.
+	// and so the number of recognitions that decode at once; more wait.
+	// One is kept warm in reserve. Default: the number of cores.
 	Decoders int
+	// DecoderWait is the longest a recognition waits for a decoder before
+	// it fails with engine.ErrUnavailable. A recognition whose audio
+	// pauses gives its decoder to a waiting one (see yieldAfter), so the
+	// wait is short unless every decoder is decoding. As many may wait as
+	// there are decoders; more are refused at once. Default 5 s.
+	DecoderWait time.Duration
 	// MaxTextRunes bounds the TTS text. Default 100000, the gateway's
 	// stream limit; the gateway holds REST text to its own, lower limit.
 	MaxTextRunes int
@@ -55,7 +63,7 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultDecoders        = 2
+	DefaultDecoderWait     = 5 * time.Second
 	DefaultMaxTextRunes    = 100000
 	DefaultMaxAudio        = 60 * time.Minute
 	DefaultPartialInterval = 300 * time.Millisecond
@@ -93,7 +101,10 @@ var _ engine.VoiceProvider = (*Local)(nil)
 // that says what to install.
 func New(cfg Config) (*Local, error) {
 	if cfg.Decoders <= 0 {
-		cfg.Decoders = DefaultDecoders
+		cfg.Decoders = runtime.NumCPU()
+	}
+	if cfg.DecoderWait <= 0 {
+		cfg.DecoderWait = DefaultDecoderWait
 	}
 	if cfg.MaxTextRunes <= 0 {
 		cfg.MaxTextRunes = DefaultMaxTextRunes
@@ -121,6 +132,7 @@ func New(cfg Config) (*Local, error) {
 		return nil, errors.New("no voices: neither espeak-ng nor flite is installed")
 	}
 	l.pool = newDecoderPool(sphinx.ModelIn(cfg.ModelDir), cfg.Decoders, cfg.WarmAfter)
+	l.pool.maxWait = cfg.DecoderWait
 	return l, nil
 }
 
@@ -184,9 +196,11 @@ func (l *Local) catalog() (*voiceCatalog, error) {
 // max decoders in all, so that a stream never waits for a model load
 // unless max streams are already running.
 type decoderPool struct {
-	model sphinx.Model
-	max   int
-	free  chan *sphinx.Decoder
+	model   sphinx.Model
+	max     int
+	maxWait time.Duration
+	free    chan *sphinx.Decoder
+	waiting atomic.Int32 // recognitions waiting in get
 
 	mu      sync.Mutex
 	closed  bool
@@ -250,13 +264,37 @@ func (p *decoderPool) load() {
 
 var errPoolClosed = errors.New("voice provider closed")
 
-// get waits for a free decoder.
+// busyError is a recognition refused for want of a decoder: the gateway
+// answers it as unavailable (503).
+type busyError string
+
+func (e busyError) Error() string        { return string(e) }
+func (e busyError) Is(target error) bool { return target == engine.ErrUnavailable }
+
+// get waits for a free decoder, at most maxWait.
 func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
 	p.mu.Lock()
 	if p.total == 0 {
 		p.growLocked() // not warmed yet
 	}
 	p.mu.Unlock()
+	select {
+	case d := <-p.free:
+		p.mu.Lock()
+		p.growLocked()
+		p.mu.Unlock()
+		return d, nil
+	default:
+	}
+	// As many may wait as there are decoders; more would only wait out
+	// maxWait to be refused, so they are refused at once.
+	if n := p.waiting.Add(1); int(n) > p.max {
+		p.waiting.Add(-1)
+		return nil, busyError(fmt.Sprintf("speech recognition busy: all %d recognisers decoding and %d recognitions waiting (stt_recognisers); retry shortly", p.max, n-1))
+	}
+	defer p.waiting.Add(-1)
+	timeout := time.NewTimer(p.maxWait)
+	defer timeout.Stop()
 	failed := p.failed
 	for {
 		select {
@@ -275,6 +313,8 @@ func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
 			failed = nil // decoders exist: wait for one to come back
 		case <-p.done:
 			return nil, errPoolClosed
+		case <-timeout.C:
+			return nil, busyError(fmt.Sprintf("speech recognition busy: all %d recognisers stayed busy for %s (stt_recognisers); retry shortly", p.max, p.maxWait))
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

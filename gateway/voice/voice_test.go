@@ -357,10 +357,10 @@ func failingEspeak(t *testing.T) *Local {
 	script := filepath.Join(t.TempDir(), "espeak-ng")
 	body := fmt.Sprintf(`#!/bin/sh
 case "$1" in --voices*) exec %s "$@";; esac
-for a; do last="$a"; done
-case "$last" in *refuse*) echo "espeak-ng: cannot open voice" >&2; exit 1;; esac
-case "$last" in *boom*) %s --stdout -v en-us "half of it" | head -c 20000; echo "synthesis exploded" >&2; exit 3;; esac
-exec %s "$@"
+text=$(cat)  # hark sends the text on stdin, never in the arguments
+case "$text" in *refuse*) echo "espeak-ng: cannot open voice" >&2; exit 1;; esac
+case "$text" in *boom*) echo "half of it" | %s --stdout -v en-us --stdin | head -c 20000; echo "synthesis exploded" >&2; exit 3;; esac
+printf '%%s' "$text" | exec %s "$@"
 `, real, real, real)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)

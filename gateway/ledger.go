@@ -1,0 +1,287 @@
+package gateway
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ledger is where usage rows live. The gateway counts through it alone,
+// so that another database (PostgreSQL for a team gateway) slots in as a
+// second implementation. Every method is one short statement or
+// transaction; none is called with a lock held.
+type ledger interface {
+	init(ctx context.Context) error
+	// sum is a workspace's credits since from.
+	sum(ctx context.Context, workspace string, from time.Time) (int64, error)
+	// reserve writes row as pending if the workspace's credits since from
+	// plus row.credits stay within quota, atomically with that check;
+	// otherwise it writes nothing and returns ok false and the credits used.
+	reserve(ctx context.Context, row usageRow, quota int64, from time.Time) (id, used int64, ok bool, err error)
+	// record writes a settled row; settle settles a pending one.
+	record(ctx context.Context, row usageRow) error
+	settle(ctx context.Context, id int64, row usageRow) error
+	// recent lists a workspace's newest rows.
+	recent(ctx context.Context, workspace string, limit int) ([]UsageRecord, error)
+	// refundAbandoned refunds the pending rows of gateways that are no
+	// longer running (killed mid-call) and returns how many.
+	refundAbandoned(ctx context.Context) (int64, error)
+	// resetTotals drops what the ledger keeps derived from its rows
+	// (running totals), so that it is recomputed from them.
+	resetTotals(ctx context.Context) error
+}
+
+// usageRow is one call's row as written.
+type usageRow struct {
+	ts                      time.Time
+	workspace, keyID, trace string
+	op, status, errMsg      string
+	credits, durationMs     int64
+	// For settle: the credits the pending row held, and the start of the
+	// quota period it counts in.
+	held   int64
+	period time.Time
+}
+
+// sqliteLedger keeps the ledger in gateway.db's gateway_usage.
+type sqliteLedger struct {
+	db     *sql.DB
+	holder string // this process, on its pending rows
+}
+
+const usageSchema = `
+CREATE TABLE IF NOT EXISTS gateway_usage (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	ts          INTEGER NOT NULL,
+	workspace   TEXT    NOT NULL,
+	key_id      TEXT    NOT NULL,
+	trace_id    TEXT    NOT NULL,
+	operation   TEXT    NOT NULL,
+	credits     INTEGER NOT NULL,
+	status      TEXT    NOT NULL,
+	error       TEXT    NOT NULL DEFAULT '',
+	duration_ms INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS gateway_usage_ws_ts ON gateway_usage(workspace, ts);
+-- The credits of a workspace with a quota in one quota period, kept with
+-- every reservation and settlement so that the quota check costs the same
+-- on the first call of a period and on the millionth. Derived from
+-- gateway_usage: emptied at every start, recomputed at a period's first
+-- reservation.
+CREATE TABLE IF NOT EXISTS gateway_credit_totals (
+	workspace    TEXT    NOT NULL,
+	period_start INTEGER NOT NULL,
+	used         INTEGER NOT NULL,
+	PRIMARY KEY (workspace, period_start)
+);
+`
+
+func newSQLiteLedger(db *sql.DB) *sqliteLedger {
+	return &sqliteLedger{db: db, holder: processHolder(os.Getpid())}
+}
+
+func (l *sqliteLedger) init(ctx context.Context) error {
+	if _, err := l.db.ExecContext(ctx, usageSchema); err != nil {
+		return fmt.Errorf("create usage tables: %w", err)
+	}
+	// holder names the process of a pending row, so that a later start
+	// can refund the rows of one that was killed.
+	var n int
+	if err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('gateway_usage') WHERE name='holder'`).Scan(&n); err != nil {
+		return fmt.Errorf("create usage tables: %w", err)
+	}
+	if n == 0 {
+		if _, err := l.db.ExecContext(ctx, `ALTER TABLE gateway_usage ADD COLUMN holder TEXT NOT NULL DEFAULT ''`); err != nil {
+			return fmt.Errorf("create usage tables: %w", err)
+		}
+	}
+	return nil
+}
+
+// resetTotals empties the derived totals; the next reservation of each
+// period recomputes its row from gateway_usage.
+func (l *sqliteLedger) resetTotals(ctx context.Context) error {
+	if _, err := l.db.ExecContext(ctx, `DELETE FROM gateway_credit_totals`); err != nil {
+		return fmt.Errorf("reset credit totals: %w", err)
+	}
+	return nil
+}
+
+func (l *sqliteLedger) sum(ctx context.Context, workspace string, from time.Time) (int64, error) {
+	var n int64
+	err := l.db.QueryRowContext(ctx,
+		`SELECT COALESCE(SUM(credits),0) FROM gateway_usage WHERE workspace=? AND ts>=?`,
+		workspace, from.UnixMilli()).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("read credit usage: %w", err)
+	}
+	return n, nil
+}
+
+func (l *sqliteLedger) reserve(ctx context.Context, r usageRow, quota int64, from time.Time) (id, used int64, ok bool, err error) {
+	// One IMMEDIATE transaction (the DSN's _txlock): the check and the
+	// insert are atomic across every process sharing the file.
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("record credit usage: %w", err)
+	}
+	defer tx.Rollback()
+	p := from.UnixMilli()
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO gateway_credit_totals(workspace,period_start,used)
+		 SELECT ?,?,COALESCE(SUM(credits),0) FROM gateway_usage WHERE workspace=? AND ts>=?
+		 ON CONFLICT(workspace,period_start) DO NOTHING`, r.workspace, p, r.workspace, p); err != nil {
+		return 0, 0, false, fmt.Errorf("record credit usage: %w", err)
+	}
+	res, err := tx.ExecContext(ctx,
+		`UPDATE gateway_credit_totals SET used=used+? WHERE workspace=? AND period_start=? AND used+?<=?`,
+		r.credits, r.workspace, p, r.credits, quota)
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("record credit usage: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = tx.QueryRowContext(ctx, `SELECT used FROM gateway_credit_totals WHERE workspace=? AND period_start=?`, r.workspace, p).Scan(&used)
+		}
+		return 0, used, false, err
+	}
+	res, err = tx.ExecContext(ctx,
+		`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,holder) VALUES(?,?,?,?,?,?,'pending',?)`,
+		r.ts.UnixMilli(), r.workspace, r.keyID, r.trace, r.op, r.credits, l.holder)
+	if err == nil {
+		id, err = res.LastInsertId()
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("record credit usage: %w", err)
+	}
+	return id, 0, true, nil
+}
+
+func (l *sqliteLedger) record(ctx context.Context, r usageRow) error {
+	_, err := l.db.ExecContext(ctx,
+		`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms) VALUES(?,?,?,?,?,?,?,?,?)`,
+		r.ts.UnixMilli(), r.workspace, r.keyID, r.trace, r.op, r.credits, r.status, r.errMsg, r.durationMs)
+	return err
+}
+
+func (l *sqliteLedger) settle(ctx context.Context, id int64, r usageRow) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx,
+		`UPDATE gateway_usage SET credits=?, status=?, error=?, duration_ms=? WHERE id=?`,
+		r.credits, r.status, r.errMsg, r.durationMs, id); err != nil {
+		return err
+	}
+	if r.credits != r.held {
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE gateway_credit_totals SET used=used+? WHERE workspace=? AND period_start=?`,
+			r.credits-r.held, r.workspace, r.period.UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func (l *sqliteLedger) recent(ctx context.Context, workspace string, limit int) ([]UsageRecord, error) {
+	rows, err := l.db.QueryContext(ctx,
+		`SELECT id,ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms
+		 FROM gateway_usage WHERE workspace=? ORDER BY id DESC LIMIT ?`, workspace, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read usage: %w", err)
+	}
+	defer rows.Close()
+	var out []UsageRecord
+	for rows.Next() {
+		var r UsageRecord
+		var ts int64
+		if err := rows.Scan(&r.ID, &ts, &r.Workspace, &r.KeyID, &r.TraceID, &r.Operation, &r.Credits, &r.Status, &r.Error, &r.DurationMs); err != nil {
+			return nil, fmt.Errorf("read usage: %w", err)
+		}
+		r.Time = time.UnixMilli(ts).UTC()
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// msgAbandoned is the error of a pending row refunded after its gateway
+// died.
+const msgAbandoned = "gateway stopped before the call ended; refunded"
+
+func (l *sqliteLedger) refundAbandoned(ctx context.Context) (int64, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT DISTINCT holder FROM gateway_usage WHERE status='pending'`)
+	if err != nil {
+		return 0, fmt.Errorf("read pending usage: %w", err)
+	}
+	var dead []string
+	for rows.Next() {
+		var h string
+		if rows.Scan(&h) == nil && !holderAlive(h) {
+			dead = append(dead, h)
+		}
+	}
+	rows.Close()
+	var total int64
+	for _, h := range dead {
+		res, err := l.db.ExecContext(ctx,
+			`UPDATE gateway_usage SET status='error', credits=0, error=? WHERE status='pending' AND holder=?`, msgAbandoned, h)
+		if err != nil {
+			return total, fmt.Errorf("refund abandoned usage: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}
+
+// processHolder names a process as "pid:start", its start time in clock
+// ticks since boot (Linux), so that a reused pid is not mistaken for it.
+// A SQLite file in WAL mode is shared only by processes of one machine,
+// so a pid says enough.
+func processHolder(pid int) string {
+	return strconv.Itoa(pid) + ":" + processStart(pid)
+}
+
+func processStart(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// The command name (field 2) may hold spaces; fields after its ")".
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		if f := strings.Fields(s[i+1:]); len(f) > 19 {
+			return f[19] // field 22, starttime
+		}
+	}
+	return ""
+}
+
+// holderAlive reports whether the process of a holder still runs. Rows
+// without a holder were written by a hark before holders; they count as
+// abandoned.
+func holderAlive(h string) bool {
+	pidStr, start, ok := strings.Cut(h, ":")
+	pid, err := strconv.Atoi(pidStr)
+	if !ok || err != nil || pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return processHolder(pid) == h
+	}
+	if _, err := os.Stat("/proc/self/stat"); err == nil {
+		return start != "" && processStart(pid) == start
+	}
+	p, err := os.FindProcess(pid) // no /proc: the pid alone
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
+}
