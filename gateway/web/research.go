@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hark/gateway/text"
 	"regexp"
 	"slices"
 	"sort"
@@ -52,7 +53,7 @@ func planFor(model, input string) researchPlan {
 	if model == "pro" {
 		return researchPlan{Auto: auto, Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 10, PerSection: 4}
 	}
-	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 5, Sources: 6, PerSection: 3}
+	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 8, Sources: 8, PerSection: 3}
 }
 
 // runResearch persists a task, runs it in the background under the
@@ -134,11 +135,11 @@ func newRequestID() string {
 func subQuestions(input string, n int) []string {
 	input = strings.TrimSpace(input)
 	out := []string{input}
-	seen := map[string]bool{strings.Join(tokens(input), " "): true}
+	seen := map[string]bool{strings.Join(text.Terms(input), " "): true}
 	add := func(s string) {
 		s = strings.Trim(strings.TrimSpace(s), ",.;:")
-		key := strings.Join(tokens(s), " ")
-		if len(tokens(s)) < 2 || seen[key] || len(out) >= n {
+		key := strings.Join(text.Terms(s), " ")
+		if len(text.Terms(s)) < 2 || seen[key] || len(out) >= n {
 			return
 		}
 		seen[key] = true
@@ -168,7 +169,7 @@ type section struct{ title, query string }
 var askWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields("compare comparison contrast difference differences differ explain describe versus overview summarize summarise summary list use using mean means") {
-		m[stem(w)] = true
+		m[text.Stem(w)] = true
 	}
 	return m
 }()
@@ -176,7 +177,7 @@ var askWords = func() map[string]bool {
 // answerTerms are the tokens of q an answer is expected to contain.
 func answerTerms(q string) []string {
 	var out []string
-	for _, t := range tokens(q) {
+	for _, t := range text.Terms(q) {
 		if !askWords[t] && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
@@ -269,7 +270,7 @@ func definedSubject(input string) *subject {
 		name = name[:i]
 	}
 	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(words) == 0 || len(words) > 5 || len(tokens(name)) == 0 {
+	if len(words) == 0 || len(words) > 5 || len(text.Terms(name)) == 0 {
 		return nil
 	}
 	for i, w := range words {
@@ -277,7 +278,7 @@ func definedSubject(input string) *subject {
 	}
 	re := regexp.MustCompile(`(?i)^(?:(?:an?|the)\s+)?` + strings.Join(words, `[\s-]+`) +
 		`(?:e?s)?(?:\s*\([^)]*\))?,?\s+(?:(?:is|are|was|were)(?:\s+also)?\s+(?:an?|the|one)|happens|occurs|means|refers|describes|denotes|represents|consists)\b(\s+not\b)?`)
-	return &subject{defining: re, terms: tokens(name), does: does}
+	return &subject{defining: re, terms: text.Terms(name), does: does}
 }
 
 var (
@@ -296,7 +297,7 @@ func (s *subject) definedBy(sentence string) bool {
 // namedBy reports whether heading names the subject: "2.5 The Closure
 // API" names "closure".
 func (s *subject) namedBy(heading string) bool {
-	return matched(s.terms, tokens(heading)) == len(s.terms)
+	return matched(s.terms, text.Terms(heading)) == len(s.terms)
 }
 
 // leansOnContext matches sentences that open by pointing at text the
@@ -408,7 +409,7 @@ func splitClauses(s string) []string {
 	// Splitting "salt and pepper" helps no one: keep the clause whole when
 	// any part is too short to search on its own.
 	for _, p := range out {
-		if len(tokens(p)) < 2 {
+		if len(text.Terms(p)) < 2 {
 			return []string{s}
 		}
 	}
@@ -508,10 +509,13 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 					order = append(order, r.URL)
 				}
 				// Release notes name everything once; they are sources
-				// for questions about changes.
+				// for questions about changes, and the first ones there.
 				w := 1.0
-				if !changes && changelogPage(r.Title, r.URL) {
+				if changelogPage(r.Title, r.URL) {
 					w = 0.3
+					if changes {
+						w = 3
+					}
 				}
 				s.score += r.Score * w
 				if best[q] == "" || w == 1 && changelogPage(found[best[q]].title, best[q]) {
@@ -560,6 +564,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		}
 		docs[i].changelog = changelogPage(src.title, src.url)
 	}
+	if compared == nil {
+		markOffTopic(docs, answerTerms(input))
+	}
 	corp := newCorpus(docs)
 
 	// Citation numbers follow first use.
@@ -580,7 +587,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	asks := make([]ask, len(sections))
 	for i, sec := range sections {
 		q := sec.query
-		if i > 0 && subjectWord != "" && pronoun().MatchString(q) && !slices.Contains(tokens(q), stem(strings.ToLower(subjectWord))) {
+		if i > 0 && subjectWord != "" && pronoun().MatchString(q) && !slices.Contains(text.Terms(q), text.Stem(strings.ToLower(subjectWord))) {
 			q += " " + subjectWord
 		}
 		asks[i] = newAsk(q, nil, changes)
@@ -729,7 +736,7 @@ func corpusTexts(c *rcorpus) []string {
 	var out []string
 	for _, d := range c.docs {
 		for _, s := range d.sents {
-			out = append(out, unmark(s.text))
+			out = append(out, text.Unmark(s.text))
 		}
 	}
 	return out
@@ -823,7 +830,7 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 // not have (pseudo-relevance feedback).
 func followUpQueries(input string, found map[string]*researchSource, order []string, searched map[string]bool) []string {
 	have := map[string]bool{}
-	for _, t := range tokens(input) {
+	for _, t := range text.Terms(input) {
 		have[t] = true
 	}
 	freq := map[string]int{}
@@ -831,7 +838,7 @@ func followUpQueries(input string, found map[string]*researchSource, order []str
 		if i == 5 {
 			break
 		}
-		for _, t := range tokens(found[u].snippet + " " + found[u].title) {
+		for _, t := range text.Terms(found[u].snippet + " " + found[u].title) {
 			if !have[t] && len(t) > 3 {
 				freq[t]++
 			}
@@ -854,7 +861,7 @@ func followUpQueries(input string, found map[string]*researchSource, order []str
 		return list[i].t < list[j].t
 	})
 	var out []string
-	base := strings.Join(tokens(input), " ")
+	base := strings.Join(text.Terms(input), " ")
 	for i := 0; i+1 < len(list) && len(out) < 2; i += 2 {
 		q := base + " " + list[i].t + " " + list[i+1].t
 		if !searched[q] {
@@ -989,4 +996,43 @@ func (s *store) failStaleResearch(ctx context.Context, id string) error {
 func (s *store) body(ctx context.Context, u string) (body, markdown, title string, err error) {
 	err = s.db.QueryRowContext(ctx, `SELECT body, markdown, title FROM web_pages WHERE url = ?`, u).Scan(&body, &markdown, &title)
 	return body, markdown, title, err
+}
+
+// markOffTopic marks the sources that lack a word of the question most
+// sources name in their titles: asked "how do I define a structure type
+// in libffi?", a Memcheck page on MPI's "structured types" shares two
+// words but not "libffi", which the other sources' titles all hold.
+func markOffTopic(docs []*rdoc, terms []string) {
+	if len(docs) < 3 {
+		return
+	}
+	inTitle := make([]map[string]bool, len(docs))
+	has := make([]map[string]bool, len(docs))
+	for i, d := range docs {
+		inTitle[i], has[i] = map[string]bool{}, map[string]bool{}
+		for _, t := range text.Terms(d.title) {
+			inTitle[i][t], has[i][t] = true, true
+		}
+		for _, s := range d.sents {
+			for _, t := range s.toks {
+				has[i][t] = true
+			}
+		}
+	}
+	for _, t := range terms {
+		n := 0
+		for i := range docs {
+			if inTitle[i][t] {
+				n++
+			}
+		}
+		if 2*n <= len(docs) {
+			continue
+		}
+		for i, d := range docs {
+			if !has[i][t] {
+				d.offTopic = true
+			}
+		}
+	}
 }

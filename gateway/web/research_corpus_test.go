@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
+	gmtext "github.com/yuin/goldmark/text"
 
 	"hark/api"
 )
@@ -232,8 +232,13 @@ var quoteLine = regexp.MustCompile(`^(?:- )?(.*?) \[\d+\]$`)
 func checkQuotes(t *testing.T, report string) {
 	t.Helper()
 	body, _, _ := strings.Cut(report, "\n## Method")
+	fence := false
 	for _, l := range strings.Split(body, "\n") {
-		if strings.HasPrefix(l, "#") || strings.HasPrefix(l, " ") || l == "" || strings.HasPrefix(l, "```") || strings.HasPrefix(l, "No source found") || strings.HasPrefix(l, "The sources found") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fence = !fence
+			continue
+		}
+		if fence || strings.HasPrefix(l, "#") || strings.HasPrefix(l, " ") || l == "" || strings.HasPrefix(l, "```") || strings.HasPrefix(l, "No source found") || strings.HasPrefix(l, "The sources found") {
 			continue
 		}
 		for _, q := range strings.Split(l, "] ") { // a summary runs its quotes together
@@ -268,7 +273,7 @@ func checkNoMarkup(t *testing.T, report string) {
 	t.Helper()
 	body, _, _ := strings.Cut(report, "\n## Sources")
 	src := []byte(body)
-	doc := markdownParser().Parser().Parse(text.NewReader(src))
+	doc := markdownParser().Parser().Parse(gmtext.NewReader(src))
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil

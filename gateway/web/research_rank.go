@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"hark/gateway/text"
 	"math"
 	"regexp"
 	"slices"
@@ -17,57 +18,6 @@ import (
 // "this" points at, the term a definition describes, the sentence that
 // introduces a list) and the sentences that complete it, in page order.
 
-// bm25Index is Okapi BM25 (k1=1.2, b=0.75) over a fixed set of documents,
-// built once and asked many times.
-type bm25Index struct {
-	tfs  []map[string]int
-	lens []float64
-	df   map[string]int
-	avg  float64
-}
-
-func newBM25Index(docs [][]string) *bm25Index {
-	ix := &bm25Index{tfs: make([]map[string]int, len(docs)), lens: make([]float64, len(docs)), df: map[string]int{}}
-	var total float64
-	for i, d := range docs {
-		tf := make(map[string]int, len(d))
-		for _, t := range d {
-			tf[t]++
-		}
-		for t := range tf {
-			ix.df[t]++
-		}
-		ix.tfs[i], ix.lens[i] = tf, float64(len(d))
-		total += float64(len(d))
-	}
-	ix.avg = 1
-	if len(docs) > 0 && total > 0 {
-		ix.avg = total / float64(len(docs))
-	}
-	return ix
-}
-
-func (ix *bm25Index) score(query []string) []float64 {
-	const k1, b = 1.2, 0.75
-	out := make([]float64, len(ix.tfs))
-	n := float64(len(ix.tfs))
-	seen := map[string]bool{}
-	for _, q := range query {
-		if seen[q] || ix.df[q] == 0 {
-			continue
-		}
-		seen[q] = true
-		df := float64(ix.df[q])
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for i, tf := range ix.tfs {
-			if f := float64(tf[q]); f > 0 {
-				out[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*ix.lens[i]/ix.avg))
-			}
-		}
-	}
-	return out
-}
-
 // rcorpus is the sources of one report, read.
 type rcorpus struct {
 	docs  []*rdoc
@@ -75,8 +25,8 @@ type rcorpus struct {
 	pref  [][2]int // every passage
 	sBase []int    // a doc's first entry in sref
 	pBase []int
-	sIdx  *bm25Index
-	pIdx  *bm25Index
+	sIdx  *text.BM25
+	pIdx  *text.BM25
 }
 
 func newCorpus(docs []*rdoc) *rcorpus {
@@ -98,7 +48,7 @@ func newCorpus(docs []*rdoc) *rcorpus {
 			pdocs = append(pdocs, toks)
 		}
 	}
-	c.sIdx, c.pIdx = newBM25Index(sdocs), newBM25Index(pdocs)
+	c.sIdx, c.pIdx = text.NewBM25(sdocs), text.NewBM25(pdocs)
 	return c
 }
 
@@ -137,7 +87,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 	if len(a.terms) == 0 {
 		return out
 	}
-	sS, pS := c.sIdx.score(a.terms), c.pIdx.score(a.terms)
+	sS, pS := c.sIdx.Score(a.terms), c.pIdx.Score(a.terms)
 	maxS, maxP := 0.0, 0.0
 	for _, v := range sS {
 		maxS = math.Max(maxS, v)
@@ -156,7 +106,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 		s := &d.sents[ref[1]]
 		blk := &d.blocks[s.block]
 		p := &d.passages[s.passage]
-		if s.lost || s.asks || !(s.ok || s.leads) {
+		if d.offTopic || s.lost || s.asks || !(s.ok || s.leads) {
 			continue
 		}
 		doc := slices.Clip(s.toks)
@@ -172,12 +122,12 @@ func (c *rcorpus) scores(a ask) []float64 {
 		// What the sentence sits under: its section's heading (hc),
 		// the term or item name it describes (nc), the headings above
 		// and the page title (tc).
-		hc := coverage(a.terms, p.own)
+		hc := text.Coverage(a.terms, p.own)
 		nc := 0.0
 		if blk.label != "" {
-			nc = coverage(a.terms, tokens(unmark(blk.label)))
+			nc = text.Coverage(a.terms, text.Terms(text.Unmark(blk.label)))
 		}
-		tc := coverage(a.terms, p.context)
+		tc := text.Coverage(a.terms, p.context)
 		if a.bare {
 			hc, nc, tc = 0, 0, 0 // the sentence itself names the things compared
 		}
@@ -225,7 +175,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 			first = s.toks[0]
 		}
 		switch {
-		case a.subject != nil && a.subject.definedBy(unmark(s.text)):
+		case a.subject != nil && a.subject.definedBy(text.Unmark(s.text)):
 			v *= 2.5 // "A data race happens when …" for "what is a data race"
 		case a.subject != nil && lead && p.overview && opensWith(s, a.subject) && a.subject.namedBy(d.title):
 			v *= 2.5 // "Cachegrind simulates …", opening Cachegrind's page, for "what does cachegrind measure"
@@ -240,9 +190,9 @@ func (c *rcorpus) scores(a ask) []float64 {
 			}
 		case a.how && commandLike(s.code):
 			v *= 1.3 // shows how: "Select a voice from the command line:" and the command
-		case !a.how && definition().MatchString(unmark(s.text)) && slices.Contains(a.terms, first):
+		case !a.how && definition().MatchString(text.Unmark(s.text)) && slices.Contains(a.terms, first):
 			v *= 1.6 // says what the question names is: "Memcheck is a …"
-		case a.how && definition().MatchString(unmark(s.text)):
+		case a.how && definition().MatchString(text.Unmark(s.text)):
 			v *= 0.7 // what a thing is does not say how to do anything
 		case !a.how && slices.Contains(a.terms, first):
 			v *= 1.3 // about what the question names: "Memcheck reports …"
@@ -285,7 +235,7 @@ func (c *rcorpus) defines(di, i int, a ask) bool {
 	d := c.docs[di]
 	s := &d.sents[i]
 	p := &d.passages[s.passage]
-	if a.subject.definedBy(unmark(s.text)) {
+	if a.subject.definedBy(text.Unmark(s.text)) {
 		return true
 	}
 	lead := len(p.sents) > 0 && p.sents[0] == i
@@ -353,7 +303,7 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	// unless the sentence is a definition, which stands alone.
 	if f := blk.sents[0]; start == f+1 && start == i && d.sents[f].ok && !d.sents[f].lost && !d.sents[f].far &&
 		len(d.sents[f].text)+len(s.text) < quoteChars && !used.has(d.sents[f].text) &&
-		(a.subject == nil || !a.subject.definedBy(unmark(s.text))) {
+		(a.subject == nil || !a.subject.definedBy(text.Unmark(s.text))) {
 		start = f
 	}
 	if blk.term != "" {
@@ -374,7 +324,7 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	p := &d.passages[s.passage]
 	opening := len(p.sents) > 0 && p.sents[0] == start
 	limit, most := quoteChars, quoteSents
-	if opening && coverage(a.terms, p.own) >= 0.5 {
+	if opening && text.Coverage(a.terms, p.own) >= 0.5 {
 		// The opening of the section the question names: how it begins
 		// is the answer ("Memcheck keeps track of all heap blocks … The
 		// root-set consists of …").
@@ -454,11 +404,11 @@ type usedSet struct {
 
 func newUsedSet() *usedSet { return &usedSet{keys: map[string]bool{}} }
 
-func (u *usedSet) has(text string) bool {
-	if u.keys[plainWords(unmark(text))] {
+func (u *usedSet) has(s string) bool {
+	if u.keys[plainWords(text.Unmark(s))] {
 		return true
 	}
-	sh := shingles(unmark(text), 2)
+	sh := shingles(text.Unmark(s), 2)
 	for _, p := range u.shingles {
 		if jaccard(sh, p) > 0.5 {
 			return true
@@ -467,9 +417,9 @@ func (u *usedSet) has(text string) bool {
 	return false
 }
 
-func (u *usedSet) add(text string) {
-	u.keys[plainWords(unmark(text))] = true
-	u.shingles = append(u.shingles, shingles(unmark(text), 2))
+func (u *usedSet) add(s string) {
+	u.keys[plainWords(text.Unmark(s))] = true
+	u.shingles = append(u.shingles, shingles(text.Unmark(s), 2))
 }
 
 // pickOptions narrow what pick takes.
@@ -494,7 +444,7 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 	if opt.defining && a.subject != nil {
 		// "DRD is a Valgrind tool …" before any opening of a section.
 		says := func(g int) bool {
-			return a.subject.definedBy(unmark(c.docs[c.sref[g][0]].sents[c.sref[g][1]].text))
+			return a.subject.definedBy(text.Unmark(c.docs[c.sref[g][0]].sents[c.sref[g][1]].text))
 		}
 		sort.SliceStable(idx, func(x, y int) bool { return says(idx[x]) && !says(idx[y]) })
 	}
@@ -577,7 +527,7 @@ func (c *rcorpus) text(q quote) string {
 	if q.label != "" {
 		label := strings.TrimSpace(q.label)
 		if !strings.ContainsAny(label, " \x01") && strings.ToLower(label) == label {
-			label = string(codeOpen) + label + string(codeClose) // a parameter's name: `closure`
+			label = string(text.CodeOpen) + label + string(text.CodeClose) // a parameter's name: `closure`
 		}
 		l := renderMarked(label)
 		b.WriteString(l)
@@ -692,7 +642,7 @@ func withoutSectionNumber(t string) string {
 	if loc == nil {
 		return t
 	}
-	if r, _ := utf8.DecodeRuneInString(t[loc[1]:]); unicode.IsUpper(r) || r == codeOpen {
+	if r, _ := utf8.DecodeRuneInString(t[loc[1]:]); unicode.IsUpper(r) || r == text.CodeOpen {
 		return t[loc[1]:]
 	}
 	return t

@@ -461,3 +461,27 @@ func corpusEngine(t testing.TB) *Engine {
 	}
 	return e
 }
+
+// One page under the URLs a site serves it at is one page.
+func TestSamePage(t *testing.T) {
+	for _, group := range [][]string{
+		{"file:///usr/share/doc/nodejs/api/fs.html", "file:///usr/share/doc/nodejs/api/fs.md"},
+		{"https://ex.org/docs/", "https://ex.org/docs", "https://EX.org/docs/index.html", "https://ex.org/docs/index.md#top"},
+		{"https://ex.org/", "https://ex.org", "https://ex.org/index.htm"},
+	} {
+		for _, u := range group[1:] {
+			if samePage(u) != samePage(group[0]) {
+				t.Errorf("%s (%s) and %s (%s) should be one page", u, samePage(u), group[0], samePage(group[0]))
+			}
+		}
+	}
+	for _, pair := range [][2]string{
+		{"https://ex.org/fs.html", "https://ex.org/path.html"},
+		{"https://ex.org/a?id=1", "https://ex.org/a?id=2"},
+		{"https://ex.org/docs/", "https://ex.org/docs/api/"},
+	} {
+		if samePage(pair[0]) == samePage(pair[1]) {
+			t.Errorf("%s and %s are two pages", pair[0], pair[1])
+		}
+	}
+}

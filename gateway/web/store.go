@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"hark/gateway/text"
 	"net/url"
 	"strings"
 	"sync"
@@ -222,7 +223,7 @@ func init() {
 nasdaq nyse dow index inflation interest rate rates bond bonds yield investor investors investment fund funds
 price prices trading trader equity equities ipo quarterly fiscal bank banks currency forex crypto bitcoin
 valuation portfolio hedge etf gdp recession central treasury`) {
-		financeTerms[stem(w)] = true
+		financeTerms[text.Stem(w)] = true
 	}
 }
 
@@ -240,7 +241,7 @@ func classifyTopic(p *page) string {
 	if p.ArticleType || strings.Contains(path, "/news") || (!p.Published.IsZero() && (strings.Contains(path, "/20") || strings.Contains(path, "/article") || strings.Contains(path, "/blog"))) {
 		return "news"
 	}
-	toks := tokens(p.Title + " " + truncateRunes(p.Text, 20000))
+	toks := text.Terms(p.Title + " " + truncateRunes(p.Text, 20000))
 	hits := 0
 	for _, t := range toks {
 		if financeTerms[t] {
