@@ -102,6 +102,7 @@ func newDocBuilder(title string) *docBuilder {
 }
 
 func (b *docBuilder) heading(level int, h string) {
+	marked := strings.TrimSpace(h)
 	h = strings.TrimSpace(text.Unmark(h))
 	if h == "" {
 		return
@@ -130,7 +131,27 @@ func (b *docBuilder) heading(level int, h string) {
 	}
 	b.d.passages = append(b.d.passages, rpassage{heading: h, own: own, context: ctx, contextText: above, overview: genericHeading().MatchString(h) || len(above) == 0})
 	b.term, b.lastSent, b.prevKind, b.desc = "", -1, 0, -1
+	if apiHeading(marked) {
+		// An API reference entry ("### `os.homedir()`") is headed by
+		// what it documents: its sentences describe that name, as a
+		// definition's describe its term, and are quoted under it.
+		b.term = string(text.CodeOpen) + text.Unmark(marked) + string(text.CodeClose)
+	}
 }
+
+// apiHeading reports whether a heading (marked) is the name of a
+// function, method or property: all code ("`os.homedir()`") or a call
+// written plainly ("readline.createInterface(options)").
+func apiHeading(marked string) bool {
+	plain := text.Unmark(marked)
+	if strings.HasPrefix(marked, string(text.CodeOpen)) && strings.HasSuffix(marked, string(text.CodeClose)) &&
+		strings.Count(marked, string(text.CodeOpen)) == 1 {
+		return !strings.Contains(plain, " ") || strings.Contains(plain, "(")
+	}
+	return apiName().MatchString(plain)
+}
+
+var apiName = lazyRegexp(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\(.*\)$`)
 
 // termLine starts a definition: the paragraphs after it describe it.
 // Terms in a row are one ("3.4." and the question it numbers).
