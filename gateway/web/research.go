@@ -639,7 +639,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	case compared != nil:
 		b.WriteString("No source found compares them directly; each section below opens with what the sources say each one is.\n")
 	default:
-		b.WriteString("The sources found mention the topic but no sentence in them answers it directly; see the sources below.\n")
+		fmt.Fprintf(&b, "No sentence in the sources found answers it directly: research looked for sentences that hold %s. The sources below mention the topic.\n", lookedFor(input))
 	}
 	b.WriteString("\n")
 
@@ -677,6 +677,16 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			corp.write(&b, q, cite(q.doc), true)
 		}
 		b.WriteString("\n")
+	}
+	if len(cited) == 0 {
+		// Nothing quoted: the sources that hold the question's words are
+		// still where to look.
+		terms := answerTerms(input)
+		for i, d := range corp.docs {
+			if len(cited) < 5 && !d.offTopic && docMatches(d, terms) >= termsNeeded(terms) {
+				cite(i)
+			}
+		}
 	}
 	model := fmt.Sprintf("Model `%s`", plan.Model)
 	if plan.Auto {
@@ -1035,4 +1045,47 @@ func markOffTopic(docs []*rdoc, terms []string) {
 			}
 		}
 	}
+}
+
+// docMatches is how many of terms a source holds anywhere.
+func docMatches(d *rdoc, terms []string) int {
+	has := map[string]bool{}
+	for _, t := range text.Terms(d.title) {
+		has[t] = true
+	}
+	for _, s := range d.sents {
+		for _, t := range s.toks {
+			has[t] = true
+		}
+	}
+	n := 0
+	for _, t := range terms {
+		if has[t] {
+			n++
+		}
+	}
+	return n
+}
+
+// lookedFor names the words of the question an answer must hold, as the
+// question writes them: "the words “SSML”, “tags” and “espeak-ng”".
+func lookedFor(input string) string {
+	var words []string
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(input) {
+		w = strings.Trim(w, "?!.,;:()\"'")
+		t := text.Terms(w)
+		if len(t) == 0 || askWords[t[0]] || seen[strings.ToLower(w)] {
+			continue
+		}
+		seen[strings.ToLower(w)] = true
+		words = append(words, "“"+escapeWithin(w)+"”")
+	}
+	switch len(words) {
+	case 0:
+		return "the question's words"
+	case 1:
+		return "the word " + words[0]
+	}
+	return "the words " + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

@@ -256,6 +256,7 @@ type quote struct {
 	sents []int  // in page order
 	items []quote
 	score float64
+	code  string // for a how-to question, the code block closing the quote's paragraph
 }
 
 func (q quote) isList() bool { return len(q.items) > 0 }
@@ -350,6 +351,15 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 		}
 		q.sents = append(q.sents, next)
 		n += len(ns.text)
+	}
+	if a.how {
+		// How to do it is the example the paragraph ends on ("On
+		// Linux systems, we also support shared libraries … ./configure
+		// --enable-shared"), even when a later sentence introduces it.
+		last := blk.sents[len(blk.sents)-1]
+		if c := d.sents[last].code; c != "" && last != q.sents[len(q.sents)-1] && len(blk.sents) <= 5 {
+			q.code = c
+		}
 	}
 	return q, true
 }
@@ -556,6 +566,9 @@ func (c *rcorpus) text(q quote) string {
 func (c *rcorpus) code(q quote) string {
 	if len(q.sents) == 0 || q.isList() {
 		return ""
+	}
+	if q.code != "" {
+		return q.code
 	}
 	return c.docs[q.doc].sents[q.sents[len(q.sents)-1]].code
 }
