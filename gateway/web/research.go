@@ -92,7 +92,7 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 				}
 			}
 		}()
-		content, sources, err := e.research(tctx, in.Input, planFor(model, in.Input), search, localIndex)
+		content, sources, passages, err := e.research(tctx, in.Input, planFor(model, in.Input), search, localIndex)
 		close(stopBeat)
 		fin := context.WithoutCancel(tctx)
 		if err != nil {
@@ -102,10 +102,10 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 			} else if errors.Is(err, context.DeadlineExceeded) {
 				msg = fmt.Sprintf("research took longer than %s", e.cfg.ResearchTimeout)
 			}
-			saveErr = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, msg)
+			saveErr = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, nil, msg)
 			return
 		}
-		saveErr = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, "")
+		saveErr = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, passages, "")
 	}()
 	select {
 	case <-done:
@@ -430,7 +430,7 @@ func short(code string) bool {
 	return code != "" && strings.Count(code, "\n") < 5
 }
 
-func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, error) {
+func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, []api.ResearchPassage, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", escapeWithin(oneLine(input)))
 	// URLs named in the input are read first (and so indexed): they are
@@ -440,14 +440,14 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	if localIndex {
 		n, err := e.store.count(ctx)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		if n == 0 {
 			b.WriteString("## No sources available\n\n")
 			b.WriteString("The local search index is empty, so there was nothing to research. ")
 			b.WriteString("The local engine only knows pages it has read: add some with `hark index URL|SITEMAP|DIR`, ")
 			b.WriteString("or by running extract or crawl, then ask again. A workspace can also use a SearXNG or Tavily backend.\n")
-			return b.String(), []api.ResearchSource{}, nil
+			return b.String(), []api.ResearchSource{}, nil, nil
 		}
 	}
 
@@ -497,9 +497,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return "", nil, ctx.Err()
+					return "", nil, nil, ctx.Err()
 				}
-				return "", nil, fmt.Errorf("search %q: %w", q, err)
+				return "", nil, nil, fmt.Errorf("search %q: %w", q, err)
 			}
 			for _, r := range res.Results {
 				s := found[r.URL]
@@ -533,7 +533,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			fmt.Fprintf(&b, "The local index holds %d pages; add pages on this topic with `hark index URL|SITEMAP|DIR`, extract or crawl, then ask again.", n)
 		}
 		b.WriteString("\n")
-		return b.String(), []api.ResearchSource{}, nil
+		return b.String(), []api.ResearchSource{}, nil, nil
 	}
 	// The best page for each thing compared is read, whatever the pool
 	// says: the page about DRD says what DRD is.
@@ -552,7 +552,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	}
 	e.readSources(ctx, sources, localIndex)
 	if ctx.Err() != nil {
-		return "", nil, ctx.Err()
+		return "", nil, nil, ctx.Err()
 	}
 
 	docs := make([]*rdoc, len(sources))
@@ -563,6 +563,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			docs[i] = readTextDoc(src.text, src.title)
 		}
 		docs[i].changelog = changelogPage(src.title, src.url)
+		docs[i].url, docs[i].kept = src.url, src.text
 	}
 	if compared == nil {
 		markOffTopic(docs, answerTerms(input))
@@ -710,7 +711,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeWithin(oneLine(s.title)), linkTarget(s.url))
 		out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
 	}
-	return b.String(), out, nil
+	return b.String(), out, corp.passages, nil
 }
 
 // plural is "1 search" or "3 searches".
@@ -935,13 +936,17 @@ func (s *store) setResearchStatus(ctx context.Context, id, status string) error 
 	return err
 }
 
-func (s *store) finishResearch(ctx context.Context, id, status, content string, sources []api.ResearchSource, msg string) error {
+func (s *store) finishResearch(ctx context.Context, id, status, content string, sources []api.ResearchSource, passages []api.ResearchPassage, msg string) error {
 	if sources == nil {
 		sources = []api.ResearchSource{}
 	}
+	if passages == nil {
+		passages = []api.ResearchPassage{}
+	}
 	sj, _ := json.Marshal(sources)
-	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, content = ?, sources = ?, error = ?, updated = ? WHERE id = ?`,
-		status, content, string(sj), msg, time.Now().Unix(), id)
+	pj, _ := json.Marshal(passages)
+	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, content = ?, sources = ?, passages = ?, error = ?, updated = ? WHERE id = ?`,
+		status, content, string(sj), string(pj), msg, time.Now().Unix(), id)
 	return err
 }
 
@@ -951,8 +956,8 @@ func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, e
 	if err := s.failStaleResearch(ctx, id); err != nil {
 		return nil, fmt.Errorf("research task: %w", err)
 	}
-	var status, content, sources, msg string
-	err := s.db.QueryRowContext(ctx, `SELECT status, content, sources, error FROM web_research WHERE id = ?`, id).Scan(&status, &content, &sources, &msg)
+	var status, content, sources, passages, msg string
+	err := s.db.QueryRowContext(ctx, `SELECT status, content, sources, passages, error FROM web_research WHERE id = ?`, id).Scan(&status, &content, &sources, &passages, &msg)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, &engine.InputError{Field: "request_id", Rule: "no research task has this id"}
 	}
@@ -964,6 +969,9 @@ func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, e
 		out.Content = content
 	}
 	_ = json.Unmarshal([]byte(sources), &out.Sources)
+	if status == api.ResearchCompleted {
+		_ = json.Unmarshal([]byte(passages), &out.Passages)
+	}
 	if msg != "" {
 		ej, _ := json.Marshal(msg)
 		out.Extra = api.Extra{"error": ej}

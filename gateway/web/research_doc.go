@@ -76,6 +76,8 @@ type rdoc struct {
 	title     string
 	changelog bool
 	offTopic  bool // it lacks a word every other source shares with the question: no quote comes from it
+	url       string
+	kept      string // the page's kept text, where its passages are found
 	blocks    []rblock
 	passages  []rpassage
 	sents     []rsent

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"hark/api"
 	"hark/gateway/text"
 	"math"
 	"regexp"
@@ -27,6 +28,8 @@ type rcorpus struct {
 	pBase []int
 	sIdx  *text.BM25
 	pIdx  *text.BM25
+	// passages are where the quotes written so far come from.
+	passages []api.ResearchPassage
 }
 
 func newCorpus(docs []*rdoc) *rcorpus {
@@ -576,6 +579,7 @@ func (c *rcorpus) code(q quote) string {
 // write adds q to b as a bullet (or, in a summary, as running text),
 // cited as [n].
 func (c *rcorpus) write(b *strings.Builder, q quote, n int, bullet bool) {
+	c.record(q, n)
 	line := fmt.Sprintf("%s [%d]", c.text(q), n)
 	code := c.code(q)
 	if code != "" {
@@ -659,4 +663,47 @@ func withoutSectionNumber(t string) string {
 		return t[loc[1]:]
 	}
 	return t
+}
+
+// record keeps the passages of quote q, cited as [n]: each run of
+// consecutive sentences, each list item and the code block, with where
+// it sits in its page's kept text (start and end -1 when the words are
+// not found there).
+func (c *rcorpus) record(q quote, n int) {
+	d := c.docs[q.doc]
+	add := func(quote string, code bool) {
+		quote = strings.TrimSpace(quote)
+		if quote == "" {
+			return
+		}
+		p := api.ResearchPassage{Source: n, URL: d.url, Quote: quote, Code: code, Start: -1, End: -1}
+		if s, e, ok := text.Locate(d.kept, quote, 0); ok {
+			p.Start, p.End = s, e
+		}
+		c.passages = append(c.passages, p)
+	}
+	runs := func(sents []int) {
+		var run []string
+		for i, k := range sents {
+			if i > 0 && k != sents[i-1]+1 {
+				add(strings.Join(run, " "), false)
+				run = run[:0]
+			}
+			t := text.Unmark(d.sents[k].text)
+			if i == 0 {
+				t = withoutSectionNumber(t)
+			}
+			run = append(run, t)
+		}
+		add(strings.Join(run, " "), false)
+	}
+	runs(q.sents)
+	for _, it := range q.items {
+		if len(it.sents) > 0 {
+			runs(it.sents)
+		}
+	}
+	if code := c.code(q); code != "" {
+		add(code, true)
+	}
 }

@@ -88,6 +88,10 @@ func openStore(db *sql.DB) (*store, error) {
 			return nil, fmt.Errorf("web: add web_pages.%s: %w", col, err)
 		}
 	}
+	// Reports made before quotes carried their passages have none.
+	if err := addColumn(db, "web_research", "passages", `TEXT NOT NULL DEFAULT '[]'`); err != nil {
+		return nil, fmt.Errorf("web: add web_research.passages: %w", err)
+	}
 	// Title weighs 5, body 1, URL 2 in the rank FTS5 orders by.
 	if _, err := db.Exec(`INSERT INTO web_fts(web_fts, rank) VALUES ('rank', 'bm25(5.0, 1.0, 2.0)')`); err != nil {
 		return nil, fmt.Errorf("web: configure ranking: %w", err)
