@@ -677,7 +677,7 @@ func (c *rcorpus) record(q quote, n int) {
 			return
 		}
 		p := api.ResearchPassage{Source: n, URL: d.url, Quote: quote, Code: code, Start: -1, End: -1}
-		if s, e, ok := text.Locate(d.kept, quote, 0); ok {
+		if s, e, ok := api.Locate(d.kept, quote, 0); ok {
 			p.Start, p.End = s, e
 		}
 		c.passages = append(c.passages, p)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"hark/api"
-	"hark/gateway/text"
 	"hark/gateway/web/researchset"
 )
 
@@ -110,7 +109,7 @@ func checkPassages(t *testing.T, e *Engine, out *api.ResearchOutput) {
 			t.Errorf("quote %q has no place in %s (%d-%d)", p.Quote, p.URL, p.Start, p.End)
 			continue
 		}
-		if s, e, ok := text.Locate(body[p.Start:p.End], p.Quote, 0); !ok || s != 0 || e != p.End-p.Start {
+		if s, e, ok := api.Locate(body[p.Start:p.End], p.Quote, 0); !ok || s != 0 || e != p.End-p.Start {
 			t.Errorf("quote %q is not at %d-%d of %s: %q", p.Quote, p.Start, p.End, p.URL, body[p.Start:p.End])
 		}
 	}
