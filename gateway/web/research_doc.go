@@ -54,22 +54,24 @@ type rpassage struct {
 
 // rsent is one sentence.
 type rsent struct {
-	text    string // marked: inline code between text.CodeOpen and text.CodeClose
-	toks    []string
-	block   int
-	passage int
-	first   bool   // the first sentence of its block
-	dep     int    // the sentence before it that it leans on ("This means …"), -1
-	lost    bool   // it leans on text that is not in the source's prose
-	ok      bool   // a whole sentence that can be quoted
-	leads   bool   // it introduces a list ("… the following four leak kinds:")
-	far     bool   // it points at a figure or text elsewhere ("… above.")
-	code    string // the short code block it introduces
-	asks    bool   // a question the page asks
-	items   int    // a lead-in's items
-	named   int    // of which name what they describe: "Still reachable". …
-	nWords  int
-	context []string // tokens of what it sits under: passage headings, term, label, lead-in, code
+	text      string // marked: inline code between text.CodeOpen and text.CodeClose
+	toks      []string
+	block     int
+	passage   int
+	first     bool   // the first sentence of its block
+	dep       int    // the sentence before it that it leans on ("This means …"), -1
+	lost      bool   // it leans on text that is not in the source's prose
+	ok        bool   // a whole sentence that can be quoted
+	leads     bool   // it introduces a list ("… the following four leak kinds:")
+	far       bool   // it points at a figure or text elsewhere ("… above.")
+	code      string // the code block it introduces, up to maxHowCode lines
+	codeLines int
+	longIntro bool // it leads into code longer than text.MaxQuotedCode lines
+	asks      bool // a question the page asks
+	items     int  // a lead-in's items
+	named     int  // of which name what they describe: "Still reachable". …
+	nWords    int
+	context   []string // tokens of what it sits under: passage headings, term, label, lead-in, code
 }
 
 type rdoc struct {
@@ -369,14 +371,19 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 
 // code hands a short code block to the sentence before it, which
 // introduces it ("Run it like this:").
+// maxHowCode is the most lines of code a how-to answer quotes: an API
+// example ("Read file stream line-by-Line", mjs with its imports) runs
+// longer than the command a sentence introduces (text.MaxQuotedCode).
+const maxHowCode = 30
+
 func (b *docBuilder) code(lines []string) {
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	if b.lastSent >= 0 && len(lines) > 0 && len(lines) <= text.MaxQuotedCode {
+	if b.lastSent >= 0 && len(lines) > 0 && len(lines) <= maxHowCode {
 		s := &b.d.sents[b.lastSent]
 		if last := b.d.blocks[s.block].sents; last[len(last)-1] == b.lastSent && s.code == "" {
-			s.code = text.Dedent(lines)
+			s.code, s.codeLines = text.Dedent(lines), len(lines)
 			plain := text.Unmark(s.text)
 			if last, _ := utf8.DecodeLastRuneInString(plain); !s.asks && !strings.ContainsRune(".!?", last) {
 				// "Run it like this:", or a line that leads into its
@@ -385,7 +392,14 @@ func (b *docBuilder) code(lines []string) {
 				if last != ':' {
 					s.text += ":"
 				}
-				s.ok = text.IsAnswerSentence(sentenceCase(strings.TrimSuffix(plain, ":")+"."), 5, 90)
+				whole := text.IsAnswerSentence(sentenceCase(strings.TrimSuffix(plain, ":")+"."), 5, 90)
+				if len(lines) <= text.MaxQuotedCode {
+					s.ok = whole
+				} else {
+					// A long listing answers only a how-to question whose
+					// words it holds (research_rank.go's howCode).
+					s.longIntro = whole
+				}
 			}
 			if commandLike(s.code) {
 				s.context = append(s.context, text.Terms(s.code)...) // "pip install -e path"

@@ -109,7 +109,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 		s := &d.sents[ref[1]]
 		blk := &d.blocks[s.block]
 		p := &d.passages[s.passage]
-		if d.offTopic || s.lost || s.asks || !(s.ok || s.leads) {
+		if d.offTopic || s.lost || s.asks || !(s.ok || s.leads || s.longIntro && howCode(a, s)) {
 			continue
 		}
 		doc := slices.Clip(s.toks)
@@ -355,14 +355,16 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 		q.sents = append(q.sents, next)
 		n += len(ns.text)
 	}
-	if a.how {
-		// How to do it is the example the paragraph ends on ("On
-		// Linux systems, we also support shared libraries … ./configure
-		// --enable-shared"), even when a later sentence introduces it.
-		last := blk.sents[len(blk.sents)-1]
-		if c := d.sents[last].code; c != "" && last != q.sents[len(q.sents)-1] && len(blk.sents) <= 5 {
-			q.code = c
-		}
+	// The code the last sentence introduces: a command, or for a how-to
+	// question a longer example. How to do it is also the example the
+	// paragraph ends on ("On Linux systems, we also support shared
+	// libraries … ./configure --enable-shared"), even when a later
+	// sentence introduces it.
+	if ls := &d.sents[q.sents[len(q.sents)-1]]; ls.code != "" && (ls.codeLines <= text.MaxQuotedCode || howCode(a, ls)) {
+		q.code = ls.code
+	} else if last := blk.sents[len(blk.sents)-1]; a.how && d.sents[last].code != "" && len(blk.sents) <= 5 &&
+		(d.sents[last].codeLines <= text.MaxQuotedCode || howCode(a, &d.sents[last])) {
+		q.code = d.sents[last].code
 	}
 	return q, true
 }
@@ -570,10 +572,7 @@ func (c *rcorpus) code(q quote) string {
 	if len(q.sents) == 0 || q.isList() {
 		return ""
 	}
-	if q.code != "" {
-		return q.code
-	}
-	return c.docs[q.doc].sents[q.sents[len(q.sents)-1]].code
+	return q.code
 }
 
 // write adds q to b as a bullet (or, in a summary, as running text),
@@ -706,4 +705,14 @@ func (c *rcorpus) record(q quote, n int) {
 	if code := c.code(q); code != "" {
 		add(code, true)
 	}
+}
+
+// howCode reports whether s's code is an example that answers how-to
+// question a: it holds one of the question's words. "The easiest way to
+// do so is leveraging the fs.ReadStream API …:" and its loop over each
+// "line" answer how to read a file line by line; "Here is how the struct
+// is defined:" and `struct tm` do not answer how to define a structure
+// type in libffi.
+func howCode(a ask, s *rsent) bool {
+	return a.how && s.code != "" && matched(a.terms, text.Terms(s.code)) > 0
 }
