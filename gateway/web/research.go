@@ -631,18 +631,12 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		}
 	}
 	b.WriteString("## Summary\n\n")
-	switch {
-	case len(summary) > 0:
-		for _, q := range summary {
-			corp.write(&b, q, cite(q.doc), false)
-		}
-		b.WriteString("\n")
-	case compared != nil:
-		b.WriteString("No source found compares them directly; each section below opens with what the sources say each one is.\n")
-	default:
-		fmt.Fprintf(&b, "No sentence in the sources found answers it directly: research looked for sentences that hold %s. The sources below mention the topic.\n", lookedFor(input))
+	for _, q := range summary {
+		corp.write(&b, q, cite(q.doc), false)
 	}
-	b.WriteString("\n")
+	// The sections are written before a summary that quotes nothing says
+	// why: they may hold the answer as a list.
+	var secs strings.Builder
 
 	// Sections add to the summary rather than repeat it, unless the
 	// summary holds all a question's answers. A section with nothing
@@ -673,12 +667,24 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				inSections.add(corp.docs[q.doc].sents[k].text)
 			}
 		}
-		fmt.Fprintf(&b, "## %s\n\n", escapeWithin(sec.title))
+		fmt.Fprintf(&secs, "## %s\n\n", escapeWithin(sec.title))
 		for _, q := range qs {
-			corp.write(&b, q, cite(q.doc), true)
+			corp.write(&secs, q, cite(q.doc), true)
 		}
-		b.WriteString("\n")
+		secs.WriteString("\n")
 	}
+	switch {
+	case len(summary) > 0:
+		b.WriteString("\n")
+	case compared != nil:
+		b.WriteString("No source found compares them directly; each section below opens with what the sources say each one is.\n")
+	case secs.Len() > 0:
+		b.WriteString("The answer is a list, quoted whole below.\n")
+	default:
+		fmt.Fprintf(&b, "No sentence in the sources found answers it directly: research looked for sentences that hold %s. The sources below mention the topic.\n", lookedFor(input))
+	}
+	b.WriteString("\n")
+	b.WriteString(secs.String())
 	if len(cited) == 0 {
 		// Nothing quoted: the sources that hold the question's words are
 		// still where to look.

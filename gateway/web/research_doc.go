@@ -118,6 +118,15 @@ func (b *docBuilder) heading(level int, h string) {
 			above = append(above, b.stack[l])
 		}
 	}
+	if n := len(b.d.sents); n > 0 && len(b.d.passages) > 0 && b.d.sents[n-1].passage == len(b.d.passages)-1 &&
+		b.stack[level] == "" && level > 1 && b.stack[level-1] != "" {
+		// A sentence closing its section that introduces what follows
+		// ("The following markup tags … are recognised:") leads into
+		// the subsections that open now.
+		if s := &b.d.sents[n-1]; strings.HasSuffix(text.Unmark(s.text), ":") && introducesList(text.Unmark(s.text)) {
+			s.leads = true
+		}
+	}
 	b.stack[level] = h
 	for l := level + 1; l <= 6; l++ {
 		b.stack[l] = ""

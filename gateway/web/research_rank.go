@@ -407,7 +407,37 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 			break
 		}
 	}
+	if len(q.items) == 0 {
+		q.items = c.subheadings(di, lead)
+	}
 	return q, len(q.items) > 0
+}
+
+// subheadings are the items of a lead-in that closes its passage and is
+// followed by sections rather than a list ("The following markup tags
+// and attributes are recognised:" over "### speak", "### voice", …):
+// the headings of the sections just under its own, named only.
+func (c *rcorpus) subheadings(di, lead int) []quote {
+	d := c.docs[di]
+	pi := d.sents[lead].passage
+	p := &d.passages[pi]
+	if len(p.sents) == 0 || p.sents[len(p.sents)-1] != lead {
+		return nil
+	}
+	var out []quote
+	for k := pi + 1; k < len(d.passages) && len(out) < 12; k++ {
+		sub := &d.passages[k]
+		if len(sub.contextText) <= len(p.contextText) || sub.contextText[len(p.contextText)] != p.heading {
+			break
+		}
+		if len(sub.contextText) == len(p.contextText)+1 && !sub.term {
+			out = append(out, quote{doc: di, label: string(text.CodeOpen) + sub.heading + string(text.CodeClose)})
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
 }
 
 // usedSet is what a report has quoted: no sentence is quoted twice, even
@@ -546,6 +576,9 @@ func (c *rcorpus) text(q quote) string {
 		}
 		l := renderMarked(label)
 		b.WriteString(l)
+		if len(q.sents) == 0 {
+			return l // a name alone: a section a lead-in introduces
+		}
 		if last := l[len(l)-1]; last == '.' || last == ':' || last == '?' {
 			b.WriteString(" ")
 		} else {
