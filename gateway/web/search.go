@@ -317,7 +317,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		case depth == "basic":
 			c.content = bestSentences(in.Query, c.body, 300)
 			if c.content == "" {
-				c.content = strings.Join(strings.Fields(e.snippetFor(ctx, match, c.id)), " ")
+				c.content = withoutFooter(strings.Join(strings.Fields(e.snippetFor(ctx, match, c.id)), " "))
 			}
 		default:
 			c.content = strings.Join(strings.Fields(c.snippet), " ")
@@ -533,6 +533,19 @@ func bestSentences(query, body string, max int) string {
 		if ps[i].Heading != "" {
 			scores[i] *= 1 + 0.5*text.Coverage(q, text.Terms(ps[i].Heading))
 		}
+		// A snippet comes from the page's body: not its generator's
+		// footer ("This document was generated on … using texi2any."),
+		// and a menu or contents line ("Primitive Types Structures Size
+		// and Alignment …") only when no sentence holds the words.
+		// The footer ends the text it runs into ("9 Porting to new
+		// platforms … This document was generated …").
+		ps[i].Text = withoutFooter(ps[i].Text)
+		switch {
+		case ps[i].Text == "":
+			scores[i] = 0
+		case !text.IsAnswerSentence(ps[i].Text, 4, 80):
+			scores[i] *= 0.3
+		}
 		if scores[i] > scores[best] {
 			best = i
 		}
@@ -549,7 +562,7 @@ func bestSentences(query, body string, max int) string {
 		s := oneLine(ps[i].Text)
 		// A snippet is one run of prose: it ends at a heading or at a
 		// code block, never joining the sentences on either side.
-		if i > best && (b.Len()+1+len(s) > max || ps[i].Lead || ps[i-1].BeforeCode) {
+		if i > best && (b.Len()+1+len(s) > max || ps[i].Lead || ps[i-1].BeforeCode) || s == "" {
 			break
 		}
 		if i > best {
@@ -569,6 +582,18 @@ func bestSentences(query, body string, max int) string {
 		out += " …"
 	}
 	return out
+}
+
+// pageFooter matches the lines a site generator or template puts under
+// every page.
+var pageFooter = lazyRegexp(`(?i)\bthis (?:document|page|file|manual|site|documentation) (?:was|is|has been) (?:generated|created|built|produced|last (?:updated|modified))\b|^(?:(?:page |document )?generated (?:on|by|with|using)\b|last (?:updated|modified|generated)(?: on)?\b|built with\b|powered by\b|copyright\b|©|all rights reserved\b)`)
+
+// withoutFooter is s up to a page footer it runs into.
+func withoutFooter(s string) string {
+	if loc := pageFooter().FindStringIndex(s); loc != nil {
+		return strings.TrimSpace(s[:loc[0]])
+	}
+	return s
 }
 
 // extractiveAnswer picks the two sentences of the top three results that

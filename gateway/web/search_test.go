@@ -500,3 +500,20 @@ func TestSamePage(t *testing.T) {
 		}
 	}
 }
+
+// A snippet comes from the page's body: never its generator's footer,
+// and a contents line only when no sentence holds the words.
+func TestSnippetsComeFromTheBody(t *testing.T) {
+	footer := "\n\nThis document was generated on October 23, 2022 using texi2any."
+	got := snippetOfOnePage(t, &page{URL: "https://a.example/porting.html", Title: "Porting",
+		Text: "9 Porting to new platforms\n\nbyte order, unions, compiler restrictions" + footer}, "porting platforms")
+	if strings.Contains(got, "generated") {
+		t.Errorf("the footer is in the snippet: %q", got)
+	}
+	got = snippetOfOnePage(t, &page{URL: "https://a.example/voices.html", Title: "Voices",
+		Text: "Voices\n\nPrimitive Voices Structures Voice Lists Voice Examples\n\nA voice is generated from a recorded speaker and compiled into the binary." + footer},
+		"voice generated")
+	if !strings.HasPrefix(strings.TrimPrefix(got, "…"), "A voice is generated from a recorded speaker") {
+		t.Errorf("the snippet is not the body's sentence: %q", got)
+	}
+}
