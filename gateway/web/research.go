@@ -303,7 +303,7 @@ func (s *subject) namedBy(heading string) bool {
 // leansOnContext matches sentences that open by pointing at text the
 // report does not quote ("As mentioned earlier, …", "This means …",
 // "However, …"): read alone they leave the reader asking what "this" is.
-var leansOnContext = lazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore)\b`)
+var leansOnContext = lazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore|nor|neither)\b`)
 
 // comparePattern finds what a comparison compares: "compare A and B",
 // "A vs B", "the difference between A and B".
@@ -334,6 +334,12 @@ func reportSections(input string) (secs []section, compared []string) {
 		a, b := m[1], m[2]
 		if a == "" {
 			a, b = m[3], m[4]
+		}
+		// "compare memcheck and massif: what does each measure and when
+		// should I use which?": the things end where the question about
+		// them begins.
+		if i := strings.IndexAny(b, ":;,—"); i >= 0 {
+			b = strings.TrimSpace(b[:i])
 		}
 		// "a struct and a union in libffi": both are libffi's.
 		place := ""
@@ -631,6 +637,19 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		}
 	}
 	b.WriteString("## Summary\n\n")
+	if compared != nil && len(summary) == 0 {
+		// No source compares them: what each one is, side by side,
+		// contrasts them; each section then goes on from there.
+		b.WriteString("No source found compares them directly; what each one is: ")
+		for i := range sections {
+			summary = append(summary, corp.pick(asks[i], 1, inSummary, pickOptions{noLists: true, noChangelog: !changes, defining: true})...)
+			for _, k := range summary[len(summary)-1:] {
+				for _, n := range k.all() {
+					inSummary.add(corp.docs[k.doc].sents[n].text)
+				}
+			}
+		}
+	}
 	for _, q := range summary {
 		corp.write(&b, q, cite(q.doc), false)
 	}

@@ -11,6 +11,7 @@ import (
 	gmtext "github.com/yuin/goldmark/text"
 
 	"hark/api"
+	"hark/gateway/text"
 )
 
 // researchCase is a question a researcher asks of the corpus, with what
@@ -151,6 +152,24 @@ var researchCases = []researchCase{
 		notCited: []string{"dist.news.html"},
 	},
 	{
+		// Issue 23's compare question: the things end at the colon, each
+		// gets its section, and the summary sets what each is side by
+		// side rather than open on "Nor does it measure …".
+		q:   "compare memcheck and massif: what does each measure and when should I use which?",
+		not: []string{"## Massif:", "Nor does it measure"},
+		check: func(t *testing.T, c string) {
+			for _, h := range []string{"Memcheck", "Massif"} {
+				if reportSection(c, h) == "" {
+					t.Errorf("no section headed %s:\n%s", h, c)
+				}
+			}
+			sum := reportSection(c, "Summary")
+			if !strings.Contains(sum, "Memcheck is a memory error detector.") || !strings.Contains(sum, "Massif is a heap profiler.") {
+				t.Errorf("the summary does not contrast them:\n%s", sum)
+			}
+		},
+	},
+	{
 		q:       "how do I attach gdb to a program running under valgrind?",
 		want:    []string{"Valgrind gdbserver"},
 		sources: []string{"manual-core-adv.html"},
@@ -256,7 +275,7 @@ func checkQuotes(t *testing.T, report string) {
 			}
 			s := m[1]
 			first := []rune(s)[0]
-			if !(first >= 'A' && first <= 'Z' || first >= '0' && first <= '9' || strings.ContainsRune("`\"'(", first)) {
+			if !(first >= 'A' && first <= 'Z' || first >= '0' && first <= '9' || strings.ContainsRune("`\"'(", first) || text.StartsSentence(s)) {
 				t.Errorf("quote opens as a fragment: %q", s)
 			}
 			if last := s[len(s)-1]; !strings.ContainsRune(".!?:)\"", rune(last)) {

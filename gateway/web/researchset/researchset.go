@@ -121,7 +121,7 @@ var leaning = regexp.MustCompile(`^(?:This|These|That|Those|It|They|Such|Nor|How
 
 // reportHeadings are the headings every report may hold.
 var reportHeadings = map[string]bool{"Summary": true, "Findings": true, "Method": true, "Sources": true,
-	"No sources available": true, "No matching sources": true, "Comparison": true}
+	"No sources available": true, "No matching sources": true}
 
 // problems finds dangling first sentences and fragment headings.
 func problems(content string) []string {
