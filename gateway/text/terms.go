@@ -47,14 +47,34 @@ func Words(s string) []string {
 
 // Terms are the words of s that rank: lower case, stemmed as the index
 // stems, without stop words and one-letter words (digits stay).
+//
+// A word of letters then digits ("sha256", "utf8", "mp3") also yields
+// its two parts, so that it meets the same name written with a hyphen
+// ("SHA-256", which the tokenizer reads as "sha" and "256").
 func Terms(s string) []string {
 	var out []string
 	for _, f := range Words(s) {
 		if t, ok := Term(f); ok {
 			out = append(out, t)
 		}
+		if a, b, ok := lettersDigits(f); ok {
+			for _, p := range []string{a, b} {
+				if t, ok := Term(p); ok {
+					out = append(out, t)
+				}
+			}
+		}
 	}
 	return out
+}
+
+// lettersDigits splits a word of letters followed by digits.
+func lettersDigits(w string) (string, string, bool) {
+	i := strings.IndexFunc(w, unicode.IsDigit)
+	if i <= 0 || strings.IndexFunc(w[i:], func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
+		return "", "", false
+	}
+	return w[:i], w[i:], true
 }
 
 // Term is the ranking term of one lower-case word, and false for a stop

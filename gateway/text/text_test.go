@@ -125,3 +125,14 @@ func TestRank(t *testing.T) {
 		t.Errorf("Rank = %v %v", idx, scores)
 	}
 }
+
+// "sha256" in code meets "SHA-256" in a question.
+func TestTermsSplitLettersFromDigits(t *testing.T) {
+	q, d := Terms("compute a SHA-256 hash"), Terms("createHash('sha256')")
+	if Coverage(q[1:3], d) != 1 {
+		t.Errorf("%v does not meet %v", q, d)
+	}
+	if got := Terms("utf8 v8 x86_64"); !reflect.DeepEqual(got, []string{"utf8", "utf", "8", "v8", "8", "x86", "86", "64"}) {
+		t.Errorf("Terms = %q", got)
+	}
+}
