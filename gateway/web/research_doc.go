@@ -486,7 +486,7 @@ var (
 // leanStart holds the first words leansOnContext can match.
 var leanStart = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields("as this these that those it they such however but also so then thus therefore hence otherwise similarly likewise in on moreover furthermore nor neither") {
+	for _, w := range strings.Fields("as this these that those it they such however but also so then thus therefore hence otherwise similarly likewise in on moreover furthermore nor neither for consequently accordingly instead still yet") {
 		m[w] = true
 	}
 	return m

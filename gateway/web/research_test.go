@@ -628,3 +628,21 @@ func TestInterruptedResearchIsOnlyTheStaleTask(t *testing.T) {
 		t.Errorf("a stale task read: %+v", out)
 	}
 }
+
+// A sentence that opens by pointing back is quoted with the one before it
+// or not at all: issue 23's "Nor does it measure …" and "As a result you
+// may see false positives …".
+func TestLeaningOpenings(t *testing.T) {
+	for s, want := range map[string]bool{
+		"Nor does it measure the size of code, data and BSS segments.":      true,
+		"As a result you may see false positives reported in your function.": true,
+		"For this reason the option is off by default.":                      true,
+		"Neither tool reads the source.":                                     true,
+		"Massif is a heap profiler.":                                         false,
+		"For each block, Memcheck records the stack.":                        false,
+	} {
+		if got := leansBack(strings.ToLower(s)); got != want {
+			t.Errorf("leansBack(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
