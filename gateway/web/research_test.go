@@ -634,7 +634,7 @@ func TestInterruptedResearchIsOnlyTheStaleTask(t *testing.T) {
 // may see false positives …".
 func TestLeaningOpenings(t *testing.T) {
 	for s, want := range map[string]bool{
-		"Nor does it measure the size of code, data and BSS segments.":      true,
+		"Nor does it measure the size of code, data and BSS segments.":       true,
 		"As a result you may see false positives reported in your function.": true,
 		"For this reason the option is off by default.":                      true,
 		"Neither tool reads the source.":                                     true,
