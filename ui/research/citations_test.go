@@ -44,6 +44,10 @@ func TestCitationOpensItsPassageAndVerifies(t *testing.T) {
 	p.SetSize(100, 24)
 	s := finished(t, p, "how do I tune zorblax?")
 	s.Out = citedReport(text)
+	p.setReport(s)
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "c citations · v verify") {
+		t.Errorf("the report's foot does not name the citation keys:\n%s", v)
+	}
 	p.Update(uitest.Press("c"))
 	if v := uitest.Plain(p.View()); !strings.Contains(v, "Citations (1)") || !strings.Contains(v, "[1] The zorblax engine is tuned") {
 		t.Fatalf("c did not list the citations:\n%s", v)

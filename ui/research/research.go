@@ -911,7 +911,11 @@ func (p *Pane) View() string {
 		body = p.rd.TOCView(st, p.width, bodyH)
 	case s.Out != nil:
 		p.scroll.SetHeight(max(0, bodyH-1))
-		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · / find · T contents · s sources (%d) · ctrl+s save", p.scroll.Percent(), len(s.Out.Sources)))
+		cites := ""
+		if len(s.Out.Passages) > 0 {
+			cites = " · c citations · v verify"
+		}
+		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · / find · T contents · s sources (%d)%s · ctrl+s save", p.scroll.Percent(), len(s.Out.Sources), cites))
 		if typing {
 			foot = st.Dim.Render(fmt.Sprintf("%d%% · ctrl+s save · esc leaves the question: then j/k scroll · / find · s sources (%d)", p.scroll.Percent(), len(s.Out.Sources)))
 		}
