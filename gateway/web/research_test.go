@@ -646,3 +646,29 @@ func TestLeaningOpenings(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23's word forms: "how do I tune zorblax?" quotes the page that
+// says "The zorblax engine is tuned by …", as search finds it; and a
+// page that names the topic but holds no answering sentence is still
+// listed, with the words research looked for.
+func TestResearchMeetsWordFormsAndListsWhatItFound(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e, &page{URL: "https://z.example/tuning", Title: "Zorblax tuning",
+		Text: "Zorblax tuning\n\nThe zorblax engine is tuned by setting the flux ratio in its control file."})
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "how do I tune zorblax?", Model: "mini"})
+	if err != nil || !strings.Contains(out.Content, "The zorblax engine is tuned by setting the flux ratio") {
+		t.Fatalf("word forms: %v\n%s", err, out.Content)
+	}
+
+	e = testEngine(t, nil)
+	seed(t, e, &page{URL: "https://z.example/index", Title: "Zorblax tuning",
+		Text: "Zorblax tuning\n\n- zorblax\n- tuning knobs\n- flux"})
+	out, err = e.Research(context.Background(), api.ResearchInput{Input: "how do I tune zorblax?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Content, "research looked for sentences that hold the words “tune” and “zorblax”") ||
+		len(out.Sources) != 1 || out.Sources[0].URL != "https://z.example/index" {
+		t.Errorf("no answer: %+v\n%s", out.Sources, out.Content)
+	}
+}
