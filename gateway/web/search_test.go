@@ -517,3 +517,36 @@ func TestSnippetsComeFromTheBody(t *testing.T) {
 		t.Errorf("the snippet is not the body's sentence: %q", got)
 	}
 }
+
+// Node.js ships fs.html and fs.md: search and research count the page
+// once, though its two copies differ in title and text.
+func TestOnePageUnderTwoURLsCountsOnce(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e,
+		&page{URL: "file:///doc/api/fs.html", Title: "File system | Node.js v20 Documentation", Text: "File system\n\nThe node:fs module enables interacting with the file system. Use fs.readFile to read a whole file."},
+		&page{URL: "file:///doc/api/fs.md", Title: "File system", Text: "# File system\n\nThe `node:fs` module enables interacting with the file system. Use `fs.readFile` to read a whole file."},
+		&page{URL: "file:///doc/api/path.html", Title: "Path", Text: "Path\n\nThe node:path module provides utilities for working with file and directory paths."})
+	out := mustSearch(t, e, api.SearchInput{Query: "read file system"})
+	n := 0
+	for _, r := range out.Results {
+		if strings.Contains(r.URL, "/fs.") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("fs appears %d times: %v", n, searchURLs(out))
+	}
+	res, err := e.Research(context.Background(), api.ResearchInput{Input: "how do I read a whole file with the fs module?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	for _, s := range res.Sources {
+		if strings.Contains(s.URL, "/fs.") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("research cites fs %d times: %+v\n%s", n, res.Sources, res.Content)
+	}
+}
