@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"hark/api/apitest"
 	"hark/library"
 )
 
@@ -54,5 +55,24 @@ func TestResearchVerify(t *testing.T) {
 	code, _, errs = hark(t, nil, "", "--data-dir", data, "research", "verify", "999")
 	if code != exitUsage || !strings.Contains(errs, "no item 999") {
 		t.Errorf("unknown id: %d %q", code, errs)
+	}
+}
+
+// A report from a gateway that records no passages cannot be verified:
+// verify says so rather than report every quote gone.
+func TestResearchVerifyWithoutPassages(t *testing.T) {
+	s := apitest.New(t)
+	data := t.TempDir()
+	if code, _, errs := harkData(t, s, data, "", "research", "how do okapis hide"); code != 0 {
+		t.Fatalf("research: %d %s", code, errs)
+	}
+	code, out, _ := harkData(t, s, data, "", "library", "list", "--json")
+	var items []library.Item
+	if code != 0 || json.Unmarshal([]byte(out), &items) != nil || len(items) != 1 {
+		t.Fatalf("list: %d %s", code, out)
+	}
+	code, _, errs := harkData(t, s, data, "", "research", "verify", strconv.FormatInt(items[0].ID, 10))
+	if code != exitUsage || !strings.Contains(errs, "records no passages") {
+		t.Errorf("verify: %d %q", code, errs)
 	}
 }
