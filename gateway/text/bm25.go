@@ -60,38 +60,6 @@ func (ix *BM25) Score(query []string) []float64 {
 	return out
 }
 
-// IDF is the inverse document frequency of term, as Score weighs it.
-func (ix *BM25) IDF(term string) float64 {
-	n, df := float64(len(ix.tfs)), float64(ix.df[term])
-	return math.Log(1 + (n-df+0.5)/(df+0.5))
-}
-
-// Coverage is the share of the distinct query terms doc holds, each term
-// weighed by its IDF: holding the rare word of a question ("structure"
-// among libffi's "type"s) counts for more than holding a common one.
-func (ix *BM25) Coverage(query, doc []string) float64 {
-	var have, all float64
-	seen := map[string]bool{}
-	for _, q := range query {
-		if seen[q] {
-			continue
-		}
-		seen[q] = true
-		w := ix.IDF(q)
-		all += w
-		for _, t := range doc {
-			if t == q {
-				have += w
-				break
-			}
-		}
-	}
-	if all == 0 {
-		return 0
-	}
-	return have / all
-}
-
 // Rank scores passages against query by BM25 over their Terms and returns
 // their indices, most relevant first (ties keep their order), with the
 // scores by passage.
