@@ -233,7 +233,23 @@ type ResearchOutput struct {
 	Status    string           `json:"status"`
 	Content   string           `json:"content,omitempty"`
 	Sources   []ResearchSource `json:"sources"`
-	Extra     Extra            `json:"-"`
+	// Passages say where each quote of Content sits in its source; an
+	// addition to the spec's output that other gateways leave out.
+	Passages []ResearchPassage `json:"passages,omitempty"`
+	Extra    Extra             `json:"-"`
+}
+
+// ResearchPassage is one quote of a research report and where it comes
+// from: the source it cites, and its place in that source's kept text
+// (the page text the gateway's index and extract keep). Quote is the
+// anchor: found again by its words when the page has moved.
+type ResearchPassage struct {
+	Source int    `json:"source"` // the citation number, 1-based into sources
+	URL    string `json:"url"`
+	Quote  string `json:"quote"`          // the quoted words, plain text
+	Code   bool   `json:"code,omitempty"` // a code block, not sentences
+	Start  int    `json:"start"`          // byte offsets of the quote in the kept text
+	End    int    `json:"end"`
 }
 
 // ResearchSource is one reference of a research report.

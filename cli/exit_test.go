@@ -245,6 +245,7 @@ func sweepArgs(dir, site string) map[string][]string {
 		"library show":     {"library", "show", "1"},
 		"library rm":       {"library", "rm", "1"},
 		"library export":   {"library", "export", "1", "-o", filepath.Join(dir, "x.md")},
+		"research verify":  {"research", "verify", "1"},
 	}
 }
 

@@ -193,6 +193,16 @@ func (l *localIndex) IndexedPage(ctx context.Context, url string) (title, conten
 	return e.IndexedPage(ctx, url)
 }
 
+// IndexedText is the kept text the index holds for a page (the research
+// pane's citations read it).
+func (l *localIndex) IndexedText(ctx context.Context, url string) (string, error) {
+	e, err := l.engine()
+	if err != nil {
+		return "", err
+	}
+	return e.IndexedText(ctx, url)
+}
+
 func (l *localIndex) Pages(ctx context.Context) (int, error) {
 	e, err := l.engine()
 	if err != nil {

@@ -213,11 +213,13 @@ func newMapCmd(a *App) *cobra.Command {
 }
 
 func newResearchCmd(a *App) *cobra.Command {
-	return newWebCmd(a, api.ToolResearch, "research QUESTION...", "Research a question and print the report",
+	cmd := newWebCmd(a, api.ToolResearch, "research QUESTION...", "Research a question and print the report",
 		joinArgs("input"), func(cmd *cobra.Command, w *webFlags) {
 			w.strFlag(cmd, "model", "model", "mini, pro or auto")
 			cmd.Flags().StringVarP(&a.reportOut, "output", "o", "", "write the report (markdown, with its sources) to FILE, replacing it; - for stdout")
 		})
+	cmd.AddCommand(newResearchVerifyCmd(a))
+	return cmd
 }
 
 // printOutput shows a tool's output for people: the five known tools in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hark/gateway/web/researchset"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -185,6 +186,50 @@ func BenchmarkSearch10k(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 			b.ReportMetric(bench10k.rate, "build-pages/s")
+		})
+	}
+}
+
+var researchPages sync.Once
+
+// BenchmarkResearch10k measures research on the 10,000-page index with
+// the question set's pages (testdata/research) indexed into it: the
+// question set's questions in turn, per model, with p50 and p99 over the
+// b.N reports.
+func BenchmarkResearch10k(b *testing.B) {
+	e := index10k(b)
+	researchPages.Do(func() {
+		dirs, err := os.ReadDir("testdata/research")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range dirs {
+			if d.IsDir() {
+				if _, err := e.Index(context.Background(), filepath.Join("testdata/research", d.Name())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	qs, err := researchset.Load("testdata/research-questions.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, model := range []string{"mini", "pro"} {
+		b.Run(model, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := e.Research(context.Background(), api.ResearchInput{Input: qs[i%len(qs)].Question, Model: model}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 		})
 	}
 }

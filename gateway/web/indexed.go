@@ -27,3 +27,15 @@ func (e *Engine) IndexedPage(ctx context.Context, url string) (title, content st
 	}
 	return title, text, false, nil
 }
+
+// IndexedText is the kept text the index holds for a page: the text a
+// research report's passages point into (offsets are into it, not into
+// the markdown IndexedPage prefers).
+func (e *Engine) IndexedText(ctx context.Context, url string) (string, error) {
+	var text string
+	err := e.db.QueryRowContext(ctx, `SELECT body FROM web_pages WHERE url = ?`, url).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("%s is not in the search index (any more)", url)
+	}
+	return text, err
+}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"hark/gateway/text"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -72,16 +73,16 @@ func TestMarkdownFilesReadLikePages(t *testing.T) {
 	// Research reads the command with the sentence that introduces it,
 	// and never a sentence out of code.
 	var found bool
-	for _, s := range sentencesUnder(p.Text) {
-		if strings.Contains(s.text, "pip install") || strings.Contains(s.text, "print(") {
-			t.Errorf("a sentence out of code: %q", s.text)
+	for _, s := range text.SentencesUnder(p.Text) {
+		if strings.Contains(s.Text, "pip install") || strings.Contains(s.Text, "print(") {
+			t.Errorf("a sentence out of code: %q", s.Text)
 		}
-		if strings.HasPrefix(s.text, "You can install local projects") {
-			found = s.code == "$ pip install -e path/to/SomeProject" && s.heading == "Editable installs"
+		if strings.HasPrefix(s.Text, "You can install local projects") {
+			found = s.Code == "$ pip install -e path/to/SomeProject" && s.Heading == "Editable installs"
 		}
 	}
 	if !found {
-		t.Errorf("the sentence introducing the command does not carry it: %+v", sentencesUnder(p.Text))
+		t.Errorf("the sentence introducing the command does not carry it: %+v", text.SentencesUnder(p.Text))
 	}
 }
 

@@ -3,11 +3,10 @@ package web
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"hark/gateway/text"
 	"regexp"
 	"slices"
 	"sort"
@@ -52,7 +51,7 @@ func planFor(model, input string) researchPlan {
 	if model == "pro" {
 		return researchPlan{Auto: auto, Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 10, PerSection: 4}
 	}
-	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 5, Sources: 6, PerSection: 3}
+	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 8, Sources: 8, PerSection: 3}
 }
 
 // runResearch persists a task, runs it in the background under the
@@ -91,7 +90,7 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 				}
 			}
 		}()
-		content, sources, err := e.research(tctx, in.Input, planFor(model, in.Input), search, localIndex)
+		content, sources, passages, err := e.research(tctx, in.Input, planFor(model, in.Input), search, localIndex)
 		close(stopBeat)
 		fin := context.WithoutCancel(tctx)
 		if err != nil {
@@ -101,10 +100,10 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 			} else if errors.Is(err, context.DeadlineExceeded) {
 				msg = fmt.Sprintf("research took longer than %s", e.cfg.ResearchTimeout)
 			}
-			saveErr = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, msg)
+			saveErr = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, nil, msg)
 			return
 		}
-		saveErr = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, "")
+		saveErr = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, passages, "")
 	}()
 	select {
 	case <-done:
@@ -134,11 +133,11 @@ func newRequestID() string {
 func subQuestions(input string, n int) []string {
 	input = strings.TrimSpace(input)
 	out := []string{input}
-	seen := map[string]bool{strings.Join(tokens(input), " "): true}
+	seen := map[string]bool{strings.Join(text.Terms(input), " "): true}
 	add := func(s string) {
 		s = strings.Trim(strings.TrimSpace(s), ",.;:")
-		key := strings.Join(tokens(s), " ")
-		if len(tokens(s)) < 2 || seen[key] || len(out) >= n {
+		key := strings.Join(text.Terms(s), " ")
+		if len(text.Terms(s)) < 2 || seen[key] || len(out) >= n {
 			return
 		}
 		seen[key] = true
@@ -168,7 +167,7 @@ type section struct{ title, query string }
 var askWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields("compare comparison contrast difference differences differ explain describe versus overview summarize summarise summary list use using mean means") {
-		m[stem(w)] = true
+		m[text.Stem(w)] = true
 	}
 	return m
 }()
@@ -176,7 +175,7 @@ var askWords = func() map[string]bool {
 // answerTerms are the tokens of q an answer is expected to contain.
 func answerTerms(q string) []string {
 	var out []string
-	for _, t := range tokens(q) {
+	for _, t := range text.Terms(q) {
 		if !askWords[t] && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
@@ -269,7 +268,7 @@ func definedSubject(input string) *subject {
 		name = name[:i]
 	}
 	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(words) == 0 || len(words) > 5 || len(tokens(name)) == 0 {
+	if len(words) == 0 || len(words) > 5 || len(text.Terms(name)) == 0 {
 		return nil
 	}
 	for i, w := range words {
@@ -277,7 +276,7 @@ func definedSubject(input string) *subject {
 	}
 	re := regexp.MustCompile(`(?i)^(?:(?:an?|the)\s+)?` + strings.Join(words, `[\s-]+`) +
 		`(?:e?s)?(?:\s*\([^)]*\))?,?\s+(?:(?:is|are|was|were)(?:\s+also)?\s+(?:an?|the|one)|happens|occurs|means|refers|describes|denotes|represents|consists)\b(\s+not\b)?`)
-	return &subject{defining: re, terms: tokens(name), does: does}
+	return &subject{defining: re, terms: text.Terms(name), does: does}
 }
 
 var (
@@ -296,13 +295,13 @@ func (s *subject) definedBy(sentence string) bool {
 // namedBy reports whether heading names the subject: "2.5 The Closure
 // API" names "closure".
 func (s *subject) namedBy(heading string) bool {
-	return matched(s.terms, tokens(heading)) == len(s.terms)
+	return matched(s.terms, text.Terms(heading)) == len(s.terms)
 }
 
 // leansOnContext matches sentences that open by pointing at text the
 // report does not quote ("As mentioned earlier, …", "This means …",
 // "However, …"): read alone they leave the reader asking what "this" is.
-var leansOnContext = lazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore)\b`)
+var leansOnContext = lazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore|nor|neither|as (?:a result|such)|for (?:this|that) reason|consequently|accordingly|instead|still|yet)\b`)
 
 // comparePattern finds what a comparison compares: "compare A and B",
 // "A vs B", "the difference between A and B".
@@ -333,6 +332,12 @@ func reportSections(input string) (secs []section, compared []string) {
 		a, b := m[1], m[2]
 		if a == "" {
 			a, b = m[3], m[4]
+		}
+		// "compare memcheck and massif: what does each measure and when
+		// should I use which?": the things end where the question about
+		// them begins.
+		if i := strings.IndexAny(b, ":;,—"); i >= 0 {
+			b = strings.TrimSpace(b[:i])
 		}
 		// "a struct and a union in libffi": both are libffi's.
 		place := ""
@@ -408,7 +413,7 @@ func splitClauses(s string) []string {
 	// Splitting "salt and pepper" helps no one: keep the clause whole when
 	// any part is too short to search on its own.
 	for _, p := range out {
-		if len(tokens(p)) < 2 {
+		if len(text.Terms(p)) < 2 {
 			return []string{s}
 		}
 	}
@@ -429,7 +434,7 @@ func short(code string) bool {
 	return code != "" && strings.Count(code, "\n") < 5
 }
 
-func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, error) {
+func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, []api.ResearchPassage, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", escapeWithin(oneLine(input)))
 	// URLs named in the input are read first (and so indexed): they are
@@ -439,14 +444,14 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	if localIndex {
 		n, err := e.store.count(ctx)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		if n == 0 {
 			b.WriteString("## No sources available\n\n")
 			b.WriteString("The local search index is empty, so there was nothing to research. ")
 			b.WriteString("The local engine only knows pages it has read: add some with `hark index URL|SITEMAP|DIR`, ")
 			b.WriteString("or by running extract or crawl, then ask again. A workspace can also use a SearXNG or Tavily backend.\n")
-			return b.String(), []api.ResearchSource{}, nil
+			return b.String(), []api.ResearchSource{}, nil, nil
 		}
 	}
 
@@ -496,9 +501,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return "", nil, ctx.Err()
+					return "", nil, nil, ctx.Err()
 				}
-				return "", nil, fmt.Errorf("search %q: %w", q, err)
+				return "", nil, nil, fmt.Errorf("search %q: %w", q, err)
 			}
 			for _, r := range res.Results {
 				s := found[r.URL]
@@ -508,10 +513,13 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 					order = append(order, r.URL)
 				}
 				// Release notes name everything once; they are sources
-				// for questions about changes.
+				// for questions about changes, and the first ones there.
 				w := 1.0
-				if !changes && changelogPage(r.Title, r.URL) {
+				if changelogPage(r.Title, r.URL) {
 					w = 0.3
+					if changes {
+						w = 3
+					}
 				}
 				s.score += r.Score * w
 				if best[q] == "" || w == 1 && changelogPage(found[best[q]].title, best[q]) {
@@ -529,7 +537,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			fmt.Fprintf(&b, "The local index holds %d pages; add pages on this topic with `hark index URL|SITEMAP|DIR`, extract or crawl, then ask again.", n)
 		}
 		b.WriteString("\n")
-		return b.String(), []api.ResearchSource{}, nil
+		return b.String(), []api.ResearchSource{}, nil, nil
 	}
 	// The best page for each thing compared is read, whatever the pool
 	// says: the page about DRD says what DRD is.
@@ -548,7 +556,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	}
 	e.readSources(ctx, sources, localIndex)
 	if ctx.Err() != nil {
-		return "", nil, ctx.Err()
+		return "", nil, nil, ctx.Err()
 	}
 
 	docs := make([]*rdoc, len(sources))
@@ -559,6 +567,10 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			docs[i] = readTextDoc(src.text, src.title)
 		}
 		docs[i].changelog = changelogPage(src.title, src.url)
+		docs[i].url, docs[i].kept = src.url, src.text
+	}
+	if compared == nil {
+		markOffTopic(docs, answerTerms(input))
 	}
 	corp := newCorpus(docs)
 
@@ -580,7 +592,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	asks := make([]ask, len(sections))
 	for i, sec := range sections {
 		q := sec.query
-		if i > 0 && subjectWord != "" && pronoun().MatchString(q) && !slices.Contains(tokens(q), stem(strings.ToLower(subjectWord))) {
+		if i > 0 && subjectWord != "" && pronoun().MatchString(q) && !slices.Contains(text.Terms(q), text.Stem(strings.ToLower(subjectWord))) {
 			q += " " + subjectWord
 		}
 		asks[i] = newAsk(q, nil, changes)
@@ -623,18 +635,25 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		}
 	}
 	b.WriteString("## Summary\n\n")
-	switch {
-	case len(summary) > 0:
-		for _, q := range summary {
-			corp.write(&b, q, cite(q.doc), false)
+	if compared != nil && len(summary) == 0 {
+		// No source compares them: what each one is, side by side,
+		// contrasts them; each section then goes on from there.
+		b.WriteString("No source found compares them directly; what each one is: ")
+		for i := range sections {
+			summary = append(summary, corp.pick(asks[i], 1, inSummary, pickOptions{noLists: true, noChangelog: !changes, defining: true})...)
+			for _, k := range summary[len(summary)-1:] {
+				for _, n := range k.all() {
+					inSummary.add(corp.docs[k.doc].sents[n].text)
+				}
+			}
 		}
-		b.WriteString("\n")
-	case compared != nil:
-		b.WriteString("No source found compares them directly; each section below opens with what the sources say each one is.\n")
-	default:
-		b.WriteString("The sources found mention the topic but no sentence in them answers it directly; see the sources below.\n")
 	}
-	b.WriteString("\n")
+	for _, q := range summary {
+		corp.write(&b, q, cite(q.doc), false)
+	}
+	// The sections are written before a summary that quotes nothing says
+	// why: they may hold the answer as a list.
+	var secs strings.Builder
 
 	// Sections add to the summary rather than repeat it, unless the
 	// summary holds all a question's answers. A section with nothing
@@ -665,11 +684,33 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				inSections.add(corp.docs[q.doc].sents[k].text)
 			}
 		}
-		fmt.Fprintf(&b, "## %s\n\n", escapeWithin(sec.title))
+		fmt.Fprintf(&secs, "## %s\n\n", escapeWithin(sec.title))
 		for _, q := range qs {
-			corp.write(&b, q, cite(q.doc), true)
+			corp.write(&secs, q, cite(q.doc), true)
 		}
+		secs.WriteString("\n")
+	}
+	switch {
+	case len(summary) > 0:
 		b.WriteString("\n")
+	case compared != nil:
+		b.WriteString("No source found compares them directly; each section below opens with what the sources say each one is.\n")
+	case secs.Len() > 0:
+		b.WriteString("The answer is a list, quoted whole below.\n")
+	default:
+		fmt.Fprintf(&b, "No sentence in the sources found answers it directly: research looked for sentences that hold %s. The sources below mention the topic.\n", lookedFor(input))
+	}
+	b.WriteString("\n")
+	b.WriteString(secs.String())
+	if len(cited) == 0 {
+		// Nothing quoted: the sources that hold the question's words are
+		// still where to look.
+		terms := answerTerms(input)
+		for i, d := range corp.docs {
+			if len(cited) < 5 && !d.offTopic && docMatches(d, terms) >= termsNeeded(terms) {
+				cite(i)
+			}
+		}
 	}
 	model := fmt.Sprintf("Model `%s`", plan.Model)
 	if plan.Auto {
@@ -693,7 +734,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeWithin(oneLine(s.title)), linkTarget(s.url))
 		out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
 	}
-	return b.String(), out, nil
+	return b.String(), out, corp.passages, nil
 }
 
 // plural is "1 search" or "3 searches".
@@ -729,7 +770,7 @@ func corpusTexts(c *rcorpus) []string {
 	var out []string
 	for _, d := range c.docs {
 		for _, s := range d.sents {
-			out = append(out, unmark(s.text))
+			out = append(out, text.Unmark(s.text))
 		}
 	}
 	return out
@@ -823,7 +864,7 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 // not have (pseudo-relevance feedback).
 func followUpQueries(input string, found map[string]*researchSource, order []string, searched map[string]bool) []string {
 	have := map[string]bool{}
-	for _, t := range tokens(input) {
+	for _, t := range text.Terms(input) {
 		have[t] = true
 	}
 	freq := map[string]int{}
@@ -831,7 +872,7 @@ func followUpQueries(input string, found map[string]*researchSource, order []str
 		if i == 5 {
 			break
 		}
-		for _, t := range tokens(found[u].snippet + " " + found[u].title) {
+		for _, t := range text.Terms(found[u].snippet + " " + found[u].title) {
 			if !have[t] && len(t) > 3 {
 				freq[t]++
 			}
@@ -854,7 +895,7 @@ func followUpQueries(input string, found map[string]*researchSource, order []str
 		return list[i].t < list[j].t
 	})
 	var out []string
-	base := strings.Join(tokens(input), " ")
+	base := strings.Join(text.Terms(input), " ")
 	for i := 0; i+1 < len(list) && len(out) < 2; i += 2 {
 		q := base + " " + list[i].t + " " + list[i+1].t
 		if !searched[q] {
@@ -902,91 +943,3 @@ func sentenceCase(s string) string {
 }
 
 // Research task persistence.
-
-func (s *store) createResearch(ctx context.Context, id, input, model string) error {
-	now := time.Now().Unix()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO web_research(id, input, model, status, created, updated) VALUES (?, ?, ?, ?, ?, ?)`,
-		id, input, model, api.ResearchPending, now, now)
-	if err != nil {
-		return fmt.Errorf("research task: %w", err)
-	}
-	return nil
-}
-
-func (s *store) setResearchStatus(ctx context.Context, id, status string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, updated = ? WHERE id = ?`, status, time.Now().Unix(), id)
-	return err
-}
-
-func (s *store) finishResearch(ctx context.Context, id, status, content string, sources []api.ResearchSource, msg string) error {
-	if sources == nil {
-		sources = []api.ResearchSource{}
-	}
-	sj, _ := json.Marshal(sources)
-	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, content = ?, sources = ?, error = ?, updated = ? WHERE id = ?`,
-		status, content, string(sj), msg, time.Now().Unix(), id)
-	return err
-}
-
-// research reads a task. A failed task's reason is returned in the
-// output's extra field "error".
-func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, error) {
-	if err := s.failStaleResearch(ctx, id); err != nil {
-		return nil, fmt.Errorf("research task: %w", err)
-	}
-	var status, content, sources, msg string
-	err := s.db.QueryRowContext(ctx, `SELECT status, content, sources, error FROM web_research WHERE id = ?`, id).Scan(&status, &content, &sources, &msg)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &engine.InputError{Field: "request_id", Rule: "no research task has this id"}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("research task: %w", err)
-	}
-	out := &api.ResearchOutput{RequestID: id, Status: status, Sources: []api.ResearchSource{}}
-	if status == api.ResearchCompleted {
-		out.Content = content
-	}
-	_ = json.Unmarshal([]byte(sources), &out.Sources)
-	if msg != "" {
-		ej, _ := json.Marshal(msg)
-		out.Extra = api.Extra{"error": ej}
-	}
-	return out, nil
-}
-
-// A running task writes its status every researchHeartbeat; one whose
-// row has not changed for researchStale was left by a process that
-// stopped (several processes share the database: the TUI, hark index, a
-// second hark), and is failed rather than left in_progress forever.
-const (
-	researchHeartbeat = 5 * time.Second
-	researchStale     = 4 * researchHeartbeat
-)
-
-// failInterruptedResearch marks failed the tasks whose process stopped
-// before they ended. A task another live process runs keeps beating and
-// is left alone.
-func (s *store) failInterruptedResearch() error {
-	return s.failStaleResearch(context.Background(), "")
-}
-
-// failStaleResearch fails the stale tasks, or only task id when it is set.
-func (s *store) failStaleResearch(ctx context.Context, id string) error {
-	now := time.Now()
-	q := `UPDATE web_research SET status = ?, error = ?, updated = ? WHERE status IN (?, ?) AND updated < ?`
-	args := []any{api.ResearchFailed, "interrupted: the gateway stopped before the task ended", now.Unix(),
-		api.ResearchPending, api.ResearchInProgress, now.Add(-researchStale).Unix()}
-	if id != "" {
-		q += ` AND id = ?`
-		args = append(args, id)
-	}
-	_, err := s.db.ExecContext(ctx, q, args...)
-	return err
-}
-
-// body is a page's text, its markdown ("" for pages indexed before the
-// index kept it) and its title.
-func (s *store) body(ctx context.Context, u string) (body, markdown, title string, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT body, markdown, title FROM web_pages WHERE url = ?`, u).Scan(&body, &markdown, &title)
-	return body, markdown, title, err
-}

@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
+	gmtext "github.com/yuin/goldmark/text"
 
 	"hark/api"
+	"hark/gateway/text"
 )
 
 // researchCase is a question a researcher asks of the corpus, with what
@@ -151,6 +152,24 @@ var researchCases = []researchCase{
 		notCited: []string{"dist.news.html"},
 	},
 	{
+		// Issue 23's compare question: the things end at the colon, each
+		// gets its section, and the summary sets what each is side by
+		// side rather than open on "Nor does it measure …".
+		q:   "compare memcheck and massif: what does each measure and when should I use which?",
+		not: []string{"## Massif:", "Nor does it measure"},
+		check: func(t *testing.T, c string) {
+			for _, h := range []string{"Memcheck", "Massif"} {
+				if reportSection(c, h) == "" {
+					t.Errorf("no section headed %s:\n%s", h, c)
+				}
+			}
+			sum := reportSection(c, "Summary")
+			if !strings.Contains(sum, "Memcheck is a memory error detector.") || !strings.Contains(sum, "Massif is a heap profiler.") {
+				t.Errorf("the summary does not contrast them:\n%s", sum)
+			}
+		},
+	},
+	{
 		q:       "how do I attach gdb to a program running under valgrind?",
 		want:    []string{"Valgrind gdbserver"},
 		sources: []string{"manual-core-adv.html"},
@@ -232,8 +251,13 @@ var quoteLine = regexp.MustCompile(`^(?:- )?(.*?) \[\d+\]$`)
 func checkQuotes(t *testing.T, report string) {
 	t.Helper()
 	body, _, _ := strings.Cut(report, "\n## Method")
+	fence := false
 	for _, l := range strings.Split(body, "\n") {
-		if strings.HasPrefix(l, "#") || strings.HasPrefix(l, " ") || l == "" || strings.HasPrefix(l, "```") || strings.HasPrefix(l, "No source found") || strings.HasPrefix(l, "The sources found") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fence = !fence
+			continue
+		}
+		if fence || strings.HasPrefix(l, "#") || strings.HasPrefix(l, " ") || l == "" || strings.HasPrefix(l, "```") || strings.HasPrefix(l, "No source found") || strings.HasPrefix(l, "The sources found") {
 			continue
 		}
 		for _, q := range strings.Split(l, "] ") { // a summary runs its quotes together
@@ -251,7 +275,7 @@ func checkQuotes(t *testing.T, report string) {
 			}
 			s := m[1]
 			first := []rune(s)[0]
-			if !(first >= 'A' && first <= 'Z' || first >= '0' && first <= '9' || strings.ContainsRune("`\"'(", first)) {
+			if !(first >= 'A' && first <= 'Z' || first >= '0' && first <= '9' || strings.ContainsRune("`\"'(", first) || text.StartsSentence(s)) {
 				t.Errorf("quote opens as a fragment: %q", s)
 			}
 			if last := s[len(s)-1]; !strings.ContainsRune(".!?:)\"", rune(last)) {
@@ -268,7 +292,7 @@ func checkNoMarkup(t *testing.T, report string) {
 	t.Helper()
 	body, _, _ := strings.Cut(report, "\n## Sources")
 	src := []byte(body)
-	doc := markdownParser().Parser().Parse(text.NewReader(src))
+	doc := markdownParser().Parser().Parse(gmtext.NewReader(src))
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil

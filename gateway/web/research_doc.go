@@ -1,12 +1,12 @@
 package web
 
 import (
+	"hark/gateway/text"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
+	gmtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
 	"hark/gateway/extract"
@@ -18,13 +18,6 @@ import (
 // the extractor wrote (headings, lists, definition terms and inline code
 // are marked there) or, for pages indexed before the index kept markdown,
 // from the plain text.
-
-// Inline code in a sentence is kept between these two bytes, so that the
-// report can quote it as code and escape everything else.
-const (
-	codeOpen  = '\x01'
-	codeClose = '\x02'
-)
 
 type blockKind uint8
 
@@ -61,27 +54,32 @@ type rpassage struct {
 
 // rsent is one sentence.
 type rsent struct {
-	text    string // marked: inline code between codeOpen and codeClose
-	toks    []string
-	block   int
-	passage int
-	first   bool   // the first sentence of its block
-	dep     int    // the sentence before it that it leans on ("This means …"), -1
-	lost    bool   // it leans on text that is not in the source's prose
-	ok      bool   // a whole sentence that can be quoted
-	leads   bool   // it introduces a list ("… the following four leak kinds:")
-	far     bool   // it points at a figure or text elsewhere ("… above.")
-	code    string // the short code block it introduces
-	asks    bool   // a question the page asks
-	items   int    // a lead-in's items
-	named   int    // of which name what they describe: "Still reachable". …
-	nWords  int
-	context []string // tokens of what it sits under: passage headings, term, label, lead-in, code
+	text      string // marked: inline code between text.CodeOpen and text.CodeClose
+	toks      []string
+	block     int
+	passage   int
+	first     bool   // the first sentence of its block
+	dep       int    // the sentence before it that it leans on ("This means …"), -1
+	lost      bool   // it leans on text that is not in the source's prose
+	ok        bool   // a whole sentence that can be quoted
+	leads     bool   // it introduces a list ("… the following four leak kinds:")
+	far       bool   // it points at a figure or text elsewhere ("… above.")
+	code      string // the code block it introduces, up to maxHowCode lines
+	codeLines int
+	longIntro bool // it leads into code longer than text.MaxQuotedCode lines
+	asks      bool // a question the page asks
+	items     int  // a lead-in's items
+	named     int  // of which name what they describe: "Still reachable". …
+	nWords    int
+	context   []string // tokens of what it sits under: passage headings, term, label, lead-in, code
 }
 
 type rdoc struct {
 	title     string
 	changelog bool
+	offTopic  bool // it lacks a word every other source shares with the question: no quote comes from it
+	url       string
+	kept      string // the page's kept text, where its passages are found
 	blocks    []rblock
 	passages  []rpassage
 	sents     []rsent
@@ -102,13 +100,14 @@ type docBuilder struct {
 }
 
 func newDocBuilder(title string) *docBuilder {
-	b := &docBuilder{d: &rdoc{title: title}, titleKey: " " + plainWords(title) + " ", titleTok: tokens(title), stack: make([]string, 7), lastSent: -1, desc: -1}
-	b.d.passages = []rpassage{{context: tokens(title), overview: true}}
+	b := &docBuilder{d: &rdoc{title: title}, titleKey: " " + plainWords(title) + " ", titleTok: text.Terms(title), stack: make([]string, 7), lastSent: -1, desc: -1}
+	b.d.passages = []rpassage{{context: text.Terms(title), overview: true}}
 	return b
 }
 
 func (b *docBuilder) heading(level int, h string) {
-	h = strings.TrimSpace(unmark(h))
+	marked := strings.TrimSpace(h)
+	h = strings.TrimSpace(text.Unmark(h))
 	if h == "" {
 		return
 	}
@@ -119,24 +118,53 @@ func (b *docBuilder) heading(level int, h string) {
 			above = append(above, b.stack[l])
 		}
 	}
+	if n := len(b.d.sents); n > 0 && len(b.d.passages) > 0 && b.d.sents[n-1].passage == len(b.d.passages)-1 &&
+		b.stack[level] == "" && level > 1 && b.stack[level-1] != "" {
+		// A sentence closing its section that introduces what follows
+		// ("The following markup tags … are recognised:") leads into
+		// the subsections that open now.
+		if s := &b.d.sents[n-1]; strings.HasSuffix(text.Unmark(s.text), ":") && introducesList(text.Unmark(s.text)) {
+			s.leads = true
+		}
+	}
 	b.stack[level] = h
 	for l := level + 1; l <= 6; l++ {
 		b.stack[l] = ""
 	}
-	ctx := append(tokens(strings.Join(above, " ")), b.titleTok...)
-	own := tokens(h)
+	ctx := append(text.Terms(strings.Join(above, " ")), b.titleTok...)
+	own := text.Terms(h)
 	if genericHeading().MatchString(h) {
 		// "5.1. Overview" is Cachegrind's overview: it is headed by
 		// what its page or section is about.
 		if len(above) > 0 {
-			own = append(own, tokens(above[len(above)-1])...)
+			own = append(own, text.Terms(above[len(above)-1])...)
 		} else {
 			own = append(own, b.titleTok...)
 		}
 	}
 	b.d.passages = append(b.d.passages, rpassage{heading: h, own: own, context: ctx, contextText: above, overview: genericHeading().MatchString(h) || len(above) == 0})
 	b.term, b.lastSent, b.prevKind, b.desc = "", -1, 0, -1
+	if apiHeading(marked) {
+		// An API reference entry ("### `os.homedir()`") is headed by
+		// what it documents: its sentences describe that name, as a
+		// definition's describe its term, and are quoted under it.
+		b.term = string(text.CodeOpen) + text.Unmark(marked) + string(text.CodeClose)
+	}
 }
+
+// apiHeading reports whether a heading (marked) is the name of a
+// function, method or property: all code ("`os.homedir()`") or a call
+// written plainly ("readline.createInterface(options)").
+func apiHeading(marked string) bool {
+	plain := text.Unmark(marked)
+	if strings.HasPrefix(marked, string(text.CodeOpen)) && strings.HasSuffix(marked, string(text.CodeClose)) &&
+		strings.Count(marked, string(text.CodeOpen)) == 1 {
+		return !strings.Contains(plain, " ") || strings.Contains(plain, "(")
+	}
+	return apiName().MatchString(plain)
+}
+
+var apiName = lazyRegexp(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\(.*\)$`)
 
 // termLine starts a definition: the paragraphs after it describe it.
 // Terms in a row are one ("3.4." and the question it numbers).
@@ -155,8 +183,8 @@ func (b *docBuilder) termLine(t string) {
 			above = append(above, b.stack[l])
 		}
 	}
-	ctx := append(tokens(strings.Join(above, " ")), b.titleTok...)
-	b.d.passages = append(b.d.passages, rpassage{heading: unmark(t), own: tokens(unmark(t)), context: ctx, contextText: above, term: true})
+	ctx := append(text.Terms(strings.Join(above, " ")), b.titleTok...)
+	b.d.passages = append(b.d.passages, rpassage{heading: text.Unmark(t), own: text.Terms(text.Unmark(t)), context: ctx, contextText: above, term: true})
 	b.lastSent, b.prevKind = -1, 4
 }
 
@@ -178,7 +206,7 @@ func (b *docBuilder) para(t string) {
 func (b *docBuilder) lines(lines []string) {
 	var cur []string
 	flush := func() {
-		for _, l := range unwrapLines(strings.Join(cur, "\n")) {
+		for _, l := range text.UnwrapLines(strings.Join(cur, "\n")) {
 			if m := listMarker(l); m != "" {
 				b.block(itemBlock, strings.TrimSpace(l[len(m):]), 1, -2)
 			} else {
@@ -229,7 +257,7 @@ func framed(t string) string {
 // listMarker is the marker that opens a list item in a line of plain
 // text, or "".
 func listMarker(t string) string {
-	if !listItem(t) {
+	if !text.ListItem(t) {
 		return ""
 	}
 	if i := strings.IndexByte(t, ' '); i > 0 {
@@ -242,7 +270,7 @@ func listMarker(t string) string {
 // item's list's first item; -2 starts a list at this item.
 func (b *docBuilder) block(kind blockKind, t string, depth, list int) {
 	t = strings.Join(strings.Fields(t), " ")
-	if unmark(t) == "" {
+	if text.Unmark(t) == "" {
 		return
 	}
 	d := b.d
@@ -265,7 +293,7 @@ func (b *docBuilder) block(kind blockKind, t string, depth, list int) {
 			// follows ("… resulting in the following four leak kinds.").
 			if b.prevKind == 1 && len(d.sents) > 0 && d.sents[len(d.sents)-1].passage == pi {
 				last := len(d.sents) - 1
-				s := unmark(d.sents[last].text)
+				s := text.Unmark(d.sents[last].text)
 				if strings.HasSuffix(s, ":") || introducesList(s) {
 					blk.leadIn = last
 					blk.needsLd = strings.HasSuffix(s, ":")
@@ -277,15 +305,15 @@ func (b *docBuilder) block(kind blockKind, t string, depth, list int) {
 		}
 		blk.list = list
 	}
-	parts := splitMarked(t)
-	if kind == itemBlock && len(parts) > 1 && len(strings.Fields(unmark(parts[0]))) <= 4 {
+	parts := text.Split(t)
+	if kind == itemBlock && len(parts) > 1 && len(strings.Fields(text.Unmark(parts[0]))) <= 4 {
 		blk.label, parts = parts[0], parts[1:] // "Still reachable". This covers …
 	}
 	blk.cont = b.cont
 	if kind == itemBlock && blk.leadIn >= 0 && !b.cont {
 		ls := &d.sents[blk.leadIn]
 		ls.items++
-		if blk.label != "" || namedItem().MatchString(unmark(t)) {
+		if blk.label != "" || namedItem().MatchString(text.Unmark(t)) {
 			ls.named++ // "Still reachable". …, "Leak, meaning …"
 		}
 	}
@@ -304,10 +332,10 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	d := b.d
 	blk := &d.blocks[bi]
 	si := len(d.sents)
-	plain := unmark(s)
-	rs := rsent{text: s, toks: tokens(plain), block: bi, passage: pi, first: first, dep: -1, nWords: len(strings.Fields(plain))}
+	plain := text.Unmark(s)
+	rs := rsent{text: s, toks: text.Terms(plain), block: bi, passage: pi, first: first, dep: -1, nWords: len(strings.Fields(plain))}
 	check := plain
-	if s[0] == codeOpen || first && len(d.passages[pi].sents) == 0 && blk.kind == paraBlock {
+	if s[0] == text.CodeOpen || first && len(d.passages[pi].sents) == 0 && blk.kind == paraBlock {
 		// "`libffi` also …", or a section's opening: no tail of a
 		// sentence cut off, whatever its case. A paragraph that opens
 		// in lower case after a code block ("on a Cachegrind output
@@ -315,7 +343,7 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 		check = sentenceCase(check)
 	}
 	rs.asks = strings.HasSuffix(plain, "?") || strings.HasSuffix(plain, "？")
-	rs.ok = isAnswerSentence(check, 5, 90) && !rs.asks && !b.links && !strings.HasPrefix(plain, "(") &&
+	rs.ok = text.IsAnswerSentence(check, 5, 90) && !rs.asks && !b.links && !strings.HasPrefix(plain, "(") &&
 		!strings.Contains(b.titleKey, " "+plainWords(plain)+" ")
 	lower := strings.ToLower(plain)
 	rs.far = mayPointElsewhere(lower) && pointsElsewhere().MatchString(plain)
@@ -335,10 +363,10 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	ctx := append([]string(nil), d.passages[pi].own...)
 	ctx = append(ctx, d.passages[pi].context...)
 	if blk.term != "" {
-		ctx = append(ctx, tokens(unmark(blk.term))...)
+		ctx = append(ctx, text.Terms(text.Unmark(blk.term))...)
 	}
 	if blk.label != "" {
-		ctx = append(ctx, tokens(unmark(blk.label))...)
+		ctx = append(ctx, text.Terms(text.Unmark(blk.label))...)
 	}
 	if blk.leadIn >= 0 {
 		ctx = append(ctx, d.sents[blk.leadIn].toks...)
@@ -352,15 +380,20 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 
 // code hands a short code block to the sentence before it, which
 // introduces it ("Run it like this:").
+// maxHowCode is the most lines of code a how-to answer quotes: an API
+// example ("Read file stream line-by-Line", mjs with its imports) runs
+// longer than the command a sentence introduces (text.MaxQuotedCode).
+const maxHowCode = 30
+
 func (b *docBuilder) code(lines []string) {
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	if b.lastSent >= 0 && len(lines) > 0 && len(lines) <= maxQuotedCode {
+	if b.lastSent >= 0 && len(lines) > 0 && len(lines) <= maxHowCode {
 		s := &b.d.sents[b.lastSent]
 		if last := b.d.blocks[s.block].sents; last[len(last)-1] == b.lastSent && s.code == "" {
-			s.code = dedent(lines)
-			plain := unmark(s.text)
+			s.code, s.codeLines = text.Dedent(lines), len(lines)
+			plain := text.Unmark(s.text)
 			if last, _ := utf8.DecodeLastRuneInString(plain); !s.asks && !strings.ContainsRune(".!?", last) {
 				// "Run it like this:", or a line that leads into its
 				// code with no stop at all ("… name it on the command
@@ -368,10 +401,17 @@ func (b *docBuilder) code(lines []string) {
 				if last != ':' {
 					s.text += ":"
 				}
-				s.ok = isAnswerSentence(sentenceCase(strings.TrimSuffix(plain, ":")+"."), 5, 90)
+				whole := text.IsAnswerSentence(sentenceCase(strings.TrimSuffix(plain, ":")+"."), 5, 90)
+				if len(lines) <= text.MaxQuotedCode {
+					s.ok = whole
+				} else {
+					// A long listing answers only a how-to question whose
+					// words it holds (research_rank.go's howCode).
+					s.longIntro = whole
+				}
 			}
 			if commandLike(s.code) {
-				s.context = append(s.context, tokens(s.code)...) // "pip install -e path"
+				s.context = append(s.context, text.Terms(s.code)...) // "pip install -e path"
 			}
 		}
 	}
@@ -446,7 +486,7 @@ var (
 // leanStart holds the first words leansOnContext can match.
 var leanStart = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields("as this these that those it they such however but also so then thus therefore hence otherwise similarly likewise in on moreover furthermore") {
+	for _, w := range strings.Fields("as this these that those it they such however but also so then thus therefore hence otherwise similarly likewise in on moreover furthermore nor neither for consequently accordingly instead still yet") {
 		m[w] = true
 	}
 	return m
@@ -455,7 +495,7 @@ var leanStart = func() map[string]bool {
 // readMarkdownDoc reads the extractor's markdown.
 func readMarkdownDoc(md, title string) *rdoc {
 	src := []byte(md)
-	root := markdownParser().Parser().Parse(text.NewReader(src))
+	root := markdownParser().Parser().Parse(gmtext.NewReader(src))
 	b := newDocBuilder(title)
 	b.blocks(root, src, 0)
 	return b.d
@@ -569,8 +609,8 @@ func codeLines(n ast.Node, src []byte) []string {
 }
 
 // inlineText is n's inline content as marked text: emphasis and link
-// markup gone, escapes resolved, inline code between codeOpen and
-// codeClose, a hard line break kept as "\n".
+// markup gone, escapes resolved, inline code between text.CodeOpen and
+// text.CodeClose, a hard line break kept as "\n".
 func inlineText(n ast.Node, src []byte) string {
 	var sb strings.Builder
 	var walk func(n ast.Node)
@@ -598,9 +638,9 @@ func inlineText(n ast.Node, src []byte) string {
 					}
 				}
 				if s := strings.Join(strings.Fields(strings.Map(dropMarks, code.String())), " "); s != "" {
-					sb.WriteRune(codeOpen)
+					sb.WriteRune(text.CodeOpen)
 					sb.WriteString(s)
-					sb.WriteRune(codeClose)
+					sb.WriteRune(text.CodeClose)
 				}
 			case *ast.Image, *ast.RawHTML:
 			case *ast.AutoLink:
@@ -615,7 +655,7 @@ func inlineText(n ast.Node, src []byte) string {
 }
 
 func dropMarks(r rune) rune {
-	if r == codeOpen || r == codeClose {
+	if r == text.CodeOpen || r == text.CodeClose {
 		return -1
 	}
 	return r
@@ -639,13 +679,13 @@ func readTextDoc(body, title string) *rdoc {
 		switch {
 		case strings.HasPrefix(first, "#"):
 			b.heading(strings.Count(first, "#"), strings.TrimLeft(first, "# "))
-		case len(rest) == 0 && headingLine(first), titleLine(first, next):
+		case len(rest) == 0 && text.HeadingLine(first), text.TitleLine(first, next):
 			b.heading(6, first)
 		default:
 			rest = prose
 		}
 		list := -2
-		for _, l := range unwrapLines(strings.Join(rest, "\n")) {
+		for _, l := range text.UnwrapLines(strings.Join(rest, "\n")) {
 			if m := listMarker(l); m != "" {
 				n := len(b.d.blocks)
 				b.block(itemBlock, markCode(strings.TrimSpace(l[len(m):])), 1, list)
@@ -702,82 +742,26 @@ func readTextDoc(body, title string) *rdoc {
 // inline code marks of its own.
 func markCode(s string) string { return strings.Map(dropMarks, s) }
 
-// unmark is marked text as plain text.
-func unmark(s string) string {
-	if strings.IndexByte(s, codeOpen) < 0 && strings.IndexByte(s, codeClose) < 0 {
-		return s
-	}
-	return strings.Map(dropMarks, s)
-}
-
-// splitMarked splits marked text into sentences as sentences does, never
-// inside inline code ("e.g." or "a.out." in code ends nothing).
-func splitMarked(line string) []string {
-	var out []string
-	rs := []rune(line)
-	start, inCode, parens := 0, false, 0
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case r == codeOpen:
-			inCode = true
-			continue
-		case r == codeClose:
-			inCode = false
-			continue
-		case inCode:
-			continue
-		case r == '(':
-			parens++
-			continue
-		case r == ')':
-			parens = max(parens-1, 0)
-			continue
-		case parens > 0:
-			continue // "(Actually, it merges …. The option lets you …)" is one aside
-		}
-		if r != '.' && r != '!' && r != '?' && r != '。' {
-			continue
-		}
-		j := i + 1
-		if j < len(rs) && !unicode.IsSpace(rs[j]) {
-			continue
-		}
-		if r == '.' && j < len(rs) && abbreviation([]rune(unmark(string(rs[start:i+1])))) {
-			continue
-		}
-		if s := strings.TrimSpace(string(rs[start:j])); unmark(s) != "" {
-			out = append(out, s)
-		}
-		start, parens = j, 0
-		i = j - 1
-	}
-	if s := strings.TrimSpace(string(rs[start:])); unmark(s) != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
 // renderMarked writes marked text as markdown that reads as the page
 // wrote it: the text escaped (so "__main__" or "[x](y)" on a page is not
 // markup), inline code as code spans.
 func renderMarked(s string) string {
 	var b strings.Builder
 	for s != "" {
-		i := strings.IndexRune(s, codeOpen)
+		i := strings.IndexRune(s, text.CodeOpen)
 		if i < 0 {
 			b.WriteString(escapeInline(s))
 			break
 		}
 		b.WriteString(escapeInline(s[:i]))
-		s = s[i+utf8.RuneLen(codeOpen):]
-		j := strings.IndexRune(s, codeClose)
+		s = s[i+utf8.RuneLen(text.CodeOpen):]
+		j := strings.IndexRune(s, text.CodeClose)
 		if j < 0 {
 			j = len(s)
 		}
 		b.WriteString(codeSpan(s[:j]))
 		if j < len(s) {
-			s = s[j+utf8.RuneLen(codeClose):]
+			s = s[j+utf8.RuneLen(text.CodeClose):]
 		} else {
 			s = ""
 		}

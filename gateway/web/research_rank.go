@@ -2,6 +2,8 @@ package web
 
 import (
 	"fmt"
+	"hark/api"
+	"hark/gateway/text"
 	"math"
 	"regexp"
 	"slices"
@@ -17,57 +19,6 @@ import (
 // "this" points at, the term a definition describes, the sentence that
 // introduces a list) and the sentences that complete it, in page order.
 
-// bm25Index is Okapi BM25 (k1=1.2, b=0.75) over a fixed set of documents,
-// built once and asked many times.
-type bm25Index struct {
-	tfs  []map[string]int
-	lens []float64
-	df   map[string]int
-	avg  float64
-}
-
-func newBM25Index(docs [][]string) *bm25Index {
-	ix := &bm25Index{tfs: make([]map[string]int, len(docs)), lens: make([]float64, len(docs)), df: map[string]int{}}
-	var total float64
-	for i, d := range docs {
-		tf := make(map[string]int, len(d))
-		for _, t := range d {
-			tf[t]++
-		}
-		for t := range tf {
-			ix.df[t]++
-		}
-		ix.tfs[i], ix.lens[i] = tf, float64(len(d))
-		total += float64(len(d))
-	}
-	ix.avg = 1
-	if len(docs) > 0 && total > 0 {
-		ix.avg = total / float64(len(docs))
-	}
-	return ix
-}
-
-func (ix *bm25Index) score(query []string) []float64 {
-	const k1, b = 1.2, 0.75
-	out := make([]float64, len(ix.tfs))
-	n := float64(len(ix.tfs))
-	seen := map[string]bool{}
-	for _, q := range query {
-		if seen[q] || ix.df[q] == 0 {
-			continue
-		}
-		seen[q] = true
-		df := float64(ix.df[q])
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for i, tf := range ix.tfs {
-			if f := float64(tf[q]); f > 0 {
-				out[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*ix.lens[i]/ix.avg))
-			}
-		}
-	}
-	return out
-}
-
 // rcorpus is the sources of one report, read.
 type rcorpus struct {
 	docs  []*rdoc
@@ -75,8 +26,10 @@ type rcorpus struct {
 	pref  [][2]int // every passage
 	sBase []int    // a doc's first entry in sref
 	pBase []int
-	sIdx  *bm25Index
-	pIdx  *bm25Index
+	sIdx  *text.BM25
+	pIdx  *text.BM25
+	// passages are where the quotes written so far come from.
+	passages []api.ResearchPassage
 }
 
 func newCorpus(docs []*rdoc) *rcorpus {
@@ -98,7 +51,7 @@ func newCorpus(docs []*rdoc) *rcorpus {
 			pdocs = append(pdocs, toks)
 		}
 	}
-	c.sIdx, c.pIdx = newBM25Index(sdocs), newBM25Index(pdocs)
+	c.sIdx, c.pIdx = text.NewBM25(sdocs), text.NewBM25(pdocs)
 	return c
 }
 
@@ -137,7 +90,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 	if len(a.terms) == 0 {
 		return out
 	}
-	sS, pS := c.sIdx.score(a.terms), c.pIdx.score(a.terms)
+	sS, pS := c.sIdx.Score(a.terms), c.pIdx.Score(a.terms)
 	maxS, maxP := 0.0, 0.0
 	for _, v := range sS {
 		maxS = math.Max(maxS, v)
@@ -156,7 +109,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 		s := &d.sents[ref[1]]
 		blk := &d.blocks[s.block]
 		p := &d.passages[s.passage]
-		if s.lost || s.asks || !(s.ok || s.leads) {
+		if d.offTopic || s.lost || s.asks || !(s.ok || s.leads || s.longIntro && howCode(a, s)) {
 			continue
 		}
 		doc := slices.Clip(s.toks)
@@ -172,12 +125,12 @@ func (c *rcorpus) scores(a ask) []float64 {
 		// What the sentence sits under: its section's heading (hc),
 		// the term or item name it describes (nc), the headings above
 		// and the page title (tc).
-		hc := coverage(a.terms, p.own)
+		hc := text.Coverage(a.terms, p.own)
 		nc := 0.0
 		if blk.label != "" {
-			nc = coverage(a.terms, tokens(unmark(blk.label)))
+			nc = text.Coverage(a.terms, text.Terms(text.Unmark(blk.label)))
 		}
-		tc := coverage(a.terms, p.context)
+		tc := text.Coverage(a.terms, p.context)
 		if a.bare {
 			hc, nc, tc = 0, 0, 0 // the sentence itself names the things compared
 		}
@@ -225,7 +178,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 			first = s.toks[0]
 		}
 		switch {
-		case a.subject != nil && a.subject.definedBy(unmark(s.text)):
+		case a.subject != nil && a.subject.definedBy(text.Unmark(s.text)):
 			v *= 2.5 // "A data race happens when …" for "what is a data race"
 		case a.subject != nil && lead && p.overview && opensWith(s, a.subject) && a.subject.namedBy(d.title):
 			v *= 2.5 // "Cachegrind simulates …", opening Cachegrind's page, for "what does cachegrind measure"
@@ -240,9 +193,9 @@ func (c *rcorpus) scores(a ask) []float64 {
 			}
 		case a.how && commandLike(s.code):
 			v *= 1.3 // shows how: "Select a voice from the command line:" and the command
-		case !a.how && definition().MatchString(unmark(s.text)) && slices.Contains(a.terms, first):
+		case !a.how && definition().MatchString(text.Unmark(s.text)) && slices.Contains(a.terms, first):
 			v *= 1.6 // says what the question names is: "Memcheck is a …"
-		case a.how && definition().MatchString(unmark(s.text)):
+		case a.how && definition().MatchString(text.Unmark(s.text)):
 			v *= 0.7 // what a thing is does not say how to do anything
 		case !a.how && slices.Contains(a.terms, first):
 			v *= 1.3 // about what the question names: "Memcheck reports …"
@@ -285,7 +238,7 @@ func (c *rcorpus) defines(di, i int, a ask) bool {
 	d := c.docs[di]
 	s := &d.sents[i]
 	p := &d.passages[s.passage]
-	if a.subject.definedBy(unmark(s.text)) {
+	if a.subject.definedBy(text.Unmark(s.text)) {
 		return true
 	}
 	lead := len(p.sents) > 0 && p.sents[0] == i
@@ -306,6 +259,7 @@ type quote struct {
 	sents []int  // in page order
 	items []quote
 	score float64
+	code  string // for a how-to question, the code block closing the quote's paragraph
 }
 
 func (q quote) isList() bool { return len(q.items) > 0 }
@@ -353,7 +307,7 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	// unless the sentence is a definition, which stands alone.
 	if f := blk.sents[0]; start == f+1 && start == i && d.sents[f].ok && !d.sents[f].lost && !d.sents[f].far &&
 		len(d.sents[f].text)+len(s.text) < quoteChars && !used.has(d.sents[f].text) &&
-		(a.subject == nil || !a.subject.definedBy(unmark(s.text))) {
+		(a.subject == nil || !a.subject.definedBy(text.Unmark(s.text))) {
 		start = f
 	}
 	if blk.term != "" {
@@ -374,7 +328,7 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	p := &d.passages[s.passage]
 	opening := len(p.sents) > 0 && p.sents[0] == start
 	limit, most := quoteChars, quoteSents
-	if opening && coverage(a.terms, p.own) >= 0.5 {
+	if opening && text.Coverage(a.terms, p.own) >= 0.5 {
 		// The opening of the section the question names: how it begins
 		// is the answer ("Memcheck keeps track of all heap blocks … The
 		// root-set consists of …").
@@ -400,6 +354,17 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 		}
 		q.sents = append(q.sents, next)
 		n += len(ns.text)
+	}
+	// The code the last sentence introduces: a command, or for a how-to
+	// question a longer example. How to do it is also the example the
+	// paragraph ends on ("On Linux systems, we also support shared
+	// libraries … ./configure --enable-shared"), even when a later
+	// sentence introduces it.
+	if ls := &d.sents[q.sents[len(q.sents)-1]]; ls.code != "" && (ls.codeLines <= text.MaxQuotedCode || howCode(a, ls)) {
+		q.code = ls.code
+	} else if last := blk.sents[len(blk.sents)-1]; a.how && d.sents[last].code != "" && len(blk.sents) <= 5 &&
+		(d.sents[last].codeLines <= text.MaxQuotedCode || howCode(a, &d.sents[last])) {
+		q.code = d.sents[last].code
 	}
 	return q, true
 }
@@ -442,7 +407,37 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 			break
 		}
 	}
+	if len(q.items) == 0 {
+		q.items = c.subheadings(di, lead)
+	}
 	return q, len(q.items) > 0
+}
+
+// subheadings are the items of a lead-in that closes its passage and is
+// followed by sections rather than a list ("The following markup tags
+// and attributes are recognised:" over "### speak", "### voice", …):
+// the headings of the sections just under its own, named only.
+func (c *rcorpus) subheadings(di, lead int) []quote {
+	d := c.docs[di]
+	pi := d.sents[lead].passage
+	p := &d.passages[pi]
+	if len(p.sents) == 0 || p.sents[len(p.sents)-1] != lead {
+		return nil
+	}
+	var out []quote
+	for k := pi + 1; k < len(d.passages) && len(out) < 12; k++ {
+		sub := &d.passages[k]
+		if len(sub.contextText) <= len(p.contextText) || sub.contextText[len(p.contextText)] != p.heading {
+			break
+		}
+		if len(sub.contextText) == len(p.contextText)+1 && !sub.term {
+			out = append(out, quote{doc: di, label: string(text.CodeOpen) + sub.heading + string(text.CodeClose)})
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
 }
 
 // usedSet is what a report has quoted: no sentence is quoted twice, even
@@ -454,11 +449,11 @@ type usedSet struct {
 
 func newUsedSet() *usedSet { return &usedSet{keys: map[string]bool{}} }
 
-func (u *usedSet) has(text string) bool {
-	if u.keys[plainWords(unmark(text))] {
+func (u *usedSet) has(s string) bool {
+	if u.keys[plainWords(text.Unmark(s))] {
 		return true
 	}
-	sh := shingles(unmark(text), 2)
+	sh := shingles(text.Unmark(s), 2)
 	for _, p := range u.shingles {
 		if jaccard(sh, p) > 0.5 {
 			return true
@@ -467,9 +462,9 @@ func (u *usedSet) has(text string) bool {
 	return false
 }
 
-func (u *usedSet) add(text string) {
-	u.keys[plainWords(unmark(text))] = true
-	u.shingles = append(u.shingles, shingles(unmark(text), 2))
+func (u *usedSet) add(s string) {
+	u.keys[plainWords(text.Unmark(s))] = true
+	u.shingles = append(u.shingles, shingles(text.Unmark(s), 2))
 }
 
 // pickOptions narrow what pick takes.
@@ -494,7 +489,7 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 	if opt.defining && a.subject != nil {
 		// "DRD is a Valgrind tool …" before any opening of a section.
 		says := func(g int) bool {
-			return a.subject.definedBy(unmark(c.docs[c.sref[g][0]].sents[c.sref[g][1]].text))
+			return a.subject.definedBy(text.Unmark(c.docs[c.sref[g][0]].sents[c.sref[g][1]].text))
 		}
 		sort.SliceStable(idx, func(x, y int) bool { return says(idx[x]) && !says(idx[y]) })
 	}
@@ -577,10 +572,13 @@ func (c *rcorpus) text(q quote) string {
 	if q.label != "" {
 		label := strings.TrimSpace(q.label)
 		if !strings.ContainsAny(label, " \x01") && strings.ToLower(label) == label {
-			label = string(codeOpen) + label + string(codeClose) // a parameter's name: `closure`
+			label = string(text.CodeOpen) + label + string(text.CodeClose) // a parameter's name: `closure`
 		}
 		l := renderMarked(label)
 		b.WriteString(l)
+		if len(q.sents) == 0 {
+			return l // a name alone: a section a lead-in introduces
+		}
 		if last := l[len(l)-1]; last == '.' || last == ':' || last == '?' {
 			b.WriteString(" ")
 		} else {
@@ -607,12 +605,13 @@ func (c *rcorpus) code(q quote) string {
 	if len(q.sents) == 0 || q.isList() {
 		return ""
 	}
-	return c.docs[q.doc].sents[q.sents[len(q.sents)-1]].code
+	return q.code
 }
 
 // write adds q to b as a bullet (or, in a summary, as running text),
 // cited as [n].
 func (c *rcorpus) write(b *strings.Builder, q quote, n int, bullet bool) {
+	c.record(q, n)
 	line := fmt.Sprintf("%s [%d]", c.text(q), n)
 	code := c.code(q)
 	if code != "" {
@@ -692,8 +691,61 @@ func withoutSectionNumber(t string) string {
 	if loc == nil {
 		return t
 	}
-	if r, _ := utf8.DecodeRuneInString(t[loc[1]:]); unicode.IsUpper(r) || r == codeOpen {
+	if r, _ := utf8.DecodeRuneInString(t[loc[1]:]); unicode.IsUpper(r) || r == text.CodeOpen {
 		return t[loc[1]:]
 	}
 	return t
+}
+
+// record keeps the passages of quote q, cited as [n]: each run of
+// consecutive sentences, each list item and the code block, with where
+// it sits in its page's kept text (start and end -1 when the words are
+// not found there).
+func (c *rcorpus) record(q quote, n int) {
+	d := c.docs[q.doc]
+	add := func(quote string, code bool) {
+		quote = strings.TrimSpace(quote)
+		if quote == "" {
+			return
+		}
+		p := api.ResearchPassage{Source: n, URL: d.url, Quote: quote, Code: code, Start: -1, End: -1}
+		if s, e, ok := api.Locate(d.kept, quote, 0); ok {
+			p.Start, p.End = s, e
+		}
+		c.passages = append(c.passages, p)
+	}
+	runs := func(sents []int) {
+		var run []string
+		for i, k := range sents {
+			if i > 0 && k != sents[i-1]+1 {
+				add(strings.Join(run, " "), false)
+				run = run[:0]
+			}
+			t := text.Unmark(d.sents[k].text)
+			if i == 0 {
+				t = withoutSectionNumber(t)
+			}
+			run = append(run, t)
+		}
+		add(strings.Join(run, " "), false)
+	}
+	runs(q.sents)
+	for _, it := range q.items {
+		if len(it.sents) > 0 {
+			runs(it.sents)
+		}
+	}
+	if code := c.code(q); code != "" {
+		add(code, true)
+	}
+}
+
+// howCode reports whether s's code is an example that answers how-to
+// question a: it holds one of the question's words. "The easiest way to
+// do so is leveraging the fs.ReadStream API …:" and its loop over each
+// "line" answer how to read a file line by line; "Here is how the struct
+// is defined:" and `struct tm` do not answer how to define a structure
+// type in libffi.
+func howCode(a ask, s *rsent) bool {
+	return a.how && s.code != "" && matched(a.terms, text.Terms(s.code)) > 0
 }

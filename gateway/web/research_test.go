@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"hark/gateway/text"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -273,14 +274,14 @@ func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
 		// Sentences as search's snippets read them (the text), and as
 		// research reads them (the markdown's blocks).
 		var all []string
-		for _, s := range sentences(p.Text) {
-			if isAnswerSentence(s, 5, 90) {
+		for _, s := range text.Sentences(p.Text) {
+			if text.IsAnswerSentence(s, 5, 90) {
 				all = append(all, s)
 			}
 		}
 		for _, s := range readMarkdownDoc(p.Markdown, p.Title).sents {
 			if s.ok {
-				all = append(all, unmark(s.text))
+				all = append(all, text.Unmark(s.text))
 			}
 		}
 		for _, s := range all {
@@ -349,45 +350,6 @@ func TestResearchLeavesOutUnansweredSections(t *testing.T) {
 	}
 }
 
-func TestSentenceBounds(t *testing.T) {
-	got := sentences("Most of the work goes into dealing with it. We begin with an example (see tests/tc14.c). In this case it deadlocks. " +
-		"It reads e.g. robots.txt first. Dr. Who wrote it.\n3. The third step.")
-	want := []string{"Most of the work goes into dealing with it.", "We begin with an example (see tests/tc14.c).",
-		"In this case it deadlocks.", "It reads e.g. robots.txt first.", "Dr. Who wrote it.", "3. The third step."}
-	if !slices.Equal(got, want) {
-		t.Errorf("sentences:\n got %q\nwant %q", got, want)
-	}
-	// Plain text (an indexed .txt file) marks a heading only by a short
-	// line of its own; a wrapped paragraph's first line is not one.
-	got = sentences("4. Interpreting Memcheck's output\nHere's an example C program, in a file called a.c, with a memory error and a leak.\n\n" +
-		"The quick brown fox jumps over the lazy dog and then\nruns away into the forest.")
-	want = []string{"4. Interpreting Memcheck's output", "Here's an example C program, in a file called a.c, with a memory error and a leak.",
-		"The quick brown fox jumps over the lazy dog and then runs away into the forest."}
-	if !slices.Equal(got, want) {
-		t.Errorf("plain text:\n got %q\nwant %q", got, want)
-	}
-	// The extractor's text puts each list item on a short line of its
-	// own; wrapped text breaks only full lines.
-	got = sentences("With pip there are two ways to do this:\nA regular install\nAn editable install\n\n" +
-		"This is what should be used in CI systems and for deployments, since it\nmirrors how a package would get installed.")
-	want = []string{"With pip there are two ways to do this:", "A regular install", "An editable install",
-		"This is what should be used in CI systems and for deployments, since it mirrors how a package would get installed."}
-	if !slices.Equal(got, want) {
-		t.Errorf("list lines:\n got %q\nwant %q", got, want)
-	}
-	for s, ok := range map[string]bool{
-		"leak reports will be produced, but each leak report will describe it.": false,
-		"Leak reports will be produced for each block that leaked.":             true,
-		"malloc_usable_size returns the usable size of the block.":              true,
-		"--leak-check=full reports each leak in detail.":                        true,
-		"Memcheck is a memory error detector":                                   false,
-	} {
-		if got := isAnswerSentence(s, 5, 90); got != ok {
-			t.Errorf("isAnswerSentence(%q) = %v, want %v", s, got, ok)
-		}
-	}
-}
-
 func TestSpelledAsSources(t *testing.T) {
 	texts := []string{"DRD is a thread error detector.", "Use drd with --tool=drd.", "DRD and Helgrind differ.", "The DRD manual."}
 	if got := spelledAsSources("drd", texts); got != "DRD" {
@@ -423,31 +385,6 @@ func TestResearchSentencesStandAlone(t *testing.T) {
 	leaning := strings.Index(c, "As mentioned earlier")
 	if standalone < 0 || leaning >= 0 && leaning < standalone {
 		t.Errorf("the sentence that stands alone should come first:\n%s", c)
-	}
-}
-
-// sentencesUnder gives each sentence the heading it sits under (markdown,
-// or a short line of its own in plain text), marks a section's first
-// sentence, and hands a short code block to the sentence before it,
-// never into any sentence's text; every sentence a code block follows is
-// marked so.
-func TestSentencesUnder(t *testing.T) {
-	text := "2.5 The Closure API\n\nlibffi also provides a way to write a generic function. This is useful.\n\n" +
-		"## Voice selection\n\nAll voices sit in one list. You can select a voice from the command line\n\n" +
-		"    flite -voice awb -f doc/alice\n\n    flite -voice slt -f doc/alice\n\nVoices may also be loaded from files.\n\n" +
-		"```sh\nflite --help\n```\n\n# Long code\n\nThe whole program:\n\n```\n" + strings.Repeat("x();\n", maxQuotedCode+1) + "```\n"
-	got := sentencesUnder(text)
-	want := []placed{
-		{text: "libffi also provides a way to write a generic function.", heading: "2.5 The Closure API", lead: true},
-		{text: "This is useful.", heading: "2.5 The Closure API"},
-		{text: "All voices sit in one list.", heading: "Voice selection", lead: true},
-		{text: "You can select a voice from the command line", heading: "Voice selection",
-			code: "flite -voice awb -f doc/alice\n\nflite -voice slt -f doc/alice", beforeCode: true},
-		{text: "Voices may also be loaded from files.", heading: "Voice selection", code: "flite --help", beforeCode: true},
-		{text: "The whole program:", heading: "Long code", lead: true, beforeCode: true}, // too long to quote
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("sentencesUnder:\n got %+v\nwant %+v", got, want)
 	}
 }
 
@@ -616,7 +553,7 @@ func TestReadMarkdownDoc(t *testing.T) {
 		"## Options\n\n**`--suppressions=<filename>`**\n\nSpecifies an extra file to read. You may use up to 100 files.\n", "Tool manual")
 	byText := map[string]rsent{}
 	for _, s := range d.sents {
-		byText[unmark(s.text)] = s
+		byText[text.Unmark(s.text)] = s
 	}
 	toc := byText["1. Options"]
 	if toc.ok {
@@ -627,10 +564,10 @@ func TestReadMarkdownDoc(t *testing.T) {
 		t.Errorf("the description does not know its term: %+v", blk)
 	}
 	leak := byText["Leak, meaning a memory leak."]
-	if blk := d.blocks[leak.block]; blk.leadIn < 0 || !blk.needsLd || unmark(d.sents[blk.leadIn].text) != "The Memcheck suppression types are as follows:" {
+	if blk := d.blocks[leak.block]; blk.leadIn < 0 || !blk.needsLd || text.Unmark(d.sents[blk.leadIn].text) != "The Memcheck suppression types are as follows:" {
 		t.Errorf("the item does not know the sentence it continues: %+v", blk)
 	}
-	if s := byText["This means the block can be freed."]; s.dep < 0 || unmark(d.sents[s.dep].text) != "Every block is reached by a pointer." {
+	if s := byText["This means the block can be freed."]; s.dep < 0 || text.Unmark(d.sents[s.dep].text) != "Every block is reached by a pointer." {
 		t.Errorf("'This means' leans on nothing: %+v", s)
 	}
 	if s := byText["Run the tool like this:"]; s.code != "tool --check prog" || !s.ok {
@@ -639,11 +576,11 @@ func TestReadMarkdownDoc(t *testing.T) {
 	// Quoted, the description comes with its term and the items with
 	// their lead-in.
 	c := newCorpus([]*rdoc{d})
-	q, ok := c.quoteAt(0, slices.IndexFunc(d.sents, func(s rsent) bool { return unmark(s.text) == "Leak, meaning a memory leak." }), ask{}, newUsedSet())
+	q, ok := c.quoteAt(0, slices.IndexFunc(d.sents, func(s rsent) bool { return text.Unmark(s.text) == "Leak, meaning a memory leak." }), ask{}, newUsedSet())
 	if !ok || c.text(q) != "The Memcheck suppression types are as follows:" || len(q.items) != 2 || c.text(q.items[0]) != "`Leak`, meaning a memory leak." {
 		t.Errorf("list quote: %v %q %+v", ok, c.text(q), q)
 	}
-	q, ok = c.quoteAt(0, slices.IndexFunc(d.sents, func(s rsent) bool { return unmark(s.text) == "You may use up to 100 files." }), ask{}, newUsedSet())
+	q, ok = c.quoteAt(0, slices.IndexFunc(d.sents, func(s rsent) bool { return text.Unmark(s.text) == "You may use up to 100 files." }), ask{}, newUsedSet())
 	if !ok || c.text(q) != "`--suppressions=<filename>`: Specifies an extra file to read. You may use up to 100 files." {
 		t.Errorf("description quote: %v %q", ok, c.text(q))
 	}
@@ -689,5 +626,49 @@ func TestInterruptedResearchIsOnlyTheStaleTask(t *testing.T) {
 	}
 	if out.Status != api.ResearchFailed || !strings.Contains(string(out.Extra["error"]), "interrupted") {
 		t.Errorf("a stale task read: %+v", out)
+	}
+}
+
+// A sentence that opens by pointing back is quoted with the one before it
+// or not at all: issue 23's "Nor does it measure …" and "As a result you
+// may see false positives …".
+func TestLeaningOpenings(t *testing.T) {
+	for s, want := range map[string]bool{
+		"Nor does it measure the size of code, data and BSS segments.":       true,
+		"As a result you may see false positives reported in your function.": true,
+		"For this reason the option is off by default.":                      true,
+		"Neither tool reads the source.":                                     true,
+		"Massif is a heap profiler.":                                         false,
+		"For each block, Memcheck records the stack.":                        false,
+	} {
+		if got := leansBack(strings.ToLower(s)); got != want {
+			t.Errorf("leansBack(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// Issue 23's word forms: "how do I tune zorblax?" quotes the page that
+// says "The zorblax engine is tuned by …", as search finds it; and a
+// page that names the topic but holds no answering sentence is still
+// listed, with the words research looked for.
+func TestResearchMeetsWordFormsAndListsWhatItFound(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e, &page{URL: "https://z.example/tuning", Title: "Zorblax tuning",
+		Text: "Zorblax tuning\n\nThe zorblax engine is tuned by setting the flux ratio in its control file."})
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "how do I tune zorblax?", Model: "mini"})
+	if err != nil || !strings.Contains(out.Content, "The zorblax engine is tuned by setting the flux ratio") {
+		t.Fatalf("word forms: %v\n%s", err, out.Content)
+	}
+
+	e = testEngine(t, nil)
+	seed(t, e, &page{URL: "https://z.example/index", Title: "Zorblax tuning",
+		Text: "Zorblax tuning\n\n- zorblax\n- tuning knobs\n- flux"})
+	out, err = e.Research(context.Background(), api.ResearchInput{Input: "how do I tune zorblax?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Content, "research looked for sentences that hold the words “tune” and “zorblax”") ||
+		len(out.Sources) != 1 || out.Sources[0].URL != "https://z.example/index" {
+		t.Errorf("no answer: %+v\n%s", out.Sources, out.Content)
 	}
 }

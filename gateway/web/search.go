@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hark/gateway/text"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -210,7 +212,18 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 	}
 	tld := countryTLD(in.Country)
 	now := time.Now().Unix()
-	for _, c := range cands {
+	// A release number names one release: "3.19" is the page that says
+	// "3.19", not every page with a 3 and a 19 on it.
+	var versions []*regexp.Regexp
+	for _, v := range versionNumber().FindAllString(in.Query, -1) {
+		versions = append(versions, regexp.MustCompile(`(?:^|[^\d.])`+regexp.QuoteMeta(v)+`(?:$|[^\d])`))
+	}
+	// Which query words each candidate holds, and how rare each is
+	// among them: the page that lacks the one word the others share
+	// ("libffi") is about something else.
+	present := make([]map[string]bool, len(cands))
+	titles := make([]map[string]bool, len(cands))
+	for i, c := range cands {
 		var covText string
 		switch depth {
 		case "basic", "advanced":
@@ -220,6 +233,11 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		default:
 			covText = c.title + " " + c.url + " " + c.desc
 		}
+		present[i] = text.Present(terms, covText)
+		titles[i] = text.Present(terms, c.title)
+	}
+	bodyWeight, titleWeight := termWeights(terms, present), termWeights(terms, titles)
+	for i, c := range cands {
 		rel := 0.0
 		if best > 0 {
 			rel = c.raw / best
@@ -228,8 +246,8 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		// titled "Memcheck" with a section "Memory leak detection" is
 		// about "memcheck leak" as a release-notes page that names both
 		// is not.
-		c.cover = coverageOf(terms, covText)
-		s := 0.4*c.cover + 0.25*rel + 0.2*coverage(terms, tokens(c.title)) + 0.15*headingCoverage(terms, c.headings)
+		c.cover = weightedCoverage(nil, terms, present[i])
+		s := 0.4*weightedCoverage(bodyWeight, terms, present[i]) + 0.25*rel + 0.2*weightedCoverage(titleWeight, terms, titles[i]) + 0.15*headingCoverage(terms, c.headings)
 		boost := 1.0
 		if topic != "general" && c.topic == topic {
 			boost *= 2
@@ -241,6 +259,11 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 			}
 			age := float64(now-d) / 86400
 			boost *= 1 + 0.3*math.Exp(-math.Max(age, 0)/30)
+		}
+		for _, v := range versions {
+			if v.MatchString(c.title + " " + c.body) {
+				boost *= 1.5
+			}
 		}
 		if tld != "" && (strings.HasSuffix(c.host, "."+tld)) {
 			boost *= 1.25
@@ -261,7 +284,8 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 			c.score = math.Round(r*r*cands[0].cover*10000) / 10000
 		}
 	}
-	// One page reachable at two URLs ("/" and "/index.html") is one result.
+	// One page reachable at two URLs ("/" and "/index.html", "fs.html"
+	// and "fs.md") is one result: the better ranked.
 	seenPage := map[string]bool{}
 	uniq := cands[:0]
 	for _, c := range cands {
@@ -269,8 +293,9 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		if c.body == "" {
 			key = c.url
 		}
-		if !seenPage[key] {
-			seenPage[key] = true
+		page := samePage(c.url)
+		if !seenPage[key] && !seenPage[page] {
+			seenPage[key], seenPage[page] = true, true
 			uniq = append(uniq, c)
 		}
 	}
@@ -292,7 +317,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		case depth == "basic":
 			c.content = bestSentences(in.Query, c.body, 300)
 			if c.content == "" {
-				c.content = strings.Join(strings.Fields(e.snippetFor(ctx, match, c.id)), " ")
+				c.content = withoutFooter(strings.Join(strings.Fields(e.snippetFor(ctx, match, c.id)), " "))
 			}
 		default:
 			c.content = strings.Join(strings.Fields(c.snippet), " ")
@@ -340,14 +365,14 @@ func ftsQuery(q string, exact bool) (string, []string) {
 	if len(words) == 0 {
 		return "", nil
 	}
-	terms := tokens(q)
+	terms := text.Terms(q)
 	if exact {
 		return `"` + strings.Join(words, " ") + `"`, terms
 	}
 	var keep []string
 	seen := map[string]bool{}
 	for _, w := range words {
-		if stopWords[w] || seen[w] {
+		if text.StopWord(w) || seen[w] {
 			continue
 		}
 		seen[w] = true
@@ -411,11 +436,54 @@ func timeWindow(in api.SearchInput, now time.Time) (lo, hi int64, err error) {
 
 // headingCoverage is the largest share of terms that one of headings
 // (one a line) holds.
+// termWeights weighs each query term by how few candidates hold it (in
+// their text, or their titles): a word every title shares ("libffi"
+// across libffi's manual) says nothing about which page is "Structures".
+func termWeights(terms []string, present []map[string]bool) map[string]float64 {
+	w := map[string]float64{}
+	n := float64(len(present))
+	for _, t := range terms {
+		df := 0
+		for _, p := range present {
+			if p[t] {
+				df++
+			}
+		}
+		w[t] = math.Log(1 + (n+1)/(float64(df)+1))
+	}
+	return w
+}
+
+// weightedCoverage is the weighted share of the distinct terms that
+// have holds; nil weights count each term once.
+func weightedCoverage(weights map[string]float64, terms []string, have map[string]bool) float64 {
+	var got, all float64
+	seen := map[string]bool{}
+	for _, t := range terms {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		w := 1.0
+		if weights != nil {
+			w = weights[t]
+		}
+		all += w
+		if have[t] {
+			got += w
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return got / all
+}
+
 func headingCoverage(terms []string, headings string) float64 {
 	best := 0.0
 	for _, h := range strings.Split(headings, "\n") {
 		if h != "" {
-			best = math.Max(best, coverage(terms, tokens(h)))
+			best = math.Max(best, text.Coverage(terms, text.Terms(h)))
 		}
 	}
 	return best
@@ -428,7 +496,7 @@ func bestChunks(query, body string, n int) string {
 	if len(ps) == 0 {
 		return ""
 	}
-	idx, _ := rankOrder(query, ps)
+	idx, _ := text.Rank(query, ps)
 	if len(idx) > n {
 		idx = idx[:n]
 	}
@@ -448,22 +516,35 @@ func bestChunks(query, body string, n int) string {
 // reads "Editable installs You can install …". "…" marks text left out
 // before or after. It is "" when no sentence holds a query word.
 func bestSentences(query, body string, max int) string {
-	ps := sentencesUnder(body)
+	ps := text.SentencesUnder(body)
 	if len(ps) == 0 {
 		return ""
 	}
-	q := tokens(query)
+	q := text.Terms(query)
 	docs := make([][]string, len(ps))
 	for i, p := range ps {
-		docs[i] = tokens(p.text)
+		docs[i] = text.Terms(p.Text)
 	}
 	// The heading raises a sentence that answers the query itself; it
 	// does not make one that holds other words of the query outrank it.
 	scores := bm25(q, docs)
 	best := 0
 	for i := range scores {
-		if ps[i].heading != "" {
-			scores[i] *= 1 + 0.5*coverage(q, tokens(ps[i].heading))
+		if ps[i].Heading != "" {
+			scores[i] *= 1 + 0.5*text.Coverage(q, text.Terms(ps[i].Heading))
+		}
+		// A snippet comes from the page's body: not its generator's
+		// footer ("This document was generated on … using texi2any."),
+		// and a menu or contents line ("Primitive Types Structures Size
+		// and Alignment …") only when no sentence holds the words.
+		// The footer ends the text it runs into ("9 Porting to new
+		// platforms … This document was generated …").
+		ps[i].Text = withoutFooter(ps[i].Text)
+		switch {
+		case ps[i].Text == "":
+			scores[i] = 0
+		case !text.IsAnswerSentence(ps[i].Text, 4, 80):
+			scores[i] *= 0.3
 		}
 		if scores[i] > scores[best] {
 			best = i
@@ -478,10 +559,10 @@ func bestSentences(query, body string, max int) string {
 	}
 	i := best
 	for ; i < len(ps); i++ {
-		s := oneLine(ps[i].text)
+		s := oneLine(ps[i].Text)
 		// A snippet is one run of prose: it ends at a heading or at a
 		// code block, never joining the sentences on either side.
-		if i > best && (b.Len()+1+len(s) > max || ps[i].lead || ps[i-1].beforeCode) {
+		if i > best && (b.Len()+1+len(s) > max || ps[i].Lead || ps[i-1].BeforeCode) || s == "" {
 			break
 		}
 		if i > best {
@@ -503,6 +584,18 @@ func bestSentences(query, body string, max int) string {
 	return out
 }
 
+// pageFooter matches the lines a site generator or template puts under
+// every page.
+var pageFooter = lazyRegexp(`(?i)\bthis (?:document|page|file|manual|site|documentation) (?:was|is|has been) (?:generated|created|built|produced|last (?:updated|modified))\b|^(?:(?:page |document )?generated (?:on|by|with|using)\b|last (?:updated|modified|generated)(?: on)?\b|built with\b|powered by\b|copyright\b|©|all rights reserved\b)`)
+
+// withoutFooter is s up to a page footer it runs into.
+func withoutFooter(s string) string {
+	if loc := pageFooter().FindStringIndex(s); loc != nil {
+		return strings.TrimSpace(s[:loc[0]])
+	}
+	return s
+}
+
 // extractiveAnswer picks the two sentences of the top three results that
 // BM25 finds most relevant to the query.
 func extractiveAnswer(query string, cands []*candidate) string {
@@ -511,12 +604,12 @@ func extractiveAnswer(query string, cands []*candidate) string {
 		if i == 3 {
 			break
 		}
-		text := c.body
-		if text == "" {
-			text = c.content
+		body := c.body
+		if body == "" {
+			body = c.content
 		}
-		for _, s := range sentences(text) {
-			if isAnswerSentence(s, 4, 80) {
+		for _, s := range text.Sentences(body) {
+			if text.IsAnswerSentence(s, 4, 80) {
 				sents = append(sents, s)
 			}
 		}
@@ -538,7 +631,7 @@ func extractiveAnswer(query string, cands []*candidate) string {
 // rankImages lists the images of the results, those whose description
 // shares words with the query first, at most 10.
 func rankImages(query string, cands []*candidate, withDesc bool) []api.SearchImage {
-	q := tokens(query)
+	q := text.Terms(query)
 	type scored struct {
 		img   storedImage
 		score float64
@@ -554,7 +647,7 @@ func rankImages(query string, cands []*candidate, withDesc bool) []api.SearchIma
 				continue
 			}
 			seen[im.URL] = true
-			all = append(all, scored{im, coverage(q, tokens(im.Description)), len(all)})
+			all = append(all, scored{im, text.Coverage(q, text.Terms(im.Description)), len(all)})
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })

@@ -455,9 +455,98 @@ func corpusEngine(t testing.TB) *Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	n, err := e.Index(context.Background(), "testdata/research")
-	if err != nil || n < 30 {
-		t.Fatalf("index the corpus: %d pages, %v", n, err)
+	// Each folder of pages, not SOURCES.md beside them: it names every
+	// page and is no documentation anyone asks about.
+	dirs, err := os.ReadDir("testdata/research")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		if d.IsDir() {
+			k, err := e.Index(context.Background(), filepath.Join("testdata/research", d.Name()))
+			if err != nil {
+				t.Fatalf("index %s: %v", d.Name(), err)
+			}
+			n += k
+		}
+	}
+	if n < 30 {
+		t.Fatalf("index the corpus: %d pages", n)
 	}
 	return e
+}
+
+// One page under the URLs a site serves it at is one page.
+func TestSamePage(t *testing.T) {
+	for _, group := range [][]string{
+		{"file:///usr/share/doc/nodejs/api/fs.html", "file:///usr/share/doc/nodejs/api/fs.md"},
+		{"https://ex.org/docs/", "https://ex.org/docs", "https://EX.org/docs/index.html", "https://ex.org/docs/index.md#top"},
+		{"https://ex.org/", "https://ex.org", "https://ex.org/index.htm"},
+	} {
+		for _, u := range group[1:] {
+			if samePage(u) != samePage(group[0]) {
+				t.Errorf("%s (%s) and %s (%s) should be one page", u, samePage(u), group[0], samePage(group[0]))
+			}
+		}
+	}
+	for _, pair := range [][2]string{
+		{"https://ex.org/fs.html", "https://ex.org/path.html"},
+		{"https://ex.org/a?id=1", "https://ex.org/a?id=2"},
+		{"https://ex.org/docs/", "https://ex.org/docs/api/"},
+	} {
+		if samePage(pair[0]) == samePage(pair[1]) {
+			t.Errorf("%s and %s are two pages", pair[0], pair[1])
+		}
+	}
+}
+
+// A snippet comes from the page's body: never its generator's footer,
+// and a contents line only when no sentence holds the words.
+func TestSnippetsComeFromTheBody(t *testing.T) {
+	footer := "\n\nThis document was generated on October 23, 2022 using texi2any."
+	got := snippetOfOnePage(t, &page{URL: "https://a.example/porting.html", Title: "Porting",
+		Text: "9 Porting to new platforms\n\nbyte order, unions, compiler restrictions" + footer}, "porting platforms")
+	if strings.Contains(got, "generated") {
+		t.Errorf("the footer is in the snippet: %q", got)
+	}
+	got = snippetOfOnePage(t, &page{URL: "https://a.example/voices.html", Title: "Voices",
+		Text: "Voices\n\nPrimitive Voices Structures Voice Lists Voice Examples\n\nA voice is generated from a recorded speaker and compiled into the binary." + footer},
+		"voice generated")
+	if !strings.HasPrefix(strings.TrimPrefix(got, "…"), "A voice is generated from a recorded speaker") {
+		t.Errorf("the snippet is not the body's sentence: %q", got)
+	}
+}
+
+// Node.js ships fs.html and fs.md: search and research count the page
+// once, though its two copies differ in title and text.
+func TestOnePageUnderTwoURLsCountsOnce(t *testing.T) {
+	e := testEngine(t, nil)
+	seed(t, e,
+		&page{URL: "file:///doc/api/fs.html", Title: "File system | Node.js v20 Documentation", Text: "File system\n\nThe node:fs module enables interacting with the file system. Use fs.readFile to read a whole file."},
+		&page{URL: "file:///doc/api/fs.md", Title: "File system", Text: "# File system\n\nThe `node:fs` module enables interacting with the file system. Use `fs.readFile` to read a whole file."},
+		&page{URL: "file:///doc/api/path.html", Title: "Path", Text: "Path\n\nThe node:path module provides utilities for working with file and directory paths."})
+	out := mustSearch(t, e, api.SearchInput{Query: "read file system"})
+	n := 0
+	for _, r := range out.Results {
+		if strings.Contains(r.URL, "/fs.") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("fs appears %d times: %v", n, searchURLs(out))
+	}
+	res, err := e.Research(context.Background(), api.ResearchInput{Input: "how do I read a whole file with the fs module?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	for _, s := range res.Sources {
+		if strings.Contains(s.URL, "/fs.") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("research cites fs %d times: %+v\n%s", n, res.Sources, res.Content)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"hark/gateway/text"
 	"net/url"
 	"strings"
 	"sync"
@@ -86,6 +87,10 @@ func openStore(db *sql.DB) (*store, error) {
 		if err := addColumn(db, "web_pages", col, `TEXT NOT NULL DEFAULT ''`); err != nil {
 			return nil, fmt.Errorf("web: add web_pages.%s: %w", col, err)
 		}
+	}
+	// Reports made before quotes carried their passages have none.
+	if err := addColumn(db, "web_research", "passages", `TEXT NOT NULL DEFAULT '[]'`); err != nil {
+		return nil, fmt.Errorf("web: add web_research.passages: %w", err)
 	}
 	// Title weighs 5, body 1, URL 2 in the rank FTS5 orders by.
 	if _, err := db.Exec(`INSERT INTO web_fts(web_fts, rank) VALUES ('rank', 'bm25(5.0, 1.0, 2.0)')`); err != nil {
@@ -222,7 +227,7 @@ func init() {
 nasdaq nyse dow index inflation interest rate rates bond bonds yield investor investors investment fund funds
 price prices trading trader equity equities ipo quarterly fiscal bank banks currency forex crypto bitcoin
 valuation portfolio hedge etf gdp recession central treasury`) {
-		financeTerms[stem(w)] = true
+		financeTerms[text.Stem(w)] = true
 	}
 }
 
@@ -240,7 +245,7 @@ func classifyTopic(p *page) string {
 	if p.ArticleType || strings.Contains(path, "/news") || (!p.Published.IsZero() && (strings.Contains(path, "/20") || strings.Contains(path, "/article") || strings.Contains(path, "/blog"))) {
 		return "news"
 	}
-	toks := tokens(p.Title + " " + truncateRunes(p.Text, 20000))
+	toks := text.Terms(p.Title + " " + truncateRunes(p.Text, 20000))
 	hits := 0
 	for _, t := range toks {
 		if financeTerms[t] {

@@ -32,6 +32,8 @@ const Slug = api.ToolResearch
 type KeyMap struct {
 	Ask, Run, Leave, Model, Cancel, Up, Down, PageUp, PageDown, Top, Bottom,
 	Sources, OpenSource, History, Save key.Binding
+	// Citations lists the quotes; Verify reads their sources again.
+	Citations, Verify key.Binding
 	// The reader's own.
 	Find, NextMatch, TOC, Edit key.Binding
 	Dictate, Aloud             key.Binding
@@ -53,6 +55,8 @@ var Keys = KeyMap{
 	Sources:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sources")),
 	OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "source in $BROWSER")),
 	History:    key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
+	Citations:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "citations")),
+	Verify:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verify quotes")),
 	// Saving is a control key: questions start with w, h and s, and
 	// no run of typed words may end in a written file.
 	Save:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save as markdown")),
@@ -71,7 +75,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Ask, k.Run, k.Leave, k.Model, k.Cancel, k.Dictate},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Sources, k.OpenSource, k.History, k.Save},
+		{k.Sources, k.OpenSource, k.Citations, k.Verify, k.History, k.Save},
 		{k.Find, k.NextMatch, k.TOC, k.Edit, k.Aloud},
 	}
 }
@@ -95,6 +99,9 @@ type Session struct {
 	// history lists kept reports by their titles and reads one when it
 	// is opened.
 	loading bool
+	// states are the quotes' states after v (verify), by passage.
+	states    []string
+	verifying bool
 
 	cancel        context.CancelFunc
 	rendered      string
@@ -133,6 +140,8 @@ const (
 	focusReport
 	focusSources
 	focusHistory
+	focusCitations // the report's quotes
+	focusSource    // a source's text at the quote chosen
 )
 
 // Pane is the Research pane.
@@ -152,10 +161,16 @@ type Pane struct {
 	width     int
 	height    int
 	saveAs    common.SaveAs
-	saveFail  bool            // the last save failed: w offers its path again
-	rd        common.Reader   // find and contents in the report
-	dict      common.Dictator // ctrl+r: speak the question
-	aloud     common.Aloud    // R: read the report aloud
+	saveFail  bool          // the last save failed: w offers its path again
+	rd        common.Reader // find and contents in the report
+	// The citation shown in its source (citations.go).
+	citeCursor int
+	srcScroll  common.Scroll
+	srcRd      common.Reader
+	srcPassage int
+	srcState   string
+	dict       common.Dictator // ctrl+r: speak the question
+	aloud      common.Aloud    // R: read the report aloud
 }
 
 // New returns the Research pane.
@@ -346,6 +361,19 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			s.Retries = append(s.Retries, msg.Event)
 		}
 		return p, nil
+	case sourceTextMsg:
+		return p, p.showPassage(msg)
+	case verifiedMsg:
+		if s := p.byID(msg.id); s != nil {
+			s.states, s.verifying = msg.states, false
+			n := map[string]int{}
+			for _, st := range msg.states {
+				n[st]++
+			}
+			text := fmt.Sprintf("verified: %d stand, %d moved, %d gone", n[api.PassageStands], n[api.PassageMoved], n[api.PassageGone])
+			return p, func() tea.Msg { return common.NoticeMsg{Text: text} }
+		}
+		return p, nil
 	case renderedMsg:
 		if s := p.byID(msg.id); s != nil {
 			s.rendered, s.renderedWidth, s.renderedStyle = msg.text, msg.width, msg.style
@@ -516,6 +544,15 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.rd.TOCKey(msg, &p.scroll)
 		return nil
 	}
+	if p.focus == focusSource {
+		// The source's text has the keys: scrolling, n/N, esc back.
+		if msg.String() == "esc" || key.Matches(msg, Keys.Citations) {
+			p.focus = focusCitations
+		} else {
+			p.sourceTextKey(msg)
+		}
+		return nil
+	}
 	reading := p.focus == focusReport && p.current != nil && p.current.Out != nil
 	if cmd, ok := p.aloud.Key(msg, p.c, &p.scroll); ok {
 		return cmd
@@ -545,6 +582,16 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		} else if p.current != nil && p.current.Out != nil && len(p.current.Out.Sources) > 0 {
 			p.focus = focusSources
 		}
+	case key.Matches(msg, Keys.Citations):
+		if p.focus == focusCitations {
+			p.focus = focusReport
+		} else if p.current != nil && p.current.Out != nil && len(p.current.Out.Passages) > 0 {
+			p.focus, p.citeCursor = focusCitations, min(p.citeCursor, len(p.current.Out.Passages)-1)
+		} else {
+			return func() tea.Msg { return common.NoticeMsg{Text: "this report records no citations"} }
+		}
+	case key.Matches(msg, Keys.Verify) && p.current != nil && !p.current.verifying:
+		return p.verify(p.current)
 	case key.Matches(msg, Keys.History):
 		if p.focus == focusHistory {
 			p.focus = focusReport
@@ -557,6 +604,8 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.focus = focusReport
 	default:
 		switch p.focus {
+		case focusCitations:
+			return p.citationsKey(msg)
 		case focusSources:
 			return p.sourceKey(msg)
 		case focusHistory:
@@ -854,11 +903,19 @@ func (p *Pane) View() string {
 		body = st.Dim.Render("reading the report from the library…")
 	case p.focus == focusSources:
 		body = p.sourcesView(bodyH)
+	case p.focus == focusCitations && s.Out != nil:
+		body = p.citationsView(bodyH)
+	case p.focus == focusSource && s.Out != nil:
+		body = p.sourceView(bodyH)
 	case s.Out != nil && p.rd.TOCOpen():
 		body = p.rd.TOCView(st, p.width, bodyH)
 	case s.Out != nil:
 		p.scroll.SetHeight(max(0, bodyH-1))
-		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · / find · T contents · s sources (%d) · ctrl+s save", p.scroll.Percent(), len(s.Out.Sources)))
+		cites := ""
+		if len(s.Out.Passages) > 0 {
+			cites = " · c citations · v verify"
+		}
+		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · / find · T contents · s sources (%d)%s · ctrl+s save", p.scroll.Percent(), len(s.Out.Sources), cites))
 		if typing {
 			foot = st.Dim.Render(fmt.Sprintf("%d%% · ctrl+s save · esc leaves the question: then j/k scroll · / find · s sources (%d)", p.scroll.Percent(), len(s.Out.Sources)))
 		}

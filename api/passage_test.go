@@ -1,0 +1,39 @@
+package api
+
+import "testing"
+
+func TestLocate(t *testing.T) {
+	page := "Intro.\n\nTo call a function, use the ffi_call function:\n\n    ffi_call(cif, fn, rv, av);\n\n“Still reachable”. A start-pointer is found."
+	for _, c := range []struct{ quote, want string }{
+		{"To call a function, use the `ffi_call` function:", "To call a function, use the ffi_call function"},
+		{"\"Still reachable\". A start-pointer is found.", "Still reachable”. A start-pointer is found"},
+		{"ffi_call(cif, fn, rv, av);", "ffi_call(cif, fn, rv, av"},
+	} {
+		s, e, ok := Locate(page, c.quote, 0)
+		if !ok || page[s:e] != c.want {
+			t.Errorf("Locate(%q) = %d %d %v: %q, want %q", c.quote, s, e, ok, page[max(s, 0):max(e, 0)], c.want)
+		}
+	}
+	if _, _, ok := Locate(page, "not on the page", 0); ok {
+		t.Error("found a quote the page does not hold")
+	}
+	// From an offset: the second of two equal sentences.
+	two := "It works. It works."
+	if s, _, _ := Locate(two, "It works.", 5); s != 10 {
+		t.Errorf("from 5: %d, want 10", s)
+	}
+}
+
+func TestPassageVerify(t *testing.T) {
+	page := "One. The quote is here. Two."
+	p := ResearchPassage{Quote: "The quote is here.", Start: 5, End: 22}
+	if st, _, _ := p.Verify(page); st != PassageStands {
+		t.Errorf("in place: %s", st)
+	}
+	if st, s, _ := p.Verify("New intro. " + page); st != PassageMoved || s != 16 {
+		t.Errorf("after an insert: %s at %d", st, s)
+	}
+	if st, _, _ := p.Verify("One. Two."); st != PassageGone {
+		t.Errorf("removed: %s", st)
+	}
+}

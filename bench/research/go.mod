@@ -1,0 +1,32 @@
+module hark/bench/research
+
+go 1.26.0
+
+require (
+	hark v0.0.0
+	modernc.org/sqlite v1.61.1
+)
+
+require (
+	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/temoto/robotstxt v1.1.2 // indirect
+	github.com/yuin/goldmark v1.8.2 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+	modernc.org/libc v1.79.0 // indirect
+	modernc.org/mathutil v1.7.1 // indirect
+	modernc.org/memory v1.12.1 // indirect
+)
+
+replace hark => ../..
+
+replace github.com/mattn/go-runewidth => github.com/mattn/go-runewidth v0.0.23
+
+replace github.com/alecthomas/chroma/v2 => ../../replace/chroma

@@ -1,0 +1,128 @@
+// Command research scores hark's research on its question set
+// (gateway/web/testdata/research-questions.json): for the tuning and the
+// held-out part, and each model, how many reports hold their gold fact
+// (answered), cite their gold page (cited) and are clean (no dangling
+// first sentence, fragment heading or source listed twice), and the time
+// each question took on the embedded engine.
+//
+//	cd bench/research && go run . [-models mini,pro] [-v]
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"hark/api"
+	"hark/gateway/web"
+	"hark/gateway/web/researchset"
+)
+
+func main() {
+	data := flag.String("data", "../../gateway/web/testdata", "the folder holding research-questions.json and research/")
+	models := flag.String("models", "mini,pro", "models to score, comma-separated")
+	verbose := flag.Bool("v", false, "print each question that is not answered, cited or clean")
+	flag.Parse()
+	if err := run(*data, strings.Split(*models, ","), *verbose); err != nil {
+		fmt.Fprintln(os.Stderr, "research bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(data string, models []string, verbose bool) error {
+	qs, err := researchset.Load(filepath.Join(data, "research-questions.json"))
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "hark-research-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	db, err := sql.Open("sqlite", filepath.Join(dir, "bench.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	e, err := web.New(web.Config{DB: db, MaxPageBytes: 1 << 20})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ctx := context.Background()
+	folders, err := os.ReadDir(filepath.Join(data, "research"))
+	if err != nil {
+		return err
+	}
+	pages := 0
+	for _, f := range folders {
+		if f.IsDir() {
+			n, err := e.Index(ctx, filepath.Join(data, "research", f.Name()))
+			if err != nil {
+				return err
+			}
+			pages += n
+		}
+	}
+	fmt.Printf("%d questions over %d pages\n\n", len(qs), pages)
+	fmt.Println("| Model | Part | Questions | Answered | Cited | Clean | Median time | Slowest |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, model := range models {
+		type tally struct {
+			n, answered, cited, clean int
+			times                     []time.Duration
+		}
+		parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}}
+		for _, q := range qs {
+			start := time.Now()
+			out, err := e.Research(ctx, api.ResearchInput{Input: q.Question, Model: model})
+			took := time.Since(start)
+			if err != nil {
+				return fmt.Errorf("%q: %w", q.Question, err)
+			}
+			var urls []string
+			for _, s := range out.Sources {
+				urls = append(urls, s.URL)
+			}
+			s := researchset.Rate(q, out.Content, urls)
+			t := parts[q.Part]
+			t.n++
+			t.times = append(t.times, took)
+			if s.Answered {
+				t.answered++
+			}
+			if s.Cited {
+				t.cited++
+			}
+			if s.Clean() {
+				t.clean++
+			}
+			if verbose && (!s.Answered || !s.Cited || !s.Clean()) {
+				fmt.Fprintf(os.Stderr, "%s #%d %s: answered %v, cited %v %v\n", model, q.ID, q.Question, s.Answered, s.Cited, s.Problems)
+			}
+		}
+		for _, p := range []string{researchset.Tuning, researchset.HeldOut} {
+			t := parts[p]
+			slices.Sort(t.times)
+			fmt.Printf("| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s |\n", model, p, t.n,
+				ratio(t.answered, t.n), ratio(t.cited, t.n), ratio(t.clean, t.n),
+				t.times[len(t.times)/2].Round(time.Millisecond), t.times[len(t.times)-1].Round(time.Millisecond))
+		}
+	}
+	return nil
+}
+
+func ratio(a, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(a) / float64(n)
+}

@@ -1,0 +1,197 @@
+// Package text is the gateway's one text toolkit: the words of a text as
+// the index reads them (tokenizer and Porter stemmer, the same as SQLite
+// FTS5's "porter unicode61" that the index uses), the stop words ranking
+// ignores, BM25, and the sentence splitter with its one list of
+// abbreviations. The index's ranking, search snippets, extractive answers
+// and research all read text through it, so that a page search finds is a
+// page research can quote.
+//
+// It does no I/O and keeps no state beyond lazily built tables.
+package text
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// stopWords are English function words and the words of a request
+// ("please tell me", "find pages") that carry no topic.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself
+no nor not now of off on only or other our ours ourselves out over own same she should so some such than that
+the their theirs them themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with would you your yours yourself yourselves also get got may might
+must shall us via vs etc per please tell show find give want need know page pages site only relevant
+`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// StopWord reports whether w (lower case) carries no topic.
+func StopWord(w string) bool { return stopWords[w] }
+
+// wordRune: FTS5's unicode61 keeps letters and digits as token characters
+// and treats everything else as a separator.
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// Words splits s into lower-case words as the index's tokenizer does,
+// before stemming, diacritics removed.
+func Words(s string) []string {
+	return strings.FieldsFunc(fold(s), func(r rune) bool { return !wordRune(r) })
+}
+
+// Terms are the words of s that rank: lower case, stemmed as the index
+// stems, without stop words and one-letter words (digits stay).
+//
+// A word of letters then digits ("sha256", "utf8", "mp3") also yields
+// its two parts, so that it meets the same name written with a hyphen
+// ("SHA-256", which the tokenizer reads as "sha" and "256").
+func Terms(s string) []string {
+	var out []string
+	for _, f := range Words(s) {
+		if t, ok := Term(f); ok {
+			out = append(out, t)
+		}
+		if a, b, ok := lettersDigits(f); ok {
+			for _, p := range []string{a, b} {
+				if t, ok := Term(p); ok {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lettersDigits splits a word of letters followed by digits.
+func lettersDigits(w string) (string, string, bool) {
+	i := strings.IndexFunc(w, unicode.IsDigit)
+	if i <= 0 || strings.IndexFunc(w[i:], func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
+		return "", "", false
+	}
+	return w[:i], w[i:], true
+}
+
+// Term is the ranking term of one lower-case word, and false for a stop
+// word or a single letter.
+func Term(w string) (string, bool) {
+	if stopWords[w] {
+		return "", false
+	}
+	if r, n := utf8.DecodeRuneInString(w); n == len(w) && !unicode.IsDigit(r) {
+		return "", false
+	}
+	return Stem(w), true
+}
+
+// fold lower-cases s and removes the diacritics of Latin letters
+// (remove_diacritics 2): "Café" is "cafe".
+func fold(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	return strings.Map(func(r rune) rune {
+		r = unicode.ToLower(r)
+		if b, ok := latinBase[r]; ok {
+			return b
+		}
+		return r
+	}, s)
+}
+
+// latinBase maps accented Latin letters to the letter they carry.
+var latinBase = func() map[rune]rune {
+	m := map[rune]rune{}
+	for base, accented := range map[rune]string{
+		'a': "àáâãäåāăą", 'c': "çćĉċč", 'd': "ďđ", 'e': "èéêëēĕėęě", 'g': "ĝğġģ", 'h': "ĥħ",
+		'i': "ìíîïĩīĭįı", 'j': "ĵ", 'k': "ķ", 'l': "ĺļľŀł", 'n': "ñńņňŉ", 'o': "òóôõöøōŏő",
+		'r': "ŕŗř", 's': "śŝşš", 't': "ţťŧ", 'u': "ùúûüũūŭůűų", 'w': "ŵ", 'y': "ýÿŷ", 'z': "źżž",
+	} {
+		for _, r := range accented {
+			m[r] = base
+		}
+	}
+	return m
+}()
+
+// Coverage is the fraction of the distinct query terms present in doc.
+func Coverage(query, doc []string) float64 {
+	uniq := map[string]bool{}
+	for _, q := range query {
+		uniq[q] = true
+	}
+	if len(uniq) == 0 {
+		return 0
+	}
+	have := map[string]bool{}
+	for _, t := range doc {
+		if uniq[t] {
+			have[t] = true
+		}
+	}
+	return float64(len(have)) / float64(len(uniq))
+}
+
+// CoverageOf is Coverage(query, Terms(s)) without reading all of a long
+// text: it stops once every query term is found.
+func CoverageOf(query []string, s string) float64 {
+	uniq := map[string]bool{}
+	for _, q := range query {
+		uniq[q] = true
+	}
+	if len(uniq) == 0 {
+		return 0
+	}
+	return float64(len(Present(query, s))) / float64(len(uniq))
+}
+
+// Present is the set of query terms s holds, read until all are found.
+func Present(query []string, s string) map[string]bool {
+	want := map[string]bool{}
+	for _, q := range query {
+		want[q] = true
+	}
+	found := map[string]bool{}
+	if len(want) == 0 {
+		return found
+	}
+	start := -1
+	check := func(w string) bool {
+		if t, ok := Term(fold(w)); ok && want[t] {
+			delete(want, t)
+			found[t] = true
+			return len(want) == 0
+		}
+		return false
+	}
+	for i, r := range s {
+		if wordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			if check(s[start:i]) {
+				return found
+			}
+			start = -1
+		}
+	}
+	if start >= 0 {
+		check(s[start:])
+	}
+	return found
+}

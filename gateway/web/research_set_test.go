@@ -1,0 +1,147 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"hark/api"
+	"hark/gateway/web/researchset"
+)
+
+// TestResearchQuestionSet asks every question of the set
+// (testdata/research-questions.json: hand-checked gold facts and pages
+// over valgrind, libffi, Node.js, espeak-ng and flite documentation and
+// some articles) and fails when fewer of the reports hold their gold fact
+// or cite their gold page than minAnswered and minCited, when a report is
+// unclean, or when a quote is not found at its recorded passage.
+// bench/research prints the same figures per part with times.
+// The floors are what research reaches today (0.85 answered, 0.93
+// cited); issue 23 asks for 0.85 and 0.95, and these rise as it gets there.
+const minAnswered, minCited = 0.83, 0.91
+
+func TestResearchQuestionSet(t *testing.T) {
+	qs, err := researchset.Load("testdata/research-questions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) < 40 {
+		t.Fatalf("the set has %d questions; it needs at least 40", len(qs))
+	}
+	e := corpusEngine(t)
+	type tally struct{ n, answered, cited, clean int }
+	parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}}
+	var all tally
+	for _, q := range qs {
+		out, err := e.Research(context.Background(), api.ResearchInput{Input: q.Question, Model: "auto"})
+		if err != nil || out.Status != api.ResearchCompleted {
+			t.Fatalf("%q: %v %+v", q.Question, err, out)
+		}
+		var urls []string
+		for _, s := range out.Sources {
+			urls = append(urls, s.URL)
+		}
+		s := researchset.Rate(q, out.Content, urls)
+		for _, tl := range []*tally{parts[q.Part], &all} {
+			tl.n++
+			if s.Answered {
+				tl.answered++
+			}
+			if s.Cited {
+				tl.cited++
+			}
+			if s.Clean() {
+				tl.clean++
+			}
+		}
+		if !s.Answered || !s.Cited || !s.Clean() {
+			t.Logf("#%d %s (%s): answered %v, cited %v, %v", q.ID, q.Question, q.Part, s.Answered, s.Cited, s.Problems)
+			if os.Getenv("RESEARCH_PRINT") != "" {
+				t.Logf("\n%s\nsources %v", out.Content, urls)
+			}
+		}
+		for _, p := range s.Problems {
+			t.Errorf("#%d %s: %s", q.ID, q.Question, p)
+		}
+		checkPassages(t, e, out)
+	}
+	for _, p := range []string{researchset.Tuning, researchset.HeldOut} {
+		tl := parts[p]
+		t.Logf("%s: %d questions, answered %.2f, cited %.2f, clean %.2f", p, tl.n,
+			float64(tl.answered)/float64(tl.n), float64(tl.cited)/float64(tl.n), float64(tl.clean)/float64(tl.n))
+	}
+	answered, cited := float64(all.answered)/float64(all.n), float64(all.cited)/float64(all.n)
+	t.Logf("all: %d questions, answered %.2f, cited %.2f", all.n, answered, cited)
+	if answered < minAnswered {
+		t.Errorf("answered %.2f, below %.2f", answered, minAnswered)
+	}
+	if cited < minCited {
+		t.Errorf("cited %.2f, below %.2f", cited, minCited)
+	}
+}
+
+// checkPassages fails unless every quote of the report has its passage
+// and every passage is found at its recorded place in its source's kept
+// text: the words between start and end are the quote's words.
+func checkPassages(t *testing.T, e *Engine, out *api.ResearchOutput) {
+	t.Helper()
+	kept := map[string]string{}
+	bySource := map[int]int{}
+	for _, p := range out.Passages {
+		bySource[p.Source]++
+		if p.Source < 1 || p.Source > len(out.Sources) || out.Sources[p.Source-1].URL != p.URL {
+			t.Errorf("%s: passage cites source %d (%s), not in the sources", out.Content[:min(60, len(out.Content))], p.Source, p.URL)
+			continue
+		}
+		body, ok := kept[p.URL]
+		if !ok {
+			var err error
+			body, _, _, err = e.store.body(context.Background(), p.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept[p.URL] = body
+		}
+		if p.Start < 0 || p.End > len(body) || p.Start >= p.End {
+			t.Errorf("quote %q has no place in %s (%d-%d)", p.Quote, p.URL, p.Start, p.End)
+			continue
+		}
+		if s, e, ok := api.Locate(body[p.Start:p.End], p.Quote, 0); !ok || s != 0 || e != p.End-p.Start {
+			t.Errorf("quote %q is not at %d-%d of %s: %q", p.Quote, p.Start, p.End, p.URL, body[p.Start:p.End])
+		}
+	}
+	for _, m := range citation.FindAllStringSubmatch(researchBody(out.Content), -1) {
+		var n int
+		fmt.Sscan(m[1], &n)
+		if bySource[n] == 0 {
+			t.Errorf("quote cited [%d] has no passage", n)
+		}
+	}
+}
+
+// citation is a quote's citation: " [n]" closing a line or followed by
+// the next quote of a summary.
+var citation = regexp.MustCompile(`(?m) \[(\d+)\](?: |$)`)
+
+// researchBody is a report's quotes: less its Method and Sources, its
+// code blocks and code spans (where "argv[0]" cites nothing).
+func researchBody(c string) string {
+	c, _, _ = strings.Cut(c, "\n## Method")
+	var b strings.Builder
+	fence := false
+	for _, l := range strings.Split(c, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fence = !fence
+			continue
+		}
+		if !fence {
+			b.WriteString(inlineCode.ReplaceAllString(l, "``") + "\n")
+		}
+	}
+	return b.String()
+}
+
+var inlineCode = regexp.MustCompile("`[^`]*`")

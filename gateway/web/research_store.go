@@ -1,0 +1,111 @@
+package web
+
+// The research tasks web_research keeps: each request_id's status, report,
+// sources and passages.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+func (s *store) createResearch(ctx context.Context, id, input, model string) error {
+	now := time.Now().Unix()
+	_, err := s.db.ExecContext(ctx, `INSERT INTO web_research(id, input, model, status, created, updated) VALUES (?, ?, ?, ?, ?, ?)`,
+		id, input, model, api.ResearchPending, now, now)
+	if err != nil {
+		return fmt.Errorf("research task: %w", err)
+	}
+	return nil
+}
+
+func (s *store) setResearchStatus(ctx context.Context, id, status string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, updated = ? WHERE id = ?`, status, time.Now().Unix(), id)
+	return err
+}
+
+func (s *store) finishResearch(ctx context.Context, id, status, content string, sources []api.ResearchSource, passages []api.ResearchPassage, msg string) error {
+	if sources == nil {
+		sources = []api.ResearchSource{}
+	}
+	if passages == nil {
+		passages = []api.ResearchPassage{}
+	}
+	sj, _ := json.Marshal(sources)
+	pj, _ := json.Marshal(passages)
+	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, content = ?, sources = ?, passages = ?, error = ?, updated = ? WHERE id = ?`,
+		status, content, string(sj), string(pj), msg, time.Now().Unix(), id)
+	return err
+}
+
+// research reads a task. A failed task's reason is returned in the
+// output's extra field "error".
+func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, error) {
+	if err := s.failStaleResearch(ctx, id); err != nil {
+		return nil, fmt.Errorf("research task: %w", err)
+	}
+	var status, content, sources, passages, msg string
+	err := s.db.QueryRowContext(ctx, `SELECT status, content, sources, passages, error FROM web_research WHERE id = ?`, id).Scan(&status, &content, &sources, &passages, &msg)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &engine.InputError{Field: "request_id", Rule: "no research task has this id"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("research task: %w", err)
+	}
+	out := &api.ResearchOutput{RequestID: id, Status: status, Sources: []api.ResearchSource{}}
+	if status == api.ResearchCompleted {
+		out.Content = content
+	}
+	_ = json.Unmarshal([]byte(sources), &out.Sources)
+	if status == api.ResearchCompleted {
+		_ = json.Unmarshal([]byte(passages), &out.Passages)
+	}
+	if msg != "" {
+		ej, _ := json.Marshal(msg)
+		out.Extra = api.Extra{"error": ej}
+	}
+	return out, nil
+}
+
+// A running task writes its status every researchHeartbeat; one whose
+// row has not changed for researchStale was left by a process that
+// stopped (several processes share the database: the TUI, hark index, a
+// second hark), and is failed rather than left in_progress forever.
+const (
+	researchHeartbeat = 5 * time.Second
+	researchStale     = 4 * researchHeartbeat
+)
+
+// failInterruptedResearch marks failed the tasks whose process stopped
+// before they ended. A task another live process runs keeps beating and
+// is left alone.
+func (s *store) failInterruptedResearch() error {
+	return s.failStaleResearch(context.Background(), "")
+}
+
+// failStaleResearch fails the stale tasks, or only task id when it is set.
+func (s *store) failStaleResearch(ctx context.Context, id string) error {
+	now := time.Now()
+	q := `UPDATE web_research SET status = ?, error = ?, updated = ? WHERE status IN (?, ?) AND updated < ?`
+	args := []any{api.ResearchFailed, "interrupted: the gateway stopped before the task ended", now.Unix(),
+		api.ResearchPending, api.ResearchInProgress, now.Add(-researchStale).Unix()}
+	if id != "" {
+		q += ` AND id = ?`
+		args = append(args, id)
+	}
+	_, err := s.db.ExecContext(ctx, q, args...)
+	return err
+}
+
+// body is a page's text, its markdown ("" for pages indexed before the
+// index kept it) and its title.
+func (s *store) body(ctx context.Context, u string) (body, markdown, title string, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT body, markdown, title FROM web_pages WHERE url = ?`, u).Scan(&body, &markdown, &title)
+	return body, markdown, title, err
+}

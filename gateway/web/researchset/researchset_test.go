@@ -1,0 +1,27 @@
+package researchset
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRate(t *testing.T) {
+	q := Question{ID: 1, Part: Tuning, Question: "compare memcheck and massif", Fact: []string{"heap profiler"}, Page: "valgrind/ms-manual.html"}
+	clean := "# q\n\n## Summary\n\nMassif is a heap profiler. [1]\n\n## Memcheck\n\n- Memcheck is a memory error detector. [2]\n\n## Method\n\nheap profiler\n"
+	s := Rate(q, clean, []string{"file:///d/valgrind/ms-manual.md", "file:///d/valgrind/mc-manual.html"})
+	if !s.Answered || !s.Cited || !s.Clean() {
+		t.Errorf("clean report: %+v", s)
+	}
+	if s := Rate(q, "# q\n\n## Method\n\nheap profiler\n", nil); s.Answered || s.Cited {
+		t.Errorf("a fact in Method answers nothing: %+v", s)
+	}
+	dirty := "# q\n\n## Summary\n\nNor does it measure the size of code. [1]\n\n## Massif: what does each measure and when should I use which\n\n- It is a heap profiler. [1]\n"
+	s = Rate(q, dirty, []string{"https://a/x/fs.html", "https://a/x/fs.md"})
+	want := []string{"source listed twice", "dangling first sentence: Nor does", "fragment heading: Massif:", "dangling first sentence: It is"}
+	got := strings.Join(s.Problems, "\n")
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("problems lack %q:\n%s", w, got)
+		}
+	}
+}

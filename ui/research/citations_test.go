@@ -1,0 +1,103 @@
+package research
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/ui/common"
+	"hark/ui/internal/uitest"
+)
+
+// keptIndex is a local index holding one page's kept text, which a test
+// changes to see verify find each quote standing, moved or gone.
+type keptIndex struct {
+	fileIndex
+	text *string
+}
+
+func (k keptIndex) IndexedText(context.Context, string) (string, error) { return *k.text, nil }
+
+const keptPage = "Zorblax manual\n\nThe zorblax engine is tuned by setting the flux ratio in the control file. A higher ratio makes it louder.\n"
+
+// A report with one quote of a file source.
+func citedReport(text string) *api.ResearchOutput {
+	quote := "The zorblax engine is tuned by setting the flux ratio in the control file."
+	start := strings.Index(text, quote)
+	return &api.ResearchOutput{RequestID: "req-9", Status: api.ResearchCompleted,
+		Content: "# how do I tune zorblax?\n\n## Summary\n\n" + quote + " [1]\n",
+		Sources: []api.ResearchSource{{Title: "Zorblax", URL: "file:///docs/zorblax.md"}},
+		Passages: []api.ResearchPassage{{Source: 1, URL: "file:///docs/zorblax.md", Quote: quote,
+			Start: start, End: start + len(quote) - 1}}}
+}
+
+// c lists the report's quotes; enter shows the quote in its source's
+// text, found and highlighted; v marks each quote as it now stands.
+func TestCitationOpensItsPassageAndVerifies(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	text := keptPage
+	c.Index = keptIndex{text: &text}
+	p := New(c)
+	p.SetSize(100, 24)
+	s := finished(t, p, "how do I tune zorblax?")
+	s.Out = citedReport(text)
+	p.setReport(s)
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "c citations · v verify") {
+		t.Errorf("the report's foot does not name the citation keys:\n%s", v)
+	}
+	p.Update(uitest.Press("c"))
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "Citations (1)") || !strings.Contains(v, "[1] The zorblax engine is tuned") {
+		t.Fatalf("c did not list the citations:\n%s", v)
+	}
+	enter := func() {
+		t.Helper()
+		uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	}
+	enter()
+	if p.focus != focusSource || p.srcState != api.PassageStands {
+		t.Fatalf("enter: focus %v, state %q", p.focus, p.srcState)
+	}
+	if st := p.srcRd.Status(); !strings.Contains(st, "1 of 1") {
+		t.Errorf("the quote is not found in the source: %q", st)
+	}
+	view := p.View()
+	if !strings.Contains(uitest.Plain(view), "the quote stands") || !strings.Contains(view, "\x1b[") {
+		t.Errorf("source view:\n%s", view)
+	}
+	p.Update(uitest.Press("esc"))
+	if p.focus != focusCitations {
+		t.Fatalf("esc from the source: focus %v", p.focus)
+	}
+
+	verify := func() string {
+		t.Helper()
+		var notice string
+		uitest.Settle(func(m tea.Msg) tea.Cmd {
+			if n, ok := m.(common.NoticeMsg); ok {
+				notice = n.Text
+			}
+			_, c := p.Update(m)
+			return c
+		}, func() tea.Cmd { _, c := p.Update(uitest.Press("v")); return c }())
+		return notice
+	}
+	if n := verify(); n != "verified: 1 stand, 0 moved, 0 gone" {
+		t.Errorf("verify in place: %q", n)
+	}
+	text = "A new first paragraph.\n\n" + keptPage
+	if n := verify(); n != "verified: 0 stand, 1 moved, 0 gone" || !strings.Contains(uitest.Plain(p.View()), "moved") {
+		t.Errorf("verify after an insert: %q\n%s", n, uitest.Plain(p.View()))
+	}
+	enter()
+	if p.srcState != api.PassageMoved || !strings.Contains(p.srcRd.Status(), "1 of 1") {
+		t.Errorf("a moved quote is found where it is now: %q %q", p.srcState, p.srcRd.Status())
+	}
+	p.Update(uitest.Press("esc"))
+	text = "Zorblax manual\n\nNothing here.\n"
+	if n := verify(); n != "verified: 0 stand, 0 moved, 1 gone" {
+		t.Errorf("verify after removal: %q", n)
+	}
+}
