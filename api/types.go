@@ -329,4 +329,7 @@ type STTResultFrame struct {
 	IsPartial  bool    `json:"is_partial"`
 	Error      string  `json:"error,omitempty"`
 	Confidence float64 `json:"confidence,omitempty"`
+	// Queued is hark's addition on a frame with no text: the recognition
+	// waits for a free recogniser, at this place in the queue (1 = next).
+	Queued int `json:"queued,omitempty"`
 }

@@ -421,6 +421,8 @@ func (a *App) sttStream(ctx context.Context, cl *api.Client, req api.STTRequest,
 		switch {
 		case f.Error != "":
 			// Reported through Err below.
+		case f.Queued > 0:
+			fmt.Fprintf(a.stderr, "waiting for a recogniser: %d in the queue before this one\n", f.Queued-1)
 		case f.IsFinal:
 			if live {
 				fmt.Fprint(a.stderr, "\r\033[K")

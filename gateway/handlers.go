@@ -414,6 +414,9 @@ type transcriptJoiner struct {
 
 func (j *transcriptJoiner) add(t engine.Transcript) error {
 	j.durationMs = max(j.durationMs, t.DurationMs)
+	if t.Queued > 0 {
+		return nil // a REST caller just waits
+	}
 	if t.Final {
 		if txt := strings.TrimSpace(t.Text); txt != "" {
 			j.finals = append(j.finals, txt)

@@ -430,7 +430,7 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	err = p.Recognize(ctx, cfg, pr, func(t engine.Transcript) error {
 		durationMs = max(durationMs, t.DurationMs)
 		seq++
-		f := api.STTResultFrame{Sequence: seq, Text: t.Text, IsFinal: t.Final, IsPartial: t.Partial && !t.Final}
+		f := api.STTResultFrame{Sequence: seq, Text: t.Text, IsFinal: t.Final, IsPartial: t.Partial && !t.Final, Queued: t.Queued}
 		if t.Final {
 			f.Confidence = t.Confidence
 			sentFinal = true

@@ -74,6 +74,9 @@ type Transcript struct {
 	Partial    bool
 	Final      bool
 	DurationMs int // audio consumed so far
+	// Queued, on a transcript with no text, says the recognition waits
+	// for a recogniser: its place in the queue, 1 for the next served.
+	Queued int
 }
 
 // VoiceProvider is one voice vendor. A provider validates the request fields

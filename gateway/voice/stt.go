@@ -338,7 +338,7 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 	}()
 	// take gets a decoder for audio that has come.
 	take := func() error {
-		dec, err := l.pool.get(ctx)
+		dec, err := l.pool.get(ctx, func(place int) error { return emit(engine.Transcript{Queued: place}) })
 		if err != nil {
 			return err
 		}

@@ -271,8 +271,9 @@ type busyError string
 func (e busyError) Error() string        { return string(e) }
 func (e busyError) Is(target error) bool { return target == engine.ErrUnavailable }
 
-// get waits for a free decoder, at most maxWait.
-func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
+// get waits for a free decoder, at most maxWait. When it must wait, it
+// first tells queued (when not nil) its place in the queue.
+func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*sphinx.Decoder, error) {
 	p.mu.Lock()
 	if p.total == 0 {
 		p.growLocked() // not warmed yet
@@ -288,11 +289,17 @@ func (p *decoderPool) get(ctx context.Context) (*sphinx.Decoder, error) {
 	}
 	// As many may wait as there are decoders; more would only wait out
 	// maxWait to be refused, so they are refused at once.
-	if n := p.waiting.Add(1); int(n) > p.max {
+	n := p.waiting.Add(1)
+	if int(n) > p.max {
 		p.waiting.Add(-1)
 		return nil, busyError(fmt.Sprintf("speech recognition busy: all %d recognisers decoding and %d recognitions waiting (stt_recognisers); retry shortly", p.max, n-1))
 	}
 	defer p.waiting.Add(-1)
+	if queued != nil {
+		if err := queued(int(n)); err != nil {
+			return nil, err
+		}
+	}
 	timeout := time.NewTimer(p.maxWait)
 	defer timeout.Stop()
 	failed := p.failed

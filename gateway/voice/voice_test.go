@@ -843,30 +843,30 @@ func TestDecoderPool(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	d1, err := l.pool.get(ctx)
+	d1, err := l.pool.get(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2, err := l.pool.get(ctx) // the reserve loaded when d1 was taken
+	d2, err := l.pool.get(ctx, nil) // the reserve loaded when d1 was taken
 	if err != nil {
 		t.Fatal(err)
 	}
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	if _, err := l.pool.get(short); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := l.pool.get(short, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("third decoder of two: %v", err)
 	}
 	l.pool.put(d1, false)
 	l.pool.put(d2, true) // broken: freed and replaced
 	for i := 0; i < 2; i++ {
-		d, err := l.pool.get(ctx)
+		d, err := l.pool.get(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.pool.put(d, false)
 	}
 	l.Close()
-	if _, err := l.pool.get(ctx); !errors.Is(err, errPoolClosed) {
+	if _, err := l.pool.get(ctx, nil); !errors.Is(err, errPoolClosed) {
 		t.Errorf("after Close: %v", err)
 	}
 }
@@ -886,7 +886,7 @@ func TestDecoderPoolOnDemand(t *testing.T) {
 	if total != 0 || timer != nil {
 		t.Fatalf("before any recognition: %d decoders loading, warm-up timer %v", total, timer != nil)
 	}
-	d, err := l.pool.get(context.Background())
+	d, err := l.pool.get(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

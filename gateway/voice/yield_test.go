@@ -30,11 +30,11 @@ func TestSlowStreamsGiveTheirDecodersToAWaitingOne(t *testing.T) {
 	defer l.Close()
 	// Load both decoders first, so that each slow recognition takes one
 	// without waiting (a wait would already make the other yield).
-	d1, err := l.pool.get(context.Background())
+	d1, err := l.pool.get(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2, err := l.pool.get(context.Background())
+	d2, err := l.pool.get(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,11 @@ func TestSlowStreamsGiveTheirDecodersToAWaitingOne(t *testing.T) {
 	}
 
 	var finals []string
+	queued := 0
 	err = l.Recognize(context.Background(), api.STTRequest{SampleRate: 16000}, bytes.NewReader(clip), func(tr engine.Transcript) error {
+		if tr.Queued > 0 {
+			queued = tr.Queued
+		}
 		if tr.Final {
 			finals = append(finals, tr.Text)
 		}
@@ -85,6 +89,9 @@ func TestSlowStreamsGiveTheirDecodersToAWaitingOne(t *testing.T) {
 	}
 	if got := strings.Join(finals, " "); !strings.Contains(got, "window") {
 		t.Errorf("the waiting recognition heard %q", got)
+	}
+	if queued != 1 {
+		t.Errorf("the waiting recognition was told its place %d, want 1", queued)
 	}
 	// The slow ones take a decoder again for the rest of their audio.
 	for i, s := range slows {
@@ -141,13 +148,14 @@ func TestDecoderQueueIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	d, err := l.pool.get(context.Background())
+	d, err := l.pool.get(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	waited := make(chan error, 1)
+	place := make(chan int, 1)
 	go func() {
-		d2, err := l.pool.get(context.Background())
+		d2, err := l.pool.get(context.Background(), func(n int) error { place <- n; return nil })
 		if err == nil {
 			l.pool.put(d2, false)
 		}
@@ -156,12 +164,15 @@ func TestDecoderQueueIsBounded(t *testing.T) {
 	for l.pool.waiting.Load() != 1 {
 		time.Sleep(time.Millisecond)
 	}
-	_, err = l.pool.get(context.Background())
+	_, err = l.pool.get(context.Background(), nil)
 	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "1 recognitions waiting") {
 		t.Fatalf("a second waiter: %v, want busy at once", err)
 	}
 	l.pool.put(d, false)
 	if err := <-waited; err != nil {
 		t.Fatalf("the waiter: %v", err)
+	}
+	if n := <-place; n != 1 {
+		t.Errorf("the waiter was told it is %d in the queue, want 1", n)
 	}
 }
