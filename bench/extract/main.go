@@ -61,6 +61,7 @@ var (
 	verbose     = flag.Bool("v", false, "print each tuning page where hark's F1 is 0.05 or more below the best peer's")
 	noTitle     = flag.Bool("notitle", false, "score hark's text without the title line it puts first")
 	only        = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
+	dump        = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
 )
 
 // page is one page of a dataset: a truth text, or snippets.
@@ -137,6 +138,16 @@ func run(title string, pages []page, structure bool) {
 		if len(sel) == 0 {
 			continue
 		}
+		if *dump != "" {
+			for _, pg := range sel {
+				if pg.Name == *dump && part == "tuning" {
+					_, text := hark(pg.Page)
+					fmt.Println(text)
+					os.Exit(0)
+				}
+			}
+			continue
+		}
 		fmt.Printf("### %s: %s (%d pages)\n\n", title, part, len(sel))
 		if structure {
 			fmt.Println("| Extractor | P | R | F1 | spacing | headings | code | lists | links | ms/page |\n|---|---|---|---|---|---|---|---|---|---|")
@@ -155,6 +166,24 @@ func run(title string, pages []page, structure bool) {
 				sum.tp, sum.fn, sum.fp = sum.tp+res.tp, sum.fn+res.fn, sum.fp+res.fp
 				sum.structures.Add(res.structures)
 				perPage[pg.Name] = append(perPage[pg.Name], res.f)
+				if *verbose && part == "tuning" && ex.name == "hark" && res.fp > 0 {
+					_, text := hark(pg.Page)
+					_, _, fp := score.Snippets(text, nil, pg.without)
+					for _, w := range pg.without {
+						if _, _, k := score.Snippets(text, nil, []string{w}); k > 0 {
+							fmt.Printf("  in: %s: %q\n", pg.Name, w)
+						}
+					}
+					_ = fp
+				}
+				if *verbose && part == "tuning" && ex.name == "hark" && res.fn > 0 {
+					_, text := hark(pg.Page)
+					for _, w := range pg.with {
+						if k, _, _ := score.Snippets(text, []string{w}, nil); k == 0 {
+							fmt.Printf("  missing: %s: %q\n", pg.Name, w)
+						}
+					}
+				}
 			}
 			k := float64(len(sel))
 			p, r, f := sum.p/k, sum.r/k, sum.f/k
@@ -172,17 +201,17 @@ func run(title string, pages []page, structure bool) {
 			}
 		}
 		fmt.Println()
-		if *verbose && part == "tuning" && *only == "" && sel[0].with == nil {
+		if *verbose && part == "tuning" && sel[0].with == nil {
 			names := make([]string, 0, len(perPage))
 			for name, fs := range perPage {
-				if fs[0] < max(fs[1], fs[2])-0.05 {
+				if len(fs) == 3 && fs[0] < max(fs[1], fs[2])-0.05 || len(fs) == 1 && fs[0] < 0.97 {
 					names = append(names, name)
 				}
 			}
 			sort.Strings(names)
 			for _, name := range names {
 				fs := perPage[name]
-				fmt.Printf("  behind: %-50s hark %.3f trafilatura %.3f readability %.3f\n", name, fs[0], fs[1], fs[2])
+				fmt.Printf("  behind: %-50s %.3f\n", name, fs)
 			}
 			fmt.Println()
 		}

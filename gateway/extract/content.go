@@ -29,6 +29,7 @@ import (
 // again: a table cell that holds headings, and a list under a heading,
 // are the page's content, not its menu.
 func Main(doc *html.Node) *html.Node {
+	article := isArticlePage(doc)
 	p := &pruner{}
 	p.prune(doc, false)
 	p.detach()
@@ -40,8 +41,20 @@ func Main(doc *html.Node) *html.Node {
 		again.detach()
 		root, prose = pick(doc, again.contents)
 	}
+	if article || !isSection(root) {
+		narrowToArticle(doc, root, p.contents)
+	}
+	if article {
+		cleanArticle(root)
+	}
 	trimEdges(root, prose)
 	return root
+}
+
+// isSection reports a root that the page marks as its content: <main>,
+// role=main or <article>.
+func isSection(n *html.Node) bool {
+	return n.DataAtom == atom.Main || n.DataAtom == atom.Article || strings.EqualFold(attr(n, "role"), "main")
 }
 
 // leavesOut reports whether one of nodes is in root but not in next.
@@ -61,14 +74,14 @@ const sparseProse = 200
 // pick chooses the main content of a pruned tree, with the prose of each
 // element. It never leaves out one of the tables of contents that prune
 // kept (contents).
-func pick(doc *html.Node, contents []*html.Node) (*html.Node, map[*html.Node]int) {
+func pick(doc *html.Node, contents []*html.Node) (root *html.Node, prose map[*html.Node]int) {
 	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
 	if body == nil {
 		body = doc
 	}
-	prose := map[*html.Node]int{}
+	prose = map[*html.Node]int{}
 	total := proseLen(body, prose)
-	root := body
+	root = body
 	if m := findFirst(body, func(n *html.Node) bool {
 		return n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
 	}); m != nil && prose[m]*10 >= total*3 {
