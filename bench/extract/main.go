@@ -142,7 +142,24 @@ func run(title string, pages []page, structure bool) {
 			for _, pg := range sel {
 				if pg.Name == *dump && part == "tuning" {
 					_, text := hark(pg.Page)
-					fmt.Println(text)
+					if pg.Truth == nil {
+						fmt.Println(text)
+						os.Exit(0)
+					}
+					// Lines of one side that share little with the other.
+					for _, side := range []struct {
+						mark       string
+						from, into string
+					}{{"+", text, string(pg.Truth)}, {"-", string(pg.Truth), text}} {
+						for _, l := range strings.Split(side.from, "\n") {
+							if strings.TrimSpace(l) == "" {
+								continue
+							}
+							if p, _, _ := score.Text(l, side.into); p < 0.5 {
+								fmt.Println(side.mark, l)
+							}
+						}
+					}
 					os.Exit(0)
 				}
 			}

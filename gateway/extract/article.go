@@ -59,8 +59,8 @@ func (m metrics) linkDensity() float64 {
 // Readability weighs against and for a container.
 var negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "gdpr",
 	"masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar",
-	"skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "teaser", "recommend", "newsletter",
-	"subscribe", "social", "author", "byline", "caption-credit", "cookie", "consent", "popular", "trending"}
+	"skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "recommend", "newsletter",
+	"subscribe", "social", "author", "byline", "cookie", "consent", "popular", "trending"}
 
 var positiveNames = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page",
 	"post", "text", "blog", "story"}
@@ -237,7 +237,7 @@ func narrowToArticle(doc, root *html.Node, contents []*html.Node) {
 	memo := map[*html.Node]metrics{}
 	measureTree(body, memo)
 	art, share := articleRoot(body, memo)
-	if art == nil || art == root || !contains(root, art) || share < 0.5 {
+	if art == nil || art == root || !contains(root, art) || share < 0.3 {
 		return
 	}
 	for n := art; n != root; n = n.Parent {

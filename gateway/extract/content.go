@@ -41,9 +41,7 @@ func Main(doc *html.Node) *html.Node {
 		again.detach()
 		root, prose = pick(doc, again.contents)
 	}
-	if article || !isSection(root) {
-		narrowToArticle(doc, root, p.contents)
-	}
+	narrowToArticle(doc, root, p.contents)
 	if article {
 		cleanArticle(root)
 	}
@@ -51,11 +49,6 @@ func Main(doc *html.Node) *html.Node {
 	return root
 }
 
-// isSection reports a root that the page marks as its content: <main>,
-// role=main or <article>.
-func isSection(n *html.Node) bool {
-	return n.DataAtom == atom.Main || n.DataAtom == atom.Article || strings.EqualFold(attr(n, "role"), "main")
-}
 
 // leavesOut reports whether one of nodes is in root but not in next.
 func leavesOut(root, next *html.Node, nodes []*html.Node) bool {
