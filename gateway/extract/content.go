@@ -49,7 +49,6 @@ func Main(doc *html.Node) *html.Node {
 	return root
 }
 
-
 // leavesOut reports whether one of nodes is in root but not in next.
 func leavesOut(root, next *html.Node, nodes []*html.Node) bool {
 	for _, n := range nodes {
