@@ -172,6 +172,7 @@ func run(title string, pages []page, structure bool) {
 			fmt.Println("| Extractor | P | R | F1 | ms/page |\n|---|---|---|---|---|")
 		}
 		perPage := map[string][]float64{}
+		errs := map[string][][2]int{} // snippets: false positives and negatives by extractor
 		for _, ex := range extractors {
 			if *only != "" && !strings.HasPrefix(ex.name, *only) {
 				continue
@@ -183,6 +184,9 @@ func run(title string, pages []page, structure bool) {
 				sum.tp, sum.fn, sum.fp = sum.tp+res.tp, sum.fn+res.fn, sum.fp+res.fp
 				sum.structures.Add(res.structures)
 				perPage[pg.Name] = append(perPage[pg.Name], res.f)
+				if pg.with != nil {
+					errs[pg.Name] = append(errs[pg.Name], [2]int{res.fp, res.fn})
+				}
 				if *verbose && part == "tuning" && ex.name == "hark" && res.fp > 0 {
 					_, text := hark(pg.Page)
 					_, _, fp := score.Snippets(text, nil, pg.without)
@@ -218,6 +222,14 @@ func run(title string, pages []page, structure bool) {
 			}
 		}
 		fmt.Println()
+		if *verbose && part == "tuning" && sel[0].with != nil {
+			for _, pg := range sel {
+				e := errs[pg.Name]
+				if len(e) == 3 && e[0][0]+e[0][1] > e[1][0]+e[1][1] {
+					fmt.Printf("  worse: %-60s hark fp %d fn %d, trafilatura fp %d fn %d\n", pg.Name, e[0][0], e[0][1], e[1][0], e[1][1])
+				}
+			}
+		}
 		if *verbose && part == "tuning" && sel[0].with == nil {
 			names := make([]string, 0, len(perPage))
 			for name, fs := range perPage {

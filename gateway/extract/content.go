@@ -297,7 +297,7 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] || hasClass(n, "ttc") {
 		return true
 	}
-	return (isComments(n) || isPromo(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
+	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
 }
 
 // isLinkDense reports a menu: a column of links in a page laid out with
@@ -323,6 +323,12 @@ func (p *pruner) isLinkDense(n *html.Node) bool {
 	}
 	links, all := linkText(n)
 	if !(all == 0 || links*2 > all || links > 0 && all-links < 40) {
+		return false
+	}
+	// A wrapper named for a layout ("l-sidebar-fixed l-article-body")
+	// that holds a thousand letters of prose besides its links holds the
+	// page: menus are not written in paragraphs.
+	if all-links >= 1000 {
 		return false
 	}
 	if all > 0 && isContentsList(n) {
@@ -386,6 +392,15 @@ func holdsPage(n *html.Node) bool {
 	return findFirst(n, func(c *html.Node) bool {
 		return c != n && (c.DataAtom == atom.Main || c.DataAtom == atom.H1 || strings.EqualFold(attr(c, "role"), "main"))
 	}) != nil
+}
+
+// holdsProse reports a block of a thousand letters or more outside links
+// that are at least four fifths of its text: a wrapper of the article
+// whatever its class says ("documentContent__sharingContainer"), as a
+// list of related posts or of comments is mostly links or short.
+func holdsProse(n *html.Node) bool {
+	links, all := linkText(n)
+	return all-links >= 1000 && links*5 <= all
 }
 
 // isComments reports a block of readers' comments or the form to post
