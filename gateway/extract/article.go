@@ -368,7 +368,7 @@ func cleanArticle(root *html.Node) {
 
 func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) bool {
 	switch n.DataAtom {
-	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Span, atom.Table:
+	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
 	default:
 		return false
 	}
@@ -379,7 +379,8 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	if m.all*2 > total.all {
 		return false // half the article is the article
 	}
-	if classWeight(n) < 0 {
+	weight := classWeight(n)
+	if weight < 0 {
 		return true
 	}
 	if m.commas >= 10 {
@@ -406,10 +407,25 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	switch {
 	case m.linkDensity() > 0.5 && m.all-m.links < 200:
 		return true
+	case weight < 25 && m.linkDensity() > 0.2 && !isListBox(n, memo):
+		return true
 	case fields > 0 && fields*3 > paras:
 		return true
-	case m.all < 25 && pres == 0 && n.DataAtom != atom.Span:
+	case m.all < 25 && pres == 0:
 		return true
 	}
 	return false
+}
+
+// isListBox reports a list, or a box whose text is mostly list items:
+// an article's own list has links in its items.
+func isListBox(n *html.Node, memo map[*html.Node]metrics) bool {
+	if n.DataAtom == atom.Ul || n.DataAtom == atom.Ol || n.DataAtom == atom.Dl {
+		return true
+	}
+	inItems := 0
+	for _, li := range findAll(n, atom.Li) {
+		inItems += memo[li].all
+	}
+	return inItems*10 > memo[n].all*9
 }
