@@ -137,7 +137,7 @@ func tagScore(n *html.Node) float64 {
 // articleRoot finds the container whose paragraphs make the page's
 // article, and the share of the page's paragraph score it holds. It
 // returns nil when no paragraph is long enough to count.
-func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, float64) {
+func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, float64, map[*html.Node]float64) {
 	scores := map[*html.Node]float64{}
 	var order []*html.Node
 	total := 0.0
@@ -181,7 +181,7 @@ func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, floa
 	}
 	walk(body)
 	if len(order) == 0 {
-		return nil, 0
+		return nil, 0, nil
 	}
 	var top *html.Node
 	best := 0.0
@@ -220,7 +220,7 @@ func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, floa
 	for top.Parent != nil && top.Parent != body && memo[top.Parent].all-memo[top].all < 25 {
 		top = top.Parent
 	}
-	return top, final[top] / max(total, 1)
+	return top, final[top] / max(total, 1), final
 }
 
 // narrowToArticle cuts the root that pick found down to the article it
@@ -229,22 +229,27 @@ func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, floa
 // a few words) go, and so do headings left with nothing under them. What
 // reads as content beside the article stays: a manual's introduction
 // beside its code listing, a section beside the one that scored best.
-func narrowToArticle(doc, root *html.Node, contents []*html.Node) {
+//
+// On a page that says it is an article, a sibling stays only when it
+// reads as part of it (isArticleSibling), as Readability keeps them.
+func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool) {
 	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
 	if body == nil {
 		body = doc
 	}
 	memo := map[*html.Node]metrics{}
 	measureTree(body, memo)
-	art, share := articleRoot(body, memo)
+	art, share, scores := articleRoot(body, memo)
 	if art == nil || art == root || !contains(root, art) || share < 0.3 {
 		return
 	}
+	threshold := max(10, scores[art]*0.2)
 	for n := art; n != root; n = n.Parent {
 		p := n.Parent
 		for c := p.FirstChild; c != nil; {
 			next := c.NextSibling
-			if c != n && c.Type == html.ElementNode && !holdsAny(c, contents) && isBoilerplate(c, memo) {
+			if c != n && c.Type == html.ElementNode && !holdsAny(c, contents) &&
+				(article && !isArticleSibling(c, memo, scores, threshold) || isBoilerplate(c, memo)) {
 				p.RemoveChild(c)
 			}
 			c = next
@@ -258,6 +263,33 @@ func holdsAny(n *html.Node, nodes []*html.Node) bool {
 		if contains(n, c) {
 			return true
 		}
+	}
+	return false
+}
+
+// isArticleSibling reports a block beside the best container that reads
+// as more of the article: a heading (dropped later if it heads nothing),
+// a figure, a container that scores near the best (threshold), or a
+// paragraph of 80 letters with few links, or a shorter one without links
+// that ends a sentence.
+func isArticleSibling(n *html.Node, memo map[*html.Node]metrics, scores map[*html.Node]float64, threshold float64) bool {
+	if isHeading(n) {
+		return true
+	}
+	switch n.DataAtom {
+	case atom.Figure, atom.Picture, atom.Img, atom.Pre, atom.Table, atom.Hr:
+		return true
+	}
+	if s, ok := scores[n]; ok && s >= threshold {
+		return true
+	}
+	m := memo[n]
+	if m.all >= 80 && m.linkDensity() < 0.25 {
+		return true
+	}
+	if m.links == 0 && m.all > 0 {
+		t := strings.TrimSpace(textOf(n))
+		return strings.HasSuffix(t, ".") || strings.Contains(t, ". ")
 	}
 	return false
 }

@@ -41,7 +41,7 @@ func Main(doc *html.Node) *html.Node {
 		again.detach()
 		root, prose = pick(doc, again.contents)
 	}
-	narrowToArticle(doc, root, p.contents)
+	narrowToArticle(doc, root, p.contents, article)
 	if article {
 		cleanArticle(root)
 	}
