@@ -60,7 +60,7 @@ func (m metrics) linkDensity() float64 {
 var negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "gdpr",
 	"masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar",
 	"skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "recommend", "newsletter",
-	"subscribe", "social", "author", "byline", "cookie", "consent", "popular", "trending"}
+	"subscribe", "social", "author", "byline", "cookie", "consent", "popular", "trending", "credit", "copyright"}
 
 var positiveNames = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page",
 	"post", "text", "blog", "story"}
@@ -415,6 +415,11 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	if weight < 0 {
 		return true
 	}
+	// "article__meta", "entry-tags": a short box named for boilerplate
+	// goes even when its name also says article.
+	if m.all < 300 && namesBoilerplate(n) {
+		return true
+	}
 	if m.commas >= 10 {
 		return false
 	}
@@ -460,4 +465,20 @@ func isListBox(n *html.Node, memo map[*html.Node]metrics) bool {
 		inItems += memo[li].all
 	}
 	return inItems*10 > memo[n].all*9
+}
+
+// namesBoilerplate reports a class or id with a word that names
+// boilerplate: the start of one of negativeNames ("meta" in
+// "article__meta", "share" in "shareButtons").
+func namesBoilerplate(n *html.Node) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
+		return r == ' ' || r == '-' || r == '_' || r == '\t'
+	}) {
+		for _, neg := range negativeNames {
+			if strings.HasPrefix(w, strings.Trim(neg, "-")) {
+				return true
+			}
+		}
+	}
+	return false
 }
