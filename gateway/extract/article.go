@@ -349,7 +349,7 @@ func isArticlePage(doc *html.Node) bool {
 		case atom.Meta:
 			prop := strings.ToLower(attr(n, "property") + attr(n, "name"))
 			return prop == "og:type" && strings.Contains(strings.ToLower(attr(n, "content")), "article") ||
-				strings.HasPrefix(prop, "article:")
+				strings.HasPrefix(prop, "article:") || prop == "twitter:card" || prop == "author"
 		case atom.Script:
 			if !strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") || n.FirstChild == nil {
 				return false
