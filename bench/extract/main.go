@@ -62,6 +62,7 @@ var (
 	noTitle     = flag.Bool("notitle", false, "score hark's text without the title line it puts first")
 	only        = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
 	dump        = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
+	visible     = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
 )
 
 // page is one page of a dataset: a truth text, or snippets.
@@ -85,18 +86,34 @@ var extractors = []extractor{
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
+	if *visible != "" {
+		body, err := os.ReadFile(*visible)
+		if err != nil {
+			log.Fatal(err)
+		}
+		doc, err := html.Parse(bytes.NewReader(body))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(score.NodeText(doc))
+		return
+	}
 	fmt.Printf("Time per page: the mean of %d extractions of each page on one core.\n", *n)
 	fmt.Printf("Held out: pages whose FNV-1a hash of the name is 0 mod 3, never used for tuning.\n\n")
 	committed := append(readTruthDir(*docsDir, false), readTruthDir(*articlesDir, true)...)
-	var arts, docs []page
+	var arts, snips, docs []page
 	for _, pg := range committed {
-		if pg.article {
+		switch {
+		case pg.with != nil:
+			snips = append(snips, pg)
+		case pg.article:
 			arts = append(arts, pg)
-		} else {
+		default:
 			docs = append(docs, pg)
 		}
 	}
-	run("committed articles", arts, false)
+	run("committed articles with bodies", arts, false)
+	run("committed articles with snippets", snips, false)
 	run("committed documentation", docs, true)
 	if *readDir != "" {
 		run("Mozilla Readability test pages", readReadability(*readDir), false)
@@ -307,11 +324,22 @@ func readTruthDir(dir string, articles bool) []page {
 		if err != nil {
 			log.Fatal(err)
 		}
+		name := filepath.Base(f)
+		if raw, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".snippets.json"); err == nil {
+			var sn struct {
+				URL           string
+				With, Without []string
+			}
+			if err := json.Unmarshal(raw, &sn); err != nil {
+				log.Fatalf("%s: %v", f, err)
+			}
+			pages = append(pages, page{Page: score.Page{Name: name, URL: sn.URL, HTML: body}, with: sn.With, without: sn.Without, article: true})
+			continue
+		}
 		truth, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".truth.txt")
 		if err != nil {
 			log.Fatal(err)
 		}
-		name := filepath.Base(f)
 		pages = append(pages, page{
 			Page:    score.Page{Name: name, URL: "http://docs.example/manual/html/" + name, HTML: body, Truth: truth},
 			article: articles || strings.HasPrefix(name, "blog_") || strings.HasPrefix(name, "news_"),

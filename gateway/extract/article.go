@@ -287,6 +287,10 @@ func isArticleSibling(n *html.Node, memo map[*html.Node]metrics, scores map[*htm
 	if m.all >= 80 && m.linkDensity() < 0.25 {
 		return true
 	}
+	// A section of its own: a heading with prose under it.
+	if m.all-m.links >= 25 && m.linkDensity() < 0.25 && findFirst(n, isHeading) != nil {
+		return true
+	}
 	if m.links == 0 && m.all > 0 {
 		t := strings.TrimSpace(textOf(n))
 		return strings.HasSuffix(t, ".") || strings.Contains(t, ". ")
@@ -338,13 +342,13 @@ func dropBareHeadings(p *html.Node) {
 
 // isArticlePage reports a page that says it is an article: og:type
 // article, an article:* meta property, schema.org's Article, NewsArticle
-// or BlogPosting (JSON-LD or microdata), an <article> element or a
-// <time>. Manuals say none of these, and their link lists and short
+// or BlogPosting (JSON-LD or microdata), twitter:card, an author meta,
+// or an <article> element. Manuals say none of these, and their link lists and short
 // notes are content, so cleanArticle only runs on articles.
 func isArticlePage(doc *html.Node) bool {
 	return findFirst(doc, func(n *html.Node) bool {
 		switch n.DataAtom {
-		case atom.Article, atom.Time:
+		case atom.Article:
 			return true
 		case atom.Meta:
 			prop := strings.ToLower(attr(n, "property") + attr(n, "name"))
@@ -443,7 +447,7 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	count(n)
 	switch {
 	case m.linkDensity() > 0.5 && m.all-m.links < 200:
-		return true
+		return !isListBox(n, memo) || isLinkList(n, memo)
 	case weight < 25 && m.linkDensity() > 0.2 && !isListBox(n, memo):
 		return true
 	case fields > 0 && fields*3 > paras:
@@ -481,4 +485,24 @@ func namesBoilerplate(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// isLinkList reports a list of links and nothing else: every item is a
+// link (a list of related stories, a tag list). A list whose items say
+// something beside their links ("Neil has patches up to <a>improve the
+// tab unloader</a>"), or that is part of an outer list's item, is the
+// article's.
+func isLinkList(n *html.Node, memo map[*html.Node]metrics) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Li {
+			return false
+		}
+	}
+	items := findAll(n, atom.Li)
+	for _, li := range items {
+		if m := memo[li]; m.links*10 < m.all*9 {
+			return false
+		}
+	}
+	return len(items) > 0
 }
