@@ -747,7 +747,15 @@ func (r *renderer) table(n *html.Node) {
 		r.declaration(n)
 		return
 	}
+	if isJumpBar(n) {
+		r.flush()
+		return
+	}
 	rows := tableRows(n)
+	if isIndexTable(rows) && !isLayoutTable(n, rows) {
+		r.indexTable(rows)
+		return
+	}
 	if isLayoutTable(n, rows) {
 		r.layoutTable(n, rows)
 		return
