@@ -175,3 +175,35 @@ func TestExtractionQualityOnCommittedPages(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExtractCommittedPages times the whole extraction (parse,
+// furniture, article selection and cleaning, markdown and text) over
+// every committed page; ns/op divided by the page count (printed as
+// ms/page) is the time per page.
+func BenchmarkExtractCommittedPages(b *testing.B) {
+	var pages [][]byte
+	for _, dir := range []string{"../web/testdata/extract", "testdata/articles"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
+		for _, f := range files {
+			body, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pages = append(pages, body)
+		}
+	}
+	base, _ := url.Parse("http://docs.example/page.html")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, body := range pages {
+			doc, err := html.Parse(bytes.NewReader(body))
+			if err != nil {
+				b.Fatal(err)
+			}
+			title := Title(doc)
+			d := Render(Main(doc), title, Options{Base: base})
+			_, _ = d.Markdown(), d.Text()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*len(pages)), "ms/page")
+}

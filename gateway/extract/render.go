@@ -929,6 +929,9 @@ func resolve(base *url.URL, href string, image bool) string {
 // escapeURL keeps a URL inside markdown's (…): spaces and parentheses are
 // percent-encoded.
 func escapeURL(u string) string {
+	if !strings.ContainsAny(u, " ()<>") {
+		return u // most links: no replacer to build
+	}
 	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(u)
 }
 
