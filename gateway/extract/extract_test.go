@@ -506,3 +506,29 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// The page's headline leads raw_content in both formats, once: an
+// extract result has no title field of its own (the interface gives it
+// url, raw_content and favicon only), so a body without its headline
+// would lose the page's title. go-trafilatura leaves it out because its
+// result carries a title beside the text. A headline set apart from the
+// article (above <article>, in a post header) is put first; one inside
+// the article is not repeated.
+func TestHeadlineLeadsTheBodyOnce(t *testing.T) {
+	body := `<p>` + strings.Repeat("The council voted on Tuesday to open the library on Sundays, after a year of petitions. ", 4) + `</p>`
+	for name, page := range map[string]string{
+		"apart":  `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><header><a href="/">Town News</a></header><div class="post-header"><h1>Library opens on Sundays</h1></div><article>` + body + `</article></body></html>`,
+		"inside": `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><article><h1>Library opens on Sundays</h1>` + body + `</article></body></html>`,
+	} {
+		md, text := extract(t, page, Options{})
+		if !strings.HasPrefix(md, "# Library opens on Sundays\n\nThe council voted") {
+			t.Errorf("%s: markdown does not start with the headline:\n%s", name, md)
+		}
+		if !strings.HasPrefix(text, "Library opens on Sundays\n\nThe council voted") {
+			t.Errorf("%s: text does not start with the headline:\n%s", name, text)
+		}
+		if strings.Count(text, "Library opens on Sundays") != 1 {
+			t.Errorf("%s: the headline is repeated:\n%s", name, text)
+		}
+	}
+}
