@@ -403,9 +403,6 @@ func cleanArticle(root *html.Node) {
 }
 
 func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) bool {
-	if n.DataAtom == atom.Figcaption {
-		return true
-	}
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
 	default:

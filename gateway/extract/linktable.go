@@ -55,10 +55,13 @@ func isIndexTable(rows []*html.Node) bool {
 	return withLinks >= 3 && links*10 >= all*6
 }
 
-// indexTable renders each row that holds a link as a list item, its
-// cells side by side ("ABI: Introduction", both linked). Rows without a
-// link (the column headings, a letter's heading row, rules) carry nothing
-// an entry does not.
+// indexTable renders each row that holds a link as a list item: its
+// first cell, the entry ("ABI:", linked to where the term is defined).
+// The cells after it name the section the link already leads to; written
+// out, every section's name would stand in the index once per entry and
+// make the index outrank the sections themselves in search. Rows without
+// a link (the column headings, a letter's heading row, rules) carry
+// nothing an entry does not.
 func (r *renderer) indexTable(rows []*html.Node) {
 	r.flush()
 	for _, tr := range rows {
@@ -77,6 +80,7 @@ func (r *renderer) indexTable(rows []*html.Node) {
 				continue
 			}
 			md, tx = append(md, m), append(tx, t)
+			break
 		}
 		if len(tx) > 0 {
 			r.add(Block{Kind: Item, Marker: "-", Markdown: strings.Join(md, " "), Text: strings.Join(tx, " ")})
