@@ -506,3 +506,22 @@ func isLinkList(n *html.Node, memo map[*html.Node]metrics) bool {
 	}
 	return len(items) > 0
 }
+
+// unlikelyNames and maybeNames are Readability's: a block whose class or
+// id names one of the first and none of the second is furniture on an
+// article page, prose or not (an author box, a "most read" column).
+var unlikelyNames = []string{"-ad-", "ai2html", "banner", "breadcrumbs", "combx", "comment", "community",
+	"cover-wrap", "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related", "remark",
+	"replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break",
+	"agegate", "pagination", "pager", "popup", "yom-remote"}
+
+var maybeNames = []string{"and", "article", "body", "column", "content", "main", "shadow"}
+
+func isUnlikely(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Body, atom.A, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.Th, atom.Li, atom.Main, atom.Article:
+		return false
+	}
+	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
+	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) && !holdsProse(n)
+}

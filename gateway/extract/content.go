@@ -30,7 +30,7 @@ import (
 // are the page's content, not its menu.
 func Main(doc *html.Node) *html.Node {
 	article := isArticlePage(doc)
-	p := &pruner{}
+	p := &pruner{article: article}
 	p.prune(doc, false)
 	p.detach()
 	root, prose := pick(doc, p.contents)
@@ -236,6 +236,9 @@ type pruner struct {
 	linkDense []removed
 	// contents are the tables of contents kept as content.
 	contents []*html.Node
+	// article: the page says it is an article, so blocks that
+	// Readability finds unlikely to hold one go whatever their links.
+	article bool
 }
 
 type removed struct{ n, parent, next *html.Node }
@@ -247,7 +250,7 @@ func (p *pruner) prune(n *html.Node, inContent bool) {
 		case html.CommentNode:
 			n.RemoveChild(c)
 		case html.ElementNode:
-			if isFurniture(c, inContent) {
+			if isFurniture(c, inContent) || p.article && isUnlikely(c) {
 				n.RemoveChild(c)
 			} else if p.isLinkDense(c) {
 				p.linkDense = append(p.linkDense, removed{n: c})
