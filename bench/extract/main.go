@@ -325,7 +325,9 @@ func readTruthDir(dir string, articles bool) []page {
 			log.Fatal(err)
 		}
 		name := filepath.Base(f)
-		if raw, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".snippets.json"); err == nil {
+		// A page may have both labels: it is scored both ways.
+		raw, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".snippets.json")
+		if err == nil {
 			var sn struct {
 				URL           string
 				With, Without []string
@@ -334,11 +336,13 @@ func readTruthDir(dir string, articles bool) []page {
 				log.Fatalf("%s: %v", f, err)
 			}
 			pages = append(pages, page{Page: score.Page{Name: name, URL: sn.URL, HTML: body}, with: sn.With, without: sn.Without, article: true})
+		}
+		truth, terr := os.ReadFile(strings.TrimSuffix(f, ".html") + ".truth.txt")
+		if terr != nil && err == nil {
 			continue
 		}
-		truth, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".truth.txt")
-		if err != nil {
-			log.Fatal(err)
+		if terr != nil {
+			log.Fatal(terr)
 		}
 		pages = append(pages, page{
 			Page:    score.Page{Name: name, URL: "http://docs.example/manual/html/" + name, HTML: body, Truth: truth},
