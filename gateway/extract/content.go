@@ -503,6 +503,11 @@ func isSignUp(n *html.Node) bool {
 	}) == nil {
 		return false
 	}
+	// A form with a text area is for writing a comment or a message:
+	// its labels and hints are not the page, however long.
+	if findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Textarea }) != nil && !holdsPage(n) {
+		return true
+	}
 	links, all := linkText(n)
 	return all-links < 300
 }
