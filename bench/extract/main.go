@@ -1,22 +1,37 @@
 // Command extract scores hark's extractor (gateway/extract) beside
-// go-trafilatura, used directly, on the same pages: word-shingle F1 of the
-// text against the hand-checked truth, the structure scores of
-// gateway/extract/score, and time per page.
+// go-trafilatura and go-readability, used directly, on the same pages:
+// precision, recall and F1 of the text against each page's truth, and time
+// per page. One table per dataset, each split into a tuning part and a
+// held-out part (see heldOut).
 //
-//	cd bench/extract && go run . [-dir ../../gateway/web/testdata/extract] [-n 50]
+//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v]
 //
-// Pages named blog_* or news_* are articles, the rest documentation; the
-// mean F1 of each kind is printed after the table.
+// Datasets:
 //
-// go-trafilatura is a measuring peer only: it is required by this module,
-// never by hark. Its markdown is its content tree through html-to-markdown
-// v2, as hark made it before it had its own extractor.
+//   - committed: the pages committed with hark (gateway/web/testdata/extract
+//     and gateway/extract/testdata/articles), each with a hand-checked
+//     .truth.txt; scored by word 3-shingles (score.Text), articles
+//     (blog_*, news_*, and every page of the articles folder) apart from
+//     documentation, with the structure scores of gateway/extract/score for
+//     hark and go-trafilatura;
+//   - readability: Mozilla Readability's test pages (DIR/<page>/source.html,
+//     truth the visible text of expected.html), by word 3-shingles;
+//   - trafilatura: trafilatura's evaluation set (DIR/evaldata.json, pages
+//     in DIR/eval and DIR/cache), scored as trafilatura scores it: snippets
+//     that must be in the text and snippets that must not (score.Snippets),
+//     precision and recall over all snippets.
+//
+// The public sets are read from disk and never committed with hark.
+// go-trafilatura and go-readability are measuring peers only: this module
+// requires them, hark never does.
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"log"
 	"net/url"
 	"os"
@@ -29,6 +44,7 @@ import (
 	mdbase "github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	readability "github.com/go-shiori/go-readability"
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 
@@ -37,83 +53,363 @@ import (
 )
 
 var (
-	dir = flag.String("dir", "../../gateway/web/testdata/extract", "pages with .truth.txt beside them")
-	n   = flag.Int("n", 50, "extractions of each page for the time per page")
+	docsDir     = flag.String("docs", "../../gateway/web/testdata/extract", "committed pages with .truth.txt beside them")
+	articlesDir = flag.String("articles", "../../gateway/extract/testdata/articles", "committed articles with .truth.txt beside them")
+	readDir     = flag.String("readability", "", "Mozilla Readability's test-pages folder (skipped when empty)")
+	trafDir     = flag.String("trafilatura", "", "trafilatura's tests folder, with evaldata.json, eval/ and cache/ (skipped when empty)")
+	n           = flag.Int("n", 3, "extractions of each page for the time per page")
+	verbose     = flag.Bool("v", false, "print each tuning page where hark's F1 is 0.05 or more below the best peer's")
+	noTitle     = flag.Bool("notitle", false, "score hark's text without the title line it puts first")
+	only        = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
+	dump        = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
+	visible     = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
 )
+
+// page is one page of a dataset: a truth text, or snippets.
+type page struct {
+	score.Page
+	with, without []string
+	article       bool
+}
 
 type extractor struct {
 	name string
 	run  func(pg score.Page) (markdown, text string)
 }
 
+var extractors = []extractor{
+	{"hark", hark},
+	{"go-trafilatura v1.12.2", trafila},
+	{"go-readability", readab},
+}
+
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
-	files, _ := filepath.Glob(filepath.Join(*dir, "*.html"))
+	if *visible != "" {
+		body, err := os.ReadFile(*visible)
+		if err != nil {
+			log.Fatal(err)
+		}
+		doc, err := html.Parse(bytes.NewReader(body))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(score.NodeText(doc))
+		return
+	}
+	fmt.Printf("Time per page: the mean of %d extractions of each page on one core.\n", *n)
+	fmt.Printf("Held out: pages whose FNV-1a hash of the name is 0 mod 3, never used for tuning.\n\n")
+	committed := append(readTruthDir(*docsDir, false), readTruthDir(*articlesDir, true)...)
+	var arts, snips, docs []page
+	for _, pg := range committed {
+		switch {
+		case pg.with != nil:
+			snips = append(snips, pg)
+		case pg.article:
+			arts = append(arts, pg)
+		default:
+			docs = append(docs, pg)
+		}
+	}
+	run("committed articles with bodies", arts, false)
+	run("committed articles with snippets", snips, false)
+	run("committed documentation", docs, true)
+	if *readDir != "" {
+		run("Mozilla Readability test pages", readReadability(*readDir), false)
+	}
+	if *trafDir != "" {
+		run("trafilatura evaluation set (snippets)", readTrafilatura(*trafDir), false)
+	}
+}
+
+// heldOut splits every dataset by page name, decided before any result
+// was seen: a third of the pages are never looked at while tuning.
+func heldOut(name string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return h.Sum32()%3 == 0
+}
+
+type result struct {
+	p, r, f    float64
+	tp, fn, fp int
+	ms         float64
+	md, text   string
+	structures score.Structures
+	pages      int
+}
+
+func run(title string, pages []page, structure bool) {
+	if len(pages) == 0 {
+		return
+	}
+	structureMarkdown = structure
+	for _, part := range []string{"tuning", "held-out"} {
+		var sel []page
+		for _, pg := range pages {
+			if heldOut(pg.Name) == (part == "held-out") {
+				sel = append(sel, pg)
+			}
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		if *dump != "" {
+			for _, pg := range sel {
+				if pg.Name == *dump && part == "tuning" {
+					_, text := hark(pg.Page)
+					if pg.Truth == nil {
+						fmt.Println(text)
+						os.Exit(0)
+					}
+					// Lines of one side that share little with the other.
+					for _, side := range []struct {
+						mark       string
+						from, into string
+					}{{"+", text, string(pg.Truth)}, {"-", string(pg.Truth), text}} {
+						for _, l := range strings.Split(side.from, "\n") {
+							if strings.TrimSpace(l) == "" {
+								continue
+							}
+							if p, _, _ := score.Text(l, side.into); p < 0.5 {
+								fmt.Println(side.mark, l)
+							}
+						}
+					}
+					os.Exit(0)
+				}
+			}
+			continue
+		}
+		fmt.Printf("### %s: %s (%d pages)\n\n", title, part, len(sel))
+		if structure {
+			fmt.Println("| Extractor | P | R | F1 | spacing | headings | code | lists | links | ms/page |\n|---|---|---|---|---|---|---|---|---|---|")
+		} else {
+			fmt.Println("| Extractor | P | R | F1 | ms/page |\n|---|---|---|---|---|")
+		}
+		perPage := map[string][]float64{}
+		errs := map[string][][2]int{} // snippets: false positives and negatives by extractor
+		for _, ex := range extractors {
+			if *only != "" && !strings.HasPrefix(ex.name, *only) {
+				continue
+			}
+			var sum result
+			for _, pg := range sel {
+				res := measure(ex, pg)
+				sum.p, sum.r, sum.f, sum.ms = sum.p+res.p, sum.r+res.r, sum.f+res.f, sum.ms+res.ms
+				sum.tp, sum.fn, sum.fp = sum.tp+res.tp, sum.fn+res.fn, sum.fp+res.fp
+				sum.structures.Add(res.structures)
+				perPage[pg.Name] = append(perPage[pg.Name], res.f)
+				if pg.with != nil {
+					errs[pg.Name] = append(errs[pg.Name], [2]int{res.fp, res.fn})
+				}
+				if *verbose && part == "tuning" && ex.name == "hark" && res.fp > 0 {
+					_, text := hark(pg.Page)
+					_, _, fp := score.Snippets(text, nil, pg.without)
+					for _, w := range pg.without {
+						if _, _, k := score.Snippets(text, nil, []string{w}); k > 0 {
+							fmt.Printf("  in: %s: %q\n", pg.Name, w)
+						}
+					}
+					_ = fp
+				}
+				if *verbose && part == "tuning" && ex.name == "hark" && res.fn > 0 {
+					_, text := hark(pg.Page)
+					for _, w := range pg.with {
+						if k, _, _ := score.Snippets(text, []string{w}, nil); k == 0 {
+							fmt.Printf("  missing: %s: %q\n", pg.Name, w)
+						}
+					}
+				}
+			}
+			k := float64(len(sel))
+			p, r, f := sum.p/k, sum.r/k, sum.f/k
+			if sel[0].with != nil { // trafilatura's way: over all snippets
+				p = float64(sum.tp) / float64(max(1, sum.tp+sum.fp))
+				r = float64(sum.tp) / float64(max(1, sum.tp+sum.fn))
+				f = 2 * p * r / max(1e-9, p+r)
+			}
+			if structure {
+				s := sum.structures
+				fmt.Printf("| %s | %.3f | %.3f | **%.3f** | %s | %s | %s | %s | %s | %.2f |\n", ex.name, p, r, f,
+					frac(s.Spacing), frac(s.Headings), frac(s.Code), frac(s.Lists), frac(s.Links), sum.ms/k)
+			} else {
+				fmt.Printf("| %s | %.3f | %.3f | **%.3f** | %.2f |\n", ex.name, p, r, f, sum.ms/k)
+			}
+		}
+		fmt.Println()
+		if *verbose && part == "tuning" && sel[0].with != nil {
+			for _, pg := range sel {
+				e := errs[pg.Name]
+				if len(e) == 3 && e[0][0]+e[0][1] > e[1][0]+e[1][1] {
+					fmt.Printf("  worse: %-60s hark fp %d fn %d, trafilatura fp %d fn %d\n", pg.Name, e[0][0], e[0][1], e[1][0], e[1][1])
+				}
+			}
+		}
+		if *verbose && part == "tuning" && sel[0].with == nil {
+			names := make([]string, 0, len(perPage))
+			for name, fs := range perPage {
+				if len(fs) == 3 && fs[0] < max(fs[1], fs[2])-0.05 || len(fs) == 1 && fs[0] < 0.97 {
+					names = append(names, name)
+				}
+			}
+			sort.Strings(names)
+			for _, name := range names {
+				fs := perPage[name]
+				fmt.Printf("  behind: %-50s %.3f\n", name, fs)
+			}
+			fmt.Println()
+		}
+	}
+}
+
+// measure runs one extractor on one page, scores it, and times it.
+func measure(ex extractor, pg page) result {
+	md, text := safeRun(ex, pg.Page)
+	if *noTitle && ex.name == "hark" {
+		text = withoutTitle(pg.Page, text)
+	}
+	var res result
+	if pg.with != nil {
+		res.tp, res.fn, res.fp = score.Snippets(text, pg.with, pg.without)
+	} else {
+		res.p, res.r, res.f = score.Text(text, string(pg.Truth))
+		if pg.Truth != nil && !pg.article {
+			res.structures = score.Structure(pg.Page, md, text, nil)
+		}
+	}
+	start := time.Now()
+	for i := 0; i < *n; i++ {
+		safeRun(ex, pg.Page)
+	}
+	res.ms = float64(time.Since(start).Microseconds()) / 1000 / float64(max(1, *n))
+	return res
+}
+
+func safeRun(ex extractor, pg score.Page) (md, text string) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Printf("%s panicked on %s: %v", ex.name, pg.Name, r)
+			md, text = "", ""
+		}
+	}()
+	return ex.run(pg)
+}
+
+// withoutTitle drops the first line of hark's text when it is the
+// title heading that Render put first.
+func withoutTitle(pg score.Page, text string) string {
+	doc, err := html.Parse(bytes.NewReader(pg.HTML))
+	if err != nil {
+		return text
+	}
+	t := extract.Title(doc)
+	if t == nil {
+		return text
+	}
+	first, rest, _ := strings.Cut(text, "\n")
+	if strings.Join(strings.Fields(first), " ") == strings.Join(strings.Fields(score.NodeText(t)), " ") {
+		return rest
+	}
+	return text
+}
+
+func readTruthDir(dir string, articles bool) []page {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
 	sort.Strings(files)
-	var pages []score.Page
+	var pages []page
 	for _, f := range files {
 		body, err := os.ReadFile(f)
 		if err != nil {
 			log.Fatal(err)
 		}
-		truth, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".truth.txt")
+		name := filepath.Base(f)
+		// A page may have both labels: it is scored both ways.
+		raw, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".snippets.json")
+		if err == nil {
+			var sn struct {
+				URL           string
+				With, Without []string
+			}
+			if err := json.Unmarshal(raw, &sn); err != nil {
+				log.Fatalf("%s: %v", f, err)
+			}
+			pages = append(pages, page{Page: score.Page{Name: name, URL: sn.URL, HTML: body}, with: sn.With, without: sn.Without, article: true})
+		}
+		truth, terr := os.ReadFile(strings.TrimSuffix(f, ".html") + ".truth.txt")
+		if terr != nil && err == nil {
+			continue
+		}
+		if terr != nil {
+			log.Fatal(terr)
+		}
+		pages = append(pages, page{
+			Page:    score.Page{Name: name, URL: "http://docs.example/manual/html/" + name, HTML: body, Truth: truth},
+			article: articles || strings.HasPrefix(name, "blog_") || strings.HasPrefix(name, "news_"),
+		})
+	}
+	return pages
+}
+
+func readReadability(dir string) []page {
+	dirs, _ := filepath.Glob(filepath.Join(dir, "*", "source.html"))
+	sort.Strings(dirs)
+	var pages []page
+	for _, f := range dirs {
+		body, err := os.ReadFile(f)
 		if err != nil {
 			log.Fatal(err)
 		}
-		pages = append(pages, score.Page{Name: filepath.Base(f), URL: "http://docs.example/manual/html/" + filepath.Base(f), HTML: body, Truth: truth})
-	}
-	if len(pages) == 0 {
-		log.Fatalf("no pages in %s", *dir)
-	}
-	fmt.Printf("%d pages from %s, advanced mode (tables kept), %d extractions each for the time\n\n", len(pages), *dir, *n)
-	fmt.Println("| Extractor | Page | P | R | F1 | spacing | headings | code | lists | links | ms/page |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
-	kinds := map[string]*[2]float64{} // F1 sums and counts by extractor and kind
-	for _, ex := range []extractor{{"hark", hark}, {"go-trafilatura v1.12.2", trafila}} {
-		var sumF, sumP, sumR, sumMS float64
-		var total score.Structures
-		for _, pg := range pages {
-			md, text := ex.run(pg)
-			p, r, f := score.Text(text, string(pg.Truth))
-			s := score.Structure(pg, md, text, nil)
-			start := time.Now()
-			for i := 0; i < *n; i++ {
-				ex.run(pg)
-			}
-			ms := float64(time.Since(start).Microseconds()) / 1000 / float64(*n)
-			fmt.Printf("| %s | %s | %.3f | %.3f | %.3f | %s | %s | %s | %s | %s | %.2f |\n", ex.name, pg.Name, p, r, f,
-				frac(s.Spacing), frac(s.Headings), frac(s.Code), frac(s.Lists), frac(s.Links), ms)
-			sumP, sumR, sumF, sumMS = sumP+p, sumR+r, sumF+f, sumMS+ms
-			k := ex.name + "\x00" + kindOf(pg.Name)
-			if kinds[k] == nil {
-				kinds[k] = new([2]float64)
-			}
-			kinds[k][0], kinds[k][1] = kinds[k][0]+f, kinds[k][1]+1
-			total.Add(s)
+		exp, err := os.ReadFile(filepath.Join(filepath.Dir(f), "expected.html"))
+		if err != nil {
+			continue
 		}
-		k := float64(len(pages))
-		fmt.Printf("| **%s** | **mean** | %.3f | %.3f | **%.3f** | %.3f | %.3f | %.3f | %.3f | %.3f | **%.2f** |\n", ex.name,
-			sumP/k, sumR/k, sumF/k, total.Spacing.Value(), total.Headings.Value(), total.Code.Value(), total.Lists.Value(), total.Links.Value(), sumMS/k)
+		doc, err := html.Parse(bytes.NewReader(exp))
+		if err != nil {
+			continue
+		}
+		name := filepath.Base(filepath.Dir(f))
+		pages = append(pages, page{
+			Page:    score.Page{Name: name, URL: "http://fakehost/test/page.html", HTML: body, Truth: []byte(score.NodeText(doc))},
+			article: true,
+		})
 	}
-	fmt.Println("\n| Extractor | Kind | Pages | mean F1 |\n|---|---|---|---|")
-	var keys []string
-	for k := range kinds {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		ex, kind, _ := strings.Cut(k, "\x00")
-		fmt.Printf("| %s | %s | %.0f | %.3f |\n", ex, kind, kinds[k][1], kinds[k][0]/kinds[k][1])
-	}
+	return pages
 }
 
-// kindOf tells articles (blog_*, news_*) from documentation pages.
-func kindOf(name string) string {
-	if strings.HasPrefix(name, "blog_") || strings.HasPrefix(name, "news_") {
-		return "articles"
+func readTrafilatura(dir string) []page {
+	raw, err := os.ReadFile(filepath.Join(dir, "evaldata.json"))
+	if err != nil {
+		log.Fatal(err)
 	}
-	return "documentation"
+	var eval map[string]struct {
+		File    string   `json:"file"`
+		With    []string `json:"with"`
+		Without []string `json:"without"`
+	}
+	if err := json.Unmarshal(raw, &eval); err != nil {
+		log.Fatal(err)
+	}
+	var pages []page
+	for u, e := range eval {
+		var body []byte
+		for _, sub := range []string{"eval", "cache"} {
+			if b, err := os.ReadFile(filepath.Join(dir, sub, e.File)); err == nil {
+				body = b
+				break
+			}
+		}
+		if body == nil || len(e.With) == 0 {
+			continue
+		}
+		pages = append(pages, page{
+			Page: score.Page{Name: e.File, URL: u, HTML: body},
+			with: e.With, without: append([]string{}, e.Without...), article: true,
+		})
+	}
+	sort.Slice(pages, func(i, j int) bool { return pages[i].Name < pages[j].Name })
+	return pages
 }
 
 func frac(c score.Count) string {
@@ -141,11 +437,13 @@ func trafila(pg score.Page) (string, string) {
 		EnableFallback:  true,
 		ExcludeComments: true,
 		HtmlDateMode:    trafilatura.Disabled,
-		Focus:           trafilatura.FavorRecall,
 		IncludeLinks:    true,
 	})
 	if err != nil || res == nil {
 		return "", ""
+	}
+	if !structureMarkdown {
+		return "", res.ContentText
 	}
 	conv := htmltomarkdown.NewConverter(htmltomarkdown.WithPlugins(mdbase.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin()))
 	md, err := conv.ConvertNode(res.ContentNode, htmltomarkdown.WithDomain(base.Scheme+"://"+base.Host))
@@ -153,4 +451,18 @@ func trafila(pg score.Page) (string, string) {
 		return res.ContentText, res.ContentText
 	}
 	return string(md), res.ContentText
+}
+
+// structureMarkdown turns go-trafilatura's tree into markdown, as hark
+// did before it had its own extractor, for the structure scores of the
+// documentation set (its time there includes the conversion).
+var structureMarkdown bool
+
+func readab(pg score.Page) (string, string) {
+	base, _ := url.Parse(pg.URL)
+	art, err := readability.FromReader(bytes.NewReader(pg.HTML), base)
+	if err != nil || art.Node == nil {
+		return "", ""
+	}
+	return "", score.NodeText(art.Node)
 }

@@ -29,7 +29,8 @@ import (
 // again: a table cell that holds headings, and a list under a heading,
 // are the page's content, not its menu.
 func Main(doc *html.Node) *html.Node {
-	p := &pruner{}
+	article := isArticlePage(doc)
+	p := &pruner{article: article}
 	p.prune(doc, false)
 	p.detach()
 	root, prose := pick(doc, p.contents)
@@ -39,6 +40,10 @@ func Main(doc *html.Node) *html.Node {
 		again.prune(doc, false)
 		again.detach()
 		root, prose = pick(doc, again.contents)
+	}
+	narrowToArticle(doc, root, p.contents, article)
+	if article {
+		cleanArticle(root)
 	}
 	trimEdges(root, prose)
 	return root
@@ -61,14 +66,14 @@ const sparseProse = 200
 // pick chooses the main content of a pruned tree, with the prose of each
 // element. It never leaves out one of the tables of contents that prune
 // kept (contents).
-func pick(doc *html.Node, contents []*html.Node) (*html.Node, map[*html.Node]int) {
+func pick(doc *html.Node, contents []*html.Node) (root *html.Node, prose map[*html.Node]int) {
 	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
 	if body == nil {
 		body = doc
 	}
-	prose := map[*html.Node]int{}
+	prose = map[*html.Node]int{}
 	total := proseLen(body, prose)
-	root := body
+	root = body
 	if m := findFirst(body, func(n *html.Node) bool {
 		return n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
 	}); m != nil && prose[m]*10 >= total*3 {
@@ -231,6 +236,9 @@ type pruner struct {
 	linkDense []removed
 	// contents are the tables of contents kept as content.
 	contents []*html.Node
+	// article: the page says it is an article, so blocks that
+	// Readability finds unlikely to hold one go whatever their links.
+	article bool
 }
 
 type removed struct{ n, parent, next *html.Node }
@@ -242,7 +250,7 @@ func (p *pruner) prune(n *html.Node, inContent bool) {
 		case html.CommentNode:
 			n.RemoveChild(c)
 		case html.ElementNode:
-			if isFurniture(c, inContent) {
+			if isFurniture(c, inContent) || p.article && isUnlikely(c) {
 				n.RemoveChild(c)
 			} else if p.isLinkDense(c) {
 				p.linkDense = append(p.linkDense, removed{n: c})
@@ -292,7 +300,7 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] || hasClass(n, "ttc") {
 		return true
 	}
-	return (isComments(n) || isPromo(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
+	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
 }
 
 // isLinkDense reports a menu: a column of links in a page laid out with
@@ -318,6 +326,12 @@ func (p *pruner) isLinkDense(n *html.Node) bool {
 	}
 	links, all := linkText(n)
 	if !(all == 0 || links*2 > all || links > 0 && all-links < 40) {
+		return false
+	}
+	// A wrapper named for a layout ("l-sidebar-fixed l-article-body")
+	// that holds a thousand letters of prose besides its links holds the
+	// page: menus are not written in paragraphs.
+	if all-links >= 1000 {
 		return false
 	}
 	if all > 0 && isContentsList(n) {
@@ -381,6 +395,15 @@ func holdsPage(n *html.Node) bool {
 	return findFirst(n, func(c *html.Node) bool {
 		return c != n && (c.DataAtom == atom.Main || c.DataAtom == atom.H1 || strings.EqualFold(attr(c, "role"), "main"))
 	}) != nil
+}
+
+// holdsProse reports a block of a thousand letters or more outside links
+// that are at least four fifths of its text: a wrapper of the article
+// whatever its class says ("documentContent__sharingContainer"), as a
+// list of related posts or of comments is mostly links or short.
+func holdsProse(n *html.Node) bool {
+	links, all := linkText(n)
+	return all-links >= 1000 && links*5 <= all
 }
 
 // isComments reports a block of readers' comments or the form to post
@@ -479,6 +502,11 @@ func isSignUp(n *html.Node) bool {
 		return c.DataAtom == atom.Input || c.DataAtom == atom.Select || c.DataAtom == atom.Textarea
 	}) == nil {
 		return false
+	}
+	// A form with a text area is for writing a comment or a message:
+	// its labels and hints are not the page, however long.
+	if findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Textarea }) != nil && !holdsPage(n) {
+		return true
 	}
 	links, all := linkText(n)
 	return all-links < 300

@@ -506,3 +506,66 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// The page's headline leads raw_content in both formats, once: an
+// extract result has no title field of its own (the interface gives it
+// url, raw_content and favicon only), so a body without its headline
+// would lose the page's title. go-trafilatura leaves it out because its
+// result carries a title beside the text. A headline set apart from the
+// article (above <article>, in a post header) is put first; one inside
+// the article is not repeated.
+func TestHeadlineLeadsTheBodyOnce(t *testing.T) {
+	body := `<p>` + strings.Repeat("The council voted on Tuesday to open the library on Sundays, after a year of petitions. ", 4) + `</p>`
+	for name, page := range map[string]string{
+		"apart":  `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><header><a href="/">Town News</a></header><div class="post-header"><h1>Library opens on Sundays</h1></div><article>` + body + `</article></body></html>`,
+		"inside": `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><article><h1>Library opens on Sundays</h1>` + body + `</article></body></html>`,
+	} {
+		md, text := extract(t, page, Options{})
+		if !strings.HasPrefix(md, "# Library opens on Sundays\n\nThe council voted") {
+			t.Errorf("%s: markdown does not start with the headline:\n%s", name, md)
+		}
+		if !strings.HasPrefix(text, "Library opens on Sundays\n\nThe council voted") {
+			t.Errorf("%s: text does not start with the headline:\n%s", name, text)
+		}
+		if strings.Count(text, "Library opens on Sundays") != 1 {
+			t.Errorf("%s: the headline is repeated:\n%s", name, text)
+		}
+	}
+}
+
+// The article rules on small pages, one each: what goes from an article
+// page and what a manual, which gives no article signal, keeps.
+func TestArticleRules(t *testing.T) {
+	para := func(s string) string { return "<p>" + strings.Repeat(s+" ", 3) + "</p>" }
+	story := para("The council voted on Tuesday to open the library on Sundays, after a year of petitions from readers.") +
+		para("Librarians said the change needs four more staff, and the budget, which the council also passed, pays for them.")
+	page := `<html><head><title>Library opens on Sundays</title><meta property="og:type" content="article"></head><body>
+<div class="layout"><div class="story-body"><h1>Library opens on Sundays</h1>` + story + `
+<ul><li>Neil has patches up to <a href="/a">improve the tab unloader</a>, and <a href="/b">show UI</a></li></ul>
+<div class="teasers"><div><a href="/x"><b>Pool closes for repairs</b></a><p>The pool <a href="/x">closes in May</a> for six weeks.</p></div>
+<div><a href="/y"><b>New bus line</b></a><p>A <a href="/y">bus line</a> links the two stations.</p></div></div>
+<ul><li><a href="/t/library">library</a></li><li><a href="/t/council">council</a></li><li><a href="/t/sundays">Sundays</a></li></ul>
+<form action="/comment"><p>` + strings.Repeat("Comments are moderated; be kind and stay on topic, or your comment will be removed. ", 5) + `</p><textarea name="c"></textarea></form>
+</div><div class="sidebar-box">` + para("Our newsletter brings the week's stories to your inbox every Friday morning, free of charge.") + `</div></div>
+</body></html>`
+	_, text := extract(t, page, Options{})
+	for _, w := range []string{"The council voted", "Librarians said", "Neil has patches up to improve the tab unloader, and show UI"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("article lost %q:\n%s", w, text)
+		}
+	}
+	for _, w := range []string{"Pool closes", "bus line", "council\n", "Comments are moderated", "newsletter"} {
+		if strings.Contains(text, w) {
+			t.Errorf("article kept %q:\n%s", w, text)
+		}
+	}
+	// The same blocks in a manual: its link list and short note stay.
+	manual := `<html><head><title>Reference</title></head><body><div class="body"><h1>Reference</h1>` + story + `
+<p class="note">Added in: v0.5.1</p><h2>See also</h2><ul><li><a href="/t/library">library</a></li><li><a href="/t/council">council</a></li><li><a href="/t/sundays">Sundays</a></li></ul></div></body></html>`
+	_, text = extract(t, manual, Options{})
+	for _, w := range []string{"Added in: v0.5.1", "See also", "library\ncouncil\nSundays"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("manual lost %q:\n%s", w, text)
+		}
+	}
+}

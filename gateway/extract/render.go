@@ -747,7 +747,15 @@ func (r *renderer) table(n *html.Node) {
 		r.declaration(n)
 		return
 	}
+	if isJumpBar(n) {
+		r.flush()
+		return
+	}
 	rows := tableRows(n)
+	if isIndexTable(rows) && !isLayoutTable(n, rows) {
+		r.indexTable(rows)
+		return
+	}
 	if isLayoutTable(n, rows) {
 		r.layoutTable(n, rows)
 		return
@@ -921,6 +929,9 @@ func resolve(base *url.URL, href string, image bool) string {
 // escapeURL keeps a URL inside markdown's (…): spaces and parentheses are
 // percent-encoded.
 func escapeURL(u string) string {
+	if !strings.ContainsAny(u, " ()<>") {
+		return u // most links: no replacer to build
+	}
 	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(u)
 }
 

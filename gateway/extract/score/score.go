@@ -46,6 +46,28 @@ func Text(got, want string) (p, r, f float64) {
 	return
 }
 
+// Snippets scores text the way trafilatura's evaluation does: each
+// snippet of with that text holds is a true positive (else a false
+// negative), each snippet of without it holds a false positive.
+// Whitespace is collapsed on both sides before matching.
+func Snippets(text string, with, without []string) (tp, fn, fp int) {
+	t := strings.Join(strings.Fields(text), " ")
+	in := func(s string) bool { return strings.Contains(t, strings.Join(strings.Fields(s), " ")) }
+	for _, s := range with {
+		if in(s) {
+			tp++
+		} else {
+			fn++
+		}
+	}
+	for _, s := range without {
+		if in(s) {
+			fp++
+		}
+	}
+	return
+}
+
 func shingles(text string, n int) map[string]int {
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
@@ -477,6 +499,11 @@ func preText(n *html.Node) string {
 	walk(n)
 	return b.String()
 }
+
+// NodeText is an element's visible text, one block per line: how the
+// truth of a page is dumped, and how an extractor that returns a tree
+// (Readability's expected output, go-readability's result) is read.
+func NodeText(n *html.Node) string { return nodeText(n) }
 
 // nodeText renders an element's text with a line break at each block.
 func nodeText(n *html.Node) string {

@@ -1,0 +1,527 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Articles (news, blogs) are found the way Readability finds them, with
+// the rules its authors and trafilatura's learned on thousands of pages
+// rather than words fitted to a few: every paragraph scores its parent
+// and grandparents by its length and commas, a container's class or id
+// raises or lowers its score (classWeight), links lower it (link
+// density), and the best-scoring container, with those of its siblings
+// that score close to it, is the article. Inside it, blocks that read as
+// boilerplate by the same measures go (cleanArticle).
+
+// metrics are one element's text measures, in runes without spaces.
+type metrics struct {
+	all, links, commas int
+}
+
+// measureTree computes the metrics of every element under n.
+func measureTree(n *html.Node, memo map[*html.Node]metrics) metrics {
+	var m metrics
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			for _, r := range c.Data {
+				if !unicode.IsSpace(r) {
+					m.all++
+				}
+				if r == ',' || r == '，' || r == '、' {
+					m.commas++
+				}
+			}
+		case html.ElementNode:
+			cm := measureTree(c, memo)
+			if c.DataAtom == atom.A {
+				cm.links = cm.all
+			}
+			m.all, m.links, m.commas = m.all+cm.all, m.links+cm.links, m.commas+cm.commas
+		}
+	}
+	memo[n] = m
+	return m
+}
+
+func (m metrics) linkDensity() float64 {
+	if m.all == 0 {
+		return 0
+	}
+	return float64(m.links) / float64(m.all)
+}
+
+// negativeNames and positiveNames are the parts of a class or id that
+// Readability weighs against and for a container.
+var negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "gdpr",
+	"masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar",
+	"skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "recommend", "newsletter",
+	"subscribe", "social", "author", "byline", "cookie", "consent", "popular", "trending", "credit", "copyright"}
+
+var positiveNames = []string{"article", "body", "content", "entry", "hentry", "h-entry", "main", "page",
+	"post", "text", "blog", "story"}
+
+// classWeight is Readability's weight of a container's class and id:
+// -25 for each that names boilerplate, +25 for each that names content.
+func classWeight(n *html.Node) int {
+	w := 0
+	for _, key := range []string{"class", "id"} {
+		v := strings.ToLower(attr(n, key))
+		if v == "" {
+			continue
+		}
+		if containsAny(v, negativeNames) {
+			w -= 25
+		}
+		if containsAny(v, positiveNames) {
+			w += 25
+		}
+	}
+	return w
+}
+
+func containsAny(s string, parts []string) bool {
+	for _, p := range parts {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isParagraph reports the elements whose text scores their containers:
+// paragraphs, code blocks, cells, and divs that hold text but no block.
+func isParagraph(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.P, atom.Pre, atom.Td, atom.Blockquote:
+		return true
+	case atom.Div, atom.Section, atom.Span:
+		return !hasBlockChild(n)
+	}
+	return false
+}
+
+func hasBlockChild(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch c.DataAtom {
+		case atom.P, atom.Div, atom.Section, atom.Article, atom.Table, atom.Ul, atom.Ol, atom.Dl, atom.Pre,
+			atom.Blockquote, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Figure, atom.Main:
+			return true
+		}
+	}
+	return false
+}
+
+// tagScore is a container's score before its paragraphs count.
+func tagScore(n *html.Node) float64 {
+	switch n.DataAtom {
+	case atom.Div, atom.Article, atom.Main, atom.Section:
+		return 5
+	case atom.Pre, atom.Td, atom.Blockquote:
+		return 3
+	case atom.Address, atom.Ol, atom.Ul, atom.Dl, atom.Dd, atom.Dt, atom.Li, atom.Form:
+		return -3
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Th:
+		return -5
+	}
+	return 0
+}
+
+// articleRoot finds the container whose paragraphs make the page's
+// article, and the share of the page's paragraph score it holds. It
+// returns nil when no paragraph is long enough to count.
+func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, float64, map[*html.Node]float64) {
+	scores := map[*html.Node]float64{}
+	var order []*html.Node
+	total := 0.0
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if isParagraph(c) {
+				m := memo[c]
+				if m.all-m.links >= 25 {
+					s := 1 + float64(m.commas) + min(float64(m.all)/100, 3)
+					total += s
+					p := c.Parent
+					for level := 0; p != nil && p != body.Parent && level < 5; level++ {
+						if p.Type != html.ElementNode {
+							break
+						}
+						if _, ok := scores[p]; !ok {
+							scores[p] = tagScore(p) + float64(classWeight(p))
+							order = append(order, p)
+						}
+						div := 1.0
+						switch {
+						case level == 1:
+							div = 2
+						case level > 1:
+							div = float64(level) * 3
+						}
+						scores[p] += s / div
+						p = p.Parent
+					}
+				}
+				if c.DataAtom != atom.Div && c.DataAtom != atom.Section {
+					continue
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(body)
+	if len(order) == 0 {
+		return nil, 0, nil
+	}
+	var top *html.Node
+	best := 0.0
+	final := make(map[*html.Node]float64, len(order))
+	for _, n := range order {
+		s := scores[n] * (1 - memo[n].linkDensity())
+		final[n] = s
+		if top == nil || s > best {
+			top, best = n, s
+		}
+	}
+	// When several near-best containers share an ancestor (an article cut
+	// into sections, each scored apart), the ancestor is the article.
+	var alts []*html.Node
+	for _, n := range order {
+		if n != top && final[n] >= best*0.75 && !contains(n, top) && !contains(top, n) {
+			alts = append(alts, n)
+		}
+	}
+	if len(alts) >= 2 {
+		for p := top.Parent; p != nil && p != body; p = p.Parent {
+			k := 0
+			for _, a := range alts {
+				if contains(p, a) {
+					k++
+				}
+			}
+			if k >= 2 {
+				top = p
+				break
+			}
+		}
+	}
+	// A container that is the only child of its parent says no more than
+	// the parent, and the parent may hold the title.
+	for top.Parent != nil && top.Parent != body && memo[top.Parent].all-memo[top].all < 25 {
+		top = top.Parent
+	}
+	return top, final[top] / max(total, 1), final
+}
+
+// narrowToArticle cuts the root that pick found down to the article it
+// holds: from the best-scoring container up to the root, each level's
+// siblings that read as boilerplate (named so, mostly links, or a line of
+// a few words) go, and so do headings left with nothing under them. What
+// reads as content beside the article stays: a manual's introduction
+// beside its code listing, a section beside the one that scored best.
+//
+// On a page that says it is an article, a sibling stays only when it
+// reads as part of it (isArticleSibling), as Readability keeps them.
+func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool) {
+	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
+	if body == nil {
+		body = doc
+	}
+	memo := map[*html.Node]metrics{}
+	measureTree(body, memo)
+	art, share, scores := articleRoot(body, memo)
+	if art == nil || art == root || !contains(root, art) || share < 0.3 {
+		return
+	}
+	threshold := max(10, scores[art]*0.2)
+	for n := art; n != root; n = n.Parent {
+		p := n.Parent
+		for c := p.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c != n && c.Type == html.ElementNode && !holdsAny(c, contents) &&
+				(article && !isArticleSibling(c, memo, scores, threshold) || isBoilerplate(c, memo)) {
+				p.RemoveChild(c)
+			}
+			c = next
+		}
+		dropBareHeadings(p)
+	}
+}
+
+func holdsAny(n *html.Node, nodes []*html.Node) bool {
+	for _, c := range nodes {
+		if contains(n, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// isArticleSibling reports a block beside the best container that reads
+// as more of the article: a heading (dropped later if it heads nothing),
+// a figure, a container that scores near the best (threshold), or a
+// paragraph of 80 letters with few links, or a shorter one without links
+// that ends a sentence.
+func isArticleSibling(n *html.Node, memo map[*html.Node]metrics, scores map[*html.Node]float64, threshold float64) bool {
+	if isHeading(n) {
+		return true
+	}
+	switch n.DataAtom {
+	case atom.Figure, atom.Picture, atom.Img, atom.Pre, atom.Table, atom.Hr:
+		return true
+	}
+	if s, ok := scores[n]; ok && s >= threshold {
+		return true
+	}
+	m := memo[n]
+	if m.all >= 80 && m.linkDensity() < 0.25 {
+		return true
+	}
+	// A section of its own: a heading with prose under it.
+	if m.all-m.links >= 25 && m.linkDensity() < 0.25 && findFirst(n, isHeading) != nil {
+		return true
+	}
+	if m.links == 0 && m.all > 0 {
+		t := strings.TrimSpace(textOf(n))
+		return strings.HasSuffix(t, ".") || strings.Contains(t, ". ")
+	}
+	return false
+}
+
+// isBoilerplate reports a block beside an article that is not part of it:
+// one whose class or id names boilerplate, one that is mostly links (a
+// list of related stories, a tag line), or a line of a few words (a
+// dateline, "Share this").
+func isBoilerplate(n *html.Node, memo map[*html.Node]metrics) bool {
+	if isHeading(n) {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Pre, atom.Img, atom.Picture, atom.Figure, atom.Hr, atom.Br, atom.Table:
+		return false
+	}
+	m := memo[n]
+	switch {
+	case classWeight(n) < 0:
+		return true
+	case m.all == 0:
+		return !hasImage(n)
+	case m.linkDensity() > 0.5:
+		return true
+	}
+	return m.all-m.links < 25 && findFirst(n, func(c *html.Node) bool { return isHeading(c) || c.DataAtom == atom.Pre }) == nil
+}
+
+// dropBareHeadings removes the headings of p that head nothing: followed
+// by a heading of their level or above, or by nothing at all.
+func dropBareHeadings(p *html.Node) {
+	var next *html.Node // the next element after c
+	for c := p.LastChild; c != nil; {
+		prev := c.PrevSibling
+		if c.Type == html.ElementNode {
+			if isHeading(c) && (next == nil || isHeading(next) && next.Data <= c.Data) {
+				p.RemoveChild(c)
+				c = prev
+				continue
+			}
+			next = c
+		}
+		c = prev
+	}
+}
+
+// isArticlePage reports a page that says it is an article: og:type
+// article, an article:* meta property, schema.org's Article, NewsArticle
+// or BlogPosting (JSON-LD or microdata), twitter:card, an author meta,
+// or an <article> element. Manuals say none of these, and their link lists and short
+// notes are content, so cleanArticle only runs on articles.
+func isArticlePage(doc *html.Node) bool {
+	return findFirst(doc, func(n *html.Node) bool {
+		switch n.DataAtom {
+		case atom.Article:
+			return true
+		case atom.Meta:
+			prop := strings.ToLower(attr(n, "property") + attr(n, "name"))
+			return prop == "og:type" && strings.Contains(strings.ToLower(attr(n, "content")), "article") ||
+				strings.HasPrefix(prop, "article:") || prop == "twitter:card" || prop == "author"
+		case atom.Script:
+			if !strings.Contains(strings.ToLower(attr(n, "type")), "ld+json") || n.FirstChild == nil {
+				return false
+			}
+			return namesArticleType(n.FirstChild.Data)
+		}
+		return namesArticleType(attr(n, "itemtype"))
+	}) != nil
+}
+
+// namesArticleType reports text naming schema.org's article types.
+func namesArticleType(s string) bool {
+	for _, t := range []string{"NewsArticle", "BlogPosting", `"Article"`, "/Article", "ReportageNewsArticle", "OpinionNewsArticle"} {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanArticle removes what an article holds besides its text, judged
+// the way Readability's conditional cleaning judges it: containers named
+// as boilerplate that hold little of the article, lists and boxes of
+// links (related stories, tag lines, share bars), boxes with more fields
+// than paragraphs (sign-ups), and fragments of a few words outside
+// paragraphs (datelines, "Advertisement"). Headings left heading nothing
+// go with them.
+func cleanArticle(root *html.Node) {
+	memo := map[*html.Node]metrics{}
+	total := measureTree(root, memo)
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.ElementNode {
+				if isArticleClutter(c, memo, total) {
+					n.RemoveChild(c)
+				} else {
+					walk(c)
+				}
+			}
+			c = next
+		}
+		dropBareHeadings(n)
+	}
+	walk(root)
+}
+
+func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
+	default:
+		return false
+	}
+	if holdsPage(n) {
+		return false
+	}
+	m := memo[n]
+	if m.all*2 > total.all {
+		return false // half the article is the article
+	}
+	weight := classWeight(n)
+	if weight < 0 {
+		return true
+	}
+	// "article__meta", "entry-tags": a short box named for boilerplate
+	// goes even when its name also says article.
+	if m.all < 300 && namesBoilerplate(n) {
+		return true
+	}
+	if m.commas >= 10 {
+		return false
+	}
+	var paras, items, fields, pres int
+	var count func(*html.Node)
+	count = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.DataAtom {
+			case atom.P:
+				paras++
+			case atom.Li:
+				items++
+			case atom.Input, atom.Select, atom.Textarea:
+				fields++
+			case atom.Pre, atom.Img, atom.Picture, atom.Table:
+				pres++
+			}
+			count(c)
+		}
+	}
+	count(n)
+	switch {
+	case m.linkDensity() > 0.5 && m.all-m.links < 200:
+		return !isListBox(n, memo) || isLinkList(n, memo)
+	case weight < 25 && m.linkDensity() > 0.2 && !isListBox(n, memo):
+		return true
+	case fields > 0 && fields*3 > paras:
+		return true
+	case m.all < 25 && pres == 0:
+		return true
+	}
+	return false
+}
+
+// isListBox reports a list, or a box whose text is mostly list items:
+// an article's own list has links in its items.
+func isListBox(n *html.Node, memo map[*html.Node]metrics) bool {
+	if n.DataAtom == atom.Ul || n.DataAtom == atom.Ol || n.DataAtom == atom.Dl {
+		return true
+	}
+	inItems := 0
+	for _, li := range findAll(n, atom.Li) {
+		inItems += memo[li].all
+	}
+	return inItems*10 > memo[n].all*9
+}
+
+// namesBoilerplate reports a class or id with a word that names
+// boilerplate: the start of one of negativeNames ("meta" in
+// "article__meta", "share" in "shareButtons").
+func namesBoilerplate(n *html.Node) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
+		return r == ' ' || r == '-' || r == '_' || r == '\t'
+	}) {
+		for _, neg := range negativeNames {
+			if strings.HasPrefix(w, strings.Trim(neg, "-")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isLinkList reports a list of links and nothing else: every item is a
+// link (a list of related stories, a tag list). A list whose items say
+// something beside their links ("Neil has patches up to <a>improve the
+// tab unloader</a>"), or that is part of an outer list's item, is the
+// article's.
+func isLinkList(n *html.Node, memo map[*html.Node]metrics) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Li {
+			return false
+		}
+	}
+	items := findAll(n, atom.Li)
+	for _, li := range items {
+		if m := memo[li]; m.links*10 < m.all*9 {
+			return false
+		}
+	}
+	return len(items) > 0
+}
+
+// unlikelyNames and maybeNames are Readability's: a block whose class or
+// id names one of the first and none of the second is furniture on an
+// article page, prose or not (an author box, a "most read" column).
+var unlikelyNames = []string{"-ad-", "ai2html", "banner", "breadcrumbs", "combx", "comment", "community",
+	"cover-wrap", "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related", "remark",
+	"replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break",
+	"agegate", "pagination", "pager", "popup", "yom-remote"}
+
+var maybeNames = []string{"and", "article", "body", "column", "content", "main", "shadow"}
+
+func isUnlikely(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Body, atom.A, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.Th, atom.Li, atom.Main, atom.Article:
+		return false
+	}
+	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
+	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) && !holdsProse(n)
+}
