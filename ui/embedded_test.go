@@ -1,7 +1,6 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"hark/api"
 	"hark/audio"

@@ -20,32 +20,6 @@ import (
 	"hark/ui/common"
 )
 
-// Keys of the pane.
-var Keys = keyMap{
-	Search: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the library")),
-	Kind:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter by kind")),
-	Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-	Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-	Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
-	Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run again")),
-	Delete: key.NewBinding(key.WithKeys("d"), key.WithHelp("d d", "delete")),
-	// A control key, as saving in Research: no run of typed words (a
-	// search typed before / was pressed) may end in a written file.
-	Export: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "export (.md, .bib, .json)")),
-}
-
-type keyMap struct {
-	Search, Kind, Up, Down, Open, Rerun, Delete, Export key.Binding
-}
-
-func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Search, k.Kind, k.Open, k.Rerun, k.Delete, k.Export}
-}
-
-func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Search, k.Kind, k.Up, k.Down}, {k.Open, k.Rerun, k.Delete, k.Export}}
-}
-
 // listLimit bounds the items listed at once.
 const listLimit = 500
 
@@ -79,7 +53,7 @@ func New(c *common.Common) *Pane {
 }
 
 func (p *Pane) Title() string       { return "Library" }
-func (p *Pane) KeyMap() help.KeyMap { return Keys }
+func (p *Pane) KeyMap() help.KeyMap { return p.c.Keys().Library }
 
 // Capturing is true while the search line or the save-as line has focus.
 func (p *Pane) Capturing() bool { return p.query.Focused() || p.saveAs.Active() }
@@ -257,15 +231,15 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	confirm := p.confirm
 	p.confirm = 0
 	switch {
-	case key.Matches(msg, Keys.Search):
+	case key.Matches(msg, p.c.Keys().Library.Search):
 		return p.query.Focus()
-	case key.Matches(msg, Keys.Kind):
+	case key.Matches(msg, p.c.Keys().Library.Kind):
 		p.kind = (p.kind + 1) % len(kinds)
 		p.cursor, p.offset = 0, 0
 		return p.load()
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.c.Keys().Library.Up):
 		p.move(-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.c.Keys().Library.Down):
 		p.move(1)
 	case msg.String() == "pgup":
 		p.move(-p.listHeight())
@@ -275,11 +249,11 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.move(-len(p.items))
 	case msg.String() == "G" || msg.String() == "end":
 		p.move(len(p.items))
-	case key.Matches(msg, Keys.Open):
+	case key.Matches(msg, p.c.Keys().Library.Open):
 		return p.withItem(p.open)
-	case key.Matches(msg, Keys.Rerun):
+	case key.Matches(msg, p.c.Keys().Library.Rerun):
 		return p.withItem(p.rerun)
-	case key.Matches(msg, Keys.Delete):
+	case key.Matches(msg, p.c.Keys().Library.Delete):
 		it, ok := p.selected()
 		if !ok {
 			return nil
@@ -299,7 +273,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return common.LibraryChangedMsg{}
 		}
-	case key.Matches(msg, Keys.Export):
+	case key.Matches(msg, p.c.Keys().Library.Export):
 		return p.withItem(func(it library.Item) tea.Cmd {
 			p.saving = it
 			dir := p.c.OutputDir

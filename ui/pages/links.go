@@ -61,19 +61,19 @@ func (p *Pane) pickKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	p.linkNum = 0
 	switch {
-	case key.Matches(msg, Keys.Back), key.Matches(msg, Keys.Close), msg.String() == "l":
+	case key.Matches(msg, p.c.Keys().Pages.Back), key.Matches(msg, p.c.Keys().Pages.Close), msg.String() == "l":
 		p.picking = false
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.c.Keys().Pages.Up):
 		p.linkAt = max(0, p.linkAt-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.c.Keys().Pages.Down):
 		p.linkAt = min(len(p.links)-1, p.linkAt+1)
-	case key.Matches(msg, Keys.PageUp):
+	case key.Matches(msg, p.c.Keys().Pages.PageUp):
 		p.linkAt = max(0, p.linkAt-p.listHeight())
-	case key.Matches(msg, Keys.PageDown):
+	case key.Matches(msg, p.c.Keys().Pages.PageDown):
 		p.linkAt = min(len(p.links)-1, p.linkAt+p.listHeight())
-	case key.Matches(msg, Keys.Copy):
+	case key.Matches(msg, p.c.Keys().Pages.Copy):
 		return common.CopyURL(p.links[p.linkAt].URL)
-	case key.Matches(msg, Keys.Open):
+	case key.Matches(msg, p.c.Keys().Pages.Open):
 		p.picking = false
 		return p.follow(p.links[p.linkAt])
 	}

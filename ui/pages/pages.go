@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -20,59 +19,6 @@ import (
 	"hark/ui/form"
 	"hark/ui/markdown"
 )
-
-// KeyMap holds the pane's bindings.
-type KeyMap struct {
-	Up, Down, Open, Back, Close, Mark, MarkAll, Extract, Crawl, Map, Filter,
-	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown, Preview, Links key.Binding
-	// The reader's own.
-	Find, NextMatch, TOC, Browse, Edit, Aloud key.Binding
-}
-
-// Keys are the pane's bindings.
-var Keys = KeyMap{
-	Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-	Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-	PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-	PageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "page down")),
-	Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "read page / fold")),
-	Back:     key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back (to the page a link left, else the list)")),
-	Close:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "close the reader")),
-	Mark:     key.NewBinding(key.WithKeys("m", "v"), key.WithHelp("m", "select")),
-	MarkAll:  key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "select all shown")),
-	Extract:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "extract selected")),
-	Crawl:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crawl from here")),
-	Map:      key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "map from here")),
-	Form:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "crawl with options")),
-	Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-	Export:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "export selected (or all) as markdown")),
-	Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL")),
-	OpenURL:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "extract a URL")),
-	Raw:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "plain text/rendered (reader)")),
-	Preview:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview below (narrow)")),
-	Cancel:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
-	Links:    key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "links: follow one (reader)")),
-
-	Find:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find (reader)")),
-	NextMatch: key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
-	TOC:       key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents (reader)")),
-	Aloud:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud (reader)")),
-	Browse:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open in $BROWSER (reader)")),
-	Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER (reader)")),
-}
-
-func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Open, k.Mark, k.Extract, k.Crawl, k.Filter, k.Export}
-}
-
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.Open, k.Back, k.Close, k.PageUp, k.PageDown},
-		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw, k.Preview, k.Links},
-		{k.Find, k.NextMatch, k.TOC, k.Browse, k.Edit, k.Aloud},
-		{k.OpenURL, k.Extract, k.Crawl, k.Map, k.Form, k.Export, k.Cancel},
-	}
-}
 
 // Page is one page the pane knows: extracted, crawled, mapped or failed.
 type Page struct {
@@ -178,7 +124,7 @@ func New(c *common.Common) *Pane {
 
 func (p *Pane) Title() string       { return "Pages" }
 func (p *Pane) Init() tea.Cmd       { return nil }
-func (p *Pane) KeyMap() help.KeyMap { return Keys }
+func (p *Pane) KeyMap() help.KeyMap { return p.c.Keys().Pages }
 func (p *Pane) Capturing() bool {
 	return p.filter.Focused() || p.askURL || p.form != nil || p.picking || p.rd.Finding()
 }
@@ -242,6 +188,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 				// Reopen the form with what was sent, at the field the
 				// gateway named.
 				f := form.New(*t, p.c.Styles)
+				f.Keys = p.c.Keys().Form
 				f.SetInputs(p.formInputs)
 				if named, cmd := f.FailOn(msg.err); named {
 					p.form = f

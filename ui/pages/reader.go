@@ -19,13 +19,13 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	switch {
-	case key.Matches(msg, Keys.Aloud):
+	case key.Matches(msg, p.c.Keys().Pages.Aloud):
 		return p.aloud.Start(p.c, p.reading.Content, &p.scroll)
-	case key.Matches(msg, Keys.Find):
+	case key.Matches(msg, p.c.Keys().Pages.Find):
 		return p.rd.StartFind(p.c.Styles)
-	case key.Matches(msg, Keys.NextMatch):
+	case key.Matches(msg, p.c.Keys().Pages.NextMatch):
 		p.rd.Next(&p.scroll, msg.String() == "N")
-	case key.Matches(msg, Keys.TOC):
+	case key.Matches(msg, p.c.Keys().Pages.TOC):
 		var ok bool
 		if p.reading.Plain {
 			ok = p.rd.OpenTextTOC(p.reading.Content, &p.scroll)
@@ -35,19 +35,19 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !ok {
 			return func() tea.Msg { return common.NoticeMsg{Text: "this page has no headings to list"} }
 		}
-	case key.Matches(msg, Keys.Browse):
+	case key.Matches(msg, p.c.Keys().Pages.Browse):
 		return common.Browse(p.reading.URL)
-	case key.Matches(msg, Keys.Edit):
+	case key.Matches(msg, p.c.Keys().Pages.Edit):
 		return common.Edit(p.reading.Content, library.FileName(p.reading.URL))
-	case key.Matches(msg, Keys.Back):
+	case key.Matches(msg, p.c.Keys().Pages.Back):
 		if cmd, ok := p.goBack(); ok {
 			return cmd
 		}
 		p.mode = listMode
-	case key.Matches(msg, Keys.Close):
+	case key.Matches(msg, p.c.Keys().Pages.Close):
 		p.aloud.Stop(&p.scroll)
 		p.mode, p.history, p.restore = listMode, nil, nil
-	case key.Matches(msg, Keys.Links):
+	case key.Matches(msg, p.c.Keys().Pages.Links):
 		p.links = pageLinks(p.reading)
 		if len(p.links) == 0 {
 			text := "this page has no links"
@@ -57,15 +57,15 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 			return func() tea.Msg { return common.NoticeMsg{Text: text} }
 		}
 		p.picking, p.linkAt, p.linkNum = true, 0, 0
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.c.Keys().Pages.Up):
 		p.toEnd = false
 		p.scroll.ScrollBy(-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.c.Keys().Pages.Down):
 		p.scroll.ScrollBy(1)
-	case key.Matches(msg, Keys.PageUp):
+	case key.Matches(msg, p.c.Keys().Pages.PageUp):
 		p.toEnd = false
 		p.scroll.ScrollBy(-p.scroll.Page())
-	case key.Matches(msg, Keys.PageDown):
+	case key.Matches(msg, p.c.Keys().Pages.PageDown):
 		p.scroll.ScrollBy(p.scroll.Page())
 	case msg.String() == "g" || msg.String() == "home":
 		p.toEnd = false
@@ -75,7 +75,7 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 		// the whole page, when it lands, opens at its end.
 		p.toEnd = p.rendering()
 		p.scroll.Bottom()
-	case key.Matches(msg, Keys.Raw):
+	case key.Matches(msg, p.c.Keys().Pages.Raw):
 		if p.reading.Plain {
 			return func() tea.Msg {
 				return common.NoticeMsg{Text: "this page is plain text already: it has no markup to render"}
@@ -86,11 +86,11 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 		p.reading.asText = !p.reading.asText
 		p.setReader()
 		p.scroll.ScrollBy(int(at*float64(p.scroll.Len())) - p.scroll.Offset())
-	case key.Matches(msg, Keys.Copy):
+	case key.Matches(msg, p.c.Keys().Pages.Copy):
 		return common.CopyURL(p.reading.URL)
-	case key.Matches(msg, Keys.Crawl):
+	case key.Matches(msg, p.c.Keys().Pages.Crawl):
 		return p.crawlFrom(api.ToolCrawl, p.reading.URL)
-	case key.Matches(msg, Keys.Export):
+	case key.Matches(msg, p.c.Keys().Pages.Export):
 		return p.export([]*Page{p.reading})
 	}
 	return nil

@@ -26,61 +26,62 @@ type row struct {
 // listKey handles a key in the tree of pages.
 func (p *Pane) listKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, Keys.Back):
+	case key.Matches(msg, p.c.Keys().Pages.Back):
 		if p.filter.Value() != "" {
 			p.filter.SetValue("")
 			p.rebuild()
 		}
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.c.Keys().Pages.Up):
 		p.move(-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.c.Keys().Pages.Down):
 		p.move(1)
-	case key.Matches(msg, Keys.PageUp):
+	case key.Matches(msg, p.c.Keys().Pages.PageUp):
 		p.move(-max(1, p.height-4))
-	case key.Matches(msg, Keys.PageDown):
+	case key.Matches(msg, p.c.Keys().Pages.PageDown):
 		p.move(max(1, p.height-4))
 	case msg.String() == "g" || msg.String() == "home":
 		p.cursor = 0
 	case msg.String() == "G" || msg.String() == "end":
 		p.cursor = max(0, len(p.rows)-1)
-	case key.Matches(msg, Keys.Open):
+	case key.Matches(msg, p.c.Keys().Pages.Open):
 		return p.openRow()
-	case key.Matches(msg, Keys.Mark):
+	case key.Matches(msg, p.c.Keys().Pages.Mark):
 		for _, pg := range p.rowPages(p.cursor) {
 			pg.Marked = !pg.Marked
 		}
 		p.move(1)
-	case key.Matches(msg, Keys.MarkAll):
+	case key.Matches(msg, p.c.Keys().Pages.MarkAll):
 		for _, r := range p.rows {
 			if r.page != nil {
 				r.page.Marked = true
 			}
 		}
-	case key.Matches(msg, Keys.Filter):
+	case key.Matches(msg, p.c.Keys().Pages.Filter):
 		return p.filter.Focus()
-	case key.Matches(msg, Keys.OpenURL):
+	case key.Matches(msg, p.c.Keys().Pages.OpenURL):
 		p.askURL = true
 		return p.urlInput.Focus()
-	case key.Matches(msg, Keys.Extract):
+	case key.Matches(msg, p.c.Keys().Pages.Extract):
 		var urls []string
 		for _, pg := range p.selected() {
 			urls = append(urls, pg.URL)
 		}
 		return p.extract(urls, false)
-	case key.Matches(msg, Keys.Crawl):
+	case key.Matches(msg, p.c.Keys().Pages.Crawl):
 		if u := p.rowURL(p.cursor); u != "" {
 			return p.crawlFrom(api.ToolCrawl, u)
 		}
-	case key.Matches(msg, Keys.Map):
+	case key.Matches(msg, p.c.Keys().Pages.Map):
 		if u := p.rowURL(p.cursor); u != "" {
 			return p.crawlFrom(api.ToolMap, u)
 		}
-	case key.Matches(msg, Keys.Form):
+	case key.Matches(msg, p.c.Keys().Pages.Form):
 		t := p.c.Tool(api.ToolCrawl)
 		if t == nil {
 			return notConnected(api.ToolCrawl)
 		}
 		p.form = form.New(*t, p.c.Styles)
+		p.form.Keys = p.c.Keys().Form
 		// What was last sent from the form stays (a refused pattern is
 		// there to correct); the URL under the cursor fills an empty one.
 		p.form.SetInputs(p.formInputs)
@@ -88,19 +89,19 @@ func (p *Pane) listKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.form.Set("url", u)
 		}
 		p.form.SetSize(p.width, p.height-2)
-	case key.Matches(msg, Keys.Export):
+	case key.Matches(msg, p.c.Keys().Pages.Export):
 		sel := p.marked()
 		if len(sel) == 0 {
 			sel = p.pages
 		}
 		return p.export(sel)
-	case key.Matches(msg, Keys.Copy):
+	case key.Matches(msg, p.c.Keys().Pages.Copy):
 		if u := p.rowURL(p.cursor); u != "" {
 			return common.CopyURL(u)
 		}
-	case key.Matches(msg, Keys.Preview):
+	case key.Matches(msg, p.c.Keys().Pages.Preview):
 		p.preview = !p.preview
-	case key.Matches(msg, Keys.Cancel):
+	case key.Matches(msg, p.c.Keys().Pages.Cancel):
 		for _, cancel := range p.runs {
 			cancel()
 		}

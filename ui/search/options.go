@@ -103,6 +103,7 @@ func toFloat(v any) (float64, bool) {
 // typed there.
 func (p *Pane) newForm(withLast bool) *form.Form {
 	f := form.New(p.tool(), p.c.Styles)
+	f.Keys = p.c.Keys().Form
 	if withLast {
 		f.SetInputs(p.inputs)
 	}

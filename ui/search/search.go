@@ -23,46 +23,6 @@ import (
 // Slug is the tool this pane shows richly.
 const Slug = api.ToolSearch
 
-// KeyMap holds the pane's bindings.
-type KeyMap struct {
-	Query, Run, Blur, Up, Down, Open, Copy, Preview,
-	Depth, Topic, TimeRange, More, Fewer, Answer, Domains, Form, Cancel, Dictate key.Binding
-}
-
-// Keys are the pane's bindings.
-var Keys = KeyMap{
-	Query:     key.NewBinding(key.WithKeys("/", "i"), key.WithHelp("/", "edit query")),
-	Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "dictate the query (say it aloud)")),
-	Run:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search")),
-	Blur:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave query")),
-	Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous")),
-	Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next")),
-	Open:      key.NewBinding(key.WithKeys("enter", "o"), key.WithHelp("enter/o", "open in Pages")),
-	Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL (OSC 52)")),
-	Preview:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "preview")),
-	Depth:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "depth")),
-	Topic:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "topic")),
-	TimeRange: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "time range")),
-	More:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "max results")),
-	Fewer:     key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "fewer results")),
-	Answer:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "answer on/off")),
-	Domains:   key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "domains")),
-	Form:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "all options")),
-	Cancel:    key.NewBinding(key.WithKeys("x", "ctrl+x"), key.WithHelp("x/ctrl+x", "cancel")),
-}
-
-func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Query, k.Open, k.Copy, k.Depth, k.Answer, k.Form}
-}
-
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Query, k.Run, k.Blur, k.Cancel, k.Dictate},
-		{k.Up, k.Down, k.Open, k.Copy, k.Preview},
-		{k.Depth, k.Topic, k.TimeRange, k.More, k.Answer, k.Domains, k.Form},
-	}
-}
-
 // Pane is the Search pane.
 type Pane struct {
 	c        *common.Common
@@ -111,7 +71,7 @@ func New(c *common.Common) *Pane {
 
 func (p *Pane) Title() string            { return "Search" }
 func (p *Pane) Init() tea.Cmd            { return tea.Batch(textinput.Blink, p.ix.countCmd()) }
-func (p *Pane) KeyMap() help.KeyMap      { return Keys }
+func (p *Pane) KeyMap() help.KeyMap      { return p.c.Keys().Search }
 func (p *Pane) Handles(slug string) bool { return slug == Slug }
 
 // Capturing is true while the query, the domains or the form has focus.
@@ -342,13 +302,13 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if p.query.Focused() {
 		switch {
-		case key.Matches(msg, Keys.Run):
+		case key.Matches(msg, p.c.Keys().Search.Run):
 			if strings.TrimSpace(p.query.Value()) == "" {
 				return nil
 			}
 			p.query.Blur()
 			return p.search()
-		case key.Matches(msg, Keys.Blur):
+		case key.Matches(msg, p.c.Keys().Search.Blur):
 			p.query.Blur()
 			return nil
 		case msg.String() == "ctrl+x":
@@ -360,43 +320,43 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	switch {
-	case key.Matches(msg, Keys.Query):
+	case key.Matches(msg, p.c.Keys().Search.Query):
 		return p.query.Focus()
-	case key.Matches(msg, Keys.Cancel):
+	case key.Matches(msg, p.c.Keys().Search.Cancel):
 		p.cancelRun()
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.c.Keys().Search.Up):
 		p.move(-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.c.Keys().Search.Down):
 		p.move(1)
 	case msg.String() == "pgdown":
 		p.move(5)
 	case msg.String() == "pgup":
 		p.move(-5)
-	case key.Matches(msg, Keys.Open):
+	case key.Matches(msg, p.c.Keys().Search.Open):
 		return p.open()
-	case key.Matches(msg, Keys.Copy):
+	case key.Matches(msg, p.c.Keys().Search.Copy):
 		if r := p.current(); r != nil {
 			return common.CopyURL(r.URL)
 		}
-	case key.Matches(msg, Keys.Preview):
+	case key.Matches(msg, p.c.Keys().Search.Preview):
 		p.preview = !p.preview
-	case key.Matches(msg, Keys.Depth):
+	case key.Matches(msg, p.c.Keys().Search.Depth):
 		return p.changed(p.cycle("search_depth"))
-	case key.Matches(msg, Keys.Topic):
+	case key.Matches(msg, p.c.Keys().Search.Topic):
 		return p.changed(p.cycle("topic"))
-	case key.Matches(msg, Keys.TimeRange):
+	case key.Matches(msg, p.c.Keys().Search.TimeRange):
 		return p.changed(p.cycle("time_range"))
-	case key.Matches(msg, Keys.More):
+	case key.Matches(msg, p.c.Keys().Search.More):
 		return p.changed(p.step("max_results", 1))
-	case key.Matches(msg, Keys.Fewer):
+	case key.Matches(msg, p.c.Keys().Search.Fewer):
 		return p.changed(p.step("max_results", -1))
-	case key.Matches(msg, Keys.Answer):
+	case key.Matches(msg, p.c.Keys().Search.Answer):
 		if p.field("include_answer") != nil {
 			on, _ := p.value("include_answer").(bool)
 			p.opts["include_answer"] = !on
 			return p.changed(true)
 		}
-	case key.Matches(msg, Keys.Domains):
+	case key.Matches(msg, p.c.Keys().Search.Domains):
 		if p.field("include_domains") != nil {
 			p.editDom = true
 			if v, ok := p.value("include_domains").(string); ok {
@@ -404,7 +364,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return p.domains.Focus()
 		}
-	case key.Matches(msg, Keys.Form):
+	case key.Matches(msg, p.c.Keys().Search.Form):
 		p.form = p.newForm(true)
 		p.form.SetSize(p.width, p.height-2)
 	}

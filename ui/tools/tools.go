@@ -20,25 +20,6 @@ import (
 	"hark/ui/jsontree"
 )
 
-// KeyMap holds the pane's bindings.
-type KeyMap struct {
-	Up, Down, Open, Back, Cancel key.Binding
-}
-
-// Keys are the pane's bindings.
-var Keys = KeyMap{
-	Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-	Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-	Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open form")),
-	Back:   key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
-	Cancel: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
-}
-
-func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back, k.Cancel} }
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Back, k.Cancel}, jsontree.Keys.All()}
-}
-
 type doneMsg struct {
 	seq  int
 	tool string
@@ -88,7 +69,7 @@ func New(c *common.Common) *Pane {
 
 func (p *Pane) Title() string       { return "Tools" }
 func (p *Pane) Init() tea.Cmd       { return nil }
-func (p *Pane) KeyMap() help.KeyMap { return Keys }
+func (p *Pane) KeyMap() help.KeyMap { return p.c.Keys().Tools }
 func (p *Pane) Capturing() bool     { return p.view == formView }
 
 // Form returns the open form, or nil.
@@ -163,6 +144,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			return p, nil
 		}
 		p.tree = jsontree.New(root, p.c.Styles)
+		p.tree.Keys = p.c.Keys().Tools.Tree
 		p.tree.SetSize(p.width, p.height-2)
 		p.outTool, p.view = msg.tool, outputView
 		return p, nil
@@ -209,6 +191,7 @@ func (p *Pane) openForm() tea.Cmd {
 	}
 	t := p.c.Tools[p.cursor]
 	p.form = form.New(t, p.c.Styles)
+	p.form.Keys = p.c.Keys().Form
 	p.form.SetSize(p.width, p.height-3)
 	p.view = formView
 	p.err = nil
@@ -244,20 +227,20 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return cmd
 	case outputView:
-		if key.Matches(msg, Keys.Back) {
+		if key.Matches(msg, p.c.Keys().Tools.Back) {
 			p.view = listView
 			return nil
 		}
 		return p.tree.Update(msg)
 	}
 	switch {
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.c.Keys().Tools.Up):
 		p.move(-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.c.Keys().Tools.Down):
 		p.move(1)
-	case key.Matches(msg, Keys.Open):
+	case key.Matches(msg, p.c.Keys().Tools.Open):
 		return p.openForm()
-	case key.Matches(msg, Keys.Cancel):
+	case key.Matches(msg, p.c.Keys().Tools.Cancel):
 		if p.cancel != nil {
 			p.cancel()
 		}

@@ -49,7 +49,6 @@ const (
 // Pane is the voice studio. It implements common.Pane.
 type Pane struct {
 	c      *common.Common
-	keys   KeyMap
 	ranges Ranges
 
 	width, height int
@@ -166,7 +165,6 @@ type roundTripState struct {
 func New(c *common.Common) *Pane {
 	p := &Pane{
 		c:          c,
-		keys:       DefaultKeyMap(),
 		ranges:     unknownRanges(),
 		provider:   cmp.Or(c.Provider, api.DefaultProvider),
 		samples:    map[string]*clip{},
@@ -223,7 +221,7 @@ func (p *Pane) Capturing() bool {
 func (p *Pane) OwnsKeys() bool { return p.editing || p.saveAs.Active() }
 
 // KeyMap gives the bindings of the current section.
-func (p *Pane) KeyMap() help.KeyMap { return p.keys.help(p.section, p.Capturing()) }
+func (p *Pane) KeyMap() help.KeyMap { return sectionKeys(p.c.Keys().Voices, p.section, p.Capturing()) }
 
 // Section is the section shown.
 func (p *Pane) Section() Section { return p.section }
@@ -311,7 +309,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 }
 
 func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	switch {
 	case p.saveAs.Active():
 		path, cmd := p.saveAs.Key(msg)
@@ -407,7 +405,7 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	page := max(1, p.listHeight()-1)
 	switch {
 	case key.Matches(msg, k.Up):
@@ -461,7 +459,7 @@ func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *Pane) speakKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	p.controlNote = ""
 	switch {
 	case key.Matches(msg, k.Edit):
@@ -490,7 +488,7 @@ func (p *Pane) speakKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *Pane) listenKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	switch {
 	case key.Matches(msg, k.OpenFile):
 		p.picking = true
@@ -518,7 +516,7 @@ func (p *Pane) listenKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *Pane) roundTripKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	switch {
 	case key.Matches(msg, k.Edit):
 		p.rtEditing = true
