@@ -123,7 +123,7 @@ func (t *Tree) flatten() {
 	if t.Root != nil {
 		walk(t.Root, -1)
 	}
-	t.cursor = max(0, min(t.cursor, len(t.rows)-1))
+	t.list().Clamp()
 }
 
 // Rows is the number of visible rows.
@@ -197,24 +197,19 @@ func setAll(n *Node, collapsed bool) {
 	}
 }
 
-func (t *Tree) move(d int) {
-	t.cursor = max(0, min(len(t.rows)-1, t.cursor+d))
-}
+// list is the cursor over the visible rows.
+func (t *Tree) list() common.List { return common.NewList(&t.cursor, &t.offset, len(t.rows)) }
+
+func (t *Tree) move(d int) { t.list().Move(d) }
 
 // View draws the visible rows.
 func (t *Tree) View() string {
 	if t.height <= 0 {
 		return ""
 	}
-	if t.cursor < t.offset {
-		t.offset = t.cursor
-	}
-	if t.cursor >= t.offset+t.height {
-		t.offset = t.cursor - t.height + 1
-	}
-	end := min(len(t.rows), t.offset+t.height)
-	lines := make([]string, 0, end-t.offset)
-	for i := t.offset; i < end; i++ {
+	start, end := t.list().Window(t.height, false)
+	lines := make([]string, 0, end-start)
+	for i := start; i < end; i++ {
 		lines = append(lines, t.rowView(t.rows[i].node, i == t.cursor))
 	}
 	return common.Fit(strings.Join(lines, "\n"), t.width, t.height)

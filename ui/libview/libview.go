@@ -155,7 +155,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		if msg.err == nil {
 			p.items = msg.items
 		}
-		p.cursor = max(0, min(p.cursor, len(p.items)-1))
+		p.list().Clamp()
 		return p, nil
 	case openedMsg:
 		if msg.err != nil {
@@ -196,8 +196,11 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 
 func errCmd(err error) tea.Cmd { return func() tea.Msg { return common.ErrorMsg{Err: err} } }
 
+// list is the cursor over the items listed.
+func (p *Pane) list() common.List { return common.NewList(&p.cursor, &p.offset, len(p.items)) }
+
 func (p *Pane) move(d int) {
-	p.cursor = max(0, min(len(p.items)-1, p.cursor+d))
+	p.list().Move(d)
 	p.confirm = 0
 }
 
@@ -223,7 +226,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		var cmd tea.Cmd
 		p.query, cmd = p.query.Update(msg)
 		if p.query.Value() != before {
-			p.cursor, p.offset = 0, 0
+			p.list().Reset()
 			return tea.Batch(cmd, p.load())
 		}
 		return cmd
@@ -235,7 +238,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return p.query.Focus()
 	case key.Matches(msg, p.c.Keys().Library.Kind):
 		p.kind = (p.kind + 1) % len(kinds)
-		p.cursor, p.offset = 0, 0
+		p.list().Reset()
 		return p.load()
 	case key.Matches(msg, p.c.Keys().Library.Up):
 		p.move(-1)

@@ -306,12 +306,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 	case tea.MouseClickMsg:
 		if p.mode == listMode && p.form == nil {
-			i := p.offset + msg.Y - p.listTop
-			if msg.Y >= p.listTop && i >= 0 && i < len(p.rows) {
-				if i == p.cursor {
-					return p, p.openRow()
-				}
-				p.cursor = i
+			if again, ok := p.list().Click(msg.Y - p.listTop); ok && again {
+				return p, p.openRow()
 			}
 		}
 	}

@@ -40,9 +40,9 @@ func (p *Pane) listKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.c.Keys().Pages.PageDown):
 		p.move(max(1, p.height-4))
 	case msg.String() == "g" || msg.String() == "home":
-		p.cursor = 0
+		p.list().Home()
 	case msg.String() == "G" || msg.String() == "end":
-		p.cursor = max(0, len(p.rows)-1)
+		p.list().End()
 	case key.Matches(msg, p.c.Keys().Pages.Open):
 		return p.openRow()
 	case key.Matches(msg, p.c.Keys().Pages.Mark):
@@ -109,9 +109,10 @@ func (p *Pane) listKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (p *Pane) move(d int) {
-	p.cursor = max(0, min(len(p.rows)-1, p.cursor+d))
-}
+// list is the cursor over the rows of the tree.
+func (p *Pane) list() common.List { return common.NewList(&p.cursor, &p.offset, len(p.rows)) }
+
+func (p *Pane) move(d int) { p.list().Move(d) }
 
 func (p *Pane) currentPage() *Page {
 	if p.cursor < len(p.rows) {
@@ -185,17 +186,9 @@ func (p *Pane) rowPages(i int) []*Page {
 }
 
 func (p *Pane) visible() []*Page {
-	f := strings.ToLower(strings.TrimSpace(p.filter.Value()))
-	if f == "" {
-		return p.pages
-	}
-	var out []*Page
-	for _, pg := range p.pages {
-		if strings.Contains(strings.ToLower(pg.URL), f) || strings.Contains(strings.ToLower(pg.Err), f) {
-			out = append(out, pg)
-		}
-	}
-	return out
+	// A newline, which the filter line cannot hold, keeps a match from
+	// running from the URL into the error.
+	return common.Filter(p.pages, p.filter.Value(), func(pg *Page) string { return pg.URL + "\n" + pg.Err })
 }
 
 // group is a URL's host and first path segment ("/" for top-level pages).
@@ -256,7 +249,7 @@ func (p *Pane) rebuild() {
 			}
 		}
 	}
-	p.cursor = max(0, min(p.cursor, len(p.rows)-1))
+	p.list().Clamp()
 }
 
 func (p *Pane) treeView(w, h int) string {
@@ -264,15 +257,9 @@ func (p *Pane) treeView(w, h int) string {
 	if len(p.rows) == 0 {
 		return s.Dim.Render("nothing matches the filter")
 	}
-	if p.cursor < p.offset {
-		p.offset = p.cursor
-	}
-	if p.cursor >= p.offset+h {
-		p.offset = p.cursor - h + 1
-	}
-	end := min(len(p.rows), p.offset+h)
-	lines := make([]string, 0, end-p.offset)
-	for i := p.offset; i < end; i++ {
+	start, end := p.list().Window(h, false)
+	lines := make([]string, 0, end-start)
+	for i := start; i < end; i++ {
 		r := p.rows[i]
 		sel := i == p.cursor
 		cur := "  "

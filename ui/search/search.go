@@ -400,5 +400,7 @@ func (p *Pane) move(d int) {
 	if p.out == nil || len(p.out.Results) == 0 {
 		return
 	}
-	p.cursor = max(0, min(len(p.out.Results)-1, p.cursor+d))
+	// The window is counted in lines (a result takes several): only the
+	// cursor is List's.
+	common.NewList(&p.cursor, nil, len(p.out.Results)).Move(d)
 }

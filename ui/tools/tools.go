@@ -102,7 +102,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case common.ToolsMsg:
 		p.toolsErr = msg.Err
-		p.cursor = max(0, min(p.cursor, len(p.c.Tools)-1))
+		p.list().Clamp()
 	case common.EditToolMsg:
 		for i, t := range p.c.Tools {
 			if t.Slug == msg.Slug {
@@ -166,21 +166,18 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 	case tea.MouseClickMsg:
 		if p.view == listView {
-			i := p.offset + msg.Y - p.listTop
-			if msg.Y >= p.listTop && i < len(p.c.Tools) {
-				if i == p.cursor {
-					return p, p.openForm()
-				}
-				p.cursor = i
+			if again, ok := p.list().Click(msg.Y - p.listTop); ok && again {
+				return p, p.openForm()
 			}
 		}
 	}
 	return p, p.progress.Update(msg)
 }
 
-func (p *Pane) move(d int) {
-	p.cursor = max(0, min(len(p.c.Tools)-1, p.cursor+d))
-}
+// list is the cursor over the tool list.
+func (p *Pane) list() common.List { return common.NewList(&p.cursor, &p.offset, len(p.c.Tools)) }
+
+func (p *Pane) move(d int) { p.list().Move(d) }
 
 // openForm opens the form of the tool under the cursor, with what it
 // last sent and, when that failed, the failure: at the field it names,
@@ -318,20 +315,14 @@ func (p *Pane) View() string {
 	if need := 2 + len(inputs); listRows+need > avail {
 		listRows = min(len(p.c.Tools), max(3, avail-need, avail/2))
 	}
-	if p.cursor < p.offset {
-		p.offset = p.cursor
-	}
-	if listRows > 0 && p.cursor >= p.offset+listRows {
-		p.offset = p.cursor - listRows + 1
-	}
-	p.offset = max(0, min(p.offset, len(p.c.Tools)-listRows))
+	start, end := p.list().Window(listRows, true)
 	p.listTop = strings.Count(head, "\n") + len(lines)
 	nameW := 8
 	for _, t := range p.c.Tools {
 		nameW = max(nameW, len(t.Slug)+1)
 	}
 	nameW = min(nameW, 28)
-	for i := p.offset; i < p.offset+listRows; i++ {
+	for i := start; i < end; i++ {
 		t := p.c.Tools[i]
 		cur, ts := "  ", s.Text
 		if i == p.cursor {
@@ -342,7 +333,7 @@ func (p *Pane) View() string {
 		lines = append(lines, common.Truncate(cur+ts.Render(slug)+pad+s.Dim.Render(common.OneLine(t.Description)), p.width))
 	}
 	if listRows < len(p.c.Tools) {
-		lines[0] += s.Dim.Render(fmt.Sprintf(" · %d-%d shown", p.offset+1, p.offset+listRows))
+		lines[0] += s.Dim.Render(fmt.Sprintf(" · %d-%d shown", start+1, end))
 	}
 	if tool.Slug != "" {
 		lines = append(lines, "", s.Label.Render(fmt.Sprintf("%s takes %d inputs:", tool.Slug, len(inputs))))
