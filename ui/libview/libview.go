@@ -32,7 +32,8 @@ type Pane struct {
 	err     error
 	cursor  int
 	offset  int
-	seq     int // of the last load asked for
+	seq     int                        // of the last load asked for
+	runs    map[int]context.CancelFunc // the load under way (Calls)
 	loaded  bool
 	others  bool  // nothing of the kind chosen, but other kinds kept
 	confirm int64 // the item d was pressed on once
@@ -49,7 +50,7 @@ func New(c *common.Common) *Pane {
 	q := common.NewInput(c.Styles)
 	q.Prompt = "/ "
 	q.Placeholder = "search what was kept…"
-	return &Pane{c: c, query: q}
+	return &Pane{c: c, query: q, runs: map[int]context.CancelFunc{}}
 }
 
 func (p *Pane) Title() string       { return "Library" }
@@ -98,27 +99,31 @@ func (p *Pane) load() tea.Cmd {
 	if p.c.Library == nil {
 		return nil
 	}
-	p.seq++
-	seq, open, q, kind := p.seq, p.c.Library, strings.TrimSpace(p.query.Value()), kinds[p.kind]
-	return func() tea.Msg {
+	open, q, kind := p.c.Library, strings.TrimSpace(p.query.Value()), kinds[p.kind]
+	// A newer load (a letter typed) cancels this one: its answer would be
+	// dropped anyway.
+	return p.calls().Run(func(ctx context.Context, seq int) tea.Msg {
 		s, err := open()
 		if err != nil {
 			return loadedMsg{seq: seq, err: err}
 		}
 		var items []library.Item
 		if q == "" {
-			items, err = s.List(context.Background(), kind, listLimit)
+			items, err = s.List(ctx, kind, listLimit)
 		} else {
-			items, err = s.Search(context.Background(), q, kind, listLimit)
+			items, err = s.Search(ctx, q, kind, listLimit)
 		}
 		var others bool
 		if err == nil && len(items) == 0 && kind != "" && q == "" {
-			all, err := s.List(context.Background(), "", 1)
+			all, err := s.List(ctx, "", 1)
 			others = err == nil && len(all) > 0
 		}
 		return loadedMsg{seq: seq, items: items, err: err, others: others}
-	}
+	})
 }
+
+// calls runs the loads, one at a time.
+func (p *Pane) calls() common.Calls { return common.NewCalls(&p.seq, p.runs, nil) }
 
 // withItem fetches the selected item whole, then runs then with it.
 func (p *Pane) withItem(then func(library.Item) tea.Cmd) tea.Cmd {
@@ -148,7 +153,7 @@ func (p *Pane) selected() (library.Item, bool) {
 func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case loadedMsg:
-		if msg.seq != p.seq {
+		if !p.calls().Done(msg.seq) {
 			return p, nil // an older query's answer
 		}
 		p.loaded, p.err, p.others = true, msg.err, msg.others

@@ -140,10 +140,8 @@ func (p *Pane) follow(l pageLink) tea.Cmd {
 // readIndexed reads a page the local index holds, as a followed link's
 // page: it arrives like an extract's, so esc comes back.
 func (p *Pane) readIndexed(r common.PageReader, u string) tea.Cmd {
-	p.seq++
-	seq := p.seq
-	p.runs[seq] = func() {}
-	return func() tea.Msg {
+	// A local read: no spinner, and x does not stop it (it is quick).
+	return p.calls().Run(func(_ context.Context, seq int) tea.Msg {
 		title, content, md, err := r.IndexedPage(context.Background(), u)
 		if err != nil {
 			return doneMsg{seq: seq, err: fmt.Errorf("open %s: %w", u, err)}
@@ -153,7 +151,7 @@ func (p *Pane) readIndexed(r common.PageReader, u string) tea.Cmd {
 		keep := []api.PageContent{common.PageWithTitle(api.PageContent{URL: u, RawContent: content}, title)}
 		return doneMsg{seq: seq, slug: api.ToolSearch, base: u, pages: []*Page{{URL: u, Content: content, Plain: !md, Source: api.ToolSearch}},
 			keep: keep, keepMarkdown: md}
-	}
+	})
 }
 
 func (p *Pane) listHeight() int { return max(1, p.height-3) }

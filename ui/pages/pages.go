@@ -168,12 +168,8 @@ func (p *Pane) SetSize(w, h int) {
 func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case doneMsg:
-		if _, ok := p.runs[msg.seq]; !ok {
+		if !p.calls().Done(msg.seq) {
 			return p, nil
-		}
-		delete(p.runs, msg.seq)
-		if len(p.runs) == 0 {
-			p.progress.Stop()
 		}
 		if msg.err != nil {
 			p.err = msg.err

@@ -52,14 +52,16 @@ func (p *Pane) crawlFrom(slug, u string) tea.Cmd {
 	return p.run(slug, map[string]any{"url": u}, false)
 }
 
+// calls runs the pane's calls, side by side.
+func (p *Pane) calls() common.Calls {
+	return common.NewCalls(&p.seq, p.runs, &p.progress).SideBySide()
+}
+
 // run calls a tool in a command. Calls run side by side (an extract
 // opened from Search does not stop a crawl); x cancels them all.
 func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
-	ctx, cancel := context.WithCancel(context.Background())
-	p.seq++
-	p.runs[p.seq] = cancel
 	p.err, p.note = nil, ""
-	seq, client := p.seq, p.c.Client
+	client := p.c.Client
 	label := map[string]string{api.ToolExtract: "extracting", api.ToolCrawl: "crawling", api.ToolMap: "mapping"}[slug]
 	if label == "" {
 		label = "running " + slug
@@ -67,8 +69,7 @@ func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
 	if u, ok := inputs["url"].(string); ok {
 		label += " " + u
 	}
-	return tea.Batch(p.progress.Start(label, p.c.Now()), func() tea.Msg {
-		defer cancel()
+	return p.calls().Start(label, p.c.Now(), func(ctx context.Context, seq int) tea.Msg {
 		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
 			return doneMsg{seq: seq, err: fmt.Errorf("%s: %w", slug, err)}

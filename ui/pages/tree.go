@@ -102,9 +102,7 @@ func (p *Pane) listKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.c.Keys().Pages.Preview):
 		p.preview = !p.preview
 	case key.Matches(msg, p.c.Keys().Pages.Cancel):
-		for _, cancel := range p.runs {
-			cancel()
-		}
+		p.calls().Cancel()
 	}
 	return nil
 }

@@ -28,8 +28,8 @@ func (p *Pane) cancelKey() string {
 // cancelRun stops the search under way, else the indexing.
 func (p *Pane) cancelRun() {
 	switch {
-	case p.cancel != nil:
-		p.cancel()
+	case p.calls().Running():
+		p.calls().Cancel()
 	case p.ix.running:
 		p.ix.cancel()
 	}
@@ -49,20 +49,16 @@ func (p *Pane) search() tea.Cmd {
 	return p.run(Slug, f.Inputs())
 }
 
+// calls runs the searches, one at a time.
+func (p *Pane) calls() common.Calls { return common.NewCalls(&p.seq, p.runs, &p.progress) }
+
 func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
-	if p.cancel != nil {
-		p.cancel()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
-	p.seq++
-	seq, client := p.seq, p.c.Client
+	client := p.c.Client
 	p.err = nil
 	inputs = p.withoutDefaults(inputs)
 	p.inputs = inputs
 	p.useSent(inputs)
-	return tea.Batch(p.progress.Start("searching", p.c.Now()), func() tea.Msg {
-		defer cancel()
+	return p.calls().Start("searching", p.c.Now(), func(ctx context.Context, seq int) tea.Msg {
 		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
 			return doneMsg{seq: seq, err: fmt.Errorf("search: %w", err)}

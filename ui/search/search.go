@@ -38,7 +38,7 @@ type Pane struct {
 	offset   int
 	preview  bool
 	progress common.Progress
-	cancel   context.CancelFunc
+	runs     map[int]context.CancelFunc // the search under way (Calls)
 	seq      int
 	optGen   int // bumped on each option change, for rerunMsg
 	// paletteRun is the run a palette form sent: its refusal goes back
@@ -64,7 +64,7 @@ func New(c *common.Common) *Pane {
 	d := common.NewInput(c.Styles)
 	d.Prompt = "domains: "
 	d.Placeholder = "example.com, docs.example.org"
-	p := &Pane{c: c, query: q, domains: d, opts: map[string]any{}, progress: common.NewProgress(), ix: newIndexer(c)}
+	p := &Pane{c: c, query: q, domains: d, opts: map[string]any{}, progress: common.NewProgress(), runs: map[int]context.CancelFunc{}, ix: newIndexer(c)}
 	p.query.Focus()
 	return p
 }
@@ -156,11 +156,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		p.query.Blur()
 		return p, p.ix.open(msg.Sources)
 	case doneMsg:
-		if msg.seq != p.seq {
+		if !p.calls().Done(msg.seq) {
 			return p, nil
 		}
-		p.progress.Stop()
-		p.cancel = nil
 		if msg.err != nil {
 			// The old results belong to another query: clear them, so
 			// the error is not read as this query's answer.
@@ -190,7 +188,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 		var inputs map[string]any
 		json.Unmarshal([]byte(msg.Item.Inputs), &inputs)
-		p.seq++ // a search still running must not replace these
+		p.calls().Drop() // a search still running must not replace these
 		p.query.SetValue(msg.Item.Query)
 		p.query.Blur()
 		p.err, p.out, p.inputs, p.cursor, p.offset = nil, out, inputs, 0, 0

@@ -46,7 +46,7 @@ type Pane struct {
 	err      error
 	toolsErr error
 	progress common.Progress
-	cancel   context.CancelFunc
+	runs     map[int]context.CancelFunc // the call under way (Calls)
 	seq      int
 	width    int
 	height   int
@@ -64,7 +64,7 @@ type sentForm struct {
 
 // New returns the Tools pane.
 func New(c *common.Common) *Pane {
-	return &Pane{c: c, progress: common.NewProgress(), sent: map[string]*sentForm{}}
+	return &Pane{c: c, progress: common.NewProgress(), runs: map[int]context.CancelFunc{}, sent: map[string]*sentForm{}}
 }
 
 func (p *Pane) Title() string       { return "Tools" }
@@ -129,11 +129,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	case common.RunToolMsg:
 		return p, p.run(msg.Tool.Slug, msg.Inputs)
 	case doneMsg:
-		if msg.seq != p.seq {
+		if !p.calls().Done(msg.seq) {
 			return p, nil
 		}
-		p.progress.Stop()
-		p.cancel = nil
 		if msg.err != nil {
 			p.err = msg.err
 			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
@@ -238,9 +236,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.c.Keys().Tools.Open):
 		return p.openForm()
 	case key.Matches(msg, p.c.Keys().Tools.Cancel):
-		if p.cancel != nil {
-			p.cancel()
-		}
+		p.calls().Cancel()
 	case msg.String() == "o" && p.tree != nil:
 		p.view = outputView
 	}
@@ -248,17 +244,13 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // run invokes any tool and shows its output as a JSON tree.
+// calls runs the tools, one at a time.
+func (p *Pane) calls() common.Calls { return common.NewCalls(&p.seq, p.runs, &p.progress) }
+
 func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
-	if p.cancel != nil {
-		p.cancel()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
-	p.seq++
 	p.err = nil
-	seq, client := p.seq, p.c.Client
-	return tea.Batch(p.progress.Start("running "+slug, p.c.Now()), func() tea.Msg {
-		defer cancel()
+	client := p.c.Client
+	return p.calls().Start("running "+slug, p.c.Now(), func(ctx context.Context, seq int) tea.Msg {
 		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
 			return doneMsg{seq: seq, tool: slug, err: fmt.Errorf("%s: %w", slug, err)}
