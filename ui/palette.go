@@ -57,14 +57,8 @@ func (p *palette) all() []paletteItem {
 }
 
 func (p *palette) filter() {
-	q := strings.ToLower(strings.TrimSpace(p.input.Value()))
-	p.items = p.items[:0]
-	for _, it := range p.all() {
-		if q == "" || strings.Contains(strings.ToLower(it.label+" "+it.detail), q) {
-			p.items = append(p.items, it)
-		}
-	}
-	p.cursor = max(0, min(p.cursor, len(p.items)-1))
+	p.items = common.Filter(p.all(), p.input.Value(), func(it paletteItem) string { return it.label + " " + it.detail })
+	p.list().Clamp()
 }
 
 func (p *palette) update(msg tea.Msg) tea.Cmd {
@@ -74,10 +68,10 @@ func (p *palette) update(msg tea.Msg) tea.Cmd {
 			p.m.palette = nil
 			return nil
 		case "up", "ctrl+p":
-			p.cursor = max(0, p.cursor-1)
+			p.list().Move(-1)
 			return nil
 		case "down", "ctrl+n", "tab":
-			p.cursor = max(0, min(len(p.items)-1, p.cursor+1))
+			p.list().Move(1)
 			return nil
 		case "enter":
 			return p.choose()
@@ -88,6 +82,9 @@ func (p *palette) update(msg tea.Msg) tea.Cmd {
 	p.filter()
 	return cmd
 }
+
+// list is the cursor over the items matching the input.
+func (p *palette) list() common.List { return common.NewList(&p.cursor, &p.offset, len(p.items)) }
 
 func (p *palette) choose() tea.Cmd {
 	if p.cursor < 0 || p.cursor >= len(p.items) {
@@ -125,12 +122,9 @@ func (p *palette) noMatch() string {
 }
 
 func (p *palette) click(msg tea.MouseClickMsg) tea.Cmd {
-	i := p.offset + msg.Y - 4 // tab line, title, input, blank
-	if i >= 0 && i < len(p.items) {
-		if i == p.cursor {
-			return p.choose()
-		}
-		p.cursor = i
+	// Below the tab line, the title, the input and a blank line.
+	if again, ok := p.list().Click(msg.Y - 4); ok && again {
+		return p.choose()
 	}
 	return nil
 }
@@ -141,8 +135,8 @@ func (p *palette) view(w, h int) string {
 	if len(p.items) == 0 {
 		lines = append(lines, s.Warn.Render(common.Wrap(p.noMatch(), w)))
 	}
-	p.offset = max(0, p.cursor-(h-4))
-	for i := p.offset; i < len(p.items) && len(lines) < h; i++ {
+	start, end := p.list().Pin(h - len(lines))
+	for i := start; i < end; i++ {
 		it := p.items[i]
 		cur, ls := "  ", s.Text
 		if i == p.cursor {

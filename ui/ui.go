@@ -30,28 +30,6 @@ import (
 	"hark/ui/voices"
 )
 
-// KeyMap holds the root's bindings.
-type KeyMap struct {
-	Next, Prev, Pane, Help, Palette, Quit, ForceQuit key.Binding
-}
-
-// Keys are the root's bindings. They apply only when no text input of the
-// active pane has focus (ctrl+c always quits).
-var Keys = KeyMap{
-	Next:      key.NewBinding(key.WithKeys("tab", "L"), key.WithHelp("tab", "next pane")),
-	Prev:      key.NewBinding(key.WithKeys("shift+tab", "H"), key.WithHelp("shift+tab", "previous pane")),
-	Pane:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "go to pane")),
-	Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-	Palette:   key.NewBinding(key.WithKeys(":", "ctrl+k"), key.WithHelp(": ctrl+k", "run a tool")),
-	Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (the Pages reader: close)")),
-	ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-}
-
-func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Next, k.Palette, k.Help, k.Quit} }
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Next, k.Prev, k.Pane}, {k.Palette, k.Help, k.Quit, k.ForceQuit}}
-}
-
 // Model is the root model.
 type Model struct {
 	c        *common.Common
@@ -349,7 +327,7 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
-	if key.Matches(msg, Keys.ForceQuit) {
+	if key.Matches(msg, m.c.Keys().Root.ForceQuit) {
 		return tea.Quit
 	}
 	if m.palette != nil {
@@ -376,24 +354,24 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.toActive(msg)
 	}
 	switch {
-	case key.Matches(msg, Keys.Quit):
+	case key.Matches(msg, m.c.Keys().Root.Quit):
 		if d, ok := m.panes[m.active].(common.DocumentShower); ok && d.ShowingDocument() {
 			return m.toActive(msg) // q closes the reader
 		}
 		return tea.Quit
-	case key.Matches(msg, Keys.Help):
+	case key.Matches(msg, m.c.Keys().Root.Help):
 		m.showHelp = true
 		return nil
-	case key.Matches(msg, Keys.Palette):
+	case key.Matches(msg, m.c.Keys().Root.Palette):
 		m.palette = newPalette(m)
 		return m.palette.focus()
-	case key.Matches(msg, Keys.Next):
+	case key.Matches(msg, m.c.Keys().Root.Next):
 		m.goTo((m.active + 1) % len(m.panes))
 		return nil
-	case key.Matches(msg, Keys.Prev):
+	case key.Matches(msg, m.c.Keys().Root.Prev):
 		m.goTo((m.active - 1 + len(m.panes)) % len(m.panes))
 		return nil
-	case key.Matches(msg, Keys.Pane):
+	case key.Matches(msg, m.c.Keys().Root.Pane):
 		if i := int(msg.String()[0] - '1'); i < len(m.panes) {
 			m.goTo(i)
 		}
@@ -605,9 +583,9 @@ func (m *Model) helpView() string {
 	b.WriteString("\n\n" + s.Title.Render("Everywhere") + "\n")
 	h := m.help
 	h.SetWidth(0)
-	pane := Keys.Pane
+	pane := m.c.Keys().Root.Pane
 	pane.SetHelp(fmt.Sprintf("1-%d", len(m.panes)), "go to pane")
-	global := h.ShortHelpView([]key.Binding{Keys.Next, Keys.Prev, pane, Keys.Palette, Keys.Help, Keys.Quit, Keys.ForceQuit})
+	global := h.ShortHelpView([]key.Binding{m.c.Keys().Root.Next, m.c.Keys().Root.Prev, pane, m.c.Keys().Root.Palette, m.c.Keys().Root.Help, m.c.Keys().Root.Quit, m.c.Keys().Root.ForceQuit})
 	b.WriteString(common.Wrap(global, m.width))
 	rule := fmt.Sprintf("A line with a cursor takes what you type; esc (or tab) leaves it, then single keys are commands. On an empty line the digits 1-%d, : and ? still act. ctrl+k and ctrl+c work everywhere. Mouse: click tabs and rows.", len(m.panes))
 	b.WriteString("\n" + s.Dim.Render(common.Wrap(rule, m.width)))

@@ -68,6 +68,8 @@ type Common struct {
 	// dictations and readings number dictations and read-aloud runs
 	// across panes (their messages are broadcast); touched in Update only.
 	dictations, readings int
+	// keys are the bindings (see Keys).
+	keys *KeyMaps
 	// sound is the one playback at a time, whichever pane started it
 	// (see ClaimSound).
 	sound sound

@@ -559,32 +559,36 @@ func (r *Reader) TOCView(st *Styles, w, h int) string {
 // Edit opens markdown in $EDITOR, else $PAGER, else less, on a
 // temporary file named after name; the TUI is suspended until it exits.
 // The file is removed afterwards: edits are the user's to save elsewhere.
+// The file is written in the command, not while the key is handled; the
+// command then hands the program the suspension (tea.ExecProcess's message).
 func Edit(markdown, name string) tea.Cmd {
-	prog := os.Getenv("EDITOR")
-	if prog == "" {
-		prog = os.Getenv("PAGER")
-	}
-	if prog == "" {
-		prog = "less"
-	}
-	dir, err := os.MkdirTemp("", "hark-read-")
-	if err != nil {
-		return func() tea.Msg { return ErrorMsg{Err: fmt.Errorf("open in editor: %w", err)} }
-	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(markdown), 0o600); err != nil {
-		os.RemoveAll(dir)
-		return func() tea.Msg { return ErrorMsg{Err: fmt.Errorf("open in editor: %w", err)} }
-	}
-	args := strings.Fields(prog)
-	cmd := exec.Command(args[0], append(args[1:], path)...)
-	return tea.ExecProcess(cmd, func(err error) tea.Msg {
-		os.RemoveAll(dir)
-		if err != nil {
-			return ErrorMsg{Err: fmt.Errorf("%s: %w", prog, err)}
+	return func() tea.Msg {
+		prog := os.Getenv("EDITOR")
+		if prog == "" {
+			prog = os.Getenv("PAGER")
 		}
-		return NoticeMsg{Text: "back from " + args[0]}
-	})
+		if prog == "" {
+			prog = "less"
+		}
+		dir, err := os.MkdirTemp("", "hark-read-")
+		if err != nil {
+			return ErrorMsg{Err: fmt.Errorf("open in editor: %w", err)}
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(markdown), 0o600); err != nil {
+			os.RemoveAll(dir)
+			return ErrorMsg{Err: fmt.Errorf("open in editor: %w", err)}
+		}
+		args := strings.Fields(prog)
+		cmd := exec.Command(args[0], append(args[1:], path)...)
+		return tea.ExecProcess(cmd, func(err error) tea.Msg {
+			os.RemoveAll(dir)
+			if err != nil {
+				return ErrorMsg{Err: fmt.Errorf("%s: %w", prog, err)}
+			}
+			return NoticeMsg{Text: "back from " + args[0]}
+		})()
+	}
 }
 
 // Browse opens u in $BROWSER (or xdg-open), in the background.

@@ -81,30 +81,6 @@ const (
 	Cancel
 )
 
-// KeyMap holds the form's bindings.
-type KeyMap struct {
-	Next, Prev, Left, Right, Toggle, Submit, Cancel key.Binding
-}
-
-// Keys are the form's bindings.
-var Keys = KeyMap{
-	Next:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab/↓", "next field")),
-	Prev:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab/↑", "previous field")),
-	Left:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous choice")),
-	Right:  key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next choice")),
-	Toggle: key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
-	Submit: key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter", "run")),
-	Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close form")),
-}
-
-// ShortHelp and FullHelp make KeyMap a help.KeyMap.
-func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Left, k.Toggle, k.Submit, k.Cancel}
-}
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Next, k.Prev}, {k.Left, k.Right, k.Toggle}, {k.Submit, k.Cancel}}
-}
-
 // Form is a tool's input form.
 type Form struct {
 	Tool     api.Tool
@@ -114,11 +90,14 @@ type Form struct {
 	width    int
 	height   int
 	styles   *common.Styles
+	// Keys are the form's bindings; the pane that opens the form gives
+	// those held in Common.
+	Keys common.FormKeys
 }
 
 // New builds the form of a tool, with defaults pre-filled.
 func New(t api.Tool, s *common.Styles) *Form {
-	f := &Form{Tool: t, styles: s}
+	f := &Form{Tool: t, styles: s, Keys: common.DefaultFormKeys()}
 	for _, fd := range t.Inputs {
 		c := &Control{Field: fd, Kind: KindOf(fd)}
 		switch c.Kind {
@@ -482,16 +461,16 @@ func (f *Form) Update(msg tea.Msg) (Action, tea.Cmd) {
 		return None, nil
 	}
 	switch {
-	case key.Matches(km, Keys.Cancel):
+	case key.Matches(km, f.Keys.Cancel):
 		return Cancel, nil
-	case key.Matches(km, Keys.Submit):
+	case key.Matches(km, f.Keys.Submit):
 		if f.Validate() {
 			return Submit, nil
 		}
 		return None, nil
-	case key.Matches(km, Keys.Next):
+	case key.Matches(km, f.Keys.Next):
 		return None, f.focusControl(f.focus + 1)
-	case key.Matches(km, Keys.Prev):
+	case key.Matches(km, f.Keys.Prev):
 		return None, f.focusControl(f.focus - 1)
 	}
 	if len(f.Controls) == 0 {
@@ -501,14 +480,14 @@ func (f *Form) Update(msg tea.Msg) (Action, tea.Cmd) {
 	switch c.Kind {
 	case Enum:
 		switch {
-		case key.Matches(km, Keys.Left):
+		case key.Matches(km, f.Keys.Left):
 			c.choice = (c.choice - 1 + len(c.options)) % len(c.options)
-		case key.Matches(km, Keys.Right), key.Matches(km, Keys.Toggle):
+		case key.Matches(km, f.Keys.Right), key.Matches(km, f.Keys.Toggle):
 			c.choice = (c.choice + 1) % len(c.options)
 		}
 		return None, nil
 	case Bool:
-		if key.Matches(km, Keys.Toggle, Keys.Left, Keys.Right) {
+		if key.Matches(km, f.Keys.Toggle, f.Keys.Left, f.Keys.Right) {
 			c.on = !c.on
 		}
 		return None, nil

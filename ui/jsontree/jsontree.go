@@ -82,24 +82,6 @@ func parseValue(dec *json.Decoder, k string, depth int) (*Node, error) {
 	return n, nil
 }
 
-// KeyMap holds the tree's bindings.
-type KeyMap struct {
-	Up, Down, Toggle, Collapse, Expand, PageUp, PageDown, ExpandAll, CollapseAll key.Binding
-}
-
-// Keys are the tree's bindings.
-var Keys = KeyMap{
-	Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-	Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-	Toggle:      key.NewBinding(key.WithKeys("enter", "space"), key.WithHelp("enter", "fold/unfold")),
-	Collapse:    key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "fold or go to parent")),
-	Expand:      key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "unfold")),
-	PageUp:      key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-	PageDown:    key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-	ExpandAll:   key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "unfold all")),
-	CollapseAll: key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "fold all")),
-}
-
 // Tree is the navigable view of a Node.
 type Tree struct {
 	Root   *Node
@@ -109,6 +91,9 @@ type Tree struct {
 	width  int
 	height int
 	styles *common.Styles
+	// Keys are the tree's bindings; the pane showing the tree gives
+	// those held in Common.
+	Keys common.TreeKeys
 }
 
 type row struct {
@@ -118,7 +103,7 @@ type row struct {
 
 // New returns a tree view of root.
 func New(root *Node, s *common.Styles) *Tree {
-	t := &Tree{Root: root, styles: s}
+	t := &Tree{Root: root, styles: s, Keys: common.DefaultTreeKeys()}
 	t.flatten()
 	return t
 }
@@ -138,7 +123,7 @@ func (t *Tree) flatten() {
 	if t.Root != nil {
 		walk(t.Root, -1)
 	}
-	t.cursor = max(0, min(t.cursor, len(t.rows)-1))
+	t.list().Clamp()
 }
 
 // Rows is the number of visible rows.
@@ -165,35 +150,35 @@ func (t *Tree) Update(msg tea.Msg) tea.Cmd {
 		}
 		n := t.rows[t.cursor].node
 		switch {
-		case key.Matches(msg, Keys.Up):
+		case key.Matches(msg, t.Keys.Up):
 			t.move(-1)
-		case key.Matches(msg, Keys.Down):
+		case key.Matches(msg, t.Keys.Down):
 			t.move(1)
-		case key.Matches(msg, Keys.PageUp):
+		case key.Matches(msg, t.Keys.PageUp):
 			t.move(-max(1, t.height-1))
-		case key.Matches(msg, Keys.PageDown):
+		case key.Matches(msg, t.Keys.PageDown):
 			t.move(max(1, t.height-1))
-		case key.Matches(msg, Keys.Toggle):
+		case key.Matches(msg, t.Keys.Toggle):
 			if len(n.Children) > 0 {
 				n.Collapsed = !n.Collapsed
 				t.flatten()
 			}
-		case key.Matches(msg, Keys.Expand):
+		case key.Matches(msg, t.Keys.Expand):
 			if n.Collapsed && len(n.Children) > 0 {
 				n.Collapsed = false
 				t.flatten()
 			}
-		case key.Matches(msg, Keys.Collapse):
+		case key.Matches(msg, t.Keys.Collapse):
 			if !n.Collapsed && len(n.Children) > 0 {
 				n.Collapsed = true
 				t.flatten()
 			} else if p := t.rows[t.cursor].parent; p >= 0 {
 				t.cursor = p
 			}
-		case key.Matches(msg, Keys.ExpandAll):
+		case key.Matches(msg, t.Keys.ExpandAll):
 			setAll(t.Root, false)
 			t.flatten()
-		case key.Matches(msg, Keys.CollapseAll):
+		case key.Matches(msg, t.Keys.CollapseAll):
 			setAll(t.Root, true)
 			t.Root.Collapsed = false
 			t.cursor = 0
@@ -212,24 +197,19 @@ func setAll(n *Node, collapsed bool) {
 	}
 }
 
-func (t *Tree) move(d int) {
-	t.cursor = max(0, min(len(t.rows)-1, t.cursor+d))
-}
+// list is the cursor over the visible rows.
+func (t *Tree) list() common.List { return common.NewList(&t.cursor, &t.offset, len(t.rows)) }
+
+func (t *Tree) move(d int) { t.list().Move(d) }
 
 // View draws the visible rows.
 func (t *Tree) View() string {
 	if t.height <= 0 {
 		return ""
 	}
-	if t.cursor < t.offset {
-		t.offset = t.cursor
-	}
-	if t.cursor >= t.offset+t.height {
-		t.offset = t.cursor - t.height + 1
-	}
-	end := min(len(t.rows), t.offset+t.height)
-	lines := make([]string, 0, end-t.offset)
-	for i := t.offset; i < end; i++ {
+	start, end := t.list().Window(t.height, false)
+	lines := make([]string, 0, end-start)
+	for i := start; i < end; i++ {
 		lines = append(lines, t.rowView(t.rows[i].node, i == t.cursor))
 	}
 	return common.Fit(strings.Join(lines, "\n"), t.width, t.height)
@@ -279,9 +259,4 @@ func (t *Tree) rowView(n *Node, selected bool) string {
 		b.WriteString(s.Dim.Render(n.Value))
 	}
 	return b.String()
-}
-
-// All lists the bindings for help.
-func (k KeyMap) All() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Toggle, k.Collapse, k.Expand, k.ExpandAll, k.CollapseAll}
 }

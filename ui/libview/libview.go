@@ -20,32 +20,6 @@ import (
 	"hark/ui/common"
 )
 
-// Keys of the pane.
-var Keys = keyMap{
-	Search: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the library")),
-	Kind:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter by kind")),
-	Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-	Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-	Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
-	Rerun:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run again")),
-	Delete: key.NewBinding(key.WithKeys("d"), key.WithHelp("d d", "delete")),
-	// A control key, as saving in Research: no run of typed words (a
-	// search typed before / was pressed) may end in a written file.
-	Export: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "export (.md, .bib, .json)")),
-}
-
-type keyMap struct {
-	Search, Kind, Up, Down, Open, Rerun, Delete, Export key.Binding
-}
-
-func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Search, k.Kind, k.Open, k.Rerun, k.Delete, k.Export}
-}
-
-func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Search, k.Kind, k.Up, k.Down}, {k.Open, k.Rerun, k.Delete, k.Export}}
-}
-
 // listLimit bounds the items listed at once.
 const listLimit = 500
 
@@ -58,7 +32,8 @@ type Pane struct {
 	err     error
 	cursor  int
 	offset  int
-	seq     int // of the last load asked for
+	seq     int                        // of the last load asked for
+	runs    map[int]context.CancelFunc // the load under way (Calls)
 	loaded  bool
 	others  bool  // nothing of the kind chosen, but other kinds kept
 	confirm int64 // the item d was pressed on once
@@ -75,11 +50,11 @@ func New(c *common.Common) *Pane {
 	q := common.NewInput(c.Styles)
 	q.Prompt = "/ "
 	q.Placeholder = "search what was kept…"
-	return &Pane{c: c, query: q}
+	return &Pane{c: c, query: q, runs: map[int]context.CancelFunc{}}
 }
 
 func (p *Pane) Title() string       { return "Library" }
-func (p *Pane) KeyMap() help.KeyMap { return Keys }
+func (p *Pane) KeyMap() help.KeyMap { return p.c.Keys().Library }
 
 // Capturing is true while the search line or the save-as line has focus.
 func (p *Pane) Capturing() bool { return p.query.Focused() || p.saveAs.Active() }
@@ -124,27 +99,31 @@ func (p *Pane) load() tea.Cmd {
 	if p.c.Library == nil {
 		return nil
 	}
-	p.seq++
-	seq, open, q, kind := p.seq, p.c.Library, strings.TrimSpace(p.query.Value()), kinds[p.kind]
-	return func() tea.Msg {
+	open, q, kind := p.c.Library, strings.TrimSpace(p.query.Value()), kinds[p.kind]
+	// A newer load (a letter typed) cancels this one: its answer would be
+	// dropped anyway.
+	return p.calls().Run(func(ctx context.Context, seq int) tea.Msg {
 		s, err := open()
 		if err != nil {
 			return loadedMsg{seq: seq, err: err}
 		}
 		var items []library.Item
 		if q == "" {
-			items, err = s.List(context.Background(), kind, listLimit)
+			items, err = s.List(ctx, kind, listLimit)
 		} else {
-			items, err = s.Search(context.Background(), q, kind, listLimit)
+			items, err = s.Search(ctx, q, kind, listLimit)
 		}
 		var others bool
 		if err == nil && len(items) == 0 && kind != "" && q == "" {
-			all, err := s.List(context.Background(), "", 1)
+			all, err := s.List(ctx, "", 1)
 			others = err == nil && len(all) > 0
 		}
 		return loadedMsg{seq: seq, items: items, err: err, others: others}
-	}
+	})
 }
+
+// calls runs the loads, one at a time.
+func (p *Pane) calls() common.Calls { return common.NewCalls(&p.seq, p.runs, nil) }
 
 // withItem fetches the selected item whole, then runs then with it.
 func (p *Pane) withItem(then func(library.Item) tea.Cmd) tea.Cmd {
@@ -174,14 +153,14 @@ func (p *Pane) selected() (library.Item, bool) {
 func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case loadedMsg:
-		if msg.seq != p.seq {
+		if !p.calls().Done(msg.seq) {
 			return p, nil // an older query's answer
 		}
 		p.loaded, p.err, p.others = true, msg.err, msg.others
 		if msg.err == nil {
 			p.items = msg.items
 		}
-		p.cursor = max(0, min(p.cursor, len(p.items)-1))
+		p.list().Clamp()
 		return p, nil
 	case openedMsg:
 		if msg.err != nil {
@@ -222,8 +201,11 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 
 func errCmd(err error) tea.Cmd { return func() tea.Msg { return common.ErrorMsg{Err: err} } }
 
+// list is the cursor over the items listed.
+func (p *Pane) list() common.List { return common.NewList(&p.cursor, &p.offset, len(p.items)) }
+
 func (p *Pane) move(d int) {
-	p.cursor = max(0, min(len(p.items)-1, p.cursor+d))
+	p.list().Move(d)
 	p.confirm = 0
 }
 
@@ -249,7 +231,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		var cmd tea.Cmd
 		p.query, cmd = p.query.Update(msg)
 		if p.query.Value() != before {
-			p.cursor, p.offset = 0, 0
+			p.list().Reset()
 			return tea.Batch(cmd, p.load())
 		}
 		return cmd
@@ -257,15 +239,15 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	confirm := p.confirm
 	p.confirm = 0
 	switch {
-	case key.Matches(msg, Keys.Search):
+	case key.Matches(msg, p.c.Keys().Library.Search):
 		return p.query.Focus()
-	case key.Matches(msg, Keys.Kind):
+	case key.Matches(msg, p.c.Keys().Library.Kind):
 		p.kind = (p.kind + 1) % len(kinds)
-		p.cursor, p.offset = 0, 0
+		p.list().Reset()
 		return p.load()
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.c.Keys().Library.Up):
 		p.move(-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.c.Keys().Library.Down):
 		p.move(1)
 	case msg.String() == "pgup":
 		p.move(-p.listHeight())
@@ -275,11 +257,11 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.move(-len(p.items))
 	case msg.String() == "G" || msg.String() == "end":
 		p.move(len(p.items))
-	case key.Matches(msg, Keys.Open):
+	case key.Matches(msg, p.c.Keys().Library.Open):
 		return p.withItem(p.open)
-	case key.Matches(msg, Keys.Rerun):
+	case key.Matches(msg, p.c.Keys().Library.Rerun):
 		return p.withItem(p.rerun)
-	case key.Matches(msg, Keys.Delete):
+	case key.Matches(msg, p.c.Keys().Library.Delete):
 		it, ok := p.selected()
 		if !ok {
 			return nil
@@ -299,7 +281,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return common.LibraryChangedMsg{}
 		}
-	case key.Matches(msg, Keys.Export):
+	case key.Matches(msg, p.c.Keys().Library.Export):
 		return p.withItem(func(it library.Item) tea.Cmd {
 			p.saving = it
 			dir := p.c.OutputDir

@@ -66,14 +66,9 @@ func (p *Pane) listLines(h int) []string {
 	st := p.c.Styles
 	per := 2
 	visible := max(1, h/per)
-	if p.cursor < p.offset {
-		p.offset = p.cursor
-	}
-	if p.cursor >= p.offset+visible {
-		p.offset = p.cursor - visible + 1
-	}
+	start, end := p.list().Window(visible, false)
 	var lines []string
-	for i := p.offset; i < len(p.items) && i < p.offset+visible; i++ {
+	for i := start; i < end; i++ {
 		it := p.items[i]
 		when := it.Created.Local().Format("Jan 02 15:04")
 		head := fmt.Sprintf("%-8s %s  ", it.Kind, when)

@@ -61,19 +61,19 @@ func (p *Pane) pickKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	p.linkNum = 0
 	switch {
-	case key.Matches(msg, Keys.Back), key.Matches(msg, Keys.Close), msg.String() == "l":
+	case key.Matches(msg, p.c.Keys().Pages.Back), key.Matches(msg, p.c.Keys().Pages.Close), msg.String() == "l":
 		p.picking = false
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.c.Keys().Pages.Up):
 		p.linkAt = max(0, p.linkAt-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.c.Keys().Pages.Down):
 		p.linkAt = min(len(p.links)-1, p.linkAt+1)
-	case key.Matches(msg, Keys.PageUp):
+	case key.Matches(msg, p.c.Keys().Pages.PageUp):
 		p.linkAt = max(0, p.linkAt-p.listHeight())
-	case key.Matches(msg, Keys.PageDown):
+	case key.Matches(msg, p.c.Keys().Pages.PageDown):
 		p.linkAt = min(len(p.links)-1, p.linkAt+p.listHeight())
-	case key.Matches(msg, Keys.Copy):
+	case key.Matches(msg, p.c.Keys().Pages.Copy):
 		return common.CopyURL(p.links[p.linkAt].URL)
-	case key.Matches(msg, Keys.Open):
+	case key.Matches(msg, p.c.Keys().Pages.Open):
 		p.picking = false
 		return p.follow(p.links[p.linkAt])
 	}
@@ -140,10 +140,8 @@ func (p *Pane) follow(l pageLink) tea.Cmd {
 // readIndexed reads a page the local index holds, as a followed link's
 // page: it arrives like an extract's, so esc comes back.
 func (p *Pane) readIndexed(r common.PageReader, u string) tea.Cmd {
-	p.seq++
-	seq := p.seq
-	p.runs[seq] = func() {}
-	return func() tea.Msg {
+	// A local read: no spinner, and x does not stop it (it is quick).
+	return p.calls().Run(func(_ context.Context, seq int) tea.Msg {
 		title, content, md, err := r.IndexedPage(context.Background(), u)
 		if err != nil {
 			return doneMsg{seq: seq, err: fmt.Errorf("open %s: %w", u, err)}
@@ -153,7 +151,7 @@ func (p *Pane) readIndexed(r common.PageReader, u string) tea.Cmd {
 		keep := []api.PageContent{common.PageWithTitle(api.PageContent{URL: u, RawContent: content}, title)}
 		return doneMsg{seq: seq, slug: api.ToolSearch, base: u, pages: []*Page{{URL: u, Content: content, Plain: !md, Source: api.ToolSearch}},
 			keep: keep, keepMarkdown: md}
-	}
+	})
 }
 
 func (p *Pane) listHeight() int { return max(1, p.height-3) }

@@ -33,6 +33,7 @@ type indexer struct {
 	listing   bool
 	sources   []common.IndexSource
 	cursor    int
+	offset    int // first source drawn
 	confirm   string
 	count     int // pages in the index; -1 until known
 	note      string
@@ -180,12 +181,15 @@ func (x *indexer) update(msg tea.Msg) (tea.Cmd, bool) {
 			return func() tea.Msg { return common.ErrorMsg{Err: fmt.Errorf("index sources: %w", msg.err)} }, true
 		}
 		x.sources = msg.sources
-		x.cursor = max(0, min(x.cursor, len(x.sources)-1))
+		x.list().Clamp()
 	default:
 		return nil, false
 	}
 	return nil, true
 }
+
+// list is the cursor over the sources listed.
+func (x *indexer) list() common.List { return common.NewList(&x.cursor, &x.offset, len(x.sources)) }
 
 func (x *indexer) key(msg tea.KeyPressMsg) tea.Cmd {
 	if x.prompting {
@@ -214,9 +218,9 @@ func (x *indexer) key(msg tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		x.listing = false
 	case "up", "k":
-		x.cursor = max(0, x.cursor-1)
+		x.list().Move(-1)
 	case "down", "j":
-		x.cursor = max(0, min(len(x.sources)-1, x.cursor+1))
+		x.list().Move(1)
 	case "a", "i":
 		// The prompt opens over the list, which stays to show the result.
 		x.prompting = true
@@ -284,8 +288,8 @@ func (x *indexer) listView(st *common.Styles, w, h int) string {
 	if len(x.sources) == 0 {
 		lines = append(lines, "", st.Dim.Render(common.Wrap("Nothing indexed yet: press a to index a folder, a site or a sitemap.", w)))
 	}
-	off := max(0, x.cursor-(h-len(lines)-1))
-	for i := off; i < len(x.sources) && len(lines) < h; i++ {
+	start, end := x.list().Pin(h - len(lines))
+	for i := start; i < end; i++ {
 		s := x.sources[i]
 		row := fmt.Sprintf("%6s  %s  %s", common.Count(s.Pages, "page"), s.Indexed.Local().Format("Jan 02 15:04"), s.Source)
 		switch {

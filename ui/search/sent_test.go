@@ -60,7 +60,7 @@ func TestQueryPlaceholderAndDictateHelp(t *testing.T) {
 	if p := New(c); p.query.Placeholder != "search the web…" {
 		t.Errorf("remote placeholder %q", p.query.Placeholder)
 	}
-	if h := Keys.Dictate.Help().Desc; !strings.Contains(h, "dictate") {
+	if h := c.Keys().Search.Dictate.Help().Desc; !strings.Contains(h, "dictate") {
 		t.Errorf("ctrl+r's help %q does not say it dictates", h)
 	}
 }

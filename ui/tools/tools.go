@@ -20,25 +20,6 @@ import (
 	"hark/ui/jsontree"
 )
 
-// KeyMap holds the pane's bindings.
-type KeyMap struct {
-	Up, Down, Open, Back, Cancel key.Binding
-}
-
-// Keys are the pane's bindings.
-var Keys = KeyMap{
-	Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-	Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-	Open:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open form")),
-	Back:   key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
-	Cancel: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "cancel")),
-}
-
-func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Open, k.Back, k.Cancel} }
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Back, k.Cancel}, jsontree.Keys.All()}
-}
-
 type doneMsg struct {
 	seq  int
 	tool string
@@ -65,7 +46,7 @@ type Pane struct {
 	err      error
 	toolsErr error
 	progress common.Progress
-	cancel   context.CancelFunc
+	runs     map[int]context.CancelFunc // the call under way (Calls)
 	seq      int
 	width    int
 	height   int
@@ -83,12 +64,12 @@ type sentForm struct {
 
 // New returns the Tools pane.
 func New(c *common.Common) *Pane {
-	return &Pane{c: c, progress: common.NewProgress(), sent: map[string]*sentForm{}}
+	return &Pane{c: c, progress: common.NewProgress(), runs: map[int]context.CancelFunc{}, sent: map[string]*sentForm{}}
 }
 
 func (p *Pane) Title() string       { return "Tools" }
 func (p *Pane) Init() tea.Cmd       { return nil }
-func (p *Pane) KeyMap() help.KeyMap { return Keys }
+func (p *Pane) KeyMap() help.KeyMap { return p.c.Keys().Tools }
 func (p *Pane) Capturing() bool     { return p.view == formView }
 
 // Form returns the open form, or nil.
@@ -121,7 +102,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case common.ToolsMsg:
 		p.toolsErr = msg.Err
-		p.cursor = max(0, min(p.cursor, len(p.c.Tools)-1))
+		p.list().Clamp()
 	case common.EditToolMsg:
 		for i, t := range p.c.Tools {
 			if t.Slug == msg.Slug {
@@ -148,11 +129,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	case common.RunToolMsg:
 		return p, p.run(msg.Tool.Slug, msg.Inputs)
 	case doneMsg:
-		if msg.seq != p.seq {
+		if !p.calls().Done(msg.seq) {
 			return p, nil
 		}
-		p.progress.Stop()
-		p.cancel = nil
 		if msg.err != nil {
 			p.err = msg.err
 			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
@@ -163,6 +142,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			return p, nil
 		}
 		p.tree = jsontree.New(root, p.c.Styles)
+		p.tree.Keys = p.c.Keys().Tools.Tree
 		p.tree.SetSize(p.width, p.height-2)
 		p.outTool, p.view = msg.tool, outputView
 		return p, nil
@@ -184,21 +164,18 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		}
 	case tea.MouseClickMsg:
 		if p.view == listView {
-			i := p.offset + msg.Y - p.listTop
-			if msg.Y >= p.listTop && i < len(p.c.Tools) {
-				if i == p.cursor {
-					return p, p.openForm()
-				}
-				p.cursor = i
+			if again, ok := p.list().Click(msg.Y - p.listTop); ok && again {
+				return p, p.openForm()
 			}
 		}
 	}
 	return p, p.progress.Update(msg)
 }
 
-func (p *Pane) move(d int) {
-	p.cursor = max(0, min(len(p.c.Tools)-1, p.cursor+d))
-}
+// list is the cursor over the tool list.
+func (p *Pane) list() common.List { return common.NewList(&p.cursor, &p.offset, len(p.c.Tools)) }
+
+func (p *Pane) move(d int) { p.list().Move(d) }
 
 // openForm opens the form of the tool under the cursor, with what it
 // last sent and, when that failed, the failure: at the field it names,
@@ -209,6 +186,7 @@ func (p *Pane) openForm() tea.Cmd {
 	}
 	t := p.c.Tools[p.cursor]
 	p.form = form.New(t, p.c.Styles)
+	p.form.Keys = p.c.Keys().Form
 	p.form.SetSize(p.width, p.height-3)
 	p.view = formView
 	p.err = nil
@@ -244,23 +222,21 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return cmd
 	case outputView:
-		if key.Matches(msg, Keys.Back) {
+		if key.Matches(msg, p.c.Keys().Tools.Back) {
 			p.view = listView
 			return nil
 		}
 		return p.tree.Update(msg)
 	}
 	switch {
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.c.Keys().Tools.Up):
 		p.move(-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.c.Keys().Tools.Down):
 		p.move(1)
-	case key.Matches(msg, Keys.Open):
+	case key.Matches(msg, p.c.Keys().Tools.Open):
 		return p.openForm()
-	case key.Matches(msg, Keys.Cancel):
-		if p.cancel != nil {
-			p.cancel()
-		}
+	case key.Matches(msg, p.c.Keys().Tools.Cancel):
+		p.calls().Cancel()
 	case msg.String() == "o" && p.tree != nil:
 		p.view = outputView
 	}
@@ -268,17 +244,13 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // run invokes any tool and shows its output as a JSON tree.
+// calls runs the tools, one at a time.
+func (p *Pane) calls() common.Calls { return common.NewCalls(&p.seq, p.runs, &p.progress) }
+
 func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
-	if p.cancel != nil {
-		p.cancel()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
-	p.seq++
 	p.err = nil
-	seq, client := p.seq, p.c.Client
-	return tea.Batch(p.progress.Start("running "+slug, p.c.Now()), func() tea.Msg {
-		defer cancel()
+	client := p.c.Client
+	return p.calls().Start("running "+slug, p.c.Now(), func(ctx context.Context, seq int) tea.Msg {
 		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
 			return doneMsg{seq: seq, tool: slug, err: fmt.Errorf("%s: %w", slug, err)}
@@ -335,20 +307,14 @@ func (p *Pane) View() string {
 	if need := 2 + len(inputs); listRows+need > avail {
 		listRows = min(len(p.c.Tools), max(3, avail-need, avail/2))
 	}
-	if p.cursor < p.offset {
-		p.offset = p.cursor
-	}
-	if listRows > 0 && p.cursor >= p.offset+listRows {
-		p.offset = p.cursor - listRows + 1
-	}
-	p.offset = max(0, min(p.offset, len(p.c.Tools)-listRows))
+	start, end := p.list().Window(listRows, true)
 	p.listTop = strings.Count(head, "\n") + len(lines)
 	nameW := 8
 	for _, t := range p.c.Tools {
 		nameW = max(nameW, len(t.Slug)+1)
 	}
 	nameW = min(nameW, 28)
-	for i := p.offset; i < p.offset+listRows; i++ {
+	for i := start; i < end; i++ {
 		t := p.c.Tools[i]
 		cur, ts := "  ", s.Text
 		if i == p.cursor {
@@ -359,7 +325,7 @@ func (p *Pane) View() string {
 		lines = append(lines, common.Truncate(cur+ts.Render(slug)+pad+s.Dim.Render(common.OneLine(t.Description)), p.width))
 	}
 	if listRows < len(p.c.Tools) {
-		lines[0] += s.Dim.Render(fmt.Sprintf(" · %d-%d shown", p.offset+1, p.offset+listRows))
+		lines[0] += s.Dim.Render(fmt.Sprintf(" · %d-%d shown", start+1, end))
 	}
 	if tool.Slug != "" {
 		lines = append(lines, "", s.Label.Render(fmt.Sprintf("%s takes %d inputs:", tool.Slug, len(inputs))))

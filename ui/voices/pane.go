@@ -7,12 +7,7 @@ package voices
 
 import (
 	"cmp"
-	"context"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync/atomic"
-	"time"
 
 	"charm.land/bubbles/v2/filepicker"
 	"charm.land/bubbles/v2/help"
@@ -22,7 +17,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"hark/api"
-	"hark/audio"
 	"hark/ui/common"
 )
 
@@ -49,7 +43,6 @@ const (
 // Pane is the voice studio. It implements common.Pane.
 type Pane struct {
 	c      *common.Common
-	keys   KeyMap
 	ranges Ranges
 
 	width, height int
@@ -99,74 +92,11 @@ type Pane struct {
 
 var _ common.Pane = (*Pane)(nil)
 
-// playState is the current or last playback, of a preview or of Speak.
-type playState struct {
-	id      int
-	preview bool
-	voice   string
-	stream  bool
-	cancel  context.CancelFunc
-	pb      *audio.Playback
-	outKind string
-	outDesc string
-	// outReason is why the output is the file sink (audio.Reason*).
-	outReason string
-	cached    bool
-	first     time.Duration
-	received  int64
-	stats     audio.Stats
-	levels    []float64
-	level     float64
-	pos       time.Duration
-	paused    bool
-	pausedAt  *atomic.Bool // shared with the job, so a pause is not a stall
-	done      bool
-	stopped   bool
-	err       error
-	savedTo   string
-}
-
-type listenState struct {
-	id         int
-	running    bool
-	recording  bool
-	path       string // "" while recording from the microphone
-	stream     bool
-	cancel     context.CancelFunc
-	stopRec    context.CancelFunc
-	partial    string
-	finals     []string
-	frames     int
-	seconds    float64 // of audio recorded or sent
-	total      float64 // of the file's audio, when known
-	text       string
-	confidence float64
-	durationMs int
-	done       bool
-	copied     bool
-	err        error
-}
-
-type roundTripState struct {
-	id         int
-	running    bool
-	cancel     context.CancelFunc
-	voice      string
-	spoken     string
-	heard      string
-	confidence float64
-	ttsTime    time.Duration
-	sttTime    time.Duration
-	done       bool
-	err        error
-}
-
 // New builds the voice studio over c. It lists the voices of c.Provider
 // (api.DefaultProvider when empty) and preselects c.Voice.
 func New(c *common.Common) *Pane {
 	p := &Pane{
 		c:          c,
-		keys:       DefaultKeyMap(),
 		ranges:     unknownRanges(),
 		provider:   cmp.Or(c.Provider, api.DefaultProvider),
 		samples:    map[string]*clip{},
@@ -223,7 +153,7 @@ func (p *Pane) Capturing() bool {
 func (p *Pane) OwnsKeys() bool { return p.editing || p.saveAs.Active() }
 
 // KeyMap gives the bindings of the current section.
-func (p *Pane) KeyMap() help.KeyMap { return p.keys.help(p.section, p.Capturing()) }
+func (p *Pane) KeyMap() help.KeyMap { return sectionKeys(p.c.Keys().Voices, p.section, p.Capturing()) }
 
 // Section is the section shown.
 func (p *Pane) Section() Section { return p.section }
@@ -311,7 +241,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 }
 
 func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	switch {
 	case p.saveAs.Active():
 		path, cmd := p.saveAs.Key(msg)
@@ -407,7 +337,7 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	page := max(1, p.listHeight()-1)
 	switch {
 	case key.Matches(msg, k.Up):
@@ -461,7 +391,7 @@ func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *Pane) speakKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	p.controlNote = ""
 	switch {
 	case key.Matches(msg, k.Edit):
@@ -490,7 +420,7 @@ func (p *Pane) speakKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *Pane) listenKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	switch {
 	case key.Matches(msg, k.OpenFile):
 		p.picking = true
@@ -518,7 +448,7 @@ func (p *Pane) listenKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *Pane) roundTripKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
+	k := p.c.Keys().Voices
 	switch {
 	case key.Matches(msg, k.Edit):
 		p.rtEditing = true
@@ -560,151 +490,6 @@ func (p *Pane) onVoices(msg voicesMsg) tea.Cmd {
 	return nil
 }
 
-// preview speaks the selected voice's sample sentence, from the cache
-// after the first time.
-func (p *Pane) preview() tea.Cmd {
-	v, ok := p.list.Selected()
-	if !ok {
-		return nil
-	}
-	stop := p.stopPlayback()
-	req := api.TTSRequest{Provider: p.provider, VoiceCode: v.Value, Text: sampleSentence(v.Language)}
-	return tea.Batch(stop, p.startTTS(req, false, true, p.samples[v.Value]))
-}
-
-// --- speak ---
-
-func (p *Pane) speak() tea.Cmd {
-	text := strings.TrimSpace(p.text.Value())
-	if text == "" {
-		p.play = &playState{done: true, err: errText("text: type something to speak first (e)")}
-		return nil
-	}
-	if p.voice.Value == "" {
-		p.play = &playState{done: true, err: errText("voice: choose one in the Voices section first")}
-		return nil
-	}
-	stop := p.stopPlayback()
-	req := p.settings.request(p.provider, p.voice.Value, text)
-	return tea.Batch(stop, p.startTTS(req, p.settings.Stream, false, nil))
-}
-
-func (p *Pane) startTTS(req api.TTSRequest, stream, preview bool, memo *clip) tea.Cmd {
-	j := p.newJob()
-	ctx, cancel := context.WithCancel(context.Background())
-	paused := new(atomic.Bool)
-	p.c.ClaimSound(cancel) // one playback at a time, in every pane
-	p.play = &playState{id: j.id, preview: preview, voice: req.VoiceCode, stream: stream, cancel: cancel, cached: memo != nil, pausedAt: paused}
-	p.savedTo, p.saveErr = "", nil
-	t := ttsJob{job: j, c: p.c, ctx: ctx, req: req, stream: stream, memo: memo, paused: paused}
-	return j.r.start(t.run)
-}
-
-func (p *Pane) onPlayback(msg jobMsg) tea.Cmd {
-	j := msg.jobOf()
-	ps := p.play
-	if ps == nil || ps.id != j.id {
-		// A replaced job: keep draining it so its goroutine can end.
-		if _, final := msg.(ttsDoneMsg); final {
-			return nil
-		}
-		if _, tick := msg.(meterMsg); tick {
-			return nil
-		}
-		return j.r.next()
-	}
-	switch m := msg.(type) {
-	case ttsOpenedMsg:
-		ps.pb, ps.outKind, ps.outDesc, ps.outReason = m.pb, m.outKind, m.outDesc, m.outReason
-		return tea.Batch(j.r.next(), meterCmd(j, m.pb))
-	case ttsChunkMsg:
-		if m.first > 0 && ps.first == 0 {
-			ps.first = m.first
-		}
-		ps.received = max(ps.received, m.received)
-		return j.r.next()
-	case meterMsg:
-		if ps.done {
-			return nil
-		}
-		ps.stats, ps.levels, ps.level, ps.pos = m.stats, m.levels, m.level, m.pos
-		return meterCmd(j, ps.pb)
-	case ttsDoneMsg:
-		ps.done, ps.stopped, ps.savedTo = true, m.stopped, m.savedTo
-		ps.err = m.err
-		if ps.pb != nil {
-			ps.stats = m.stats
-		}
-		if len(m.levels) > 0 {
-			ps.levels = m.levels
-		}
-		if ps.cancel != nil {
-			ps.cancel()
-		}
-		ps.level = 0
-		if m.clip != nil && len(m.clip.data) > 0 {
-			if ps.preview {
-				if m.err == nil && !m.stopped && !ps.cached {
-					p.samples[m.clip.voice] = m.clip
-				}
-			} else {
-				p.last = m.clip
-			}
-		}
-	}
-	return nil
-}
-
-// stopPlayback ends the current playback, if any.
-func (p *Pane) stopPlayback() tea.Cmd {
-	ps := p.play
-	if ps == nil || ps.done {
-		return nil
-	}
-	if ps.cancel != nil {
-		ps.cancel()
-	}
-	ps.stopped = true
-	return stopCmd(ps.pb)
-}
-
-func (p *Pane) togglePause() tea.Cmd {
-	ps := p.play
-	if ps == nil || ps.done || ps.pb == nil {
-		return nil
-	}
-	ps.paused = !ps.paused
-	pb, paused, flag := ps.pb, ps.paused, ps.pausedAt
-	return func() tea.Msg {
-		if flag != nil {
-			flag.Store(paused)
-		}
-		if paused {
-			pb.Pause()
-		} else {
-			pb.Resume()
-		}
-		return nil
-	}
-}
-
-// save opens the save-as prompt for the last audio, offering a new file
-// in the output directory; enter writes that one file.
-func (p *Pane) save() tea.Cmd {
-	cl := p.last
-	if cl == nil || len(cl.data) == 0 {
-		p.savedTo, p.saveErr = "", errText("save: no audio yet; speak something first")
-		return nil
-	}
-	dir := p.c.OutputDir
-	if dir == "" {
-		dir = "."
-	}
-	retry := p.saveErr != nil
-	p.savedTo, p.saveErr = "", nil
-	return p.saveAs.Open(filepath.Join(dir, clipName(cl, p.c.Now())), retry, p.c.Styles)
-}
-
 // stopAll stops whatever runs in the current section; in Voices and
 // Speak, that is whatever plays (a preview, speech or an audition).
 func (p *Pane) stopAll() tea.Cmd {
@@ -723,103 +508,3 @@ func (p *Pane) stopAll() tea.Cmd {
 	p.stopAudition()
 	return p.stopPlayback()
 }
-
-// --- listen ---
-
-func (p *Pane) recognise(path string) tea.Cmd {
-	if p.listen.running && p.listen.cancel != nil {
-		p.listen.cancel()
-	}
-	j := p.newJob()
-	ctx, cancel := context.WithCancel(context.Background())
-	recCtx, stopRec := context.WithCancel(ctx)
-	p.listen = listenState{id: j.id, running: true, recording: path == "", path: path, stream: p.listenMode, cancel: cancel, stopRec: stopRec}
-	t := sttJob{job: j, c: p.c, ctx: ctx, recCtx: recCtx, provider: p.provider, language: languageCode(p.voice.Language), stream: p.listenMode, path: path}
-	return j.r.start(t.run)
-}
-
-func (p *Pane) onListen(msg jobMsg) tea.Cmd {
-	j := msg.jobOf()
-	ls := &p.listen
-	if ls.id != j.id {
-		if _, final := msg.(sttDoneMsg); final {
-			return nil
-		}
-		return j.r.next()
-	}
-	switch m := msg.(type) {
-	case sttFrameMsg:
-		ls.frames++
-		f := m.frame
-		switch {
-		case f.IsFinal:
-			if t := strings.TrimSpace(f.Text); t != "" {
-				ls.finals = append(ls.finals, t)
-			}
-			ls.partial = ""
-		case f.IsPartial:
-			ls.partial = f.Text
-		}
-		return j.r.next()
-	case sttRecordingMsg:
-		ls.seconds, ls.total = m.seconds, m.total
-		return j.r.next()
-	case sttDoneMsg:
-		ls.running, ls.recording, ls.done = false, false, true
-		ls.text, ls.confidence, ls.durationMs, ls.err = m.text, m.confidence, m.durationMs, m.err
-		ls.partial = ""
-		if ls.cancel != nil {
-			ls.cancel()
-		}
-	}
-	return nil
-}
-
-// listenText is the recognised text so far.
-func (p *Pane) listenText() string {
-	if p.listen.done {
-		return p.listen.text
-	}
-	return strings.TrimSpace(strings.Join(append(append([]string{}, p.listen.finals...), p.listen.partial), " "))
-}
-
-// --- round trip ---
-
-func (p *Pane) roundTrip() tea.Cmd {
-	text := strings.TrimSpace(p.rtInput.Value())
-	if text == "" || p.voice.Value == "" {
-		p.rt = roundTripState{done: true, err: errText("round trip: needs a text (e) and a voice (Voices section)")}
-		return nil
-	}
-	if p.rt.running && p.rt.cancel != nil {
-		p.rt.cancel()
-	}
-	j := p.newJob()
-	ctx, cancel := context.WithCancel(context.Background())
-	p.rt = roundTripState{id: j.id, running: true, cancel: cancel, voice: p.voice.Value, spoken: text}
-	p.savedTo, p.saveErr = "", nil // about the audio this run replaces
-	req := p.settings.request(p.provider, p.voice.Value, text)
-	t := roundTripJob{job: j, c: p.c, ctx: ctx, req: req, language: languageCode(p.voice.Language)}
-	return j.r.start(t.run)
-}
-
-func (p *Pane) onRoundTrip(m roundTripMsg) tea.Cmd {
-	if m.id != p.rt.id {
-		return nil
-	}
-	rt := &p.rt
-	rt.running, rt.done = false, true
-	rt.heard, rt.confidence, rt.ttsTime, rt.sttTime, rt.err = m.heard, m.confidence, m.ttsTime, m.sttTime, m.err
-	if rt.cancel != nil {
-		rt.cancel()
-	}
-	if m.audio != nil && len(m.audio.data) > 0 {
-		p.last = m.audio
-	}
-	return nil
-}
-
-// errText is an error made from a message hark shows as it is.
-type errText string
-
-func (e errText) Error() string { return string(e) }

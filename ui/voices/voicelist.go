@@ -136,17 +136,15 @@ func (l *VoiceList) Select(value string) bool {
 }
 
 // Move moves the cursor by delta voices, clamped to the list.
-func (l *VoiceList) Move(delta int) {
-	if len(l.shown) == 0 {
-		l.cursor = 0
-		return
-	}
-	l.cursor = min(max(l.cursor+delta, 0), len(l.shown)-1)
-}
+func (l *VoiceList) Move(delta int) { l.list().Move(delta) }
+
+// list is the cursor over the voices shown. The window is counted in
+// rows, headings included, and stays the VoiceList's own.
+func (l *VoiceList) list() common.List { return common.NewList(&l.cursor, nil, len(l.shown)) }
 
 // Home and End jump to the first and last voice.
-func (l *VoiceList) Home() { l.cursor = 0 }
-func (l *VoiceList) End()  { l.cursor = max(0, len(l.shown)-1) }
+func (l *VoiceList) Home() { l.list().Home() }
+func (l *VoiceList) End()  { l.list().End() }
 
 func (l *VoiceList) refresh(keep string, had bool) {
 	words := strings.Fields(strings.ToLower(l.filter))
