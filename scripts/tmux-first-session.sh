@@ -13,7 +13,8 @@
 #   3. the empty index says so; a folder of documentation is indexed from
 #      the CLI while the TUI runs, then searched in the TUI, and a result
 #      opened in Pages; the index's sources are listed and another folder
-#      indexed from the palette;
+#      indexed from the palette; a page kept as .md and .html is one
+#      result;
 #   3b. a long page of the indexed folder is read: a find (/) moves to
 #      a match, a second / starts empty (the term typed is the new one),
 #      a link followed by its number (l 1) and esc come back to the same
@@ -146,6 +147,9 @@ keys Escape
 # another folder added from the palette, with its progress.
 mkdir -p "$work/notes"
 printf '# Okapi notes\n\nThe okapi is a giraffid of the Congo rainforest, shy and striped.\n' >"$work/notes/okapi.md"
+# The same page as HTML too, as Node.js ships its docs: it counts once.
+# Its text differs a little, as a site's HTML does from its markdown.
+printf '<html><head><title>Okapi notes | Field notes</title></head><body><h1>Okapi notes</h1>\n<p>The okapi is a giraffid of the Congo rainforest, shy and striped.</p>\n<p>Its tongue is long enough to clean its ears.</p></body></html>\n' >"$work/notes/okapi.html"
 {
 	printf '# Okapi field guide\n\nA guide to finding okapis.\n\n'
 	for i in $(seq 1 30); do
@@ -163,9 +167,18 @@ keys a
 wait_for 'index: ' 5
 text "$work/notes"
 keys Enter
-wait_for "indexed 2 pages from $work/notes" 15
+wait_for "indexed 3 pages from $work/notes" 15
 wait_for 'Index sources \(2\)' 5
 keys Escape
+
+# One page indexed as okapi.md and okapi.html is one result.
+keys Escape
+keys 1 i C-u
+text "giraffid rainforest"
+keys Enter
+wait_for 'Okapi notes' 15
+n=$(screen | grep -c 'Okapi notes')
+[ "$n" = 1 ] || fail "the okapi notes, indexed as okapi.md and okapi.html, are listed $n times"
 
 # 3b. The reader: find, a second find that starts empty, a link followed
 # by its number and back to the same place and find, q to close it.
