@@ -152,6 +152,9 @@ func sttStream(c *client, clip []byte, pace time.Duration) (time.Duration, strin
 			}
 			var f api.STTResultFrame
 			json.Unmarshal(data, &f)
+			if f.Queued > 0 {
+				continue // a place in the recognisers' queue, not a result
+			}
 			if r.first == 0 {
 				r.first = time.Since(start)
 			}
