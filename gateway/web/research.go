@@ -640,8 +640,11 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		// contrasts them; each section then goes on from there.
 		b.WriteString("No source found compares them directly; what each one is: ")
 		for i := range sections {
-			summary = append(summary, corp.pick(asks[i], 1, inSummary, pickOptions{noLists: true, noChangelog: !changes, defining: true})...)
-			for _, k := range summary[len(summary)-1:] {
+			// A thing no source defines adds nothing (and must not
+			// make the last pick, or none, stand for it).
+			picked := corp.pick(asks[i], 1, inSummary, pickOptions{noLists: true, noChangelog: !changes, defining: true})
+			summary = append(summary, picked...)
+			for _, k := range picked {
 				for _, n := range k.all() {
 					inSummary.add(corp.docs[k.doc].sents[n].text)
 				}
