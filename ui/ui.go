@@ -43,7 +43,7 @@ var Keys = KeyMap{
 	Pane:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "go to pane")),
 	Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 	Palette:   key.NewBinding(key.WithKeys(":", "ctrl+k"), key.WithHelp(": ctrl+k", "run a tool")),
-	Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (a reader or report: close)")),
+	Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (the Pages reader: close)")),
 	ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 }
 
