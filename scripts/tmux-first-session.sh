@@ -296,7 +296,12 @@ ls "$work/home/.local/share/hark/output"/research-*.md >/dev/null 2>&1 ||
 
 # 5. Quit and relaunch against a gateway that cannot be reached: the
 # report is in the Library, found by a word of its body, and opens from
-# what was kept (any call to the gateway would fail on screen).
+# what was kept (any call to the gateway would fail on screen). The
+# first q closes the report shown (hark stays, the pane keeps its
+# history), the second quits.
+keys q
+wait_for 'history \([0-9]+\)' 5
+if screen | grep -q '^\$ '; then fail "q on a research report quit hark"; fi
 keys q
 wait_for '^\$ ' 10
 keys C-l

@@ -208,6 +208,9 @@ var sectionNumber = lazyRegexp(`^\d+(\.\d+)*\.?\s+`)
 // spelledAsSources is name as the sources write it most often ("drd" →
 // "DRD", "memcheck" → "Memcheck"), else name with a capital.
 func spelledAsSources(name string, texts []string) string {
+	if codeName().MatchString(name) {
+		return name // "os.freemem()" as code spells it, not "Os.freemem()"
+	}
 	counts := map[string]int{}
 	re, err := regexp.Compile(`(?i)\b` + regexp.QuoteMeta(name) + `\b`)
 	if err != nil {
@@ -350,7 +353,11 @@ func reportSections(input string) (secs []section, compared []string) {
 				continue
 			}
 			compared = append(compared, part+place)
-			secs = append(secs, section{title: sentenceCase(part), query: part + place})
+			title := sentenceCase(part)
+			if codeName().MatchString(part) {
+				title = part // "os.freemem()" is a name as the code spells it, not "Os.freemem()"
+			}
+			secs = append(secs, section{title: title, query: part + place})
 		}
 		if len(compared) >= 2 {
 			return secs, compared
@@ -624,7 +631,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			if qs := corp.pick(asks[i], 1, trial, pickOptions{}); len(qs) == 1 && !qs[0].isList() {
 				summary = append(summary, qs[0])
 				for _, k := range qs[0].all() {
-					inSummary.add(corp.docs[qs[0].doc].sents[k].text)
+					inSummary.add(corp.usedKey(qs[0].doc, k))
 				}
 			}
 		}
@@ -638,14 +645,23 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	if compared != nil && len(summary) == 0 {
 		// No source compares them: what each one is, side by side,
 		// contrasts them; each section then goes on from there.
-		b.WriteString("No source found compares them directly; what each one is: ")
+		var sideBySide []quote
 		for i := range sections {
-			summary = append(summary, corp.pick(asks[i], 1, inSummary, pickOptions{noLists: true, noChangelog: !changes, defining: true})...)
-			for _, k := range summary[len(summary)-1:] {
+			// A thing no source defines adds nothing (and must not
+			// make the last pick, or none, stand for it).
+			picked := corp.pick(asks[i], 1, inSummary, pickOptions{noLists: true, noChangelog: !changes, defining: true})
+			sideBySide = append(sideBySide, picked...)
+			for _, k := range picked {
 				for _, n := range k.all() {
-					inSummary.add(corp.docs[k.doc].sents[n].text)
+					inSummary.add(corp.usedKey(k.doc, n))
 				}
 			}
+		}
+		if len(sideBySide) > 0 {
+			// Said only when something follows it: else the summary
+			// says once that no source compares them (below).
+			b.WriteString("No source found compares them directly; what each one is: ")
+			summary = sideBySide
 		}
 	}
 	for _, q := range summary {
@@ -681,10 +697,14 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		}
 		for _, q := range qs {
 			for _, k := range q.all() {
-				inSections.add(corp.docs[q.doc].sents[k].text)
+				inSections.add(corp.usedKey(q.doc, k))
 			}
 		}
-		fmt.Fprintf(&secs, "## %s\n\n", escapeWithin(sec.title))
+		heading := escapeWithin(sec.title)
+		if compared != nil && codeName().MatchString(sec.title) {
+			heading = codeSpan(sec.title) // "## `os.freemem()`", as the sources write it
+		}
+		fmt.Fprintf(&secs, "## %s\n\n", heading)
 		for _, q := range qs {
 			corp.write(&secs, q, cite(q.doc), true)
 		}
@@ -943,3 +963,7 @@ func sentenceCase(s string) string {
 }
 
 // Research task persistence.
+
+// codeName is a name as code writes it: a call, a member or a
+// snake_case identifier ("os.freemem()", "ffi_call").
+var codeName = lazyRegexp(`[()]|\w\.\w|\w_\w`)

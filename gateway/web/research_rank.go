@@ -62,13 +62,16 @@ type ask struct {
 	sets    [][]string     // term sets a quote must answer one of
 	subject *subject       // what the question asks to have defined, or nil
 	how     bool           // asks how to do something
+	count   bool           // asks how many or how much: the answer holds a number
+	fromC   bool           // asks how to do it from C: an API's functions answer, not a command line
 	changes bool           // asks about changes, releases or versions
 	bare    bool           // the sentence itself must answer, not its headings: a comparison's summary names both things
 	version *regexp.Regexp // the release the question names ("3.19"), or nil
 }
 
 func newAsk(q string, sets [][]string, changes bool) ask {
-	a := ask{query: q, terms: answerTerms(q), sets: sets, subject: definedSubject(q), how: asksHow().MatchString(q), changes: changes}
+	a := ask{query: q, terms: answerTerms(q), sets: sets, subject: definedSubject(q), how: asksHow().MatchString(q), changes: changes,
+		count: asksCount().MatchString(q), fromC: asksFromC().MatchString(q)}
 	if v := versionNumber().FindString(q); v != "" {
 		a.version = regexp.MustCompile(`(?:^|[^\d.])` + regexp.QuoteMeta(v) + `(?:$|[^\d]|\.\d)`)
 	}
@@ -162,7 +165,15 @@ func (c *rcorpus) scores(a ask) []float64 {
 		// A passage whose heading names the question opens with its
 		// answer: "2.5. Suppressing errors" for "how do I suppress
 		// errors", whatever words its first sentence uses.
-		lead := len(p.sents) > 0 && p.sents[0] == ref[1]
+		// The passage's first sentence that can be quoted: an API
+		// entry's "Added in: v0.3.3" and "Returns: <integer>" come first.
+		lead := false
+		for _, si := range p.sents {
+			if d.sents[si].ok {
+				lead = si == ref[1]
+				break
+			}
+		}
 		if lead {
 			sn = math.Max(sn, math.Min(1, math.Max(1.5*hc, 0.7*tc)))
 		}
@@ -203,7 +214,19 @@ func (c *rcorpus) scores(a ask) []float64 {
 		if s.dep >= 0 {
 			v *= 0.85 // needs the sentence before it: a longer quote
 		}
-		if s.far && !s.leads && s.code == "" {
+		number := a.count && hasNumber().MatchString(text.Unmark(s.text))
+		if number {
+			v *= 1.5 // "… supports 127 languages …" for "how many languages"
+		}
+		if a.fromC {
+			switch {
+			case cCall().MatchString(s.code) || cCall().MatchString(blk.term) || cCall().MatchString(text.Unmark(s.text)):
+				v *= 1.5 // a function of the library's API, or an example calling one
+			case commandLike(s.code):
+				v *= 0.6 // a command line is not a C program
+			}
+		}
+		if s.far && !s.leads && s.code == "" && !number {
 			continue // points at a figure or a section the report does not quote
 		}
 		if a.bare {
@@ -306,7 +329,7 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	// passing structures back and forth. You must first describe …"),
 	// unless the sentence is a definition, which stands alone.
 	if f := blk.sents[0]; start == f+1 && start == i && d.sents[f].ok && !d.sents[f].lost && !d.sents[f].far &&
-		len(d.sents[f].text)+len(s.text) < quoteChars && !used.has(d.sents[f].text) &&
+		len(d.sents[f].text)+len(s.text) < quoteChars && !used.has(c.usedKey(di, f)) &&
 		(a.subject == nil || !a.subject.definedBy(text.Unmark(s.text))) {
 		start = f
 	}
@@ -340,7 +363,7 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	}
 	for next := i + 1; next < len(d.sents) && len(q.sents) < most; next++ {
 		prev, ns := &d.sents[next-1], &d.sents[next]
-		if ns.passage != s.passage || prev.code != "" || !ns.ok || ns.far || used.has(ns.text) {
+		if ns.passage != s.passage || prev.code != "" || !ns.ok || ns.far || used.has(c.usedKey(di, next)) {
 			break
 		}
 		sameBlock := ns.block == prev.block
@@ -447,6 +470,17 @@ type usedSet struct {
 	shingles []map[string]int
 }
 
+// usedKey is what usedSet keeps of sentence k of doc di: the sentence
+// with the term or item name it describes, so that sibling entries of
+// an API reference, worded alike ("Returns the amount of free system
+// memory …" under os.freemem(), "Returns the total amount of system
+// memory …" under os.totalmem()), are not taken for one sentence twice.
+func (c *rcorpus) usedKey(di, k int) string {
+	d := c.docs[di]
+	blk := &d.blocks[d.sents[k].block]
+	return strings.TrimSpace(blk.term + " " + blk.label + " " + d.sents[k].text)
+}
+
 func newUsedSet() *usedSet { return &usedSet{keys: map[string]bool{}} }
 
 func (u *usedSet) has(s string) bool {
@@ -545,7 +579,7 @@ func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []f
 		}
 		clash := false
 		for _, k := range q.all() {
-			if used.has(d.sents[k].text) {
+			if used.has(c.usedKey(di, k)) {
 				clash = true
 				break
 			}
@@ -555,7 +589,7 @@ func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []f
 		}
 		q.score = sc[g]
 		for _, k := range q.all() {
-			used.add(d.sents[k].text)
+			used.add(c.usedKey(di, k))
 		}
 		fromPassage[pk]++
 		taken[g] = true
@@ -749,3 +783,18 @@ func (c *rcorpus) record(q quote, n int) {
 func howCode(a ask, s *rsent) bool {
 	return a.how && s.code != "" && matched(a.terms, text.Terms(s.code)) > 0
 }
+
+// asksCount matches a question for a number: "how many languages …",
+// "how much slower …".
+var asksCount = lazyRegexp(`(?i)^\s*how\s+(?:many|much)\b`)
+
+// hasNumber is a number in a sentence, in digits.
+var hasNumber = lazyRegexp(`\b\d+(?:[.,]\d+)?\b`)
+
+// asksFromC matches a question about doing something from C: "from a C
+// program", "in C", "with the C API" (not C++ or C#).
+var asksFromC = lazyRegexp(`(?i)\b(?:from|in|with|using)\s+(?:an?\s+|the\s+)?C(?:\s+(?:program|code|api|library|application))?(?:$|[^\w+#])`)
+
+// cCall is a call of a C function named as C libraries name theirs,
+// with an underscore: "flite_text_to_speech(", "espeak_Synth (".
+var cCall = lazyRegexp(`\b[A-Za-z]\w*_\w+\s*\(`)

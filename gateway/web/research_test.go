@@ -677,3 +677,50 @@ func TestResearchMeetsWordFormsAndListsWhatItFound(t *testing.T) {
 		t.Errorf("no answer: %+v\n%s", out.Sources, out.Content)
 	}
 }
+
+// Rules found on the tuning questions, on pages of their own. A compare
+// of two API entries worded alike quotes each under a heading spelled as
+// the code is ("Returns the total amount …" is no near-copy of "Returns
+// the amount of free …": they describe different calls), past an
+// entry's "Added in:" line; "how many" takes the sentence with the
+// number even when it points at a table.
+func TestResearchAPIEntriesAndCounts(t *testing.T) {
+	e := testEngine(t, nil)
+	md := "# ZB\n\n## `zb.freeflux()`\n\nAdded in: v1.0\n\nReturns the amount of free flux in the engine as an integer.\n\n" +
+		"## `zb.totalflux()`\n\nAdded in: v1.0\n\nReturns the total amount of flux in the engine as an integer.\n\n" +
+		"## `zb.ratio()`\n\nAdded in: v1.2\n\nReturns the flux ratio the engine was tuned to, as a number.\n"
+	seed(t, e, &page{URL: "https://z.example/zb", Title: "ZB", Markdown: md, Text: score.Unmark(md)})
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "What is the difference between zb.freeflux() and zb.totalflux()?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## `zb.freeflux()`", "## `zb.totalflux()`",
+		"Returns the amount of free flux in the engine as an integer.", "Returns the total amount of flux in the engine as an integer."} {
+		if !strings.Contains(out.Content, want) {
+			t.Errorf("the compare lacks %q:\n%s", want, out.Content)
+		}
+	}
+
+	e = testEngine(t, nil)
+	seed(t, e, &page{URL: "https://z.example/knobs", Title: "Zorblax knobs",
+		Text: "Zorblax knobs\n\nEach knob of the zorblax engine sets one flux ratio of the engine. The zorblax engine has 12 knobs, which are listed in the table below."})
+	out, err = e.Research(context.Background(), api.ResearchInput{Input: "How many knobs does the zorblax engine have?", Model: "mini"})
+	if err != nil || !strings.Contains(out.Content, "The zorblax engine has 12 knobs") {
+		t.Errorf("how many: %v\n%s", err, out.Content)
+	}
+
+	// "From a C program": the summary shows the library's call, not the
+	// command line (which its heading matches better).
+	e = testEngine(t, nil)
+	md = "# Zorblax\n\n## Tuning the zorblax engine\n\nTo tune the zorblax engine for a program, run the tuner on its control file:\n\n```\nzb-tune -f engine.conf\n```\n\n" +
+		"## Library\n\nA program tunes the zorblax engine by calling zb_tune_engine() on it:\n\n```\nzb_tune_engine(engine, 0.5);\n```\n"
+	seed(t, e, &page{URL: "https://z.example/zorblax", Title: "Zorblax", Markdown: md, Text: score.Unmark(md)})
+	out, err = e.Research(context.Background(), api.ResearchInput{Input: "How do I tune the zorblax engine from a C program?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _, _ := strings.Cut(out.Content, "\n## Findings")
+	if !strings.Contains(sum, "zb_tune_engine(engine, 0.5);") {
+		t.Errorf("from C: the summary does not show the call:\n%s", out.Content)
+	}
+}

@@ -101,3 +101,51 @@ func TestCitationOpensItsPassageAndVerifies(t *testing.T) {
 		t.Errorf("verify after removal: %q", n)
 	}
 }
+
+// q closes what is shown a step at a time (a citation's source, the
+// citations, the report) rather than quitting hark: the root quits on q
+// only when ShowingDocument is false (issue 28).
+func TestQClosesTheReportNotHark(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	text := keptPage
+	c.Index = keptIndex{text: &text}
+	p := New(c)
+	p.SetSize(100, 24)
+	s := finished(t, p, "how do I tune zorblax?")
+	s.Out = citedReport(text)
+	p.setReport(s)
+	if !p.ShowingDocument() {
+		t.Fatal("a report is shown, but ShowingDocument is false: q would quit hark")
+	}
+	p.Update(uitest.Press("c"))
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	if p.focus != focusSource {
+		t.Fatalf("enter on a citation: focus %v", p.focus)
+	}
+	for _, want := range []focus{focusCitations, focusReport} {
+		if !p.ShowingDocument() {
+			t.Fatalf("focus %v: ShowingDocument is false", p.focus)
+		}
+		p.Update(uitest.Press("q"))
+		if p.focus != want || p.current != s {
+			t.Fatalf("q: focus %v, want %v (report kept %v)", p.focus, want, p.current == s)
+		}
+	}
+	p.Update(uitest.Press("q"))
+	if p.current != nil || p.ShowingDocument() {
+		t.Fatal("q on the report did not close it")
+	}
+	if v := uitest.Plain(p.View()); strings.Contains(v, "Summary") || !strings.Contains(v, "history (1)") {
+		t.Errorf("after q the pane still shows the report or lost its history:\n%s", v)
+	}
+	// The history is a list: q there quits, as the root decides.
+	p.Update(uitest.Press("h"))
+	if p.focus != focusHistory || p.ShowingDocument() {
+		t.Errorf("history: focus %v, ShowingDocument %v", p.focus, p.ShowingDocument())
+	}
+	// While the question line has the cursor, q is a letter of the question.
+	p.Update(uitest.Press("i"))
+	if p.ShowingDocument() {
+		t.Error("the question line has the cursor, yet ShowingDocument is true")
+	}
+}

@@ -309,6 +309,37 @@ func (p *Pane) Background() string {
 	return fmt.Sprintf("%d researches, %s", n, common.Elapsed(p.c.Now().Sub(oldest)))
 }
 
+// ShowingDocument reports that a report, its sources or citations, or a
+// citation's source text is shown: q closes it, a step at a time (see
+// close), and quits only from the empty pane or the history list (see
+// common.DocumentShower).
+func (p *Pane) ShowingDocument() bool {
+	if p.question.Focused() || p.current == nil || p.current.Out == nil {
+		return false
+	}
+	switch p.focus {
+	case focusReport, focusSources, focusCitations, focusSource:
+		return true
+	}
+	return false
+}
+
+// close takes q: a citation's source back to the citations, the sources
+// or citations back to the report, and the report off the pane (it stays
+// in the history, h).
+func (p *Pane) close() {
+	switch p.focus {
+	case focusSource:
+		p.focus = focusCitations
+	case focusSources, focusCitations:
+		p.focus = focusReport
+	default:
+		p.aloud.Stop(&p.scroll)
+		p.rd.Reset()
+		p.current, p.focus = nil, focusReport
+	}
+}
+
 // Focus puts the cursor in the question line.
 func (p *Pane) Focus() tea.Cmd { p.focus = focusQuestion; return p.question.Focus() }
 
@@ -542,6 +573,10 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if p.rd.TOCOpen() {
 		p.rd.TOCKey(msg, &p.scroll)
+		return nil
+	}
+	if msg.String() == "q" && p.ShowingDocument() {
+		p.close()
 		return nil
 	}
 	if p.focus == focusSource {
