@@ -4,27 +4,29 @@ import "charm.land/bubbles/v2/key"
 
 // KeyMaps holds every pane's bindings as values, like the styles: the
 // panes match keys and draw their help from the same bindings, and no
-// package keeps them in a variable. (Research keeps its own for now.)
+// package keeps them in a variable.
 type KeyMaps struct {
-	Root    RootKeys
-	Search  SearchKeys
-	Pages   PagesKeys
-	Tools   ToolsKeys
-	Library LibraryKeys
-	Form    FormKeys
-	Voices  VoicesKeys
+	Root     RootKeys
+	Search   SearchKeys
+	Pages    PagesKeys
+	Tools    ToolsKeys
+	Library  LibraryKeys
+	Form     FormKeys
+	Voices   VoicesKeys
+	Research ResearchKeys
 }
 
 // DefaultKeyMaps returns hark's bindings.
 func DefaultKeyMaps() KeyMaps {
 	return KeyMaps{
-		Root:    defaultRootKeys(),
-		Search:  defaultSearchKeys(),
-		Pages:   defaultPagesKeys(),
-		Tools:   defaultToolsKeys(),
-		Library: defaultLibraryKeys(),
-		Form:    DefaultFormKeys(),
-		Voices:  defaultVoicesKeys(),
+		Root:     defaultRootKeys(),
+		Search:   defaultSearchKeys(),
+		Pages:    defaultPagesKeys(),
+		Tools:    defaultToolsKeys(),
+		Library:  defaultLibraryKeys(),
+		Form:     DefaultFormKeys(),
+		Voices:   defaultVoicesKeys(),
+		Research: defaultResearchKeys(),
 	}
 }
 
@@ -338,5 +340,59 @@ func defaultVoicesKeys() VoicesKeys {
 
 		Stop: b([]string{"x"}, "x", "stop"),
 		Save: b([]string{"w"}, "w", "save audio"),
+	}
+}
+
+// ResearchKeys are the Research pane's bindings.
+type ResearchKeys struct {
+	Ask, Run, Leave, Model, Cancel, Up, Down, PageUp, PageDown, Top, Bottom,
+	Sources, OpenSource, History, Save key.Binding
+	// Citations lists the quotes; Verify reads their sources again.
+	Citations, Verify key.Binding
+	// The reader's own.
+	Find, NextMatch, TOC, Edit key.Binding
+	Dictate, Aloud             key.Binding
+}
+
+func defaultResearchKeys() ResearchKeys {
+	return ResearchKeys{
+		Ask:        key.NewBinding(key.WithKeys("i", "/", "n"), key.WithHelp("i", "new question")),
+		Run:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "research")),
+		Leave:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave question")),
+		Model:      key.NewBinding(key.WithKeys("M", "ctrl+o"), key.WithHelp("M/ctrl+o", "model")),
+		Cancel:     key.NewBinding(key.WithKeys("x", "ctrl+x"), key.WithHelp("x/ctrl+x", "cancel")),
+		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "page down")),
+		Top:        key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
+		Bottom:     key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
+		Sources:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sources")),
+		OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "source in $BROWSER")),
+		History:    key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
+		Citations:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "citations")),
+		Verify:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verify quotes")),
+		// Saving is a control key: questions start with w, h and s, and
+		// no run of typed words may end in a written file.
+		Save:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save as markdown")),
+		Find:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find in the report")),
+		Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the question")),
+		Aloud:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud")),
+		NextMatch: key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
+		TOC:       key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents")),
+		Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER")),
+	}
+}
+
+func (k ResearchKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Ask, k.Model, k.Cancel, k.Sources, k.History, k.Save}
+}
+
+func (k ResearchKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Ask, k.Run, k.Leave, k.Model, k.Cancel, k.Dictate},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Sources, k.OpenSource, k.Citations, k.Verify, k.History, k.Save},
+		{k.Find, k.NextMatch, k.TOC, k.Edit, k.Aloud},
 	}
 }

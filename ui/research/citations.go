@@ -40,11 +40,11 @@ type verifiedMsg struct {
 func (p *Pane) citationsKey(msg tea.KeyPressMsg) tea.Cmd {
 	ps := p.current.Out.Passages
 	switch {
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.keys().Up):
 		p.citeCursor = max(0, p.citeCursor-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.keys().Down):
 		p.citeCursor = min(len(ps)-1, p.citeCursor+1)
-	case key.Matches(msg, Keys.Run):
+	case key.Matches(msg, p.keys().Run):
 		if p.citeCursor < len(ps) {
 			return p.openPassage(p.current, p.citeCursor)
 		}
@@ -195,15 +195,15 @@ func (p *Pane) sourceView(h int) string {
 // sourceKey scrolls the source shown.
 func (p *Pane) sourceTextKey(msg tea.KeyPressMsg) {
 	switch {
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.keys().Up):
 		p.srcScroll.ScrollBy(-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.keys().Down):
 		p.srcScroll.ScrollBy(1)
-	case key.Matches(msg, Keys.PageUp):
+	case key.Matches(msg, p.keys().PageUp):
 		p.srcScroll.ScrollBy(-p.srcScroll.Page())
-	case key.Matches(msg, Keys.PageDown):
+	case key.Matches(msg, p.keys().PageDown):
 		p.srcScroll.ScrollBy(p.srcScroll.Page())
-	case key.Matches(msg, Keys.NextMatch):
+	case key.Matches(msg, p.keys().NextMatch):
 		p.srcRd.Next(&p.srcScroll, msg.String() == "N")
 	}
 }

@@ -28,58 +28,6 @@ import (
 // Slug is the tool this pane shows.
 const Slug = api.ToolResearch
 
-// KeyMap holds the pane's bindings.
-type KeyMap struct {
-	Ask, Run, Leave, Model, Cancel, Up, Down, PageUp, PageDown, Top, Bottom,
-	Sources, OpenSource, History, Save key.Binding
-	// Citations lists the quotes; Verify reads their sources again.
-	Citations, Verify key.Binding
-	// The reader's own.
-	Find, NextMatch, TOC, Edit key.Binding
-	Dictate, Aloud             key.Binding
-}
-
-// Keys are the pane's bindings.
-var Keys = KeyMap{
-	Ask:        key.NewBinding(key.WithKeys("i", "/", "n"), key.WithHelp("i", "new question")),
-	Run:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "research")),
-	Leave:      key.NewBinding(key.WithKeys("esc", "tab"), key.WithHelp("esc", "leave question")),
-	Model:      key.NewBinding(key.WithKeys("M", "ctrl+o"), key.WithHelp("M/ctrl+o", "model")),
-	Cancel:     key.NewBinding(key.WithKeys("x", "ctrl+x"), key.WithHelp("x/ctrl+x", "cancel")),
-	Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-	Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-	PageUp:     key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
-	PageDown:   key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "page down")),
-	Top:        key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
-	Bottom:     key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
-	Sources:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sources")),
-	OpenSource: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "source in $BROWSER")),
-	History:    key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
-	Citations:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "citations")),
-	Verify:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verify quotes")),
-	// Saving is a control key: questions start with w, h and s, and
-	// no run of typed words may end in a written file.
-	Save:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save as markdown")),
-	Find:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find in the report")),
-	Dictate:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "speak the question")),
-	Aloud:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud")),
-	NextMatch: key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
-	TOC:       key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents")),
-	Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER")),
-}
-
-func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Ask, k.Model, k.Cancel, k.Sources, k.History, k.Save}
-}
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Ask, k.Run, k.Leave, k.Model, k.Cancel, k.Dictate},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Sources, k.OpenSource, k.Citations, k.Verify, k.History, k.Save},
-		{k.Find, k.NextMatch, k.TOC, k.Edit, k.Aloud},
-	}
-}
-
 // Session is one research question of this session.
 type Session struct {
 	ID       int
@@ -270,8 +218,11 @@ func (p *Pane) load(s *Session, item *library.Item) tea.Cmd {
 		return loadedMsg{id: id, out: out, model: in.Model}
 	}
 }
-func (p *Pane) KeyMap() help.KeyMap      { return Keys }
-func (p *Pane) Handles(slug string) bool { return slug == Slug }
+func (p *Pane) KeyMap() help.KeyMap { return p.c.Keys().Research }
+
+// keys are the pane's bindings, held in Common with every pane's.
+func (p *Pane) keys() *common.ResearchKeys { return &p.c.Keys().Research }
+func (p *Pane) Handles(slug string) bool   { return slug == Slug }
 func (p *Pane) Capturing() bool {
 	return p.question.Focused() || p.saveAs.Active() || p.rd.Finding()
 }
@@ -544,14 +495,14 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if p.question.Focused() {
 		switch {
-		case key.Matches(msg, Keys.Run):
+		case key.Matches(msg, p.keys().Run):
 			q := strings.TrimSpace(p.question.Value())
 			if q == "" {
 				return nil
 			}
 			p.question.Blur()
 			return p.start(q, p.modelValue(), nil)
-		case key.Matches(msg, Keys.Leave):
+		case key.Matches(msg, p.keys().Leave):
 			p.question.Blur()
 			p.focus = focusReport
 			return nil
@@ -561,7 +512,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		case msg.String() == "ctrl+x":
 			p.cancelCurrent()
 			return nil
-		case key.Matches(msg, Keys.Save):
+		case key.Matches(msg, p.keys().Save):
 			return p.offerSave()
 		}
 		var cmd tea.Cmd
@@ -581,7 +532,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if p.focus == focusSource {
 		// The source's text has the keys: scrolling, n/N, esc back.
-		if msg.String() == "esc" || key.Matches(msg, Keys.Citations) {
+		if msg.String() == "esc" || key.Matches(msg, p.keys().Citations) {
 			p.focus = focusCitations
 		} else {
 			p.sourceTextKey(msg)
@@ -593,31 +544,31 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	switch {
-	case reading && key.Matches(msg, Keys.Aloud):
+	case reading && key.Matches(msg, p.keys().Aloud):
 		return p.aloud.Start(p.c, p.current.Out.Content, &p.scroll)
-	case reading && key.Matches(msg, Keys.Find):
+	case reading && key.Matches(msg, p.keys().Find):
 		return p.rd.StartFind(p.c.Styles)
-	case reading && key.Matches(msg, Keys.NextMatch) && p.rd.Status() != "":
+	case reading && key.Matches(msg, p.keys().NextMatch) && p.rd.Status() != "":
 		p.rd.Next(&p.scroll, msg.String() == "N")
-	case reading && key.Matches(msg, Keys.TOC):
+	case reading && key.Matches(msg, p.keys().TOC):
 		if !p.rd.OpenTOC(p.current.Out.Content, &p.scroll) {
 			return func() tea.Msg { return common.NoticeMsg{Text: "this report has no headings"} }
 		}
-	case reading && key.Matches(msg, Keys.Edit):
+	case reading && key.Matches(msg, p.keys().Edit):
 		return common.Edit(Markdown(p.current), reportName(p.current))
-	case key.Matches(msg, Keys.Ask):
+	case key.Matches(msg, p.keys().Ask):
 		return p.Focus()
-	case key.Matches(msg, Keys.Model):
+	case key.Matches(msg, p.keys().Model):
 		p.cycleModel()
-	case key.Matches(msg, Keys.Cancel):
+	case key.Matches(msg, p.keys().Cancel):
 		p.cancelCurrent()
-	case key.Matches(msg, Keys.Sources):
+	case key.Matches(msg, p.keys().Sources):
 		if p.focus == focusSources {
 			p.focus = focusReport
 		} else if p.current != nil && p.current.Out != nil && len(p.current.Out.Sources) > 0 {
 			p.focus = focusSources
 		}
-	case key.Matches(msg, Keys.Citations):
+	case key.Matches(msg, p.keys().Citations):
 		if p.focus == focusCitations {
 			p.focus = focusReport
 		} else if p.current != nil && p.current.Out != nil && len(p.current.Out.Passages) > 0 {
@@ -625,15 +576,15 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		} else {
 			return func() tea.Msg { return common.NoticeMsg{Text: "this report records no citations"} }
 		}
-	case key.Matches(msg, Keys.Verify) && p.current != nil && !p.current.verifying:
+	case key.Matches(msg, p.keys().Verify) && p.current != nil && !p.current.verifying:
 		return p.verify(p.current)
-	case key.Matches(msg, Keys.History):
+	case key.Matches(msg, p.keys().History):
 		if p.focus == focusHistory {
 			p.focus = focusReport
 		} else if len(p.sessions) > 0 {
 			p.focus = focusHistory
 		}
-	case key.Matches(msg, Keys.Save):
+	case key.Matches(msg, p.keys().Save):
 		return p.offerSave()
 	case msg.String() == "esc":
 		p.focus = focusReport
@@ -672,17 +623,17 @@ func (p *Pane) offerSave() tea.Cmd {
 
 func (p *Pane) scrollKey(msg tea.KeyPressMsg) {
 	switch {
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.keys().Up):
 		p.scroll.ScrollBy(-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.keys().Down):
 		p.scroll.ScrollBy(1)
-	case key.Matches(msg, Keys.PageUp):
+	case key.Matches(msg, p.keys().PageUp):
 		p.scroll.ScrollBy(-p.scroll.Page())
-	case key.Matches(msg, Keys.PageDown):
+	case key.Matches(msg, p.keys().PageDown):
 		p.scroll.ScrollBy(p.scroll.Page())
-	case key.Matches(msg, Keys.Top):
+	case key.Matches(msg, p.keys().Top):
 		p.scroll.Top()
-	case key.Matches(msg, Keys.Bottom):
+	case key.Matches(msg, p.keys().Bottom):
 		p.scroll.Bottom()
 	}
 }
@@ -690,11 +641,11 @@ func (p *Pane) scrollKey(msg tea.KeyPressMsg) {
 func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
 	src := p.current.Out.Sources
 	switch {
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.keys().Up):
 		p.srcCursor = max(0, p.srcCursor-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.keys().Down):
 		p.srcCursor = min(len(src)-1, p.srcCursor+1)
-	case key.Matches(msg, Keys.Run):
+	case key.Matches(msg, p.keys().Run):
 		if p.srcCursor < len(src) {
 			// A web page is extracted; a file:// page of an indexed
 			// folder shows the text the index holds.
@@ -705,7 +656,7 @@ func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return common.OpenResult(p.c, sc.URL, sc.Title, map[string]any{"query": find}, q)
 		}
-	case key.Matches(msg, Keys.OpenSource):
+	case key.Matches(msg, p.keys().OpenSource):
 		if p.srcCursor < len(src) {
 			return common.Browse(src[p.srcCursor].URL)
 		}
@@ -719,11 +670,11 @@ func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (p *Pane) historyKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
-	case key.Matches(msg, Keys.Up):
+	case key.Matches(msg, p.keys().Up):
 		p.histCur = max(0, p.histCur-1)
-	case key.Matches(msg, Keys.Down):
+	case key.Matches(msg, p.keys().Down):
 		p.histCur = min(len(p.sessions)-1, p.histCur+1)
-	case key.Matches(msg, Keys.Run):
+	case key.Matches(msg, p.keys().Run):
 		// History lists newest first.
 		s := p.sessions[len(p.sessions)-1-p.histCur]
 		p.show(s)
