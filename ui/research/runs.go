@@ -1,0 +1,142 @@
+package research
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hark/api"
+	"hark/ui/common"
+)
+
+// The research calls: each runs in the background, side by side with
+// the others, while every pane stays usable.
+
+type doneMsg struct {
+	id  int
+	out *api.ResearchOutput
+	err error
+}
+
+// RetryMsg reports a retry of a running research call.
+type RetryMsg struct {
+	ID    int
+	Event api.RetryEvent
+}
+
+// Background reports running research for the status bar.
+func (p *Pane) Background() string {
+	n, oldest := 0, time.Time{}
+	for _, s := range p.sessions {
+		if s.Running {
+			n++
+			if oldest.IsZero() || s.Started.Before(oldest) {
+				oldest = s.Started
+			}
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "research " + common.Elapsed(p.c.Now().Sub(oldest))
+	}
+	return fmt.Sprintf("%d researches, %s", n, common.Elapsed(p.c.Now().Sub(oldest)))
+}
+
+// models are the model choices from the runtime tool list.
+func (p *Pane) models() []string { return p.c.Enum(Slug, "model") }
+
+func (p *Pane) modelValue() string {
+	if p.model != "" {
+		return p.model
+	}
+	if t := p.c.Tool(Slug); t != nil {
+		if f := t.Input("model"); f != nil {
+			if d, ok := f.Default.(string); ok {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+func (p *Pane) byID(id int) *Session {
+	for _, s := range p.sessions {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+func (p *Pane) syncProgress() {
+	for _, s := range p.sessions {
+		if s.Running {
+			return
+		}
+	}
+	p.progress.Stop()
+}
+
+func (p *Pane) cancelCurrent() {
+	if s := p.current; s != nil && s.Running && s.cancel != nil {
+		s.cancel()
+	}
+}
+
+func (p *Pane) cycleModel() {
+	ms := p.models()
+	if len(ms) == 0 {
+		return
+	}
+	cur := p.modelValue()
+	next := ms[0]
+	for i, m := range ms {
+		if m == cur {
+			next = ms[(i+1)%len(ms)]
+		}
+	}
+	p.model = next
+}
+
+// start runs a research call in the background; the other panes stay
+// usable, and each retry is reported through Common.Send.
+func (p *Pane) start(q, model string, inputs map[string]any) tea.Cmd {
+	if q == "" && inputs == nil {
+		return nil
+	}
+	p.nextID++
+	s := &Session{ID: p.nextID, Question: q, Model: model, Started: p.c.Now(), Running: true}
+	p.sessions = append(p.sessions, s)
+	p.show(s)
+	p.focus = focusReport
+	if inputs == nil {
+		inputs = map[string]any{"input": q}
+		if model != "" {
+			inputs["model"] = model
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	id, client, send := s.ID, p.c.Client, p.c.Send
+	if send != nil {
+		ctx = api.WithRetryObserver(ctx, func(ev api.RetryEvent) { send(RetryMsg{ID: id, Event: ev}) })
+	}
+	var cmds []tea.Cmd
+	if !p.progress.Active {
+		cmds = append(cmds, p.progress.Start("researching", s.Started))
+	}
+	cmds = append(cmds, func() tea.Msg {
+		defer cancel()
+		res, err := common.Invoke(ctx, client, Slug, inputs)
+		if err != nil {
+			return doneMsg{id: id, err: fmt.Errorf("research: %w", err)}
+		}
+		out, err := api.DecodeResearch(res.Output)
+		return doneMsg{id: id, out: out, err: err}
+	})
+	return tea.Batch(cmds...)
+}

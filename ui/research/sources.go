@@ -1,0 +1,63 @@
+package research
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hark/ui/common"
+)
+
+// The report's sources (s): each opens in Pages, in $BROWSER, or has its
+// address copied.
+
+func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
+	src := p.current.Out.Sources
+	switch {
+	case key.Matches(msg, p.keys().Up):
+		p.srcCursor = max(0, p.srcCursor-1)
+	case key.Matches(msg, p.keys().Down):
+		p.srcCursor = min(len(src)-1, p.srcCursor+1)
+	case key.Matches(msg, p.keys().Run):
+		if p.srcCursor < len(src) {
+			// A web page is extracted; a file:// page of an indexed
+			// folder shows the text the index holds.
+			sc, q := src[p.srcCursor], p.current.Question
+			find := sc.Title
+			if find == "" {
+				find = q
+			}
+			return common.OpenResult(p.c, sc.URL, sc.Title, map[string]any{"query": find}, q)
+		}
+	case key.Matches(msg, p.keys().OpenSource):
+		if p.srcCursor < len(src) {
+			return common.Browse(src[p.srcCursor].URL)
+		}
+	case msg.String() == "y":
+		if p.srcCursor < len(src) {
+			return common.CopyURL(src[p.srcCursor].URL)
+		}
+	}
+	return nil
+}
+
+func (p *Pane) sourcesView(h int) string {
+	st := p.c.Styles
+	src := p.current.Out.Sources
+	lines := []string{st.Title.Render(fmt.Sprintf("Sources (%d)", len(src))) + st.Dim.Render("  enter opens in Pages · o in $BROWSER · y copies · s back")}
+	off := max(0, p.srcCursor-(h-2))
+	for i := off; i < len(src) && len(lines) < h; i++ {
+		t := src[i].Title
+		if t == "" {
+			t = src[i].URL
+		}
+		cur, ts := "  ", st.Text
+		if i == p.srcCursor {
+			cur, ts = st.Key.Render("▌ "), st.Selected
+		}
+		lines = append(lines, common.Truncate(cur+fmt.Sprintf("%d. ", i+1)+common.Link(ts.Render(common.OneLine(t)), src[i].URL)+st.Dim.Render("  "+src[i].URL), p.width))
+	}
+	return strings.Join(lines, "\n")
+}
