@@ -97,6 +97,14 @@ func (c Calls) Cancel() {
 	}
 }
 
+// CancelOne stops call seq if it is under way, the others running on (side
+// by side); it still reports back, and Done takes it.
+func (c Calls) CancelOne(seq int) {
+	if cancel, ok := c.runs[seq]; ok {
+		cancel()
+	}
+}
+
 // Running reports a call under way.
 func (c Calls) Running() bool { return len(c.runs) > 0 }
 

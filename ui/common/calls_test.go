@@ -111,3 +111,34 @@ func TestCallsDropAndRun(t *testing.T) {
 		t.Fatal("Run's result was dropped")
 	}
 }
+
+// Side by side, CancelOne stops the call named and no other; the spinner
+// runs until the last one is taken.
+func TestCallsCancelOne(t *testing.T) {
+	var seq int
+	runs := map[int]context.CancelFunc{}
+	progress := NewProgress()
+	c := NewCalls(&seq, runs, &progress).SideBySide()
+	first := c.Start("researching", time.Now(), wait)
+	second := c.Start("researching", time.Now(), wait)
+	c.CancelOne(2)
+	m2 := runCall(t, second)
+	if m2.err != context.Canceled || m2.seq != 2 || !c.Done(m2.seq) {
+		t.Fatalf("second call: %+v", m2)
+	}
+	if !progress.Active || !c.Running() {
+		t.Fatal("cancelling one call stopped the spinner while the other runs")
+	}
+	c.CancelOne(2) // taken already: nothing to stop
+	done := make(chan callMsg, 1)
+	go func() { done <- runCall(t, first) }()
+	select {
+	case m := <-done:
+		t.Fatalf("the first call stopped too: %+v", m)
+	case <-time.After(50 * time.Millisecond):
+	}
+	c.CancelOne(1)
+	if m1 := <-done; !c.Done(m1.seq) || progress.Active || c.Running() {
+		t.Fatalf("after the last call: active %v running %v", progress.Active, c.Running())
+	}
+}

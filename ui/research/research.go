@@ -46,7 +46,6 @@ type Session struct {
 	states    []string
 	verifying bool
 
-	cancel        context.CancelFunc
 	rendered      string
 	renderedWidth int
 	renderedStyle string
@@ -76,7 +75,8 @@ type Pane struct {
 	histCur   int
 	md        *markdown.Renderer
 	progress  common.Progress
-	nextID    int
+	nextID    int                        // the last session's ID, and the last call's number
+	runs      map[int]context.CancelFunc // the calls under way (see calls)
 	width     int
 	height    int
 	saveAs    common.SaveAs
@@ -100,7 +100,7 @@ func New(c *common.Common) *Pane {
 	// An empty pane has nothing to do but ask: the question has the cursor,
 	// so what the user types on arriving is the question, not commands.
 	q.Focus()
-	p := &Pane{c: c, question: q, md: markdown.NewRenderer(), progress: common.NewProgress()}
+	p := &Pane{c: c, question: q, md: markdown.NewRenderer(), progress: common.NewProgress(), runs: map[int]context.CancelFunc{}}
 	return p
 }
 
@@ -176,8 +176,10 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		if s == nil {
 			return p, nil
 		}
-		s.Running, s.Finished, s.cancel = false, p.c.Now(), nil
-		p.syncProgress()
+		s.Running, s.Finished = false, p.c.Now()
+		// Every session's result is taken (calls): Done ends the call and
+		// stops the spinner after the last one.
+		p.calls().Done(msg.id)
 		if msg.err != nil {
 			s.Err = msg.err
 			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }

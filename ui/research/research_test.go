@@ -445,3 +445,61 @@ func TestFileSourceOpensFromTheIndex(t *testing.T) {
 		t.Fatalf("open: %#v", msgs[0])
 	}
 }
+
+// Two researches run side by side: x cancels the one shown, the other
+// runs on with the spinner, and its result is still taken.
+func TestCancelStopsOnlyTheResearchShown(t *testing.T) {
+	srv := apitest.New(t)
+	slow := apitest.Slow(30*time.Second, apitest.OK(api.InvokeResult{Tool: api.ToolResearch}))
+	srv.Script(apitest.InvokePath(api.ToolResearch), slow, slow)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	ask := func(q string) (*Session, chan []tea.Msg) {
+		p.Focus()
+		for _, k := range uitest.Type(q) {
+			p.Update(k)
+		}
+		_, cmd := p.Update(uitest.Press("enter"))
+		done := make(chan []tea.Msg, 1)
+		go func() { done <- uitest.Exec(cmd) }()
+		return p.Current(), done
+	}
+	first, firstDone := ask("first question")
+	second, secondDone := ask("second question")
+	if first == second || !first.Running || !second.Running {
+		t.Fatalf("two researches: %+v %+v", first, second)
+	}
+	time.Sleep(100 * time.Millisecond)
+	p.Update(uitest.Press("x"))
+	take := func(done chan []tea.Msg) {
+		select {
+		case msgs := <-done:
+			for _, m := range msgs {
+				if !uitest.Ticking(m) {
+					p.Update(m)
+				}
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the call did not stop")
+		}
+	}
+	take(secondDone)
+	if second.Running || !errors.Is(second.Err, context.Canceled) {
+		t.Fatalf("the research shown: running=%v err=%v", second.Running, second.Err)
+	}
+	select {
+	case msgs := <-firstDone:
+		t.Fatalf("x stopped the research not shown: %#v", msgs)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if !first.Running || !p.progress.Active || !strings.Contains(p.Background(), "research ") {
+		t.Fatalf("the other research: running=%v spinner=%v status %q", first.Running, p.progress.Active, p.Background())
+	}
+	p.show(first)
+	p.Update(uitest.Press("x"))
+	take(firstDone)
+	if first.Running || p.progress.Active || p.Background() != "" {
+		t.Fatalf("after both: running=%v spinner=%v status %q", first.Running, p.progress.Active, p.Background())
+	}
+}

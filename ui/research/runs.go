@@ -72,18 +72,18 @@ func (p *Pane) byID(id int) *Session {
 	return nil
 }
 
-func (p *Pane) syncProgress() {
-	for _, s := range p.sessions {
-		if s.Running {
-			return
-		}
-	}
-	p.progress.Stop()
+// calls are the pane's research calls, numbered with the sessions (a
+// session's ID is its call's number) and run side by side: a new question
+// cancels none of those under way, and each one's result is its
+// session's (none is stale). The spinner runs while any is under way.
+func (p *Pane) calls() common.Calls {
+	return common.NewCalls(&p.nextID, p.runs, &p.progress).SideBySide()
 }
 
+// cancelCurrent stops the research shown; the others run on.
 func (p *Pane) cancelCurrent() {
-	if s := p.current; s != nil && s.Running && s.cancel != nil {
-		s.cancel()
+	if s := p.current; s != nil && s.Running {
+		p.calls().CancelOne(s.ID)
 	}
 }
 
@@ -108,29 +108,18 @@ func (p *Pane) start(q, model string, inputs map[string]any) tea.Cmd {
 	if q == "" && inputs == nil {
 		return nil
 	}
-	p.nextID++
-	s := &Session{ID: p.nextID, Question: q, Model: model, Started: p.c.Now(), Running: true}
-	p.sessions = append(p.sessions, s)
-	p.show(s)
-	p.focus = focusReport
 	if inputs == nil {
 		inputs = map[string]any{"input": q}
 		if model != "" {
 			inputs["model"] = model
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
-	id, client, send := s.ID, p.c.Client, p.c.Send
-	if send != nil {
-		ctx = api.WithRetryObserver(ctx, func(ev api.RetryEvent) { send(RetryMsg{ID: id, Event: ev}) })
-	}
-	var cmds []tea.Cmd
-	if !p.progress.Active {
-		cmds = append(cmds, p.progress.Start("researching", s.Started))
-	}
-	cmds = append(cmds, func() tea.Msg {
-		defer cancel()
+	client, send, now := p.c.Client, p.c.Send, p.c.Now()
+	calls := p.calls()
+	cmd := calls.Start("researching", now, func(ctx context.Context, id int) tea.Msg {
+		if send != nil {
+			ctx = api.WithRetryObserver(ctx, func(ev api.RetryEvent) { send(RetryMsg{ID: id, Event: ev}) })
+		}
 		res, err := common.Invoke(ctx, client, Slug, inputs)
 		if err != nil {
 			return doneMsg{id: id, err: fmt.Errorf("research: %w", err)}
@@ -138,5 +127,9 @@ func (p *Pane) start(q, model string, inputs map[string]any) tea.Cmd {
 		out, err := api.DecodeResearch(res.Output)
 		return doneMsg{id: id, out: out, err: err}
 	})
-	return tea.Batch(cmds...)
+	s := &Session{ID: calls.Seq(), Question: q, Model: model, Started: now, Running: true}
+	p.sessions = append(p.sessions, s)
+	p.show(s)
+	p.focus = focusReport
+	return cmd
 }
