@@ -36,14 +36,19 @@ type verifiedMsg struct {
 	states []string
 }
 
+// citeList is the list of the shown report's quotes.
+func (p *Pane) citeList() common.List {
+	return common.NewList(&p.citeCursor, &p.citeOff, len(p.current.Out.Passages))
+}
+
 // citationsKey handles a key while the citations list is shown.
 func (p *Pane) citationsKey(msg tea.KeyPressMsg) tea.Cmd {
 	ps := p.current.Out.Passages
 	switch {
 	case key.Matches(msg, p.keys().Up):
-		p.citeCursor = max(0, p.citeCursor-1)
+		p.citeList().Move(-1)
 	case key.Matches(msg, p.keys().Down):
-		p.citeCursor = min(len(ps)-1, p.citeCursor+1)
+		p.citeList().Move(1)
 	case key.Matches(msg, p.keys().Run):
 		if p.citeCursor < len(ps) {
 			return p.openPassage(p.current, p.citeCursor)
@@ -153,8 +158,9 @@ func (p *Pane) citationsView(h int) string {
 		head = "  verifying…"
 	}
 	lines := []string{st.Title.Render(fmt.Sprintf("Citations (%d)", len(ps))) + st.Dim.Render(head)}
-	off := max(0, p.citeCursor-(h-2))
-	for i := off; i < len(ps) && len(lines) < h; i++ {
+	// The heading takes a row; the cursor sits on the last row at most.
+	start, end := p.citeList().Pin(h - 1)
+	for i := start; i < end; i++ {
 		cur, ts := "  ", st.Text
 		if i == p.citeCursor {
 			cur, ts = st.Key.Render("▌ "), st.Selected

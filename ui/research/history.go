@@ -101,12 +101,18 @@ func (p *Pane) load(s *Session, item *library.Item) tea.Cmd {
 	}
 }
 
+// historyList is the history's cursor, newest first; its rows are drawn
+// from the newest (historyView), so it keeps no window.
+func (p *Pane) historyList() common.List {
+	return common.NewList(&p.histCur, nil, len(p.sessions))
+}
+
 func (p *Pane) historyKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, p.keys().Up):
-		p.histCur = max(0, p.histCur-1)
+		p.historyList().Move(-1)
 	case key.Matches(msg, p.keys().Down):
-		p.histCur = min(len(p.sessions)-1, p.histCur+1)
+		p.historyList().Move(1)
 	case key.Matches(msg, p.keys().Run):
 		// History lists newest first.
 		s := p.sessions[len(p.sessions)-1-p.histCur]

@@ -105,7 +105,8 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		if p.focus == focusCitations {
 			p.focus = focusReport
 		} else if p.current != nil && p.current.Out != nil && len(p.current.Out.Passages) > 0 {
-			p.focus, p.citeCursor = focusCitations, min(p.citeCursor, len(p.current.Out.Passages)-1)
+			p.focus = focusCitations
+			p.citeList().Clamp()
 		} else {
 			return func() tea.Msg { return common.NoticeMsg{Text: "this report records no citations"} }
 		}

@@ -71,7 +71,7 @@ func (p *Pane) show(s *Session) {
 	}
 	p.current = s
 	p.question.Blur()
-	p.srcCursor = 0
+	p.srcCursor, p.srcOff = 0, 0
 	p.setReport(s)
 	p.scroll.Top()
 }

@@ -71,8 +71,9 @@ type Pane struct {
 	sessions  []*Session
 	current   *Session
 	scroll    common.Scroll
-	srcCursor int
-	histCur   int
+	srcCursor int // the sources list (sourceList)
+	srcOff    int
+	histCur   int // the history's cursor (historyList)
 	md        *markdown.Renderer
 	progress  common.Progress
 	nextID    int                        // the last session's ID, and the last call's number
@@ -83,7 +84,8 @@ type Pane struct {
 	saveFail  bool          // the last save failed: w offers its path again
 	rd        common.Reader // find and contents in the report
 	// The citation shown in its source (citations.go).
-	citeCursor int
+	citeCursor int // the citations list (citeList)
+	citeOff    int
 	srcScroll  common.Scroll
 	srcRd      common.Reader
 	srcPassage int

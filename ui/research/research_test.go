@@ -503,3 +503,31 @@ func TestCancelStopsOnlyTheResearchShown(t *testing.T) {
 		t.Fatalf("after both: running=%v spinner=%v status %q", first.Running, p.progress.Active, p.Background())
 	}
 }
+
+// A long source list keeps the cursor in view: moving down past the rows
+// shown puts the chosen source on the last row; moving past the end stays
+// on the last source.
+func TestSourcesWindowFollowsTheCursor(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 12)
+	s := finished(t, p, "many sources")
+	s.Out.Sources = nil
+	for i := range 30 {
+		s.Out.Sources = append(s.Out.Sources, api.ResearchSource{Title: fmt.Sprintf("source %d", i+1), URL: fmt.Sprintf("https://example.com/%d", i+1)})
+	}
+	p.Update(uitest.Press("s"))
+	for range 25 {
+		p.Update(uitest.Press("j"))
+	}
+	lines := strings.Split(strings.TrimRight(uitest.Plain(p.View()), "\n "), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "26. source 26") {
+		t.Fatalf("the cursor is not on the last row:\n%s", strings.Join(lines, "\n"))
+	}
+	for range 10 {
+		p.Update(uitest.Press("j"))
+	}
+	if p.srcCursor != 29 || !strings.Contains(uitest.Plain(p.View()), "30. source 30") {
+		t.Fatalf("past the end: cursor %d\n%s", p.srcCursor, uitest.Plain(p.View()))
+	}
+}

@@ -13,13 +13,18 @@ import (
 // The report's sources (s): each opens in Pages, in $BROWSER, or has its
 // address copied.
 
+// sourceList is the list of the shown report's sources.
+func (p *Pane) sourceList() common.List {
+	return common.NewList(&p.srcCursor, &p.srcOff, len(p.current.Out.Sources))
+}
+
 func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
 	src := p.current.Out.Sources
 	switch {
 	case key.Matches(msg, p.keys().Up):
-		p.srcCursor = max(0, p.srcCursor-1)
+		p.sourceList().Move(-1)
 	case key.Matches(msg, p.keys().Down):
-		p.srcCursor = min(len(src)-1, p.srcCursor+1)
+		p.sourceList().Move(1)
 	case key.Matches(msg, p.keys().Run):
 		if p.srcCursor < len(src) {
 			// A web page is extracted; a file:// page of an indexed
@@ -47,8 +52,9 @@ func (p *Pane) sourcesView(h int) string {
 	st := p.c.Styles
 	src := p.current.Out.Sources
 	lines := []string{st.Title.Render(fmt.Sprintf("Sources (%d)", len(src))) + st.Dim.Render("  enter opens in Pages · o in $BROWSER · y copies · s back")}
-	off := max(0, p.srcCursor-(h-2))
-	for i := off; i < len(src) && len(lines) < h; i++ {
+	// The heading takes a row; the cursor sits on the last row at most.
+	start, end := p.sourceList().Pin(h - 1)
+	for i := start; i < end; i++ {
 		t := src[i].Title
 		if t == "" {
 			t = src[i].URL
