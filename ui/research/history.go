@@ -101,10 +101,9 @@ func (p *Pane) load(s *Session, item *library.Item) tea.Cmd {
 	}
 }
 
-// historyList is the history's cursor, newest first; its rows are drawn
-// from the newest (historyView), so it keeps no window.
+// historyList is the history's cursor and window, newest first.
 func (p *Pane) historyList() common.List {
-	return common.NewList(&p.histCur, nil, len(p.sessions))
+	return common.NewList(&p.histCur, &p.histOff, len(p.sessions))
 }
 
 func (p *Pane) historyKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -126,7 +125,10 @@ func (p *Pane) historyKey(msg tea.KeyPressMsg) tea.Cmd {
 func (p *Pane) historyView(h int) string {
 	st := p.c.Styles
 	lines := []string{st.Title.Render("History") + st.Dim.Render("  enter shows · h back")}
-	for i := 0; i < len(p.sessions) && len(lines) < h; i++ {
+	// The window follows the cursor: 50 kept reports fill more rows than
+	// a terminal has.
+	start, end := p.historyList().Window(h-1, true)
+	for i := start; i < end; i++ {
 		s := p.sessions[len(p.sessions)-1-i]
 		state := st.OK.Render("✓")
 		switch {

@@ -74,6 +74,7 @@ type Pane struct {
 	srcCursor int // the sources list (sourceList)
 	srcOff    int
 	histCur   int // the history's cursor (historyList)
+	histOff   int // the first history row shown
 	md        *markdown.Renderer
 	progress  common.Progress
 	nextID    int                        // the last session's ID, and the last call's number

@@ -531,3 +531,41 @@ func TestSourcesWindowFollowsTheCursor(t *testing.T) {
 		t.Fatalf("past the end: cursor %d\n%s", p.srcCursor, uitest.Plain(p.View()))
 	}
 }
+
+// History with more reports than rows (it loads up to 50 kept ones)
+// keeps the cursor on the screen.
+func TestHistoryWindowFollowsTheCursor(t *testing.T) {
+	lib, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	for i := range 30 {
+		q := fmt.Sprintf("question %d", i+1)
+		it := &library.Item{Kind: library.KindResearch, Tool: Slug, Title: q, Query: q, Inputs: `{"input":"q","model":"mini"}`,
+			Output: `{"status":"completed","content":"x"}`, Body: "# " + q, Created: uitest.Epoch.Add(time.Duration(i-40) * time.Hour)}
+		if err := lib.Add(context.Background(), it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := uitest.Common(t, nil)
+	c.Library = func() (*library.Store, error) { return lib, nil }
+	p := New(c)
+	p.SetSize(80, 12)
+	uitest.Settle(drive(p), p.Init())
+	p.Update(uitest.Press("esc"))
+	p.Update(uitest.Press("h"))
+	for range 40 {
+		p.Update(uitest.Press("j"))
+	}
+	// Newest first: the cursor is on the oldest, question 1.
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "▌") || !strings.Contains(v, " question 1\n") && !strings.HasSuffix(strings.TrimRight(v, "\n "), " question 1") {
+		t.Fatalf("the cursor left the screen:\n%s", v)
+	}
+	for range 40 {
+		p.Update(uitest.Press("k"))
+	}
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "▌") || !strings.Contains(v, "question 30") {
+		t.Fatalf("back at the top:\n%s", v)
+	}
+}
