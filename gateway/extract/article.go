@@ -405,6 +405,9 @@ func cleanArticle(root *html.Node) {
 func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
+	case atom.P, atom.Span, atom.Blockquote, atom.Li:
+		m := memo[n]
+		return m.all*2 <= total.all && namesDiscarded(n) && !holdsPage(n)
 	default:
 		return false
 	}
@@ -414,6 +417,9 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	m := memo[n]
 	if m.all*2 > total.all {
 		return false // half the article is the article
+	}
+	if namesDiscarded(n) || m.links > 0 && namesTeaser(n) {
+		return true
 	}
 	weight := classWeight(n)
 	if weight < 0 {
@@ -524,4 +530,23 @@ func isUnlikely(n *html.Node) bool {
 	}
 	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
 	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) && !holdsProse(n)
+}
+
+// discardNames are parts of a class or id that trafilatura discards
+// inside an article whatever the block's text (its default rules): rating
+// widgets, paywall prompts, embedded posts (a quoted tweet, a linked
+// post's card) and recirculation ("more-stories", "most-popular").
+var discardNames = []string{"rating", "paywall", "paid-content", "paidcontent", "embed",
+	"-stories", "most-popular", "syndication", "viral"}
+
+func namesDiscarded(n *html.Node) bool {
+	return containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), discardNames)
+}
+
+// namesTeaser reports a class or id that says teaser, which trafilatura
+// also discards: a box of them with links is other stories' promotion,
+// but a paragraph named so is often the article's own lead ("article
+// teaser"), which measured worse when it went.
+func namesTeaser(n *html.Node) bool {
+	return strings.Contains(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), "teaser")
 }
