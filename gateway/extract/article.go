@@ -407,6 +407,9 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
 	case atom.P, atom.Span, atom.Blockquote, atom.Li:
 		m := memo[n]
+		if n.DataAtom == atom.P && m.links > 0 && m.linkDensity() > 0.5 && m.all-m.links < 30 && isLabelledLink(n) {
+			return true
+		}
 		return m.all*2 <= total.all && namesDiscarded(n) && !holdsPage(n)
 	default:
 		return false
@@ -549,4 +552,36 @@ func namesDiscarded(n *html.Node) bool {
 // teaser"), which measured worse when it went.
 func namesTeaser(n *html.Node) bool {
 	return strings.Contains(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), "teaser")
+}
+
+// isLabelledLink reports a paragraph that is a short label and a link
+// ("Read more: <a>…</a>", "Lea también: <a>…</a>", "Schon gelesen? <a>…</a>"):
+// the way news sites set a link to another story inside the article's
+// text. The label ends in a colon or a question mark, one link follows
+// and nothing but punctuation after it ("Source files: <a>a.js</a>,
+// <a>b.js</a>" lists the article's own files).
+func isLabelledLink(n *html.Node) bool {
+	var before, after strings.Builder
+	seen, links := false, 0
+	var walk func(*html.Node)
+	walk = func(c *html.Node) {
+		for ; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.ElementNode && c.DataAtom == atom.A:
+				seen = true
+				links++
+				after.Reset()
+			case c.Type == html.TextNode && seen:
+				after.WriteString(c.Data)
+			case c.Type == html.TextNode:
+				before.WriteString(c.Data)
+			default:
+				walk(c.FirstChild)
+			}
+		}
+	}
+	walk(n.FirstChild)
+	label := strings.TrimSpace(before.String())
+	rest := strings.TrimFunc(after.String(), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
+	return links == 1 && rest == "" && (strings.HasSuffix(label, ":") || strings.HasSuffix(label, "?"))
 }
