@@ -405,8 +405,11 @@ func cleanArticle(root *html.Node) {
 func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
-	case atom.P, atom.Span, atom.Blockquote, atom.Li:
+	case atom.P, atom.Span, atom.Blockquote, atom.Li, atom.Small:
 		m := memo[n]
+		if isPictureCredit(n) {
+			return true
+		}
 		if n.DataAtom == atom.P && m.links > 0 && m.linkDensity() > 0.5 && m.all-m.links < 30 && isLabelledLink(n) {
 			return true
 		}
@@ -584,4 +587,22 @@ func isLabelledLink(n *html.Node) bool {
 	label := strings.TrimSpace(before.String())
 	rest := strings.TrimFunc(after.String(), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
 	return links == 1 && rest == "" && (strings.HasSuffix(label, ":") || strings.HasSuffix(label, "?"))
+}
+
+// isPictureCredit reports a picture's credit line ("Foto: Getty",
+// "Thinkstock"): named credit, copyright or source inside a figure or
+// its caption, which trafilatura's labels count as boilerplate as it
+// counts photo credits. The caption itself says what the picture shows
+// and stays.
+func isPictureCredit(n *html.Node) bool {
+	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
+	if !containsAny(names, []string{"credit", "copyright", "source", "photographer"}) {
+		return false
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Figure || p.DataAtom == atom.Figcaption || strings.Contains(strings.ToLower(attr(p, "class")), "caption") {
+			return true
+		}
+	}
+	return false
 }
