@@ -334,7 +334,9 @@ func dropBareHeadings(p *html.Node) {
 				c = prev
 				continue
 			}
-			next = c
+			if !isBlank(c) {
+				next = c
+			}
 		}
 		c = prev
 	}
@@ -605,4 +607,15 @@ func isPictureCredit(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// isBlank reports an element that shows nothing: no text, no picture, no
+// rule or break. A heading followed by one (a slot that scripts fill
+// with teasers) heads nothing.
+func isBlank(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Img, atom.Picture, atom.Hr, atom.Br, atom.Pre, atom.Table, atom.Figure:
+		return false
+	}
+	return strings.TrimSpace(textOf(n)) == "" && !hasImage(n)
 }
