@@ -429,6 +429,12 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	if namesDiscarded(n) || m.links > 0 && namesTeaser(n) {
 		return true
 	}
+	// trafilatura's backtracking link-density rule: a div of three
+	// blocks or more with a link and under a hundred letters is a
+	// dateline, a print-and-permalink bar or a slider's controls.
+	if n.DataAtom == atom.Div && m.links > 0 && m.all < 100 && elementChildren(n) >= 3 {
+		return true
+	}
 	weight := classWeight(n)
 	if weight < 0 {
 		return true
@@ -618,4 +624,14 @@ func isBlank(n *html.Node) bool {
 		return false
 	}
 	return strings.TrimSpace(textOf(n)) == "" && !hasImage(n)
+}
+
+func elementChildren(n *html.Node) int {
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			k++
+		}
+	}
+	return k
 }
