@@ -547,10 +547,11 @@ func isUnlikely(n *html.Node) bool {
 }
 
 // discardNames are parts of a class or id that trafilatura discards
-// inside an article whatever the block's text (its default rules): rating
+// inside an article whatever the block's text (its default rules): author
+// boxes (named author even beside "content"), rating
 // widgets, paywall prompts, embedded posts (a quoted tweet, a linked
 // post's card) and recirculation ("more-stories", "most-popular").
-var discardNames = []string{"rating", "paywall", "paid-content", "paidcontent", "embed",
+var discardNames = []string{"author", "rating", "paywall", "paid-content", "paidcontent", "embed",
 	"-stories", "most-popular", "syndication", "viral"}
 
 func namesDiscarded(n *html.Node) bool {
