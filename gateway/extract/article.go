@@ -624,7 +624,18 @@ func isBlank(n *html.Node) bool {
 	case atom.Img, atom.Picture, atom.Hr, atom.Br, atom.Pre, atom.Table, atom.Figure:
 		return false
 	}
-	return strings.TrimSpace(textOf(n)) == "" && !hasImage(n)
+	return !hasText(n) && !hasImage(n)
+}
+
+// hasText reports whether n holds a letter of text, stopping at the
+// first (textOf would build the whole text for each heading's sibling).
+func hasText(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" || c.Type == html.ElementNode && hasText(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func elementChildren(n *html.Node) int {
