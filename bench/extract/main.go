@@ -62,6 +62,7 @@ var (
 	noTitle     = flag.Bool("notitle", false, "score hark's text without the title line it puts first")
 	only        = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
 	dump        = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
+	pageScores  = flag.Bool("pages", false, "print hark's F1 on each tuning page (to compare two versions of a rule)")
 	visible     = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
 )
 
@@ -201,6 +202,9 @@ func run(title string, pages []page, structure bool) {
 				sum.tp, sum.fn, sum.fp = sum.tp+res.tp, sum.fn+res.fn, sum.fp+res.fp
 				sum.structures.Add(res.structures)
 				perPage[pg.Name] = append(perPage[pg.Name], res.f)
+				if *pageScores && part == "tuning" && ex.name == "hark" {
+					fmt.Printf("  page: %s %.3f fp %d fn %d\n", pg.Name, res.f, res.fp, res.fn)
+				}
 				if pg.with != nil {
 					errs[pg.Name] = append(errs[pg.Name], [2]int{res.fp, res.fn})
 				}

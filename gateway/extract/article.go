@@ -334,7 +334,9 @@ func dropBareHeadings(p *html.Node) {
 				c = prev
 				continue
 			}
-			next = c
+			if !isBlank(c) {
+				next = c
+			}
 		}
 		c = prev
 	}
@@ -405,6 +407,15 @@ func cleanArticle(root *html.Node) {
 func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
+	case atom.P, atom.Span, atom.Blockquote, atom.Li, atom.Small:
+		m := memo[n]
+		if isPictureCredit(n) {
+			return true
+		}
+		if n.DataAtom == atom.P && m.links > 0 && m.linkDensity() > 0.5 && m.all-m.links < 30 && isLabelledLink(n) {
+			return true
+		}
+		return m.all*2 <= total.all && namesDiscarded(n) && !holdsPage(n)
 	default:
 		return false
 	}
@@ -414,6 +425,15 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	m := memo[n]
 	if m.all*2 > total.all {
 		return false // half the article is the article
+	}
+	if namesDiscarded(n) || m.links > 0 && namesTeaser(n) {
+		return true
+	}
+	// trafilatura's backtracking link-density rule: a div of three
+	// blocks or more with a link and under a hundred letters is a
+	// dateline, a print-and-permalink bar or a slider's controls.
+	if n.DataAtom == atom.Div && m.links > 0 && m.all < 100 && elementChildren(n) >= 3 {
+		return true
 	}
 	weight := classWeight(n)
 	if weight < 0 {
@@ -524,4 +544,106 @@ func isUnlikely(n *html.Node) bool {
 	}
 	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
 	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) && !holdsProse(n)
+}
+
+// discardNames are parts of a class or id that trafilatura discards
+// inside an article whatever the block's text (its default rules): author
+// boxes (named author even beside "content"), rating
+// widgets, paywall prompts, embedded posts (a quoted tweet, a linked
+// post's card) and recirculation ("more-stories", "most-popular").
+var discardNames = []string{"author", "rating", "paywall", "paid-content", "paidcontent", "embed",
+	"-stories", "most-popular", "syndication", "viral"}
+
+func namesDiscarded(n *html.Node) bool {
+	return containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), discardNames)
+}
+
+// namesTeaser reports a class or id that says teaser, which trafilatura
+// also discards: a box of them with links is other stories' promotion,
+// but a paragraph named so is often the article's own lead ("article
+// teaser"), which measured worse when it went.
+func namesTeaser(n *html.Node) bool {
+	return strings.Contains(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), "teaser")
+}
+
+// isLabelledLink reports a paragraph that is a short label and a link
+// ("Read more: <a>…</a>", "Lea también: <a>…</a>", "Schon gelesen? <a>…</a>"):
+// the way news sites set a link to another story inside the article's
+// text. The label ends in a colon or a question mark, one link follows
+// and nothing but punctuation after it ("Source files: <a>a.js</a>,
+// <a>b.js</a>" lists the article's own files).
+func isLabelledLink(n *html.Node) bool {
+	var before, after strings.Builder
+	seen, links := false, 0
+	var walk func(*html.Node)
+	walk = func(c *html.Node) {
+		for ; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.ElementNode && c.DataAtom == atom.A:
+				seen = true
+				links++
+				after.Reset()
+			case c.Type == html.TextNode && seen:
+				after.WriteString(c.Data)
+			case c.Type == html.TextNode:
+				before.WriteString(c.Data)
+			default:
+				walk(c.FirstChild)
+			}
+		}
+	}
+	walk(n.FirstChild)
+	label := strings.TrimSpace(before.String())
+	rest := strings.TrimFunc(after.String(), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
+	return links == 1 && rest == "" && (strings.HasSuffix(label, ":") || strings.HasSuffix(label, "?"))
+}
+
+// isPictureCredit reports a picture's credit line ("Foto: Getty",
+// "Thinkstock"): named credit, copyright or source inside a figure or
+// its caption, which trafilatura's labels count as boilerplate as it
+// counts photo credits. The caption itself says what the picture shows
+// and stays.
+func isPictureCredit(n *html.Node) bool {
+	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
+	if !containsAny(names, []string{"credit", "copyright", "source", "photographer"}) {
+		return false
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Figure || p.DataAtom == atom.Figcaption || strings.Contains(strings.ToLower(attr(p, "class")), "caption") {
+			return true
+		}
+	}
+	return false
+}
+
+// isBlank reports an element that shows nothing: no text, no picture, no
+// rule or break. A heading followed by one (a slot that scripts fill
+// with teasers) heads nothing.
+func isBlank(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Img, atom.Picture, atom.Hr, atom.Br, atom.Pre, atom.Table, atom.Figure:
+		return false
+	}
+	return !hasText(n) && !hasImage(n)
+}
+
+// hasText reports whether n holds a letter of text, stopping at the
+// first (textOf would build the whole text for each heading's sibling).
+func hasText(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" || c.Type == html.ElementNode && hasText(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func elementChildren(n *html.Node) int {
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			k++
+		}
+	}
+	return k
 }
