@@ -46,6 +46,12 @@ func hark(t *testing.T, s *apitest.Server, stdin string, args ...string) (int, s
 // harkCtx is hark with a context: cancelling it is Ctrl-C.
 func harkCtx(t *testing.T, ctx context.Context, s *apitest.Server, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	return harkApp(t, ctx, nil, s, stdin, args...)
+}
+
+// harkApp is harkCtx with the App's test hooks set by hook (when not nil).
+func harkApp(t *testing.T, ctx context.Context, hook func(*hooks), s *apitest.Server, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	for _, k := range []string{"HARK_PROFILE", "HARK_PROVIDER", "HARK_VOICE", "HARK_OUTPUT_DIR", "HARK_DATA_DIR", "HARK_AUDIO_SINK", "HARK_CONFIG"} {
@@ -56,7 +62,11 @@ func harkCtx(t *testing.T, ctx context.Context, s *apitest.Server, stdin string,
 		t.Setenv("HARK_API_KEY", s.APIKey)
 	}
 	var out, errb bytes.Buffer
-	code := Run(ctx, args, strings.NewReader(stdin), &out, &errb)
+	a := newApp(strings.NewReader(stdin), &out, &errb)
+	if hook != nil {
+		hook(&a.hooks)
+	}
+	code := a.run(ctx, args)
 	outputsMu.Lock()
 	outputs = append(outputs, out.String(), errb.String())
 	outputsMu.Unlock()
@@ -331,15 +341,13 @@ func TestExitCodes(t *testing.T) {
 
 func TestEmbeddedGatewayIsStopped(t *testing.T) {
 	s := apitest.New(t)
-	saved := startEmbedded
-	defer func() { startEmbedded = saved }()
 	started, stopped := 0, 0
-	startEmbedded = func(ctx context.Context, cfg *config.Config) (string, string, func(), error) {
+	start := func(ctx context.Context) (string, string, func(), error) {
 		started++
 		return s.URL, s.APIKey, func() { stopped++ }, nil
 	}
 	t.Setenv("HARK_BASE_URL", "")
-	code, out, errs := hark(t, nil, "", "voices")
+	code, out, errs := harkApp(t, context.Background(), func(h *hooks) { h.startGateway = start }, nil, "", "voices")
 	if code != 0 || !strings.Contains(out, "alice") || started != 1 || stopped != 1 {
 		t.Errorf("code %d, started %d, stopped %d: %s", code, started, stopped, errs)
 	}
@@ -602,7 +610,9 @@ func TestEmbeddedGatewayReportsCredits(t *testing.T) {
 	}
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	ctx := context.Background()
-	base, key, stop, err := startEmbedded(ctx, &config.Config{DataDir: t.TempDir()})
+	app := &App{cfg: &config.Config{DataDir: t.TempDir()}}
+	defer app.close()
+	base, key, stop, err := app.runEmbedded(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,9 @@ func (l *lockedBuffer) String() string {
 // and talks to it over loopback like any client.
 func TestEmbeddedGateway(t *testing.T) {
 	dir := t.TempDir()
-	base, key, stop, err := runEmbedded(context.Background(), &config.Config{DataDir: dir})
+	app := &App{cfg: &config.Config{DataDir: dir}}
+	defer app.close()
+	base, key, stop, err := app.runEmbedded(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,9 @@ func TestServe(t *testing.T) {
 // embedded gateway: the close frame ends the audio and the finals arrive
 // before the close handshake.
 func TestEmbeddedVoiceRoundTrip(t *testing.T) {
-	base, key, stop, err := runEmbedded(context.Background(), &config.Config{DataDir: t.TempDir()})
+	app := &App{cfg: &config.Config{DataDir: t.TempDir()}}
+	defer app.close()
+	base, key, stop, err := app.runEmbedded(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +215,9 @@ func TestEmbeddedAllowPrivate(t *testing.T) {
 	defer site.Close()
 	ctx := context.Background()
 	for _, allow := range []bool{false, true} {
-		base, key, stop, err := runEmbedded(ctx, &config.Config{DataDir: t.TempDir(), AllowPrivate: allow})
+		app := &App{cfg: &config.Config{DataDir: t.TempDir(), AllowPrivate: allow}}
+		defer app.close()
+		base, key, stop, err := app.runEmbedded(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
