@@ -100,13 +100,6 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (*wsStream, boo
 	return &wsStream{conn: conn}, true
 }
 
-// frameTooBigError is a client message over max_frame_bytes.
-type frameTooBigError struct{ limit int64 }
-
-func (e *frameTooBigError) Error() string {
-	return fmt.Sprintf("a WebSocket message exceeds %d bytes (max_frame_bytes); send audio in smaller fragments", e.limit)
-}
-
 // readFrame reads one client message of at most limit bytes. Of a bigger
 // one only limit+1 bytes are read before it reports frameTooBigError; the
 // next read discards the rest.
@@ -491,17 +484,4 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 func isInputError(err error) bool {
 	var ie *engine.InputError
 	return errors.As(err, &ie)
-}
-
-func validateSTTConfig(cfg *api.STTRequest) error {
-	if strings.TrimSpace(cfg.Provider) == "" {
-		return &engine.InputError{Field: "provider", Rule: "is required"}
-	}
-	if cfg.AudioData != "" {
-		return &engine.InputError{Field: "audio_data", Rule: "must not be sent in the configuration frame; send audio as binary frames"}
-	}
-	if cfg.SampleRate < 0 {
-		return &engine.InputError{Field: "sample_rate", Rule: "must not be negative"}
-	}
-	return nil
 }
