@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -162,11 +161,11 @@ func (a *App) close() {
 	a.closeLocal()
 }
 
-func configPathHint(c *config.Config) string {
+func (a *App) configPathHint(c *config.Config) string {
 	if c.File != "" {
 		return c.File
 	}
-	return config.Path(os.Getenv)
+	return config.Path(a.getenv)
 }
 
 // scrub hides the API key in text about to be shown.

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"net"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
 
 	"hark/gateway/embedded"
 	"hark/gateway/web"
@@ -27,6 +30,21 @@ type hooks struct {
 	startGateway func(ctx context.Context) (baseURL, apiKey string, stop func(), err error)
 	// openLocal opens the data directory (default embedded.Open).
 	openLocal func(dataDir string, opts embedded.Options) (*embedded.Local, error)
+	// getenv reads the environment (default os.Getenv), so that tests
+	// can run side by side, each with its own.
+	getenv func(string) string
+	// tui, when set, wraps the TUI's model and adds program options (no
+	// input, an output and a window size), so that the TUI runs with no
+	// terminal.
+	tui func(tea.Model) (tea.Model, []tea.ProgramOption)
+}
+
+// getenv is the environment hark reads: settings, NO_COLOR, GLAMOUR_STYLE.
+func (a *App) getenv(k string) string {
+	if a.hooks.getenv != nil {
+		return a.hooks.getenv(k)
+	}
+	return os.Getenv(k)
 }
 
 // runEmbedded serves the data directory's gateway on a loopback port.

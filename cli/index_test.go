@@ -97,10 +97,10 @@ func TestIndexSite(t *testing.T) {
 
 // A folder that does not exist is the caller's mistake: exit 2, naming it.
 func TestIndexMissingFolderIsUsage(t *testing.T) {
-	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_API_KEY", "")
+	t.Parallel()
+	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "")
 	missing := filepath.Join(t.TempDir(), "nonexistent")
-	code, _, errs := hark(t, nil, "", "index", missing)
+	code, _, errs := harkApp(t, context.Background(), env, nil, "", "index", missing)
 	if code != exitUsage || !strings.Contains(errs, "nonexistent") {
 		t.Errorf("index of a missing folder: code %d, stderr %q; want 2 naming it", code, errs)
 	}
@@ -110,6 +110,7 @@ func TestIndexMissingFolderIsUsage(t *testing.T) {
 // is the embedded gateway's own, so search finds its pages at once, and
 // gateway.db is opened once however many of them are used.
 func TestIndexFromTheTUIUsesTheGatewaysEngine(t *testing.T) {
+	t.Parallel()
 	docs := t.TempDir()
 	os.WriteFile(filepath.Join(docs, "rivets.md"), []byte("# Blind rivets\n\nA blind rivet is set from one side of the joint.\n"), 0o644)
 	opens := 0
@@ -148,6 +149,7 @@ func TestIndexFromTheTUIUsesTheGatewaysEngine(t *testing.T) {
 
 // hark index opens the data directory once and starts no gateway.
 func TestIndexOpensTheDataDirectoryOnce(t *testing.T) {
+	t.Parallel()
 	docs := t.TempDir()
 	os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\nalpha\n"), 0o644)
 	opens, starts := 0, 0

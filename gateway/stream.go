@@ -301,8 +301,16 @@ func (f *frameSink) Write(p []byte) (int, error) {
 // sttEnd records why the audio input ended when the client did not end it.
 type sttEnd struct {
 	once   sync.Once
-	reason string // "" when the client closed: a normal end
+	mu     sync.Mutex // the reader may end the input as recognition returns
+	reason string     // "" when the client closed: a normal end
 	code   int
+}
+
+// get is the reason and close code the input ended with, so far.
+func (e *sttEnd) get() (reason string, code int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.reason, e.code
 }
 
 func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
@@ -350,7 +358,9 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	// the upstream timeout.
 	endInput := func(reason string, code int) {
 		end.once.Do(func() {
+			end.mu.Lock()
 			end.reason, end.code = reason, code
+			end.mu.Unlock()
 			pw.Close()
 			timerMu.Lock()
 			finishTimer = time.AfterFunc(time.Duration(s.limits.UpstreamTimeout), cancel)
@@ -434,6 +444,7 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	goneMu.Lock()
 	gone := clientGone
 	goneMu.Unlock()
+	endReason, endCode := end.get()
 	switch {
 	case gone || isConnGone(err):
 		rs.errMsg = "client left mid-stream"
@@ -442,13 +453,13 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 		}
 	case err != nil && r.Context().Err() != nil:
 		fail(fmt.Errorf("%w: recognition interrupted", errShuttingDown))
-	case err != nil && end.reason != "" && isInputError(err):
+	case err != nil && endReason != "" && isInputError(err):
 		// The audio ended at a limit before any could be heard (an
 		// oversized first frame): the limit is the error, not "no audio".
-		rs.errMsg = end.reason
+		rs.errMsg = endReason
 		seq++
-		st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: end.reason})
-		st.writeClose(end.code, "")
+		st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: endReason})
+		st.writeClose(endCode, "")
 	case err != nil && ctx.Err() != nil:
 		fail(&httpError{status: CodeTimeout, msg: fmt.Sprintf("stt did not finish within %s after the end of audio", time.Duration(s.limits.UpstreamTimeout))})
 	case err != nil:
@@ -458,11 +469,11 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 			seq++
 			st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true})
 		}
-		if end.reason != "" {
-			rs.errMsg = end.reason
+		if endReason != "" {
+			rs.errMsg = endReason
 			seq++
-			st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: end.reason})
-			st.writeClose(end.code, "")
+			st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: endReason})
+			st.writeClose(endCode, "")
 		} else {
 			st.writeClose(websocket.CloseNormalClosure, "")
 		}

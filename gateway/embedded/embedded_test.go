@@ -17,6 +17,7 @@ import (
 )
 
 func TestStartExtractsALoopbackPage(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
@@ -61,6 +62,7 @@ func TestStartExtractsALoopbackPage(t *testing.T) {
 // earlier process left running is marked failed by that first call,
 // before it reads anything, and concurrent first calls open it once.
 func TestWebEngineOpensOnFirstCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := gateway.OpenDB(dir)
 	if err != nil {
@@ -146,6 +148,7 @@ func TestWebEngineOpensOnFirstCall(t *testing.T) {
 // A Local outlives the gateways served from it, and what its web engine
 // indexes the gateway's search finds: one engine, one database.
 func TestServeSharesTheLocalWebEngine(t *testing.T) {
+	t.Parallel()
 	docs := t.TempDir()
 	os.WriteFile(filepath.Join(docs, "tides.md"), []byte("# Tides\n\nSpring tides come at new and full moon.\n"), 0o644)
 	l, err := Open(t.TempDir(), Options{})
