@@ -207,7 +207,8 @@ func (e *Engines) localWeb() (*web.Engine, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.web == nil {
-		w, err := web.New(web.Config{DB: e.db, AllowPrivate: e.allowPrivate})
+		// hark's own name, as hark index always sent (docs/web.md).
+		w, err := web.New(web.Config{DB: e.db, AllowPrivate: e.allowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)"})
 		if err != nil {
 			return nil, err
 		}
