@@ -11,13 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"hark/api"
 	"hark/config"
+	"hark/gateway/embedded"
 )
 
 // App is what every command shares: the settings and, once connected, the
@@ -52,6 +52,13 @@ type App struct {
 	keyPhase         sync.Once
 	log              hlog
 
+	hooks hooks
+
+	// localMu guards the data directory opened once (see embedded.go).
+	localMu     sync.Mutex
+	local       *embedded.Local
+	localClosed bool
+
 	mu    sync.Mutex
 	cl    *api.Client
 	stops []func()
@@ -82,7 +89,11 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 		keyFunc = a.commandKey
 	}
 	if base == "" {
-		b, k, stop, err := startEmbedded(context.WithValue(ctx, traceKey{}, a.phase), a.cfg)
+		start := a.hooks.startGateway
+		if start == nil {
+			start = a.runEmbedded
+		}
+		b, k, stop, err := start(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("starting the embedded gateway: %w", err)
 		}
@@ -147,13 +158,14 @@ func (a *App) close() {
 	for i := len(stops) - 1; i >= 0; i-- {
 		stops[i]()
 	}
+	a.closeLocal()
 }
 
-func configPathHint(c *config.Config) string {
+func (a *App) configPathHint(c *config.Config) string {
 	if c.File != "" {
 		return c.File
 	}
-	return config.Path(os.Getenv)
+	return config.Path(a.getenv)
 }
 
 // scrub hides the API key in text about to be shown.
@@ -171,19 +183,27 @@ func (a *App) scrub(s string) string {
 
 // Run executes one command line and returns the process's exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return newApp(stdin, stdout, stderr).run(ctx, args)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *App {
 	now := time.Now()
-	a := &App{stdin: stdin, stdout: stdout, stderr: stderr, begun: now, lastPhase: now}
+	return &App{stdin: stdin, stdout: stdout, stderr: stderr, begun: now, lastPhase: now}
+}
+
+// run is Run on an App tests may have given hooks.
+func (a *App) run(ctx context.Context, args []string) int {
 	defer a.close()
 	root := newRootCmd(a)
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "hark: "+a.scrub(errorText(err)))
+	fmt.Fprintln(a.stderr, "hark: "+a.scrub(errorText(err)))
 	code := exitCode(err)
 	if code == exitUsage && (errors.As(err, new(usageError)) || isCobraUsage(err)) {
 		// A mistake in the command line itself; a file or an input the
@@ -193,7 +213,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if cmd != nil {
 			path = cmd.CommandPath()
 		}
-		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", path)
+		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", path)
 	}
 	return code
 }

@@ -29,13 +29,13 @@ func readWAV(t *testing.T, path string) (wav.Format, int64) {
 // hark audition -o writes each take with its true RIFF and data sizes, so
 // players and soxi read its real length, as hark tts -o does.
 func TestAuditionFilesHaveTrueSizes(t *testing.T) {
+	t.Parallel()
+	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "")
 	if testing.Short() {
 		t.Skip("runs flite")
 	}
-	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_API_KEY", "")
 	dir := filepath.Join(t.TempDir(), "takes")
-	code, out, errs := harkData(t, nil, t.TempDir(), "", "--json", "audition", "--voices", "flite:slt,flite:kal", "-o", dir, "x")
+	code, out, errs := harkDataWith(t, env, nil, t.TempDir(), "", "--json", "audition", "--voices", "flite:slt,flite:kal", "-o", dir, "x")
 	var m auditionManifest
 	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || len(m.Voices) != 2 {
 		t.Fatalf("audition -o: %d\n%s\n%s", code, out, errs)
@@ -55,14 +55,14 @@ func TestAuditionFilesHaveTrueSizes(t *testing.T) {
 // the played cache (not one per take or sentence), and stderr says where;
 // the reading's lines still come in order.
 func TestPlayedToTheFileSinkIsOneFile(t *testing.T) {
+	t.Parallel()
+	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "")
 	if testing.Short() {
 		t.Skip("runs flite")
 	}
-	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_API_KEY", "")
 	data := t.TempDir()
 	played := filepath.Join(data, "played")
-	code, out, errs := harkData(t, nil, data, "", "--audio-sink", "file", "audition", "--voices", "flite:slt,flite:kal", "One two.")
+	code, out, errs := harkDataWith(t, env, nil, data, "", "--audio-sink", "file", "audition", "--voices", "flite:slt,flite:kal", "One two.")
 	files, _ := filepath.Glob(filepath.Join(played, "hark-*.wav"))
 	if code != 0 || len(files) != 1 || !strings.Contains(errs, "the audition was saved to "+files[0]) {
 		t.Fatalf("audition: %d %v\n%s\n%s", code, files, out, errs)
@@ -76,7 +76,7 @@ func TestPlayedToTheFileSinkIsOneFile(t *testing.T) {
 		md.WriteString("Sentence number " + string(rune('a'+i)) + " is here. ")
 	}
 	os.WriteFile(doc, []byte(md.String()), 0o644)
-	code, out, errs = harkData(t, nil, data, "", "--audio-sink", "file", "--voice", "flite:slt", "read", doc)
+	code, out, errs = harkDataWith(t, env, nil, data, "", "--audio-sink", "file", "--voice", "flite:slt", "read", doc)
 	all, _ := filepath.Glob(filepath.Join(played, "hark-*.wav"))
 	if code != 0 || len(all) != 2 || strings.Count(out, "\n") != 25 {
 		t.Fatalf("read: %d, %d files\n%s\n%s", code, len(all), out, errs)

@@ -46,17 +46,61 @@ func hark(t *testing.T, s *apitest.Server, stdin string, args ...string) (int, s
 // harkCtx is hark with a context: cancelling it is Ctrl-C.
 func harkCtx(t *testing.T, ctx context.Context, s *apitest.Server, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	return harkApp(t, ctx, nil, s, stdin, args...)
+}
+
+// withEnv is a harkApp hook: these variables (name, value, ...) over the
+// run's environment, as t.Setenv would set them for the process.
+func withEnv(kv ...string) func(*hooks) {
+	return func(h *hooks) {
+		env := h.getenv
+		h.getenv = func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return env(k)
+		}
+	}
+}
+
+// noGateway is a harkApp hook: no gateway configured, whatever the
+// process's environment says, so hark starts its embedded one.
+func noGateway(h *hooks) {
+	env := h.getenv
+	h.getenv = func(k string) string {
+		if k == "HARK_BASE_URL" || k == "HARK_API_KEY" {
+			return ""
+		}
+		return env(k)
+	}
+}
+
+// harkApp is harkCtx with the App's test hooks set by hook (when not nil).
+func harkApp(t *testing.T, ctx context.Context, hook func(*hooks), s *apitest.Server, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	// The run's own environment, over the process's: tests that set
+	// none of their own (t.Setenv) can run in parallel.
+	env := map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "XDG_DATA_HOME": t.TempDir()}
 	for _, k := range []string{"HARK_PROFILE", "HARK_PROVIDER", "HARK_VOICE", "HARK_OUTPUT_DIR", "HARK_DATA_DIR", "HARK_AUDIO_SINK", "HARK_CONFIG"} {
-		t.Setenv(k, "")
+		env[k] = ""
 	}
 	if s != nil {
-		t.Setenv("HARK_BASE_URL", s.URL)
-		t.Setenv("HARK_API_KEY", s.APIKey)
+		env["HARK_BASE_URL"], env["HARK_API_KEY"] = s.URL, s.APIKey
 	}
 	var out, errb bytes.Buffer
-	code := Run(ctx, args, strings.NewReader(stdin), &out, &errb)
+	a := newApp(strings.NewReader(stdin), &out, &errb)
+	a.hooks.getenv = func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	if hook != nil {
+		hook(&a.hooks)
+	}
+	code := a.run(ctx, args)
 	outputsMu.Lock()
 	outputs = append(outputs, out.String(), errb.String())
 	outputsMu.Unlock()
@@ -64,6 +108,7 @@ func harkCtx(t *testing.T, ctx context.Context, s *apitest.Server, stdin string,
 }
 
 func TestTools(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	code, out, errs := hark(t, s, "", "tools")
 	if code != 0 || !strings.Contains(out, "vendor_research") || !strings.Contains(out, "max_results") || !strings.Contains(out, "range 1..20") {
@@ -77,6 +122,7 @@ func TestTools(t *testing.T) {
 }
 
 func TestInvokeTypesInputs(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	code, out, errs := hark(t, s, "", "invoke", "vendor_search", "-i", "query=go lang", "-i", "max_results=3", "-i", "include_answer=true", "--json")
 	if code != 0 {
@@ -104,6 +150,7 @@ func TestInvokeTypesInputs(t *testing.T) {
 }
 
 func TestInvokeInputsFromFileAndStdin(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	code, out, errs := hark(t, s, `{"inputs": {"url": "https://site"}}`, "invoke", "vendor_map")
 	if code != 0 || !strings.Contains(out, "https://site/a") {
@@ -125,6 +172,7 @@ func TestInvokeInputsFromFileAndStdin(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	for _, tc := range []struct {
 		args []string
@@ -161,6 +209,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestConvenienceCommands(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	code, out, _ := hark(t, s, "", "search", "--max-results", "2", "--answer", "cats", "and", "dogs")
 	if code != 0 || !strings.Contains(out, "The answer about cats and dogs") || !strings.Contains(out, "2. Result 2 for cats and dogs") {
@@ -195,6 +244,7 @@ func TestConvenienceCommands(t *testing.T) {
 }
 
 func TestVoicesTTSSTT(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	code, out, _ := hark(t, s, "", "voices")
 	if code != 0 || !strings.Contains(out, "alice") || !strings.Contains(out, "LANGUAGE") {
@@ -255,6 +305,7 @@ func TestVoicesTTSSTT(t *testing.T) {
 }
 
 func TestStreamFailureKeepsAudio(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	s.ScriptTTS(apitest.TTSScript{Chunks: [][]byte{{1, 2}, {3}}, Error: "synthesis failed"})
 	file := filepath.Join(t.TempDir(), "part.pcm")
@@ -331,21 +382,20 @@ func TestExitCodes(t *testing.T) {
 
 func TestEmbeddedGatewayIsStopped(t *testing.T) {
 	s := apitest.New(t)
-	saved := startEmbedded
-	defer func() { startEmbedded = saved }()
 	started, stopped := 0, 0
-	startEmbedded = func(ctx context.Context, cfg *config.Config) (string, string, func(), error) {
+	start := func(ctx context.Context) (string, string, func(), error) {
 		started++
 		return s.URL, s.APIKey, func() { stopped++ }, nil
 	}
 	t.Setenv("HARK_BASE_URL", "")
-	code, out, errs := hark(t, nil, "", "voices")
+	code, out, errs := harkApp(t, context.Background(), func(h *hooks) { h.startGateway = start }, nil, "", "voices")
 	if code != 0 || !strings.Contains(out, "alice") || started != 1 || stopped != 1 {
 		t.Errorf("code %d, started %d, stopped %d: %s", code, started, stopped, errs)
 	}
 }
 
 func TestConfigMasksKey(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	code, out, _ := hark(t, s, "", "config")
 	if code != 0 || !strings.Contains(out, "api_key") || !strings.Contains(out, "****"+apitest.Key[len(apitest.Key)-4:]) || !strings.Contains(out, s.URL) {
@@ -365,6 +415,7 @@ func TestConfigMasksKey(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	for _, sh := range []string{"bash", "zsh", "fish"} {
 		code, out, errs := hark(t, nil, "", "completion", sh)
 		if code != 0 || !strings.Contains(out, "hark") {
@@ -376,14 +427,14 @@ func TestCompletion(t *testing.T) {
 // Completion asks the configured gateway, the embedded one included:
 // tool slugs, enum values of flags and of -i inputs, and voices.
 func TestCompletionFromTheEmbeddedGateway(t *testing.T) {
+	t.Parallel()
+	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "")
 	if testing.Short() {
 		t.Skip("starts the real local engines")
 	}
-	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_API_KEY", "")
 	complete := func(args ...string) []string {
 		t.Helper()
-		code, out, errs := hark(t, nil, "", append([]string{"__complete"}, args...)...)
+		code, out, errs := harkApp(t, context.Background(), env, nil, "", append([]string{"__complete"}, args...)...)
 		if code != 0 {
 			t.Fatalf("%q: exit %d: %s", args, code, errs)
 		}
@@ -426,15 +477,16 @@ func TestCompletionFromTheEmbeddedGateway(t *testing.T) {
 // A gateway that cannot be reached completes nothing, without retries, and prints
 // no error into the line being typed.
 func TestCompletionWithoutAGateway(t *testing.T) {
-	t.Setenv("HARK_BASE_URL", "http://"+closedAddr(t))
-	t.Setenv("HARK_API_KEY", "sk-test-000000")
-	code, out, errs := hark(t, nil, "", "__complete", "invoke", "")
+	t.Parallel()
+	env := withEnv("HARK_BASE_URL", "http://"+closedAddr(t), "HARK_API_KEY", "sk-test-000000")
+	code, out, errs := harkApp(t, context.Background(), env, nil, "", "__complete", "invoke", "")
 	if code != 0 || strings.Contains(out, "vendor_") || strings.Contains(out, "error") {
 		t.Errorf("exit %d, out %q, err %q", code, out, errs)
 	}
 }
 
 func TestRenderMarkdown(t *testing.T) {
+	t.Parallel()
 	out := renderMarkdown("# Report\n\nSome **bold** findings.\n", "dark", 60)
 	if !strings.Contains(out, "\x1b[") || !strings.Contains(out, "bold") || strings.Contains(out, "**bold**") {
 		t.Errorf("not rendered: %q", out)
@@ -451,37 +503,39 @@ func TestEmbeddedGatewayEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real local engines")
 	}
-	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_API_KEY", "")
-	code, out, errs := hark(t, nil, "", "tools")
+	t.Parallel()
+	local := func(stdin string, args ...string) (int, string, string) {
+		return harkApp(t, context.Background(), noGateway, nil, stdin, args...)
+	}
+	code, out, errs := local("", "tools")
 	if code != 0 || !strings.Contains(out, "vendor_search") {
 		t.Fatalf("tools: %d %s", code, errs)
 	}
 	// Input the embedded gateway refuses exits 2, like hark's own checks.
-	code, _, errs = hark(t, nil, "", "extract", "notaurl")
+	code, _, errs = local("", "extract", "notaurl")
 	if code != exitUsage || !strings.Contains(errs, "urls") {
 		t.Errorf("extract notaurl: code %d, stderr %q; want 2 naming urls", code, errs)
 	}
-	code, _, errs = hark(t, nil, "", "search", "--start-date", "2024-13-01", "foo")
+	code, _, errs = local("", "search", "--start-date", "2024-13-01", "foo")
 	if code != exitUsage || !strings.Contains(errs, "start_date") {
 		t.Errorf("search --start-date 2024-13-01: code %d, stderr %q; want 2 naming start_date", code, errs)
 	}
-	code, out, errs = hark(t, nil, "", "voices", "--json")
+	code, out, errs = local("", "voices", "--json")
 	var vs []api.Voice
 	if code != 0 || json.Unmarshal([]byte(out), &vs) != nil || len(vs) == 0 {
 		t.Fatalf("voices: %d %s", code, errs)
 	}
 	wav := filepath.Join(t.TempDir(), "hello.wav")
-	code, _, errs = hark(t, nil, "", "tts", "--format", "wav", "-o", wav, "hello")
+	code, _, errs = local("", "tts", "--format", "wav", "-o", wav, "hello")
 	if st, err := os.Stat(wav); code != 0 || err != nil || st.Size() < 1000 {
 		t.Fatalf("tts: %d %s", code, errs)
 	}
-	code, out, errs = hark(t, nil, "", "stt", "--json", wav)
+	code, out, errs = local("", "stt", "--json", wav)
 	var r api.STTResponse
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.DurationMs <= 0 {
 		t.Fatalf("stt: %d %s %s", code, out, errs)
 	}
-	code, _, errs = hark(t, nil, "", "stt", "--stream", wav)
+	code, _, errs = local("", "stt", "--stream", wav)
 	if code != 0 {
 		t.Fatalf("stt --stream: %d %s", code, errs)
 	}
@@ -493,11 +547,11 @@ func TestEmbeddedGatewayEndToEnd(t *testing.T) {
 		if stream != "" {
 			args = append(args, stream)
 		}
-		code, piped, errs := hark(t, nil, "", args...)
+		code, piped, errs := local("", args...)
 		if code != 0 || !strings.HasPrefix(piped, "RIFF") {
 			t.Fatalf("tts %s to a pipe: %d, starts %q: %s", stream, code, piped[:min(len(piped), 4)], errs)
 		}
-		code, out, errs = hark(t, nil, piped, "stt", "--json", "-")
+		code, out, errs = local(piped, "stt", "--json", "-")
 		var heard api.STTResponse
 		if code != 0 || json.Unmarshal([]byte(out), &heard) != nil || heard.DurationMs < 500 || !strings.Contains(strings.ToLower(heard.Text), "hello") {
 			t.Fatalf("stt - of the piped %s tts: %d %s %s", stream, code, out, errs)
@@ -507,7 +561,7 @@ func TestEmbeddedGatewayEndToEnd(t *testing.T) {
 	// A streamed WAV saved to a file gets its true sizes: the stream's
 	// header carried placeholders, which made players read hours of audio.
 	streamed := filepath.Join(t.TempDir(), "streamed.wav")
-	code, _, errs = hark(t, nil, "", "tts", "--stream", "--format", "wav", "-o", streamed, "hello there")
+	code, _, errs = local("", "tts", "--stream", "--format", "wav", "-o", streamed, "hello there")
 	b, err := os.ReadFile(streamed)
 	if code != 0 || err != nil || len(b) < 1000 {
 		t.Fatalf("tts --stream wav: %d %v %s", code, err, errs)
@@ -555,6 +609,7 @@ voice = "bo"
 }
 
 func TestTTSStreamJSONAndEmptyFailure(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	file := filepath.Join(t.TempDir(), "s.pcm")
 	code, out, errs := hark(t, s, "", "--json", "tts", "--voice", "alice", "--stream", "-o", file, "hello")
@@ -576,6 +631,7 @@ func TestTTSStreamJSONAndEmptyFailure(t *testing.T) {
 }
 
 func TestInvokeChecksNonStringEnums(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	s.SetToolList(`{"tools": [{"name": "dice", "parameters": {"type": "object", "required": ["sides"],
 		"properties": {"sides": {"type": "integer", "enum": [4, 6, 20]}}}}]}`)
@@ -602,7 +658,9 @@ func TestEmbeddedGatewayReportsCredits(t *testing.T) {
 	}
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	ctx := context.Background()
-	base, key, stop, err := startEmbedded(ctx, &config.Config{DataDir: t.TempDir()})
+	app := &App{cfg: &config.Config{DataDir: t.TempDir()}}
+	defer app.close()
+	base, key, stop, err := app.runEmbedded(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -630,6 +688,7 @@ func TestEmbeddedGatewayReportsCredits(t *testing.T) {
 }
 
 func TestVoiceExtraReachesTheProvider(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	file := filepath.Join(t.TempDir(), "x.pcm")
 	code, _, errs := hark(t, s, "", "tts", "--voice", "alice", "--extra", `{"emotion": "calm"}`, "-o", file, "hi")
@@ -664,6 +723,7 @@ func TestVoiceExtraReachesTheProvider(t *testing.T) {
 }
 
 func TestOversizedInputIsRefusedNotCut(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	big := strings.Repeat("a", maxTTSText+1)
 	code, _, errs := hark(t, s, big, "tts", "--voice", "alice", "-o", filepath.Join(t.TempDir(), "x"))
@@ -683,6 +743,7 @@ func TestOversizedInputIsRefusedNotCut(t *testing.T) {
 // gateway for wav (raw pcm in a .wav file could not be played or
 // recognised); an explicit --format wins.
 func TestTTSFormatFollowsFileName(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -713,6 +774,7 @@ func TestTTSFormatFollowsFileName(t *testing.T) {
 // output directory: WAV, like every other file it writes (it wrote
 // headerless .pcm there, which no player opens).
 func TestTTSFileDefaultsToWAV(t *testing.T) {
+	t.Parallel()
 	for out, want := range map[string]string{"": api.FormatWAV, "speech": api.FormatWAV, "x.pcm": api.FormatPCM, "x.mp3": api.FormatMP3} {
 		if got := ttsFormat(out); got != want {
 			t.Errorf("ttsFormat(%q) = %q, want %q", out, got, want)
@@ -752,6 +814,7 @@ func TestConfigWording(t *testing.T) {
 
 // The research wait note comes only when the wait is noticeable.
 func TestNoteIfSlow(t *testing.T) {
+	t.Parallel()
 	var quick bytes.Buffer
 	stop := noteIfSlow(time.Second, &quick, "still waiting")
 	stop()

@@ -26,7 +26,7 @@ func newConfigCmd(a *App) *cobra.Command {
 			}
 			file := c.File
 			if file == "" {
-				file = configPathHint(c) + " (not found)"
+				file = a.configPathHint(c) + " (not found)"
 			}
 			fmt.Fprintf(a.stdout, "config file: %s\n\n", file)
 			tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)

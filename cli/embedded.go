@@ -5,37 +5,118 @@ import (
 	"errors"
 	"io/fs"
 	"net"
+	"os"
 
-	"hark/config"
+	tea "charm.land/bubbletea/v2"
+
 	"hark/gateway/embedded"
+	"hark/gateway/web"
 )
 
 // When no base URL is configured, hark runs the gateway in-process on
 // 127.0.0.1 with a fresh key (package gateway/embedded), and talks to it
 // over real HTTP and WebSocket like to any other gateway. Its web engine
 // reads private and loopback addresses only when allow_private is set.
+//
+// The data directory is opened once per process (a.localData): the
+// embedded gateway serves it, and `hark index` and the TUI's Index pane
+// write to the same web engine the gateway's search reads. Nothing opens
+// gateway.db a second time.
 
-// startEmbedded runs the embedded gateway and returns its address, the key
-// it accepts and a stop function. Tests replace it to count starts and stops.
-var startEmbedded = runEmbedded
+// hooks are the App's seams for tests; the zero value is the real thing.
+type hooks struct {
+	// startGateway runs the embedded gateway and returns its address, the
+	// key it accepts and a stop function (default a.runEmbedded).
+	startGateway func(ctx context.Context) (baseURL, apiKey string, stop func(), err error)
+	// openLocal opens the data directory (default embedded.Open).
+	openLocal func(dataDir string, opts embedded.Options) (*embedded.Local, error)
+	// getenv reads the environment (default os.Getenv), so that tests
+	// can run side by side, each with its own.
+	getenv func(string) string
+	// tui, when set, wraps the TUI's model and adds program options (no
+	// input, an output and a window size), so that the TUI runs with no
+	// terminal.
+	tui func(tea.Model) (tea.Model, []tea.ProgramOption)
+}
 
-func runEmbedded(ctx context.Context, cfg *config.Config) (baseURL, apiKey string, stop func(), err error) {
-	trace, _ := ctx.Value(traceKey{}).(func(string))
-	g, err := embedded.Start(ctx, cfg.DataDir, embedded.Options{AllowPrivate: cfg.AllowPrivate, Trace: trace})
+// getenv is the environment hark reads: settings, NO_COLOR, GLAMOUR_STYLE.
+func (a *App) getenv(k string) string {
+	if a.hooks.getenv != nil {
+		return a.hooks.getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+// runEmbedded serves the data directory's gateway on a loopback port.
+func (a *App) runEmbedded(ctx context.Context) (baseURL, apiKey string, stop func(), err error) {
+	l, err := a.localData()
+	if err != nil {
+		return "", "", nil, err
+	}
+	g, err := l.Serve()
 	var netErr *net.OpError
-	switch {
-	case err == nil:
-	case errors.As(err, new(*fs.PathError)):
-		return "", "", nil, err // the data directory cannot be written: exit 2, naming it
-	case errors.As(err, &netErr):
+	if errors.As(err, &netErr) {
 		return "", "", nil, upstreamError{err} // no loopback port to listen on: exit 4
-	default:
-		return "", "", nil, dataError{err} // gateway.db damaged or locked: exit 6, as index and serve
+	}
+	if err != nil {
+		return "", "", nil, dataError{err}
 	}
 	return g.URL, g.APIKey, g.Stop, nil
 }
 
-// traceKey carries the start-up trace (App.phase) to runEmbedded, so that
-// the engines' first-use work (the voice catalogue, the web index) shows
-// in hark.log.
-type traceKey struct{}
+// localData is the data directory, opened on first use and closed by
+// a.close after the gateway served from it has stopped.
+func (a *App) localData() (*embedded.Local, error) {
+	a.localMu.Lock()
+	defer a.localMu.Unlock()
+	if a.local != nil {
+		return a.local, nil
+	}
+	if a.localClosed {
+		return nil, errors.New("hark is closing")
+	}
+	if a.cfg == nil {
+		return nil, errors.New("settings are not loaded")
+	}
+	open := a.hooks.openLocal
+	if open == nil {
+		open = embedded.Open
+	}
+	// The engines' first-use work (the voice catalogue, the web index)
+	// shows in hark.log.
+	l, err := open(a.cfg.DataDir, embedded.Options{AllowPrivate: a.cfg.AllowPrivate, Trace: a.phase})
+	switch {
+	case err == nil:
+	case errors.As(err, new(*fs.PathError)):
+		return nil, err // the data directory cannot be written: exit 2, naming it
+	default:
+		return nil, dataError{err} // gateway.db damaged or locked: exit 6
+	}
+	a.local = l
+	return l, nil
+}
+
+// localWeb is the local web engine: the embedded gateway's own, whether
+// or not the gateway is serving yet.
+func (a *App) localWeb() (*web.Engine, error) {
+	l, err := a.localData()
+	if err != nil {
+		return nil, err
+	}
+	e, err := l.Web()
+	if err != nil {
+		return nil, dataError{err}
+	}
+	return e, nil
+}
+
+// closeLocal closes the data directory, once whatever served it stopped.
+func (a *App) closeLocal() {
+	a.localMu.Lock()
+	defer a.localMu.Unlock()
+	a.localClosed = true
+	if a.local != nil {
+		a.local.Close()
+		a.local = nil
+	}
+}

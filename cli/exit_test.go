@@ -30,6 +30,7 @@ import (
 // it. The end-to-end tests (TestExitCodes, TestUsageErrors, the library
 // and index tests) run the same rows through commands.
 func TestExitCodeTable(t *testing.T) {
+	t.Parallel()
 	timeout := &net.OpError{Op: "read", Err: timeoutErr{}}
 	for _, tc := range []struct {
 		row  int
@@ -101,6 +102,7 @@ func cancelWhen(ready func() bool) (context.Context, context.CancelFunc) {
 // Ctrl-C on a stream exits 130, not 4: the cut stream's error is a
 // StreamError, which was matched first.
 func TestInterruptedStreamsExit130(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	s.ScriptTTS(apitest.TTSScript{Chunks: [][]byte{{1, 2}, {3, 4}}, Stall: true})
 	ctx, cancel := cancelWhen(func() bool { return s.Count(api.PathTTSStream) > 0 })
@@ -152,6 +154,7 @@ func TestIndexExitCodes(t *testing.T) {
 // extract: every URL failed is exit 4, in every output form; some
 // failed is 0, with the failures on stderr.
 func TestExtractFailures(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	for _, form := range [][]string{nil, {"--json"}, {"--jsonl"}} {
 		args := append(append([]string{"extract"}, form...), "https://a.example/fail")

@@ -8,13 +8,10 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"hark/api"
-	"hark/gateway"
 	"hark/gateway/web"
 	"hark/ui/common"
 )
@@ -53,22 +50,18 @@ Pages that extract and crawl read are indexed automatically as well.`,
 				// crawl on the embedded gateway already honour.
 				allowPrivate = a.cfg.AllowPrivate
 			}
-			db, err := gateway.OpenDB(a.cfg.DataDir)
+			// The flag decides for this run: the data directory opens
+			// with it, once, for the one web engine that indexes.
+			a.cfg.AllowPrivate = allowPrivate
+			e, err := a.localWeb()
 			if err != nil {
-				return dataError{err}
+				return err
 			}
-			defer db.Close()
-			e, err := web.New(web.Config{DB: db, AllowPrivate: allowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)",
-				IndexDepth: depth, IndexLimit: limit, IndexWholeSite: wholeSite})
-			if err != nil {
-				return dataError{err}
-			}
-			defer e.Close()
 			out := cmd.OutOrStdout()
 			total := 0
 			for _, target := range args {
 				start := time.Now()
-				n, err := e.Index(cmd.Context(), target)
+				n, err := e.IndexWith(cmd.Context(), target, web.IndexOptions{Depth: depth, Limit: limit, WholeSite: wholeSite})
 				total += n
 				if err != nil {
 					return indexFailure(target, err, allowPrivate, a.privateHint(), total)
@@ -127,33 +120,11 @@ func pageCount(n int) string {
 }
 
 // localIndex is the embedded gateway's search index for the TUI
-// (common.Indexer): its own web engine over the same data directory, as
-// hark index uses, opened on first use.
-type localIndex struct {
-	a    *App
-	once sync.Once
-	e    *web.Engine
-	err  error
-}
+// (common.Indexer): the gateway's own web engine (a.localWeb), so what the
+// Index pane adds, search finds, and the database is opened once.
+type localIndex struct{ a *App }
 
-func (l *localIndex) engine() (*web.Engine, error) {
-	l.once.Do(func() {
-		db, err := gateway.OpenDB(l.a.cfg.DataDir)
-		if err != nil {
-			l.err = err
-			return
-		}
-		l.e, l.err = web.New(web.Config{DB: db, AllowPrivate: l.a.cfg.AllowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)"})
-		if l.err != nil {
-			db.Close()
-			return
-		}
-		l.a.mu.Lock()
-		l.a.stops = append(l.a.stops, func() { l.e.Close(); db.Close() })
-		l.a.mu.Unlock()
-	})
-	return l.e, l.err
-}
+func (l *localIndex) engine() (*web.Engine, error) { return l.a.localWeb() }
 
 func (l *localIndex) Index(ctx context.Context, target string, progress func(int, string)) (int, error) {
 	e, err := l.engine()

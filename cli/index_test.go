@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hark/api"
+	"hark/config"
+	"hark/gateway/embedded"
 )
 
 // hark index fills the index the embedded gateway's search then reads.
@@ -91,11 +97,74 @@ func TestIndexSite(t *testing.T) {
 
 // A folder that does not exist is the caller's mistake: exit 2, naming it.
 func TestIndexMissingFolderIsUsage(t *testing.T) {
-	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_API_KEY", "")
+	t.Parallel()
+	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "")
 	missing := filepath.Join(t.TempDir(), "nonexistent")
-	code, _, errs := hark(t, nil, "", "index", missing)
+	code, _, errs := harkApp(t, context.Background(), env, nil, "", "index", missing)
 	if code != exitUsage || !strings.Contains(errs, "nonexistent") {
 		t.Errorf("index of a missing folder: code %d, stderr %q; want 2 naming it", code, errs)
+	}
+}
+
+// The data directory has one owner: the index the TUI's Index pane fills
+// is the embedded gateway's own, so search finds its pages at once, and
+// gateway.db is opened once however many of them are used.
+func TestIndexFromTheTUIUsesTheGatewaysEngine(t *testing.T) {
+	t.Parallel()
+	docs := t.TempDir()
+	os.WriteFile(filepath.Join(docs, "rivets.md"), []byte("# Blind rivets\n\nA blind rivet is set from one side of the joint.\n"), 0o644)
+	opens := 0
+	a := &App{cfg: &config.Config{DataDir: t.TempDir()}}
+	a.hooks.openLocal = func(dir string, o embedded.Options) (*embedded.Local, error) {
+		opens++
+		return embedded.Open(dir, o)
+	}
+	defer a.close()
+	ctx := context.Background()
+	cl, err := a.client(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hint := a.emptyIndexHint(ctx); !strings.Contains(hint, "index is empty") {
+		t.Errorf("hint before indexing %q", hint)
+	}
+	ix := &localIndex{a: a}
+	if n, err := ix.Index(ctx, docs, nil); err != nil || n != 1 {
+		t.Fatalf("index from the TUI: %d %v", n, err)
+	}
+	out, err := cl.Search(ctx, api.SearchInput{Query: "blind rivet"})
+	if err != nil || len(out.Results) != 1 || !strings.Contains(out.Results[0].URL, "rivets.md") {
+		t.Fatalf("the gateway's search after the TUI's index: %+v %v", out, err)
+	}
+	if n, err := ix.Pages(ctx); err != nil || n != 1 {
+		t.Errorf("pages %d %v", n, err)
+	}
+	if hint := a.emptyIndexHint(ctx); hint != "" {
+		t.Errorf("hint after indexing %q", hint)
+	}
+	if opens != 1 {
+		t.Errorf("the data directory was opened %d times, want once", opens)
+	}
+}
+
+// hark index opens the data directory once and starts no gateway.
+func TestIndexOpensTheDataDirectoryOnce(t *testing.T) {
+	t.Parallel()
+	docs := t.TempDir()
+	os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\nalpha\n"), 0o644)
+	opens, starts := 0, 0
+	hook := func(h *hooks) {
+		h.openLocal = func(dir string, o embedded.Options) (*embedded.Local, error) {
+			opens++
+			return embedded.Open(dir, o)
+		}
+		h.startGateway = func(context.Context) (string, string, func(), error) {
+			starts++
+			return "", "", nil, errors.New("hark index needs no gateway")
+		}
+	}
+	code, out, errs := harkApp(t, context.Background(), hook, nil, "", "--data-dir", t.TempDir(), "index", docs)
+	if code != 0 || !strings.Contains(out, "Indexed 1 page") || opens != 1 || starts != 0 {
+		t.Errorf("index: %d %q %q; opened %d times, %d gateways started", code, out, errs, opens, starts)
 	}
 }

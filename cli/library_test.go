@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -19,9 +20,16 @@ func harkData(t *testing.T, s *apitest.Server, dataDir, stdin string, args ...st
 	return hark(t, s, stdin, append([]string{"--data-dir", dataDir}, args...)...)
 }
 
+// harkDataWith is harkData with harkApp's hook.
+func harkDataWith(t *testing.T, hook func(*hooks), s *apitest.Server, dataDir, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	return harkApp(t, context.Background(), hook, s, stdin, append([]string{"--data-dir", dataDir}, args...)...)
+}
+
 // What a remote gateway answers is kept, and every library command works
 // on it without calling the gateway again.
 func TestLibraryCommands(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	data := t.TempDir()
 	for _, args := range [][]string{
@@ -160,6 +168,7 @@ func TestLibraryOffAndDamaged(t *testing.T) {
 
 // Scripts: the query from stdin, research -o FILE, --jsonl.
 func TestScripting(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	data := t.TempDir()
 	code, out, errs := harkData(t, s, data, "zebra  crossings\n", "search", "-")
@@ -205,31 +214,31 @@ func TestScripting(t *testing.T) {
 // search --dictate FILE: the query is what the recogniser hears, through
 // the embedded gateway's real engines (flite speaks, pocketsphinx hears).
 func TestSearchDictate(t *testing.T) {
+	t.Parallel()
+	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "")
 	if testing.Short() {
 		t.Skip("runs flite and pocketsphinx")
 	}
-	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_API_KEY", "")
 	data := t.TempDir()
 	wav := filepath.Join(t.TempDir(), "query.wav")
-	if code, _, errs := harkData(t, nil, data, "", "tts", "--voice", "flite:slt", "-o", wav, "the quick brown fox jumps over the lazy dog"); code != 0 {
+	if code, _, errs := harkDataWith(t, env, nil, data, "", "tts", "--voice", "flite:slt", "-o", wav, "the quick brown fox jumps over the lazy dog"); code != 0 {
 		t.Fatalf("tts: %d %s", code, errs)
 	}
-	code, out, errs := harkData(t, nil, data, "", "search", "--dictate", wav)
+	code, out, errs := harkDataWith(t, env, nil, data, "", "search", "--dictate", wav)
 	if code != 0 || !strings.Contains(errs, `heard "the quick brown fox`) {
 		t.Fatalf("search --dictate: %d\n%s\n%s", code, out, errs)
 	}
 	// The search that ran is kept with the words heard as its query.
-	_, out, _ = harkData(t, nil, data, "", "library", "list", "--kind", "search", "--json")
+	_, out, _ = harkDataWith(t, env, nil, data, "", "library", "list", "--kind", "search", "--json")
 	var items []library.Item
 	if json.Unmarshal([]byte(out), &items) != nil || len(items) != 1 || !strings.HasPrefix(items[0].Title, "the quick brown fox") {
 		t.Errorf("kept: %s", out)
 	}
-	code, _, errs = harkData(t, nil, data, "", "search", "--dictate", wav, "and", "words")
+	code, _, errs = harkDataWith(t, env, nil, data, "", "search", "--dictate", wav, "and", "words")
 	if code != exitUsage || !strings.Contains(errs, "give QUERY or --dictate FILE, not both") {
 		t.Errorf("both: %d %s", code, errs)
 	}
-	code, _, errs = harkData(t, nil, data, "", "search", "--dictate", filepath.Join(data, "nope.wav"))
+	code, _, errs = harkDataWith(t, env, nil, data, "", "search", "--dictate", filepath.Join(data, "nope.wav"))
 	if code != exitUsage || !strings.Contains(errs, "nope.wav") {
 		t.Errorf("missing file: %d %s", code, errs)
 	}
@@ -239,19 +248,18 @@ func TestSearchDictate(t *testing.T) {
 // gateway's real engines; played in turn (null sink here) or written as
 // one WAV per voice with a manifest.
 func TestAudition(t *testing.T) {
+	t.Parallel()
+	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "", "HARK_AUDIO_SINK", "null")
 	if testing.Short() {
 		t.Skip("runs flite and espeak-ng")
 	}
-	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_API_KEY", "")
-	t.Setenv("HARK_AUDIO_SINK", "null")
 	data := t.TempDir()
-	code, out, errs := harkData(t, nil, data, "", "audition", "--voices", "flite:slt,espeak:en-us,flite:rms", "--rate", "20", "Hello from three voices.")
+	code, out, errs := harkDataWith(t, env, nil, data, "", "audition", "--voices", "flite:slt,espeak:en-us,flite:rms", "--rate", "20", "Hello from three voices.")
 	if code != 0 || strings.Count(out, "\n") != 3 || !strings.HasPrefix(out, "1/3 flite:slt") || !strings.Contains(out, "3/3 flite:rms") {
 		t.Fatalf("play: %d\n%s\n%s", code, out, errs)
 	}
 	dir := filepath.Join(t.TempDir(), "takes")
-	code, out, errs = harkData(t, nil, data, "", "--json", "audition", "--voices", "flite:slt,espeak:en-us", "-o", dir, "Hello from two voices.")
+	code, out, errs = harkDataWith(t, env, nil, data, "", "--json", "audition", "--voices", "flite:slt,espeak:en-us", "-o", dir, "Hello from two voices.")
 	var m auditionManifest
 	if code != 0 || json.Unmarshal([]byte(out), &m) != nil {
 		t.Fatalf("-o --json: %d\n%s\n%s", code, out, errs)
@@ -279,7 +287,7 @@ func TestAudition(t *testing.T) {
 		// The -o rule: the folder named is made, not its parents.
 		{[]string{"audition", "--voices", "flite:slt", "-o", filepath.Join(dir, "no", "takes"), "hi"}, "the folder " + filepath.Join(dir, "no") + " does not exist"},
 	} {
-		code, _, errs := harkData(t, nil, data, "", tc.args...)
+		code, _, errs := harkDataWith(t, env, nil, data, "", tc.args...)
 		if code != exitUsage || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: %d %q, want 2 and %q", tc.args, code, errs, tc.want)
 		}
@@ -289,31 +297,30 @@ func TestAudition(t *testing.T) {
 // hark read: a document spoken sentence by sentence through the embedded
 // gateway; the WAV it writes is heard back by the recogniser.
 func TestRead(t *testing.T) {
+	t.Parallel()
+	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "", "HARK_AUDIO_SINK", "null")
 	if testing.Short() {
 		t.Skip("runs flite and pocketsphinx")
 	}
-	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_API_KEY", "")
-	t.Setenv("HARK_AUDIO_SINK", "null")
 	data, dir := t.TempDir(), t.TempDir()
 	doc := filepath.Join(dir, "doc.md")
 	os.WriteFile(doc, []byte("# Foxes\n\nThe quick brown fox jumps over the lazy dog.\n\n```\nrm -rf /\n```\n"), 0o644)
 	wav := filepath.Join(dir, "read.wav")
-	code, out, errs := harkData(t, nil, data, "", "--voice", "flite:slt", "read", doc, "-o", wav)
+	code, out, errs := harkDataWith(t, env, nil, data, "", "--voice", "flite:slt", "read", doc, "-o", wav)
 	if code != 0 || out != "Foxes.\nThe quick brown fox jumps over the lazy dog.\nA code block of 1 line.\n" || !strings.Contains(errs, "wrote 3 sentences") {
 		t.Fatalf("read -o: %d\n%q\n%s", code, out, errs)
 	}
-	code, out, errs = harkData(t, nil, data, "", "stt", wav)
+	code, out, errs = harkDataWith(t, env, nil, data, "", "stt", wav)
 	if code != 0 || !strings.Contains(out, "quick brown fox") {
 		t.Errorf("the reading heard back: %d %q %s", code, out, errs)
 	}
 	// -o - writes the WAV to stdout, the sentences to stderr.
-	code, out, errs = harkData(t, nil, data, "", "--voice", "flite:slt", "read", doc, "-o", "-")
+	code, out, errs = harkDataWith(t, env, nil, data, "", "--voice", "flite:slt", "read", doc, "-o", "-")
 	if code != 0 || !strings.HasPrefix(out, "RIFF") || !strings.Contains(errs, "The quick brown fox") {
 		t.Errorf("read -o -: %d, stdout starts %q, stderr %q", code, out[:min(4, len(out))], errs)
 	}
 	// Played (null sink), from stdin.
-	code, out, _ = harkData(t, nil, data, "One sentence. Two sentences.", "--voice", "flite:slt", "read", "-")
+	code, out, _ = harkDataWith(t, env, nil, data, "One sentence. Two sentences.", "--voice", "flite:slt", "read", "-")
 	if code != 0 || out != "One sentence.\nTwo sentences.\n" {
 		t.Errorf("read -: %d %q", code, out)
 	}
@@ -325,7 +332,7 @@ func TestRead(t *testing.T) {
 		{[]string{"read", filepath.Join(dir, "nope.md")}, "no such file, and not a library ID"},
 		{[]string{"read", doc, "-o", filepath.Join(dir, "no", "read.wav")}, "the folder " + filepath.Join(dir, "no") + " does not exist"},
 	} {
-		code, _, errs := harkData(t, nil, data, "", tc.args...)
+		code, _, errs := harkDataWith(t, env, nil, data, "", tc.args...)
 		if code != exitUsage || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: %d %q, want 2 and %q", tc.args, code, errs, tc.want)
 		}
@@ -335,6 +342,7 @@ func TestRead(t *testing.T) {
 // --json on every library command: search, rm and export print what a
 // script needs (list and show are checked in TestLibraryCommands).
 func TestLibraryJSON(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	data := t.TempDir()
 	for _, args := range [][]string{{"search", "zebra", "crossings"}, {"research", "how do okapis hide"}, {"map", "https://site.example"}} {
@@ -390,6 +398,7 @@ func TestLibraryJSON(t *testing.T) {
 // a parent folder that does not exist is exit 2, naming it, and nothing
 // is made; a crawl's folder is made alone.
 func TestOutputRule(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	data, dir := t.TempDir(), t.TempDir()
 	missing := filepath.Join(dir, "no", "such")

@@ -11,6 +11,7 @@ import (
 // -o into a device or a pipe writes into it and leaves it what it was;
 // only a regular file is replaced (through a temporary file).
 func TestOutputWritesIntoDevicesAndPipes(t *testing.T) {
+	t.Parallel()
 	a := &App{}
 	write := func(w io.Writer) error { _, err := io.WriteString(w, "hello pipe\n"); return err }
 

@@ -16,6 +16,7 @@ import (
 // stands, then moves when text is added above it, then is gone when its
 // page no longer says it.
 func TestResearchVerify(t *testing.T) {
+	t.Parallel()
 	docs := t.TempDir()
 	page := filepath.Join(docs, "zorblax.md")
 	body := "# Zorblax tuning\n\nThe zorblax engine is tuned by setting the flux ratio to 3.5 in the control file. " +
@@ -61,6 +62,7 @@ func TestResearchVerify(t *testing.T) {
 // A report from a gateway that records no passages cannot be verified:
 // verify says so rather than report every quote gone.
 func TestResearchVerifyWithoutPassages(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	data := t.TempDir()
 	if code, _, errs := harkData(t, s, data, "", "research", "how do okapis hide"); code != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -11,10 +12,13 @@ import (
 	"hark/config"
 )
 
+var traverseHooks sync.Once
+
 func newRootCmd(a *App) *cobra.Command {
 	// Run the root's settings hook even when a subcommand (serve, index)
-	// has its own.
-	cobra.EnableTraverseRunHooks = true
+	// has its own. A cobra global: set once, not by every run (tests run
+	// commands side by side).
+	traverseHooks.Do(func() { cobra.EnableTraverseRunHooks = true })
 	root := &cobra.Command{
 		Use:   "hark",
 		Short: "Search the web and speak with the gateway, from a TUI or scripts",
@@ -90,7 +94,7 @@ func (a *App) load(ctx context.Context) error {
 	if a.cfg != nil {
 		return nil
 	}
-	cfg, err := config.Load(ctx, a.flags)
+	cfg, err := config.LoadWith(ctx, a.flags, a.getenv)
 	if err != nil {
 		return usageError{err}
 	}

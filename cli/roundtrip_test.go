@@ -78,6 +78,7 @@ func roundTrip(ctx context.Context, t *testing.T, cl *api.Client, voice, text st
 }
 
 func TestReadmeRoundTripComesBack(t *testing.T) {
+	t.Parallel()
 	cl, ctx := roundTripClient(t)
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -95,6 +96,7 @@ func TestReadmeRoundTripComesBack(t *testing.T) {
 // candidate and what came back, then the corpus WER on the held-out
 // sentences per voice. HARK_WER=1 runs it.
 func TestRoundTripWER(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("HARK_WER") == "" {
 		t.Skip("HARK_WER=1 measures the round trip's word error rate")
 	}

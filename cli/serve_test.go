@@ -41,8 +41,11 @@ func (l *lockedBuffer) String() string {
 // TestEmbeddedGateway starts the embedded gateway with the local engines
 // and talks to it over loopback like any client.
 func TestEmbeddedGateway(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	base, key, stop, err := runEmbedded(context.Background(), &config.Config{DataDir: dir})
+	app := &App{cfg: &config.Config{DataDir: dir}}
+	defer app.close()
+	base, key, stop, err := app.runEmbedded(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +143,10 @@ func TestServe(t *testing.T) {
 // embedded gateway: the close frame ends the audio and the finals arrive
 // before the close handshake.
 func TestEmbeddedVoiceRoundTrip(t *testing.T) {
-	base, key, stop, err := runEmbedded(context.Background(), &config.Config{DataDir: t.TempDir()})
+	t.Parallel()
+	app := &App{cfg: &config.Config{DataDir: t.TempDir()}}
+	defer app.close()
+	base, key, stop, err := app.runEmbedded(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,6 +198,7 @@ func TestEmbeddedVoiceRoundTrip(t *testing.T) {
 }
 
 func TestServeNewKey(t *testing.T) {
+	t.Parallel()
 	var out, errb lockedBuffer
 	code := Run(context.Background(), []string{"serve", "--new-key"}, strings.NewReader(""), &out, &errb)
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
@@ -203,6 +210,7 @@ func TestServeNewKey(t *testing.T) {
 // TestEmbeddedAllowPrivate: the embedded gateway refuses loopback pages by
 // default and reads them when the allow_private setting is on.
 func TestEmbeddedAllowPrivate(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, "<html><head><title>Intranet</title></head><body><article><h1>Intranet</h1>"+
@@ -211,7 +219,9 @@ func TestEmbeddedAllowPrivate(t *testing.T) {
 	defer site.Close()
 	ctx := context.Background()
 	for _, allow := range []bool{false, true} {
-		base, key, stop, err := runEmbedded(ctx, &config.Config{DataDir: t.TempDir(), AllowPrivate: allow})
+		app := &App{cfg: &config.Config{DataDir: t.TempDir(), AllowPrivate: allow}}
+		defer app.close()
+		base, key, stop, err := app.runEmbedded(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,6 +247,7 @@ func TestEmbeddedAllowPrivate(t *testing.T) {
 // serve's limit flags override gateway.toml; a negative one is a usage
 // error naming the flag.
 func TestServeLimitFlags(t *testing.T) {
+	t.Parallel()
 	l := gateway.Limits{MaxInvoke: 3, StreamsPerKey: 2}
 	if err := (serveLimits{maxInvoke: 7, recognisers: 1}).apply(&l); err != nil {
 		t.Fatal(err)

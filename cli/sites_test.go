@@ -30,6 +30,7 @@ func loopbackSite(t *testing.T) string {
 // refused connection is the site's failure (exit 4), never "invalid url
 // … (HTTP 400)".
 func TestOneRuleForLocalAddresses(t *testing.T) {
+	t.Parallel()
 	site := loopbackSite(t)
 	for _, args := range [][]string{{"extract", site + "/"}, {"crawl", site + "/"}, {"map", site + "/"}, {"index", site + "/"}} {
 		code, _, errs := hark(t, nil, "", args...)
@@ -54,6 +55,7 @@ func TestOneRuleForLocalAddresses(t *testing.T) {
 // -o works for search, extract, crawl and map as the README's rule says;
 // a usage error names the subcommand's help.
 func TestOutputFileAndSubcommandHelp(t *testing.T) {
+	t.Parallel()
 	site := loopbackSite(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "page.md")
@@ -77,6 +79,7 @@ func TestOutputFileAndSubcommandHelp(t *testing.T) {
 // A search on an empty local index says how to fill it, as the TUI and
 // research do.
 func TestSearchOnAnEmptyIndexSuggestsIndex(t *testing.T) {
+	t.Parallel()
 	code, out, errs := hark(t, nil, "", "search", "rivets")
 	if code != 0 || !strings.Contains(out, "no results") || !strings.Contains(errs, "hark index URL|SITEMAP|DIR") {
 		t.Errorf("search on an empty index: %d %q %q", code, out, errs)
@@ -86,6 +89,7 @@ func TestSearchOnAnEmptyIndexSuggestsIndex(t *testing.T) {
 // Raw PCM without a rate is refused naming the flag, --sample-rate, not
 // the wire's field.
 func TestSTTRawPCMNamesTheFlag(t *testing.T) {
+	t.Parallel()
 	code, _, errs := hark(t, nil, strings.Repeat("\x01\x00", 8000), "stt", "-")
 	if code != exitUsage || !strings.Contains(errs, "needs --sample-rate HZ") {
 		t.Errorf("stt - on raw pcm: %d %q", code, errs)
@@ -94,6 +98,7 @@ func TestSTTRawPCMNamesTheFlag(t *testing.T) {
 
 // --output-dir is where reports and exports go too, not audio alone.
 func TestOutputDirHelpSaysWhatGoesThere(t *testing.T) {
+	t.Parallel()
 	_, out, _ := hark(t, nil, "", "--help")
 	if !strings.Contains(out, "where saved audio, reports and exports are written") {
 		t.Errorf("--output-dir's help:\n%s", out)
@@ -103,6 +108,7 @@ func TestOutputDirHelpSaysWhatGoesThere(t *testing.T) {
 // hark read asks for a batch of sentences per call, not one per sentence
 // (a call costs a credit at least): the first alone, then the rest.
 func TestReadBatchesSentences(t *testing.T) {
+	t.Parallel()
 	s := apitest.New(t)
 	head := wav.Header(apitest.SampleRate, wav.StreamSize)
 	whole := append(append([]byte{}, head...), apitest.Synthesize("a tone")...)

@@ -88,12 +88,13 @@ func runTUIInBackground(t *testing.T) (*frames, func() (int, string)) {
 func runTUIWith(t *testing.T, ctx context.Context, cancel func(), more ...tea.ProgramOption) (*frames, func() (int, string)) {
 	t.Helper()
 	f := &frames{}
-	tuiTest = func(m tea.Model) (tea.Model, []tea.ProgramOption) {
+	var errb bytes.Buffer
+	a := newApp(strings.NewReader(""), &bytes.Buffer{}, &errb)
+	a.hooks.tui = func(m tea.Model) (tea.Model, []tea.ProgramOption) {
 		return viewTap{m, f}, append([]tea.ProgramOption{tea.WithInput(nil), tea.WithOutput(&bytes.Buffer{}), tea.WithWindowSize(80, 24)}, more...)
 	}
-	var errb bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- Run(ctx, nil, strings.NewReader(""), &bytes.Buffer{}, &errb) }()
+	go func() { done <- a.run(ctx, nil) }()
 	var once sync.Once
 	var code int
 	// stop quits the TUI; -1 is a TUI that did not exit.
@@ -105,7 +106,6 @@ func runTUIWith(t *testing.T, ctx context.Context, cancel func(), more ...tea.Pr
 			case <-time.After(20 * time.Second):
 				code = -1
 			}
-			tuiTest = nil
 			outputsMu.Lock()
 			outputs = append(outputs, errb.String())
 			for _, fr := range f.all() {

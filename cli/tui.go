@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"os"
 	"sync"
 	"sync/atomic"
 
@@ -39,7 +38,7 @@ func runTUI(ctx context.Context, a *App) error {
 
 	gw := gatewayLabel(a.cfg.BaseURL, a.cfg.Profile)
 	c := &common.Common{
-		Styles:    common.NewStyles(true, os.Getenv("NO_COLOR") != ""),
+		Styles:    common.NewStyles(true, a.getenv("NO_COLOR") != ""),
 		Gateway:   gw,
 		Provider:  a.cfg.Provider,
 		Voice:     a.cfg.Voice,
@@ -82,9 +81,9 @@ func runTUI(ctx context.Context, a *App) error {
 	// sending a quit message that no one reads once ctx has ended, and
 	// the program then never exits.
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
-	if tuiTest != nil {
+	if a.hooks.tui != nil {
 		var more []tea.ProgramOption
-		model, more = tuiTest(model)
+		model, more = a.hooks.tui(model)
 		opts = append(opts, more...)
 	}
 	p := tea.NewProgram(model, opts...)
@@ -103,11 +102,6 @@ func runTUI(ctx context.Context, a *App) error {
 	}
 	return nil
 }
-
-// tuiTest, set only by tests, wraps the TUI's model and adds program
-// options (no input, an output and a window size), so that the TUI runs
-// with no terminal.
-var tuiTest func(tea.Model) (tea.Model, []tea.ProgramOption)
 
 // lazyAudio opens the sound output with opts on first use; diagnostics go
 // to the log (LogFile), never to the terminal the TUI draws on.

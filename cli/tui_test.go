@@ -12,6 +12,7 @@ import (
 )
 
 func TestGatewayLabel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ base, profile, want string }{
 		{"", "", "embedded · workspace local"},
 		{"https://gw.example.com/", "default", "https://gw.example.com/"},
@@ -26,6 +27,7 @@ func TestGatewayLabel(t *testing.T) {
 // The file sink writes where the settings' output directory says, and the
 // audio log is hark's log file in the data directory, not the terminal.
 func TestLazyAudioUsesOutputDirAndDataDirLog(t *testing.T) {
+	t.Parallel()
 	outDir, dataDir := t.TempDir(), filepath.Join(t.TempDir(), "data")
 	a := &App{cfg: &config.Config{DataDir: dataDir}}
 	open, state := lazyAudio(audio.Options{Sink: audio.SinkFile, Dir: outDir}, a.logWriter)
@@ -54,14 +56,13 @@ func TestLazyAudioUsesOutputDirAndDataDirLog(t *testing.T) {
 // directory; at the default level no log file is even opened.
 func TestStartupPhasesLogged(t *testing.T) {
 	s := apitest.New(t)
-	code, _, errs := hark(t, s, "", "config")
-	dataDir := filepath.Join(os.Getenv("XDG_DATA_HOME"), "hark")
+	dataDir := t.TempDir()
+	code, _, errs := hark(t, s, "", "--data-dir", dataDir, "config")
 	if _, err := os.Stat(filepath.Join(dataDir, LogFile)); code != 0 || err == nil {
 		t.Fatalf("default level: code %d, log file exists (%v): %s", code, err, errs)
 	}
 	t.Setenv("HARK_LOG_LEVEL", "debug")
-	code, _, errs = hark(t, s, "", "tools")
-	dataDir = filepath.Join(os.Getenv("XDG_DATA_HOME"), "hark")
+	code, _, errs = hark(t, s, "", "--data-dir", dataDir, "tools")
 	b, err := os.ReadFile(filepath.Join(dataDir, LogFile))
 	if code != 0 || err != nil {
 		t.Fatalf("debug level: code %d, %v: %s", code, err, errs)
@@ -76,8 +77,8 @@ func TestStartupPhasesLogged(t *testing.T) {
 	// is being made, under the App's lock).
 	t.Setenv("HARK_BASE_URL", "")
 	t.Setenv("HARK_API_KEY", "")
-	code, _, errs = hark(t, nil, "", "tools")
-	b, _ = os.ReadFile(filepath.Join(os.Getenv("XDG_DATA_HOME"), "hark", LogFile))
+	code, _, errs = hark(t, nil, "", "--data-dir", dataDir, "tools")
+	b, _ = os.ReadFile(filepath.Join(dataDir, LogFile))
 	if code != 0 || !strings.Contains(string(b), `phase="embedded gateway listening"`) {
 		t.Errorf("embedded: code %d: %s\nlog:\n%s", code, errs, b)
 	}

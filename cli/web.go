@@ -312,7 +312,7 @@ func (a *App) printResearch(out *api.ResearchOutput) error {
 			width = min(w, 120) - 2
 		}
 	}
-	_, err := io.WriteString(a.stdout, renderMarkdown(md, os.Getenv("GLAMOUR_STYLE"), width))
+	_, err := io.WriteString(a.stdout, renderMarkdown(md, a.getenv("GLAMOUR_STYLE"), width))
 	return err
 }
 

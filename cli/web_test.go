@@ -11,6 +11,7 @@ import (
 // hark research used to print "## Sources" twice: the gateway's report
 // has its own list, and the CLI appended the output's sources after it.
 func TestPrintResearchSourcesOnce(t *testing.T) {
+	t.Parallel()
 	sources := []api.ResearchSource{{Title: "Rivets", URL: "https://rivets.example/"}}
 	for _, tc := range []struct {
 		name, content string

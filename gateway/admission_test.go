@@ -28,6 +28,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // 503, Retry-After and the envelope; the calls admitted all finish, each
 // with one settled usage row.
 func TestAdmissionShedsPastTheQueue(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) {
 		c.Limits.MaxInvoke, c.Limits.QueueLength, c.Limits.QueueWait = 2, 1, Duration(time.Hour)
 	})
@@ -95,6 +96,7 @@ func TestAdmissionShedsPastTheQueue(t *testing.T) {
 // An engine that ignores its deadline keeps its admission slot until it
 // returns, so abandoned work cannot pile up beyond the bound.
 func TestAdmissionSlotOutlivesAnOverrunningEngine(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) {
 		c.Limits.MaxInvoke, c.Limits.QueueLength, c.Limits.QueueWait = 1, 1, Duration(time.Millisecond)
 		c.Limits.UpstreamTimeout = Duration(50 * time.Millisecond)
@@ -115,6 +117,7 @@ func TestAdmissionSlotOutlivesAnOverrunningEngine(t *testing.T) {
 // A body sent slower than body_min_rate is cut off within body_timeout
 // with 408, with or without a key.
 func TestSlowBodyIsCutOff(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) {
 		c.Limits.BodyTimeout, c.Limits.BodyMinRate = Duration(300*time.Millisecond), 1000
 	})
@@ -165,6 +168,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 
 // Connections over max_conns_per_client get a 503 envelope and are closed.
 func TestConnectionCapPerClient(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Limits.MaxConnsPerClient = 2 })
 	addr := strings.TrimPrefix(g.base, "http://")
 	var held []net.Conn
@@ -210,6 +214,7 @@ func TestConnectionCapPerClient(t *testing.T) {
 
 // A key put in the path is neither logged nor echoed by a 404 or 405.
 func TestKeyInPathIsRedacted(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	for _, tc := range []struct{ method, path string }{
 		{"GET", api.PathPrefix + "/voice/" + g.key + "/voices"},
@@ -233,6 +238,7 @@ func TestKeyInPathIsRedacted(t *testing.T) {
 
 // A request whose client left is cancelled and logged as 499, not 400.
 func TestGoneClientIsCancelledNot400(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "POST", g.base+invokePath(api.ToolSearch),
@@ -259,6 +265,7 @@ func TestGoneClientIsCancelledNot400(t *testing.T) {
 // A key may hold streams_per_key streams at once; the next is refused
 // with 429 before the upgrade.
 func TestStreamsPerKey(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Limits.StreamsPerKey = 1 })
 	if !g.srv.streams.take(mustHash(g.key)) {
 		t.Fatal("first stream refused")
@@ -280,6 +287,7 @@ func mustHash(key string) string { return HashKey(key) }
 // Past max_streams (and its queue) a stream is refused before the
 // upgrade, with 503 and Retry-After in an envelope.
 func TestStreamAdmission(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) {
 		c.Limits.MaxStreams, c.Limits.QueueLength, c.Limits.QueueWait = 1, 1, Duration(time.Millisecond)
 	})

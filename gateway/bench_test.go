@@ -193,6 +193,7 @@ func BenchmarkOpenSTTStreams(b *testing.B) {
 // streams, sends their configuration, says "ready", and holds them until
 // stdin closes. It does nothing in a normal test run.
 func TestStreamClientHelper(t *testing.T) {
+	t.Parallel()
 	base := os.Getenv("HARK_STREAM_CLIENT_URL")
 	if base == "" {
 		t.Skip("only run by BenchmarkOpenSTTStreams")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestWriteNewConfigRoundTrip(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "hark", ConfigFile)
 	key, err := WriteNewConfig(path)
 	if err != nil {
@@ -35,6 +36,7 @@ func TestWriteNewConfigRoundTrip(t *testing.T) {
 }
 
 func TestLoadConfigErrors(t *testing.T) {
+	t.Parallel()
 	h := HashKey("k")
 	for name, c := range map[string]struct{ toml, want string }{
 		"no workspace": {``, "no [[workspace]]"},

@@ -23,6 +23,7 @@ func creditHeaders(h http.Header) (used, limit, charged string) {
 }
 
 func TestCreditHeaders(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Workspaces[0].CreditQuota = 6 })
 	want := func(what string, h http.Header, used, limit, charged string) {
 		t.Helper()
@@ -107,6 +108,7 @@ func TestCreditHeaders(t *testing.T) {
 // The in-memory count follows this process's writes exactly, sees another
 // process's writes within creditResync, and starts again at a new period.
 func TestCreditCountResync(t *testing.T) {
+	t.Parallel()
 	db, err := OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +187,7 @@ func jsonInto(data []byte, v any) bool { return json.Unmarshal(data, v) == nil }
 // failed (a 200 that costs nothing); anything else from an engine is an
 // error, and so uncharged.
 func TestResearchOutcomes(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	research := func(input string) (int, api.Envelope, http.Header) {
 		return g.call(t, "POST", invokePath(api.ToolResearch), g.key, map[string]any{"inputs": map[string]any{"input": input}})
@@ -218,6 +221,7 @@ func TestResearchOutcomes(t *testing.T) {
 // A gateway killed mid-call leaves pending rows; the next start refunds
 // those of processes no longer running, and only those.
 func TestAbandonedPendingRowsAreRefunded(t *testing.T) {
+	t.Parallel()
 	db, err := OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -260,6 +264,7 @@ func TestAbandonedPendingRowsAreRefunded(t *testing.T) {
 // The running totals follow reservations, refunds and settlements, and
 // are recomputed from the rows after a reset (every start).
 func TestLedgerTotalsFollowTheRows(t *testing.T) {
+	t.Parallel()
 	db, err := OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestOpenDBUsesWAL(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data dir")
 	db, err := OpenDB(dir)
 	if err != nil {
@@ -38,6 +39,7 @@ func TestOpenDBUsesWAL(t *testing.T) {
 // Files that are not hark's gateway database are refused and left as they
 // were; an older hark's unmarked gateway.db is taken and marked.
 func TestOpenDBRefusesForeignFiles(t *testing.T) {
+	t.Parallel()
 	write := func(t *testing.T, setup string) string {
 		dir := t.TempDir()
 		db, err := sql.Open("sqlite", filepath.Join(dir, DBFile))

@@ -199,6 +199,7 @@ func wantError(t *testing.T, status int, env api.Envelope, wantStatus int, wantM
 }
 
 func TestToolList(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	tools, err := g.client(t, g.key).Tools(context.Background())
 	if err != nil {
@@ -259,6 +260,7 @@ func TestToolList(t *testing.T) {
 }
 
 func TestInvokeSearchDefaultsCountryAndUnknownFields(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key,
 		`{"inputs":{"query":"go","topic":"news","country":"Germany","bogus_field":42,"include_answer":true}}`)
@@ -301,6 +303,7 @@ func TestInvokeSearchDefaultsCountryAndUnknownFields(t *testing.T) {
 }
 
 func TestInvokeValidation(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	cases := []struct {
 		tool, inputs, want string
@@ -357,6 +360,7 @@ func TestInvokeValidation(t *testing.T) {
 }
 
 func TestInvokeEveryTool(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/missing" {
@@ -403,6 +407,7 @@ func TestInvokeEveryTool(t *testing.T) {
 }
 
 func TestInvokeErrorPaths(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) {
 		c.Limits.UpstreamTimeout = Duration(300 * time.Millisecond)
 		c.Limits.ResearchWait = Duration(300 * time.Millisecond)
@@ -478,6 +483,7 @@ func TestInvokeErrorPaths(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	status, env, hdr := g.call(t, "GET", api.PathTools, "", nil)
 	wantError(t, status, env, 401, "missing API key")
@@ -518,6 +524,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Limits.RatePerSecond = 1; c.Limits.RateBurst = 3 })
 	var limited int
 	var retry string
@@ -560,6 +567,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestCreditQuota(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Workspaces[0].CreditQuota = 4 })
 	search := func(depth string) (int, api.Envelope) {
 		status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key,
@@ -589,6 +597,7 @@ func TestCreditQuota(t *testing.T) {
 }
 
 func TestCreditQuotaHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) {
 		c.Workspaces[0].CreditQuota = 5
 		c.Workspaces[0].QuotaPeriod = "day"
@@ -617,6 +626,7 @@ func TestCreditQuotaHoldsUnderConcurrency(t *testing.T) {
 }
 
 func TestCosts(t *testing.T) {
+	t.Parallel()
 	reg := map[string]*tool{}
 	for _, tl := range newRegistry() {
 		reg[tl.slug] = tl
@@ -653,6 +663,7 @@ func TestCosts(t *testing.T) {
 }
 
 func TestBodyLimit(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Limits.MaxBodyBytes = 1024 })
 	status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key,
 		`{"inputs":{"query":"`+strings.Repeat("a", 2000)+`"}}`)

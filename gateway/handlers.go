@@ -7,12 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"hark/api"
 	"hark/gateway/engine"
@@ -125,109 +123,6 @@ func isNil(v any) bool {
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
-// billed runs call with the workspace's credits reserved, and settles them:
-// kept on success, refunded on failure. final, when set, turns the result
-// into the credits finally owed (STT bills by audio duration).
-func (s *Server) billed(r *http.Request, op string, cost int64, final func(any) int64, call func(context.Context) (any, error)) (any, error) {
-	rs := stateOf(r)
-	id, err := s.usage.reserve(r.Context(), rs.workspace, rs.keyID, rs.traceID, op, cost)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	out, err := call(r.Context())
-	credits := cost
-	switch {
-	case err != nil:
-		credits = 0
-	case final != nil:
-		credits = final(out)
-	}
-	s.settle(rs, id, credits, err, time.Since(start))
-	return out, err
-}
-
-// settle records a finished billable call; the response reports its
-// credits in X-Credits-Charged. A usage write that fails is logged: the
-// call's answer stands.
-func (s *Server) settle(rs *requestState, res *reservation, credits int64, callErr error, d time.Duration) {
-	if err := s.usage.settle(res, credits, callErr, d); err != nil {
-		s.log.Error("usage history", "trace_id", rs.traceID, "workspace", rs.workspace.name, "error", err.Error())
-		return
-	}
-	rs.charged = credits
-}
-
-// decodeBody reads a JSON object body within the body limit. Unknown
-// fields are ignored; a field of the wrong type is a 400 naming it.
-func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	r.Body = http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)
-	dec := json.NewDecoder(r.Body)
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
-	}
-	if dec.More() {
-		return &httpError{status: CodeInvalidInput, msg: "invalid JSON body: more than one JSON value"}
-	}
-	return nil
-}
-
-// jsonError turns a decoding error into an input error naming the field.
-func jsonError(err error) error {
-	var (
-		te *json.UnmarshalTypeError
-		se *json.SyntaxError
-		mb *http.MaxBytesError
-		he *httpError
-	)
-	switch {
-	case errors.As(err, &mb), errors.As(err, &he):
-		return err
-	case errors.As(err, &te) && te.Field != "":
-		return &engine.InputError{Field: te.Field, Rule: "must be " + jsonTypeName(te.Type)}
-	case errors.As(err, &te):
-		return &httpError{status: CodeInvalidInput, msg: "invalid JSON body: want a JSON object"}
-	case errors.Is(err, io.EOF):
-		return &httpError{status: CodeInvalidInput, msg: "request body is empty: want a JSON object"}
-	case errors.As(err, &se):
-		return &httpError{status: CodeInvalidInput, msg: fmt.Sprintf("invalid JSON body at byte %d: %v", se.Offset, se)}
-	}
-	return &httpError{status: CodeInvalidInput, msg: "invalid JSON body: " + err.Error()}
-}
-
-func jsonTypeName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float64, reflect.Float32:
-		return "a number"
-	case reflect.Map, reflect.Struct:
-		return "a JSON object"
-	case reflect.Slice:
-		return "an array"
-	}
-	return "of type " + t.String()
-}
-
-func decodeInputs(raw json.RawMessage) (map[string]any, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, &engine.InputError{Field: "inputs", Rule: "is required (a JSON object of the tool's fields)"}
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, &engine.InputError{Field: "inputs", Rule: "must be a JSON object"}
-	}
-	return m, nil
-}
-
 func (s *Server) handleVoices(w http.ResponseWriter, r *http.Request) {
 	p, err := stateOf(r).workspace.provider(r.PathValue("provider"), s.known)
 	if err != nil {
@@ -253,44 +148,6 @@ func (s *Server) upstreamErr(ctx context.Context, r *http.Request, op string, er
 		return &httpError{status: CodeTimeout, msg: fmt.Sprintf("%s timed out after %s", op, time.Duration(s.limits.UpstreamTimeout))}
 	}
 	return err
-}
-
-// validateTTS checks the fields of a TTS request that the spec fixes and
-// applies its defaults; the provider checks its own ranges.
-func validateTTS(req *api.TTSRequest, maxChars int, hint string) error {
-	if strings.TrimSpace(req.Provider) == "" {
-		return &engine.InputError{Field: "provider", Rule: "is required"}
-	}
-	if strings.TrimSpace(req.Text) == "" {
-		return &engine.InputError{Field: "text", Rule: "is required"}
-	}
-	if n := utf8.RuneCountInString(req.Text); n > maxChars {
-		return &engine.InputError{Field: "text", Rule: fmt.Sprintf("must be at most %d characters, got %d%s", maxChars, n, hint)}
-	}
-	if strings.TrimSpace(req.VoiceCode) == "" {
-		return &engine.InputError{Field: "voice_code", Rule: "is required (see the voice list)"}
-	}
-	switch req.Format {
-	case "":
-		req.Format = api.FormatPCM
-	case api.FormatPCM, api.FormatMP3, api.FormatWAV:
-	default:
-		return &engine.InputError{Field: "format", Rule: "must be one of pcm, mp3, wav"}
-	}
-	if req.SampleRate < 0 {
-		return &engine.InputError{Field: "sample_rate", Rule: "must not be negative"}
-	}
-	return nil
-}
-
-// ttsCost is 1 credit per started 1000 characters.
-func ttsCost(text string) int64 {
-	return int64(max(1, (utf8.RuneCountInString(text)+999)/1000))
-}
-
-// sttCost is 1 credit per started minute of audio.
-func sttCost(durationMs int) int64 {
-	return int64(max(1, (durationMs+59999)/60000))
 }
 
 // bufferSink collects synthesized audio for the REST endpoint.

@@ -285,3 +285,17 @@ func holderAlive(h string) bool {
 	p, err := os.FindProcess(pid) // no /proc: the pid alone
 	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
+
+// UsageRecord is one row of the usage history.
+type UsageRecord struct {
+	ID         int64
+	Time       time.Time
+	Workspace  string
+	KeyID      string // first 8 hex digits of the key's SHA-256
+	TraceID    string
+	Operation  string // tool slug, tts, stt, tts_stream, stt_stream
+	Credits    int64
+	Status     string // pending, ok, error
+	Error      string
+	DurationMs int64
+}

@@ -3,18 +3,13 @@ package gateway
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
-
-	"hark/api"
 )
 
 // Subprotocol is the WebSocket subprotocol the gateway echoes. A browser
@@ -25,82 +20,6 @@ const Subprotocol = "hark.v1"
 // BearerProtocolPrefix starts the Sec-WebSocket-Protocol value that carries
 // an API key: "bearer.<API_KEY>".
 const BearerProtocolPrefix = "bearer."
-
-// TraceHeader carries the trace_id on every response, WebSocket handshakes
-// included.
-const TraceHeader = "X-Trace-Id"
-
-// requestState is what the middleware learns about a request; the logger
-// reads it when the request ends.
-type requestState struct {
-	traceID   string
-	workspace *workspace
-	keyID     string // short, for logs and usage history
-	keyHash   string // full hex SHA-256: the rate limiter's bucket
-	status    int
-	errMsg    string
-	charged   int64 // credits this call cost: X-Credits-Charged
-	body      *rateBody
-}
-
-type stateKey struct{}
-
-func stateOf(r *http.Request) *requestState {
-	rs, _ := r.Context().Value(stateKey{}).(*requestState)
-	return rs
-}
-
-func traceID(r *http.Request) string {
-	if rs := stateOf(r); rs != nil {
-		return rs.traceID
-	}
-	return ""
-}
-
-func newTraceID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// routes builds the mux and wraps it: trace and log, recover, route match
-// (unknown routes get an envelope 404/405), auth, rate limit.
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	p := api.PathPrefix
-	mux.HandleFunc("GET "+api.PathTools, s.handleTools)
-	// Each tool runs in the admission class of the work it does: a search
-	// of the local index is CPU and SQLite; extract, crawl, map and a
-	// search at a remote backend wait on the network; research on both,
-	// for minutes.
-	invoke := s.admit(s.admitInvoke, s.handleInvoke)
-	fetch := s.admit(s.admitFetch, s.handleInvoke)
-	research := s.admit(s.admitResearch, s.handleInvoke)
-	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", func(w http.ResponseWriter, r *http.Request) {
-		switch t := s.toolMap[r.PathValue("tool")]; {
-		case t != nil && t.research:
-			research(w, r)
-		case t != nil && (t.slug != api.ToolSearch || !stateOf(r).workspace.localSearch):
-			fetch(w, r)
-		default:
-			invoke(w, r)
-		}
-	})
-	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
-	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
-	mux.HandleFunc("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))
-	mux.HandleFunc("POST "+api.PathSTT, s.admit(s.admitVoice, s.handleSTT))
-	mux.HandleFunc("GET "+api.PathTTSStream, s.perKeyStream(s.admit(s.admitStreams, s.handleTTSStream)))
-	mux.HandleFunc("GET "+api.PathSTTStream, s.perKeyStream(s.admit(s.admitStreams, s.handleSTTStream)))
-
-	var h http.Handler = mux
-	h = s.rateLimit(h)
-	h = s.authenticate(h)
-	h = s.matchRoute(mux, h)
-	h = s.recoverPanics(h)
-	h = s.traceAndLog(h)
-	return h
-}
 
 // statusWriter records the status for the log and adds the credit
 // headers of an authenticated workspace; it passes Hijack through for the
@@ -130,37 +49,6 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
-}
-
-// Credit headers on every response to an authenticated workspace.
-const (
-	HeaderCreditsUsed    = "X-Credits-Used"    // credits used this quota period, after the call
-	HeaderCreditsLimit   = "X-Credits-Limit"   // the quota; absent when unlimited
-	HeaderCreditsCharged = "X-Credits-Charged" // what the call cost; 0 for free and failed calls
-)
-
-// setCreditHeaders adds the credit headers of rs's workspace, if any:
-// Used from the in-memory count (no query on the hot path), Charged only
-// when charged is set (a stream's handshake does not know its cost yet).
-func (s *Server) setCreditHeaders(h http.Header, rs *requestState, charged bool) {
-	ws := rs.workspace
-	if ws == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	used, err := s.usage.creditsUsed(ctx, ws)
-	if err != nil {
-		s.log.Warn("credit count", "trace_id", rs.traceID, "workspace", ws.name, "error", err.Error())
-	} else {
-		h.Set(HeaderCreditsUsed, strconv.FormatInt(used, 10))
-	}
-	if ws.quota > 0 {
-		h.Set(HeaderCreditsLimit, strconv.FormatInt(ws.quota, 10))
-	}
-	if charged {
-		h.Set(HeaderCreditsCharged, strconv.FormatInt(rs.charged, 10))
-	}
 }
 
 func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {

@@ -2,18 +2,14 @@ package gateway
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -45,39 +41,6 @@ type Options struct {
 	// Now is the clock of the rate limiter and quota periods; nil means
 	// time.Now. Tests set it.
 	Now func() time.Time
-}
-
-// KnownProviders are the voice provider codes this gateway knows of, whether
-// or not a workspace enables them.
-var KnownProviders = []string{api.DefaultProvider}
-
-// workspace is a WorkspaceConfig with its engines built.
-type workspace struct {
-	name        string
-	quota       int64
-	quotaPeriod string
-	// searchConfigured is false when the workspace has no search backend or
-	// lacks its credentials; every web tool then answers
-	// api.MsgCredentialsMissing.
-	searchConfigured bool
-	// localSearch: vendor_search runs on this machine's index (CPU and
-	// SQLite), not at a remote backend (waiting on the network); the two
-	// take different admission classes.
-	localSearch bool
-	web         engine.Web
-	voice       map[string]*voiceProvider
-	toolList    json.RawMessage // the encoded tool list, see handleTools
-	credits     creditCounter
-}
-
-type voiceProvider struct {
-	enabled, configured bool
-	engine              engine.VoiceProvider
-}
-
-type keyEntry struct {
-	hash [sha256.Size]byte
-	ws   *workspace
 }
 
 // Server is the gateway: an http.Handler for the whole interface, and the
@@ -252,206 +215,41 @@ func (s *Server) Limits() Limits { return s.limits }
 // Handler is the gateway as an http.Handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Serve answers requests on ln until Shutdown. It returns nil after a
-// shutdown.
-func (s *Server) Serve(ln net.Listener) error {
-	ln = newClientListener(ln, s.limits.MaxConnsPerClient)
-	hs := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: time.Duration(s.limits.HeaderTimeout),
-		IdleTimeout:       time.Duration(s.limits.IdleTimeout),
-		BaseContext:       func(net.Listener) context.Context { return s.baseCtx },
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
-	s.mu.Lock()
-	s.hs = hs
-	s.mu.Unlock()
-	err := hs.Serve(ln)
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
-}
-
-// Shutdown stops accepting connections and lets in-flight requests and
-// streams end: TTS streams finish their synthesis, STT streams take the
-// shutdown as end of audio and send their final results. When ctx ends
-// first, upstream calls are cancelled and every open stream ends with an
-// error frame. It returns ctx's error in that case.
-func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	s.drain()
-	hs := s.hs
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		if hs != nil {
-			_ = hs.Shutdown(ctx)
+// routes builds the mux and wraps it: trace and log, recover, route match
+// (unknown routes get an envelope 404/405), auth, rate limit.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	p := api.PathPrefix
+	mux.HandleFunc("GET "+api.PathTools, s.handleTools)
+	// Each tool runs in the admission class of the work it does: a search
+	// of the local index is CPU and SQLite; extract, crawl, map and a
+	// search at a remote backend wait on the network; research on both,
+	// for minutes.
+	invoke := s.admit(s.admitInvoke, s.handleInvoke)
+	fetch := s.admit(s.admitFetch, s.handleInvoke)
+	research := s.admit(s.admitResearch, s.handleInvoke)
+	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", func(w http.ResponseWriter, r *http.Request) {
+		switch t := s.toolMap[r.PathValue("tool")]; {
+		case t != nil && t.research:
+			research(w, r)
+		case t != nil && (t.slug != api.ToolSearch || !stateOf(r).workspace.localSearch):
+			fetch(w, r)
+		default:
+			invoke(w, r)
 		}
-		s.active.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		s.hardCancel()
-		return nil
-	case <-ctx.Done():
-	}
-	s.hardCancel()
-	// Calls and streams now end with their error envelope or frame; give
-	// them a moment, then let those last answers leave before closing.
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-	}
-	if hs != nil {
-		fctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_ = hs.Shutdown(fctx) // closes each connection once its answer is written
-		cancel()
-		_ = hs.Close()
-	}
-	return ctx.Err()
-}
+	})
+	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
+	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
+	mux.HandleFunc("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))
+	mux.HandleFunc("POST "+api.PathSTT, s.admit(s.admitVoice, s.handleSTT))
+	mux.HandleFunc("GET "+api.PathTTSStream, s.perKeyStream(s.admit(s.admitStreams, s.handleTTSStream)))
+	mux.HandleFunc("GET "+api.PathSTTStream, s.perKeyStream(s.admit(s.admitStreams, s.handleSTTStream)))
 
-// requestStart counts a request as active unless the gateway is draining;
-// it is counted under the lock Shutdown takes to start draining, so
-// Shutdown never misses one.
-func (s *Server) requestStart() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.isDraining() {
-		return false
-	}
-	s.active.Add(1)
-	return true
-}
-
-func (s *Server) isDraining() bool {
-	return s.drainCtx.Err() != nil
-}
-
-// scrub removes configured vendor secrets, and API keys wherever a
-// request put them, from a message.
-func (s *Server) scrub(msg string) string {
-	for _, sec := range s.secrets {
-		if len(sec) >= 4 {
-			msg = strings.ReplaceAll(msg, sec, "[redacted]")
-		}
-	}
-	return s.redactKeys(msg)
-}
-
-// maxEcho is the most of a path segment a message echoes: long enough to
-// hold any key whole, so that scrub can recognise and redact it.
-const maxEcho = 200
-
-// minKeyLen is the shortest run of characters checked for being a key;
-// hark's own keys are 69 long.
-const minKeyLen = 16
-
-// redactKeys replaces each run of token characters that is an API key of
-// this gateway, or has the form of one of hark's keys, with [redacted]. A
-// key sent in a path segment (/voice/<KEY>/voices) would otherwise reach
-// the log and the 404 or 405 message that echoes the path.
-func (s *Server) redactKeys(text string) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(text); {
-		if !isTokenByte(text[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && isTokenByte(text[j]) {
-			j++
-		}
-		if tok := text[i:j]; len(tok) >= minKeyLen && (looksLikeHarkKey(tok) || s.isKey(tok)) {
-			b.WriteString(text[last:i])
-			b.WriteString("[redacted]")
-			last = j
-		}
-		i = j
-	}
-	if last == 0 {
-		return text
-	}
-	b.WriteString(text[last:])
-	return b.String()
-}
-
-func isTokenByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0
-}
-
-// looksLikeHarkKey matches NewAPIKey's form, "hark_" and hex digits,
-// anywhere in tok: another gateway's key is as secret as ours, and so is
-// a key cut short. 16 digits tell it from a word.
-func looksLikeHarkKey(tok string) bool {
-	i := strings.Index(tok, "hark_")
-	if i < 0 || len(tok)-i-5 < 16 {
-		return false
-	}
-	for _, c := range tok[i+5 : i+5+16] {
-		if !strings.ContainsRune("0123456789abcdef", c) {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *Server) isKey(tok string) bool {
-	ws, _ := s.lookupKey(tok)
-	return ws != nil
-}
-
-// lookupKey finds the workspace of an API key and returns the key's hex
-// SHA-256. Every stored hash is compared, in constant time, whatever
-// matched.
-func (s *Server) lookupKey(key string) (*workspace, string) {
-	sum := sha256.Sum256([]byte(key))
-	var found *workspace
-	for i := range s.keys {
-		if constantTimeEqual(s.keys[i].hash[:], sum[:]) {
-			found = s.keys[i].ws
-		}
-	}
-	if found == nil {
-		return nil, ""
-	}
-	return found, hex.EncodeToString(sum[:])
-}
-
-// provider resolves a voice provider of the workspace, or says why not.
-func (ws *workspace) provider(name string, known map[string]bool) (engine.VoiceProvider, error) {
-	if strings.TrimSpace(name) == "" {
-		return nil, &engine.InputError{Field: "provider", Rule: "is required"}
-	}
-	vp, ok := ws.voice[name]
-	switch {
-	case !ok && !known[name]:
-		return nil, &httpError{status: http.StatusNotFound,
-			msg: fmt.Sprintf("unknown voice provider %q (known: %s)", truncate(name, maxEcho), strings.Join(sortedKeys(known), ", "))}
-	case !ok:
-		return nil, &httpError{status: http.StatusForbidden,
-			msg: fmt.Sprintf("voice provider %q is not enabled for this workspace", name)}
-	case !vp.enabled:
-		return nil, &httpError{status: http.StatusForbidden,
-			msg: fmt.Sprintf("voice provider %q is disabled for this workspace", name)}
-	case !vp.configured:
-		return nil, &httpError{status: http.StatusForbidden,
-			msg: fmt.Sprintf("voice provider %q has no credentials configured for this workspace", name)}
-	case vp.engine == nil:
-		return nil, &httpError{status: http.StatusServiceUnavailable,
-			msg: fmt.Sprintf("voice provider %q has no engine in this gateway", name)}
-	}
-	return vp.engine, nil
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	var h http.Handler = mux
+	h = s.rateLimit(h)
+	h = s.authenticate(h)
+	h = s.matchRoute(mux, h)
+	h = s.recoverPanics(h)
+	h = s.traceAndLog(h)
+	return h
 }

@@ -14,6 +14,7 @@ import (
 )
 
 func TestShutdownLetsTTSStreamFinish(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	st, err := g.client(t, g.key).TTSStream(context.Background(), api.TTSRequest{Text: "SLOW SLOW SLOW SLOW", VoiceCode: "tone"}, api.KeepAudio())
 	if err != nil {
@@ -44,6 +45,7 @@ func TestShutdownLetsTTSStreamFinish(t *testing.T) {
 }
 
 func TestShutdownGraceExpiresWithErrorFrame(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	st, err := g.client(t, g.key).TTSStream(context.Background(), api.TTSRequest{Text: strings.Repeat("SLOW ", 40), VoiceCode: "tone"}, api.KeepAudio())
 	if err != nil {
@@ -66,6 +68,7 @@ func TestShutdownGraceExpiresWithErrorFrame(t *testing.T) {
 }
 
 func TestShutdownEndsSTTStreamWithFinals(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	st, err := g.client(t, g.key).STTStream(context.Background(), api.STTRequest{Language: "slowfinal"})
 	if err != nil {
@@ -102,6 +105,7 @@ func TestShutdownEndsSTTStreamWithFinals(t *testing.T) {
 // A REST call still running when the grace ends gets an envelope saying
 // why, not a dropped connection.
 func TestShutdownGraceEndsRESTCallWithEnvelope(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	type answer struct {
 		status int

@@ -100,13 +100,6 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (*wsStream, boo
 	return &wsStream{conn: conn}, true
 }
 
-// frameTooBigError is a client message over max_frame_bytes.
-type frameTooBigError struct{ limit int64 }
-
-func (e *frameTooBigError) Error() string {
-	return fmt.Sprintf("a WebSocket message exceeds %d bytes (max_frame_bytes); send audio in smaller fragments", e.limit)
-}
-
 // readFrame reads one client message of at most limit bytes. Of a bigger
 // one only limit+1 bytes are read before it reports frameTooBigError; the
 // next read discards the rest.
@@ -308,8 +301,16 @@ func (f *frameSink) Write(p []byte) (int, error) {
 // sttEnd records why the audio input ended when the client did not end it.
 type sttEnd struct {
 	once   sync.Once
-	reason string // "" when the client closed: a normal end
+	mu     sync.Mutex // the reader may end the input as recognition returns
+	reason string     // "" when the client closed: a normal end
 	code   int
+}
+
+// get is the reason and close code the input ended with, so far.
+func (e *sttEnd) get() (reason string, code int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.reason, e.code
 }
 
 func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
@@ -357,7 +358,9 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	// the upstream timeout.
 	endInput := func(reason string, code int) {
 		end.once.Do(func() {
+			end.mu.Lock()
 			end.reason, end.code = reason, code
+			end.mu.Unlock()
 			pw.Close()
 			timerMu.Lock()
 			finishTimer = time.AfterFunc(time.Duration(s.limits.UpstreamTimeout), cancel)
@@ -441,6 +444,7 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	goneMu.Lock()
 	gone := clientGone
 	goneMu.Unlock()
+	endReason, endCode := end.get()
 	switch {
 	case gone || isConnGone(err):
 		rs.errMsg = "client left mid-stream"
@@ -449,13 +453,13 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 		}
 	case err != nil && r.Context().Err() != nil:
 		fail(fmt.Errorf("%w: recognition interrupted", errShuttingDown))
-	case err != nil && end.reason != "" && isInputError(err):
+	case err != nil && endReason != "" && isInputError(err):
 		// The audio ended at a limit before any could be heard (an
 		// oversized first frame): the limit is the error, not "no audio".
-		rs.errMsg = end.reason
+		rs.errMsg = endReason
 		seq++
-		st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: end.reason})
-		st.writeClose(end.code, "")
+		st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: endReason})
+		st.writeClose(endCode, "")
 	case err != nil && ctx.Err() != nil:
 		fail(&httpError{status: CodeTimeout, msg: fmt.Sprintf("stt did not finish within %s after the end of audio", time.Duration(s.limits.UpstreamTimeout))})
 	case err != nil:
@@ -465,11 +469,11 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 			seq++
 			st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true})
 		}
-		if end.reason != "" {
-			rs.errMsg = end.reason
+		if endReason != "" {
+			rs.errMsg = endReason
 			seq++
-			st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: end.reason})
-			st.writeClose(end.code, "")
+			st.writeJSON(api.STTResultFrame{Sequence: seq, IsFinal: true, Error: endReason})
+			st.writeClose(endCode, "")
 		} else {
 			st.writeClose(websocket.CloseNormalClosure, "")
 		}
@@ -491,17 +495,4 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 func isInputError(err error) bool {
 	var ie *engine.InputError
 	return errors.As(err, &ie)
-}
-
-func validateSTTConfig(cfg *api.STTRequest) error {
-	if strings.TrimSpace(cfg.Provider) == "" {
-		return &engine.InputError{Field: "provider", Rule: "is required"}
-	}
-	if cfg.AudioData != "" {
-		return &engine.InputError{Field: "audio_data", Rule: "must not be sent in the configuration frame; send audio as binary frames"}
-	}
-	if cfg.SampleRate < 0 {
-		return &engine.InputError{Field: "sample_rate", Rule: "must not be negative"}
-	}
-	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"hark/api"
 	"hark/gateway/engine"
@@ -284,14 +283,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }
 
 // ToolList is the data of the tool-list endpoint: the service slug and its

@@ -19,6 +19,7 @@ func (testVoice) TTSInputs() []api.Field {
 // The gateway serves what the provider says about its TTS inputs, and the
 // client reads it back.
 func TestTTSInputs(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	in, err := g.client(t, g.key).TTSInputs(context.Background(), "")
 	if err != nil {

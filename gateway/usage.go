@@ -42,20 +42,6 @@ type creditCounter struct {
 	refreshing bool
 }
 
-// UsageRecord is one row of the usage history.
-type UsageRecord struct {
-	ID         int64
-	Time       time.Time
-	Workspace  string
-	KeyID      string // first 8 hex digits of the key's SHA-256
-	TraceID    string
-	Operation  string // tool slug, tts, stt, tts_stream, stt_stream
-	Credits    int64
-	Status     string // pending, ok, error
-	Error      string
-	DurationMs int64
-}
-
 func (u *usageStore) init(ctx context.Context) error {
 	if err := u.ledger.init(ctx); err != nil {
 		return err

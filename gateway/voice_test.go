@@ -17,6 +17,7 @@ import (
 )
 
 func TestVoiceREST(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Limits.MaxTextChars = 50; c.Limits.MaxAudioBytes = 64000 })
 	c := g.client(t, g.key)
 	ctx := context.Background()
@@ -104,6 +105,7 @@ func (g *testGW) dialWS(t *testing.T, path string, hdr http.Header) (*websocket.
 }
 
 func TestStreamAuth(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	// Subprotocol auth: the echoed protocol is the safe one, never the key.
 	conn, resp, err := g.dialWS(t, api.PathTTSStream, http.Header{"Sec-WebSocket-Protocol": {Subprotocol + ", " + BearerProtocolPrefix + g.key}})
@@ -157,6 +159,7 @@ func TestStreamAuth(t *testing.T) {
 }
 
 func TestTTSStream(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, nil)
 	c := g.client(t, g.key)
 	ctx := context.Background()
@@ -231,6 +234,7 @@ func TestTTSStream(t *testing.T) {
 }
 
 func TestSTTStream(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Limits.MaxStreamAudioBytes = 20000 })
 	c := g.client(t, g.key)
 	ctx := context.Background()
@@ -314,6 +318,7 @@ func TestSTTStream(t *testing.T) {
 }
 
 func TestSTTStreamIdleTimeout(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Limits.StreamIdleTimeout = Duration(300 * time.Millisecond) })
 	conn, _, err := g.dialWS(t, api.PathSTTStream, http.Header{"Authorization": {"Bearer " + g.key}})
 	if err != nil {

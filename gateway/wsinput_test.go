@@ -38,6 +38,7 @@ func readSTTFrames(t *testing.T, conn *websocket.Conn) ([]api.STTResultFrame, in
 // naming the rule, keep the results of the audio sent before it, and a
 // close code that says why.
 func TestStreamsRefuseBadClientFrames(t *testing.T) {
+	t.Parallel()
 	g := startGateway(t, func(c *Config) { c.Limits.MaxFrameBytes = 8000; c.Limits.MaxStreamTextChars = 20 })
 	auth := http.Header{"Authorization": {"Bearer " + g.key}}
 	sttOpen := func(cfg string) *websocket.Conn {

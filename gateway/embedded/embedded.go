@@ -44,80 +44,131 @@ type Options struct {
 	Trace func(event string)
 }
 
+// Local is a data directory opened once: its database, the log and the
+// local engines over them. The gateway it serves and hark's own index
+// commands (`hark index`, the TUI's Index pane) share it, so that the
+// database has one owner in the process and one web engine writes the
+// index.
+type Local struct {
+	dataDir string
+	opts    Options
+	db      *sql.DB
+	log     *slog.Logger
+	eng     *Engines
+
+	closeOnce sync.Once
+	closers   []io.Closer
+}
+
+// Open opens dataDir's database and log and readies the local engines,
+// which start when first used.
+func Open(dataDir string, opts Options) (*Local, error) {
+	db, err := gateway.OpenDB(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	l := &Local{dataDir: dataDir, opts: opts, db: db, closers: []io.Closer{db}}
+	l.log = opts.Logger
+	if l.log == nil {
+		f, err := os.OpenFile(filepath.Join(dataDir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			l.Close()
+			return nil, fmt.Errorf("embedded gateway log: %w", err)
+		}
+		l.closers = append(l.closers, f)
+		l.log = slog.New(slog.NewJSONHandler(f, nil))
+	}
+	l.eng = NewEngines(db, opts.AllowPrivate, l.log)
+	// hark's own gateway lives as long as a TUI that may never listen:
+	// the recogniser (about 90 MB) loads when first asked for.
+	l.eng.VoiceWarmAfter = voice.WarmOnDemand
+	l.eng.Trace = opts.Trace
+	l.eng.Recognisers = opts.Limits.STTRecognisers
+	l.closers = append(l.closers, l.eng)
+	return l, nil
+}
+
+// Web is the local web engine, the one the gateway's tools use, opened on
+// first use: what it indexes, search finds at once.
+func (l *Local) Web() (*web.Engine, error) { return l.eng.localWeb() }
+
+// Close closes the engines, then the log and the database. Stop the
+// gateways served from l first. It is safe to call more than once.
+func (l *Local) Close() error {
+	var errs []error
+	l.closeOnce.Do(func() {
+		for i := len(l.closers) - 1; i >= 0; i-- {
+			errs = append(errs, l.closers[i].Close())
+		}
+	})
+	return errors.Join(errs...)
+}
+
 // Gateway is a running embedded gateway.
 type Gateway struct {
 	URL    string // http://127.0.0.1:port
 	APIKey string // valid for this run only; never print it
 	Server *gateway.Server
 
-	stop sync.Once
-	done func()
+	local *Local
+	stop  sync.Once
+	done  func()
 }
 
-// Stop shuts the gateway down (in-flight streams get 5 seconds) and closes
-// its engines and database. It is safe to call more than once.
+// Web is the running gateway's local web engine (Local.Web).
+func (g *Gateway) Web() (*web.Engine, error) { return g.local.Web() }
+
+// Stop shuts the gateway down (in-flight streams get 5 seconds), and,
+// when Start opened its Local, closes its engines and database. It is
+// safe to call more than once.
 func (g *Gateway) Stop() { g.stop.Do(g.done) }
 
-// Start runs the gateway with one workspace, "local", using the local
-// engines, with its database in dataDir.
+// Start opens dataDir (Open) and serves the gateway over it (Serve); Stop
+// closes both.
 func Start(ctx context.Context, dataDir string, opts Options) (*Gateway, error) {
+	l, err := Open(dataDir, opts)
+	if err != nil {
+		return nil, err
+	}
+	g, err := l.Serve()
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	stop := g.done
+	g.done = func() { stop(); l.Close() }
+	return g, nil
+}
+
+// Serve runs the gateway with one workspace, "local", using l's engines,
+// with a key made for this run. Its Stop leaves l open.
+func (l *Local) Serve() (*Gateway, error) {
 	key, err := gateway.NewAPIKey()
 	if err != nil {
 		return nil, err
 	}
-	db, err := gateway.OpenDB(dataDir)
+	cfg := &gateway.Config{Limits: l.opts.Limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
+	srv, err := gateway.New(gateway.Options{Config: cfg, DB: l.db, Engines: l.eng.Gateway(), Logger: l.log})
 	if err != nil {
-		return nil, err
-	}
-	var closers []io.Closer
-	cleanup := func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i].Close()
-		}
-	}
-	closers = append(closers, db)
-	logger := opts.Logger
-	if logger == nil {
-		f, err := os.OpenFile(filepath.Join(dataDir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		if err != nil {
-			cleanup()
-			return nil, fmt.Errorf("embedded gateway log: %w", err)
-		}
-		closers = append(closers, f)
-		logger = slog.New(slog.NewJSONHandler(f, nil))
-	}
-	eng := NewEngines(db, opts.AllowPrivate, logger)
-	// hark's own gateway lives as long as a TUI that may never listen:
-	// the recogniser (about 90 MB) loads when first asked for.
-	eng.VoiceWarmAfter = voice.WarmOnDemand
-	eng.Trace = opts.Trace
-	eng.Recognisers = opts.Limits.STTRecognisers
-	closers = append(closers, eng)
-	cfg := &gateway.Config{Limits: opts.Limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
-	srv, err := gateway.New(gateway.Options{Config: cfg, DB: db, Engines: eng.Gateway(), Logger: logger})
-	if err != nil {
-		cleanup()
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		cleanup()
 		return nil, fmt.Errorf("embedded gateway: %w", err)
 	}
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
 		if err := srv.Serve(ln); err != nil {
-			logger.Error("embedded gateway stopped", "error", err)
+			l.log.Error("embedded gateway stopped", "error", err)
 		}
 	}()
-	g := &Gateway{URL: "http://" + ln.Addr().String(), APIKey: key, Server: srv}
+	g := &Gateway{URL: "http://" + ln.Addr().String(), APIKey: key, Server: srv, local: l}
 	g.done = func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(sctx)
 		<-served
-		cleanup()
 	}
 	return g, nil
 }
@@ -156,7 +207,8 @@ func (e *Engines) localWeb() (*web.Engine, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.web == nil {
-		w, err := web.New(web.Config{DB: e.db, AllowPrivate: e.allowPrivate})
+		// hark's own name, as hark index always sent (docs/web.md).
+		w, err := web.New(web.Config{DB: e.db, AllowPrivate: e.allowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)"})
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 )
 
 func TestStartExtractsALoopbackPage(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
@@ -59,6 +62,7 @@ func TestStartExtractsALoopbackPage(t *testing.T) {
 // earlier process left running is marked failed by that first call,
 // before it reads anything, and concurrent first calls open it once.
 func TestWebEngineOpensOnFirstCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := gateway.OpenDB(dir)
 	if err != nil {
@@ -108,7 +112,10 @@ func TestWebEngineOpensOnFirstCall(t *testing.T) {
 		return s
 	}
 	events = nil
-	g, err = Start(context.Background(), dir, Options{Trace: trace})
+	// The three first calls wait for the engine to open; on a loaded
+	// machine that outlasts the default 20 ms queue wait, and admission
+	// is not what this test is about.
+	g, err = Start(context.Background(), dir, Options{Trace: trace, Limits: gateway.Limits{QueueWait: gateway.Duration(time.Minute)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,5 +142,42 @@ func TestWebEngineOpensOnFirstCall(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Join(events, ",") != "web engine opened" {
 		t.Errorf("trace %q, want the engine opened once", events)
+	}
+}
+
+// A Local outlives the gateways served from it, and what its web engine
+// indexes the gateway's search finds: one engine, one database.
+func TestServeSharesTheLocalWebEngine(t *testing.T) {
+	t.Parallel()
+	docs := t.TempDir()
+	os.WriteFile(filepath.Join(docs, "tides.md"), []byte("# Tides\n\nSpring tides come at new and full moon.\n"), 0o644)
+	l, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	g, err := l.Serve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := l.Web()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gw, _ := g.Web(); gw != w {
+		t.Fatal("the gateway's web engine is not the Local's")
+	}
+	if _, err := w.Index(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := api.New(api.Options{BaseURL: g.URL, APIKey: g.APIKey})
+	out, err := c.Search(ctx, api.SearchInput{Query: "spring tides"})
+	if err != nil || len(out.Results) != 1 {
+		t.Fatalf("search after indexing through the Local: %+v %v", out, err)
+	}
+	g.Stop()
+	if n, err := w.IndexedPages(ctx); err != nil || n != 1 {
+		t.Errorf("after the gateway stopped the Local still reads: %d %v", n, err)
 	}
 }

@@ -26,9 +26,9 @@ const PartialIntervalMinMs, PartialIntervalMaxMs = 100, 5000
 // Long audio is recognised as a series of utterances, each with its own
 // final result: an utterance ends at the first pause after
 // utteranceSoftMax, and at utteranceHardMax in any case, which keeps the
-// decoder's search memory bounded. Variables so that a test can shorten
-// them.
-var (
+// decoder's search memory bounded. Local.uttSoft and uttHard hold them,
+// so that a test can shorten them on its own provider.
+const (
 	utteranceSoftMax int64 = 20 * sphinx.SampleRate
 	utteranceHardMax int64 = 30 * sphinx.SampleRate
 )
@@ -52,8 +52,8 @@ func (l *Local) planSTT(cfg api.STTRequest) (sttOptions, error) {
 	o := sttOptions{
 		partialSamples: int(l.cfg.PartialInterval.Milliseconds()) * sphinx.SampleRate / 1000,
 		maxSamples:     int64(l.cfg.MaxAudio.Seconds() * sphinx.SampleRate),
-		uttSoft:        utteranceSoftMax,
-		uttHard:        utteranceHardMax,
+		uttSoft:        l.uttSoft,
+		uttHard:        l.uttHard,
 	}
 	// Any English tag is heard with the US model; other languages have
 	// no model here.
@@ -276,9 +276,8 @@ func firstLine(s string, fallback error) string {
 // decoder while another recognition waits for one: it then ends its
 // utterance (sending that utterance's final result), gives the decoder
 // back, and takes one again when audio comes. A client sending slowly
-// thus never blocks one sending at real-time pace. A variable so that a
-// test can change it.
-var yieldAfter = 200 * time.Millisecond
+// thus never blocks one sending at real-time pace.
+const yieldAfter = 200 * time.Millisecond
 
 // samplesRead is one read of the audio source.
 type samplesRead struct {

@@ -83,6 +83,9 @@ type Local struct {
 	lame    string
 	opusdec string
 	pool    *decoderPool
+	// uttSoft and uttHard are utteranceSoftMax and utteranceHardMax,
+	// in samples; tests shorten them.
+	uttSoft, uttHard int64
 
 	catMu sync.Mutex
 	// voices is listed on first use (see catalog): asking espeak-ng and
@@ -127,6 +130,8 @@ func New(cfg Config) (*Local, error) {
 		flite:   findTool(cfg.FlitePath, "flite"),
 		lame:    findTool(cfg.LamePath, "lame"),
 		opusdec: findTool(cfg.OpusdecPath, "opusdec"),
+		uttSoft: utteranceSoftMax,
+		uttHard: utteranceHardMax,
 	}
 	if l.espeak == "" && l.flite == "" {
 		return nil, errors.New("no voices: neither espeak-ng nor flite is installed")

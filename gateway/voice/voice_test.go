@@ -734,14 +734,17 @@ func TestSTTCancelWhileWaiting(t *testing.T) {
 // TestLongAudioSegments shortens the utterance limits so that a few
 // sentences make several utterances, each with its own final result.
 func TestLongAudioSegments(t *testing.T) {
-	l := provider(t)
-	soft, hard := utteranceSoftMax, utteranceHardMax
-	utteranceSoftMax, utteranceHardMax = 2*16000, 4*16000
-	defer func() { utteranceSoftMax, utteranceHardMax = soft, hard }()
+	provider(t) // skips when the tools are missing
+	l, err := New(Config{Decoders: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.uttSoft, l.uttHard = 2*16000, 4*16000
 	text := strings.Join(roundTripSentences[1:], " ")
 	pcm, res, _ := synth(t, l, api.TTSRequest{Text: text, VoiceCode: "flite:slt"})
 	var finals []engine.Transcript
-	err := l.Recognize(context.Background(), api.STTRequest{SampleRate: 16000}, bytes.NewReader(pcm), func(tr engine.Transcript) error {
+	err = l.Recognize(context.Background(), api.STTRequest{SampleRate: 16000}, bytes.NewReader(pcm), func(tr engine.Transcript) error {
 		if tr.Final {
 			finals = append(finals, tr)
 		}

@@ -64,8 +64,9 @@ func (e *Engine) index(ctx context.Context, target string) (int, error) {
 	if strings.HasSuffix(lower, ".xml") || strings.Contains(lower, "sitemap") {
 		return e.indexSitemap(ctx, u.String())
 	}
-	t := &traversal{start: u, maxDepth: e.cfg.IndexDepth, maxBreadth: 500, limit: e.cfg.IndexLimit, allowExternal: false, extract: true}
-	if !e.cfg.IndexWholeSite {
+	depth, limit, wholeSite := e.indexScope(ctx)
+	t := &traversal{start: u, maxDepth: depth, maxBreadth: 500, limit: limit, allowExternal: false, extract: true}
+	if !wholeSite {
 		t.under = folderOf(u)
 	}
 	visits, err := e.walk(ctx, t)
@@ -80,8 +81,8 @@ func (e *Engine) indexSitemap(ctx context.Context, target string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("index %s: %w", target, err)
 	}
-	if len(urls) > e.cfg.IndexLimit {
-		urls = urls[:e.cfg.IndexLimit]
+	if _, limit, _ := e.indexScope(ctx); len(urls) > limit {
+		urls = urls[:limit]
 	}
 	var n atomic.Int64
 	var firstErr atomic.Value

@@ -83,6 +83,30 @@ func TestIndexStaysUnderTheStartFolder(t *testing.T) {
 	}
 }
 
+// IndexOptions widen or narrow one call on an engine configured
+// otherwise: the gateway's one engine serves every `hark index` flag.
+func TestIndexOptionsOverrideTheConfig(t *testing.T) {
+	base := docsServer(t)
+	e, err := New(Config{DB: testDB(t), AllowPrivate: true, IndexDepth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var got []string
+	n, err := e.IndexWith(context.Background(), base+"/docs/api/index.html", IndexOptions{Depth: 3, WholeSite: true, Progress: func(_ int, u string) { got = append(got, u) }})
+	if err != nil || n != 5 || len(got) != 5 {
+		t.Fatalf("depth 3, whole site: %d pages %v, %v; want the five pages", n, got, err)
+	}
+	n, err = e.IndexWith(context.Background(), base+"/docs/api/index.html", IndexOptions{Depth: 3, Limit: 2})
+	if err != nil || n != 2 {
+		t.Errorf("limit 2: %d pages, %v", n, err)
+	}
+	n, err = e.Index(context.Background(), base+"/docs/api/index.html")
+	if err != nil || n != 2 {
+		t.Errorf("the config's depth 1 after: %d pages, %v; want the start and a.html", n, err)
+	}
+}
+
 func TestFolderOf(t *testing.T) {
 	for in, want := range map[string]string{
 		"http://h/nodejs/api/index.html": "/nodejs/api/",

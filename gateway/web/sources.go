@@ -23,6 +23,35 @@ type indexRun struct {
 	urls     []string
 	seen     map[string]bool
 	progress func(pages int, url string)
+	opts     IndexOptions
+}
+
+// IndexOptions tune one Index call. Zero fields keep the engine's Config,
+// so that the one engine the gateway owns serves `hark index --depth 3`
+// and the TUI alike.
+type IndexOptions struct {
+	Depth     int  // Config.IndexDepth for this call
+	Limit     int  // Config.IndexLimit for this call
+	WholeSite bool // Config.IndexWholeSite, or this
+	// Progress, when not nil, is told of every page stored, with the
+	// number so far.
+	Progress func(pages int, url string)
+}
+
+// indexScope is the depth, page limit and whole-site switch of the index run
+// ctx carries (the engine's Config outside one).
+func (e *Engine) indexScope(ctx context.Context) (depth, limit int, wholeSite bool) {
+	depth, limit, wholeSite = e.cfg.IndexDepth, e.cfg.IndexLimit, e.cfg.IndexWholeSite
+	if r, ok := ctx.Value(indexRunKey{}).(*indexRun); ok {
+		if r.opts.Depth > 0 {
+			depth = r.opts.Depth
+		}
+		if r.opts.Limit > 0 {
+			limit = r.opts.Limit
+		}
+		wholeSite = wholeSite || r.opts.WholeSite
+	}
+	return depth, limit, wholeSite
 }
 
 // add records a page stored; a page stored twice (a redirect's target
@@ -72,7 +101,12 @@ func sourceName(target string) string {
 // page stored, with the number so far. The pages are remembered as the
 // target's (see Sources): indexing it again replaces that list.
 func (e *Engine) IndexWithProgress(ctx context.Context, target string, progress func(pages int, url string)) (int, error) {
-	run := &indexRun{progress: progress}
+	return e.IndexWith(ctx, target, IndexOptions{Progress: progress})
+}
+
+// IndexWith is Index with the options of this call.
+func (e *Engine) IndexWith(ctx context.Context, target string, o IndexOptions) (int, error) {
+	run := &indexRun{progress: o.Progress, opts: o}
 	n, err := e.index(context.WithValue(ctx, indexRunKey{}, run), target)
 	run.mu.Lock()
 	urls := run.urls

@@ -1,0 +1,91 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// The server's lifecycle: Serve, and a Shutdown that lets admitted calls
+// and streams end before the connections close.
+
+// Serve answers requests on ln until Shutdown. It returns nil after a
+// shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	ln = newClientListener(ln, s.limits.MaxConnsPerClient)
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: time.Duration(s.limits.HeaderTimeout),
+		IdleTimeout:       time.Duration(s.limits.IdleTimeout),
+		BaseContext:       func(net.Listener) context.Context { return s.baseCtx },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	s.mu.Lock()
+	s.hs = hs
+	s.mu.Unlock()
+	err := hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting connections and lets in-flight requests and
+// streams end: TTS streams finish their synthesis, STT streams take the
+// shutdown as end of audio and send their final results. When ctx ends
+// first, upstream calls are cancelled and every open stream ends with an
+// error frame. It returns ctx's error in that case.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.drain()
+	hs := s.hs
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		if hs != nil {
+			_ = hs.Shutdown(ctx)
+		}
+		s.active.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		s.hardCancel()
+		return nil
+	case <-ctx.Done():
+	}
+	s.hardCancel()
+	// Calls and streams now end with their error envelope or frame; give
+	// them a moment, then let those last answers leave before closing.
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	if hs != nil {
+		fctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = hs.Shutdown(fctx) // closes each connection once its answer is written
+		cancel()
+		_ = hs.Close()
+	}
+	return ctx.Err()
+}
+
+// requestStart counts a request as active unless the gateway is draining;
+// it is counted under the lock Shutdown takes to start draining, so
+// Shutdown never misses one.
+func (s *Server) requestStart() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isDraining() {
+		return false
+	}
+	s.active.Add(1)
+	return true
+}
+
+func (s *Server) isDraining() bool {
+	return s.drainCtx.Err() != nil
+}

@@ -1,0 +1,78 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"hark/api"
+	"hark/gateway/engine"
+)
+
+// A workspace is a configured tenant with its engines built; its voice
+// providers are looked up here.
+
+// KnownProviders are the voice provider codes this gateway knows of, whether
+// or not a workspace enables them.
+var KnownProviders = []string{api.DefaultProvider}
+
+// workspace is a WorkspaceConfig with its engines built.
+type workspace struct {
+	name        string
+	quota       int64
+	quotaPeriod string
+	// searchConfigured is false when the workspace has no search backend or
+	// lacks its credentials; every web tool then answers
+	// api.MsgCredentialsMissing.
+	searchConfigured bool
+	// localSearch: vendor_search runs on this machine's index (CPU and
+	// SQLite), not at a remote backend (waiting on the network); the two
+	// take different admission classes.
+	localSearch bool
+	web         engine.Web
+	voice       map[string]*voiceProvider
+	toolList    json.RawMessage // the encoded tool list, see handleTools
+	credits     creditCounter
+}
+
+type voiceProvider struct {
+	enabled, configured bool
+	engine              engine.VoiceProvider
+}
+
+// provider resolves a voice provider of the workspace, or says why not.
+func (ws *workspace) provider(name string, known map[string]bool) (engine.VoiceProvider, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, &engine.InputError{Field: "provider", Rule: "is required"}
+	}
+	vp, ok := ws.voice[name]
+	switch {
+	case !ok && !known[name]:
+		return nil, &httpError{status: http.StatusNotFound,
+			msg: fmt.Sprintf("unknown voice provider %q (known: %s)", truncate(name, maxEcho), strings.Join(sortedKeys(known), ", "))}
+	case !ok:
+		return nil, &httpError{status: http.StatusForbidden,
+			msg: fmt.Sprintf("voice provider %q is not enabled for this workspace", name)}
+	case !vp.enabled:
+		return nil, &httpError{status: http.StatusForbidden,
+			msg: fmt.Sprintf("voice provider %q is disabled for this workspace", name)}
+	case !vp.configured:
+		return nil, &httpError{status: http.StatusForbidden,
+			msg: fmt.Sprintf("voice provider %q has no credentials configured for this workspace", name)}
+	case vp.engine == nil:
+		return nil, &httpError{status: http.StatusServiceUnavailable,
+			msg: fmt.Sprintf("voice provider %q has no engine in this gateway", name)}
+	}
+	return vp.engine, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
