@@ -140,6 +140,13 @@ func Start(ctx context.Context, dataDir string, opts Options) (*Gateway, error) 
 	return g, nil
 }
 
+// The embedded gateway's admission queue: long and patient, since every
+// call in it is the one user's.
+const (
+	embeddedQueueWait   = 30 * time.Second
+	embeddedQueueLength = 64
+)
+
 // Serve runs the gateway with one workspace, "local", using l's engines,
 // with a key made for this run. Its Stop leaves l open.
 func (l *Local) Serve() (*Gateway, error) {
@@ -147,7 +154,17 @@ func (l *Local) Serve() (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &gateway.Config{Limits: l.opts.Limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
+	limits := l.opts.Limits
+	// One person's own calls queue rather than shed: the TUI's first
+	// calls all wait while the web engine opens, and refusing them after
+	// hark serve's 20 ms would show an error for the user's own burst.
+	if limits.QueueWait == 0 {
+		limits.QueueWait = gateway.Duration(embeddedQueueWait)
+	}
+	if limits.QueueLength == 0 {
+		limits.QueueLength = embeddedQueueLength
+	}
+	cfg := &gateway.Config{Limits: limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
 	srv, err := gateway.New(gateway.Options{Config: cfg, DB: l.db, Engines: l.eng.Gateway(), Logger: l.log})
 	if err != nil {
 		return nil, err
