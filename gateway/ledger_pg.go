@@ -236,3 +236,12 @@ func (l *PGLedger) refundAbandoned(ctx context.Context) (int64, error) {
 func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
+
+// CheckDatabaseURL accepts an empty URL (gateway.db) or a postgres:// one;
+// its error never quotes the URL, which may hold a password.
+func CheckDatabaseURL(u string) error {
+	if u == "" || IsPostgresURL(u) {
+		return nil
+	}
+	return errors.New("must be a postgres:// (or postgresql://) URL, or empty for the embedded SQLite gateway.db")
+}

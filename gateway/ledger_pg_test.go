@@ -221,3 +221,15 @@ func TestPGBadURL(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// database_url in gateway.toml is a postgres:// URL or empty.
+func TestConfigDatabaseURL(t *testing.T) {
+	cfg := &Config{Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey("k"))}}
+	for u, ok := range map[string]bool{"": true, "postgres://h/db": true, "postgresql://h/db": true, "sqlite:gateway.db": false, "h:5432": false} {
+		cfg.DatabaseURL = u
+		err := cfg.Validate()
+		if ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "database_url: must be a postgres://")) {
+			t.Errorf("database_url %q: %v", u, err)
+		}
+	}
+}
