@@ -107,3 +107,21 @@ func runArgs(args ...string) (int, string, string) {
 	code := Run(context.Background(), args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
+
+// The flag wins over HARK_DATABASE_URL, which wins over gateway.toml.
+func TestServeDatabasePrecedence(t *testing.T) {
+	t.Setenv("HARK_DATABASE_URL", "")
+	if u, src := (serveDB{}).resolve("postgres://file/db"); u != "postgres://file/db" || src != "database_url in gateway.toml" {
+		t.Errorf("file: %q from %s", u, src)
+	}
+	t.Setenv("HARK_DATABASE_URL", "postgres://env/db")
+	if u, src := (serveDB{}).resolve("postgres://file/db"); u != "postgres://env/db" || src != "HARK_DATABASE_URL" {
+		t.Errorf("env: %q from %s", u, src)
+	}
+	if u, src := (serveDB{url: "postgres://flag/db"}).resolve("postgres://file/db"); u != "postgres://flag/db" || src != "--database" {
+		t.Errorf("flag: %q from %s", u, src)
+	}
+	if r := redactedURL("postgres://u:pw@h/db"); strings.Contains(r, "pw") {
+		t.Errorf("redacted %q", r)
+	}
+}
