@@ -22,6 +22,7 @@ func newServeCmd(a *App) *cobra.Command {
 	var listen, cfgPath string
 	var allowPrivate, newKey bool
 	var lim serveLimits
+	var dbf serveDB
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the gateway as a server for other hark clients",
@@ -35,7 +36,7 @@ SHA-256 is stored. See docs/gateway.md.`,
 			if newKey {
 				return printNewKey(a)
 			}
-			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate, lim)
+			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate, lim, dbf)
 		},
 	}
 	f := cmd.Flags()
@@ -43,6 +44,8 @@ SHA-256 is stored. See docs/gateway.md.`,
 	f.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
 	f.BoolVar(&newKey, "new-key", false, "print a new API key and the hash to add to gateway.toml, then exit")
+	f.StringVar(&dbf.url, "database", "", "postgres:// URL that keeps usage and credit quotas, shared by replicas (default: HARK_DATABASE_URL, else database_url, else gateway.db)")
+	f.BoolVar(&dbf.migrateOnly, "migrate-only", false, "apply the database's migrations, print its schema version, and exit")
 	f.IntVar(&lim.maxInvoke, "max-invoke", 0, "vendor_search calls on the local index run at once (default: one per core; limits.max_invoke)")
 	f.IntVar(&lim.maxStreams, "max-streams", 0, "TTS and STT streams open at once (default 64; limits.max_streams)")
 	f.IntVar(&lim.queue, "queue", 0, "calls of a class that may wait for a slot before 503 (default: 4 per core; limits.queue_length)")
@@ -92,7 +95,7 @@ func printNewKey(a *App) error {
 	return nil
 }
 
-func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate bool, lim serveLimits) error {
+func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate bool, lim serveLimits, dbf serveDB) error {
 	out := a.stdout
 	if cfgPath == "" {
 		p, err := gateway.DefaultConfigPath()
@@ -130,6 +133,18 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	if err := lim.apply(&gcfg.Limits); err != nil {
 		return usageError{err}
 	}
+	dbURL, dbSource := dbf.resolve(gcfg.DatabaseURL)
+	if err := gateway.CheckDatabaseURL(dbURL); err != nil {
+		return usagef("%s: %v", dbSource, err)
+	}
+	if dbf.migrateOnly {
+		return migrateOnly(ctx, a, dbURL, dataDir)
+	}
+	ledger, closeLedger, schema, err := openLedger(ctx, dbURL, gcfg.Limits.MaxDBConns)
+	if err != nil {
+		return err
+	}
+	defer closeLedger()
 	db, err := gateway.OpenDBWith(dataDir, gateway.DBOptions{MaxConns: gcfg.Limits.MaxDBConns})
 	if err != nil {
 		return dataError{err}
@@ -139,7 +154,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	eng := embedded.NewEngines(db, allowPrivate, logger)
 	eng.Recognisers = gcfg.Limits.STTRecognisers
 	defer eng.Close()
-	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.Gateway(), Logger: logger})
+	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Ledger: ledger, Engines: eng.Gateway(), Logger: logger})
 	if err != nil {
 		return usageError{err}
 	}
@@ -153,6 +168,9 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	}
 	fmt.Fprintf(out, "hark gateway listening on %s\n", base)
 	fmt.Fprintf(out, "  config %s, data %s\n", cfgPath, dataDir)
+	if dbURL != "" {
+		fmt.Fprintf(out, "  usage and credit quotas in PostgreSQL %s (schema version %d); the rest in the data directory\n", redactedURL(dbURL), schema)
+	}
 	fmt.Fprintf(out, "Point a client at it:\n    export HARK_BASE_URL=%s\n    export HARK_API_KEY=<your key>\n", base)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -31,10 +31,14 @@ const (
 
 // Config is gateway.toml: the limits and the workspaces.
 type Config struct {
-	Listen     string            `toml:"listen,omitempty"`
-	DataDir    string            `toml:"data_dir,omitempty"`
-	Limits     Limits            `toml:"limits,omitempty"`
-	Workspaces []WorkspaceConfig `toml:"workspace,omitempty"`
+	Listen  string `toml:"listen,omitempty"`
+	DataDir string `toml:"data_dir,omitempty"`
+	// DatabaseURL, a postgres:// URL, puts the usage ledger and credit
+	// quotas in PostgreSQL, shared by replicas; empty keeps them in
+	// gateway.db (see docs/deploy.md for what runs where today).
+	DatabaseURL string            `toml:"database_url,omitempty"`
+	Limits      Limits            `toml:"limits,omitempty"`
+	Workspaces  []WorkspaceConfig `toml:"workspace,omitempty"`
 }
 
 // WorkspaceConfig declares one workspace: who may call it (API key hashes),
@@ -275,6 +279,9 @@ func LoadConfig(path string) (*Config, error) {
 func (c *Config) Validate() error {
 	if len(c.Workspaces) == 0 {
 		return errors.New("no [[workspace]] declared")
+	}
+	if err := CheckDatabaseURL(c.DatabaseURL); err != nil {
+		return fmt.Errorf("database_url: %w", err)
 	}
 	names := map[string]bool{}
 	hashes := map[string]string{}

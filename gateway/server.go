@@ -32,8 +32,11 @@ type Engines struct {
 
 // Options are what New needs.
 type Options struct {
-	Config  *Config
-	DB      *sql.DB // credits and usage history; see OpenDB
+	Config *Config
+	DB     *sql.DB // credits and usage history; see OpenDB
+	// Ledger, when set, keeps credits and usage instead of DB (see
+	// OpenPGLedger); DB still holds everything else.
+	Ledger  UsageLedger
 	Engines Engines
 	// Logger receives one line per request and per stream, each with its
 	// trace_id. Nil discards.
@@ -125,7 +128,10 @@ func New(opts Options) (*Server, error) {
 			s.keys = append(s.keys, e)
 		}
 	}
-	s.usage = &usageStore{ledger: newSQLiteLedger(opts.DB), now: s.now}
+	s.usage = &usageStore{ledger: opts.Ledger, now: s.now}
+	if opts.Ledger == nil {
+		s.usage.ledger = newSQLiteLedger(opts.DB)
+	}
 	if err := s.usage.init(context.Background()); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ packages=(
 	libasound2-dev alsa-utils pulseaudio-utils   # playback (oto) and capture
 	tmux                                   # the end-to-end TUI tests
 	bash-completion                        # what "hark completion bash" scripts load with
+	postgresql                             # the team gateway's tests start a throwaway cluster (gateway/pgtest)
 )
 
 missing=()

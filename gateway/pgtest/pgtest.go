@@ -1,0 +1,118 @@
+// Package pgtest starts a throwaway PostgreSQL cluster for a test: Debian's
+// PostgreSQL 15 binaries, initdb into a fresh temporary directory, a free
+// loopback port, stopped and removed when the test ends. Tests of the team
+// gateway run against this real server, never a fake one.
+package pgtest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// BinDir holds initdb and pg_ctl: Debian's postgresql-15 package, which
+// scripts/setup.sh installs.
+var BinDir = "/usr/lib/postgresql/15/bin"
+
+// Superuser is the cluster's one role; trust authentication on loopback,
+// so URLs carry no password.
+const Superuser = "hark"
+
+// Cluster is a running throwaway cluster.
+type Cluster struct {
+	Port int
+	dir  string
+}
+
+// URL is a postgres:// URL of the cluster's "postgres" database.
+func (c *Cluster) URL() string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable", Superuser, c.Port)
+}
+
+// Start starts a cluster for t and stops and removes it at t's end. The
+// binaries missing is a failure, not a skip: CI installs them, and a test
+// that silently does not run proves nothing.
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	for _, b := range []string{"initdb", "pg_ctl"} {
+		if _, err := os.Stat(filepath.Join(BinDir, b)); err != nil {
+			t.Fatalf("PostgreSQL 15 is not installed (%s missing): run scripts/setup.sh", filepath.Join(BinDir, b))
+		}
+	}
+	// Not t.TempDir(): its parents are private to the test's user, and
+	// PostgreSQL runs as the unprivileged postgres user when we are root.
+	dir, err := os.MkdirTemp("", "hark-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// initdb and postgres refuse to run as root.
+	var asUser []string
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatalf("running as root, PostgreSQL needs the unprivileged postgres user (%v): run scripts/setup.sh", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+		asUser = []string{"runuser", "-u", "postgres", "--"}
+	}
+	run := func(name string, args ...string) error {
+		argv := append(append(asUser[:len(asUser):len(asUser)], filepath.Join(BinDir, name)), args...)
+		cmd := exec.Command(argv[0], argv[1:]...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s: %v\n%s", name, err, out.Bytes())
+		}
+		return nil
+	}
+	data := filepath.Join(dir, "data")
+	if err := run("initdb", "-D", data, "-A", "trust", "-U", Superuser, "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(dir, "log")
+	// The free port may be taken between our probe and the server's bind;
+	// try a few.
+	var lastErr error
+	for range 3 {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", port, dir)
+		lastErr = run("pg_ctl", "-D", data, "-l", logFile, "-o", opts, "-w", "-t", "30", "start")
+		if lastErr == nil {
+			c := &Cluster{Port: port, dir: dir}
+			t.Cleanup(func() {
+				if err := run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"); err != nil {
+					t.Errorf("stop PostgreSQL: %v", err)
+				}
+			})
+			return c
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(logFile)
+	t.Fatalf("start PostgreSQL: %v\nserver log:\n%s", lastErr, log)
+	return nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
