@@ -24,6 +24,13 @@ func (s *Server) Serve(ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	s.mu.Lock()
+	if s.isDraining() {
+		// Shutdown came first (a Stop right after Start): it found no
+		// server to stop, so this one must not start.
+		s.mu.Unlock()
+		ln.Close()
+		return nil
+	}
 	s.hs = hs
 	s.mu.Unlock()
 	err := hs.Serve(ln)

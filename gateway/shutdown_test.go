@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -136,5 +137,39 @@ func TestShutdownGraceEndsRESTCallWithEnvelope(t *testing.T) {
 		wantError(t, a.status, a.env, 503, "gateway shutting down")
 	case <-time.After(5 * time.Second):
 		t.Fatal("the call never ended")
+	}
+}
+
+// A Shutdown that comes before Serve (hark's Stop right after Start, when
+// the serving goroutine has not run yet) keeps Serve from starting: it
+// returns at once instead of serving forever with no one to stop it.
+func TestShutdownBeforeServe(t *testing.T) {
+	t.Parallel()
+	db, err := OpenDB(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	srv, err := New(Options{Config: &Config{Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey("k"))}}, DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("Serve after Shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		ln.Close()
+		t.Fatal("Serve after Shutdown went on serving")
 	}
 }

@@ -35,8 +35,10 @@ func TestStartExtractsALoopbackPage(t *testing.T) {
 	}
 	defer g.Stop()
 	// What hark runs with: the defaults, the spec's 5-minute research wait
-	// among them.
-	if l := g.Server.Limits(); l != gateway.DefaultLimits() || time.Duration(l.ResearchWait) != 5*time.Minute {
+	// among them, but for a queue that waits for its one user.
+	want := gateway.DefaultLimits()
+	want.QueueWait, want.QueueLength = gateway.Duration(embeddedQueueWait), embeddedQueueLength
+	if l := g.Server.Limits(); l != want || time.Duration(l.ResearchWait) != 5*time.Minute {
 		t.Fatalf("embedded limits %+v", l)
 	}
 	c, err := api.New(api.Options{BaseURL: g.URL, APIKey: g.APIKey})
