@@ -36,8 +36,8 @@ type Index interface {
 	SearchIndex(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error)
 	// Pages is how many pages the index holds.
 	Pages(ctx context.Context) (int, error)
-	// Kept is a page's text, markdown and title as the index holds them.
-	Kept(ctx context.Context, url string) (body, markdown, title string, err error)
+	// Kept is a page's title, text and markdown as the index holds them.
+	Kept(ctx context.Context, url string) (title, body, markdown string, err error)
 	// Read fetches a page (and indexes it): where it was read from after
 	// redirects, its title, text and markdown.
 	Read(ctx context.Context, url string) (finalURL, title, body, markdown string, err error)
@@ -935,7 +935,7 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 				return // read already (a URL the input named)
 			}
 			if localIndex {
-				if body, md, title, err := e.cfg.Index.Kept(ctx, s.url); err == nil && body != "" {
+				if title, body, md, err := e.cfg.Index.Kept(ctx, s.url); err == nil && body != "" {
 					s.text, s.markdown = body, md
 					if s.title == "" {
 						s.title = title

@@ -22,10 +22,11 @@ func (e *Engine) Pages(ctx context.Context) (int, error) {
 	return e.store.count(ctx)
 }
 
-// Kept is a page's text, its markdown ("" for pages indexed before the
-// index kept it) and its title, as the index holds them.
-func (e *Engine) Kept(ctx context.Context, u string) (body, markdown, title string, err error) {
-	return e.store.body(ctx, u)
+// Kept is a page's title, text and markdown ("" for pages indexed
+// before the index kept it), as the index holds them.
+func (e *Engine) Kept(ctx context.Context, u string) (title, body, markdown string, err error) {
+	body, markdown, title, err = e.store.body(ctx, u)
+	return title, body, markdown, err
 }
 
 // Read fetches a page (and so indexes it) and returns where it was read
