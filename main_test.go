@@ -31,6 +31,7 @@ var dependencyRules = []struct {
 	{"hark/audio/...", []string{"hark/audio/..."}, "playback knows sound, not the gateway"},
 	{"hark/library/...", []string{"hark/api/...", "hark/library/..."}, "the library keeps what the client saw; it needs no gateway or screen"},
 	{"hark/gateway/text", nil, "the text toolkit (tokenizer, stemmer, BM25, sentences) is shared by the index, search and research, so it stands alone"},
+	{"hark/gateway/research/...", []string{"hark/api/...", "hark/gateway/engine", "hark/gateway/extract/...", "hark/gateway/text", "hark/gateway/research/..."}, "research reads the web engine through its Index interface, never gateway/web itself (it escapes markdown as the extractor does); gateway/embedded wires the two"},
 	{"hark/gateway/...", []string{"hark/api/...", "hark/audio/wav", "hark/audio/pcm", "hark/gateway/..."}, "the gateway never reaches into the client (ui, cli, audio playback, settings)"},
 	{"hark/ui/...", []string{"hark/api/...", "hark/audio/...", "hark/library/...", "hark/ui/..."}, "ui talks to any gateway through api only: it never imports gateway, cli or config"},
 	{"hark/cli", []string{"hark/..."}, "the command line wires everything"},

@@ -22,8 +22,9 @@ import (
 	_ "modernc.org/sqlite"
 
 	"hark/api"
+	"hark/gateway/research"
+	"hark/gateway/research/researchset"
 	"hark/gateway/web"
-	"hark/gateway/web/researchset"
 )
 
 func main() {
@@ -57,6 +58,11 @@ func run(data string, models []string, verbose bool) error {
 		return err
 	}
 	defer e.Close()
+	r, err := research.New(research.Config{DB: db, Index: e})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
 	ctx := context.Background()
 	folders, err := os.ReadDir(filepath.Join(data, "research"))
 	if err != nil {
@@ -83,7 +89,7 @@ func run(data string, models []string, verbose bool) error {
 		parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}}
 		for _, q := range qs {
 			start := time.Now()
-			out, err := e.Research(ctx, api.ResearchInput{Input: q.Question, Model: model})
+			out, err := r.Research(ctx, api.ResearchInput{Input: q.Question, Model: model})
 			took := time.Since(start)
 			if err != nil {
 				return fmt.Errorf("%q: %w", q.Question, err)

@@ -21,6 +21,7 @@ import (
 	"hark/api"
 	"hark/gateway"
 	"hark/gateway/engine"
+	"hark/gateway/research"
 	"hark/gateway/voice"
 	"hark/gateway/web"
 )
@@ -208,6 +209,7 @@ type Engines struct {
 
 	mu       sync.Mutex
 	web      *web.Engine
+	research *research.Engine
 	voice    *voice.Local
 	voiceErr error
 }
@@ -220,19 +222,24 @@ func NewEngines(db *sql.DB, allowPrivate bool, log *slog.Logger) *Engines {
 	return &Engines{db: db, allowPrivate: allowPrivate, log: log}
 }
 
-func (e *Engines) localWeb() (*web.Engine, error) {
+func (e *Engines) localWeb() (*web.Engine, *research.Engine, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.web == nil {
 		// hark's own name, as hark index always sent (docs/web.md).
 		w, err := web.New(web.Config{DB: e.db, AllowPrivate: e.allowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)"})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		e.web = w
+		r, err := research.New(research.Config{DB: e.db, Index: w})
+		if err != nil {
+			w.Close()
+			return nil, nil, err
+		}
+		e.web, e.research = w, r
 		e.trace("web engine opened")
 	}
-	return e.web, nil
+	return e.web, e.research, nil
 }
 
 func (e *Engines) trace(event string) {
@@ -266,11 +273,20 @@ func (e *Engines) Gateway() gateway.Engines {
 				}
 			}
 			return lazyWeb(func() (engine.Web, error) {
-				local, err := e.localWeb()
+				local, r, err := e.localWeb()
 				if err != nil {
 					return engine.Web{}, fmt.Errorf("local web engine: %w: %v", engine.ErrUnavailable, err)
 				}
-				return web.NewBackend(bc, local)
+				w, err := web.NewBackend(bc, local)
+				if err == nil && w.Research == nil {
+					// Research searches the local index, or the backend's
+					// search (SearXNG), and reads with the local fetcher.
+					w.Research = r
+					if w.Search != engine.Searcher(local) {
+						w.Research = r.Via(w.Search)
+					}
+				}
+				return w, err
 			}), nil
 		},
 		Voice: func(ws, provider string, c gateway.VoiceConfig) (engine.VoiceProvider, error) {
@@ -294,6 +310,9 @@ func (e *Engines) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var errs []error
+	if e.research != nil {
+		errs = append(errs, e.research.Close())
+	}
 	if e.web != nil {
 		errs = append(errs, e.web.Close())
 	}
@@ -323,7 +342,7 @@ func (u unavailableVoice) Recognize(context.Context, api.STTRequest, io.Reader, 
 
 // lazyWeb is a workspace's five web tools, built by build when one is first
 // called: the local engine's index schema, its ranking and the sweep of
-// research tasks an earlier process left running (web.New) then run once,
+// research tasks an earlier process left running (research.New) then run once,
 // before that call reads anything, instead of at every start of hark. A
 // build that fails is tried again by the next call.
 func lazyWeb(build func() (engine.Web, error)) engine.Web {

@@ -99,7 +99,7 @@ func TestWebEngineOpensOnFirstCall(t *testing.T) {
 
 	// A task left running: the tables as an earlier process made them.
 	eng := NewEngines(db, false, nil)
-	if _, err := eng.localWeb(); err != nil {
+	if _, _, err := eng.localWeb(); err != nil {
 		t.Fatal(err)
 	}
 	eng.Close()

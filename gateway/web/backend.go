@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hark/gateway/text"
 	"io"
 	"net/http"
 	"net/url"
@@ -34,13 +35,14 @@ const DefaultTavilyURL = "https://api.tavily.com"
 
 // NewBackend returns a workspace's five web tools for cfg.Kind:
 //
-//   - local: the local engine for all five;
+//   - local: the local engine for all but research;
 //   - searxng: search from the SearXNG instance's JSON API; extract, crawl
-//     and map from the local engine; research searching SearXNG and reading
-//     sources with the local fetcher;
+//     and map from the local engine;
 //   - tavily: all five passed through to Tavily's HTTP API.
 //
-// local may be nil for tavily; searxng then offers search only.
+// local may be nil for tavily; searxng then offers search only. Research
+// is left nil for local and searxng: gateway/research runs it over the
+// backend's search and the local fetcher (research.Engine.For).
 func NewBackend(cfg BackendConfig, local *Engine) (engine.Web, error) {
 	client := cfg.HTTPClient
 	if client == nil {
@@ -61,7 +63,6 @@ func NewBackend(cfg BackendConfig, local *Engine) (engine.Web, error) {
 		w := engine.Web{Search: sx}
 		if local != nil {
 			w.Extract, w.Crawl, w.Map = local, local, local
-			w.Research = researchVia{local, sx}
 		}
 		return w, nil
 	case "tavily":
@@ -93,17 +94,6 @@ func backendURL(raw, def string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// researchVia runs research with another backend's search and the local
-// engine's fetcher and task store.
-type researchVia struct {
-	local  *Engine
-	search engine.Searcher
-}
-
-func (r researchVia) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
-	return r.local.runResearch(ctx, in, r.search, false)
-}
-
 // vendorError reads a failed vendor response into the spec's second form,
 // with the vendor's own message as detail and any secret scrubbed.
 func vendorError(vendor string, resp *http.Response, secret string) error {
@@ -125,20 +115,20 @@ func vendorDetail(body []byte) string {
 			}
 			var s string
 			if json.Unmarshal(raw, &s) == nil && s != "" {
-				return truncateRunes(s, 300)
+				return text.TruncateRunes(s, 300)
 			}
 			var inner map[string]json.RawMessage
 			if json.Unmarshal(raw, &inner) == nil {
 				for _, ik := range []string{"error", "message", "detail"} {
 					if json.Unmarshal(inner[ik], &s) == nil && s != "" {
-						return truncateRunes(s, 300)
+						return text.TruncateRunes(s, 300)
 					}
 				}
 			}
-			return truncateRunes(string(raw), 300)
+			return text.TruncateRunes(string(raw), 300)
 		}
 	}
-	return truncateRunes(strings.TrimSpace(string(body)), 300)
+	return text.TruncateRunes(strings.TrimSpace(string(body)), 300)
 }
 
 // requestFailed is the spec's first form, for failures before a response.

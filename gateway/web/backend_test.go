@@ -240,7 +240,7 @@ func TestSearXNG(t *testing.T) {
 		t.Errorf("vendor error: %v", err)
 	}
 	// Research through SearXNG reads sources with the local fetcher.
-	r, err := w.Research.Research(ctx, api.ResearchInput{Input: "what does politeness mean for a crawler", Model: "mini"})
+	r, err := researchOn(t, local).Via(w.Search).Research(ctx, api.ResearchInput{Input: "what does politeness mean for a crawler", Model: "mini"})
 	if err != nil || r.Status != api.ResearchCompleted || !strings.Contains(r.Content, "[1]") {
 		t.Errorf("research via searxng: %v %+v", err, r)
 	}

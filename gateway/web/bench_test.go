@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hark/gateway/web/researchset"
+	"hark/gateway/research/researchset"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -215,13 +215,14 @@ func BenchmarkResearch10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	r := researchOn(b, e)
 	for _, model := range []string{"mini", "pro"} {
 		b.Run(model, func(b *testing.B) {
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				if _, err := e.Research(context.Background(), api.ResearchInput{Input: qs[i%len(qs)].Question, Model: model}); err != nil {
+				if _, err := r.Research(context.Background(), api.ResearchInput{Input: qs[i%len(qs)].Question, Model: model}); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t0))

@@ -2,13 +2,10 @@ package web
 
 import (
 	"bytes"
+	"hark/gateway/text"
 	"net/url"
 	"strings"
-	"sync"
 
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
-	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
@@ -26,24 +23,13 @@ import (
 // command blocks stay code, and tables of contents and label targets are
 // left out.
 
-// markdownParser is made on first use: building its extensions costs
-// about a millisecond, which hark's start-up need not pay.
-var markdownParser = sync.OnceValue(func() goldmark.Markdown {
-	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM, extension.NewFootnote(extension.WithFootnoteBacklinkHTML(""))),
-		// Raw HTML in markdown (READMEs' centred logos and <details>)
-		// goes to the extractor like any page's; nothing is ever run.
-		goldmark.WithRendererOptions(gmhtml.WithUnsafe()),
-	)
-})
-
 // renderMarkdown reads src, a markdown file at pageURL, into its markdown
 // and text as the extractor writes them, and the title its front matter
 // or first heading gives (empty when it has neither).
-func renderMarkdown(pageURL, src string) (md, text, title string) {
+func renderMarkdown(pageURL, src string) (md, plain, title string) {
 	src, title = frontMatter(src)
 	var buf bytes.Buffer
-	if err := markdownParser().Convert([]byte(myst(src)), &buf); err != nil {
+	if err := text.Markdown().Convert([]byte(myst(src)), &buf); err != nil {
 		return "", "", title
 	}
 	doc, err := html.Parse(&buf)
@@ -79,7 +65,7 @@ func findElement(n *html.Node, a atom.Atom) *html.Node {
 	return nil
 }
 
-var frontTitle = lazyRegexp(`(?m)^title:\s*(.+?)\s*$`)
+var frontTitle = text.LazyRegexp(`(?m)^title:\s*(.+?)\s*$`)
 
 // frontMatter splits off a leading YAML front matter block ("---" lines,
 // as Jekyll and Hugo pages have) and returns the rest and its title.
@@ -101,15 +87,15 @@ func frontMatter(src string) (rest, title string) {
 var (
 	// mystRole is a role and its code span: {ref}`pip wheel`, with an
 	// explicit title before the target: {ref}`a venv <pypug:Virtual Environments>`.
-	mystRole = lazyRegexp("\\{[A-Za-z][\\w:.+-]*\\}`([^`]*)`")
+	mystRole = text.LazyRegexp("\\{[A-Za-z][\\w:.+-]*\\}`([^`]*)`")
 	// mystTitled is a role's text that names its title and its target.
-	mystTitled = lazyRegexp(`^(.*?\S)\s*<[^<>]+>$`)
+	mystTitled = text.LazyRegexp(`^(.*?\S)\s*<[^<>]+>$`)
 	// mystTarget is a label line: (editable-installs)=
-	mystTarget = lazyRegexp(`^\([\w.:-]+\)=\s*$`)
+	mystTarget = text.LazyRegexp(`^\([\w.:-]+\)=\s*$`)
 	// mystDirective opens a directive: ```{note}, :::{tip}, ````{code-block} python
-	mystDirective = lazyRegexp("^(`{3,}|:{3,})\\{([\\w:.-]+)\\}\\s*(.*)$")
+	mystDirective = text.LazyRegexp("^(`{3,}|:{3,})\\{([\\w:.-]+)\\}\\s*(.*)$")
 	// mystOption is a directive's option line: ":caption: Example".
-	mystOption = lazyRegexp(`^:[\w-]+:`)
+	mystOption = text.LazyRegexp(`^:[\w-]+:`)
 )
 
 // versionLabels are what Sphinx writes for the version directives, before
@@ -131,8 +117,8 @@ func role(m string) string {
 
 // What each MyST directive becomes: code (its lines as a code block),
 // gone (left out), else prose (its content read as markdown).
-var mystCode = lazyRegexp(`(?i)code|cli|console|shell|literal|prompt|eval`)
-var mystGone = lazyRegexp(`(?i)^(?:toctree|contents|include|literalinclude|auto\w*|only|raw|image|figure|rst-class|meta|glossary)$`)
+var mystCode = text.LazyRegexp(`(?i)code|cli|console|shell|literal|prompt|eval`)
+var mystGone = text.LazyRegexp(`(?i)^(?:toctree|contents|include|literalinclude|auto\w*|only|raw|image|figure|rst-class|meta|glossary)$`)
 
 // myst rewrites MyST's extensions of markdown into CommonMark.
 func myst(src string) string {

@@ -2,10 +2,10 @@ package web
 
 import (
 	"bytes"
+	"hark/gateway/text"
 	"net/url"
 	"strings"
 	"time"
-	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -78,7 +78,7 @@ func parsePlain(pageURL, body string, markdown bool, fetched time.Time) *page {
 		p.Title = t
 		break
 	}
-	p.Title = truncateRunes(p.Title, 200)
+	p.Title = text.TruncateRunes(p.Title, 200)
 	if u, err := url.Parse(pageURL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		p.Favicon = u.Scheme + "://" + u.Host + "/favicon.ico"
 	}
@@ -98,7 +98,7 @@ func parsePlain(pageURL, body string, markdown bool, fetched time.Time) *page {
 	return p
 }
 
-var mdLink = lazyRegexp(`!?\[([^\]]*)\]\(([^)\s]+)[^)]*\)`)
+var mdLink = text.LazyRegexp(`!?\[([^\]]*)\]\(([^)\s]+)[^)]*\)`)
 
 func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Time, opt extractOptions) (*page, error) {
 	doc, err := html.Parse(bytes.NewReader(body))
@@ -131,7 +131,7 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	if p.Title == "" {
 		p.Title = heading
 	}
-	p.Title = truncateRunes(strings.Join(strings.Fields(p.Title), " "), 300)
+	p.Title = text.TruncateRunes(strings.Join(strings.Fields(p.Title), " "), 300)
 	return p, nil
 }
 
@@ -191,7 +191,7 @@ func readHead(doc *html.Node, base *url.URL, p *page) {
 				if l := resolveLink(base, attr(n, "href")); l != "" {
 					rel := strings.ToLower(attr(n, "rel"))
 					if !strings.Contains(rel, "nofollow") {
-						p.Links = append(p.Links, link{URL: l, Anchor: truncateRunes(nodeText(n), 200)})
+						p.Links = append(p.Links, link{URL: l, Anchor: text.TruncateRunes(nodeText(n), 200)})
 					}
 				}
 			case atom.Time:
@@ -220,7 +220,7 @@ func readHead(doc *html.Node, base *url.URL, p *page) {
 					if desc == "" {
 						desc = strings.TrimSpace(attr(n, "title"))
 					}
-					p.Images = append(p.Images, image{URL: l, Description: truncateRunes(desc, 300)})
+					p.Images = append(p.Images, image{URL: l, Description: text.TruncateRunes(desc, 300)})
 				}
 			case atom.Script:
 				if strings.Contains(attr(n, "type"), "ld+json") && n.FirstChild != nil {
@@ -247,7 +247,7 @@ func readHead(doc *html.Node, base *url.URL, p *page) {
 	p.Description = strings.TrimSpace(p.Description)
 }
 
-var ldDate = lazyRegexp(`"datePublished"\s*:\s*"([^"]+)"`)
+var ldDate = text.LazyRegexp(`"datePublished"\s*:\s*"([^"]+)"`)
 
 func applyRobotsDirectives(v string, p *page) {
 	for _, d := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == ',' || r == ' ' }) {
@@ -487,17 +487,6 @@ func listEmbeds(embeds []embed, main *html.Node) string {
 		return ""
 	}
 	return "Embedded content:\n\n" + strings.Join(lines, "\n")
-}
-
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return strings.TrimRightFunc(string(r[:n]), unicode.IsSpace) + "…"
 }
 
 func collapseBlankLines(s string) string {

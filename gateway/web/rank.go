@@ -1,10 +1,7 @@
 package web
 
 import (
-	"regexp"
 	"strings"
-	"sync"
-	"unicode"
 
 	"hark/gateway/text"
 )
@@ -75,40 +72,4 @@ func rankChunks(query string, passages []string) ([]string, []float64) {
 		outScores[i] = scores[j]
 	}
 	return out, outScores
-}
-
-// shingles returns the set of word n-grams of text, for near-duplicate
-// checks and the extraction-quality benchmark.
-func shingles(text string, n int) map[string]int {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := map[string]int{}
-	for i := 0; i+n <= len(words); i++ {
-		out[strings.Join(words[i:i+n], " ")]++
-	}
-	if len(words) < n && len(words) > 0 {
-		out[strings.Join(words, " ")]++
-	}
-	return out
-}
-
-func jaccard(a, b map[string]int) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 1
-	}
-	inter := 0
-	for k := range a {
-		if _, ok := b[k]; ok {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
-
-// lazyRegexp compiles pattern on first use. Patterns compiled as package
-// variables would cost every start of hark, a research or markdown file
-// read or not (docs/startup.md).
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -215,7 +215,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 	// A release number names one release: "3.19" is the page that says
 	// "3.19", not every page with a 3 and a 19 on it.
 	var versions []*regexp.Regexp
-	for _, v := range versionNumber().FindAllString(in.Query, -1) {
+	for _, v := range text.VersionNumber().FindAllString(in.Query, -1) {
 		versions = append(versions, regexp.MustCompile(`(?:^|[^\d.])`+regexp.QuoteMeta(v)+`(?:$|[^\d])`))
 	}
 	// Which query words each candidate holds, and how rare each is
@@ -289,7 +289,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 	seenPage := map[string]bool{}
 	uniq := cands[:0]
 	for _, c := range cands {
-		key := c.title + "\x00" + truncateRunes(c.body, 300)
+		key := c.title + "\x00" + text.TruncateRunes(c.body, 300)
 		if c.body == "" {
 			key = c.url
 		}
@@ -312,7 +312,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		case depth == "ultra-fast":
 			c.content = c.desc
 			if c.content == "" {
-				c.content = truncateRunes(strings.Join(strings.Fields(c.body), " "), 300)
+				c.content = text.TruncateRunes(strings.Join(strings.Fields(c.body), " "), 300)
 			}
 		case depth == "basic":
 			c.content = bestSentences(in.Query, c.body, 300)
@@ -323,7 +323,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 			c.content = strings.Join(strings.Fields(c.snippet), " ")
 		}
 		if c.content == "" && !ranked {
-			c.content = truncateRunes(c.desc, 300)
+			c.content = text.TruncateRunes(c.desc, 300)
 		}
 		r := api.SearchResult{Title: c.title, URL: c.url, Content: c.content, Score: c.score}
 		if r.Title == "" {
@@ -559,7 +559,7 @@ func bestSentences(query, body string, max int) string {
 	}
 	i := best
 	for ; i < len(ps); i++ {
-		s := oneLine(ps[i].Text)
+		s := text.OneLine(ps[i].Text)
 		// A snippet is one run of prose: it ends at a heading or at a
 		// code block, never joining the sentences on either side.
 		if i > best && (b.Len()+1+len(s) > max || ps[i].Lead || ps[i-1].BeforeCode) || s == "" {
@@ -586,7 +586,7 @@ func bestSentences(query, body string, max int) string {
 
 // pageFooter matches the lines a site generator or template puts under
 // every page.
-var pageFooter = lazyRegexp(`(?i)\bthis (?:document|page|file|manual|site|documentation) (?:was|is|has been) (?:generated|created|built|produced|last (?:updated|modified))\b|^(?:(?:page |document )?generated (?:on|by|with|using)\b|last (?:updated|modified|generated)(?: on)?\b|built with\b|powered by\b|copyright\b|©|all rights reserved\b)`)
+var pageFooter = text.LazyRegexp(`(?i)\bthis (?:document|page|file|manual|site|documentation) (?:was|is|has been) (?:generated|created|built|produced|last (?:updated|modified))\b|^(?:(?:page |document )?generated (?:on|by|with|using)\b|last (?:updated|modified|generated)(?: on)?\b|built with\b|powered by\b|copyright\b|©|all rights reserved\b)`)
 
 // withoutFooter is s up to a page footer it runs into.
 func withoutFooter(s string) string {

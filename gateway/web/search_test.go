@@ -536,7 +536,7 @@ func TestOnePageUnderTwoURLsCountsOnce(t *testing.T) {
 	if n != 1 {
 		t.Errorf("fs appears %d times: %v", n, searchURLs(out))
 	}
-	res, err := e.Research(context.Background(), api.ResearchInput{Input: "how do I read a whole file with the fs module?", Model: "mini"})
+	res, err := researchOn(t, e).Research(context.Background(), api.ResearchInput{Input: "how do I read a whole file with the fs module?", Model: "mini"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,5 +548,40 @@ func TestOnePageUnderTwoURLsCountsOnce(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("research cites fs %d times: %+v\n%s", n, res.Sources, res.Content)
+	}
+}
+
+// An index made before research read pages' structure gains the columns
+// it lacks, and its pages are still read (as plain text).
+func TestStoreMigratesOldIndex(t *testing.T) {
+	db := testDB(t)
+	old := strings.Replace(schema, ",\n\tmarkdown    TEXT NOT NULL DEFAULT '',\n\theadings    TEXT NOT NULL DEFAULT ''", "", 1)
+	if old == schema {
+		t.Fatal("the old schema is the new one: update this test")
+	}
+	for _, stmt := range splitSQL(old) {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO web_pages(url, host, title, body, fetched) VALUES ('https://vg.example/core', 'vg.example', 'Valgrind core',
+		'2.5. Suppressing errors
+
+The error-checking tools detect numerous problems in the system libraries. So Valgrind reads a list of errors to suppress at startup.', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	e := testEngine(t, db)
+	out, err := researchOn(t, e).Research(context.Background(), api.ResearchInput{Input: "how do I suppress errors?", Model: "mini"})
+	if err != nil || !strings.Contains(out.Content, "So Valgrind reads a list of errors to suppress at startup.") {
+		t.Fatalf("old page not read: %v\n%+v", err, out)
+	}
+	seed(t, e, &page{URL: "https://vg.example/new", Title: "New", Text: "New\n\nText.", Markdown: "## New\n\nText."})
+	var md, heads string
+	if err := db.QueryRow(`SELECT markdown, headings FROM web_pages WHERE url = 'https://vg.example/new'`).Scan(&md, &heads); err != nil || md != "## New\n\nText." || heads != "New" {
+		t.Errorf("new page: %q %q %v", md, heads, err)
+	}
+	// Opening it again changes nothing.
+	if _, err := openStore(db); err != nil {
+		t.Fatal(err)
 	}
 }

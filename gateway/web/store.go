@@ -61,17 +61,6 @@ CREATE TABLE IF NOT EXISTS web_source_pages (
 	PRIMARY KEY (source, url)
 );
 CREATE INDEX IF NOT EXISTS web_source_pages_url ON web_source_pages(url);
-CREATE TABLE IF NOT EXISTS web_research (
-	id      TEXT PRIMARY KEY,
-	input   TEXT NOT NULL,
-	model   TEXT NOT NULL,
-	status  TEXT NOT NULL,
-	content TEXT NOT NULL DEFAULT '',
-	sources TEXT NOT NULL DEFAULT '[]',
-	error   TEXT NOT NULL DEFAULT '',
-	created INTEGER NOT NULL,
-	updated INTEGER NOT NULL
-);
 `
 
 func openStore(db *sql.DB) (*store, error) {
@@ -87,10 +76,6 @@ func openStore(db *sql.DB) (*store, error) {
 		if err := addColumn(db, "web_pages", col, `TEXT NOT NULL DEFAULT ''`); err != nil {
 			return nil, fmt.Errorf("web: add web_pages.%s: %w", col, err)
 		}
-	}
-	// Reports made before quotes carried their passages have none.
-	if err := addColumn(db, "web_research", "passages", `TEXT NOT NULL DEFAULT '[]'`); err != nil {
-		return nil, fmt.Errorf("web: add web_research.passages: %w", err)
 	}
 	// Title weighs 5, body 1, URL 2 in the rank FTS5 orders by.
 	if _, err := db.Exec(`INSERT INTO web_fts(web_fts, rank) VALUES ('rank', 'bm25(5.0, 1.0, 2.0)')`); err != nil {
@@ -245,7 +230,7 @@ func classifyTopic(p *page) string {
 	if p.ArticleType || strings.Contains(path, "/news") || (!p.Published.IsZero() && (strings.Contains(path, "/20") || strings.Contains(path, "/article") || strings.Contains(path, "/blog"))) {
 		return "news"
 	}
-	toks := text.Terms(p.Title + " " + truncateRunes(p.Text, 20000))
+	toks := text.Terms(p.Title + " " + text.TruncateRunes(p.Text, 20000))
 	hits := 0
 	for _, t := range toks {
 		if financeTerms[t] {

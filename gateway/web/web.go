@@ -1,6 +1,6 @@
 // Package web is hark's local web engine: a polite fetcher and crawler, a
 // main-content extractor, a SQLite FTS5 search index fed by every page the
-// engine reads, and a research runner built on them. It also holds the
+// engine reads. Research (gateway/research) is built on it. It also holds the
 // search backends a workspace may choose instead (SearXNG, Tavily).
 //
 // It answers the five web tools behind gateway/engine's interfaces; inputs
@@ -41,8 +41,6 @@ type Config struct {
 	// IndexWholeSite lets `hark index URL` follow links anywhere on the
 	// start URL's site; by default it stays under the start URL's folder.
 	IndexWholeSite bool
-
-	ResearchTimeout time.Duration // a research task's own limit; default 10 minutes
 }
 
 // DefaultUserAgent identifies hark's crawler to the sites it reads.
@@ -76,9 +74,6 @@ func (c *Config) defaults() {
 	if c.IndexLimit <= 0 {
 		c.IndexLimit = 500
 	}
-	if c.ResearchTimeout <= 0 {
-		c.ResearchTimeout = 10 * time.Minute
-	}
 }
 
 // Engine is the local web engine. It is safe for concurrent use.
@@ -87,24 +82,16 @@ type Engine struct {
 	db    *sql.DB
 	fetch *fetcher
 	store *store
-
-	ctx    context.Context // ends at Close; research tasks run under it
-	cancel context.CancelFunc
-	tasks  sync.WaitGroup
-	mu     sync.Mutex
-	done   map[string]chan struct{} // research tasks of this process
 }
 
 var (
-	_ engine.Searcher   = (*Engine)(nil)
-	_ engine.Extractor  = (*Engine)(nil)
-	_ engine.Crawler    = (*Engine)(nil)
-	_ engine.Mapper     = (*Engine)(nil)
-	_ engine.Researcher = (*Engine)(nil)
+	_ engine.Searcher  = (*Engine)(nil)
+	_ engine.Extractor = (*Engine)(nil)
+	_ engine.Crawler   = (*Engine)(nil)
+	_ engine.Mapper    = (*Engine)(nil)
 )
 
-// New creates the engine and its tables (the FTS5 page index and the
-// research tasks) in cfg.DB.
+// New creates the engine and its tables (the FTS5 page index) in cfg.DB.
 func New(cfg Config) (*Engine, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("web: Config.DB is required")
@@ -114,26 +101,20 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, db: cfg.DB, fetch: newFetcher(cfg), store: st, done: map[string]chan struct{}{}}
-	e.ctx, e.cancel = context.WithCancel(context.Background())
-	if err := e.store.failInterruptedResearch(); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return &Engine{cfg: cfg, db: cfg.DB, fetch: newFetcher(cfg), store: st}, nil
 }
 
-// Close stops running research tasks (they are marked failed) and waits
-// for them. It does not close cfg.DB, which the gateway owns.
+// Close lets go of idle connections. It does not close cfg.DB, which the
+// gateway owns.
 func (e *Engine) Close() error {
-	e.cancel()
-	e.tasks.Wait()
 	e.fetch.client.CloseIdleConnections()
 	return nil
 }
 
-// Web returns the local engine as a workspace's five web tools.
+// Web returns the local engine as a workspace's web tools but research,
+// which gateway/research runs over it.
 func (e *Engine) Web() engine.Web {
-	return engine.Web{Search: e, Extract: e, Crawl: e, Map: e, Research: e}
+	return engine.Web{Search: e, Extract: e, Crawl: e, Map: e}
 }
 
 // Extract reads each URL and returns its main content. A URL that cannot

@@ -96,11 +96,11 @@ func TestExtractPagesAndFailures(t *testing.T) {
 			t.Errorf("failed_results[%s] = %q, want it to mention %q", url, got, want)
 		}
 	}
-	if site.hit("/private/secret") != 0 {
+	if site.Hit("/private/secret") != 0 {
 		t.Error("fetched a page robots.txt disallows")
 	}
-	if !site.agents[DefaultUserAgent] {
-		t.Errorf("user agents seen: %v", site.agents)
+	if !site.Agents()[DefaultUserAgent] {
+		t.Errorf("user agents seen: %v", site.Agents())
 	}
 }
 
@@ -153,7 +153,7 @@ func TestAddressGuard(t *testing.T) {
 			t.Errorf("%s: %q", f.URL, f.Error)
 		}
 	}
-	if site.hit("/a")+site.hit("/robots.txt") != 0 {
+	if site.Hit("/a")+site.Hit("/robots.txt") != 0 {
 		t.Error("request reached the loopback server")
 	}
 	if _, err := e.Crawl(context.Background(), api.CrawlInput{URL: site.URL}); err == nil || !strings.Contains(err.Error(), "refused") {
@@ -188,10 +188,10 @@ func TestCrawl(t *testing.T) {
 			t.Errorf("crawl returned %s", bad)
 		}
 	}
-	if site.hit("/hidden") != 0 || site.hit("/sponsored") != 0 || site.hit("/via-xrobots") != 0 {
+	if site.Hit("/hidden") != 0 || site.Hit("/sponsored") != 0 || site.Hit("/via-xrobots") != 0 {
 		t.Error("followed a nofollow link")
 	}
-	if site.hit("/private/secret") != 0 {
+	if site.Hit("/private/secret") != 0 {
 		t.Error("crawl fetched a page robots.txt disallows")
 	}
 	if n := len(out.Results); n != len(got) {
@@ -303,7 +303,7 @@ func TestMap(t *testing.T) {
 		}
 	}
 	// Map lists depth-1 links without fetching them, and extracts nothing.
-	if site.hit("/a") != 0 || site.hit("/deep/sitemap-only") != 0 {
+	if site.Hit("/a") != 0 || site.Hit("/deep/sitemap-only") != 0 {
 		t.Error("map fetched last-level pages")
 	}
 	if n, _ := e.store.count(context.Background()); n != 0 {

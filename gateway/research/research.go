@@ -1,31 +1,119 @@
-package web
+// Package research is hark's extractive research engine: it searches
+// the local index (or a workspace's search backend), reads the pages it
+// chooses whole, and writes a report of their sentences with sources and
+// passages. Tasks are kept in the gateway's database, so that a task
+// outlives the call that started it and any process sharing the
+// database can read it by request_id.
+//
+// It reads the web engine only through Index; gateway/embedded wires the
+// two together.
+package research
 
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hark/gateway/text"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/text"
 )
+
+// Index is what research reads of the local web engine (web.Engine).
+type Index interface {
+	// SearchIndex searches the local index; results name their pages'
+	// headings, as research then reads each page whole with Kept.
+	SearchIndex(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error)
+	// Pages is how many pages the index holds.
+	Pages(ctx context.Context) (int, error)
+	// Kept is a page's title, text and markdown as the index holds them.
+	Kept(ctx context.Context, url string) (title, body, markdown string, err error)
+	// Read fetches a page (and indexes it): where it was read from after
+	// redirects, its title, text and markdown.
+	Read(ctx context.Context, url string) (finalURL, title, body, markdown string, err error)
+}
+
+// Config configures the engine. Zero values take the defaults noted.
+type Config struct {
+	DB      *sql.DB       // required; the gateway's database, which keeps the tasks
+	Index   Index         // required; the local web engine
+	Timeout time.Duration // a research task's own limit; default 10 minutes
+}
+
+// Engine runs research tasks.
+type Engine struct {
+	cfg   Config
+	store *store
+
+	ctx    context.Context // ends at Close; research tasks run under it
+	cancel context.CancelFunc
+	tasks  sync.WaitGroup
+}
+
+var _ engine.Researcher = (*Engine)(nil)
+
+// New creates the task table in cfg.DB and fails the tasks an earlier
+// process left running.
+func New(cfg Config) (*Engine, error) {
+	if cfg.DB == nil || cfg.Index == nil {
+		return nil, errors.New("research: Config.DB and Config.Index are required")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Minute
+	}
+	st, err := openStore(cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.failInterruptedResearch(); err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, store: st}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	return e, nil
+}
+
+// Close stops running research tasks (they are marked failed) and waits
+// for them. It does not close cfg.DB, which the gateway owns.
+func (e *Engine) Close() error {
+	e.cancel()
+	e.tasks.Wait()
+	return nil
+}
 
 // Research runs a research task over the local index and waits for it.
 func (e *Engine) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
-	return e.runResearch(ctx, in, e, true)
+	return e.runResearch(ctx, in, nil, true)
 }
 
 // ResearchTask returns a research task's current state by request_id.
 func (e *Engine) ResearchTask(ctx context.Context, id string) (*api.ResearchOutput, error) {
 	return e.store.research(ctx, id)
+}
+
+// Via is research that searches with search (a workspace's SearXNG, say)
+// and reads sources with the local fetcher; it keeps its tasks here.
+func (e *Engine) Via(search engine.Searcher) engine.Researcher {
+	return via{e, search}
+}
+
+type via struct {
+	e      *Engine
+	search engine.Searcher
+}
+
+func (v via) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
+	return v.e.runResearch(ctx, in, v.search, false)
 }
 
 // researchPlan is how much work a model does.
@@ -56,7 +144,8 @@ func planFor(model, input string) researchPlan {
 
 // runResearch persists a task, runs it in the background under the
 // engine's lifetime (so it outlives a caller that stops waiting), and
-// waits for it or for ctx.
+// waits for it or for ctx. It searches the local index when localIndex
+// is set, else search.
 func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search engine.Searcher, localIndex bool) (*api.ResearchOutput, error) {
 	id := newRequestID()
 	model := in.Model
@@ -72,7 +161,7 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 	go func() {
 		defer e.tasks.Done()
 		defer close(done)
-		tctx, cancel := context.WithTimeout(e.ctx, e.cfg.ResearchTimeout)
+		tctx, cancel := context.WithTimeout(e.ctx, e.cfg.Timeout)
 		defer cancel()
 		_ = e.store.setResearchStatus(tctx, id, api.ResearchInProgress)
 		// The heartbeat tells every process sharing the database that
@@ -98,7 +187,7 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 			if errors.Is(err, context.Canceled) {
 				msg = "research stopped: the gateway shut down"
 			} else if errors.Is(err, context.DeadlineExceeded) {
-				msg = fmt.Sprintf("research took longer than %s", e.cfg.ResearchTimeout)
+				msg = fmt.Sprintf("research took longer than %s", e.cfg.Timeout)
 			}
 			saveErr = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, nil, msg)
 			return
@@ -203,7 +292,7 @@ func matched(terms, doc []string) int {
 }
 
 // sectionNumber is a leading section number: "4. ", "8.1.2 ".
-var sectionNumber = lazyRegexp(`^\d+(\.\d+)*\.?\s+`)
+var sectionNumber = text.LazyRegexp(`^\d+(\.\d+)*\.?\s+`)
 
 // spelledAsSources is name as the sources write it most often ("drd" →
 // "DRD", "memcheck" → "Memcheck"), else name with a capital.
@@ -231,16 +320,16 @@ func spelledAsSources(name string, texts []string) string {
 }
 
 // definition is a sentence that says what its subject is.
-var definition = lazyRegexp(`^\S+ (?:is|are) (?:a|an|the) `)
+var definition = text.LazyRegexp(`^\S+ (?:is|are) (?:a|an|the) `)
 
 // whatIs finds what a question asks to have defined: "what is a data
 // race", "what are closures in libffi" (the place, "in libffi", is not
 // part of the name), "define X", "what does X mean".
-var whatIs = lazyRegexp(`(?i)^\s*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|who\s+(?:is|are|was|were)|define|what\s+(?:does|do))\s+(?:(?:an?|the)\s+)?(.+?)(?:\s+(?:mean|in|on|for|within|under|when|with|inside)\b.*)?\s*[?.!]*\s*$`)
+var whatIs = text.LazyRegexp(`(?i)^\s*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|who\s+(?:is|are|was|were)|define|what\s+(?:does|do))\s+(?:(?:an?|the)\s+)?(.+?)(?:\s+(?:mean|in|on|for|within|under|when|with|inside)\b.*)?\s*[?.!]*\s*$`)
 
 // asksHow matches questions after a way of doing something, which
 // sentences saying what a thing is do not answer.
-var asksHow = lazyRegexp(`(?i)^\s*(?:how\b|what\s+steps\b|in\s+what\s+way\b)`)
+var asksHow = text.LazyRegexp(`(?i)^\s*(?:how\b|what\s+steps\b|in\s+what\s+way\b)`)
 
 // subject is what a "what is X" question asks about.
 type subject struct {
@@ -252,8 +341,8 @@ type subject struct {
 // definedSubject is what input asks to have defined, or nil when input
 // asks no such thing or names something of over five words.
 func definedSubject(input string) *subject {
-	m := whatIs().FindStringSubmatch(oneLine(input))
-	if m == nil || comparePattern().MatchString(oneLine(input)) {
+	m := whatIs().FindStringSubmatch(text.OneLine(input))
+	if m == nil || comparePattern().MatchString(text.OneLine(input)) {
 		return nil
 	}
 	name := m[1]
@@ -283,8 +372,8 @@ func definedSubject(input string) *subject {
 }
 
 var (
-	doesQuestion = lazyRegexp(`(?i)^\s*what\s+(?:does|do)\b`)
-	meanQuestion = lazyRegexp(`(?i)\bmean\s*[?.!]*\s*$`)
+	doesQuestion = text.LazyRegexp(`(?i)^\s*what\s+(?:does|do)\b`)
+	meanQuestion = text.LazyRegexp(`(?i)\bmean\s*[?.!]*\s*$`)
 )
 
 // definedBy reports whether sentence says what the subject is ("A data
@@ -304,18 +393,18 @@ func (s *subject) namedBy(heading string) bool {
 // leansOnContext matches sentences that open by pointing at text the
 // report does not quote ("As mentioned earlier, …", "This means …",
 // "However, …"): read alone they leave the reader asking what "this" is.
-var leansOnContext = lazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore|nor|neither|as (?:a result|such)|for (?:this|that) reason|consequently|accordingly|instead|still|yet)\b`)
+var leansOnContext = text.LazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore|nor|neither|as (?:a result|such)|for (?:this|that) reason|consequently|accordingly|instead|still|yet)\b`)
 
 // comparePattern finds what a comparison compares: "compare A and B",
 // "A vs B", "the difference between A and B".
-var comparePattern = lazyRegexp(`(?i)^(?:how (?:does|do) )?(?:compare|contrast|(?:what (?:is|are) )?(?:the )?differences? between)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)
+var comparePattern = text.LazyRegexp(`(?i)^(?:how (?:does|do) )?(?:compare|contrast|(?:what (?:is|are) )?(?:the )?differences? between)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)
 
 // comparedPlace splits the last thing compared from where both are: "a
 // union in libffi".
-var comparedPlace = lazyRegexp(`(?i)^(.+?)\s+(?:in|on|for|within|under|inside)\s+(.+)$`)
+var comparedPlace = text.LazyRegexp(`(?i)^(.+?)\s+(?:in|on|for|within|under|inside)\s+(.+)$`)
 
 // leadingArticle is a leading article, which a section heading leaves out.
-var leadingArticle = lazyRegexp(`(?i)^(?:an?|the)\s+`)
+var leadingArticle = text.LazyRegexp(`(?i)^(?:an?|the)\s+`)
 
 // questionWords open a clause that is a question of its own.
 var questionWords = map[string]bool{"how": true, "what": true, "why": true, "when": true, "where": true, "which": true,
@@ -330,7 +419,7 @@ var questionWords = map[string]bool{"how": true, "what": true, "why": true, "whe
 // ("Compare memcheck") never becomes a heading. compared lists the things
 // a comparison compares.
 func reportSections(input string) (secs []section, compared []string) {
-	input = oneLine(input)
+	input = text.OneLine(input)
 	if m := comparePattern().FindStringSubmatch(input); m != nil {
 		a, b := m[1], m[2]
 		if a == "" {
@@ -443,13 +532,13 @@ func short(code string) bool {
 
 func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, []api.ResearchPassage, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", escapeWithin(oneLine(input)))
+	fmt.Fprintf(&b, "# %s\n\n", escapeWithin(text.OneLine(input)))
 	// URLs named in the input are read first (and so indexed): they are
 	// sources even on a fresh machine with an empty index.
 	named := e.readNamedURLs(ctx, input)
 	input = strings.TrimSpace(inputURL().ReplaceAllString(input, ""))
 	if localIndex {
-		n, err := e.store.count(ctx)
+		n, err := e.cfg.Index.Pages(ctx)
 		if err != nil {
 			return "", nil, nil, err
 		}
@@ -499,10 +588,10 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			in := api.SearchInput{Query: q, MaxResults: plan.PerQuery, SearchDepth: "advanced", Topic: "general"}
 			var res *api.SearchOutput
 			var err error
-			if local, ok := search.(*Engine); ok && local == e {
+			if localIndex {
 				// Pages are read whole from the index below: search only
 				// chooses them, and its headings feed the follow-ups.
-				res, err = e.searchIndex(ctx, in, true)
+				res, err = e.cfg.Index.SearchIndex(ctx, in)
 			} else {
 				res, err = search.Search(ctx, in)
 			}
@@ -540,7 +629,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		b.WriteString("## No matching sources\n\n")
 		fmt.Fprintf(&b, "No page found by the search backend matches this question (%d searches). ", nSearches)
 		if localIndex {
-			n, _ := e.store.count(ctx)
+			n, _ := e.cfg.Index.Pages(ctx)
 			fmt.Fprintf(&b, "The local index holds %d pages; add pages on this topic with `hark index URL|SITEMAP|DIR`, extract or crawl, then ask again.", n)
 		}
 		b.WriteString("\n")
@@ -751,7 +840,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	out := []api.ResearchSource{}
 	for i, src := range cited {
 		s := sources[src]
-		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeWithin(oneLine(s.title)), linkTarget(s.url))
+		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeWithin(text.OneLine(s.title)), linkTarget(s.url))
 		out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
 	}
 	return b.String(), out, corp.passages, nil
@@ -799,7 +888,7 @@ func corpusTexts(c *rcorpus) []string {
 // askedAbout is the subject of a question that opens "what does X …",
 // "how does X …", "what is X": the thing a later "its" points at.
 func askedAbout(input string) string {
-	m := askedSubject().FindStringSubmatch(oneLine(input))
+	m := askedSubject().FindStringSubmatch(text.OneLine(input))
 	if m == nil {
 		return ""
 	}
@@ -810,12 +899,12 @@ func askedAbout(input string) string {
 	return m[1]
 }
 
-var askedSubject = lazyRegexp(`(?i)^\s*(?:what|how|why|when|where|which)\s+(?:does|do|did|is|are|was|were|can|could|should|will)\s+(?:(?:an?|the)\s+)?([\w.+-]+)`)
+var askedSubject = text.LazyRegexp(`(?i)^\s*(?:what|how|why|when|where|which)\s+(?:does|do|did|is|are|was|were|can|could|should|will)\s+(?:(?:an?|the)\s+)?([\w.+-]+)`)
 
 // pronoun matches a word that points back at a thing named earlier.
-var pronoun = lazyRegexp(`(?i)\b(?:it|its|it's|they|them|their|this|that)\b`)
+var pronoun = text.LazyRegexp(`(?i)\b(?:it|its|it's|they|them|their|this|that)\b`)
 
-var inputURL = lazyRegexp(`https?://[^\s<>"')\]]+`)
+var inputURL = text.LazyRegexp(`https?://[^\s<>"')\]]+`)
 
 // readNamedURLs reads up to 5 URLs the research input names. A source
 // named by the user ranks above anything search finds.
@@ -824,12 +913,12 @@ func (e *Engine) readNamedURLs(ctx context.Context, input string) []*researchSou
 	for _, u := range inputURL().FindAllString(input, 5) {
 		u = strings.TrimRight(u, ".,;:!?")
 		fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		p, err := e.readPage(fctx, u, extractOptions{})
+		pu, title, body, md, err := e.cfg.Index.Read(fctx, u)
 		cancel()
 		if err != nil {
 			continue
 		}
-		out = append(out, &researchSource{url: p.URL, title: p.Title, score: 100, snippet: truncateRunes(p.Text, 300), text: p.Text, markdown: p.Markdown})
+		out = append(out, &researchSource{url: pu, title: title, score: 100, snippet: text.TruncateRunes(body, 300), text: body, markdown: md})
 	}
 	return out
 }
@@ -846,7 +935,7 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 				return // read already (a URL the input named)
 			}
 			if localIndex {
-				if body, md, title, err := e.store.body(ctx, s.url); err == nil && body != "" {
+				if title, body, md, err := e.cfg.Index.Kept(ctx, s.url); err == nil && body != "" {
 					s.text, s.markdown = body, md
 					if s.title == "" {
 						s.title = title
@@ -856,12 +945,12 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 			}
 			if strings.HasPrefix(s.url, "http://") || strings.HasPrefix(s.url, "https://") {
 				fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-				p, err := e.readPage(fctx, s.url, extractOptions{})
+				_, title, body, md, err := e.cfg.Index.Read(fctx, s.url)
 				cancel()
 				if err == nil {
-					s.text, s.markdown = p.Text, p.Markdown
+					s.text, s.markdown = body, md
 					if s.title == "" {
-						s.title = p.Title
+						s.title = title
 					}
 					return
 				}
@@ -952,8 +1041,6 @@ func fenced(code, indent string) string {
 	return b.String()
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 func sentenceCase(s string) string {
 	if s == "" {
 		return s
@@ -966,4 +1053,4 @@ func sentenceCase(s string) string {
 
 // codeName is a name as code writes it: a call, a member or a
 // snake_case identifier ("os.freemem()", "ffi_call").
-var codeName = lazyRegexp(`[()]|\w\.\w|\w_\w`)
+var codeName = text.LazyRegexp(`[()]|\w\.\w|\w_\w`)

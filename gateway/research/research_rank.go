@@ -1,4 +1,4 @@
-package web
+package research
 
 import (
 	"fmt"
@@ -72,7 +72,7 @@ type ask struct {
 func newAsk(q string, sets [][]string, changes bool) ask {
 	a := ask{query: q, terms: answerTerms(q), sets: sets, subject: definedSubject(q), how: asksHow().MatchString(q), changes: changes,
 		count: asksCount().MatchString(q), fromC: asksFromC().MatchString(q)}
-	if v := versionNumber().FindString(q); v != "" {
+	if v := text.VersionNumber().FindString(q); v != "" {
 		a.version = regexp.MustCompile(`(?:^|[^\d.])` + regexp.QuoteMeta(v) + `(?:$|[^\d]|\.\d)`)
 	}
 	if a.sets == nil {
@@ -146,7 +146,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 				hc = 1
 			case a.version.MatchString(strings.Join(p.contextText, " ")):
 				tc = 1
-			case versionNumber().MatchString(p.heading) || versionNumber().MatchString(strings.Join(p.contextText, " ")):
+			case text.VersionNumber().MatchString(p.heading) || text.VersionNumber().MatchString(strings.Join(p.contextText, " ")):
 				otherRelease = true
 			}
 		}
@@ -676,8 +676,6 @@ func introducingMD(s string) string {
 	return s + ":"
 }
 
-var versionNumber = lazyRegexp(`\b\d+\.\d+(?:\.\d+)*\b`)
-
 // commandLike reports whether code is a command or two, not a listing
 // of output: a few lines, each opening with a word, a path or a prompt
 // ("valgrind --tool=memcheck ls -l", not "--1610-- used_suppression: …").
@@ -699,7 +697,7 @@ func commandLike(code string) bool {
 }
 
 // comparing matches the words of a comparison.
-var comparing = lazyRegexp(`(?i)\b(?:similar|similarly|differ|differs|different|difference|unlike|whereas|while|compared|than|both|same|contrast|instead|alternative|overlap)\b`)
+var comparing = text.LazyRegexp(`(?i)\b(?:similar|similarly|differ|differs|different|difference|unlike|whereas|while|compared|than|both|same|contrast|instead|alternative|overlap)\b`)
 
 // changelogPage reports whether a page is a changelog or release notes,
 // by its title or file name.
@@ -711,11 +709,11 @@ func changelogPage(title, url string) bool {
 	return changelogName().MatchString(title) || changelogName().MatchString(name)
 }
 
-var changelogName = lazyRegexp(`(?i)(?:^|[^a-z])(?:news|changelog|change ?log|changes|release[ _-]?notes|what'?s[ _-]new|history)(?:$|[^a-z])`)
+var changelogName = text.LazyRegexp(`(?i)(?:^|[^a-z])(?:news|changelog|change ?log|changes|release[ _-]?notes|what'?s[ _-]new|history)(?:$|[^a-z])`)
 
 // asksChanges matches a question about changes, releases or versions,
 // which release notes answer.
-var asksChanges = lazyRegexp(`(?i)\b(?:new|news|changed?|changes|changelog|release[sd]?|version[s]?|added|removed|deprecated|since|history|upgrad\w*|\d+\.\d+)\b`)
+var asksChanges = text.LazyRegexp(`(?i)\b(?:new|news|changed?|changes|changelog|release[sd]?|version[s]?|added|removed|deprecated|since|history|upgrad\w*|\d+\.\d+)\b`)
 
 // withoutSectionNumber drops a leading section number, which would read
 // as a numbered list in a bullet: "4. Helgrind is …", but not "3.8.1 is
@@ -786,15 +784,44 @@ func howCode(a ask, s *rsent) bool {
 
 // asksCount matches a question for a number: "how many languages …",
 // "how much slower …".
-var asksCount = lazyRegexp(`(?i)^\s*how\s+(?:many|much)\b`)
+var asksCount = text.LazyRegexp(`(?i)^\s*how\s+(?:many|much)\b`)
 
 // hasNumber is a number in a sentence, in digits.
-var hasNumber = lazyRegexp(`\b\d+(?:[.,]\d+)?\b`)
+var hasNumber = text.LazyRegexp(`\b\d+(?:[.,]\d+)?\b`)
 
 // asksFromC matches a question about doing something from C: "from a C
 // program", "in C", "with the C API" (not C++ or C#).
-var asksFromC = lazyRegexp(`(?i)\b(?:from|in|with|using)\s+(?:an?\s+|the\s+)?C(?:\s+(?:program|code|api|library|application))?(?:$|[^\w+#])`)
+var asksFromC = text.LazyRegexp(`(?i)\b(?:from|in|with|using)\s+(?:an?\s+|the\s+)?C(?:\s+(?:program|code|api|library|application))?(?:$|[^\w+#])`)
 
 // cCall is a call of a C function named as C libraries name theirs,
 // with an underscore: "flite_text_to_speech(", "espeak_Synth (".
-var cCall = lazyRegexp(`\b[A-Za-z]\w*_\w+\s*\(`)
+var cCall = text.LazyRegexp(`\b[A-Za-z]\w*_\w+\s*\(`)
+
+// shingles returns the set of word n-grams of text, for near-duplicate
+// checks.
+func shingles(text string, n int) map[string]int {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	out := map[string]int{}
+	for i := 0; i+n <= len(words); i++ {
+		out[strings.Join(words[i:i+n], " ")]++
+	}
+	if len(words) < n && len(words) > 0 {
+		out[strings.Join(words, " ")]++
+	}
+	return out
+}
+
+func jaccard(a, b map[string]int) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	inter := 0
+	for k := range a {
+		if _, ok := b[k]; ok {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}

@@ -1,9 +1,10 @@
-package web
+package research
 
 import (
 	"context"
 	"errors"
 	"hark/gateway/text"
+	"hark/gateway/web"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -241,8 +242,8 @@ func TestResearchSaveFailureIsAnError(t *testing.T) {
 // Research sentences come from prose only: never from a code block, and
 // never a heading run into the sentence after it.
 func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
-	files, _ := filepath.Glob("testdata/extract/*.html")
-	more, _ := filepath.Glob("testdata/research/*/*.html")
+	files, _ := filepath.Glob(filepath.Join(webTestdata, "extract/*.html"))
+	more, _ := filepath.Glob(filepath.Join(webTestdata, "research/*/*.html"))
 	files = append(files, more...)
 	checked := 0
 	for _, f := range files {
@@ -250,7 +251,8 @@ func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := parseHTML("http://docs.example/"+filepath.Base(f), body, "", time.Now(), extractOptions{})
+		var p page
+		p.Title, p.Text, p.Markdown, err = web.ReadHTML("http://docs.example/"+filepath.Base(f), body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,48 +503,13 @@ func TestResearchQuotesTextNotMarkup(t *testing.T) {
 	}
 	// And read back as markdown, it says what the pages say.
 	var html strings.Builder
-	if err := markdownParser().Convert([]byte(c), &html); err != nil {
+	if err := text.Markdown().Convert([]byte(c), &html); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"<code>__burrow_main__</code>", "[depth](tunnel)", "*one*", "&lt;b&gt;two&lt;/b&gt;", "__old_main__", "[exit](hole)", "char *p and *q", "<pre><code>burrow dig --depth=3\n</code></pre>"} {
 		if !strings.Contains(html.String(), want) {
 			t.Errorf("rendered report lacks %q:\n%s", want, html.String())
 		}
-	}
-}
-
-// An index made before research read pages' structure gains the columns
-// it lacks, and its pages are still read (as plain text).
-func TestStoreMigratesOldIndex(t *testing.T) {
-	db := testDB(t)
-	old := strings.Replace(schema, ",\n\tmarkdown    TEXT NOT NULL DEFAULT '',\n\theadings    TEXT NOT NULL DEFAULT ''", "", 1)
-	if old == schema {
-		t.Fatal("the old schema is the new one: update this test")
-	}
-	for _, stmt := range splitSQL(old) {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.Exec(`INSERT INTO web_pages(url, host, title, body, fetched) VALUES ('https://vg.example/core', 'vg.example', 'Valgrind core',
-		'2.5. Suppressing errors
-
-The error-checking tools detect numerous problems in the system libraries. So Valgrind reads a list of errors to suppress at startup.', 1)`); err != nil {
-		t.Fatal(err)
-	}
-	e := testEngine(t, db)
-	out, err := e.Research(context.Background(), api.ResearchInput{Input: "how do I suppress errors?", Model: "mini"})
-	if err != nil || !strings.Contains(out.Content, "So Valgrind reads a list of errors to suppress at startup.") {
-		t.Fatalf("old page not read: %v\n%+v", err, out)
-	}
-	seed(t, e, &page{URL: "https://vg.example/new", Title: "New", Text: "New\n\nText.", Markdown: "## New\n\nText."})
-	var md, heads string
-	if err := db.QueryRow(`SELECT markdown, headings FROM web_pages WHERE url = 'https://vg.example/new'`).Scan(&md, &heads); err != nil || md != "## New\n\nText." || heads != "New" {
-		t.Errorf("new page: %q %q %v", md, heads, err)
-	}
-	// Opening it again changes nothing.
-	if _, err := openStore(db); err != nil {
-		t.Fatal(err)
 	}
 }
 

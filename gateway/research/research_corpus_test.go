@@ -1,4 +1,4 @@
-package web
+package research
 
 import (
 	"context"
@@ -292,7 +292,7 @@ func checkNoMarkup(t *testing.T, report string) {
 	t.Helper()
 	body, _, _ := strings.Cut(report, "\n## Sources")
 	src := []byte(body)
-	doc := markdownParser().Parser().Parse(gmtext.NewReader(src))
+	doc := text.Markdown().Parser().Parse(gmtext.NewReader(src))
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil

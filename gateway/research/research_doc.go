@@ -1,4 +1,4 @@
-package web
+package research
 
 import (
 	"hark/gateway/text"
@@ -164,7 +164,7 @@ func apiHeading(marked string) bool {
 	return apiName().MatchString(plain)
 }
 
-var apiName = lazyRegexp(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\(.*\)$`)
+var apiName = text.LazyRegexp(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\(.*\)$`)
 
 // termLine starts a definition: the paragraphs after it describe it.
 // Terms in a row are one ("3.4." and the question it numbers).
@@ -420,21 +420,21 @@ func (b *docBuilder) code(lines []string) {
 
 // namedItem matches an item that names what it describes: "Leak,
 // meaning a memory leak.", "--foo: does this."
-var namedItem = lazyRegexp(`^\S+(?: \S+)?(?:,? meaning\b|: )`)
+var namedItem = text.LazyRegexp(`^\S+(?: \S+)?(?:,? meaning\b|: )`)
 
-var genericHeading = lazyRegexp(`(?i)^[\d.\s]*(?:overview|introduction|description|synopsis|about|summary|abstract|preface)\s*$`)
+var genericHeading = text.LazyRegexp(`(?i)^[\d.\s]*(?:overview|introduction|description|synopsis|about|summary|abstract|preface)\s*$`)
 
 // introducesList matches a sentence that says a list follows.
 func introducesList(s string) bool {
 	return listIntro().MatchString(s)
 }
 
-var listIntro = lazyRegexp(`(?i)\b(?:the following|as follows|are:|these are)\b`)
+var listIntro = text.LazyRegexp(`(?i)\b(?:the following|as follows|are:|these are)\b`)
 
 // pointsElsewhere matches sentences that point at a figure or at text
 // the quote does not hold: "This covers cases 1 and 2 above.", "… is as
 // follows."
-var pointsElsewhere = lazyRegexp(`(?i)\b(?:above|below|previous section|next section|following figure|this figure|the figure|as follows|the following|(?:is|are) described in|see (?:the )?(?:section|chapter)|refer to)\b`)
+var pointsElsewhere = text.LazyRegexp(`(?i)\b(?:above|below|previous section|next section|following figure|this figure|the figure|as follows|the following|(?:is|are) described in|see (?:the )?(?:section|chapter)|refer to)\b`)
 
 // mayPointElsewhere is a cheap first look for pointsElsewhere's words:
 // the regular expression runs on few sentences.
@@ -495,7 +495,7 @@ var leanStart = func() map[string]bool {
 // readMarkdownDoc reads the extractor's markdown.
 func readMarkdownDoc(md, title string) *rdoc {
 	src := []byte(md)
-	root := markdownParser().Parser().Parse(gmtext.NewReader(src))
+	root := text.Markdown().Parser().Parse(gmtext.NewReader(src))
 	b := newDocBuilder(title)
 	b.blocks(root, src, 0)
 	return b.d

@@ -1,4 +1,4 @@
-package web
+package research
 
 // Which sources a report may quote, and what it says when none answers.
 

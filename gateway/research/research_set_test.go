@@ -1,15 +1,16 @@
-package web
+package research
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"hark/api"
-	"hark/gateway/web/researchset"
+	"hark/gateway/research/researchset"
 )
 
 // TestResearchQuestionSet asks every question of the set
@@ -25,7 +26,7 @@ import (
 const minAnswered, minCited = 0.82, 0.92
 
 func TestResearchQuestionSet(t *testing.T) {
-	qs, err := researchset.Load("testdata/research-questions.json")
+	qs, err := researchset.Load(filepath.Join(webTestdata, "research-questions.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestResearchQuestionSet(t *testing.T) {
 // checkPassages fails unless every quote of the report has its passage
 // and every passage is found at its recorded place in its source's kept
 // text: the words between start and end are the quote's words.
-func checkPassages(t *testing.T, e *Engine, out *api.ResearchOutput) {
+func checkPassages(t *testing.T, e *testEng, out *api.ResearchOutput) {
 	t.Helper()
 	kept := map[string]string{}
 	bySource := map[int]int{}
@@ -109,7 +110,7 @@ func checkPassages(t *testing.T, e *Engine, out *api.ResearchOutput) {
 		body, ok := kept[p.URL]
 		if !ok {
 			var err error
-			body, _, _, err = e.store.body(context.Background(), p.URL)
+			_, body, _, err = e.Kept(context.Background(), p.URL)
 			if err != nil {
 				t.Fatal(err)
 			}

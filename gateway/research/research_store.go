@@ -1,7 +1,9 @@
-package web
+package research
 
 // The research tasks web_research keeps: each request_id's status, report,
-// sources and passages.
+// sources and passages. The table sits in the gateway's database beside
+// the web index, and several processes share it (the TUI, hark index, a
+// second hark).
 
 import (
 	"context"
@@ -14,6 +16,38 @@ import (
 	"hark/api"
 	"hark/gateway/engine"
 )
+
+type store struct{ db *sql.DB }
+
+const schema = `CREATE TABLE IF NOT EXISTS web_research (
+	id      TEXT PRIMARY KEY,
+	input   TEXT NOT NULL,
+	model   TEXT NOT NULL,
+	status  TEXT NOT NULL,
+	content TEXT NOT NULL DEFAULT '',
+	sources TEXT NOT NULL DEFAULT '[]',
+	error   TEXT NOT NULL DEFAULT '',
+	created INTEGER NOT NULL,
+	updated INTEGER NOT NULL
+)`
+
+// openStore creates the task table, and adds the passages column to one
+// made before quotes carried their passages (those reports have none).
+func openStore(db *sql.DB) (*store, error) {
+	if _, err := db.Exec(schema); err != nil {
+		return nil, fmt.Errorf("research: create tables: %w", err)
+	}
+	var has int
+	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('web_research') WHERE name = 'passages'`).Scan(&has); err != nil {
+		return nil, fmt.Errorf("research: add web_research.passages: %w", err)
+	}
+	if has == 0 {
+		if _, err := db.Exec(`ALTER TABLE web_research ADD COLUMN passages TEXT NOT NULL DEFAULT '[]'`); err != nil {
+			return nil, fmt.Errorf("research: add web_research.passages: %w", err)
+		}
+	}
+	return &store{db: db}, nil
+}
 
 func (s *store) createResearch(ctx context.Context, id, input, model string) error {
 	now := time.Now().Unix()
@@ -101,11 +135,4 @@ func (s *store) failStaleResearch(ctx context.Context, id string) error {
 	}
 	_, err := s.db.ExecContext(ctx, q, args...)
 	return err
-}
-
-// body is a page's text, its markdown ("" for pages indexed before the
-// index kept it) and its title.
-func (s *store) body(ctx context.Context, u string) (body, markdown, title string, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT body, markdown, title FROM web_pages WHERE url = ?`, u).Scan(&body, &markdown, &title)
-	return body, markdown, title, err
 }

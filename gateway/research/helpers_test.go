@@ -1,0 +1,100 @@
+package research
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"hark/gateway/web"
+	"hark/gateway/web/webtest"
+)
+
+// Research is tested over the real web engine: the loopback site, the
+// pages a test seeds, and the question set's corpus, which sits with the
+// web engine's test pages.
+const webTestdata = "../web/testdata"
+
+type webEngine = web.Engine
+
+// testEng is a research engine and the web engine it reads, on one
+// database: a test crawls or seeds through the one and asks the other.
+type testEng struct {
+	*Engine
+	*webEngine
+}
+
+func testDB(t testing.TB) *sql.DB { return webtest.DB(t) }
+
+func newTestSite(t testing.TB) *webtest.Site { return webtest.NewSite(t) }
+
+// over opens research on w, closed when the test ends.
+func over(t testing.TB, db *sql.DB, w *web.Engine) *testEng {
+	t.Helper()
+	r, err := New(Config{DB: db, Index: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return &testEng{r, w}
+}
+
+// testEngine is an engine allowed to reach loopback, with small limits so
+// the slow and huge pages fail fast.
+func testEngine(t testing.TB, db *sql.DB) *testEng {
+	t.Helper()
+	if db == nil {
+		db = testDB(t)
+	}
+	w, err := web.New(web.Config{DB: db, AllowPrivate: true, PageTimeout: 700 * time.Millisecond, MaxPageBytes: 256 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return over(t, db, w)
+}
+
+// corpusEngine has the question set's pages indexed.
+func corpusEngine(t testing.TB) *testEng {
+	t.Helper()
+	db := testDB(t)
+	w, err := web.New(web.Config{DB: db, MaxPageBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := over(t, db, w)
+	// Each folder of pages, not SOURCES.md beside them: it names every
+	// page and is no documentation anyone asks about.
+	dir := filepath.Join(webTestdata, "research")
+	dirs, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		if d.IsDir() {
+			k, err := w.Index(context.Background(), filepath.Join(dir, d.Name()))
+			if err != nil {
+				t.Fatalf("index %s: %v", d.Name(), err)
+			}
+			n += k
+		}
+	}
+	if n < 30 {
+		t.Fatalf("index the corpus: %d pages", n)
+	}
+	return e
+}
+
+// page is what a test seeds the index with.
+type page struct{ URL, Title, Text, Markdown string }
+
+func seed(t testing.TB, e *testEng, pages ...*page) {
+	t.Helper()
+	for _, p := range pages {
+		if err := e.Put(context.Background(), p.URL, p.Title, p.Text, p.Markdown); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
