@@ -91,7 +91,10 @@ func Open(dataDir string, opts Options) (*Local, error) {
 
 // Web is the local web engine, the one the gateway's tools use, opened on
 // first use: what it indexes, search finds at once.
-func (l *Local) Web() (*web.Engine, error) { return l.eng.localWeb() }
+func (l *Local) Web() (*web.Engine, error) {
+	w, _, err := l.eng.localWeb()
+	return w, err
+}
 
 // Close closes the engines, then the log and the database. Stop the
 // gateways served from l first. It is safe to call more than once.
