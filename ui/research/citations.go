@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -85,9 +87,32 @@ func (p *Pane) showPassage(msg sourceTextMsg) tea.Cmd {
 	p.srcRd.Reset()
 	p.focus = focusSource
 	if state != api.PassageGone {
+		start, end = quoteSpan(msg.text, pa.Quote, start, end)
 		p.srcRd.Find(msg.text[start:end], &p.srcScroll)
 	}
 	return nil
+}
+
+// quoteSpan widens a located quote [start, end) of text, which runs from
+// its first word character to its last (api.Locate), over the marks the
+// quote itself begins or ends with when the page has them there: the
+// "$" of "$FLITEDIR/tools/setup_flite", a closing parenthesis or full
+// stop, so that the whole quote is highlighted.
+func quoteSpan(text, quote string, start, end int) (int, int) {
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	quote = strings.TrimSpace(quote)
+	if i := strings.IndexFunc(quote, isWord); i > 0 && start >= i && text[start-i:start] == quote[:i] {
+		start -= i
+	}
+	if j := strings.LastIndexFunc(quote, isWord); j >= 0 {
+		if _, n := utf8.DecodeRuneInString(quote[j:]); j+n < len(quote) {
+			tail := quote[j+n:]
+			if end+len(tail) <= len(text) && text[end:end+len(tail)] == tail {
+				end += len(tail)
+			}
+		}
+	}
+	return start, end
 }
 
 // verify reads every source of s's report again and checks its quotes.

@@ -149,3 +149,22 @@ func TestQClosesTheReportNotHark(t *testing.T) {
 		t.Error("the question line has the cursor, yet ShowingDocument is true")
 	}
 }
+
+// A quote is located by its words (api.Locate); its highlight takes in
+// the marks it begins and ends with when the page has them there.
+func TestQuoteSpanTakesInItsMarks(t *testing.T) {
+	text := "copy them:\n\n    $FLITEDIR/tools/setup_flite\n\nthen (run it)."
+	for _, c := range []struct{ quote, want string }{
+		{"$FLITEDIR/tools/setup_flite", "$FLITEDIR/tools/setup_flite"},
+		{"(run it).", "(run it)."},
+		{"copy them", "copy them"},
+	} {
+		s, e, ok := api.Locate(text, c.quote, 0)
+		if !ok {
+			t.Fatalf("%q not located", c.quote)
+		}
+		if s, e = quoteSpan(text, c.quote, s, e); text[s:e] != c.want {
+			t.Errorf("%q highlights %q, want %q", c.quote, text[s:e], c.want)
+		}
+	}
+}
