@@ -223,18 +223,10 @@ func (p *Pane) sourceView(h int) string {
 	return common.Truncate(title, p.width) + "\n" + common.Fit(p.srcScroll.View(), p.width, max(0, h-2)) + "\n" + common.Truncate(st.Dim.Render(foot), p.width)
 }
 
-// sourceKey scrolls the source shown.
+// sourceTextKey scrolls the source shown, and moves between the quote's
+// matches.
 func (p *Pane) sourceTextKey(msg tea.KeyPressMsg) {
-	switch {
-	case key.Matches(msg, p.keys().Up):
-		p.srcScroll.ScrollBy(-1)
-	case key.Matches(msg, p.keys().Down):
-		p.srcScroll.ScrollBy(1)
-	case key.Matches(msg, p.keys().PageUp):
-		p.srcScroll.ScrollBy(-p.srcScroll.Page())
-	case key.Matches(msg, p.keys().PageDown):
-		p.srcScroll.ScrollBy(p.srcScroll.Page())
-	case key.Matches(msg, p.keys().NextMatch):
+	if !p.scrollBy(&p.srcScroll, msg) && key.Matches(msg, p.keys().NextMatch) {
 		p.srcRd.Next(&p.srcScroll, msg.String() == "N")
 	}
 }

@@ -39,21 +39,28 @@ func (p *Pane) offerSave() tea.Cmd {
 	return p.saveAs.Open(filepath.Join(dir, reportName(s)), p.saveFail, p.c.Styles)
 }
 
-func (p *Pane) scrollKey(msg tea.KeyPressMsg) {
-	switch {
-	case key.Matches(msg, p.keys().Up):
-		p.scroll.ScrollBy(-1)
-	case key.Matches(msg, p.keys().Down):
-		p.scroll.ScrollBy(1)
-	case key.Matches(msg, p.keys().PageUp):
-		p.scroll.ScrollBy(-p.scroll.Page())
-	case key.Matches(msg, p.keys().PageDown):
-		p.scroll.ScrollBy(p.scroll.Page())
-	case key.Matches(msg, p.keys().Top):
-		p.scroll.Top()
-	case key.Matches(msg, p.keys().Bottom):
-		p.scroll.Bottom()
+func (p *Pane) scrollKey(msg tea.KeyPressMsg) { p.scrollBy(&p.scroll, msg) }
+
+// scrollBy moves s, the report or a citation's source, by the pane's
+// scrolling keys; it reports whether msg was one of them.
+func (p *Pane) scrollBy(s *common.Scroll, msg tea.KeyPressMsg) bool {
+	switch k := p.keys(); {
+	case key.Matches(msg, k.Up):
+		s.ScrollBy(-1)
+	case key.Matches(msg, k.Down):
+		s.ScrollBy(1)
+	case key.Matches(msg, k.PageUp):
+		s.ScrollBy(-s.Page())
+	case key.Matches(msg, k.PageDown):
+		s.ScrollBy(s.Page())
+	case key.Matches(msg, k.Top):
+		s.Top()
+	case key.Matches(msg, k.Bottom):
+		s.Bottom()
+	default:
+		return false
 	}
+	return true
 }
 
 // setReport shows s's report, finding the last find again in it.
