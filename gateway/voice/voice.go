@@ -276,6 +276,14 @@ type busyError string
 func (e busyError) Error() string        { return string(e) }
 func (e busyError) Is(target error) bool { return target == engine.ErrUnavailable }
 
+// taken readies the next decoder in reserve once d has been taken.
+func (p *decoderPool) taken(d *sphinx.Decoder) *sphinx.Decoder {
+	p.mu.Lock()
+	p.growLocked()
+	p.mu.Unlock()
+	return d
+}
+
 // get waits for a free decoder, at most maxWait. When it must wait, it
 // first tells queued (when not nil) its place in the queue.
 func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*sphinx.Decoder, error) {
@@ -286,10 +294,7 @@ func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*s
 	p.mu.Unlock()
 	select {
 	case d := <-p.free:
-		p.mu.Lock()
-		p.growLocked()
-		p.mu.Unlock()
-		return d, nil
+		return p.taken(d), nil
 	default:
 	}
 	// As many may wait as there are decoders; more would only wait out
@@ -311,10 +316,7 @@ func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*s
 	for {
 		select {
 		case d := <-p.free:
-			p.mu.Lock()
-			p.growLocked()
-			p.mu.Unlock()
-			return d, nil
+			return p.taken(d), nil
 		case <-failed:
 			p.mu.Lock()
 			loaded, err := p.loaded, p.loadErr
