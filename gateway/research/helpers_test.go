@@ -3,7 +3,6 @@ package research
 import (
 	"context"
 	"database/sql"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -64,26 +63,7 @@ func corpusEngine(t testing.TB) *testEng {
 		t.Fatal(err)
 	}
 	e := over(t, db, w)
-	// Each folder of pages, not SOURCES.md beside them: it names every
-	// page and is no documentation anyone asks about.
-	dir := filepath.Join(webTestdata, "research")
-	dirs, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, d := range dirs {
-		if d.IsDir() {
-			k, err := w.Index(context.Background(), filepath.Join(dir, d.Name()))
-			if err != nil {
-				t.Fatalf("index %s: %v", d.Name(), err)
-			}
-			n += k
-		}
-	}
-	if n < 30 {
-		t.Fatalf("index the corpus: %d pages", n)
-	}
+	webtest.IndexCorpus(t, filepath.Join(webTestdata, "research"), func(dir string) (int, error) { return w.Index(context.Background(), dir) })
 	return e
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/web/webtest"
 )
 
 // seed puts pages straight into the index, as extract would.
@@ -455,25 +456,7 @@ func corpusEngine(t testing.TB) *Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	// Each folder of pages, not SOURCES.md beside them: it names every
-	// page and is no documentation anyone asks about.
-	dirs, err := os.ReadDir("testdata/research")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, d := range dirs {
-		if d.IsDir() {
-			k, err := e.Index(context.Background(), filepath.Join("testdata/research", d.Name()))
-			if err != nil {
-				t.Fatalf("index %s: %v", d.Name(), err)
-			}
-			n += k
-		}
-	}
-	if n < 30 {
-		t.Fatalf("index the corpus: %d pages", n)
-	}
+	webtest.IndexCorpus(t, "testdata/research", func(dir string) (int, error) { return e.Index(context.Background(), dir) })
 	return e
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +18,31 @@ import (
 
 	_ "modernc.org/sqlite"
 )
+
+// IndexCorpus indexes each folder of the research corpus under dir (not
+// SOURCES.md beside them: it names every page and is no documentation
+// anyone asks about) with index, as `hark index` would, and fails when
+// it holds too few pages to be the corpus.
+func IndexCorpus(t testing.TB, dir string, index func(folder string) (int, error)) {
+	t.Helper()
+	dirs, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		if d.IsDir() {
+			k, err := index(filepath.Join(dir, d.Name()))
+			if err != nil {
+				t.Fatalf("index %s: %v", d.Name(), err)
+			}
+			n += k
+		}
+	}
+	if n < 30 {
+		t.Fatalf("index the corpus: %d pages", n)
+	}
+}
 
 // DB opens a fresh SQLite database in the test's temp directory.
 func DB(t testing.TB) *sql.DB {
