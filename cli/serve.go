@@ -30,7 +30,8 @@ func newServeCmd(a *App) *cobra.Command {
 REST and WebSocket streams) in front of the workspaces of a gateway config
 (default $XDG_CONFIG_HOME/hark/gateway.toml). On first run it creates that
 file with one local workspace and prints its API key once; only the key's
-SHA-256 is stored. See docs/gateway.md.`,
+SHA-256 is stored. See docs/gateway.md, and docs/deploy.md for replicas on
+PostgreSQL. "hark serve keys" adds and revokes keys while it runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if newKey {
@@ -39,12 +40,14 @@ SHA-256 is stored. See docs/gateway.md.`,
 			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate, lim, dbf)
 		},
 	}
+	// --config and --database are the keys subcommands' too.
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
+	pf.StringVar(&dbf.url, "database", "", "postgres:// URL that keeps what replicas share: usage, credit quotas, rate limits, API keys (default: HARK_DATABASE_URL, else database_url, else gateway.db)")
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "", "address to listen on (default: listen in gateway.toml, else "+gateway.DefaultListen+")")
-	f.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
 	f.BoolVar(&newKey, "new-key", false, "print a new API key and the hash to add to gateway.toml, then exit")
-	f.StringVar(&dbf.url, "database", "", "postgres:// URL that keeps usage and credit quotas, shared by replicas (default: HARK_DATABASE_URL, else database_url, else gateway.db)")
 	f.BoolVar(&dbf.migrateOnly, "migrate-only", false, "apply the database's migrations, print its schema version, and exit")
 	f.IntVar(&lim.maxInvoke, "max-invoke", 0, "vendor_search calls on the local index run at once (default: one per core; limits.max_invoke)")
 	f.IntVar(&lim.maxStreams, "max-streams", 0, "TTS and STT streams open at once (default 64; limits.max_streams)")
@@ -52,6 +55,7 @@ SHA-256 is stored. See docs/gateway.md.`,
 	f.IntVar(&lim.recognisers, "stt-recognisers", 0, "local speech recognisers, about 90 MB each (default: one per core; limits.stt_recognisers)")
 	f.IntVar(&lim.streamsPerKey, "streams-per-key", 0, "open streams of one API key (default 8; limits.streams_per_key)")
 	f.IntVar(&lim.connsPerClient, "max-conns-per-client", 0, "open connections of one client address (default 256; limits.max_conns_per_client)")
+	cmd.AddCommand(newServeKeysCmd(a, &cfgPath, &dbf))
 	return cmd
 }
 
@@ -97,12 +101,9 @@ func printNewKey(a *App) error {
 
 func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate bool, lim serveLimits, dbf serveDB) error {
 	out := a.stdout
-	if cfgPath == "" {
-		p, err := gateway.DefaultConfigPath()
-		if err != nil {
-			return usagef("%v; give --config FILE", err)
-		}
-		cfgPath = p
+	cfgPath, err := serveConfigPath(cfgPath)
+	if err != nil {
+		return err
 	}
 	if _, err := os.Stat(cfgPath); errors.Is(err, fs.ErrNotExist) {
 		key, err := gateway.WriteNewConfig(cfgPath)
@@ -123,13 +124,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	if listen == "" {
 		listen = gateway.DefaultListen
 	}
-	dataDir := a.flags.DataDir // --data-dir wins, then gateway.toml, then hark's own setting
-	if dataDir == "" {
-		dataDir = gcfg.DataDir
-	}
-	if dataDir == "" && a.cfg != nil {
-		dataDir = a.cfg.DataDir
-	}
+	dataDir := serveDataDir(a, gcfg)
 	if err := lim.apply(&gcfg.Limits); err != nil {
 		return usageError{err}
 	}
@@ -169,7 +164,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	fmt.Fprintf(out, "hark gateway listening on %s\n", base)
 	fmt.Fprintf(out, "  config %s, data %s\n", cfgPath, dataDir)
 	if dbURL != "" {
-		fmt.Fprintf(out, "  usage and credit quotas in PostgreSQL %s (schema version %d); the rest in the data directory\n", redactedURL(dbURL), schema)
+		fmt.Fprintf(out, "  usage, credit quotas, rate limits and API keys in PostgreSQL %s (schema version %d); the rest in the data directory\n", redactedURL(dbURL), schema)
 	}
 	fmt.Fprintf(out, "Point a client at it:\n    export HARK_BASE_URL=%s\n    export HARK_API_KEY=<your key>\n", base)
 	served := make(chan error, 1)

@@ -10,9 +10,9 @@ import (
 	"hark/gateway"
 )
 
-// serveDB is where `hark serve` keeps usage and quotas: --database, else
-// HARK_DATABASE_URL, else gateway.toml's database_url; empty is the
-// embedded gateway.db.
+// serveDB is where `hark serve` keeps what replicas share (usage, quotas,
+// rate limits, API keys): --database, else HARK_DATABASE_URL, else
+// gateway.toml's database_url; empty is the embedded gateway.db.
 type serveDB struct {
 	url         string
 	migrateOnly bool
@@ -38,8 +38,33 @@ func redactedURL(u string) string {
 	return p.Redacted()
 }
 
+// serveConfigPath is --config, else the default gateway.toml.
+func serveConfigPath(p string) (string, error) {
+	if p != "" {
+		return p, nil
+	}
+	p, err := gateway.DefaultConfigPath()
+	if err != nil {
+		return "", usagef("%v; give --config FILE", err)
+	}
+	return p, nil
+}
+
+// serveDataDir is --data-dir, else gateway.toml's, else hark's own.
+func serveDataDir(a *App, gcfg *gateway.Config) string {
+	dataDir := a.flags.DataDir
+	if dataDir == "" {
+		dataDir = gcfg.DataDir
+	}
+	if dataDir == "" && a.cfg != nil {
+		dataDir = a.cfg.DataDir
+	}
+	return dataDir
+}
+
 // openLedger opens the PostgreSQL ledger of a postgres:// URL and brings
-// its schema up to date; with an empty URL it returns nil (gateway.db's).
+// its schema up to date; with an empty URL it returns nil (gateway.db's,
+// which gateway.New migrates).
 func openLedger(ctx context.Context, dbURL string, maxConns int) (gateway.UsageLedger, func(), int, error) {
 	if dbURL == "" {
 		return nil, func() {}, 0, nil
@@ -56,18 +81,40 @@ func openLedger(ctx context.Context, dbURL string, maxConns int) (gateway.UsageL
 	return l, l.Close, v, nil
 }
 
-// migrateOnly applies the database's migrations and reports its version.
-func migrateOnly(ctx context.Context, a *App, dbURL, dataDir string) error {
-	if dbURL == "" {
-		fmt.Fprintf(a.stdout, "%s: SQLite makes its tables when the gateway opens it; versioned migrations are PostgreSQL's (give --database postgres://…)\n",
-			filepath.Join(dataDir, gateway.DBFile))
-		return nil
+// openStore opens the shared database, PostgreSQL's or dataDir's
+// gateway.db, migrated; where names it for messages (no password).
+func openStore(ctx context.Context, dbURL, dataDir string) (store gateway.UsageLedger, where string, version int, closeFn func(), err error) {
+	if dbURL != "" {
+		l, closeL, v, err := openLedger(ctx, dbURL, 2)
+		if err != nil {
+			return nil, "", 0, nil, err
+		}
+		return l, redactedURL(dbURL), v, closeL, nil
 	}
-	_, closeLedger, v, err := openLedger(ctx, dbURL, 1)
+	db, err := gateway.OpenDB(dataDir)
+	if err != nil {
+		return nil, "", 0, nil, dataError{err}
+	}
+	l := gateway.NewSQLiteLedger(db)
+	v, err := gateway.Migrate(ctx, l)
+	if err != nil {
+		db.Close()
+		return nil, "", 0, nil, dataError{err}
+	}
+	return l, filepath.Join(dataDir, gateway.DBFile), v, func() { db.Close() }, nil
+}
+
+// migrateOnly applies the database's migrations, SQLite's or
+// PostgreSQL's, and reports its version and the migrations it knows.
+func migrateOnly(ctx context.Context, a *App, dbURL, dataDir string) error {
+	_, where, v, closeStore, err := openStore(ctx, dbURL, dataDir)
 	if err != nil {
 		return err
 	}
-	closeLedger()
-	fmt.Fprintf(a.stdout, "%s: schema at version %d (this hark's latest: %d)\n", redactedURL(dbURL), v, gateway.PGSchemaVersion)
+	closeStore()
+	fmt.Fprintf(a.stdout, "%s: schema at version %d (this hark's latest: %d)\n", where, v, gateway.SchemaVersion)
+	for _, m := range gateway.Migrations() {
+		fmt.Fprintf(a.stdout, "  %3d  %s\n", m.Version, m.Name)
+	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"hark/api"
+	"hark/gateway"
 	"hark/gateway/pgtest"
 )
 
@@ -31,7 +33,8 @@ func TestServeMigrateOnly(t *testing.T) {
 	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
 	for range 2 {
 		code, out, errs := runArgs("serve", "--migrate-only", "--database", dbURL, "--config", cfgPath, "--data-dir", t.TempDir())
-		if code != 0 || !strings.Contains(out, "schema at version 1 (this hark's latest: 1)") {
+		want := fmt.Sprintf("schema at version %d (this hark's latest: %d)", gateway.SchemaVersion, gateway.SchemaVersion)
+		if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "usage ledger and credit totals") {
 			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 		}
 		if strings.Contains(out+errs, "s3cret-pw") {
@@ -71,7 +74,7 @@ func TestServeOnPostgres(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no listen line:\n%s\n%s", out.String(), errb.String())
 	}
-	if !strings.Contains(out.String(), "usage and credit quotas in PostgreSQL") || strings.Contains(out.String(), "s3cret-pw") {
+	if !strings.Contains(out.String(), "in PostgreSQL") || strings.Contains(out.String(), "s3cret-pw") {
 		t.Fatalf("start-up lines:\n%s", out.String())
 	}
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
@@ -123,5 +126,61 @@ func TestServeDatabasePrecedence(t *testing.T) {
 	}
 	if r := redactedURL("postgres://u:pw@h/db"); strings.Contains(r, "pw") {
 		t.Errorf("redacted %q", r)
+	}
+}
+
+// gateway.db gets the same versioned migrations, reported the same way.
+func TestServeMigrateOnlySQLite(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HARK_DATABASE_URL", "")
+	dataDir := t.TempDir()
+	code, out, errs := runArgs("serve", "--migrate-only", "--config", filepath.Join(t.TempDir(), "gateway.toml"), "--data-dir", dataDir)
+	want := fmt.Sprintf("%s: schema at version %d (this hark's latest: %d)", filepath.Join(dataDir, gateway.DBFile), gateway.SchemaVersion, gateway.SchemaVersion)
+	if code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// keys add shows the new key once; list shows IDs, names and workspaces
+// but no secret; revoke marks it; bad input names its field.
+func TestServeKeys(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HARK_DATABASE_URL", "")
+	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
+	seed, err := gateway.WriteNewConfig(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dd := t.TempDir()
+	keys := func(args ...string) (int, string, string) {
+		return runArgs(append([]string{"serve", "keys", "--config", cfgPath, "--data-dir", dd}, args...)...)
+	}
+	code, out, errs := keys("add", "--workspace", "local", "--name", "carol")
+	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out)
+	if code != 0 || key == "" || !strings.Contains(out, "shown only now") {
+		t.Fatalf("add: exit %d\n%s\n%s", code, out, errs)
+	}
+	id := gateway.HashKey(key)[:8]
+	code, out, errs = keys("list")
+	if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "carol") || !strings.Contains(out, gateway.HashKey(seed)[:8]) {
+		t.Fatalf("list: exit %d\n%s\n%s", code, out, errs)
+	}
+	if strings.Contains(out+errs, key[5:21]) || strings.Contains(out+errs, seed[5:21]) || strings.Contains(out, gateway.HashKey(key)) {
+		t.Fatalf("list shows a secret or a whole hash:\n%s", out)
+	}
+	if code, out, errs = keys("revoke", id); code != 0 || !strings.Contains(out, "Revoked key "+id) {
+		t.Fatalf("revoke: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, _ = keys("list"); !regexp.MustCompile(id + `.*revoked`).MatchString(out) {
+		t.Fatalf("list after revoke:\n%s", out)
+	}
+	if code, _, errs = keys("add", "--workspace", "nosuch"); code != 2 || !strings.Contains(errs, `workspace: "nosuch" is not a workspace`) {
+		t.Fatalf("unknown workspace: exit %d: %s", code, errs)
+	}
+	if code, _, errs = keys("add"); code != 2 || !strings.Contains(errs, "--workspace: is required") {
+		t.Fatalf("no workspace: exit %d: %s", code, errs)
+	}
+	if code, _, errs = keys("revoke", "deadbeef"); code != 2 || !strings.Contains(errs, `no key "deadbeef"`) {
+		t.Fatalf("unknown ID: exit %d: %s", code, errs)
 	}
 }

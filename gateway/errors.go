@@ -44,6 +44,8 @@ type quotaError struct {
 	used, quota int64
 	cost        int64
 	period      string
+	// resetIn is the time until the next period, sent as Retry-After.
+	resetIn time.Duration
 }
 
 func (e *quotaError) Error() string {

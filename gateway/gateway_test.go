@@ -58,6 +58,12 @@ type testGW struct {
 
 func startGateway(t *testing.T, mutate func(*Config)) *testGW {
 	t.Helper()
+	return startGatewayWith(t, t.TempDir(), mutate)
+}
+
+// startGatewayWith is startGateway with its gateway.db in dataDir.
+func startGatewayWith(t *testing.T, dataDir string, mutate func(*Config)) *testGW {
+	t.Helper()
 	g := &testGW{web: newTestWeb(), logs: &syncBuffer{}, keys: map[string]string{}, done: make(chan error, 1)}
 	for _, ws := range []string{"local", "partial", "bare", "limited", "nocreds"} {
 		k, err := NewAPIKey()
@@ -85,7 +91,7 @@ func startGateway(t *testing.T, mutate func(*Config)) *testGW {
 	if mutate != nil {
 		mutate(cfg)
 	}
-	db, err := OpenDB(t.TempDir())
+	db, err := OpenDB(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,12 @@
 package gateway
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
+	"time"
 )
 
 // API keys: looking a key up, and keeping keys and vendor secrets out of
@@ -94,13 +97,64 @@ func (s *Server) isKey(tok string) bool {
 func (s *Server) lookupKey(key string) (*workspace, string) {
 	sum := sha256.Sum256([]byte(key))
 	var found *workspace
-	for i := range s.keys {
-		if constantTimeEqual(s.keys[i].hash[:], sum[:]) {
-			found = s.keys[i].ws
+	keys := *s.keys.Load()
+	for i := range keys {
+		if constantTimeEqual(keys[i].hash[:], sum[:]) {
+			found = keys[i].ws
 		}
 	}
 	if found == nil {
 		return nil, ""
 	}
 	return found, hex.EncodeToString(sum[:])
+}
+
+// keyPoll is how often a gateway reads gateway_keys again, so that a key
+// added or revoked by `hark serve keys` on any replica holds here within
+// a second. The table is small (one row per key), so the whole of it is
+// read; polling needs nothing of the database that SQLite lacks.
+const keyPoll = 250 * time.Millisecond
+
+// reloadKeys reads the keys in force from the database and swaps them in.
+func (s *Server) reloadKeys(ctx context.Context) error {
+	rows, err := s.keyStore.keyRows(ctx)
+	if err != nil {
+		return fmt.Errorf("read API keys: %w", err)
+	}
+	active := activeKeys(s.cfgWorkspaces, rows, func(name string) bool { return s.workspaces[name] != nil })
+	keys := make([]keyEntry, 0, len(active))
+	for _, k := range active {
+		var e keyEntry
+		b, err := hex.DecodeString(k.hash)
+		if err != nil || len(b) != sha256.Size {
+			continue // not written by hark: never matches a key
+		}
+		copy(e.hash[:], b)
+		e.ws = s.workspaces[k.Workspace]
+		keys = append(keys, e)
+	}
+	s.keys.Store(&keys)
+	return nil
+}
+
+// watchKeys reloads the keys every keyPoll until ctx ends. A failed read
+// keeps the keys in force and is logged once until a read succeeds.
+func (s *Server) watchKeys(ctx context.Context) {
+	t := time.NewTicker(keyPoll)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := s.reloadKeys(rctx)
+		cancel()
+		if err != nil && !failing && ctx.Err() == nil {
+			s.log.Warn("API keys not re-read; the last ones read stay in force", "error", s.scrub(err.Error()))
+		}
+		failing = err != nil
+	}
 }

@@ -54,53 +54,18 @@ type sqliteLedger struct {
 	holder string // this process, on its pending rows
 }
 
-const usageSchema = `
-CREATE TABLE IF NOT EXISTS gateway_usage (
-	id          INTEGER PRIMARY KEY AUTOINCREMENT,
-	ts          INTEGER NOT NULL,
-	workspace   TEXT    NOT NULL,
-	key_id      TEXT    NOT NULL,
-	trace_id    TEXT    NOT NULL,
-	operation   TEXT    NOT NULL,
-	credits     INTEGER NOT NULL,
-	status      TEXT    NOT NULL,
-	error       TEXT    NOT NULL DEFAULT '',
-	duration_ms INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS gateway_usage_ws_ts ON gateway_usage(workspace, ts);
--- The credits of a workspace with a quota in one quota period, kept with
--- every reservation and settlement so that the quota check costs the same
--- on the first call of a period and on the millionth. Derived from
--- gateway_usage: emptied at every start, recomputed at a period's first
--- reservation.
-CREATE TABLE IF NOT EXISTS gateway_credit_totals (
-	workspace    TEXT    NOT NULL,
-	period_start INTEGER NOT NULL,
-	used         INTEGER NOT NULL,
-	PRIMARY KEY (workspace, period_start)
-);
-`
-
 func newSQLiteLedger(db *sql.DB) *sqliteLedger {
 	return &sqliteLedger{db: db, holder: processHolder(os.Getpid())}
 }
 
+// NewSQLiteLedger is gateway.db's ledger (see OpenDB): what New uses when
+// Options.Ledger is nil, and what `hark serve keys` and --migrate-only
+// open without a postgres:// URL.
+func NewSQLiteLedger(db *sql.DB) UsageLedger { return newSQLiteLedger(db) }
+
 func (l *sqliteLedger) init(ctx context.Context) error {
-	if _, err := l.db.ExecContext(ctx, usageSchema); err != nil {
-		return fmt.Errorf("create usage tables: %w", err)
-	}
-	// holder names the process of a pending row, so that a later start
-	// can refund the rows of one that was killed.
-	var n int
-	if err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('gateway_usage') WHERE name='holder'`).Scan(&n); err != nil {
-		return fmt.Errorf("create usage tables: %w", err)
-	}
-	if n == 0 {
-		if _, err := l.db.ExecContext(ctx, `ALTER TABLE gateway_usage ADD COLUMN holder TEXT NOT NULL DEFAULT ''`); err != nil {
-			return fmt.Errorf("create usage tables: %w", err)
-		}
-	}
-	return nil
+	_, err := l.Migrate(ctx)
+	return err
 }
 
 // resetTotals empties the derived totals; the next reservation of each

@@ -12,11 +12,15 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// UsageLedger is where a Server keeps credits and the usage history:
-// nil in Options is gateway.db's; OpenPGLedger gives PostgreSQL's, which
-// several replicas share so that a workspace's quota holds across them.
+// UsageLedger is the database a Server keeps what its replicas share in:
+// credits and the usage history, API keys, the schema's migrations. nil in
+// Options is gateway.db's (NewSQLiteLedger); OpenPGLedger gives
+// PostgreSQL's, which several replicas share so that a workspace's quota,
+// a key's rate and its revocation hold across them.
 type UsageLedger interface {
 	ledger
+	keyStore
+	migrator
 }
 
 // IsPostgresURL reports whether a database URL names PostgreSQL.

@@ -154,13 +154,13 @@ func TestPGMigrations(t *testing.T) {
 	l := openPG(t, url)
 	for range 2 {
 		v, err := l.Migrate(ctx)
-		if err != nil || v != PGSchemaVersion {
-			t.Fatalf("Migrate = %d, %v; want %d", v, err, PGSchemaVersion)
+		if err != nil || v != SchemaVersion {
+			t.Fatalf("Migrate = %d, %v; want %d", v, err, SchemaVersion)
 		}
 	}
 	var n int
-	if err := l.pool.QueryRow(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != PGSchemaVersion {
-		t.Fatalf("schema_migrations holds %d rows (%v), want %d", n, err, PGSchemaVersion)
+	if err := l.pool.QueryRow(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != SchemaVersion {
+		t.Fatalf("schema_migrations holds %d rows (%v), want %d", n, err, SchemaVersion)
 	}
 	if _, err := l.pool.Exec(ctx, `INSERT INTO schema_migrations(version) VALUES(99)`); err != nil {
 		t.Fatal(err)

@@ -33,6 +33,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.hs = hs
 	s.mu.Unlock()
+	// Keys added or revoked in the database reach a serving gateway;
+	// until Shutdown ends.
+	s.watchOnce.Do(func() { go s.watchKeys(s.baseCtx) })
 	err := hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil

@@ -226,7 +226,13 @@ func websocketUpgrade(r *http.Request) bool {
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rs := stateOf(r)
-		ok, wait := s.limiter.allow(rs.keyHash)
+		ok, wait, err := s.limiter.allow(r.Context(), rs.keyHash)
+		if err != nil {
+			// Shared state out of reach: refuse rather than let a key run
+			// past its rate on every replica at once.
+			s.writeError(w, r, &httpError{status: CodeUnavailable, retryAfter: time.Second, msg: "rate limiter unavailable: the database does not answer; retry shortly"})
+			return
+		}
 		if !ok {
 			secs := int((wait + time.Second - 1) / time.Second)
 			s.writeError(w, r, &httpError{status: CodeRateLimited, retryAfter: wait, msg: fmt.Sprintf(

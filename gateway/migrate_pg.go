@@ -7,13 +7,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// pgMigrations are the PostgreSQL schema's versions, in order: entry i
-// takes the schema from version i to i+1. Append only; never edit one
-// that has shipped, since databases record that they applied it.
-var pgMigrations = []string{
-	// 1: the usage ledger and the per-period credit totals (see
-	// usageSchema for gateway.db's same tables).
-	`CREATE TABLE gateway_usage (
+// PostgreSQL's SQL of the migrations (see migrations).
+
+// pgUsageSchema: the usage ledger and the per-period credit totals (see
+// usageSchema for gateway.db's same tables).
+const pgUsageSchema = `CREATE TABLE gateway_usage (
 		id          BIGSERIAL PRIMARY KEY,
 		ts          BIGINT NOT NULL,
 		workspace   TEXT   NOT NULL,
@@ -33,20 +31,39 @@ var pgMigrations = []string{
 		period_start BIGINT NOT NULL,
 		used         BIGINT NOT NULL,
 		PRIMARY KEY (workspace, period_start)
-	);`,
-}
+	);`
 
-// PGSchemaVersion is the schema version this hark's migrations reach.
-var PGSchemaVersion = len(pgMigrations)
+// pgKeysSchema: see sqliteKeysSchema.
+const pgKeysSchema = `CREATE TABLE gateway_keys (
+		id         TEXT   PRIMARY KEY,
+		key_sha256 TEXT   NOT NULL UNIQUE,
+		workspace  TEXT   NOT NULL,
+		name       TEXT   NOT NULL DEFAULT '',
+		source     TEXT   NOT NULL,
+		created_ms BIGINT NOT NULL,
+		revoked_ms BIGINT
+	);`
+
+// pgRateSchema: one token bucket per API key, shared by every replica so
+// that a key's rate holds across them (see pgRateLimiter).
+const pgRateSchema = `CREATE TABLE gateway_rate_buckets (
+		key_sha256 TEXT   PRIMARY KEY,
+		tokens     DOUBLE PRECISION NOT NULL,
+		last_ms    BIGINT NOT NULL,
+		granted    BOOLEAN NOT NULL DEFAULT false
+	);`
 
 // pgMigrateLock is the advisory lock that lets one replica at a time
 // migrate, so that replicas starting together do not race ("hkgw").
 const pgMigrateLock = 0x686b6777
 
-// Migrate brings the database to PGSchemaVersion in one transaction,
+// Migrate brings the database to SchemaVersion in one transaction,
 // recording each version applied in schema_migrations, and returns the
 // version. A database from a newer hark is refused untouched.
 func (l *PGLedger) Migrate(ctx context.Context) (version int, err error) {
+	if err := checkMigrations(); err != nil {
+		return 0, err
+	}
 	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, pgMigrateLock); err != nil {
 			return err
@@ -59,15 +76,18 @@ func (l *PGLedger) Migrate(ctx context.Context) (version int, err error) {
 		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_migrations`).Scan(&version); err != nil {
 			return err
 		}
-		if version > len(pgMigrations) {
-			return fmt.Errorf("the database's schema is version %d, newer than this hark knows (%d): upgrade hark", version, len(pgMigrations))
+		if version > len(migrations) {
+			return tooNew(version)
 		}
-		for ; version < len(pgMigrations); version++ {
-			if _, err := tx.Exec(ctx, pgMigrations[version]); err != nil {
-				return fmt.Errorf("migration %d: %w", version+1, err)
+		for ; version < len(migrations); version++ {
+			m := migrations[version]
+			if m.Postgres != "" {
+				if _, err := tx.Exec(ctx, m.Postgres); err != nil {
+					return fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, err)
+				}
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations(version) VALUES($1)`, version+1); err != nil {
-				return fmt.Errorf("migration %d: %w", version+1, err)
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations(version) VALUES($1)`, m.Version); err != nil {
+				return fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, err)
 			}
 		}
 		return nil

@@ -17,8 +17,12 @@ import (
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := s.classify(err)
 	var he *httpError
-	if errors.As(err, &he) && he.retryAfter > 0 {
+	var qe *quotaError
+	switch {
+	case errors.As(err, &he) && he.retryAfter > 0:
 		w.Header().Set("Retry-After", strconv.Itoa(int((he.retryAfter+time.Second-1)/time.Second)))
+	case errors.As(err, &qe) && qe.resetIn > 0:
+		w.Header().Set("Retry-After", strconv.Itoa(int((qe.resetIn+time.Second-1)/time.Second)))
 	}
 	if status == CodeUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hark"`)

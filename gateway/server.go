@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -50,17 +50,22 @@ type Options struct {
 // lifecycle (Serve, Shutdown) that lets in-flight streams end cleanly.
 type Server struct {
 	limits   Limits
-	keys     []keyEntry
-	tools    []*tool
-	toolMap  map[string]*tool
-	known    map[string]bool
-	secrets  []string
-	usage    *usageStore
-	limiter  *rateLimiter
-	log      *slog.Logger
-	now      func() time.Time
-	upgrader websocket.Upgrader
-	handler  http.Handler
+	keys     atomic.Pointer[[]keyEntry] // in force; see reloadKeys
+	keyStore keyStore
+	// cfgWorkspaces are gateway.toml's, whose keys hold unless revoked;
+	// workspaces are them built, by name.
+	cfgWorkspaces []WorkspaceConfig
+	workspaces    map[string]*workspace
+	tools         []*tool
+	toolMap       map[string]*tool
+	known         map[string]bool
+	secrets       []string
+	usage         *usageStore
+	limiter       limiter
+	log           *slog.Logger
+	now           func() time.Time
+	upgrader      websocket.Upgrader
+	handler       http.Handler
 
 	// baseCtx is the parent of every request and stream; cancelling it
 	// (when the shutdown grace runs out) interrupts upstream calls.
@@ -77,8 +82,9 @@ type Server struct {
 	admitInvoke, admitFetch, admitResearch, admitVoice, admitStreams *admission
 	streams                                                          *keyStreams
 
-	mu sync.Mutex
-	hs *http.Server
+	mu        sync.Mutex
+	hs        *http.Server
+	watchOnce sync.Once
 }
 
 // New builds a gateway from its config, creating its tables in DB.
@@ -93,12 +99,14 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("gateway: Options.DB is nil (see OpenDB)")
 	}
 	s := &Server{
-		limits:  opts.Config.Limits.withDefaults(),
-		tools:   newRegistry(),
-		toolMap: map[string]*tool{},
-		known:   map[string]bool{},
-		log:     opts.Logger,
-		now:     opts.Now,
+		limits:        opts.Config.Limits.withDefaults(),
+		tools:         newRegistry(),
+		toolMap:       map[string]*tool{},
+		known:         map[string]bool{},
+		log:           opts.Logger,
+		workspaces:    map[string]*workspace{},
+		cfgWorkspaces: opts.Config.Workspaces,
+		now:           opts.Now,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -120,27 +128,24 @@ func New(opts Options) (*Server, error) {
 		if ws.toolList, err = s.toolList(ws); err != nil {
 			return nil, fmt.Errorf("workspace %q: tool list: %w", wc.Name, err)
 		}
-		for _, h := range wc.APIKeySHA256 {
-			var e keyEntry
-			b, _ := hex.DecodeString(h) // checked by Validate
-			copy(e.hash[:], b)
-			e.ws = ws
-			s.keys = append(s.keys, e)
-		}
+		s.workspaces[ws.name] = ws
 	}
-	s.usage = &usageStore{ledger: opts.Ledger, now: s.now}
-	if opts.Ledger == nil {
-		s.usage.ledger = newSQLiteLedger(opts.DB)
+	store := opts.Ledger
+	if store == nil {
+		store = NewSQLiteLedger(opts.DB)
 	}
+	s.usage = &usageStore{ledger: store, now: s.now}
+	s.keyStore = store
 	if err := s.usage.init(context.Background()); err != nil {
 		return nil, err
 	}
+	if err := s.reloadKeys(context.Background()); err != nil {
+		return nil, err
+	}
 	// Load every workspace's count now, so that no answer waits for it.
-	for _, k := range s.keys {
-		if k.ws.credits.period.IsZero() {
-			if _, err := s.usage.load(context.Background(), k.ws); err != nil {
-				return nil, err
-			}
+	for _, ws := range s.workspaces {
+		if _, err := s.usage.load(context.Background(), ws); err != nil {
+			return nil, err
 		}
 	}
 	l := s.limits
@@ -151,7 +156,7 @@ func New(opts Options) (*Server, error) {
 	s.admitVoice = newAdmission("voice", l.MaxVoice, l.QueueLength, wait)
 	s.admitStreams = newAdmission("stream", l.MaxStreams, l.QueueLength, wait)
 	s.streams = &keyStreams{max: l.StreamsPerKey, open: map[string]int{}}
-	s.limiter = newRateLimiter(s.limits.RatePerSecond, s.limits.RateBurst, s.now)
+	s.limiter = newLimiter(store, s.limits.RatePerSecond, s.limits.RateBurst, s.now)
 	s.baseCtx, s.hardCancel = context.WithCancel(context.Background())
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
 	s.upgrader = websocket.Upgrader{

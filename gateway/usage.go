@@ -61,6 +61,14 @@ func periodStart(now time.Time, period string) time.Time {
 	return time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 }
 
+// periodEnd is the start of the period after the one starting at p.
+func periodEnd(p time.Time, period string) time.Time {
+	if period == "day" {
+		return p.AddDate(0, 0, 1)
+	}
+	return p.AddDate(0, 1, 0)
+}
+
 func periodName(p string) string {
 	if p == "day" {
 		return "day"
@@ -162,7 +170,8 @@ func (u *usageStore) reserve(ctx context.Context, ws *workspace, keyID, traceID,
 		return nil, err
 	}
 	if !ok {
-		return nil, &quotaError{workspace: ws.name, used: used, quota: ws.quota, cost: cost, period: periodName(ws.quotaPeriod)}
+		return nil, &quotaError{workspace: ws.name, used: used, quota: ws.quota, cost: cost, period: periodName(ws.quotaPeriod),
+			resetIn: periodEnd(p, ws.quotaPeriod).Sub(res.ts)}
 	}
 	res.id, res.held = id, cost
 	ws.credits.add(p, cost)
@@ -220,10 +229,8 @@ func (s *Server) Usage(ctx context.Context, workspace string, limit int) ([]Usag
 
 // CreditsUsed is a workspace's credits in its current quota period.
 func (s *Server) CreditsUsed(ctx context.Context, workspace string) (int64, error) {
-	for _, k := range s.keys {
-		if k.ws.name == workspace {
-			return s.usage.used(ctx, k.ws)
-		}
+	if ws := s.workspaces[workspace]; ws != nil {
+		return s.usage.used(ctx, ws)
 	}
 	return 0, fmt.Errorf("unknown workspace %q", workspace)
 }

@@ -1,0 +1,305 @@
+package gateway
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// API keys kept in the database (gateway_keys), so that `hark serve keys`
+// adds and revokes them while replicas run. gateway.toml's keys are not
+// copied in: they hold as long as the file lists them, unless the database
+// holds a revoked row of the same hash. So the embedded gateway's key of
+// one TUI session never lands in the table.
+
+// KeySourceConfig and KeySourceDB say where a key was declared.
+const (
+	KeySourceConfig = "gateway.toml"
+	KeySourceDB     = "database"
+)
+
+// KeyInfo describes a key without its secret: what `keys list` shows.
+type KeyInfo struct {
+	ID        string // the first 8 hex digits of its SHA-256: the usage history's key_id
+	Name      string
+	Workspace string
+	Source    string    // KeySourceConfig or KeySourceDB
+	Created   time.Time // zero for a key of gateway.toml
+	Revoked   time.Time // zero while the key works
+}
+
+// storedKey is a row of gateway_keys.
+type storedKey struct {
+	KeyInfo
+	hash string // hex SHA-256
+}
+
+// keyStore is where a ledger keeps gateway_keys.
+type keyStore interface {
+	// keyRows lists every row, revoked ones included.
+	keyRows(ctx context.Context) ([]storedKey, error)
+	// insertKey adds a row; errKeyTaken when its id or hash is in use.
+	insertKey(ctx context.Context, k storedKey) error
+	// revokeKey marks the row of k.hash revoked at k.Revoked, inserting k
+	// when there is none (a key of gateway.toml), and keeps an earlier
+	// revocation's time.
+	revokeKey(ctx context.Context, k storedKey) error
+}
+
+var errKeyTaken = errors.New("key id taken")
+
+func keyIDOf(hash string) string { return hash[:8] }
+
+// activeKeys is what a gateway accepts: cfg's keys without a revoked row,
+// and the database's keys not revoked, of a workspace this gateway has.
+func activeKeys(cfg []WorkspaceConfig, rows []storedKey, hasWorkspace func(string) bool) []storedKey {
+	byHash := map[string]storedKey{}
+	for _, r := range rows {
+		byHash[r.hash] = r
+	}
+	var out []storedKey
+	for _, w := range cfg {
+		for _, h := range w.APIKeySHA256 {
+			h = strings.ToLower(h)
+			if r, ok := byHash[h]; ok && !r.Revoked.IsZero() {
+				continue
+			}
+			out = append(out, storedKey{KeyInfo: KeyInfo{ID: keyIDOf(h), Workspace: w.Name, Source: KeySourceConfig}, hash: h})
+		}
+	}
+	for _, r := range rows {
+		if r.Revoked.IsZero() && r.Source == KeySourceDB && hasWorkspace(r.Workspace) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ListKeys lists gateway.toml's keys and the database's, revoked ones
+// included, by workspace and ID. No secret is in them.
+func ListKeys(ctx context.Context, l UsageLedger, cfg *Config) ([]KeyInfo, error) {
+	rows, err := l.keyRows(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read keys: %w", err)
+	}
+	byHash := map[string]storedKey{}
+	for _, r := range rows {
+		byHash[r.hash] = r
+	}
+	var out []KeyInfo
+	for _, w := range cfg.Workspaces {
+		for _, h := range w.APIKeySHA256 {
+			h = strings.ToLower(h)
+			k := KeyInfo{ID: keyIDOf(h), Workspace: w.Name, Source: KeySourceConfig}
+			if r, ok := byHash[h]; ok {
+				k.Revoked = r.Revoked
+				delete(byHash, h)
+			}
+			out = append(out, k)
+		}
+	}
+	for _, r := range rows {
+		if _, ok := byHash[r.hash]; ok && r.Source == KeySourceDB {
+			out = append(out, r.KeyInfo)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Workspace != out[j].Workspace {
+			return out[i].Workspace < out[j].Workspace
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// AddKey makes a new key of a workspace of cfg and stores its SHA-256; the
+// key itself is returned once, for the caller to show, and kept nowhere.
+func AddKey(ctx context.Context, l UsageLedger, cfg *Config, workspace, name string, now time.Time) (string, KeyInfo, error) {
+	found := false
+	var names []string
+	for _, w := range cfg.Workspaces {
+		found = found || w.Name == workspace
+		names = append(names, w.Name)
+	}
+	if !found {
+		return "", KeyInfo{}, fmt.Errorf("workspace: %q is not a workspace of gateway.toml (it has: %s)", workspace, strings.Join(names, ", "))
+	}
+	if len(name) > 200 {
+		return "", KeyInfo{}, errors.New("name: must be at most 200 characters")
+	}
+	for range 5 {
+		key, err := NewAPIKey()
+		if err != nil {
+			return "", KeyInfo{}, err
+		}
+		h := HashKey(key)
+		k := storedKey{KeyInfo: KeyInfo{ID: keyIDOf(h), Name: name, Workspace: workspace, Source: KeySourceDB, Created: now.UTC().Truncate(time.Millisecond)}, hash: h}
+		for _, w := range cfg.Workspaces { // a toml key's ID is taken too
+			for _, c := range w.APIKeySHA256 {
+				if keyIDOf(strings.ToLower(c)) == k.ID {
+					err = errKeyTaken
+				}
+			}
+		}
+		if err == nil {
+			err = l.insertKey(ctx, k)
+		}
+		if errors.Is(err, errKeyTaken) {
+			continue // another key's first 8 hex digits: draw again
+		}
+		if err != nil {
+			return "", KeyInfo{}, fmt.Errorf("store key: %w", err)
+		}
+		return key, k.KeyInfo, nil
+	}
+	return "", KeyInfo{}, errors.New("store key: no free key ID after 5 draws")
+}
+
+// RevokeKey revokes the key with this ID, of gateway.toml or the
+// database. Every gateway on the database refuses it within keyPoll.
+func RevokeKey(ctx context.Context, l UsageLedger, cfg *Config, id string, now time.Time) (KeyInfo, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	keys, err := ListKeys(ctx, l, cfg)
+	if err != nil {
+		return KeyInfo{}, err
+	}
+	rows, err := l.keyRows(ctx)
+	if err != nil {
+		return KeyInfo{}, fmt.Errorf("read keys: %w", err)
+	}
+	for _, k := range keys {
+		if k.ID != id {
+			continue
+		}
+		if !k.Revoked.IsZero() {
+			return k, nil
+		}
+		sk := storedKey{KeyInfo: k}
+		for _, r := range rows {
+			if r.ID == id {
+				sk.hash = r.hash
+			}
+		}
+		if sk.hash == "" { // gateway.toml's: its hash is in the config
+			for _, w := range cfg.Workspaces {
+				for _, h := range w.APIKeySHA256 {
+					if keyIDOf(strings.ToLower(h)) == id {
+						sk.hash = strings.ToLower(h)
+					}
+				}
+			}
+		}
+		sk.Revoked = now.UTC().Truncate(time.Millisecond)
+		if err := l.revokeKey(ctx, sk); err != nil {
+			return KeyInfo{}, fmt.Errorf("revoke key %s: %w", id, err)
+		}
+		return sk.KeyInfo, nil
+	}
+	return KeyInfo{}, fmt.Errorf("key ID: no key %q (see `hark serve keys list`)", id)
+}
+
+func msOrZero(ms *int64) time.Time {
+	if ms == nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(*ms).UTC()
+}
+
+func zeroOrMs(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	ms := t.UnixMilli()
+	return &ms
+}
+
+// gateway.db's keys.
+
+func (l *sqliteLedger) keyRows(ctx context.Context) ([]storedKey, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT id,key_sha256,workspace,name,source,created_ms,revoked_ms FROM gateway_keys`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []storedKey
+	for rows.Next() {
+		var k storedKey
+		var created int64
+		var revoked sql.NullInt64
+		if err := rows.Scan(&k.ID, &k.hash, &k.Workspace, &k.Name, &k.Source, &created, &revoked); err != nil {
+			return nil, err
+		}
+		if k.Source == KeySourceDB {
+			k.Created = time.UnixMilli(created).UTC()
+		}
+		if revoked.Valid {
+			k.Revoked = time.UnixMilli(revoked.Int64).UTC()
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func (l *sqliteLedger) insertKey(ctx context.Context, k storedKey) error {
+	_, err := l.db.ExecContext(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms) VALUES(?,?,?,?,?,?)`,
+		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli())
+	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") {
+		return errKeyTaken
+	}
+	return err
+}
+
+func (l *sqliteLedger) revokeKey(ctx context.Context, k storedKey) error {
+	_, err := l.db.ExecContext(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms,revoked_ms) VALUES(?,?,?,?,?,?,?)
+		ON CONFLICT(key_sha256) DO UPDATE SET revoked_ms=COALESCE(gateway_keys.revoked_ms, excluded.revoked_ms)`,
+		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli(), k.Revoked.UnixMilli())
+	return err
+}
+
+// PostgreSQL's keys.
+
+func (l *PGLedger) keyRows(ctx context.Context) ([]storedKey, error) {
+	rows, err := l.pool.Query(ctx, `SELECT id,key_sha256,workspace,name,source,created_ms,revoked_ms FROM gateway_keys`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []storedKey
+	for rows.Next() {
+		var k storedKey
+		var created int64
+		var revoked *int64
+		if err := rows.Scan(&k.ID, &k.hash, &k.Workspace, &k.Name, &k.Source, &created, &revoked); err != nil {
+			return nil, err
+		}
+		if k.Source == KeySourceDB {
+			k.Created = time.UnixMilli(created).UTC()
+		}
+		k.Revoked = msOrZero(revoked)
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func (l *PGLedger) insertKey(ctx context.Context, k storedKey) error {
+	_, err := l.pool.Exec(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms) VALUES($1,$2,$3,$4,$5,$6)`,
+		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli())
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation
+		return errKeyTaken
+	}
+	return err
+}
+
+func (l *PGLedger) revokeKey(ctx context.Context, k storedKey) error {
+	_, err := l.pool.Exec(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms,revoked_ms) VALUES($1,$2,$3,$4,$5,$6,$7)
+		ON CONFLICT(key_sha256) DO UPDATE SET revoked_ms=COALESCE(gateway_keys.revoked_ms, excluded.revoked_ms)`,
+		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli(), zeroOrMs(k.Revoked))
+	return err
+}

@@ -1,0 +1,177 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hark/api"
+	"hark/gateway/pgtest"
+)
+
+// Three replicas on one PostgreSQL take a burst of three times a key's
+// rate-limit burst, spread over them: exactly the burst is served, the
+// rest get the spec's 429 with Retry-After, and the ledger holds one row
+// per call served with the credits charged.
+func TestPGReplicasShareOneRateLimit(t *testing.T) {
+	url := pgtest.Start(t).URL()
+	const burst = 15
+	key, err := NewAPIKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	team := LocalWorkspace(HashKey(key))
+	team.Name = "team"
+	cfg := &Config{
+		// 0.01 a second: no token comes back while the test runs.
+		Limits:     Limits{RatePerSecond: 0.01, RateBurst: burst, MaxInvoke: 64, QueueLength: 64},
+		Workspaces: []WorkspaceConfig{team},
+	}
+	var replicas []*testGW
+	for range 3 {
+		replicas = append(replicas, startPGReplica(t, cfg, url))
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	charged := 0
+	for i := range 3 * burst {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, env, h := replicas[i%3].call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`)
+			mu.Lock()
+			defer mu.Unlock()
+			codes[status]++
+			switch status {
+			case 200:
+				_, _, c := creditHeaders(h)
+				n, err := strconv.Atoi(c)
+				if err != nil {
+					t.Errorf("200 without X-Credits-Charged: %q", c)
+				}
+				charged += n
+			case 429:
+				if !strings.Contains(env.Message, "rate limit exceeded") {
+					t.Errorf("429 message %q", env.Message)
+				}
+				if ra, err := strconv.Atoi(h.Get("Retry-After")); err != nil || ra < 1 {
+					t.Errorf("429 with Retry-After %q", h.Get("Retry-After"))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if codes[200] != burst || codes[429] != 2*burst || len(codes) != 2 {
+		t.Fatalf("statuses %v, want %d x 200 and %d x 429", codes, burst, 2*burst)
+	}
+	l := openPG(t, url)
+	var rows, credits int64
+	if err := l.pool.QueryRow(context.Background(), `SELECT count(*), COALESCE(SUM(credits),0) FROM gateway_usage WHERE workspace='team' AND status='ok'`).Scan(&rows, &credits); err != nil {
+		t.Fatal(err)
+	}
+	if rows != burst || credits != int64(charged) {
+		t.Fatalf("ledger: %d ok rows with %d credits; %d calls served, %d credits charged", rows, credits, burst, charged)
+	}
+}
+
+// waitStatus calls g until it answers want, for at most within, and
+// returns how long that took.
+func waitStatus(t *testing.T, g *testGW, key string, want int, within time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`)
+		if status == want {
+			return time.Since(start)
+		}
+		if time.Since(start) > within {
+			t.Fatalf("still %d after %s, want %d", status, within, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A key added on one replica works on the other within a second; revoked
+// there, the other refuses it within a second. So does a key of
+// gateway.toml, which the database can revoke though it never stored it.
+func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
+	url := pgtest.Start(t).URL()
+	seed, err := NewAPIKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	team := LocalWorkspace(HashKey(seed))
+	team.Name = "team"
+	cfg := &Config{Limits: Limits{RatePerSecond: 1000, RateBurst: 1000}, Workspaces: []WorkspaceConfig{team}}
+	a, b := startPGReplica(t, cfg, url), startPGReplica(t, cfg, url)
+	admin := openPG(t, url) // what `hark serve keys` opens
+	ctx := context.Background()
+
+	key, info, err := AddKey(ctx, admin, cfg, "team", "alice laptop", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.ID != HashKey(key)[:8] || info.Workspace != "team" || info.Source != KeySourceDB {
+		t.Fatalf("added %+v", info)
+	}
+	t.Logf("added key works after %s", waitStatus(t, b, key, 200, time.Second))
+	if status, _, _ := a.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {
+		t.Fatalf("replica a answers the new key %d", status)
+	}
+	if _, err := RevokeKey(ctx, admin, cfg, info.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("revoked key refused after %s", waitStatus(t, b, key, http.StatusUnauthorized, time.Second))
+	waitStatus(t, a, key, http.StatusUnauthorized, time.Second)
+
+	seedID := HashKey(seed)[:8]
+	if _, err := RevokeKey(ctx, admin, cfg, seedID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, b, seed, http.StatusUnauthorized, time.Second)
+	// A replica started now refuses it from the start: gateway.toml does
+	// not revive a revoked key.
+	c := startPGReplica(t, cfg, url)
+	status, env, _ := c.call(t, "POST", invokePath(api.ToolSearch), seed, `{"inputs":{"query":"q"}}`)
+	wantError(t, status, env, http.StatusUnauthorized, "invalid API key")
+
+	keys, err := ListKeys(ctx, admin, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 2 || keys[0].Revoked.IsZero() || keys[1].Revoked.IsZero() {
+		t.Fatalf("ListKeys = %+v, want both revoked", keys)
+	}
+	for _, k := range keys {
+		if strings.Contains(k.Name+k.ID, key[5:20]) {
+			t.Fatalf("ListKeys shows a secret: %+v", k)
+		}
+	}
+}
+
+// The rate limit's state lives in the database: a replica started after
+// a burst finds the key's bucket empty.
+func TestPGRateLimitSurvivesRestart(t *testing.T) {
+	url := pgtest.Start(t).URL()
+	key, _ := NewAPIKey()
+	team := LocalWorkspace(HashKey(key))
+	cfg := &Config{Limits: Limits{RatePerSecond: 0.01, RateBurst: 2}, Workspaces: []WorkspaceConfig{team}}
+	a := startPGReplica(t, cfg, url)
+	for range 2 {
+		if status, _, _ := a.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {
+			t.Fatalf("status %d", status)
+		}
+	}
+	b := startPGReplica(t, cfg, url)
+	status, env, h := b.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`)
+	wantError(t, status, env, http.StatusTooManyRequests, "rate limit exceeded")
+	// One token at 0.01 a second is 100 s away.
+	if ra, _ := strconv.Atoi(h.Get("Retry-After")); ra < 90 || ra > 100 {
+		t.Fatalf("Retry-After %q, want about 100", h.Get("Retry-After"))
+	}
+}
