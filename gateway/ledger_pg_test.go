@@ -110,6 +110,10 @@ func TestPGReplicasShareOneQuota(t *testing.T) {
 				if !strings.Contains(env.Message, "credit quota exhausted") {
 					t.Errorf("402 message %q", env.Message)
 				}
+				// Retry-After: the seconds until the day's quota renews.
+				if ra, err := strconv.Atoi(h.Get("Retry-After")); err != nil || ra < 1 || ra > 86400 {
+					t.Errorf("402 with Retry-After %q", h.Get("Retry-After"))
+				}
 			}
 		}()
 	}

@@ -15,6 +15,10 @@
 // server in the middle of 200 req/s, after which it is started again on
 // the same data directory.
 //
+// -only replicas measures instead invoke throughput and latency of one
+// SQLite node, and of one and three replicas on one PostgreSQL that the
+// program starts (Debian's PostgreSQL 15, as the tests do).
+//
 // It is a module of its own so that nothing here enters hark's go.mod.
 package main
 
@@ -48,7 +52,7 @@ var (
 	check    = flag.Bool("check", false, "exit 1 unless the count targets hold (no 500s, no timeouts, every refusal with Retry-After, usage rows == 200s, none pending, credit headers on every answer, slow bodies cut off)")
 	pages    = flag.Int("pages", 400, "pages in the search index")
 	serveArg = flag.String("serve", "", "more flags for hark serve, e.g. \"--max-invoke 2\"")
-	only     = flag.String("only", "", "run only this phase: invoke")
+	only     = flag.String("only", "", "run only this phase: invoke, or replicas (one SQLite node against one and three replicas on PostgreSQL)")
 )
 
 // failures collects broken count targets for -check.
@@ -75,6 +79,10 @@ func main() {
 	keys, cfgPath := writeConfig(work)
 	dataDir := filepath.Join(work, "data")
 	indexPages(bin, work, dataDir)
+	if *only == "replicas" {
+		runReplicas(bin, work, keys[0], cfgPath, dataDir)
+		return
+	}
 
 	srv := startServer(bin, work, cfgPath, dataDir)
 	defer func() { srv.stop() }()
@@ -363,15 +371,22 @@ type server struct {
 
 func (s *server) pid() int { return s.cmd.Process.Pid }
 
-func startServer(bin, work, cfgPath, dataDir string) *server {
+// startServer starts `hark serve` on dataDir with extra flags; its log is
+// serve.log, or serve-<data dir's name>.log for another data directory.
+func startServer(bin, work, cfgPath, dataDir string, extra ...string) *server {
 	args := append([]string{"serve", "--config", cfgPath, "--data-dir", dataDir, "--listen", "127.0.0.1:0"}, strings.Fields(*serveArg)...)
+	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = isolatedEnv(work)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		log.Fatal(err)
 	}
-	logf, err := os.Create(filepath.Join(work, "serve.log"))
+	logName := "serve.log"
+	if filepath.Base(dataDir) != "data" {
+		logName = "serve-" + filepath.Base(dataDir) + ".log"
+	}
+	logf, err := os.Create(filepath.Join(work, logName))
 	if err != nil {
 		log.Fatal(err)
 	}

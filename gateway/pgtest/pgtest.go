@@ -27,8 +27,9 @@ const Superuser = "hark"
 
 // Cluster is a running throwaway cluster.
 type Cluster struct {
-	Port int
-	dir  string
+	Port   int
+	dir    string
+	asUser []string // runuser argv when we are root
 }
 
 // URL is a postgres:// URL of the cluster's "postgres" database.
@@ -41,70 +42,94 @@ func (c *Cluster) URL() string {
 // that silently does not run proves nothing.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
+	c, err := Run()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("stop PostgreSQL: %v", err)
+		}
+	})
+	return c
+}
+
+// Run starts a cluster outside a test (the benchmarks under bench/); the
+// caller stops it with Stop, which also removes its directory.
+func Run() (*Cluster, error) {
 	for _, b := range []string{"initdb", "pg_ctl"} {
 		if _, err := os.Stat(filepath.Join(BinDir, b)); err != nil {
-			t.Fatalf("PostgreSQL 15 is not installed (%s missing): run scripts/setup.sh", filepath.Join(BinDir, b))
+			return nil, fmt.Errorf("PostgreSQL 15 is not installed (%s missing): run scripts/setup.sh", filepath.Join(BinDir, b))
 		}
 	}
 	// Not t.TempDir(): its parents are private to the test's user, and
 	// PostgreSQL runs as the unprivileged postgres user when we are root.
 	dir, err := os.MkdirTemp("", "hark-pg-")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	c := &Cluster{dir: dir}
+	if err := c.start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) start() error {
 	// initdb and postgres refuse to run as root.
-	var asUser []string
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			t.Fatalf("running as root, PostgreSQL needs the unprivileged postgres user (%v): run scripts/setup.sh", err)
+			return fmt.Errorf("running as root, PostgreSQL needs the unprivileged postgres user (%v): run scripts/setup.sh", err)
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
+		if err := os.Chown(c.dir, uid, gid); err != nil {
+			return err
 		}
-		asUser = []string{"runuser", "-u", "postgres", "--"}
+		c.asUser = []string{"runuser", "-u", "postgres", "--"}
 	}
-	run := func(name string, args ...string) error {
-		argv := append(append(asUser[:len(asUser):len(asUser)], filepath.Join(BinDir, name)), args...)
-		cmd := exec.Command(argv[0], argv[1:]...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("%s: %v\n%s", name, err, out.Bytes())
-		}
-		return nil
+	data := filepath.Join(c.dir, "data")
+	if err := c.run("initdb", "-D", data, "-A", "trust", "-U", Superuser, "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
+		return err
 	}
-	data := filepath.Join(dir, "data")
-	if err := run("initdb", "-D", data, "-A", "trust", "-U", Superuser, "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
-		t.Fatal(err)
-	}
-	logFile := filepath.Join(dir, "log")
+	logFile := filepath.Join(c.dir, "log")
 	// The free port may be taken between our probe and the server's bind;
 	// try a few.
 	var lastErr error
 	for range 3 {
 		port, err := freePort()
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", port, dir)
-		lastErr = run("pg_ctl", "-D", data, "-l", logFile, "-o", opts, "-w", "-t", "30", "start")
+		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", port, c.dir)
+		lastErr = c.run("pg_ctl", "-D", data, "-l", logFile, "-o", opts, "-w", "-t", "30", "start")
 		if lastErr == nil {
-			c := &Cluster{Port: port, dir: dir}
-			t.Cleanup(func() {
-				if err := run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"); err != nil {
-					t.Errorf("stop PostgreSQL: %v", err)
-				}
-			})
-			return c
+			c.Port = port
+			return nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	log, _ := os.ReadFile(logFile)
-	t.Fatalf("start PostgreSQL: %v\nserver log:\n%s", lastErr, log)
+	return fmt.Errorf("start PostgreSQL: %v\nserver log:\n%s", lastErr, log)
+}
+
+// Stop stops the cluster at once and removes its directory.
+func (c *Cluster) Stop() error {
+	err := c.run("pg_ctl", "-D", filepath.Join(c.dir, "data"), "-m", "immediate", "-w", "stop")
+	os.RemoveAll(c.dir)
+	return err
+}
+
+func (c *Cluster) run(name string, args ...string) error {
+	argv := append(append(c.asUser[:len(c.asUser):len(c.asUser)], filepath.Join(BinDir, name)), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", name, err, out.Bytes())
+	}
 	return nil
 }
 
