@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/jackc/pgx/v5"
 
 	"hark/api"
@@ -183,4 +188,135 @@ func TestServeKeys(t *testing.T) {
 	if code, _, errs = keys("revoke", "deadbeef"); code != 2 || !strings.Contains(errs, `no key "deadbeef"`) {
 		t.Fatalf("unknown ID: exit %d: %s", code, errs)
 	}
+}
+
+// startServe runs `hark serve` in this process until the test ends and
+// returns its base URL.
+func startServe(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), &out, &errb)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("serve exit %d: %s", code, errb.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	baseRe := regexp.MustCompile(`HARK_BASE_URL=(http://127\.0\.0\.1:\d+)`)
+	for range 400 {
+		if m := baseRe.FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("no listen line:\n%s\n%s", out.String(), errb.String())
+	return ""
+}
+
+// Three `hark serve` replicas on one PostgreSQL, end to end: a key added
+// with `hark serve keys add` while they run works on all of them within a
+// second; a burst of three times its rate-limit burst, spread over them,
+// gets exactly the burst served and the rest 429 with Retry-After; revoked
+// with `hark serve keys revoke`, it is refused by all three within a second.
+func TestServeReplicasOnPostgres(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_DATABASE_URL", pgURLWithPassword(pgtest.Start(t)))
+	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
+	if _, err := gateway.WriteNewConfig(cfgPath); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := gateway.LoadConfig(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const burst = 12
+	cfg.Limits.RatePerSecond, cfg.Limits.RateBurst = 0.01, burst // no token comes back during the test
+	// Admission would shed some of the burst with 503 after the limiter
+	// took their tokens; the test is about the limiter.
+	cfg.Limits.MaxInvoke, cfg.Limits.QueueLength = 64, 64
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgPath, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var bases []string
+	for range 3 {
+		bases = append(bases, startServe(t, "--config", cfgPath, "--data-dir", t.TempDir()))
+	}
+	code, out, errs := runArgs("serve", "keys", "add", "--workspace", "local", "--name", "team", "--config", cfgPath, "--data-dir", t.TempDir())
+	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out)
+	if code != 0 || key == "" {
+		t.Fatalf("keys add: exit %d\n%s\n%s", code, out, errs)
+	}
+	call := func(base string) (int, http.Header) {
+		req, _ := http.NewRequest("POST", base+fmt.Sprintf(api.PathInvokeFmt, api.ToolSearch), strings.NewReader(`{"inputs":{"query":"q"}}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header
+	}
+	// until wants every replica to answer status within a second; a 200
+	// takes a token of the key's bucket, which it returns in used.
+	until := func(status int) (used int) {
+		for _, b := range bases {
+			start := time.Now()
+			for {
+				got, _ := call(b)
+				if got == 200 {
+					used++
+				}
+				if got == status {
+					break
+				}
+				if time.Since(start) > time.Second {
+					t.Fatalf("%s answers %d after 1 s, want %d", b, got, status)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		return used
+	}
+	used := until(200)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	codes := map[int]int{}
+	for i := range 3 * burst {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, h := call(bases[i%3])
+			mu.Lock()
+			defer mu.Unlock()
+			codes[status]++
+			if status == 429 && h.Get("Retry-After") == "" {
+				t.Error("429 without Retry-After")
+			}
+		}()
+	}
+	wg.Wait()
+	if codes[200] != burst-used || codes[429] != 3*burst-(burst-used) || len(codes) != 2 {
+		t.Fatalf("statuses %v after %d tokens used, want %d x 200, the rest 429", codes, used, burst-used)
+	}
+	id := gateway.HashKey(key)[:8]
+	if code, out, errs := runArgs("serve", "keys", "revoke", id, "--config", cfgPath, "--data-dir", t.TempDir()); code != 0 {
+		t.Fatalf("keys revoke: exit %d\n%s\n%s", code, out, errs)
+	}
+	until(http.StatusUnauthorized)
 }

@@ -70,12 +70,15 @@ func runReplicas(bin, work, key, cfgPath, dataDir string) {
 		}
 		start := time.Now()
 		t, lat := closedLoop(c, bases, workers, dur)
-		ledger := "-"
+		var n int
 		if s.pg {
-			n := pgUsageRows(cluster.URL(), start)
-			ledger = fmt.Sprintf("%d = %d", n, t.status[200])
-			expect(n == t.status[200], "%s: %d ledger rows for %d answered 200", s.name, n, t.status[200])
+			n = pgUsageRows(cluster.URL(), start)
+		} else {
+			since = start
+			n, _ = usageRows(dataDir)
 		}
+		ledger := fmt.Sprintf("%d = %d", n, t.status[200])
+		expect(n == t.status[200], "%s: %d ledger rows for %d answered 200", s.name, n, t.status[200])
 		fmt.Printf("| %s | %.0f | %d | %d | %s | %s | %s |\n", s.name, float64(t.status[200])/dur.Seconds(),
 			t.status[200], t.others()+t.failed+t.timeouts, ms(pct(lat, 50)), ms(pct(lat, 99)), ledger)
 		expect(t.others()+t.failed+t.timeouts == 0, "%s: %d calls not served", s.name, t.others()+t.failed+t.timeouts)
