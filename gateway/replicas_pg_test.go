@@ -175,3 +175,25 @@ func TestPGRateLimitSurvivesRestart(t *testing.T) {
 		t.Fatalf("Retry-After %q, want about 100", h.Get("Retry-After"))
 	}
 }
+
+// With its database gone, a replica refuses calls with 503 and
+// Retry-After at once (the shared limiter cannot be read), never lets a
+// key past its rate unchecked, and never hangs.
+func TestPGDatabaseDownRefuses(t *testing.T) {
+	cluster := pgtest.Start(t)
+	key, _ := NewAPIKey()
+	cfg := &Config{Limits: Limits{RatePerSecond: 1000, RateBurst: 1000}, Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey(key))}}
+	g := startPGReplica(t, cfg, cluster.URL())
+	if status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {
+		t.Fatalf("status %d before the database stops", status)
+	}
+	if err := cluster.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	status, env, h := g.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`)
+	wantError(t, status, env, http.StatusServiceUnavailable, "rate limiter unavailable")
+	if h.Get("Retry-After") == "" || time.Since(start) > 5*time.Second {
+		t.Fatalf("Retry-After %q after %s", h.Get("Retry-After"), time.Since(start))
+	}
+}

@@ -27,9 +27,10 @@ const Superuser = "hark"
 
 // Cluster is a running throwaway cluster.
 type Cluster struct {
-	Port   int
-	dir    string
-	asUser []string // runuser argv when we are root
+	Port    int
+	dir     string
+	asUser  []string // runuser argv when we are root
+	stopped bool
 }
 
 // URL is a postgres:// URL of the cluster's "postgres" database.
@@ -115,8 +116,14 @@ func (c *Cluster) start() error {
 	return fmt.Errorf("start PostgreSQL: %v\nserver log:\n%s", lastErr, log)
 }
 
-// Stop stops the cluster at once and removes its directory.
+// Stop stops the cluster at once and removes its directory. A test may
+// stop it early (to see what a gateway does without its database); the
+// cleanup's Stop is then a no-op.
 func (c *Cluster) Stop() error {
+	if c.stopped {
+		return nil
+	}
+	c.stopped = true
 	err := c.run("pg_ctl", "-D", filepath.Join(c.dir, "data"), "-m", "immediate", "-w", "stop")
 	os.RemoveAll(c.dir)
 	return err
