@@ -33,8 +33,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.hs = hs
 	s.mu.Unlock()
-	// Keys added or revoked in the database reach a serving gateway;
-	// until Shutdown ends.
+	// A serving gateway re-reads its keys until Shutdown ends, so that
+	// keys added or revoked in the database reach it.
 	s.watchOnce.Do(func() { go s.watchKeys(s.baseCtx) })
 	err := hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
