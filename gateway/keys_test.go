@@ -25,6 +25,9 @@ func TestSQLiteKeysAddRevoke(t *testing.T) {
 	if _, _, err := AddKey(ctx, admin, cfg, "nosuch", "", time.Now()); err == nil || !strings.Contains(err.Error(), `workspace: "nosuch" is not a workspace of gateway.toml`) {
 		t.Fatalf("unknown workspace: %v", err)
 	}
+	if _, _, err := AddKey(ctx, admin, cfg, "partial", "bob\tand\nalice", time.Now()); err == nil || !strings.Contains(err.Error(), "name: must be text without control characters") {
+		t.Fatalf("a name with a tab: %v", err)
+	}
 	key, info, err := AddKey(ctx, admin, cfg, "partial", "bob", time.Now())
 	if err != nil {
 		t.Fatal(err)

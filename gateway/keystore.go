@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -130,8 +132,11 @@ func AddKey(ctx context.Context, l UsageLedger, cfg *Config, workspace, name str
 	if !found {
 		return "", KeyInfo{}, fmt.Errorf("workspace: %q is not a workspace of gateway.toml (it has: %s)", workspace, strings.Join(names, ", "))
 	}
-	if len(name) > 200 {
+	if utf8.RuneCountInString(name) > 200 {
 		return "", KeyInfo{}, errors.New("name: must be at most 200 characters")
+	}
+	if !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return "", KeyInfo{}, errors.New("name: must be text without control characters (tabs, newlines)")
 	}
 	for range 5 {
 		key, err := NewAPIKey()
