@@ -33,13 +33,13 @@ type Aloud struct {
 	// The runs are calls (Calls) numbered by Common's count of readings,
 	// one per pane's reader, so that every run in every pane has its own
 	// number; messages of a replaced or stopped run are dropped.
-	counter   *int
-	runs      map[int]context.CancelFunc
-	run       int // the number of the last run started
-	seq       *audio.Sequence
-	err       error
-	started   time.Time // when R was pressed, for the first sound
-	first     time.Duration
+	counter *int
+	runs    map[int]context.CancelFunc
+	run     int // the number of the last run started
+	seq     *audio.Sequence
+	err     error
+	started time.Time // when R was pressed, for the first sound
+	first   time.Duration
 }
 
 // AloudMsg reports a sentence starting to play (Index, with the run's
