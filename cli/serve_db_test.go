@@ -53,29 +53,14 @@ func TestServeOnPostgres(t *testing.T) {
 	cluster := pgtest.Start(t)
 	t.Setenv("HARK_DATABASE_URL", pgURLWithPassword(cluster))
 	cfgPath := filepath.Join(t.TempDir(), "gw", "gateway.toml")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--config", cfgPath, "--data-dir", t.TempDir()}, strings.NewReader(""), &out, &errb)
-	}()
-	baseRe := regexp.MustCompile(`HARK_BASE_URL=(http://127\.0\.0\.1:\d+)`)
-	var m []string
-	for range 200 {
-		if m = baseRe.FindStringSubmatch(out.String()); m != nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if m == nil {
-		t.Fatalf("no listen line:\n%s\n%s", out.String(), errb.String())
-	}
+	s := startServe(t, cfgPath)
+	defer s.cancel()
+	out, errb, cancel, done := &s.out, &s.errb, s.cancel, s.done
 	if !strings.Contains(out.String(), "usage and credit quotas in PostgreSQL") || strings.Contains(out.String(), "s3cret-pw") {
 		t.Fatalf("start-up lines:\n%s", out.String())
 	}
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
-	c, _ := api.New(api.Options{BaseURL: m[1], APIKey: key})
+	c, _ := api.New(api.Options{BaseURL: s.base, APIKey: key})
 	if _, err := c.Search(context.Background(), api.SearchInput{Query: "anything"}); err != nil {
 		t.Fatal(err)
 	}
