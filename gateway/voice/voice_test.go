@@ -896,6 +896,28 @@ func TestDecoderPoolOnDemand(t *testing.T) {
 	l.pool.put(d, false)
 }
 
+// A recognition that waits while the first decoder loads gets it, however
+// much longer than DecoderWait the load takes (a cold start on a loaded
+// machine): only decoders that exist can be busy.
+func TestDecoderWaitDoesNotCountLoading(t *testing.T) {
+	provider(t)
+	l, err := New(Config{Decoders: 1, WarmAfter: WarmOnDemand, DecoderWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	d, err := l.pool.get(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("the first recognition, while its decoder loaded: %v", err)
+	}
+	// With the one decoder taken and none loading, the wait is for a busy
+	// one, and DecoderWait still bounds it.
+	if _, err := l.pool.get(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "stayed busy") {
+		t.Errorf("waiting on the busy decoder: %v, want busy", err)
+	}
+	l.pool.put(d, false)
+}
+
 // TestSTTOverLimit: audio beyond MaxAudio ends the recognition with the
 // final result of what was heard, then an error naming the limit.
 func TestSTTOverLimit(t *testing.T) {
