@@ -26,13 +26,14 @@ func alsaCaptureConfig(t *testing.T, body string) {
 	t.Setenv("PULSE_SERVER", "unix:"+filepath.Join(t.TempDir(), "no-pulse"))
 }
 
-func TestRecordFromALSA(t *testing.T) {
-	if _, err := exec.LookPath("arecord"); err != nil {
-		t.Skip("arecord (alsa-utils) is not installed")
-	}
-	want := s16Bytes(testSignal(RecordRate, 8)) // 1 s
+// alsaMicFile makes ALSA's default capture device a microphone that
+// hears raw (the recording format's bytes), through the file plugin.
+func alsaMicFile(t *testing.T, raw []byte) {
+	t.Helper()
 	in := filepath.Join(t.TempDir(), "mic.raw")
-	os.WriteFile(in, want, 0o600)
+	if err := os.WriteFile(in, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	alsaCaptureConfig(t, fmt.Sprintf(`pcm.!default {
 	type file
 	slave.pcm "hark_null"
@@ -42,6 +43,14 @@ func TestRecordFromALSA(t *testing.T) {
 }
 pcm.hark_null { type null }
 `, in))
+}
+
+func TestRecordFromALSA(t *testing.T) {
+	if _, err := exec.LookPath("arecord"); err != nil {
+		t.Skip("arecord (alsa-utils) is not installed")
+	}
+	want := s16Bytes(testSignal(RecordRate, 8)) // 1 s
+	alsaMicFile(t, want)
 	r, err := Record(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -96,17 +105,7 @@ func TestRecordToolDies(t *testing.T) {
 	if _, err := exec.LookPath("arecord"); err != nil {
 		t.Skip("arecord (alsa-utils) is not installed")
 	}
-	in := filepath.Join(t.TempDir(), "mic.raw")
-	os.WriteFile(in, s16Bytes(testSignal(RecordRate, 9)), 0o600)
-	alsaCaptureConfig(t, fmt.Sprintf(`pcm.!default {
-	type file
-	slave.pcm "hark_null"
-	file "/dev/null"
-	infile %q
-	format "raw"
-}
-pcm.hark_null { type null }
-`, in))
+	alsaMicFile(t, s16Bytes(testSignal(RecordRate, 9)))
 	r, err := Record(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -60,11 +60,9 @@ WAV instead of playing it.`,
 			if err != nil {
 				return err
 			}
-			voice := a.cfg.Voice
-			if voice == "" {
-				if voice, err = firstVoice(ctx, cl, a.cfg.Provider); err != nil {
-					return err
-				}
+			voice, err := a.voice(ctx, cl)
+			if err != nil {
+				return err
 			}
 			// Asked for a batch of sentences per call, as the TUI's R
 			// reads (common.ReadSentences): a call costs a credit at least.

@@ -61,29 +61,14 @@ func TestServeOnPostgres(t *testing.T) {
 	cluster := pgtest.Start(t)
 	t.Setenv("HARK_DATABASE_URL", pgURLWithPassword(cluster))
 	cfgPath := filepath.Join(t.TempDir(), "gw", "gateway.toml")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--config", cfgPath, "--data-dir", t.TempDir()}, strings.NewReader(""), &out, &errb)
-	}()
-	baseRe := regexp.MustCompile(`HARK_BASE_URL=(http://127\.0\.0\.1:\d+)`)
-	var m []string
-	for range 200 {
-		if m = baseRe.FindStringSubmatch(out.String()); m != nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if m == nil {
-		t.Fatalf("no listen line:\n%s\n%s", out.String(), errb.String())
-	}
+	s := startServe(t, "--config", cfgPath, "--data-dir", t.TempDir())
+	defer s.cancel()
+	out, errb, cancel, done := &s.out, &s.errb, s.cancel, s.done
 	if !strings.Contains(out.String(), "in PostgreSQL") || strings.Contains(out.String(), "s3cret-pw") {
 		t.Fatalf("start-up lines:\n%s", out.String())
 	}
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
-	c, _ := api.New(api.Options{BaseURL: m[1], APIKey: key})
+	c, _ := api.New(api.Options{BaseURL: s.base, APIKey: key})
 	if _, err := c.Search(context.Background(), api.SearchInput{Query: "anything"}); err != nil {
 		t.Fatal(err)
 	}
@@ -190,36 +175,24 @@ func TestServeKeys(t *testing.T) {
 	}
 }
 
-// startServe runs `hark serve` in this process until the test ends and
-// returns its base URL.
-func startServe(t *testing.T, args ...string) string {
+// serveUntilEnd runs `hark serve` with args in this process until the
+// test ends, checking then that it stopped cleanly, and returns its base
+// URL.
+func serveUntilEnd(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errb lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), &out, &errb)
-	}()
+	s := startServe(t, args...)
 	t.Cleanup(func() {
-		cancel()
+		s.cancel()
 		select {
-		case code := <-done:
+		case code := <-s.done:
 			if code != 0 {
-				t.Errorf("serve exit %d: %s", code, errb.String())
+				t.Errorf("serve exit %d: %s", code, s.errb.String())
 			}
 		case <-time.After(10 * time.Second):
 			t.Error("serve did not stop")
 		}
 	})
-	baseRe := regexp.MustCompile(`HARK_BASE_URL=(http://127\.0\.0\.1:\d+)`)
-	for range 400 {
-		if m := baseRe.FindStringSubmatch(out.String()); m != nil {
-			return m[1]
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("no listen line:\n%s\n%s", out.String(), errb.String())
-	return ""
+	return s.base
 }
 
 // Three `hark serve` replicas on one PostgreSQL, end to end: a key added
@@ -254,7 +227,7 @@ func TestServeReplicasOnPostgres(t *testing.T) {
 	}
 	var bases []string
 	for range 3 {
-		bases = append(bases, startServe(t, "--config", cfgPath, "--data-dir", t.TempDir()))
+		bases = append(bases, serveUntilEnd(t, "--config", cfgPath, "--data-dir", t.TempDir()))
 	}
 	code, out, errs := runArgs("serve", "keys", "add", "--workspace", "local", "--name", "team", "--config", cfgPath, "--data-dir", t.TempDir())
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out)

@@ -85,6 +85,37 @@ func TestEmbeddedGateway(t *testing.T) {
 	}
 }
 
+// served is a `hark serve` running in the test: its output, its exit
+// code on done once cancel stops it, and the base URL it printed.
+type served struct {
+	out, errb lockedBuffer
+	cancel    context.CancelFunc
+	done      chan int
+	base      string
+}
+
+// startServe runs `hark serve` on a loopback port with args (a --config
+// file is made on a first run), and waits for the line naming its URL.
+func startServe(t *testing.T, args ...string) *served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &served{cancel: cancel, done: make(chan int, 1)}
+	go func() {
+		s.done <- Run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), &s.out, &s.errb)
+	}()
+	baseRe := regexp.MustCompile(`HARK_BASE_URL=(http://127\.0\.0\.1:\d+)`)
+	for range 200 {
+		if m := baseRe.FindStringSubmatch(s.out.String()); m != nil {
+			s.base = m[1]
+			return s
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	t.Fatalf("no listen line:\n%s\n%s", s.out.String(), s.errb.String())
+	return nil
+}
+
 // TestServe runs `hark serve` on a first run: it creates the config,
 // shows the key once, listens, and shuts down on cancel.
 func TestServe(t *testing.T) {
@@ -92,30 +123,15 @@ func TestServe(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("HARK_BASE_URL", "")
 	cfgPath := filepath.Join(t.TempDir(), "gw", "gateway.toml")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--config", cfgPath, "--data-dir", t.TempDir()}, strings.NewReader(""), &out, &errb)
-	}()
-	baseRe := regexp.MustCompile(`HARK_BASE_URL=(http://127\.0\.0\.1:\d+)`)
-	var m []string
-	for range 200 {
-		if m = baseRe.FindStringSubmatch(out.String()); m != nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if m == nil {
-		t.Fatalf("no listen line:\n%s\n%s", out.String(), errb.String())
-	}
+	s := startServe(t, "--config", cfgPath, "--data-dir", t.TempDir())
+	defer s.cancel()
+	out, errb, cancel, done := &s.out, &s.errb, s.cancel, s.done
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
 	raw, _ := os.ReadFile(cfgPath)
 	if key == "" || strings.Contains(string(raw), key) {
 		t.Fatalf("first run key display / config:\n%s", out.String())
 	}
-	c, _ := api.New(api.Options{BaseURL: m[1], APIKey: key})
+	c, _ := api.New(api.Options{BaseURL: s.base, APIKey: key})
 	if _, err := c.Tools(context.Background()); err != nil {
 		t.Fatal(err)
 	}

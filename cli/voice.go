@@ -128,11 +128,9 @@ and writes audio as it arrives.`,
 			if err != nil {
 				return err
 			}
-			voice := a.cfg.Voice
-			if voice == "" {
-				if voice, err = firstVoice(ctx, cl, a.cfg.Provider); err != nil {
-					return err
-				}
+			voice, err := a.voice(ctx, cl)
+			if err != nil {
+				return err
 			}
 			req := api.TTSRequest{Provider: a.cfg.Provider, Text: text, VoiceCode: voice, Format: format,
 				SampleRate: sampleRate, SpeechRate: speechRate, Pitch: pitch, Loudness: volume, Extra: extraObj}
@@ -239,6 +237,15 @@ func (a *App) ttsJSON(dst *audioOut, summary map[string]any) error {
 		w = a.stderr
 	}
 	return writeJSON(w, summary)
+}
+
+// voice is the voice to speak with: the configured one, or else
+// firstVoice's pick (hark tts, hark read).
+func (a *App) voice(ctx context.Context, cl *api.Client) (string, error) {
+	if a.cfg.Voice != "" {
+		return a.cfg.Voice, nil
+	}
+	return firstVoice(ctx, cl, a.cfg.Provider)
 }
 
 // firstVoice picks a voice when none is configured: the first whose

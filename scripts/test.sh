@@ -2,10 +2,19 @@
 # Sets up (scripts/setup.sh) and runs every check hark has: formatting, vet,
 # the race-enabled test suite, short fuzz runs of the decoders, and the tmux
 # end-to-end tests of the TUI. Exits non-zero on the first failure.
+#
+# Where the time goes (docs/architecture.md, "Tests"): the race-enabled
+# suite first, with the machine to itself; then the fuzz runs, which keep
+# both cores busy, side by side with the tmux scripts, which mostly wait on
+# a terminal; the load test last, alone, since it asserts that nothing
+# times out. hark is built once, for the tmux scripts and the load test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hark-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bench/*'))
@@ -23,25 +32,47 @@ echo "== a build without cgo still compiles (no playback device or recognition)"
 CGO_ENABLED=0 go build -o /dev/null .
 
 echo "== go test -race"
-go test -race -count=1 -timeout 15m ./...
+# -vet=off: go vet ./... above ran every check go test's own vet would.
+go test -race -vet=off -count=1 -timeout 15m ./...
 
+echo "== hark, built once for the tmux scripts and the load test"
+go build -o "$work/hark" .
+export HARK_BIN="$work/hark"
+
+# The tmux end-to-end scripts, in turn, in the background: their output
+# goes to a file, shown when the fuzz runs are done.
+tmux_scripts() {
+	local s
+	for s in scripts/tmux-*.sh; do
+		[ -f "$s" ] || continue
+		echo "-- $s"
+		bash "$s" || return
+	done
+}
+echo "== tmux end-to-end (in the background, beside the fuzz runs)"
+tmux_scripts >"$work/tmux.log" 2>&1 &
+tmux_pid=$!
+
+fuzz_ok=0
 echo "== fuzz (short runs; fails only on a written reproducer)"
-./scripts/fuzz.sh
+./scripts/fuzz.sh || fuzz_ok=$?
 
 echo "== benchmark programs and replacement modules build"
 for mod in bench/*/go.mod replace/*/go.mod; do
 	[ -f "$mod" ] || continue
-	(cd "$(dirname "$mod")" && go vet ./...)
+	(cd "$(dirname "$mod")" && go vet ./...) || { fuzz_ok=1; echo "go vet failed in $(dirname "$mod")"; }
 done
+
+tmux_ok=0
+wait "$tmux_pid" || tmux_ok=$?
+echo "== tmux end-to-end (its output)"
+cat "$work/tmux.log"
+if [ "$fuzz_ok" -ne 0 ] || [ "$tmux_ok" -ne 0 ]; then
+	echo "FAILED: $([ "$fuzz_ok" -ne 0 ] && echo "fuzz or bench vet ")$([ "$tmux_ok" -ne 0 ] && echo "tmux end-to-end")"
+	exit 1
+fi
 
 echo "== load and fault test (short: asserts counts, never times; docs/gateway.md)"
-(cd bench/load && go run . -short -check)
-
-echo "== tmux end-to-end"
-for s in scripts/tmux-*.sh; do
-	[ -f "$s" ] || continue
-	echo "-- $s"
-	bash "$s"
-done
+(cd bench/load && go run . -short -check -hark "$HARK_BIN")
 
 echo "all checks passed"

@@ -16,7 +16,8 @@
 #      that no colour reached the screen, quit.
 #
 # Needs: go, tmux (scripts/setup.sh installs both). Usage:
-#   scripts/tmux-smoke.sh [WIDTHxHEIGHT]      (default 80x24)
+#   scripts/tmux-smoke.sh [WIDTHxHEIGHT]      (default 80x24; builds hark)
+#   HARK_BIN=/path/to/hark scripts/tmux-smoke.sh
 set -euo pipefail
 
 size=${1:-80x24}
@@ -43,7 +44,11 @@ trap cleanup EXIT
 
 command -v tmux >/dev/null || { echo "tmux-smoke: tmux is not installed (scripts/setup.sh installs it)" >&2; exit 2; }
 build_started=$SECONDS
-(cd "$root" && go build -o "$bin" .)
+if [[ -n ${HARK_BIN:-} ]]; then
+	cp "$HARK_BIN" "$bin" # built once for every tmux script (scripts/test.sh)
+else
+	(cd "$root" && go build -o "$bin" .)
+fi
 built=$((SECONDS - build_started))
 started=$SECONDS
 

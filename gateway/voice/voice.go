@@ -328,6 +328,16 @@ func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*s
 		case <-p.done:
 			return nil, errPoolClosed
 		case <-timeout.C:
+			p.mu.Lock()
+			loading := p.total > p.loaded
+			p.mu.Unlock()
+			if loading {
+				// A decoder is still loading (seconds on a loaded
+				// machine, the first one on a cold start): waiting for it
+				// is not waiting on busy ones. It ends loaded or failed.
+				timeout.Reset(p.maxWait)
+				continue
+			}
 			return nil, busyError(fmt.Sprintf("speech recognition busy: all %d recognisers stayed busy for %s (stt_recognisers); retry shortly", p.max, p.maxWait))
 		case <-ctx.Done():
 			return nil, ctx.Err()

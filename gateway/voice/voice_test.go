@@ -673,6 +673,21 @@ func TestSTTEmitErrorAborts(t *testing.T) {
 
 func TestConcurrentRecognitions(t *testing.T) {
 	l := provider(t)
+	// Every decoder loaded first, as after a while in service: a cold pool
+	// lets only as many recognitions wait as it will have decoders, so run
+	// alone (the first test to use the provider) two of the four were
+	// refused at once.
+	var taken []func()
+	for range l.pool.max {
+		d, err := l.pool.get(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, func() { l.pool.put(d, false) })
+	}
+	for _, put := range taken {
+		put()
+	}
 	var audios [][]byte
 	for _, s := range roundTripSentences {
 		a, _, _ := synth(t, l, api.TTSRequest{Text: s, VoiceCode: "flite:slt", Format: api.FormatWAV})
@@ -892,6 +907,28 @@ func TestDecoderPoolOnDemand(t *testing.T) {
 	d, err := l.pool.get(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	l.pool.put(d, false)
+}
+
+// A recognition that waits while the first decoder loads gets it, however
+// much longer than DecoderWait the load takes (a cold start on a loaded
+// machine): only decoders that exist can be busy.
+func TestDecoderWaitDoesNotCountLoading(t *testing.T) {
+	provider(t)
+	l, err := New(Config{Decoders: 1, WarmAfter: WarmOnDemand, DecoderWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	d, err := l.pool.get(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("the first recognition, while its decoder loaded: %v", err)
+	}
+	// With the one decoder taken and none loading, the wait is for a busy
+	// one, and DecoderWait still bounds it.
+	if _, err := l.pool.get(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "stayed busy") {
+		t.Errorf("waiting on the busy decoder: %v, want busy", err)
 	}
 	l.pool.put(d, false)
 }

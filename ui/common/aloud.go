@@ -30,17 +30,22 @@ type Aloud struct {
 	doc       string
 	active    bool
 	paused    bool
-	gen       int // the run's number: messages of a stopped run are dropped
-	cancel    context.CancelFunc
-	seq       *audio.Sequence
-	err       error
-	started   time.Time // when R was pressed, for the first sound
-	first     time.Duration
+	// The runs are calls (Calls) numbered by Common's count of readings,
+	// one per pane's reader, so that every run in every pane has its own
+	// number; messages of a replaced or stopped run are dropped.
+	counter *int
+	runs    map[int]context.CancelFunc
+	run     int // the number of the last run started
+	seq     *audio.Sequence
+	err     error
+	started time.Time // when R was pressed, for the first sound
+	first   time.Duration
 }
 
 // AloudMsg reports a sentence starting to play (Index, with the run's
 // sequence in Playing), or the run ending (Done, with Err when it failed,
 // and SavedTo when the reading went to a file instead of a sound device).
+// Gen is the run's number.
 type AloudMsg struct {
 	Gen     int
 	Index   int
@@ -81,7 +86,15 @@ func (a *Aloud) Start(c *Common, doc string, s *Scroll) tea.Cmd {
 		}
 	}
 	a.started, a.first = time.Now(), 0
-	return a.run(c, s)
+	return a.play(c, s)
+}
+
+// calls are the reader's runs, one at a time.
+func (a *Aloud) calls() Calls {
+	if a.runs == nil {
+		a.runs = map[int]context.CancelFunc{}
+	}
+	return NewCalls(a.counter, a.runs, nil).Shared()
 }
 
 // locate finds each sentence's first line in the rendered text: its
@@ -112,18 +125,15 @@ func (a *Aloud) locate(s *Scroll) {
 	}
 }
 
-// run plays from a.at to the end in a command, one message per sentence.
-func (a *Aloud) run(c *Common, s *Scroll) tea.Cmd {
-	if a.cancel != nil {
-		a.cancel()
-	}
-	c.readings++
-	a.gen = c.readings
-	ctx, cancel := context.WithCancel(context.Background())
+// play plays from a.at to the end in a command, one message per
+// sentence, stopping the run under way.
+func (a *Aloud) play(c *Common, s *Scroll) tea.Cmd {
+	a.counter = &c.readings
+	gen, ctx, cancel := a.calls().Begin()
 	c.ClaimSound(cancel)
-	a.cancel, a.active, a.paused, a.err, a.seq = cancel, true, false, nil, nil
+	a.run, a.active, a.paused, a.err, a.seq = gen, true, false, nil, nil
 	a.mark(s)
-	gen, from, sentences := a.gen, a.at, a.sentences
+	from, sentences := a.at, a.sentences
 	client, send, open, provider, voice := c.Client, c.Send, c.Audio, c.Provider, c.Voice
 	log := c.Logf
 	return func() tea.Msg {
@@ -218,7 +228,7 @@ func StreamTTS(ctx context.Context, cl *api.Client, req api.TTSRequest, w io.Wri
 // Update takes the run's messages: the highlight moves to the sentence
 // playing, and the view follows it.
 func (a *Aloud) Update(msg AloudMsg, s *Scroll) tea.Cmd {
-	if msg.Gen != a.gen {
+	if msg.Done && !a.calls().Done(msg.Gen) || !msg.Done && !a.calls().Current(msg.Gen) {
 		return nil
 	}
 	if msg.Done {
@@ -288,12 +298,12 @@ func (a *Aloud) Key(msg tea.KeyPressMsg, c *Common, s *Scroll) (tea.Cmd, bool) {
 	case "]":
 		if a.at+1 < len(a.sentences) {
 			a.at++
-			return a.run(c, s), true
+			return a.play(c, s), true
 		}
 		return nil, true
 	case "[":
 		a.at = max(0, a.at-1)
-		return a.run(c, s), true
+		return a.play(c, s), true
 	case "esc", "R":
 		a.Stop(s)
 		return nil, true
@@ -303,13 +313,11 @@ func (a *Aloud) Key(msg tea.KeyPressMsg, c *Common, s *Scroll) (tea.Cmd, bool) {
 
 // Stop ends the reading; R resumes from the sentence it stopped at.
 func (a *Aloud) Stop(s *Scroll) {
-	if a.cancel != nil {
-		a.cancel()
-	}
+	a.calls().Cancel()
 	if a.seq != nil {
 		a.seq.Stop()
 	}
-	a.gen = 0 // no run has number 0: what the stopped run still sends is dropped
+	a.calls().Drop() // what the stopped run still sends is dropped
 	a.active, a.paused, a.seq = false, false, nil
 	s.spot = nil
 }

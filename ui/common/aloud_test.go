@@ -26,12 +26,12 @@ func TestAloudHighlightFollows(t *testing.T) {
 	if want := []int{0, 2, 3, 25, 27}; len(a.lines) != 5 || a.lines[1] != want[1] || a.lines[2] != want[2] || a.lines[4] != want[4] {
 		t.Fatalf("lines %v, want %v", a.lines, want)
 	}
-	a.Update(AloudMsg{Gen: a.gen, Index: 1}, s)
+	a.Update(AloudMsg{Gen: a.run, Index: 1}, s)
 	v := s.View()
 	if !strings.Contains(v, "\x1b[7m  The okapi lives in the\x1b[m") || strings.Contains(v, "\x1b[7m  Congo") {
 		t.Errorf("sentence 2 highlight:\n%q", v)
 	}
-	a.Update(AloudMsg{Gen: a.gen, Index: 4}, s)
+	a.Update(AloudMsg{Gen: a.run, Index: 4}, s)
 	if !strings.Contains(ansi.Strip(s.View()), "Okapis are shy") || s.Offset() == 0 {
 		t.Errorf("the view did not follow to sentence 5 (offset %d)", s.Offset())
 	}
@@ -39,7 +39,7 @@ func TestAloudHighlightFollows(t *testing.T) {
 		t.Errorf("status %q", st)
 	}
 	// A stopped run's messages are dropped; R resumes where it stopped.
-	old := a.gen
+	old := a.run
 	a.Key(tea.KeyPressMsg{Code: tea.KeyEscape}, c, s)
 	if a.Active() || s.Spot() != -1 {
 		t.Error("esc did not stop")
@@ -53,10 +53,10 @@ func TestAloudHighlightFollows(t *testing.T) {
 		t.Errorf("R resumed at %d", a.at)
 	}
 	// [ goes back one, in a new run.
-	gen := a.gen
+	run := a.run
 	a.Key(tea.KeyPressMsg{Code: '[', Text: "["}, c, s)
-	if a.at != 3 || a.gen == gen {
-		t.Errorf("[: at %d, gen %d→%d", a.at, gen, a.gen)
+	if a.at != 3 || a.run == run {
+		t.Errorf("[: at %d, run %d→%d", a.at, run, a.run)
 	}
 }
 
@@ -76,19 +76,20 @@ func TestAloudOnePlaybackAndSavedNotice(t *testing.T) {
 	if stopped != 1 {
 		t.Fatalf("R did not stop the playback before it (%d)", stopped)
 	}
-	a.Update(AloudMsg{Gen: a.gen, Index: 1}, s)
+	a.Update(AloudMsg{Gen: a.run, Index: 1}, s)
 	b.Start(c, doc, &Scroll{}) // another pane's reader
 	// a's run was cancelled: its command ends with Index -1.
-	a.Update(AloudMsg{Gen: a.gen, Index: -1, Done: true}, s)
+	a.Update(AloudMsg{Gen: a.run, Index: -1, Done: true}, s)
 	if a.Active() || a.at != 1 {
 		t.Errorf("stopped by another reading: active %v, at %d; want stopped at sentence 2", a.Active(), a.at)
 	}
-	cmd := b.Update(AloudMsg{Gen: b.gen, Index: 3, Done: true, SavedTo: "~/played/hark-1.wav"}, &Scroll{})
+	cmd := b.Update(AloudMsg{Gen: b.run, Index: 3, Done: true, SavedTo: "~/played/hark-1.wav"}, &Scroll{})
 	if n, ok := cmd().(NoticeMsg); !ok || !strings.Contains(n.Text, "reading saved to ~/played/hark-1.wav") {
 		t.Errorf("no notice of where the reading went: %v", cmd())
 	}
 	// In the default data directory the notice reads whole at 80 columns.
-	cmd = b.Update(AloudMsg{Gen: b.gen, Done: true, SavedTo: "~/.local/share/hark/played/hark-20261125-142000-123456-12.wav"}, &Scroll{})
+	b.Start(c, doc, &Scroll{})
+	cmd = b.Update(AloudMsg{Gen: b.run, Done: true, SavedTo: "~/.local/share/hark/played/hark-20261125-142000-123456-12.wav"}, &Scroll{})
 	if n := cmd().(NoticeMsg); len("✓ "+n.Text) > 80+2 {
 		t.Errorf("%q is %d columns", n.Text, len(n.Text)+2)
 	}

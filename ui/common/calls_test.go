@@ -142,3 +142,86 @@ func TestCallsCancelOne(t *testing.T) {
 		t.Fatalf("after the last call: active %v running %v", progress.Active, c.Running())
 	}
 }
+
+// A stream sends through Send, or else through a channel read one message
+// at a time, whose progress messages never block the call.
+func TestStreamModes(t *testing.T) {
+	var got []tea.Msg
+	r := NewStream(func(m tea.Msg) { got = append(got, m) })
+	r.Emit(1)
+	r.Progress(2)
+	r.Finish(3)
+	if len(got) != 3 || r.Next() != nil {
+		t.Errorf("Send mode: got %v; next should be nil", got)
+	}
+
+	r = NewStream(nil)
+	r.Emit(1)
+	for i := range 200 {
+		r.Progress(i) // never blocks: progress beyond the buffer is dropped
+	}
+	go r.Finish("end")
+	first := r.Next()()
+	if first != 1 {
+		t.Errorf("channel mode: first message %v", first)
+	}
+	var last tea.Msg
+	for m := r.Next()(); m != nil; m = r.Next()() {
+		last = m
+	}
+	if last != "end" {
+		t.Errorf("channel mode: last message %v, want end", last)
+	}
+}
+
+// Shared: two kinds of call numbered by one counter. A call of one kind
+// does not make the other kind's result stale; a new call of its own kind
+// does (cancelled), and so does Drop (left running).
+func TestCallsShared(t *testing.T) {
+	var seq int
+	plays, listens := map[int]context.CancelFunc{}, map[int]context.CancelFunc{}
+	play := NewCalls(&seq, plays, nil).Shared()
+	listen := NewCalls(&seq, listens, nil).Shared()
+	p1, pctx1, _ := play.Begin()
+	l1, lctx1, _ := listen.Begin()
+	if p1 != 1 || l1 != 2 {
+		t.Fatalf("numbers %d, %d: want 1, 2", p1, l1)
+	}
+	if !play.Current(p1) || !listen.Current(l1) {
+		t.Fatal("a call of another kind made a result stale")
+	}
+	p2, _, _ := play.Begin()
+	if pctx1.Err() == nil || play.Current(p1) || !play.Current(p2) {
+		t.Fatal("a new playback did not replace the one under way")
+	}
+	if lctx1.Err() != nil || !listen.Done(l1) || listen.Done(l1) {
+		t.Fatal("the recognition was not taken exactly once")
+	}
+	play.Drop()
+	if play.Current(p2) || play.Running() {
+		t.Fatal("Drop left the playback's result wanted")
+	}
+}
+
+// A streamed call's context ends when its work does, or with Cancel.
+func TestCallsStream(t *testing.T) {
+	var seq int
+	c := NewCalls(&seq, map[int]context.CancelFunc{}, nil).Shared()
+	n, ctx, s := c.Stream(nil)
+	var during error
+	cmd := s.Start(func() {
+		during = ctx.Err()
+		s.Finish(callMsg{seq: n})
+	})
+	for _, m := range cmd().(tea.BatchMsg) {
+		m()
+	}
+	if during != nil || ctx.Err() == nil {
+		t.Fatalf("context during the work %v, after %v", during, ctx.Err())
+	}
+	_, ctx2, s2 := c.Stream(nil)
+	s2.Cancel()
+	if ctx2.Err() == nil {
+		t.Fatal("Cancel did not stop the call")
+	}
+}

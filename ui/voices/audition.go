@@ -128,8 +128,7 @@ func (p *Pane) startAudition() tea.Cmd {
 			stars[t.voice] = t.starred
 		}
 	}
-	p.nextID++
-	a := audition{id: p.nextID, text: text, set: p.settings, running: true}
+	a := audition{text: text, set: p.settings, running: true}
 	parts := make([]auditionPart, len(marked))
 	for i, m := range marked {
 		a.takes = append(a.takes, &take{voice: m.Value, name: m.Name, state: "waiting", starred: stars[m.Value]})
@@ -140,17 +139,19 @@ func (p *Pane) startAudition() tea.Cmd {
 	return tea.Batch(stop, p.playAudition(a, parts))
 }
 
-// playAudition makes a the audition and plays parts, stopping whatever
+// playAudition makes a the audition, numbered as the pane's newest call,
+// and plays parts, stopping the audition under way and whatever else
 // played before (one playback at a time, in every pane).
 func (p *Pane) playAudition(a audition, parts []auditionPart) tea.Cmd {
-	if p.aud.cancel != nil {
-		p.aud.cancel()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
+	seq, ctx, cancel := p.calls(p.runs.aud).Begin()
 	p.c.ClaimSound(cancel)
-	a.cancel, a.running, a.note, a.out = cancel, true, "", fileOut{}
+	a.id, a.cancel, a.running, a.note, a.out = seq, cancel, true, "", fileOut{}
 	p.aud = a
-	return runAudition(p.c, a.id, ctx, parts)
+	run := runAudition(p.c, a.id, ctx, parts)
+	return func() tea.Msg {
+		defer cancel()
+		return run()
+	}
 }
 
 // stopAudition ends the audition playing, if one is.
@@ -268,6 +269,7 @@ func (p *Pane) onAudition(msg auditionMsg) tea.Cmd {
 		return nil
 	}
 	if msg.done {
+		p.calls(p.runs.aud).Done(msg.id)
 		a.running, a.cancel, a.out = false, nil, msg.out
 		for _, t := range a.takes {
 			switch {
@@ -359,9 +361,7 @@ func (p *Pane) pickAB() tea.Cmd {
 // replayTakes plays takes already fetched, in the order given.
 func (p *Pane) replayTakes(idx ...int) tea.Cmd {
 	stop := p.stopPlayback()
-	p.nextID++
 	a := p.aud
-	a.id = p.nextID
 	var parts []auditionPart
 	for _, j := range idx {
 		parts = append(parts, auditionPart{index: j, req: api.TTSRequest{VoiceCode: a.takes[j].voice}, data: a.takes[j].data})

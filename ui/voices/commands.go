@@ -18,76 +18,12 @@ import (
 	"hark/ui/common"
 )
 
-// relay carries a long job's messages to the program: through Send when
-// the pane runs inside a tea.Program, or else through a channel that a
-// command reads one message at a time (unit tests, or a host without Send).
-type relay struct {
-	send func(tea.Msg)
-	ch   chan tea.Msg
-}
-
-func newRelay(send func(tea.Msg)) *relay {
-	if send != nil {
-		return &relay{send: send}
-	}
-	return &relay{ch: make(chan tea.Msg, 64)}
-}
-
-// emit delivers a message that must not be lost.
-func (r *relay) emit(m tea.Msg) {
-	if r.send != nil {
-		r.send(m)
-		return
-	}
-	r.ch <- m
-}
-
-// progress delivers a message that a later one supersedes; with the
-// channel it is dropped rather than holding up the audio when the UI lags.
-func (r *relay) progress(m tea.Msg) {
-	if r.send != nil {
-		r.send(m)
-		return
-	}
-	select {
-	case r.ch <- m:
-	default:
-	}
-}
-
-// finish delivers the job's last message.
-func (r *relay) finish(m tea.Msg) {
-	r.emit(m)
-	if r.ch != nil {
-		close(r.ch)
-	}
-}
-
-// next reads the next message of the job (nil with Send).
-func (r *relay) next() tea.Cmd {
-	if r == nil || r.ch == nil {
-		return nil
-	}
-	ch := r.ch
-	return func() tea.Msg {
-		m, ok := <-ch
-		if !ok {
-			return nil
-		}
-		return m
-	}
-}
-
-// start runs work in a command and, in channel mode, begins reading.
-func (r *relay) start(work func()) tea.Cmd {
-	return tea.Batch(func() tea.Msg { work(); return nil }, r.next())
-}
-
 // job identifies the job a message belongs to, so that the messages of a
-// stopped or replaced job are recognised and only drained.
+// stopped or replaced job are recognised and only drained: its number
+// among the pane's calls, and the stream its messages come through.
 type job struct {
 	id int
-	r  *relay
+	r  *common.Stream
 }
 
 // jobMsg is a message of a job: every one embeds job.
@@ -246,7 +182,7 @@ func (t ttsJob) run() {
 		if t.ctx.Err() != nil {
 			done.stopped, done.err = true, nil
 		}
-		t.r.finish(done)
+		t.r.Finish(done)
 	}()
 
 	if t.c.Audio == nil {
@@ -268,7 +204,7 @@ func (t ttsJob) run() {
 				return fmt.Errorf("play %s at %d Hz: %w", format, rate, err)
 			}
 			pb = p
-			t.r.emit(ttsOpenedMsg{job: t.job, pb: p, outKind: out.Kind(), outDesc: out.Describe(), outReason: out.Reason(), fromMemo: t.memo != nil})
+			t.r.Emit(ttsOpenedMsg{job: t.job, pb: p, outKind: out.Kind(), outDesc: out.Describe(), outReason: out.Reason(), fromMemo: t.memo != nil})
 			return nil
 		}
 		write = func(chunk []byte) {
@@ -281,10 +217,10 @@ func (t ttsJob) run() {
 			m := ttsChunkMsg{job: t.job, received: got}
 			if first {
 				m.first = time.Since(start)
-				t.r.emit(m)
+				t.r.Emit(m)
 				return
 			}
-			t.r.progress(m)
+			t.r.Progress(m)
 		}
 	)
 

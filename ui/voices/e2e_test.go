@@ -225,6 +225,7 @@ func TestVoicesE2EChild(t *testing.T) {
 }
 
 func TestTTSStreamEndToEnd(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(e2eChildEnv) != "" {
 		t.Skip("child")
 	}

@@ -59,6 +59,7 @@ func drive(t *testing.T, p *Pane, cmd tea.Cmd, until func(tea.Msg) bool) {
 }
 
 func TestListenAndRoundTripWithGateway(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the local TTS and STT engines")
 	}
@@ -147,6 +148,7 @@ func TestListenAndRoundTripWithGateway(t *testing.T) {
 }
 
 func TestStopMidStreamKeepsAudio(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the local TTS engine")
 	}
@@ -192,6 +194,7 @@ func TestStopMidStreamKeepsAudio(t *testing.T) {
 // each take played in order (into the file sink), timed, starred, saved
 // as a set, and replayed from memory.
 func TestAuditionWithGateway(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the local TTS engines")
 	}

@@ -44,15 +44,11 @@ type roundTripState struct {
 }
 
 func (p *Pane) recognise(path string) tea.Cmd {
-	if p.listen.running && p.listen.cancel != nil {
-		p.listen.cancel()
-	}
-	j := p.newJob()
-	ctx, cancel := context.WithCancel(context.Background())
+	j, ctx := p.newJob(p.runs.listen) // stops the recognition under way
 	recCtx, stopRec := context.WithCancel(ctx)
-	p.listen = listenState{id: j.id, running: true, recording: path == "", path: path, stream: p.listenMode, cancel: cancel, stopRec: stopRec}
+	p.listen = listenState{id: j.id, running: true, recording: path == "", path: path, stream: p.listenMode, cancel: j.r.Cancel, stopRec: stopRec}
 	t := sttJob{job: j, c: p.c, ctx: ctx, recCtx: recCtx, provider: p.provider, language: languageCode(p.voice.Language), stream: p.listenMode, path: path}
-	return j.r.start(t.run)
+	return j.r.Start(t.run)
 }
 
 func (p *Pane) onListen(msg jobMsg) tea.Cmd {
@@ -62,7 +58,7 @@ func (p *Pane) onListen(msg jobMsg) tea.Cmd {
 		if _, final := msg.(sttDoneMsg); final {
 			return nil
 		}
-		return j.r.next()
+		return j.r.Next()
 	}
 	switch m := msg.(type) {
 	case sttFrameMsg:
@@ -77,11 +73,12 @@ func (p *Pane) onListen(msg jobMsg) tea.Cmd {
 		case f.IsPartial:
 			ls.partial = f.Text
 		}
-		return j.r.next()
+		return j.r.Next()
 	case sttRecordingMsg:
 		ls.seconds, ls.total = m.seconds, m.total
-		return j.r.next()
+		return j.r.Next()
 	case sttDoneMsg:
+		p.calls(p.runs.listen).Done(j.id)
 		ls.running, ls.recording, ls.done = false, false, true
 		ls.text, ls.confidence, ls.durationMs, ls.err = m.text, m.confidence, m.durationMs, m.err
 		ls.partial = ""
@@ -106,22 +103,19 @@ func (p *Pane) roundTrip() tea.Cmd {
 		p.rt = roundTripState{done: true, err: errText("round trip: needs a text (e) and a voice (Voices section)")}
 		return nil
 	}
-	if p.rt.running && p.rt.cancel != nil {
-		p.rt.cancel()
-	}
-	j := p.newJob()
-	ctx, cancel := context.WithCancel(context.Background())
-	p.rt = roundTripState{id: j.id, running: true, cancel: cancel, voice: p.voice.Value, spoken: text}
+	j, ctx := p.newJob(p.runs.rt) // stops the round trip under way
+	p.rt = roundTripState{id: j.id, running: true, cancel: j.r.Cancel, voice: p.voice.Value, spoken: text}
 	p.savedTo, p.saveErr = "", nil // about the audio this run replaces
 	req := p.settings.request(p.provider, p.voice.Value, text)
 	t := roundTripJob{job: j, c: p.c, ctx: ctx, req: req, language: languageCode(p.voice.Language)}
-	return j.r.start(t.run)
+	return j.r.Start(t.run)
 }
 
 func (p *Pane) onRoundTrip(m roundTripMsg) tea.Cmd {
 	if m.id != p.rt.id {
 		return nil
 	}
+	p.calls(p.runs.rt).Done(m.id)
 	rt := &p.rt
 	rt.running, rt.done = false, true
 	rt.heard, rt.confidence, rt.ttsTime, rt.sttTime, rt.err = m.heard, m.confidence, m.ttsTime, m.sttTime, m.err

@@ -7,6 +7,7 @@ package voices
 
 import (
 	"cmp"
+	"context"
 	"os"
 
 	"charm.land/bubbles/v2/filepicker"
@@ -47,7 +48,10 @@ type Pane struct {
 
 	width, height int
 	section       Section
-	nextID        int
+	// nextID numbers the pane's calls, of every kind, so that which came
+	// last is known across them (voicesOut); each kind runs one at a time.
+	nextID int
+	runs   struct{ play, listen, rt, aud map[int]context.CancelFunc }
 
 	// Voices
 	provider  string
@@ -105,6 +109,8 @@ func New(c *common.Common) *Pane {
 		loading:    true,
 	}
 	p.voice = api.Voice{Value: c.Voice, Name: c.Voice}
+	p.runs.play, p.runs.listen = map[int]context.CancelFunc{}, map[int]context.CancelFunc{}
+	p.runs.rt, p.runs.aud = map[int]context.CancelFunc{}, map[int]context.CancelFunc{}
 
 	p.filter = textinput.New()
 	p.filter.Prompt = "/"
@@ -177,9 +183,17 @@ func (p *Pane) SetSize(width, height int) {
 	p.layout()
 }
 
-func (p *Pane) newJob() job {
-	p.nextID++
-	return job{id: p.nextID, r: newRelay(p.c.Send)}
+// calls are the calls of one kind (runs: p.runs.play, …), numbered among
+// all the pane's calls.
+func (p *Pane) calls(runs map[int]context.CancelFunc) common.Calls {
+	return common.NewCalls(&p.nextID, runs, nil).Shared()
+}
+
+// newJob begins a call of one kind, replacing the one of that kind under
+// way; its messages come through the job's stream.
+func (p *Pane) newJob(runs map[int]context.CancelFunc) (job, context.Context) {
+	seq, ctx, s := p.calls(runs).Stream(p.c.Send)
+	return job{id: seq, r: s}, ctx
 }
 
 // Update handles keys and the messages of the pane's jobs.

@@ -68,14 +68,13 @@ func (p *Pane) speak() tea.Cmd {
 }
 
 func (p *Pane) startTTS(req api.TTSRequest, stream, preview bool, memo *clip) tea.Cmd {
-	j := p.newJob()
-	ctx, cancel := context.WithCancel(context.Background())
+	j, ctx := p.newJob(p.runs.play)
 	paused := new(atomic.Bool)
-	p.c.ClaimSound(cancel) // one playback at a time, in every pane
-	p.play = &playState{id: j.id, preview: preview, voice: req.VoiceCode, stream: stream, cancel: cancel, cached: memo != nil, pausedAt: paused}
+	p.c.ClaimSound(j.r.Cancel) // one playback at a time, in every pane
+	p.play = &playState{id: j.id, preview: preview, voice: req.VoiceCode, stream: stream, cancel: j.r.Cancel, cached: memo != nil, pausedAt: paused}
 	p.savedTo, p.saveErr = "", nil
 	t := ttsJob{job: j, c: p.c, ctx: ctx, req: req, stream: stream, memo: memo, paused: paused}
-	return j.r.start(t.run)
+	return j.r.Start(t.run)
 }
 
 func (p *Pane) onPlayback(msg jobMsg) tea.Cmd {
@@ -89,18 +88,18 @@ func (p *Pane) onPlayback(msg jobMsg) tea.Cmd {
 		if _, tick := msg.(meterMsg); tick {
 			return nil
 		}
-		return j.r.next()
+		return j.r.Next()
 	}
 	switch m := msg.(type) {
 	case ttsOpenedMsg:
 		ps.pb, ps.outKind, ps.outDesc, ps.outReason = m.pb, m.outKind, m.outDesc, m.outReason
-		return tea.Batch(j.r.next(), meterCmd(j, m.pb))
+		return tea.Batch(j.r.Next(), meterCmd(j, m.pb))
 	case ttsChunkMsg:
 		if m.first > 0 && ps.first == 0 {
 			ps.first = m.first
 		}
 		ps.received = max(ps.received, m.received)
-		return j.r.next()
+		return j.r.Next()
 	case meterMsg:
 		if ps.done {
 			return nil
@@ -108,6 +107,7 @@ func (p *Pane) onPlayback(msg jobMsg) tea.Cmd {
 		ps.stats, ps.levels, ps.level, ps.pos = m.stats, m.levels, m.level, m.pos
 		return meterCmd(j, ps.pb)
 	case ttsDoneMsg:
+		p.calls(p.runs.play).Done(j.id)
 		ps.done, ps.stopped, ps.savedTo = true, m.stopped, m.savedTo
 		ps.err = m.err
 		if ps.pb != nil {

@@ -43,7 +43,7 @@ type sttJob struct {
 
 func (t sttJob) run() {
 	done := sttDoneMsg{job: t.job}
-	defer func() { t.r.finish(done) }()
+	defer func() { t.r.Finish(done) }()
 	if t.c.Client == nil {
 		done.err = errors.New("no gateway client")
 		return
@@ -100,7 +100,7 @@ func (t sttJob) run() {
 	var confN int
 	partial := ""
 	for f := range s.Results() {
-		t.r.emit(sttFrameMsg{job: t.job, frame: f})
+		t.r.Emit(sttFrameMsg{job: t.job, frame: f})
 		if f.Error != "" && done.err == nil {
 			done.err = fmt.Errorf("stt stream: %s", f.Error)
 		}
@@ -198,7 +198,7 @@ func (t sttJob) send(s *api.STTStream, src io.Reader, raw []byte, rate int) erro
 					return werr
 				}
 				total += int64(n)
-				t.r.progress(sttRecordingMsg{job: t.job, seconds: float64(total) / (2 * sttRate)})
+				t.r.Progress(sttRecordingMsg{job: t.job, seconds: float64(total) / (2 * sttRate)})
 			}
 			if err != nil || t.recCtx.Err() != nil {
 				return nil
@@ -218,7 +218,7 @@ func (t sttJob) send(s *api.STTStream, src io.Reader, raw []byte, rate int) erro
 			return err
 		}
 		if rate > 0 {
-			t.r.progress(sttRecordingMsg{job: t.job, seconds: pcmSeconds(end, rate), total: pcmSeconds(len(raw), rate)})
+			t.r.Progress(sttRecordingMsg{job: t.job, seconds: pcmSeconds(end, rate), total: pcmSeconds(len(raw), rate)})
 		}
 		select {
 		case <-time.After(sttPace):
@@ -240,7 +240,7 @@ func (t sttJob) readAll(src io.Reader) ([]byte, error) {
 		n, err := src.Read(buf)
 		pcm.Write(buf[:n])
 		if n > 0 {
-			t.r.progress(sttRecordingMsg{job: t.job, seconds: float64(pcm.Len()) / (2 * sttRate)})
+			t.r.Progress(sttRecordingMsg{job: t.job, seconds: float64(pcm.Len()) / (2 * sttRate)})
 		}
 		if err != nil || t.recCtx.Err() != nil {
 			break
@@ -266,7 +266,7 @@ type roundTripJob struct {
 
 func (t roundTripJob) run() {
 	done := roundTripMsg{job: t.job, spoken: t.req.Text}
-	defer func() { t.r.finish(done) }()
+	defer func() { t.r.Finish(done) }()
 	if t.c.Client == nil {
 		done.err = errors.New("no gateway client")
 		return

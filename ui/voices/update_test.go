@@ -214,7 +214,7 @@ func TestPlaybackMessages(t *testing.T) {
 	if cmd == nil || p.play == nil || p.play.done {
 		t.Fatal("speak did not start a job")
 	}
-	j := job{id: p.play.id, r: newRelay(nil)}
+	j := job{id: p.play.id, r: common.NewStream(nil)}
 	if p.update(t, ttsChunkMsg{job: j, first: 120 * time.Millisecond, received: 100}) == nil {
 		t.Error("a chunk should ask for the next message (channel mode)")
 	}
@@ -223,7 +223,7 @@ func TestPlaybackMessages(t *testing.T) {
 		t.Errorf("first %v received %d", p.play.first, p.play.received)
 	}
 	// A message of a replaced job is drained, not applied.
-	old := job{id: j.id - 1, r: newRelay(nil)}
+	old := job{id: j.id - 1, r: common.NewStream(nil)}
 	if p.update(t, ttsChunkMsg{job: old, received: 5}) == nil {
 		t.Error("a stale job must still be drained")
 	}
@@ -343,7 +343,7 @@ func TestListenStaleAndError(t *testing.T) {
 		t.Fatal("recognise did not start")
 	}
 	id := p.listen.id
-	if p.update(t, sttFrameMsg{job: job{id: id - 1, r: newRelay(nil)}, frame: api.STTResultFrame{Text: "old", IsFinal: true}}) == nil {
+	if p.update(t, sttFrameMsg{job: job{id: id - 1, r: common.NewStream(nil)}, frame: api.STTResultFrame{Text: "old", IsFinal: true}}) == nil {
 		t.Error("stale frames must be drained")
 	}
 	if len(p.listen.finals) != 0 {
@@ -552,35 +552,6 @@ func TestMeterScale(t *testing.T) {
 	}
 	if got := bar(1, 4, 8, true); got != "██░░░░░░" {
 		t.Errorf("bar = %q", got)
-	}
-}
-
-func TestRelayModes(t *testing.T) {
-	var got []tea.Msg
-	r := newRelay(func(m tea.Msg) { got = append(got, m) })
-	r.emit(1)
-	r.progress(2)
-	r.finish(3)
-	if len(got) != 3 || r.next() != nil {
-		t.Errorf("Send mode: got %v; next should be nil", got)
-	}
-
-	r = newRelay(nil)
-	r.emit(1)
-	for i := range 200 {
-		r.progress(i) // never blocks: progress beyond the buffer is dropped
-	}
-	go r.finish("end")
-	first := r.next()()
-	if first != 1 {
-		t.Errorf("channel mode: first message %v", first)
-	}
-	var last tea.Msg
-	for m := r.next()(); m != nil; m = r.next()() {
-		last = m
-	}
-	if last != "end" {
-		t.Errorf("channel mode: last message %v, want end", last)
 	}
 }
 
