@@ -3,7 +3,6 @@ package research
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,9 +11,12 @@ import (
 )
 
 // Research is tested over the real web engine: the loopback site, the
-// pages a test seeds, and the question set's corpus, which sits with the
-// web engine's test pages.
+// pages a test seeds, the web engine's extraction pages (webTestdata) and
+// the question set with its corpus (testdata: questions.json, corpus/).
 const webTestdata = "../web/testdata"
+
+// corpusDir is the question set's pages, one folder per documentation set.
+const corpusDir = "testdata/corpus"
 
 type webEngine = web.Engine
 
@@ -63,7 +65,7 @@ func corpusEngine(t testing.TB) *testEng {
 		t.Fatal(err)
 	}
 	e := over(t, db, w)
-	webtest.IndexCorpus(t, filepath.Join(webTestdata, "research"), func(dir string) (int, error) { return w.Index(context.Background(), dir) })
+	webtest.IndexCorpus(t, corpusDir, func(dir string) (int, error) { return w.Index(context.Background(), dir) })
 	return e
 }
 

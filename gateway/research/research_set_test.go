@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,7 +13,7 @@ import (
 )
 
 // TestResearchQuestionSet asks every question of the set
-// (testdata/research-questions.json: hand-checked gold facts and pages
+// (testdata/questions.json: hand-checked gold facts and pages
 // over valgrind, libffi, Node.js, espeak-ng and flite documentation and
 // some articles) and fails when fewer of the reports hold their gold fact
 // or cite their gold page than minAnswered and minCited, when a report is
@@ -26,7 +25,7 @@ import (
 const minAnswered, minCited = 0.82, 0.92
 
 func TestResearchQuestionSet(t *testing.T) {
-	qs, err := researchset.Load(filepath.Join(webTestdata, "research-questions.json"))
+	qs, err := researchset.Load("testdata/questions.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -243,7 +243,7 @@ func TestResearchSaveFailureIsAnError(t *testing.T) {
 // never a heading run into the sentence after it.
 func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(webTestdata, "extract/*.html"))
-	more, _ := filepath.Glob(filepath.Join(webTestdata, "research/*/*.html"))
+	more, _ := filepath.Glob(filepath.Join(corpusDir, "*/*.html"))
 	files = append(files, more...)
 	checked := 0
 	for _, f := range files {

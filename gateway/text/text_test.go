@@ -30,7 +30,7 @@ logical biology measurement agreement crying yelling cafés naïve über`) {
 		words[w] = true
 	}
 	tag := regexp.MustCompile(`<[^>]*>`)
-	files, _ := filepath.Glob("../web/testdata/research/valgrind/*.html")
+	files, _ := filepath.Glob("../research/testdata/corpus/valgrind/*.html")
 	if len(files) == 0 {
 		t.Fatal("no pages to read words from")
 	}
