@@ -58,6 +58,7 @@ type Engine struct {
 	ctx    context.Context // ends at Close; research tasks run under it
 	cancel context.CancelFunc
 	tasks  sync.WaitGroup
+	docs   docCache // the pages read lately, parsed
 }
 
 var _ engine.Researcher = (*Engine)(nil)
@@ -657,11 +658,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 
 	docs := make([]*rdoc, len(sources))
 	for i, src := range sources {
-		if src.markdown != "" {
-			docs[i] = readMarkdownDoc(src.markdown, src.title)
-		} else {
-			docs[i] = readTextDoc(src.text, src.title)
-		}
+		docs[i] = e.docs.read(src)
 		docs[i].changelog = changelogPage(src.title, src.url)
 		docs[i].url, docs[i].kept = src.url, src.text
 	}

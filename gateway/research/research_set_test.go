@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"hark/api"
@@ -25,6 +28,7 @@ import (
 const minAnswered, minCited = 0.82, 0.92
 
 func TestResearchQuestionSet(t *testing.T) {
+	t.Parallel()
 	qs, err := researchset.Load("testdata/questions.json")
 	if err != nil {
 		t.Fatal(err)
@@ -39,14 +43,12 @@ func TestResearchQuestionSet(t *testing.T) {
 	// RESEARCH_PART=tuning asks only that part, so that tuning never
 	// shows a held-out report (the floors then apply to that part).
 	only := os.Getenv("RESEARCH_PART")
-	for _, q := range qs {
-		if only != "" && q.Part != only {
-			continue
-		}
-		out, err := e.Research(context.Background(), api.ResearchInput{Input: q.Question, Model: "auto"})
-		if err != nil || out.Status != api.ResearchCompleted {
-			t.Fatalf("%q: %v %+v", q.Question, err, out)
-		}
+	if only != "" {
+		qs = slices.DeleteFunc(qs, func(q researchset.Question) bool { return q.Part != only })
+	}
+	outs := askAll(t, e, qs)
+	for i, q := range qs {
+		out := outs[i]
 		var urls []string
 		for _, s := range out.Sources {
 			urls = append(urls, s.URL)
@@ -91,6 +93,41 @@ func TestResearchQuestionSet(t *testing.T) {
 	if cited < minCited {
 		t.Errorf("cited %.2f, below %.2f", cited, minCited)
 	}
+}
+
+// askAll asks every question (model auto) and returns the reports in
+// order: as many at once as there are CPUs, since the reports are
+// independent and asking them is this package's longest test.
+func askAll(t *testing.T, e *testEng, qs []researchset.Question) []*api.ResearchOutput {
+	t.Helper()
+	outs := make([]*api.ResearchOutput, len(qs))
+	errs := make([]error, len(qs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out, err := e.Research(context.Background(), api.ResearchInput{Input: qs[i].Question, Model: "auto"})
+				if err == nil && out.Status != api.ResearchCompleted {
+					err = fmt.Errorf("status %s", out.Status)
+				}
+				outs[i], errs[i] = out, err
+			}
+		}()
+	}
+	for i := range qs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("%q: %v", qs[i].Question, err)
+		}
+	}
+	return outs
 }
 
 // checkPassages fails unless every quote of the report has its passage

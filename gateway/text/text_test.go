@@ -136,3 +136,44 @@ func TestTermsSplitLettersFromDigits(t *testing.T) {
 		t.Errorf("Terms = %q", got)
 	}
 }
+
+// TestPresentIsTermsOfTheText: Present, which skips words whose first
+// letter opens no query term, finds exactly the query terms that are the
+// Term of a word of the text, on real pages, for runs of their words
+// taken as queries.
+func TestPresentIsTermsOfTheText(t *testing.T) {
+	tag := regexp.MustCompile(`<[^>]*>`)
+	files, _ := filepath.Glob("../research/testdata/corpus/valgrind/*.html")
+	if len(files) < 3 {
+		t.Fatal("no pages to read")
+	}
+	for _, f := range files[:3] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := tag.ReplaceAllString(string(b), " ") + " Über ÉCLAIRS happily Relational RUNNING ayed"
+		have := map[string]bool{}
+		words := Words(page)
+		for _, w := range words {
+			if t, ok := Term(w); ok {
+				have[t] = true
+			}
+		}
+		queries := [][]string{Terms("über eclair happy relate run ayed zzz")}
+		for i := 0; i+4 < len(words); i += 401 {
+			queries = append(queries, Terms(strings.Join(words[i:i+4], " ")+" nowhereword"))
+		}
+		for _, q := range queries {
+			want := map[string]bool{}
+			for _, w := range q {
+				if have[w] {
+					want[w] = true
+				}
+			}
+			if got := Present(q, page); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: Present(%q) = %v, want %v", filepath.Base(f), q, got, want)
+			}
+		}
+	}
+}
