@@ -131,7 +131,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 		hc := text.Coverage(a.terms, p.own)
 		nc := 0.0
 		if blk.label != "" {
-			nc = text.Coverage(a.terms, text.Terms(text.Unmark(blk.label)))
+			nc = text.Coverage(a.terms, terms(text.Unmark(blk.label)))
 		}
 		tc := text.Coverage(a.terms, p.context)
 		if a.bare {
@@ -779,7 +779,7 @@ func (c *rcorpus) record(q quote, n int) {
 // is defined:" and `struct tm` do not answer how to define a structure
 // type in libffi.
 func howCode(a ask, s *rsent) bool {
-	return a.how && s.code != "" && matched(a.terms, text.Terms(s.code)) > 0
+	return a.how && s.code != "" && matched(a.terms, terms(s.code)) > 0
 }
 
 // asksCount matches a question for a number: "how many languages …",
