@@ -22,10 +22,11 @@ import (
 // or cite their gold page than minAnswered and minCited, when a report is
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
-// The floors are what the whole set passes today (64 questions: 0.83
-// answered, 0.92 cited; the 23 held-out ones read 0.78 and 0.87); issue
-// 23 asks for 0.85 and 0.95, and these rise as it gets there.
-const minAnswered, minCited = 0.82, 0.92
+// The floors are what the whole set passes today (64 questions: 0.84
+// answered, 0.92 cited; the 41 tuning ones read 0.88 and 0.95, the 23
+// held-out ones 0.78 and 0.87); issue 23 asks for 0.85 and 0.95, and
+// these rise as it gets there.
+const minAnswered, minCited = 0.84, 0.92
 
 func TestResearchQuestionSet(t *testing.T) {
 	t.Parallel()
