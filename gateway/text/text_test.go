@@ -18,6 +18,7 @@ import (
 // same term for each: a word research ranks must be the word the index
 // matched.
 func TestStemAgreesWithFTS5(t *testing.T) {
+	t.Parallel()
 	words := map[string]bool{}
 	for _, w := range strings.Fields(`tune tuning tuned tunes zorblax caresses ponies ties caress cats feed agreed
 plastered bled motoring sing conflated troubled sized hopping tanned falling hissing fizzed failing filing happy sky
@@ -142,6 +143,7 @@ func TestTermsSplitLettersFromDigits(t *testing.T) {
 // Term of a word of the text, on real pages, for runs of their words
 // taken as queries.
 func TestPresentIsTermsOfTheText(t *testing.T) {
+	t.Parallel()
 	tag := regexp.MustCompile(`<[^>]*>`)
 	files, _ := filepath.Glob("../research/testdata/corpus/valgrind/*.html")
 	if len(files) < 3 {
