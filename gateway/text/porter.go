@@ -38,7 +38,7 @@ var (
 	stemCount atomic.Int64
 )
 
-const maxStems = 200_000
+const maxStems = 50_000
 
 func stem(w string) string {
 	b := []byte(w)
