@@ -23,10 +23,10 @@ import (
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
 // The floors are what the whole set passes today (64 questions: 0.84
-// answered, 0.92 cited; the 41 tuning ones read 0.88 and 0.95, the 23
-// held-out ones 0.78 and 0.87); issue 23 asks for 0.85 and 0.95, and
+// answered, 0.94 cited; the 41 tuning ones read 0.88 and 0.95, the 23
+// held-out ones 0.78 and 0.91); issue 23 asks for 0.85 and 0.95, and
 // these rise as it gets there.
-const minAnswered, minCited = 0.84, 0.92
+const minAnswered, minCited = 0.84, 0.93
 
 func TestResearchQuestionSet(t *testing.T) {
 	t.Parallel()
