@@ -21,3 +21,18 @@ func TestTermsMeetNamesAndWordForms(t *testing.T) {
 		t.Errorf("families: %q, %q", a, b)
 	}
 }
+
+// A name written as one word ("Node.js", "SHA-256") asks a quote for no
+// more than a word does: four written words ask for two of them.
+func TestAnswersCountWrittenWords(t *testing.T) {
+	a := newAsk("How do I encrypt data with AES in Node.js?", nil, false)
+	if n := writtenWords(a.query); n != 4 {
+		t.Errorf("writtenWords = %d, want 4", n)
+	}
+	if !a.answers(terms("Instances of the Cipher class are used to encrypt data.")) {
+		t.Error("two of the four words do not answer")
+	}
+	if a.answers(terms("The Crypto module handles binary data.")) {
+		t.Error("one of the four words answers")
+	}
+}
