@@ -82,8 +82,10 @@ func newAsk(q string, sets [][]string, changes bool) ask {
 			// What Cachegrind "measures" is said in words other than
 			// "measure": what is said of Cachegrind answers.
 			a.sets = [][]string{a.subject.terms}
-		} else {
-			a.need = termsNeeded(make([]string, writtenWords(q)))
+		} else if n := writtenWords(q); n > 2 {
+			// Of one or two words, all terms: "zb.freeflux()" is not
+			// answered by whatever names "zb".
+			a.need = termsNeeded(make([]string, n))
 		}
 	}
 	return a
@@ -106,8 +108,8 @@ func writtenWords(q string) int {
 }
 
 // answers reports whether doc holds enough of a's terms: of its one
-// set, a.need of them (all of one or two written words, half of more, at
-// most three); else what answers requires of one of its sets.
+// set, a.need of them (half of three or more written words, at most
+// three); else what answers requires of one of its sets.
 func (a ask) answers(doc []string) bool {
 	if a.need > 0 && len(a.sets) == 1 {
 		return matched(a.sets[0], doc) >= min(a.need, termsNeeded(a.sets[0]))

@@ -35,4 +35,8 @@ func TestAnswersCountWrittenWords(t *testing.T) {
 	if a.answers(terms("The Crypto module handles binary data.")) {
 		t.Error("one of the four words answers")
 	}
+	// One or two written words ask for all their terms.
+	if b := newAsk("zb.freeflux()", nil, false); b.answers(terms("zb.totalflux() returns the total flux.")) {
+		t.Error("zb.totalflux() answers zb.freeflux()")
+	}
 }
