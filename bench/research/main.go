@@ -1,5 +1,5 @@
 // Command research scores hark's research on its question set
-// (gateway/web/testdata/research-questions.json): for the tuning and the
+// (gateway/research/testdata/questions.json over the pages in corpus/): for the tuning and the
 // held-out part, and each model, how many reports hold their gold fact
 // (answered), cite their gold page (cited) and are clean (no dangling
 // first sentence, fragment heading or source listed twice), and the time
@@ -28,7 +28,7 @@ import (
 )
 
 func main() {
-	data := flag.String("data", "../../gateway/web/testdata", "the folder holding research-questions.json and research/")
+	data := flag.String("data", "../../gateway/research/testdata", "the folder holding questions.json and corpus/")
 	models := flag.String("models", "mini,pro", "models to score, comma-separated")
 	verbose := flag.Bool("v", false, "print each question that is not answered, cited or clean")
 	flag.Parse()
@@ -39,7 +39,7 @@ func main() {
 }
 
 func run(data string, models []string, verbose bool) error {
-	qs, err := researchset.Load(filepath.Join(data, "research-questions.json"))
+	qs, err := researchset.Load(filepath.Join(data, "questions.json"))
 	if err != nil {
 		return err
 	}
@@ -64,14 +64,14 @@ func run(data string, models []string, verbose bool) error {
 	}
 	defer r.Close()
 	ctx := context.Background()
-	folders, err := os.ReadDir(filepath.Join(data, "research"))
+	folders, err := os.ReadDir(filepath.Join(data, "corpus"))
 	if err != nil {
 		return err
 	}
 	pages := 0
 	for _, f := range folders {
 		if f.IsDir() {
-			n, err := e.Index(ctx, filepath.Join(data, "research", f.Name()))
+			n, err := e.Index(ctx, filepath.Join(data, "corpus", f.Name()))
 			if err != nil {
 				return err
 			}

@@ -3,7 +3,10 @@ package research
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,9 +15,12 @@ import (
 )
 
 // Research is tested over the real web engine: the loopback site, the
-// pages a test seeds, and the question set's corpus, which sits with the
-// web engine's test pages.
+// pages a test seeds, the web engine's extraction pages (webTestdata) and
+// the question set with its corpus (testdata: questions.json, corpus/).
 const webTestdata = "../web/testdata"
+
+// corpusDir is the question set's pages, one folder per documentation set.
+const corpusDir = "testdata/corpus"
 
 type webEngine = web.Engine
 
@@ -54,17 +60,58 @@ func testEngine(t testing.TB, db *sql.DB) *testEng {
 	return over(t, db, w)
 }
 
-// corpusEngine has the question set's pages indexed.
+// corpusEngine is research over the question set's pages, indexed once
+// per run of the package's tests (indexing them is most of a corpus
+// test's time under -race) into a database in corpusTemp. The tests that
+// share it only ask questions, which add nothing to the index, so they
+// can run in parallel and read the same index as one engine each would.
 func corpusEngine(t testing.TB) *testEng {
 	t.Helper()
-	db := testDB(t)
-	w, err := web.New(web.Config{DB: db, MaxPageBytes: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
+	corpus.once.Do(func() {
+		db, err := sql.Open("sqlite", filepath.Join(corpusTemp, "corpus.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := web.New(web.Config{DB: db, MaxPageBytes: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := New(Config{DB: db, Index: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpus.close = func() { r.Close(); w.Close(); db.Close() }
+		webtest.IndexCorpus(t, corpusDir, func(dir string) (int, error) { return w.Index(context.Background(), dir) })
+		corpus.e = &testEng{r, w}
+	})
+	if corpus.e == nil {
+		t.Fatal("the corpus could not be indexed (the first test to ask says why)")
 	}
-	e := over(t, db, w)
-	webtest.IndexCorpus(t, filepath.Join(webTestdata, "research"), func(dir string) (int, error) { return w.Index(context.Background(), dir) })
-	return e
+	return corpus.e
+}
+
+// corpus is the one corpus engine; corpusTemp holds its database.
+var (
+	corpus struct {
+		once  sync.Once
+		e     *testEng
+		close func()
+	}
+	corpusTemp string
+)
+
+func TestMain(m *testing.M) {
+	var err error
+	if corpusTemp, err = os.MkdirTemp("", "hark-research-test-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if corpus.close != nil {
+		corpus.close()
+	}
+	os.RemoveAll(corpusTemp)
+	os.Exit(code)
 }
 
 // page is what a test seeds the index with.

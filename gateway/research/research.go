@@ -58,6 +58,7 @@ type Engine struct {
 	ctx    context.Context // ends at Close; research tasks run under it
 	cancel context.CancelFunc
 	tasks  sync.WaitGroup
+	docs   docCache // the pages read lately, parsed
 }
 
 var _ engine.Researcher = (*Engine)(nil)
@@ -264,7 +265,7 @@ var askWords = func() map[string]bool {
 // answerTerms are the tokens of q an answer is expected to contain.
 func answerTerms(q string) []string {
 	var out []string
-	for _, t := range text.Terms(q) {
+	for _, t := range terms(q) {
 		if !askWords[t] && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
@@ -360,7 +361,7 @@ func definedSubject(input string) *subject {
 		name = name[:i]
 	}
 	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(words) == 0 || len(words) > 5 || len(text.Terms(name)) == 0 {
+	if len(words) == 0 || len(words) > 5 || len(terms(name)) == 0 {
 		return nil
 	}
 	for i, w := range words {
@@ -368,7 +369,7 @@ func definedSubject(input string) *subject {
 	}
 	re := regexp.MustCompile(`(?i)^(?:(?:an?|the)\s+)?` + strings.Join(words, `[\s-]+`) +
 		`(?:e?s)?(?:\s*\([^)]*\))?,?\s+(?:(?:is|are|was|were)(?:\s+also)?\s+(?:an?|the|one)|happens|occurs|means|refers|describes|denotes|represents|consists)\b(\s+not\b)?`)
-	return &subject{defining: re, terms: text.Terms(name), does: does}
+	return &subject{defining: re, terms: terms(name), does: does}
 }
 
 var (
@@ -387,7 +388,7 @@ func (s *subject) definedBy(sentence string) bool {
 // namedBy reports whether heading names the subject: "2.5 The Closure
 // API" names "closure".
 func (s *subject) namedBy(heading string) bool {
-	return matched(s.terms, text.Terms(heading)) == len(s.terms)
+	return matched(s.terms, terms(heading)) == len(s.terms)
 }
 
 // leansOnContext matches sentences that open by pointing at text the
@@ -657,11 +658,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 
 	docs := make([]*rdoc, len(sources))
 	for i, src := range sources {
-		if src.markdown != "" {
-			docs[i] = readMarkdownDoc(src.markdown, src.title)
-		} else {
-			docs[i] = readTextDoc(src.text, src.title)
-		}
+		docs[i] = e.docs.read(src)
 		docs[i].changelog = changelogPage(src.title, src.url)
 		docs[i].url, docs[i].kept = src.url, src.text
 	}

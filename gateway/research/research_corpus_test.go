@@ -193,9 +193,11 @@ func reportSection(report, title string) string {
 // fragments, sentences whose subject is elsewhere, page text read as
 // markup).
 func TestResearchOnRealPages(t *testing.T) {
+	t.Parallel()
 	e := corpusEngine(t)
 	for _, tc := range researchCases {
 		t.Run(tc.q, func(t *testing.T) {
+			t.Parallel()
 			out, err := e.Research(context.Background(), api.ResearchInput{Input: tc.q, Model: "auto"})
 			if err != nil || out.Status != api.ResearchCompleted {
 				t.Fatalf("%v %+v", err, out)

@@ -100,8 +100,8 @@ type docBuilder struct {
 }
 
 func newDocBuilder(title string) *docBuilder {
-	b := &docBuilder{d: &rdoc{title: title}, titleKey: " " + plainWords(title) + " ", titleTok: text.Terms(title), stack: make([]string, 7), lastSent: -1, desc: -1}
-	b.d.passages = []rpassage{{context: text.Terms(title), overview: true}}
+	b := &docBuilder{d: &rdoc{title: title}, titleKey: " " + plainWords(title) + " ", titleTok: terms(title), stack: make([]string, 7), lastSent: -1, desc: -1}
+	b.d.passages = []rpassage{{context: terms(title), overview: true}}
 	return b
 }
 
@@ -131,13 +131,13 @@ func (b *docBuilder) heading(level int, h string) {
 	for l := level + 1; l <= 6; l++ {
 		b.stack[l] = ""
 	}
-	ctx := append(text.Terms(strings.Join(above, " ")), b.titleTok...)
-	own := text.Terms(h)
+	ctx := append(terms(strings.Join(above, " ")), b.titleTok...)
+	own := terms(h)
 	if genericHeading().MatchString(h) {
 		// "5.1. Overview" is Cachegrind's overview: it is headed by
 		// what its page or section is about.
 		if len(above) > 0 {
-			own = append(own, text.Terms(above[len(above)-1])...)
+			own = append(own, terms(above[len(above)-1])...)
 		} else {
 			own = append(own, b.titleTok...)
 		}
@@ -183,8 +183,8 @@ func (b *docBuilder) termLine(t string) {
 			above = append(above, b.stack[l])
 		}
 	}
-	ctx := append(text.Terms(strings.Join(above, " ")), b.titleTok...)
-	b.d.passages = append(b.d.passages, rpassage{heading: text.Unmark(t), own: text.Terms(text.Unmark(t)), context: ctx, contextText: above, term: true})
+	ctx := append(terms(strings.Join(above, " ")), b.titleTok...)
+	b.d.passages = append(b.d.passages, rpassage{heading: text.Unmark(t), own: terms(text.Unmark(t)), context: ctx, contextText: above, term: true})
 	b.lastSent, b.prevKind = -1, 4
 }
 
@@ -333,7 +333,7 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	blk := &d.blocks[bi]
 	si := len(d.sents)
 	plain := text.Unmark(s)
-	rs := rsent{text: s, toks: text.Terms(plain), block: bi, passage: pi, first: first, dep: -1, nWords: len(strings.Fields(plain))}
+	rs := rsent{text: s, toks: terms(plain), block: bi, passage: pi, first: first, dep: -1, nWords: len(strings.Fields(plain))}
 	check := plain
 	if s[0] == text.CodeOpen || first && len(d.passages[pi].sents) == 0 && blk.kind == paraBlock {
 		// "`libffi` also …", or a section's opening: no tail of a
@@ -363,10 +363,10 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	ctx := append([]string(nil), d.passages[pi].own...)
 	ctx = append(ctx, d.passages[pi].context...)
 	if blk.term != "" {
-		ctx = append(ctx, text.Terms(text.Unmark(blk.term))...)
+		ctx = append(ctx, terms(text.Unmark(blk.term))...)
 	}
 	if blk.label != "" {
-		ctx = append(ctx, text.Terms(text.Unmark(blk.label))...)
+		ctx = append(ctx, terms(text.Unmark(blk.label))...)
 	}
 	if blk.leadIn >= 0 {
 		ctx = append(ctx, d.sents[blk.leadIn].toks...)
@@ -411,7 +411,7 @@ func (b *docBuilder) code(lines []string) {
 				}
 			}
 			if commandLike(s.code) {
-				s.context = append(s.context, text.Terms(s.code)...) // "pip install -e path"
+				s.context = append(s.context, terms(s.code)...) // "pip install -e path"
 			}
 		}
 	}

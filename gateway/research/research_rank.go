@@ -60,6 +60,7 @@ type ask struct {
 	query   string
 	terms   []string       // the words an answer holds
 	sets    [][]string     // term sets a quote must answer one of
+	need    int            // how many of the one set's terms a quote needs, by the question's written words; 0: by its terms
 	subject *subject       // what the question asks to have defined, or nil
 	how     bool           // asks how to do something
 	count   bool           // asks how many or how much: the answer holds a number
@@ -81,9 +82,39 @@ func newAsk(q string, sets [][]string, changes bool) ask {
 			// What Cachegrind "measures" is said in words other than
 			// "measure": what is said of Cachegrind answers.
 			a.sets = [][]string{a.subject.terms}
+		} else if n := writtenWords(q); n > 2 {
+			// Of one or two words, all terms: "zb.freeflux()" is not
+			// answered by whatever names "zb".
+			a.need = termsNeeded(make([]string, n))
 		}
 	}
 	return a
+}
+
+// writtenWords counts the content words of q as written: "Node.js" is
+// one word (of two terms), as is "SHA-256". A question's one name does
+// not ask twice as much of an answer as a word does.
+func writtenWords(q string) int {
+	n := 0
+	for _, w := range strings.Fields(q) {
+		for _, t := range terms(w) {
+			if !askWords[t] {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// answers reports whether doc holds enough of a's terms: of its one
+// set, a.need of them (half of three or more written words, at most
+// three); else what answers requires of one of its sets.
+func (a ask) answers(doc []string) bool {
+	if a.need > 0 && len(a.sets) == 1 {
+		return matched(a.sets[0], doc) >= min(a.need, termsNeeded(a.sets[0]))
+	}
+	return answers(doc, a.sets)
 }
 
 // scores rates every sentence of the corpus as an answer to a, 0 for
@@ -122,7 +153,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 		if s.dep >= 0 {
 			doc = append(doc, d.sents[s.dep].toks...)
 		}
-		if !answers(doc, a.sets) {
+		if !a.answers(doc) {
 			continue
 		}
 		// What the sentence sits under: its section's heading (hc),
@@ -131,7 +162,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 		hc := text.Coverage(a.terms, p.own)
 		nc := 0.0
 		if blk.label != "" {
-			nc = text.Coverage(a.terms, text.Terms(text.Unmark(blk.label)))
+			nc = text.Coverage(a.terms, terms(text.Unmark(blk.label)))
 		}
 		tc := text.Coverage(a.terms, p.context)
 		if a.bare {
@@ -779,7 +810,7 @@ func (c *rcorpus) record(q quote, n int) {
 // is defined:" and `struct tm` do not answer how to define a structure
 // type in libffi.
 func howCode(a ask, s *rsent) bool {
-	return a.how && s.code != "" && matched(a.terms, text.Terms(s.code)) > 0
+	return a.how && s.code != "" && matched(a.terms, terms(s.code)) > 0
 }
 
 // asksCount matches a question for a number: "how many languages …",

@@ -2,17 +2,13 @@ package research
 
 // Which sources a report may quote, and what it says when none answers.
 
-import (
-	"strings"
-
-	"hark/gateway/text"
-)
+import "strings"
 
 // markOffTopic marks the sources that lack a word of the question most
 // sources name in their titles: asked "how do I define a structure type
 // in libffi?", a Memcheck page on MPI's "structured types" shares two
 // words but not "libffi", which the other sources' titles all hold.
-func markOffTopic(docs []*rdoc, terms []string) {
+func markOffTopic(docs []*rdoc, want []string) {
 	if len(docs) < 3 {
 		return
 	}
@@ -20,7 +16,7 @@ func markOffTopic(docs []*rdoc, terms []string) {
 	has := make([]map[string]bool, len(docs))
 	for i, d := range docs {
 		inTitle[i], has[i] = map[string]bool{}, map[string]bool{}
-		for _, t := range text.Terms(d.title) {
+		for _, t := range terms(d.title) {
 			inTitle[i][t], has[i][t] = true, true
 		}
 		for _, s := range d.sents {
@@ -29,7 +25,7 @@ func markOffTopic(docs []*rdoc, terms []string) {
 			}
 		}
 	}
-	for _, t := range terms {
+	for _, t := range want {
 		n := 0
 		for i := range docs {
 			if inTitle[i][t] {
@@ -47,10 +43,10 @@ func markOffTopic(docs []*rdoc, terms []string) {
 	}
 }
 
-// docMatches is how many of terms a source holds anywhere.
-func docMatches(d *rdoc, terms []string) int {
+// docMatches is how many of want a source holds anywhere.
+func docMatches(d *rdoc, want []string) int {
 	has := map[string]bool{}
-	for _, t := range text.Terms(d.title) {
+	for _, t := range terms(d.title) {
 		has[t] = true
 	}
 	for _, s := range d.sents {
@@ -59,7 +55,7 @@ func docMatches(d *rdoc, terms []string) int {
 		}
 	}
 	n := 0
-	for _, t := range terms {
+	for _, t := range want {
 		if has[t] {
 			n++
 		}
@@ -74,7 +70,7 @@ func lookedFor(input string) string {
 	seen := map[string]bool{}
 	for _, w := range strings.Fields(input) {
 		w = strings.Trim(w, "?!.,;:()\"'")
-		t := text.Terms(w)
+		t := terms(w)
 		if len(t) == 0 || askWords[t[0]] || seen[strings.ToLower(w)] {
 			continue
 		}

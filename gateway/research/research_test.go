@@ -242,8 +242,9 @@ func TestResearchSaveFailureIsAnError(t *testing.T) {
 // Research sentences come from prose only: never from a code block, and
 // never a heading run into the sentence after it.
 func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join(webTestdata, "extract/*.html"))
-	more, _ := filepath.Glob(filepath.Join(webTestdata, "research/*/*.html"))
+	more, _ := filepath.Glob(filepath.Join(corpusDir, "*/*.html"))
 	files = append(files, more...)
 	checked := 0
 	for _, f := range files {

@@ -1,14 +1,46 @@
 package text
 
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
 // Stem is the Porter stemmer as SQLite's FTS5 "porter" tokenizer applies
 // it (fts5_tokenize.c), so that a word research or a snippet ranks meets
 // the word the index matched: a token shorter than 3 bytes or longer than
 // 64 is left as it is; bytes that are not ASCII letters are consonants.
 // TestStemAgreesWithFTS5 checks it against the index's own tokenizer.
+//
+// Stems are remembered (stems, up to maxStems words): search and
+// research stem every word of every page they rank, and a vocabulary is
+// small beside that, so most words are stemmed once.
 func Stem(w string) string {
 	if len(w) < 3 || len(w) > 64 {
 		return w
 	}
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
+	}
+	s := stem(w)
+	if stemCount.Add(1) <= maxStems {
+		// A clone: w is often a slice of a whole page's text.
+		stems.Store(strings.Clone(w), s)
+	}
+	return s
+}
+
+// stems maps words to their stems; stemCount counts what it was given,
+// and it takes no more past maxStems (the words met first are the
+// common ones), so a huge or hostile text cannot grow it without end.
+var (
+	stems     sync.Map
+	stemCount atomic.Int64
+)
+
+const maxStems = 50_000
+
+func stem(w string) string {
 	b := []byte(w)
 	b = step1a(b)
 	b, ok := step1b(b)

@@ -167,8 +167,31 @@ func Present(query []string, s string) map[string]bool {
 	if len(want) == 0 {
 		return found
 	}
+	// A stem opens with its word's first letter (Porter only rewrites
+	// endings, and always leaves a letter), so a word whose first letter
+	// opens no wanted term is not stemmed at all: most of a page's words.
+	var firsts [128]bool
+	for q := range want {
+		if q != "" && q[0] < utf8.RuneSelf {
+			firsts[q[0]] = true
+		} else {
+			firsts = [128]bool{}
+			for i := range firsts {
+				firsts[i] = true
+			}
+			break
+		}
+	}
 	start := -1
 	check := func(w string) bool {
+		if c := w[0]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if !firsts[c] {
+				return false
+			}
+		}
 		if t, ok := Term(fold(w)); ok && want[t] {
 			delete(want, t)
 			found[t] = true

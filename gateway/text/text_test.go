@@ -18,6 +18,7 @@ import (
 // same term for each: a word research ranks must be the word the index
 // matched.
 func TestStemAgreesWithFTS5(t *testing.T) {
+	t.Parallel()
 	words := map[string]bool{}
 	for _, w := range strings.Fields(`tune tuning tuned tunes zorblax caresses ponies ties caress cats feed agreed
 plastered bled motoring sing conflated troubled sized hopping tanned falling hissing fizzed failing filing happy sky
@@ -30,7 +31,7 @@ logical biology measurement agreement crying yelling cafés naïve über`) {
 		words[w] = true
 	}
 	tag := regexp.MustCompile(`<[^>]*>`)
-	files, _ := filepath.Glob("../web/testdata/research/valgrind/*.html")
+	files, _ := filepath.Glob("../research/testdata/corpus/valgrind/*.html")
 	if len(files) == 0 {
 		t.Fatal("no pages to read words from")
 	}
@@ -134,5 +135,47 @@ func TestTermsSplitLettersFromDigits(t *testing.T) {
 	}
 	if got := Terms("utf8 v8 x86_64"); !reflect.DeepEqual(got, []string{"utf8", "utf", "8", "v8", "8", "x86", "86", "64"}) {
 		t.Errorf("Terms = %q", got)
+	}
+}
+
+// TestPresentIsTermsOfTheText: Present, which skips words whose first
+// letter opens no query term, finds exactly the query terms that are the
+// Term of a word of the text, on real pages, for runs of their words
+// taken as queries.
+func TestPresentIsTermsOfTheText(t *testing.T) {
+	t.Parallel()
+	tag := regexp.MustCompile(`<[^>]*>`)
+	files, _ := filepath.Glob("../research/testdata/corpus/valgrind/*.html")
+	if len(files) < 3 {
+		t.Fatal("no pages to read")
+	}
+	for _, f := range files[:3] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := tag.ReplaceAllString(string(b), " ") + " Über ÉCLAIRS happily Relational RUNNING ayed"
+		have := map[string]bool{}
+		words := Words(page)
+		for _, w := range words {
+			if t, ok := Term(w); ok {
+				have[t] = true
+			}
+		}
+		queries := [][]string{Terms("über eclair happy relate run ayed zzz")}
+		for i := 0; i+4 < len(words); i += 401 {
+			queries = append(queries, Terms(strings.Join(words[i:i+4], " ")+" nowhereword"))
+		}
+		for _, q := range queries {
+			want := map[string]bool{}
+			for _, w := range q {
+				if have[w] {
+					want[w] = true
+				}
+			}
+			if got := Present(q, page); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: Present(%q) = %v, want %v", filepath.Base(f), q, got, want)
+			}
+		}
 	}
 }

@@ -192,26 +192,29 @@ func BenchmarkSearch10k(b *testing.B) {
 
 var researchPages sync.Once
 
+// researchCorpus is the question set's pages, kept with research.
+const researchCorpus = "../research/testdata/corpus"
+
 // BenchmarkResearch10k measures research on the 10,000-page index with
-// the question set's pages (testdata/research) indexed into it: the
+// the question set's pages (../research/testdata/corpus) indexed into it: the
 // question set's questions in turn, per model, with p50 and p99 over the
 // b.N reports.
 func BenchmarkResearch10k(b *testing.B) {
 	e := index10k(b)
 	researchPages.Do(func() {
-		dirs, err := os.ReadDir("testdata/research")
+		dirs, err := os.ReadDir(researchCorpus)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, d := range dirs {
 			if d.IsDir() {
-				if _, err := e.Index(context.Background(), filepath.Join("testdata/research", d.Name())); err != nil {
+				if _, err := e.Index(context.Background(), filepath.Join(researchCorpus, d.Name())); err != nil {
 					b.Fatal(err)
 				}
 			}
 		}
 	})
-	qs, err := researchset.Load("testdata/research-questions.json")
+	qs, err := researchset.Load("../research/testdata/questions.json")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -447,8 +447,8 @@ func scoresOf(out *api.SearchOutput) []float64 {
 }
 
 // corpusEngine is an engine whose index holds the research corpus: real
-// documentation pages, Valgrind's manual and libffi's (testdata/research,
-// see SOURCES.md there), indexed from the folder as `hark index` does.
+// documentation pages, Valgrind's manual and libffi's (the question set's
+// corpus, ../research/testdata/corpus, see SOURCES.md there), indexed from the folder as `hark index` does.
 func corpusEngine(t testing.TB) *Engine {
 	t.Helper()
 	e, err := New(Config{DB: testDB(t), MaxPageBytes: 1 << 20})
@@ -456,7 +456,7 @@ func corpusEngine(t testing.TB) *Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	webtest.IndexCorpus(t, "testdata/research", func(dir string) (int, error) { return e.Index(context.Background(), dir) })
+	webtest.IndexCorpus(t, "../research/testdata/corpus", func(dir string) (int, error) { return e.Index(context.Background(), dir) })
 	return e
 }
 

@@ -1,9 +1,10 @@
 // Package researchset is hark's research question set and how a report
 // is scored against it: answered (the gold fact is in the report's body),
 // cited (the gold page is among its sources) and clean (no dangling first
-// sentence, no fragment heading, no source listed twice). The set and
-// the pages it asks about live in gateway/web/testdata; the CI test in
-// gateway/web and the bench/research program both score with this.
+// sentence, no fragment heading, no source listed twice). The set
+// (questions.json) and the pages it asks about (corpus/) live in
+// gateway/research/testdata; the CI test in gateway/research and the
+// bench/research program both score with this.
 //
 // It reads a report as text and does no I/O but Load.
 package researchset
@@ -23,7 +24,7 @@ type Question struct {
 	Part     string   `json:"part"` // "tuning" or "held-out"
 	Question string   `json:"question"`
 	Fact     []string `json:"fact"` // any one of these, as the page writes it
-	Page     string   `json:"page"` // path under testdata/research
+	Page     string   `json:"page"` // path under the corpus folder
 }
 
 // Parts of the set: tuning is what ranking was tuned on, held-out never.

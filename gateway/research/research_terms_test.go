@@ -1,0 +1,42 @@
+package research
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// Research's terms meet a word by its irregular forms ("speak" in a
+// question, flite_file_to_speech in code).
+func TestTermsMeetNamesAndWordForms(t *testing.T) {
+	code := terms("const cipher = createCipheriv(algorithm, key, iv); flite_file_to_speech(argv[1])")
+	for _, q := range []string{"speak a file", "spoken"} {
+		for _, w := range terms(q) {
+			if !slices.Contains(code, w) {
+				t.Errorf("%q: term %q is not among %q", q, w, code)
+			}
+		}
+	}
+	if a, b := terms("the children lose"), terms("each child's loss"); !reflect.DeepEqual(a, []string{"child", "lose"}) || !slices.Contains(b, "child") || !slices.Contains(b, "lose") {
+		t.Errorf("families: %q, %q", a, b)
+	}
+}
+
+// A name written as one word ("Node.js", "SHA-256") asks a quote for no
+// more than a word does: four written words ask for two of them.
+func TestAnswersCountWrittenWords(t *testing.T) {
+	a := newAsk("How do I encrypt data with AES in Node.js?", nil, false)
+	if n := writtenWords(a.query); n != 4 {
+		t.Errorf("writtenWords = %d, want 4", n)
+	}
+	if !a.answers(terms("Instances of the Cipher class are used to encrypt data.")) {
+		t.Error("two of the four words do not answer")
+	}
+	if a.answers(terms("The Crypto module handles binary data.")) {
+		t.Error("one of the four words answers")
+	}
+	// One or two written words ask for all their terms.
+	if b := newAsk("zb.freeflux()", nil, false); b.answers(terms("zb.totalflux() returns the total flux.")) {
+		t.Error("zb.totalflux() answers zb.freeflux()")
+	}
+}
