@@ -426,7 +426,7 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	if m.all*2 > total.all {
 		return false // half the article is the article
 	}
-	if namesDiscarded(n) || m.links > 0 && namesTeaser(n) {
+	if n.DataAtom == atom.Footer || namesDiscarded(n) || m.links > 0 && namesTeaser(n) {
 		return true
 	}
 	// trafilatura's backtracking link-density rule: a div of three
@@ -646,4 +646,66 @@ func elementChildren(n *html.Node) int {
 		}
 	}
 	return k
+}
+
+// trimTrailingLabels drops what ends an article without saying anything
+// of its own: trafilatura never lets an extract end on a heading or a
+// link (NOT_AT_THE_END), and a short line that ends without a full stop
+// ("Auch interessant", "Read next:") is the label of a box that
+// cleaning took away.
+func trimTrailingLabels(root *html.Node) {
+	for range 1 {
+		leaf := lastLeaf(root)
+		if leaf == nil || leaf == root || !isTrailingLabel(leaf) {
+			return
+		}
+		p := leaf.Parent
+		p.RemoveChild(leaf)
+		for p != root && p.Parent != nil && isBlank(p) {
+			gp := p.Parent
+			gp.RemoveChild(p)
+			p = gp
+		}
+	}
+}
+
+// lastLeaf is the last block under n that shows something.
+func lastLeaf(n *html.Node) *html.Node {
+	for c := n.LastChild; c != nil; c = c.PrevSibling {
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return n
+		}
+		if c.Type != html.ElementNode || isBlank(c) {
+			continue
+		}
+		if !hasBlockChild(c) {
+			return c
+		}
+		return lastLeaf(c)
+	}
+	return n
+}
+
+func isTrailingLabel(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Pre, atom.Table, atom.Img, atom.Picture, atom.Figure, atom.Li, atom.Ul, atom.Ol, atom.Dl, atom.Blockquote, atom.Hr:
+		return false
+	}
+	if hasImage(n) {
+		return false
+	}
+	if isHeading(n) {
+		return true
+	}
+	t := strings.TrimSpace(textOf(n))
+	letters := 0
+	for _, r := range t {
+		if !unicode.IsSpace(r) {
+			letters++
+		}
+	}
+	if letters == 0 || letters > 60 {
+		return false
+	}
+	return strings.HasSuffix(t, ":") || strings.HasSuffix(t, "?")
 }

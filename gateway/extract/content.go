@@ -44,6 +44,7 @@ func Main(doc *html.Node) *html.Node {
 	narrowToArticle(doc, root, p.contents, article)
 	if article {
 		cleanArticle(root)
+		trimTrailingLabels(root)
 	}
 	trimEdges(root, prose)
 	return root
@@ -290,7 +291,7 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	}
 	switch n.DataAtom {
 	case atom.Header, atom.Footer:
-		if !inContent {
+		if !inContent || n.DataAtom == atom.Footer && !inArticle(n) {
 			return true
 		}
 	case atom.Html, atom.Body, atom.Main, atom.Article:
@@ -301,6 +302,15 @@ func isFurniture(n *html.Node, inContent bool) bool {
 		return true
 	}
 	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
+}
+
+func inArticle(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Article {
+			return true
+		}
+	}
+	return false
 }
 
 // isLinkDense reports a menu: a column of links in a page laid out with
