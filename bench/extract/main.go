@@ -59,10 +59,10 @@ var (
 	trafDir     = flag.String("trafilatura", "", "trafilatura's tests folder, with evaldata.json, eval/ and cache/ (skipped when empty)")
 	n           = flag.Int("n", 3, "extractions of each page for the time per page")
 	verbose     = flag.Bool("v", false, "print each tuning page where hark's F1 is 0.05 or more below the best peer's")
-	noTitle     = flag.Bool("notitle", false, "score hark's text without the title line it puts first")
 	only        = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
 	dump        = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
 	pageScores  = flag.Bool("pages", false, "print hark's F1 on each tuning page (to compare two versions of a rule)")
+	leaks       = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and stop")
 	visible     = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
 )
 
@@ -71,11 +71,17 @@ type page struct {
 	score.Page
 	with, without []string
 	article       bool
+	// titled: the truth opens with the page's title (the committed
+	// truths). hark's text opens with it too; the peers return it in a
+	// field of its own, which is put first. Where the truth leaves the
+	// title out (Readability's output, trafilatura's snippets, which
+	// count the headline as not the body), hark's title line is left out.
+	titled bool
 }
 
 type extractor struct {
 	name string
-	run  func(pg score.Page) (markdown, text string)
+	run  func(pg score.Page) (markdown, text, title string)
 }
 
 var extractors = []extractor{
@@ -120,6 +126,10 @@ func main() {
 		run("Mozilla Readability test pages", readReadability(*readDir), false)
 	}
 	if *trafDir != "" {
+		if *leaks {
+			whereLeaks(readTrafilatura(*trafDir))
+			return
+		}
 		run("trafilatura evaluation set (snippets)", readTrafilatura(*trafDir), false)
 	}
 }
@@ -159,7 +169,7 @@ func run(title string, pages []page, structure bool) {
 		if *dump != "" {
 			for _, pg := range sel {
 				if pg.Name == *dump && part == "tuning" {
-					_, text := hark(pg.Page)
+					text := harkText(pg)
 					if pg.Truth == nil {
 						fmt.Println(text)
 						os.Exit(0)
@@ -209,7 +219,7 @@ func run(title string, pages []page, structure bool) {
 					errs[pg.Name] = append(errs[pg.Name], [2]int{res.fp, res.fn})
 				}
 				if *verbose && part == "tuning" && ex.name == "hark" && res.fp > 0 {
-					_, text := hark(pg.Page)
+					text := harkText(pg)
 					_, _, fp := score.Snippets(text, nil, pg.without)
 					for _, w := range pg.without {
 						if _, _, k := score.Snippets(text, nil, []string{w}); k > 0 {
@@ -219,7 +229,7 @@ func run(title string, pages []page, structure bool) {
 					_ = fp
 				}
 				if *verbose && part == "tuning" && ex.name == "hark" && res.fn > 0 {
-					_, text := hark(pg.Page)
+					text := harkText(pg)
 					for _, w := range pg.with {
 						if k, _, _ := score.Snippets(text, []string{w}, nil); k == 0 {
 							fmt.Printf("  missing: %s: %q\n", pg.Name, w)
@@ -270,9 +280,12 @@ func run(title string, pages []page, structure bool) {
 
 // measure runs one extractor on one page, scores it, and times it.
 func measure(ex extractor, pg page) result {
-	md, text := safeRun(ex, pg.Page)
-	if *noTitle && ex.name == "hark" {
+	md, text, title := safeRun(ex, pg.Page)
+	switch {
+	case ex.name == "hark" && !pg.titled:
 		text = withoutTitle(pg.Page, text)
+	case ex.name != "hark" && pg.titled && title != "":
+		text = title + "\n\n" + text
 	}
 	var res result
 	if pg.with != nil {
@@ -291,11 +304,11 @@ func measure(ex extractor, pg page) result {
 	return res
 }
 
-func safeRun(ex extractor, pg score.Page) (md, text string) {
+func safeRun(ex extractor, pg score.Page) (md, text, title string) {
 	defer func() {
 		if r := recover(); r != nil {
 			log.Printf("%s panicked on %s: %v", ex.name, pg.Name, r)
-			md, text = "", ""
+			md, text, title = "", "", ""
 		}
 	}()
 	return ex.run(pg)
@@ -350,6 +363,7 @@ func readTruthDir(dir string, articles bool) []page {
 		}
 		pages = append(pages, page{
 			Page:    score.Page{Name: name, URL: "http://docs.example/manual/html/" + name, HTML: body, Truth: truth},
+			titled:  true,
 			article: articles || strings.HasPrefix(name, "blog_") || strings.HasPrefix(name, "news_"),
 		})
 	}
@@ -423,18 +437,18 @@ func frac(c score.Count) string {
 	return fmt.Sprintf("%.2f", c.Value())
 }
 
-func hark(pg score.Page) (string, string) {
+func hark(pg score.Page) (md, text, title string) {
 	doc, err := html.Parse(bytes.NewReader(pg.HTML))
 	if err != nil {
-		return "", ""
+		return "", "", ""
 	}
 	base, _ := url.Parse(pg.URL)
-	title := extract.Title(doc)
-	d := extract.Render(extract.Main(doc), title, extract.Options{Base: base, Tables: true})
-	return d.Markdown(), d.Text()
+	t := extract.Title(doc)
+	d := extract.Render(extract.Main(doc), t, extract.Options{Base: base, Tables: true})
+	return d.Markdown(), d.Text(), ""
 }
 
-func trafila(pg score.Page) (string, string) {
+func trafila(pg score.Page) (md, text, title string) {
 	base, _ := url.Parse(pg.URL)
 	res, err := trafilatura.Extract(bytes.NewReader(pg.HTML), trafilatura.Options{
 		OriginalURL:     base,
@@ -444,17 +458,17 @@ func trafila(pg score.Page) (string, string) {
 		IncludeLinks:    true,
 	})
 	if err != nil || res == nil {
-		return "", ""
+		return "", "", ""
 	}
 	if !structureMarkdown {
-		return "", res.ContentText
+		return "", res.ContentText, res.Metadata.Title
 	}
 	conv := htmltomarkdown.NewConverter(htmltomarkdown.WithPlugins(mdbase.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin()))
-	md, err := conv.ConvertNode(res.ContentNode, htmltomarkdown.WithDomain(base.Scheme+"://"+base.Host))
+	out, err := conv.ConvertNode(res.ContentNode, htmltomarkdown.WithDomain(base.Scheme+"://"+base.Host))
 	if err != nil {
-		return res.ContentText, res.ContentText
+		return res.ContentText, res.ContentText, res.Metadata.Title
 	}
-	return string(md), res.ContentText
+	return string(out), res.ContentText, res.Metadata.Title
 }
 
 // structureMarkdown turns go-trafilatura's tree into markdown, as hark
@@ -462,11 +476,20 @@ func trafila(pg score.Page) (string, string) {
 // documentation set (its time there includes the conversion).
 var structureMarkdown bool
 
-func readab(pg score.Page) (string, string) {
+func readab(pg score.Page) (md, text, title string) {
 	base, _ := url.Parse(pg.URL)
 	art, err := readability.FromReader(bytes.NewReader(pg.HTML), base)
 	if err != nil || art.Node == nil {
-		return "", ""
+		return "", "", ""
 	}
-	return "", score.NodeText(art.Node)
+	return "", score.NodeText(art.Node), art.Title
+}
+
+// harkText is hark's text of pg as it is scored (see page.titled).
+func harkText(pg page) string {
+	_, text, _ := hark(pg.Page)
+	if !pg.titled {
+		text = withoutTitle(pg.Page, text)
+	}
+	return text
 }
