@@ -301,7 +301,24 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] || hasClass(n, "ttc") {
 		return true
 	}
-	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
+	return (isComments(n) || isPromo(n) && !holdsProse(n) || isSidebar(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
+}
+
+// isSidebar reports a column beside the page's content, named so
+// (trafilatura discards every block whose class or id says sidebar),
+// unless its name also says it holds the article, as Readability reads
+// such names (The Verge's "l-sidebar-fixed l-article-body-segment").
+func isSidebar(n *html.Node) bool {
+	if n.DataAtom == atom.Body || n.DataAtom == atom.Html ||
+		containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), maybeNames) {
+		return false
+	}
+	for _, w := range classWords(n) {
+		if w == "sidebar" {
+			return true
+		}
+	}
+	return false
 }
 
 func inArticle(n *html.Node) bool {
