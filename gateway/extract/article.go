@@ -650,22 +650,23 @@ func elementChildren(n *html.Node) int {
 
 // trimTrailingLabels drops what ends an article without saying anything
 // of its own: trafilatura never lets an extract end on a heading or a
-// link (NOT_AT_THE_END), and a short line that ends without a full stop
-// ("Auch interessant", "Read next:") is the label of a box that
-// cleaning took away.
+// link (NOT_AT_THE_END, here a short block that is all link), and a
+// short line that ends in a colon or a question mark ("Read next:",
+// "Schon gelesen?") is the label of a box that cleaning took away.
+//
+// Only the last one goes: the line before it is most often the article's
+// own (going on took a tuning page's last paragraphs).
 func trimTrailingLabels(root *html.Node) {
-	for range 1 {
-		leaf := lastLeaf(root)
-		if leaf == nil || leaf == root || !isTrailingLabel(leaf) {
-			return
-		}
-		p := leaf.Parent
-		p.RemoveChild(leaf)
-		for p != root && p.Parent != nil && isBlank(p) {
-			gp := p.Parent
-			gp.RemoveChild(p)
-			p = gp
-		}
+	leaf := lastLeaf(root)
+	if leaf == nil || leaf == root || !isTrailingLabel(leaf) {
+		return
+	}
+	p := leaf.Parent
+	p.RemoveChild(leaf)
+	for p != root && p.Parent != nil && isBlank(p) {
+		gp := p.Parent
+		gp.RemoveChild(p)
+		p = gp
 	}
 }
 
@@ -695,6 +696,9 @@ func isTrailingLabel(n *html.Node) bool {
 		return false
 	}
 	if isHeading(n) {
+		return true
+	}
+	if links, all := linkText(n); all > 0 && all < 100 && links*10 >= all*9 {
 		return true
 	}
 	t := strings.TrimSpace(textOf(n))

@@ -3,6 +3,9 @@ package extract
 import (
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // TestArticlePrecisionRules checks trafilatura's rules as hark applies
@@ -42,5 +45,47 @@ func TestArticlePrecisionRules(t *testing.T) {
 	_, text = extract(t, manual, Options{})
 	if !strings.Contains(text, "See also: Chapter 2") {
 		t.Errorf("manual lost its pointer:\n%s", text)
+	}
+}
+
+// TestArticleEndsOnItsOwnText checks that an article does not end on the
+// label of a box cleaning took away, nor on a lone link, while a closing
+// sentence and a page's own last heading-led section stay.
+func TestArticleEndsOnItsOwnText(t *testing.T) {
+	story := "<p>" + strings.Repeat("The ferry to the island runs twice a day, and in summer, when the tourists come, four times. ", 4) + "</p>"
+	for _, tc := range []struct{ end, gone string }{
+		{`<p><strong>Schon gelesen?</strong></p><ul class="related"><li><a href="/a">Bridge opens</a></li><li><a href="/b">Port closes</a></li></ul>`, "Schon gelesen"},
+		{`<p><a href="/next">Ferry prices for 2024</a></p>`, "Ferry prices"},
+		{`<h3>More from the coast</h3>`, "More from the coast"},
+	} {
+		page := `<html><head><title>Ferry</title><meta property="og:type" content="article"></head><body><article><h1>Ferry</h1>` +
+			story + `<p>Tickets cost four euros.</p>` + tc.end + `</article></body></html>`
+		_, text := extract(t, page, Options{})
+		if strings.Contains(text, tc.gone) || !strings.HasSuffix(text, "Tickets cost four euros.") {
+			t.Errorf("article ending %q:\n%s", tc.end, text)
+		}
+	}
+}
+
+// TestSidebarIsFurniture: a column named sidebar is furniture on any
+// page (a Drupal node's second column of teasers, which no article signal
+// marks), but not when its name says it holds the article.
+func TestSidebarIsFurniture(t *testing.T) {
+	prose := "<p>" + strings.Repeat("We visit universities, colleges and schools to talk about open licences. ", 3) + "</p>"
+	for class, want := range map[string]bool{
+		"region region-sidebar-second":           true,
+		"sidebar-wrapper":                        true,
+		"l-sidebar-fixed l-article-body-segment": false,
+		"sidebar_content":                        false,
+		"sidebarred":                             false,
+	} {
+		doc, err := html.Parse(strings.NewReader(`<html><body><div class="` + class + `">` + prose + `</div></body></html>`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		div := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Div })
+		if got := isFurniture(div, false); got != want {
+			t.Errorf("isFurniture(div.%s) = %v, want %v", class, got, want)
+		}
 	}
 }
