@@ -253,6 +253,20 @@ func run(title string, pages []page, structure bool) {
 			}
 		}
 		fmt.Println()
+		if os.Getenv("H4_HIST") != "" && part == "held-out" {
+			var d []string
+			for _, pg := range sel {
+				fs := perPage[pg.Name]
+				if len(fs) >= 2 && sel[0].with == nil {
+					d = append(d, fmt.Sprintf("%+.3f", fs[0]-fs[1]))
+				}
+				if e := errs[pg.Name]; len(e) >= 2 {
+					d = append(d, fmt.Sprintf("fp%d/%d fn%d/%d", e[0][0], e[1][0], e[0][1], e[1][1]))
+				}
+			}
+			sort.Strings(d)
+			fmt.Println("HIST", d)
+		}
 		if *verbose && part == "tuning" && sel[0].with != nil {
 			for _, pg := range sel {
 				e := errs[pg.Name]

@@ -552,7 +552,7 @@ func isUnlikely(n *html.Node) bool {
 // widgets, paywall prompts, embedded posts (a quoted tweet, a linked
 // post's card) and recirculation ("more-stories", "most-popular").
 var discardNames = []string{"author", "rating", "paywall", "paid-content", "paidcontent", "embed",
-	"-stories", "most-popular", "syndication", "viral"}
+	"-stories", "most-popular", "syndication", "viral", "disclosure", "disclaimer"}
 
 func namesDiscarded(n *html.Node) bool {
 	return containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), discardNames)
