@@ -407,8 +407,18 @@ func cleanArticle(root *html.Node) {
 func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
+	case atom.Time:
+		// A date set as a block of its own, not inside a sentence.
+		switch n.Parent.DataAtom {
+		case atom.Div, atom.Section, atom.Article, atom.Header, atom.Main:
+			return true
+		}
+		return false
 	case atom.P, atom.Span, atom.Blockquote, atom.Li, atom.Small:
 		m := memo[n]
+		if isDateline(n, memo) {
+			return true
+		}
 		if isPictureCredit(n) {
 			return true
 		}
@@ -425,6 +435,9 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	m := memo[n]
 	if m.all*2 > total.all {
 		return false // half the article is the article
+	}
+	if isDateline(n, memo) {
+		return true
 	}
 	if n.DataAtom == atom.Footer || namesDiscarded(n) || m.links > 0 && namesTeaser(n) {
 		return true
@@ -712,4 +725,12 @@ func isTrailingLabel(n *html.Node) bool {
 		return false
 	}
 	return strings.HasSuffix(t, ":") || strings.HasSuffix(t, "?")
+}
+
+// isDateline reports a block that is a date and little else: four fifths
+// of its text is a <time> element ("12.12.2022, 08:30 Uhr"). A date
+// inside a sentence is part of the sentence and stays.
+func isDateline(n *html.Node, memo map[*html.Node]metrics) bool {
+	t := findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Time })
+	return t != nil && memo[t].all*5 >= memo[n].all*4
 }

@@ -17,7 +17,8 @@ func TestArticlePrecisionRules(t *testing.T) {
 		para("Librarians said the change needs four more staff, and the budget, which the council also passed, pays for them.")
 	page := `<html><head><title>Library opens on Sundays</title><meta property="og:type" content="article"></head><body>
 <div class="layout"><div class="story-body"><h1>Library opens on Sundays</h1>
-<p class="article-teaser">Readers asked for a year; the council said yes.</p>` + story + `
+<p class="article-teaser">Readers asked for a year; the council said yes.</p><p><time datetime="2011-05-23">23 May 2011</time></p>` + story + `
+<p>The library first opened on a <time>Sunday</time> in June, to a queue of readers that went round the block.</p><time>24 May 2011</time>
 <p><strong>Read more:</strong> <a href="/pool">Pool closes for repairs in May</a></p>
 <p>Source files: <a href="/a.js">a.js</a>, <a href="/b.js">b.js</a></p>
 <figure><img src="/room.jpg"><figcaption>The new reading room <span class="image-credit">Photo: J. Smith</span></figcaption></figure>
@@ -29,12 +30,12 @@ func TestArticlePrecisionRules(t *testing.T) {
 <h2>More stories</h2><p> </p>
 </div></div></body></html>`
 	_, text := extract(t, page, Options{})
-	for _, w := range []string{"The council voted", "Readers asked for a year", "Source files: a.js, b.js", "The new reading room"} {
+	for _, w := range []string{"The council voted", "Readers asked for a year", "Source files: a.js, b.js", "The new reading room", "opened on a Sunday in June"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("article lost %q:\n%s", w, text)
 		}
 	}
-	for _, w := range []string{"Pool closes", "J. Smith", "Was this article useful", "Bus line", "Permalink", "food blogger", "More stories"} {
+	for _, w := range []string{"Pool closes", "J. Smith", "Was this article useful", "Bus line", "Permalink", "food blogger", "More stories", "May 2011"} {
 		if strings.Contains(text, w) {
 			t.Errorf("article kept %q:\n%s", w, text)
 		}
