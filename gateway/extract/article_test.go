@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,9 +85,28 @@ func TestSidebarIsFurniture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		div := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Div })
-		if got := isFurniture(div, false); got != want {
-			t.Errorf("isFurniture(div.%s) = %v, want %v", class, got, want)
+		p := &pruner{}
+		p.prune(doc, false)
+		p.detach()
+		if got := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Div }) == nil; got != want {
+			t.Errorf("div.%s left out: %v, want %v", class, got, want)
 		}
+	}
+}
+
+// TestArticleInBlockNamedSidebar: when a block set aside by its name
+// alone held the article (La Nación wraps its article and its links to
+// other stories in "lay-sidebar"), the article is read again with it, as
+// Readability tries again without its unlikely names.
+func TestArticleInBlockNamedSidebar(t *testing.T) {
+	var links strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&links, `<li><a href="/s%d">Another story about the senate and its committees, number %d</a></li>`, i, i)
+	}
+	page := `<html><head><title>Senate</title><meta property="og:type" content="article"></head><body><main><h1>Senate</h1>
+<div class="lay-sidebar"><p>` + strings.Repeat("The senate committee met on Tuesday to debate the bill on vaccines, which the lower house passed. ", 8) + `</p>
+<ul>` + links.String() + `</ul></div></main></body></html>`
+	if _, text := extract(t, page, Options{}); !strings.Contains(text, "The senate committee met") {
+		t.Errorf("article lost with its wrapper:\n%s", text)
 	}
 }
