@@ -63,6 +63,7 @@ var (
 	dump        = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
 	pageScores  = flag.Bool("pages", false, "print hark's F1 on each tuning page (to compare two versions of a rule)")
 	leaks       = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and stop")
+	gaps        = flag.Bool("gaps", false, "print how hark's held-out results differ from go-trafilatura's page by page, sorted and without page names: whether a gap is one page or many, without looking at the pages")
 	visible     = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
 )
 
@@ -253,19 +254,8 @@ func run(title string, pages []page, structure bool) {
 			}
 		}
 		fmt.Println()
-		if os.Getenv("H4_HIST") != "" && part == "held-out" {
-			var d []string
-			for _, pg := range sel {
-				fs := perPage[pg.Name]
-				if len(fs) >= 2 && sel[0].with == nil {
-					d = append(d, fmt.Sprintf("%+.3f", fs[0]-fs[1]))
-				}
-				if e := errs[pg.Name]; len(e) >= 2 {
-					d = append(d, fmt.Sprintf("fp%d/%d fn%d/%d", e[0][0], e[1][0], e[0][1], e[1][1]))
-				}
-			}
-			sort.Strings(d)
-			fmt.Println("HIST", d)
+		if *gaps && part == "held-out" {
+			printGaps(sel, perPage, errs)
 		}
 		if *verbose && part == "tuning" && sel[0].with != nil {
 			for _, pg := range sel {
@@ -506,4 +496,32 @@ func harkText(pg page) string {
 		text = withoutTitle(pg.Page, text)
 	}
 	return text
+}
+
+// printGaps prints, for a held-out part, hark's F1 minus go-trafilatura's
+// on each page (bodies), or how many more boilerplate snippets hark keeps
+// and how many fewer body snippets it finds (snippets), sorted and
+// without the pages' names.
+func printGaps(sel []page, perPage map[string][]float64, errs map[string][][2]int) {
+	var d []float64
+	for _, pg := range sel {
+		if e := errs[pg.Name]; len(e) >= 2 {
+			d = append(d, float64(e[0][0]-e[1][0]), float64(e[0][1]-e[1][1]))
+			continue
+		}
+		if fs := perPage[pg.Name]; len(fs) >= 2 {
+			d = append(d, fs[0]-fs[1])
+		}
+	}
+	if sel[0].with != nil {
+		fp, fn := map[int]int{}, map[int]int{}
+		for i := 0; i+1 < len(d); i += 2 {
+			fp[int(d[i])]++
+			fn[int(d[i+1])]++
+		}
+		fmt.Printf("Gaps, pages by boilerplate snippets hark keeps beyond go-trafilatura: %v; by body snippets it misses beyond it: %v\n\n", fp, fn)
+		return
+	}
+	sort.Float64s(d)
+	fmt.Printf("Gaps, hark's F1 minus go-trafilatura's by page: %.3f\n\n", d)
 }
