@@ -110,3 +110,17 @@ func TestArticleInBlockNamedSidebar(t *testing.T) {
 		t.Errorf("article lost with its wrapper:\n%s", text)
 	}
 }
+
+// TestHeaderLeftOpen: a page whose <header role="banner"> is never closed
+// holds the whole page, <main> too; the header's navigation goes, the
+// article stays.
+func TestHeaderLeftOpen(t *testing.T) {
+	page := `<html><head><title>Singer</title><meta property="og:type" content="article"></head><body>
+<header class="header" role="banner"><nav><a href="/">Home</a> <a href="/news">News</a></nav>
+<main><article><h1>Singer asks for his name</h1><p>` + strings.Repeat("The singer asked the registry on Thursday for the sole right to use his stage name. ", 4) + `</p></article></main>
+</body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "The singer asked the registry") || strings.Contains(text, "Home") {
+		t.Errorf("page inside an open header:\n%s", text)
+	}
+}

@@ -315,14 +315,14 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	}
 	switch n.DataAtom {
 	case atom.Header, atom.Footer:
-		if !inContent || n.DataAtom == atom.Footer && !inArticle(n) {
+		if (!inContent || n.DataAtom == atom.Footer && !inArticle(n)) && !holdsMain(n) {
 			return true
 		}
 	case atom.Html, atom.Body, atom.Main, atom.Article:
 		return false
 	}
 	// Doxygen's tooltips (div.ttc) are hidden by its stylesheet.
-	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] || hasClass(n, "ttc") {
+	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] && !holdsMain(n) || hasClass(n, "ttc") {
 		return true
 	}
 	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
@@ -343,6 +343,15 @@ func isSidebar(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// holdsMain reports a header, a footer or a banner that holds the page's
+// <main> or an <article>: a tag left open (diaadia.com.pa's whole page is
+// in its <header role=banner>), not furniture.
+func holdsMain(n *html.Node) bool {
+	return findFirst(n, func(c *html.Node) bool {
+		return c.DataAtom == atom.Main || c.DataAtom == atom.Article || strings.EqualFold(attr(c, "role"), "main")
+	}) != nil
 }
 
 func inArticle(n *html.Node) bool {
