@@ -512,7 +512,9 @@ func namesBoilerplate(n *html.Node) bool {
 		return r == ' ' || r == '-' || r == '_' || r == '\t'
 	}) {
 		for _, neg := range negativeNames {
-			if strings.HasPrefix(w, strings.Trim(neg, "-")) {
+			// "com-" names a word of its own, not every word it opens
+			// ("component article-body-text" holds The Telegraph's text).
+			if name := strings.Trim(neg, "-"); name != neg && w == name || name == neg && strings.HasPrefix(w, name) {
 				return true
 			}
 		}

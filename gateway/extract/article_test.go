@@ -19,6 +19,7 @@ func TestArticlePrecisionRules(t *testing.T) {
 	page := `<html><head><title>Library opens on Sundays</title><meta property="og:type" content="article"></head><body>
 <div class="layout"><div class="story-body"><h1>Library opens on Sundays</h1>
 <p class="article-teaser">Readers asked for a year; the council said yes.</p><p><time datetime="2011-05-23">23 May 2011</time></p>` + story + `
+<div class="component article-body-text"><p>The mayor opened the doors at nine on the first Sunday.</p></div>
 <p>The library first opened on a <time>Sunday</time> in June, to a queue of readers that went round the block.</p><time>24 May 2011</time>
 <p><strong>Read more:</strong> <a href="/pool">Pool closes for repairs in May</a></p>
 <p>Source files: <a href="/a.js">a.js</a>, <a href="/b.js">b.js</a></p>
@@ -31,7 +32,7 @@ func TestArticlePrecisionRules(t *testing.T) {
 <h2>More stories</h2><p> </p>
 </div></div></body></html>`
 	_, text := extract(t, page, Options{})
-	for _, w := range []string{"The council voted", "Readers asked for a year", "Source files: a.js, b.js", "The new reading room", "opened on a Sunday in June"} {
+	for _, w := range []string{"The council voted", "Readers asked for a year", "Source files: a.js, b.js", "The new reading room", "opened on a Sunday in June", "The mayor opened the doors"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("article lost %q:\n%s", w, text)
 		}
