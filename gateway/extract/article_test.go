@@ -125,3 +125,17 @@ func TestHeaderLeftOpen(t *testing.T) {
 		t.Errorf("page inside an open header:\n%s", text)
 	}
 }
+
+// TestHiddenByClass: blocks a stylesheet hides by the conventional class
+// names (Bootstrap's hidden and d-none, WordPress's screen-reader-text)
+// are not read; a class that only contains the word is.
+func TestHiddenByClass(t *testing.T) {
+	story := "<p>" + strings.Repeat("The harbour reopened on Monday after the storm, and the ferries run again. ", 4) + "</p>"
+	page := `<html><head><title>Harbour</title></head><body><main><h1>Harbour</h1>` + story + `
+<div class="infobox hidden">Weitere Informationen zum Hafen</div><span class="screen-reader-text">Posted on</span>
+<p class="hiddenGem">The fish market opens at six.</p></main></body></html>`
+	_, text := extract(t, page, Options{})
+	if strings.Contains(text, "Weitere Informationen") || strings.Contains(text, "Posted on") || !strings.Contains(text, "fish market") {
+		t.Errorf("hidden blocks:\n%s", text)
+	}
+}

@@ -614,6 +614,15 @@ func isHidden(n *html.Node) bool {
 		switch strings.ToLower(a.Key) {
 		case "hidden":
 			return true
+		case "class":
+			// Class names that hide a block by convention (trafilatura
+			// discards "hidden" and "hide-" classes too).
+			for _, w := range strings.Fields(strings.ToLower(a.Val)) {
+				switch w {
+				case "hidden", "hide", "d-none", "sr-only", "visually-hidden", "screen-reader-text":
+					return true
+				}
+			}
 		case "aria-hidden":
 			if strings.EqualFold(a.Val, "true") {
 				return true
