@@ -39,6 +39,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	mdbase "github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
@@ -47,6 +48,7 @@ import (
 	readability "github.com/go-shiori/go-readability"
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
 
 	"hark/gateway/extract"
 	"hark/gateway/extract/score"
@@ -442,7 +444,7 @@ func frac(c score.Count) string {
 }
 
 func hark(pg score.Page) (md, text, title string) {
-	doc, err := html.Parse(bytes.NewReader(pg.HTML))
+	doc, err := html.Parse(bytes.NewReader(toUTF8(pg.HTML)))
 	if err != nil {
 		return "", "", ""
 	}
@@ -524,4 +526,24 @@ func printGaps(sel []page, perPage map[string][]float64, errs map[string][][2]in
 	}
 	sort.Float64s(d)
 	fmt.Printf("Gaps, hark's F1 minus go-trafilatura's by page: %.3f\n\n", d)
+}
+
+// toUTF8 decodes a page in another charset (a BOM or a <meta charset>)
+// as gateway/web does before hark extracts it; go-trafilatura decodes
+// its input itself. The pages are files without a Content-Type, and a
+// page whose first kilobyte names no charset would be guessed as
+// windows-1252: a page that is valid UTF-8 is read as UTF-8.
+func toUTF8(body []byte) []byte {
+	if utf8.Valid(body) {
+		return body
+	}
+	enc, name, _ := charset.DetermineEncoding(body, "")
+	if name == "utf-8" || enc == nil {
+		return body
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return body
+	}
+	return out
 }
