@@ -4,7 +4,7 @@
 // per page. One table per dataset, each split into a tuning part and a
 // held-out part (see heldOut).
 //
-//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v]
+//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v] [-gaps]
 //
 // Datasets:
 //
@@ -20,6 +20,15 @@
 //     in DIR/eval and DIR/cache), scored as trafilatura scores it: snippets
 //     that must be in the text and snippets that must not (score.Snippets),
 //     precision and recall over all snippets.
+//
+// Each extractor is scored against what its truth holds: the committed
+// truths open with the page's title, which hark's text does and the
+// peers return apart (it is put first); the public sets' truths leave it
+// out, and so hark's title line is left out there (see page.titled).
+// hark reads each page decoded to UTF-8, as gateway/web hands it over.
+//
+// -pages, -dump and -leaks look at tuning pages only; -gaps prints the
+// held-out parts' differences page by page, without names.
 //
 // The public sets are read from disk and never committed with hark.
 // go-trafilatura and go-readability are measuring peers only: this module
