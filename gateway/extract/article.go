@@ -231,8 +231,10 @@ func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, floa
 // beside its code listing, a section beside the one that scored best.
 //
 // On a page that says it is an article, a sibling stays only when it
-// reads as part of it (isArticleSibling), as Readability keeps them.
-func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool) {
+// reads as part of it (isArticleSibling), as Readability keeps them, and
+// of several stories the one under the page's title is the article
+// (titledArticle; title is nil on other pages).
+func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, title *html.Node) {
 	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
 	if body == nil {
 		body = doc
@@ -240,6 +242,7 @@ func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool) 
 	memo := map[*html.Node]metrics{}
 	measureTree(body, memo)
 	art, share, scores := articleRoot(body, memo)
+	art = titledArticle(art, title, scores)
 	if art == nil || art == root || !contains(root, art) || share < 0.3 {
 		return
 	}
@@ -739,4 +742,25 @@ func isTrailingLabel(n *html.Node) bool {
 func isDateline(n *html.Node, memo map[*html.Node]metrics) bool {
 	t := findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Time })
 	return t != nil && memo[t].all*5 >= memo[n].all*4
+}
+
+// titledArticle picks, on a page that holds several articles one after
+// another (a news site's endless scroll), the one under the page's own
+// title heading when the best-scoring container is another: a container
+// that holds the title and not the best, scoring at least a third of it.
+func titledArticle(art, title *html.Node, scores map[*html.Node]float64) *html.Node {
+	if art == nil || title == nil || contains(art, title) {
+		return art
+	}
+	var best *html.Node
+	for n := title.Parent; n != nil; n = n.Parent {
+		s, ok := scores[n]
+		if ok && !contains(n, art) && s >= scores[art]/3 && (best == nil || s > scores[best]) {
+			best = n
+		}
+	}
+	if best == nil {
+		return art
+	}
+	return best
 }

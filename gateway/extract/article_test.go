@@ -139,3 +139,33 @@ func TestHiddenByClass(t *testing.T) {
 		t.Errorf("hidden blocks:\n%s", text)
 	}
 }
+
+// TestTitledArticleOfSeveral: on a news page that runs several stories
+// one after another (an endless scroll), the story under the page's
+// title heading is the article, not the best-scoring one, unless it
+// scores under a third of it.
+func TestTitledArticleOfSeveral(t *testing.T) {
+	doc, err := html.Parse(strings.NewReader(`<html><body><main><article id="a"><h1>Cars blessed</h1><p>One.</p></article>` +
+		`<article id="b"><h1>Floods</h1><p>Two.</p></article></main></body></html>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := func(id string) *html.Node {
+		return findFirst(doc, func(n *html.Node) bool { return attr(n, "id") == id })
+	}
+	a, b := byID("a"), byID("b")
+	title := findFirst(a, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
+	main := a.Parent
+	for _, tc := range []struct {
+		sa, sb float64
+		want   *html.Node
+	}{{40, 60, a}, {10, 60, b}} {
+		scores := map[*html.Node]float64{a: tc.sa, b: tc.sb, main: tc.sa + tc.sb}
+		if got := titledArticle(b, title, scores); got != tc.want {
+			t.Errorf("scores %v/%v: got #%s, want #%s", tc.sa, tc.sb, attr(got, "id"), attr(tc.want, "id"))
+		}
+	}
+	if got := titledArticle(a, title, map[*html.Node]float64{a: 1, b: 60}); got != a {
+		t.Errorf("the titled article itself: got #%s", attr(got, "id"))
+	}
+}

@@ -32,6 +32,10 @@ import (
 // again with such blocks kept.
 func Main(doc *html.Node) *html.Node {
 	article := isArticlePage(doc)
+	var title *html.Node
+	if article {
+		title = Title(doc)
+	}
 	p := &pruner{article: article}
 	p.prune(doc, false)
 	p.detach()
@@ -54,7 +58,7 @@ func Main(doc *html.Node) *html.Node {
 		again.detach()
 		root, prose = pick(doc, again.contents)
 	}
-	narrowToArticle(doc, root, p.contents, article)
+	narrowToArticle(doc, root, p.contents, article, title)
 	if article {
 		cleanArticle(root)
 		trimTrailingLabels(root)
