@@ -389,12 +389,31 @@ func namesArticleType(s string) bool {
 func cleanArticle(root *html.Node) {
 	memo := map[*html.Node]metrics{}
 	total := measureTree(root, memo)
+	// Names that mark most of the article mark nothing: a page builder
+	// that calls every block "elementor-widget" names its layout, not
+	// boilerplate.
+	named := 0
+	var count func(*html.Node)
+	count = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if classWeight(c) < 0 {
+				named += memo[c].all
+			} else {
+				count(c)
+			}
+		}
+	}
+	count(root)
+	namesTell := named*2 < total.all
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if isArticleClutter(c, memo, total) {
+				if isArticleClutter(c, memo, total, namesTell) {
 					n.RemoveChild(c)
 				} else {
 					walk(c)
@@ -407,7 +426,7 @@ func cleanArticle(root *html.Node) {
 	walk(root)
 }
 
-func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) bool {
+func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics, namesTell bool) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
 	case atom.Time:
@@ -452,12 +471,12 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 		return true
 	}
 	weight := classWeight(n)
-	if weight < 0 {
+	if weight < 0 && namesTell {
 		return true
 	}
 	// "article__meta", "entry-tags": a short box named for boilerplate
 	// goes even when its name also says article.
-	if m.all < 300 && namesBoilerplate(n) {
+	if m.all < 300 && namesBoilerplate(n) && namesTell {
 		return true
 	}
 	if m.commas >= 10 {

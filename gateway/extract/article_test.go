@@ -169,3 +169,30 @@ func TestTitledArticleOfSeveral(t *testing.T) {
 		t.Errorf("the titled article itself: got #%s", attr(got, "id"))
 	}
 }
+
+// TestNamesThatMarkEverything: a page builder that names every block of
+// the article for boilerplate ("elementor-widget-wrap") names its layout;
+// the article's text stays, while a box so named beside plain paragraphs
+// goes.
+func TestNamesThatMarkEverything(t *testing.T) {
+	block := func(s string) string {
+		return `<div class="elementor-widget-wrap"><div class="elementor-widget-container"><p>` + s + `</p></div></div>`
+	}
+	page := `<html><head><title>About us</title><meta property="og:type" content="article"></head><body><article><h1>About us</h1>` +
+		block("We are a network of young researchers, founded in 2015, who write on politics and society.") +
+		block("Our hub brought thirty members together last year, in Berlin, for a week of workshops.") +
+		block("The book project, our largest, collects essays by members from twelve countries.") +
+		`</article></body></html>`
+	_, text := extract(t, page, Options{})
+	for _, w := range []string{"network of young researchers", "thirty members", "The book project"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("lost %q:\n%s", w, text)
+		}
+	}
+	plain := `<html><head><title>About us</title><meta property="og:type" content="article"></head><body><article><h1>About us</h1>` +
+		"<p>" + strings.Repeat("We are a network of young researchers, founded in 2015, who write on politics and society. ", 4) + "</p>" +
+		block("Follow us, and share this page with your friends and colleagues.") + `</article></body></html>`
+	if _, text := extract(t, plain, Options{}); strings.Contains(text, "Follow us") {
+		t.Errorf("kept a widget box beside the article:\n%s", text)
+	}
+}
