@@ -589,11 +589,11 @@ func isUnlikely(n *html.Node) bool {
 // widgets, paywall prompts, embedded posts (a quoted tweet, a linked
 // post's card), recirculation ("more-stories", "most-popular"), boxes
 // marked by an icon ("-icon": "Good to know: see the page …") and the
-// Daily Mail's fact boxes; and, beside trafilatura's, affiliate boxes,
+// Daily Mail's fact boxes; and, beside trafilatura's, licence notes, affiliate boxes,
 // disclosures and disclaimers. (Its "noprint" was measured too: it is
 // Wikipedia's class for hatnotes, which Readability keeps.)
 var discardNames = []string{"author", "rating", "paywall", "paid-content", "paidcontent", "embed",
-	"-stories", "most-popular", "syndication", "viral", "disclosure", "disclaimer", "affiliate", "-icon", "mol-factbox"}
+	"-stories", "most-popular", "syndication", "viral", "disclosure", "disclaimer", "affiliate", "licence", "license", "-icon", "mol-factbox"}
 
 func namesDiscarded(n *html.Node) bool {
 	return containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), discardNames)
