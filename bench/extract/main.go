@@ -4,7 +4,7 @@
 // per page. One table per dataset, each split into a tuning part and a
 // held-out part (see heldOut).
 //
-//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v]
+//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v] [-gaps]
 //
 // Datasets:
 //
@@ -20,6 +20,15 @@
 //     in DIR/eval and DIR/cache), scored as trafilatura scores it: snippets
 //     that must be in the text and snippets that must not (score.Snippets),
 //     precision and recall over all snippets.
+//
+// Each extractor is scored against what its truth holds: the committed
+// truths open with the page's title, which hark's text does and the
+// peers return apart (it is put first); the public sets' truths leave it
+// out, and so hark's title line is left out there (see page.titled).
+// hark reads each page decoded to UTF-8, as gateway/web hands it over.
+//
+// -pages, -dump and -leaks look at tuning pages only; -gaps prints the
+// held-out parts' differences page by page, without names.
 //
 // The public sets are read from disk and never committed with hark.
 // go-trafilatura and go-readability are measuring peers only: this module
@@ -39,6 +48,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	mdbase "github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
@@ -47,6 +57,7 @@ import (
 	readability "github.com/go-shiori/go-readability"
 	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
 
 	"hark/gateway/extract"
 	"hark/gateway/extract/score"
@@ -59,10 +70,11 @@ var (
 	trafDir     = flag.String("trafilatura", "", "trafilatura's tests folder, with evaldata.json, eval/ and cache/ (skipped when empty)")
 	n           = flag.Int("n", 3, "extractions of each page for the time per page")
 	verbose     = flag.Bool("v", false, "print each tuning page where hark's F1 is 0.05 or more below the best peer's")
-	noTitle     = flag.Bool("notitle", false, "score hark's text without the title line it puts first")
 	only        = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
 	dump        = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
 	pageScores  = flag.Bool("pages", false, "print hark's F1 on each tuning page (to compare two versions of a rule)")
+	leaks       = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and stop")
+	gaps        = flag.Bool("gaps", false, "print how hark's held-out results differ from go-trafilatura's page by page, sorted and without page names: whether a gap is one page or many, without looking at the pages")
 	visible     = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
 )
 
@@ -71,11 +83,17 @@ type page struct {
 	score.Page
 	with, without []string
 	article       bool
+	// titled: the truth opens with the page's title (the committed
+	// truths). hark's text opens with it too; the peers return it in a
+	// field of its own, which is put first. Where the truth leaves the
+	// title out (Readability's output, trafilatura's snippets, which
+	// count the headline as not the body), hark's title line is left out.
+	titled bool
 }
 
 type extractor struct {
 	name string
-	run  func(pg score.Page) (markdown, text string)
+	run  func(pg score.Page) (markdown, text, title string)
 }
 
 var extractors = []extractor{
@@ -120,6 +138,10 @@ func main() {
 		run("Mozilla Readability test pages", readReadability(*readDir), false)
 	}
 	if *trafDir != "" {
+		if *leaks {
+			whereLeaks(readTrafilatura(*trafDir))
+			return
+		}
 		run("trafilatura evaluation set (snippets)", readTrafilatura(*trafDir), false)
 	}
 }
@@ -159,7 +181,7 @@ func run(title string, pages []page, structure bool) {
 		if *dump != "" {
 			for _, pg := range sel {
 				if pg.Name == *dump && part == "tuning" {
-					_, text := hark(pg.Page)
+					text := harkText(pg)
 					if pg.Truth == nil {
 						fmt.Println(text)
 						os.Exit(0)
@@ -209,7 +231,7 @@ func run(title string, pages []page, structure bool) {
 					errs[pg.Name] = append(errs[pg.Name], [2]int{res.fp, res.fn})
 				}
 				if *verbose && part == "tuning" && ex.name == "hark" && res.fp > 0 {
-					_, text := hark(pg.Page)
+					text := harkText(pg)
 					_, _, fp := score.Snippets(text, nil, pg.without)
 					for _, w := range pg.without {
 						if _, _, k := score.Snippets(text, nil, []string{w}); k > 0 {
@@ -219,7 +241,7 @@ func run(title string, pages []page, structure bool) {
 					_ = fp
 				}
 				if *verbose && part == "tuning" && ex.name == "hark" && res.fn > 0 {
-					_, text := hark(pg.Page)
+					text := harkText(pg)
 					for _, w := range pg.with {
 						if k, _, _ := score.Snippets(text, []string{w}, nil); k == 0 {
 							fmt.Printf("  missing: %s: %q\n", pg.Name, w)
@@ -243,6 +265,9 @@ func run(title string, pages []page, structure bool) {
 			}
 		}
 		fmt.Println()
+		if *gaps && part == "held-out" {
+			printGaps(sel, perPage, errs)
+		}
 		if *verbose && part == "tuning" && sel[0].with != nil {
 			for _, pg := range sel {
 				e := errs[pg.Name]
@@ -270,9 +295,12 @@ func run(title string, pages []page, structure bool) {
 
 // measure runs one extractor on one page, scores it, and times it.
 func measure(ex extractor, pg page) result {
-	md, text := safeRun(ex, pg.Page)
-	if *noTitle && ex.name == "hark" {
+	md, text, title := safeRun(ex, pg.Page)
+	switch {
+	case ex.name == "hark" && !pg.titled:
 		text = withoutTitle(pg.Page, text)
+	case ex.name != "hark" && pg.titled && title != "":
+		text = title + "\n\n" + text
 	}
 	var res result
 	if pg.with != nil {
@@ -291,11 +319,11 @@ func measure(ex extractor, pg page) result {
 	return res
 }
 
-func safeRun(ex extractor, pg score.Page) (md, text string) {
+func safeRun(ex extractor, pg score.Page) (md, text, title string) {
 	defer func() {
 		if r := recover(); r != nil {
 			log.Printf("%s panicked on %s: %v", ex.name, pg.Name, r)
-			md, text = "", ""
+			md, text, title = "", "", ""
 		}
 	}()
 	return ex.run(pg)
@@ -350,6 +378,7 @@ func readTruthDir(dir string, articles bool) []page {
 		}
 		pages = append(pages, page{
 			Page:    score.Page{Name: name, URL: "http://docs.example/manual/html/" + name, HTML: body, Truth: truth},
+			titled:  true,
 			article: articles || strings.HasPrefix(name, "blog_") || strings.HasPrefix(name, "news_"),
 		})
 	}
@@ -423,18 +452,18 @@ func frac(c score.Count) string {
 	return fmt.Sprintf("%.2f", c.Value())
 }
 
-func hark(pg score.Page) (string, string) {
-	doc, err := html.Parse(bytes.NewReader(pg.HTML))
+func hark(pg score.Page) (md, text, title string) {
+	doc, err := html.Parse(bytes.NewReader(toUTF8(pg.HTML)))
 	if err != nil {
-		return "", ""
+		return "", "", ""
 	}
 	base, _ := url.Parse(pg.URL)
-	title := extract.Title(doc)
-	d := extract.Render(extract.Main(doc), title, extract.Options{Base: base, Tables: true})
-	return d.Markdown(), d.Text()
+	t := extract.Title(doc)
+	d := extract.Render(extract.Main(doc), t, extract.Options{Base: base, Tables: true})
+	return d.Markdown(), d.Text(), ""
 }
 
-func trafila(pg score.Page) (string, string) {
+func trafila(pg score.Page) (md, text, title string) {
 	base, _ := url.Parse(pg.URL)
 	res, err := trafilatura.Extract(bytes.NewReader(pg.HTML), trafilatura.Options{
 		OriginalURL:     base,
@@ -444,17 +473,17 @@ func trafila(pg score.Page) (string, string) {
 		IncludeLinks:    true,
 	})
 	if err != nil || res == nil {
-		return "", ""
+		return "", "", ""
 	}
 	if !structureMarkdown {
-		return "", res.ContentText
+		return "", res.ContentText, res.Metadata.Title
 	}
 	conv := htmltomarkdown.NewConverter(htmltomarkdown.WithPlugins(mdbase.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin()))
-	md, err := conv.ConvertNode(res.ContentNode, htmltomarkdown.WithDomain(base.Scheme+"://"+base.Host))
+	out, err := conv.ConvertNode(res.ContentNode, htmltomarkdown.WithDomain(base.Scheme+"://"+base.Host))
 	if err != nil {
-		return res.ContentText, res.ContentText
+		return res.ContentText, res.ContentText, res.Metadata.Title
 	}
-	return string(md), res.ContentText
+	return string(out), res.ContentText, res.Metadata.Title
 }
 
 // structureMarkdown turns go-trafilatura's tree into markdown, as hark
@@ -462,11 +491,68 @@ func trafila(pg score.Page) (string, string) {
 // documentation set (its time there includes the conversion).
 var structureMarkdown bool
 
-func readab(pg score.Page) (string, string) {
+func readab(pg score.Page) (md, text, title string) {
 	base, _ := url.Parse(pg.URL)
 	art, err := readability.FromReader(bytes.NewReader(pg.HTML), base)
 	if err != nil || art.Node == nil {
-		return "", ""
+		return "", "", ""
 	}
-	return "", score.NodeText(art.Node)
+	return "", score.NodeText(art.Node), art.Title
+}
+
+// harkText is hark's text of pg as it is scored (see page.titled).
+func harkText(pg page) string {
+	_, text, _ := hark(pg.Page)
+	if !pg.titled {
+		text = withoutTitle(pg.Page, text)
+	}
+	return text
+}
+
+// printGaps prints, for a held-out part, hark's F1 minus go-trafilatura's
+// on each page (bodies), or how many more boilerplate snippets hark keeps
+// and how many fewer body snippets it finds (snippets), sorted and
+// without the pages' names.
+func printGaps(sel []page, perPage map[string][]float64, errs map[string][][2]int) {
+	var d []float64
+	for _, pg := range sel {
+		if e := errs[pg.Name]; len(e) >= 2 {
+			d = append(d, float64(e[0][0]-e[1][0]), float64(e[0][1]-e[1][1]))
+			continue
+		}
+		if fs := perPage[pg.Name]; len(fs) >= 2 {
+			d = append(d, fs[0]-fs[1])
+		}
+	}
+	if sel[0].with != nil {
+		fp, fn := map[int]int{}, map[int]int{}
+		for i := 0; i+1 < len(d); i += 2 {
+			fp[int(d[i])]++
+			fn[int(d[i+1])]++
+		}
+		fmt.Printf("Gaps, pages by boilerplate snippets hark keeps beyond go-trafilatura: %v; by body snippets it misses beyond it: %v\n\n", fp, fn)
+		return
+	}
+	sort.Float64s(d)
+	fmt.Printf("Gaps, hark's F1 minus go-trafilatura's by page: %.3f\n\n", d)
+}
+
+// toUTF8 decodes a page in another charset (a BOM or a <meta charset>)
+// as gateway/web does before hark extracts it; go-trafilatura decodes
+// its input itself. The pages are files without a Content-Type, and a
+// page whose first kilobyte names no charset would be guessed as
+// windows-1252: a page that is valid UTF-8 is read as UTF-8.
+func toUTF8(body []byte) []byte {
+	if utf8.Valid(body) {
+		return body
+	}
+	enc, name, _ := charset.DetermineEncoding(body, "")
+	if name == "utf-8" || enc == nil {
+		return body
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return body
+	}
+	return out
 }

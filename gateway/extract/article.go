@@ -231,8 +231,10 @@ func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, floa
 // beside its code listing, a section beside the one that scored best.
 //
 // On a page that says it is an article, a sibling stays only when it
-// reads as part of it (isArticleSibling), as Readability keeps them.
-func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool) {
+// reads as part of it (isArticleSibling), as Readability keeps them, and
+// of several stories the one under the page's title is the article
+// (titledArticle; title is nil on other pages).
+func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, title *html.Node) {
 	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
 	if body == nil {
 		body = doc
@@ -240,6 +242,7 @@ func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool) 
 	memo := map[*html.Node]metrics{}
 	measureTree(body, memo)
 	art, share, scores := articleRoot(body, memo)
+	art = titledArticle(art, title, scores)
 	if art == nil || art == root || !contains(root, art) || share < 0.3 {
 		return
 	}
@@ -386,12 +389,31 @@ func namesArticleType(s string) bool {
 func cleanArticle(root *html.Node) {
 	memo := map[*html.Node]metrics{}
 	total := measureTree(root, memo)
+	// Names that mark most of the article mark nothing: a page builder
+	// that calls every block "elementor-widget" names its layout, not
+	// boilerplate.
+	named := 0
+	var count func(*html.Node)
+	count = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if classWeight(c) < 0 {
+				named += memo[c].all
+			} else {
+				count(c)
+			}
+		}
+	}
+	count(root)
+	namesTell := named*2 < total.all
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if isArticleClutter(c, memo, total) {
+				if isArticleClutter(c, memo, total, namesTell) {
 					n.RemoveChild(c)
 				} else {
 					walk(c)
@@ -404,11 +426,21 @@ func cleanArticle(root *html.Node) {
 	walk(root)
 }
 
-func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) bool {
+func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics, namesTell bool) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
+	case atom.Time:
+		// A date set as a block of its own, not inside a sentence.
+		switch n.Parent.DataAtom {
+		case atom.Div, atom.Section, atom.Article, atom.Header, atom.Main:
+			return true
+		}
+		return false
 	case atom.P, atom.Span, atom.Blockquote, atom.Li, atom.Small:
 		m := memo[n]
+		if isDateline(n, memo) {
+			return true
+		}
 		if isPictureCredit(n) {
 			return true
 		}
@@ -426,7 +458,10 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 	if m.all*2 > total.all {
 		return false // half the article is the article
 	}
-	if namesDiscarded(n) || m.links > 0 && namesTeaser(n) {
+	if isDateline(n, memo) {
+		return true
+	}
+	if n.DataAtom == atom.Footer || namesDiscarded(n) || m.links > 0 && namesTeaser(n) {
 		return true
 	}
 	// trafilatura's backtracking link-density rule: a div of three
@@ -436,12 +471,12 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics) 
 		return true
 	}
 	weight := classWeight(n)
-	if weight < 0 {
+	if weight < 0 && namesTell {
 		return true
 	}
 	// "article__meta", "entry-tags": a short box named for boilerplate
 	// goes even when its name also says article.
-	if m.all < 300 && namesBoilerplate(n) {
+	if m.all < 300 && namesBoilerplate(n) && namesTell {
 		return true
 	}
 	if m.commas >= 10 {
@@ -499,7 +534,9 @@ func namesBoilerplate(n *html.Node) bool {
 		return r == ' ' || r == '-' || r == '_' || r == '\t'
 	}) {
 		for _, neg := range negativeNames {
-			if strings.HasPrefix(w, strings.Trim(neg, "-")) {
+			// "com-" names a word of its own, not every word it opens
+			// ("component article-body-text" holds The Telegraph's text).
+			if name := strings.Trim(neg, "-"); name != neg && w == name || name == neg && strings.HasPrefix(w, name) {
 				return true
 			}
 		}
@@ -550,9 +587,13 @@ func isUnlikely(n *html.Node) bool {
 // inside an article whatever the block's text (its default rules): author
 // boxes (named author even beside "content"), rating
 // widgets, paywall prompts, embedded posts (a quoted tweet, a linked
-// post's card) and recirculation ("more-stories", "most-popular").
+// post's card), recirculation ("more-stories", "most-popular"), boxes
+// marked by an icon ("-icon": "Good to know: see the page …") and the
+// Daily Mail's fact boxes; and, beside trafilatura's, licence notes, affiliate boxes,
+// disclosures and disclaimers. (Its "noprint" was measured too: it is
+// Wikipedia's class for hatnotes, which Readability keeps.)
 var discardNames = []string{"author", "rating", "paywall", "paid-content", "paidcontent", "embed",
-	"-stories", "most-popular", "syndication", "viral"}
+	"-stories", "most-popular", "syndication", "viral", "disclosure", "disclaimer", "affiliate", "licence", "license", "-icon", "mol-factbox"}
 
 func namesDiscarded(n *html.Node) bool {
 	return containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), discardNames)

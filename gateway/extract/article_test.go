@@ -1,8 +1,12 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // TestArticlePrecisionRules checks trafilatura's rules as hark applies
@@ -14,7 +18,9 @@ func TestArticlePrecisionRules(t *testing.T) {
 		para("Librarians said the change needs four more staff, and the budget, which the council also passed, pays for them.")
 	page := `<html><head><title>Library opens on Sundays</title><meta property="og:type" content="article"></head><body>
 <div class="layout"><div class="story-body"><h1>Library opens on Sundays</h1>
-<p class="article-teaser">Readers asked for a year; the council said yes.</p>` + story + `
+<p class="article-teaser">Readers asked for a year; the council said yes.</p><p><time datetime="2011-05-23">23 May 2011</time></p>` + story + `
+<div class="component article-body-text"><p>The mayor opened the doors at nine on the first Sunday.</p></div>
+<p>The library first opened on a <time>Sunday</time> in June, to a queue of readers that went round the block.</p><time>24 May 2011</time>
 <p><strong>Read more:</strong> <a href="/pool">Pool closes for repairs in May</a></p>
 <p>Source files: <a href="/a.js">a.js</a>, <a href="/b.js">b.js</a></p>
 <figure><img src="/room.jpg"><figcaption>The new reading room <span class="image-credit">Photo: J. Smith</span></figcaption></figure>
@@ -26,12 +32,12 @@ func TestArticlePrecisionRules(t *testing.T) {
 <h2>More stories</h2><p> </p>
 </div></div></body></html>`
 	_, text := extract(t, page, Options{})
-	for _, w := range []string{"The council voted", "Readers asked for a year", "Source files: a.js, b.js", "The new reading room"} {
+	for _, w := range []string{"The council voted", "Readers asked for a year", "Source files: a.js, b.js", "The new reading room", "opened on a Sunday in June", "The mayor opened the doors"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("article lost %q:\n%s", w, text)
 		}
 	}
-	for _, w := range []string{"Pool closes", "J. Smith", "Was this article useful", "Bus line", "Permalink", "food blogger", "More stories"} {
+	for _, w := range []string{"Pool closes", "J. Smith", "Was this article useful", "Bus line", "Permalink", "food blogger", "More stories", "May 2011"} {
 		if strings.Contains(text, w) {
 			t.Errorf("article kept %q:\n%s", w, text)
 		}
@@ -42,5 +48,151 @@ func TestArticlePrecisionRules(t *testing.T) {
 	_, text = extract(t, manual, Options{})
 	if !strings.Contains(text, "See also: Chapter 2") {
 		t.Errorf("manual lost its pointer:\n%s", text)
+	}
+}
+
+// TestArticleEndsOnItsOwnText checks that an article does not end on the
+// label of a box cleaning took away, nor on a lone link, while a closing
+// sentence and a page's own last heading-led section stay.
+func TestArticleEndsOnItsOwnText(t *testing.T) {
+	story := "<p>" + strings.Repeat("The ferry to the island runs twice a day, and in summer, when the tourists come, four times. ", 4) + "</p>"
+	for _, tc := range []struct{ end, gone string }{
+		{`<p><strong>Schon gelesen?</strong></p><ul class="related"><li><a href="/a">Bridge opens</a></li><li><a href="/b">Port closes</a></li></ul>`, "Schon gelesen"},
+		{`<p><a href="/next">Ferry prices for 2024</a></p>`, "Ferry prices"},
+		{`<h3>More from the coast</h3>`, "More from the coast"},
+	} {
+		page := `<html><head><title>Ferry</title><meta property="og:type" content="article"></head><body><article><h1>Ferry</h1>` +
+			story + `<p>Tickets cost four euros.</p>` + tc.end + `</article></body></html>`
+		_, text := extract(t, page, Options{})
+		if strings.Contains(text, tc.gone) || !strings.HasSuffix(text, "Tickets cost four euros.") {
+			t.Errorf("article ending %q:\n%s", tc.end, text)
+		}
+	}
+}
+
+// TestSidebarIsFurniture: a column named sidebar is furniture on any
+// page (a Drupal node's second column of teasers, which no article signal
+// marks), but not when its name says it holds the article.
+func TestSidebarIsFurniture(t *testing.T) {
+	prose := "<p>" + strings.Repeat("We visit universities, colleges and schools to talk about open licences. ", 3) + "</p>"
+	for class, want := range map[string]bool{
+		"region region-sidebar-second":           true,
+		"sidebar-wrapper":                        true,
+		"l-sidebar-fixed l-article-body-segment": false,
+		"sidebar_content":                        false,
+		"sidebarred":                             false,
+	} {
+		doc, err := html.Parse(strings.NewReader(`<html><body><div class="` + class + `">` + prose + `</div></body></html>`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &pruner{}
+		p.prune(doc, false)
+		p.detach()
+		if got := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Div }) == nil; got != want {
+			t.Errorf("div.%s left out: %v, want %v", class, got, want)
+		}
+	}
+}
+
+// TestArticleInBlockNamedSidebar: when a block set aside by its name
+// alone held the article (La Nación wraps its article and its links to
+// other stories in "lay-sidebar"), the article is read again with it, as
+// Readability tries again without its unlikely names.
+func TestArticleInBlockNamedSidebar(t *testing.T) {
+	var links strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&links, `<li><a href="/s%d">Another story about the senate and its committees, number %d</a></li>`, i, i)
+	}
+	page := `<html><head><title>Senate</title><meta property="og:type" content="article"></head><body><main><h1>Senate</h1>
+<div class="lay-sidebar"><p>` + strings.Repeat("The senate committee met on Tuesday to debate the bill on vaccines, which the lower house passed. ", 8) + `</p>
+<ul>` + links.String() + `</ul></div></main></body></html>`
+	if _, text := extract(t, page, Options{}); !strings.Contains(text, "The senate committee met") {
+		t.Errorf("article lost with its wrapper:\n%s", text)
+	}
+}
+
+// TestHeaderLeftOpen: a page whose <header role="banner"> is never closed
+// holds the whole page, <main> too; the header's navigation goes, the
+// article stays.
+func TestHeaderLeftOpen(t *testing.T) {
+	page := `<html><head><title>Singer</title><meta property="og:type" content="article"></head><body>
+<header class="header" role="banner"><nav><a href="/">Home</a> <a href="/news">News</a></nav>
+<main><article><h1>Singer asks for his name</h1><p>` + strings.Repeat("The singer asked the registry on Thursday for the sole right to use his stage name. ", 4) + `</p></article></main>
+</body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "The singer asked the registry") || strings.Contains(text, "Home") {
+		t.Errorf("page inside an open header:\n%s", text)
+	}
+}
+
+// TestHiddenByClass: blocks a stylesheet hides by the conventional class
+// names (Bootstrap's hidden and d-none, WordPress's screen-reader-text)
+// are not read; a class that only contains the word is.
+func TestHiddenByClass(t *testing.T) {
+	story := "<p>" + strings.Repeat("The harbour reopened on Monday after the storm, and the ferries run again. ", 4) + "</p>"
+	page := `<html><head><title>Harbour</title></head><body><main><h1>Harbour</h1>` + story + `
+<div class="infobox hidden">Weitere Informationen zum Hafen</div><span class="screen-reader-text">Posted on</span>
+<p class="hiddenGem">The fish market opens at six.</p></main></body></html>`
+	_, text := extract(t, page, Options{})
+	if strings.Contains(text, "Weitere Informationen") || strings.Contains(text, "Posted on") || !strings.Contains(text, "fish market") {
+		t.Errorf("hidden blocks:\n%s", text)
+	}
+}
+
+// TestTitledArticleOfSeveral: on a news page that runs several stories
+// one after another (an endless scroll), the story under the page's
+// title heading is the article, not the best-scoring one, unless it
+// scores under a third of it.
+func TestTitledArticleOfSeveral(t *testing.T) {
+	doc, err := html.Parse(strings.NewReader(`<html><body><main><article id="a"><h1>Cars blessed</h1><p>One.</p></article>` +
+		`<article id="b"><h1>Floods</h1><p>Two.</p></article></main></body></html>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := func(id string) *html.Node {
+		return findFirst(doc, func(n *html.Node) bool { return attr(n, "id") == id })
+	}
+	a, b := byID("a"), byID("b")
+	title := findFirst(a, func(n *html.Node) bool { return n.DataAtom == atom.H1 })
+	main := a.Parent
+	for _, tc := range []struct {
+		sa, sb float64
+		want   *html.Node
+	}{{40, 60, a}, {10, 60, b}} {
+		scores := map[*html.Node]float64{a: tc.sa, b: tc.sb, main: tc.sa + tc.sb}
+		if got := titledArticle(b, title, scores); got != tc.want {
+			t.Errorf("scores %v/%v: got #%s, want #%s", tc.sa, tc.sb, attr(got, "id"), attr(tc.want, "id"))
+		}
+	}
+	if got := titledArticle(a, title, map[*html.Node]float64{a: 1, b: 60}); got != a {
+		t.Errorf("the titled article itself: got #%s", attr(got, "id"))
+	}
+}
+
+// TestNamesThatMarkEverything: a page builder that names every block of
+// the article for boilerplate ("elementor-widget-wrap") names its layout;
+// the article's text stays, while a box so named beside plain paragraphs
+// goes.
+func TestNamesThatMarkEverything(t *testing.T) {
+	block := func(s string) string {
+		return `<div class="elementor-widget-wrap"><div class="elementor-widget-container"><p>` + s + `</p></div></div>`
+	}
+	page := `<html><head><title>About us</title><meta property="og:type" content="article"></head><body><article><h1>About us</h1>` +
+		block("We are a network of young researchers, founded in 2015, who write on politics and society.") +
+		block("Our hub brought thirty members together last year, in Berlin, for a week of workshops.") +
+		block("The book project, our largest, collects essays by members from twelve countries.") +
+		`</article></body></html>`
+	_, text := extract(t, page, Options{})
+	for _, w := range []string{"network of young researchers", "thirty members", "The book project"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("lost %q:\n%s", w, text)
+		}
+	}
+	plain := `<html><head><title>About us</title><meta property="og:type" content="article"></head><body><article><h1>About us</h1>` +
+		"<p>" + strings.Repeat("We are a network of young researchers, founded in 2015, who write on politics and society. ", 4) + "</p>" +
+		block("Follow us, and share this page with your friends and colleagues.") + `</article></body></html>`
+	if _, text := extract(t, plain, Options{}); strings.Contains(text, "Follow us") {
+		t.Errorf("kept a widget box beside the article:\n%s", text)
 	}
 }

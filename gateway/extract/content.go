@@ -27,23 +27,41 @@ import (
 // When that leaves next to nothing (an API index, a contents page: the
 // content is all links), the link-dense blocks are put back and judged
 // again: a table cell that holds headings, and a list under a heading,
-// are the page's content, not its menu.
+// are the page's content, not its menu. On an article page, when a block
+// set aside by its class or id alone held the article, the page is read
+// again with such blocks kept.
 func Main(doc *html.Node) *html.Node {
 	article := isArticlePage(doc)
+	var title *html.Node
+	if article {
+		title = Title(doc)
+	}
 	p := &pruner{article: article}
 	p.prune(doc, false)
 	p.detach()
 	root, prose := pick(doc, p.contents)
+	// Readability's second try: when next to nothing is left of an
+	// article and a block set aside by its name alone held an article's
+	// worth of prose (Readability's 500 characters), it held the article
+	// (La Nación wraps its article in "lay-sidebar").
+	if article && prose[root] < sparseProse && p.namedProse >= articleMin {
+		p.restore()
+		p = &pruner{article: true, keepNamed: true}
+		p.prune(doc, false)
+		p.detach()
+		root, prose = pick(doc, p.contents)
+	}
 	if prose[root] < sparseProse && len(p.linkDense) > 0 {
 		p.restore()
-		again := &pruner{lenient: true}
+		again := &pruner{lenient: true, article: article, keepNamed: p.keepNamed}
 		again.prune(doc, false)
 		again.detach()
 		root, prose = pick(doc, again.contents)
 	}
-	narrowToArticle(doc, root, p.contents, article)
+	narrowToArticle(doc, root, p.contents, article, title)
 	if article {
 		cleanArticle(root)
+		trimTrailingLabels(root)
 	}
 	trimEdges(root, prose)
 	return root
@@ -58,6 +76,10 @@ func leavesOut(root, next *html.Node, nodes []*html.Node) bool {
 	}
 	return false
 }
+
+// articleMin is the prose, in letters, under which an article page's
+// content is not its article (Readability's 500 characters).
+const articleMin = 500
 
 // sparseProse is the prose, in letters, under which the main content is
 // next to nothing: a heading or two.
@@ -231,9 +253,13 @@ type pruner struct {
 	// that holds headings (an API index's column), a list right under a
 	// heading.
 	lenient bool
-	// linkDense are the link-dense blocks removed, in document order, for
-	// restore.
-	linkDense []removed
+	// linkDense are the blocks removed after the rest of the furniture,
+	// in document order, for restore: link-dense blocks, and blocks named
+	// as furniture.
+	linkDense  []removed
+	namedProse int // the most prose in one of those
+	// keepNamed keeps the blocks that only their names mark as furniture.
+	keepNamed bool
 	// contents are the tables of contents kept as content.
 	contents []*html.Node
 	// article: the page says it is an article, so blocks that
@@ -250,8 +276,11 @@ func (p *pruner) prune(n *html.Node, inContent bool) {
 		case html.CommentNode:
 			n.RemoveChild(c)
 		case html.ElementNode:
-			if isFurniture(c, inContent) || p.article && isUnlikely(c) {
+			if isFurniture(c, inContent) {
 				n.RemoveChild(c)
+			} else if !p.keepNamed && (p.article && isUnlikely(c) || isSidebar(c) && !holdsProse(c) && !holdsPage(c)) {
+				p.linkDense = append(p.linkDense, removed{n: c})
+				p.namedProse = max(p.namedProse, proseLen(c, map[*html.Node]int{}))
 			} else if p.isLinkDense(c) {
 				p.linkDense = append(p.linkDense, removed{n: c})
 			} else {
@@ -290,17 +319,52 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	}
 	switch n.DataAtom {
 	case atom.Header, atom.Footer:
-		if !inContent {
+		if (!inContent || n.DataAtom == atom.Footer && !inArticle(n)) && !holdsMain(n) {
 			return true
 		}
 	case atom.Html, atom.Body, atom.Main, atom.Article:
 		return false
 	}
 	// Doxygen's tooltips (div.ttc) are hidden by its stylesheet.
-	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] || hasClass(n, "ttc") {
+	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] && !holdsMain(n) || hasClass(n, "ttc") {
 		return true
 	}
 	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
+}
+
+// isSidebar reports a column beside the page's content, named so
+// (trafilatura discards every block whose class or id says sidebar),
+// unless its name also says it holds the article, as Readability reads
+// such names (The Verge's "l-sidebar-fixed l-article-body-segment").
+func isSidebar(n *html.Node) bool {
+	if n.DataAtom == atom.Body || n.DataAtom == atom.Html ||
+		containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), maybeNames) {
+		return false
+	}
+	for _, w := range classWords(n) {
+		if w == "sidebar" {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsMain reports a header, a footer or a banner that holds the page's
+// <main> or an <article>: a tag left open (diaadia.com.pa's whole page is
+// in its <header role=banner>), not furniture.
+func holdsMain(n *html.Node) bool {
+	return findFirst(n, func(c *html.Node) bool {
+		return c.DataAtom == atom.Main || c.DataAtom == atom.Article || strings.EqualFold(attr(c, "role"), "main")
+	}) != nil
+}
+
+func inArticle(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Article {
+			return true
+		}
+	}
+	return false
 }
 
 // isLinkDense reports a menu: a column of links in a page laid out with
@@ -554,6 +618,15 @@ func isHidden(n *html.Node) bool {
 		switch strings.ToLower(a.Key) {
 		case "hidden":
 			return true
+		case "class":
+			// Class names that hide a block by convention (trafilatura
+			// discards "hidden" and "hide-" classes too).
+			for _, w := range strings.Fields(strings.ToLower(a.Val)) {
+				switch w {
+				case "hidden", "hide", "d-none", "sr-only", "visually-hidden", "screen-reader-text":
+					return true
+				}
+			}
 		case "aria-hidden":
 			if strings.EqualFold(a.Val, "true") {
 				return true

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"hark/gateway/extract/score"
+)
+
+// whereLeaks prints, for each boilerplate snippet hark keeps on a tuning
+// page, where it sits in hark's text and the source element holding it.
+func whereLeaks(pages []page) {
+	for _, pg := range pages {
+		if heldOut(pg.Name) || pg.with == nil {
+			continue
+		}
+		text := harkText(pg)
+		t := strings.Join(strings.Fields(text), " ")
+		first, last := len(t), -1
+		for _, w := range pg.with {
+			i := strings.Index(t, strings.Join(strings.Fields(w), " "))
+			if i >= 0 {
+				first = min(first, i)
+				last = max(last, i)
+			}
+		}
+		doc, _ := html.Parse(bytes.NewReader(pg.HTML))
+		for _, w := range pg.without {
+			ws := strings.Join(strings.Fields(w), " ")
+			i := strings.Index(t, ws)
+			if i < 0 {
+				continue
+			}
+			pos := "mid"
+			if i < first {
+				pos = "head"
+			} else if i > last {
+				pos = "tail"
+			}
+			fmt.Printf("LEAK %s %s %q :: %s\n", pos, pg.Name, w, chain(doc, ws))
+		}
+	}
+}
+
+func chain(doc *html.Node, s string) string {
+	var best *html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && strings.Contains(strings.Join(strings.Fields(score.NodeText(c)), " "), s) {
+				best = c
+				walk(c)
+				return
+			}
+		}
+	}
+	walk(doc)
+	var parts []string
+	for n := best; n != nil && n.Type == html.ElementNode && len(parts) < 6; n = n.Parent {
+		p := n.Data
+		for _, a := range n.Attr {
+			if a.Key == "class" || a.Key == "id" {
+				p += "." + strings.ReplaceAll(a.Val, " ", ".")
+			}
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " < ")
+}
