@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/temoto/robotstxt"
 	"golang.org/x/net/html/charset"
@@ -497,8 +498,16 @@ func mediaType(v string) string {
 // toUTF8 decodes a page in another charset (from the Content-Type header,
 // a BOM or a <meta charset>) to UTF-8, as the parsers expect.
 func toUTF8(body []byte, contentType string) []byte {
-	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
 	if name == "utf-8" || enc == nil {
+		return body
+	}
+	// DetermineEncoding looks at the first 1,024 bytes only, and when they
+	// are plain ASCII with no charset anywhere it guesses windows-1252, so
+	// a UTF-8 page's later accents came out as mojibake. A body that is
+	// valid UTF-8 as a whole, and was not labelled otherwise by its
+	// header or byte-order mark, is UTF-8.
+	if !certain && utf8.Valid(body) {
 		return body
 	}
 	out, err := enc.NewDecoder().Bytes(body)

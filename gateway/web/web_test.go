@@ -469,3 +469,26 @@ func TestMapReadsDefaultSitemap(t *testing.T) {
 		t.Errorf("map with /sitemap.xml: %v %v", err, got)
 	}
 }
+
+// toUTF8 keeps a UTF-8 body whose first kilobyte is plain ASCII and which
+// names no charset (the HTML sniffer alone guesses windows-1252 there and
+// turned later accents into mojibake), and still decodes what a header or
+// a byte-order mark says is another charset.
+func TestToUTF8(t *testing.T) {
+	head := "<html><head><title>t</title></head><body><p>" + strings.Repeat("plain words ", 100) + "</p>"
+	cases := []struct {
+		name, contentType string
+		body              []byte
+		want              string
+	}{
+		{"UTF-8 after an ASCII kilobyte", "text/html", []byte(head + "<p>Crème brûlée</p>"), "Crème brûlée"},
+		{"latin-1 by header", "text/html; charset=iso-8859-1", []byte(head + "<p>Cr\xe8me br\xfbl\xe9e</p>"), "Crème brûlée"},
+		{"latin-1 by its meta", "text/html", []byte(`<meta charset="iso-8859-1">` + head + "<p>Cr\xe8me br\xfbl\xe9e</p>"), "Crème brûlée"},
+		{"unlabelled latin-1", "text/html", []byte(head + "<p>Cr\xe8me br\xfbl\xe9e</p>"), "Crème brûlée"},
+	}
+	for _, c := range cases {
+		if got := string(toUTF8(c.body, c.contentType)); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q", c.name, got[max(0, len(got)-40):])
+		}
+	}
+}
