@@ -108,6 +108,12 @@ func (s *Server) admit(a *admission, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sl, err := a.acquire(r.Context())
 		if err != nil {
+			// The call never ran: its rate-limit token goes back.
+			if rs := stateOf(r); rs != nil && rs.keyHash != "" {
+				if gerr := s.limiter.giveBack(context.WithoutCancel(r.Context()), rs.keyHash); gerr != nil {
+					s.log.Warn("rate limit token not returned", "error", gerr)
+				}
+			}
 			s.writeError(w, r, err)
 			return
 		}

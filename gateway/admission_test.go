@@ -305,3 +305,39 @@ func TestStreamAdmission(t *testing.T) {
 		t.Errorf("with a free slot, a plain GET is told to upgrade: %d", status)
 	}
 }
+
+// A call that admission sheds never ran, so it costs its key no rate:
+// with a burst of four and no refill, three calls held running or queued
+// and one shed still leave a token for the next call once they end.
+func TestShedCallGivesItsTokenBack(t *testing.T) {
+	t.Parallel()
+	g := startGateway(t, func(c *Config) {
+		c.Limits.MaxInvoke, c.Limits.QueueLength, c.Limits.QueueWait = 2, 1, Duration(time.Hour)
+		c.Limits.RatePerSecond, c.Limits.RateBurst = 0.0001, 4
+	})
+	search := map[string]any{"inputs": map[string]any{"query": "gate"}}
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, search); status != 200 {
+				t.Errorf("a held call answered %d", status)
+			}
+		}()
+		waitFor(t, "the call is admitted or queued", func() bool {
+			g.srv.admitInvoke.mu.Lock()
+			defer g.srv.admitInvoke.mu.Unlock()
+			return g.srv.admitInvoke.running()+g.srv.admitInvoke.waiting >= i+1
+		})
+	}
+	status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, search)
+	wantError(t, status, env, CodeUnavailable, "gateway busy")
+	close(g.web.gate)
+	wg.Wait()
+	if status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, search); status != 200 {
+		t.Fatalf("the fourth token was spent on the shed call: %d %v", status, env)
+	}
+	status, env, _ = g.call(t, "POST", invokePath(api.ToolSearch), g.key, search)
+	wantError(t, status, env, CodeRateLimited, "rate limit exceeded")
+}

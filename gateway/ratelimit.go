@@ -13,8 +13,14 @@ import (
 // limiter is the per-key rate limit: a token bucket of rate tokens a
 // second, at most burst saved up. allow takes a token for a key (its hex
 // SHA-256), or says how long until one is available.
+//
+// giveBack returns the token of a call that was refused before it ran
+// (admission shed it as overload, or its client left while it queued):
+// a key is limited by the calls the gateway served, and overload is the
+// gateway's, not the key's.
 type limiter interface {
 	allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration, err error)
+	giveBack(ctx context.Context, key string) error
 }
 
 // newLimiter keeps the buckets where the ledger's database can share them:
@@ -77,6 +83,15 @@ func (l *rateLimiter) allow(_ context.Context, key string) (ok bool, retryAfter 
 	return false, l.wait(b.tokens), nil
 }
 
+func (l *rateLimiter) giveBack(_ context.Context, key string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.buckets[key]; b != nil {
+		b.tokens = math.Min(l.burst, b.tokens+1)
+	}
+	return nil
+}
+
 func (l *rateLimiter) wait(tokens float64) time.Duration {
 	return time.Duration((1 - tokens) / l.rate * float64(time.Second))
 }
@@ -114,4 +129,11 @@ func (l *pgRateLimiter) allow(ctx context.Context, key string) (ok bool, retryAf
 		return true, 0, nil
 	}
 	return false, time.Duration((1 - tokens) / l.rate * float64(time.Second)), nil
+}
+
+func (l *pgRateLimiter) giveBack(ctx context.Context, key string) error {
+	if _, err := l.pool.Exec(ctx, `UPDATE gateway_rate_buckets SET tokens = LEAST($2::float8, tokens + 1) WHERE key_sha256 = $1`, key, l.burst); err != nil {
+		return fmt.Errorf("rate limiter: %w", err)
+	}
+	return nil
 }

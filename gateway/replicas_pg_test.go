@@ -174,6 +174,16 @@ func TestPGRateLimitSurvivesRestart(t *testing.T) {
 	if ra, _ := strconv.Atoi(h.Get("Retry-After")); ra < 90 || ra > 100 {
 		t.Fatalf("Retry-After %q, want about 100", h.Get("Retry-After"))
 	}
+	// A token given back (a call shed before it ran) is there for the
+	// next call on any replica, and only one.
+	if err := b.srv.limiter.giveBack(context.Background(), HashKey(key)); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := a.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {
+		t.Fatalf("after giveBack: status %d", status)
+	}
+	status, env, _ = b.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`)
+	wantError(t, status, env, http.StatusTooManyRequests, "rate limit exceeded")
 }
 
 // With its database gone, a replica refuses calls with 503 and
