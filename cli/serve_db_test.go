@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"hark/api"
+	"hark/gateway"
 	"hark/gateway/pgtest"
 )
 
@@ -31,7 +33,7 @@ func TestServeMigrateOnly(t *testing.T) {
 	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
 	for range 2 {
 		code, out, errs := runArgs("serve", "--migrate-only", "--database", dbURL, "--config", cfgPath, "--data-dir", t.TempDir())
-		if code != 0 || !strings.Contains(out, "schema at version 1 (this hark's latest: 1)") {
+		if code != 0 || !strings.Contains(out, fmt.Sprintf("schema at version %[1]d (this hark's latest: %[1]d)", gateway.PGSchemaVersion)) {
 			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 		}
 		if strings.Contains(out+errs, "s3cret-pw") {

@@ -34,6 +34,8 @@ var pgMigrations = []string{
 		used         BIGINT NOT NULL,
 		PRIMARY KEY (workspace, period_start)
 	);`,
+	// index: the search index's pages and postings (migrate_pg_index.go).
+	pgIndexMigration,
 }
 
 // PGSchemaVersion is the schema version this hark's migrations reach.
