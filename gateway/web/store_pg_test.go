@@ -173,8 +173,12 @@ func TestPostgresIndexRanksAsSQLite(t *testing.T) {
 		sameRank(t, fmt.Sprintf("exact %q", q), rankOf(t, sq, q, true, 50), rankOf(t, pg, q, true, 50))
 	}
 	// Whole searches: the same results, scores and content (fast quotes
-	// FTS5's snippet, basic falls back to it).
-	for _, q := range queries {
+	// FTS5's snippet, basic falls back to it), for a sample of the
+	// queries (a search costs what reading its pages' sentences does).
+	for i, q := range queries {
+		if i%5 != 0 {
+			continue
+		}
 		for _, in := range []api.SearchInput{
 			{Query: q, SearchDepth: "basic", MaxResults: 5},
 			{Query: q, SearchDepth: "advanced", MaxResults: 3},
