@@ -44,7 +44,7 @@ SHA-256 is stored. See docs/gateway.md.`,
 	f.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
 	f.BoolVar(&newKey, "new-key", false, "print a new API key and the hash to add to gateway.toml, then exit")
-	f.StringVar(&dbf.url, "database", "", "postgres:// URL that keeps usage and credit quotas, shared by replicas (default: HARK_DATABASE_URL, else database_url, else gateway.db)")
+	f.StringVar(&dbf.url, "database", "", "postgres:// URL that keeps usage, credit quotas and the search index, shared by replicas (default: HARK_DATABASE_URL, else database_url, else gateway.db)")
 	f.BoolVar(&dbf.migrateOnly, "migrate-only", false, "apply the database's migrations, print its schema version, and exit")
 	f.IntVar(&lim.maxInvoke, "max-invoke", 0, "vendor_search calls on the local index run at once (default: one per core; limits.max_invoke)")
 	f.IntVar(&lim.maxStreams, "max-streams", 0, "TTS and STT streams open at once (default 64; limits.max_streams)")
@@ -153,6 +153,9 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	logger := slog.New(slog.NewTextHandler(a.stderr, nil))
 	eng := embedded.NewEngines(db, allowPrivate, logger)
 	eng.Recognisers = gcfg.Limits.STTRecognisers
+	if pg, ok := ledger.(*gateway.PGLedger); ok {
+		eng.Postgres = pg.Pool() // the team's one search index
+	}
 	defer eng.Close()
 	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Ledger: ledger, Engines: eng.Gateway(), Logger: logger})
 	if err != nil {
@@ -169,7 +172,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	fmt.Fprintf(out, "hark gateway listening on %s\n", base)
 	fmt.Fprintf(out, "  config %s, data %s\n", cfgPath, dataDir)
 	if dbURL != "" {
-		fmt.Fprintf(out, "  usage and credit quotas in PostgreSQL %s (schema version %d); the rest in the data directory\n", redactedURL(dbURL), schema)
+		fmt.Fprintf(out, "  usage, credit quotas and the search index in PostgreSQL %s (schema version %d); the rest in the data directory\n", redactedURL(dbURL), schema)
 	}
 	fmt.Fprintf(out, "Point a client at it:\n    export HARK_BASE_URL=%s\n    export HARK_API_KEY=<your key>\n", base)
 	served := make(chan error, 1)

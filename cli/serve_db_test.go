@@ -73,7 +73,7 @@ func TestServeOnPostgres(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no listen line:\n%s\n%s", out.String(), errb.String())
 	}
-	if !strings.Contains(out.String(), "usage and credit quotas in PostgreSQL") || strings.Contains(out.String(), "s3cret-pw") {
+	if !strings.Contains(out.String(), "credit quotas and the search index in PostgreSQL") || strings.Contains(out.String(), "s3cret-pw") {
 		t.Fatalf("start-up lines:\n%s", out.String())
 	}
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
