@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"time"
@@ -141,13 +140,10 @@ func (s *pgStore) totals(ctx context.Context) (rows int64, avgdl float64, err er
 	return rows, avgdl, nil
 }
 
-// idf is FTS5's IDF of a phrase that hit of rows rows hold.
-func idf(rows, hit int64) float64 {
-	v := math.Log((float64(rows-hit) + 0.5) / (float64(hit) + 0.5))
-	if v <= 0 {
-		v = 1e-6
-	}
-	return v
+// idfRatio is what FTS5 takes the logarithm of for the IDF of a phrase
+// that hit of rows rows hold.
+func idfRatio(rows, hit int64) float64 {
+	return (float64(rows-hit) + 0.5) / (float64(hit) + 0.5)
 }
 
 // placeholders numbers PostgreSQL's arguments from next on.
@@ -191,14 +187,16 @@ func (s *pgStore) ranked(ctx context.Context, m *match, f *filters, pool int) ([
 	if err := res.Err(); err != nil {
 		return nil, err
 	}
-	idfs := make([]float64, n)
+	ratios := make([]float64, n)
 	for i, t := range terms {
-		idfs[i] = idf(rows, hits[t])
+		ratios[i] = idfRatio(rows, hits[t])
 	}
 	// The sum runs over the phrases in order, as FTS5's does: the same
-	// additions in the same order give the same double.
+	// additions in the same order give the same double. The logarithm is
+	// PostgreSQL's (the C library's, as SQLite's is), which can differ
+	// from Go's in the last bit.
 	freq := `($9::float8 * x.in_title + $10::float8 * x.in_body + $11::float8 * x.in_url)`
-	args := []any{idx, terms, idfs, bm25K1 + 1.0, bm25K1, 1 - bm25B, bm25B, avgdl, bm25Weights[0], bm25Weights[1], bm25Weights[2]}
+	args := []any{idx, terms, ratios, bm25K1 + 1.0, bm25K1, 1 - bm25B, bm25B, avgdl, bm25Weights[0], bm25Weights[1], bm25Weights[2]}
 	where, wargs := f.where(placeholders(len(args) + 1))
 	args = append(args, wargs...)
 	cond := ""
@@ -207,7 +205,7 @@ func (s *pgStore) ranked(ctx context.Context, m *match, f *filters, pool int) ([
 	}
 	args = append(args, pool)
 	q := fmt.Sprintf(`SELECT x.page_id, sum(q.idf * ((%[1]s * $4) / (%[1]s + $5 * ($6 + $7 * p.tokens::float8 / $8))) ORDER BY q.i) AS s
-FROM unnest($1::int[], $2::text[], $3::float8[]) AS q(i, term, idf)
+FROM (SELECT i, term, CASE WHEN ln(r) <= 0 THEN 1e-6::float8 ELSE ln(r) END FROM unnest($1::int[], $2::text[], $3::float8[]) AS u(i, term, r)) AS q(i, term, idf)
 JOIN web_postings x ON x.term = q.term
 JOIN web_pages p ON p.id = x.page_id
 %[2]s
@@ -295,18 +293,26 @@ func (s *pgStore) rankedPhrases(ctx context.Context, m *match, f *filters, pool 
 	if err := res.Err(); err != nil {
 		return nil, err
 	}
-	idfs := make([]float64, len(m.phrases))
-	for i := range idfs {
-		idfs[i] = idf(rows, hits[i])
+	ratios := make([]float64, len(m.phrases))
+	for i := range ratios {
+		ratios[i] = idfRatio(rows, hits[i])
+	}
+	var idfs []float64
+	if err := s.pool.QueryRow(ctx, `SELECT array_agg(CASE WHEN ln(r) <= 0 THEN 1e-6::float8 ELSE ln(r) END ORDER BY i)
+FROM unnest($1::float8[]) WITH ORDINALITY AS u(r, i)`, ratios).Scan(&idfs); err != nil {
+		return nil, err
 	}
 	var cands []*candidate
 	for _, h := range pages {
 		if !h.ok {
 			continue
 		}
+		// float64() rounds each step, so no step is fused (FMA) where C
+		// rounds it.
 		score := 0.0
 		for i, fr := range h.freq {
-			score += idfs[i] * ((fr * (bm25K1 + 1.0)) / (fr + bm25K1*(1-bm25B+bm25B*float64(h.tokens)/avgdl)))
+			norm := float64(float64(1-bm25B) + float64(float64(bm25B*float64(h.tokens))/avgdl))
+			score += float64(idfs[i] * float64(float64(fr*(bm25K1+1.0))/float64(fr+float64(bm25K1*norm))))
 		}
 		cands = append(cands, &candidate{id: h.id, raw: score})
 	}

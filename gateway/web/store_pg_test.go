@@ -158,17 +158,24 @@ func TestPostgresIndexRanksAsSQLite(t *testing.T) {
 		t.Fatalf("SQLite holds %d pages, PostgreSQL %d", ns, np)
 	}
 	queries := compareQueries(t)
-	compared := 0
+	compared, scores, bitEqual := 0, 0, 0
 	for _, q := range queries {
-		a := rankOf(t, sq, q, false, 50)
-		sameRank(t, fmt.Sprintf("rank %q", q), a, rankOf(t, pg, q, false, 50))
+		a, b := rankOf(t, sq, q, false, 50), rankOf(t, pg, q, false, 50)
+		sameRank(t, fmt.Sprintf("rank %q", q), a, b)
 		if len(a) > 0 {
 			compared++
+		}
+		for i := range min(len(a), len(b)) {
+			scores++
+			if a[i].raw == b[i].raw {
+				bitEqual++
+			}
 		}
 	}
 	if compared < 30 {
 		t.Fatalf("only %d queries found pages", compared)
 	}
+	t.Logf("%d queries found pages; %d of %d scores are the same double on both", compared, bitEqual, scores)
 	for _, q := range []string{"memory leak", "the suppression file", "closure API", "Node.js", "run"} {
 		sameRank(t, fmt.Sprintf("exact %q", q), rankOf(t, sq, q, true, 50), rankOf(t, pg, q, true, 50))
 	}
