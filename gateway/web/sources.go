@@ -53,11 +53,12 @@ func (e *Engine) indexScope(ctx context.Context) (depth, limit int, wholeSite bo
 }
 
 // add records a page stored; a page stored twice (a redirect's target
-// reached again) counts once.
+// reached again) counts once. Progress is told under the run's lock, one
+// page at a time and in order: callers keep no lock of their own.
 func (r *indexRun) add(u string) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.seen[u] {
-		r.mu.Unlock()
 		return
 	}
 	if r.seen == nil {
@@ -65,10 +66,8 @@ func (r *indexRun) add(u string) {
 	}
 	r.seen[u] = true
 	r.urls = append(r.urls, u)
-	n := len(r.urls)
-	r.mu.Unlock()
 	if r.progress != nil {
-		r.progress(n, u)
+		r.progress(len(r.urls), u)
 	}
 }
 
