@@ -80,26 +80,34 @@ func (s *pgStore) put(ctx context.Context, r *pageRow) error {
 	}
 	args := []any{u, pgText(r.Host), title, pgText(r.Description), body, pgText(r.Images), pgText(r.Favicon),
 		r.Published, r.Fetched, pgText(r.Topic), pgText(r.Markdown), pgText(r.Headings), tokens}
+	// A new page is one statement, its postings and the totals with it
+	// (one round trip, no transaction to hold open); the totals row is
+	// locked only to its end.
+	var id int64
+	err := s.pool.QueryRow(ctx, `WITH p AS (
+	INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings, tokens)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (url) DO NOTHING RETURNING id
+), x AS (
+	INSERT INTO web_postings(term, page_id, in_title, in_body, in_url)
+	SELECT t, p.id, a, b, c FROM p, unnest($14::text[], $15::int[], $16::int[], $17::int[]) AS x(t, a, b, c)
+), u AS (
+	UPDATE web_index_totals SET pages = pages + 1, tokens = tokens + $13 WHERE EXISTS (SELECT 1 FROM p)
+)
+SELECT id FROM p`, append(args, terms, freq[0], freq[1], freq[2])...).Scan(&id)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	// Held already: replace it, keeping its id.
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var id int64
-		addPages, addTokens := int64(1), int64(tokens)
-		err := tx.QueryRow(ctx, `INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings, tokens)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (url) DO NOTHING RETURNING id`, args...).Scan(&id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			// Held already: replace it, keeping its id.
-			var old int64
-			if err := tx.QueryRow(ctx, `SELECT id, tokens FROM web_pages WHERE url = $1 FOR UPDATE`, u).Scan(&id, &old); err != nil {
-				return err
-			}
-			addPages, addTokens = 0, int64(tokens)-old
-			if _, err := tx.Exec(ctx, `UPDATE web_pages SET host=$2, title=$3, description=$4, body=$5, images=$6, favicon=$7,
+		var old int64
+		if err := tx.QueryRow(ctx, `SELECT id, tokens FROM web_pages WHERE url = $1 FOR UPDATE`, u).Scan(&id, &old); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE web_pages SET host=$2, title=$3, description=$4, body=$5, images=$6, favicon=$7,
 	published=$8, fetched=$9, topic=$10, markdown=$11, headings=$12, tokens=$13 WHERE url = $1`, args...); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `DELETE FROM web_postings WHERE page_id = $1`, id); err != nil {
-				return err
-			}
-		} else if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM web_postings WHERE page_id = $1`, id); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO web_postings(term, page_id, in_title, in_body, in_url)
@@ -108,7 +116,7 @@ SELECT t, $2, a, b, c FROM unnest($1::text[], $3::int[], $4::int[], $5::int[]) A
 			return err
 		}
 		// Last, so that the one totals row is locked only to the commit.
-		_, err = tx.Exec(ctx, `UPDATE web_index_totals SET pages = pages + $1, tokens = tokens + $2`, addPages, addTokens)
+		_, err := tx.Exec(ctx, `UPDATE web_index_totals SET tokens = tokens + $1`, int64(tokens)-old)
 		return err
 	})
 }
