@@ -199,6 +199,9 @@ func (s *pgStore) ranked(ctx context.Context, m *match, f *filters, pool int) ([
 	for i, t := range terms {
 		ratios[i] = idfRatio(rows, hits[t])
 	}
+	// Each term's postings are read through the index (the LATERAL
+	// subquery, kept apart by OFFSET 0): a table not yet analysed would
+	// otherwise be planned as a scan of every posting.
 	// The sum runs over the phrases in order, as FTS5's does: the same
 	// additions in the same order give the same double. The logarithm is
 	// PostgreSQL's (the C library's, as SQLite's is), which can differ
@@ -214,7 +217,7 @@ func (s *pgStore) ranked(ctx context.Context, m *match, f *filters, pool int) ([
 	args = append(args, pool)
 	q := fmt.Sprintf(`SELECT x.page_id, sum(q.idf * ((%[1]s * $4) / (%[1]s + $5 * ($6 + $7 * p.tokens::float8 / $8))) ORDER BY q.i) AS s
 FROM (SELECT i, term, CASE WHEN ln(r) <= 0 THEN 1e-6::float8 ELSE ln(r) END FROM unnest($1::int[], $2::text[], $3::float8[]) AS u(i, term, r)) AS q(i, term, idf)
-JOIN web_postings x ON x.term = q.term
+CROSS JOIN LATERAL (SELECT page_id, in_title, in_body, in_url FROM web_postings WHERE term = q.term OFFSET 0) AS x
 JOIN web_pages p ON p.id = x.page_id
 %[2]s
 GROUP BY x.page_id
