@@ -1,6 +1,7 @@
 // Package web is hark's local web engine: a polite fetcher and crawler, a
-// main-content extractor, a SQLite FTS5 search index fed by every page the
-// engine reads. Research (gateway/research) is built on it. It also holds the
+// main-content extractor, a search index fed by every page the engine
+// reads (SQLite FTS5 in gateway.db, or a team gateway's PostgreSQL ranking
+// the same way). Research (gateway/research) is built on it. It also holds the
 // search backends a workspace may choose instead (SearXNG, Tavily).
 //
 // It answers the five web tools behind gateway/engine's interfaces; inputs
