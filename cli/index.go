@@ -22,6 +22,7 @@ import (
 func newIndexCmd(a *App) *cobra.Command {
 	var depth, limit int
 	var allowPrivate, wholeSite bool
+	var dbURL string
 	cmd := &cobra.Command{
 		Use:   "index URL|SITEMAP|DIR...",
 		Short: "Add a site, a sitemap or a directory of HTML/markdown files to the local search index",
@@ -36,7 +37,10 @@ vendor_search and vendor_research read:
   SITEMAP  a URL ending in .xml or naming "sitemap": every page it lists
   DIR      every .html, .htm, .xhtml, .md, .markdown and .txt file under it
 
-Pages that extract and crawl read are indexed automatically as well.`,
+Pages that extract and crawl read are indexed automatically as well.
+
+With --database postgres://…, the pages go into that PostgreSQL database's
+index instead: the one a team's hark serve replicas share.`,
 		Args: minArgs(1, "URL|SITEMAP|DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if depth < 1 || depth > 5 {
@@ -53,10 +57,11 @@ Pages that extract and crawl read are indexed automatically as well.`,
 			// The flag decides for this run: the data directory opens
 			// with it, once, for the one web engine that indexes.
 			a.cfg.AllowPrivate = allowPrivate
-			e, err := a.localWeb()
+			e, where, closeIndex, err := a.indexTo(cmd.Context(), dbURL, allowPrivate)
 			if err != nil {
 				return err
 			}
+			defer closeIndex()
 			out := cmd.OutOrStdout()
 			total := 0
 			for _, target := range args {
@@ -77,7 +82,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 			if a.jsonOut {
 				return json.NewEncoder(out).Encode(map[string]any{"indexed": total, "index_pages": held})
 			}
-			fmt.Fprintf(out, "The index in %s now holds %s.\n", a.cfg.DataDir, pageCount(held))
+			fmt.Fprintf(out, "The index in %s now holds %s.\n", where, pageCount(held))
 			return nil
 		},
 	}
@@ -85,6 +90,7 @@ Pages that extract and crawl read are indexed automatically as well.`,
 	f.IntVar(&depth, "depth", 2, "link depth to crawl from a URL, 1 to 5")
 	f.IntVar(&limit, "limit", 500, "most pages to read from a URL or sitemap")
 	f.BoolVar(&wholeSite, "whole-site", false, "from a URL, follow links anywhere on its site, not only under its folder")
+	f.StringVar(&dbURL, "database", "", "postgres:// URL of a team gateway's database: index into its shared index, not the data directory's")
 	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server); default: the allow_private setting")
 	return cmd
 }

@@ -25,6 +25,7 @@ var migrations = []Migration{
 	{1, "usage ledger and credit totals", usageSchema, pgUsageSchema},
 	{2, "API keys added and revoked while the gateway runs", sqliteKeysSchema, pgKeysSchema},
 	{3, "rate limiter buckets shared by replicas", "", pgRateSchema},
+	{4, "search index pages and postings shared by replicas", "", pgIndexMigration},
 }
 
 // SchemaVersion is the version this hark's migrations reach, on either

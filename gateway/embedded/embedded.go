@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"hark/api"
 	"hark/gateway"
 	"hark/gateway/engine"
@@ -209,6 +211,10 @@ type Engines struct {
 	// Recognisers is the local recogniser count (Limits.STTRecognisers;
 	// zero: one per core).
 	Recognisers int
+	// Postgres, when set before Gateway is called, holds the local web
+	// engine's search index (web.Config.Postgres): the index a team's
+	// replicas share. Research tasks stay in db.
+	Postgres *pgxpool.Pool
 
 	mu       sync.Mutex
 	web      *web.Engine
@@ -216,6 +222,10 @@ type Engines struct {
 	voice    *voice.Local
 	voiceErr error
 }
+
+// UserAgent is the local web engine's: hark's own name, as hark index
+// always sent (docs/web.md).
+var UserAgent = "hark/" + api.Version + " (+local web engine)"
 
 // NewEngines returns engines that keep their data in db.
 func NewEngines(db *sql.DB, allowPrivate bool, log *slog.Logger) *Engines {
@@ -229,8 +239,7 @@ func (e *Engines) localWeb() (*web.Engine, *research.Engine, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.web == nil {
-		// hark's own name, as hark index always sent (docs/web.md).
-		w, err := web.New(web.Config{DB: e.db, AllowPrivate: e.allowPrivate, UserAgent: "hark/" + api.Version + " (+local web engine)"})
+		w, err := web.New(web.Config{DB: e.db, Postgres: e.Postgres, AllowPrivate: e.allowPrivate, UserAgent: UserAgent})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -237,3 +237,69 @@ func BenchmarkResearch10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchBackends compares the two homes of the index on 3,000
+// pages of the synthetic corpus: gateway.db's SQLite FTS5 and a team
+// gateway's PostgreSQL (a throwaway local cluster, pgtest), both ranking
+// with the same bm25. It reports search latency per search_depth (p50,
+// p99) and how fast each takes pages in.
+func BenchmarkSearchBackends(b *testing.B) {
+	const pages = 3000
+	c := newBenchCorpus(4)
+	corpus := make([]*page, pages)
+	for i := range corpus {
+		corpus[i] = c.page(i)
+	}
+	qr := rand.New(rand.NewSource(5))
+	var queries []string
+	for i := 0; i < 200; i++ {
+		var w []string
+		for k := 0; k < 2+i%2; k++ {
+			w = append(w, c.vocab[100+qr.Intn(2000)])
+		}
+		queries = append(queries, strings.Join(w, " "))
+	}
+	sq, err := New(Config{DB: testDB(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	backends := []struct {
+		name string
+		e    *Engine
+		rate float64
+	}{{"sqlite", sq, 0}, {"postgres", pgEngine(b), 0}}
+	for i := range backends {
+		start := time.Now()
+		for _, p := range corpus {
+			if err := backends[i].e.store.put(context.Background(), p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		backends[i].rate = pages / time.Since(start).Seconds()
+	}
+	// PostgreSQL plans with the tables' statistics, which autovacuum
+	// gathers on a live server within a minute of the writes.
+	if _, err := backends[1].e.store.pageStore.(*pgStore).pool.Exec(context.Background(), "ANALYZE"); err != nil {
+		b.Fatal(err)
+	}
+	for _, be := range backends {
+		for _, depth := range []string{"ultra-fast", "fast", "basic"} {
+			b.Run(be.name+"/"+depth, func(b *testing.B) {
+				lat := make([]time.Duration, 0, b.N)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					t0 := time.Now()
+					if _, err := be.e.Search(context.Background(), api.SearchInput{Query: queries[i%len(queries)], MaxResults: 5, SearchDepth: depth}); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t0))
+				}
+				b.StopTimer()
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				b.ReportMetric(be.rate, "build-pages/s")
+			})
+		}
+	}
+}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 )
@@ -14,9 +13,8 @@ import (
 // headings kept, when the index has it (markdown is true), else the page's
 // text (pages indexed before the index kept markdown).
 func (e *Engine) IndexedPage(ctx context.Context, url string) (title, content string, markdown bool, err error) {
-	var text, md string
-	err = e.db.QueryRowContext(ctx, `SELECT body, markdown, title FROM web_pages WHERE url = ?`, url).Scan(&text, &md, &title)
-	if errors.Is(err, sql.ErrNoRows) {
+	title, text, md, err := e.store.page(ctx, url)
+	if errors.Is(err, errNotIndexed) {
 		return "", "", false, fmt.Errorf("%s is not in the search index (any more)", url)
 	}
 	if err != nil {
@@ -32,9 +30,8 @@ func (e *Engine) IndexedPage(ctx context.Context, url string) (title, content st
 // research report's passages point into (offsets are into it, not into
 // the markdown IndexedPage prefers).
 func (e *Engine) IndexedText(ctx context.Context, url string) (string, error) {
-	var text string
-	err := e.db.QueryRowContext(ctx, `SELECT body FROM web_pages WHERE url = ?`, url).Scan(&text)
-	if errors.Is(err, sql.ErrNoRows) {
+	_, text, _, err := e.store.page(ctx, url)
+	if errors.Is(err, errNotIndexed) {
 		return "", fmt.Errorf("%s is not in the search index (any more)", url)
 	}
 	return text, err

@@ -25,8 +25,7 @@ func (e *Engine) Pages(ctx context.Context) (int, error) {
 // Kept is a page's title, text and markdown ("" for pages indexed
 // before the index kept it), as the index holds them.
 func (e *Engine) Kept(ctx context.Context, u string) (title, body, markdown string, err error) {
-	body, markdown, title, err = e.store.body(ctx, u)
-	return title, body, markdown, err
+	return e.store.page(ctx, u)
 }
 
 // Read fetches a page (and so indexes it) and returns where it was read
@@ -37,13 +36,6 @@ func (e *Engine) Read(ctx context.Context, u string) (url, title, body, markdown
 		return "", "", "", "", err
 	}
 	return p.URL, p.Title, p.Text, p.Markdown, nil
-}
-
-// body is a page's text, its markdown ("" for pages indexed before the
-// index kept it) and its title.
-func (s *store) body(ctx context.Context, u string) (body, markdown, title string, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT body, markdown, title FROM web_pages WHERE url = ?`, u).Scan(&body, &markdown, &title)
-	return body, markdown, title, err
 }
 
 // Put indexes a page read elsewhere, as if fetched now. Research's tests

@@ -54,8 +54,6 @@ type candidate struct {
 	content                string
 }
 
-const snippetExpr = `snippet(web_fts, 1, '', '', '…', 40)`
-
 func (e *Engine) search(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error) {
 	return e.searchIndex(ctx, in, false)
 }
@@ -77,37 +75,20 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	}
 	out := &api.SearchOutput{Query: in.Query, Results: []api.SearchResult{}}
 
-	match, terms := ftsQuery(in.Query, in.ExactMatch)
-	if match == "" {
+	m, terms := newMatch(in.Query, in.ExactMatch)
+	if m == nil {
 		return out, nil
 	}
-	var where []string
-	args := []any{match}
 	lo, hi, err := timeWindow(in, time.Now().UTC())
 	if err != nil {
 		return nil, err
 	}
-	if lo > 0 {
-		where = append(where, "(CASE WHEN p.published > 0 THEN p.published ELSE p.fetched END) >= ?")
-		args = append(args, lo)
-	}
-	if hi > 0 {
-		where = append(where, "(CASE WHEN p.published > 0 THEN p.published ELSE p.fetched END) < ?")
-		args = append(args, hi)
-	}
-	if inc := api.SplitList(in.IncludeDomains); len(inc) > 0 {
-		var ors []string
-		for _, d := range inc {
-			d = normDomain(d)
-			ors = append(ors, "(p.host = ? OR p.host = ? OR p.host LIKE ?)")
-			args = append(args, d, "www."+d, "%."+d)
-		}
-		where = append(where, "("+strings.Join(ors, " OR ")+")")
+	f := &filters{lo: lo, hi: hi}
+	for _, d := range api.SplitList(in.IncludeDomains) {
+		f.include = append(f.include, normDomain(d))
 	}
 	for _, d := range api.SplitList(in.ExcludeDomains) {
-		d = normDomain(d)
-		where = append(where, "NOT (p.host = ? OR p.host = ? OR p.host LIKE ?)")
-		args = append(args, d, "www."+d, "%."+d)
+		f.exclude = append(f.exclude, normDomain(d))
 	}
 	pool := in.MaxResults * 4
 	switch depth {
@@ -119,75 +100,23 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	if in.ExactMatch || topic != "general" || in.Country != "" {
 		pool = max(pool, 50) // post-filters and boosts need room
 	}
-	snip := snippetExpr
-	bodyCol := "p.body"
-	if depth == "ultra-fast" || depth == "fast" {
-		bodyCol = "substr(p.body, 1, 600)"
+	bodyRunes := 0
+	if (depth == "ultra-fast" || depth == "fast") && !in.IncludeRawContent && !in.IncludeAnswer && !in.ExactMatch {
+		bodyRunes = 600
 	}
-	if depth != "fast" {
-		// Only fast quotes FTS5's snippet; basic asks for one on its own
-		// when no sentence holds a query word (snippetFor).
-		snip = "''"
-	}
-	if in.IncludeRawContent || in.IncludeAnswer || in.ExactMatch {
-		bodyCol = "p.body"
-	}
-	// Phase 1 ranks ids only: FTS5's "ORDER BY rank LIMIT n" path keeps
-	// the n best without computing columns for every matching page.
-	var q string
-	if len(where) == 0 {
-		q = `SELECT rowid, -rank FROM web_fts WHERE web_fts MATCH ? ORDER BY rank LIMIT ?`
-	} else {
-		q = `SELECT f.rowid, -f.rank FROM web_fts f JOIN web_pages p ON p.id = f.rowid WHERE web_fts MATCH ? AND ` +
-			strings.Join(where, " AND ") + ` ORDER BY f.rank LIMIT ?`
-	}
-	args = append(args, pool)
-	rows, err := e.db.QueryContext(ctx, q, args...)
+	// Phase 1 ranks ids only; phase 2 reads the candidates' columns and,
+	// for fast, snippets (basic asks for one on its own when no sentence
+	// holds a query word: pageStore.snippet).
+	cands, err := e.store.ranked(ctx, m, f, pool)
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
-	var cands []*candidate
-	byID := map[int64]*candidate{}
-	var ids []string
-	for rows.Next() {
-		c := &candidate{}
-		if err := rows.Scan(&c.id, &c.raw); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("search index: %w", err)
-		}
-		cands = append(cands, c)
+	byID := make(map[int64]*candidate, len(cands))
+	for _, c := range cands {
 		byID[c.id] = c
-		ids = append(ids, fmt.Sprint(c.id))
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := e.store.columns(ctx, m, byID, bodyRunes, depth == "fast"); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
-	}
-	// Phase 2 reads the candidates' columns and snippets.
-	if len(cands) > 0 {
-		q = fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic, p.headings, %s
-FROM web_fts JOIN web_pages p ON p.id = web_fts.rowid
-WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(ids, ","))
-		rows, err := e.db.QueryContext(ctx, q, match)
-		if err != nil {
-			return nil, fmt.Errorf("search index: %w", err)
-		}
-		for rows.Next() {
-			var id int64
-			var d candidate
-			if err := rows.Scan(&id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.headings, &d.snippet); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("search index: %w", err)
-			}
-			if c := byID[id]; c != nil {
-				d.id, d.raw = c.id, c.raw
-				*c = d
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("search index: %w", err)
-		}
 	}
 	if in.ExactMatch {
 		phrase := normPhrase(in.Query)
@@ -317,7 +246,7 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		case depth == "basic":
 			c.content = bestSentences(in.Query, c.body, 300)
 			if c.content == "" {
-				c.content = withoutFooter(strings.Join(strings.Fields(e.snippetFor(ctx, match, c.id)), " "))
+				c.content = withoutFooter(strings.Join(strings.Fields(e.store.snippet(ctx, m, c.id)), " "))
 			}
 		default:
 			c.content = strings.Join(strings.Fields(c.snippet), " ")
@@ -347,14 +276,6 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		out.Images = rankImages(in.Query, cands, in.IncludeImageDescriptions)
 	}
 	return out, nil
-}
-
-// snippetFor is FTS5's snippet of one page for match, "" when it has
-// none.
-func (e *Engine) snippetFor(ctx context.Context, match string, id int64) string {
-	var s string
-	_ = e.db.QueryRowContext(ctx, `SELECT `+snippetExpr+` FROM web_fts WHERE web_fts MATCH ? AND rowid = ?`, match, id).Scan(&s)
-	return s
 }
 
 // ftsQuery builds an FTS5 MATCH expression: the query's words OR'ed (stop

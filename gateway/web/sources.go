@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -55,11 +53,12 @@ func (e *Engine) indexScope(ctx context.Context) (depth, limit int, wholeSite bo
 }
 
 // add records a page stored; a page stored twice (a redirect's target
-// reached again) counts once.
+// reached again) counts once. Progress is told under the run's lock, one
+// page at a time and in order: callers keep no lock of their own.
 func (r *indexRun) add(u string) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.seen[u] {
-		r.mu.Unlock()
 		return
 	}
 	if r.seen == nil {
@@ -67,10 +66,8 @@ func (r *indexRun) add(u string) {
 	}
 	r.seen[u] = true
 	r.urls = append(r.urls, u)
-	n := len(r.urls)
-	r.mu.Unlock()
 	if r.progress != nil {
-		r.progress(n, u)
+		r.progress(len(r.urls), u)
 	}
 }
 
@@ -121,101 +118,15 @@ func (e *Engine) IndexWith(ctx context.Context, target string, o IndexOptions) (
 	return n, err
 }
 
-func (s *store) recordSource(ctx context.Context, source string, urls []string, whole bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO web_sources(source, indexed) VALUES (?, ?)
-		ON CONFLICT(source) DO UPDATE SET indexed = excluded.indexed`, source, time.Now().Unix()); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS run_urls(url TEXT PRIMARY KEY)`); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM run_urls`); err != nil {
-		return err
-	}
-	for _, u := range urls {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO run_urls(url) VALUES (?)`, u); err != nil {
-			return err
-		}
-	}
-	if whole {
-		// Pages the source had and no longer has (a file deleted, a page
-		// gone from the sitemap), unless another source holds them.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM web_pages WHERE url IN (
-			SELECT url FROM web_source_pages WHERE source = ?
-			EXCEPT SELECT url FROM run_urls
-			EXCEPT SELECT url FROM web_source_pages WHERE source <> ?)`, source, source); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM web_source_pages WHERE source = ?`, source); err != nil {
-			return err
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO web_source_pages(source, url) SELECT ?, url FROM run_urls`, source); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
 // Sources lists what was indexed, newest first, with how many pages of
 // each the index holds.
 func (e *Engine) Sources(ctx context.Context) ([]Source, error) {
-	rows, err := e.store.db.QueryContext(ctx, `SELECT s.source, s.indexed,
-		(SELECT count(*) FROM web_source_pages sp JOIN web_pages p ON p.url = sp.url WHERE sp.source = s.source)
-		FROM web_sources s ORDER BY s.indexed DESC, s.source`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Source{}
-	for rows.Next() {
-		var src Source
-		var at int64
-		if err := rows.Scan(&src.Source, &at, &src.Pages); err != nil {
-			return nil, err
-		}
-		src.Indexed = time.Unix(at, 0)
-		out = append(out, src)
-	}
-	return out, rows.Err()
+	return e.store.sources(ctx)
 }
 
 // RemoveSource takes a source's pages out of the index (those no other
 // source also holds) and forgets the source. It returns how many pages
 // it removed.
 func (e *Engine) RemoveSource(ctx context.Context, source string) (int, error) {
-	s := e.store
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	var one int
-	if err := tx.QueryRowContext(ctx, `SELECT 1 FROM web_sources WHERE source = ?`, source).Scan(&one); errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("%s: %w", source, ErrNoSource)
-	} else if err != nil {
-		return 0, err
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM web_pages WHERE url IN (
-		SELECT url FROM web_source_pages WHERE source = ?
-		EXCEPT SELECT url FROM web_source_pages WHERE source <> ?)`, source, source)
-	if err != nil {
-		return 0, err
-	}
-	n, _ := res.RowsAffected()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM web_source_pages WHERE source = ?`, source); err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM web_sources WHERE source = ?`, source); err != nil {
-		return 0, err
-	}
-	return int(n), tx.Commit()
+	return e.store.removeSource(ctx, source)
 }

@@ -2,143 +2,103 @@ package web
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"fmt"
-	"hark/gateway/text"
+	"errors"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
+
+	"hark/gateway/text"
 )
 
-// store is the engine's part of the gateway database: the page index
-// (web_pages plus its FTS5 index web_fts) and research tasks.
-type store struct {
-	db *sql.DB
-	mu sync.Mutex // one writer at a time: SQLite would answer SQLITE_BUSY
+// pageStore is where the index's pages and their full-text index live:
+// gateway.db's SQLite FTS5 tables (sqliteStore, the default), or
+// PostgreSQL (pgStore), which every replica of a team gateway shares. Both
+// rank with FTS5's bm25 and the same column weights, over the same tokens,
+// so that a query finds the same pages in the same order on either.
+type pageStore interface {
+	// put adds or replaces a page.
+	put(ctx context.Context, r *pageRow) error
+	// count is how many pages the index holds.
+	count(ctx context.Context) (int, error)
+	// page is a page's title, text and markdown; errNotIndexed when the
+	// index does not hold it.
+	page(ctx context.Context, url string) (title, body, markdown string, err error)
+	// ranked is the ids and bm25 (negated: larger is better) of the pool
+	// best pages matching m among those f lets through, best first.
+	ranked(ctx context.Context, m *match, f *filters, pool int) ([]*candidate, error)
+	// columns fills in cands' columns (the body cut to bodyRunes runes
+	// when bodyRunes > 0) and, with snippets, FTS5's snippet of each.
+	columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes int, snippets bool) error
+	// snippet is FTS5's snippet of one page's body for m, "" when none.
+	snippet(ctx context.Context, m *match, id int64) string
+
+	recordSource(ctx context.Context, source string, urls []string, whole bool) error
+	sources(ctx context.Context) ([]Source, error)
+	removeSource(ctx context.Context, source string) (int, error)
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS web_pages (
-	id          INTEGER PRIMARY KEY,
-	url         TEXT NOT NULL UNIQUE,
-	host        TEXT NOT NULL,
-	title       TEXT NOT NULL DEFAULT '',
-	description TEXT NOT NULL DEFAULT '',
-	body        TEXT NOT NULL DEFAULT '',
-	images      TEXT NOT NULL DEFAULT '[]',
-	favicon     TEXT NOT NULL DEFAULT '',
-	published   INTEGER NOT NULL DEFAULT 0,
-	fetched     INTEGER NOT NULL,
-	topic       TEXT NOT NULL DEFAULT 'general',
-	markdown    TEXT NOT NULL DEFAULT '',
-	headings    TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS web_pages_host ON web_pages(host);
-CREATE VIRTUAL TABLE IF NOT EXISTS web_fts USING fts5(
-	title, body, url,
-	content='web_pages', content_rowid='id',
-	tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS web_pages_ai AFTER INSERT ON web_pages BEGIN
-	INSERT INTO web_fts(rowid, title, body, url) VALUES (new.id, new.title, new.body, new.url);
-END;
-CREATE TRIGGER IF NOT EXISTS web_pages_ad AFTER DELETE ON web_pages BEGIN
-	INSERT INTO web_fts(web_fts, rowid, title, body, url) VALUES ('delete', old.id, old.title, old.body, old.url);
-END;
-CREATE TRIGGER IF NOT EXISTS web_pages_au AFTER UPDATE ON web_pages BEGIN
-	INSERT INTO web_fts(web_fts, rowid, title, body, url) VALUES ('delete', old.id, old.title, old.body, old.url);
-	INSERT INTO web_fts(rowid, title, body, url) VALUES (new.id, new.title, new.body, new.url);
-END;
-CREATE TABLE IF NOT EXISTS web_sources (
-	source  TEXT PRIMARY KEY,
-	indexed INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS web_source_pages (
-	source TEXT NOT NULL,
-	url    TEXT NOT NULL,
-	PRIMARY KEY (source, url)
-);
-CREATE INDEX IF NOT EXISTS web_source_pages_url ON web_source_pages(url);
-`
+// errNotIndexed is a store's answer for a page it does not hold.
+var errNotIndexed = errors.New("not in the search index")
 
-func openStore(db *sql.DB) (*store, error) {
-	for _, stmt := range splitSQL(schema) {
-		if _, err := db.Exec(stmt); err != nil {
-			return nil, fmt.Errorf("web: create tables: %w", err)
-		}
-	}
-	// Indexes made before research read pages' structure lack the
-	// markdown and headings columns; their pages read as plain text, and
-	// rank without headings, until they are read again.
-	for _, col := range []string{"markdown", "headings"} {
-		if err := addColumn(db, "web_pages", col, `TEXT NOT NULL DEFAULT ''`); err != nil {
-			return nil, fmt.Errorf("web: add web_pages.%s: %w", col, err)
-		}
-	}
-	// Title weighs 5, body 1, URL 2 in the rank FTS5 orders by.
-	if _, err := db.Exec(`INSERT INTO web_fts(web_fts, rank) VALUES ('rank', 'bm25(5.0, 1.0, 2.0)')`); err != nil {
-		return nil, fmt.Errorf("web: configure ranking: %w", err)
-	}
-	return &store{db: db}, nil
+// bm25Weights are the title's, body's and URL's weights in the rank both
+// stores order by: FTS5's bm25(5.0, 1.0, 2.0).
+var bm25Weights = [3]float64{5, 1, 2}
+
+// snippetTokens is the length of a search snippet in tokens, FTS5's
+// snippet(web_fts, 1, ”, ”, '…', 40).
+const snippetTokens = 40
+
+// pageRow is a page as a store keeps it.
+type pageRow struct {
+	URL, Host, Title, Description, Body string
+	Images, Favicon, Topic              string
+	Markdown, Headings                  string
+	Published, Fetched                  int64 // Unix seconds; 0: no date
 }
 
-// addColumn adds a column to table unless it has it.
-func addColumn(db *sql.DB, table, column, decl string) error {
-	rows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, table)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return err
-		}
-		if name == column {
-			return nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows.Close()
-	_, err = db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN ` + column + ` ` + decl)
-	return err
+// filters narrow a search to a time window and to domains.
+type filters struct {
+	lo, hi           int64    // [lo, hi) of a page's date in Unix seconds; 0: unbounded
+	include, exclude []string // normalised domains
 }
 
-// splitSQL splits the schema into statements, keeping trigger bodies whole.
-func splitSQL(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inTrigger := false
-	for _, line := range strings.Split(s, "\n") {
-		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
-		}
-		cur.WriteString(line)
-		cur.WriteByte('\n')
-		if strings.HasPrefix(t, "CREATE TRIGGER") {
-			inTrigger = true
-		}
-		if (inTrigger && t == "END;") || (!inTrigger && strings.HasSuffix(t, ";")) {
-			out = append(out, cur.String())
-			cur.Reset()
-			inTrigger = false
-		}
+// where is f as SQL conditions on web_pages p, with ph giving each
+// argument's placeholder ("?" for SQLite, "$n" for PostgreSQL).
+func (f *filters) where(ph func() string) (conds []string, args []any) {
+	date := "(CASE WHEN p.published > 0 THEN p.published ELSE p.fetched END)"
+	if f.lo > 0 {
+		conds = append(conds, date+" >= "+ph())
+		args = append(args, f.lo)
 	}
-	return out
+	if f.hi > 0 {
+		conds = append(conds, date+" < "+ph())
+		args = append(args, f.hi)
+	}
+	host := func(d string) string {
+		args = append(args, d, "www."+d, "%."+d)
+		return "(p.host = " + ph() + " OR p.host = " + ph() + " OR p.host LIKE " + ph() + ")"
+	}
+	if len(f.include) > 0 {
+		var ors []string
+		for _, d := range f.include {
+			ors = append(ors, host(d))
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	for _, d := range f.exclude {
+		conds = append(conds, "NOT "+host(d))
+	}
+	return conds, args
 }
 
-type storedImage struct {
-	URL         string `json:"url"`
-	Description string `json:"description,omitempty"`
-}
+// pageIndex is the engine's index: its store, fed pages as the engine
+// reads them.
+type pageIndex struct{ pageStore }
 
-// put adds or replaces a page in the index.
-func (s *store) put(ctx context.Context, p *page) error {
+// put adds or replaces a page in the index, and tells the index run ctx
+// carries (see IndexWith) of it.
+func (s pageIndex) put(ctx context.Context, p *page) error {
 	if strings.TrimSpace(p.Text) == "" && p.Title == "" {
 		return nil
 	}
@@ -155,22 +115,21 @@ func (s *store) put(ctx context.Context, p *page) error {
 	if fetched.IsZero() {
 		fetched = time.Now()
 	}
-	host := hostOf(p.URL)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, err := s.db.ExecContext(ctx, `
-INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT(url) DO UPDATE SET host=excluded.host, title=excluded.title, description=excluded.description,
-	body=excluded.body, images=excluded.images, favicon=excluded.favicon, published=excluded.published,
-	fetched=excluded.fetched, topic=excluded.topic, markdown=excluded.markdown, headings=excluded.headings`,
-		p.URL, host, p.Title, p.Description, p.Text, string(ij), p.Favicon, pub, fetched.Unix(), classifyTopic(p), p.Markdown, markdownHeadings(p.Markdown))
-	if err == nil {
-		if r, ok := ctx.Value(indexRunKey{}).(*indexRun); ok {
-			r.add(p.URL)
-		}
+	r := &pageRow{URL: p.URL, Host: hostOf(p.URL), Title: p.Title, Description: p.Description, Body: p.Text,
+		Images: string(ij), Favicon: p.Favicon, Published: pub, Fetched: fetched.Unix(), Topic: classifyTopic(p),
+		Markdown: p.Markdown, Headings: markdownHeadings(p.Markdown)}
+	if err := s.pageStore.put(ctx, r); err != nil {
+		return err
 	}
-	return err
+	if run, ok := ctx.Value(indexRunKey{}).(*indexRun); ok {
+		run.add(p.URL)
+	}
+	return nil
+}
+
+type storedImage struct {
+	URL         string `json:"url"`
+	Description string `json:"description,omitempty"`
 }
 
 // markdownHeadings is the headings of markdown, one a line, as text:
@@ -196,13 +155,6 @@ func markdownHeadings(md string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// count returns how many pages the index holds.
-func (s *store) count(ctx context.Context) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM web_pages`).Scan(&n)
-	return n, err
 }
 
 var financeTerms = map[string]bool{}

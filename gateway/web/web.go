@@ -1,6 +1,7 @@
 // Package web is hark's local web engine: a polite fetcher and crawler, a
-// main-content extractor, a SQLite FTS5 search index fed by every page the
-// engine reads. Research (gateway/research) is built on it. It also holds the
+// main-content extractor, a search index fed by every page the engine
+// reads (SQLite FTS5 in gateway.db, or a team gateway's PostgreSQL ranking
+// the same way). Research (gateway/research) is built on it. It also holds the
 // search backends a workspace may choose instead (SearXNG, Tavily).
 //
 // It answers the five web tools behind gateway/engine's interfaces; inputs
@@ -17,15 +18,21 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"hark/api"
 	"hark/gateway/engine"
 )
 
 // Config configures the local engine. Zero values take the defaults noted.
 type Config struct {
-	DB           *sql.DB // required; the gateway's SQLite database (modernc.org/sqlite)
-	AllowPrivate bool    // allow private, loopback and link-local addresses
-	UserAgent    string  // default DefaultUserAgent
+	DB *sql.DB // the gateway's SQLite database (modernc.org/sqlite); required unless Postgres is set
+	// Postgres, when set, holds the pages and their full-text index
+	// instead of DB, shared by every replica of a team gateway. Its
+	// tables are the gateway's PostgreSQL migrations'.
+	Postgres     *pgxpool.Pool
+	AllowPrivate bool   // allow private, loopback and link-local addresses
+	UserAgent    string // default DefaultUserAgent
 
 	Concurrency     int           // requests in flight overall; default 8
 	HostConcurrency int           // requests in flight per host; default 2
@@ -79,9 +86,9 @@ func (c *Config) defaults() {
 // Engine is the local web engine. It is safe for concurrent use.
 type Engine struct {
 	cfg   Config
-	db    *sql.DB
+	db    *sql.DB // cfg.DB
 	fetch *fetcher
-	store *store
+	store pageIndex
 }
 
 var (
@@ -91,17 +98,30 @@ var (
 	_ engine.Mapper    = (*Engine)(nil)
 )
 
-// New creates the engine and its tables (the FTS5 page index) in cfg.DB.
+// New creates the engine and its tables (the FTS5 page index) in cfg.DB,
+// or opens its index in cfg.Postgres.
 func New(cfg Config) (*Engine, error) {
-	if cfg.DB == nil {
-		return nil, errors.New("web: Config.DB is required")
-	}
 	cfg.defaults()
-	st, err := openStore(cfg.DB)
-	if err != nil {
-		return nil, err
+	var st pageStore
+	switch {
+	case cfg.Postgres != nil:
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		pg, err := newPGStore(ctx, cfg.Postgres)
+		if err != nil {
+			return nil, err
+		}
+		st = pg
+	case cfg.DB != nil:
+		sq, err := openStore(cfg.DB)
+		if err != nil {
+			return nil, err
+		}
+		st = sq
+	default:
+		return nil, errors.New("web: Config.DB or Config.Postgres is required")
 	}
-	return &Engine{cfg: cfg, db: cfg.DB, fetch: newFetcher(cfg), store: st}, nil
+	return &Engine{cfg: cfg, db: cfg.DB, fetch: newFetcher(cfg), store: pageIndex{st}}, nil
 }
 
 // Close lets go of idle connections. It does not close cfg.DB, which the

@@ -1,0 +1,327 @@
+package web
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// sqliteStore is the index in the gateway database, gateway.db: the
+// pages in web_pages, their full-text index in the FTS5 table web_fts
+// that triggers keep in step.
+type sqliteStore struct {
+	db *sql.DB
+	mu sync.Mutex // one writer at a time: SQLite would answer SQLITE_BUSY
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS web_pages (
+	id          INTEGER PRIMARY KEY,
+	url         TEXT NOT NULL UNIQUE,
+	host        TEXT NOT NULL,
+	title       TEXT NOT NULL DEFAULT '',
+	description TEXT NOT NULL DEFAULT '',
+	body        TEXT NOT NULL DEFAULT '',
+	images      TEXT NOT NULL DEFAULT '[]',
+	favicon     TEXT NOT NULL DEFAULT '',
+	published   INTEGER NOT NULL DEFAULT 0,
+	fetched     INTEGER NOT NULL,
+	topic       TEXT NOT NULL DEFAULT 'general',
+	markdown    TEXT NOT NULL DEFAULT '',
+	headings    TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS web_pages_host ON web_pages(host);
+CREATE VIRTUAL TABLE IF NOT EXISTS web_fts USING fts5(
+	title, body, url,
+	content='web_pages', content_rowid='id',
+	tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS web_pages_ai AFTER INSERT ON web_pages BEGIN
+	INSERT INTO web_fts(rowid, title, body, url) VALUES (new.id, new.title, new.body, new.url);
+END;
+CREATE TRIGGER IF NOT EXISTS web_pages_ad AFTER DELETE ON web_pages BEGIN
+	INSERT INTO web_fts(web_fts, rowid, title, body, url) VALUES ('delete', old.id, old.title, old.body, old.url);
+END;
+CREATE TRIGGER IF NOT EXISTS web_pages_au AFTER UPDATE ON web_pages BEGIN
+	INSERT INTO web_fts(web_fts, rowid, title, body, url) VALUES ('delete', old.id, old.title, old.body, old.url);
+	INSERT INTO web_fts(rowid, title, body, url) VALUES (new.id, new.title, new.body, new.url);
+END;
+CREATE TABLE IF NOT EXISTS web_sources (
+	source  TEXT PRIMARY KEY,
+	indexed INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS web_source_pages (
+	source TEXT NOT NULL,
+	url    TEXT NOT NULL,
+	PRIMARY KEY (source, url)
+);
+CREATE INDEX IF NOT EXISTS web_source_pages_url ON web_source_pages(url);
+`
+
+func openStore(db *sql.DB) (*sqliteStore, error) {
+	for _, stmt := range splitSQL(schema) {
+		if _, err := db.Exec(stmt); err != nil {
+			return nil, fmt.Errorf("web: create tables: %w", err)
+		}
+	}
+	// Indexes made before research read pages' structure lack the
+	// markdown and headings columns; their pages read as plain text, and
+	// rank without headings, until they are read again.
+	for _, col := range []string{"markdown", "headings"} {
+		if err := addColumn(db, "web_pages", col, `TEXT NOT NULL DEFAULT ''`); err != nil {
+			return nil, fmt.Errorf("web: add web_pages.%s: %w", col, err)
+		}
+	}
+	// The rank FTS5 orders by: bm25Weights.
+	rank := fmt.Sprintf("bm25(%.1f, %.1f, %.1f)", bm25Weights[0], bm25Weights[1], bm25Weights[2])
+	if _, err := db.Exec(`INSERT INTO web_fts(web_fts, rank) VALUES ('rank', ?)`, rank); err != nil {
+		return nil, fmt.Errorf("web: configure ranking: %w", err)
+	}
+	return &sqliteStore{db: db}, nil
+}
+
+// addColumn adds a column to table unless it has it.
+func addColumn(db *sql.DB, table, column, decl string) error {
+	rows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		if name == column {
+			return nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	_, err = db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN ` + column + ` ` + decl)
+	return err
+}
+
+// splitSQL splits the schema into statements, keeping trigger bodies whole.
+func splitSQL(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inTrigger := false
+	for _, line := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasPrefix(t, "CREATE TRIGGER") {
+			inTrigger = true
+		}
+		if (inTrigger && t == "END;") || (!inTrigger && strings.HasSuffix(t, ";")) {
+			out = append(out, cur.String())
+			cur.Reset()
+			inTrigger = false
+		}
+	}
+	return out
+}
+
+func (s *sqliteStore) put(ctx context.Context, r *pageRow) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err := s.db.ExecContext(ctx, `
+INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(url) DO UPDATE SET host=excluded.host, title=excluded.title, description=excluded.description,
+	body=excluded.body, images=excluded.images, favicon=excluded.favicon, published=excluded.published,
+	fetched=excluded.fetched, topic=excluded.topic, markdown=excluded.markdown, headings=excluded.headings`,
+		r.URL, r.Host, r.Title, r.Description, r.Body, r.Images, r.Favicon, r.Published, r.Fetched, r.Topic, r.Markdown, r.Headings)
+	return err
+}
+
+func (s *sqliteStore) count(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM web_pages`).Scan(&n)
+	return n, err
+}
+
+func (s *sqliteStore) page(ctx context.Context, u string) (title, body, markdown string, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT title, body, markdown FROM web_pages WHERE url = ?`, u).Scan(&title, &body, &markdown)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = errNotIndexed
+	}
+	return title, body, markdown, err
+}
+
+const snippetExpr = `snippet(web_fts, 1, '', '', '…', 40)`
+
+// ranked asks FTS5 for ids only: its "ORDER BY rank LIMIT n" path keeps
+// the n best without computing columns for every matching page.
+func (s *sqliteStore) ranked(ctx context.Context, m *match, f *filters, pool int) ([]*candidate, error) {
+	where, args := f.where(func() string { return "?" })
+	args = append([]any{m.expr}, args...)
+	var q string
+	if len(where) == 0 {
+		q = `SELECT rowid, -rank FROM web_fts WHERE web_fts MATCH ? ORDER BY rank LIMIT ?`
+	} else {
+		q = `SELECT f.rowid, -f.rank FROM web_fts f JOIN web_pages p ON p.id = f.rowid WHERE web_fts MATCH ? AND ` +
+			strings.Join(where, " AND ") + ` ORDER BY f.rank LIMIT ?`
+	}
+	args = append(args, pool)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cands []*candidate
+	for rows.Next() {
+		c := &candidate{}
+		if err := rows.Scan(&c.id, &c.raw); err != nil {
+			return nil, err
+		}
+		cands = append(cands, c)
+	}
+	return cands, rows.Err()
+}
+
+func (s *sqliteStore) columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes int, snippets bool) error {
+	if len(cands) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(cands))
+	for id := range cands {
+		ids = append(ids, fmt.Sprint(id))
+	}
+	bodyCol := "p.body"
+	if bodyRunes > 0 {
+		bodyCol = fmt.Sprintf("substr(p.body, 1, %d)", bodyRunes)
+	}
+	snip := "''"
+	if snippets {
+		snip = snippetExpr
+	}
+	q := fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic, p.headings, %s
+FROM web_fts JOIN web_pages p ON p.id = web_fts.rowid
+WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(ids, ","))
+	rows, err := s.db.QueryContext(ctx, q, m.expr)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var d candidate
+		if err := rows.Scan(&d.id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.headings, &d.snippet); err != nil {
+			return err
+		}
+		if c := cands[d.id]; c != nil {
+			d.raw = c.raw
+			*c = d
+		}
+	}
+	return rows.Err()
+}
+
+func (s *sqliteStore) snippet(ctx context.Context, m *match, id int64) string {
+	var out string
+	_ = s.db.QueryRowContext(ctx, `SELECT `+snippetExpr+` FROM web_fts WHERE web_fts MATCH ? AND rowid = ?`, m.expr, id).Scan(&out)
+	return out
+}
+
+func (s *sqliteStore) recordSource(ctx context.Context, source string, urls []string, whole bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO web_sources(source, indexed) VALUES (?, ?)
+		ON CONFLICT(source) DO UPDATE SET indexed = excluded.indexed`, source, time.Now().Unix()); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS run_urls(url TEXT PRIMARY KEY)`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM run_urls`); err != nil {
+		return err
+	}
+	for _, u := range urls {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO run_urls(url) VALUES (?)`, u); err != nil {
+			return err
+		}
+	}
+	if whole {
+		// Pages the source had and no longer has (a file deleted, a page
+		// gone from the sitemap), unless another source holds them.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM web_pages WHERE url IN (
+			SELECT url FROM web_source_pages WHERE source = ?
+			EXCEPT SELECT url FROM run_urls
+			EXCEPT SELECT url FROM web_source_pages WHERE source <> ?)`, source, source); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM web_source_pages WHERE source = ?`, source); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO web_source_pages(source, url) SELECT ?, url FROM run_urls`, source); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *sqliteStore) sources(ctx context.Context) ([]Source, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT s.source, s.indexed,
+		(SELECT count(*) FROM web_source_pages sp JOIN web_pages p ON p.url = sp.url WHERE sp.source = s.source)
+		FROM web_sources s ORDER BY s.indexed DESC, s.source`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Source{}
+	for rows.Next() {
+		var src Source
+		var at int64
+		if err := rows.Scan(&src.Source, &at, &src.Pages); err != nil {
+			return nil, err
+		}
+		src.Indexed = time.Unix(at, 0)
+		out = append(out, src)
+	}
+	return out, rows.Err()
+}
+
+func (s *sqliteStore) removeSource(ctx context.Context, source string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var one int
+	if err := tx.QueryRowContext(ctx, `SELECT 1 FROM web_sources WHERE source = ?`, source).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("%s: %w", source, ErrNoSource)
+	} else if err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM web_pages WHERE url IN (
+		SELECT url FROM web_source_pages WHERE source = ?
+		EXCEPT SELECT url FROM web_source_pages WHERE source <> ?)`, source, source)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM web_source_pages WHERE source = ?`, source); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM web_sources WHERE source = ?`, source); err != nil {
+		return 0, err
+	}
+	return int(n), tx.Commit()
+}
