@@ -53,7 +53,7 @@ func bothBackends(t *testing.T) (sq, pg *Engine) {
 	}
 	pg = pgEngine(t)
 	ctx := context.Background()
-	webtest.IndexCorpus(t, "testdata/research", func(folder string) (int, error) {
+	webtest.IndexCorpus(t, researchCorpus, func(folder string) (int, error) {
 		n, err := sq.Index(ctx, folder)
 		if err != nil {
 			return n, err
@@ -76,7 +76,7 @@ func bothBackends(t *testing.T) (sq, pg *Engine) {
 // rank: repeated stems ("run running"), stop words only, digits, a word
 // no page holds, and phrases for exact_match.
 func compareQueries(t *testing.T) []string {
-	b, err := os.ReadFile("testdata/research-questions.json")
+	b, err := os.ReadFile("../research/testdata/questions.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestSnippetIsFTS5s(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := sq.Index(ctx, "testdata/research/valgrind"); err != nil {
+	if _, err := sq.Index(ctx, researchCorpus+"/valgrind"); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
