@@ -1,0 +1,112 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+func openSQLite(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "jobs.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func fast(o Options) Options {
+	o.BeatEvery, o.StaleAfter, o.PollEvery = 50*time.Millisecond, 400*time.Millisecond, 20*time.Millisecond
+	return o
+}
+
+// A job runs, logs its progress, and its output and events are read back.
+func TestSubmitWaitEvents(t *testing.T) {
+	db := openSQLite(t, t.TempDir())
+	ctx := context.Background()
+	q, err := Open(ctx, fast(Options{SQLite: db, Run: func(ctx context.Context, j *Job) (any, error) {
+		if j.Tool == "fail" {
+			return nil, errors.New("no such thing")
+		}
+		return map[string]string{"echo": string(j.Input)}, nil
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(ctx)
+	j, err := q.Submit(ctx, Spec{Workspace: "w", Tool: "echo", Input: []byte(`{"x":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	done, out, err := q.Wait(wctx, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.State != StateCompleted || string(done.Output) != `{"echo":"{\"x\":1}"}` || out == nil {
+		t.Fatalf("job %+v out %v", done, out)
+	}
+	evs, _, err := q.Events(ctx, "w", j.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 3 || evs[0].Kind != "queued" || evs[1].Kind != "started" || evs[2].Kind != "completed" {
+		t.Fatalf("events %+v", evs)
+	}
+	if _, err := q.Get(ctx, "other", j.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("another workspace read the job: %v", err)
+	}
+	f, _ := q.Submit(ctx, Spec{Workspace: "w", Tool: "fail", Input: []byte(`{}`)})
+	done, _, err = q.Wait(wctx, f.ID)
+	if done.State != StateFailed || done.Code != 500 || done.Error != "no such thing" || err == nil {
+		t.Fatalf("failed job %+v %v", done, err)
+	}
+}
+
+// A job whose node stops (Close in the middle) runs again on the next
+// node: here a second Queue on the same file, as after a restart.
+func TestRestartRunsJobAgain(t *testing.T) {
+	dir := t.TempDir()
+	db := openSQLite(t, dir)
+	ctx := context.Background()
+	started := make(chan struct{}, 1)
+	var runs atomic.Int32
+	slow := func(ctx context.Context, j *Job) (any, error) {
+		runs.Add(1)
+		started <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	q1, err := Open(ctx, fast(Options{SQLite: db, Run: slow}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := q1.Submit(ctx, Spec{Workspace: "w", Tool: "slow", Input: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	q1.Close(ctx)
+	q2, err := Open(ctx, fast(Options{SQLite: db, Run: func(ctx context.Context, j *Job) (any, error) { return "done", nil }}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close(ctx)
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	done, _, err := q2.Wait(wctx, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.State != StateCompleted || string(done.Output) != `"done"` || done.Node != q2.Node() {
+		t.Fatalf("job %+v", done)
+	}
+}
