@@ -17,6 +17,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/jobs"
 )
 
 // Engines builds a workspace's engines from its config. The gateway itself
@@ -41,6 +42,8 @@ type Options struct {
 	// Logger receives one line per request and per stream, each with its
 	// trace_id. Nil discards.
 	Logger *slog.Logger
+	// JobTiming shortens the jobs' heartbeat (tests); zero: defaults.
+	JobTiming JobTiming
 	// Now is the clock of the rate limiter and quota periods; nil means
 	// time.Now. Tests set it.
 	Now func() time.Time
@@ -77,6 +80,11 @@ type Server struct {
 	admitInvoke, admitFetch, admitResearch, admitVoice, admitStreams *admission
 	streams                                                          *keyStreams
 
+	// jobs runs research and crawl (jobrun.go); workspaces finds a job's.
+	jobs       *jobs.Queue
+	workspaces map[string]*workspace
+	stopJobs   func() // at the end of Shutdown
+
 	mu sync.Mutex
 	hs *http.Server
 }
@@ -97,8 +105,10 @@ func New(opts Options) (*Server, error) {
 		tools:   newRegistry(),
 		toolMap: map[string]*tool{},
 		known:   map[string]bool{},
-		log:     opts.Logger,
-		now:     opts.Now,
+
+		workspaces: map[string]*workspace{},
+		log:        opts.Logger,
+		now:        opts.Now,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -117,6 +127,7 @@ func New(opts Options) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.workspaces[wc.Name] = ws
 		if ws.toolList, err = s.toolList(ws); err != nil {
 			return nil, fmt.Errorf("workspace %q: tool list: %w", wc.Name, err)
 		}
@@ -169,6 +180,9 @@ func New(opts Options) (*Server, error) {
 		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
 			s.writeError(w, r, &httpError{status: status, msg: "websocket upgrade: " + reason.Error()})
 		},
+	}
+	if err := s.openJobs(opts.DB, opts.Ledger, opts.JobTiming); err != nil {
+		return nil, err
 	}
 	s.handler = s.routes()
 	return s, nil
@@ -244,6 +258,12 @@ func (s *Server) routes() http.Handler {
 			invoke(w, r)
 		}
 	})
+	// Jobs (a hark extension; jobs_http.go): submitting is quick work,
+	// and a long poll of a log waits on nothing but the database.
+	mux.HandleFunc("POST "+api.PathJobs, s.admit(s.admitInvoke, s.handleJobSubmit))
+	mux.HandleFunc("GET "+api.PathJobs, s.handleJobList)
+	mux.HandleFunc("GET "+api.PathJobs+"/{id}", s.handleJob)
+	mux.HandleFunc("GET "+api.PathJobs+"/{id}/events", s.handleJobEvents)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
 	mux.HandleFunc("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))

@@ -288,6 +288,11 @@ func (q *Queue) notify(id string, r result) {
 	}
 }
 
+// Progress appends a step of a running job to its log.
+func (q *Queue) Progress(ctx context.Context, id, msg string) {
+	_ = q.st.event(context.WithoutCancel(ctx), id, "progress", msg)
+}
+
 // randomID is a job's ID in the form of research's request_id (a UUID's
 // layout), which a research job's report carries.
 func randomID() string {
