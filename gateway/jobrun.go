@@ -24,7 +24,7 @@ import (
 var jobTools = map[string]bool{api.ToolResearch: true, api.ToolCrawl: true}
 
 // JobTiming shortens the jobs' heartbeat for tests; zero keeps the
-// defaults (a beat every 2 s, another node takes over after 15 s).
+// defaults (a beat every second, another node takes over after 6 s).
 type JobTiming struct {
 	BeatEvery, StaleAfter, PollEvery time.Duration
 }

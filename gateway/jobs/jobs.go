@@ -9,7 +9,7 @@
 // job of a dead node is rescued after an hour), so a running job here
 // beats every BeatEvery, and every node's reaper gives a job whose node
 // stopped beating back to River at once: a killed replica's job is
-// retried on another within StaleAfter. A job runs from the start again;
+// retried on another within Options.StaleAfter. A job runs from the start again;
 // its tools write pages by URL and its result once, so a retry duplicates
 // nothing.
 package jobs
@@ -82,8 +82,10 @@ type Options struct {
 	Workers  int          // jobs run at once on this node; default 4
 	Logger   *slog.Logger // nil discards
 	// BeatEvery is how often a running job says it is alive (default
-	// 2 s); StaleAfter without a beat, another node retries it (default
-	// 15 s). Tests shorten both.
+	// 1 s); StaleAfter without a beat, another node retries it (default
+	// 6 s: a beat is one small UPDATE, and a node wrongly taken for dead
+	// only loses its claim and stops, so nothing is done twice). Tests
+	// shorten both.
 	BeatEvery, StaleAfter time.Duration
 	// PollEvery is how often the node looks for jobs without a
 	// notification (SQLite always; default 200 ms).
@@ -126,10 +128,10 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 		opts.Workers = 4
 	}
 	if opts.BeatEvery <= 0 {
-		opts.BeatEvery = 2 * time.Second
+		opts.BeatEvery = time.Second
 	}
 	if opts.StaleAfter <= 0 {
-		opts.StaleAfter = 15 * time.Second
+		opts.StaleAfter = 6 * time.Second
 	}
 	if opts.PollEvery <= 0 {
 		opts.PollEvery = 200 * time.Millisecond
