@@ -317,3 +317,109 @@ func TestJobSurvivesKilledReplica(t *testing.T) {
 		t.Fatalf("the synchronous research's request_id is not its job: %v %+v", err, sj)
 	}
 }
+
+// harkCmd runs the hark binary as a client of base with key.
+func harkCmd(ctx context.Context, t *testing.T, bin, base, key string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "HARK_BASE_URL="+base, "HARK_API_KEY="+key, "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
+	return cmd
+}
+
+// A client starts a slow crawl with --detach, attaches, drops (killed
+// mid-follow, as when its SSH session ends), and attaches again: the
+// second attach replays the whole log, follows the crawl to its end and
+// prints every page. The gateway is the embedded default's: SQLite.
+func TestDetachAndReattachCrawl(t *testing.T) {
+	bin := buildHarkBinary(t)
+	site := slowSite(t, 600*time.Millisecond)
+	cfg, key := writeTeamConfig(t, gateway.BackendLocal, "")
+	r := startReplica(t, bin, cfg, t.TempDir(), "")
+
+	out, err := harkCmd(context.Background(), t, bin, r.base, key, "crawl", "--detach", "--max-depth", "5", "--limit", "6", site.URL+"/p0.html").Output()
+	if err != nil {
+		t.Fatalf("crawl --detach: %v", err)
+	}
+	id := strings.TrimSpace(string(out))
+	if !regexp.MustCompile(`^[0-9a-f-]{36}$`).MatchString(id) {
+		t.Fatalf("crawl --detach printed %q, not a job ID", out)
+	}
+	list, err := harkCmd(context.Background(), t, bin, r.base, key, "jobs", "--active").Output()
+	if err != nil || !strings.Contains(string(list), id) {
+		t.Fatalf("hark jobs --active: %v\n%s", err, list)
+	}
+
+	// The first attach is cut off after a second, mid-crawl.
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	first := harkCmd(ctx, t, bin, r.base, key, "jobs", "attach", id)
+	var firstErr lockedBuffer
+	first.Stderr = &firstErr
+	firstOut, _ := first.Output()
+	if !strings.Contains(firstErr.String(), "started") || strings.Contains(string(firstOut), "p5.html") {
+		t.Fatalf("first attach: the crawl should be under way and unfinished\nstdout:\n%s\nstderr:\n%s", firstOut, firstErr.String())
+	}
+
+	second := harkCmd(context.Background(), t, bin, r.base, key, "jobs", "attach", id)
+	var secondErr lockedBuffer
+	second.Stderr = &secondErr
+	secondOut, err := second.Output()
+	if err != nil {
+		t.Fatalf("second attach: %v\n%s", err, secondErr.String())
+	}
+	log := secondErr.String()
+	for _, want := range []string{"queued", "started", "progress", "completed"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the replayed log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Count(log, " queued ") != 1 {
+		t.Errorf("the log was not replayed exactly once:\n%s", log)
+	}
+	for i := range 6 {
+		if !strings.Contains(string(secondOut), fmt.Sprintf("/p%d.html", i)) {
+			t.Errorf("page p%d missing from the attached crawl's output:\n%s", i, secondOut)
+		}
+	}
+}
+
+// A server killed (SIGKILL) in the middle of a crawl resumes it when it
+// starts again on the same data directory: the embedded default, SQLite.
+func TestRestartResumesJob(t *testing.T) {
+	bin := buildHarkBinary(t)
+	site := slowSite(t, 500*time.Millisecond)
+	cfg, key := writeTeamConfig(t, gateway.BackendLocal, "")
+	data := t.TempDir()
+	r := startReplica(t, bin, cfg, data, "")
+	c := r.client(t, key)
+	j, err := c.SubmitJob(context.Background(), api.ToolCrawl, map[string]any{"url": site.URL + "/p0.html", "max_depth": 5, "limit": 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitForEvent(t, c, j.ID, "progress")
+	r.kill(t)
+
+	again := startReplica(t, bin, cfg, data, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done, err := again.client(t, key).FollowJob(ctx, j.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.State != api.JobCompleted || done.Attempt < 2 || !again.runsJob(done) {
+		t.Fatalf("job %+v; want completed by the restarted server, attempt 2 or more", done)
+	}
+	var out api.CrawlOutput
+	if err := json.Unmarshal(done.Output, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 6 {
+		t.Fatalf("%d pages, want 6 (no page twice, none lost)", len(out.Results))
+	}
+	seen := map[string]bool{}
+	for _, p := range out.Results {
+		if seen[p.URL] {
+			t.Errorf("page %s twice", p.URL)
+		}
+		seen[p.URL] = true
+	}
+}
