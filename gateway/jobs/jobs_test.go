@@ -12,7 +12,7 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-func openSQLite(t *testing.T, dir string) *sql.DB {
+func openSQLite(t testing.TB, dir string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "jobs.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate")
 	if err != nil {
