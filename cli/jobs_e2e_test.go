@@ -60,7 +60,7 @@ var topicPages = []string{
 }
 
 // slowSite serves topicPages at /p0.html … with each answer delayed.
-func slowSite(t *testing.T, delay time.Duration) *httptest.Server {
+func slowSite(t testing.TB, delay time.Duration) *httptest.Server {
 	t.Helper()
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var i int
@@ -83,7 +83,7 @@ func slowSite(t *testing.T, delay time.Duration) *httptest.Server {
 
 // slowSearx is a SearXNG JSON API whose every search is slow and finds
 // the site's pages.
-func slowSearx(t *testing.T, site string, delay time.Duration, searches *atomic.Int32) *httptest.Server {
+func slowSearx(t testing.TB, site string, delay time.Duration, searches *atomic.Int32) *httptest.Server {
 	t.Helper()
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/search" {
@@ -114,7 +114,7 @@ func slowSearx(t *testing.T, site string, delay time.Duration, searches *atomic.
 
 // writeTeamConfig writes a gateway.toml with one workspace on backend
 // and returns its path and API key.
-func writeTeamConfig(t *testing.T, backend, url string) (path, key string) {
+func writeTeamConfig(t testing.TB, backend, url string) (path, key string) {
 	t.Helper()
 	key, err := gateway.NewAPIKey()
 	if err != nil {
@@ -149,7 +149,7 @@ func (r *replica) runsJob(j *api.Job) bool {
 
 // kill ends the process with SIGKILL: no shutdown, no requeue, as when a
 // machine dies.
-func (r *replica) kill(t *testing.T) {
+func (r *replica) kill(t testing.TB) {
 	t.Helper()
 	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func (r *replica) kill(t *testing.T) {
 
 // startReplica runs hark serve on a free loopback port; dbURL "" keeps
 // everything in dataDir's gateway.db.
-func startReplica(t *testing.T, bin, cfgPath, dataDir, dbURL string) *replica {
+func startReplica(t testing.TB, bin, cfgPath, dataDir, dbURL string) *replica {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--config", cfgPath, "--data-dir", dataDir, "--allow-private")
 	cmd.Env = append(os.Environ(), "HARK_DATABASE_URL="+dbURL, "XDG_CONFIG_HOME="+t.TempDir(), "HARK_BASE_URL=")
@@ -202,7 +202,7 @@ func startReplica(t *testing.T, bin, cfgPath, dataDir, dbURL string) *replica {
 	return r
 }
 
-func (r *replica) client(t *testing.T, key string) *api.Client {
+func (r *replica) client(t testing.TB, key string) *api.Client {
 	t.Helper()
 	c, err := api.New(api.Options{BaseURL: r.base, APIKey: key})
 	if err != nil {
@@ -212,7 +212,7 @@ func (r *replica) client(t *testing.T, key string) *api.Client {
 }
 
 // waitForEvent polls a job's log until an entry of kind appears.
-func waitForEvent(t *testing.T, c *api.Client, id, kind string) *api.Job {
+func waitForEvent(t testing.TB, c *api.Client, id, kind string) *api.Job {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {

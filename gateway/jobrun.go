@@ -31,9 +31,11 @@ type JobTiming struct {
 
 func (s *Server) openJobs(db *sql.DB, ledger UsageLedger, timing JobTiming) error {
 	jo := jobs.Options{
-		Run:        s.runJob,
-		Classify:   s.classify,
-		Workers:    max(1, s.limits.MaxResearch),
+		Run:      s.runJob,
+		Classify: s.classify,
+		// As many as the research and fetch classes admit together: a
+		// synchronous call holds its admission slot while its job runs.
+		Workers:    max(1, s.limits.MaxResearch+s.limits.MaxFetch),
 		Logger:     s.log,
 		BeatEvery:  timing.BeatEvery,
 		StaleAfter: timing.StaleAfter,

@@ -76,3 +76,23 @@ func BenchmarkReplay(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkOpen is what the queue adds to a gateway's start on a
+// gateway.db it has migrated before: River's migration check, the
+// tables' IF NOT EXISTS, and starting and stopping the client.
+func BenchmarkOpen(b *testing.B) {
+	db := openSQLite(b, b.TempDir())
+	noop := func(context.Context, *Job) (any, error) { return nil, nil }
+	q, err := Open(context.Background(), Options{SQLite: db, Run: noop})
+	if err != nil {
+		b.Fatal(err)
+	}
+	q.Close(context.Background())
+	for b.Loop() {
+		q, err := Open(context.Background(), Options{SQLite: db, Run: noop})
+		if err != nil {
+			b.Fatal(err)
+		}
+		q.Close(context.Background())
+	}
+}
