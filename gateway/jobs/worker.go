@@ -85,7 +85,7 @@ func (q *Queue) openPG(ctx context.Context, cfg *river.Config) error {
 	drv := riverpgxv5.New(q.opts.PG)
 	db := stdlib.OpenDBFromPool(q.opts.PG)
 	q.st = &store{db: db, pg: true}
-	if err := migratePG(ctx, q.opts.PG, db); err != nil {
+	if err := MigratePG(ctx, q.opts.PG); err != nil {
 		db.Close()
 		return err
 	}
@@ -117,16 +117,19 @@ func (q *Queue) openSQLite(ctx context.Context, cfg *river.Config) error {
 
 // MigratePG brings River's tables and the jobs' own up to date on a
 // team's PostgreSQL (`hark serve --migrate-only` calls it; Open does).
+// River's migrations cannot share one transaction (one adds an enum value
+// the next uses), so replicas starting together take turns under a
+// session lock held on one connection while the migrations use another:
+// a pool of its own, whatever the caller's pool allows.
 func MigratePG(ctx context.Context, pool *pgxpool.Pool) error {
-	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-	return migratePG(ctx, pool, db)
-}
-
-// migratePG migrates one replica at a time: a session lock on one
-// connection, while the migrations use the pool.
-func migratePG(ctx context.Context, pool *pgxpool.Pool, db *sql.DB) error {
-	conn, err := pool.Acquire(ctx)
+	cfg := pool.Config()
+	cfg.MinConns, cfg.MaxConns = 0, 2
+	own, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("jobs: %w", err)
+	}
+	defer own.Close()
+	conn, err := own.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
@@ -134,9 +137,18 @@ func migratePG(ctx context.Context, pool *pgxpool.Pool, db *sql.DB) error {
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, pgMigrateLock); err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
-	err = migrate(ctx, riverpgxv5.New(pool), db)
-	_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, pgMigrateLock)
-	return err
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, pgMigrateLock)
+	m, err := rivermigrate.New(riverpgxv5.New(own), nil)
+	if err != nil {
+		return fmt.Errorf("jobs: River migrations: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("jobs: River migrations: %w", err)
+	}
+	if _, err := own.Exec(ctx, schema); err != nil {
+		return fmt.Errorf("jobs: create tables: %w", err)
+	}
+	return nil
 }
 
 // migrate applies River's migrations, then creates the jobs' tables.
