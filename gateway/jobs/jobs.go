@@ -106,6 +106,7 @@ type Queue struct {
 
 	mu      sync.Mutex
 	waiters map[string][]chan result // local waiters of jobs this node runs
+	ended   map[string]result        // the ends of jobs with local waiters, from before finish records them
 }
 
 // result is a job's end as this node saw it: the tool's own output and
@@ -143,7 +144,7 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	host, _ := os.Hostname()
-	q := &Queue{opts: opts, node: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), randomID()[:8]), waiters: map[string][]chan result{}}
+	q := &Queue{opts: opts, node: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), randomID()[:8]), waiters: map[string][]chan result{}, ended: map[string]result{}}
 	q.ctx, q.cancel = context.WithCancel(context.Background())
 	if err := q.openBackend(ctx); err != nil {
 		return nil, err
@@ -254,6 +255,12 @@ func (q *Queue) Wait(ctx context.Context, id string) (j *Job, out any, err error
 				return nil, nil, gerr
 			}
 			if j.Done() {
+				q.mu.Lock()
+				r, ok := q.ended[id]
+				q.mu.Unlock()
+				if ok {
+					return j, r.out, r.err
+				}
 				return j, nil, nil
 			}
 		case <-ctx.Done():
@@ -274,8 +281,20 @@ func (q *Queue) unwait(id string, ch chan result) {
 	}
 	if len(ws) == 0 {
 		delete(q.waiters, id)
+		delete(q.ended, id)
 	} else {
 		q.waiters[id] = ws
+	}
+}
+
+// keep holds a job's end for its local waiters, if it has any; this node
+// keeps it before it records the end, so that a waiter that sees the end
+// in the database first still gets the values.
+func (q *Queue) keep(id string, r result) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.waiters[id]) > 0 {
+		q.ended[id] = r
 	}
 }
 

@@ -110,3 +110,37 @@ func TestRestartRunsJobAgain(t *testing.T) {
 		t.Fatalf("job %+v", done)
 	}
 }
+
+// Ended jobs older than the retention go, with their logs; running ones
+// stay whatever their age.
+func TestPrune(t *testing.T) {
+	db := openSQLite(t, t.TempDir())
+	ctx := context.Background()
+	q, err := Open(ctx, fast(Options{SQLite: db, Run: func(context.Context, *Job) (any, error) { return 1, nil }}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(ctx)
+	j, _ := q.Submit(ctx, Spec{Workspace: "w", Tool: "t", Input: []byte(`{}`)})
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, _, err := q.Wait(wctx, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	old := &Job{ID: "old-running", Workspace: "w", Tool: "t", Input: []byte(`{}`)}
+	if err := q.st.create(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.st.prune(ctx, time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Get(ctx, "w", j.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ended job kept: %v", err)
+	}
+	if evs, _ := q.st.events(ctx, j.ID, 0); len(evs) != 0 {
+		t.Fatalf("its log kept: %v", evs)
+	}
+	if _, err := q.Get(ctx, "w", old.ID); err != nil {
+		t.Fatalf("a queued job was pruned: %v", err)
+	}
+}

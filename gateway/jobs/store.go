@@ -197,11 +197,29 @@ func (s *store) beat(ctx context.Context, id, node string) (bool, error) {
 	return n == 1, err
 }
 
-// finish records a job's end, if node still runs it.
-func (s *store) finish(ctx context.Context, id, node, state string, output []byte, code int, msg string) (bool, error) {
-	n, err := s.exec(ctx, `UPDATE hark_jobs SET state = ?, output = ?, code = ?, error = ?, updated = ? WHERE id = ? AND node = ? AND state = ?`,
-		state, string(output), code, msg, time.Now().UnixMilli(), id, node, StateRunning)
-	return n == 1, err
+// finish records a job's end, if node still runs it, and its last log
+// entry in the same transaction: a follower that sees the job ended has
+// its whole log.
+func (s *store) finish(ctx context.Context, id, node, state string, output []byte, code int, msg, kind, eventMsg string) (bool, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	now := time.Now().UnixMilli()
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE hark_jobs SET state = ?, output = ?, code = ?, error = ?, updated = ? WHERE id = ? AND node = ? AND state = ?`),
+		state, string(output), code, msg, now, id, node, StateRunning)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO hark_job_events(job_id, seq, ts, kind, msg)
+		SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM hark_job_events WHERE job_id = ?`), id, now, kind, eventMsg, id); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
 }
 
 // requeue gives a job that node stops running (it shuts down) back to
@@ -256,4 +274,17 @@ func (s *store) release(ctx context.Context, o orphan, before time.Time) (bool, 
 		}
 	}
 	return true, nil
+}
+
+// prune deletes the ended jobs last changed before before, with their
+// logs: results are kept for a while for a client to come back to, not
+// for ever.
+func (s *store) prune(ctx context.Context, before time.Time) error {
+	b := before.UnixMilli()
+	if _, err := s.exec(ctx, `DELETE FROM hark_job_events WHERE job_id IN (SELECT id FROM hark_jobs WHERE state IN (?, ?) AND updated < ?)`,
+		StateCompleted, StateFailed, b); err != nil {
+		return err
+	}
+	_, err := s.exec(ctx, `DELETE FROM hark_jobs WHERE state IN (?, ?) AND updated < ?`, StateCompleted, StateFailed, b)
+	return err
 }

@@ -253,32 +253,42 @@ func (q *Queue) work(ctx context.Context, id string, attempt int) error {
 	} else if raw, err = json.Marshal(out); err != nil {
 		state, code, msg = StateFailed, 500, "encode output: "+err.Error()
 	}
-	mine, err := q.st.finish(fin, id, q.node, state, raw, code, msg)
+	kind, eventMsg := "completed", "completed"
+	if state == StateFailed {
+		kind, eventMsg = "failed", msg
+	}
+	q.keep(id, result{out: out, err: runErr})
+	mine, err := q.st.finish(fin, id, q.node, state, raw, code, msg, kind, eventMsg)
 	if err != nil {
 		return err
 	}
 	if !mine {
 		return nil
 	}
-	if state == StateCompleted {
-		_ = q.st.event(fin, id, "completed", "completed")
-	} else {
-		_ = q.st.event(fin, id, "failed", msg)
-	}
 	q.notify(id, result{out: out, err: runErr})
 	return nil
 }
+
+// Retention is how long an ended job and its log are kept.
+const Retention = 30 * 24 * time.Hour
 
 // reap gives the jobs of nodes that stopped beating back to River.
 func (q *Queue) reap() {
 	defer q.reaper.Done()
 	t := time.NewTicker(q.opts.BeatEvery)
 	defer t.Stop()
+	var pruned time.Time
 	for {
 		select {
 		case <-q.ctx.Done():
 			return
 		case <-t.C:
+		}
+		if time.Since(pruned) > time.Hour {
+			pruned = time.Now()
+			if err := q.st.prune(q.ctx, pruned.Add(-Retention)); err != nil {
+				q.opts.Logger.Warn("jobs: prune", "error", err.Error())
+			}
 		}
 		before := time.Now().Add(-q.opts.StaleAfter)
 		orphans, err := q.st.stale(q.ctx, before)
