@@ -67,7 +67,7 @@ func (q *Queue) openBackend(ctx context.Context) error {
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: q.opts.Workers}},
 		Workers:           workers,
 		FetchPollInterval: q.opts.PollEvery,
-		FetchCooldown:     min(q.opts.PollEvery, 100*time.Millisecond),
+		FetchCooldown:     q.opts.PollEvery / 4,
 		// The tools bound themselves (research's own timeout, the
 		// gateway's upstream timeout); River must not cut them shorter.
 		JobTimeout: -1,
@@ -76,6 +76,9 @@ func (q *Queue) openBackend(ctx context.Context) error {
 		Logger:                      q.opts.Logger,
 	}
 	if q.opts.PG != nil {
+		// PostgreSQL also notifies (LISTEN/NOTIFY), but River debounces
+		// it: with a 1 s poll a no-op job took 205 ms from submit to
+		// done, with 50 ms 18 ms (BenchmarkRoundTrip).
 		return q.openPG(ctx, cfg)
 	}
 	return q.openSQLite(ctx, cfg)
