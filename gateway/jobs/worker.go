@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -55,7 +56,25 @@ func (w *worker) Work(ctx context.Context, j *river.Job[jobArgs]) error {
 	return w.q.work(ctx, j.Args.ID, j.Attempt)
 }
 
-// PGMigrateLock is the advisory lock under which one replica at a time
+// atLeast passes on the records of level min and above.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{h.Handler.WithGroup(name), h.min}
+}
+
+// pgMigrateLock is the advisory lock under which one replica at a time
 // creates the jobs' tables ("hkjb").
 const pgMigrateLock = 0x686b6a62
 
@@ -73,7 +92,9 @@ func (q *Queue) openBackend(ctx context.Context) error {
 		JobTimeout: -1,
 		// Completed River rows are bookkeeping: hark_jobs keeps results.
 		CompletedJobRetentionPeriod: time.Hour,
-		Logger:                      q.opts.Logger,
+		// River's own news ("client started") is not the operator's;
+		// its warnings and errors are.
+		Logger: slog.New(atLeast{q.opts.Logger.Handler(), slog.LevelWarn}),
 	}
 	if q.opts.PG != nil {
 		// PostgreSQL also notifies (LISTEN/NOTIFY), but River debounces
