@@ -21,6 +21,9 @@ const (
 	PathJobEventsFmt = PathJobs + "/%s/events" // ?after=SEQ&wait=SECONDS
 )
 
+// JobCancelled is the code of a job that a client cancelled.
+const JobCancelled = 499
+
 // Job states.
 const (
 	JobQueued    = "queued"
@@ -121,6 +124,20 @@ func (c *Client) GetJob(ctx context.Context, id string) (*Job, error) {
 	var j Job
 	if err := json.Unmarshal(data, &j); err != nil {
 		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: "job: data is not a job: " + snippet(data)}
+	}
+	return &j, nil
+}
+
+// CancelJob stops a queued or running job (it then fails, "cancelled by
+// the client"); an ended job is returned as it ended.
+func (c *Client) CancelJob(ctx context.Context, id string) (*Job, error) {
+	data, err := c.do(ctx, call{method: http.MethodDelete, path: fmt.Sprintf(PathJobFmt, url.PathEscape(id))}, c.timeout)
+	if err != nil {
+		return nil, fmt.Errorf("cancel job %s: %w", id, err)
+	}
+	var j Job
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: "cancel job: data is not a job: " + snippet(data)}
 	}
 	return &j, nil
 }

@@ -82,7 +82,7 @@ started it and the server that ran it.`,
 	// --allow-private needs it here too.
 	cmd.PersistentFlags().BoolVar(&a.jobsAllowPrivate, "allow-private", false, "let the embedded gateway, which runs the jobs while this command does, read private and loopback addresses")
 
-	cmd.AddCommand(newJobsAttachCmd(a))
+	cmd.AddCommand(newJobsAttachCmd(a), newJobsCancelCmd(a))
 	return cmd
 }
 
@@ -110,9 +110,39 @@ func newJobsAttachCmd(a *App) *cobra.Command {
 	}
 }
 
+func newJobsCancelCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Stop a queued or running job",
+		Args:  exactArgs(1, "ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := a.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			j, err := cl.CancelJob(cmd.Context(), args[0])
+			if err != nil {
+				return fromGateway(err)
+			}
+			if a.jsonOut {
+				return writeJSON(a.stdout, j)
+			}
+			if j.Code == api.JobCancelled {
+				fmt.Fprintf(a.stderr, "hark: job %s cancelled\n", j.ID)
+			} else {
+				fmt.Fprintf(a.stderr, "hark: job %s had ended (%s); nothing to cancel\n", j.ID, j.State)
+			}
+			return nil
+		},
+	}
+}
+
 // printJob prints an ended job's result as its tool's command prints it;
 // a failed job exits as the failed call would have.
 func (a *App) printJob(j *api.Job) error {
+	if j.State == api.JobFailed && j.Code == api.JobCancelled {
+		return interruptedError{fmt.Errorf("job %s: %s", j.ID, j.Error)}
+	}
 	if j.State == api.JobFailed {
 		code := j.Code
 		if code == 0 {

@@ -380,6 +380,24 @@ func TestDetachAndReattachCrawl(t *testing.T) {
 			t.Errorf("page p%d missing from the attached crawl's output:\n%s", i, secondOut)
 		}
 	}
+
+	// A detached crawl cancelled: attaching then exits as an interrupted
+	// call does (130), its log ending "cancelled".
+	out, err = harkCmd(context.Background(), t, bin, r.base, key, "crawl", "--detach", "--max-depth", "5", "--limit", "6", site.URL+"/p0.html").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = strings.TrimSpace(string(out))
+	if b, err := harkCmd(context.Background(), t, bin, r.base, key, "jobs", "cancel", id).CombinedOutput(); err != nil || !strings.Contains(string(b), "cancelled") {
+		t.Fatalf("jobs cancel: %v\n%s", err, b)
+	}
+	cancelled := harkCmd(context.Background(), t, bin, r.base, key, "jobs", "attach", id)
+	var cErr lockedBuffer
+	cancelled.Stderr = &cErr
+	err = cancelled.Run()
+	if code := cancelled.ProcessState.ExitCode(); code != exitInterrupted || !strings.Contains(cErr.String(), "cancelled by the client") {
+		t.Fatalf("attach to a cancelled job: exit %d (%v)\n%s", code, err, cErr.String())
+	}
 }
 
 // A server killed (SIGKILL) in the middle of a crawl resumes it when it

@@ -94,6 +94,21 @@ func (s *Server) handleJob(w http.ResponseWriter, r *http.Request) {
 	s.writeData(w, r, apiJob(j, true))
 }
 
+// handleJobCancel stops a queued or running job; an ended one is
+// answered as it ended.
+func (s *Server) handleJobCancel(w http.ResponseWriter, r *http.Request) {
+	j, err := s.jobOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if j, err = s.jobs.Cancel(r.Context(), j.Workspace, j.ID); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeData(w, r, apiJob(j, false))
+}
+
 func (s *Server) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 	j, err := s.jobOf(r)
 	if err != nil {

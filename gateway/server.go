@@ -263,6 +263,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST "+api.PathJobs, s.admit(s.admitInvoke, s.handleJobSubmit))
 	mux.HandleFunc("GET "+api.PathJobs, s.handleJobList)
 	mux.HandleFunc("GET "+api.PathJobs+"/{id}", s.handleJob)
+	mux.HandleFunc("DELETE "+api.PathJobs+"/{id}", s.handleJobCancel)
 	mux.HandleFunc("GET "+api.PathJobs+"/{id}/events", s.handleJobEvents)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)

@@ -28,6 +28,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"hark/api"
 )
 
 // Job states.
@@ -36,6 +38,13 @@ const (
 	StateRunning   = "running"   // a node runs it
 	StateCompleted = "completed" // Output holds the tool's output
 	StateFailed    = "failed"    // Code and Error say why
+)
+
+// A cancelled job fails with this status (nginx's "client closed
+// request", as the gateway logs a call whose client left) and message.
+const (
+	CodeCancelled = api.JobCancelled
+	MsgCancelled  = "cancelled by the client"
 )
 
 // ErrNotFound is a job ID that names no job (of the caller's workspace).
@@ -195,6 +204,18 @@ func (q *Queue) Submit(ctx context.Context, sp Spec) (*Job, error) {
 
 // Get reads a job of workspace.
 func (q *Queue) Get(ctx context.Context, workspace, id string) (*Job, error) {
+	return q.st.get(ctx, workspace, id)
+}
+
+// Cancel stops a queued or running job of workspace; it returns the job
+// as it now stands (an ended job is left as it ended).
+func (q *Queue) Cancel(ctx context.Context, workspace, id string) (*Job, error) {
+	if _, err := q.st.get(ctx, workspace, id); err != nil {
+		return nil, err
+	}
+	if _, err := q.st.cancel(ctx, workspace, id); err != nil {
+		return nil, fmt.Errorf("cancel job: %w", err)
+	}
 	return q.st.get(ctx, workspace, id)
 }
 

@@ -144,3 +144,38 @@ func TestPrune(t *testing.T) {
 		t.Fatalf("a queued job was pruned: %v", err)
 	}
 }
+
+// A cancelled job stops where it runs, within a beat, and ends failed.
+func TestCancel(t *testing.T) {
+	db := openSQLite(t, t.TempDir())
+	ctx := context.Background()
+	started, stopped := make(chan struct{}), make(chan struct{})
+	q, err := Open(ctx, fast(Options{SQLite: db, Run: func(ctx context.Context, j *Job) (any, error) {
+		close(started)
+		<-ctx.Done()
+		close(stopped)
+		return nil, ctx.Err()
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(ctx)
+	j, _ := q.Submit(ctx, Spec{Workspace: "w", Tool: "t", Input: []byte(`{}`)})
+	<-started
+	if _, err := q.Cancel(ctx, "other", j.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("another workspace cancelled it: %v", err)
+	}
+	got, err := q.Cancel(ctx, "w", j.ID)
+	if err != nil || got.State != StateFailed || got.Code != CodeCancelled {
+		t.Fatalf("%v %+v", err, got)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the running job did not stop")
+	}
+	evs, _ := q.st.events(ctx, j.ID, 0)
+	if last := evs[len(evs)-1]; last.Kind != "failed" || last.Msg != MsgCancelled {
+		t.Fatalf("log ends %+v", last)
+	}
+}

@@ -288,3 +288,28 @@ func (s *store) prune(ctx context.Context, before time.Time) error {
 	_, err := s.exec(ctx, `DELETE FROM hark_jobs WHERE state IN (?, ?) AND updated < ?`, StateCompleted, StateFailed, b)
 	return err
 }
+
+// cancel ends a queued or running job of workspace as failed, with its
+// last log entry; the node that runs it sees at its next beat that it no
+// longer does, and stops. False: the job had ended already.
+func (s *store) cancel(ctx context.Context, workspace, id string) (bool, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	now := time.Now().UnixMilli()
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE hark_jobs SET state = ?, code = ?, error = ?, updated = ? WHERE id = ? AND workspace = ? AND state IN (?, ?)`),
+		StateFailed, CodeCancelled, MsgCancelled, now, id, workspace, StateQueued, StateRunning)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO hark_job_events(job_id, seq, ts, kind, msg)
+		SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM hark_job_events WHERE job_id = ?`), id, now, "failed", MsgCancelled, id); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
+}
