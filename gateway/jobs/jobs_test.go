@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -106,7 +107,7 @@ func TestRestartRunsJobAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done.State != StateCompleted || string(done.Output) != `"done"` || done.Node != q2.Node() {
+	if done.State != StateCompleted || string(done.Output) != `"done"` || !strings.HasPrefix(done.Node, q2.Node()+"/") {
 		t.Fatalf("job %+v", done)
 	}
 }

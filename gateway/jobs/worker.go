@@ -205,8 +205,12 @@ func start[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], cfg *river
 
 // work runs one job on this node, if no live node runs it already.
 func (q *Queue) work(ctx context.Context, id string, attempt int) error {
+	// The claim is this run's, not this node's: a run the reaper took
+	// for dead (its beats held up past StaleAfter) and a new run of the
+	// same job on the same node are told apart, and only one ends it.
+	owner := q.node + "/" + randomID()[:8]
 	stale := time.Now().Add(-q.opts.StaleAfter)
-	ok, err := q.st.claim(ctx, id, q.node, attempt, stale)
+	ok, err := q.st.claim(ctx, id, owner, attempt, stale)
 	if err != nil {
 		return err
 	}
@@ -245,7 +249,7 @@ func (q *Queue) work(ctx context.Context, id string, attempt int) error {
 			case <-wctx.Done():
 				return
 			case <-t.C:
-				if mine, err := q.st.beat(wctx, id, q.node); err == nil && !mine {
+				if mine, err := q.st.beat(wctx, id, owner); err == nil && !mine {
 					close(lost)
 					cancel()
 					return
@@ -265,7 +269,7 @@ func (q *Queue) work(ctx context.Context, id string, attempt int) error {
 	if ctx.Err() != nil {
 		// This node is stopping: the job goes back to the queue, and
 		// River retries it (here after a restart, or on another node).
-		_ = q.st.requeue(fin, id, q.node)
+		_ = q.st.requeue(fin, id, owner)
 		_ = q.st.event(fin, id, "retry", q.node+" stopped; the job goes back to the queue")
 		return ctx.Err()
 	}
@@ -282,7 +286,7 @@ func (q *Queue) work(ctx context.Context, id string, attempt int) error {
 		kind, eventMsg = "failed", msg
 	}
 	q.keep(id, result{out: out, err: runErr})
-	mine, err := q.st.finish(fin, id, q.node, state, raw, code, msg, kind, eventMsg)
+	mine, err := q.st.finish(fin, id, owner, state, raw, code, msg, kind, eventMsg)
 	if err != nil {
 		return err
 	}
