@@ -178,7 +178,22 @@ func (c *Client) FollowJob(ctx context.Context, id string, onEvent func(JobEvent
 			after = e.Seq
 		}
 		if ev.Job.Done() && len(ev.Events) == 0 {
-			return c.GetJob(ctx, id)
+			j, err := c.GetJob(ctx, id)
+			if err == nil {
+				c.KeepJob(ctx, j)
+			}
+			return j, err
 		}
 	}
+}
+
+// KeepJob hands a completed job's result to Options.OnResult, as Invoke
+// does its own: a report followed to its end is kept like one waited for.
+func (c *Client) KeepJob(ctx context.Context, j *Job) {
+	if c.onResult == nil || ctx.Value(unkeptKey{}) != nil || j.State != JobCompleted || len(j.Output) == 0 {
+		return
+	}
+	var inputs map[string]any
+	_ = json.Unmarshal(j.Inputs, &inputs)
+	c.onResult(Result{Tool: j.Tool, Inputs: inputs, Output: j.Output, TraceID: "job-" + j.ID, Gateway: c.baseStr})
 }

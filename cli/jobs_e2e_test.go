@@ -360,6 +360,8 @@ func TestDetachAndReattachCrawl(t *testing.T) {
 	}
 
 	second := harkCmd(context.Background(), t, bin, r.base, key, "jobs", "attach", id)
+	libHome := t.TempDir() // the library the attach keeps the crawl in
+	second.Env = append(second.Env, "XDG_DATA_HOME="+libHome)
 	var secondErr lockedBuffer
 	second.Stderr = &secondErr
 	secondOut, err := second.Output()
@@ -379,6 +381,12 @@ func TestDetachAndReattachCrawl(t *testing.T) {
 		if !strings.Contains(string(secondOut), fmt.Sprintf("/p%d.html", i)) {
 			t.Errorf("page p%d missing from the attached crawl's output:\n%s", i, secondOut)
 		}
+	}
+
+	lib := harkCmd(context.Background(), t, bin, r.base, key, "library", "list")
+	lib.Env = append(lib.Env, "XDG_DATA_HOME="+libHome)
+	if b, err := lib.Output(); err != nil || !strings.Contains(string(b), "crawl") {
+		t.Errorf("the attached crawl is not kept in the library: %v\n%s", err, b)
 	}
 
 	// A detached crawl cancelled: attaching then exits as an interrupted

@@ -176,6 +176,9 @@ func (f *Follower) fetch(id string) tea.Cmd {
 	cl := f.c.Client
 	return f.calls().Run(func(ctx context.Context, seq int) tea.Msg {
 		j, err := cl.GetJob(ctx, id)
+		if err == nil {
+			cl.KeepJob(ctx, j) // into the library, as a report waited for is
+		}
 		return doneMsg{seq: seq, job: j, err: err}
 	})
 }

@@ -90,7 +90,8 @@ func TestReattachOpensTheReport(t *testing.T) {
 		json.NewEncoder(w).Encode(api.Envelope{Code: 200, Message: api.MsgSuccess, Data: raw})
 	}))
 	defer gw.Close()
-	cl, err := api.New(api.Options{BaseURL: gw.URL, APIKey: "hark_test"})
+	var kept []api.Result
+	cl, err := api.New(api.Options{BaseURL: gw.URL, APIKey: "hark_test", OnResult: func(r api.Result) { kept = append(kept, r) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +106,13 @@ func TestReattachOpensTheReport(t *testing.T) {
 	if len(root) != 1 {
 		t.Fatalf("root messages %#v, want the report to open", root)
 	}
-	kept, ok := root[0].(common.ShowKeptMsg)
-	if !ok || kept.Item.Kind != library.KindResearch || kept.Item.Query != "what is memcheck?" || !strings.Contains(kept.Item.Output, "# Report") || kept.Item.ID >= 0 {
+	show, ok := root[0].(common.ShowKeptMsg)
+	if !ok || show.Item.Kind != library.KindResearch || show.Item.Query != "what is memcheck?" || !strings.Contains(show.Item.Output, "# Report") || show.Item.ID >= 0 {
 		t.Fatalf("opened %#v", root[0])
+	}
+	// The report is kept in the library as one waited for would be.
+	if len(kept) != 1 || kept[0].Tool != api.ToolResearch || kept[0].Inputs["input"] != "what is memcheck?" {
+		t.Fatalf("kept %+v", kept)
 	}
 }
 
