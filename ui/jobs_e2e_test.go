@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"hark/api"
+	"hark/gateway"
+	"hark/gateway/embedded"
+	"hark/gateway/engine"
+	"hark/gateway/gatewaytest"
+	"hark/ui/internal/uitest"
+	"hark/ui/research"
+)
+
+// timedResearch answers after a while, as a research does.
+type timedResearch struct{ after time.Duration }
+
+func (r timedResearch) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
+	select {
+	case <-time.After(r.after):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &api.ResearchOutput{RequestID: engine.TaskID(ctx), Status: api.ResearchCompleted,
+		Content: "# Okapis\n\nThe okapi is a giraffid of the Congo.", Sources: []api.ResearchSource{}}, nil
+}
+
+// A research job runs on hark's real gateway when the TUI starts (one
+// left by an SSH session that dropped): the TUI says so, follows it, and
+// opens the report in Research when it ends.
+func TestE2EReattachToRunningResearch(t *testing.T) {
+	db, err := gateway.OpenDB(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	key, err := gateway.NewAPIKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := embedded.NewEngines(db, true, slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { eng.Close() })
+	engines := eng.Gateway()
+	local := engines.Web
+	engines.Web = func(ws string, c gateway.SearchConfig) (engine.Web, error) {
+		w, err := local(ws, c)
+		w.Research = timedResearch{after: 2 * time.Second}
+		return w, err
+	}
+	base := gatewaytest.Serve(t, db, key, engines)
+	cl, err := api.New(api.Options{BaseURL: base, APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := cl.SubmitJob(context.Background(), api.ToolResearch, map[string]any{"input": "what is an okapi?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startAt(t, base, key, 100, 30)
+	r.waitFor("the running job offered", func(m *Model) bool {
+		return strings.Contains(uitest.Plain(m.statusView()), "1 job(s) still running")
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ch := make(chan bool, 1)
+		r.p.Send(inspectMsg(func(m *Model) {
+			s := m.panes[2].(*research.Pane).Current()
+			ch <- m.Active() == 2 && s != nil && s.Out != nil && s.Out.RequestID == j.ID && screenHas("giraffid of the Congo")(m)
+		}))
+		if <-ch {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job's report did not open in Research")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
