@@ -29,7 +29,7 @@ type JobTiming struct {
 	BeatEvery, StaleAfter, PollEvery time.Duration
 }
 
-func (s *Server) openJobs(db *sql.DB, ledger UsageLedger, timing JobTiming) error {
+func (s *Server) openJobs(db *sql.DB, ledger UsageLedger, timing JobTiming, lazy bool) error {
 	jo := jobs.Options{
 		Run:      s.runJob,
 		Classify: s.classify,
@@ -40,6 +40,7 @@ func (s *Server) openJobs(db *sql.DB, ledger UsageLedger, timing JobTiming) erro
 		BeatEvery:  timing.BeatEvery,
 		StaleAfter: timing.StaleAfter,
 		PollEvery:  timing.PollEvery,
+		Lazy:       lazy,
 	}
 	if pg, ok := ledger.(*PGLedger); ok {
 		jo.PG = pg.pool

@@ -44,6 +44,10 @@ type Options struct {
 	Logger *slog.Logger
 	// JobTiming shortens the jobs' heartbeat (tests); zero: defaults.
 	JobTiming JobTiming
+	// LazyJobs starts the job workers at the first job call instead of
+	// in New (the embedded gateway: a command that runs no job pays
+	// nothing for them).
+	LazyJobs bool
 	// Now is the clock of the rate limiter and quota periods; nil means
 	// time.Now. Tests set it.
 	Now func() time.Time
@@ -181,7 +185,7 @@ func New(opts Options) (*Server, error) {
 			s.writeError(w, r, &httpError{status: status, msg: "websocket upgrade: " + reason.Error()})
 		},
 	}
-	if err := s.openJobs(opts.DB, opts.Ledger, opts.JobTiming); err != nil {
+	if err := s.openJobs(opts.DB, opts.Ledger, opts.JobTiming, opts.LazyJobs); err != nil {
 		return nil, err
 	}
 	s.handler = s.routes()

@@ -96,6 +96,11 @@ type Options struct {
 	// only loses its claim and stops, so nothing is done twice). Tests
 	// shorten both.
 	BeatEvery, StaleAfter time.Duration
+	// Lazy starts the workers at the first use of the Queue rather than
+	// in Open: the embedded gateway of a command that runs no job pays
+	// nothing for them. A server starts them at once, so that the jobs a
+	// stopped server left resume without a client asking.
+	Lazy bool
 	// PollEvery is how often the node looks for new jobs (default 50 ms:
 	// 20 small queries a second, against 200 ms more per synchronous
 	// call at River's 1 s) and a local waiter for its job's end.
@@ -113,6 +118,10 @@ type Queue struct {
 	ctx    context.Context // ends at Close
 	cancel context.CancelFunc
 	reaper sync.WaitGroup
+
+	once     sync.Once // start
+	started  bool
+	startErr error
 
 	mu      sync.Mutex
 	waiters map[string][]chan result // local waiters of jobs this node runs
@@ -156,12 +165,26 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 	host, _ := os.Hostname()
 	q := &Queue{opts: opts, node: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), randomID()[:8]), waiters: map[string][]chan result{}, ended: map[string]result{}}
 	q.ctx, q.cancel = context.WithCancel(context.Background())
-	if err := q.openBackend(ctx); err != nil {
+	if opts.Lazy {
+		return q, nil
+	}
+	if err := q.start(ctx); err != nil {
 		return nil, err
 	}
-	q.reaper.Add(1)
-	go q.reap()
 	return q, nil
+}
+
+// start migrates and starts the workers and the reaper, once.
+func (q *Queue) start(ctx context.Context) error {
+	q.once.Do(func() {
+		if q.startErr = q.openBackend(context.WithoutCancel(ctx)); q.startErr != nil {
+			return
+		}
+		q.started = true
+		q.reaper.Add(1)
+		go q.reap()
+	})
+	return q.startErr
 }
 
 // Node names this process among the nodes that run jobs.
@@ -170,7 +193,11 @@ func (q *Queue) Node() string { return q.node }
 // Close stops this node: running jobs are given back to the queue for
 // another node (or this one's next start) to run again.
 func (q *Queue) Close(ctx context.Context) error {
+	q.once.Do(func() {}) // a lazy queue never used stays unstarted
 	q.cancel()
+	if !q.started {
+		return nil
+	}
 	q.reaper.Wait()
 	err := q.river.StopAndCancel(ctx)
 	q.close()
@@ -186,6 +213,9 @@ type Spec struct {
 
 // Submit records a job and queues it; it returns at once.
 func (q *Queue) Submit(ctx context.Context, sp Spec) (*Job, error) {
+	if err := q.start(ctx); err != nil {
+		return nil, err
+	}
 	j := &Job{ID: randomID(), Workspace: sp.Workspace, Tool: sp.Tool, State: StateQueued, Input: sp.Input}
 	if err := q.st.create(ctx, j); err != nil {
 		return nil, err
@@ -204,12 +234,18 @@ func (q *Queue) Submit(ctx context.Context, sp Spec) (*Job, error) {
 
 // Get reads a job of workspace.
 func (q *Queue) Get(ctx context.Context, workspace, id string) (*Job, error) {
+	if err := q.start(ctx); err != nil {
+		return nil, err
+	}
 	return q.st.get(ctx, workspace, id)
 }
 
 // Cancel stops a queued or running job of workspace; it returns the job
 // as it now stands (an ended job is left as it ended).
 func (q *Queue) Cancel(ctx context.Context, workspace, id string) (*Job, error) {
+	if err := q.start(ctx); err != nil {
+		return nil, err
+	}
 	if _, err := q.st.get(ctx, workspace, id); err != nil {
 		return nil, err
 	}
@@ -222,6 +258,9 @@ func (q *Queue) Cancel(ctx context.Context, workspace, id string) (*Job, error) 
 // List lists workspace's jobs, newest first; active keeps the queued and
 // running ones.
 func (q *Queue) List(ctx context.Context, workspace string, active bool, limit int) ([]Job, error) {
+	if err := q.start(ctx); err != nil {
+		return nil, err
+	}
 	if limit <= 0 {
 		limit = 50
 	}
@@ -232,6 +271,9 @@ func (q *Queue) List(ctx context.Context, workspace string, active bool, limit i
 // for the first new one while the job runs (a long poll: every replica
 // answers it from the database).
 func (q *Queue) Events(ctx context.Context, workspace, id string, after int, wait time.Duration) ([]Event, *Job, error) {
+	if err := q.start(ctx); err != nil {
+		return nil, nil, err
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		j, err := q.st.get(ctx, workspace, id)
@@ -260,6 +302,9 @@ const eventPoll = 250 * time.Millisecond
 // Wait waits for a job to end and returns it, with the tool's own output
 // and error values when this node ran it (out and err are then set).
 func (q *Queue) Wait(ctx context.Context, id string) (j *Job, out any, err error) {
+	if err := q.start(ctx); err != nil {
+		return nil, nil, err
+	}
 	ch := make(chan result, 1)
 	q.mu.Lock()
 	q.waiters[id] = append(q.waiters[id], ch)

@@ -180,3 +180,34 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("log ends %+v", last)
 	}
 }
+
+// A lazy queue touches nothing until used: its tables appear at the
+// first call, and a job left queued then runs.
+func TestLazyStartsAtFirstUse(t *testing.T) {
+	db := openSQLite(t, t.TempDir())
+	ctx := context.Background()
+	q, err := Open(ctx, fast(Options{SQLite: db, Lazy: true, Run: func(context.Context, *Job) (any, error) { return "ok", nil }}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('hark_jobs', 'river_job')`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d tables before first use (%v)", n, err)
+	}
+	j, err := q.Submit(ctx, Spec{Workspace: "w", Tool: "t", Input: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if done, _, err := q.Wait(wctx, j.ID); err != nil || done.State != StateCompleted {
+		t.Fatalf("%v %+v", err, done)
+	}
+	if err := q.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	unused, _ := Open(ctx, Options{SQLite: db, Lazy: true, Run: func(context.Context, *Job) (any, error) { return nil, nil }})
+	if err := unused.Close(ctx); err != nil {
+		t.Fatalf("closing an unused lazy queue: %v", err)
+	}
+}
