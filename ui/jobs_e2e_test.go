@@ -16,12 +16,14 @@ import (
 	"hark/ui/research"
 )
 
-// timedResearch answers after a while, as a research does.
-type timedResearch struct{ after time.Duration }
+// heldResearch answers once the test lets it (or after a minute), as a
+// research does after a while.
+type heldResearch struct{ release chan struct{} }
 
-func (r timedResearch) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
+func (r heldResearch) Research(ctx context.Context, in api.ResearchInput) (*api.ResearchOutput, error) {
 	select {
-	case <-time.After(r.after):
+	case <-r.release:
+	case <-time.After(time.Minute):
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -45,10 +47,11 @@ func TestE2EReattachToRunningResearch(t *testing.T) {
 	eng := embedded.NewEngines(db, true, slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { eng.Close() })
 	engines := eng.Gateway()
+	held := heldResearch{release: make(chan struct{})}
 	local := engines.Web
 	engines.Web = func(ws string, c gateway.SearchConfig) (engine.Web, error) {
 		w, err := local(ws, c)
-		w.Research = timedResearch{after: 2 * time.Second}
+		w.Research = held
 		return w, err
 	}
 	base := gatewaytest.Serve(t, db, key, engines)
@@ -64,6 +67,7 @@ func TestE2EReattachToRunningResearch(t *testing.T) {
 	r.waitFor("the running job offered", func(m *Model) bool {
 		return strings.Contains(uitest.Plain(m.statusView()), "1 job(s) still running")
 	})
+	close(held.release) // the research ends now
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		ch := make(chan bool, 1)

@@ -190,6 +190,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case common.CallMsg:
 		ci := api.CallInfo(msg)
+		if strings.HasPrefix(ci.Path, api.PathJobs) {
+			return m, nil // ui/jobs following in the background: not the user's call
+		}
 		m.lastCall = &ci
 		if ci.HasCredits && !m.creditsSeen {
 			m.creditsSeen, m.creditsBefore = true, max(0, ci.CreditsUsed-ci.CreditsCharged)

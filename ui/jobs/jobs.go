@@ -130,13 +130,18 @@ func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice string) {
 		after := msg.after
 		var last string
 		for _, e := range msg.ev.Events {
-			after, last = e.Seq, e.Msg
+			after = e.Seq
+			if e.Kind == "progress" || e.Kind == "retry" {
+				last = e.Msg // news; queued and started are not
+			}
 		}
 		if msg.ev.Job.Done() && len(msg.ev.Events) == 0 {
 			return f.fetch(msg.id), ""
 		}
 		notice := ""
-		if last != "" {
+		// The first answer replays the log: the offer's notice stands,
+		// and only what happens from now on replaces it.
+		if last != "" && msg.after > 0 {
 			notice = fmt.Sprintf("%s job %s: %s", toolName(msg.ev.Job.Tool), short(msg.id), last)
 		}
 		return f.poll(msg.id, after), notice

@@ -65,10 +65,12 @@ func TestReattachOpensTheReport(t *testing.T) {
 		case api.PathJobs + "/" + id + "/events":
 			switch polls.Add(1) {
 			case 1:
-				data = api.JobEvents{Job: job, Events: []api.JobEvent{{Seq: 1, Kind: "queued"}, {Seq: 2, Kind: "progress", Msg: "round 1 of 3"}}}
+				data = api.JobEvents{Job: job, Events: []api.JobEvent{{Seq: 1, Kind: "queued", Msg: "replayed"}}}
 			case 2:
+				data = api.JobEvents{Job: job, Events: []api.JobEvent{{Seq: 2, Kind: "progress", Msg: "round 1 of 3"}}}
+			case 3:
 				if r.URL.Query().Get("after") != "2" {
-					t.Errorf("second poll %s, want after=2", r.URL)
+					t.Errorf("third poll %s, want after=2", r.URL)
 				}
 				j := job
 				j.State = api.JobCompleted
@@ -102,6 +104,9 @@ func TestReattachOpensTheReport(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("notices lack %q:\n%s", want, all)
 		}
+	}
+	if strings.Contains(all, "replayed") {
+		t.Errorf("the replayed log replaced the offer's notice:\n%s", all)
 	}
 	if len(root) != 1 {
 		t.Fatalf("root messages %#v, want the report to open", root)
