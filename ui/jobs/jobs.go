@@ -86,6 +86,9 @@ func (f *Follower) Start() tea.Cmd {
 	})
 }
 
+// Following reports whether job id is being followed to its end.
+func (f *Follower) Following(id string) bool { return f.followed[id] }
+
 // Stop cancels the polls under way (hark is quitting).
 func (f *Follower) Stop() {
 	for n, cancel := range f.runs {
