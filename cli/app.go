@@ -36,6 +36,9 @@ type App struct {
 	retry api.RetryPolicy
 	// jsonl is --jsonl: one result per line (search, extract, crawl).
 	jsonl bool
+	// detach is --detach of research and crawl, jobsAllowPrivate jobs's
+	// --allow-private (jobs.go).
+	detach, jobsAllowPrivate bool
 	// reportOut is research -o FILE; question is the question asked.
 	reportOut, question string
 	// lib is the library results are kept in (see keep.go).

@@ -252,12 +252,17 @@ func sweepArgs(dir, site string) map[string][]string {
 		"library rm":        {"library", "rm", "1"},
 		"library export":    {"library", "export", "1", "-o", filepath.Join(dir, "x.md")},
 		"research verify":   {"research", "verify", "1"},
+		"research --detach": {"research", "--detach", "why"},
+		"crawl --detach":    {"crawl", "--detach", "https://a.example/"},
+		"jobs":              {"jobs"},
+		"jobs attach":       {"jobs", "attach", "0c5f3e1a-0000-4000-8000-000000000001"},
+		"jobs cancel":       {"jobs", "cancel", "0c5f3e1a-0000-4000-8000-000000000001"},
 	}
 }
 
 // gatewayCommands talk to the gateway: when it fails, they exit 4.
 var gatewayCommands = []string{"tools", "invoke", "search", "search --jsonl", "search --dictate", "extract", "crawl", "map",
-	"research", "research -o", "voices", "tts", "tts --stream", "stt", "stt --stream", "audition", "read"}
+	"research", "research -o", "research --detach", "crawl --detach", "jobs", "jobs attach", "jobs cancel", "voices", "tts", "tts --stream", "stt", "stt --stream", "audition", "read"}
 
 // No command path exits 1 for a known kind of failure: a gateway that
 // cannot be reached, that answers with something that is not the

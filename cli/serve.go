@@ -43,7 +43,7 @@ PostgreSQL. "hark serve keys" adds and revokes keys while it runs.`,
 	// --config and --database are the keys subcommands' too.
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
-	pf.StringVar(&dbf.url, "database", "", "postgres:// URL that keeps what replicas share: usage, credit quotas, rate limits, API keys, the search index (default: HARK_DATABASE_URL, else database_url, else gateway.db)")
+	pf.StringVar(&dbf.url, "database", "", "postgres:// URL that keeps what replicas share: usage, credit quotas, rate limits, API keys, the search index, jobs (default: HARK_DATABASE_URL, else database_url, else gateway.db)")
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "", "address to listen on (default: listen in gateway.toml, else "+gateway.DefaultListen+")")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
@@ -167,7 +167,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	fmt.Fprintf(out, "hark gateway listening on %s\n", base)
 	fmt.Fprintf(out, "  config %s, data %s\n", cfgPath, dataDir)
 	if dbURL != "" {
-		fmt.Fprintf(out, "  usage, credit quotas, rate limits, API keys and the search index in PostgreSQL %s (schema version %d); the rest in the data directory\n", redactedURL(dbURL), schema)
+		fmt.Fprintf(out, "  usage, credit quotas, rate limits, API keys, the search index and jobs in PostgreSQL %s (schema version %d); the rest in the data directory\n", redactedURL(dbURL), schema)
 	}
 	fmt.Fprintf(out, "Point a client at it:\n    export HARK_BASE_URL=%s\n    export HARK_API_KEY=<your key>\n", base)
 	served := make(chan error, 1)

@@ -78,6 +78,11 @@ func openLedger(ctx context.Context, dbURL string, maxConns int) (gateway.UsageL
 		l.Close()
 		return nil, nil, 0, dataError{err}
 	}
+	// jobs: River's tables and the jobs' own (gateway/jobs).
+	if err := l.MigrateJobs(ctx); err != nil {
+		l.Close()
+		return nil, nil, 0, dataError{err}
+	}
 	return l, l.Close, v, nil
 }
 

@@ -282,6 +282,9 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 			}
 		}
 	}
+	if a.detach && detachTools[tool] {
+		return a.submitDetached(cmd, cl, tool, inputs)
+	}
 	if tool == api.ToolResearch {
 		ctx = api.WithRetryObserver(ctx, func(ev api.RetryEvent) {
 			fmt.Fprintf(a.stderr, "hark: research attempt %d failed (%s); retrying in %s\n", ev.Attempt, a.scrub(ev.Err.Error()), ev.Wait.Round(100_000_000))

@@ -114,6 +114,9 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 	if tool == api.ToolSearch || tool == api.ToolExtract || tool == api.ToolCrawl {
 		cmd.Flags().BoolVar(&a.jsonl, "jsonl", false, "print one result per line as JSON, for jq and pipes")
 	}
+	if detachTools[tool] {
+		cmd.Flags().BoolVar(&a.detach, "detach", false, "start it as a job on the gateway, print the job's ID and return at once (follow it with hark jobs attach ID)")
+	}
 	if tool != api.ToolResearch {
 		// research has its own -o: the report as markdown.
 		cmd.Flags().StringVarP(&w.out, "output", "o", "", "write what would be printed to FILE, replacing it; - for stdout")

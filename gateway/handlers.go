@@ -30,16 +30,48 @@ func (s *Server) toolList(ws *workspace) (json.RawMessage, error) {
 	return json.Marshal(list)
 }
 
+// findTool is the tool of a slug, or the 404 that lists the tools.
+func (s *Server) findTool(slug string) (*tool, error) {
+	if t := s.toolMap[slug]; t != nil {
+		return t, nil
+	}
+	names := make([]string, len(s.tools))
+	for i, x := range s.tools {
+		names[i] = x.slug
+	}
+	return nil, &httpError{status: CodeNotFound, msg: fmt.Sprintf("unknown tool %q (tools: %s)", truncate(slug, maxEcho), strings.Join(names, ", "))}
+}
+
+// checkCall finds a tool and checks a call of it: the inputs against its
+// fields, the workspace's search backend and engine. raw is the valid
+// inputs as the engine reads them.
+func (s *Server) checkCall(r *http.Request, slug string, inputsJSON json.RawMessage) (t *tool, ws *workspace, valid map[string]any, raw json.RawMessage, err error) {
+	if t, err = s.findTool(slug); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	inputs, err := decodeInputs(inputsJSON)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if valid, err = t.validate(inputs); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	ws = stateOf(r).workspace
+	if !ws.searchConfigured {
+		return nil, nil, nil, nil, engine.ErrCredentialsMissing
+	}
+	if !t.available(ws.web) {
+		return nil, nil, nil, nil, fmt.Errorf("%s: %w (no engine registered)", t.slug, engine.ErrUnavailable)
+	}
+	if raw, err = json.Marshal(valid); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return t, ws, valid, raw, nil
+}
+
 func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
-	rs := stateOf(r)
-	slug := r.PathValue("tool")
-	t := s.toolMap[slug]
-	if t == nil {
-		names := make([]string, len(s.tools))
-		for i, x := range s.tools {
-			names[i] = x.slug
-		}
-		s.writeError(w, r, &httpError{status: CodeNotFound, msg: fmt.Sprintf("unknown tool %q (tools: %s)", truncate(slug, maxEcho), strings.Join(names, ", "))})
+	if _, err := s.findTool(r.PathValue("tool")); err != nil {
+		s.writeError(w, r, err) // before the body: the path alone is wrong
 		return
 	}
 	var body struct {
@@ -49,26 +81,7 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	inputs, err := decodeInputs(body.Inputs)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	valid, err := t.validate(inputs)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	ws := rs.workspace
-	if !ws.searchConfigured {
-		s.writeError(w, r, engine.ErrCredentialsMissing)
-		return
-	}
-	if !t.available(ws.web) {
-		s.writeError(w, r, fmt.Errorf("%s: %w (no engine registered)", t.slug, engine.ErrUnavailable))
-		return
-	}
-	raw, err := json.Marshal(valid)
+	t, ws, valid, raw, err := s.checkCall(r, r.PathValue("tool"), body.Inputs)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -90,7 +103,13 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		out, err := callEngine(ctx, func(ctx context.Context) (any, error) { return t.run(ctx, ws.web, raw) })
+		var out any
+		var err error
+		if jobTools[t.slug] {
+			out, err = s.runAsJob(ctx, ws, t, raw)
+		} else {
+			out, err = callEngine(ctx, func(ctx context.Context) (any, error) { return t.run(ctx, ws.web, raw) })
+		}
 		if err == nil && isNil(out) {
 			err = fmt.Errorf("%s: the engine returned no output", t.slug)
 		}

@@ -24,7 +24,7 @@ var fileLayers = [][]string{
 	// the tool registry, the voice requests' checks
 	{"response.go", "billing.go", "admission.go", "tools.go", "voicecheck.go"},
 	// the middleware and the handlers
-	{"middleware.go", "handlers.go", "stream.go", "ttsinputs.go"},
+	{"middleware.go", "handlers.go", "stream.go", "ttsinputs.go", "jobrun.go", "jobs_http.go"},
 	// the server: New and its routes
 	{"server.go"},
 }

@@ -61,6 +61,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.active.Wait()
 		close(done)
 	}()
+	// The jobs stop last: a synchronous call waits on its job to the end.
+	if s.stopJobs != nil {
+		defer s.stopJobs()
+	}
 	select {
 	case <-done:
 		s.hardCancel()

@@ -17,6 +17,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/jobs"
 )
 
 // Engines builds a workspace's engines from its config. The gateway itself
@@ -41,6 +42,12 @@ type Options struct {
 	// Logger receives one line per request and per stream, each with its
 	// trace_id. Nil discards.
 	Logger *slog.Logger
+	// JobTiming shortens the jobs' heartbeat (tests); zero: defaults.
+	JobTiming JobTiming
+	// LazyJobs starts the job workers at the first job call instead of
+	// in New (the embedded gateway: a command that runs no job pays
+	// nothing for them).
+	LazyJobs bool
 	// Now is the clock of the rate limiter and quota periods; nil means
 	// time.Now. Tests set it.
 	Now func() time.Time
@@ -81,6 +88,10 @@ type Server struct {
 	// Admission per route class; see admission.
 	admitInvoke, admitFetch, admitResearch, admitVoice, admitStreams *admission
 	streams                                                          *keyStreams
+
+	// jobs runs research and crawl (jobrun.go).
+	jobs     *jobs.Queue
+	stopJobs func() // at the end of Shutdown
 
 	mu        sync.Mutex
 	hs        *http.Server
@@ -175,6 +186,9 @@ func New(opts Options) (*Server, error) {
 			s.writeError(w, r, &httpError{status: status, msg: "websocket upgrade: " + reason.Error()})
 		},
 	}
+	if err := s.openJobs(opts.DB, opts.Ledger, opts.JobTiming, opts.LazyJobs); err != nil {
+		return nil, err
+	}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -249,6 +263,13 @@ func (s *Server) routes() http.Handler {
 			invoke(w, r)
 		}
 	})
+	// Jobs (a hark extension; jobs_http.go): submitting is quick work,
+	// and a long poll of a log waits on nothing but the database.
+	mux.HandleFunc("POST "+api.PathJobs, s.admit(s.admitInvoke, s.handleJobSubmit))
+	mux.HandleFunc("GET "+api.PathJobs, s.handleJobList)
+	mux.HandleFunc("GET "+api.PathJobs+"/{id}", s.handleJob)
+	mux.HandleFunc("DELETE "+api.PathJobs+"/{id}", s.handleJobCancel)
+	mux.HandleFunc("GET "+api.PathJobs+"/{id}/events", s.handleJobEvents)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
 	mux.HandleFunc("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))

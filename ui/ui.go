@@ -22,6 +22,7 @@ import (
 	"hark/api"
 	"hark/library"
 	"hark/ui/common"
+	"hark/ui/jobs"
 	"hark/ui/libview"
 	"hark/ui/pages"
 	"hark/ui/research"
@@ -61,13 +62,16 @@ type Model struct {
 	// research source opened in Pages), or -1: esc there, when it has
 	// nothing to close, goes back (see common.Rester).
 	openedFrom int
+
+	// jobs reattaches to the gateway's running jobs (ui/jobs).
+	jobs *jobs.Follower
 }
 
 // New builds the root with its panes: Search, Pages, Research, Voices,
 // Tools and Library.
 func New(c *common.Common) *Model {
 	panes := []common.Pane{search.New(c), pages.New(c), research.New(c), voices.New(c), tools.New(c), libview.New(c)}
-	m := &Model{c: c, panes: panes, help: help.New(), noColor: c.Styles.NoColor, loading: true, openedFrom: -1}
+	m := &Model{c: c, panes: panes, help: help.New(), noColor: c.Styles.NoColor, loading: true, openedFrom: -1, jobs: jobs.New(c)}
 	m.applyStyles()
 	return m
 }
@@ -105,7 +109,7 @@ func connect(c *common.Common) tea.Cmd {
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, connect(m.c)}
 	if m.c.Client != nil {
-		cmds = append(cmds, m.initPanes())
+		cmds = append(cmds, m.initPanes(), m.jobs.Start())
 	}
 	return tea.Batch(cmds...)
 }
@@ -140,6 +144,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if jobs.Handles(msg) {
+		cmd, notice := m.jobs.Update(msg)
+		if notice != "" {
+			m.notice, m.problem, m.statusAt = notice, nil, m.c.Now()
+		}
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -159,7 +170,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.c.Client = msg.Client
 		m.c.TracePhase("gateway connected")
-		return m, tea.Batch(loadTools(msg.Client), m.initPanes(), m.broadcast(msg))
+		return m, tea.Batch(loadTools(msg.Client), m.initPanes(), m.broadcast(msg), m.jobs.Start())
 	case common.ToolsMsg:
 		m.c.TracePhase("tool list loaded")
 		m.loading = false
@@ -179,6 +190,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case common.CallMsg:
 		ci := api.CallInfo(msg)
+		if strings.HasPrefix(ci.Path, api.PathJobs) {
+			return m, nil // ui/jobs following in the background: not the user's call
+		}
 		m.lastCall = &ci
 		if ci.HasCredits && !m.creditsSeen {
 			m.creditsSeen, m.creditsBefore = true, max(0, ci.CreditsUsed-ci.CreditsCharged)

@@ -171,7 +171,10 @@ func (l *Local) Serve() (*Gateway, error) {
 		limits.QueueLength = embeddedQueueLength
 	}
 	cfg := &gateway.Config{Limits: limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
-	srv, err := gateway.New(gateway.Options{Config: cfg, DB: l.db, Engines: l.eng.Gateway(), Logger: l.log})
+	// The job workers start at the first job call: most commands run
+	// none (a detached job left in gateway.db resumes when hark jobs,
+	// the TUI or a research or crawl asks).
+	srv, err := gateway.New(gateway.Options{Config: cfg, DB: l.db, Engines: l.eng.Gateway(), Logger: l.log, LazyJobs: true})
 	if err != nil {
 		return nil, err
 	}

@@ -148,7 +148,12 @@ func planFor(model, input string) researchPlan {
 // waits for it or for ctx. It searches the local index when localIndex
 // is set, else search.
 func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search engine.Searcher, localIndex bool) (*api.ResearchOutput, error) {
-	id := newRequestID()
+	// A research that runs as a job (gateway/jobs) is its job: the
+	// request_id is the job's ID, found on every replica.
+	id := engine.TaskID(ctx)
+	if id == "" {
+		id = newRequestID()
+	}
 	model := in.Model
 	if model == "" {
 		model = "auto"
@@ -162,7 +167,12 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 	go func() {
 		defer e.tasks.Done()
 		defer close(done)
-		tctx, cancel := context.WithTimeout(e.ctx, e.cfg.Timeout)
+		// Under the engine's lifetime, with the caller's values (a job's
+		// progress reporter).
+		base, stop := context.WithCancel(context.WithoutCancel(ctx))
+		defer stop()
+		defer context.AfterFunc(e.ctx, stop)()
+		tctx, cancel := context.WithTimeout(base, e.cfg.Timeout)
 		defer cancel()
 		_ = e.store.setResearchStatus(tctx, id, api.ResearchInProgress)
 		// The heartbeat tells every process sharing the database that
@@ -624,6 +634,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				}
 			}
 		}
+		engine.Progress(ctx, "round %d of %d: %d searches, %d pages found", round+1, plan.Rounds, nSearches, len(order))
 		queries = followUpQueries(input, found, order, searched)
 	}
 	if len(order) == 0 {
@@ -651,10 +662,12 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	for i, u := range order {
 		sources[i] = found[u]
 	}
+	engine.Progress(ctx, "reading %d sources", len(sources))
 	e.readSources(ctx, sources, localIndex)
 	if ctx.Err() != nil {
 		return "", nil, nil, ctx.Err()
 	}
+	engine.Progress(ctx, "writing the report")
 
 	docs := make([]*rdoc, len(sources))
 	for i, src := range sources {

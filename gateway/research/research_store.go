@@ -51,7 +51,11 @@ func openStore(db *sql.DB) (*store, error) {
 
 func (s *store) createResearch(ctx context.Context, id, input, model string) error {
 	now := time.Now().Unix()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO web_research(id, input, model, status, created, updated) VALUES (?, ?, ?, ?, ?, ?)`,
+	// A job retried after its node died runs its task again under the
+	// same id: the row starts over.
+	_, err := s.db.ExecContext(ctx, `INSERT INTO web_research(id, input, model, status, created, updated) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET input = excluded.input, model = excluded.model, status = excluded.status,
+		content = '', sources = '[]', passages = '[]', error = '', updated = excluded.updated`,
 		id, input, model, api.ResearchPending, now, now)
 	if err != nil {
 		return fmt.Errorf("research task: %w", err)

@@ -327,6 +327,7 @@ func (e *Engine) walk(ctx context.Context, t *traversal) ([]visit, error) {
 		if err := ctx.Err(); err != nil {
 			return results, err // what was read so far, with the reason it stopped
 		}
+		engine.Progress(ctx, "depth %d: %d pages so far, %d links to follow", depth, len(results), len(next))
 		frontier = next
 	}
 	return results, nil

@@ -1,0 +1,136 @@
+package gateway
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"time"
+
+	"hark/api"
+	"hark/gateway/engine"
+	"hark/gateway/jobs"
+)
+
+// Research and crawl run as durable jobs (package jobs) on the gateway's
+// database: PostgreSQL's when the ledger is there, so that every replica
+// sees every job, else gateway.db's. The spec's synchronous invoke of
+// these tools submits a job and waits for it; /v1/jobs (jobs_http.go)
+// submits one and returns at once, lists, and follows them.
+
+// jobTools are the tools that run as jobs: the ones that take minutes.
+var jobTools = map[string]bool{api.ToolResearch: true, api.ToolCrawl: true}
+
+// JobTiming shortens the jobs' heartbeat for tests; zero keeps the
+// defaults (a beat every second, another node takes over after 6 s).
+type JobTiming struct {
+	BeatEvery, StaleAfter, PollEvery time.Duration
+}
+
+func (s *Server) openJobs(db *sql.DB, ledger UsageLedger, timing JobTiming, lazy bool) error {
+	jo := jobs.Options{
+		Run:      s.runJob,
+		Classify: s.classify,
+		// As many as the research and fetch classes admit together: a
+		// synchronous call holds its admission slot while its job runs.
+		Workers:    max(1, s.limits.MaxResearch+s.limits.MaxFetch),
+		Logger:     s.log,
+		BeatEvery:  timing.BeatEvery,
+		StaleAfter: timing.StaleAfter,
+		PollEvery:  timing.PollEvery,
+		Lazy:       lazy,
+	}
+	if pg, ok := ledger.(*PGLedger); ok {
+		jo.PG = pg.pool
+	} else {
+		jo.SQLite = db
+	}
+	q, err := jobs.Open(context.Background(), jo)
+	if err != nil {
+		return err
+	}
+	s.jobs = q
+	s.stopJobs = s.closeJobs
+	return nil
+}
+
+// MigrateJobs creates River's tables and the jobs' own in a team's
+// PostgreSQL (`hark serve --migrate-only`; New does it too).
+func (l *PGLedger) MigrateJobs(ctx context.Context) error { return jobs.MigratePG(ctx, l.pool) }
+
+// closeJobs stops this node's workers; its running jobs go back to the
+// queue for another replica, or this one's next start.
+func (s *Server) closeJobs() {
+	if s.jobs == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.jobs.Close(ctx); err != nil {
+		s.log.Warn("jobs: stop", "error", err.Error())
+	}
+}
+
+// runJob runs a job's tool on this node, with the workspace's engines as
+// this node's config builds them (every replica reads the same config).
+func (s *Server) runJob(ctx context.Context, j *jobs.Job) (any, error) {
+	ws := s.workspaces[j.Workspace]
+	t := s.toolMap[j.Tool]
+	switch {
+	case ws == nil:
+		return nil, &httpError{status: CodeNotFound, msg: fmt.Sprintf("workspace %q is not in this gateway's config", truncate(j.Workspace, maxEcho))}
+	case t == nil:
+		return nil, &httpError{status: CodeNotFound, msg: fmt.Sprintf("unknown tool %q", truncate(j.Tool, maxEcho))}
+	case !t.available(ws.web):
+		return nil, fmt.Errorf("%s: %w (no engine registered)", t.slug, engine.ErrUnavailable)
+	}
+	ctx = engine.WithTaskID(ctx, j.ID)
+	ctx = engine.WithProgress(ctx, func(msg string) { s.jobs.Progress(ctx, j.ID, msg) })
+	if !t.research {
+		// Research bounds itself (its engine's own timeout); the others
+		// get the upstream timeout, as a direct call would.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
+		defer cancel()
+	}
+	out, err := callEngine(ctx, func(ctx context.Context) (any, error) { return t.run(ctx, ws.web, j.Input) })
+	if err == nil && isNil(out) {
+		err = fmt.Errorf("%s: the engine returned no output", t.slug)
+	}
+	return out, err
+}
+
+// runAsJob is a synchronous call of a job tool: submit, then wait under
+// ctx. The output is the engine's own value when this node ran the job,
+// else the tool's output type decoded from the job's; a failure on
+// another node comes back with the status and message it had there.
+func (s *Server) runAsJob(ctx context.Context, ws *workspace, t *tool, raw json.RawMessage) (any, error) {
+	j, err := s.jobs.Submit(ctx, jobs.Spec{Workspace: ws.name, Tool: t.slug, Input: raw})
+	if err != nil {
+		return nil, err
+	}
+	done, out, err := s.jobs.Wait(ctx, j.ID)
+	if done == nil || out != nil || err != nil {
+		return out, err
+	}
+	return jobOutput(t, done)
+}
+
+// jobOutput is an ended job's result as the tool's call returns it.
+func jobOutput(t *tool, j *jobs.Job) (any, error) {
+	if j.State == jobs.StateFailed {
+		code := j.Code
+		if code == 0 {
+			code = http.StatusInternalServerError
+		}
+		return nil, &httpError{status: code, msg: j.Error}
+	}
+	ptr := reflect.New(t.output)
+	out := ptr.Interface()
+	if err := json.Unmarshal(j.Output, out); err != nil {
+		return nil, fmt.Errorf("%s: job %s: read its output: %w", t.slug, j.ID, err)
+	}
+	return out, nil
+}
