@@ -158,6 +158,9 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
+		// New started the job workers; a gateway that never serves
+		// stops them too, or they outlive the command.
+		srv.Shutdown(context.Background())
 		return usageError{fmt.Errorf("listen on %s: %w", listen, err)}
 	}
 	base := "http://" + ln.Addr().String()
@@ -174,6 +177,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
+		srv.Shutdown(context.Background())
 		return err
 	case <-ctx.Done():
 	}
