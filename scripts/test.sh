@@ -57,6 +57,9 @@ fuzz_ok=0
 echo "== fuzz (short runs; fails only on a written reproducer)"
 ./scripts/fuzz.sh || fuzz_ok=$?
 
+echo "== the team index ranks as gateway.db's, every query (without -race, which samples them)"
+go test -count=1 -run 'TestPostgresIndexRanksAsSQLite' ./gateway/web
+
 echo "== benchmark programs and replacement modules build"
 for mod in bench/*/go.mod replace/*/go.mod; do
 	[ -f "$mod" ] || continue

@@ -174,6 +174,18 @@ func TestPostgresIndexRanksAsSQLite(t *testing.T) {
 		t.Fatalf("SQLite holds %d pages, PostgreSQL %d", ns, np)
 	}
 	queries := compareQueries(t)
+	if raceEnabled {
+		// Every query costs its searches many times over under the race
+		// detector; the order races would be in is the concurrent
+		// replicas test's. scripts/test.sh runs every query without it.
+		var some []string
+		for i, q := range queries {
+			if i%5 == 0 {
+				some = append(some, q)
+			}
+		}
+		queries = some
+	}
 	compared, scores, bitEqual := 0, 0, 0
 	for _, q := range queries {
 		a, b := rankOf(t, sq, q, false, 50), rankOf(t, pg, q, false, 50)
@@ -188,8 +200,8 @@ func TestPostgresIndexRanksAsSQLite(t *testing.T) {
 			}
 		}
 	}
-	if compared < 30 {
-		t.Fatalf("only %d queries found pages", compared)
+	if compared < len(queries)*2/5 {
+		t.Fatalf("only %d of %d queries found pages", compared, len(queries))
 	}
 	t.Logf("%d queries found pages; %d of %d scores are the same double on both", compared, bitEqual, scores)
 	for _, q := range []string{"memory leak", "the suppression file", "closure API", "Node.js", "run"} {
@@ -201,11 +213,15 @@ func TestPostgresIndexRanksAsSQLite(t *testing.T) {
 	exactFound := 0
 	var sample []string
 	for i, q := range queries {
-		if i%5 == 0 {
+		if i%5 == 0 && !raceEnabled {
 			sample = append(sample, q)
 		}
 	}
-	for _, q := range append(sample, "memory leak", "the suppression file", "leak check", "error messages") {
+	fixed := []string{"memory leak", "the suppression file", "leak check", "error messages"}
+	if raceEnabled {
+		fixed = fixed[:2]
+	}
+	for _, q := range append(sample, fixed...) {
 		for _, in := range []api.SearchInput{
 			{Query: q, SearchDepth: "basic", MaxResults: 5},
 			{Query: q, SearchDepth: "advanced", MaxResults: 3},
