@@ -16,26 +16,26 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/hark-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-echo "== gofmt"
+echo "== gofmt (at ${SECONDS} s)"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bench/*'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
-echo "== BENCHMARKS.md matches docs/"
+echo "== BENCHMARKS.md matches docs/ (at ${SECONDS} s)"
 ./scripts/benchmarks.sh --check
 
-echo "== go vet"
+echo "== go vet (at ${SECONDS} s)"
 go vet ./...
 
-echo "== a build without cgo still compiles (no playback device or recognition)"
+echo "== a build without cgo still compiles (no playback device or recognition) (at ${SECONDS} s)"
 CGO_ENABLED=0 go build -o /dev/null .
 
-echo "== go test -race"
+echo "== go test -race (at ${SECONDS} s)"
 # -vet=off: go vet ./... above ran every check go test's own vet would.
 go test -race -vet=off -count=1 -timeout 15m ./...
 
-echo "== hark, built once for the tmux scripts and the load test"
+echo "== hark, built once for the tmux scripts and the load test (at ${SECONDS} s)"
 go build -o "$work/hark" .
 export HARK_BIN="$work/hark"
 
@@ -49,18 +49,18 @@ tmux_scripts() {
 		bash "$s" || return
 	done
 }
-echo "== tmux end-to-end (in the background, beside the fuzz runs)"
+echo "== tmux end-to-end (in the background, beside the fuzz runs) (at ${SECONDS} s)"
 tmux_scripts >"$work/tmux.log" 2>&1 &
 tmux_pid=$!
 
 fuzz_ok=0
-echo "== fuzz (short runs; fails only on a written reproducer)"
+echo "== fuzz (short runs; fails only on a written reproducer) (at ${SECONDS} s)"
 ./scripts/fuzz.sh || fuzz_ok=$?
 
-echo "== the team index ranks as gateway.db's, every query (without -race, which samples them)"
+echo "== the team index ranks as gateway.db's, every query (without -race, which samples them) (at ${SECONDS} s)"
 go test -count=1 -run 'TestPostgresIndexRanksAsSQLite' ./gateway/web
 
-echo "== benchmark programs and replacement modules build"
+echo "== benchmark programs and replacement modules build (at ${SECONDS} s)"
 for mod in bench/*/go.mod replace/*/go.mod; do
 	[ -f "$mod" ] || continue
 	(cd "$(dirname "$mod")" && go vet ./...) || { fuzz_ok=1; echo "go vet failed in $(dirname "$mod")"; }
@@ -68,14 +68,14 @@ done
 
 tmux_ok=0
 wait "$tmux_pid" || tmux_ok=$?
-echo "== tmux end-to-end (its output)"
+echo "== tmux end-to-end (its output) (at ${SECONDS} s)"
 cat "$work/tmux.log"
 if [ "$fuzz_ok" -ne 0 ] || [ "$tmux_ok" -ne 0 ]; then
 	echo "FAILED: $([ "$fuzz_ok" -ne 0 ] && echo "fuzz or bench vet ")$([ "$tmux_ok" -ne 0 ] && echo "tmux end-to-end")"
 	exit 1
 fi
 
-echo "== load and fault test (short: asserts counts, never times; docs/gateway.md)"
+echo "== load and fault test (short: asserts counts, never times; docs/gateway.md) (at ${SECONDS} s)"
 (cd bench/load && go run . -short -check -hark "$HARK_BIN")
 
-echo "all checks passed"
+echo "all checks passed in ${SECONDS} s"
