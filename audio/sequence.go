@@ -202,7 +202,10 @@ func (g *Part) Write(b []byte) (int, error) { return g.pw.Write(b) }
 // Close ends the part's input; err, when not nil, is why it ended early
 // (what arrived still plays).
 func (g *Part) Close(err error) {
-	g.pw.Close()
+	// The reason first: closing the pipe lets the decoder end, and a part
+	// cut short is also a truncated file, whose decoder error would
+	// otherwise win the race and hide why (a refused speech_rate read as
+	// "wav header: truncated").
 	if err != nil {
 		g.q.mu.Lock()
 		if g.err == nil {
@@ -210,6 +213,7 @@ func (g *Part) Close(err error) {
 		}
 		g.q.mu.Unlock()
 	}
+	g.pw.Close()
 }
 
 // Wait waits for the part's audio to be decoded whole (after Close), and

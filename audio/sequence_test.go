@@ -234,3 +234,26 @@ func TestSequencePlaysAPartBeforeItHasArrived(t *testing.T) {
 		t.Errorf("played %d samples, want 3200", n)
 	}
 }
+
+// A part whose fetch fails before any audio (a stream refused at once)
+// reports the fetch's error, never the truncated header its empty input
+// also is: the two used to race, and "wav header: truncated" hid
+// "invalid speech_rate".
+func TestSequencePartRefusedBeforeAudioSaysWhy(t *testing.T) {
+	refused := errors.New("invalid speech_rate: must be within -100..100")
+	for range 50 {
+		out, err := Open(Options{Sink: SinkNull})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = out.Sequence(0).Run(context.Background(), Turns{Count: 1, Format: FormatWAV,
+			Fetch: func(ctx context.Context, i int, w io.Writer) error {
+				time.Sleep(time.Millisecond) // the decoder is waiting on its input
+				return refused
+			}})
+
+		if !errors.Is(err, refused) {
+			t.Fatalf("Run: %v, want the fetch's error", err)
+		}
+	}
+}
