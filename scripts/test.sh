@@ -57,8 +57,9 @@ fuzz_ok=0
 echo "== fuzz (short runs; fails only on a written reproducer) (at ${SECONDS} s)"
 ./scripts/fuzz.sh || fuzz_ok=$?
 
-echo "== the team index ranks as gateway.db's, every query (without -race, which samples them) (at ${SECONDS} s)"
+echo "== quality and equivalence tests whole, without -race (which samples or skips them) (at ${SECONDS} s)"
 go test -count=1 -run 'TestPostgresIndexRanksAsSQLite' ./gateway/web
+go test -count=1 -run 'TestResearchQuestionSet' ./gateway/research
 
 echo "== benchmark programs and replacement modules build (at ${SECONDS} s)"
 for mod in bench/*/go.mod replace/*/go.mod; do

@@ -47,6 +47,17 @@ func TestResearchQuestionSet(t *testing.T) {
 	if only != "" {
 		qs = slices.DeleteFunc(qs, func(q researchset.Question) bool { return q.Part != only })
 	}
+	if raceEnabled {
+		// Every fourth question: the reports are still asked in
+		// parallel and their passages checked, for the detector.
+		var some []researchset.Question
+		for i, q := range qs {
+			if i%4 == 0 {
+				some = append(some, q)
+			}
+		}
+		qs = some
+	}
 	outs := askAll(t, e, qs)
 	for i, q := range qs {
 		out := outs[i]
@@ -88,6 +99,9 @@ func TestResearchQuestionSet(t *testing.T) {
 	}
 	answered, cited := float64(all.answered)/float64(all.n), float64(all.cited)/float64(all.n)
 	t.Logf("all: %d questions, answered %.2f, cited %.2f", all.n, answered, cited)
+	if raceEnabled {
+		return // a sample; the floors are the whole set's
+	}
 	if answered < minAnswered {
 		t.Errorf("answered %.2f, below %.2f", answered, minAnswered)
 	}

@@ -2,7 +2,6 @@
 
 package web
 
-// raceEnabled: under the race detector, TestPostgresIndexRanksAsSQLite
-// compares a sample of its queries (every fifth takes a minute there);
-// scripts/test.sh runs it whole without the detector.
+// raceEnabled: TestPostgresIndexRanksAsSQLite runs without the race
+// detector only (scripts/test.sh runs it so).
 const raceEnabled = true
