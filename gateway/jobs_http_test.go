@@ -18,11 +18,19 @@ func TestJobRoutes(t *testing.T) {
 	g := startGateway(t, nil)
 	c := g.client(t, g.key)
 	ctx := context.Background()
+	// The page waits until the submit has answered, so that the answer
+	// is seen to come before the work ends.
+	release := make(chan struct{})
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
 		w.Write([]byte("a page about okapis"))
 	}))
 	defer site.Close()
 	j, err := c.SubmitJob(ctx, api.ToolCrawl, map[string]any{"url": site.URL + "/"})
+	close(release)
 	if err != nil {
 		t.Fatal(err)
 	}
