@@ -78,6 +78,10 @@ keys() {
 	for k in "$@"; do
 		tmux -L "$sock" send-keys -t first "$k"
 		sleep 0.2
+		# esc and the next key read together are alt+key; a hark starved
+		# of CPU (CI runs fuzzing beside this) reads late, so esc waits
+		# longer.
+		[ "$k" != Escape ] || sleep 0.6
 	done
 }
 text() { tmux -L "$sock" send-keys -t first -l "$1"; sleep 0.2; }

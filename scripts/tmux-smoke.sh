@@ -165,6 +165,8 @@ keys() {
 	for k in "$@"; do
 		tm send-keys -t "$session" "$k"
 		sleep 0.15
+		# A hark starved of CPU reads late: esc waits longer.
+		[ "$k" != Escape ] || sleep 0.6
 	done
 }
 

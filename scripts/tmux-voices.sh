@@ -37,7 +37,12 @@ name=tmux-voices target=smoke
 # shellcheck source=scripts/lib-tmux.sh
 . scripts/lib-tmux.sh
 
-keys() { tmux -L "$sock" send-keys -t smoke "$@"; sleep 0.3; }
+keys() {
+	tmux -L "$sock" send-keys -t smoke "$@"
+	sleep 0.3
+	# esc and the next key read together are alt+key: esc waits longer.
+	[ "${!#}" != Escape ] || sleep 0.6
+}
 
 # A clean environment: the embedded gateway with a fresh config and data,
 # audio to files under $work.
