@@ -11,6 +11,14 @@ fail() {
 	echo "----- screen -----" >&2
 	screen >&2 || true
 	echo "------------------" >&2
+	# What hark was doing: its processes and the end of its logs.
+	ps -o pid,stat,etime,args -C hark >&2 2>/dev/null || true
+	local f
+	for f in "${work:-/nonexistent}"/home/.local/share/hark/*.log "${work:-/nonexistent}"/home/.local/state/hark/*.log; do
+		[ -f "$f" ] || continue
+		echo "----- $f (end) -----" >&2
+		tail -n 15 "$f" >&2
+	done
 	exit 1
 }
 
