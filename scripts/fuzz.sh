@@ -15,6 +15,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fuzztime=${FUZZTIME:-5s}
+# FUZZ_WORKERS fuzzing processes (default one per core), at FUZZ_NICE
+# (default 0). test.sh runs the tmux scripts beside this with one worker
+# at nice 10: a hark starved of CPU read esc and the next key together
+# as alt+key, and its walks failed.
+workers=${FUZZ_WORKERS:-$(nproc)}
+niceness=${FUZZ_NICE:-0}
 only=${FUZZ_ONLY:-.}   # a regexp of target names, to run fewer
 log=$(mktemp "${TMPDIR:-/tmp}/hark-fuzz.XXXXXX")
 bins=$(mktemp -d "${TMPDIR:-/tmp}/hark-fuzz-bin.XXXXXX")
@@ -30,7 +36,7 @@ fuzz() {
 	if [ ! -x "$bin" ]; then
 		go test -c -fuzz "^${name}\$" -o "$bin" "$pkg" || return
 	fi
-	(cd "$root/$pkg" && "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$fuzztime" \
+	(cd "$root/$pkg" && nice -n "$niceness" "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$fuzztime" -test.parallel "$workers" \
 		-test.fuzzcachedir "$fuzzcache/$(go list "$root/$pkg")" -test.timeout 10m -test.paniconexit0 </dev/null)
 }
 

@@ -55,16 +55,18 @@ tmux_pid=$!
 
 fuzz_ok=0
 echo "== fuzz (short runs; fails only on a written reproducer) (at ${SECONDS} s)"
-./scripts/fuzz.sh || fuzz_ok=$?
+FUZZ_WORKERS=1 FUZZ_NICE=10 ./scripts/fuzz.sh || fuzz_ok=$?
 
 echo "== quality and equivalence tests whole, without -race (which samples or skips them) (at ${SECONDS} s)"
-go test -count=1 -run 'TestPostgresIndexRanksAsSQLite' ./gateway/web
-go test -count=1 -run 'TestResearchQuestionSet' ./gateway/research
+# nice, like the fuzz runs and the vets below: the tmux walks beside them
+# need a hark that reads its keys on time.
+nice -n 10 go test -count=1 -run 'TestPostgresIndexRanksAsSQLite' ./gateway/web
+nice -n 10 go test -count=1 -run 'TestResearchQuestionSet' ./gateway/research
 
 echo "== benchmark programs and replacement modules build (at ${SECONDS} s)"
 for mod in bench/*/go.mod replace/*/go.mod; do
 	[ -f "$mod" ] || continue
-	(cd "$(dirname "$mod")" && go vet ./...) || { fuzz_ok=1; echo "go vet failed in $(dirname "$mod")"; }
+	(cd "$(dirname "$mod")" && nice -n 10 go vet ./...) || { fuzz_ok=1; echo "go vet failed in $(dirname "$mod")"; }
 done
 
 tmux_ok=0
