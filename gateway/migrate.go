@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"fmt"
+
+	"hark/gateway/jobs"
 )
 
 // Migration is one version of the gateway's schema, written for both
@@ -26,6 +28,7 @@ var migrations = []Migration{
 	{2, "API keys added and revoked while the gateway runs", sqliteKeysSchema, pgKeysSchema},
 	{3, "rate limiter buckets shared by replicas", "", pgRateSchema},
 	{4, "search index pages and postings shared by replicas", "", pgIndexMigration},
+	{5, "jobs and their event logs (River's own tables: its migrations)", jobs.Schema, jobs.Schema},
 }
 
 // SchemaVersion is the version this hark's migrations reach, on either

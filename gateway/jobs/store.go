@@ -16,7 +16,11 @@ import (
 	"time"
 )
 
-const schema = `CREATE TABLE IF NOT EXISTS hark_jobs (
+// Schema is the jobs' tables, one SQL text for both backends. It is the
+// gateway's migration 5 (gateway/migrate.go), in the one versioned list
+// that --migrate-only reports; Open also runs it (IF NOT EXISTS) after
+// River's own migrations, so that the package stands alone in its tests.
+const Schema = `CREATE TABLE IF NOT EXISTS hark_jobs (
 	id        TEXT PRIMARY KEY,
 	workspace TEXT NOT NULL,
 	tool      TEXT NOT NULL,

@@ -169,7 +169,7 @@ func MigratePG(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("jobs: River migrations: %w", err)
 	}
-	if _, err := own.Exec(ctx, schema); err != nil {
+	if _, err := own.Exec(ctx, Schema); err != nil {
 		return fmt.Errorf("jobs: create tables: %w", err)
 	}
 	return nil
@@ -184,7 +184,7 @@ func migrate[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], db *sql.
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("jobs: River migrations: %w", err)
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if _, err := db.ExecContext(ctx, Schema); err != nil {
 		return fmt.Errorf("jobs: create tables: %w", err)
 	}
 	return nil
