@@ -194,3 +194,32 @@ func classifyTopic(p *page) string {
 	}
 	return "general"
 }
+
+// sourcesQuery lists the indexed sources, newest first, each with the
+// pages it holds now; the same SQL on both stores.
+const sourcesQuery = `SELECT s.source, s.indexed,
+	(SELECT count(*) FROM web_source_pages sp JOIN web_pages p ON p.url = sp.url WHERE sp.source = s.source)
+	FROM web_sources s ORDER BY s.indexed DESC, s.source`
+
+// rowScanner is what both stores' query results (database/sql's and
+// pgx's) offer for reading rows.
+type rowScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scanSources reads sourcesQuery's rows.
+func scanSources(rows rowScanner) ([]Source, error) {
+	out := []Source{}
+	for rows.Next() {
+		var src Source
+		var at int64
+		if err := rows.Scan(&src.Source, &at, &src.Pages); err != nil {
+			return nil, err
+		}
+		src.Indexed = time.Unix(at, 0)
+		out = append(out, src)
+	}
+	return out, rows.Err()
+}

@@ -433,24 +433,12 @@ func (s *pgStore) recordSource(ctx context.Context, source string, urls []string
 }
 
 func (s *pgStore) sources(ctx context.Context) ([]Source, error) {
-	rows, err := s.pool.Query(ctx, `SELECT s.source, s.indexed,
-		(SELECT count(*) FROM web_source_pages sp JOIN web_pages p ON p.url = sp.url WHERE sp.source = s.source)
-		FROM web_sources s ORDER BY s.indexed DESC, s.source`)
+	rows, err := s.pool.Query(ctx, sourcesQuery)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []Source{}
-	for rows.Next() {
-		var src Source
-		var at int64
-		if err := rows.Scan(&src.Source, &at, &src.Pages); err != nil {
-			return nil, err
-		}
-		src.Indexed = time.Unix(at, 0)
-		out = append(out, src)
-	}
-	return out, rows.Err()
+	return scanSources(rows)
 }
 
 func (s *pgStore) removeSource(ctx context.Context, source string) (int, error) {

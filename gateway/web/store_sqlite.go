@@ -276,24 +276,12 @@ func (s *sqliteStore) recordSource(ctx context.Context, source string, urls []st
 }
 
 func (s *sqliteStore) sources(ctx context.Context) ([]Source, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT s.source, s.indexed,
-		(SELECT count(*) FROM web_source_pages sp JOIN web_pages p ON p.url = sp.url WHERE sp.source = s.source)
-		FROM web_sources s ORDER BY s.indexed DESC, s.source`)
+	rows, err := s.db.QueryContext(ctx, sourcesQuery)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []Source{}
-	for rows.Next() {
-		var src Source
-		var at int64
-		if err := rows.Scan(&src.Source, &at, &src.Pages); err != nil {
-			return nil, err
-		}
-		src.Indexed = time.Unix(at, 0)
-		out = append(out, src)
-	}
-	return out, rows.Err()
+	return scanSources(rows)
 }
 
 func (s *sqliteStore) removeSource(ctx context.Context, source string) (int, error) {
