@@ -89,7 +89,7 @@ func (c *Cluster) start() error {
 		if err := os.Chown(c.dir, uid, gid); err != nil {
 			return err
 		}
-		c.asUser = []string{"runuser", "-u", "postgres", "--"}
+		c.asUser = []string{runuser(), "-u", "postgres", "--"}
 	}
 	data := filepath.Join(c.dir, "data")
 	if err := c.run("initdb", "-D", data, "-A", "trust", "-U", Superuser, "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
@@ -147,4 +147,18 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// runuser is util-linux's runuser: from PATH, else where Debian keeps it
+// (/usr/sbin, which a root shell's PATH has and a minimal one may not).
+func runuser() string {
+	if p, err := exec.LookPath("runuser"); err == nil {
+		return p
+	}
+	for _, p := range []string{"/usr/sbin/runuser", "/sbin/runuser"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "runuser"
 }
