@@ -8,10 +8,9 @@ package prose
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
-	"unicode"
+
+	"hark/gateway/text"
 )
 
 // Sentence is one thing to say.
@@ -21,42 +20,36 @@ type Sentence struct {
 }
 
 var (
-	fence    = lazyRegexp("^\\s*(```|~~~)")
-	heading  = lazyRegexp(`^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
-	listItem = lazyRegexp(`^\s*([-*+•]|\d+[.)])\s+`)
-	image    = lazyRegexp(`!\[([^\]]*)\]\([^)]*\)`)
-	link     = lazyRegexp(`\[([^\]]+)\]\([^)]*\)`)
-	autolink = lazyRegexp(`<(https?://[^>\s]+)>`)
-	bareURL  = lazyRegexp(`https?://[^\s)\]>]*[^\s)\]>.,;:!?]`)
+	fence    = text.LazyRegexp("^\\s*(```|~~~)")
+	heading  = text.LazyRegexp(`^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
+	listItem = text.LazyRegexp(`^\s*([-*+•]|\d+[.)])\s+`)
+	image    = text.LazyRegexp(`!\[([^\]]*)\]\([^)]*\)`)
+	link     = text.LazyRegexp(`\[([^\]]+)\]\([^)]*\)`)
+	autolink = text.LazyRegexp(`<(https?://[^>\s]+)>`)
+	bareURL  = text.LazyRegexp(`https?://[^\s)\]>]*[^\s)\]>.,;:!?]`)
 	// citation is a run of numbered references: [1], [3,4], [2-5], or
 	// several of them with commas between.
-	citation = lazyRegexp(`\s?\[\d+(?:\s*[,–-]\s*\d+)*\](?:\s*,\s*\[\d+(?:\s*[,–-]\s*\d+)*\])*`)
+	citation = text.LazyRegexp(`\s?\[\d+(?:\s*[,–-]\s*\d+)*\](?:\s*,\s*\[\d+(?:\s*[,–-]\s*\d+)*\])*`)
 	// emptyAside is what a parenthesis of references leaves: "(see)".
-	emptyAside  = lazyRegexp(`\s*\(\s*(?:(?:see|cf\.?|e\.g\.)\s*)?[,;]?\s*\)`)
-	footnoteRef = lazyRegexp(`\[\^[^\]\s]+\]`)
-	footnoteDef = lazyRegexp(`^\s{0,3}\[\^[^\]\s]+\]:`)
-	codeSpan    = lazyRegexp("``([^`]+)``|`([^`]+)`")
-	escaped     = lazyRegexp(`\\[!-/:-@\[-` + "`" + `{-~]`)
-	stars       = lazyRegexp(`\*{1,3}|~~`)
+	emptyAside  = text.LazyRegexp(`\s*\(\s*(?:(?:see|cf\.?|e\.g\.)\s*)?[,;]?\s*\)`)
+	footnoteRef = text.LazyRegexp(`\[\^[^\]\s]+\]`)
+	footnoteDef = text.LazyRegexp(`^\s{0,3}\[\^[^\]\s]+\]:`)
+	codeSpan    = text.LazyRegexp("``([^`]+)``|`([^`]+)`")
+	escaped     = text.LazyRegexp(`\\[!-/:-@\[-` + "`" + `{-~]`)
+	stars       = text.LazyRegexp(`\*{1,3}|~~`)
 	// Underscores are emphasis only at a word's edge: build_flite keeps
 	// its own.
-	underOpen   = lazyRegexp(`(^|[^\pL\pN_])_{1,3}`)
-	underClose  = lazyRegexp(`_{1,3}([^\pL\pN_]|$)`)
-	htmlTag     = lazyRegexp(`</?[a-zA-Z][^>]*>`)
-	htmlComment = lazyRegexp(`(?s)<!--.*?-->`)
-	spaces      = lazyRegexp(`\s+`)
-	quoteMark   = lazyRegexp(`^\s*>\s?`)
-	indented    = lazyRegexp(`^(?: {4}|\t)`)
+	underOpen   = text.LazyRegexp(`(^|[^\pL\pN_])_{1,3}`)
+	underClose  = text.LazyRegexp(`_{1,3}([^\pL\pN_]|$)`)
+	htmlTag     = text.LazyRegexp(`</?[a-zA-Z][^>]*>`)
+	htmlComment = text.LazyRegexp(`(?s)<!--.*?-->`)
+	spaces      = text.LazyRegexp(`\s+`)
+	quoteMark   = text.LazyRegexp(`^\s*>\s?`)
+	indented    = text.LazyRegexp(`^(?: {4}|\t)`)
 	// tableRule is a table's header rule; thematicBreak a --- line.
-	tableRule     = lazyRegexp(`^[|:\-\s]+$`)
-	thematicBreak = lazyRegexp(`^([-*_]\s*){3,}$`)
+	tableRule     = text.LazyRegexp(`^[|:\-\s]+$`)
+	thematicBreak = text.LazyRegexp(`^([-*_]\s*){3,}$`)
 )
-
-// lazyRegexp compiles pattern on first use: the package's patterns cost
-// about a millisecond, which every start of hark would pay at init.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
 
 // Sentences is what md says, in order.
 func Sentences(md string) []Sentence {
@@ -210,43 +203,14 @@ func spokenURLs(s string) string {
 	})
 }
 
-// split cuts text into sentences at . ! ? followed by a space and a
-// capital or digit, not after a one-letter word or a common abbreviation.
-func split(text string) []string {
-	var out []string
-	rs := []rune(text)
-	start := 0
-	for i := 0; i < len(rs); i++ {
-		if !strings.ContainsRune(".!?", rs[i]) || i+2 >= len(rs) || rs[i+1] != ' ' {
-			continue
-		}
-		next := rs[i+2]
-		if !unicode.IsUpper(next) && !unicode.IsDigit(next) && next != '"' && next != '(' {
-			continue
-		}
-		word := lastWord(string(rs[start : i+1]))
-		if rs[i] == '.' && (len([]rune(word)) == 1 || abbrev[strings.ToLower(word)]) {
-			continue
-		}
-		if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
-			out = append(out, s)
-		}
-		start = i + 1
-	}
-	if s := strings.TrimSpace(string(rs[start:])); s != "" {
-		out = append(out, endWith(s))
+// split cuts text into sentences with the gateway's one splitter, the
+// last given closing punctuation.
+func split(s string) []string {
+	out := text.Split(s)
+	if n := len(out); n > 0 {
+		out[n-1] = endWith(out[n-1])
 	}
 	return out
-}
-
-var abbrev = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "dr": true, "mr": true, "mrs": true, "st": true, "no": true, "fig": true}
-
-func lastWord(s string) string {
-	s = strings.TrimRight(strings.TrimSpace(s), ".!?")
-	if i := strings.LastIndexFunc(s, unicode.IsSpace); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimLeft(s, "(\"'")
 }
 
 // endWith gives s closing punctuation, so a voice pauses after it.

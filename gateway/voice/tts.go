@@ -16,6 +16,7 @@ import (
 	"hark/api"
 	"hark/audio/pcm"
 	"hark/gateway/engine"
+	gwtext "hark/gateway/text"
 )
 
 // Ranges of the TTS controls; 0 is each engine's normal voice.
@@ -123,7 +124,7 @@ func (l *Local) planTTS(req api.TTSRequest) (*ttsPlan, error) {
 		p.gain = float64(amplitude) / 100
 	}
 	if ex.split && !ex.ssml {
-		p.sentences = splitSentences(text)
+		p.sentences = gwtext.Spoken(text, maxSentenceRunes)
 	} else {
 		p.sentences = []string{strings.TrimSpace(text)}
 	}
@@ -204,55 +205,6 @@ func intValue(field string, v any, lo, hi int, unit string) (int, error) {
 		return 0, &engine.InputError{Field: field, Rule: fmt.Sprintf("%v is not an integer in %d..%d (%s)", v, lo, hi, unit)}
 	}
 	return int(f), nil
-}
-
-// splitSentences cuts text after sentence punctuation followed by space,
-// and at line breaks, so that long text streams sentence by sentence.
-// Sentences longer than maxSentenceRunes are cut at a comma or a space.
-func splitSentences(text string) []string {
-	var out []string
-	var cur []rune
-	rs := []rune(text)
-	flush := func() {
-		if s := strings.TrimSpace(string(cur)); s != "" {
-			out = append(out, s)
-		}
-		cur = cur[:0]
-	}
-	for i, r := range rs {
-		cur = append(cur, r)
-		end := false
-		switch r {
-		case '\n':
-			end = true
-		case '.', '!', '?', ';':
-			end = i+1 == len(rs) || unicode.IsSpace(rs[i+1])
-		case '。', '！', '？', '；':
-			end = true
-		}
-		if end {
-			flush()
-			continue
-		}
-		if len(cur) >= maxSentenceRunes {
-			cut := len(cur)
-			for j := len(cur) - 1; j > len(cur)/2; j-- {
-				if cur[j] == ',' || cur[j] == '，' {
-					cut = j + 1
-					break
-				}
-				if cut == len(cur) && unicode.IsSpace(cur[j]) {
-					cut = j + 1 // remember the last space, keep looking for a comma
-				}
-			}
-			rest := slices.Clone(cur[cut:])
-			cur = cur[:cut]
-			flush()
-			cur = append(cur, rest...)
-		}
-	}
-	flush()
-	return out
 }
 
 // Synthesize speaks req.Text sentence by sentence, writing each fragment of
