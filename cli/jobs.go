@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,10 +50,7 @@ team's gateway lists and follows them, and a job outlives the client that
 started it and the server that ran it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.jobsAllowPrivate {
-				a.cfg.AllowPrivate = true // before the call that starts the embedded gateway
-			}
-			cl, err := a.client(cmd.Context())
+			cl, err := a.jobsClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -92,10 +90,7 @@ func newJobsAttachCmd(a *App) *cobra.Command {
 		Short: "Replay a job's log, follow it to its end, and print its result",
 		Args:  exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.jobsAllowPrivate {
-				a.cfg.AllowPrivate = true // before the call that starts the embedded gateway
-			}
-			cl, err := a.client(cmd.Context())
+			cl, err := a.jobsClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -116,7 +111,7 @@ func newJobsCancelCmd(a *App) *cobra.Command {
 		Short: "Stop a queued or running job",
 		Args:  exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := a.client(cmd.Context())
+			cl, err := a.jobsClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -135,6 +130,16 @@ func newJobsCancelCmd(a *App) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// jobsClient is the client of the jobs commands: with --allow-private,
+// the embedded gateway they start (and which runs the jobs while they
+// do) may read private and loopback addresses.
+func (a *App) jobsClient(ctx context.Context) (*api.Client, error) {
+	if a.jobsAllowPrivate {
+		a.cfg.AllowPrivate = true // before the call that starts the embedded gateway
+	}
+	return a.client(ctx)
 }
 
 // printJob prints an ended job's result as its tool's command prints it;
