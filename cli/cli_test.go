@@ -27,6 +27,9 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if builtHarkDir != "" {
+		os.RemoveAll(builtHarkDir)
+	}
 	for _, o := range outputs {
 		if strings.Contains(o, apitest.Key) || strings.Contains(o, "sk-flag-secret-777777") {
 			println("FAIL: an API key appeared in command output:\n" + o)

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -37,13 +38,36 @@ func buildHarkBinary(t testing.TB) string {
 	if testing.Short() {
 		t.Skip("builds the hark binary and runs servers")
 	}
-	bin := filepath.Join(t.TempDir(), "hark")
-	cmd := exec.Command("go", "build", "-o", bin, "hark")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := harkBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
+
+// harkBinary is the hark the tests run as servers and clients: the one
+// scripts/test.sh built (HARK_BIN), or one built once for the whole test
+// binary, removed by TestMain.
+var harkBinary = sync.OnceValues(func() (string, error) {
+	if bin := os.Getenv("HARK_BIN"); bin != "" {
+		if _, err := os.Stat(bin); err == nil {
+			return bin, nil
+		}
+	}
+	dir, err := os.MkdirTemp("", "hark-cli-test-")
+	if err != nil {
+		return "", err
+	}
+	builtHarkDir = dir
+	bin := filepath.Join(dir, "hark")
+	if out, err := exec.Command("go", "build", "-o", bin, "hark").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// builtHarkDir is the folder harkBinary built hark in, if it did.
+var builtHarkDir string
 
 // topicPages are the slow site's pages: a chain (each links the next)
 // about one subject, so that research finds them and a crawl walks them
@@ -239,6 +263,7 @@ func waitForEvent(t testing.TB, c *api.Client, id, kind string) *api.Job {
 // follows the job through B to its report, the log says what happened,
 // and the ledger holds one charge for it.
 func TestJobSurvivesKilledReplica(t *testing.T) {
+	t.Parallel()
 	bin := buildHarkBinary(t)
 	cluster := pgtest.Start(t)
 	site := slowSite(t, 0)
@@ -330,6 +355,7 @@ func harkCmd(ctx context.Context, t *testing.T, bin, base, key string, args ...s
 // second attach replays the whole log, follows the crawl to its end and
 // prints every page. The gateway is the embedded default's: SQLite.
 func TestDetachAndReattachCrawl(t *testing.T) {
+	t.Parallel()
 	bin := buildHarkBinary(t)
 	site := slowSite(t, 600*time.Millisecond)
 	cfg, key := writeTeamConfig(t, gateway.BackendLocal, "")
@@ -411,6 +437,7 @@ func TestDetachAndReattachCrawl(t *testing.T) {
 // A server killed (SIGKILL) in the middle of a crawl resumes it when it
 // starts again on the same data directory: the embedded default, SQLite.
 func TestRestartResumesJob(t *testing.T) {
+	t.Parallel()
 	bin := buildHarkBinary(t)
 	site := slowSite(t, 500*time.Millisecond)
 	cfg, key := writeTeamConfig(t, gateway.BackendLocal, "")

@@ -7,7 +7,8 @@
 # suite first, with the machine to itself; then the fuzz runs, which keep
 # both cores busy, side by side with the tmux scripts, which mostly wait on
 # a terminal; the load test last, alone, since it asserts that nothing
-# times out. hark is built once, for the tmux scripts and the load test.
+# times out. hark is built once, for the cli tests that run it as a
+# server, the tmux scripts and the load test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,13 +32,13 @@ go vet ./...
 echo "== a build without cgo still compiles (no playback device or recognition) (at ${SECONDS} s)"
 CGO_ENABLED=0 go build -o /dev/null .
 
+echo "== hark, built once for the tests that run it as a server, the tmux scripts and the load test (at ${SECONDS} s)"
+go build -o "$work/hark" .
+export HARK_BIN="$work/hark"
+
 echo "== go test -race (at ${SECONDS} s)"
 # -vet=off: go vet ./... above ran every check go test's own vet would.
 go test -race -vet=off -count=1 -timeout 15m ./...
-
-echo "== hark, built once for the tmux scripts and the load test (at ${SECONDS} s)"
-go build -o "$work/hark" .
-export HARK_BIN="$work/hark"
 
 # The tmux end-to-end scripts, in turn, in the background: their output
 # goes to a file, shown when the fuzz runs are done.
@@ -60,7 +61,7 @@ FUZZ_WORKERS=1 FUZZ_NICE=10 ./scripts/fuzz.sh || fuzz_ok=$?
 echo "== quality and equivalence tests whole, without -race (which samples or skips them) (at ${SECONDS} s)"
 # nice, like the fuzz runs and the vets below: the tmux walks beside them
 # need a hark that reads its keys on time.
-nice -n 10 go test -count=1 -run 'TestPostgresIndexRanksAsSQLite' ./gateway/web
+nice -n 10 go test -count=1 -run 'TestPostgresIndexRanksAsSQLite|TestSnippetIsFTS5s|TestPostgresIndexTakesConcurrentReplicas' ./gateway/web
 nice -n 10 go test -count=1 -run 'TestResearchQuestionSet' ./gateway/research
 
 echo "== benchmark programs and replacement modules build (at ${SECONDS} s)"

@@ -3,5 +3,6 @@
 package web
 
 // raceEnabled: TestPostgresIndexRanksAsSQLite runs without the race
-// detector only (scripts/test.sh runs it so).
+// detector only, and TestSnippetIsFTS5s and the concurrent-replicas test
+// on fewer pages under it (scripts/test.sh runs them whole without it).
 const raceEnabled = true
