@@ -546,6 +546,14 @@ func TestReadMarkdownDoc(t *testing.T) {
 	if s := byText["Run the tool like this:"]; s.code != "tool --check prog" || !s.ok {
 		t.Errorf("the command is not the sentence's: %+v", s)
 	}
+	// An article's lead set in bold is prose, not a term that the
+	// paragraphs after it describe.
+	lead := readMarkdownDoc("**So you test your code? Good. Coverage helps.**\n\nBlanket.js is a coverage library.\n", "Coverage")
+	for _, s := range lead.sents {
+		if blk := lead.blocks[s.block]; blk.term != "" || lead.passages[s.passage].term {
+			t.Errorf("%q reads as described by a term %q", s.text, blk.term)
+		}
+	}
 	// Quoted, the description comes with its term and the items with
 	// their lead-in.
 	c := newCorpus([]*rdoc{d})
@@ -611,6 +619,8 @@ func TestLeaningOpenings(t *testing.T) {
 		"As a result you may see false positives reported in your function.": true,
 		"For this reason the option is off by default.":                      true,
 		"Neither tool reads the source.":                                     true,
+		"That's where code coverage might help.":                             true,
+		"It’s off by default.":                                               true,
 		"Massif is a heap profiler.":                                         false,
 		"For each block, Memcheck records the stack.":                        false,
 	} {
