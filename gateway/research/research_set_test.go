@@ -22,11 +22,13 @@ import (
 // or cite their gold page than minAnswered and minCited, when a report is
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
-// The floors are what the whole set passes today (64 questions: 0.84
-// answered, 0.94 cited; the 41 tuning ones read 0.88 and 0.95, the 23
-// held-out ones 0.78 and 0.91); issue 23 asks for 0.85 and 0.95, and
-// these rise as it gets there.
-const minAnswered, minCited = 0.84, 0.93
+// The floors are what the whole set passes today (76 questions: 0.80
+// answered, 0.93 cited; the 47 tuning ones read 0.87 and 0.96, the 29
+// held-out ones 0.69 and 0.90: the twelve questions added last, six to
+// each part, were written before any report on them was seen, and the
+// held-out six read 2 of 6 answered); issue 23 asks for 0.85 and 0.95,
+// and these rise as it gets there.
+const minAnswered, minCited = 0.79, 0.92
 
 func TestResearchQuestionSet(t *testing.T) {
 	t.Parallel()
