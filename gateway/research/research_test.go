@@ -702,3 +702,27 @@ func TestResearchAPIEntriesAndCounts(t *testing.T) {
 		t.Errorf("from C: the summary does not show the call:\n%s", out.Content)
 	}
 }
+
+// What a question is about is the term of it that the fewest sources
+// read hold: "complex" of "how do I pass complex numbers to a function
+// with libffi", when every source holds "function" and "libffi". A
+// sentence with the common words only ranks below one with the focus.
+func TestFocusIsWhatFewSourcesHold(t *testing.T) {
+	docs := []*rdoc{
+		readMarkdownDoc("# Passing a number of arguments to a function\n\nYou must know the number and types of arguments to pass to the function you call with libffi.\n", "The Basics"),
+		readMarkdownDoc("# Types\n\nTo pass a complex value, libffi takes the type descriptor ffi_type_complex_double.\n", "Types"),
+		readMarkdownDoc("# Closures\n\nA closure lets libffi pass a function pointer and a number of arguments to your code.\n", "Closures"),
+	}
+	c := newCorpus(docs)
+	a := newAsk("How do I pass complex numbers to a function with libffi?", nil, false)
+	if got := c.focus(a.terms, a.action); !slices.Equal(got, []string{"complex"}) {
+		t.Fatalf("focus %v, want [complex]", got)
+	}
+	sc := c.scores(a)
+	if sc[c.sBase[1]] <= sc[c.sBase[0]] || sc[c.sBase[1]] <= sc[c.sBase[2]] {
+		t.Errorf("the sentence on complex numbers scores %.3f, the others %.3f and %.3f", sc[c.sBase[1]], sc[c.sBase[0]], sc[c.sBase[2]])
+	}
+	if got := c.focus(newAsk("libffi function", nil, false).terms, ""); got != nil {
+		t.Errorf("a question of two terms has focus %v; its terms are all needed already", got)
+	}
+}
