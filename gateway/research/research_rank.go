@@ -291,11 +291,15 @@ func (c *rcorpus) scores(a ask) []float64 {
 const focusWeight = 0.6 // measured on the tuning part: 0.4, 0.5 and 0.8 answered fewer
 
 // focus is what a question of three or more terms is about, as the
-// sources read show it: its terms the fewest sources hold ("libffi" of
-// "which calling conventions does libffi support on x86?", when five of
-// the eight sources read are Valgrind's, whose sentences on x86 share
-// "x86", "support" and "default" with it), or none when each of its
-// terms is in more than half the sources.
+// sources read show it: of its terms that at most half the sources
+// hold, the one the fewest sentences hold ("libffi" of "which calling
+// conventions does libffi support on x86?", when five of the eight
+// sources read are Valgrind's, whose sentences on x86 share "x86",
+// "support" and "default" with it; "aes" of "how do I encrypt data with
+// AES in Node.js?", not "encrypt", which many of crypto's sentences
+// hold). None when each term is in more than half the sources: the
+// sources read were found by the question's rare words, so among them
+// the page count alone does not tell what the question is about.
 func (c *rcorpus) focus(query []string, action string) []string {
 	uniq := map[string]bool{}
 	for _, t := range query {
@@ -331,18 +335,16 @@ func (c *rcorpus) focus(query []string, action string) []string {
 	if df[action] > 1 {
 		delete(uniq, action)
 	}
-	least := len(c.docs)
-	for t := range uniq {
-		if n := df[t]; n > 0 && n < least {
-			least = n
-		}
-	}
-	if 2*least > len(c.docs) {
-		return nil // more than half the sources hold each: no term tells them apart
-	}
 	var out []string
+	best := 0.0
 	for t := range uniq {
-		if df[t] == least {
+		if df[t] == 0 || 2*df[t] > len(c.docs) {
+			continue // in no source, or in too many to tell them apart
+		}
+		switch w := c.sIdx.IDF(t); {
+		case w > best:
+			best, out = w, []string{t}
+		case w == best:
 			out = append(out, t)
 		}
 	}
