@@ -23,12 +23,13 @@ import (
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
 // The floors are a little under what the whole set passes today (86
-// questions: 0.81 answered, 0.94 cited; the 52 tuning ones read 0.87
-// and 0.96 with mini, the 34 held-out ones 0.74 and 0.91). The 22
-// questions added last (ids 82-103, half to each part) were written and
-// gold-checked before any report on them was seen. Issue 23 asks for
-// 0.85 and 0.95, and these rise as it gets there.
-const minAnswered, minCited = 0.80, 0.93
+// questions: 0.84 answered, 0.94 cited, each one question above its
+// floor; the 52 tuning ones read 0.90 and 0.96 with mini, the 34
+// held-out ones 0.74 and 0.91). The 22 questions added last (ids
+// 82-103, half to each part) were written and gold-checked before any
+// report on them was seen. Issue 23 asks for 0.85 and 0.95, and these
+// rise as it gets there.
+const minAnswered, minCited = 0.82, 0.93
 
 func TestResearchQuestionSet(t *testing.T) {
 	t.Parallel()
