@@ -33,6 +33,10 @@ func main() {
 	verbose := flag.Bool("v", false, "print each question that is not answered, cited or clean")
 	part := flag.String("vpart", researchset.Tuning, "the part -v prints (tuning, held-out, or all): tuning never shows a held-out report")
 	flag.Parse()
+	if *part != researchset.Tuning && *part != researchset.HeldOut && *part != "all" {
+		fmt.Fprintf(os.Stderr, "research bench: -vpart is %q; it must be %s, %s or all\n", *part, researchset.Tuning, researchset.HeldOut)
+		os.Exit(2)
+	}
 	if err := run(*data, strings.Split(*models, ","), *verbose, *part); err != nil {
 		fmt.Fprintln(os.Stderr, "research bench:", err)
 		os.Exit(1)
