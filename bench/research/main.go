@@ -5,7 +5,7 @@
 // first sentence, fragment heading or source listed twice), and the time
 // each question took on the embedded engine.
 //
-//	cd bench/research && go run . [-models mini,pro] [-v]
+//	cd bench/research && go run . [-models mini,pro] [-v [-vpart tuning|held-out|all]]
 package main
 
 import (
@@ -31,14 +31,19 @@ func main() {
 	data := flag.String("data", "../../gateway/research/testdata", "the folder holding questions.json and corpus/")
 	models := flag.String("models", "mini,pro", "models to score, comma-separated")
 	verbose := flag.Bool("v", false, "print each question that is not answered, cited or clean")
+	part := flag.String("vpart", researchset.Tuning, "the part -v prints (tuning, held-out, or all): tuning never shows a held-out report")
 	flag.Parse()
-	if err := run(*data, strings.Split(*models, ","), *verbose); err != nil {
+	if *part != researchset.Tuning && *part != researchset.HeldOut && *part != "all" {
+		fmt.Fprintf(os.Stderr, "research bench: -vpart is %q; it must be %s, %s or all\n", *part, researchset.Tuning, researchset.HeldOut)
+		os.Exit(2)
+	}
+	if err := run(*data, strings.Split(*models, ","), *verbose, *part); err != nil {
 		fmt.Fprintln(os.Stderr, "research bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data string, models []string, verbose bool) error {
+func run(data string, models []string, verbose bool, vpart string) error {
 	qs, err := researchset.Load(filepath.Join(data, "questions.json"))
 	if err != nil {
 		return err
@@ -111,7 +116,7 @@ func run(data string, models []string, verbose bool) error {
 			if s.Clean() {
 				t.clean++
 			}
-			if verbose && (!s.Answered || !s.Cited || !s.Clean()) {
+			if verbose && (vpart == "all" || vpart == q.Part) && (!s.Answered || !s.Cited || !s.Clean()) {
 				fmt.Fprintf(os.Stderr, "%s #%d %s: answered %v, cited %v %v\n", model, q.ID, q.Question, s.Answered, s.Cited, s.Problems)
 			}
 		}

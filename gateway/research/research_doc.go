@@ -456,7 +456,10 @@ func leansBack(lower string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	if leanStart[strings.Trim(words[0], ",.;:")] && leansOnContext().MatchString(lower) {
+	// "That's where …", "It's …": the word before the apostrophe.
+	first, _, _ := strings.Cut(strings.Trim(words[0], ",.;:"), "'")
+	first, _, _ = strings.Cut(first, "’")
+	if leanStart[first] && leansOnContext().MatchString(lower) {
 		return true
 	}
 	if len(words) > 1 && clauseStart[words[0]] && pointers[strings.Trim(words[1], ",.;:")] {
@@ -595,7 +598,14 @@ func termParagraph(p ast.Node, src []byte) bool {
 	}
 	seg := lines.At(0)
 	l := strings.TrimSpace(string(seg.Value(src)))
-	return len(l) > 4 && strings.HasPrefix(l, "**") && strings.HasSuffix(l, "**")
+	if len(l) <= 4 || !strings.HasPrefix(l, "**") || !strings.HasSuffix(l, "**") {
+		return false
+	}
+	// A paragraph set in bold as the article's lead ("**So finally
+	// you're testing your frontend JavaScript code? Great! …**") is
+	// prose, not a term its next paragraphs describe: a term is a name
+	// or an option, never two sentences.
+	return len(text.Sentences(strings.Trim(l, "*"))) < 2
 }
 
 func codeLines(n ast.Node, src []byte) []string {

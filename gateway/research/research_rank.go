@@ -68,11 +68,13 @@ type ask struct {
 	changes bool           // asks about changes, releases or versions
 	bare    bool           // the sentence itself must answer, not its headings: a comparison's summary names both things
 	version *regexp.Regexp // the release the question names ("3.19"), or nil
+	action  string         // what a how-to question asks to do, as a term ("define" of "how do I define a structure type"), or ""
 }
 
 func newAsk(q string, sets [][]string, changes bool) ask {
 	a := ask{query: q, terms: answerTerms(q), sets: sets, subject: definedSubject(q), how: asksHow().MatchString(q), changes: changes,
 		count: asksCount().MatchString(q), fromC: asksFromC().MatchString(q)}
+	a.action = howAction(q)
 	if v := text.VersionNumber().FindString(q); v != "" {
 		a.version = regexp.MustCompile(`(?:^|[^\d.])` + regexp.QuoteMeta(v) + `(?:$|[^\d]|\.\d)`)
 	}
@@ -138,6 +140,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 	if maxP == 0 {
 		maxP = 1
 	}
+	focus := c.focus(a.terms, a.action)
 	for g, ref := range c.sref {
 		d := c.docs[ref[0]]
 		s := &d.sents[ref[1]]
@@ -244,6 +247,9 @@ func (c *rcorpus) scores(a ask) []float64 {
 		}
 		if s.dep >= 0 {
 			v *= 0.85 // needs the sentence before it: a longer quote
+		}
+		if len(focus) > 0 && !holdsAny(focus, s.toks, s.context) && (s.dep < 0 || !holdsAny(focus, d.sents[s.dep].toks)) {
+			v *= focusWeight // shares the question's common words, not what it is about
 		}
 		number := a.count && hasNumber().MatchString(text.Unmark(s.text))
 		if number {

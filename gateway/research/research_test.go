@@ -546,6 +546,14 @@ func TestReadMarkdownDoc(t *testing.T) {
 	if s := byText["Run the tool like this:"]; s.code != "tool --check prog" || !s.ok {
 		t.Errorf("the command is not the sentence's: %+v", s)
 	}
+	// An article's lead set in bold is prose, not a term that the
+	// paragraphs after it describe.
+	lead := readMarkdownDoc("**So you test your code? Good. Coverage helps.**\n\nBlanket.js is a coverage library.\n", "Coverage")
+	for _, s := range lead.sents {
+		if blk := lead.blocks[s.block]; blk.term != "" || lead.passages[s.passage].term {
+			t.Errorf("%q reads as described by a term %q", s.text, blk.term)
+		}
+	}
 	// Quoted, the description comes with its term and the items with
 	// their lead-in.
 	c := newCorpus([]*rdoc{d})
@@ -611,6 +619,8 @@ func TestLeaningOpenings(t *testing.T) {
 		"As a result you may see false positives reported in your function.": true,
 		"For this reason the option is off by default.":                      true,
 		"Neither tool reads the source.":                                     true,
+		"That's where code coverage might help.":                             true,
+		"It’s off by default.":                                               true,
 		"Massif is a heap profiler.":                                         false,
 		"For each block, Memcheck records the stack.":                        false,
 	} {
@@ -690,5 +700,29 @@ func TestResearchAPIEntriesAndCounts(t *testing.T) {
 	sum, _, _ := strings.Cut(out.Content, "\n## Findings")
 	if !strings.Contains(sum, "zb_tune_engine(engine, 0.5);") {
 		t.Errorf("from C: the summary does not show the call:\n%s", out.Content)
+	}
+}
+
+// What a question is about is the term of it that the fewest sources
+// read hold: "complex" of "how do I pass complex numbers to a function
+// with libffi", when every source holds "function" and "libffi". A
+// sentence with the common words only ranks below one with the focus.
+func TestFocusIsWhatFewSourcesHold(t *testing.T) {
+	docs := []*rdoc{
+		readMarkdownDoc("# Passing a number of arguments to a function\n\nYou must know the number and types of arguments to pass to the function you call with libffi.\n", "The Basics"),
+		readMarkdownDoc("# Types\n\nTo pass a complex value, libffi takes the type descriptor ffi_type_complex_double.\n", "Types"),
+		readMarkdownDoc("# Closures\n\nA closure lets libffi pass a function pointer and a number of arguments to your code.\n", "Closures"),
+	}
+	c := newCorpus(docs)
+	a := newAsk("How do I pass complex numbers to a function with libffi?", nil, false)
+	if got := c.focus(a.terms, a.action); !slices.Equal(got, []string{"complex"}) {
+		t.Fatalf("focus %v, want [complex]", got)
+	}
+	sc := c.scores(a)
+	if sc[c.sBase[1]] <= sc[c.sBase[0]] || sc[c.sBase[1]] <= sc[c.sBase[2]] {
+		t.Errorf("the sentence on complex numbers scores %.3f, the others %.3f and %.3f", sc[c.sBase[1]], sc[c.sBase[0]], sc[c.sBase[2]])
+	}
+	if got := c.focus(newAsk("libffi function", nil, false).terms, ""); got != nil {
+		t.Errorf("a question of two terms has focus %v; its terms are all needed already", got)
 	}
 }

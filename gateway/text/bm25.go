@@ -60,6 +60,17 @@ func (ix *BM25) Score(query []string) []float64 {
 	return out
 }
 
+// IDF is a term's inverse document frequency over the documents, as
+// Score weighs it: the rarer the term, the more; 0 for a term none holds.
+func (ix *BM25) IDF(term string) float64 {
+	df := float64(ix.df[term])
+	if df == 0 {
+		return 0
+	}
+	n := float64(len(ix.tfs))
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
 // Rank scores passages against query by BM25 over their Terms and returns
 // their indices, most relevant first (ties keep their order), with the
 // scores by passage.

@@ -2,6 +2,7 @@ package text
 
 import (
 	"database/sql"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -177,5 +178,21 @@ func TestPresentIsTermsOfTheText(t *testing.T) {
 				t.Fatalf("%s: Present(%q) = %v, want %v", filepath.Base(f), q, got, want)
 			}
 		}
+	}
+}
+
+// IDF is the weight Score gives a term: a term fewer documents hold
+// weighs more, one none holds nothing.
+func TestBM25IDF(t *testing.T) {
+	ix := NewBM25([][]string{{"libffi", "complex"}, {"libffi", "function"}, {"libffi", "function"}})
+	if c, f, l := ix.IDF("complex"), ix.IDF("function"), ix.IDF("libffi"); !(c > f && f > l && l > 0) {
+		t.Errorf("IDF complex %.3f, function %.3f, libffi %.3f: want falling, all above 0", c, f, l)
+	}
+	if v := ix.IDF("absent"); v != 0 {
+		t.Errorf("IDF of a term no document holds = %.3f, want 0", v)
+	}
+	// A document of average length holding the term once scores its IDF.
+	if one := ix.Score([]string{"complex"}); math.Abs(one[0]-ix.IDF("complex")) > 1e-9 {
+		t.Errorf("Score %.4f and IDF %.4f disagree", one[0], ix.IDF("complex"))
 	}
 }
