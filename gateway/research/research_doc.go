@@ -675,27 +675,13 @@ func dropMarks(r rune) rune {
 // its own and code is indented by four spaces or a tab.
 func readTextDoc(body, title string) *rdoc {
 	b := newDocBuilder(title)
-	var prose, code []string
-	fenced := false
-	flushProse := func() {
-		if len(prose) == 0 {
-			return
-		}
-		first, rest := strings.TrimSpace(prose[0]), prose[1:]
-		next := ""
-		if len(rest) > 0 {
-			next = strings.TrimSpace(rest[0])
-		}
-		switch {
-		case strings.HasPrefix(first, "#"):
-			b.heading(strings.Count(first, "#"), strings.TrimLeft(first, "# "))
-		case len(rest) == 0 && text.HeadingLine(first), text.TitleLine(first, next):
-			b.heading(6, first)
-		default:
-			rest = prose
+	prose := func(lines []string) {
+		if h, level, rest := text.BlockHeading(lines); level > 0 {
+			b.heading(level, h)
+			lines = rest
 		}
 		list := -2
-		for _, l := range text.UnwrapLines(strings.Join(rest, "\n")) {
+		for _, l := range text.UnwrapLines(strings.Join(lines, "\n")) {
 			if m := listMarker(l); m != "" {
 				n := len(b.d.blocks)
 				b.block(itemBlock, markCode(strings.TrimSpace(l[len(m):])), 1, list)
@@ -707,44 +693,13 @@ func readTextDoc(body, title string) *rdoc {
 			b.block(paraBlock, markCode(l), 0, -1)
 			list = -2
 		}
-		prose = prose[:0]
 	}
-	flushCode := func() {
-		if len(code) > 0 {
-			b.code(code)
-		}
-		code = code[:0]
-	}
-	for _, l := range strings.Split(body, "\n") {
-		t := strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-			if fenced {
-				flushCode()
-			} else {
-				flushProse()
-			}
-			fenced = !fenced
-		case fenced:
-			code = append(code, l)
-		case t == "":
-			flushProse()
-			if len(code) > 0 {
-				code = append(code, "")
-			}
-		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t"):
-			flushProse()
-			code = append(code, l)
-		default:
-			flushCode()
-			if strings.HasPrefix(t, "#") {
-				flushProse()
-			}
-			prose = append(prose, l)
+	code := func(lines []string) {
+		if len(lines) > 0 {
+			b.code(lines)
 		}
 	}
-	flushProse()
-	flushCode()
+	text.Blocks(body, prose, code)
 	return b.d
 }
 

@@ -289,78 +289,28 @@ const MaxQuotedCode = 12
 func SentencesUnder(text string) []Placed {
 	var out []Placed
 	heading, lead := "", false
-	var prose, code []string
-	fenced := false
 	illustrates := -1 // the sentence a code block starting now would follow
-	flushProse := func() {
-		if len(prose) == 0 {
-			return
-		}
-		first, rest := strings.TrimSpace(prose[0]), prose[1:]
-		next := ""
-		if len(rest) > 0 {
-			next = strings.TrimSpace(rest[0])
-		}
-		switch {
-		case strings.HasPrefix(first, "#"):
-			heading, lead = strings.TrimSpace(strings.TrimLeft(first, "#")), true
-		case len(rest) == 0 && HeadingLine(first), TitleLine(first, next):
-			heading, lead = first, true
-		default:
-			rest = prose
+	prose := func(lines []string) {
+		if h, level, rest := BlockHeading(lines); level > 0 {
+			heading, lead, lines = h, true, rest
 		}
 		illustrates = -1
-		for _, s := range Sentences(strings.Join(rest, "\n")) {
+		for _, s := range Sentences(strings.Join(lines, "\n")) {
 			out = append(out, Placed{Text: s, Heading: heading, Lead: lead})
 			lead = false
 			illustrates = len(out) - 1
 		}
-		prose = prose[:0]
 	}
-	flushCode := func() {
-		for len(code) > 0 && strings.TrimSpace(code[len(code)-1]) == "" {
-			code = code[:len(code)-1]
-		}
-		if len(code) > 0 && illustrates >= 0 {
+	code := func(lines []string) {
+		if len(lines) > 0 && illustrates >= 0 {
 			out[illustrates].BeforeCode = true
-			if len(code) <= MaxQuotedCode {
-				out[illustrates].Code = Dedent(code)
+			if len(lines) <= MaxQuotedCode {
+				out[illustrates].Code = Dedent(lines)
 			}
 		}
-		code, illustrates = code[:0], -1
+		illustrates = -1
 	}
-	for _, l := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-			if fenced {
-				flushCode()
-			} else {
-				flushProse()
-			}
-			fenced = !fenced
-		case fenced:
-			code = append(code, l)
-		case t == "":
-			flushProse()
-			if len(code) > 0 {
-				code = append(code, "") // a blank line inside indented code
-			}
-		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t"):
-			flushProse()
-			code = append(code, l)
-		default:
-			if len(code) > 0 {
-				flushCode()
-			}
-			if strings.HasPrefix(t, "#") {
-				flushProse() // a markdown heading is a block of its own
-			}
-			prose = append(prose, l)
-		}
-	}
-	flushProse()
-	flushCode()
+	Blocks(text, prose, code)
 	return out
 }
 
