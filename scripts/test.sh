@@ -54,28 +54,38 @@ echo "== tmux end-to-end (in the background, beside the fuzz runs) (at ${SECONDS
 tmux_scripts >"$work/tmux.log" 2>&1 &
 tmux_pid=$!
 
+# The quality and equivalence tests whole, without -race (which samples
+# or skips them), and the bench modules' vets, in the background beside
+# the fuzz runs: each keeps about one core busy. All of it is nice, so
+# that the tmux walks beside them get a hark that reads its keys on time.
+quality() {
+	nice -n 10 go test -count=1 -run 'TestPostgresIndexRanksAsSQLite|TestSnippetIsFTS5s|TestPostgresIndexTakesConcurrentReplicas' ./gateway/web || return
+	nice -n 10 go test -count=1 -run 'TestResearchQuestionSet' ./gateway/research || return
+	local mod
+	for mod in bench/*/go.mod replace/*/go.mod; do
+		[ -f "$mod" ] || continue
+		(cd "$(dirname "$mod")" && nice -n 10 go vet ./...) || { echo "go vet failed in $(dirname "$mod")"; return 1; }
+	done
+}
+echo "== quality and equivalence tests whole, without -race, and the bench modules' vets (in the background) (at ${SECONDS} s)"
+quality >"$work/quality.log" 2>&1 &
+quality_pid=$!
+
 fuzz_ok=0
 echo "== fuzz (short runs; fails only on a written reproducer) (at ${SECONDS} s)"
 FUZZ_WORKERS=1 FUZZ_NICE=10 ./scripts/fuzz.sh || fuzz_ok=$?
 
-echo "== quality and equivalence tests whole, without -race (which samples or skips them) (at ${SECONDS} s)"
-# nice, like the fuzz runs and the vets below: the tmux walks beside them
-# need a hark that reads its keys on time.
-nice -n 10 go test -count=1 -run 'TestPostgresIndexRanksAsSQLite|TestSnippetIsFTS5s|TestPostgresIndexTakesConcurrentReplicas' ./gateway/web
-nice -n 10 go test -count=1 -run 'TestResearchQuestionSet' ./gateway/research
-
-echo "== benchmark programs and replacement modules build (at ${SECONDS} s)"
-for mod in bench/*/go.mod replace/*/go.mod; do
-	[ -f "$mod" ] || continue
-	(cd "$(dirname "$mod")" && nice -n 10 go vet ./...) || { fuzz_ok=1; echo "go vet failed in $(dirname "$mod")"; }
-done
+quality_ok=0
+wait "$quality_pid" || quality_ok=$?
+echo "== quality, equivalence and bench vets (their output) (at ${SECONDS} s)"
+cat "$work/quality.log"
 
 tmux_ok=0
 wait "$tmux_pid" || tmux_ok=$?
 echo "== tmux end-to-end (its output) (at ${SECONDS} s)"
 cat "$work/tmux.log"
-if [ "$fuzz_ok" -ne 0 ] || [ "$tmux_ok" -ne 0 ]; then
-	echo "FAILED: $([ "$fuzz_ok" -ne 0 ] && echo "fuzz or bench vet ")$([ "$tmux_ok" -ne 0 ] && echo "tmux end-to-end")"
+if [ "$fuzz_ok" -ne 0 ] || [ "$quality_ok" -ne 0 ] || [ "$tmux_ok" -ne 0 ]; then
+	echo "FAILED: $([ "$fuzz_ok" -ne 0 ] && echo "fuzz ")$([ "$quality_ok" -ne 0 ] && echo "quality or bench vet ")$([ "$tmux_ok" -ne 0 ] && echo "tmux end-to-end")"
 	exit 1
 fi
 
