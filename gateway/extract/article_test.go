@@ -60,6 +60,7 @@ func TestArticleEndsOnItsOwnText(t *testing.T) {
 		{`<p><strong>Schon gelesen?</strong></p><ul class="related"><li><a href="/a">Bridge opens</a></li><li><a href="/b">Port closes</a></li></ul>`, "Schon gelesen"},
 		{`<p><a href="/next">Ferry prices for 2024</a></p>`, "Ferry prices"},
 		{`<h3>More from the coast</h3>`, "More from the coast"},
+		{`<p>Filed under <a href="/t/travel">Travel</a>, <a href="/t/islands">Islands</a></p>`, "Filed under"},
 	} {
 		page := `<html><head><title>Ferry</title><meta property="og:type" content="article"></head><body><article><h1>Ferry</h1>` +
 			story + `<p>Tickets cost four euros.</p>` + tc.end + `</article></body></html>`
