@@ -464,9 +464,6 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics, 
 	if n.DataAtom == atom.Footer || namesDiscarded(n) || m.links > 0 && namesTeaser(n) {
 		return true
 	}
-	if isTeaserList(n, memo) {
-		return true
-	}
 	// trafilatura's backtracking link-density rule: a div of three
 	// blocks or more with a link and under a hundred letters is a
 	// dateline, a print-and-permalink bar or a slider's controls.

@@ -197,31 +197,3 @@ func TestNamesThatMarkEverything(t *testing.T) {
 		t.Errorf("kept a widget box beside the article:\n%s", text)
 	}
 }
-
-// TestTeaserListsLeave: a run of teasers (a heading that links to another
-// story, a lead under it) is recirculation whatever its box is named,
-// while an article's own sections, even with headings that link to
-// themselves, stay.
-func TestTeaserListsLeave(t *testing.T) {
-	story := "<p>" + strings.Repeat("The harbour reopened on Monday after a week of storms, and the first ferries left at dawn. ", 4) + "</p>"
-	teaser := func(kicker, title, lead string) string {
-		return `<div class="item"><h4><strong>` + kicker + `</strong> <a href="/news/` + kicker + `">` + title + `</a></h4><p>` + lead + `</p></div>`
-	}
-	page := `<html><head><title>Harbour reopens</title><meta property="og:type" content="article"></head><body><div class="page"><div class="main">
-<h1>Harbour reopens</h1>` + story + `<h2><a href="#repairs">Repairs</a></h2>` + story + `<h2><a href="#season">Season</a></h2><p>The summer timetable starts in May, with four crossings a day.</p>
-<div class="group"><div class="group-header"><h2>Other columns</h2></div><div class="box">` +
-		teaser("Editorial", "Roads need money too", "THE council spent its whole reserve on the harbour, and the roads, which carry far more of us every day, will wait another year for theirs.") +
-		teaser("Weather", "A wet spring ahead", "FORECASTERS expect more rain than usual until June, and the farmers, who lost a month of sowing last year, are worried about their fields.") +
-		teaser("Sport", "Rowers win again", "THE club took its third title in a row on Saturday, in a race that was stopped twice for the wind and finished in the dark.") + `</div></div></div></div></body></html>`
-	_, text := extract(t, page, Options{})
-	for _, w := range []string{"The harbour reopened", "Repairs", "Season", "four crossings a day"} {
-		if !strings.Contains(text, w) {
-			t.Errorf("article lost %q:\n%s", w, text)
-		}
-	}
-	for _, w := range []string{"Roads need the money", "FORECASTERS", "Rowing club", "Other columns"} {
-		if strings.Contains(text, w) {
-			t.Errorf("article kept %q:\n%s", w, text)
-		}
-	}
-}
