@@ -197,3 +197,33 @@ func TestNamesThatMarkEverything(t *testing.T) {
 		t.Errorf("kept a widget box beside the article:\n%s", text)
 	}
 }
+
+// TestWhatFollowsTheNamedBody: what an article holds after the element
+// its system names as the body (trafilatura's body names) is the post's
+// footer, and goes; a lead above the body stays, a second part of a body
+// split by an advert stays, and a body named on a small part of the text
+// cuts nothing.
+func TestWhatFollowsTheNamedBody(t *testing.T) {
+	para := func(s string) string { return "<p>" + strings.Repeat(s+" ", 3) + "</p>" }
+	lead := para("The valley's last dairy closes this spring, after ninety years.")
+	body := para("The cooperative's members voted on Friday to sell the building, which needs a new roof and cooling.") +
+		para("Most of the twelve farms will now send their milk to the town, forty kilometres away, by lorry.")
+	bio := `<div class="post-bottom"><p>Anna Berg writes about farming and the countryside, and has lived in the valley for twenty years.</p></div>`
+	page := func(inner string) string {
+		return `<html><head><title>Dairy closes</title><meta property="og:type" content="article"></head><body><article><h1>Dairy closes</h1>` +
+			inner + `</article></body></html>`
+	}
+	_, text := extract(t, page(lead+`<div class="entry-content">`+body+`</div>`+bio), Options{})
+	if !strings.Contains(text, "last dairy closes") || !strings.Contains(text, "twelve farms") || strings.Contains(text, "Anna Berg") {
+		t.Errorf("named body, then an author's box:\n%s", text)
+	}
+	_, text = extract(t, page(`<div class="article-body">`+body+`</div><div class="ad">Advert</div><div class="article-body">`+
+		para("The last cheese will be sold at the market in June, the members said.")+`</div>`), Options{})
+	if !strings.Contains(text, "last cheese") {
+		t.Errorf("a body in two parts lost its second:\n%s", text)
+	}
+	_, text = extract(t, page(`<div class="entry-content">`+lead+`</div>`+body), Options{})
+	if !strings.Contains(text, "twelve farms") {
+		t.Errorf("a body named on its lead cut the text:\n%s", text)
+	}
+}
