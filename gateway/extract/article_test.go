@@ -217,6 +217,10 @@ func TestWhatFollowsTheNamedBody(t *testing.T) {
 	if !strings.Contains(text, "last dairy closes") || !strings.Contains(text, "twelve farms") || strings.Contains(text, "Anna Berg") {
 		t.Errorf("named body, then an author's box:\n%s", text)
 	}
+	_, text = extract(t, page(lead+`<div class="story-body">`+body+`</div>`+bio), Options{})
+	if !strings.Contains(text, "twelve farms") || strings.Contains(text, "Anna Berg") {
+		t.Errorf("body named by trafilatura's third expression, then an author's box:\n%s", text)
+	}
 	_, text = extract(t, page(`<div class="article-body">`+body+`</div><div class="ad">Advert</div><div class="article-body">`+
 		para("The last cheese will be sold at the market in June, the members said.")+`</div>`), Options{})
 	if !strings.Contains(text, "last cheese") {

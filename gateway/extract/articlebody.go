@@ -40,10 +40,15 @@ func isNamedBody(n *html.Node) bool {
 }
 
 // cutAfterBody removes what follows the article's named body inside
-// root. A block that holds another named body (an article that adverts
+// root: the first element that trafilatura's first body expression
+// matches, else the first its third matches (its second is any
+// <article>, which Main has taken already). A block that holds another named body (an article that adverts
 // split into parts) stays.
 func cutAfterBody(root *html.Node) {
 	body := findFirst(root, isNamedBody)
+	if body == nil {
+		body = findFirst(root, isOtherNamedBody)
+	}
 	if body == nil {
 		return
 	}
@@ -60,4 +65,32 @@ func cutAfterBody(root *html.Node) {
 			c = next
 		}
 	}
+}
+
+// otherBodyNames are the parts of trafilatura's third body expression,
+// which it tries when no element matches the first: names that blog
+// themes and news systems give the text less often ("story-body",
+// "blog-content", "single-content", WPBakery's "wpb_text_column").
+var otherBodyNames = []string{"post-bodycopy", "storycontent", "story-content", "theme-content", "blog-content",
+	"section-content", "single-content", "single-post", "main-column", "wpb_text_column", "story-body", "field-body", "fulltext"}
+
+// isOtherNamedBody reports an element that trafilatura's third body
+// expression matches: one of otherBodyNames in its class or id, or a
+// class or id it names whole ("text", "story", id "article", role=article).
+func isOtherNamedBody(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Article, atom.Div, atom.Main, atom.Section:
+	default:
+		return false
+	}
+	class, id := attr(n, "class"), attr(n, "id")
+	switch {
+	case class == "text" || class == "story" || class == "cell" || class == "postarea" || class == "art-postcontent":
+		return true
+	case id == "story" || id == "article" || strings.HasPrefix(id, "primary"):
+		return true
+	case strings.HasPrefix(class, "article ") || attr(n, "role") == "article":
+		return true
+	}
+	return containsAny(strings.ToLower(class+" "+id), otherBodyNames)
 }
