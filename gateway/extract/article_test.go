@@ -200,7 +200,8 @@ func TestNamesThatMarkEverything(t *testing.T) {
 
 // TestWhatFollowsTheNamedBody: what an article holds after the element
 // its system names as the body (trafilatura's body names) is the post's
-// footer, and goes; a lead above the body stays, a second part of a body
+// footer, and goes, as do the picture and dateline above it; a lead
+// above the body stays, a second part of a body
 // split by an advert stays, and a body named on a small part of the text
 // cuts nothing.
 func TestWhatFollowsTheNamedBody(t *testing.T) {
@@ -213,8 +214,10 @@ func TestWhatFollowsTheNamedBody(t *testing.T) {
 		return `<html><head><title>Dairy closes</title><meta property="og:type" content="article"></head><body><article><h1>Dairy closes</h1>` +
 			inner + `</article></body></html>`
 	}
-	_, text := extract(t, page(lead+`<div class="entry-content">`+body+`</div>`+bio), Options{})
-	if !strings.Contains(text, "last dairy closes") || !strings.Contains(text, "twelve farms") || strings.Contains(text, "Anna Berg") {
+	header := `<figure><img src="/dairy.jpg"><figcaption>The dairy in 1950</figcaption></figure><div class="when">12 May 2024</div>`
+	_, text := extract(t, page(header+lead+`<div class="entry-content">`+body+`</div>`+bio), Options{})
+	if !strings.Contains(text, "last dairy closes") || !strings.Contains(text, "twelve farms") || strings.Contains(text, "Anna Berg") ||
+		strings.Contains(text, "in 1950") || strings.Contains(text, "May 2024") {
 		t.Errorf("named body, then an author's box:\n%s", text)
 	}
 	_, text = extract(t, page(lead+`<div class="story-body">`+body+`</div>`+bio), Options{})

@@ -13,10 +13,12 @@ import (
 // systems' "article-body" and "article__content", schema.org's
 // itemprop=articleBody), and takes that element only. What an <article>
 // holds after it is the post's footer: tags, the author's box, "more
-// stories", a note on reprints. hark keeps what comes before the body
-// (a lead paragraph set above it is the article's), and cuts what comes
-// after, when the named body holds half the article's prose or more, so
-// that a body that a system names only in part is not cut short.
+// stories", a note on reprints; what it holds before is the header's
+// picture, caption and dateline, and often the lead paragraph, which
+// trafilatura's labels count as the article's. hark cuts what comes
+// after the body and, before it, all but headings and prose, when the
+// named body holds half the article's prose or more, so that a body
+// that a system names only in part is not cut short.
 
 // bodyNames are the class and id parts of trafilatura's first body
 // expression, lower-cased.
@@ -39,15 +41,19 @@ func isNamedBody(n *html.Node) bool {
 	return containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), bodyNames)
 }
 
-// cutAfterBody removes what follows the article's named body inside
-// root: the first element that trafilatura's first body expression
+// cutToBody removes, inside root, what follows the article's named body
+// and what precedes it that is not the article's lead (isBeforeBody).
+// The body is the first element that trafilatura's first body expression
 // matches, else the first its third matches (its second is any
-// <article>, which Main has taken already). A block that holds another named body (an article that adverts
-// split into parts) stays.
-func cutAfterBody(root *html.Node) {
-	body := findFirst(root, isNamedBody)
+// <article>, which Main has taken already). A block after it that holds
+// another body of the same name (an article that adverts split into
+// parts) stays.
+func cutToBody(root *html.Node) {
+	named := isNamedBody
+	body := findFirst(root, named)
 	if body == nil {
-		body = findFirst(root, isOtherNamedBody)
+		named = isOtherNamedBody
+		body = findFirst(root, named)
 	}
 	if body == nil {
 		return
@@ -57,9 +63,18 @@ func cutAfterBody(root *html.Node) {
 		return
 	}
 	for n := body; n != root; n = n.Parent {
+		for c := n.PrevSibling; c != nil; {
+			prev := c.PrevSibling
+			if c.Type == html.ElementNode && isBeforeBody(c, prose) {
+				n.Parent.RemoveChild(c)
+			}
+			c = prev
+		}
+	}
+	for n := body; n != root; n = n.Parent {
 		for c := n.NextSibling; c != nil; {
 			next := c.NextSibling
-			if c.Type == html.ElementNode && !isNamedBody(c) && findFirst(c, isNamedBody) == nil {
+			if c.Type == html.ElementNode && !named(c) && findFirst(c, named) == nil {
 				n.Parent.RemoveChild(c)
 			}
 			c = next
@@ -93,4 +108,18 @@ func isOtherNamedBody(n *html.Node) bool {
 		return true
 	}
 	return containsAny(strings.ToLower(class+" "+id), otherBodyNames)
+}
+
+// isBeforeBody reports a block above the named body that is not the
+// article's lead: a picture with its caption, or a line too short to be
+// a paragraph of prose (jusText's 70 characters: a dateline, a byline, a
+// credit). Headings stay (the title, a kicker over it).
+func isBeforeBody(n *html.Node, prose map[*html.Node]int) bool {
+	if isHeading(n) || findFirst(n, isHeading) != nil {
+		return false
+	}
+	if n.DataAtom == atom.Figure || findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Figure || c.DataAtom == atom.Figcaption }) != nil {
+		return true
+	}
+	return prose[n] < 70
 }

@@ -60,7 +60,7 @@ func Main(doc *html.Node) *html.Node {
 	}
 	narrowToArticle(doc, root, p.contents, article, title)
 	if article {
-		cutAfterBody(root)
+		cutToBody(root)
 		cleanArticle(root)
 		trimTrailingLabels(root)
 	}
