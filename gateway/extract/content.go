@@ -141,11 +141,20 @@ func Title(doc *html.Node) *html.Node {
 	if t := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Title }); t != nil {
 		named = strings.ToLower(strings.Join(strings.Fields(textOf(t)), " "))
 	}
+	// Of the <h1>s that the <title> names, the longest: "Masse des
+	// Quaders | Prismen" names the site's banner <h1> too.
+	var best *html.Node
+	bestLen := 0
 	for _, h := range h1s {
 		text := strings.ToLower(strings.Join(strings.Fields(textOf(h)), " "))
 		if text != "" && named != "" && strings.Contains(named, text) {
-			return h
+			if len(text) > bestLen {
+				best, bestLen = h, len(text)
+			}
 		}
+	}
+	if best != nil {
+		return best
 	}
 	// A post titled by an <h2> under the site's <h1> (Global Voices):
 	// the <title> names it, and it is long enough not to be a section's.

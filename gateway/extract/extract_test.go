@@ -457,6 +457,8 @@ func TestTitleIsTheArticles(t *testing.T) {
 		{`<title>Fetch API | Hacks</title><header><h1>Mozilla Hacks</h1></header><article><h1>Fetch API</h1><p>x</p></article>`, "Fetch API"},
 		{`<title>Fetch | Hacks</title><header><h1>Hi, I'm Nicolas</h1></header><div><h1>A post</h1></div>`, "A post"},
 		{`<header><h1>Rivets</h1></header><article><p>x</p></article>`, "Rivets"},
+		// The <title> names the site's <h1> too: the longer is the page's.
+		{`<title>Masse des Quaders | Prismen</title><div class="site"><h1>Prismen</h1></div><article><h1>Masse des Quaders</h1><p>x</p></article>`, "Masse des Quaders"},
 		{`<title>Ein Jahr voller Proteste: Nicaraguaner wollen einen Neuanfang · Global Voices</title><h1 id="site-title"><a href="/"><img src="gv.png"></a></h1>
 <div class="post-header"><h2 class="post-title"><a href="/2019/04/30/x/">Ein Jahr voller Proteste: Nicaraguaner wollen einen Neuanfang</a></h2></div><h2>Nicaragua</h2>`, "Ein Jahr voller Proteste: Nicaraguaner wollen einen Neuanfang"},
 	}
