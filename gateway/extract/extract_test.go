@@ -521,6 +521,8 @@ func TestHeadlineLeadsTheBodyOnce(t *testing.T) {
 	for name, page := range map[string]string{
 		"apart":  `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><header><a href="/">Town News</a></header><div class="post-header"><h1>Library opens on Sundays</h1></div><article>` + body + `</article></body></html>`,
 		"inside": `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><article><h1>Library opens on Sundays</h1>` + body + `</article></body></html>`,
+		// The body's own <h1>s head its sections: the title still leads.
+		"sections": `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><div class="post-header"><h1>Library opens on Sundays</h1></div><article>` + body + `<h1>Opening hours</h1>` + body + `</article></body></html>`,
 	} {
 		md, text := extract(t, page, Options{})
 		if !strings.HasPrefix(md, "# Library opens on Sundays\n\nThe council voted") {
