@@ -234,3 +234,19 @@ func TestWhatFollowsTheNamedBody(t *testing.T) {
 		t.Errorf("a body named on its lead cut the text:\n%s", text)
 	}
 }
+
+// TestNamedBodyWithoutArticleSignals: a blog that gives no article
+// signal still names its post's body, and what follows it in the
+// content (another post's teaser) goes.
+func TestNamedBodyWithoutArticleSignals(t *testing.T) {
+	para := func(s string) string { return "<p>" + strings.Repeat(s+" ", 3) + "</p>" }
+	page := `<html><head><title>Tach auch</title></head><body><div class="main"><div class="post"><h1>Tach auch</h1><div class="post-body entry-content">` +
+		para("We moved the blog to a new server this week, and the old comments came with it.") +
+		para("If something looks broken, write to us and we will fix it as soon as we can.") +
+		`</div></div><div class="box"><h2>Most read</h2>` + para("After the auction house closed last year, the station tried a shopping channel instead.") +
+		`</div></div></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "new server") || strings.Contains(text, "auction house") || strings.Contains(text, "Most read") {
+		t.Errorf("post body then a teaser box:\n%s", text)
+	}
+}

@@ -17,8 +17,11 @@ import (
 // picture, caption and dateline, and often the lead paragraph, which
 // trafilatura's labels count as the article's. hark cuts what comes
 // after the body and, before it, all but headings and prose, when the
-// named body holds half the article's prose or more, so that a body
-// that a system names only in part is not cut short.
+// named body holds half the content's prose or more, so that a body
+// that a system names only in part is not cut short. It does so on any
+// page: a blog that gives no article signal still names its post's
+// body, and manuals do not use these names (a page that did would keep
+// its text, which is the named body).
 
 // bodyNames are the class and id parts of trafilatura's first body
 // expression, lower-cased.

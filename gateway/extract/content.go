@@ -27,7 +27,9 @@ import (
 // When that leaves next to nothing (an API index, a contents page: the
 // content is all links), the link-dense blocks are put back and judged
 // again: a table cell that holds headings, and a list under a heading,
-// are the page's content, not its menu. On an article page, when a block
+// are the page's content, not its menu. When an element inside holds
+// most of the content and bears a name publishing systems give a post's
+// body, what follows it goes (cutToBody). On an article page, when a block
 // set aside by its class or id alone held the article, the page is read
 // again with such blocks kept.
 func Main(doc *html.Node) *html.Node {
@@ -59,8 +61,8 @@ func Main(doc *html.Node) *html.Node {
 		root, prose = pick(doc, again.contents)
 	}
 	narrowToArticle(doc, root, p.contents, article, title)
+	cutToBody(root)
 	if article {
-		cutToBody(root)
 		cleanArticle(root)
 		trimTrailingLabels(root)
 	}
