@@ -250,3 +250,17 @@ func TestNamedBodyWithoutArticleSignals(t *testing.T) {
 		t.Errorf("post body then a teaser box:\n%s", text)
 	}
 }
+
+// TestArticleInNoscript: a post that a script renders from a template,
+// and that a <noscript> holds for readers without scripts, is read from
+// the <noscript>; a <noscript> holding a tracking pixel stays out.
+func TestArticleInNoscript(t *testing.T) {
+	para := "<p>" + strings.Repeat("Safe Browsing now checks the sites you visit against a list updated every half hour. ", 4) + "</p>"
+	page := `<html><head><title>Enhanced protection</title></head><body><noscript><img src="/pixel.gif" alt="pixel"></noscript>
+<div class="post"><h2>Enhanced protection</h2><div class="post-body"><script type="text/template">` + para + para + `</script>
+<noscript>` + para + para + `</noscript></div></div></body></html>`
+	_, text := extract(t, page, Options{})
+	if strings.Count(text, "Safe Browsing now checks") != 8 || strings.Contains(text, "pixel") {
+		t.Errorf("article in a <noscript>:\n%s", text)
+	}
+}

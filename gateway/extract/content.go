@@ -17,7 +17,8 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// Main finds the element that holds doc's main content. It first removes
+// Main finds the element that holds doc's main content. It reads a
+// <noscript> that holds an article as markup (unwrapNoscripts), then removes
 // navigation and furniture from doc (so pass a tree you may change), then
 // takes <main> (or role=main), else the page's only <article>, else the
 // smallest element that holds most of the page's prose, and trims link
@@ -33,6 +34,7 @@ import (
 // set aside by its class or id alone held the article, the page is read
 // again with such blocks kept.
 func Main(doc *html.Node) *html.Node {
+	unwrapNoscripts(doc)
 	article := isArticlePage(doc)
 	var title *html.Node
 	if article {
