@@ -264,3 +264,16 @@ func TestArticleInNoscript(t *testing.T) {
 		t.Errorf("article in a <noscript>:\n%s", text)
 	}
 }
+
+// TestAsideHoldingThePage: an <aside> is furniture, unless it holds the
+// page's headline (a tag misused for the whole article).
+func TestAsideHoldingThePage(t *testing.T) {
+	para := "<p>" + strings.Repeat("For a novel about the old republic, the author won this year's book prize in Frankfurt. ", 4) + "</p>"
+	page := `<html><head><title>Book prize</title><meta property="og:type" content="article"></head><body><main>
+<aside class="pa"><h1>Book prize</h1><article>` + para + `</article></aside>
+<aside class="more"><p>Other news: the fair opens on Wednesday with four thousand publishers from a hundred countries.</p></aside></main></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "For a novel") || strings.Contains(text, "Other news") {
+		t.Errorf("article in an <aside>:\n%s", text)
+	}
+}

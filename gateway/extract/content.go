@@ -246,6 +246,17 @@ var dropped = map[atom.Atom]bool{
 	atom.Embed: true, atom.Video: true, atom.Audio: true, atom.Head: true,
 }
 
+// isDropped reports an element whose content is never read as text: one
+// of dropped, except an <aside> that holds the page's <main> or its <h1>
+// (rnz.de sets its whole article, headline and all, in one), which is a
+// tag misused, as a <header> left open is (holdsMain).
+func isDropped(n *html.Node) bool {
+	if n.DataAtom == atom.Aside {
+		return !holdsPage(n)
+	}
+	return dropped[n.DataAtom]
+}
+
 // navRoles are ARIA roles of page furniture.
 var navRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "complementary": true,
 	"search": true, "menu": true, "menubar": true, "toolbar": true, "dialog": true, "alert": true}
@@ -328,7 +339,7 @@ func (p *pruner) restore() {
 
 // isFurniture reports what is never content, whatever else the page holds.
 func isFurniture(n *html.Node, inContent bool) bool {
-	if dropped[n.DataAtom] {
+	if isDropped(n) {
 		return true
 	}
 	switch n.DataAtom {

@@ -203,7 +203,7 @@ func (r *renderer) node(n *html.Node) {
 	default:
 		return
 	}
-	if dropped[n.DataAtom] || isHidden(n) {
+	if isDropped(n) || isHidden(n) {
 		return
 	}
 	if n == r.title && !isHeading(n) {
