@@ -41,7 +41,11 @@ func isNamedBody(n *html.Node) bool {
 	if attr(n, "itemprop") == "articleBody" {
 		return true
 	}
-	return containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), bodyNames)
+	class, id := attr(n, "class"), attr(n, "id")
+	if class == "" && id == "" {
+		return false
+	}
+	return containsAny(strings.ToLower(class+" "+id), bodyNames)
 }
 
 // cutToBody removes, inside root, what follows the article's named body
@@ -109,6 +113,9 @@ func isOtherNamedBody(n *html.Node) bool {
 		return true
 	case strings.HasPrefix(class, "article ") || attr(n, "role") == "article":
 		return true
+	}
+	if class == "" && id == "" {
+		return false
 	}
 	return containsAny(strings.ToLower(class+" "+id), otherBodyNames)
 }
