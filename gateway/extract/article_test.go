@@ -61,6 +61,7 @@ func TestArticleEndsOnItsOwnText(t *testing.T) {
 		{`<p><a href="/next">Ferry prices for 2024</a></p>`, "Ferry prices"},
 		{`<h3>More from the coast</h3>`, "More from the coast"},
 		{`<p>Filed under <a href="/t/travel">Travel</a>, <a href="/t/islands">Islands</a></p>`, "Filed under"},
+		{`<div><strong>Would you like to share this article?</strong><br><a href="https://facebook.example/share"><div class="fb"></div></a></div><br>`, "like to share"},
 	} {
 		page := `<html><head><title>Ferry</title><meta property="og:type" content="article"></head><body><article><h1>Ferry</h1>` +
 			story + `<p>Tickets cost four euros.</p>` + tc.end + `</article></body></html>`

@@ -39,7 +39,8 @@ func lastLeaf(n *html.Node) *html.Node {
 		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
 			return n
 		}
-		if c.Type != html.ElementNode || isBlank(c) {
+		// A break or a rule after the last block shows no text of its own.
+		if c.Type != html.ElementNode || isBlank(c) || c.DataAtom == atom.Br || c.DataAtom == atom.Hr {
 			continue
 		}
 		if !hasBlockChild(c) {
