@@ -278,3 +278,17 @@ func TestAsideHoldingThePage(t *testing.T) {
 		t.Errorf("article in an <aside>:\n%s", text)
 	}
 }
+
+// TestHeaderPictureLeaves: the lead picture an article's <header> holds
+// beside its headline goes with its caption; a picture in the body, with
+// its caption, stays.
+func TestHeaderPictureLeaves(t *testing.T) {
+	para := "<p>" + strings.Repeat("Striking lecturers marched through the city centre on Thursday, the third day of the strike. ", 4) + "</p>"
+	page := `<html><head><title>Lecturers strike</title><meta property="og:type" content="article"></head><body><article>
+<header><h1>Lecturers strike</h1><figure><img src="/march.jpg"><figcaption>Members of the union on the march. Photo: J. Doe</figcaption></figure></header>` +
+		para + `<figure><img src="/hall.jpg"><figcaption>The great hall, empty on Thursday</figcaption></figure>` + para + `</article></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.HasPrefix(text, "Lecturers strike") || strings.Contains(text, "on the march") || !strings.Contains(text, "great hall") {
+		t.Errorf("header picture:\n%s", text)
+	}
+}

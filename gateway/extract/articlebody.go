@@ -133,3 +133,30 @@ func isBeforeBody(n *html.Node, prose map[*html.Node]int) bool {
 	}
 	return prose[n] < 70
 }
+
+// dropHeaderPictures removes the pictures, with their captions, that an
+// article's <header> holds beside its headline: the lead picture, which
+// trafilatura's body leaves out with the header (its labels count the
+// caption and the credit as boilerplate). Readability's output keeps
+// them, at a cost of 0.01 on two of its pages.
+func dropHeaderPictures(root *html.Node) {
+	for _, h := range findAll(root, atom.Header) {
+		var walk func(*html.Node)
+		walk = func(n *html.Node) {
+			for c := n.FirstChild; c != nil; {
+				next := c.NextSibling
+				if c.Type == html.ElementNode && !isHeading(c) && c.DataAtom != atom.P {
+					if c.DataAtom == atom.Figure || findFirst(c, isFigure) != nil && findFirst(c, isHeading) == nil {
+						n.RemoveChild(c)
+					} else {
+						walk(c)
+					}
+				}
+				c = next
+			}
+		}
+		walk(h)
+	}
+}
+
+func isFigure(n *html.Node) bool { return n.DataAtom == atom.Figure || n.DataAtom == atom.Figcaption }

@@ -65,6 +65,7 @@ func Main(doc *html.Node) *html.Node {
 	narrowToArticle(doc, root, p.contents, article, title)
 	cutToBody(root)
 	if article {
+		dropHeaderPictures(root)
 		cleanArticle(root)
 		trimTrailingLabels(root)
 	}
