@@ -336,15 +336,31 @@ func withoutTitle(pg score.Page, text string) string {
 	if err != nil {
 		return text
 	}
-	t := extract.Title(doc)
-	if t == nil {
-		return text
-	}
 	first, rest, _ := strings.Cut(text, "\n")
-	if strings.Join(strings.Fields(first), " ") == strings.Join(strings.Fields(score.NodeText(t)), " ") {
+	first = strings.Join(strings.Fields(first), " ")
+	if t := extract.Title(doc); t != nil && first == strings.Join(strings.Fields(score.NodeText(t)), " ") {
+		return rest
+	}
+	// A headline that Title does not take for the title (an <h2>, a
+	// styled <div>) but that the page's <title> names is the title line
+	// all the same.
+	if t := findTitleElement(doc); t != nil && utf8.RuneCountInString(first) >= 15 &&
+		strings.Contains(strings.ToLower(strings.Join(strings.Fields(score.NodeText(t)), " ")), strings.ToLower(first)) {
 		return rest
 	}
 	return text
+}
+
+func findTitleElement(n *html.Node) *html.Node {
+	if n.Type == html.ElementNode && n.Data == "title" {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if t := findTitleElement(c); t != nil {
+			return t
+		}
+	}
+	return nil
 }
 
 func readTruthDir(dir string, articles bool) []page {

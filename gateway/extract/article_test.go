@@ -60,6 +60,8 @@ func TestArticleEndsOnItsOwnText(t *testing.T) {
 		{`<p><strong>Schon gelesen?</strong></p><ul class="related"><li><a href="/a">Bridge opens</a></li><li><a href="/b">Port closes</a></li></ul>`, "Schon gelesen"},
 		{`<p><a href="/next">Ferry prices for 2024</a></p>`, "Ferry prices"},
 		{`<h3>More from the coast</h3>`, "More from the coast"},
+		{`<p>Filed under <a href="/t/travel">Travel</a>, <a href="/t/islands">Islands</a></p>`, "Filed under"},
+		{`<div><strong>Would you like to share this article?</strong><br><a href="https://facebook.example/share"><div class="fb"></div></a></div><br>`, "like to share"},
 	} {
 		page := `<html><head><title>Ferry</title><meta property="og:type" content="article"></head><body><article><h1>Ferry</h1>` +
 			story + `<p>Tickets cost four euros.</p>` + tc.end + `</article></body></html>`
@@ -194,5 +196,99 @@ func TestNamesThatMarkEverything(t *testing.T) {
 		block("Follow us, and share this page with your friends and colleagues.") + `</article></body></html>`
 	if _, text := extract(t, plain, Options{}); strings.Contains(text, "Follow us") {
 		t.Errorf("kept a widget box beside the article:\n%s", text)
+	}
+}
+
+// TestWhatFollowsTheNamedBody: what an article holds after the element
+// its system names as the body (trafilatura's body names) is the post's
+// footer, and goes, as do the picture and dateline above it; a lead
+// above the body stays, a second part of a body
+// split by an advert stays, and a body named on a small part of the text
+// cuts nothing.
+func TestWhatFollowsTheNamedBody(t *testing.T) {
+	para := func(s string) string { return "<p>" + strings.Repeat(s+" ", 3) + "</p>" }
+	lead := para("The valley's last dairy closes this spring, after ninety years.")
+	body := para("The cooperative's members voted on Friday to sell the building, which needs a new roof and cooling.") +
+		para("Most of the twelve farms will now send their milk to the town, forty kilometres away, by lorry.")
+	bio := `<div class="post-bottom"><p>Anna Berg writes about farming and the countryside, and has lived in the valley for twenty years.</p></div>`
+	page := func(inner string) string {
+		return `<html><head><title>Dairy closes</title><meta property="og:type" content="article"></head><body><article><h1>Dairy closes</h1>` +
+			inner + `</article></body></html>`
+	}
+	header := `<figure><img src="/dairy.jpg"><figcaption>The dairy in 1950</figcaption></figure><div class="when">12 May 2024</div>`
+	_, text := extract(t, page(header+lead+`<div class="entry-content">`+body+`</div>`+bio), Options{})
+	if !strings.Contains(text, "last dairy closes") || !strings.Contains(text, "twelve farms") || strings.Contains(text, "Anna Berg") ||
+		strings.Contains(text, "in 1950") || strings.Contains(text, "May 2024") {
+		t.Errorf("named body, then an author's box:\n%s", text)
+	}
+	_, text = extract(t, page(lead+`<div class="story-body">`+body+`</div>`+bio), Options{})
+	if !strings.Contains(text, "twelve farms") || strings.Contains(text, "Anna Berg") {
+		t.Errorf("body named by trafilatura's third expression, then an author's box:\n%s", text)
+	}
+	_, text = extract(t, page(`<div class="article-body">`+body+`</div><div class="ad">Advert</div><div class="article-body">`+
+		para("The last cheese will be sold at the market in June, the members said.")+`</div>`), Options{})
+	if !strings.Contains(text, "last cheese") {
+		t.Errorf("a body in two parts lost its second:\n%s", text)
+	}
+	_, text = extract(t, page(`<div class="entry-content">`+lead+`</div>`+body), Options{})
+	if !strings.Contains(text, "twelve farms") {
+		t.Errorf("a body named on its lead cut the text:\n%s", text)
+	}
+}
+
+// TestNamedBodyWithoutArticleSignals: a blog that gives no article
+// signal still names its post's body, and what follows it in the
+// content (another post's teaser) goes.
+func TestNamedBodyWithoutArticleSignals(t *testing.T) {
+	para := func(s string) string { return "<p>" + strings.Repeat(s+" ", 3) + "</p>" }
+	page := `<html><head><title>Tach auch</title></head><body><div class="main"><div class="post"><h1>Tach auch</h1><div class="post-body entry-content">` +
+		para("We moved the blog to a new server this week, and the old comments came with it.") +
+		para("If something looks broken, write to us and we will fix it as soon as we can.") +
+		`</div></div><div class="box"><h2>Most read</h2>` + para("After the auction house closed last year, the station tried a shopping channel instead.") +
+		`</div></div></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "new server") || strings.Contains(text, "auction house") || strings.Contains(text, "Most read") {
+		t.Errorf("post body then a teaser box:\n%s", text)
+	}
+}
+
+// TestArticleInNoscript: a post that a script renders from a template,
+// and that a <noscript> holds for readers without scripts, is read from
+// the <noscript>; a <noscript> holding a tracking pixel stays out.
+func TestArticleInNoscript(t *testing.T) {
+	para := "<p>" + strings.Repeat("Safe Browsing now checks the sites you visit against a list updated every half hour. ", 4) + "</p>"
+	page := `<html><head><title>Enhanced protection</title></head><body><noscript><img src="/pixel.gif" alt="pixel"></noscript>
+<div class="post"><h2>Enhanced protection</h2><div class="post-body"><script type="text/template">` + para + para + `</script>
+<noscript>` + para + para + `</noscript></div></div></body></html>`
+	_, text := extract(t, page, Options{})
+	if strings.Count(text, "Safe Browsing now checks") != 8 || strings.Contains(text, "pixel") {
+		t.Errorf("article in a <noscript>:\n%s", text)
+	}
+}
+
+// TestAsideHoldingThePage: an <aside> is furniture, unless it holds the
+// page's headline (a tag misused for the whole article).
+func TestAsideHoldingThePage(t *testing.T) {
+	para := "<p>" + strings.Repeat("For a novel about the old republic, the author won this year's book prize in Frankfurt. ", 4) + "</p>"
+	page := `<html><head><title>Book prize</title><meta property="og:type" content="article"></head><body><main>
+<aside class="pa"><h1>Book prize</h1><article>` + para + `</article></aside>
+<aside class="more"><p>Other news: the fair opens on Wednesday with four thousand publishers from a hundred countries.</p></aside></main></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "For a novel") || strings.Contains(text, "Other news") {
+		t.Errorf("article in an <aside>:\n%s", text)
+	}
+}
+
+// TestHeaderPictureLeaves: the lead picture an article's <header> holds
+// beside its headline goes with its caption; a picture in the body, with
+// its caption, stays.
+func TestHeaderPictureLeaves(t *testing.T) {
+	para := "<p>" + strings.Repeat("Striking lecturers marched through the city centre on Thursday, the third day of the strike. ", 4) + "</p>"
+	page := `<html><head><title>Lecturers strike</title><meta property="og:type" content="article"></head><body><article>
+<header><h1>Lecturers strike</h1><figure><img src="/march.jpg"><figcaption>Members of the union on the march. Photo: J. Doe</figcaption></figure></header>` +
+		para + `<figure><img src="/hall.jpg"><figcaption>The great hall, empty on Thursday</figcaption></figure>` + para + `</article></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.HasPrefix(text, "Lecturers strike") || strings.Contains(text, "on the march") || !strings.Contains(text, "great hall") {
+		t.Errorf("header picture:\n%s", text)
 	}
 }

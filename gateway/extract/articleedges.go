@@ -13,7 +13,7 @@ import (
 
 // trimTrailingLabels drops what ends an article without saying anything
 // of its own: trafilatura never lets an extract end on a heading or a
-// link (NOT_AT_THE_END, here a short block that is all link), and a
+// link (NOT_AT_THE_END, here a short block that is half links or more), and a
 // short line that ends in a colon or a question mark ("Read next:",
 // "Schon gelesen?") is the label of a box that cleaning took away.
 //
@@ -39,7 +39,8 @@ func lastLeaf(n *html.Node) *html.Node {
 		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
 			return n
 		}
-		if c.Type != html.ElementNode || isBlank(c) {
+		// A break or a rule after the last block shows no text of its own.
+		if c.Type != html.ElementNode || isBlank(c) || c.DataAtom == atom.Br || c.DataAtom == atom.Hr {
 			continue
 		}
 		if !hasBlockChild(c) {
@@ -61,7 +62,10 @@ func isTrailingLabel(n *html.Node) bool {
 	if isHeading(n) {
 		return true
 	}
-	if links, all := linkText(n); all > 0 && all < 100 && links*10 >= all*9 {
+	// A short line that is half links or more is a tag line, a category
+	// line or a pointer elsewhere ("Filed under <a>News</a>, <a>Local</a>",
+	// "Tags: <a>Uncategorized</a>"), not the article's last sentence.
+	if links, all := linkText(n); all > 0 && all < 150 && links*2 >= all {
 		return true
 	}
 	t := strings.TrimSpace(textOf(n))

@@ -17,7 +17,8 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// Main finds the element that holds doc's main content. It first removes
+// Main finds the element that holds doc's main content. It reads a
+// <noscript> that holds an article as markup (unwrapNoscripts), then removes
 // navigation and furniture from doc (so pass a tree you may change), then
 // takes <main> (or role=main), else the page's only <article>, else the
 // smallest element that holds most of the page's prose, and trims link
@@ -27,10 +28,13 @@ import (
 // When that leaves next to nothing (an API index, a contents page: the
 // content is all links), the link-dense blocks are put back and judged
 // again: a table cell that holds headings, and a list under a heading,
-// are the page's content, not its menu. On an article page, when a block
+// are the page's content, not its menu. When an element inside holds
+// most of the content and bears a name publishing systems give a post's
+// body, what follows it goes (cutToBody). On an article page, when a block
 // set aside by its class or id alone held the article, the page is read
 // again with such blocks kept.
 func Main(doc *html.Node) *html.Node {
+	unwrapNoscripts(doc)
 	article := isArticlePage(doc)
 	var title *html.Node
 	if article {
@@ -59,7 +63,9 @@ func Main(doc *html.Node) *html.Node {
 		root, prose = pick(doc, again.contents)
 	}
 	narrowToArticle(doc, root, p.contents, article, title)
+	cutToBody(root)
 	if article {
+		dropHeaderPictures(root)
 		cleanArticle(root)
 		trimTrailingLabels(root)
 	}
@@ -140,11 +146,20 @@ func Title(doc *html.Node) *html.Node {
 	if t := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Title }); t != nil {
 		named = strings.ToLower(strings.Join(strings.Fields(textOf(t)), " "))
 	}
+	// Of the <h1>s that the <title> names, the longest: "Masse des
+	// Quaders | Prismen" names the site's banner <h1> too.
+	var best *html.Node
+	bestLen := 0
 	for _, h := range h1s {
 		text := strings.ToLower(strings.Join(strings.Fields(textOf(h)), " "))
 		if text != "" && named != "" && strings.Contains(named, text) {
-			return h
+			if len(text) > bestLen {
+				best, bestLen = h, len(text)
+			}
 		}
+	}
+	if best != nil {
+		return best
 	}
 	// A post titled by an <h2> under the site's <h1> (Global Voices):
 	// the <title> names it, and it is long enough not to be a section's.
@@ -232,6 +247,17 @@ var dropped = map[atom.Atom]bool{
 	atom.Embed: true, atom.Video: true, atom.Audio: true, atom.Head: true,
 }
 
+// isDropped reports an element whose content is never read as text: one
+// of dropped, except an <aside> that holds the page's <main> or its <h1>
+// (rnz.de sets its whole article, headline and all, in one), which is a
+// tag misused, as a <header> left open is (holdsMain).
+func isDropped(n *html.Node) bool {
+	if n.DataAtom == atom.Aside {
+		return !holdsPage(n)
+	}
+	return dropped[n.DataAtom]
+}
+
 // navRoles are ARIA roles of page furniture.
 var navRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "complementary": true,
 	"search": true, "menu": true, "menubar": true, "toolbar": true, "dialog": true, "alert": true}
@@ -314,7 +340,7 @@ func (p *pruner) restore() {
 
 // isFurniture reports what is never content, whatever else the page holds.
 func isFurniture(n *html.Node, inContent bool) bool {
-	if dropped[n.DataAtom] {
+	if isDropped(n) {
 		return true
 	}
 	switch n.DataAtom {

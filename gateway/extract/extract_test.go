@@ -457,6 +457,8 @@ func TestTitleIsTheArticles(t *testing.T) {
 		{`<title>Fetch API | Hacks</title><header><h1>Mozilla Hacks</h1></header><article><h1>Fetch API</h1><p>x</p></article>`, "Fetch API"},
 		{`<title>Fetch | Hacks</title><header><h1>Hi, I'm Nicolas</h1></header><div><h1>A post</h1></div>`, "A post"},
 		{`<header><h1>Rivets</h1></header><article><p>x</p></article>`, "Rivets"},
+		// The <title> names the site's <h1> too: the longer is the page's.
+		{`<title>Masse des Quaders | Prismen</title><div class="site"><h1>Prismen</h1></div><article><h1>Masse des Quaders</h1><p>x</p></article>`, "Masse des Quaders"},
 		{`<title>Ein Jahr voller Proteste: Nicaraguaner wollen einen Neuanfang · Global Voices</title><h1 id="site-title"><a href="/"><img src="gv.png"></a></h1>
 <div class="post-header"><h2 class="post-title"><a href="/2019/04/30/x/">Ein Jahr voller Proteste: Nicaraguaner wollen einen Neuanfang</a></h2></div><h2>Nicaragua</h2>`, "Ein Jahr voller Proteste: Nicaraguaner wollen einen Neuanfang"},
 	}
@@ -519,6 +521,8 @@ func TestHeadlineLeadsTheBodyOnce(t *testing.T) {
 	for name, page := range map[string]string{
 		"apart":  `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><header><a href="/">Town News</a></header><div class="post-header"><h1>Library opens on Sundays</h1></div><article>` + body + `</article></body></html>`,
 		"inside": `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><article><h1>Library opens on Sundays</h1>` + body + `</article></body></html>`,
+		// The body's own <h1>s head its sections: the title still leads.
+		"sections": `<html><head><title>Library opens on Sundays | Town News</title><meta property="og:type" content="article"></head><body><div class="post-header"><h1>Library opens on Sundays</h1></div><article>` + body + `<h1>Opening hours</h1>` + body + `</article></body></html>`,
 	} {
 		md, text := extract(t, page, Options{})
 		if !strings.HasPrefix(md, "# Library opens on Sundays\n\nThe council voted") {

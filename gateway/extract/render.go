@@ -55,10 +55,11 @@ type Document struct {
 }
 
 // Render reads root's content into blocks. title, when not nil and
-// outside root, is put first as the page heading (see Title).
+// outside root, is put first as the page heading (see Title), unless
+// root opens with a headline of its own.
 func Render(root, title *html.Node, opt Options) *Document {
 	r := &renderer{opt: opt, in: &inline{}, blockish: map[*html.Node]bool{}, title: title}
-	if title != nil && !contains(root, title) && findFirst(root, func(n *html.Node) bool { return n.DataAtom == atom.H1 }) == nil {
+	if title != nil && !contains(root, title) && !opensWithH1(root) {
 		r.node(title)
 	}
 	if isLineListing(root) {
@@ -202,7 +203,7 @@ func (r *renderer) node(n *html.Node) {
 	default:
 		return
 	}
-	if dropped[n.DataAtom] || isHidden(n) {
+	if isDropped(n) || isHidden(n) {
 		return
 	}
 	if n == r.title && !isHeading(n) {
@@ -1001,4 +1002,22 @@ func longestRun(s string, c byte) int {
 		}
 	}
 	return best
+}
+
+// opensWithH1 reports content that has a headline of its own: an <h1>
+// before its first paragraph of prose. An <h1> further down heads one of
+// its sections (a WordPress page set in <h1> sections), and the page's
+// title still leads.
+func opensWithH1(root *html.Node) bool {
+	first := findFirst(root, func(n *html.Node) bool {
+		if n.DataAtom == atom.H1 {
+			return true
+		}
+		if n.DataAtom != atom.P {
+			return false
+		}
+		links, all := linkText(n)
+		return all-links >= 25
+	})
+	return first != nil && first.DataAtom == atom.H1
 }
