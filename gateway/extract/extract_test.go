@@ -69,6 +69,23 @@ p.decode('x');</code><button>copy</button></pre>`),
 			notMD: []string{"copy"},
 		},
 		{
+			// Node.js's manuals: each example as ES modules and as
+			// CommonJS in one <pre>, a toggle showing one.
+			name: "two listings in one pre stay two",
+			page: frame(`<p>Print them:</p><pre class="with-52-chars"><input class="js-flavor-toggle" type="checkbox" checked><code class="language-js mjs">const { getHashes } = await import('node:crypto');
+console.log(getHashes());</code><code class="language-js cjs">const { getHashes } = require('node:crypto');
+console.log(getHashes());</code></pre>`),
+			md:    []string{"```js\nconst { getHashes } = await import('node:crypto');\nconsole.log(getHashes());\n```", "```js\nconst { getHashes } = require('node:crypto');\nconsole.log(getHashes());\n```"},
+			notMD: []string{"getHashes());const"},
+		},
+		{
+			name: "a pre whose codes are its lines is one listing",
+			page: frame(`<p>Run:</p><pre><code>make
+</code><code>make install
+</code></pre>`),
+			md: []string{"```\nmake\nmake install\n```"},
+		},
+		{
 			name: "code language from the wrappers around the block",
 			page: frame(`<p>Import it:</p><div class="highlight-python notranslate"><div class="highlight"><pre><span></span><span class="kn">import</span> <span class="nn">foo</span>
 </pre></div></div><p>Then install:</p><div class="highlight highlight-source-shell notranslate position-relative overflow-auto"><pre>make

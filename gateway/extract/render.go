@@ -556,6 +556,44 @@ func (r *renderer) item(n *html.Node) {
 
 // code keeps a preformatted block line for line.
 func (r *renderer) code(n *html.Node) {
+	if ls := listings(n); ls != nil {
+		for _, c := range ls {
+			r.codeBlock(c, codeLanguage(c))
+		}
+		return
+	}
+	r.codeBlock(n, codeLanguage(n))
+}
+
+// listings are the <code>s of a <pre> that holds several whole listings
+// side by side, or nil: Node.js's manuals give each example as ES
+// modules and as CommonJS in one <pre>, showing one. Read as one text,
+// the first one's last line and the next one's first run together
+// ("console.log(getHashes());const {"). A <pre> whose <code>s are its
+// lines (each ending in a line break) is one listing.
+func listings(pre *html.Node) []*html.Node {
+	var codes []*html.Node
+	for c := pre.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return nil
+		case c.Type == html.ElementNode && c.DataAtom == atom.Code:
+			codes = append(codes, c)
+		}
+	}
+	if len(codes) < 2 {
+		return nil
+	}
+	for _, c := range codes[:len(codes)-1] {
+		if strings.HasSuffix(rawText(c), "\n") {
+			return nil
+		}
+	}
+	return codes
+}
+
+// codeBlock adds n's text as one code block, its lines as written.
+func (r *renderer) codeBlock(n *html.Node, lang string) {
 	text := strings.ReplaceAll(rawText(n), "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\n")
 	lines := strings.Split(strings.TrimRight(text, " \t\n"), "\n")
@@ -569,7 +607,7 @@ func (r *renderer) code(n *html.Node) {
 		lines[i] = strings.TrimRight(l, " \t")
 	}
 	body := strings.Join(lines, "\n")
-	r.add(Block{Kind: Code, Lang: codeLanguage(n), Markdown: body, Text: body})
+	r.add(Block{Kind: Code, Lang: lang, Markdown: body, Text: body})
 }
 
 // isLineListing reports a code listing written as one <div class="line">
