@@ -328,6 +328,13 @@ func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*s
 		case <-p.done:
 			return nil, errPoolClosed
 		case <-timeout.C:
+			// A decoder that came free as the time ran out is taken: a
+			// select with both ready picks either.
+			select {
+			case d := <-p.free:
+				return p.taken(d), nil
+			default:
+			}
 			p.mu.Lock()
 			loading := p.total > p.loaded
 			p.mu.Unlock()
