@@ -1,0 +1,335 @@
+package research
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"hark/gateway/text"
+)
+
+// How a question is read: the sub-questions a report answers, its
+// sections (one per thing compared), the terms an answer must hold, and
+// what a question is about.
+
+// subQuestions derives the questions a report answers from the input: the
+// input itself, then its clauses (split at question marks, semicolons,
+// line breaks, and at "and"/commas between clauses of 2+ content words).
+func subQuestions(input string, n int) []string {
+	input = strings.TrimSpace(input)
+	out := []string{input}
+	seen := map[string]bool{strings.Join(text.Terms(input), " "): true}
+	add := func(s string) {
+		s = strings.Trim(strings.TrimSpace(s), ",.;:")
+		key := strings.Join(text.Terms(s), " ")
+		if len(text.Terms(s)) < 2 || seen[key] || len(out) >= n {
+			return
+		}
+		seen[key] = true
+		out = append(out, s)
+	}
+	var clauses []string
+	for _, c := range strings.FieldsFunc(input, func(r rune) bool { return r == '?' || r == ';' || r == '\n' || r == '？' || r == '；' }) {
+		clauses = append(clauses, c)
+	}
+	for _, c := range clauses {
+		parts := splitClauses(c)
+		if len(parts) > 1 || len(clauses) > 1 {
+			for _, p := range parts {
+				add(p)
+			}
+		}
+	}
+	return out
+}
+
+// section is one part of a report: its heading, and the words its
+// sentences must answer.
+type section struct{ title, query string }
+
+// askWords say what to do with a question, not what it is about: no
+// answer has to contain them.
+var askWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("compare comparison contrast difference differences differ explain describe versus overview summarize summarise summary list use using mean means") {
+		m[text.Stem(w)] = true
+	}
+	return m
+}()
+
+// answerTerms are the tokens of q an answer is expected to contain.
+func answerTerms(q string) []string {
+	var out []string
+	for _, t := range terms(q) {
+		if !askWords[t] && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// termsNeeded is how many of terms a sentence must contain to answer: all
+// of one or two, half of more, never over three.
+func termsNeeded(terms []string) int {
+	if len(terms) <= 2 {
+		return len(terms)
+	}
+	return min(3, (len(terms)+1)/2)
+}
+
+func matched(terms, doc []string) int {
+	n := 0
+	for _, t := range terms {
+		if slices.Contains(doc, t) {
+			n++
+		}
+	}
+	return n
+}
+
+// sectionNumber is a leading section number: "4. ", "8.1.2 ".
+var sectionNumber = text.LazyRegexp(`^\d+(\.\d+)*\.?\s+`)
+
+// spelledAsSources is name as the sources write it most often ("drd" →
+// "DRD", "memcheck" → "Memcheck"), else name with a capital.
+func spelledAsSources(name string, texts []string) string {
+	if codeName().MatchString(name) {
+		return name // "os.freemem()" as code spells it, not "Os.freemem()"
+	}
+	counts := map[string]int{}
+	re, err := regexp.Compile(`(?i)\b` + regexp.QuoteMeta(name) + `\b`)
+	if err != nil {
+		return sentenceCase(name)
+	}
+	for _, t := range texts {
+		for _, m := range re.FindAllString(t, -1) {
+			counts[m]++
+		}
+	}
+	best, n := sentenceCase(name), 0
+	for form, c := range counts {
+		if c > n || c == n && form < best {
+			best, n = form, c
+		}
+	}
+	return sentenceCase(best)
+}
+
+// definition is a sentence that says what its subject is.
+var definition = text.LazyRegexp(`^\S+ (?:is|are) (?:a|an|the) `)
+
+// whatIs finds what a question asks to have defined: "what is a data
+// race", "what are closures in libffi" (the place, "in libffi", is not
+// part of the name), "define X", "what does X mean".
+var whatIs = text.LazyRegexp(`(?i)^\s*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|who\s+(?:is|are|was|were)|define|what\s+(?:does|do))\s+(?:(?:an?|the)\s+)?(.+?)(?:\s+(?:mean|in|on|for|within|under|when|with|inside)\b.*)?\s*[?.!]*\s*$`)
+
+// asksHow matches questions after a way of doing something, which
+// sentences saying what a thing is do not answer.
+var asksHow = text.LazyRegexp(`(?i)^\s*(?:how\b|what\s+steps\b|in\s+what\s+way\b)`)
+
+// subject is what a "what is X" question asks about.
+type subject struct {
+	defining *regexp.Regexp // sentences that say what it is
+	terms    []string       // its words as tokens
+	does     bool           // the question asks what it does: "what does cachegrind measure"
+}
+
+// definedSubject is what input asks to have defined, or nil when input
+// asks no such thing or names something of over five words.
+func definedSubject(input string) *subject {
+	m := whatIs().FindStringSubmatch(text.OneLine(input))
+	if m == nil || comparePattern().MatchString(text.OneLine(input)) {
+		return nil
+	}
+	name := m[1]
+	// "what does cachegrind measure", "what does --track-origins do":
+	// the last word is what it does, not its name.
+	does := doesQuestion().MatchString(input) && !meanQuestion().MatchString(input)
+	if does && strings.Contains(" "+strings.ToLower(name)+" ", " about ") {
+		return nil // "what does the page say about sitemap indexes": no name
+	}
+	if does {
+		i := strings.LastIndexByte(name, ' ')
+		if i < 0 {
+			return nil
+		}
+		name = name[:i]
+	}
+	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 || len(words) > 5 || len(terms(name)) == 0 {
+		return nil
+	}
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	re := regexp.MustCompile(`(?i)^(?:(?:an?|the)\s+)?` + strings.Join(words, `[\s-]+`) +
+		`(?:e?s)?(?:\s*\([^)]*\))?,?\s+(?:(?:is|are|was|were)(?:\s+also)?\s+(?:an?|the|one)|happens|occurs|means|refers|describes|denotes|represents|consists)\b(\s+not\b)?`)
+	return &subject{defining: re, terms: terms(name), does: does}
+}
+
+var (
+	doesQuestion = text.LazyRegexp(`(?i)^\s*what\s+(?:does|do)\b`)
+	meanQuestion = text.LazyRegexp(`(?i)\bmean\s*[?.!]*\s*$`)
+)
+
+// definedBy reports whether sentence says what the subject is ("A data
+// race happens, …"), and not what it is not ("Closures are not
+// supported …").
+func (s *subject) definedBy(sentence string) bool {
+	m := s.defining.FindStringSubmatch(sentence)
+	return m != nil && m[1] == ""
+}
+
+// namedBy reports whether heading names the subject: "2.5 The Closure
+// API" names "closure".
+func (s *subject) namedBy(heading string) bool {
+	return matched(s.terms, terms(heading)) == len(s.terms)
+}
+
+// leansOnContext matches sentences that open by pointing at text the
+// report does not quote ("As mentioned earlier, …", "This means …",
+// "However, …"): read alone they leave the reader asking what "this" is.
+var leansOnContext = text.LazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore|nor|neither|as (?:a result|such)|for (?:this|that) reason|consequently|accordingly|instead|still|yet)\b`)
+
+// comparePattern finds what a comparison compares: "compare A and B",
+// "A vs B", "the difference between A and B".
+var comparePattern = text.LazyRegexp(`(?i)^(?:how (?:does|do) )?(?:compare|contrast|(?:what (?:is|are) )?(?:the )?differences? between)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)
+
+// comparedPlace splits the last thing compared from where both are: "a
+// union in libffi".
+var comparedPlace = text.LazyRegexp(`(?i)^(.+?)\s+(?:in|on|for|within|under|inside)\s+(.+)$`)
+
+// leadingArticle is a leading article, which a section heading leaves out.
+var leadingArticle = text.LazyRegexp(`(?i)^(?:an?|the)\s+`)
+
+// questionWords open a clause that is a question of its own.
+var questionWords = map[string]bool{"how": true, "what": true, "why": true, "when": true, "where": true, "which": true,
+	"who": true, "whom": true, "whose": true, "does": true, "do": true, "did": true, "is": true, "are": true, "was": true,
+	"were": true, "can": true, "could": true, "should": true, "would": true, "will": true, "has": true, "have": true}
+
+// reportSections are the sections a report on input has after its
+// summary. A comparison gets one section per thing compared; questions
+// asked one after another (split at ?, ; and line breaks, or at "and" and
+// commas before a question word) get one each under their own words;
+// anything else gets one Findings section. A fragment of a question
+// ("Compare memcheck") never becomes a heading. compared lists the things
+// a comparison compares.
+func reportSections(input string) (secs []section, compared []string) {
+	input = text.OneLine(input)
+	if m := comparePattern().FindStringSubmatch(input); m != nil {
+		a, b := m[1], m[2]
+		if a == "" {
+			a, b = m[3], m[4]
+		}
+		// "compare memcheck and massif: what does each measure and when
+		// should I use which?": the things end where the question about
+		// them begins.
+		if i := strings.IndexAny(b, ":;,—"); i >= 0 {
+			b = strings.TrimSpace(b[:i])
+		}
+		// "a struct and a union in libffi": both are libffi's.
+		place := ""
+		if m := comparedPlace().FindStringSubmatch(b); m != nil {
+			b, place = m[1], " "+m[2]
+		}
+		for _, part := range append(strings.Split(a, ","), b) {
+			part = leadingArticle().ReplaceAllString(strings.Trim(part, " ,;:"), "")
+			if len(answerTerms(part)) == 0 {
+				continue
+			}
+			compared = append(compared, part+place)
+			title := sentenceCase(part)
+			if codeName().MatchString(part) {
+				title = part // "os.freemem()" is a name as the code spells it, not "Os.freemem()"
+			}
+			secs = append(secs, section{title: title, query: part + place})
+		}
+		if len(compared) >= 2 {
+			return secs, compared
+		}
+		secs, compared = nil, nil
+	}
+	var clauses []string
+	for _, c := range strings.FieldsFunc(input, func(r rune) bool { return r == '?' || r == ';' || r == '\n' || r == '？' || r == '；' }) {
+		if c = strings.Trim(strings.TrimSpace(c), ",.;:"); len(answerTerms(c)) > 0 {
+			clauses = append(clauses, c)
+		}
+	}
+	var questions []string
+	for _, c := range clauses {
+		parts := splitClauses(c)
+		whole := len(parts) > 1
+		for _, p := range parts[1:] {
+			w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(p)), " ")
+			whole = whole && questionWords[w]
+		}
+		if whole {
+			questions = append(questions, parts...)
+		} else {
+			questions = append(questions, c)
+		}
+	}
+	if len(questions) < 2 {
+		return []section{{title: "Findings", query: input}}, nil
+	}
+	for _, q := range questions {
+		q = strings.Trim(strings.TrimSpace(q), ",.;:")
+		title := sentenceCase(q)
+		if w, _, _ := strings.Cut(strings.ToLower(q), " "); questionWords[w] {
+			title += "?"
+		}
+		secs = append(secs, section{title: title, query: q})
+	}
+	return secs, nil
+}
+
+// answers reports whether doc holds enough of one of the term sets.
+func answers(doc []string, sets [][]string) bool {
+	for _, terms := range sets {
+		if matched(terms, doc) >= termsNeeded(terms) {
+			return true
+		}
+	}
+	return false
+}
+
+func splitClauses(s string) []string {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		for _, b := range strings.Split(a, " and ") {
+			if strings.TrimSpace(b) != "" {
+				out = append(out, b)
+			}
+		}
+	}
+	// Splitting "salt and pepper" helps no one: keep the clause whole when
+	// any part is too short to search on its own.
+	for _, p := range out {
+		if len(text.Terms(p)) < 2 {
+			return []string{s}
+		}
+	}
+	return out
+}
+
+// askedAbout is the subject of a question that opens "what does X …",
+// "how does X …", "what is X": the thing a later "its" points at.
+func askedAbout(input string) string {
+	m := askedSubject().FindStringSubmatch(text.OneLine(input))
+	if m == nil {
+		return ""
+	}
+	switch strings.ToLower(m[1]) {
+	case "i", "you", "we", "they", "it", "one", "people", "this", "that":
+		return ""
+	}
+	return m[1]
+}
+
+var askedSubject = text.LazyRegexp(`(?i)^\s*(?:what|how|why|when|where|which)\s+(?:does|do|did|is|are|was|were|can|could|should|will)\s+(?:(?:an?|the)\s+)?([\w.+-]+)`)
+
+// pronoun matches a word that points back at a thing named earlier.
+var pronoun = text.LazyRegexp(`(?i)\b(?:it|its|it's|they|them|their|this|that)\b`)
+
+var inputURL = text.LazyRegexp(`https?://[^\s<>"')\]]+`)
