@@ -108,7 +108,7 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("GET "+api.PathSTTStream, s.handleSTTStream)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.record(r, nil)
-		s.write(w, r, Reply{Status: 404, Code: 404, Message: "no route " + r.Method + " " + r.URL.Path})
+		s.write(w, r, Reply{Status: http.StatusNotFound, Code: http.StatusNotFound, Message: "no route " + r.Method + " " + r.URL.Path})
 	})
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
@@ -227,25 +227,25 @@ func HTTPError(status int, message string) Reply {
 func RawBody(status int, body string) Reply { return Reply{Status: status, Raw: []byte(body)} }
 
 // CredentialsMissing is the spec's missing-credentials failure.
-func CredentialsMissing() Reply { return Fail(500, api.MsgCredentialsMissing) }
+func CredentialsMissing() Reply { return Fail(http.StatusInternalServerError, api.MsgCredentialsMissing) }
 
 // VendorRequestFailed is "<vendor> API request failed: <detail>".
 func VendorRequestFailed(vendor, detail string) Reply {
-	return Fail(502, vendor+" API request failed: "+detail)
+	return Fail(http.StatusBadGateway, vendor+" API request failed: "+detail)
 }
 
 // VendorStatus is "<vendor> API returned status code <status>: <detail>".
 func VendorStatus(vendor string, status int, detail string) Reply {
-	return Fail(502, fmt.Sprintf("%s API returned status code %d: %s", vendor, status, detail))
+	return Fail(http.StatusBadGateway, fmt.Sprintf("%s API returned status code %d: %s", vendor, status, detail))
 }
 
 // ResearchTimeout is the spec's research wait timeout.
-func ResearchTimeout() Reply { return Fail(504, api.MsgResearchWaitTimeout) }
+func ResearchTimeout() Reply { return Fail(http.StatusGatewayTimeout, api.MsgResearchWaitTimeout) }
 
 // RateLimited answers HTTP 429 with Retry-After (seconds or a date; ""
 // omits it).
 func RateLimited(retryAfter string) Reply {
-	r := HTTPError(429, "rate limit exceeded")
+	r := HTTPError(http.StatusTooManyRequests, "rate limit exceeded")
 	if retryAfter != "" {
 		r.Header = map[string]string{"Retry-After": retryAfter}
 	}
@@ -262,7 +262,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if s.APIKey == "" || r.Header.Get("Authorization") == "Bearer "+s.APIKey {
 		return true
 	}
-	s.write(w, r, Reply{Status: 401, Code: 401, Message: "invalid or missing API key"})
+	s.write(w, r, Reply{Status: http.StatusUnauthorized, Code: http.StatusUnauthorized, Message: "invalid or missing API key"})
 	return false
 }
 
@@ -363,11 +363,11 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 	s.serve(w, r, body, func() Reply {
 		var req api.InvokeRequest
 		if err := json.Unmarshal(body, &req); err != nil || req.Inputs == nil {
-			return HTTPError(400, "body: must be a JSON object with inputs")
+			return HTTPError(http.StatusBadRequest, "body: must be a JSON object with inputs")
 		}
 		out, err := defaultOutput(tool, req.Inputs)
 		if err != nil {
-			return Fail(400, err.Error())
+			return Fail(http.StatusBadRequest, err.Error())
 		}
 		return OK(api.InvokeResult{Service: api.SearchService, Tool: tool, Output: out})
 	})
@@ -447,7 +447,7 @@ func (s *Server) handleVoices(w http.ResponseWriter, r *http.Request) {
 	p := r.PathValue("provider")
 	s.serve(w, r, nil, func() Reply {
 		if p != api.DefaultProvider {
-			return Fail(400, fmt.Sprintf("provider %q: not enabled for this workspace", p))
+			return Fail(http.StatusBadRequest, fmt.Sprintf("provider %q: not enabled for this workspace", p))
 		}
 		return OK(DefaultVoices)
 	})
@@ -459,7 +459,7 @@ func (s *Server) handleTTSInputs(w http.ResponseWriter, r *http.Request) {
 	p := r.PathValue("provider")
 	s.serve(w, r, nil, func() Reply {
 		if p != api.DefaultProvider {
-			return Fail(400, fmt.Sprintf("provider %q: not enabled for this workspace", p))
+			return Fail(http.StatusBadRequest, fmt.Sprintf("provider %q: not enabled for this workspace", p))
 		}
 		return OK(DefaultTTSInputs)
 	})
@@ -489,10 +489,10 @@ func (s *Server) handleTTS(w http.ResponseWriter, r *http.Request) {
 	s.serve(w, r, body, func() Reply {
 		var req api.TTSRequest
 		if err := json.Unmarshal(body, &req); err != nil {
-			return HTTPError(400, "body: must be a TTS request")
+			return HTTPError(http.StatusBadRequest, "body: must be a TTS request")
 		}
 		if req.Text == "" || req.VoiceCode == "" {
-			return Fail(400, "text and voice_code: required")
+			return Fail(http.StatusBadRequest, "text and voice_code: required")
 		}
 		audio := Synthesize(req.Text)
 		return OK(api.TTSResponse{AudioData: base64.StdEncoding.EncodeToString(audio), Format: api.FormatPCM, SampleRate: SampleRate, DurationMs: len(audio) / 2 * 1000 / SampleRate})
@@ -504,11 +504,11 @@ func (s *Server) handleSTT(w http.ResponseWriter, r *http.Request) {
 	s.serve(w, r, body, func() Reply {
 		var req api.STTRequest
 		if err := json.Unmarshal(body, &req); err != nil {
-			return HTTPError(400, "body: must be an STT request")
+			return HTTPError(http.StatusBadRequest, "body: must be an STT request")
 		}
 		audio, err := base64.StdEncoding.DecodeString(req.AudioData)
 		if err != nil || len(audio) == 0 {
-			return Fail(400, "audio_data: must be non-empty base64")
+			return Fail(http.StatusBadRequest, "audio_data: must be non-empty base64")
 		}
 		return OK(api.STTResponse{Text: Transcript(len(audio)), Confidence: 0.9, DurationMs: len(audio) / 2 * 1000 / SampleRate})
 	})
