@@ -227,7 +227,9 @@ func HTTPError(status int, message string) Reply {
 func RawBody(status int, body string) Reply { return Reply{Status: status, Raw: []byte(body)} }
 
 // CredentialsMissing is the spec's missing-credentials failure.
-func CredentialsMissing() Reply { return Fail(http.StatusInternalServerError, api.MsgCredentialsMissing) }
+func CredentialsMissing() Reply {
+	return Fail(http.StatusInternalServerError, api.MsgCredentialsMissing)
+}
 
 // VendorRequestFailed is "<vendor> API request failed: <detail>".
 func VendorRequestFailed(vendor, detail string) Reply {
