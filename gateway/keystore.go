@@ -209,19 +209,30 @@ func RevokeKey(ctx context.Context, l UsageLedger, cfg *Config, id string, now t
 	return KeyInfo{}, fmt.Errorf("key ID: no key %q (see `hark serve keys list`)", id)
 }
 
-func msOrZero(ms *int64) time.Time {
-	if ms == nil {
-		return time.Time{}
-	}
-	return time.UnixMilli(*ms).UTC()
-}
-
 func zeroOrMs(t time.Time) *int64 {
 	if t.IsZero() {
 		return nil
 	}
 	ms := t.UnixMilli()
 	return &ms
+}
+
+// scanKey reads one row of keyRows' query (id, key_sha256, workspace,
+// name, source, created_ms, revoked_ms) with either backend's Scan.
+func scanKey(scan func(dest ...any) error) (storedKey, error) {
+	var k storedKey
+	var created int64
+	var revoked sql.NullInt64
+	if err := scan(&k.ID, &k.hash, &k.Workspace, &k.Name, &k.Source, &created, &revoked); err != nil {
+		return storedKey{}, err
+	}
+	if k.Source == KeySourceDB {
+		k.Created = time.UnixMilli(created).UTC()
+	}
+	if revoked.Valid {
+		k.Revoked = time.UnixMilli(revoked.Int64).UTC()
+	}
+	return k, nil
 }
 
 // gateway.db's keys.
@@ -234,17 +245,9 @@ func (l *sqliteLedger) keyRows(ctx context.Context) ([]storedKey, error) {
 	defer rows.Close()
 	var out []storedKey
 	for rows.Next() {
-		var k storedKey
-		var created int64
-		var revoked sql.NullInt64
-		if err := rows.Scan(&k.ID, &k.hash, &k.Workspace, &k.Name, &k.Source, &created, &revoked); err != nil {
+		k, err := scanKey(rows.Scan)
+		if err != nil {
 			return nil, err
-		}
-		if k.Source == KeySourceDB {
-			k.Created = time.UnixMilli(created).UTC()
-		}
-		if revoked.Valid {
-			k.Revoked = time.UnixMilli(revoked.Int64).UTC()
 		}
 		out = append(out, k)
 	}
@@ -277,16 +280,10 @@ func (l *PGLedger) keyRows(ctx context.Context) ([]storedKey, error) {
 	defer rows.Close()
 	var out []storedKey
 	for rows.Next() {
-		var k storedKey
-		var created int64
-		var revoked *int64
-		if err := rows.Scan(&k.ID, &k.hash, &k.Workspace, &k.Name, &k.Source, &created, &revoked); err != nil {
+		k, err := scanKey(rows.Scan)
+		if err != nil {
 			return nil, err
 		}
-		if k.Source == KeySourceDB {
-			k.Created = time.UnixMilli(created).UTC()
-		}
-		k.Revoked = msOrZero(revoked)
 		out = append(out, k)
 	}
 	return out, rows.Err()
