@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -84,40 +83,20 @@ func TestPGReplicasShareOneQuota(t *testing.T) {
 	for range 3 {
 		replicas = append(replicas, startPGReplica(t, cfg, url))
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	codes := map[int]int{}
-	charged := 0
-	for i := range 3 * quota {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// "slow" holds each call 50 ms, so reservations of all three
-			// replicas are in flight together.
-			status, env, h := replicas[i%3].call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"slow"}}`)
-			mu.Lock()
-			defer mu.Unlock()
-			codes[status]++
-			switch status {
-			case 200:
-				_, _, c := creditHeaders(h)
-				n, err := strconv.Atoi(c)
-				if err != nil {
-					t.Errorf("200 without X-Credits-Charged: %q", c)
-				}
-				charged += n
-			case 402:
-				if !strings.Contains(env.Message, "credit quota exhausted") {
-					t.Errorf("402 message %q", env.Message)
-				}
-				// Retry-After: the seconds until the day's quota renews.
-				if ra, err := strconv.Atoi(h.Get("Retry-After")); err != nil || ra < 1 || ra > 86400 {
-					t.Errorf("402 with Retry-After %q", h.Get("Retry-After"))
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	// "slow" holds each call 50 ms, so reservations of all three
+	// replicas are in flight together.
+	codes, charged := spreadCalls(t, replicas, key, 3*quota, "slow", func(status int, env api.Envelope, h http.Header) {
+		if status != http.StatusPaymentRequired {
+			return
+		}
+		if !strings.Contains(env.Message, "credit quota exhausted") {
+			t.Errorf("402 message %q", env.Message)
+		}
+		// Retry-After: the seconds until the day's quota renews.
+		if ra, err := strconv.Atoi(h.Get("Retry-After")); err != nil || ra < 1 || ra > 86400 {
+			t.Errorf("402 with Retry-After %q", h.Get("Retry-After"))
+		}
+	})
 	if codes[200] != quota || codes[402] != 2*quota || len(codes) != 2 {
 		t.Fatalf("statuses %v, want %d x 200 and %d x 402", codes, quota, 2*quota)
 	}

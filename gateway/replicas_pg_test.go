@@ -35,37 +35,17 @@ func TestPGReplicasShareOneRateLimit(t *testing.T) {
 	for range 3 {
 		replicas = append(replicas, startPGReplica(t, cfg, url))
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	codes := map[int]int{}
-	charged := 0
-	for i := range 3 * burst {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			status, env, h := replicas[i%3].call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`)
-			mu.Lock()
-			defer mu.Unlock()
-			codes[status]++
-			switch status {
-			case 200:
-				_, _, c := creditHeaders(h)
-				n, err := strconv.Atoi(c)
-				if err != nil {
-					t.Errorf("200 without X-Credits-Charged: %q", c)
-				}
-				charged += n
-			case 429:
-				if !strings.Contains(env.Message, "rate limit exceeded") {
-					t.Errorf("429 message %q", env.Message)
-				}
-				if ra, err := strconv.Atoi(h.Get("Retry-After")); err != nil || ra < 1 {
-					t.Errorf("429 with Retry-After %q", h.Get("Retry-After"))
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	codes, charged := spreadCalls(t, replicas, key, 3*burst, "q", func(status int, env api.Envelope, h http.Header) {
+		if status != http.StatusTooManyRequests {
+			return
+		}
+		if !strings.Contains(env.Message, "rate limit exceeded") {
+			t.Errorf("429 message %q", env.Message)
+		}
+		if ra, err := strconv.Atoi(h.Get("Retry-After")); err != nil || ra < 1 {
+			t.Errorf("429 with Retry-After %q", h.Get("Retry-After"))
+		}
+	})
 	if codes[200] != burst || codes[429] != 2*burst || len(codes) != 2 {
 		t.Fatalf("statuses %v, want %d x 200 and %d x 429", codes, burst, 2*burst)
 	}
@@ -77,6 +57,37 @@ func TestPGReplicasShareOneRateLimit(t *testing.T) {
 	if rows != burst || credits != int64(charged) {
 		t.Fatalf("ledger: %d ok rows with %d credits; %d calls served, %d credits charged", rows, credits, burst, charged)
 	}
+}
+
+// spreadCalls makes n search calls with key at once, spread over the
+// replicas in turn, and returns how many got each status and the credits
+// the 200s charged (X-Credits-Charged); check sees every answer.
+func spreadCalls(t *testing.T, replicas []*testGW, key string, n int, query string, check func(status int, env api.Envelope, h http.Header)) (codes map[int]int, charged int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes = map[int]int{}
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, env, h := replicas[i%len(replicas)].call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"`+query+`"}}`)
+			mu.Lock()
+			defer mu.Unlock()
+			codes[status]++
+			if status == http.StatusOK {
+				_, _, c := creditHeaders(h)
+				k, err := strconv.Atoi(c)
+				if err != nil {
+					t.Errorf("200 without X-Credits-Charged: %q", c)
+				}
+				charged += k
+			}
+			check(status, env, h)
+		}()
+	}
+	wg.Wait()
+	return codes, charged
 }
 
 // waitStatus calls g until it answers want, for at most within, and
