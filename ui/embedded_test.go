@@ -1,11 +1,10 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
-	"hark/gateway/gatewaytest"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -14,11 +13,14 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"hark/api"
 	"hark/audio"
 	"hark/gateway"
 	"hark/gateway/embedded"
 	"hark/gateway/engine"
+	"hark/gateway/gatewaytest"
 	"hark/library"
 	"hark/ui/common"
 	"hark/ui/internal/uitest"
@@ -87,13 +89,11 @@ func (s slowResearch) Research(ctx context.Context, in api.ResearchInput) (*api.
 	return nil, ctx.Err()
 }
 
-// TestE2EGatewaySlowResearchThenCancel runs hark's real gateway server with
-// the local engines, its research engine made slow: the TUI shows the
-// research running, stays usable meanwhile, and x cancels its wait. The
-// research itself is a job on the gateway (docs/deploy.md, "Jobs"): it
-// goes on, as it must when a dropped SSH session is what ended the wait,
-// and a TUI started again reattaches to it; it ends with the gateway.
-func TestE2EGatewaySlowResearchThenCancel(t *testing.T) {
+// localGateway is what a test needs to run hark's real gateway with
+// the local engines: a gateway database in the test's temp directory,
+// an API key, and the engines over that database, all closed at the end.
+func localGateway(t *testing.T) (*sql.DB, string, *embedded.Engines) {
+	t.Helper()
 	db, err := gateway.OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +105,17 @@ func TestE2EGatewaySlowResearchThenCancel(t *testing.T) {
 	}
 	eng := embedded.NewEngines(db, true, slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { eng.Close() })
+	return db, key, eng
+}
+
+// TestE2EGatewaySlowResearchThenCancel runs hark's real gateway server with
+// the local engines, its research engine made slow: the TUI shows the
+// research running, stays usable meanwhile, and x cancels its wait. The
+// research itself is a job on the gateway (docs/deploy.md, "Jobs"): it
+// goes on, as it must when a dropped SSH session is what ended the wait,
+// and a TUI started again reattaches to it; it ends with the gateway.
+func TestE2EGatewaySlowResearchThenCancel(t *testing.T) {
+	db, key, eng := localGateway(t)
 	slow := slowResearch{started: make(chan struct{}), cancelled: make(chan struct{})}
 	engines := eng.Gateway()
 	local := engines.Web

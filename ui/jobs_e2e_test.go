@@ -2,13 +2,11 @@ package ui
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
 	"hark/api"
 	"hark/gateway"
-	"hark/gateway/embedded"
 	"hark/gateway/engine"
 	"hark/gateway/gatewaytest"
 	"hark/ui/research"
@@ -33,17 +31,7 @@ func (r heldResearch) Research(ctx context.Context, in api.ResearchInput) (*api.
 // left by an SSH session that dropped): the TUI says so, follows it, and
 // opens the report in Research when it ends.
 func TestE2EReattachToRunningResearch(t *testing.T) {
-	db, err := gateway.OpenDB(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	key, err := gateway.NewAPIKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := embedded.NewEngines(db, true, slog.New(slog.DiscardHandler))
-	t.Cleanup(func() { eng.Close() })
+	db, key, eng := localGateway(t)
 	engines := eng.Gateway()
 	held := heldResearch{release: make(chan struct{})}
 	local := engines.Web
