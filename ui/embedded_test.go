@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -89,23 +88,31 @@ func (s slowResearch) Research(ctx context.Context, in api.ResearchInput) (*api.
 	return nil, ctx.Err()
 }
 
-// localGateway is what a test needs to run hark's real gateway with
-// the local engines: a gateway database in the test's temp directory,
-// an API key, and the engines over that database, all closed at the end.
-func localGateway(t *testing.T) (*sql.DB, string, *embedded.Engines) {
+// localGateway serves hark's real gateway on loopback with the local
+// engines, their research engine replaced by research: a gateway
+// database in the test's temp directory and an API key, all closed at
+// the end. It returns the gateway's address and key.
+func localGateway(t *testing.T, research engine.Researcher) (base, key string) {
 	t.Helper()
 	db, err := gateway.OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	key, err := gateway.NewAPIKey()
+	key, err = gateway.NewAPIKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng := embedded.NewEngines(db, true, slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { eng.Close() })
-	return db, key, eng
+	engines := eng.Gateway()
+	local := engines.Web
+	engines.Web = func(ws string, c gateway.SearchConfig) (engine.Web, error) {
+		w, err := local(ws, c)
+		w.Research = research
+		return w, err
+	}
+	return gatewaytest.Serve(t, db, key, engines), key
 }
 
 // TestE2EGatewaySlowResearchThenCancel runs hark's real gateway server with
@@ -115,16 +122,8 @@ func localGateway(t *testing.T) (*sql.DB, string, *embedded.Engines) {
 // goes on, as it must when a dropped SSH session is what ended the wait,
 // and a TUI started again reattaches to it; it ends with the gateway.
 func TestE2EGatewaySlowResearchThenCancel(t *testing.T) {
-	db, key, eng := localGateway(t)
 	slow := slowResearch{started: make(chan struct{}), cancelled: make(chan struct{})}
-	engines := eng.Gateway()
-	local := engines.Web
-	engines.Web = func(ws string, c gateway.SearchConfig) (engine.Web, error) {
-		w, err := local(ws, c)
-		w.Research = slow
-		return w, err
-	}
-	base := gatewaytest.Serve(t, db, key, engines)
+	base, key := localGateway(t, slow)
 	r := startAt(t, base, key, 80, 24)
 	r.keys("esc", "3")
 	r.typeText("a slow question")

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"hark/api"
-	"hark/gateway"
 	"hark/gateway/engine"
-	"hark/gateway/gatewaytest"
 	"hark/ui/research"
 )
 
@@ -31,16 +29,8 @@ func (r heldResearch) Research(ctx context.Context, in api.ResearchInput) (*api.
 // left by an SSH session that dropped): the TUI says so, follows it, and
 // opens the report in Research when it ends.
 func TestE2EReattachToRunningResearch(t *testing.T) {
-	db, key, eng := localGateway(t)
-	engines := eng.Gateway()
 	held := heldResearch{release: make(chan struct{})}
-	local := engines.Web
-	engines.Web = func(ws string, c gateway.SearchConfig) (engine.Web, error) {
-		w, err := local(ws, c)
-		w.Research = held
-		return w, err
-	}
-	base := gatewaytest.Serve(t, db, key, engines)
+	base, key := localGateway(t, held)
 	cl, err := api.New(api.Options{BaseURL: base, APIKey: key})
 	if err != nil {
 		t.Fatal(err)
