@@ -305,6 +305,8 @@ func (p *pruner) prune(n *html.Node, inContent bool) {
 		case html.ElementNode:
 			if isFurniture(c, inContent) {
 				n.RemoveChild(c)
+			} else if c.DataAtom == atom.Pre {
+				pruneCode(c)
 			} else if !p.keepNamed && (p.article && isUnlikely(c) || isSidebar(c) && !holdsProse(c) && !holdsPage(c)) {
 				p.linkDense = append(p.linkDense, removed{n: c})
 				p.namedProse = max(p.namedProse, proseLen(c, map[*html.Node]int{}))
@@ -313,6 +315,26 @@ func (p *pruner) prune(n *html.Node, inContent bool) {
 			} else {
 				p.prune(c, inContent || c.DataAtom == atom.Article || c.DataAtom == atom.Main || strings.EqualFold(attr(c, "role"), "main"))
 			}
+		}
+		c = next
+	}
+}
+
+// pruneCode removes from a code listing only what is never text (its
+// copy button, a script) and what is hidden. Its spans' class names are
+// a highlighter's, not the page's: highlight.js marks C's "#include"
+// lines "hljs-meta", which names a byline elsewhere.
+func pruneCode(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		switch {
+		case c.Type == html.CommentNode:
+			n.RemoveChild(c)
+		case c.Type != html.ElementNode:
+		case isDropped(c) || isHidden(c):
+			n.RemoveChild(c)
+		default:
+			pruneCode(c)
 		}
 		c = next
 	}
