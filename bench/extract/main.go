@@ -117,8 +117,8 @@ func main() {
 		fmt.Println(score.NodeText(doc))
 		return
 	}
-	if *codeLinesDir != "" {
-		if err := codeLines(*codeLinesDir); err != nil {
+	if *sweepDir != "" {
+		if err := sweep(*sweepDir); err != nil {
 			log.Fatal(err)
 		}
 		return
