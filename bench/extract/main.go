@@ -117,6 +117,12 @@ func main() {
 		fmt.Println(score.NodeText(doc))
 		return
 	}
+	if *sweepDir != "" {
+		if err := sweep(*sweepDir); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	fmt.Printf("Time per page: the mean of %d extractions of each page on one core.\n", *n)
 	fmt.Printf("Held out: pages whose FNV-1a hash of the name is 0 mod 3, never used for tuning.\n\n")
 	committed := append(readTruthDir(*docsDir, false), readTruthDir(*articlesDir, true)...)

@@ -415,7 +415,7 @@ func cleanArticle(root *html.Node) {
 			if c.Type == html.ElementNode {
 				if isArticleClutter(c, memo, total, namesTell) {
 					n.RemoveChild(c)
-				} else {
+				} else if c.DataAtom != atom.Pre { // a listing's spans are named by its highlighter (pruneCode)
 					walk(c)
 				}
 			}

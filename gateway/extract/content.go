@@ -9,6 +9,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -304,6 +305,8 @@ func (p *pruner) prune(n *html.Node, inContent bool) {
 		case html.ElementNode:
 			if isFurniture(c, inContent) {
 				n.RemoveChild(c)
+			} else if c.DataAtom == atom.Pre {
+				pruneCode(c)
 			} else if !p.keepNamed && (p.article && isUnlikely(c) || isSidebar(c) && !holdsProse(c) && !holdsPage(c)) {
 				p.linkDense = append(p.linkDense, removed{n: c})
 				p.namedProse = max(p.namedProse, proseLen(c, map[*html.Node]int{}))
@@ -312,6 +315,26 @@ func (p *pruner) prune(n *html.Node, inContent bool) {
 			} else {
 				p.prune(c, inContent || c.DataAtom == atom.Article || c.DataAtom == atom.Main || strings.EqualFold(attr(c, "role"), "main"))
 			}
+		}
+		c = next
+	}
+}
+
+// pruneCode removes from a code listing only what is never text (its
+// copy button, a script) and what is hidden. Its spans' class names are
+// a highlighter's, not the page's: highlight.js marks C's "#include"
+// lines "hljs-meta", which names a byline elsewhere.
+func pruneCode(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		switch {
+		case c.Type == html.CommentNode:
+			n.RemoveChild(c)
+		case c.Type != html.ElementNode:
+		case isDropped(c) || isHidden(c):
+			n.RemoveChild(c)
+		default:
+			pruneCode(c)
 		}
 		c = next
 	}
@@ -363,16 +386,10 @@ func isFurniture(n *html.Node, inContent bool) bool {
 // unless its name also says it holds the article, as Readability reads
 // such names (The Verge's "l-sidebar-fixed l-article-body-segment").
 func isSidebar(n *html.Node) bool {
-	if n.DataAtom == atom.Body || n.DataAtom == atom.Html ||
-		containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), maybeNames) {
+	if n.DataAtom == atom.Body || n.DataAtom == atom.Html || !slices.Contains(classWords(n), "sidebar") {
 		return false
 	}
-	for _, w := range classWords(n) {
-		if w == "sidebar" {
-			return true
-		}
-	}
-	return false
+	return !containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), maybeNames)
 }
 
 // holdsMain reports a header, a footer or a banner that holds the page's
@@ -550,14 +567,14 @@ func isByline(n *html.Node) bool {
 	default:
 		return false
 	}
+	// Most blocks hold more prose than a byline: that is the cheap test.
+	if !shortOutsideLinks(n, 60) {
+		return false
+	}
 	marked := n.DataAtom == atom.Address || bylineNamed(n) || findFirst(n, func(c *html.Node) bool {
 		return c.DataAtom == atom.Time && n.DataAtom != atom.P || c.DataAtom == atom.Address || c.DataAtom == atom.A && strings.Contains(" "+attr(c, "rel")+" ", " author ")
 	}) != nil
-	if !marked || findFirst(n, func(c *html.Node) bool { return isHeading(c) || isLeafBlock(c) && c.DataAtom != atom.P }) != nil {
-		return false
-	}
-	links, all := linkText(n)
-	return all-links < 60
+	return marked && findFirst(n, func(c *html.Node) bool { return isHeading(c) || isLeafBlock(c) && c.DataAtom != atom.P }) == nil
 }
 
 // isPromo reports a block named as the page promoting itself or others:
@@ -647,8 +664,8 @@ func isHidden(n *html.Node) bool {
 		case "class":
 			// Class names that hide a block by convention (trafilatura
 			// discards "hidden" and "hide-" classes too).
-			for _, w := range strings.Fields(strings.ToLower(a.Val)) {
-				switch w {
+			for w := range strings.FieldsSeq(a.Val) {
+				switch strings.ToLower(w) {
 				case "hidden", "hide", "d-none", "sr-only", "visually-hidden", "screen-reader-text":
 					return true
 				}
@@ -681,7 +698,13 @@ func namedNav(n *html.Node) bool {
 
 // classWords are the words of n's class and id: "entry-meta post_info"
 // gives entry, meta, post and info.
-func classWords(n *html.Node) []string { return words(attr(n, "class") + " " + attr(n, "id")) }
+func classWords(n *html.Node) []string {
+	class, id := attr(n, "class"), attr(n, "id")
+	if class == "" && id == "" {
+		return nil
+	}
+	return words(class + " " + id)
+}
 
 func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
@@ -836,7 +859,7 @@ func linkText(n *html.Node) (links, all int) {
 			if n.Type != html.TextNode {
 				s = attr(n, "alt")
 			}
-			k := utf8.RuneCountInString(strings.Join(strings.Fields(s), ""))
+			k := nonSpaceLen(s)
 			all += k
 			if in {
 				links += k
@@ -848,6 +871,38 @@ func linkText(n *html.Node) (links, all int) {
 	}
 	walk(n, n.DataAtom == atom.A)
 	return links, all
+}
+
+// nonSpaceLen counts the runes of s that are not white space.
+func nonSpaceLen(s string) int {
+	k := 0
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			k++
+		}
+	}
+	return k
+}
+
+// shortOutsideLinks reports whether n's text outside links, counted as
+// linkText counts it, is under limit runes. It stops as soon as it is
+// not, so a wrapper of a whole article costs one paragraph.
+func shortOutsideLinks(n *html.Node, limit int) bool {
+	k := 0
+	var walk func(*html.Node) bool
+	walk = func(n *html.Node) bool {
+		if n.Type == html.TextNode {
+			k += nonSpaceLen(n.Data)
+			return k < limit
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.DataAtom != atom.A && !walk(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return n.DataAtom == atom.A || walk(n)
 }
 
 func findFirst(n *html.Node, match func(*html.Node) bool) *html.Node {
@@ -889,9 +944,11 @@ func contains(root, n *html.Node) bool {
 	return false
 }
 
+// attr is n's attribute key, which is lower case: html.Parse lowers the
+// keys it reads.
 func attr(n *html.Node, key string) string {
 	for _, a := range n.Attr {
-		if strings.EqualFold(a.Key, key) {
+		if a.Key == key {
 			return a.Val
 		}
 	}

@@ -556,7 +556,7 @@ func (r *renderer) item(n *html.Node) {
 
 // hasClass reports whether n's class attribute holds the word c.
 func hasClass(n *html.Node, c string) bool {
-	for _, w := range strings.Fields(attr(n, "class")) {
+	for w := range strings.FieldsSeq(attr(n, "class")) {
 		if strings.EqualFold(w, c) {
 			return true
 		}

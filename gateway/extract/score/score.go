@@ -479,6 +479,10 @@ func blockOf(n *html.Node) *html.Node {
 	return n
 }
 
+// PreText is a listing's text as the page shows it: its text with <br>
+// as a line break, its buttons (copy) left out.
+func PreText(n *html.Node) string { return preText(n) }
+
 func preText(n *html.Node) string {
 	var b strings.Builder
 	var walk func(*html.Node)
