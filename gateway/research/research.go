@@ -508,20 +508,24 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	case secs.Len() > 0:
 		b.WriteString("The answer is a list, quoted whole below.\n")
 	default:
-		fmt.Fprintf(&b, "No sentence in the sources found answers it directly: research looked for sentences that hold %s. The sources below mention the topic.\n", lookedFor(input))
-	}
-	b.WriteString("\n")
-	b.WriteString(secs.String())
-	if len(cited) == 0 {
 		// Nothing quoted: the sources that hold the question's words are
-		// still where to look.
+		// still where to look, and the report says so only when there
+		// are some.
 		terms := answerTerms(input)
 		for i, d := range corp.docs {
 			if len(cited) < 5 && !d.offTopic && docMatches(d, terms) >= termsNeeded(terms) {
 				cite(i)
 			}
 		}
+		fmt.Fprintf(&b, "No sentence in the sources found answers it directly: research looked for sentences that hold %s. ", lookedFor(input))
+		if len(cited) > 0 {
+			b.WriteString("The sources below mention the topic.\n")
+		} else {
+			fmt.Fprintf(&b, "None of the pages read (%d) holds enough of those words to be listed.\n", len(sources))
+		}
 	}
+	b.WriteString("\n")
+	b.WriteString(secs.String())
 	model := fmt.Sprintf("Model `%s`", plan.Model)
 	if plan.Auto {
 		model = fmt.Sprintf("Model `auto`, which chose `%s` for this question", plan.Model)
@@ -536,6 +540,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		b.WriteString("; release notes count for less, as the question is not about changes.\n\n")
 	}
 	b.WriteString("## Sources\n\n")
+	if len(cited) == 0 {
+		b.WriteString("None.\n")
+	}
 	// sources[] is what the report cites, in citation order: the list a
 	// reader opens with s matches the numbers in the text.
 	out := []api.ResearchSource{}

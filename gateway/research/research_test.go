@@ -651,8 +651,22 @@ func TestResearchMeetsWordFormsAndListsWhatItFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.Content, "research looked for sentences that hold the words “tune” and “zorblax”") ||
+		!strings.Contains(out.Content, "The sources below mention the topic.") ||
 		len(out.Sources) != 1 || out.Sources[0].URL != "https://z.example/index" {
 		t.Errorf("no answer: %+v\n%s", out.Sources, out.Content)
+	}
+
+	// A page that shares one word of four is found, and is not the
+	// topic: the report says it lists nothing rather than point at an
+	// empty list.
+	out, err = e.Research(context.Background(), api.ResearchInput{Input: "how do I calibrate the quantum flux capacitor?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Sources) != 0 || strings.Contains(out.Content, "sources below") ||
+		!strings.Contains(out.Content, "None of the pages read (1) holds enough of those words to be listed.") ||
+		!strings.Contains(out.Content, "## Sources\n\nNone.") {
+		t.Errorf("nothing to list: %+v\n%s", out.Sources, out.Content)
 	}
 }
 
