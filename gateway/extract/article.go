@@ -252,13 +252,26 @@ func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, 
 		for c := p.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c != n && c.Type == html.ElementNode && !holdsAny(c, contents) &&
-				(article && !isArticleSibling(c, memo, scores, threshold) || isBoilerplate(c, memo)) {
+				(article && !isArticleSibling(c, memo, scores, threshold) || isBoilerplate(c, memo) && (article || !headed(c))) {
 				p.RemoveChild(c)
 			}
 			c = next
 		}
 		dropBareHeadings(p)
 	}
+}
+
+// headed reports a block that a heading heads and that holds a listing
+// or a table, named as nothing: in a manual that is the heading's
+// section, however many of its words are links. Doxygen sets a
+// function's entry (its signature in a table, a line on it, and the
+// functions it calls and is called by, all links) right after the
+// heading that names it. A list of links under a heading ("Skip to:")
+// holds neither.
+func headed(n *html.Node) bool {
+	return underHeading(n) && classWeight(n) >= 0 && findFirst(n, func(c *html.Node) bool {
+		return c.DataAtom == atom.Table || c.DataAtom == atom.Pre
+	}) != nil
 }
 
 func holdsAny(n *html.Node, nodes []*html.Node) bool {

@@ -34,3 +34,45 @@ napi_value <span class="hljs-title function_">create_addon</span>(napi_env env);
 		}
 	}
 }
+
+// Doxygen sets each function's entry right after the heading that names
+// it: the signature in a table, a line on it, and the functions it
+// calls and is called by, which are mostly links. Beside the entry that
+// scores best, such an entry is that heading's section, not a block of
+// links.
+func TestManualKeepsEntriesOfLinks(t *testing.T) {
+	refs := func(names ...string) string {
+		var b strings.Builder
+		b.WriteString(`<p class="reference">Referenced by `)
+		for _, n := range names {
+			b.WriteString(`<a class="el" href="x_8c_source.html#l00059">` + n + `()</a>, `)
+		}
+		b.WriteString(`and <a class="el" href="x.html">ps_end()</a>.</p>`)
+		return b.String()
+	}
+	entry := func(name, doc, more string) string {
+		return `<h2 class="memtitle"><span class="permalink"><a href="#a1">&#9670;&nbsp;</a></span>` + name + `()</h2>
+<div class="memitem"><div class="memproto"><table class="memname"><tr><td class="memname">int ` + name + ` </td><td>(</td>
+<td class="paramtype"><a class="el" href="structd__t.html">dict2pid_t</a> *</td><td class="paramname"><em>d2p</em></td><td>)</td></tr></table></div>
+<div class="memdoc"><p>` + doc + `</p>` + more + `</div></div>`
+	}
+	page := `<html><head><title>dict2pid.h File Reference</title></head><body>
+<div id="top"><div id="navrow1" class="tabs"><ul class="tablist"><li><a href="index.html">Main Page</a></li><li><a href="files.html">Files</a></li></ul></div></div>
+<div class="contents">
+<h2 class="groupheader">Detailed Description</h2>
+<div class="textblock"><p>Building triphones for a dictionary.</p>
+<p>This is one of the more complicated parts of a cross-word triphone model decoder. The first and last phones of each word
+get their left and right contexts, respectively, from other words. For single-phone words, both its contexts are from other
+words, simultaneously. As these words are not known beforehand, life gets complicated.</p></div>
+<h2 class="groupheader">Function Documentation</h2>
+` + entry("dict2pid_build", "Build the dict2pid structure for the given model and dictionary.", "") + `
+` + entry("dict2pid_free", "Free the memory of the dict2pid structure.", refs("ps_alignment_free", "ps_free", "ps_load_dict", "ps_reinit", "ps_search_base_free", "ps_search_base_reinit")) + `
+` + entry("dict2pid_report", "Report a dict2pid data structure.", "") + `
+</div></body></html>`
+	md, _ := extract(t, page, Options{})
+	for _, want := range []string{"## dict2pid_free()", "Free the memory of the dict2pid structure.", "ps_search_base_reinit", "## dict2pid_report()"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the manual lost %q:\n%s", want, md)
+		}
+	}
+}
