@@ -44,16 +44,17 @@ func sweep(root string) error {
 		lost  int
 		first string
 	}
-	var losses, paraLosses []loss
+	var losses, paraLosses, headLosses []loss
 	all, lost, pages := 0, 0, 0
 	paras, parasLost := 0, 0
+	heads, headsLost := 0, 0
 	for _, f := range files {
 		body, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		want, long := listingLines(body)
-		if len(want) == 0 && len(long) == 0 {
+		want, long, headings := listingLines(body)
+		if len(want) == 0 && len(long) == 0 && len(headings) == 0 {
 			continue
 		}
 		pages++
@@ -72,6 +73,26 @@ func sweep(root string) error {
 		}
 		if pl.lost > 0 {
 			paraLosses = append(paraLosses, pl)
+		}
+		mdHeads := "\n"
+		for _, l := range strings.Split(md, "\n") {
+			if strings.HasPrefix(l, "#") {
+				mdHeads += lettersOf(score.Unmark(strings.TrimLeft(l, "# "))) + "\n"
+			}
+		}
+		hl := loss{page: f}
+		for _, h := range headings {
+			heads++
+			if !strings.Contains(mdHeads, "\n"+lettersOf(h)+"\n") {
+				headsLost++
+				hl.lost++
+				if hl.first == "" {
+					hl.first = h
+				}
+			}
+		}
+		if hl.lost > 0 {
+			headLosses = append(headLosses, hl)
 		}
 		var flat strings.Builder
 		for _, l := range strings.Split(md, "\n") {
@@ -99,7 +120,8 @@ func sweep(root string) error {
 		what    string
 		n, lost int
 		losses  []loss
-	}{{"listing lines", all, lost, losses}, {"paragraphs of 25 words or more", paras, parasLost, paraLosses}} {
+	}{{"listing lines", all, lost, losses}, {"paragraphs of 25 words or more", paras, parasLost, paraLosses},
+		{"h2 and h3 headings (as markdown headings)", heads, headsLost, headLosses}} {
 		sort.Slice(r.losses, func(i, j int) bool { return r.losses[i].lost > r.losses[j].lost })
 		fmt.Printf("%s: %d, %d kept (%.4f), %d lost on %d pages\n", r.what, r.n, r.n-r.lost, float64(r.n-r.lost)/float64(max(r.n, 1)), r.lost, len(r.losses))
 		for i, l := range r.losses {
@@ -124,12 +146,12 @@ func lettersOf(s string) string {
 }
 
 // listingLines are the non-blank lines of every listing of the page,
-// white space collapsed, and its paragraphs of 25 words or more outside
-// the page's furniture.
-func listingLines(body []byte) (out, long []string) {
+// white space collapsed, and its paragraphs of 25 words or more and its
+// h2 and h3 headings outside the page's furniture.
+func listingLines(body []byte) (out, long, headings []string) {
 	doc, err := html.Parse(bytes.NewReader(toUTF8(body)))
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
@@ -139,6 +161,11 @@ func listingLines(body []byte) (out, long []string) {
 		case atom.P:
 			if t := strings.Fields(score.NodeText(n)); len(t) >= 25 {
 				long = append(long, strings.Join(t, " "))
+			}
+			return
+		case atom.H2, atom.H3:
+			if t := strings.Join(strings.Fields(score.NodeText(n)), " "); t != "" {
+				headings = append(headings, t)
 			}
 			return
 		}
@@ -161,7 +188,7 @@ func listingLines(body []byte) (out, long []string) {
 		}
 	}
 	walk(doc)
-	return out, long
+	return out, long, headings
 }
 
 func children(n *html.Node, a atom.Atom) []*html.Node {
