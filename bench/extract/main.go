@@ -4,7 +4,7 @@
 // per page. One table per dataset, each split into a tuning part and a
 // held-out part (see heldOut).
 //
-//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v] [-gaps]
+//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v] [-gaps] [-halves]
 //
 // Datasets:
 //
@@ -76,6 +76,7 @@ var (
 	leaks       = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and stop")
 	gaps        = flag.Bool("gaps", false, "print how hark's held-out results differ from go-trafilatura's page by page, sorted and without page names: whether a gap is one page or many, without looking at the pages")
 	visible     = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
+	halves      = flag.Bool("halves", false, "score the tuning part's two halves apart (by another bit of the name's hash) and skip the held-out part: a rule is kept only if neither half drops")
 )
 
 // page is one page of a dataset: a truth text, or snippets.
@@ -149,9 +150,20 @@ func main() {
 // heldOut splits every dataset by page name, decided before any result
 // was seen: a third of the pages are never looked at while tuning.
 func heldOut(name string) bool {
+	return nameHash(name)%3 == 0
+}
+
+// tuningHalf is the half of the tuning part a page is in (0 or 1), by a
+// bit of the hash that heldOut does not decide: a rule that helps one
+// half only is fitted to its pages.
+func tuningHalf(name string) int {
+	return int(nameHash(name)/3) % 2
+}
+
+func nameHash(name string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(name))
-	return h.Sum32()%3 == 0
+	return h.Sum32()
 }
 
 type result struct {
@@ -168,10 +180,17 @@ func run(title string, pages []page, structure bool) {
 		return
 	}
 	structureMarkdown = structure
-	for _, part := range []string{"tuning", "held-out"} {
+	parts := []string{"tuning", "held-out"}
+	if *halves {
+		parts = []string{"tuning", "tuning half A", "tuning half B"}
+	}
+	for _, part := range parts {
 		var sel []page
 		for _, pg := range pages {
-			if heldOut(pg.Name) == (part == "held-out") {
+			switch {
+			case heldOut(pg.Name) != (part == "held-out"):
+			case part == "tuning half A" && tuningHalf(pg.Name) != 0, part == "tuning half B" && tuningHalf(pg.Name) != 1:
+			default:
 				sel = append(sel, pg)
 			}
 		}
