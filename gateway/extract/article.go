@@ -580,7 +580,24 @@ func isUnlikely(n *html.Node) bool {
 		return false
 	}
 	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
-	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) && !holdsProse(n)
+	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) &&
+		!(holdsProse(n) && (!inArticleBody(n) || findFirst(n, isNamedBody) != nil))
+}
+
+// inArticleBody reports a block inside an <article> or an element named
+// as an article's body (isNamedBody). A block of prose named unlikely
+// outside them may wrap the article ("c-ad-section"), and so may one
+// inside them that holds the named body (a layout row "c-fixed-sidebar-
+// layout" around "c-article__content"); any other inside them is not
+// the article's wrapper but a part of it that Readability sets aside by
+// its name: a gallery's legends, readers' comments.
+func inArticleBody(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.DataAtom == atom.Article || isNamedBody(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // discardNames are parts of a class or id that trafilatura discards
