@@ -581,24 +581,29 @@ func isUnlikely(n *html.Node) bool {
 	}
 	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
 	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) &&
-		!(holdsProse(n) && (!inArticleBody(n) || findFirst(n, isNamedBody) != nil))
+		!(holdsProse(n) && mayWrapArticle(n))
 }
 
-// inArticleBody reports a block inside an <article> or an element named
-// as an article's body (isNamedBody). A block of prose named unlikely
-// outside them may wrap the article ("c-ad-section"), and so may one
-// inside them that holds the named body (a layout row "c-fixed-sidebar-
-// layout" around "c-article__content"); any other inside them is not
-// the article's wrapper but a part of it that Readability sets aside by
-// its name: a gallery's legends, readers' comments.
-func inArticleBody(n *html.Node) bool {
-	for p := n.Parent; p != nil; p = p.Parent {
-		if p.DataAtom == atom.Article || isNamedBody(p) {
-			return true
-		}
+// mayWrapArticle reports whether a block of prose that Readability finds
+// unlikely by its name may be the article's wrapper all the same
+// ("c-ad-section", a layout row "c-fixed-sidebar-layout" around
+// "c-article__content"): it holds an <article> or the article's named
+// body (isNamedBody), or the page has neither elsewhere. Beside or inside
+// an article that is not in it, it is a part of the page that
+// Readability sets aside by its name: a gallery's legends, readers'
+// comments.
+func mayWrapArticle(n *html.Node) bool {
+	if findFirst(n, isArticleBody) != nil {
+		return true
 	}
-	return false
+	top := n
+	for top.Parent != nil {
+		top = top.Parent
+	}
+	return findFirst(top, func(c *html.Node) bool { return isArticleBody(c) && !contains(n, c) }) == nil
 }
+
+func isArticleBody(n *html.Node) bool { return n.DataAtom == atom.Article || isNamedBody(n) }
 
 // discardNames are parts of a class or id that trafilatura discards
 // inside an article whatever the block's text (its default rules): author

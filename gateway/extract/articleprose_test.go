@@ -8,8 +8,9 @@ import (
 // TestUnlikelyProseInsideTheArticle: a block that Readability finds
 // unlikely by its name goes from an article page even when it holds a
 // thousand letters of prose, if it sits inside the article without
-// holding its named body (a gallery's legends, longer than the story);
-// the same prose around the named body, or outside any article, is the
+// holding its named body (a gallery's legends, longer than the story),
+// or beside it (readers' comments); the same prose around the named
+// body, or on a page with no article or named body elsewhere, is the
 // article's wrapper and stays.
 func TestUnlikelyProseInsideTheArticle(t *testing.T) {
 	story := "<p>" + strings.Repeat("Hotel owners say the towels are washed less often than guests believe, and sheets too. ", 4) + "</p>"
@@ -25,6 +26,10 @@ func TestUnlikelyProseInsideTheArticle(t *testing.T) {
 			strings.Repeat(legend[4:len(legend)-5], 6) + `</div></div></article></body></html>`, false},
 		{"wrapper of the article", head + `<div class="c-ad-section"><article><h1>Hotel secrets</h1>` + story +
 			strings.Repeat(legend[4:len(legend)-5], 6) + `</article></div></body></html>`, false},
+		{"comments beside the article", head + `<div class="article-content"><h1>Hotel secrets</h1>` + story + `</div>
+<div class="user-post-box comment-box">` + strings.Repeat(legend[4:len(legend)-5], 6) + `</div></body></html>`, true},
+		{"no article but it", head + `<div class="main-extra"><h2>Hotel secrets</h2>` + story +
+			strings.Repeat(legend[4:len(legend)-5], 6) + `</div></body></html>`, false},
 	} {
 		_, text := extract(t, tc.page, Options{})
 		if !strings.Contains(text, "Hotel owners say") {
