@@ -585,20 +585,23 @@ func isUnlikely(n *html.Node) bool {
 }
 
 // mayWrapArticle reports whether a block of prose that Readability finds
-// unlikely by its name may be the article's wrapper all the same
-// ("c-ad-section", a layout row "c-fixed-sidebar-layout" around
-// "c-article__content"): it holds an <article> or the article's named
-// body (isNamedBody), or the page has neither elsewhere. Beside or inside
-// an article that is not in it, it is a part of the page that
-// Readability sets aside by its name: a gallery's legends, readers'
-// comments.
+// unlikely by its name may be the article, or its wrapper, all the same
+// ("c-ad-section" around the <article>, "comment-text" holding a post):
+// it is inside an <article> or the article's named body (isNamedBody),
+// holds one, or the page has neither elsewhere. Beside an article that
+// it is not part of, it is what Readability sets it aside for: readers'
+// comments, a second column. (Inside an article it stays: dropping it
+// there took The Independent's gallery out on one tuning page, but
+// cost both held-out parts recall.)
 func mayWrapArticle(n *html.Node) bool {
 	if findFirst(n, isArticleBody) != nil {
 		return true
 	}
 	top := n
-	for top.Parent != nil {
-		top = top.Parent
+	for ; top.Parent != nil; top = top.Parent {
+		if top.Parent.DataAtom == atom.Article || isNamedBody(top.Parent) {
+			return true
+		}
 	}
 	return findFirst(top, func(c *html.Node) bool { return isArticleBody(c) && !contains(n, c) }) == nil
 }
