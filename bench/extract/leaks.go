@@ -11,7 +11,8 @@ import (
 )
 
 // whereLeaks prints, for each boilerplate snippet hark keeps on a tuning
-// page, where it sits in hark's text and the source element holding it.
+// page, where it sits in hark's text and the source element holding it;
+// and, for each body snippet it misses, the element holding that.
 func whereLeaks(pages []page) {
 	for _, pg := range pages {
 		if heldOut(pg.Name) || pg.with == nil {
@@ -28,6 +29,11 @@ func whereLeaks(pages []page) {
 			}
 		}
 		doc, _ := html.Parse(bytes.NewReader(pg.HTML))
+		for _, w := range pg.with {
+			if !strings.Contains(t, strings.Join(strings.Fields(w), " ")) {
+				fmt.Printf("MISS %s %q :: %s\n", pg.Name, w, chain(doc, strings.Join(strings.Fields(w), " ")))
+			}
+		}
 		for _, w := range pg.without {
 			ws := strings.Join(strings.Fields(w), " ")
 			i := strings.Index(t, ws)

@@ -73,7 +73,7 @@ var (
 	only        = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
 	dump        = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
 	pageScores  = flag.Bool("pages", false, "print hark's F1 on each tuning page (to compare two versions of a rule)")
-	leaks       = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and stop")
+	leaks       = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and the element holding each body snippet it misses, and stop")
 	gaps        = flag.Bool("gaps", false, "print how hark's held-out results differ from go-trafilatura's page by page, sorted and without page names: whether a gap is one page or many, without looking at the pages")
 	visible     = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
 	halves      = flag.Bool("halves", false, "score the tuning part's two halves apart (by another bit of the name's hash) and skip the held-out part: a rule is kept only if neither half drops")

@@ -332,7 +332,7 @@ func dropBareHeadings(p *html.Node) {
 	for c := p.LastChild; c != nil; {
 		prev := c.PrevSibling
 		if c.Type == html.ElementNode {
-			if isHeading(c) && (next == nil || isHeading(next) && next.Data <= c.Data) {
+			if isHeading(c) && (next == nil || isHeading(next) && next.Data <= c.Data) && !isStandfirst(c) {
 				p.RemoveChild(c)
 				c = prev
 				continue
@@ -455,6 +455,9 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics, 
 		return false
 	}
 	m := memo[n]
+	if n.DataAtom == atom.Footer && m.all < total.all {
+		return true
+	}
 	if m.all*2 > total.all {
 		return false // half the article is the article
 	}

@@ -39,3 +39,45 @@ func TestUnlikelyProseBesideTheArticle(t *testing.T) {
 		}
 	}
 }
+
+// TestArticleFooterGoesWhateverItsLength: an article's <footer> (the
+// author's box, the post's meta) goes even when it holds more text than
+// a short post, as Readability drops every <footer>.
+func TestArticleFooterGoesWhateverItsLength(t *testing.T) {
+	page := `<html><head><title>Podcast 39</title><meta property="og:type" content="article"></head><body><article><h1>Podcast 39</h1>
+<p>In this episode we talk with Anna about knowledge graphs in small firms, and what they cost.</p>
+<footer class="entry-meta"><div class="author-info"><p>` + strings.Repeat("Anna is the founder of a consultancy for knowledge management and has written three books on it. ", 3) +
+		`</p></div><p>This entry was posted in Podcast and tagged Berlin.</p></footer></article></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "knowledge graphs") || strings.Contains(text, "founder of a consultancy") || strings.Contains(text, "This entry was posted") {
+		t.Errorf("article with its footer:\n%s", text)
+	}
+}
+
+// TestStandfirstStays: the lead under an article's headline stays with
+// it, whether set as a heading at the end of the headline's box (which
+// heads nothing, and is not a bare heading for that) or as a paragraph
+// in a header left out of the content; a site's motto under its name in
+// the banner does not come in.
+func TestStandfirstStays(t *testing.T) {
+	lead := "The regional government wants to cut the waiting time for new licences from six months to six weeks."
+	story := "<p>" + strings.Repeat("The ministry said on Monday that it would hire forty more clerks and move the forms online by spring. ", 4) + "</p>"
+	head := `<html><head><title>Licences in six weeks</title><meta property="og:type" content="article"></head><body>`
+	for name, page := range map[string]string{
+		"heading": head + `<article><div class="heading-wrapper"><h1>Licences in six weeks</h1><h2 class="article-lead">` + lead +
+			`</h2></div><div class="article-wrapper">` + story + `</div></article></body></html>`,
+		"header": head + `<div class="page"><header class="entry__header"><h1>Licences in six weeks</h1><p>12 May</p><p class="entry__subtitle">` + lead +
+			`</p></header><main>` + story + `</main></div></body></html>`,
+	} {
+		_, text := extract(t, page, Options{})
+		if !strings.Contains(text, lead) || !strings.Contains(text, "forty more clerks") || strings.Index(text, lead) > strings.Index(text, "forty more clerks") {
+			t.Errorf("%s: lead lost or misplaced:\n%s", name, text)
+		}
+	}
+	motto := "This is the shared home of Steven and Fiona, who love blue skies, the sea and a quiet life in the hills."
+	page := head + `<div id="header"><div id="banner"><h1><a href="/">Licences in six weeks</a></h1><h2>` + motto + `</h2></div></div>
+<div id="article-area"><h2>Licences in six weeks</h2>` + story + `</div></body></html>`
+	if _, text := extract(t, page, Options{}); strings.Contains(text, "shared home") {
+		t.Errorf("the banner's motto came in:\n%s", text)
+	}
+}
