@@ -413,9 +413,12 @@ func cleanArticle(root *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if isArticleClutter(c, memo, total, namesTell) {
+				switch {
+				case c.DataAtom == atom.Table && isDataTable(c):
+					// Readability leaves a table of data and all it holds.
+				case isArticleClutter(c, memo, total, namesTell):
 					n.RemoveChild(c)
-				} else {
+				default:
 					walk(c)
 				}
 			}

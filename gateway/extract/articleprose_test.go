@@ -81,3 +81,25 @@ func TestStandfirstStays(t *testing.T) {
 		t.Errorf("the banner's motto came in:\n%s", text)
 	}
 }
+
+// TestDataTableStays: Readability's conditional cleaning leaves a table
+// of data, however many of its cells are links (apps linked to their
+// store pages); a small box of links set as a table still goes.
+func TestDataTableStays(t *testing.T) {
+	row := func(app, a, b, c string) string {
+		return `<tr><td><a href="https://store.example/` + app + `">` + app + `</a></td><td>` + a + `</td><td>` + b + `</td><td>` + c + `</td></tr>`
+	}
+	page := `<html><head><title>Smaller updates</title><meta property="og:type" content="article"></head><body><article><h1>Smaller updates</h1>
+<p>` + strings.Repeat("A new way of computing patches makes app updates much smaller for everyone who installs them. ", 4) + `</p>
+<table>` + row("FarmHeroes", "71 MB", "13 MB", "8 MB") + row("Maps", "32 MB", "17 MB", "9 MB") + row("Photos", "20 MB", "9 MB", "5 MB") +
+		row("Mail", "15 MB", "7 MB", "4 MB") + `</table>
+<table><tr><td><a href="/a">Older post</a></td><td><a href="/b">Newer post</a></td></tr></table>
+<p>` + strings.Repeat("The savings are largest for games, whose assets change little between versions. ", 3) + `</p></article></body></html>`
+	_, text := extract(t, page, Options{Tables: true})
+	if !strings.Contains(text, "FarmHeroes") || !strings.Contains(text, "71 MB") {
+		t.Errorf("the table of data went:\n%s", text)
+	}
+	if strings.Contains(text, "Older post") {
+		t.Errorf("the box of links stayed:\n%s", text)
+	}
+}
