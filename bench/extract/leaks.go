@@ -23,10 +23,8 @@ func whereLeaks(pages []page) {
 		if *leaksHeldOut {
 			part = "held-out"
 		}
-		{
-			fmt.Printf(part+" totals: kept boilerplate at the head %d, in the middle %d, at the tail %d, in a caption %d; body snippets missed %d\n",
-				totals["head"], totals["mid"], totals["tail"], totals["caption"], totals["miss"])
-		}
+		fmt.Printf("%s totals: kept boilerplate at the head %d, in the middle %d, at the tail %d, in a caption %d; body snippets missed %d\n",
+			part, totals["head"], totals["mid"], totals["tail"], totals["caption"], totals["miss"])
 	}()
 	for _, pg := range pages {
 		if heldOut(pg.Name) != *leaksHeldOut || pg.with == nil {
