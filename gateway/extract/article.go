@@ -587,8 +587,13 @@ func isUnlikely(n *html.Node) bool {
 	}
 	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
 	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) &&
-		!(holdsProse(n) && mayWrapArticle(n))
+		!(holdsProse(n) && !isList(n) && mayWrapArticle(n))
 }
+
+// isList reports a list: a wrapper of an article is a box, never a
+// list, so a list named unlikely goes however much prose it holds (a
+// gallery's "legends", a slideshow's captions), as Readability has it.
+func isList(n *html.Node) bool { return n.DataAtom == atom.Ul || n.DataAtom == atom.Ol }
 
 // discardNames are parts of a class or id that trafilatura discards
 // inside an article whatever the block's text (its default rules): author

@@ -167,9 +167,9 @@ func isFigure(n *html.Node) bool { return n.DataAtom == atom.Figure || n.DataAto
 // it is inside an <article> or the article's named body (isNamedBody),
 // holds one, or the page has neither elsewhere. Beside an article that
 // it is not part of, it is what Readability sets it aside for: readers'
-// comments, a second column. (Inside an article it stays: dropping it
-// there took The Independent's gallery out on one tuning page, but
-// cost both held-out parts recall.)
+// comments, a second column. (A box inside an article stays: dropping
+// any block there cost both held-out parts recall; a list there goes,
+// see isList.)
 func mayWrapArticle(n *html.Node) bool {
 	if findFirst(n, isArticleBody) != nil {
 		return true

@@ -8,9 +8,10 @@ import (
 // TestUnlikelyProseBesideTheArticle: a block that Readability finds
 // unlikely by its name goes from an article page even when it holds a
 // thousand letters of prose, if it sits beside the article (readers'
-// comments); the same prose inside the article (a gallery's legends),
-// around it or its named body, or on a page with no article or named
-// body elsewhere, may be the article and stays.
+// comments) or is a list (a gallery's legends: no article is wrapped in
+// a list); the same prose in a box inside the article, around it or its
+// named body, or on a page with no article or named body elsewhere, may
+// be the article and stays.
 func TestUnlikelyProseBesideTheArticle(t *testing.T) {
 	story := "<p>" + strings.Repeat("Hotel owners say the towels are washed less often than guests believe, and sheets too. ", 4) + "</p>"
 	legend := "<li><h2>3/50 Rates rise</h2><p>" + strings.Repeat("The bank raised its rates for the first time in seven years, and shares fell. ", 3) + "</p></li>"
@@ -20,7 +21,9 @@ func TestUnlikelyProseBesideTheArticle(t *testing.T) {
 		name, page string
 		gone       bool
 	}{
-		{"gallery in the body", head + `<article><h1>Hotel secrets</h1><div itemprop="articleBody">` + story + gallery + `</div></article></body></html>`, false},
+		{"gallery in the body", head + `<article><h1>Hotel secrets</h1><div itemprop="articleBody">` + story + gallery + `</div></article></body></html>`, true},
+		{"box in the body", head + `<article><h1>Hotel secrets</h1><div itemprop="articleBody">` + story + `<div class="extra-notes">` +
+			strings.Repeat(legend[4:len(legend)-5], 6) + `</div></div></article></body></html>`, false},
 		{"wrapper of the body", head + `<article><h1>Hotel secrets</h1><div class="o-row c-fixed-sidebar-layout"><div class="c-article__content">` + story +
 			strings.Repeat(legend[4:len(legend)-5], 6) + `</div></div></article></body></html>`, false},
 		{"wrapper of the article", head + `<div class="c-ad-section"><article><h1>Hotel secrets</h1>` + story +
