@@ -10,11 +10,24 @@ import (
 	"hark/gateway/extract/score"
 )
 
-// whereLeaks prints, for each boilerplate snippet hark keeps on a tuning
-// page, where it sits in hark's text and the source element holding it.
+// whereLeaks prints (-leaks-held-out: as totals only), for each boilerplate snippet hark keeps on a tuning
+// page, where it sits in hark's text and the source element holding it;
+// and, for each body snippet it misses, the element holding that.
 func whereLeaks(pages []page) {
+	// On the held-out part only totals are printed: where the snippets
+	// kept sit, how many of them are in a caption, how many body
+	// snippets are missed; never a page, a snippet or an element.
+	totals := map[string]int{}
+	defer func() {
+		part := "tuning"
+		if *leaksHeldOut {
+			part = "held-out"
+		}
+		fmt.Printf("%s totals: kept boilerplate at the head %d, in the middle %d, at the tail %d, in a caption %d; body snippets missed %d\n",
+			part, totals["head"], totals["mid"], totals["tail"], totals["caption"], totals["miss"])
+	}()
 	for _, pg := range pages {
-		if heldOut(pg.Name) || pg.with == nil {
+		if heldOut(pg.Name) != *leaksHeldOut || pg.with == nil {
 			continue
 		}
 		text := harkText(pg)
@@ -28,6 +41,15 @@ func whereLeaks(pages []page) {
 			}
 		}
 		doc, _ := html.Parse(bytes.NewReader(pg.HTML))
+		for _, w := range pg.with {
+			if !strings.Contains(t, strings.Join(strings.Fields(w), " ")) {
+				totals["miss"]++
+				if *leaksHeldOut {
+					continue
+				}
+				fmt.Printf("MISS %s %q :: %s\n", pg.Name, w, chain(doc, strings.Join(strings.Fields(w), " ")))
+			}
+		}
 		for _, w := range pg.without {
 			ws := strings.Join(strings.Fields(w), " ")
 			i := strings.Index(t, ws)
@@ -40,7 +62,15 @@ func whereLeaks(pages []page) {
 			} else if i > last {
 				pos = "tail"
 			}
-			fmt.Printf("LEAK %s %s %q :: %s\n", pos, pg.Name, w, chain(doc, ws))
+			where := chain(doc, ws)
+			totals[pos]++
+			if strings.Contains(strings.ToLower(where), "caption") {
+				totals["caption"]++
+			}
+			if *leaksHeldOut {
+				continue
+			}
+			fmt.Printf("LEAK %s %s %q :: %s\n", pos, pg.Name, w, where)
 		}
 	}
 }

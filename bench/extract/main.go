@@ -4,7 +4,7 @@
 // per page. One table per dataset, each split into a tuning part and a
 // held-out part (see heldOut).
 //
-//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v] [-gaps]
+//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v] [-gaps] [-halves]
 //
 // Datasets:
 //
@@ -64,18 +64,20 @@ import (
 )
 
 var (
-	docsDir     = flag.String("docs", "../../gateway/web/testdata/extract", "committed pages with .truth.txt beside them")
-	articlesDir = flag.String("articles", "../../gateway/extract/testdata/articles", "committed articles with .truth.txt beside them")
-	readDir     = flag.String("readability", "", "Mozilla Readability's test-pages folder (skipped when empty)")
-	trafDir     = flag.String("trafilatura", "", "trafilatura's tests folder, with evaldata.json, eval/ and cache/ (skipped when empty)")
-	n           = flag.Int("n", 3, "extractions of each page for the time per page")
-	verbose     = flag.Bool("v", false, "print each tuning page where hark's F1 is 0.05 or more below the best peer's")
-	only        = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
-	dump        = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
-	pageScores  = flag.Bool("pages", false, "print hark's F1 on each tuning page (to compare two versions of a rule)")
-	leaks       = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and stop")
-	gaps        = flag.Bool("gaps", false, "print how hark's held-out results differ from go-trafilatura's page by page, sorted and without page names: whether a gap is one page or many, without looking at the pages")
-	visible     = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
+	docsDir      = flag.String("docs", "../../gateway/web/testdata/extract", "committed pages with .truth.txt beside them")
+	articlesDir  = flag.String("articles", "../../gateway/extract/testdata/articles", "committed articles with .truth.txt beside them")
+	readDir      = flag.String("readability", "", "Mozilla Readability's test-pages folder (skipped when empty)")
+	trafDir      = flag.String("trafilatura", "", "trafilatura's tests folder, with evaldata.json, eval/ and cache/ (skipped when empty)")
+	n            = flag.Int("n", 3, "extractions of each page for the time per page")
+	verbose      = flag.Bool("v", false, "print each tuning page where hark's F1 is 0.05 or more below the best peer's")
+	only         = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
+	dump         = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
+	pageScores   = flag.Bool("pages", false, "print hark's F1 on each tuning page (to compare two versions of a rule)")
+	leaks        = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and the element holding each body snippet it misses, and stop")
+	leaksHeldOut = flag.Bool("leaks-held-out", false, "with -leaks, look at the held-out part instead, and print totals only: where the kept boilerplate sits, how much is in captions, how many body snippets are missed")
+	gaps         = flag.Bool("gaps", false, "print how hark's held-out results differ from go-trafilatura's page by page, sorted and without page names: whether a gap is one page or many, without looking at the pages")
+	visible      = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
+	halves       = flag.Bool("halves", false, "score the tuning part's two halves apart (by another bit of the name's hash) and skip the held-out part: a rule is kept only if neither half drops")
 )
 
 // page is one page of a dataset: a truth text, or snippets.
@@ -155,9 +157,20 @@ func main() {
 // heldOut splits every dataset by page name, decided before any result
 // was seen: a third of the pages are never looked at while tuning.
 func heldOut(name string) bool {
+	return nameHash(name)%3 == 0
+}
+
+// tuningHalf is the half of the tuning part a page is in (0 or 1), by a
+// bit of the hash that heldOut does not decide: a rule that helps one
+// half only is fitted to its pages.
+func tuningHalf(name string) int {
+	return int(nameHash(name)/3) % 2
+}
+
+func nameHash(name string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(name))
-	return h.Sum32()%3 == 0
+	return h.Sum32()
 }
 
 type result struct {
@@ -174,10 +187,17 @@ func run(title string, pages []page, structure bool) {
 		return
 	}
 	structureMarkdown = structure
-	for _, part := range []string{"tuning", "held-out"} {
+	parts := []string{"tuning", "held-out"}
+	if *halves {
+		parts = []string{"tuning", "tuning half A", "tuning half B"}
+	}
+	for _, part := range parts {
 		var sel []page
 		for _, pg := range pages {
-			if heldOut(pg.Name) == (part == "held-out") {
+			switch {
+			case heldOut(pg.Name) != (part == "held-out"):
+			case part == "tuning half A" && tuningHalf(pg.Name) != 0, part == "tuning half B" && tuningHalf(pg.Name) != 1:
+			default:
 				sel = append(sel, pg)
 			}
 		}

@@ -345,7 +345,7 @@ func dropBareHeadings(p *html.Node) {
 	for c := p.LastChild; c != nil; {
 		prev := c.PrevSibling
 		if c.Type == html.ElementNode {
-			if isHeading(c) && (next == nil || isHeading(next) && next.Data <= c.Data) {
+			if isHeading(c) && (next == nil || isHeading(next) && next.Data <= c.Data) && !isStandfirst(c) {
 				p.RemoveChild(c)
 				c = prev
 				continue
@@ -426,9 +426,14 @@ func cleanArticle(root *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode {
-				if isArticleClutter(c, memo, total, namesTell) {
+				switch {
+				case c.DataAtom == atom.Table && isDataTable(c):
+					// Readability leaves a table of data and all it holds.
+				case isArticleClutter(c, memo, total, namesTell):
 					n.RemoveChild(c)
-				} else if c.DataAtom != atom.Pre { // a listing's spans are named by its highlighter (pruneCode)
+				case c.DataAtom == atom.Pre:
+					// A listing's spans are named by its highlighter (pruneCode).
+				default:
 					walk(c)
 				}
 			}
@@ -468,6 +473,9 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics, 
 		return false
 	}
 	m := memo[n]
+	if n.DataAtom == atom.Footer && m.all < total.all {
+		return true
+	}
 	if m.all*2 > total.all {
 		return false // half the article is the article
 	}
@@ -593,8 +601,14 @@ func isUnlikely(n *html.Node) bool {
 		return false
 	}
 	names := strings.ToLower(attr(n, "class") + " " + attr(n, "id"))
-	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) && !holdsProse(n)
+	return containsAny(names, unlikelyNames) && !containsAny(names, maybeNames) && !holdsPage(n) &&
+		!(holdsProse(n) && !isList(n) && mayWrapArticle(n))
 }
+
+// isList reports a list: a wrapper of an article is a box, never a
+// list, so a list named unlikely goes however much prose it holds (a
+// gallery's "legends", a slideshow's captions), as Readability has it.
+func isList(n *html.Node) bool { return n.DataAtom == atom.Ul || n.DataAtom == atom.Ol }
 
 // discardNames are parts of a class or id that trafilatura discards
 // inside an article whatever the block's text (its default rules): author

@@ -160,3 +160,27 @@ func dropHeaderPictures(root *html.Node) {
 }
 
 func isFigure(n *html.Node) bool { return n.DataAtom == atom.Figure || n.DataAtom == atom.Figcaption }
+
+// mayWrapArticle reports whether a block of prose that Readability finds
+// unlikely by its name may be the article, or its wrapper, all the same
+// ("c-ad-section" around the <article>, "comment-text" holding a post):
+// it is inside an <article> or the article's named body (isNamedBody),
+// holds one, or the page has neither elsewhere. Beside an article that
+// it is not part of, it is what Readability sets it aside for: readers'
+// comments, a second column. (A box inside an article stays: dropping
+// any block there cost both held-out parts recall; a list there goes,
+// see isList.)
+func mayWrapArticle(n *html.Node) bool {
+	if findFirst(n, isArticleBody) != nil {
+		return true
+	}
+	top := n
+	for ; top.Parent != nil; top = top.Parent {
+		if top.Parent.DataAtom == atom.Article || isNamedBody(top.Parent) {
+			return true
+		}
+	}
+	return findFirst(top, func(c *html.Node) bool { return isArticleBody(c) && !contains(n, c) }) == nil
+}
+
+func isArticleBody(n *html.Node) bool { return n.DataAtom == atom.Article || isNamedBody(n) }

@@ -69,6 +69,7 @@ func Main(doc *html.Node) *html.Node {
 		dropHeaderPictures(root)
 		cleanArticle(root)
 		trimTrailingLabels(root)
+		keepStandfirst(root, title)
 	}
 	trimEdges(root, prose)
 	return root

@@ -163,14 +163,14 @@ func TestExtractionQualityOnCommittedPages(t *testing.T) {
 		}
 	}
 	// Floors: a little under the figures measured on 2026-11-26 (articles
-	// 0.978 and snippets 0.971 after the body and title rules of 05:50
-	// UTC, documentation 0.993), so that a real loss
+	// 0.979 and snippets 0.974 after the standfirst and data-table rules
+	// of 07:40 UTC, documentation 0.993), so that a real loss
 	// fails while a page or two moving by a point does not.
-	if s := parts["articles all"]; s.f/float64(s.n) < 0.97 {
-		t.Errorf("articles' mean F1 %.3f below 0.97", s.f/float64(s.n))
+	if s := parts["articles all"]; s.f/float64(s.n) < 0.972 {
+		t.Errorf("articles' mean F1 %.3f below 0.972", s.f/float64(s.n))
 	}
-	if _, _, f := snippetF1(parts["snippets all"]); f < 0.96 {
-		t.Errorf("snippet F1 %.3f below 0.96", f)
+	if _, _, f := snippetF1(parts["snippets all"]); f < 0.965 {
+		t.Errorf("snippet F1 %.3f below 0.965", f)
 	}
 	if s := parts["documentation all"]; s.f/float64(s.n) < 0.98 {
 		t.Errorf("documentation's mean F1 %.3f below 0.98", s.f/float64(s.n))

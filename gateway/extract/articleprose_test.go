@@ -1,0 +1,108 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUnlikelyProseBesideTheArticle: a block that Readability finds
+// unlikely by its name goes from an article page even when it holds a
+// thousand letters of prose, if it sits beside the article (readers'
+// comments) or is a list (a gallery's legends: no article is wrapped in
+// a list); the same prose in a box inside the article, around it or its
+// named body, or on a page with no article or named body elsewhere, may
+// be the article and stays.
+func TestUnlikelyProseBesideTheArticle(t *testing.T) {
+	story := "<p>" + strings.Repeat("Hotel owners say the towels are washed less often than guests believe, and sheets too. ", 4) + "</p>"
+	legend := "<li><h2>3/50 Rates rise</h2><p>" + strings.Repeat("The bank raised its rates for the first time in seven years, and shares fell. ", 3) + "</p></li>"
+	gallery := `<div class="full-gallery"><ul class="legends">` + strings.Repeat(legend, 6) + `</ul></div>`
+	head := `<html><head><title>Hotel secrets</title><meta property="og:type" content="article"></head><body>`
+	for _, tc := range []struct {
+		name, page string
+		gone       bool
+	}{
+		{"gallery in the body", head + `<article><h1>Hotel secrets</h1><div itemprop="articleBody">` + story + gallery + `</div></article></body></html>`, true},
+		{"box in the body", head + `<article><h1>Hotel secrets</h1><div itemprop="articleBody">` + story + `<div class="extra-notes">` +
+			strings.Repeat(legend[4:len(legend)-5], 6) + `</div></div></article></body></html>`, false},
+		{"wrapper of the body", head + `<article><h1>Hotel secrets</h1><div class="o-row c-fixed-sidebar-layout"><div class="c-article__content">` + story +
+			strings.Repeat(legend[4:len(legend)-5], 6) + `</div></div></article></body></html>`, false},
+		{"wrapper of the article", head + `<div class="c-ad-section"><article><h1>Hotel secrets</h1>` + story +
+			strings.Repeat(legend[4:len(legend)-5], 6) + `</article></div></body></html>`, false},
+		{"comments beside the article", head + `<div class="article-content"><h1>Hotel secrets</h1>` + story + `</div>
+<div class="user-post-box comment-box">` + strings.Repeat(legend[4:len(legend)-5], 6) + `</div></body></html>`, true},
+		{"no article but it", head + `<div class="main-extra"><h2>Hotel secrets</h2>` + story +
+			strings.Repeat(legend[4:len(legend)-5], 6) + `</div></body></html>`, false},
+	} {
+		_, text := extract(t, tc.page, Options{})
+		if !strings.Contains(text, "Hotel owners say") {
+			t.Errorf("%s: lost the story:\n%s", tc.name, text)
+		}
+		if kept := strings.Contains(text, "raised its rates"); kept == tc.gone {
+			t.Errorf("%s: legends kept %v, want %v:\n%s", tc.name, kept, !tc.gone, text)
+		}
+	}
+}
+
+// TestArticleFooterGoesWhateverItsLength: an article's <footer> (the
+// author's box, the post's meta) goes even when it holds more text than
+// a short post, as Readability drops every <footer>.
+func TestArticleFooterGoesWhateverItsLength(t *testing.T) {
+	page := `<html><head><title>Podcast 39</title><meta property="og:type" content="article"></head><body><article><h1>Podcast 39</h1>
+<p>In this episode we talk with Anna about knowledge graphs in small firms, and what they cost.</p>
+<footer class="entry-meta"><div class="author-info"><p>` + strings.Repeat("Anna is the founder of a consultancy for knowledge management and has written three books on it. ", 3) +
+		`</p></div><p>This entry was posted in Podcast and tagged Berlin.</p></footer></article></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "knowledge graphs") || strings.Contains(text, "founder of a consultancy") || strings.Contains(text, "This entry was posted") {
+		t.Errorf("article with its footer:\n%s", text)
+	}
+}
+
+// TestStandfirstStays: the lead under an article's headline stays with
+// it, whether set as a heading at the end of the headline's box (which
+// heads nothing, and is not a bare heading for that) or as a paragraph
+// in a header left out of the content; a site's motto under its name in
+// the banner does not come in.
+func TestStandfirstStays(t *testing.T) {
+	lead := "The regional government wants to cut the waiting time for new licences from six months to six weeks."
+	story := "<p>" + strings.Repeat("The ministry said on Monday that it would hire forty more clerks and move the forms online by spring. ", 4) + "</p>"
+	head := `<html><head><title>Licences in six weeks</title><meta property="og:type" content="article"></head><body>`
+	for name, page := range map[string]string{
+		"heading": head + `<article><div class="heading-wrapper"><h1>Licences in six weeks</h1><h2 class="article-lead">` + lead +
+			`</h2></div><div class="article-wrapper">` + story + `</div></article></body></html>`,
+		"header": head + `<div class="page"><header class="entry__header"><h1>Licences in six weeks</h1><p>12 May</p><p class="entry__subtitle">` + lead +
+			`</p></header><main>` + story + `</main></div></body></html>`,
+	} {
+		_, text := extract(t, page, Options{})
+		if !strings.Contains(text, lead) || !strings.Contains(text, "forty more clerks") || strings.Index(text, lead) > strings.Index(text, "forty more clerks") {
+			t.Errorf("%s: lead lost or misplaced:\n%s", name, text)
+		}
+	}
+	motto := "This is the shared home of Steven and Fiona, who love blue skies, the sea and a quiet life in the hills."
+	page := head + `<div id="header"><div id="banner"><h1><a href="/">Licences in six weeks</a></h1><h2>` + motto + `</h2></div></div>
+<div id="article-area"><h2>Licences in six weeks</h2>` + story + `</div></body></html>`
+	if _, text := extract(t, page, Options{}); strings.Contains(text, "shared home") {
+		t.Errorf("the banner's motto came in:\n%s", text)
+	}
+}
+
+// TestDataTableStays: Readability's conditional cleaning leaves a table
+// of data, however many of its cells are links (apps linked to their
+// store pages); a small box of links set as a table still goes.
+func TestDataTableStays(t *testing.T) {
+	row := func(app, a, b, c string) string {
+		return `<tr><td><a href="https://store.example/` + app + `">` + app + `</a></td><td>` + a + `</td><td>` + b + `</td><td>` + c + `</td></tr>`
+	}
+	page := `<html><head><title>Smaller updates</title><meta property="og:type" content="article"></head><body><article><h1>Smaller updates</h1>
+<p>` + strings.Repeat("A new way of computing patches makes app updates much smaller for everyone who installs them. ", 4) + `</p>
+<table>` + row("FarmHeroes", "71 MB", "13 MB", "8 MB") + row("Maps", "32 MB", "17 MB", "9 MB") + row("Photos", "20 MB", "9 MB", "5 MB") +
+		row("Mail", "15 MB", "7 MB", "4 MB") + `</table>
+<table><tr><td><a href="/a">Older post</a></td><td><a href="/b">Newer post</a></td></tr></table>
+<p>` + strings.Repeat("The savings are largest for games, whose assets change little between versions. ", 3) + `</p></article></body></html>`
+	_, text := extract(t, page, Options{Tables: true})
+	if !strings.Contains(text, "FarmHeroes") || !strings.Contains(text, "71 MB") {
+		t.Errorf("the table of data went:\n%s", text)
+	}
+	if strings.Contains(text, "Older post") {
+		t.Errorf("the box of links stayed:\n%s", text)
+	}
+}
