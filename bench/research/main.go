@@ -5,7 +5,7 @@
 // first sentence, fragment heading or source listed twice), and the time
 // each question took on the embedded engine.
 //
-//	cd bench/research && go run . [-models mini,pro] [-v [-vpart tuning|held-out|all]]
+//	cd bench/research && go run . [-models mini,pro] [-halves] [-v [-vpart tuning|held-out|all]]
 package main
 
 import (
@@ -32,18 +32,26 @@ func main() {
 	models := flag.String("models", "mini,pro", "models to score, comma-separated")
 	verbose := flag.Bool("v", false, "print each question that is not answered, cited or clean")
 	part := flag.String("vpart", researchset.Tuning, "the part -v prints (tuning, held-out, or all): tuning never shows a held-out report")
+	halves := flag.Bool("halves", false, "also score the tuning part's two halves (id mod 4 == 1 and == 3), so that a change is kept only when it lowers neither")
 	flag.Parse()
 	if *part != researchset.Tuning && *part != researchset.HeldOut && *part != "all" {
 		fmt.Fprintf(os.Stderr, "research bench: -vpart is %q; it must be %s, %s or all\n", *part, researchset.Tuning, researchset.HeldOut)
 		os.Exit(2)
 	}
-	if err := run(*data, strings.Split(*models, ","), *verbose, *part); err != nil {
+	if err := run(*data, strings.Split(*models, ","), *verbose, *part, *halves); err != nil {
 		fmt.Fprintln(os.Stderr, "research bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data string, models []string, verbose bool, vpart string) error {
+// The tuning part's halves, by id: a change that lifts one half and
+// lowers the other fits questions rather than generalising.
+const (
+	tuning1 = "tuning id%4=1"
+	tuning3 = "tuning id%4=3"
+)
+
+func run(data string, models []string, verbose bool, vpart string, halves bool) error {
 	qs, err := researchset.Load(filepath.Join(data, "questions.json"))
 	if err != nil {
 		return err
@@ -91,7 +99,7 @@ func run(data string, models []string, verbose bool, vpart string) error {
 			n, answered, cited, clean int
 			times                     []time.Duration
 		}
-		parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}}
+		parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}, tuning1: {}, tuning3: {}}
 		for _, q := range qs {
 			start := time.Now()
 			out, err := r.Research(ctx, api.ResearchInput{Input: q.Question, Model: model})
@@ -104,24 +112,37 @@ func run(data string, models []string, verbose bool, vpart string) error {
 				urls = append(urls, s.URL)
 			}
 			s := researchset.Rate(q, out.Content, urls)
-			t := parts[q.Part]
-			t.n++
-			t.times = append(t.times, took)
-			if s.Answered {
-				t.answered++
+			in := []string{q.Part}
+			if q.Part == researchset.Tuning {
+				in = append(in, map[int]string{1: tuning1, 3: tuning3}[q.ID%4])
 			}
-			if s.Cited {
-				t.cited++
-			}
-			if s.Clean() {
-				t.clean++
+			for _, p := range in {
+				t := parts[p]
+				t.n++
+				t.times = append(t.times, took)
+				if s.Answered {
+					t.answered++
+				}
+				if s.Cited {
+					t.cited++
+				}
+				if s.Clean() {
+					t.clean++
+				}
 			}
 			if verbose && (vpart == "all" || vpart == q.Part) && (!s.Answered || !s.Cited || !s.Clean()) {
 				fmt.Fprintf(os.Stderr, "%s #%d %s: answered %v, cited %v %v\n", model, q.ID, q.Question, s.Answered, s.Cited, s.Problems)
 			}
 		}
-		for _, p := range []string{researchset.Tuning, researchset.HeldOut} {
+		shown := []string{researchset.Tuning, researchset.HeldOut}
+		if halves {
+			shown = []string{tuning1, tuning3, researchset.Tuning, researchset.HeldOut}
+		}
+		for _, p := range shown {
 			t := parts[p]
+			if t.n == 0 {
+				continue
+			}
 			slices.Sort(t.times)
 			fmt.Printf("| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s |\n", model, p, t.n,
 				ratio(t.answered, t.n), ratio(t.cited, t.n), ratio(t.clean, t.n),
