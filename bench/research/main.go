@@ -32,13 +32,14 @@ func main() {
 	models := flag.String("models", "mini,pro", "models to score, comma-separated")
 	verbose := flag.Bool("v", false, "print each question that is not answered, cited or clean")
 	part := flag.String("vpart", researchset.Tuning, "the part -v prints (tuning, held-out, or all): tuning never shows a held-out report")
+	recall := flag.Bool("recall", false, "before scoring, where the index ranks each question's gold page when searched for the question as typed (the first search research sends): recall at 1, 3, 8, 20 and 50 per part, and the tuning part's ranks over 8")
 	halves := flag.Bool("halves", false, "also score the tuning part's two halves (id mod 4 == 1 and == 3), so that a change is kept only when it lowers neither")
 	flag.Parse()
 	if *part != researchset.Tuning && *part != researchset.HeldOut && *part != "all" {
 		fmt.Fprintf(os.Stderr, "research bench: -vpart is %q; it must be %s, %s or all\n", *part, researchset.Tuning, researchset.HeldOut)
 		os.Exit(2)
 	}
-	if err := run(*data, strings.Split(*models, ","), *verbose, *part, *halves); err != nil {
+	if err := run(*data, strings.Split(*models, ","), *verbose, *part, *halves, *recall); err != nil {
 		fmt.Fprintln(os.Stderr, "research bench:", err)
 		os.Exit(1)
 	}
@@ -51,7 +52,7 @@ const (
 	tuning3 = "tuning id%4=3"
 )
 
-func run(data string, models []string, verbose bool, vpart string, halves bool) error {
+func run(data string, models []string, verbose bool, vpart string, halves, recall bool) error {
 	qs, err := researchset.Load(filepath.Join(data, "questions.json"))
 	if err != nil {
 		return err
@@ -92,6 +93,11 @@ func run(data string, models []string, verbose bool, vpart string, halves bool) 
 		}
 	}
 	fmt.Printf("%d questions over %d pages\n\n", len(qs), pages)
+	if recall {
+		if err := searchRecall(ctx, e, qs); err != nil {
+			return err
+		}
+	}
 	fmt.Println("| Model | Part | Questions | Answered | Cited | Clean | Median time | Slowest |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, model := range models {
@@ -157,4 +163,50 @@ func ratio(a, n int) float64 {
 		return 0
 	}
 	return float64(a) / float64(n)
+}
+
+// searchRecall prints, per part, how often the index ranks the gold page
+// first, within 3, 8 (what one search gives research), 20 and 50 results for the
+// question as typed, and the tuning part's questions whose gold page
+// ranks below 8: whether a page research does not cite was never found,
+// or found and not chosen.
+func searchRecall(ctx context.Context, e *web.Engine, qs []researchset.Question) error {
+	cuts := []int{1, 3, 8, 20, 50}
+	type tally struct{ n, within [5]int }
+	parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}}
+	for _, q := range qs {
+		out, err := e.SearchIndex(ctx, api.SearchInput{Query: q.Question, MaxResults: 50, SearchDepth: "advanced", Topic: "general"})
+		if err != nil {
+			return fmt.Errorf("%q: %w", q.Question, err)
+		}
+		rank := 0
+		for i, r := range out.Results {
+			k := researchset.PageKey(r.URL)
+			if g := researchset.PageKey(q.Page); strings.HasSuffix(k, "/"+g) || k == g {
+				rank = i + 1
+				break
+			}
+		}
+		t := parts[q.Part]
+		for i, c := range cuts {
+			t.n[i]++
+			if rank > 0 && rank <= c {
+				t.within[i]++
+			}
+		}
+		if q.Part == researchset.Tuning && (rank == 0 || rank > 8) {
+			fmt.Printf("tuning #%d %s: gold page ranked %d (0: not in 50)\n", q.ID, q.Question, rank)
+		}
+	}
+	fmt.Println("\n| Part | Gold page first | in 3 | in 8 | in 20 | in 50 |\n|---|---|---|---|---|---|")
+	for _, p := range []string{researchset.Tuning, researchset.HeldOut} {
+		t := parts[p]
+		fmt.Printf("| %s |", p)
+		for i := range cuts {
+			fmt.Printf(" %.2f |", ratio(t.within[i], t.n[i]))
+		}
+		fmt.Println()
+	}
+	fmt.Println()
+	return nil
 }
