@@ -77,7 +77,8 @@ type rsent struct {
 type rdoc struct {
 	title     string
 	changelog bool
-	offTopic  bool // it lacks a word every other source shares with the question: no quote comes from it
+	offTopic  bool    // it lacks a word every other source shares with the question: no quote comes from it
+	prior     float64 // how the search ranked the page among the sources, 0 to 1 (the best)
 	url       string
 	kept      string // the page's kept text, where its passages are found
 	blocks    []rblock

@@ -245,6 +245,10 @@ func (c *rcorpus) scores(a ask) []float64 {
 		case !a.how && slices.Contains(a.terms, first):
 			v *= 1.3 // about what the question names: "Memcheck reports …"
 		}
+		// The search ranked the whole page, with its title and headings:
+		// evidence no one sentence holds. The best page's sentences
+		// count up to 1.5 times, the second's 1.25 times, …
+		v *= 1 + pagePriorWeight*d.prior
 		if s.dep >= 0 {
 			v *= 0.85 // needs the sentence before it: a longer quote
 		}
