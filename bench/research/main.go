@@ -33,13 +33,14 @@ func main() {
 	verbose := flag.Bool("v", false, "print each question that is not answered, cited or clean")
 	part := flag.String("vpart", researchset.Tuning, "the part -v prints (tuning, held-out, or all): tuning never shows a held-out report")
 	recall := flag.Bool("recall", false, "before scoring, where the index ranks each question's gold page when searched for the question as typed (the first search research sends): recall at 1, 3, 8, 20 and 50 per part, and the tuning part's ranks over 8")
+	show := flag.Int("show", 0, "print the report for this tuning question's id (and score no others); a held-out id is refused")
 	halves := flag.Bool("halves", false, "also score the tuning part's two halves (id mod 4 == 1 and == 3), so that a change is kept only when it lowers neither")
 	flag.Parse()
 	if *part != researchset.Tuning && *part != researchset.HeldOut && *part != "all" {
 		fmt.Fprintf(os.Stderr, "research bench: -vpart is %q; it must be %s, %s or all\n", *part, researchset.Tuning, researchset.HeldOut)
 		os.Exit(2)
 	}
-	if err := run(*data, strings.Split(*models, ","), *verbose, *part, *halves, *recall); err != nil {
+	if err := run(*data, strings.Split(*models, ","), *verbose, *part, *halves, *recall, *show); err != nil {
 		fmt.Fprintln(os.Stderr, "research bench:", err)
 		os.Exit(1)
 	}
@@ -52,10 +53,17 @@ const (
 	tuning3 = "tuning id%4=3"
 )
 
-func run(data string, models []string, verbose bool, vpart string, halves, recall bool) error {
+func run(data string, models []string, verbose bool, vpart string, halves, recall bool, show int) error {
 	qs, err := researchset.Load(filepath.Join(data, "questions.json"))
 	if err != nil {
 		return err
+	}
+	if show != 0 {
+		i := slices.IndexFunc(qs, func(q researchset.Question) bool { return q.ID == show })
+		if i < 0 || qs[i].Part != researchset.Tuning {
+			return fmt.Errorf("-show %d: no tuning question has that id (held-out reports are never shown)", show)
+		}
+		qs = qs[i : i+1]
 	}
 	dir, err := os.MkdirTemp("", "hark-research-bench-")
 	if err != nil {
@@ -118,6 +126,9 @@ func run(data string, models []string, verbose bool, vpart string, halves, recal
 				urls = append(urls, s.URL)
 			}
 			s := researchset.Rate(q, out.Content, urls)
+			if show != 0 {
+				fmt.Printf("%s\n%s\n", model, out.Content)
+			}
 			in := []string{q.Part}
 			if q.Part == researchset.Tuning {
 				in = append(in, map[int]string{1: tuning1, 3: tuning3}[q.ID%4])

@@ -463,7 +463,7 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 			it.sents = append(it.sents, k)
 			n += len(ks.text)
 		}
-		if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok) {
+		if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok && !nameItem(d.sents[it.sents[0]].text)) {
 			continue // "References that straddle two cache lines are treated as follows:"
 		}
 		q.items = append(q.items, it)
@@ -865,4 +865,36 @@ func jaccard(a, b map[string]int) float64 {
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// nameItem reports whether a list item that is no sentence names a thing
+// whole: a short phrase opening in upper case or with code and ending
+// without punctuation ("The environment variable `$VALGRIND_OPTS`"),
+// as against a piece of a sentence ("If one block hits, the other
+// misses --> counted as one miss.").
+func nameItem(s string) bool {
+	t := strings.TrimSpace(text.Unmark(s))
+	if t == "" || len(strings.Fields(t)) > 8 || strings.ContainsAny(proseOf(s), ",;.:!?>") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r) || r == text.CodeOpen
+}
+
+// proseOf is s without its inline code: "./.valgrindrc" is a name, not
+// a full stop.
+func proseOf(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == text.CodeOpen:
+			in = true
+		case r == text.CodeClose:
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
