@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -399,6 +400,10 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		}
 	}
 
+	if tr := quoteTrace.Load(); tr != nil && compared == nil {
+		(*tr)(input, corp.ranked(asks[0], traceDepth))
+	}
+
 	// The summary: for a comparison, what names every thing compared;
 	// for several questions, the best answer to each; else the best
 	// answers to the question. Summaries hold no lists.
@@ -644,4 +649,26 @@ func setPriors(docs []*rdoc) {
 	for i, d := range docs {
 		d.prior = 1 / float64(1+i)
 	}
+}
+
+// quoteTrace, when set (by a test only), is given each report's input
+// and its first question's best traceDepth quotes as markdown, best
+// first: where the answer ranks, which answered/not answered hides.
+var quoteTrace atomic.Pointer[func(input string, quotes []string)]
+
+const traceDepth = 20
+
+// ranked is a's best n quotes as the report would write them, best
+// first, each from its own passage where it can be (as a section picks
+// them), none written into the report.
+func (c *rcorpus) ranked(a ask, n int) []string {
+	keep := len(c.passages)
+	defer func() { c.passages = c.passages[:keep] }()
+	var out []string
+	for _, q := range c.pick(a, n, newUsedSet(), pickOptions{perPassage: 2}) {
+		var b strings.Builder
+		c.write(&b, q, 1, true)
+		out = append(out, b.String())
+	}
+	return out
 }
