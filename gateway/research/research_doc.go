@@ -606,7 +606,11 @@ func termParagraph(p ast.Node, src []byte) bool {
 	// you're testing your frontend JavaScript code? Great! …**") is
 	// prose, not a term its next paragraphs describe: a term is a name
 	// or an option, never two sentences.
-	return len(text.Sentences(strings.Trim(l, "*"))) < 2
+	// But a bold question is a question a FAQ answers under it ("**3.4.**
+	// **I tried running a Java program … Does Valgrind handle such
+	// programs?**"), however many sentences it takes to ask.
+	plain := strings.TrimSpace(strings.Trim(l, "*"))
+	return len(text.Sentences(plain)) < 2 || strings.HasSuffix(plain, "?")
 }
 
 func codeLines(n ast.Node, src []byte) []string {
