@@ -391,7 +391,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	asks := make([]ask, len(sections))
 	for i, sec := range sections {
 		q := sec.query
-		if i > 0 && subjectWord != "" && pronoun().MatchString(q) && !slices.Contains(text.Terms(q), text.Stem(strings.ToLower(subjectWord))) {
+		// The subject's terms as the one tokenizer reads them: "Node.js"
+		// is "node" and "js", which a stem of the lower-cased word is not.
+		if i > 0 && subjectWord != "" && pronoun().MatchString(q) && !containsAll(terms(q), terms(subjectWord)) {
 			q += " " + subjectWord
 		}
 		asks[i] = newAsk(q, nil, changes)
@@ -671,4 +673,14 @@ func (c *rcorpus) ranked(a ask, n int) []string {
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// containsAll reports whether have holds every one of want.
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }
