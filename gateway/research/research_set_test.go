@@ -22,20 +22,22 @@ import (
 // or cite their gold page than minAnswered and minCited, when a report is
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
-// The floors are a little under what the whole set passes today (86
-// questions: 0.84 answered, 0.94 cited, each one question above its
-// floor; the 52 tuning ones read 0.90 and 0.96 with mini, the 34
-// held-out ones 0.74 and 0.91). The 22 questions added last (ids
-// 82-103, half to each part) were written and gold-checked before any
-// report on them was seen. Issue 23 asks for 0.85 and 0.95, and these
-// rise as it gets there.
-const minAnswered, minCited = 0.82, 0.93
+// The floors are a little under what the whole set passes today (112
+// questions: 0.81 answered, 0.95 cited, each floor one question below;
+// the 65 tuning ones read 0.89 and 0.97 with mini, the 47 held-out ones
+// 0.70 and 0.91). The 48 questions added in the last two rounds (ids
+// 82-129, half to each part) were written and gold-checked before any
+// report on them was seen; the 26 of the last round read 0.62 answered
+// in either part when added, which is why the answered floor is lower
+// than the 86-question set's 0.82. Issue 23 asks for 0.90 and 0.95, and
+// these rise as it gets there.
+const minAnswered, minCited = 0.80, 0.93
 
 // The tuning part, which ranking was tuned on, keeps what it earned
-// (0.90 answered, 0.96 cited), less one question each: a ranking change
+// (0.89 answered, 0.97 cited), less one question each: a ranking change
 // that loses two of its answers fails here before the whole set's
 // floors notice.
-const minTuningAnswered, minTuningCited = 0.88, 0.94
+const minTuningAnswered, minTuningCited = 0.87, 0.95
 
 func TestResearchQuestionSet(t *testing.T) {
 	t.Parallel()
