@@ -38,6 +38,7 @@ type rblock struct {
 	leadIn  int    // an item's list's introducing sentence, -1
 	needsLd bool   // the lead-in ends with ":": the items continue it
 	cont    bool   // an item's second or later paragraph
+	ordered bool   // an item of a numbered list: steps, in order
 	sents   []int
 }
 
@@ -533,6 +534,17 @@ func (b *docBuilder) blocks(n ast.Node, src []byte, depth int) {
 
 func (b *docBuilder) listBlocks(l *ast.List, src []byte, depth int) {
 	first := -2
+	defer func() {
+		// Its items know the list is numbered: a how-to question's
+		// answer in one step is the whole procedure.
+		if first >= 0 && l.IsOrdered() {
+			for bi := first; bi < len(b.d.blocks); bi++ {
+				if blk := &b.d.blocks[bi]; blk.kind == itemBlock && blk.list == first {
+					blk.ordered = true
+				}
+			}
+		}
+	}()
 	for li := l.FirstChild(); li != nil; li = li.NextSibling() {
 		opened := false
 		for c := li.FirstChild(); c != nil; c = c.NextSibling() {

@@ -354,6 +354,11 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	if blk.kind == itemBlock && blk.needsLd && blk.leadIn >= 0 {
 		return c.listQuote(di, blk.leadIn)
 	}
+	if a.how && blk.kind == itemBlock && blk.ordered && blk.leadIn < 0 {
+		if q, ok := c.procedureQuote(di, blk.list, used); ok {
+			return q, true
+		}
+	}
 	start := i
 	for k := 0; k < 2 && d.sents[start].dep >= 0; k++ {
 		start = d.sents[start].dep
@@ -897,4 +902,46 @@ func proseOf(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// procedureQuote quotes a numbered list as the steps it is, for a how-to
+// question one of whose steps answers: "1. Install eSpeak NG. … 2.
+// Install the PC/Windows version of MBROLA (`MbrolaTools35.exe`) …".
+// One step alone answers how to begin. The list is quoted under the
+// sentence just before it in its passage (unless the report quoted that
+// already), else under its first step.
+func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
+	d := c.docs[di]
+	var steps []quote
+	for bi := list; bi < len(d.blocks) && len(steps) < 10; bi++ {
+		blk := &d.blocks[bi]
+		if blk.kind != itemBlock || blk.list != list || blk.cont {
+			continue
+		}
+		it := quote{doc: di, label: blk.label}
+		n := 0
+		for _, k := range blk.sents {
+			ks := &d.sents[k]
+			if ks.lost || ks.asks || len(it.sents) == 2 || n > 0 && n+len(ks.text) > 240 {
+				break
+			}
+			it.sents = append(it.sents, k)
+			n += len(ks.text)
+		}
+		if len(it.sents) > 0 || it.label != "" {
+			steps = append(steps, it)
+		}
+	}
+	if len(steps) < 2 || len(steps[0].sents) == 0 {
+		return quote{}, false
+	}
+	q := quote{doc: di}
+	first := steps[0].sents[0]
+	if lead := first - 1; lead >= 0 && d.sents[lead].passage == d.sents[first].passage &&
+		d.blocks[d.sents[lead].block].kind == paraBlock && d.sents[lead].ok && !d.sents[lead].far && d.sents[lead].dep < 0 && !used.has(c.usedKey(di, lead)) {
+		q.sents, q.items = []int{lead}, steps
+	} else {
+		q.label, q.sents, q.items = steps[0].label, steps[0].sents, steps[1:]
+	}
+	return q, true
 }

@@ -3,6 +3,7 @@ package research
 import (
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 // a time; the rank moves for every question a change touches, so a
 // change that only fits one question shows as such. RESEARCH_RANKS=all
 // adds the held-out part's totals (never its questions), for after a
-// change is decided on.
+// change is decided on. RESEARCH_RANKS_SHOW=ID prints a tuning
+// question's ranked quotes.
 func TestResearchFactRanks(t *testing.T) {
 	mode := os.Getenv("RESEARCH_RANKS")
 	if mode == "" {
@@ -52,6 +54,11 @@ func TestResearchFactRanks(t *testing.T) {
 		traced, ok := quotes[q.Question]
 		if !ok {
 			continue // a comparison: its sections are each thing compared
+		}
+		if show := os.Getenv("RESEARCH_RANKS_SHOW"); show != "" && show == strconv.Itoa(q.ID) && q.Part == researchset.Tuning {
+			for i, md := range traced {
+				t.Logf("#%d quote %d:\n%s", q.ID, i+1, md)
+			}
 		}
 		rank := 0
 		for i, md := range traced {
