@@ -348,7 +348,11 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	rs.ok = text.IsAnswerSentence(check, 5, 90) && !rs.asks && !b.links && !strings.HasPrefix(plain, "(") &&
 		!strings.Contains(b.titleKey, " "+plainWords(plain)+" ")
 	lower := strings.ToLower(plain)
-	rs.far = mayPointElsewhere(lower) && pointsElsewhere().MatchString(plain)
+	// A pointer set aside (", described in the next section", "(see
+	// Section 2.5)") leaves the sentence's own claim whole: "This file
+	// is … intended to be interpreted by the accompanying program
+	// cg_annotate, described in the next section."
+	rs.far = mayPointElsewhere(lower) && pointsElsewhere().MatchString(asidePointer().ReplaceAllString(plain, ""))
 	if leansBack(lower) {
 		switch {
 		case !first:
@@ -437,6 +441,10 @@ var listIntro = text.LazyRegexp(`(?i)\b(?:the following|as follows|are:|these ar
 // the quote does not hold: "This covers cases 1 and 2 above.", "… is as
 // follows."
 var pointsElsewhere = text.LazyRegexp(`(?i)\b(?:above|below|previous section|next section|following figure|this figure|the figure|as follows|the following|(?:is|are) described in|see (?:the )?(?:section|chapter)|refer to)\b`)
+
+// asidePointer is a pointer to other text set off from the sentence's
+// claim by a comma or parentheses.
+var asidePointer = text.LazyRegexp(`(?i)(?:,\s*(?:which is |as |and )?(?:described|explained|discussed|covered|shown) (?:in|below|above|later)\b[^,;()]*|\(\s*(?:see|cf\.|as described|described|explained)\b[^()]*\))`)
 
 // mayPointElsewhere is a cheap first look for pointsElsewhere's words:
 // the regular expression runs on few sentences.
