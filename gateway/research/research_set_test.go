@@ -58,7 +58,7 @@ func TestResearchQuestionSet(t *testing.T) {
 		qs = slices.DeleteFunc(qs, func(q researchset.Question) bool { return q.Part != only })
 	}
 	if raceEnabled {
-		// Every eighth question (eleven of them): the reports are still asked in
+		// Every eighth question (14 of the 112): the reports are still asked in
 		// parallel and their passages checked, for the detector.
 		var some []researchset.Question
 		for i, q := range qs {
