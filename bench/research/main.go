@@ -5,7 +5,7 @@
 // first sentence, fragment heading or source listed twice), and the time
 // each question took on the embedded engine.
 //
-//	cd bench/research && go run . [-models mini,pro] [-halves] [-v [-vpart tuning|held-out|all]]
+//	cd bench/research && go run . [-models mini,pro] [-halves] [-recall] [-show ID] [-v [-vpart tuning|held-out|all]]
 package main
 
 import (
