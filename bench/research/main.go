@@ -5,7 +5,7 @@
 // first sentence, fragment heading or source listed twice), and the time
 // each question took on the embedded engine.
 //
-//	cd bench/research && go run . [-models mini,pro] [-v [-vpart tuning|held-out|all]]
+//	cd bench/research && go run . [-models mini,pro] [-halves] [-recall] [-show ID] [-v [-vpart tuning|held-out|all]]
 package main
 
 import (
@@ -32,21 +32,38 @@ func main() {
 	models := flag.String("models", "mini,pro", "models to score, comma-separated")
 	verbose := flag.Bool("v", false, "print each question that is not answered, cited or clean")
 	part := flag.String("vpart", researchset.Tuning, "the part -v prints (tuning, held-out, or all): tuning never shows a held-out report")
+	recall := flag.Bool("recall", false, "before scoring, where the index ranks each question's gold page when searched for the question as typed (the first search research sends): recall at 1, 3, 8, 20 and 50 per part, and the tuning part's ranks over 8")
+	show := flag.Int("show", 0, "print the report for this tuning question's id (and score no others); a held-out id is refused")
+	halves := flag.Bool("halves", false, "also score the tuning part's two halves (id mod 4 == 1 and == 3), so that a change is kept only when it lowers neither")
 	flag.Parse()
 	if *part != researchset.Tuning && *part != researchset.HeldOut && *part != "all" {
 		fmt.Fprintf(os.Stderr, "research bench: -vpart is %q; it must be %s, %s or all\n", *part, researchset.Tuning, researchset.HeldOut)
 		os.Exit(2)
 	}
-	if err := run(*data, strings.Split(*models, ","), *verbose, *part); err != nil {
+	if err := run(*data, strings.Split(*models, ","), *verbose, *part, *halves, *recall, *show); err != nil {
 		fmt.Fprintln(os.Stderr, "research bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data string, models []string, verbose bool, vpart string) error {
+// The tuning part's halves, by id: a change that lifts one half and
+// lowers the other fits questions rather than generalising.
+const (
+	tuning1 = "tuning id%4=1"
+	tuning3 = "tuning id%4=3"
+)
+
+func run(data string, models []string, verbose bool, vpart string, halves, recall bool, show int) error {
 	qs, err := researchset.Load(filepath.Join(data, "questions.json"))
 	if err != nil {
 		return err
+	}
+	if show != 0 {
+		i := slices.IndexFunc(qs, func(q researchset.Question) bool { return q.ID == show })
+		if i < 0 || qs[i].Part != researchset.Tuning {
+			return fmt.Errorf("-show %d: no tuning question has that id (held-out reports are never shown)", show)
+		}
+		qs = qs[i : i+1]
 	}
 	dir, err := os.MkdirTemp("", "hark-research-bench-")
 	if err != nil {
@@ -84,6 +101,11 @@ func run(data string, models []string, verbose bool, vpart string) error {
 		}
 	}
 	fmt.Printf("%d questions over %d pages\n\n", len(qs), pages)
+	if recall {
+		if err := searchRecall(ctx, e, qs); err != nil {
+			return err
+		}
+	}
 	fmt.Println("| Model | Part | Questions | Answered | Cited | Clean | Median time | Slowest |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, model := range models {
@@ -91,7 +113,7 @@ func run(data string, models []string, verbose bool, vpart string) error {
 			n, answered, cited, clean int
 			times                     []time.Duration
 		}
-		parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}}
+		parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}, tuning1: {}, tuning3: {}}
 		for _, q := range qs {
 			start := time.Now()
 			out, err := r.Research(ctx, api.ResearchInput{Input: q.Question, Model: model})
@@ -104,24 +126,40 @@ func run(data string, models []string, verbose bool, vpart string) error {
 				urls = append(urls, s.URL)
 			}
 			s := researchset.Rate(q, out.Content, urls)
-			t := parts[q.Part]
-			t.n++
-			t.times = append(t.times, took)
-			if s.Answered {
-				t.answered++
+			if show != 0 {
+				fmt.Printf("%s\n%s\n", model, out.Content)
 			}
-			if s.Cited {
-				t.cited++
+			in := []string{q.Part}
+			if q.Part == researchset.Tuning {
+				in = append(in, map[int]string{1: tuning1, 3: tuning3}[q.ID%4])
 			}
-			if s.Clean() {
-				t.clean++
+			for _, p := range in {
+				t := parts[p]
+				t.n++
+				t.times = append(t.times, took)
+				if s.Answered {
+					t.answered++
+				}
+				if s.Cited {
+					t.cited++
+				}
+				if s.Clean() {
+					t.clean++
+				}
 			}
 			if verbose && (vpart == "all" || vpart == q.Part) && (!s.Answered || !s.Cited || !s.Clean()) {
 				fmt.Fprintf(os.Stderr, "%s #%d %s: answered %v, cited %v %v\n", model, q.ID, q.Question, s.Answered, s.Cited, s.Problems)
 			}
 		}
-		for _, p := range []string{researchset.Tuning, researchset.HeldOut} {
+		shown := []string{researchset.Tuning, researchset.HeldOut}
+		if halves {
+			shown = []string{tuning1, tuning3, researchset.Tuning, researchset.HeldOut}
+		}
+		for _, p := range shown {
 			t := parts[p]
+			if t.n == 0 {
+				continue
+			}
 			slices.Sort(t.times)
 			fmt.Printf("| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s |\n", model, p, t.n,
 				ratio(t.answered, t.n), ratio(t.cited, t.n), ratio(t.clean, t.n),
@@ -136,4 +174,50 @@ func ratio(a, n int) float64 {
 		return 0
 	}
 	return float64(a) / float64(n)
+}
+
+// searchRecall prints, per part, how often the index ranks the gold page
+// first, within 3, 8 (what one search gives research), 20 and 50 results for the
+// question as typed, and the tuning part's questions whose gold page
+// ranks below 8: whether a page research does not cite was never found,
+// or found and not chosen.
+func searchRecall(ctx context.Context, e *web.Engine, qs []researchset.Question) error {
+	cuts := []int{1, 3, 8, 20, 50}
+	type tally struct{ n, within [5]int }
+	parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}}
+	for _, q := range qs {
+		out, err := e.SearchIndex(ctx, api.SearchInput{Query: q.Question, MaxResults: 50, SearchDepth: "advanced", Topic: "general"})
+		if err != nil {
+			return fmt.Errorf("%q: %w", q.Question, err)
+		}
+		rank := 0
+		for i, r := range out.Results {
+			k := researchset.PageKey(r.URL)
+			if g := researchset.PageKey(q.Page); strings.HasSuffix(k, "/"+g) || k == g {
+				rank = i + 1
+				break
+			}
+		}
+		t := parts[q.Part]
+		for i, c := range cuts {
+			t.n[i]++
+			if rank > 0 && rank <= c {
+				t.within[i]++
+			}
+		}
+		if q.Part == researchset.Tuning && (rank == 0 || rank > 8) {
+			fmt.Printf("tuning #%d %s: gold page ranked %d (0: not in 50)\n", q.ID, q.Question, rank)
+		}
+	}
+	fmt.Println("\n| Part | Gold page first | in 3 | in 8 | in 20 | in 50 |\n|---|---|---|---|---|---|")
+	for _, p := range []string{researchset.Tuning, researchset.HeldOut} {
+		t := parts[p]
+		fmt.Printf("| %s |", p)
+		for i := range cuts {
+			fmt.Printf(" %.2f |", ratio(t.within[i], t.n[i]))
+		}
+		fmt.Println()
+	}
+	fmt.Println()
+	return nil
 }

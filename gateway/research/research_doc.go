@@ -38,6 +38,7 @@ type rblock struct {
 	leadIn  int    // an item's list's introducing sentence, -1
 	needsLd bool   // the lead-in ends with ":": the items continue it
 	cont    bool   // an item's second or later paragraph
+	ordered bool   // an item of a numbered list: steps, in order
 	sents   []int
 }
 
@@ -77,7 +78,8 @@ type rsent struct {
 type rdoc struct {
 	title     string
 	changelog bool
-	offTopic  bool // it lacks a word every other source shares with the question: no quote comes from it
+	offTopic  bool    // it lacks a word every other source shares with the question: no quote comes from it
+	prior     float64 // how the search ranked the page among the sources, 0 to 1 (the best)
 	url       string
 	kept      string // the page's kept text, where its passages are found
 	blocks    []rblock
@@ -346,7 +348,11 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	rs.ok = text.IsAnswerSentence(check, 5, 90) && !rs.asks && !b.links && !strings.HasPrefix(plain, "(") &&
 		!strings.Contains(b.titleKey, " "+plainWords(plain)+" ")
 	lower := strings.ToLower(plain)
-	rs.far = mayPointElsewhere(lower) && pointsElsewhere().MatchString(plain)
+	// A pointer set aside (", described in the next section", "(see
+	// Section 2.5)") leaves the sentence's own claim whole: "This file
+	// is … intended to be interpreted by the accompanying program
+	// cg_annotate, described in the next section."
+	rs.far = mayPointElsewhere(lower) && pointsElsewhere().MatchString(asidePointer().ReplaceAllString(plain, ""))
 	if leansBack(lower) {
 		switch {
 		case !first:
@@ -435,6 +441,10 @@ var listIntro = text.LazyRegexp(`(?i)\b(?:the following|as follows|are:|these ar
 // the quote does not hold: "This covers cases 1 and 2 above.", "… is as
 // follows."
 var pointsElsewhere = text.LazyRegexp(`(?i)\b(?:above|below|previous section|next section|following figure|this figure|the figure|as follows|the following|(?:is|are) described in|see (?:the )?(?:section|chapter)|refer to)\b`)
+
+// asidePointer is a pointer to other text set off from the sentence's
+// claim by a comma or parentheses.
+var asidePointer = text.LazyRegexp(`(?i)(?:,\s*(?:which is |as |and )?(?:described|explained|discussed|covered|shown) (?:in|below|above|later)\b[^,;()]*|\(\s*(?:see|cf\.|as described|described|explained)\b[^()]*\))`)
 
 // mayPointElsewhere is a cheap first look for pointsElsewhere's words:
 // the regular expression runs on few sentences.
@@ -532,6 +542,17 @@ func (b *docBuilder) blocks(n ast.Node, src []byte, depth int) {
 
 func (b *docBuilder) listBlocks(l *ast.List, src []byte, depth int) {
 	first := -2
+	defer func() {
+		// Its items know the list is numbered: a how-to question's
+		// answer in one step is the whole procedure.
+		if first >= 0 && l.IsOrdered() {
+			for bi := first; bi < len(b.d.blocks); bi++ {
+				if blk := &b.d.blocks[bi]; blk.kind == itemBlock && blk.list == first {
+					blk.ordered = true
+				}
+			}
+		}
+	}()
 	for li := l.FirstChild(); li != nil; li = li.NextSibling() {
 		opened := false
 		for c := li.FirstChild(); c != nil; c = c.NextSibling() {
@@ -605,7 +626,11 @@ func termParagraph(p ast.Node, src []byte) bool {
 	// you're testing your frontend JavaScript code? Great! …**") is
 	// prose, not a term its next paragraphs describe: a term is a name
 	// or an option, never two sentences.
-	return len(text.Sentences(strings.Trim(l, "*"))) < 2
+	// But a bold question is a question a FAQ answers under it ("**3.4.**
+	// **I tried running a Java program … Does Valgrind handle such
+	// programs?**"), however many sentences it takes to ask.
+	plain := strings.TrimSpace(strings.Trim(l, "*"))
+	return len(text.Sentences(plain)) < 2 || strings.HasSuffix(plain, "?")
 }
 
 func codeLines(n ast.Node, src []byte) []string {

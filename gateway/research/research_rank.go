@@ -245,6 +245,10 @@ func (c *rcorpus) scores(a ask) []float64 {
 		case !a.how && slices.Contains(a.terms, first):
 			v *= 1.3 // about what the question names: "Memcheck reports …"
 		}
+		// The search ranked the whole page, with its title and headings:
+		// evidence no one sentence holds. The best page's sentences
+		// count up to 1.5 times, the second's 1.25 times, …
+		v *= 1 + pagePriorWeight*d.prior
 		if s.dep >= 0 {
 			v *= 0.85 // needs the sentence before it: a longer quote
 		}
@@ -350,6 +354,11 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	if blk.kind == itemBlock && blk.needsLd && blk.leadIn >= 0 {
 		return c.listQuote(di, blk.leadIn)
 	}
+	if a.how && blk.kind == itemBlock && blk.ordered && blk.leadIn < 0 {
+		if q, ok := c.procedureQuote(di, blk.list, used); ok {
+			return q, true
+		}
+	}
 	start := i
 	for k := 0; k < 2 && d.sents[start].dep >= 0; k++ {
 		start = d.sents[start].dep
@@ -427,77 +436,6 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 		q.code = d.sents[last].code
 	}
 	return q, true
-}
-
-// listQuote quotes the sentence at lead and the list it introduces:
-// each item by its name and first sentences.
-func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
-	d := c.docs[di]
-	q := quote{doc: di, sents: []int{lead}, label: d.blocks[d.sents[lead].block].term}
-	if dep := d.sents[lead].dep; dep >= 0 && !d.sents[dep].far {
-		q.sents = []int{dep, lead}
-	}
-	depth := -1
-	for bi := range d.blocks {
-		blk := &d.blocks[bi]
-		if blk.kind != itemBlock || blk.leadIn != lead || blk.cont {
-			continue
-		}
-		if depth < 0 {
-			depth = blk.depth
-		}
-		if blk.depth != depth {
-			continue
-		}
-		it := quote{doc: di, label: blk.label}
-		n := 0
-		for _, k := range blk.sents {
-			ks := &d.sents[k]
-			if ks.far || ks.asks || (!ks.ok && len(it.sents) > 0) || len(it.sents) == 2 || n > 0 && n+len(ks.text) > 240 {
-				continue
-			}
-			it.sents = append(it.sents, k)
-			n += len(ks.text)
-		}
-		if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok) {
-			continue // "References that straddle two cache lines are treated as follows:"
-		}
-		q.items = append(q.items, it)
-		if len(q.items) == 10 {
-			break
-		}
-	}
-	if len(q.items) == 0 {
-		q.items = c.subheadings(di, lead)
-	}
-	return q, len(q.items) > 0
-}
-
-// subheadings are the items of a lead-in that closes its passage and is
-// followed by sections rather than a list ("The following markup tags
-// and attributes are recognised:" over "### speak", "### voice", …):
-// the headings of the sections just under its own, named only.
-func (c *rcorpus) subheadings(di, lead int) []quote {
-	d := c.docs[di]
-	pi := d.sents[lead].passage
-	p := &d.passages[pi]
-	if len(p.sents) == 0 || p.sents[len(p.sents)-1] != lead {
-		return nil
-	}
-	var out []quote
-	for k := pi + 1; k < len(d.passages) && len(out) < 12; k++ {
-		sub := &d.passages[k]
-		if len(sub.contextText) <= len(p.contextText) || sub.contextText[len(p.contextText)] != p.heading {
-			break
-		}
-		if len(sub.contextText) == len(p.contextText)+1 && !sub.term {
-			out = append(out, quote{doc: di, label: string(text.CodeOpen) + sub.heading + string(text.CodeClose)})
-		}
-	}
-	if len(out) < 2 {
-		return nil
-	}
-	return out
 }
 
 // usedSet is what a report has quoted: no sentence is quoted twice, even

@@ -22,20 +22,21 @@ import (
 // or cite their gold page than minAnswered and minCited, when a report is
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
-// The floors are a little under what the whole set passes today (86
-// questions: 0.84 answered, 0.94 cited, each one question above its
-// floor; the 52 tuning ones read 0.90 and 0.96 with mini, the 34
-// held-out ones 0.74 and 0.91). The 22 questions added last (ids
-// 82-103, half to each part) were written and gold-checked before any
-// report on them was seen. Issue 23 asks for 0.85 and 0.95, and these
-// rise as it gets there.
-const minAnswered, minCited = 0.82, 0.93
+// The floors are a little under what the whole set passes today (122
+// questions: 0.81 answered, 0.95 cited, each floor one question below;
+// the 70 tuning ones read 0.89 and 0.97 with mini, the 52 held-out ones
+// 0.71 and 0.92). The 58 questions added in the last two rounds (ids
+// 82-139, half to each part) were written and gold-checked before any
+// report on them was seen; the 36 of the last round read 0.61 (tuning)
+// and 0.67 (held-out) answered when added. Issue 23 asks for 0.90 and
+// 0.95, and these rise as it gets there.
+const minAnswered, minCited = 0.80, 0.94
 
 // The tuning part, which ranking was tuned on, keeps what it earned
-// (0.90 answered, 0.96 cited), less one question each: a ranking change
+// (0.89 answered, 0.97 cited), less one question each: a ranking change
 // that loses two of its answers fails here before the whole set's
 // floors notice.
-const minTuningAnswered, minTuningCited = 0.88, 0.94
+const minTuningAnswered, minTuningCited = 0.87, 0.95
 
 func TestResearchQuestionSet(t *testing.T) {
 	t.Parallel()
@@ -57,7 +58,7 @@ func TestResearchQuestionSet(t *testing.T) {
 		qs = slices.DeleteFunc(qs, func(q researchset.Question) bool { return q.Part != only })
 	}
 	if raceEnabled {
-		// Every eighth question (eleven of them): the reports are still asked in
+		// Every eighth question (16 of the 122): the reports are still asked in
 		// parallel and their passages checked, for the detector.
 		var some []researchset.Question
 		for i, q := range qs {

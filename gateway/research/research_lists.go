@@ -1,0 +1,159 @@
+package research
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"hark/gateway/text"
+)
+
+// How a list is quoted: under the sentence that introduces it, each item
+// by its name and first sentences; a lead-in that closes its section
+// with the subsections' names; a numbered list, for a how-to question,
+// as the procedure it is.
+
+// listQuote quotes the sentence at lead and the list it introduces:
+// each item by its name and first sentences.
+func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
+	d := c.docs[di]
+	q := quote{doc: di, sents: []int{lead}, label: d.blocks[d.sents[lead].block].term}
+	if dep := d.sents[lead].dep; dep >= 0 && !d.sents[dep].far {
+		q.sents = []int{dep, lead}
+	}
+	depth := -1
+	for bi := range d.blocks {
+		blk := &d.blocks[bi]
+		if blk.kind != itemBlock || blk.leadIn != lead || blk.cont {
+			continue
+		}
+		if depth < 0 {
+			depth = blk.depth
+		}
+		if blk.depth != depth {
+			continue
+		}
+		it := quote{doc: di, label: blk.label}
+		n := 0
+		for _, k := range blk.sents {
+			ks := &d.sents[k]
+			if ks.far || ks.asks || (!ks.ok && len(it.sents) > 0) || len(it.sents) == 2 || n > 0 && n+len(ks.text) > 240 {
+				continue
+			}
+			it.sents = append(it.sents, k)
+			n += len(ks.text)
+		}
+		if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok && !nameItem(d.sents[it.sents[0]].text)) {
+			continue // "References that straddle two cache lines are treated as follows:"
+		}
+		q.items = append(q.items, it)
+		if len(q.items) == 10 {
+			break
+		}
+	}
+	if len(q.items) == 0 {
+		q.items = c.subheadings(di, lead)
+	}
+	return q, len(q.items) > 0
+}
+
+// subheadings are the items of a lead-in that closes its passage and is
+// followed by sections rather than a list ("The following markup tags
+// and attributes are recognised:" over "### speak", "### voice", …):
+// the headings of the sections just under its own, named only.
+func (c *rcorpus) subheadings(di, lead int) []quote {
+	d := c.docs[di]
+	pi := d.sents[lead].passage
+	p := &d.passages[pi]
+	if len(p.sents) == 0 || p.sents[len(p.sents)-1] != lead {
+		return nil
+	}
+	var out []quote
+	for k := pi + 1; k < len(d.passages) && len(out) < 12; k++ {
+		sub := &d.passages[k]
+		if len(sub.contextText) <= len(p.contextText) || sub.contextText[len(p.contextText)] != p.heading {
+			break
+		}
+		if len(sub.contextText) == len(p.contextText)+1 && !sub.term {
+			out = append(out, quote{doc: di, label: string(text.CodeOpen) + sub.heading + string(text.CodeClose)})
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// nameItem reports whether a list item that is no sentence names a thing
+// whole: a short phrase opening in upper case or with code and ending
+// without punctuation ("The environment variable `$VALGRIND_OPTS`"),
+// as against a piece of a sentence ("If one block hits, the other
+// misses --> counted as one miss.").
+func nameItem(s string) bool {
+	t := strings.TrimSpace(text.Unmark(s))
+	if t == "" || len(strings.Fields(t)) > 8 || strings.ContainsAny(proseOf(s), ",;.:!?>") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r) || r == text.CodeOpen
+}
+
+// proseOf is s without its inline code: "./.valgrindrc" is a name, not
+// a full stop.
+func proseOf(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == text.CodeOpen:
+			in = true
+		case r == text.CodeClose:
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// procedureQuote quotes a numbered list as the steps it is, for a how-to
+// question one of whose steps answers: "1. Install eSpeak NG. … 2.
+// Install the PC/Windows version of MBROLA (`MbrolaTools35.exe`) …".
+// One step alone answers how to begin. The list is quoted under the
+// sentence just before it in its passage (unless the report quoted that
+// already), else under its first step.
+func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
+	d := c.docs[di]
+	var steps []quote
+	for bi := list; bi < len(d.blocks) && len(steps) < 10; bi++ {
+		blk := &d.blocks[bi]
+		if blk.kind != itemBlock || blk.list != list || blk.cont {
+			continue
+		}
+		it := quote{doc: di, label: blk.label}
+		n := 0
+		for _, k := range blk.sents {
+			ks := &d.sents[k]
+			if ks.lost || ks.asks || len(it.sents) == 2 || n > 0 && n+len(ks.text) > 240 {
+				break
+			}
+			it.sents = append(it.sents, k)
+			n += len(ks.text)
+		}
+		if len(it.sents) > 0 || it.label != "" {
+			steps = append(steps, it)
+		}
+	}
+	if len(steps) < 2 || len(steps[0].sents) == 0 {
+		return quote{}, false
+	}
+	q := quote{doc: di}
+	first := steps[0].sents[0]
+	if lead := first - 1; lead >= 0 && d.sents[lead].passage == d.sents[first].passage &&
+		d.blocks[d.sents[lead].block].kind == paraBlock && d.sents[lead].ok && !d.sents[lead].far && d.sents[lead].dep < 0 && !used.has(c.usedKey(di, lead)) {
+		q.sents, q.items = []int{lead}, steps
+	} else {
+		q.label, q.sents, q.items = steps[0].label, steps[0].sents, steps[1:]
+	}
+	return q, true
+}

@@ -1,0 +1,121 @@
+package research
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"hark/gateway/text"
+)
+
+// sentAt is the index of the sentence of d that reads plain, or fails.
+func sentAt(t *testing.T, d *rdoc, plain string) int {
+	t.Helper()
+	i := slices.IndexFunc(d.sents, func(s rsent) bool { return text.Unmark(s.text) == plain })
+	if i < 0 {
+		t.Fatalf("no sentence %q", plain)
+	}
+	return i
+}
+
+// A FAQ's bold question heads the answer under it, though it takes two
+// sentences to ask; an article's bold lead (TestReadMarkdownDoc) stays
+// prose.
+func TestBoldQuestionHeadsItsAnswer(t *testing.T) {
+	d := readMarkdownDoc("# FAQ\n\n**3.4.** **I tried running a Java program under the tool. Does the tool handle such programs?**\n\n"+
+		"The tool can handle dynamically generated code. Run it with `--smc-check=all` then.\n", "FAQ")
+	s := d.sents[sentAt(t, d, "The tool can handle dynamically generated code.")]
+	p := d.passages[s.passage]
+	if !p.term || p.heading != "3.4. I tried running a Java program under the tool. Does the tool handle such programs?" {
+		t.Errorf("the answer's passage is %q (term %v), want the question", p.heading, p.term)
+	}
+	if i := slices.IndexFunc(d.sents, func(s rsent) bool { return s.ok && text.Unmark(s.text) == "Does the tool handle such programs?" }); i >= 0 {
+		t.Error("the question reads as a sentence that can be quoted")
+	}
+}
+
+// A list whose items name things ("The environment variable
+// `$VALGRIND_OPTS`") is quoted whole under its lead-in; a list of pieces
+// of sentences is not quoted as items.
+func TestListOfNamesIsQuoted(t *testing.T) {
+	d := readMarkdownDoc("# Core\n\n## Setting Default Options\n\nNote that the tool also reads options from three places:\n\n"+
+		"- The file `~/.toolrc`\n- The environment variable `$TOOL_OPTS`\n- The file `./.toolrc`\n\n"+
+		"## Cache lines\n\nReferences that straddle two cache lines are treated as follows:\n\n"+
+		"- If both blocks hit --> counted as one hit\n- If one block hits, the other misses --> counted as one miss.\n", "Core")
+	c := newCorpus([]*rdoc{d})
+	q, ok := c.quoteAt(0, sentAt(t, d, "Note that the tool also reads options from three places:"), newAsk("how do I set default options", nil, false), newUsedSet())
+	if !ok || len(q.items) != 3 || c.text(q.items[1]) != "The environment variable `$TOOL_OPTS`" {
+		t.Errorf("list of names: ok %v, items %d, %+v", ok, len(q.items), q)
+	}
+	for _, s := range []string{"The file ./.toolrc", "The environment variable $TOOL_OPTS"} {
+		if !nameItem(d.sents[sentAt(t, d, s)].text) {
+			t.Errorf("%q is not read as a name", s)
+		}
+	}
+	for _, s := range []string{"If both blocks hit --> counted as one hit", "If one block hits, the other misses --> counted as one miss."} {
+		if nameItem(d.sents[sentAt(t, d, s)].text) {
+			t.Errorf("%q, a piece of a sentence, is read as a name", s)
+		}
+	}
+}
+
+// For a how-to question, a step of a numbered list is quoted as the
+// procedure: under the sentence before the list, or, when the report
+// quoted that already, under its first step. A bulleted list's item, or
+// any question but a how-to one, is quoted alone.
+func TestNumberedStepsAreQuotedAsAProcedure(t *testing.T) {
+	d := readMarkdownDoc("# Voices\n\n## Windows Installation\n\nThe SAPI5 version uses the `mbrola.dll`.\n\n"+
+		"1. Install the synthesizer. Include the voice `mb-en1`.\n2. Install the Windows version of MBROLA.\n3. Use the voice `MB-EN1`.\n\n"+
+		"## Notes\n\n- Install nothing else. It is enough.\n- Restart the program.\n", "Voices")
+	c := newCorpus([]*rdoc{d})
+	how := newAsk("how do I use mbrola voices on windows", nil, false)
+	step := sentAt(t, d, "Install the Windows version of MBROLA.")
+	q, ok := c.quoteAt(0, step, how, newUsedSet())
+	if !ok || c.text(q) != "The SAPI5 version uses the `mbrola.dll`." || len(q.items) != 3 || c.text(q.items[1]) != "Install the Windows version of MBROLA." {
+		t.Errorf("procedure: ok %v, %q, %d steps", ok, c.text(q), len(q.items))
+	}
+	used := newUsedSet()
+	used.add(c.usedKey(0, sentAt(t, d, "The SAPI5 version uses the mbrola.dll.")))
+	q, ok = c.quoteAt(0, step, how, used)
+	if !ok || c.text(q) != "Install the synthesizer. Include the voice `mb-en1`." || len(q.items) != 2 {
+		t.Errorf("procedure under its first step: ok %v, %q, %d more steps", ok, c.text(q), len(q.items))
+	}
+	if q, _ := c.quoteAt(0, step, newAsk("what is mbrola on windows", nil, false), newUsedSet()); q.isList() {
+		t.Errorf("a step is quoted as a procedure for a question that is not how-to: %q", c.text(q))
+	}
+	if q, _ := c.quoteAt(0, sentAt(t, d, "Restart the program."), how, newUsedSet()); q.isList() {
+		t.Errorf("a bulleted item is quoted as a procedure: %q", c.text(q))
+	}
+}
+
+// A pointer set aside from a sentence's claim leaves it quotable; a
+// sentence whose claim is the pointer is not.
+func TestPointerSetAside(t *testing.T) {
+	d := readMarkdownDoc("# Output\n\n## Output File\n\nThe tool writes a profile to a file. "+
+		"This file is meant to be read by the accompanying program `cg_annotate`, described in the next section. "+
+		"The format is explained in the next section. Its fields are the following (see the table below).\n", "Output")
+	for s, far := range map[string]bool{
+		"This file is meant to be read by the accompanying program cg_annotate, described in the next section.": false,
+		"The format is explained in the next section.":                                                          true,
+		"Its fields are the following (see the table below).":                                                   true,
+	} {
+		if got := d.sents[sentAt(t, d, s)].far; got != far {
+			t.Errorf("%q: points elsewhere %v, want %v", s, got, far)
+		}
+	}
+}
+
+// Of two pages saying the same, the one search ranked higher among the
+// sources read gives the better quote: the page's rank is evidence no one
+// sentence shows.
+func TestPageRankWeighsSentences(t *testing.T) {
+	page := "# Suppressions\n\nThe tool reads suppressions from the file named by the option.\n"
+	docs := []*rdoc{readMarkdownDoc(page, "Suppressions"), readMarkdownDoc(page, "Suppressions")}
+	setPriors(docs)
+	c := newCorpus(docs)
+	sc := c.scores(newAsk("how does the tool read suppressions", nil, false))
+	first, second := sc[c.sBase[0]], sc[c.sBase[1]]
+	if want := (1 + pagePriorWeight) / (1 + pagePriorWeight/2); first <= 0 || second <= 0 || math.Abs(first/second-want) > 1e-9 {
+		t.Errorf("the first page's sentence scores %v, the second's %v: want them in the ratio of their ranks' priors", first, second)
+	}
+}
