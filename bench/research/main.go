@@ -3,9 +3,12 @@
 // held-out part, and each model, how many reports hold their gold fact
 // (answered), cite their gold page (cited) and are clean (no dangling
 // first sentence, fragment heading or source listed twice), and the time
-// each question took on the embedded engine.
+// each question took on the embedded engine. With -manuals, the same for
+// the manuals set (manuals/questions.json) over the Debian manuals
+// installed on the machine, indexed whole.
 //
 //	cd bench/research && go run . [-models mini,pro] [-halves] [-recall] [-show ID] [-v [-vpart tuning|held-out|all]]
+//	cd bench/research && go run . -manuals /usr/share/doc [-models …] [-halves] [-recall]
 package main
 
 import (
@@ -35,12 +38,18 @@ func main() {
 	recall := flag.Bool("recall", false, "before scoring, where the index ranks each question's gold page when searched for the question as typed (the first search research sends): recall at 1, 3, 8, 20 and 50 per part, and the tuning part's ranks over 8")
 	show := flag.Int("show", 0, "print the report for this tuning question's id (and score no others); a held-out id is refused")
 	halves := flag.Bool("halves", false, "also score the tuning part's two halves (id mod 4 == 1 and == 3), so that a change is kept only when it lowers neither")
+	manuals := flag.String("manuals", "", "score the manuals set (manuals/questions.json) over the Debian manuals installed under this folder (/usr/share/doc) instead of the question set")
 	flag.Parse()
 	if *part != researchset.Tuning && *part != researchset.HeldOut && *part != "all" {
 		fmt.Fprintf(os.Stderr, "research bench: -vpart is %q; it must be %s, %s or all\n", *part, researchset.Tuning, researchset.HeldOut)
 		os.Exit(2)
 	}
-	if err := run(*data, strings.Split(*models, ","), *verbose, *part, *halves, *recall, *show); err != nil {
+	set, err := questionSet(*data, *manuals)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "research bench:", err)
+		os.Exit(2)
+	}
+	if err := run(set, strings.Split(*models, ","), *verbose, *part, *halves, *recall, *show); err != nil {
 		fmt.Fprintln(os.Stderr, "research bench:", err)
 		os.Exit(1)
 	}
@@ -53,8 +62,45 @@ const (
 	tuning3 = "tuning id%4=3"
 )
 
-func run(data string, models []string, verbose bool, vpart string, halves, recall bool, show int) error {
-	qs, err := researchset.Load(filepath.Join(data, "questions.json"))
+// set is a question set and the folders of pages it asks about.
+type set struct {
+	questions string
+	folders   []string
+}
+
+// manualFolders are the manuals the manuals set asks about, under
+// /usr/share/doc, with the Debian package that installs each.
+var manualFolders = [][2]string{{"valgrind/html", "valgrind"}, {"nodejs/api", "nodejs"}, {"espeak-ng", "espeak-ng"}, {"flite", "flite"}}
+
+// questionSet is the question set over its committed corpus, or with
+// manuals set, the manuals set over the manuals installed there.
+func questionSet(data, manuals string) (set, error) {
+	if manuals != "" {
+		s := set{questions: "manuals/questions.json"}
+		for _, f := range manualFolders {
+			dir := filepath.Join(manuals, f[0])
+			if _, err := os.Stat(dir); err != nil {
+				return set{}, fmt.Errorf("-manuals: %s is not there: install the package %s (apt-get install valgrind nodejs espeak-ng flite)", dir, f[1])
+			}
+			s.folders = append(s.folders, dir)
+		}
+		return s, nil
+	}
+	s := set{questions: filepath.Join(data, "questions.json")}
+	folders, err := os.ReadDir(filepath.Join(data, "corpus"))
+	if err != nil {
+		return set{}, err
+	}
+	for _, f := range folders {
+		if f.IsDir() {
+			s.folders = append(s.folders, filepath.Join(data, "corpus", f.Name()))
+		}
+	}
+	return s, nil
+}
+
+func run(set set, models []string, verbose bool, vpart string, halves, recall bool, show int) error {
+	qs, err := researchset.Load(set.questions)
 	if err != nil {
 		return err
 	}
@@ -86,19 +132,13 @@ func run(data string, models []string, verbose bool, vpart string, halves, recal
 	}
 	defer r.Close()
 	ctx := context.Background()
-	folders, err := os.ReadDir(filepath.Join(data, "corpus"))
-	if err != nil {
-		return err
-	}
 	pages := 0
-	for _, f := range folders {
-		if f.IsDir() {
-			n, err := e.Index(ctx, filepath.Join(data, "corpus", f.Name()))
-			if err != nil {
-				return err
-			}
-			pages += n
+	for _, f := range set.folders {
+		n, err := e.Index(ctx, f)
+		if err != nil {
+			return err
 		}
+		pages += n
 	}
 	fmt.Printf("%d questions over %d pages\n\n", len(qs), pages)
 	if recall {
