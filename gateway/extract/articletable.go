@@ -35,11 +35,9 @@ func isDataTable(t *html.Node) bool {
 	cols := 0
 	for _, tr := range rows {
 		k := 0
-		for c := tr.FirstChild; c != nil; c = c.NextSibling {
-			if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
-				span, _ := strconv.Atoi(attr(c, "colspan"))
-				k += max(1, min(span, 100))
-			}
+		for _, c := range rowCells(tr) {
+			span, _ := strconv.Atoi(attr(c, "colspan"))
+			k += max(1, min(span, 100))
 		}
 		cols = max(cols, k)
 	}

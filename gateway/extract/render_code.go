@@ -111,11 +111,9 @@ func (r *renderer) lineListing(n *html.Node) {
 func (r *renderer) declaration(n *html.Node) {
 	var parts []string
 	for _, tr := range tableRows(n) {
-		for c := tr.FirstChild; c != nil; c = c.NextSibling {
-			if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
-				if t := strings.Join(strings.Fields(rawText(c)), " "); t != "" {
-					parts = append(parts, t)
-				}
+		for _, c := range rowCells(tr) {
+			if t := strings.Join(strings.Fields(rawText(c)), " "); t != "" {
+				parts = append(parts, t)
 			}
 		}
 	}

@@ -106,11 +106,9 @@ func (r *renderer) layoutTable(n *html.Node, rows []*html.Node) {
 			r.block(tr)
 			continue
 		}
-		for c := tr.FirstChild; c != nil; c = c.NextSibling {
-			if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
-				r.in.space = true
-				r.children(c)
-			}
+		for _, c := range rowCells(tr) {
+			r.in.space = true
+			r.children(c)
 		}
 		r.flush()
 	}
@@ -146,22 +144,30 @@ func isLayoutTable(t *html.Node, rows []*html.Node) bool {
 	}
 	cols := 0
 	for _, tr := range rows {
-		k := 0
-		for c := tr.FirstChild; c != nil; c = c.NextSibling {
-			if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
-				k++
-				if findFirst(c, func(n *html.Node) bool {
-					switch n.DataAtom {
-					case atom.Table, atom.Pre, atom.Ul, atom.Ol, atom.Dl, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Blockquote:
-						return true
-					}
-					return false
-				}) != nil {
+		cells := rowCells(tr)
+		for _, c := range cells {
+			if findFirst(c, func(n *html.Node) bool {
+				switch n.DataAtom {
+				case atom.Table, atom.Pre, atom.Ul, atom.Ol, atom.Dl, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Blockquote:
 					return true
 				}
+				return false
+			}) != nil {
+				return true
 			}
 		}
-		cols = max(cols, k)
+		cols = max(cols, len(cells))
 	}
 	return cols <= 1
+}
+
+// rowCells are a table row's cells, <td> and <th>.
+func rowCells(tr *html.Node) []*html.Node {
+	var out []*html.Node
+	for c := tr.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
+			out = append(out, c)
+		}
+	}
+	return out
 }
