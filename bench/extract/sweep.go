@@ -18,16 +18,17 @@ import (
 	"hark/gateway/extract/score"
 )
 
-var sweepDir = flag.String("sweep", "", "check every code line and every long paragraph of every HTML page under this folder (such as /usr/share/doc) against hark's markdown, and stop")
+var sweepDir = flag.String("sweep", "", "check every listing line, long paragraph and h2 and h3 heading of every HTML page under this folder (such as /usr/share/doc) against hark's output, and stop")
 
 // sweep reads every HTML page under root (Node's all.html, every page at
-// once, aside) and counts what hark's markdown of the page lacks: lines
-// of its <pre> listings (each <code> of a <pre> that holds several as
-// its own listing), white space aside, since a manual's examples are
-// what a reader copies; and paragraphs of 25 words or more outside
-// <nav>, <header>, <footer> and <aside>, by their letters and digits
-// (inline markup aside). No truth files: every page a system's manuals
-// hold is measured, not a chosen few.
+// once, aside) and counts what hark's output of the page lacks: lines of
+// its <pre> listings (each <code> of a <pre> that holds several as its
+// own listing), white space aside, since a manual's examples are what a
+// reader copies; paragraphs of 25 words or more outside <nav>, <header>,
+// <footer> and <aside>, by their letters and digits (inline markup
+// aside); and h2 and h3 headings written as markdown headings. No truth
+// files: every page a system's manuals hold is measured, not a chosen
+// few.
 func sweep(root string) error {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -39,99 +40,83 @@ func sweep(root string) error {
 	if err != nil {
 		return err
 	}
-	type loss struct {
-		page  string
-		lost  int
-		first string
-	}
-	var losses, paraLosses, headLosses []loss
-	all, lost, pages := 0, 0, 0
-	paras, parasLost := 0, 0
-	heads, headsLost := 0, 0
+	code := &tally{what: "listing lines"}
+	paras := &tally{what: "paragraphs of 25 words or more"}
+	heads := &tally{what: "h2 and h3 headings (as markdown headings)"}
+	pages := 0
 	for _, f := range files {
 		body, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		want, long, headings := listingLines(body)
-		if len(want) == 0 && len(long) == 0 && len(headings) == 0 {
+		lines, long, headings := pageItems(body)
+		if len(lines) == 0 && len(long) == 0 && len(headings) == 0 {
 			continue
 		}
 		pages++
 		md, txt, _ := hark(score.Page{HTML: body, URL: (&url.URL{Scheme: "file", Path: f}).String()})
-		letters := lettersOf(txt)
-		pl := loss{page: f}
-		for _, p := range long {
-			paras++
-			if k := lettersOf(p); !strings.Contains(letters, k[:min(len(k), 80)]) {
-				parasLost++
-				pl.lost++
-				if pl.first == "" {
-					pl.first = p
-				}
-			}
-		}
-		if pl.lost > 0 {
-			paraLosses = append(paraLosses, pl)
-		}
-		mdHeads := "\n"
+		var flat, mdHeads strings.Builder
+		mdHeads.WriteByte('\n')
 		for _, l := range strings.Split(md, "\n") {
+			flat.WriteString(strings.Join(strings.Fields(l), " ") + "\n")
 			if strings.HasPrefix(l, "#") {
-				mdHeads += lettersOf(score.Unmark(strings.TrimLeft(l, "# "))) + "\n"
+				mdHeads.WriteString(lettersOf(score.Unmark(strings.TrimLeft(l, "# "))) + "\n")
 			}
 		}
-		hl := loss{page: f}
+		letters := lettersOf(txt)
+		for _, l := range lines {
+			code.count(f, l, strings.Contains(flat.String(), l))
+		}
+		for _, p := range long {
+			k := lettersOf(p)
+			paras.count(f, p, strings.Contains(letters, k[:min(len(k), 80)]))
+		}
 		for _, h := range headings {
-			heads++
-			if !strings.Contains(mdHeads, "\n"+lettersOf(h)+"\n") {
-				headsLost++
-				hl.lost++
-				if hl.first == "" {
-					hl.first = h
-				}
-			}
-		}
-		if hl.lost > 0 {
-			headLosses = append(headLosses, hl)
-		}
-		var flat strings.Builder
-		for _, l := range strings.Split(md, "\n") {
-			flat.WriteString(strings.Join(strings.Fields(l), " "))
-			flat.WriteByte('\n')
-		}
-		have := flat.String()
-		l := loss{page: f}
-		for _, w := range want {
-			all++
-			if !strings.Contains(have, w) {
-				lost++
-				l.lost++
-				if l.first == "" {
-					l.first = w
-				}
-			}
-		}
-		if l.lost > 0 {
-			losses = append(losses, l)
+			heads.count(f, h, strings.Contains(mdHeads.String(), "\n"+lettersOf(h)+"\n"))
 		}
 	}
 	fmt.Printf("%d pages under %s\n", pages, root)
-	for _, r := range []struct {
-		what    string
-		n, lost int
-		losses  []loss
-	}{{"listing lines", all, lost, losses}, {"paragraphs of 25 words or more", paras, parasLost, paraLosses},
-		{"h2 and h3 headings (as markdown headings)", heads, headsLost, headLosses}} {
-		sort.Slice(r.losses, func(i, j int) bool { return r.losses[i].lost > r.losses[j].lost })
-		fmt.Printf("%s: %d, %d kept (%.4f), %d lost on %d pages\n", r.what, r.n, r.n-r.lost, float64(r.n-r.lost)/float64(max(r.n, 1)), r.lost, len(r.losses))
-		for i, l := range r.losses {
-			if i == 8 {
-				break
-			}
-			fmt.Printf("  %4d  %s  (first: %.80q)\n", l.lost, l.page, l.first)
-		}
+	for _, t := range []*tally{code, paras, heads} {
+		t.print()
 	}
 	return nil
+}
+
+// tally counts one kind of item and the pages that lost some.
+type tally struct {
+	what    string
+	n, lost int
+	pages   []loss
+}
+
+// loss is what one page lost of a kind: how many, and the first.
+type loss struct {
+	page  string
+	lost  int
+	first string
+}
+
+func (t *tally) count(page, item string, kept bool) {
+	t.n++
+	if kept {
+		return
+	}
+	t.lost++
+	if len(t.pages) == 0 || t.pages[len(t.pages)-1].page != page {
+		t.pages = append(t.pages, loss{page: page, first: item})
+	}
+	t.pages[len(t.pages)-1].lost++
+}
+
+func (t *tally) print() {
+	sort.SliceStable(t.pages, func(i, j int) bool { return t.pages[i].lost > t.pages[j].lost })
+	fmt.Printf("%s: %d, %d kept (%.4f), %d lost on %d pages\n", t.what, t.n, t.n-t.lost, float64(t.n-t.lost)/float64(max(t.n, 1)), t.lost, len(t.pages))
+	for i, l := range t.pages {
+		if i == 8 {
+			break
+		}
+		fmt.Printf("  %4d  %s  (first: %.80q)\n", l.lost, l.page, l.first)
+	}
 }
 
 // lettersOf is s's letters and digits only.
@@ -145,10 +130,10 @@ func lettersOf(s string) string {
 	return b.String()
 }
 
-// listingLines are the non-blank lines of every listing of the page,
-// white space collapsed, and its paragraphs of 25 words or more and its
-// h2 and h3 headings outside the page's furniture.
-func listingLines(body []byte) (out, long, headings []string) {
+// pageItems are the non-blank lines of every listing of the page, white
+// space collapsed, and its paragraphs of 25 words or more and its h2 and
+// h3 headings outside the page's furniture.
+func pageItems(body []byte) (out, long, headings []string) {
 	doc, err := html.Parse(bytes.NewReader(toUTF8(body)))
 	if err != nil {
 		return nil, nil, nil
