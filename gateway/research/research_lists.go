@@ -46,6 +46,7 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 		if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok && !nameItem(d.sents[it.sents[0]].text)) {
 			continue // "References that straddle two cache lines are treated as follows:"
 		}
+		it.code = stepCode(d, blk, it)
 		q.items = append(q.items, it)
 		if len(q.items) == 10 {
 			break
@@ -55,6 +56,16 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 		q.items = c.subheadings(di, lead)
 	}
 	return q, len(q.items) > 0
+}
+
+// stepCode is the code a numbered step leads into, which a procedure
+// shows under it ("Compile created file with command:" and the gcc line),
+// or "".
+func stepCode(d *rdoc, blk *rblock, it quote) string {
+	if !blk.ordered || len(it.sents) == 0 {
+		return ""
+	}
+	return d.sents[it.sents[len(it.sents)-1]].code
 }
 
 // subheadings are the items of a lead-in that closes its passage and is
@@ -140,6 +151,7 @@ func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 			it.sents = append(it.sents, k)
 			n += len(ks.text)
 		}
+		it.code = stepCode(d, blk, it)
 		if len(it.sents) > 0 || it.label != "" {
 			steps = append(steps, it)
 		}

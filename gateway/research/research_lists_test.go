@@ -3,6 +3,7 @@ package research
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"hark/gateway/text"
@@ -85,6 +86,33 @@ func TestNumberedStepsAreQuotedAsAProcedure(t *testing.T) {
 	}
 	if q, _ := c.quoteAt(0, sentAt(t, d, "Restart the program."), how, newUsedSet()); q.isList() {
 		t.Errorf("a bulleted item is quoted as a procedure: %q", c.text(q))
+	}
+}
+
+// A step that leads into its command is quoted with it, in the report
+// and in its passages: a procedure's commands are its answer.
+func TestProcedureStepsShowTheirCode(t *testing.T) {
+	d := readMarkdownDoc("# Library\n\n## Simple steps\n\nTo use the zorblax engine from C:\n\n"+
+		"1. Ensure you have its headers installed\n2. Compile your file with command:\n\n   ```\n   gcc prog.c -lzorblax -o prog\n   ```\n\n"+
+		"3. Run the program with the command:\n\n   ```\n   ./prog\n   ```\n", "Library")
+	d.url, d.kept = "https://z.example/lib", "Compile your file with command:\n\n    gcc prog.c -lzorblax -o prog\n"
+	c := newCorpus([]*rdoc{d})
+	how := newAsk("how do I compile a C program with the zorblax library", nil, false)
+	q, ok := c.quoteAt(0, sentAt(t, d, "Compile your file with command:"), how, newUsedSet())
+	if !ok || len(q.items) != 3 || q.items[1].code != "gcc prog.c -lzorblax -o prog" || q.items[2].code != "./prog" {
+		t.Fatalf("procedure: ok %v, %d steps, %+v", ok, len(q.items), q.items)
+	}
+	var b strings.Builder
+	c.write(&b, q, 1, true)
+	if want := "  - Compile your file with command:\n\n    ```\n    gcc prog.c -lzorblax -o prog\n    ```\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("the step's command is not under it:\n%s", b.String())
+	}
+	found := false
+	for _, p := range c.passages {
+		found = found || p.Code && p.Quote == "gcc prog.c -lzorblax -o prog" && p.Start >= 0
+	}
+	if !found {
+		t.Errorf("the step's command is not among the passages at its place: %+v", c.passages)
 	}
 }
 

@@ -631,6 +631,9 @@ func (c *rcorpus) write(b *strings.Builder, q quote, n int, bullet bool) {
 		b.WriteString("- " + line + "\n")
 		for _, it := range q.items {
 			b.WriteString("  - " + c.text(it) + "\n")
+			if it.code != "" {
+				b.WriteString("\n" + fenced(it.code, "    ") + "\n")
+			}
 		}
 		if code != "" {
 			b.WriteString("\n" + fenced(code, "  ") + "\n")
@@ -740,6 +743,9 @@ func (c *rcorpus) record(q quote, n int) {
 	for _, it := range q.items {
 		if len(it.sents) > 0 {
 			runs(it.sents)
+		}
+		if it.code != "" {
+			add(it.code, true)
 		}
 	}
 	if code := c.code(q); code != "" {
