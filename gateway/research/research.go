@@ -510,7 +510,6 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	}
 	switch {
 	case len(summary) > 0:
-		b.WriteString("\n")
 	case compared != nil:
 		b.WriteString("No source found compares them directly; each section below opens with what the sources say each one is.\n")
 	case secs.Len() > 0:
@@ -532,8 +531,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			fmt.Fprintf(&b, "None of the pages read (%d) holds enough of those words to be listed.\n", len(sources))
 		}
 	}
-	b.WriteString("\n")
+	endParagraph(&b)
 	b.WriteString(secs.String())
+	endParagraph(&b)
 	model := fmt.Sprintf("Model `%s`", plan.Model)
 	if plan.Auto {
 		model = fmt.Sprintf("Model `auto`, which chose `%s` for this question", plan.Model)
@@ -560,6 +560,14 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
 	}
 	return b.String(), out, corp.passages, nil
+}
+
+// endParagraph ends what b holds with one blank line, however its last
+// part ended: running text leaves a space, a code block a blank line.
+func endParagraph(b *strings.Builder) {
+	s := strings.TrimRight(b.String(), " \n") + "\n\n"
+	b.Reset()
+	b.WriteString(s)
 }
 
 // plural is "1 search" or "3 searches".

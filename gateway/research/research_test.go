@@ -715,6 +715,11 @@ func TestResearchAPIEntriesAndCounts(t *testing.T) {
 	if !strings.Contains(sum, "zb_tune_engine(engine, 0.5);") {
 		t.Errorf("from C: the summary does not show the call:\n%s", out.Content)
 	}
+	// A summary that ends with its code is followed by one blank line,
+	// as one that ends with a sentence is.
+	if !strings.Contains(out.Content, "```\n\n## ") || strings.Contains(out.Content, "\n\n\n## ") {
+		t.Errorf("the sections are not one blank line apart:\n%q", out.Content)
+	}
 }
 
 // What a question is about is the term of it that the fewest sources
