@@ -1,0 +1,212 @@
+package extract
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Blocks named or shaped as page furniture: readers' comments, bylines
+// and datelines, promotion (related posts, share bars, sign-ups), menus
+// laid out in table cells, hidden blocks, and the class and id words
+// these rules read.
+
+// isComments reports a block of readers' comments or the form to post
+// one (WordPress's #comments, .comment-list and #respond, Disqus): what
+// readers said is not what the page says.
+func isComments(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Ol, atom.Ul, atom.Aside, atom.Form, atom.Footer, atom.P:
+	default:
+		return false
+	}
+	if commentsNamed(words(attr(n, "class"))) {
+		return true
+	}
+	// An id is often a heading's slug (a manual's section "Comments"), so
+	// it counts only beside a comment form or a list of comments.
+	return commentsNamed(words(attr(n, "id"))) && findFirst(n, func(c *html.Node) bool {
+		return c != n && (c.DataAtom == atom.Form || commentsNamed(words(attr(c, "class"))))
+	}) != nil
+}
+
+// commentsNamed reports class words that name comments: comments,
+// respond, Disqus, or comment with list, area, form, thread, reply or
+// respond beside it (comment-list). "comment" alone is too common a class
+// (a manual's annotated paragraphs) to go by.
+func commentsNamed(words []string) bool {
+	single := false
+	for _, w := range words {
+		switch {
+		case w == "comments" || w == "commentlist" || w == "respond" || strings.HasPrefix(w, "disqus"):
+			return true
+		case w == "comment":
+			single = true
+		}
+	}
+	if single {
+		for _, w := range words {
+			switch w {
+			case "list", "area", "form", "thread", "reply", "respond", "section":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isByline reports an article's byline or dateline: a small block named
+// as one, or that names the author (rel=author, <address>), or a small
+// box (not a paragraph: "We meet on <time>Tuesday</time>." is prose) that
+// holds a <time>, with a few words beside them ("Posted by … on … at …").
+func isByline(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.P, atom.Footer, atom.Address, atom.Span:
+	default:
+		return false
+	}
+	// Most blocks hold more prose than a byline: that is the cheap test.
+	if !shortOutsideLinks(n, 60) {
+		return false
+	}
+	marked := n.DataAtom == atom.Address || bylineNamed(n) || findFirst(n, func(c *html.Node) bool {
+		return c.DataAtom == atom.Time && n.DataAtom != atom.P || c.DataAtom == atom.Address || c.DataAtom == atom.A && strings.Contains(" "+attr(c, "rel")+" ", " author ")
+	}) != nil
+	return marked && findFirst(n, func(c *html.Node) bool { return isHeading(c) || isLeafBlock(c) && c.DataAtom != atom.P }) == nil
+}
+
+// isPromo reports a block named as the page promoting itself or others:
+// related posts, share and like buttons, newsletter sign-ups, adverts,
+// sponsored links and the author's bio box. These hold prose (a related
+// post's excerpt), so unlike navigation they go whatever their share of
+// links.
+func isPromo(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Aside, atom.Ul, atom.Ol, atom.Form, atom.Footer, atom.P, atom.Span:
+	default:
+		return false
+	}
+	for _, w := range words(attr(n, "class")) { // not the id: "sharing-with-a-team" is a section's slug
+		for _, p := range promoPrefixes {
+			if strings.HasPrefix(w, p) {
+				return true
+			}
+		}
+		if w == "ad" || w == "ads" || w == "likes" || w == "recirc" || w == "bio" || w == "popular" {
+			return true
+		}
+	}
+	return false
+}
+
+// isSignUp reports a small form with fields: a newsletter sign-up or a
+// search box set inside an article. A form that holds the page (ASP.NET
+// wraps whole pages in one) has far more prose and stays.
+func isSignUp(n *html.Node) bool {
+	if n.DataAtom != atom.Form || findFirst(n, func(c *html.Node) bool {
+		return c.DataAtom == atom.Input || c.DataAtom == atom.Select || c.DataAtom == atom.Textarea
+	}) == nil {
+		return false
+	}
+	// A form with a text area is for writing a comment or a message:
+	// its labels and hints are not the page, however long.
+	if findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Textarea }) != nil && !holdsPage(n) {
+		return true
+	}
+	links, all := linkText(n)
+	return all-links < 300
+}
+
+var promoPrefixes = []string{"related", "share", "sharing", "sharedaddy", "newsletter", "advert", "sponsor", "promo", "outbrain", "taboola"}
+
+// bylineNamed reports a class or id that names a byline: byline,
+// dateline, (top)AttributionWithDate, entry-meta, posted-on, author.
+func bylineNamed(n *html.Node) bool {
+	for _, w := range classWords(n) {
+		switch {
+		case strings.Contains(w, "byline") || strings.Contains(w, "dateline") || strings.Contains(w, "attribution"):
+			return true
+		case w == "meta" || w == "posted" || w == "author" || w == "date" || w == "published":
+			return true
+		}
+	}
+	return false
+}
+
+// isLinkColumn reports a table cell that is a menu: the sidebar column of
+// a page laid out with tables.
+func isLinkColumn(td *html.Node) bool {
+	k := 0
+	var count func(*html.Node)
+	count = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.DataAtom == atom.A {
+				k++
+			}
+			count(c)
+		}
+	}
+	count(td)
+	if k < 4 {
+		return false
+	}
+	links, all := linkText(td)
+	return links*10 >= all*7
+}
+
+func isHidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch strings.ToLower(a.Key) {
+		case "hidden":
+			return true
+		case "class":
+			// Class names that hide a block by convention (trafilatura
+			// discards "hidden" and "hide-" classes too).
+			for w := range strings.FieldsSeq(a.Val) {
+				switch strings.ToLower(w) {
+				case "hidden", "hide", "d-none", "sr-only", "visually-hidden", "screen-reader-text":
+					return true
+				}
+			}
+		case "aria-hidden":
+			if strings.EqualFold(a.Val, "true") {
+				return true
+			}
+		case "style":
+			s := strings.ReplaceAll(strings.ToLower(a.Val), " ", "")
+			if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namedNav reports whether n's class or id names navigation: a word such
+// as "menu" or "toc", or one that starts with "nav" (nav, navbar,
+// navheader, nav-panel).
+func namedNav(n *html.Node) bool {
+	for _, w := range classWords(n) {
+		if navWords[w] || strings.HasPrefix(w, "nav") {
+			return true
+		}
+	}
+	return false
+}
+
+// classWords are the words of n's class and id: "entry-meta post_info"
+// gives entry, meta, post and info.
+func classWords(n *html.Node) []string {
+	class, id := attr(n, "class"), attr(n, "id")
+	if class == "" && id == "" {
+		return nil
+	}
+	return words(class + " " + id)
+}
+
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return r == ' ' || r == '-' || r == '_' || r == '\t'
+	})
+}
