@@ -1,9 +1,6 @@
 package research
 
 import (
-	"fmt"
-	"hark/api"
-	"hark/gateway/text"
 	"math"
 	"regexp"
 	"slices"
@@ -11,6 +8,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"hark/api"
+	"hark/gateway/text"
 )
 
 // How research chooses what to quote: it ranks sentences by how well
@@ -573,87 +573,6 @@ func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []f
 	return out
 }
 
-// text is the quote's sentences as markdown: the label first, "…" where
-// sentences are left out, a leading section number dropped.
-func (c *rcorpus) text(q quote) string {
-	d := c.docs[q.doc]
-	var b strings.Builder
-	if q.label != "" {
-		label := strings.TrimSpace(q.label)
-		if !strings.ContainsAny(label, " \x01") && strings.ToLower(label) == label {
-			label = string(text.CodeOpen) + label + string(text.CodeClose) // a parameter's name: `closure`
-		}
-		l := renderMarked(label)
-		b.WriteString(l)
-		if len(q.sents) == 0 {
-			return l // a name alone: a section a lead-in introduces
-		}
-		if last := l[len(l)-1]; last == '.' || last == ':' || last == '?' {
-			b.WriteString(" ")
-		} else {
-			b.WriteString(": ")
-		}
-	}
-	for n, k := range q.sents {
-		t := d.sents[k].text
-		if n == 0 {
-			t = withoutSectionNumber(t)
-		} else if k != q.sents[n-1]+1 {
-			b.WriteString("… ")
-		}
-		b.WriteString(renderMarked(t))
-		if n < len(q.sents)-1 {
-			b.WriteString(" ")
-		}
-	}
-	return strings.TrimSpace(b.String())
-}
-
-// code is the code block the quote's last sentence introduces.
-func (c *rcorpus) code(q quote) string {
-	if len(q.sents) == 0 || q.isList() {
-		return ""
-	}
-	return q.code
-}
-
-// write adds q to b as a bullet (or, in a summary, as running text),
-// cited as [n].
-func (c *rcorpus) write(b *strings.Builder, q quote, n int, bullet bool) {
-	c.record(q, n)
-	line := fmt.Sprintf("%s [%d]", c.text(q), n)
-	code := c.code(q)
-	if code != "" {
-		line = fmt.Sprintf("%s [%d]", introducingMD(c.text(q)), n)
-	}
-	switch {
-	case bullet:
-		b.WriteString("- " + line + "\n")
-		for _, it := range q.items {
-			b.WriteString("  - " + c.text(it) + "\n")
-			if it.code != "" {
-				b.WriteString("\n" + fenced(it.code, "    ") + "\n")
-			}
-		}
-		if code != "" {
-			b.WriteString("\n" + fenced(code, "  ") + "\n")
-		}
-	case code != "":
-		b.WriteString(line + "\n\n" + fenced(code, "") + "\n")
-	default:
-		b.WriteString(line + " ")
-	}
-}
-
-// introducingMD ends a sentence that introduces its code with a colon
-// when it has no closing punctuation: "You can select a voice:".
-func introducingMD(s string) string {
-	if s == "" || strings.ContainsRune(".!?:", rune(s[len(s)-1])) {
-		return s
-	}
-	return s + ":"
-}
-
 // commandLike reports whether code is a command or two, not a listing
 // of output: a few lines, each opening with a word, a path or a prompt
 // ("valgrind --tool=memcheck ls -l", not "--1610-- used_suppression: …").
@@ -692,66 +611,6 @@ var changelogName = text.LazyRegexp(`(?i)(?:^|[^a-z])(?:news|changelog|change ?l
 // asksChanges matches a question about changes, releases or versions,
 // which release notes answer.
 var asksChanges = text.LazyRegexp(`(?i)\b(?:new|news|changed?|changes|changelog|release[sd]?|version[s]?|added|removed|deprecated|since|history|upgrad\w*|\d+\.\d+)\b`)
-
-// withoutSectionNumber drops a leading section number, which would read
-// as a numbered list in a bullet: "4. Helgrind is …", but not "3.8.1 is
-// a bug fix release."
-func withoutSectionNumber(t string) string {
-	loc := sectionNumber().FindStringIndex(t)
-	if loc == nil {
-		return t
-	}
-	if r, _ := utf8.DecodeRuneInString(t[loc[1]:]); unicode.IsUpper(r) || r == text.CodeOpen {
-		return t[loc[1]:]
-	}
-	return t
-}
-
-// record keeps the passages of quote q, cited as [n]: each run of
-// consecutive sentences, each list item and the code block, with where
-// it sits in its page's kept text (start and end -1 when the words are
-// not found there).
-func (c *rcorpus) record(q quote, n int) {
-	d := c.docs[q.doc]
-	add := func(quote string, code bool) {
-		quote = strings.TrimSpace(quote)
-		if quote == "" {
-			return
-		}
-		p := api.ResearchPassage{Source: n, URL: d.url, Quote: quote, Code: code, Start: -1, End: -1}
-		if s, e, ok := api.Locate(d.kept, quote, 0); ok {
-			p.Start, p.End = s, e
-		}
-		c.passages = append(c.passages, p)
-	}
-	runs := func(sents []int) {
-		var run []string
-		for i, k := range sents {
-			if i > 0 && k != sents[i-1]+1 {
-				add(strings.Join(run, " "), false)
-				run = run[:0]
-			}
-			t := text.Unmark(d.sents[k].text)
-			if i == 0 {
-				t = withoutSectionNumber(t)
-			}
-			run = append(run, t)
-		}
-		add(strings.Join(run, " "), false)
-	}
-	runs(q.sents)
-	for _, it := range q.items {
-		if len(it.sents) > 0 {
-			runs(it.sents)
-		}
-		if it.code != "" {
-			add(it.code, true)
-		}
-	}
-	if code := c.code(q); code != "" {
-		add(code, true)
-	}
-}
 
 // howCode reports whether s's code is an example that answers how-to
 // question a: it holds one of the question's words. "The easiest way to
