@@ -568,3 +568,48 @@ The error-checking tools detect numerous problems in the system libraries. So Va
 		t.Fatal(err)
 	}
 }
+
+// Another engine may change gateway.db's schema while a search runs:
+// the job workers migrate their tables at the first job call, the
+// research store makes its own at the first research. A statement on the
+// FTS5 table that SQLite prepares again then can fail to reopen it
+// ("database schema has changed: vtable constructor failed: web_fts");
+// searching and indexing ride such bursts out.
+func TestSearchRidesOutSchemaChanges(t *testing.T) {
+	db := testDB(t)
+	e := testEngine(t, db)
+	for i := 0; i < 50; i++ {
+		seed(t, e, &page{URL: fmt.Sprintf("https://z.example/%d", i), Title: "Okapi", Text: "The okapi is a mammal of the forest, a relative of the giraffe."})
+	}
+	migrated := make(chan error, 1)
+	go func() {
+		// Five migrations of 40 statements each, 40 ms apart.
+		for b := 0; b < 5; b++ {
+			for i := 0; i < 40; i++ {
+				if _, err := db.Exec(fmt.Sprintf("CREATE TABLE IF NOT EXISTS other_%d_%d (a INTEGER)", b, i)); err != nil {
+					migrated <- err
+					return
+				}
+			}
+			time.Sleep(40 * time.Millisecond)
+		}
+		migrated <- nil
+	}()
+	for n := 0; ; n++ {
+		select {
+		case err := <-migrated:
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n < 2 {
+				t.Fatalf("only %d searches ran during the migrations", n)
+			}
+			return
+		default:
+		}
+		if _, err := e.Search(context.Background(), api.SearchInput{Query: "okapi forest"}); err != nil {
+			t.Fatalf("search %d during a schema change: %v", n, err)
+		}
+		seed(t, e, &page{URL: fmt.Sprintf("https://z.example/new/%d", n), Title: "Okapi", Text: "Another okapi page."})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"modernc.org/sqlite"
 )
 
 // sqliteStore is the index in the gateway database, gateway.db: the
@@ -135,6 +137,10 @@ func splitSQL(s string) []string {
 func (s *sqliteStore) put(ctx context.Context, r *pageRow) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return retrySchema(func() error { return s.putRow(ctx, r) })
+}
+
+func (s *sqliteStore) putRow(ctx context.Context, r *pageRow) error {
 	_, err := s.db.ExecContext(ctx, `
 INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -163,7 +169,15 @@ const snippetExpr = `snippet(web_fts, 1, '', '', '…', 40)`
 
 // ranked asks FTS5 for ids only: its "ORDER BY rank LIMIT n" path keeps
 // the n best without computing columns for every matching page.
-func (s *sqliteStore) ranked(ctx context.Context, m *match, f *filters, pool int) ([]*candidate, error) {
+func (s *sqliteStore) ranked(ctx context.Context, m *match, f *filters, pool int) (cands []*candidate, err error) {
+	err = retrySchema(func() error {
+		cands, err = s.rankedOnce(ctx, m, f, pool)
+		return err
+	})
+	return cands, err
+}
+
+func (s *sqliteStore) rankedOnce(ctx context.Context, m *match, f *filters, pool int) ([]*candidate, error) {
 	where, args := f.where(func() string { return "?" })
 	args = append([]any{m.expr}, args...)
 	var q string
@@ -191,6 +205,10 @@ func (s *sqliteStore) ranked(ctx context.Context, m *match, f *filters, pool int
 }
 
 func (s *sqliteStore) columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes int, snippets bool) error {
+	return retrySchema(func() error { return s.columnsOnce(ctx, m, cands, bodyRunes, snippets) })
+}
+
+func (s *sqliteStore) columnsOnce(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes int, snippets bool) error {
 	if len(cands) == 0 {
 		return nil
 	}
@@ -229,9 +247,37 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 
 func (s *sqliteStore) snippet(ctx context.Context, m *match, id int64) string {
 	var out string
-	_ = s.db.QueryRowContext(ctx, `SELECT `+snippetExpr+` FROM web_fts WHERE web_fts MATCH ? AND rowid = ?`, m.expr, id).Scan(&out)
+	_ = retrySchema(func() error {
+		return s.db.QueryRowContext(ctx, `SELECT `+snippetExpr+` FROM web_fts WHERE web_fts MATCH ? AND rowid = ?`, m.expr, id).Scan(&out)
+	})
 	return out
 }
+
+// retrySchema runs f again, a few times, while SQLite answers
+// SQLITE_SCHEMA. Another connection to gateway.db may change its schema
+// while a search runs (the job workers' first migration, the research
+// store's tables, both made when first needed), and a statement on the
+// FTS5 table that SQLite prepares again then can fail to reopen the
+// table; run again once the changes are made (a migration is a burst of
+// statements: it waits 1, 2, 4, … 32 ms between tries), it reads the new
+// schema.
+func retrySchema(f func() error) error {
+	var err error
+	for i := range 7 {
+		var se *sqlite.Error
+		if err = f(); !errors.As(err, &se) || se.Code()&0xff != sqliteSchema {
+			return err
+		}
+		if i < 6 {
+			time.Sleep(time.Millisecond << i)
+		}
+	}
+	return err
+}
+
+// sqliteSchema is SQLITE_SCHEMA, SQLite's "the database schema has
+// changed".
+const sqliteSchema = 17
 
 func (s *sqliteStore) recordSource(ctx context.Context, source string, urls []string, whole bool) error {
 	s.mu.Lock()
@@ -284,9 +330,17 @@ func (s *sqliteStore) sources(ctx context.Context) ([]Source, error) {
 	return scanSources(rows)
 }
 
-func (s *sqliteStore) removeSource(ctx context.Context, source string) (int, error) {
+func (s *sqliteStore) removeSource(ctx context.Context, source string) (n int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	err = retrySchema(func() error {
+		n, err = s.removeSourceOnce(ctx, source)
+		return err
+	})
+	return n, err
+}
+
+func (s *sqliteStore) removeSourceOnce(ctx context.Context, source string) (int, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
