@@ -25,7 +25,7 @@ cols=${size%x*}
 rows=${size#*x}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/hark-smoke.XXXXXX")
-session="hark-smoke"
+session="none"
 # A tmux server of its own: a server the user already runs keeps its
 # environment and options, and is left alone.
 sock="hark-smoke-$$"
@@ -41,6 +41,18 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+# A command that fails outside fail() (a tmux call, say) names itself and
+# what hark left behind, so that a failure seen once can be read.
+died() {
+	echo "tmux-smoke: FAIL: line $1 (called from lines $4) exited $2: $3" >&2
+	local f
+	for f in exit stderr; do
+		[ -s "$work/$f" ] && { echo "----- $f -----" >&2; cat "$work/$f" >&2; }
+	done
+	return 0
+}
+set -E
+trap 'died "$LINENO" "$?" "$BASH_COMMAND" "${BASH_LINENO[*]}"' ERR
 
 command -v tmux >/dev/null || { echo "tmux-smoke: tmux is not installed (scripts/setup.sh installs it)" >&2; exit 2; }
 build_started=$SECONDS
@@ -186,13 +198,20 @@ click() {
 # run_hark ENV...: start hark in the session with only the given
 # environment on top of the smoke test's own. The environment is passed on
 # the command line, so that what the session sees is exactly this.
+# Each run gets a session of its own, made before the previous one is
+# killed: a tmux server left with no session exits, and a client that
+# reaches it in that moment fails with "server exited unexpectedly".
+runs=0
 run_hark() {
+	local old=$session
 	rm -f "$work/exit"
-	tm kill-session -t "$session" 2>/dev/null || true
+	runs=$((runs + 1))
+	session="hark-smoke-$runs"
 	tm new-session -d -s "$session" -x "$cols" -y "$rows" \
 		"env -u HARK_BASE_URL -u HARK_API_KEY -u HARK_PROFILE -u NO_COLOR TERM=xterm-256color \
 		HARK_DATA_DIR='$HARK_DATA_DIR' HARK_CONFIG='$HARK_CONFIG' HARK_OUTPUT_DIR='$HARK_OUTPUT_DIR' $* \
 		'$bin' 2>'$work/stderr'; echo \"hark exited \$?\" > '$work/exit'; sleep 60"
+	tm kill-session -t "$old" 2>/dev/null || true
 }
 
 quit_hark() {
