@@ -138,9 +138,9 @@ func planFor(model, input string) researchPlan {
 		}
 	}
 	if model == "pro" {
-		return researchPlan{Auto: auto, Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 10, PerSection: 4}
+		return researchPlan{Auto: auto, Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 10, PerSection: 6}
 	}
-	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 8, Sources: 8, PerSection: 4}
+	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 8, Sources: 8, PerSection: 6}
 }
 
 // runResearch persists a task, runs it in the background under the

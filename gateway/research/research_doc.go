@@ -1,7 +1,6 @@
 package research
 
 import (
-	"hark/gateway/text"
 	"strings"
 	"unicode/utf8"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"hark/gateway/extract"
+	"hark/gateway/text"
 )
 
 // A source as research reads it: passages (a heading and what it holds),
@@ -144,9 +144,15 @@ func (b *docBuilder) heading(level int, h string) {
 			own = append(own, b.titleTok...)
 		}
 	}
+	api := apiHeading(marked)
+	if api {
+		// "fs.appendFile(path, data[, options], callback)" is headed
+		// "append" and "file" too: what the entry is for.
+		own = append(own, families(text.NameParts(h))...)
+	}
 	b.d.passages = append(b.d.passages, rpassage{heading: h, own: own, context: ctx, contextText: above, overview: genericHeading().MatchString(h) || len(above) == 0})
 	b.term, b.lastSent, b.prevKind, b.desc = "", -1, 0, -1
-	if apiHeading(marked) {
+	if api {
 		// An API reference entry ("### `os.homedir()`") is headed by
 		// what it documents: its sentences describe that name, as a
 		// definition's describe its term, and are quoted under it.

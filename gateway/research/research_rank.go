@@ -199,15 +199,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 		// A passage whose heading names the question opens with its
 		// answer: "2.5. Suppressing errors" for "how do I suppress
 		// errors", whatever words its first sentence uses.
-		// The passage's first sentence that can be quoted: an API
-		// entry's "Added in: v0.3.3" and "Returns: <integer>" come first.
-		lead := false
-		for _, si := range p.sents {
-			if d.sents[si].ok {
-				lead = si == ref[1]
-				break
-			}
-		}
+		lead := d.lead(s.passage) == ref[1]
 		if lead {
 			sn = math.Max(sn, math.Min(1, math.Max(1.5*hc, 0.7*tc)))
 		}
@@ -290,6 +282,28 @@ func (c *rcorpus) scores(a ask) []float64 {
 		out[g] = v
 	}
 	return out
+}
+
+// lead is where passage pi opens: its first sentence that can be quoted
+// in a paragraph, or in a list when it holds no paragraph. An API entry
+// lists its parameters ("`flag` <string> See support of file system
+// flags.") before the paragraph that says what it does ("Asynchronously
+// append data to a file …"), and "Added in: v0.3.3" comes first of all.
+// -1 when no sentence can be quoted.
+func (d *rdoc) lead(pi int) int {
+	first := -1
+	for _, si := range d.passages[pi].sents {
+		if !d.sents[si].ok {
+			continue
+		}
+		if d.blocks[d.sents[si].block].kind == paraBlock {
+			return si
+		}
+		if first < 0 {
+			first = si
+		}
+	}
+	return first
 }
 
 // defines reports whether sentence i of doc di says what a's subject

@@ -14,7 +14,11 @@ import (
 // speak a file" meets flite_file_to_speech. Only research's ranking
 // reads them so; the searches it sends the index use the words as typed.
 func terms(s string) []string {
-	t := text.Terms(s)
+	return families(text.Terms(s))
+}
+
+// families reads the terms t (in place) with each word family as one.
+func families(t []string) []string {
 	fam := wordFamilies()
 	for i, w := range t {
 		if c, ok := fam[w]; ok {

@@ -745,3 +745,46 @@ func TestFocusIsWhatFewSourcesHold(t *testing.T) {
 		t.Errorf("a question of two terms has focus %v; its terms are all needed already", got)
 	}
 }
+
+// An API entry is read as its name says and from where it says what it
+// does: "zb.appendFile()" is about appending to a file (the index reads
+// "appendFile" as one word), and its paragraph, after the list of its
+// parameters, is where it opens. Entries that share the question's
+// plainer words rank below it.
+func TestResearchAPIEntryByItsName(t *testing.T) {
+	md := "# ZB files\n\n## `zb.appendFile(path, data)`\n\n" +
+		"- `path` <string> The file to write to, a path as text.\n- `data` <string> The text to write at the end of the file.\n\n" +
+		"Asynchronously append data to a file, creating the file if it does not yet exist.\n\n" +
+		"## `zb.readText(path)`\n\n- `path` <string> The file to read.\n\nReads the text of a file as UTF-8 text and returns it as a string of text.\n\n" +
+		"## `zb.textFiles(dir)`\n\nLists the text files of a folder: each file whose text is UTF-8 text is a text file.\n"
+	d := readMarkdownDoc(md, "ZB files")
+	for pi, p := range d.passages {
+		if p.heading == "zb.appendFile(path, data)" {
+			if l := d.lead(pi); l < 0 || !strings.HasPrefix(d.sents[l].text, "Asynchronously append") {
+				t.Errorf("appendFile's entry opens at %d, not at its paragraph", l)
+			}
+			if !slices.Contains(p.own, "append") {
+				t.Errorf("appendFile's heading is not read as %q: %q", "append", p.own)
+			}
+		}
+	}
+	list := readMarkdownDoc("# Files\n\n## Flags\n\n- The flag a opens the file for appending, and creates it when it does not exist.\n- The flag r opens the file for reading, and fails when it does not exist.\n", "Flags")
+	for pi, p := range list.passages {
+		if p.heading == "Flags" {
+			if l := list.lead(pi); l < 0 || !strings.Contains(list.sents[l].text, "appending") {
+				t.Errorf("a passage of items alone opens at %d, not at its first item", l)
+			}
+		}
+	}
+
+	e := testEngine(t, nil)
+	seed(t, e, &page{URL: "https://z.example/files", Title: "ZB files", Markdown: md, Text: score.Unmark(md)})
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "How do I append text to a file with zb?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _, _ := strings.Cut(out.Content, "\n## Findings")
+	if !strings.Contains(sum, "Asynchronously append data to a file") {
+		t.Errorf("the summary does not open on zb.appendFile():\n%s", out.Content)
+	}
+}

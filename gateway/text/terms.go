@@ -45,6 +45,27 @@ func Words(s string) []string {
 	return strings.FieldsFunc(fold(s), func(r rune) bool { return !wordRune(r) })
 }
 
+// NameParts are the terms of the words inside the camel-case names in s:
+// "append" and "file" of "fs.appendFile(path, data[, options], callback)".
+// Terms reads "appendFile" as one word, as the index does; a heading
+// that names an API entry says what the entry is for in the name's parts.
+func NameParts(s string) []string {
+	var out []string
+	for _, m := range camelName().FindAllString(s, -1) {
+		var b strings.Builder
+		for i, r := range m {
+			if i > 0 && unicode.IsUpper(r) {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(r)
+		}
+		out = append(out, Terms(b.String())...)
+	}
+	return out
+}
+
+var camelName = LazyRegexp(`\b[a-z]+(?:[A-Z][a-z]+)+\b`)
+
 // Terms are the words of s that rank: lower case, stemmed as the index
 // stems, without stop words and one-letter words (digits stay).
 //

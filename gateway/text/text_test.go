@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -194,5 +195,17 @@ func TestBM25IDF(t *testing.T) {
 	// A document of average length holding the term once scores its IDF.
 	if one := ix.Score([]string{"complex"}); math.Abs(one[0]-ix.IDF("complex")) > 1e-9 {
 		t.Errorf("Score %.4f and IDF %.4f disagree", one[0], ix.IDF("complex"))
+	}
+}
+func TestNameParts(t *testing.T) {
+	for in, want := range map[string][]string{
+		"fs.appendFile(path, data[, options], callback)": {"append", "file"},
+		"emitter.prependListener(eventName, listener)":   {"prepend", "listen", "event", "name"},
+		"os.uptime()":                         nil,
+		"HTTPServer and ffi_prep_closure_loc": nil,
+	} {
+		if got := NameParts(in); !slices.Equal(got, want) {
+			t.Errorf("NameParts(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -404,7 +404,7 @@ func headingCoverage(terms []string, headings string) float64 {
 	best := 0.0
 	for _, h := range strings.Split(headings, "\n") {
 		if h != "" {
-			best = math.Max(best, text.Coverage(terms, text.Terms(h)))
+			best = math.Max(best, text.Coverage(terms, append(text.Terms(h), text.NameParts(h)...)))
 		}
 	}
 	return best
