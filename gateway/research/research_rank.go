@@ -495,6 +495,7 @@ type pickOptions struct {
 	noLists     bool // a summary holds no lists
 	noChangelog bool
 	perPassage  int  // quotes from one passage at most; 0 is 1
+	perSource   int  // quotes from one source while others have one to give; 0: no limit
 	defining    bool // only a quote that says what the subject is
 }
 
@@ -525,6 +526,7 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 		return nil
 	}
 	best := sc[idx[0]]
+	fromDoc := map[int]int{}
 	for perPassage := 1; perPassage <= max(opt.perPassage, 1); perPassage++ {
 		cut := idx
 		if perPassage == 1 && opt.perPassage > 1 {
@@ -534,15 +536,20 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 			k := sort.Search(len(idx), func(i int) bool { return sc[idx[i]] < 0.6*best })
 			cut = idx[:k]
 		}
-		out = c.pickRound(a, n, used, opt, sc, cut, perPassage, fromPassage, taken, out)
+		out = c.pickRound(a, n, used, opt, sc, cut, perPassage, fromPassage, taken, out, fromDoc, opt.perSource)
 	}
 	if opt.perPassage > 1 {
-		out = c.pickRound(a, n, used, opt, sc, idx, opt.perPassage, fromPassage, taken, out)
+		out = c.pickRound(a, n, used, opt, sc, idx, opt.perPassage, fromPassage, taken, out, fromDoc, opt.perSource)
+	}
+	if opt.perSource > 0 {
+		// When the other sources have no more to give, the one that
+		// answers does.
+		out = c.pickRound(a, n, used, opt, sc, idx, max(opt.perPassage, 1), fromPassage, taken, out, fromDoc, 0)
 	}
 	return out
 }
 
-func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []float64, idx []int, perPassage int, fromPassage map[[2]int]int, taken map[int]bool, out []quote) []quote {
+func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []float64, idx []int, perPassage int, fromPassage map[[2]int]int, taken map[int]bool, out []quote, fromDoc map[int]int, perSource int) []quote {
 	for _, g := range idx {
 		if len(out) == n {
 			break
@@ -559,7 +566,7 @@ func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []f
 			continue
 		}
 		pk := [2]int{di, d.sents[i].passage}
-		if fromPassage[pk] >= perPassage {
+		if fromPassage[pk] >= perPassage || perSource > 0 && fromDoc[di] >= perSource {
 			continue
 		}
 		q, ok := c.quoteAt(di, i, a, used)
@@ -581,6 +588,7 @@ func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []f
 			used.add(c.usedKey(di, k))
 		}
 		fromPassage[pk]++
+		fromDoc[di]++
 		taken[g] = true
 		out = append(out, q)
 	}

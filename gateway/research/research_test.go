@@ -3,8 +3,7 @@ package research
 import (
 	"context"
 	"errors"
-	"hark/gateway/text"
-	"hark/gateway/web"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,8 @@ import (
 
 	"hark/api"
 	"hark/gateway/extract/score"
+	"hark/gateway/text"
+	"hark/gateway/web"
 )
 
 func TestResearchEmptyIndexSaysSo(t *testing.T) {
@@ -786,5 +787,45 @@ func TestResearchAPIEntryByItsName(t *testing.T) {
 	sum, _, _ := strings.Cut(out.Content, "\n## Findings")
 	if !strings.Contains(sum, "Asynchronously append data to a file") {
 		t.Errorf("the summary does not open on zb.appendFile():\n%s", out.Content)
+	}
+}
+
+// A section's quotes come from more than one source when more than one
+// answers: the best page gives at most sectionPerSource of them while
+// another has one to give, and all of them when none has.
+func TestSectionQuotesSpanSources(t *testing.T) {
+	var md strings.Builder
+	md.WriteString("# Zorblax tuning\n\n")
+	for _, s := range []string{
+		"To tune the zorblax engine, set its flux ratio with the flux knob before the first run.",
+		"Tune the zorblax engine's valves in pairs, the inlet valve first and the outlet valve after it.",
+		"The dial on the front panel tunes the zorblax engine's idle speed from 200 to 900 turns.",
+		"Gears are tuned last: a zorblax engine with worn gears cannot be tuned to its rated speed.",
+		"Each lever tunes one cylinder of the zorblax engine, numbered from the left as seen from the seat.",
+		"A zorblax engine tuned in winter needs its springs tuned again when the weather warms up.",
+		"The tuner's log records every change made while tuning the zorblax engine, with the date of each.",
+	} {
+		fmt.Fprintf(&md, "## %s\n\n%s\n\n", strings.Fields(s)[1], s)
+	}
+	other := "# Field notes\n\n## Tuning by ear\n\nA zorblax engine can also be tuned by ear, listening for its hum.\n"
+	docs := []*rdoc{readMarkdownDoc(md.String(), "Zorblax tuning"), readMarkdownDoc(other, "Field notes")}
+	setPriors(docs)
+	a := newAsk("how do I tune the zorblax engine?", nil, false)
+	from := func(qs []quote) (n [2]int) {
+		for _, q := range qs {
+			n[q.doc]++
+		}
+		return n
+	}
+	if n := from(newCorpus(docs).pick(a, 6, newUsedSet(), pickOptions{perPassage: 2})); n[1] != 0 {
+		t.Fatalf("without a limit the second page already gives a quote (%v): the test shows nothing", n)
+	}
+	if n := from(newCorpus(docs).pick(a, 6, newUsedSet(), pickOptions{perPassage: 2, perSource: sectionPerSource})); n != [2]int{5, 1} {
+		// The second page's one quote comes in before the first page's
+		// fifth, which fills the sixth place when the second has no more.
+		t.Errorf("quotes per source = %v, want 5 from the first page and 1 from the second", n)
+	}
+	if n := from(newCorpus(docs[:1]).pick(a, 6, newUsedSet(), pickOptions{perPassage: 2, perSource: sectionPerSource})); n[0] != 6 {
+		t.Errorf("one source alone gives %d quotes, want 6", n[0])
 	}
 }
