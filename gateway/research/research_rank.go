@@ -237,6 +237,9 @@ func (c *rcorpus) scores(a ask) []float64 {
 		case !a.how && slices.Contains(a.terms, first):
 			v *= 1.3 // about what the question names: "Memcheck reports …"
 		}
+		if a.how && !commandLike(s.code) && howCode(a, s) {
+			v *= 1.2 // an example that shows how, with the question's words in it
+		}
 		// The search ranked the whole page, with its title and headings:
 		// evidence no one sentence holds. The best page's sentences
 		// count up to 1.5 times, the second's 1.25 times, …

@@ -23,20 +23,20 @@ import (
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
 // The floors are a little under what the whole set passes today (122
-// questions: 0.83 answered, 0.97 cited, each floor one question below;
-// the 70 tuning ones read 0.89 and 0.97 with mini, the 52 held-out ones
-// 0.75 and 0.96). The 58 questions added in the last two rounds (ids
+// questions: 0.84 answered, 0.98 cited, each floor one question below;
+// the 70 tuning ones read 0.90 and 0.97 with mini, the 52 held-out ones
+// 0.77 and 0.98). The 58 questions added in the last two rounds (ids
 // 82-139, half to each part) were written and gold-checked before any
 // report on them was seen; the 36 of the last round read 0.61 (tuning)
 // and 0.67 (held-out) answered when added. Issue 23 asks for 0.90 and
 // 0.95, and these rise as it gets there.
-const minAnswered, minCited = 0.81, 0.95
+const minAnswered, minCited = 0.83, 0.96
 
 // The tuning part, which ranking was tuned on, keeps what it earned
-// (0.89 answered, 0.97 cited), less one question each: a ranking change
+// (0.90 answered, 0.97 cited), less one question each: a ranking change
 // that loses two of its answers fails here before the whole set's
 // floors notice.
-const minTuningAnswered, minTuningCited = 0.87, 0.95
+const minTuningAnswered, minTuningCited = 0.88, 0.95
 
 func TestResearchQuestionSet(t *testing.T) {
 	t.Parallel()

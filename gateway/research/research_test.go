@@ -829,3 +829,23 @@ func TestSectionQuotesSpanSources(t *testing.T) {
 		t.Errorf("one source alone gives %d quotes, want 6", n[0])
 	}
 }
+
+// A how-to question's answer ranks higher when it leads into an example
+// that shows how, with the question's words in its code, than the same
+// sentence would without it.
+func TestHowToPrefersTheExample(t *testing.T) {
+	d := readMarkdownDoc("# Digests\n\n## Digests\n\nComputing the SHA-256 hash of some data in a program:\n\n"+
+		"```\nconst input = readFile(process.argv[2]);\nconst h = crypto.digest('sha256');\nfor (const chunk of input) {\n  h.update(chunk);\n}\nconsole.log(h.hex());\n```\n", "Digests")
+	bare := *d
+	bare.sents = slices.Clone(d.sents)
+	i := slices.IndexFunc(bare.sents, func(s rsent) bool { return s.code != "" })
+	if i < 0 {
+		t.Fatal("the example is not the sentence's")
+	}
+	bare.sents[i].code = ""
+	how := newAsk("How do I compute a SHA-256 hash of some data?", nil, false)
+	with, without := newCorpus([]*rdoc{d}).scores(how), newCorpus([]*rdoc{&bare}).scores(how)
+	if with[i] <= without[i] {
+		t.Errorf("the sentence that shows how scores %.3f, as it does without its example (%.3f)", with[i], without[i])
+	}
+}
