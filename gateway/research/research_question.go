@@ -61,13 +61,27 @@ var askWords = func() map[string]bool {
 // answerTerms are the tokens of q an answer is expected to contain.
 func answerTerms(q string) []string {
 	var out []string
+	ex := excluded(q)
 	for _, t := range terms(q) {
-		if !askWords[t] && !slices.Contains(out, t) {
+		if !askWords[t] && !slices.Contains(out, t) && !slices.Contains(ex, t) {
 			out = append(out, t)
 		}
 	}
 	return out
 }
+
+// excluded is the terms of what a question sets aside: "helgrind" of
+// "Which valgrind tool finds data races besides Helgrind?". The answer
+// names something else; a sentence about Helgrind is what was not asked.
+func excluded(q string) []string {
+	var out []string
+	for _, m := range setAside().FindAllStringSubmatch(q, -1) {
+		out = append(out, terms(m[1])...)
+	}
+	return out
+}
+
+var setAside = text.LazyRegexp(`(?i)\b(?:besides|other than|apart from|aside from|except(?:\s+for)?|excluding)\s+([^,.;:?!]+)`)
 
 // termsNeeded is how many of terms a sentence must contain to answer: all
 // of one or two, half of more, never over three.

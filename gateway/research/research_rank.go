@@ -69,12 +69,14 @@ type ask struct {
 	bare    bool           // the sentence itself must answer, not its headings: a comparison's summary names both things
 	version *regexp.Regexp // the release the question names ("3.19"), or nil
 	action  string         // what a how-to question asks to do, as a term ("define" of "how do I define a structure type"), or ""
+	exclude []string       // what the question sets aside ("besides Helgrind"): not what it asks about
 }
 
 func newAsk(q string, sets [][]string, changes bool) ask {
 	a := ask{query: q, terms: answerTerms(q), sets: sets, subject: definedSubject(q), how: asksHow().MatchString(q), changes: changes,
 		count: asksCount().MatchString(q), fromC: asksFromC().MatchString(q)}
 	a.action = howAction(q)
+	a.exclude = excluded(q)
 	if v := text.VersionNumber().FindString(q); v != "" {
 		a.version = regexp.MustCompile(`(?:^|[^\d.])` + regexp.QuoteMeta(v) + `(?:$|[^\d]|\.\d)`)
 	}
@@ -236,6 +238,9 @@ func (c *rcorpus) scores(a ask) []float64 {
 			v *= 0.7 // what a thing is does not say how to do anything
 		case !a.how && slices.Contains(a.terms, first):
 			v *= 1.3 // about what the question names: "Memcheck reports …"
+		}
+		if len(a.exclude) > 0 && holdsAny(a.exclude, s.toks) {
+			v *= 0.5 // about what the question sets aside: "Helgrind finds races …" for "which tool besides Helgrind"
 		}
 		if a.how && !commandLike(s.code) && howCode(a, s) {
 			v *= 1.2 // an example that shows how, with the question's words in it

@@ -849,3 +849,25 @@ func TestHowToPrefersTheExample(t *testing.T) {
 		t.Errorf("the sentence that shows how scores %.3f, as it does without its example (%.3f)", with[i], without[i])
 	}
 }
+
+// What a question sets aside ("besides Helgrind") is not what it asks
+// about: its words are no answer terms, and a sentence about it ranks
+// below one that answers as well about something else.
+func TestSetAsideIsNotAsked(t *testing.T) {
+	q := "Which valgrind tool finds data races besides Helgrind?"
+	if got := excluded(q); !slices.Equal(got, []string{"helgrind"}) {
+		t.Errorf("excluded = %q", got)
+	}
+	if slices.Contains(answerTerms(q), "helgrind") {
+		t.Errorf("answer terms %q hold what the question sets aside", answerTerms(q))
+	}
+	if got := excluded("How do I list every voice except for the MBROLA ones, in espeak-ng?"); !slices.Contains(got, "mbrola") || slices.Contains(got, "espeak") {
+		t.Errorf("excluded = %q", got)
+	}
+	d := readMarkdownDoc("# Thread checkers\n\n## Helgrind\n\nHelgrind is a Valgrind tool that finds data races in threaded programs.\n\n"+
+		"## DRD\n\nDRD is a Valgrind tool that finds data races in threaded programs.\n", "Thread checkers")
+	got := newCorpus([]*rdoc{d}).pick(newAsk(q, nil, false), 1, newUsedSet(), pickOptions{noLists: true})
+	if len(got) != 1 || !strings.HasPrefix(d.sents[got[0].sents[0]].text, "DRD") {
+		t.Errorf("the best answer is not about DRD: %+v", got)
+	}
+}
