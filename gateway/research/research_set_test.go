@@ -22,15 +22,16 @@ import (
 // or cite their gold page than minAnswered and minCited, when a report is
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
-// The floors are a little under what the whole set passes today (122
-// questions: 0.84 answered, 0.98 cited, each floor one question below;
-// the 70 tuning ones read 0.90 and 0.97 with mini, the 52 held-out ones
-// 0.77 and 0.98). The 58 questions added in the last two rounds (ids
-// 82-139, half to each part) were written and gold-checked before any
-// report on them was seen; the 36 of the last round read 0.61 (tuning)
-// and 0.67 (held-out) answered when added. Issue 23 asks for 0.90 and
-// 0.95, and these rise as it gets there.
-const minAnswered, minCited = 0.83, 0.96
+// The floors are issue 23's: 0.85 answered and 0.95 cited over the
+// whole set (122 questions: 0.85 answered, 0.98 cited today; the 70
+// tuning ones read 0.90 and 0.97 with mini, the 52 held-out ones 0.79
+// and 1.00). Reports are deterministic for one index, so the answered
+// floor, met with no question to spare, fails only on a change. The 58
+// questions added in two rounds (ids 82-139, half to each part) were
+// written and gold-checked before any report on them was seen; the 36
+// of the last of those rounds read 0.61 (tuning) and 0.67 (held-out)
+// answered when added. Issue 23 asks for 0.90 and 0.95 to be done.
+const minAnswered, minCited = 0.85, 0.95
 
 // The tuning part, which ranking was tuned on, keeps what it earned
 // (0.90 answered, 0.97 cited), less one question each: a ranking change
