@@ -242,7 +242,7 @@ func (c *rcorpus) scores(a ask) []float64 {
 		if len(a.exclude) > 0 && holdsAny(a.exclude, s.toks) {
 			v *= 0.5 // about what the question sets aside: "Helgrind finds races …" for "which tool besides Helgrind"
 		}
-		if a.how && !commandLike(s.code) && howCode(a, s) {
+		if a.how && !commandLike(s.code) && howCode(a, s) || a.how && lead && s.code == "" && c.nextShowsHow(ref[0], ref[1], a) {
 			v *= 1.2 // an example that shows how, with the question's words in it
 		}
 		// The search ranked the whole page, with its title and headings:
@@ -290,6 +290,20 @@ func (c *rcorpus) scores(a ask) []float64 {
 		out[g] = v
 	}
 	return out
+}
+
+// nextShowsHow reports whether the sentence after sentence i of doc di,
+// in its paragraph, leads into an example that answers how-to question
+// a: "A common use case for readline is to consume an input file one
+// line at a time. The easiest way to do so is …:" and the loop over its
+// lines. A passage's opening is quoted with the rest of its paragraph.
+func (c *rcorpus) nextShowsHow(di, i int, a ask) bool {
+	d := c.docs[di]
+	if i+1 >= len(d.sents) {
+		return false
+	}
+	n := &d.sents[i+1]
+	return n.block == d.sents[i].block && d.blocks[n.block].kind == paraBlock && !commandLike(n.code) && howCode(a, n)
 }
 
 // lead is where passage pi opens: its first sentence that can be quoted
@@ -431,10 +445,14 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	}
 	for next := i + 1; next < len(d.sents) && len(q.sents) < most; next++ {
 		prev, ns := &d.sents[next-1], &d.sents[next]
-		if ns.passage != s.passage || prev.code != "" || !ns.ok || ns.far || used.has(c.usedKey(di, next)) {
+		sameBlock := ns.block == prev.block
+		// A sentence that introduces a long example ("The easiest way
+		// to do so is …:") is no quote of its own, and yet the one
+		// that shows the example it leads into.
+		intro := sameBlock && ns.longIntro && howCode(a, ns)
+		if ns.passage != s.passage || prev.code != "" || !ns.ok && !intro || ns.far || used.has(c.usedKey(di, next)) {
 			break
 		}
-		sameBlock := ns.block == prev.block
 		crosses := !sameBlock && opening && d.blocks[ns.block].kind == paraBlock && d.blocks[prev.block].kind == paraBlock && ns.first
 		switch {
 		case ns.dep == next-1 && (sameBlock || crosses) && n+len(ns.text) < 2*limit:

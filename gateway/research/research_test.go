@@ -871,3 +871,33 @@ func TestSetAsideIsNotAsked(t *testing.T) {
 		t.Errorf("the best answer is not about DRD: %+v", got)
 	}
 }
+
+// A passage that opens on what a how-to question asks, and whose next
+// sentence leads into the example, is quoted with that sentence and the
+// example under it, and ranks as an example that shows how (Readline's
+// "A common use case for readline is to consume an input file one line
+// at a time. The easiest way to do so is …:" and its loop).
+func TestHowToOpeningTakesItsExample(t *testing.T) {
+	var code strings.Builder
+	code.WriteString("const rl = readline.open(file);\n")
+	for i := 0; i < text.MaxQuotedCode+2; i++ {
+		fmt.Fprintf(&code, "// step %d of reading each line of the file\n", i)
+	}
+	code.WriteString("for await (const line of rl) {\n  console.log(line);\n}\n")
+	md := "# Readline\n\n## Reading a file line by line\n\nA common use case is to consume an input file one line at a time. " +
+		"The easiest way to do so is a loop over the interface:\n\n```\n" + code.String() + "```\n"
+	d := readMarkdownDoc(md, "Readline")
+	how := newAsk("How do I read a file line by line?", nil, false)
+	c := newCorpus([]*rdoc{d})
+	first := slices.IndexFunc(d.sents, func(s rsent) bool { return strings.HasPrefix(s.text, "A common use case") })
+	q, ok := c.quoteAt(0, first, how, newUsedSet())
+	if !ok || len(q.sents) != 2 || !strings.Contains(q.code, "for await (const line of rl)") {
+		t.Fatalf("the opening is not quoted with the sentence that leads into the example and the example: %v %q %q", ok, c.text(q), q.code)
+	}
+	bare := *d
+	bare.sents = slices.Clone(d.sents)
+	bare.sents[first+1].code = ""
+	if with, without := c.scores(how)[first], newCorpus([]*rdoc{&bare}).scores(how)[first]; with <= without {
+		t.Errorf("the opening scores %.3f, as it does when no example follows it (%.3f)", with, without)
+	}
+}
