@@ -389,6 +389,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	// one's subject: "… and how do I read its output" reads Cachegrind's.
 	subjectWord := askedAbout(input)
 	asks := make([]ask, len(sections))
+	comparedTerms := terms(strings.Join(compared, " "))
 	for i, sec := range sections {
 		q := sec.query
 		// The subject's terms as the one tokenizer reads them: "Node.js"
@@ -399,6 +400,11 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		asks[i] = newAsk(q, nil, changes)
 		if compared != nil {
 			asks[i].subject = definedSubject("what is " + sec.query)
+			// What the question asks of each ("measure" of "compare
+			// memcheck and massif: what does each measure …") ranks
+			// its sentences, and a section holds little else.
+			asks[i].also = slices.DeleteFunc(answerTerms(input), func(t string) bool { return slices.Contains(comparedTerms, t) })
+			asks[i].terms = append(slices.Clip(asks[i].terms), asks[i].also...)
 		}
 	}
 
@@ -486,9 +492,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			// Each thing compared opens with what it is.
 			qs = corp.pick(asks[i], 1, both, pickOptions{noLists: true, noChangelog: !changes, defining: true})
 		}
-		qs = append(qs, corp.pick(asks[i], plan.PerSection-len(qs), both, pickOptions{perPassage: 2, perSource: sectionPerSource})...)
+		qs = append(qs, corp.pick(asks[i], plan.PerSection-len(qs), both, pickOptions{perPassage: 2, perSource: sectionPerSource, holding: asks[i].also})...)
 		if len(qs) == 0 && sec.title != "Findings" {
-			qs = corp.pick(asks[i], plan.PerSection, inSections, pickOptions{perPassage: 2, perSource: sectionPerSource})
+			qs = corp.pick(asks[i], plan.PerSection, inSections, pickOptions{perPassage: 2, perSource: sectionPerSource, holding: asks[i].also})
 		}
 		if len(qs) == 0 {
 			continue

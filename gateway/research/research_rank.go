@@ -70,6 +70,7 @@ type ask struct {
 	version *regexp.Regexp // the release the question names ("3.19"), or nil
 	action  string         // what a how-to question asks to do, as a term ("define" of "how do I define a structure type"), or ""
 	exclude []string       // what the question sets aside ("besides Helgrind"): not what it asks about
+	also    []string       // a compared thing's section: what the question asks of each ("measure"), which its quotes hold
 }
 
 func newAsk(q string, sets [][]string, changes bool) ask {
@@ -342,7 +343,7 @@ func (c *rcorpus) defines(di, i int, a ask) bool {
 		return true
 	}
 	lead := len(p.sents) > 0 && p.sents[0] == i
-	return lead && (a.subject.namedBy(p.heading) || a.subject.namedBy(d.title)) && opensWith(s, a.subject)
+	return lead && (a.subject.namedBy(p.heading) || p.overview && a.subject.namedBy(d.title)) && opensWith(s, a.subject)
 }
 
 // opensWith reports whether s is about the subject by its first word:
@@ -520,9 +521,10 @@ func (u *usedSet) add(s string) {
 type pickOptions struct {
 	noLists     bool // a summary holds no lists
 	noChangelog bool
-	perPassage  int  // quotes from one passage at most; 0 is 1
-	perSource   int  // quotes from one source while others have one to give; 0: no limit
-	defining    bool // only a quote that says what the subject is
+	perPassage  int      // quotes from one passage at most; 0 is 1
+	perSource   int      // quotes from one source while others have one to give; 0: no limit
+	holding     []string // only quotes that hold one of these terms, when there are any
+	defining    bool     // only a quote that says what the subject is
 }
 
 // pick chooses up to n quotes that answer a, best first, none holding a
@@ -596,7 +598,7 @@ func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []f
 			continue
 		}
 		q, ok := c.quoteAt(di, i, a, used)
-		if !ok || opt.noLists && q.isList() {
+		if !ok || opt.noLists && q.isList() || len(opt.holding) > 0 && !c.holds(q, opt.holding) {
 			continue
 		}
 		clash := false
@@ -619,6 +621,18 @@ func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []f
 		out = append(out, q)
 	}
 	return out
+}
+
+// holds reports whether quote q holds one of terms, in its sentences,
+// what they sit under, or its items.
+func (c *rcorpus) holds(q quote, terms []string) bool {
+	d := c.docs[q.doc]
+	for _, k := range q.all() {
+		if holdsAny(terms, d.sents[k].toks, d.sents[k].context) {
+			return true
+		}
+	}
+	return false
 }
 
 // commandLike reports whether code is a command or two, not a listing

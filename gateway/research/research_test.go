@@ -901,3 +901,29 @@ func TestHowToOpeningTakesItsExample(t *testing.T) {
 		t.Errorf("the opening scores %.3f, as it does when no example follows it (%.3f)", with, without)
 	}
 }
+
+// A compared thing's section holds what the question asks of each
+// ("measure"), not every sentence that names the thing: a list of the
+// zorblax's suppression kinds is not what it measures.
+func TestCompareSectionsHoldWhatIsAsked(t *testing.T) {
+	e := testEngine(t, nil)
+	zmd := "# Zorblax\n\nZorblax is a flux meter for engines. It measures the flux of an engine while it runs.\n\n" +
+		"## Suppressions\n\nThe zorblax suppression kinds are as follows:\n\n- `Flux1`, meaning a zorblax flux error of one unit.\n- `Flux2`, meaning a zorblax flux error of two units.\n- `Leak`, meaning a zorblax leak.\n\n" +
+		"## Options\n\nThe zorblax tool reads its options from a file named zorblax.conf in the working folder.\n"
+	qmd := "# Quibble\n\nQuibble is a gear counter for engines. It measures the wear of each gear in turns.\n\n" +
+		"## Output\n\nThe quibble tool prints its report to a file named quibble.out when the engine stops.\n"
+	seed(t, e, &page{URL: "https://z.example/zorblax", Title: "Zorblax", Markdown: zmd, Text: score.Unmark(zmd)})
+	seed(t, e, &page{URL: "https://z.example/quibble", Title: "Quibble", Markdown: qmd, Text: score.Unmark(qmd)})
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "compare zorblax and quibble: what does each measure?", Model: "mini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, unwanted := range []string{"suppression kinds", "zorblax.conf", "quibble.out"} {
+		if strings.Contains(out.Content, unwanted) {
+			t.Errorf("the compare quotes %q, which says nothing of what each measures:\n%s", unwanted, out.Content)
+		}
+	}
+	if !strings.Contains(out.Content, "It measures the flux of an engine") || !strings.Contains(out.Content, "It measures the wear of each gear") {
+		t.Errorf("the compare lacks what each measures:\n%s", out.Content)
+	}
+}
