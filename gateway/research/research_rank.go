@@ -545,16 +545,13 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 		}
 		sort.SliceStable(idx, func(x, y int) bool { return says(idx[x]) && !says(idx[y]) })
 	}
-	// One quote from each passage first; a passage's second quote only
-	// when no other passage has one to give.
-	fromPassage := map[[2]int]int{}
-	var out []quote
-	taken := map[int]bool{}
 	if len(idx) == 0 {
 		return nil
 	}
+	// One quote from each passage first; a passage's second quote only
+	// when no other passage has one to give.
+	p := &picking{c: c, a: a, n: n, used: used, opt: opt, sc: sc, fromPassage: map[[2]int]int{}, fromSource: map[int]int{}, taken: map[int]bool{}}
 	best := sc[idx[0]]
-	fromDoc := map[int]int{}
 	for perPassage := 1; perPassage <= max(opt.perPassage, 1); perPassage++ {
 		cut := idx
 		if perPassage == 1 && opt.perPassage > 1 {
@@ -564,25 +561,44 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 			k := sort.Search(len(idx), func(i int) bool { return sc[idx[i]] < 0.6*best })
 			cut = idx[:k]
 		}
-		out = c.pickRound(a, n, used, opt, sc, cut, perPassage, fromPassage, taken, out, fromDoc, opt.perSource)
+		p.round(cut, perPassage, opt.perSource)
 	}
 	if opt.perPassage > 1 {
-		out = c.pickRound(a, n, used, opt, sc, idx, opt.perPassage, fromPassage, taken, out, fromDoc, opt.perSource)
+		p.round(idx, opt.perPassage, opt.perSource)
 	}
 	if opt.perSource > 0 {
 		// When the other sources have no more to give, the one that
 		// answers does.
-		out = c.pickRound(a, n, used, opt, sc, idx, max(opt.perPassage, 1), fromPassage, taken, out, fromDoc, 0)
+		p.round(idx, max(opt.perPassage, 1), 0)
 	}
-	return out
+	return p.out
 }
 
-func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []float64, idx []int, perPassage int, fromPassage map[[2]int]int, taken map[int]bool, out []quote, fromDoc map[int]int, perSource int) []quote {
+// picking is one pick: what it has chosen and from where, across its
+// rounds.
+type picking struct {
+	c           *rcorpus
+	a           ask
+	n           int
+	used        *usedSet
+	opt         pickOptions
+	sc          []float64
+	fromPassage map[[2]int]int
+	fromSource  map[int]int
+	taken       map[int]bool
+	out         []quote
+}
+
+// round takes the sentences idx, best first, while the pick wants
+// more: at most perPassage quotes from a passage and, when perSource is
+// not 0, perSource from a source.
+func (p *picking) round(idx []int, perPassage, perSource int) {
+	c, a, opt := p.c, p.a, p.opt
 	for _, g := range idx {
-		if len(out) == n {
+		if len(p.out) == p.n {
 			break
 		}
-		if taken[g] {
+		if p.taken[g] {
 			continue
 		}
 		di, i := c.sref[g][0], c.sref[g][1]
@@ -594,16 +610,16 @@ func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []f
 			continue
 		}
 		pk := [2]int{di, d.sents[i].passage}
-		if fromPassage[pk] >= perPassage || perSource > 0 && fromDoc[di] >= perSource {
+		if p.fromPassage[pk] >= perPassage || perSource > 0 && p.fromSource[di] >= perSource {
 			continue
 		}
-		q, ok := c.quoteAt(di, i, a, used)
+		q, ok := c.quoteAt(di, i, a, p.used)
 		if !ok || opt.noLists && q.isList() || len(opt.holding) > 0 && !c.holds(q, opt.holding) {
 			continue
 		}
 		clash := false
 		for _, k := range q.all() {
-			if used.has(c.usedKey(di, k)) {
+			if p.used.has(c.usedKey(di, k)) {
 				clash = true
 				break
 			}
@@ -611,16 +627,15 @@ func (c *rcorpus) pickRound(a ask, n int, used *usedSet, opt pickOptions, sc []f
 		if clash {
 			continue
 		}
-		q.score = sc[g]
+		q.score = p.sc[g]
 		for _, k := range q.all() {
-			used.add(c.usedKey(di, k))
+			p.used.add(c.usedKey(di, k))
 		}
-		fromPassage[pk]++
-		fromDoc[di]++
-		taken[g] = true
-		out = append(out, q)
+		p.fromPassage[pk]++
+		p.fromSource[di]++
+		p.taken[g] = true
+		p.out = append(p.out, q)
 	}
-	return out
 }
 
 // holds reports whether quote q holds one of terms, in its sentences,
