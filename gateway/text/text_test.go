@@ -197,6 +197,7 @@ func TestBM25IDF(t *testing.T) {
 		t.Errorf("Score %.4f and IDF %.4f disagree", one[0], ix.IDF("complex"))
 	}
 }
+
 func TestNameParts(t *testing.T) {
 	for in, want := range map[string][]string{
 		"fs.appendFile(path, data[, options], callback)": {"append", "file"},
