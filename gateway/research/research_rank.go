@@ -242,6 +242,9 @@ func (c *rcorpus) scores(a ask) []float64 {
 		}
 		if len(a.exclude) > 0 && holdsAny(a.exclude, s.toks) {
 			v *= 0.5 // about what the question sets aside: "Helgrind finds races …" for "which tool besides Helgrind"
+			if holdsAny(a.exclude, terms(d.title)) {
+				v *= 0.5 // and on its own page ("7. Helgrind: a thread error detector"), where the other is not named
+			}
 		}
 		if a.how && !commandLike(s.code) && howCode(a, s) || a.how && lead && s.code == "" && c.nextShowsHow(ref[0], ref[1], a) {
 			v *= 1.2 // an example that shows how, with the question's words in it

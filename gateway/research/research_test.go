@@ -870,6 +870,17 @@ func TestSetAsideIsNotAsked(t *testing.T) {
 	if len(got) != 1 || !strings.HasPrefix(d.sents[got[0].sents[0]].text, "DRD") {
 		t.Errorf("the best answer is not about DRD: %+v", got)
 	}
+	// On its own page, a sentence that names what was set aside counts
+	// for less again: Helgrind's manual says how Helgrind finds races,
+	// which is what the question does not ask.
+	hg := "# %s\n\n## Detected errors: data races\n\nOnce you understand the happens-before relation, it is easy to see how Helgrind finds races in your code.\n"
+	own := readMarkdownDoc(fmt.Sprintf(hg, "Helgrind: a thread error detector"), "Helgrind: a thread error detector")
+	shared := readMarkdownDoc(fmt.Sprintf(hg, "Thread error detectors"), "Thread error detectors")
+	a := newAsk(q, nil, false)
+	onOwn, onShared := newCorpus([]*rdoc{own}).scores(a)[0], newCorpus([]*rdoc{shared}).scores(a)[0]
+	if onShared == 0 || onOwn > onShared*0.6 {
+		t.Errorf("the set-aside thing's sentence scores %.3f on its own page and %.3f on a shared one", onOwn, onShared)
+	}
 }
 
 // A passage that opens on what a how-to question asks, and whose next
