@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hark/audio/wav"
 	"math"
 	"os"
 	"testing"
 	"time"
+
+	"hark/audio/wav"
 )
 
 func readFile(t testing.TB, path string) []byte {

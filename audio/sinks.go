@@ -2,7 +2,6 @@ package audio
 
 import (
 	"fmt"
-	"hark/audio/wav"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"hark/audio/wav"
 )
 
 // nullSink discards audio as fast as it is decoded.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hark/audio/wav"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"hark/api"
+	"hark/audio/wav"
 )
 
 func newVoicesCmd(a *App) *cobra.Command {

@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hark/audio/wav"
 	"io"
 	"log/slog"
 	"math"
@@ -28,6 +27,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"hark/api"
+	"hark/audio/wav"
 	"hark/gateway"
 	"hark/gateway/engine"
 )

@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hark/audio/pcm"
-	"hark/audio/wav"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"hark/audio/pcm"
+	"hark/audio/wav"
 )
 
 // How an engine process gets one sentence and gives back its audio.

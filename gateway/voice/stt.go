@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hark/audio/wav"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"hark/api"
 	"hark/audio/pcm"
+	"hark/audio/wav"
 	"hark/gateway/engine"
 	"hark/gateway/voice/sphinx"
 )

@@ -3,7 +3,6 @@ package voice
 import (
 	"context"
 	"fmt"
-	"hark/audio/wav"
 	"io"
 	"math"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 
 	"hark/api"
 	"hark/audio/pcm"
+	"hark/audio/wav"
 	"hark/gateway/engine"
 	gwtext "hark/gateway/text"
 )

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hark/audio/wav"
 	"io"
 	"math"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/audio/wav"
 	"hark/gateway/engine"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hark/gateway/text"
 	"io"
 	"net/http"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/text"
 )
 
 // BackendConfig selects a workspace's web backend.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hark/gateway/research/researchset"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/research/researchset"
 )
 
 // A synthetic corpus for the search benchmarks: 30,000 pronounceable words

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"hark/gateway/text"
 	"net/url"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"hark/gateway/extract"
+	"hark/gateway/text"
 )
 
 // A markdown file is read the way an HTML page is: goldmark renders it

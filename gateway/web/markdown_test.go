@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"hark/gateway/text"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/text"
 )
 
 // An excerpt of pip's documentation (docs/html/topics/local-project-

@@ -2,14 +2,15 @@ package web
 
 import (
 	"bytes"
-	"hark/gateway/text"
 	"net/url"
 	"strings"
 	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
 	"hark/gateway/extract"
+	"hark/gateway/text"
 )
 
 // page is what the engines know about one document after reading it.

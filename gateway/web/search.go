@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hark/gateway/text"
 	"math"
 	"regexp"
 	"sort"
@@ -14,6 +13,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/text"
 )
 
 // Search answers vendor_search from the local FTS5 index. See docs/web.md
@@ -355,8 +355,6 @@ func timeWindow(in api.SearchInput, now time.Time) (lo, hi int64, err error) {
 	return lo, hi, nil
 }
 
-// headingCoverage is the largest share of terms that one of headings
-// (one a line) holds.
 // termWeights weighs each query term by how few candidates hold it (in
 // their text, or their titles): a word every title shares ("libffi"
 // across libffi's manual) says nothing about which page is "Structures".
@@ -400,6 +398,8 @@ func weightedCoverage(weights map[string]float64, terms []string, have map[strin
 	return got / all
 }
 
+// headingCoverage is the largest share of terms that one of headings
+// (one a line) holds, reading the words inside camel-case API names too.
 func headingCoverage(terms []string, headings string) float64 {
 	best := 0.0
 	for _, h := range strings.Split(headings, "\n") {

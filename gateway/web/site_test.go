@@ -2,10 +2,10 @@ package web
 
 import (
 	"database/sql"
-	"hark/gateway/research"
 	"testing"
 	"time"
 
+	"hark/gateway/research"
 	"hark/gateway/web/webtest"
 )
 

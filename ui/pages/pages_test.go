@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hark/library"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"hark/api"
 	"hark/api/apitest"
+	"hark/library"
 	"hark/ui/common"
 	"hark/ui/internal/uitest"
 )

@@ -8,7 +8,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hark/gateway/gatewaytest"
 	"io"
 	"math"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"hark/audio/alsatest"
 	"hark/gateway"
 	"hark/gateway/engine"
+	"hark/gateway/gatewaytest"
 	"hark/gateway/voice"
 	"hark/ui/common"
 )

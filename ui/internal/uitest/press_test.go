@@ -1,8 +1,9 @@
 package uitest
 
 import (
-	"charm.land/bubbles/v2/key"
 	"testing"
+
+	"charm.land/bubbles/v2/key"
 )
 
 func TestPress(t *testing.T) {
