@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +143,68 @@ var slowInit = []string{
 	"github.com/go-shiori/go-readability",
 	// Language-detection models, loaded at init by trafilatura's helpers.
 	"github.com/pemistahl/lingua-go",
+}
+
+// TestImportsAreGrouped checks every Go file's imports read as
+// goimports -local hark writes them: the standard library, then
+// third-party modules, then hark's own packages, each group apart.
+func TestImportsAreGrouped(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		kind := func(p string) int {
+			switch first, _, _ := strings.Cut(p, "/"); {
+			case p == "hark" || first == "hark":
+				return 2
+			case strings.Contains(first, "."):
+				return 1
+			}
+			return 0
+		}
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.IMPORT {
+				continue
+			}
+			// Each import declaration on its own ("import \"C\"" stands
+			// apart from the block after it).
+			lastLine, group := 0, -1
+			for _, spec := range gd.Specs {
+				im := spec.(*ast.ImportSpec)
+				p, _ := strconv.Unquote(im.Path.Value)
+				k, line := kind(p), fset.Position(im.Pos()).Line
+				if im.Doc != nil {
+					line = fset.Position(im.Doc.Pos()).Line
+				}
+				switch {
+				case lastLine == 0 || line > lastLine+1:
+					if k <= group {
+						t.Errorf("%s: %s opens a group after a group of its kind or a later one", path, p)
+					}
+					group = k
+				case k != group:
+					t.Errorf("%s: %s shares a group with imports of another kind (standard library, third-party, hark)", path, p)
+				}
+				lastLine = fset.Position(im.End()).Line
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestStartupImportGraph keeps the packages with slow inits out of the
