@@ -160,12 +160,27 @@ func (l *sqliteLedger) settle(ctx context.Context, id int64, r usageRow) error {
 
 func (l *sqliteLedger) recent(ctx context.Context, workspace string, limit int) ([]UsageRecord, error) {
 	rows, err := l.db.QueryContext(ctx,
-		`SELECT id,ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms
-		 FROM gateway_usage WHERE workspace=? ORDER BY id DESC LIMIT ?`, workspace, limit)
+		`SELECT `+usageColumns+` FROM gateway_usage WHERE workspace=? ORDER BY id DESC LIMIT ?`, workspace, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read usage: %w", err)
 	}
 	defer rows.Close()
+	return readUsage(rows)
+}
+
+// usageColumns are what recent reads of a usage row, in readUsage's
+// order.
+const usageColumns = `id,ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms`
+
+// usageRows are rows of usageColumns, from database/sql or pgx.
+type usageRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// readUsage reads the usage records of rows, in their order.
+func readUsage(rows usageRows) ([]UsageRecord, error) {
 	var out []UsageRecord
 	for rows.Next() {
 		var r UsageRecord
@@ -176,7 +191,10 @@ func (l *sqliteLedger) recent(ctx context.Context, workspace string, limit int) 
 		r.Time = time.UnixMilli(ts).UTC()
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read usage: %w", err)
+	}
+	return out, nil
 }
 
 // msgAbandoned is the error of a pending row refunded after its gateway

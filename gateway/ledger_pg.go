@@ -153,23 +153,12 @@ func (l *PGLedger) settle(ctx context.Context, id int64, r usageRow) error {
 
 func (l *PGLedger) recent(ctx context.Context, workspace string, limit int) ([]UsageRecord, error) {
 	rows, err := l.pool.Query(ctx,
-		`SELECT id,ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms
-		 FROM gateway_usage WHERE workspace=$1 ORDER BY id DESC LIMIT $2`, workspace, limit)
+		`SELECT `+usageColumns+` FROM gateway_usage WHERE workspace=$1 ORDER BY id DESC LIMIT $2`, workspace, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read usage: %w", err)
 	}
 	defer rows.Close()
-	var out []UsageRecord
-	for rows.Next() {
-		var r UsageRecord
-		var ts int64
-		if err := rows.Scan(&r.ID, &ts, &r.Workspace, &r.KeyID, &r.TraceID, &r.Operation, &r.Credits, &r.Status, &r.Error, &r.DurationMs); err != nil {
-			return nil, fmt.Errorf("read usage: %w", err)
-		}
-		r.Time = time.UnixMilli(ts).UTC()
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return readUsage(rows)
 }
 
 // refundAbandoned refunds the pending rows of dead processes of this

@@ -194,6 +194,15 @@ func TestPGAbandonedRowsAreRefunded(t *testing.T) {
 	if refunded != 1 || pending != 2 || total != 8 {
 		t.Fatalf("%d refunded (want 1), %d pending (want 2), total %d (want 5+3)", refunded, pending, total)
 	}
+	// The usage list reads them back, newest first.
+	rows, err := l.recent(ctx, "w", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[2].TraceID != "live" || rows[2].Credits != 5 || rows[2].Status != "pending" || rows[2].Operation != "vendor_search" ||
+		rows[0].Status != "pending" || rows[1].Error != msgAbandoned || rows[0].Time.IsZero() {
+		t.Errorf("recent usage: %+v", rows)
+	}
 }
 
 // A bad URL is refused with a message that names the rule and does not
