@@ -217,8 +217,10 @@ func zeroOrMs(t time.Time) *int64 {
 	return &ms
 }
 
-// scanKey reads one row of keyRows' query (id, key_sha256, workspace,
-// name, source, created_ms, revoked_ms) with either backend's Scan.
+// keyColumns are what keyRows reads of a key, in scanKey's order.
+const keyColumns = `id,key_sha256,workspace,name,source,created_ms,revoked_ms`
+
+// scanKey reads one row of keyColumns with either backend's Scan.
 func scanKey(scan func(dest ...any) error) (storedKey, error) {
 	var k storedKey
 	var created int64
@@ -238,20 +240,12 @@ func scanKey(scan func(dest ...any) error) (storedKey, error) {
 // gateway.db's keys.
 
 func (l *sqliteLedger) keyRows(ctx context.Context) ([]storedKey, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT id,key_sha256,workspace,name,source,created_ms,revoked_ms FROM gateway_keys`)
+	rows, err := l.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM gateway_keys`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []storedKey
-	for rows.Next() {
-		k, err := scanKey(rows.Scan)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return readRows(rows, scanKey)
 }
 
 func (l *sqliteLedger) insertKey(ctx context.Context, k storedKey) error {
@@ -273,20 +267,12 @@ func (l *sqliteLedger) revokeKey(ctx context.Context, k storedKey) error {
 // PostgreSQL's keys.
 
 func (l *PGLedger) keyRows(ctx context.Context) ([]storedKey, error) {
-	rows, err := l.pool.Query(ctx, `SELECT id,key_sha256,workspace,name,source,created_ms,revoked_ms FROM gateway_keys`)
+	rows, err := l.pool.Query(ctx, `SELECT `+keyColumns+` FROM gateway_keys`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []storedKey
-	for rows.Next() {
-		k, err := scanKey(rows.Scan)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return readRows(rows, scanKey)
 }
 
 func (l *PGLedger) insertKey(ctx context.Context, k storedKey) error {

@@ -172,26 +172,36 @@ func (l *sqliteLedger) recent(ctx context.Context, workspace string, limit int) 
 // order.
 const usageColumns = `id,ts,workspace,key_id,trace_id,operation,credits,status,error,duration_ms`
 
-// usageRows are rows of usageColumns, from database/sql or pgx.
-type usageRows interface {
+// dbRows are a query's rows, from database/sql or pgx.
+type dbRows interface {
 	Next() bool
 	Scan(dest ...any) error
 	Err() error
 }
 
-// readUsage reads the usage records of rows, in their order.
-func readUsage(rows usageRows) ([]UsageRecord, error) {
-	var out []UsageRecord
+// readRows reads every row of rows with read, which scans one.
+func readRows[T any](rows dbRows, read func(scan func(dest ...any) error) (T, error)) ([]T, error) {
+	var out []T
 	for rows.Next() {
+		v, err := read(rows.Scan)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// readUsage reads the usage records of rows of usageColumns.
+func readUsage(rows dbRows) ([]UsageRecord, error) {
+	out, err := readRows(rows, func(scan func(dest ...any) error) (UsageRecord, error) {
 		var r UsageRecord
 		var ts int64
-		if err := rows.Scan(&r.ID, &ts, &r.Workspace, &r.KeyID, &r.TraceID, &r.Operation, &r.Credits, &r.Status, &r.Error, &r.DurationMs); err != nil {
-			return nil, fmt.Errorf("read usage: %w", err)
-		}
+		err := scan(&r.ID, &ts, &r.Workspace, &r.KeyID, &r.TraceID, &r.Operation, &r.Credits, &r.Status, &r.Error, &r.DurationMs)
 		r.Time = time.UnixMilli(ts).UTC()
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+		return r, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read usage: %w", err)
 	}
 	return out, nil
