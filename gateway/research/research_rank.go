@@ -506,7 +506,7 @@ func (u *usedSet) has(s string) bool {
 	if u.keys[plainWords(text.Unmark(s))] {
 		return true
 	}
-	sh := shingles(text.Unmark(s), 2)
+	sh := text.Shingles(text.Unmark(s), 2)
 	for _, p := range u.shingles {
 		if jaccard(sh, p) > 0.5 {
 			return true
@@ -517,7 +517,7 @@ func (u *usedSet) has(s string) bool {
 
 func (u *usedSet) add(s string) {
 	u.keys[plainWords(text.Unmark(s))] = true
-	u.shingles = append(u.shingles, shingles(text.Unmark(s), 2))
+	u.shingles = append(u.shingles, text.Shingles(text.Unmark(s), 2))
 }
 
 // pickOptions narrow what pick takes.
@@ -717,22 +717,7 @@ var asksFromC = text.LazyRegexp(`(?i)\b(?:from|in|with|using)\s+(?:an?\s+|the\s+
 // with an underscore: "flite_text_to_speech(", "espeak_Synth (".
 var cCall = text.LazyRegexp(`\b[A-Za-z]\w*_\w+\s*\(`)
 
-// shingles returns the set of word n-grams of text, for near-duplicate
-// checks.
-func shingles(text string, n int) map[string]int {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := map[string]int{}
-	for i := 0; i+n <= len(words); i++ {
-		out[strings.Join(words[i:i+n], " ")]++
-	}
-	if len(words) < n && len(words) > 0 {
-		out[strings.Join(words, " ")]++
-	}
-	return out
-}
-
+// jaccard is the share of shingles a and b have in common.
 func jaccard(a, b map[string]int) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1

@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"hark/gateway/text"
 )
 
 // Page is one page of a test set.
@@ -27,7 +29,7 @@ type Page struct {
 // Text compares the word 3-shingles (lower-cased runs of letters and
 // digits) of got with those of want.
 func Text(got, want string) (p, r, f float64) {
-	g, w := shingles(got, 3), shingles(want, 3)
+	g, w := text.Shingles(got, 3), text.Shingles(want, 3)
 	inter := 0
 	for k := range g {
 		if _, ok := w[k]; ok {
@@ -66,20 +68,6 @@ func Snippets(text string, with, without []string) (tp, fn, fp int) {
 		}
 	}
 	return
-}
-
-func shingles(text string, n int) map[string]int {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := map[string]int{}
-	for i := 0; i+n <= len(words); i++ {
-		out[strings.Join(words[i:i+n], " ")]++
-	}
-	if len(words) < n && len(words) > 0 {
-		out[strings.Join(words, " ")]++
-	}
-	return out
 }
 
 // Structures measure how much of a page's structure an extraction keeps. Each score is the share of the
