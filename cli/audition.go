@@ -66,21 +66,11 @@ as DIR/NN-<voice>.wav with DIR/manifest.json (text, settings, and each
 voice's file, first-audio time and duration). --json prints the manifest.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			text := strings.Join(args, " ")
-			if len(args) == 0 || text == "-" {
-				if !stdinIsData(a.stdin) {
-					return usagef("audition: give TEXT or pipe it on stdin")
-				}
-				b, err := readAtMost(a.stdin, maxTTSText, "audition: text from stdin")
-				if err != nil {
-					return err
-				}
-				text = string(b)
+			text, err := a.spokenText("audition", args)
+			if err != nil {
+				return err
 			}
 			text = strings.TrimSpace(text)
-			if text == "" {
-				return usagef("audition: text must not be empty")
-			}
 			var codes []string
 			for _, c := range api.SplitList(voices) {
 				if !containsStr(codes, c) {

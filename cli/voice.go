@@ -100,19 +100,9 @@ works); --format pcm gives raw samples. --stream uses the WebSocket endpoint
 and writes audio as it arrives.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			text := strings.Join(args, " ")
-			if len(args) == 0 || text == "-" {
-				if !stdinIsData(a.stdin) {
-					return usagef("tts: give TEXT or pipe it on stdin")
-				}
-				b, err := readAtMost(a.stdin, maxTTSText, "tts: text from stdin")
-				if err != nil {
-					return err
-				}
-				text = string(b)
-			}
-			if strings.TrimSpace(text) == "" {
-				return usagef("tts: text must not be empty")
+			text, err := a.spokenText("tts", args)
+			if err != nil {
+				return err
 			}
 			if format != "" && format != api.FormatPCM && format != api.FormatMP3 && format != api.FormatWAV {
 				return usagef("--format %q: must be pcm, mp3 or wav", format)
@@ -471,4 +461,25 @@ func writeJSONLine(w io.Writer, v any) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// spokenText is the TEXT a speaking command (tts, audition) was given:
+// its arguments joined, or with - or none, what stdin pipes in (at most
+// maxTTSText bytes). Text of spaces only is refused.
+func (a *App) spokenText(name string, args []string) (string, error) {
+	text := strings.Join(args, " ")
+	if len(args) == 0 || text == "-" {
+		if !stdinIsData(a.stdin) {
+			return "", usagef("%s: give TEXT or pipe it on stdin", name)
+		}
+		b, err := readAtMost(a.stdin, maxTTSText, name+": text from stdin")
+		if err != nil {
+			return "", err
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", usagef("%s: text must not be empty", name)
+	}
+	return text, nil
 }
