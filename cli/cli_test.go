@@ -199,6 +199,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools", "--nope"}, "unknown flag"},
 		{[]string{"stt", "/nonexistent.wav"}, "no such file"},
 		{[]string{"tts", "--format", "ogg", "hi"}, "--format \"ogg\": must be pcm, mp3 or wav"},
+		{[]string{"tts", "  "}, "tts: text must not be empty"},
+		{[]string{"audition", "--voices", "en"}, "audition: text must not be empty"},
+		{[]string{"audition", "--voices", "en", "-"}, "audition: text must not be empty"},
 		{[]string{"--audio-sink", "speaker", "config"}, "audio_sink \"speaker\" (from flag)"},
 	} {
 		code, _, errs := hark(t, s, "", tc.args...)
