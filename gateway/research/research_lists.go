@@ -21,7 +21,7 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 	if dep := d.sents[lead].dep; dep >= 0 && !d.sents[dep].far {
 		q.sents = []int{dep, lead}
 	}
-	depth := -1
+	depth, whole := -1, true
 	for bi := range d.blocks {
 		blk := &d.blocks[bi]
 		if blk.kind != itemBlock || blk.leadIn != lead || blk.cont {
@@ -29,9 +29,14 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 		}
 		if depth < 0 {
 			depth = blk.depth
+			q.ordered = blk.ordered
 		}
 		if blk.depth != depth {
 			continue
+		}
+		if len(q.items) == 10 {
+			whole = false
+			break
 		}
 		it := quote{doc: di, label: blk.label}
 		n := 0
@@ -44,16 +49,16 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 			n += len(ks.text)
 		}
 		if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok && !nameItem(d.sents[it.sents[0]].text)) {
+			whole = false
 			continue // "References that straddle two cache lines are treated as follows:"
 		}
 		it.code = stepCode(d, blk, it)
 		q.items = append(q.items, it)
-		if len(q.items) == 10 {
-			break
-		}
 	}
+	// Numbered as the page numbers them only when every item is quoted.
+	q.ordered = q.ordered && whole
 	if len(q.items) == 0 {
-		q.items = c.subheadings(di, lead)
+		q.items, q.ordered = c.subheadings(di, lead), false
 	}
 	return q, len(q.items) > 0
 }
@@ -136,10 +141,15 @@ func proseOf(s string) string {
 func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 	d := c.docs[di]
 	var steps []quote
-	for bi := list; bi < len(d.blocks) && len(steps) < 10; bi++ {
+	whole := true
+	for bi := list; bi < len(d.blocks); bi++ {
 		blk := &d.blocks[bi]
 		if blk.kind != itemBlock || blk.list != list || blk.cont {
 			continue
+		}
+		if len(steps) == 10 {
+			whole = false
+			break
 		}
 		it := quote{doc: di, label: blk.label}
 		n := 0
@@ -154,18 +164,26 @@ func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 		it.code = stepCode(d, blk, it)
 		if len(it.sents) > 0 || it.label != "" {
 			steps = append(steps, it)
+		} else {
+			whole = false
 		}
 	}
 	if len(steps) < 2 || len(steps[0].sents) == 0 {
 		return quote{}, false
 	}
-	q := quote{doc: di}
+	q := quote{doc: di, ordered: whole}
 	first := steps[0].sents[0]
-	if lead := first - 1; lead >= 0 && d.sents[lead].passage == d.sents[first].passage &&
-		d.blocks[d.sents[lead].block].kind == paraBlock && d.sents[lead].ok && !d.sents[lead].far && d.sents[lead].dep < 0 && !used.has(c.usedKey(di, lead)) {
+	heading := withoutSectionNumber(d.passages[d.sents[first].passage].heading)
+	switch lead := first - 1; {
+	case lead >= 0 && d.sents[lead].passage == d.sents[first].passage &&
+		d.blocks[d.sents[lead].block].kind == paraBlock && d.sents[lead].ok && !d.sents[lead].far && d.sents[lead].dep < 0 && !used.has(c.usedKey(di, lead)):
 		q.sents, q.items = []int{lead}, steps
-	} else {
-		q.label, q.sents, q.items = steps[0].label, steps[0].sents, steps[1:]
+	case heading != "" && whole:
+		// Under the heading of its section ("Simple steps"), not under
+		// its first step, which leads into nothing.
+		q.label, q.items = heading, steps
+	default:
+		q.label, q.sents, q.items, q.ordered = steps[0].label, steps[0].sents, steps[1:], false
 	}
 	return q, true
 }

@@ -62,8 +62,9 @@ func TestListOfNamesIsQuoted(t *testing.T) {
 
 // For a how-to question, a step of a numbered list is quoted as the
 // procedure: under the sentence before the list, or, when the report
-// quoted that already, under its first step. A bulleted list's item, or
-// any question but a how-to one, is quoted alone.
+// quoted that already, under its section's heading, every step numbered
+// as the page numbers it. A bulleted list's item, or any question but a
+// how-to one, is quoted alone.
 func TestNumberedStepsAreQuotedAsAProcedure(t *testing.T) {
 	d := readMarkdownDoc("# Voices\n\n## Windows Installation\n\nThe SAPI5 version uses the `mbrola.dll`.\n\n"+
 		"1. Install the synthesizer. Include the voice `mb-en1`.\n2. Install the Windows version of MBROLA.\n3. Use the voice `MB-EN1`.\n\n"+
@@ -78,8 +79,13 @@ func TestNumberedStepsAreQuotedAsAProcedure(t *testing.T) {
 	used := newUsedSet()
 	used.add(c.usedKey(0, sentAt(t, d, "The SAPI5 version uses the mbrola.dll.")))
 	q, ok = c.quoteAt(0, step, how, used)
-	if !ok || c.text(q) != "Install the synthesizer. Include the voice `mb-en1`." || len(q.items) != 2 {
-		t.Errorf("procedure under its first step: ok %v, %q, %d more steps", ok, c.text(q), len(q.items))
+	if !ok || c.text(q) != "Windows Installation" || len(q.items) != 3 || c.text(q.items[0]) != "Install the synthesizer. Include the voice `mb-en1`." {
+		t.Errorf("procedure under its heading: ok %v, %q, %d steps", ok, c.text(q), len(q.items))
+	}
+	var b strings.Builder
+	c.write(&b, q, 1, true)
+	if want := "- Windows Installation [1]\n  1. Install the synthesizer. Include the voice `mb-en1`.\n  2. Install the Windows version of MBROLA.\n  3. Use the voice `MB-EN1`.\n"; b.String() != want {
+		t.Errorf("the procedure is written\n%s\nwant\n%s", b.String(), want)
 	}
 	if q, _ := c.quoteAt(0, step, newAsk("what is mbrola on windows", nil, false), newUsedSet()); q.isList() {
 		t.Errorf("a step is quoted as a procedure for a question that is not how-to: %q", c.text(q))
@@ -104,7 +110,7 @@ func TestProcedureStepsShowTheirCode(t *testing.T) {
 	}
 	var b strings.Builder
 	c.write(&b, q, 1, true)
-	if want := "  - Compile your file with command:\n\n    ```\n    gcc prog.c -lzorblax -o prog\n    ```\n"; !strings.Contains(b.String(), want) {
+	if want := "  2. Compile your file with command:\n\n     ```\n     gcc prog.c -lzorblax -o prog\n     ```\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("the step's command is not under it:\n%s", b.String())
 	}
 	found := false

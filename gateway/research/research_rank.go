@@ -364,6 +364,9 @@ type quote struct {
 	items []quote
 	score float64
 	code  string // for a how-to question, the code block closing the quote's paragraph
+	// ordered: its items are a procedure's steps, all of them, numbered
+	// as the page numbers them.
+	ordered bool
 }
 
 func (q quote) isList() bool { return len(q.items) > 0 }

@@ -71,10 +71,15 @@ func (c *rcorpus) write(b *strings.Builder, q quote, n int, bullet bool) {
 	switch {
 	case bullet:
 		b.WriteString("- " + line + "\n")
-		for _, it := range q.items {
-			b.WriteString("  - " + c.text(it) + "\n")
+		for i, it := range q.items {
+			mark, indent := "  - ", "    "
+			if q.ordered {
+				mark = fmt.Sprintf("  %d. ", i+1)
+				indent = strings.Repeat(" ", len(mark))
+			}
+			b.WriteString(mark + c.text(it) + "\n")
 			if it.code != "" {
-				b.WriteString("\n" + fenced(it.code, "    ") + "\n")
+				b.WriteString("\n" + fenced(it.code, indent) + "\n")
 			}
 		}
 		if code != "" {
