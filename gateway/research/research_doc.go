@@ -351,7 +351,11 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 		check = sentenceCase(check)
 	}
 	rs.asks = strings.HasSuffix(plain, "?") || strings.HasSuffix(plain, "？")
-	rs.ok = text.IsAnswerSentence(check, 5, 90) && !rs.asks && !b.links && !strings.HasPrefix(plain, "(") &&
+	least := 5
+	if blk.term != "" && first && blk.desc == bi {
+		least = 3 // a term's description opens whole on fewer words: "Prepare a closure function." under ffi_prep_closure_loc
+	}
+	rs.ok = text.IsAnswerSentence(check, least, 90) && !rs.asks && !b.links && !strings.HasPrefix(plain, "(") &&
 		!strings.Contains(b.titleKey, " "+plainWords(plain)+" ")
 	lower := strings.ToLower(plain)
 	// A pointer set aside (", described in the next section", "(see

@@ -790,6 +790,28 @@ func TestResearchAPIEntryByItsName(t *testing.T) {
 	}
 }
 
+// A term's description may open on fewer words than a sentence of its
+// own needs, as texinfo manuals write a function's ("Prepare a closure
+// function." under ffi_prep_closure_loc): the term is its subject, and
+// the opening is what a how-to question about it is answered by. Prose
+// that short is still no quote.
+func TestShortDescriptionOpensItsTerm(t *testing.T) {
+	md := "# The Engine API\n\nEngines are made, then run.\n\n**Function: zb_status zb_prep_engine (zb_engine \\*engine, int flags)**\n\n" +
+		"Prepare an engine. The arguments to `zb_prep_engine` are the engine and its flags.\n\n" +
+		"**Function: void zb_engine_free (zb_engine \\*engine)**\n\nFree an engine that has run.\n\nRun it now.\n"
+	d := readMarkdownDoc(md, "The Engine API")
+	if s := d.sents[sentAt(t, d, "Prepare an engine.")]; !s.ok {
+		t.Errorf("a term's three-word opening cannot be quoted")
+	}
+	if s := d.sents[sentAt(t, d, "Run it now.")]; s.ok {
+		t.Errorf("a three-word sentence of prose can be quoted")
+	}
+	got := newCorpus([]*rdoc{d}).pick(newAsk("How do I prepare an engine with zb?", nil, false), 1, newUsedSet(), pickOptions{noLists: true})
+	if len(got) != 1 || !strings.HasPrefix(d.sents[got[0].sents[0]].text, "Prepare an engine.") || !strings.Contains(got[0].label, "zb_prep_engine") {
+		t.Errorf("the best answer is not zb_prep_engine's opening: %+v", got)
+	}
+}
+
 // A section's quotes come from more than one source when more than one
 // answers: the best page gives at most sectionPerSource of them while
 // another has one to give, and all of them when none has.
