@@ -577,6 +577,11 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 		// answers does.
 		p.round(idx, max(opt.perPassage, 1), 0)
 	}
+	if opt.perPassage > 0 {
+		// When no other passage has more to give, the one that answers
+		// does: an article of one long section.
+		p.round(idx, n, 0)
+	}
 	return p.out
 }
 

@@ -850,6 +850,23 @@ func TestSectionQuotesSpanSources(t *testing.T) {
 	if n := from(newCorpus(docs[:1]).pick(a, 6, newUsedSet(), pickOptions{perPassage: 2, perSource: sectionPerSource})); n[0] != 6 {
 		t.Errorf("one source alone gives %d quotes, want 6", n[0])
 	}
+	// An article of one long section gives a section all it asks for:
+	// two quotes a passage while other passages answer, then more.
+	var one strings.Builder
+	one.WriteString("# Zorblax tuning\n\nTuning the zorblax engine, from a mechanic's notes.\n\n")
+	for _, l := range strings.Split(md.String(), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			one.WriteString(l + "\n\n")
+		}
+	}
+	article := readMarkdownDoc(one.String(), "Zorblax tuning")
+	quoted := 0
+	for _, q := range newCorpus([]*rdoc{article}).pick(a, 6, newUsedSet(), pickOptions{perPassage: 2, perSource: sectionPerSource}) {
+		quoted += len(q.all())
+	}
+	if quoted < 7 {
+		t.Errorf("an article of one section gives %d of its 7 sentences on tuning", quoted)
+	}
 }
 
 // A how-to question's answer ranks higher when it leads into an example
