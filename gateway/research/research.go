@@ -408,6 +408,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		}
 	}
 
+	if tr := corpusTrace.Load(); tr != nil && compared == nil {
+		(*tr)(input, corp, asks[0])
+	}
 	if tr := quoteTrace.Load(); tr != nil && compared == nil {
 		(*tr)(input, corp.ranked(asks[0], traceDepth))
 	}
@@ -689,6 +692,11 @@ func setPriors(docs []*rdoc) {
 var quoteTrace atomic.Pointer[func(input string, quotes []string)]
 
 const traceDepth = 20
+
+// corpusTrace, when set (by a test only), is given each report's input,
+// the sources it read and its first question: where in them the answer
+// stood (research_misses_test.go).
+var corpusTrace atomic.Pointer[func(input string, c *rcorpus, first ask)]
 
 // ranked is a's best n quotes as the report would write them, best
 // first, each from its own passage where it can be (as a section picks
