@@ -49,13 +49,7 @@ func TestResearchMisses(t *testing.T) {
 	} else {
 		e = corpusEngine(t)
 	}
-	qs, err := researchset.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mode != "all" {
-		qs = slices.DeleteFunc(qs, func(q researchset.Question) bool { return q.Part != researchset.Tuning })
-	}
+	qs := loadParts(t, file, mode == "all")
 	byInput := map[string]researchset.Question{}
 	for _, q := range qs {
 		byInput[q.Question] = q

@@ -25,13 +25,7 @@ func TestResearchFactRanks(t *testing.T) {
 	if mode == "" {
 		t.Skip("set RESEARCH_RANKS=1 (tuning) or all (and the held-out totals)")
 	}
-	qs, err := researchset.Load("testdata/questions.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mode != "all" {
-		qs = slices.DeleteFunc(qs, func(q researchset.Question) bool { return q.Part != researchset.Tuning })
-	}
+	qs := loadParts(t, "testdata/questions.json", mode == "all")
 	var mu sync.Mutex
 	quotes := map[string][]string{}
 	tr := func(input string, qs []string) {
@@ -99,4 +93,18 @@ func TestResearchFactRanks(t *testing.T) {
 			t.Logf("%-14s %3d questions: MRR %.3f, fact first %.2f, in 4 %.2f, in %d %.2f", p, tl.n, tl.rr/n, float64(tl.in1)/n, float64(tl.in4)/n, traceDepth, float64(tl.in20)/n)
 		}
 	}
+}
+
+// loadParts is the question set in file: its tuning part, or with all
+// both parts.
+func loadParts(t *testing.T, file string, all bool) []researchset.Question {
+	t.Helper()
+	qs, err := researchset.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !all {
+		qs = slices.DeleteFunc(qs, func(q researchset.Question) bool { return q.Part != researchset.Tuning })
+	}
+	return qs
 }
