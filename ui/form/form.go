@@ -515,8 +515,12 @@ func (f *Form) labelWidth() int {
 	return min(w, 24)
 }
 
-// View draws the form: one line per field, its inline error below it, and
-// the focused field's description at the bottom.
+// maxErrLines is the most lines a field's inline error takes.
+const maxErrLines = 4
+
+// View draws the form: one line per field, its inline error below it
+// (wrapped, at most maxErrLines lines), and the focused field's
+// description at the bottom.
 func (f *Form) View() string {
 	s := f.styles
 	lw := f.labelWidth()
@@ -537,7 +541,16 @@ func (f *Form) View() string {
 		}
 		rows = append(rows, marker+ls.Render(label)+" "+f.controlView(c, i == f.focus))
 		if c.Err != "" {
-			rows = append(rows, strings.Repeat(" ", lw+3)+s.Err.Render("✗ "+c.Field.Name+" "+c.Err))
+			// Wrapped under the field, whole: a refusal that names a long
+			// URL must still say its rule.
+			indent := strings.Repeat(" ", lw+3)
+			lines := strings.Split(common.Wrap("✗ "+c.Field.Name+" "+common.OneLine(c.Err), max(20, f.width-lw-3)), "\n")
+			if len(lines) > maxErrLines {
+				lines = append(lines[:maxErrLines-1], common.Truncate(strings.Join(lines[maxErrLines-1:], " "), max(20, f.width-lw-3)))
+			}
+			for _, l := range lines {
+				rows = append(rows, indent+s.Err.Render(l))
+			}
 		}
 	}
 	if len(rows) == 0 {

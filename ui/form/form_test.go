@@ -145,6 +145,8 @@ func TestFailOnNamesTheGatewaysField(t *testing.T) {
 	}{
 		{api.ToolSearch, map[string]any{"query": "x", "start_date": "2025-06-01", "end_date": "2024-01-01"}, "end_date", "must not be before start_date"},
 		{api.ToolExtract, map[string]any{"urls": []string{"ftp://example.com/x"}}, "urls", "is not an absolute http or https URL"},
+		// A long URL leaves the rule on screen: the error wraps.
+		{api.ToolExtract, map[string]any{"urls": []string{"file:///usr/share/doc/espeak-ng/docs/integration.html"}}, "urls", "is not an absolute http or https URL"},
 		{api.ToolCrawl, map[string]any{"url": "https://example.com", "select_paths": "([a-z"}, "select_paths", "is not a valid regular expression"},
 	} {
 		_, err := cl.Invoke(ctx, tc.slug, tc.inputs)
@@ -164,6 +166,10 @@ func TestFailOnNamesTheGatewaysField(t *testing.T) {
 		}
 		if !strings.Contains(c.Err, tc.rule) || strings.Contains(c.Err, "HTTP") || strings.Contains(c.Err, "trace") {
 			t.Errorf("%s: %s shows %q, want the gateway's rule %q alone", tc.slug, c.Field.Name, c.Err, tc.rule)
+		}
+		f.SetSize(80, 20)
+		if v := uitest.Plain(f.View()); !strings.Contains(strings.Join(strings.Fields(v), " "), tc.rule) {
+			t.Errorf("%s: the form at 80 columns does not show the whole rule %q:\n%s", tc.slug, tc.rule, v)
 		}
 		// The other fields keep what was typed.
 		for name, v := range tc.inputs {
