@@ -137,7 +137,9 @@ func proseOf(s string) string {
 // Install the PC/Windows version of MBROLA (`MbrolaTools35.exe`) …".
 // One step alone answers how to begin. The list is quoted under the
 // sentence just before it in its passage (unless the report quoted that
-// already), else under its first step.
+// already), else under its section's heading ("Simple steps"), its steps
+// numbered as the page numbers them when all are quoted; with no heading
+// or a step left out, under its first step.
 func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 	d := c.docs[di]
 	var steps []quote

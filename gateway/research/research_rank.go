@@ -534,7 +534,11 @@ type pickOptions struct {
 }
 
 // pick chooses up to n quotes that answer a, best first, none holding a
-// sentence the report has quoted.
+// sentence the report has quoted: in rounds, a passage's first quote
+// before any passage's second, and (with opt.perSource) a source's
+// quotes past perSource only when the other sources have none to give;
+// last, when the pick is still short, more from the passages that
+// answer.
 func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 	sc := c.scores(a)
 	idx := make([]int, 0, len(sc))
