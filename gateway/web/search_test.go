@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -582,9 +583,21 @@ func TestSearchRidesOutSchemaChanges(t *testing.T) {
 		seed(t, e, &page{URL: fmt.Sprintf("https://z.example/%d", i), Title: "Okapi", Text: "The okapi is a mammal of the forest, a relative of the giraffe."})
 	}
 	migrated := make(chan error, 1)
+	var searched atomic.Int64
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
 	go func() {
-		// Five migrations of 40 statements each, 40 ms apart.
+		// Five migrations of 40 statements each. Each waits for a
+		// search to finish after the one before it, so searches run
+		// between and during the migrations however slow the machine.
 		for b := 0; b < 5; b++ {
+			for seen := searched.Load(); searched.Load() == seen; {
+				select {
+				case <-done:
+					return
+				case <-time.After(time.Millisecond):
+				}
+			}
 			for i := 0; i < 40; i++ {
 				if _, err := db.Exec(fmt.Sprintf("CREATE TABLE IF NOT EXISTS other_%d_%d (a INTEGER)", b, i)); err != nil {
 					migrated <- err
@@ -601,15 +614,13 @@ func TestSearchRidesOutSchemaChanges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n < 2 {
-				t.Fatalf("only %d searches ran during the migrations", n)
-			}
 			return
 		default:
 		}
 		if _, err := e.Search(context.Background(), api.SearchInput{Query: "okapi forest"}); err != nil {
 			t.Fatalf("search %d during a schema change: %v", n, err)
 		}
+		searched.Add(1)
 		seed(t, e, &page{URL: fmt.Sprintf("https://z.example/new/%d", n), Title: "Okapi", Text: "Another okapi page."})
 	}
 }
