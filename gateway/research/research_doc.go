@@ -174,6 +174,9 @@ func apiHeading(marked string) bool {
 
 var apiName = text.LazyRegexp(`^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\(.*\)$`)
 
+// goesOn opens a line that goes on with the one before it.
+var goesOn = map[string]bool{"or": true, "and": true, "nor": true, "but": true}
+
 // termLine starts a definition: the paragraphs after it describe it.
 // Terms in a row are one ("3.4." and the question it numbers).
 func (b *docBuilder) termLine(t string) {
@@ -181,6 +184,17 @@ func (b *docBuilder) termLine(t string) {
 	if b.prevKind == 4 {
 		t = b.term + " " + t
 		b.d.passages = b.d.passages[:len(b.d.passages)-1]
+	} else if w, _, _ := strings.Cut(text.Unmark(t), " "); b.term != "" && goesOn[w] && b.d.passages[len(b.d.passages)-1].term {
+		// A bold line that opens on "or" goes on with the term over the
+		// examples between ("**My program dies like this:**", a
+		// message, "**or otherwise aborts or crashes in
+		// m_mallocfree.c.**"): the term is the whole of it.
+		b.term += " " + t
+		p := &b.d.passages[len(b.d.passages)-1]
+		p.heading = text.Unmark(b.term)
+		p.own = terms(p.heading)
+		b.lastSent, b.prevKind = -1, 4
+		return
 	}
 	b.term, b.desc = t, -1
 	// A term heads its description as a heading heads its section: the
@@ -638,10 +652,16 @@ func termParagraph(p ast.Node, src []byte) bool {
 	// or an option, never two sentences.
 	// But a bold question is a question a FAQ answers under it ("**3.4.**
 	// **I tried running a Java program … Does Valgrind handle such
-	// programs?**"), however many sentences it takes to ask.
+	// programs?**"), however many sentences it takes to ask, and so is
+	// what a FAQ numbers, asked or told ("**4.1.** **My program uses the
+	// C++ STL and string classes. Valgrind reports 'still reachable'
+	// memory leaks … but there should be none.**").
 	plain := strings.TrimSpace(strings.Trim(l, "*"))
-	return len(text.Sentences(plain)) < 2 || strings.HasSuffix(plain, "?")
+	return len(text.Sentences(plain)) < 2 || strings.HasSuffix(plain, "?") || faqNumber().MatchString(l)
 }
+
+// faqNumber opens a bold paragraph that a FAQ numbers: "**4.1.** **".
+var faqNumber = text.LazyRegexp(`^\*\*\d+(?:\.\d+)+\.?\*\*\s+\*\*`)
 
 func codeLines(n ast.Node, src []byte) []string {
 	var out []string

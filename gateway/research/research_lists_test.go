@@ -35,6 +35,35 @@ func TestBoldQuestionHeadsItsAnswer(t *testing.T) {
 	}
 }
 
+// A FAQ's numbered entry heads its answer when it states the problem
+// rather than asking: "**4.1.** **My program uses the C++ STL … there
+// should be none.**" The answer's sentences sit under it, and the
+// entry is not quoted as though it answered.
+func TestNumberedFAQEntryHeadsItsAnswer(t *testing.T) {
+	d := readMarkdownDoc("# FAQ\n\n### 4. The tool behaves unexpectedly\n\n**4.1.** **My program uses the C++ STL. The tool reports 'still reachable' memory at exit, but there should be none.**\n\n"+
+		"Relax, it is a feature. Many C++ standard libraries use their own memory pool allocators.\n", "FAQ")
+	s := d.sents[sentAt(t, d, "Many C++ standard libraries use their own memory pool allocators.")]
+	if p := d.passages[s.passage]; !p.term || !strings.HasPrefix(p.heading, "4.1. My program uses the C++ STL.") {
+		t.Errorf("the answer's passage is %q (term %v), want the entry", p.heading, p.term)
+	}
+	if slices.ContainsFunc(d.sents, func(s rsent) bool { return s.ok && strings.Contains(text.Unmark(s.text), "there should be none") }) {
+		t.Error("the entry reads as a sentence that can be quoted")
+	}
+	// An entry that goes on over its examples ("**or otherwise aborts
+	// …**") is one term, not a fragment heading the answer.
+	d = readMarkdownDoc("# FAQ\n\n**3.2.**\n\n**My program dies like this:**\n\n```\nassertion failed\n```\n\n**or otherwise aborts in the allocator.**\n\n"+
+		"Your program may trash the tool's memory manager, which then dies.\n", "FAQ")
+	s = d.sents[sentAt(t, d, "Your program may trash the tool's memory manager, which then dies.")]
+	if p := d.passages[s.passage]; !p.term || p.heading != "3.2. My program dies like this: or otherwise aborts in the allocator." {
+		t.Errorf("the answer's passage is %q (term %v), want the whole entry", p.heading, p.term)
+	}
+	// A bold lead of two sentences with no number stays prose.
+	d = readMarkdownDoc("# Post\n\n**Testing your frontend code is hard. Coverage tells you what the tests reach.**\n\nMore text here for the reader.\n", "Post")
+	if !slices.ContainsFunc(d.sents, func(s rsent) bool { return s.ok && text.Unmark(s.text) == "Coverage tells you what the tests reach." }) {
+		t.Error("an unnumbered bold lead of two sentences is not prose")
+	}
+}
+
 // A list whose items name things ("The environment variable
 // `$VALGRIND_OPTS`") is quoted whole under its lead-in; a list of pieces
 // of sentences is not quoted as items.
