@@ -5,9 +5,13 @@
 // first sentence, fragment heading or source listed twice), and the time
 // each question took on the embedded engine. With -manuals, the same for
 // the manuals set (manuals/questions.json) over the Debian manuals
-// installed on the machine, indexed whole.
+// installed on the machine, indexed whole. With -fresh, the fresh set
+// (fresh/questions.json): questions written over the same pages after
+// the ranking was tuned, scored first untouched, so that its figures
+// say how research does on questions no one tuned it for.
 //
 //	cd bench/research && go run . [-models mini,pro] [-halves] [-recall] [-show ID] [-v [-vpart tuning|held-out|all]]
+//	cd bench/research && go run . -fresh [-models …] [-halves] [-show ID] [-v]
 //	cd bench/research && go run . -manuals /usr/share/doc [-models …] [-halves] [-recall]
 package main
 
@@ -39,12 +43,16 @@ func main() {
 	show := flag.Int("show", 0, "print the report for this tuning question's id (and score no others); a held-out id is refused")
 	halves := flag.Bool("halves", false, "also score the tuning part's two halves (id mod 4 == 1 and == 3), so that a change is kept only when it lowers neither")
 	manuals := flag.String("manuals", "", "score the manuals set (manuals/questions.json) over the Debian manuals installed under this folder (/usr/share/doc) instead of the question set")
+	fresh := flag.Bool("fresh", false, "score the fresh set (fresh/questions.json) over the question set's pages instead of the question set")
 	flag.Parse()
 	if *part != researchset.Tuning && *part != researchset.HeldOut && *part != "all" {
 		fmt.Fprintf(os.Stderr, "research bench: -vpart is %q; it must be %s, %s or all\n", *part, researchset.Tuning, researchset.HeldOut)
 		os.Exit(2)
 	}
 	set, err := questionSet(*data, *manuals)
+	if *fresh && err == nil {
+		set.questions = "fresh/questions.json"
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "research bench:", err)
 		os.Exit(2)

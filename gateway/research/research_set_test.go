@@ -49,9 +49,6 @@ func TestResearchQuestionSet(t *testing.T) {
 		t.Fatalf("the set has %d questions; it needs at least 40", len(qs))
 	}
 	e := corpusEngine(t)
-	type tally struct{ n, answered, cited, clean int }
-	parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}}
-	var all tally
 	// RESEARCH_PART=tuning asks only that part, so that tuning never
 	// shows a held-out report (the floors then apply to that part).
 	only := os.Getenv("RESEARCH_PART")
@@ -69,47 +66,7 @@ func TestResearchQuestionSet(t *testing.T) {
 		}
 		qs = some
 	}
-	outs := askAll(t, e, qs)
-	for i, q := range qs {
-		out := outs[i]
-		var urls []string
-		for _, s := range out.Sources {
-			urls = append(urls, s.URL)
-		}
-		s := researchset.Rate(q, out.Content, urls)
-		for _, tl := range []*tally{parts[q.Part], &all} {
-			tl.n++
-			if s.Answered {
-				tl.answered++
-			}
-			if s.Cited {
-				tl.cited++
-			}
-			if s.Clean() {
-				tl.clean++
-			}
-		}
-		// Only the tuning part's misses are named: the held-out part is
-		// read as totals, never question by question.
-		if (!s.Answered || !s.Cited || !s.Clean()) && q.Part == researchset.Tuning {
-			t.Logf("#%d %s (%s): answered %v, cited %v, %v", q.ID, q.Question, q.Part, s.Answered, s.Cited, s.Problems)
-			if os.Getenv("RESEARCH_PRINT") != "" {
-				t.Logf("\n%s\nsources %v", out.Content, urls)
-			}
-		}
-		for _, p := range s.Problems {
-			t.Errorf("#%d %s: %s", q.ID, q.Question, p)
-		}
-		checkPassages(t, e, out)
-	}
-	for _, p := range []string{researchset.Tuning, researchset.HeldOut} {
-		tl := parts[p]
-		if tl.n == 0 {
-			continue
-		}
-		t.Logf("%s: %d questions, answered %.2f, cited %.2f, clean %.2f", p, tl.n,
-			float64(tl.answered)/float64(tl.n), float64(tl.cited)/float64(tl.n), float64(tl.clean)/float64(tl.n))
-	}
+	parts, all := rateSet(t, e, qs)
 	answered, cited := float64(all.answered)/float64(all.n), float64(all.cited)/float64(all.n)
 	t.Logf("all: %d questions, answered %.2f, cited %.2f", all.n, answered, cited)
 	if raceEnabled {
@@ -130,6 +87,58 @@ func TestResearchQuestionSet(t *testing.T) {
 			t.Errorf("tuning part cited %.2f, below %.2f", c, minTuningCited)
 		}
 	}
+}
+
+// tally counts a part's reports: how many, and how many answered, cited
+// and clean.
+type tally struct{ n, answered, cited, clean int }
+
+// rateSet asks every question of qs and rates each report, by part and
+// over all; it fails on a report's problems and on a quote not found at
+// its recorded passage, and logs the tuning part's misses (never the
+// held-out part's, which is read as totals).
+func rateSet(t *testing.T, e *testEng, qs []researchset.Question) (map[string]*tally, tally) {
+	t.Helper()
+	parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}}
+	var all tally
+	outs := askAll(t, e, qs)
+	for i, q := range qs {
+		out := outs[i]
+		var urls []string
+		for _, s := range out.Sources {
+			urls = append(urls, s.URL)
+		}
+		s := researchset.Rate(q, out.Content, urls)
+		for _, tl := range []*tally{parts[q.Part], &all} {
+			tl.n++
+			if s.Answered {
+				tl.answered++
+			}
+			if s.Cited {
+				tl.cited++
+			}
+			if s.Clean() {
+				tl.clean++
+			}
+		}
+		if (!s.Answered || !s.Cited || !s.Clean()) && q.Part == researchset.Tuning {
+			t.Logf("#%d %s (%s): answered %v, cited %v, %v", q.ID, q.Question, q.Part, s.Answered, s.Cited, s.Problems)
+			if os.Getenv("RESEARCH_PRINT") != "" {
+				t.Logf("\n%s\nsources %v", out.Content, urls)
+			}
+		}
+		for _, p := range s.Problems {
+			t.Errorf("#%d %s: %s", q.ID, q.Question, p)
+		}
+		checkPassages(t, e, out)
+	}
+	for _, p := range []string{researchset.Tuning, researchset.HeldOut} {
+		if tl := parts[p]; tl.n > 0 {
+			t.Logf("%s: %d questions, answered %.2f, cited %.2f, clean %.2f", p, tl.n,
+				float64(tl.answered)/float64(tl.n), float64(tl.cited)/float64(tl.n), float64(tl.clean)/float64(tl.n))
+		}
+	}
+	return parts, all
 }
 
 // askAll asks every question (model auto) and returns the reports in
@@ -229,3 +238,38 @@ func researchBody(c string) string {
 }
 
 var inlineCode = regexp.MustCompile("`[^`]*`")
+
+// TestResearchFreshSet asks the fresh set (bench/research/fresh: 36
+// questions over the same pages, written and gold-checked by another
+// hand after the ranking was tuned, half to each part as in the
+// question set). Untouched, its reports answered 0.64 (mini) and 0.67
+// (pro), all cited: a fairer measure of questions no one tuned for than
+// the question set's held-out part, which past rounds of tuning read as
+// totals. Its floors keep what it reads now, less one question: a
+// change that loses two of its answers fails here.
+func TestResearchFreshSet(t *testing.T) {
+	t.Parallel()
+	qs, err := researchset.Load("../../bench/research/fresh/questions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raceEnabled {
+		qs = qs[:4] // the passages checked under the detector; the floors are the whole set's
+	}
+	_, all := rateSet(t, corpusEngine(t), qs)
+	answered, cited := float64(all.answered)/float64(all.n), float64(all.cited)/float64(all.n)
+	t.Logf("all: %d questions, answered %.2f, cited %.2f", all.n, answered, cited)
+	if raceEnabled {
+		return
+	}
+	if all.answered < minFreshAnswered {
+		t.Errorf("answered %d of %d, below %d", all.answered, all.n, minFreshAnswered)
+	}
+	if cited < minCited {
+		t.Errorf("cited %.2f, below %.2f", cited, minCited)
+	}
+}
+
+// minFreshAnswered is how many of the fresh set's reports must hold their
+// gold fact: what they hold today less one.
+const minFreshAnswered = 24 // of 36: 25 (0.69) with model auto
