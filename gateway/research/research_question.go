@@ -58,12 +58,21 @@ var askWords = func() map[string]bool {
 	return m
 }()
 
+// generalActions are ask words that say nothing of what to do even
+// after "how do I": "How do I use massif?" asks about massif.
+var generalActions = map[string]bool{text.Stem("use"): true, text.Stem("using"): true}
+
 // answerTerms are the tokens of q an answer is expected to contain.
 func answerTerms(q string) []string {
 	var out []string
 	ex := excluded(q)
+	// What a how-to question asks to do is asked, though another
+	// question would use the word to say how to answer: "compare" of
+	// "How do I compare two secret tokens …", "list" of "How do I list
+	// the voices …".
+	do := howAction(q)
 	for _, t := range terms(q) {
-		if !askWords[t] && !slices.Contains(out, t) && !slices.Contains(ex, t) {
+		if (!askWords[t] || t == do && !generalActions[t]) && !slices.Contains(out, t) && !slices.Contains(ex, t) {
 			out = append(out, t)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"hark/gateway/text"
 )
 
 // Research's terms meet a word by its irregular forms ("speak" in a
@@ -38,5 +40,30 @@ func TestAnswersCountWrittenWords(t *testing.T) {
 	// One or two written words ask for all their terms.
 	if b := newAsk("zb.freeflux()", nil, false); b.answers(terms("zb.totalflux() returns the total flux.")) {
 		t.Error("zb.totalflux() answers zb.freeflux()")
+	}
+}
+
+// What a how-to question asks to do is asked, even in a word that
+// elsewhere says how to answer: "compare" of "How do I compare two
+// secret tokens" is what the answer does ("This is suitable for
+// comparing HMAC digests …"); of "Compare memcheck and massif" it is not.
+func TestHowToActionIsAsked(t *testing.T) {
+	cmp, _ := text.Term("compare")
+	for q, want := range map[string]bool{
+		"How do I compare two secret tokens in Node.js?":      true,
+		"Compare memcheck and massif":                         false,
+		"What is the difference between memcheck and massif?": false,
+	} {
+		if got := slices.Contains(answerTerms(q), cmp); got != want {
+			t.Errorf("%q: compare asked %v, want %v (terms %q)", q, got, want, answerTerms(q))
+		}
+	}
+	use, _ := text.Term("use")
+	if slices.Contains(answerTerms("How do I use massif?"), use) {
+		t.Errorf(`"use" is asked of "How do I use massif?"`)
+	}
+	list, _ := text.Term("list")
+	if !slices.Contains(answerTerms("How do I list the voices espeak-ng has?"), list) {
+		t.Errorf(`"list" is not asked of "How do I list the voices espeak-ng has?"`)
 	}
 }
