@@ -35,7 +35,8 @@ import (
 // and every part's counts; RESEARCH_MISSES=all adds the held-out part's
 // counts (never its questions). RESEARCH_MISSES_MANUALS=/usr/share/doc
 // scores the manuals set (bench/research/manuals) over the Debian
-// manuals instead. Each kind of miss asks for another kind of change:
+// manuals instead, and RESEARCH_MISSES_FRESH=1 the fresh set
+// (bench/research/fresh). Each kind of miss asks for another kind of change:
 // a search miss for retrieval, unquotable for the reader, ranked for
 // the scores, and a high rank left out for the pick.
 func TestResearchMisses(t *testing.T) {
@@ -47,6 +48,9 @@ func TestResearchMisses(t *testing.T) {
 	if dir := os.Getenv("RESEARCH_MISSES_MANUALS"); dir != "" {
 		file, e = "../../bench/research/manuals/questions.json", manualsEngine(t, dir)
 	} else {
+		if os.Getenv("RESEARCH_MISSES_FRESH") != "" {
+			file = "../../bench/research/fresh/questions.json"
+		}
 		e = corpusEngine(t)
 	}
 	qs := loadParts(t, file, mode == "all")
