@@ -67,8 +67,12 @@ func Rate(q Question, content string, sourceURLs []string) Score {
 	var s Score
 	body := Body(content)
 	flat := unescape(strings.Join(strings.Fields(body), " "))
+	// As the reader reads it: "zero value of the `voicing` attribute"
+	// renders as "zero value of the voicing attribute".
+	read := strings.ReplaceAll(flat, "`", "")
 	for _, f := range q.Fact {
-		if strings.Contains(flat, strings.Join(strings.Fields(f), " ")) {
+		f = strings.Join(strings.Fields(f), " ")
+		if strings.Contains(flat, f) || strings.Contains(read, f) {
 			s.Answered = true
 		}
 	}

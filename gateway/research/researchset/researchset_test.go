@@ -15,6 +15,14 @@ func TestRate(t *testing.T) {
 	if s := Rate(q, "# q\n\n## Method\n\nheap profiler\n", nil); s.Answered || s.Cited {
 		t.Errorf("a fact in Method answers nothing: %+v", s)
 	}
+	// A fact is read as the report renders: code marks are not words.
+	v := Question{ID: 3, Part: Tuning, Question: "whisper", Fact: []string{"zero value of the voicing attribute"}, Page: "espeak-ng/voices.html"}
+	if s := Rate(v, "# q\n\n## Summary\n\nUse a zero value of the `voicing` attribute. [1]\n", nil); !s.Answered {
+		t.Errorf("a fact with a code span in it is not read: %+v", s)
+	}
+	if s := Rate(v, "# q\n\n## Summary\n\nUse a zero value of the pitch attribute. [1]\n", nil); s.Answered {
+		t.Errorf("another fact answers: %+v", s)
+	}
 	dirty := "# q\n\n## Summary\n\nNor does it measure the size of code. [1]\n\n## Massif: what does each measure and when should I use which\n\n- It is a heap profiler. [1]\n"
 	s = Rate(q, dirty, []string{"https://a/x/fs.html", "https://a/x/fs.md"})
 	want := []string{"source listed twice", "dangling first sentence: Nor does", "fragment heading: Massif:", "dangling first sentence: It is"}
