@@ -397,7 +397,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		if i > 0 && subjectWord != "" && pronoun().MatchString(q) && !containsAll(terms(q), terms(subjectWord)) {
 			q += " " + subjectWord
 		}
-		asks[i] = newAsk(q, nil, changes)
+		asks[i] = corp.respell(newAsk(q, nil, changes))
 		if compared != nil {
 			asks[i].subject = definedSubject("what is " + sec.query)
 			// What the question asks of each ("measure" of "compare
@@ -422,7 +422,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	var summary []quote
 	switch {
 	case compared != nil:
-		a := newAsk(strings.Join(compared, " "), [][]string{answerTerms(strings.Join(compared, " "))}, changes)
+		a := corp.respell(newAsk(strings.Join(compared, " "), [][]string{answerTerms(strings.Join(compared, " "))}, changes))
 		a.bare = true
 		summary = corp.pick(a, 2, inSummary, pickOptions{noLists: true, noChangelog: !changes})
 	case len(sections) > 1:

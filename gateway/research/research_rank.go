@@ -96,6 +96,44 @@ func newAsk(q string, sets [][]string, changes bool) ask {
 	return a
 }
 
+// respell reads a's terms that no source holds as the sources spell
+// them, one letter apart: "whisper" asked, "wisper" written.
+func (c *rcorpus) respell(a ask) ask {
+	m := map[string]string{}
+	for _, t := range a.terms {
+		if r, ok := c.pIdx.Respell(t); ok {
+			m[t] = r
+		}
+	}
+	if len(m) == 0 {
+		return a
+	}
+	re := func(ts []string) []string {
+		out := slices.Clone(ts)
+		for i, t := range out {
+			if r, ok := m[t]; ok {
+				out[i] = r
+			}
+		}
+		return out
+	}
+	a.terms, a.exclude, a.also = re(a.terms), re(a.exclude), re(a.also)
+	sets := make([][]string, len(a.sets))
+	for i, set := range a.sets {
+		sets[i] = re(set)
+	}
+	a.sets = sets
+	if a.subject != nil {
+		sub := *a.subject
+		sub.terms = re(sub.terms)
+		a.subject = &sub
+	}
+	if r, ok := m[a.action]; ok {
+		a.action = r
+	}
+	return a
+}
+
 // writtenWords counts the content words of q as written: "Node.js" is
 // one word (of two terms), as is "SHA-256". A question's one name does
 // not ask twice as much of an answer as a word does.

@@ -977,3 +977,24 @@ func TestCompareSectionsHoldWhatIsAsked(t *testing.T) {
 		t.Errorf("the compare lacks what each measures:\n%s", out.Content)
 	}
 }
+
+// A word no source holds is read as the sources spell it, one letter
+// apart: a manual's "wisper" answers a question's "whisper".
+func TestMisspeltWordStillAnswers(t *testing.T) {
+	md := "# Voice files\n\n## breath\n\nAdds noise which corresponds to the formant frequency peaks of the voice.\n\n" +
+		"Use together with a low voicing value to make a wisper sound from the zorblax voice.\n\n" +
+		"## flutter\n\nAdds pitch fluctuations to make the zorblax voice sound older.\n"
+	c := newCorpus([]*rdoc{readMarkdownDoc(md, "Voice files")})
+	a := c.respell(newAsk("Which setting makes the zorblax voice sound like a whisper?", nil, false))
+	if !slices.Contains(a.terms, "wisper") {
+		t.Fatalf("terms %q: whisper is not read as wisper", a.terms)
+	}
+	got := c.pick(a, 1, newUsedSet(), pickOptions{noLists: true})
+	if len(got) != 1 || !strings.Contains(c.docs[0].sents[got[0].sents[0]].text, "wisper") {
+		t.Errorf("the best answer is not the wisper sentence: %+v", got)
+	}
+	// A word the sources hold stays as asked.
+	if b := c.respell(newAsk("How do I add noise to the voice?", nil, false)); !slices.Equal(b.terms, newAsk("How do I add noise to the voice?", nil, false).terms) {
+		t.Errorf("terms held by the sources were respelled: %q", b.terms)
+	}
+}

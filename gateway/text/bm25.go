@@ -71,6 +71,55 @@ func (ix *BM25) IDF(term string) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
+// Respell is the term the documents hold for one that none holds, as
+// misspelled or spelled otherwise: one letter more, less, changed or two
+// letters swapped ("whisper" of a question, "wisper" of a manual). Of
+// several, the one most documents hold, then the first in order. Terms
+// under five letters are words of their own, not misspellings ("fork",
+// "form"). ok is false when term is held or nothing is one edit away.
+func (ix *BM25) Respell(term string) (string, bool) {
+	if ix.df[term] > 0 || len(term) < 5 {
+		return "", false
+	}
+	best, bestDF := "", 0
+	for t, df := range ix.df {
+		if len(t) < 5 || df < bestDF || df == bestDF && t > best || !OneEdit(term, t) {
+			continue
+		}
+		best, bestDF = t, df
+	}
+	return best, bestDF > 0
+}
+
+// OneEdit reports whether a and b differ by one letter inserted,
+// deleted or changed, or two neighbours swapped.
+func OneEdit(a, b string) bool {
+	if a == b {
+		return false
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	switch len(b) - len(a) {
+	case 0:
+		i := 0
+		for i < len(a) && a[i] == b[i] {
+			i++
+		}
+		if a[i+1:] == b[i+1:] {
+			return true // changed
+		}
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:] // swapped
+	case 1:
+		i := 0
+		for i < len(a) && a[i] == b[i] {
+			i++
+		}
+		return a[i:] == b[i+1:]
+	}
+	return false
+}
+
 // Rank scores passages against query by BM25 over their Terms and returns
 // their indices, most relevant first (ties keep their order), with the
 // scores by passage.

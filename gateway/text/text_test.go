@@ -210,3 +210,27 @@ func TestNameParts(t *testing.T) {
 		}
 	}
 }
+
+func TestRespell(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"whisper", "wisper", true}, {"colour", "color", true}, {"recieve", "receive", true}, {"abc", "abd", true},
+		{"form", "fork", true}, {"abc", "abc", false}, {"whisper", "whisk", false}, {"abcd", "badc", false},
+	} {
+		if got := OneEdit(c.a, c.b); got != c.want {
+			t.Errorf("OneEdit(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+	ix := NewBM25([][]string{{"wisper", "voic"}, {"wisper"}, {"fork"}, {"whisker"}})
+	if got, ok := ix.Respell("whisper"); !ok || got != "wisper" {
+		t.Errorf("Respell(whisper) = %q, %v", got, ok)
+	}
+	if _, ok := ix.Respell("wisper"); ok {
+		t.Error("a term the documents hold is respelled")
+	}
+	if _, ok := ix.Respell("form"); ok {
+		t.Error("a four-letter term is respelled")
+	}
+}
