@@ -41,6 +41,9 @@ type Index interface {
 	// Read fetches a page (and indexes it): where it was read from after
 	// redirects, its title, text and markdown.
 	Read(ctx context.Context, url string) (finalURL, title, body, markdown string, err error)
+	// SamePage is the identity of the page at url: the URLs a site
+	// serves one page under (fs.html and fs.md) have one.
+	SamePage(url string) string
 }
 
 // Config configures the engine. Zero values take the defaults noted.
@@ -257,9 +260,11 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	questions := subQuestions(input, plan.Queries)
 	sections, compared := reportSections(input)
 	found := map[string]*researchSource{}
+	pageURL := map[string]string{} // a page's identity: the URL it is a source under
 	var order []string
 	for _, s := range named {
 		found[s.url] = s
+		pageURL[e.cfg.Index.SamePage(s.url)] = s.url
 		order = append(order, s.url)
 	}
 	queries := append([]string(nil), questions...)
@@ -305,6 +310,13 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 				return "", nil, nil, fmt.Errorf("search %q: %w", q, err)
 			}
 			for _, r := range res.Results {
+				// One page under two URLs, found by two searches, is one
+				// source: the first URL found.
+				if u, ok := pageURL[e.cfg.Index.SamePage(r.URL)]; ok {
+					r.URL = u
+				} else {
+					pageURL[e.cfg.Index.SamePage(r.URL)] = r.URL
+				}
 				s := found[r.URL]
 				if s == nil {
 					s = &researchSource{url: r.URL, title: r.Title, snippet: r.Content}

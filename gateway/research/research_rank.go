@@ -454,8 +454,10 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	// A quote reads from its paragraph's opening when that is one
 	// sentence before, in page order ("`libffi` is perfectly happy
 	// passing structures back and forth. You must first describe …"),
-	// unless the sentence is a definition, which stands alone.
-	if f := blk.sents[0]; start == f+1 && start == i && d.sents[f].ok && !d.sents[f].lost && !d.sents[f].far &&
+	// unless the sentence is a definition, which stands alone, or the
+	// opening leans on the paragraph before ("This facility is called
+	// the closure API." after what the facility is).
+	if f := blk.sents[0]; start == f+1 && start == i && d.sents[f].ok && !d.sents[f].lost && !d.sents[f].far && d.sents[f].dep < 0 &&
 		len(d.sents[f].text)+len(s.text) < quoteChars && !used.has(c.usedKey(di, f)) &&
 		(a.subject == nil || !a.subject.definedBy(text.Unmark(s.text))) {
 		start = f

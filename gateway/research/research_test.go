@@ -998,3 +998,51 @@ func TestMisspeltWordStillAnswers(t *testing.T) {
 		t.Errorf("terms held by the sources were respelled: %q", b.terms)
 	}
 }
+
+// A quote reads from its paragraph's opening only when that opening
+// stands alone: "This facility is called the zorb API." leans on the
+// paragraph before, so the answer after it is quoted without it.
+func TestLeaningOpeningIsNotReadIn(t *testing.T) {
+	md := "# The Zorb API\n\nThe engine also provides a way to write a generic handler that takes any arguments. This can be useful when writing an interpreter.\n\n" +
+		"This facility is called the zorb API. Zorbs are not supported on all platforms; you can check the `ZORBS` define to determine whether they are.\n"
+	d := readMarkdownDoc(md, "The Zorb API")
+	c := newCorpus([]*rdoc{d})
+	got := c.pick(newAsk("Are zorbs supported on every platform?", nil, false), 1, newUsedSet(), pickOptions{noLists: true})
+	if len(got) != 1 {
+		t.Fatalf("%d quotes", len(got))
+	}
+	if first := d.sents[got[0].sents[0]].text; strings.HasPrefix(first, "This") {
+		t.Errorf("the quote opens on %q, which leans on the paragraph before", first)
+	}
+	if !slices.ContainsFunc(got[0].sents, func(i int) bool { return strings.HasPrefix(d.sents[i].text, "Zorbs are not supported") }) {
+		t.Errorf("the answer is not quoted: %+v", got)
+	}
+}
+
+// One page served as HTML and as markdown is one source, though two of
+// a report's searches find it under its two URLs.
+func TestPageUnderTwoURLsIsOneSource(t *testing.T) {
+	e := testEngine(t, nil)
+	sep := "The zorb.sep property gives the platform-specific path segment separator of the zorblax engine, a slash on POSIX."
+	del := "The zorb.delimiter property gives the platform-specific path delimiter of the zorblax engine, a colon on POSIX."
+	seed(t, e,
+		&page{URL: "https://docs.example/api/zorbpath.html", Title: "Zorb paths", Text: sep + " " + sep + " " + del,
+			Markdown: "# Zorb paths\n\n## zorb.sep\n\n" + sep + " " + sep + "\n\n## zorb.delimiter\n\n" + del + "\n"},
+		&page{URL: "https://docs.example/api/zorbpath.md", Title: "Zorb paths", Text: del + " " + del + " " + sep,
+			Markdown: "# Zorb paths\n\n## zorb.delimiter\n\n" + del + " " + del + "\n\n## zorb.sep\n\n" + sep + "\n"},
+		&page{URL: "https://docs.example/api/other.html", Title: "Zorb engines", Text: "The zorblax engine runs on POSIX and other platforms.", Markdown: "# Zorb engines\n\nThe zorblax engine runs on POSIX and other platforms.\n"},
+	)
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "What is the difference between zorb.sep and zorb.delimiter?", Model: "mini"})
+	if err != nil || out.Status != api.ResearchCompleted {
+		t.Fatalf("%v %+v", err, out)
+	}
+	n := 0
+	for _, s := range out.Sources {
+		if strings.HasPrefix(s.URL, "https://docs.example/api/zorbpath.") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the page is %d sources: %+v", n, out.Sources)
+	}
+}

@@ -38,6 +38,10 @@ func (e *Engine) Read(ctx context.Context, u string) (url, title, body, markdown
 	return p.URL, p.Title, p.Text, p.Markdown, nil
 }
 
+// SamePage is the identity of the page at u: fs.html and fs.md, a
+// directory and its index.html, are one page (samePage).
+func (e *Engine) SamePage(u string) string { return samePage(u) }
+
 // Put indexes a page read elsewhere, as if fetched now. Research's tests
 // seed the index with it.
 func (e *Engine) Put(ctx context.Context, u, title, body, markdown string) error {
