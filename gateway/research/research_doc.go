@@ -535,6 +535,7 @@ func readMarkdownDoc(md, title string) *rdoc {
 	root := text.Markdown().Parser().Parse(gmtext.NewReader(src))
 	b := newDocBuilder(title)
 	b.blocks(root, src, 0)
+	notesInSteps(b.d)
 	return b.d
 }
 

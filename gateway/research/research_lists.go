@@ -1,6 +1,7 @@
 package research
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -144,9 +145,13 @@ func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 	d := c.docs[di]
 	var steps []quote
 	whole := true
+	lists := []int{list}
+	if next := continuedSteps(d, list); next >= 0 {
+		lists = append(lists, next)
+	}
 	for bi := list; bi < len(d.blocks); bi++ {
 		blk := &d.blocks[bi]
-		if blk.kind != itemBlock || blk.list != list || blk.cont {
+		if blk.kind != itemBlock || !slices.Contains(lists, blk.list) || blk.cont {
 			continue
 		}
 		if len(steps) == 10 {
@@ -188,4 +193,65 @@ func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 		q.label, q.sents, q.items, q.ordered = steps[0].label, steps[0].sents, steps[1:], false
 	}
 	return q, true
+}
+
+// continuedSteps is the numbered list that goes on with the procedure
+// of list after a note between them, in the same section ("3.
+// Configure the project:", "Check that log shows following lines:" and
+// the log, then "1. Build the project:", numbered anew): its first
+// item's block, or -1. One or two paragraphs may stand between; a
+// heading, another list or more prose ends the procedure.
+func continuedSteps(d *rdoc, list int) int {
+	last := -1
+	for bi := list; bi < len(d.blocks); bi++ {
+		if blk := &d.blocks[bi]; blk.kind == itemBlock && blk.list == list {
+			last = bi
+		}
+	}
+	if last < 0 {
+		return -1
+	}
+	paras := 0
+	for bi := last + 1; bi < len(d.blocks); bi++ {
+		blk := &d.blocks[bi]
+		switch {
+		case blk.passage != d.blocks[list].passage:
+			return -1
+		case blk.kind == itemBlock && blk.list == bi && blk.ordered && blk.depth == d.blocks[list].depth:
+			return bi
+		case blk.kind == itemBlock:
+			if blk.depth <= d.blocks[list].depth {
+				return -1
+			}
+		default:
+			if paras++; paras > 2 {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// notesInSteps sets aside the notes between the parts of a procedure
+// (continuedSteps): "Check that log shows following lines:" means
+// something only between step 3 and step 4, and the procedure is quoted
+// whole, not the note alone.
+func notesInSteps(d *rdoc) {
+	for bi := range d.blocks {
+		blk := &d.blocks[bi]
+		if blk.kind != itemBlock || blk.list != bi || !blk.ordered {
+			continue
+		}
+		next := continuedSteps(d, bi)
+		if next < 0 {
+			continue
+		}
+		for k := bi + 1; k < next; k++ {
+			if d.blocks[k].kind == paraBlock {
+				for _, si := range d.blocks[k].sents {
+					d.sents[si].ok = false
+				}
+			}
+		}
+	}
 }

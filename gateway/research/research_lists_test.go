@@ -151,6 +151,32 @@ func TestProcedureStepsShowTheirCode(t *testing.T) {
 	}
 }
 
+// A procedure interrupted by a note and numbered anew after it ("3.
+// Configure the project:", "Check that log shows following lines:",
+// "1. Build the project:") is one procedure: its steps go on past the
+// note, and the note is not quoted alone.
+func TestProcedureGoesOnPastANote(t *testing.T) {
+	d := readMarkdownDoc("# Building\n\n## Building the zorb app\n\n"+
+		"1. Set the location of the zorb SDK:\n\n   ```\n   export ZORB_HOME=/opt/zorb\n   ```\n\n"+
+		"2. Configure the zorb project:\n\n   ```\n   ./configure --with-zorb\n   ```\n\n"+
+		"Check that the configure log shows the following lines:\n\n```\nzorb: yes\n```\n\n"+
+		"1. Build the zorb project:\n\n   ```\n   make zorb-release\n   ```\n\n"+
+		"## Other\n\n1. An unrelated first step of another task here.\n2. An unrelated second step of that other task.\n", "Building")
+	c := newCorpus([]*rdoc{d})
+	how := newAsk("how do I build the zorb app", nil, false)
+	q, ok := c.quoteAt(0, sentAt(t, d, "Set the location of the zorb SDK:"), how, newUsedSet())
+	if !ok || len(q.items) != 3 || q.items[2].code != "make zorb-release" {
+		t.Fatalf("procedure: ok %v, %d steps, %+v", ok, len(q.items), q.items)
+	}
+	if d.sents[sentAt(t, d, "Check that the configure log shows the following lines:")].ok {
+		t.Error("the note between the steps can be quoted alone")
+	}
+	// A list under another heading is another procedure.
+	if q, ok := c.quoteAt(0, sentAt(t, d, "An unrelated first step of another task here."), how, newUsedSet()); ok && len(q.items) > 2 {
+		t.Errorf("another section's steps joined: %+v", q.items)
+	}
+}
+
 // A pointer set aside from a sentence's claim leaves it quotable; a
 // sentence whose claim is the pointer is not.
 func TestPointerSetAside(t *testing.T) {
