@@ -61,6 +61,7 @@ type rsent struct {
 	passage   int
 	first     bool   // the first sentence of its block
 	dep       int    // the sentence before it that it leans on ("This means …"), -1
+	afterList int    // the list it leans on ("These files are compiled …" after the files' list), by the list's lead-in sentence; -1
 	lost      bool   // it leans on text that is not in the source's prose
 	ok        bool   // a whole sentence that can be quoted
 	leads     bool   // it introduces a list ("… the following four leak kinds:")
@@ -355,7 +356,7 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	blk := &d.blocks[bi]
 	si := len(d.sents)
 	plain := text.Unmark(s)
-	rs := rsent{text: s, toks: terms(plain), block: bi, passage: pi, first: first, dep: -1, nWords: len(strings.Fields(plain))}
+	rs := rsent{text: s, toks: terms(plain), block: bi, passage: pi, first: first, dep: -1, afterList: -1, nWords: len(strings.Fields(plain))}
 	check := plain
 	if s[0] == text.CodeOpen || first && len(d.passages[pi].sents) == 0 && blk.kind == paraBlock {
 		// "`libffi` also …", or a section's opening: no tail of a
@@ -386,6 +387,11 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 			// label it leans on is quoted with it.
 		case b.prevKind == 1 && si > 0 && d.sents[si-1].passage == pi && d.sents[si-1].block == bi-1:
 			rs.dep = si - 1
+		case b.prevKind == 2 && blk.kind == paraBlock && bi > 0 && d.blocks[bi-1].kind == itemBlock && d.blocks[bi-1].passage == pi &&
+			d.blocks[bi-1].leadIn >= 0 && !d.sents[d.blocks[bi-1].leadIn].lost:
+			// "These files are compiled into …" after the list of the
+			// files: quoted with the list and its lead-in.
+			rs.afterList = d.blocks[bi-1].leadIn
 		default:
 			rs.lost = true
 		}
@@ -400,6 +406,9 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	}
 	if blk.leadIn >= 0 {
 		ctx = append(ctx, d.sents[blk.leadIn].toks...)
+	}
+	if rs.afterList >= 0 {
+		ctx = append(ctx, d.sents[rs.afterList].toks...)
 	}
 	rs.context = ctx
 	d.sents = append(d.sents, rs)

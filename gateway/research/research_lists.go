@@ -56,6 +56,14 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 		it.code = stepCode(d, blk, it)
 		q.items = append(q.items, it)
 	}
+	// What the page says of the items after them ("These files are
+	// compiled into …") closes the quote.
+	for k := lead + 1; k < len(d.sents) && d.sents[k].passage == d.sents[lead].passage; k++ {
+		if d.sents[k].afterList == lead {
+			q.after = []int{k}
+			break
+		}
+	}
 	// Numbered as the page numbers them only when every item is quoted.
 	q.ordered = q.ordered && whole
 	if len(q.items) == 0 {

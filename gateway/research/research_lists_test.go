@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"hark/api"
 	"hark/gateway/text"
 )
 
@@ -174,6 +175,33 @@ func TestProcedureGoesOnPastANote(t *testing.T) {
 	// A list under another heading is another procedure.
 	if q, ok := c.quoteAt(0, sentAt(t, d, "An unrelated first step of another task here."), how, newUsedSet()); ok && len(q.items) > 2 {
 		t.Errorf("another section's steps joined: %+v", q.items)
+	}
+}
+
+// A paragraph that speaks of the list before it ("These files are
+// compiled into …") is quoted under the list, with its lead-in: on its
+// own its "these" points at nothing.
+func TestSentenceAfterAListIsQuotedWithIt(t *testing.T) {
+	d := readMarkdownDoc("# Zorb\n\n## Translation files\n\nThere are two separate kinds of zorb source files:\n\n"+
+		"- Rules. The source file is `zorb_rules` for each language.\n- Lists. The source file is `zorb_list` for each language.\n\n"+
+		"These files are compiled into the file `zorb_dict` in the data directory.\n", "Zorb")
+	d.url, d.kept = "https://z.example/zorb", "These files are compiled into the file zorb_dict in the data directory."
+	after := sentAt(t, d, "These files are compiled into the file zorb_dict in the data directory.")
+	if s := d.sents[after]; s.lost || s.afterList < 0 {
+		t.Fatalf("the sentence after the list: lost %v, afterList %d", s.lost, s.afterList)
+	}
+	c := newCorpus([]*rdoc{d})
+	q, ok := c.quoteAt(0, after, newAsk("which file are zorb source files compiled into", nil, false), newUsedSet())
+	if !ok || len(q.items) != 2 || !slices.Equal(q.after, []int{after}) {
+		t.Fatalf("quote: ok %v, %d items, after %v", ok, len(q.items), q.after)
+	}
+	var b strings.Builder
+	c.write(&b, q, 1, true)
+	if want := "  - Lists. The source file is `zorb_list` for each language.\n\n  These files are compiled into the file `zorb_dict` in the data directory.\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("written:\n%s", b.String())
+	}
+	if !slices.ContainsFunc(c.passages, func(p api.ResearchPassage) bool { return strings.HasPrefix(p.Quote, "These files are compiled") && p.Start >= 0 }) {
+		t.Errorf("the sentence's passage is not recorded at its place: %+v", c.passages)
 	}
 }
 

@@ -405,6 +405,7 @@ type quote struct {
 	// ordered: its items are a procedure's steps, all of them, numbered
 	// as the page numbers them.
 	ordered bool
+	after   []int // sentences after a list's items that speak of them ("These files are compiled into …")
 }
 
 func (q quote) isList() bool { return len(q.items) > 0 }
@@ -415,7 +416,7 @@ func (q quote) all() []int {
 	for _, it := range q.items {
 		out = append(out, it.sents...)
 	}
-	return out
+	return append(out, q.after...)
 }
 
 const (
@@ -431,6 +432,14 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	blk := &d.blocks[s.block]
 	if s.leads {
 		return c.listQuote(di, i)
+	}
+	if s.afterList >= 0 {
+		// The list it speaks of, then the sentence.
+		q, ok := c.listQuote(di, s.afterList)
+		if !ok || used.has(c.usedKey(di, s.afterList)) {
+			return quote{}, false
+		}
+		return q, true
 	}
 	if blk.kind == itemBlock && blk.needsLd && blk.leadIn >= 0 {
 		return c.listQuote(di, blk.leadIn)

@@ -82,6 +82,10 @@ func (c *rcorpus) write(b *strings.Builder, q quote, n int, bullet bool) {
 				b.WriteString("\n" + fenced(it.code, indent) + "\n")
 			}
 		}
+		if len(q.after) > 0 {
+			// What the page says of the items, under them.
+			b.WriteString("\n  " + c.text(quote{doc: q.doc, sents: q.after}) + "\n")
+		}
 		if code != "" {
 			b.WriteString("\n" + fenced(code, "  ") + "\n")
 		}
@@ -155,6 +159,9 @@ func (c *rcorpus) record(q quote, n int) {
 		if it.code != "" {
 			add(it.code, true)
 		}
+	}
+	if len(q.after) > 0 {
+		runs(q.after)
 	}
 	if code := c.code(q); code != "" {
 		add(code, true)
