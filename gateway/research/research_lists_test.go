@@ -200,7 +200,9 @@ func TestSentenceAfterAListIsQuotedWithIt(t *testing.T) {
 	if want := "  - Lists. The source file is `zorb_list` for each language.\n\n  These files are compiled into the file `zorb_dict` in the data directory.\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("written:\n%s", b.String())
 	}
-	if !slices.ContainsFunc(c.passages, func(p api.ResearchPassage) bool { return strings.HasPrefix(p.Quote, "These files are compiled") && p.Start >= 0 }) {
+	if !slices.ContainsFunc(c.passages, func(p api.ResearchPassage) bool {
+		return strings.HasPrefix(p.Quote, "These files are compiled") && p.Start >= 0
+	}) {
 		t.Errorf("the sentence's passage is not recorded at its place: %+v", c.passages)
 	}
 }
