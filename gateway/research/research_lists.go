@@ -19,6 +19,9 @@ import (
 func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 	d := c.docs[di]
 	q := quote{doc: di, sents: []int{lead}, label: d.blocks[d.sents[lead].block].term}
+	if q.label == "" {
+		q.label = d.release(d.sents[lead].passage)
+	}
 	if dep := d.sents[lead].dep; dep >= 0 && !d.sents[dep].far {
 		q.sents = []int{dep, lead}
 	}

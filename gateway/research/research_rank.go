@@ -456,7 +456,7 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	if d.sents[start].dep >= 0 || d.sents[start].lost || d.sents[start].asks {
 		return quote{}, false
 	}
-	q := quote{doc: di}
+	q := quote{doc: di, label: d.release(s.passage)}
 	if blk.label != "" {
 		q.label = blk.label
 	}
@@ -790,4 +790,24 @@ func jaccard(a, b map[string]int) float64 {
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// release is the release whose notes passage pi of a changelog is in,
+// as its heading names it ("Release 3.18.0 (15 Oct 2021)"), or "": a
+// release note says what changed, and which release changed it is half
+// of that ("Support for X86/FreeBSD and AMD64/FreeBSD has been added.").
+func (d *rdoc) release(pi int) string {
+	if !d.changelog {
+		return ""
+	}
+	p := &d.passages[pi]
+	if text.VersionNumber().MatchString(p.heading) {
+		return p.heading
+	}
+	for k := len(p.contextText) - 1; k >= 0; k-- {
+		if text.VersionNumber().MatchString(p.contextText[k]) {
+			return p.contextText[k]
+		}
+	}
+	return ""
 }

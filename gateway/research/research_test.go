@@ -1046,3 +1046,24 @@ func TestPageUnderTwoURLsIsOneSource(t *testing.T) {
 		t.Errorf("the page is %d sources: %+v", n, out.Sources)
 	}
 }
+
+// A release note is quoted under the release it belongs to: which
+// release changed a thing is half of what changed.
+func TestReleaseNoteNamesItsRelease(t *testing.T) {
+	d := readMarkdownDoc("# NEWS\n\n## Release 3.18.0 (15 Oct 2021)\n\n### PLATFORM CHANGES\n\n\\* Support for ZorbOS on x86 and arm64 has been added to the tool.\n\n"+
+		"## Release 3.17.0 (19 Mar 2021)\n\nThe tool now reads its options from a zorb file at startup.\n", "NEWS")
+	d.changelog = true
+	c := newCorpus([]*rdoc{d})
+	q, ok := c.quoteAt(0, sentAt(t, d, "* Support for ZorbOS on x86 and arm64 has been added to the tool."), newAsk("which release added ZorbOS support", nil, true), newUsedSet())
+	if !ok {
+		t.Fatal("the note cannot be quoted")
+	}
+	if got := c.text(q); got != "Release 3.18.0 (15 Oct 2021): Support for ZorbOS on x86 and arm64 has been added to the tool." {
+		t.Errorf("quoted as %q", got)
+	}
+	// A page that is not a changelog names no release.
+	d.changelog = false
+	if q, _ := c.quoteAt(0, sentAt(t, d, "The tool now reads its options from a zorb file at startup."), newAsk("zorb file options", nil, false), newUsedSet()); q.label != "" {
+		t.Errorf("label %q on a page that is not a changelog", q.label)
+	}
+}

@@ -107,8 +107,14 @@ func introducingMD(s string) string {
 
 // withoutSectionNumber drops a leading section number, which would read
 // as a numbered list in a bullet: "4. Helgrind is …", but not "3.8.1 is
-// a bug fix release."
+// a bug fix release."; and a leading bullet of a plain-text list ("*
+// Support for X86/FreeBSD … has been added." of a NEWS file).
 func withoutSectionNumber(t string) string {
+	for _, b := range []string{"* ", "- ", "• "} {
+		if rest, ok := strings.CutPrefix(t, b); ok && rest != "" {
+			return rest
+		}
+	}
 	loc := sectionNumber().FindStringIndex(t)
 	if loc == nil {
 		return t
