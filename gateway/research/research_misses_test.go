@@ -169,6 +169,20 @@ func (c *rcorpus) factStands(q researchset.Question, a ask) (string, []string) {
 		}
 		return "ranked up to 7, left out by a passage's cap", lines
 	}
+	if _, ok := c.quoteAt(bestRef[0], bestRef[1], a, newUsedSet()); !ok {
+		return "ranked up to 7, no quote stands on it (what it leans on cannot be quoted)", lines
+	}
+	used := newUsedSet()
+	c.pick(a, 8, used, pickOptions{perPassage: 8})
+	pq, ok := c.quoteAt(bestRef[0], bestRef[1], a, used)
+	switch {
+	case !ok:
+		return "ranked up to 7, its quote's opening was quoted already", lines
+	case used.has(c.usedKey(bestRef[0], bestRef[1])):
+		return "ranked up to 7, itself a near-duplicate of a quote taken", lines
+	case slices.ContainsFunc(pq.all(), func(k int) bool { return used.has(c.usedKey(bestRef[0], k)) }):
+		return "ranked up to 7, its quote shares a sentence with one taken", lines
+	}
 	return "ranked up to 7, left out as a near-duplicate or by a quote it joins", lines
 }
 

@@ -689,6 +689,9 @@ func (p *picking) round(idx []int, perPassage, perSource int) {
 			}
 		}
 		if clash {
+			if p.join(q) {
+				p.taken[g] = true
+			}
 			continue
 		}
 		q.score = p.sc[g]
@@ -700,6 +703,61 @@ func (p *picking) round(idx []int, perPassage, perSource int) {
 		p.taken[g] = true
 		p.out = append(p.out, q)
 	}
+}
+
+// join adds to a quote the pick has taken the sentences of q that go on
+// from it: q reads from a sentence that quote holds (an API entry's
+// opening, "The rl.question() method displays the query …", which the
+// entry's every quote opens with), and the sentences q stands on follow
+// it in its passage ("… When called, rl.question() will resume the input
+// stream …"). It reports whether it joined them; a quote of another
+// pick, a list, or sentences before the quote's last are not joined.
+func (p *picking) join(q quote) bool {
+	if q.isList() || len(q.after) > 0 {
+		return false
+	}
+	for j := range p.out {
+		ex := &p.out[j]
+		if ex.doc != q.doc || ex.isList() || len(ex.after) > 0 || len(ex.sents) == 0 {
+			continue
+		}
+		var fresh []int
+		shared := false
+		for _, k := range q.sents {
+			if slices.Contains(ex.sents, k) {
+				shared = true
+			} else {
+				fresh = append(fresh, k)
+			}
+		}
+		if !shared || len(fresh) == 0 {
+			continue
+		}
+		last := ex.sents[len(ex.sents)-1]
+		d := p.c.docs[q.doc]
+		n := 0
+		for _, k := range ex.sents {
+			n += len(d.sents[k].text)
+		}
+		for i, k := range fresh {
+			// After the quote, in its passage ("term: opening … the
+			// sentence"), one run of sentences.
+			if k <= last || d.sents[k].passage != d.sents[last].passage || i > 0 && k != fresh[i-1]+1 || p.used.has(p.c.usedKey(q.doc, k)) {
+				return false
+			}
+			n += len(d.sents[k].text)
+		}
+		if n > 2*quoteChars {
+			return false
+		}
+		ex.sents = append(ex.sents, fresh...)
+		ex.code = q.code
+		for _, k := range fresh {
+			p.used.add(p.c.usedKey(q.doc, k))
+		}
+		return true
+	}
+	return false
 }
 
 // holds reports whether quote q holds one of terms, in its sentences,

@@ -1067,3 +1067,26 @@ func TestReleaseNoteNamesItsRelease(t *testing.T) {
 		t.Errorf("label %q on a page that is not a changelog", q.label)
 	}
 }
+
+// A quote that reads from a sentence a quote already taken holds goes on
+// that quote instead of being lost ("term: opening … the answer").
+func TestOverlappingQuotesJoin(t *testing.T) {
+	md := "# Zorb\n\n## zorb.frob()\n\nThe zorb engine frobs widgets in the zorb shop every day. This makes the frobbed widgets shine for a week.\n\n" +
+		"Widgets are sorted by colour before they are frobbed by it. The zorb frob tool is cleaned with oil after each frob.\n\n" +
+		"## Other\n\nAn unrelated passage about the zorb engine sits here.\n"
+	d := readMarkdownDoc(md, "Zorb")
+	c := newCorpus([]*rdoc{d})
+	s0 := sentAt(t, d, "The zorb engine frobs widgets in the zorb shop every day.")
+	s1 := sentAt(t, d, "This makes the frobbed widgets shine for a week.")
+	s3 := sentAt(t, d, "The zorb frob tool is cleaned with oil after each frob.")
+	other := sentAt(t, d, "An unrelated passage about the zorb engine sits here.")
+	p := &picking{c: c, used: newUsedSet(), out: []quote{{doc: 0, sents: []int{s0, s1}}}}
+	p.used.add(c.usedKey(0, s0))
+	p.used.add(c.usedKey(0, s1))
+	if !p.join(quote{doc: 0, sents: []int{s0, s3}}) || !slices.Equal(p.out[0].sents, []int{s0, s1, s3}) {
+		t.Errorf("not joined: %+v", p.out)
+	}
+	if p.join(quote{doc: 0, sents: []int{s0, other}}) {
+		t.Error("a sentence of another passage joined")
+	}
+}
