@@ -86,6 +86,9 @@ func TestResearchMisses(t *testing.T) {
 		if counts[q.Part] == nil {
 			counts[q.Part] = map[string]int{}
 		}
+		if where[q.ID] == "" {
+			where[q.ID] = "a comparison (its sections are not traced)"
+		}
 		counts[q.Part][where[q.ID]]++
 		if q.Part == researchset.Tuning {
 			t.Logf("#%d %s: %s", q.ID, q.Question, where[q.ID])
