@@ -2,7 +2,8 @@
 // (gateway/research/testdata/questions.json over the pages in corpus/): for the tuning and the
 // held-out part, and each model, how many reports hold their gold fact
 // (answered), cite their gold page (cited) and are clean (no dangling
-// first sentence, fragment heading or source listed twice), and the time
+// first sentence, fragment heading or source listed twice), what share of
+// their quotes cite the gold page's documentation set (on topic), and the time
 // each question took on the embedded engine. With -manuals, the same for
 // the manuals set (manuals/questions.json) over the Debian manuals
 // installed on the machine, indexed whole. With -fresh, the fresh set
@@ -154,11 +155,12 @@ func run(set set, models []string, verbose bool, vpart string, halves, recall bo
 			return err
 		}
 	}
-	fmt.Println("| Model | Part | Questions | Answered | Cited | Clean | Median time | Slowest |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| Model | Part | Questions | Answered | Cited | Clean | On topic | Median time | Slowest |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, model := range models {
 		type tally struct {
 			n, answered, cited, clean int
+			onTopic                   float64 // the sum of each report's share of quotes on topic
 			times                     []time.Duration
 		}
 		parts := map[string]*tally{researchset.Tuning: {}, researchset.HeldOut: {}, tuning1: {}, tuning3: {}}
@@ -194,6 +196,9 @@ func run(set set, models []string, verbose bool, vpart string, halves, recall bo
 				if s.Clean() {
 					t.clean++
 				}
+				if s.Quotes > 0 {
+					t.onTopic += float64(s.OnTopic) / float64(s.Quotes)
+				}
 			}
 			if verbose && (vpart == "all" || vpart == q.Part) && (!s.Answered || !s.Cited || !s.Clean()) {
 				fmt.Fprintf(os.Stderr, "%s #%d %s: answered %v, cited %v %v\n", model, q.ID, q.Question, s.Answered, s.Cited, s.Problems)
@@ -209,8 +214,8 @@ func run(set set, models []string, verbose bool, vpart string, halves, recall bo
 				continue
 			}
 			slices.Sort(t.times)
-			fmt.Printf("| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s |\n", model, p, t.n,
-				ratio(t.answered, t.n), ratio(t.cited, t.n), ratio(t.clean, t.n),
+			fmt.Printf("| %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", model, p, t.n,
+				ratio(t.answered, t.n), ratio(t.cited, t.n), ratio(t.clean, t.n), t.onTopic/float64(t.n),
 				t.times[len(t.times)/2].Round(time.Millisecond), t.times[len(t.times)-1].Round(time.Millisecond))
 		}
 	}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -206,38 +204,13 @@ func checkPassages(t *testing.T, e *testEng, out *api.ResearchOutput) {
 			t.Errorf("quote %q is not at %d-%d of %s: %q", p.Quote, p.Start, p.End, p.URL, body[p.Start:p.End])
 		}
 	}
-	for _, m := range citation.FindAllStringSubmatch(researchBody(out.Content), -1) {
-		var n int
-		fmt.Sscan(m[1], &n)
+	for _, n := range researchset.Citations(out.Content) {
 		if bySource[n] == 0 {
 			t.Errorf("quote cited [%d] has no passage", n)
 		}
 	}
 }
 
-// citation is a quote's citation: " [n]" closing a line or followed by
-// the next quote of a summary.
-var citation = regexp.MustCompile(`(?m) \[(\d+)\](?: |$)`)
-
-// researchBody is a report's quotes: less its Method and Sources, its
-// code blocks and code spans (where "argv[0]" cites nothing).
-func researchBody(c string) string {
-	c, _, _ = strings.Cut(c, "\n## Method")
-	var b strings.Builder
-	fence := false
-	for _, l := range strings.Split(c, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			fence = !fence
-			continue
-		}
-		if !fence {
-			b.WriteString(inlineCode.ReplaceAllString(l, "``") + "\n")
-		}
-	}
-	return b.String()
-}
-
-var inlineCode = regexp.MustCompile("`[^`]*`")
 
 // TestResearchFreshSet asks the fresh set (bench/research/fresh: 76
 // questions over the same pages, written and gold-checked by other hands

@@ -55,6 +55,12 @@ func Load(file string) ([]Question, error) {
 type Score struct {
 	Answered bool
 	Cited    bool
+	// Quotes is how many quotes the body cites, and OnTopic how many of
+	// them cite a page of the gold page's documentation set (its first
+	// folder: "nodejs" of "nodejs/readline.md"): a Node.js question's
+	// report that quotes Valgrind's manual has strayed, whatever words
+	// the quote shares with the question.
+	Quotes, OnTopic int
 	// Problems are what makes the report unclean, one line each.
 	Problems []string
 }
@@ -88,9 +94,54 @@ func Rate(q Question, content string, sourceURLs []string) Score {
 		}
 		seen[k] = true
 	}
+	set, _, _ := strings.Cut(q.Page, "/")
+	for _, n := range Citations(content) {
+		if n < 1 || n > len(sourceURLs) {
+			continue
+		}
+		s.Quotes++
+		if strings.Contains(sourceURLs[n-1], "/"+set+"/") {
+			s.OnTopic++
+		}
+	}
 	s.Problems = append(s.Problems, problems(content)...)
 	return s
 }
+
+// Citations is the source number each quote of a report's body cites,
+// in order: "[2]" closing a finding, or a summary's quote.
+func Citations(content string) []int {
+	var out []int
+	for _, m := range citation.FindAllStringSubmatch(unfenced(Body(content)), -1) {
+		var n int
+		fmt.Sscan(m[1], &n)
+		out = append(out, n)
+	}
+	return out
+}
+
+// citation is a quote's citation: " [n]" closing a line or followed by
+// the next quote of a summary.
+var citation = regexp.MustCompile(`(?m) \[(\d+)\](?: |$)`)
+
+// unfenced is text less its code blocks and code spans, where "argv[0]"
+// cites nothing.
+func unfenced(c string) string {
+	var b strings.Builder
+	fence := false
+	for _, l := range strings.Split(c, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fence = !fence
+			continue
+		}
+		if !fence {
+			b.WriteString(inlineCode.ReplaceAllString(l, "``") + "\n")
+		}
+	}
+	return b.String()
+}
+
+var inlineCode = regexp.MustCompile("`[^`]*`")
 
 // Body is a report less its Method and Sources sections.
 func Body(content string) string {

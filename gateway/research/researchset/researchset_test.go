@@ -12,6 +12,12 @@ func TestRate(t *testing.T) {
 	if !s.Answered || !s.Cited || !s.Clean() {
 		t.Errorf("clean report: %+v", s)
 	}
+	if s.Quotes != 2 || s.OnTopic != 2 {
+		t.Errorf("%d quotes, %d on topic; want 2 and 2", s.Quotes, s.OnTopic)
+	}
+	if s := Rate(q, clean, []string{"file:///d/valgrind/ms-manual.md", "file:///d/nodejs/os.md"}); s.Quotes != 2 || s.OnTopic != 1 {
+		t.Errorf("a quote of another documentation set: %d quotes, %d on topic; want 2 and 1", s.Quotes, s.OnTopic)
+	}
 	if s := Rate(q, "# q\n\n## Method\n\nheap profiler\n", nil); s.Answered || s.Cited {
 		t.Errorf("a fact in Method answers nothing: %+v", s)
 	}
