@@ -21,21 +21,21 @@ import (
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
 // The floors are issue 23's: 0.85 answered and 0.95 cited over the
-// whole set (122 questions: 0.85 answered, 0.98 cited today; the 70
-// tuning ones read 0.90 and 0.97 with mini, the 52 held-out ones 0.79
-// and 1.00). Reports are deterministic for one index, so the answered
-// floor, met with no question to spare, fails only on a change. The 58
-// questions added in two rounds (ids 82-139, half to each part) were
-// written and gold-checked before any report on them was seen; the 36
-// of the last of those rounds read 0.61 (tuning) and 0.67 (held-out)
-// answered when added. Issue 23 asks for 0.90 and 0.95 to be done.
+// whole set (122 questions: 0.89 answered, 0.98 cited today; the 70
+// tuning ones read 0.93 and 0.97 with mini, the 52 held-out ones 0.85
+// and 1.00). Reports are deterministic for one index, so a floor fails
+// only on a change. The 58 questions added in two rounds (ids 82-139,
+// half to each part) were written and gold-checked before any report on
+// them was seen; the 36 of the last of those rounds read 0.61 (tuning)
+// and 0.67 (held-out) answered when added. Issue 23 asks for 0.90 and
+// 0.95 to be done. TestResearchFreshSet asks questions written since.
 const minAnswered, minCited = 0.85, 0.95
 
 // The tuning part, which ranking was tuned on, keeps what it earned
-// (0.90 answered, 0.97 cited), less one question each: a ranking change
+// (0.93 answered, 0.97 cited), less one question each: a ranking change
 // that loses two of its answers fails here before the whole set's
 // floors notice.
-const minTuningAnswered, minTuningCited = 0.88, 0.95
+const minTuningAnswered, minTuningCited = 0.91, 0.95
 
 func TestResearchQuestionSet(t *testing.T) {
 	t.Parallel()
@@ -247,4 +247,4 @@ func TestResearchFreshSet(t *testing.T) {
 
 // minFreshAnswered is how many of the fresh set's reports must hold their
 // gold fact: what they hold today less one.
-const minFreshAnswered = 53 // of 76: 54 (0.71) with model auto
+const minFreshAnswered = 55 // of 76: 56 (0.74) with model auto
