@@ -211,7 +211,6 @@ func checkPassages(t *testing.T, e *testEng, out *api.ResearchOutput) {
 	}
 }
 
-
 // TestResearchFreshSet asks the fresh set (bench/research/fresh: 76
 // questions over the same pages, written and gold-checked by other hands
 // after the ranking was tuned, in two rounds, half of each to each part
