@@ -17,6 +17,13 @@ import (
 // listQuote quotes the sentence at lead and the list it introduces:
 // each item by its name and first sentences.
 func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
+	return c.listQuoteWith(di, lead, -1)
+}
+
+// listQuoteWith is listQuote holding the item that opens at block
+// anchor (-1: none) though the list runs past ten items: the item a
+// sentence of which answers stands in for the tenth.
+func (c *rcorpus) listQuoteWith(di, lead, anchor int) (quote, bool) {
 	d := c.docs[di]
 	q := quote{doc: di, sents: []int{lead}, label: d.blocks[d.sents[lead].block].term}
 	if q.label == "" {
@@ -25,6 +32,11 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 	if dep := d.sents[lead].dep; dep >= 0 && !d.sents[dep].far {
 		q.sents = []int{dep, lead}
 	}
+	type entry struct {
+		block int
+		item  quote
+	}
+	var all []entry
 	depth, whole := -1, true
 	for bi := range d.blocks {
 		blk := &d.blocks[bi]
@@ -38,26 +50,23 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 		if blk.depth != depth {
 			continue
 		}
-		if len(q.items) == 10 {
-			whole = false
-			break
-		}
-		it := quote{doc: di, label: blk.label}
-		n := 0
-		for _, k := range blk.sents {
-			ks := &d.sents[k]
-			if ks.far || ks.asks || (!ks.ok && len(it.sents) > 0) || len(it.sents) == 2 || n > 0 && n+len(ks.text) > 240 {
-				continue
-			}
-			it.sents = append(it.sents, k)
-			n += len(ks.text)
-		}
-		if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok && !nameItem(d.sents[it.sents[0]].text)) {
+		it, ok := listItem(d, di, blk)
+		if !ok {
 			whole = false
 			continue // "References that straddle two cache lines are treated as follows:"
 		}
-		it.code = stepCode(d, blk, it)
-		q.items = append(q.items, it)
+		all = append(all, entry{bi, it})
+	}
+	if len(all) > 10 {
+		// Ten items at most; the item that answers stands in for the
+		// tenth when it comes later.
+		if k := slices.IndexFunc(all, func(e entry) bool { return e.block == anchor }); k >= 10 {
+			all[9] = all[k]
+		}
+		all, whole = all[:10], false
+	}
+	for _, e := range all {
+		q.items = append(q.items, e.item)
 	}
 	// What the page says of the items after them ("These files are
 	// compiled into …") closes the quote.
@@ -73,6 +82,27 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 		q.items, q.ordered = c.subheadings(di, lead), false
 	}
 	return q, len(q.items) > 0
+}
+
+// listItem is the item of list block blk as a list quote shows it: its
+// name and first sentences, and the code it leads into; ok is false for
+// an item that is neither a sentence nor a name.
+func listItem(d *rdoc, di int, blk *rblock) (quote, bool) {
+	it := quote{doc: di, label: blk.label}
+	n := 0
+	for _, k := range blk.sents {
+		ks := &d.sents[k]
+		if ks.far || ks.asks || (!ks.ok && len(it.sents) > 0) || len(it.sents) == 2 || n > 0 && n+len(ks.text) > 240 {
+			continue
+		}
+		it.sents = append(it.sents, k)
+		n += len(ks.text)
+	}
+	if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok && !nameItem(d.sents[it.sents[0]].text)) {
+		return quote{}, false
+	}
+	it.code = stepCode(d, blk, it)
+	return it, true
 }
 
 // stepCode is the code a numbered step leads into, which a procedure

@@ -1,6 +1,7 @@
 package research
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -204,6 +205,29 @@ func TestSentenceAfterAListIsQuotedWithIt(t *testing.T) {
 		return strings.HasPrefix(p.Quote, "These files are compiled") && p.Start >= 0
 	}) {
 		t.Errorf("the sentence's passage is not recorded at its place: %+v", c.passages)
+	}
+}
+
+// A list past ten items is quoted by its first ten, but the item that
+// answers stands in for the tenth when it comes later.
+func TestLongListKeepsTheAnsweringItem(t *testing.T) {
+	var md strings.Builder
+	md.WriteString("# Options\n\n## Options\n\nThe tool accepts the following options, each of which must be given before the file:\n\n")
+	for i := 1; i <= 11; i++ {
+		fmt.Fprintf(&md, "- Option number %d of the tool sets its setting number %d.\n", i, i)
+	}
+	md.WriteString("- The zorb option frobs the zorblax engine before the tool starts.\n")
+	d := readMarkdownDoc(md.String(), "Options")
+	c := newCorpus([]*rdoc{d})
+	q, ok := c.quoteAt(0, sentAt(t, d, "The zorb option frobs the zorblax engine before the tool starts."), newAsk("how do I frob the zorblax engine", nil, false), newUsedSet())
+	if !ok || len(q.items) != 10 {
+		t.Fatalf("ok %v, %d items", ok, len(q.items))
+	}
+	if last := d.sents[q.items[9].sents[0]].text; !strings.Contains(last, "zorb option") {
+		t.Errorf("the tenth item is %q, not the one that answers", last)
+	}
+	if first := d.sents[q.items[0].sents[0]].text; !strings.Contains(first, "number 1 ") {
+		t.Errorf("the first item is %q", first)
 	}
 }
 

@@ -442,7 +442,11 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 		return q, true
 	}
 	if blk.kind == itemBlock && blk.needsLd && blk.leadIn >= 0 {
-		return c.listQuote(di, blk.leadIn)
+		anchor := -1
+		if !blk.cont {
+			anchor = s.block
+		}
+		return c.listQuoteWith(di, blk.leadIn, anchor)
 	}
 	if a.how && blk.kind == itemBlock && blk.ordered && blk.leadIn < 0 {
 		if q, ok := c.procedureQuote(di, blk.list, used); ok {
