@@ -67,3 +67,18 @@ func TestHowToActionIsAsked(t *testing.T) {
 		t.Errorf(`"list" is not asked of "How do I list the voices espeak-ng has?"`)
 	}
 }
+
+// A question for the flag or option that does a thing asks how to do
+// it: its answer is a command or an option, as a how-to's is.
+func TestWhichFlagAsksHow(t *testing.T) {
+	for q, want := range map[string]bool{
+		"Which linker flag do I need when compiling a program that uses the zorb library?": true,
+		"What option makes the tool quieter?":                                              true,
+		"Which valgrind tool finds data races besides Helgrind?":                           false,
+		"What is the zorb engine?":                                                         false,
+	} {
+		if got := newAsk(q, nil, false).how; got != want {
+			t.Errorf("%q: how %v, want %v", q, got, want)
+		}
+	}
+}
