@@ -225,10 +225,24 @@ var comparePattern = text.LazyRegexp(`(?i)^(?:how (?:does|do) )?(?:compare|contr
 // union in libffi".
 var comparedPlace = text.LazyRegexp(`(?i)^(.+?)\s+(?:in|on|for|within|under|inside)\s+(.+)$`)
 
+// sharedNoun reports whether w, after the last thing compared, is the
+// noun every thing compared shares: a plural ("events", "modes",
+// "options"), as in "the 'exit' and 'close' events".
+func sharedNoun(w string) bool {
+	w = strings.ToLower(w)
+	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
+		!strings.HasSuffix(w, "is") && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+}
+
 // leadingArticle is a leading article, which a section heading leaves out.
 var leadingArticle = text.LazyRegexp(`(?i)^(?:an?|the)\s+`)
 
 // questionWords open a clause that is a question of its own.
+// subordinating opens a clause that says when or on what condition,
+// which is no question of its own.
+var subordinating = map[string]bool{"after": true, "before": true, "if": true, "once": true, "since": true, "while": true,
+	"unless": true, "although": true, "though": true, "because": true, "given": true, "having": true}
+
 var questionWords = map[string]bool{"how": true, "what": true, "why": true, "when": true, "where": true, "which": true,
 	"who": true, "whom": true, "whose": true, "does": true, "do": true, "did": true, "is": true, "are": true, "was": true,
 	"were": true, "can": true, "could": true, "should": true, "would": true, "will": true, "has": true, "have": true}
@@ -258,11 +272,27 @@ func reportSections(input string) (secs []section, compared []string) {
 		if m := comparedPlace().FindStringSubmatch(b); m != nil {
 			b, place = m[1], " "+m[2]
 		}
+		// "the 'exit' and 'close' events of a child process": the things
+		// are the 'exit' events and the 'close' events, of a child
+		// process both.
+		noun := ""
+		if w := strings.Fields(leadingArticle().ReplaceAllString(b, "")); len(w) > 1 {
+			if first := strings.Fields(leadingArticle().ReplaceAllString(strings.TrimSpace(a), "")); len(first) == 1 {
+				// The shared noun is the plural after the last thing.
+				if sharedNoun(w[1]) {
+					b, noun = w[0], " "+w[1]
+					if len(w) > 2 {
+						place = " " + strings.Join(w[2:], " ") + place
+					}
+				}
+			}
+		}
 		for _, part := range append(strings.Split(a, ","), b) {
 			part = leadingArticle().ReplaceAllString(strings.Trim(part, " ,;:"), "")
 			if len(answerTerms(part)) == 0 {
 				continue
 			}
+			part += noun
 			compared = append(compared, part+place)
 			title := sentenceCase(part)
 			if codeName().MatchString(part) {
@@ -284,7 +314,10 @@ func reportSections(input string) (secs []section, compared []string) {
 	var questions []string
 	for _, c := range clauses {
 		parts := splitClauses(c)
-		whole := len(parts) > 1
+		// "After setting up a libffi closure, how do I call it …?" is
+		// one question: its first clause says when, and asks nothing.
+		w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(parts[0])), " ")
+		whole := len(parts) > 1 && !subordinating[w]
 		for _, p := range parts[1:] {
 			w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(p)), " ")
 			whole = whole && questionWords[w]

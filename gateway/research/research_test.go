@@ -1090,3 +1090,27 @@ func TestOverlappingQuotesJoin(t *testing.T) {
 		t.Error("a sentence of another passage joined")
 	}
 }
+
+// A comparison's things share the plural after the last of them ("the
+// 'exit' and 'close' events of a child process": two kinds of events),
+// and a clause that says when ("After setting up a closure, how do I
+// call it?") is no question of its own: no heading is a fragment.
+func TestSectionHeadingsAreWholeThings(t *testing.T) {
+	secs, compared := reportSections("What is the difference between the 'exit' and 'close' events of a zorb process?")
+	if len(secs) != 2 || secs[0].title != "'exit' events" || secs[1].title != "'close' events" {
+		t.Errorf("sections %+v", secs)
+	}
+	if len(compared) != 2 || !strings.Contains(compared[0], "of a zorb process") || !strings.Contains(compared[1], "of a zorb process") {
+		t.Errorf("compared %q: each is of a zorb process", compared)
+	}
+	// A noun that is not plural belongs to the last thing alone.
+	if secs, _ := reportSections("compare memcheck and the massif heap profiler"); len(secs) != 2 || secs[0].title != "Memcheck" || secs[1].title != "Massif heap profiler" {
+		t.Errorf("sections %+v", secs)
+	}
+	if secs, _ := reportSections("After setting up a zorb closure, how do I call it like an ordinary C function?"); len(secs) != 1 || secs[0].title != "Findings" {
+		t.Errorf("sections %+v, want one", secs)
+	}
+	if secs, _ := reportSections("What does cachegrind measure, and how do I read its output?"); len(secs) != 2 {
+		t.Errorf("sections %+v, want two", secs)
+	}
+}
