@@ -490,11 +490,19 @@ func mayPointElsewhere(lower string) bool {
 	return false
 }
 
+// pointsForward matches a sentence that opens on "this" to name what
+// follows it: "This is an example for defining a custom complex type
+// descriptor …:" leads into its example and leans on nothing before.
+var pointsForward = text.LazyRegexp(`(?i)^(?:this|here) (?:is|shows|gives) (?:an?|the|one) (?:\w+ )?(?:example|sample|demo|demonstration|illustration|program|snippet)\b.*:$`)
+
 // leansBack reports whether a sentence (lower-cased) leans on the one
 // before: it opens by pointing back ("This means …", "However, …"), or
 // its "these" or "them" is there ("You can't easily fix these, but …",
 // "The best you can do is try to suppress them.").
 func leansBack(lower string) bool {
+	if pointsForward().MatchString(lower) {
+		return false
+	}
 	words := strings.Fields(lower)
 	if len(words) == 0 {
 		return false

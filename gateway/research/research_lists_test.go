@@ -262,3 +262,17 @@ func TestPageRankWeighsSentences(t *testing.T) {
 		t.Errorf("the first page's sentence scores %v, the second's %v: want them in the ratio of their ranks' priors", first, second)
 	}
 }
+
+// "This is an example for …:" leads into what follows it, and leans on
+// nothing before: it can open a quote, where "This means …" cannot.
+func TestForwardPointingThisStandsAlone(t *testing.T) {
+	d := readMarkdownDoc("# Complex\n\n## Custom types\n\nSome text before the example goes here.\n\n"+
+		"This is an example for defining a custom zorb type descriptor for compilers that support them:\n\n```\nzorb_type t;\n```\n\n"+
+		"This means the descriptor must be set by hand before the call.\n", "Complex")
+	if s := d.sents[sentAt(t, d, "This is an example for defining a custom zorb type descriptor for compilers that support them:")]; s.lost || s.dep >= 0 {
+		t.Errorf("the example's lead-in leans back: lost %v, dep %d", s.lost, s.dep)
+	}
+	if s := d.sents[sentAt(t, d, "This means the descriptor must be set by hand before the call.")]; !s.lost && s.dep < 0 {
+		t.Error("\"This means …\" stands alone")
+	}
+}
