@@ -176,7 +176,7 @@ func (c *rcorpus) factStands(q researchset.Question, a ask) (string, []string) {
 		return "ranked up to 7, no quote stands on it (what it leans on cannot be quoted)", lines
 	}
 	used := newUsedSet()
-	c.pick(a, 8, used, pickOptions{perPassage: 8})
+	taken := c.pick(a, 8, used, pickOptions{perPassage: 8})
 	pq, ok := c.quoteAt(bestRef[0], bestRef[1], a, used)
 	switch {
 	case !ok:
@@ -184,7 +184,23 @@ func (c *rcorpus) factStands(q researchset.Question, a ask) (string, []string) {
 	case used.has(c.usedKey(bestRef[0], bestRef[1])):
 		return "ranked up to 7, itself a near-duplicate of a quote taken", lines
 	case slices.ContainsFunc(pq.all(), func(k int) bool { return used.has(c.usedKey(bestRef[0], k)) }):
-		return "ranked up to 7, its quote shares a sentence with one taken", lines
+		// With which kind of quote, and where: what a join would need.
+		kind := "another source's quote, much like it"
+		for _, tq := range taken {
+			if tq.doc != bestRef[0] || !slices.ContainsFunc(pq.all(), func(k int) bool { return slices.Contains(tq.all(), k) }) {
+				continue
+			}
+			switch {
+			case tq.isList() || pq.isList():
+				kind = "a list"
+			case pq.all()[0] < tq.all()[0]:
+				kind = "a quote it opens before"
+			default:
+				kind = "a quote of its passage, past its end"
+			}
+			break
+		}
+		return "ranked up to 7, its quote shares a sentence with " + kind, lines
 	}
 	return "ranked up to 7, left out as a near-duplicate or by a quote it joins", lines
 }
