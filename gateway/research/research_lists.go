@@ -244,7 +244,7 @@ func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 // heading, another list or more prose ends the procedure.
 func continuedSteps(d *rdoc, list int) int {
 	last := -1
-	for bi := list; bi < len(d.blocks); bi++ {
+	for bi := list; bi < len(d.blocks) && d.blocks[bi].passage == d.blocks[list].passage; bi++ {
 		if blk := &d.blocks[bi]; blk.kind == itemBlock && blk.list == list {
 			last = bi
 		}
