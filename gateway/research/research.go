@@ -312,10 +312,10 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			for _, r := range res.Results {
 				// One page under two URLs, found by two searches, is one
 				// source: the first URL found.
-				if u, ok := pageURL[e.cfg.Index.SamePage(r.URL)]; ok {
-					r.URL = u
+				if page := e.cfg.Index.SamePage(r.URL); pageURL[page] != "" {
+					r.URL = pageURL[page]
 				} else {
-					pageURL[e.cfg.Index.SamePage(r.URL)] = r.URL
+					pageURL[page] = r.URL
 				}
 				s := found[r.URL]
 				if s == nil {
