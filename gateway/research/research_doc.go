@@ -2,6 +2,7 @@ package research
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
@@ -96,6 +97,9 @@ type docBuilder struct {
 	stack    []string // headings by level, 1 to 6
 	term     string   // the definition term the next paragraphs describe
 	lastSent int      // the last sentence added, for a code block that follows it
+	midCode  int      // a sentence cut off by the one-line code block just added ("Use", the command, "to request …"), -1
+	midText  string   // that sentence as written before its code
+	joined   int      // the sentence goesOnAfterCode last made whole around a command, which may go on past the next, -1
 	prevKind int      // 0 none, 1 para, 2 item, 3 other (code, table), 4 a term, since the passage began
 	desc     int      // the first block describing the current term, -1
 	links    bool     // the block being added is all links: a table of contents
@@ -103,7 +107,7 @@ type docBuilder struct {
 }
 
 func newDocBuilder(title string) *docBuilder {
-	b := &docBuilder{d: &rdoc{title: title}, titleKey: " " + plainWords(title) + " ", titleTok: terms(title), stack: make([]string, 7), lastSent: -1, desc: -1}
+	b := &docBuilder{d: &rdoc{title: title}, titleKey: " " + plainWords(title) + " ", titleTok: terms(title), stack: make([]string, 7), lastSent: -1, midCode: -1, joined: -1, desc: -1}
 	b.d.passages = []rpassage{{context: terms(title), overview: true}}
 	return b
 }
@@ -329,6 +333,17 @@ func (b *docBuilder) block(kind blockKind, t string, depth, list int) {
 		blk.list = list
 	}
 	parts := text.Split(t)
+	if b.goesOnAfterCode(parts[0]) {
+		// "Use", `callgrind_control -d`, "to request the dumping …": one
+		// sentence around its command, read as the page wrote it.
+		parts = parts[1:]
+		if len(parts) == 0 {
+			// "… will say the word "hello" while" goes on past its next
+			// command.
+			b.lastSent, b.joined = len(d.sents)-1, len(d.sents)-1
+			return
+		}
+	}
 	if kind == itemBlock && len(parts) > 1 && len(strings.Fields(text.Unmark(parts[0]))) <= 4 {
 		blk.label, parts = parts[0], parts[1:] // "Still reachable". This covers …
 	}
@@ -433,6 +448,10 @@ func (b *docBuilder) code(lines []string) {
 		if last := b.d.blocks[s.block].sents; last[len(last)-1] == b.lastSent && s.code == "" {
 			s.code, s.codeLines = text.Dedent(lines), len(lines)
 			plain := text.Unmark(s.text)
+			if last, _ := utf8.DecodeLastRuneInString(plain); !s.asks && !strings.ContainsRune(".!?:", last) && len(lines) == 1 &&
+				(b.lastSent == b.joined || !text.IsAnswerSentence(sentenceCase(plain)+".", 5, 90)) {
+				b.midCode, b.midText = b.lastSent, s.text
+			}
 			if last, _ := utf8.DecodeLastRuneInString(plain); !s.asks && !strings.ContainsRune(".!?", last) {
 				// "Run it like this:", or a line that leads into its
 				// code with no stop at all ("… name it on the command
@@ -455,6 +474,37 @@ func (b *docBuilder) code(lines []string) {
 		}
 	}
 	b.lastSent, b.prevKind = -1, 3
+}
+
+// goesOnAfterCode reports whether sentence s, opening a block in lower
+// case, finishes the sentence the one-line code block before it cut off
+// ("Use" … "to request the dumping of profile information …"), and if
+// so makes them one sentence with the code inline: "Use
+// `callgrind_control -d [hint [PID/Name]]` to request …". The page's
+// kept text holds the same words in the same order, so the passage is
+// found.
+func (b *docBuilder) goesOnAfterCode(s string) bool {
+	mid := b.midCode
+	b.midCode = -1
+	if mid < 0 || b.prevKind != 3 || mid != len(b.d.sents)-1 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	if !unicode.IsLower(r) {
+		return false
+	}
+	m := &b.d.sents[mid]
+	m.text = b.midText + " " + string(text.CodeOpen) + m.code + string(text.CodeClose) + " " + s
+	plain := text.Unmark(m.text)
+	m.toks, m.nWords = terms(plain), len(strings.Fields(plain))
+	m.code, m.codeLines, m.longIntro = "", 0, false
+	// A sentence opening in lower case is itself the tail of one before
+	// ("… you may try to replace line:", a command, "with", a command,
+	// "where …"): still cut off.
+	head, _ := utf8.DecodeRuneInString(plain)
+	m.ok = !unicode.IsLower(head) && text.IsAnswerSentence(plain, 5, 90)
+	m.far = mayPointElsewhere(strings.ToLower(plain)) && pointsElsewhere().MatchString(asidePointer().ReplaceAllString(plain, ""))
+	return true
 }
 
 // namedItem matches an item that names what it describes: "Leak,

@@ -1114,3 +1114,41 @@ func TestSectionHeadingsAreWholeThings(t *testing.T) {
 		t.Errorf("sections %+v, want two", secs)
 	}
 }
+
+// A sentence a one-line command cuts in two ("Use", the command, "to
+// request the dumping …") is one sentence with the command inline, and
+// its passage is found in the page; a tail that opens in lower case
+// after a command ("with", a command, "where …") stays cut off.
+func TestSentenceGoesOnPastItsCommand(t *testing.T) {
+	e := testEngine(t, nil)
+	md := "# Zorbgrind\n\n## Dumping profiles\n\nThere are different ways to dump a zorbgrind profile:\n\n" +
+		"- **Dump on exit.** This method needs no special action on your part.\n" +
+		"- **Interactive dumping.** Use\n\n      zorbctl -d [hint]\n\n  to request a dump of the profile of the running program.\n\n" +
+		"## Headers\n\nIf the zorbgrind header is not found, you may try to replace line:\n\n    #include <zorb.h>\n\nwith\n\n    #include \"/path/zorb.h\"\n\nwhere the path is where the zorbgrind header is installed.\n"
+	plain := "Zorbgrind Dumping profiles There are different ways to dump a zorbgrind profile: Dump on exit. This method needs no special action on your part. " +
+		"Interactive dumping. Use zorbctl -d [hint] to request a dump of the profile of the running program."
+	seed(t, e, &page{URL: "https://docs.example/zorbgrind.html", Title: "Zorbgrind", Text: plain, Markdown: md})
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "How do I get zorbgrind to dump its profile while the program is running?", Model: "mini"})
+	if err != nil || out.Status != api.ResearchCompleted {
+		t.Fatalf("%v %+v", err, out)
+	}
+	want := "Use `zorbctl -d [hint]` to request a dump of the profile of the running program."
+	if !strings.Contains(out.Content, want) {
+		t.Errorf("the report lacks %q:\n%s", want, out.Content)
+	}
+	found := false
+	for _, p := range out.Passages {
+		if strings.Contains(p.Quote, "zorbctl -d [hint] to request") {
+			found = p.Start >= 0
+		}
+	}
+	if !found {
+		t.Errorf("the joined sentence's passage is not found in the page: %+v", out.Passages)
+	}
+	d := readMarkdownDoc(md, "Zorbgrind")
+	for _, s := range d.sents {
+		if strings.HasPrefix(s.text, "with") && s.ok {
+			t.Errorf("the tail %q is quotable", s.text)
+		}
+	}
+}
