@@ -30,8 +30,10 @@ func families(t []string) []string {
 
 // wordFamilies maps each stem of a family to the family's first stem.
 // The families are English morphology: irregular verb forms, and nouns
-// and adjectives whose stem is not their verb's or their singular's. No
-// synonyms: "encrypt" and "cipher" are different words.
+// and adjectives whose stem is not their verb's or their singular's,
+// and the clipped forms of words ("app" of "application", "config" of
+// "configuration"). No synonyms: "encrypt" and "cipher" are different
+// words.
 var wordFamilies = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, f := range strings.Split(`speak speech spoke spoken|choose choice chose chosen|lose loss lost|die death dead|
@@ -41,7 +43,9 @@ give gave given|take took taken|break broke broken|freeze froze frozen|hide hid 
 teach taught|catch caught|send sent|build built|keep kept|mean meant|feel felt|hold held|fail failure|
 analyse analyze analysis|describe description|decide decision|divide division|explain explanation|
 compare comparison|solve solution|resolve resolution|child children|man men|mouse mice|index indices|
-matrix matrices|vertex vertices|able ability|possible possibility|responsible responsibility`, "|") {
+matrix matrices|vertex vertices|able ability|possible possibility|responsible responsibility|
+application app|directory dir|repository repo|argument arg|parameter param|configuration config|
+environment env|specification spec|statistics stats|maximum max|minimum min|temporary temp tmp|message msg`, "|") {
 		words := strings.Fields(f)
 		first, _ := text.Term(words[0])
 		for _, w := range words[1:] {

@@ -22,6 +22,11 @@ func TestTermsMeetNamesAndWordForms(t *testing.T) {
 	if a, b := terms("the children lose"), terms("each child's loss"); !reflect.DeepEqual(a, []string{"child", "lose"}) || !slices.Contains(b, "child") || !slices.Contains(b, "lose") {
 		t.Errorf("families: %q, %q", a, b)
 	}
+	// A clipped word is the word it clips: an "app" is an
+	// "application".
+	if a, b := terms("the app's config dir"), terms("application configuration directory"); !reflect.DeepEqual(a, b) {
+		t.Errorf("clipped forms: %q, %q", a, b)
+	}
 }
 
 // A name written as one word ("Node.js", "SHA-256") asks a quote for no
