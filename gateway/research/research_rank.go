@@ -659,8 +659,18 @@ type picking struct {
 
 // round takes the sentences idx, best first, while the pick wants
 // more: at most perPassage quotes from a passage and, when perSource is
-// not 0, perSource from a source.
+// not 0, perSource from a source. A quote whose opening the report has
+// quoted already is taken without it (trim) only after the round's
+// other quotes, so that it fills a place none of them wanted.
 func (p *picking) round(idx []int, perPassage, perSource int) {
+	if trimmed := p.take(idx, perPassage, perSource, false); len(trimmed) > 0 {
+		p.take(trimmed, perPassage, perSource, true)
+	}
+}
+
+// take is one pass of round over idx. It returns the sentences whose
+// quotes it could take only trimmed, which it takes when trim is set.
+func (p *picking) take(idx []int, perPassage, perSource int, trim bool) (trimmed []int) {
 	c, a, opt := p.c, p.a, p.opt
 	for _, g := range idx {
 		if len(p.out) == p.n {
@@ -695,8 +705,17 @@ func (p *picking) round(idx []int, perPassage, perSource int) {
 		if clash {
 			if p.join(q) {
 				p.taken[g] = true
+				continue
 			}
-			continue
+			t, ok := p.trim(q)
+			if !ok {
+				continue
+			}
+			if !trim {
+				trimmed = append(trimmed, g)
+				continue
+			}
+			q = t
 		}
 		q.score = p.sc[g]
 		for _, k := range q.all() {
@@ -707,6 +726,7 @@ func (p *picking) round(idx []int, perPassage, perSource int) {
 		p.taken[g] = true
 		p.out = append(p.out, q)
 	}
+	return trimmed
 }
 
 // join adds to a quote the pick has taken the sentences of q that go on
@@ -762,6 +782,41 @@ func (p *picking) join(q quote) bool {
 		return true
 	}
 	return false
+}
+
+// trim is q without its opening sentences that an earlier part of the
+// report quoted (a summary quoted an API entry's opening; a section
+// wants the entry's later sentence that answers its own question),
+// when what is left stands alone: it leans on nothing left out. A
+// quote that clashes with one this pick took was for join to go on.
+func (p *picking) trim(q quote) (quote, bool) {
+	if q.isList() || len(q.after) > 0 {
+		return q, false
+	}
+	d := p.c.docs[q.doc]
+	k := 0
+	for k < len(q.sents) && p.used.has(p.c.usedKey(q.doc, q.sents[k])) {
+		k++
+	}
+	if k == 0 || k == len(q.sents) {
+		return q, false
+	}
+	for _, ex := range p.out {
+		if ex.doc == q.doc && slices.ContainsFunc(q.sents[:k], func(s int) bool { return slices.Contains(ex.all(), s) }) {
+			return q, false
+		}
+	}
+	rest := q.sents[k:]
+	for _, s := range rest {
+		if p.used.has(p.c.usedKey(q.doc, s)) {
+			return q, false
+		}
+	}
+	if f := &d.sents[rest[0]]; !f.ok || f.lost || f.dep >= 0 || f.afterList >= 0 {
+		return q, false
+	}
+	q.sents = slices.Clone(rest)
+	return q, true
 }
 
 // holds reports whether quote q holds one of terms, in its sentences,

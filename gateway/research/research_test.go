@@ -1152,3 +1152,50 @@ func TestSentenceGoesOnPastItsCommand(t *testing.T) {
 		}
 	}
 }
+
+// A quote whose opening an earlier part of the report quoted (the
+// summary took an entry's opening; a section wants the entry's later
+// sentence, "term: opening … the sentence") is taken without that
+// opening when the rest stands alone, and only after the round's quotes
+// that clash with nothing. A clash with a quote of the same pick, or a
+// rest that leans on what is left out, is not trimmed.
+func TestQuotedOpeningIsLeftOut(t *testing.T) {
+	md := "# Zorb options\n\n**--zorb-frob=<yes|no>**\n\nThe zorb engine frobs widgets in the zorb shop every day. This makes the frobbed widgets shine for a week.\n\n" +
+		"The zorb frob tool is cleaned with oil after each frob.\n\n## Sorting\n\nWidgets are sorted by colour before they are frobbed by it.\n"
+	d := readMarkdownDoc(md, "Zorb options")
+	c := newCorpus([]*rdoc{d})
+	s0 := sentAt(t, d, "The zorb engine frobs widgets in the zorb shop every day.")
+	s1 := sentAt(t, d, "This makes the frobbed widgets shine for a week.")
+	s2 := sentAt(t, d, "Widgets are sorted by colour before they are frobbed by it.")
+	s3 := sentAt(t, d, "The zorb frob tool is cleaned with oil after each frob.")
+	used := newUsedSet()
+	used.add(c.usedKey(0, s0)) // the summary's
+	p := &picking{c: c, used: used}
+	if got, ok := p.trim(quote{doc: 0, sents: []int{s0, s3}}); !ok || !slices.Equal(got.sents, []int{s3}) {
+		t.Errorf("trim = %+v, %v; want the sentence alone", got, ok)
+	}
+	if _, ok := p.trim(quote{doc: 0, sents: []int{s0, s1}}); ok {
+		t.Error(`trimmed to "This makes …", which leans on the opening left out`)
+	}
+	p.out = []quote{{doc: 0, sents: []int{s0, s2}}}
+	if _, ok := p.trim(quote{doc: 0, sents: []int{s0, s3}}); ok {
+		t.Error("trimmed against a quote of the same pick")
+	}
+
+	// In a pick, the entry's quotes read "--zorb-frob: opening … the
+	// sentence"; with the opening quoted, the trimmed quote comes after
+	// the one that clashes with nothing, though it scores higher.
+	if q, ok := c.quoteAt(0, s3, ask{}, newUsedSet()); !ok || !slices.Equal(q.sents, []int{s0, s3}) {
+		t.Fatalf("the entry's quote is %+v, not its opening and the sentence", q)
+	}
+	sc := make([]float64, len(c.sref))
+	sc[c.sBase[0]+s3], sc[c.sBase[0]+s2] = 2, 1
+	used = newUsedSet()
+	used.add(c.usedKey(0, s0))
+	used.add(c.usedKey(0, s1))
+	p = &picking{c: c, n: 2, used: used, sc: sc, fromPassage: map[[2]int]int{}, fromSource: map[int]int{}, taken: map[int]bool{}}
+	p.round([]int{c.sBase[0] + s3, c.sBase[0] + s2}, 2, 0)
+	if len(p.out) != 2 || !slices.Equal(p.out[0].sents, []int{s2}) || !slices.Equal(p.out[1].sents, []int{s3}) {
+		t.Errorf("picked %+v; want %d, then %d alone", p.out, s2, s3)
+	}
+}
