@@ -148,10 +148,10 @@ var definition = text.LazyRegexp(`^\S+ (?:is|are) (?:a|an|the) `)
 var whatIs = text.LazyRegexp(`(?i)^\s*(?:what(?:'s|\s+is|\s+are|\s+was|\s+were)|who\s+(?:is|are|was|were)|define|what\s+(?:does|do))\s+(?:(?:an?|the)\s+)?(.+?)(?:\s+(?:mean|in|on|for|within|under|when|with|inside)\b.*)?\s*[?.!]*\s*$`)
 
 // asksHow matches questions after a way of doing something, which
-// sentences saying what a thing is do not answer: "how …", and "which
-// (linker) flag …", whose answer is a command or an option as a
-// how-to's is.
-var asksHow = text.LazyRegexp(`(?i)^\s*(?:how\b|what\s+steps\b|in\s+what\s+way\b|(?:which|what)\s+(?:\w+\s+)?(?:flag|option|switch|command)s?\b)`)
+// sentences saying what a thing is do not answer: "how …", "which
+// (linker) flag …" and "is there a (ready-made) way to …", whose answer
+// is a command, an option or an example as a how-to's is.
+var asksHow = text.LazyRegexp(`(?i)^\s*(?:how\b|what\s+steps\b|in\s+what\s+way\b|(?:which|what)\s+(?:\w+\s+)?(?:flag|option|switch|command)s?\b|is\s+there\s+(?:an?\s+)?(?:[\w-]+\s+)?(?:way|method|function|api|command|option|flag|macro|tool)\b)`)
 
 // subject is what a "what is X" question asks about.
 type subject struct {

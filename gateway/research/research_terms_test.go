@@ -73,14 +73,17 @@ func TestHowToActionIsAsked(t *testing.T) {
 	}
 }
 
-// A question for the flag or option that does a thing asks how to do
-// it: its answer is a command or an option, as a how-to's is.
+// A question for the flag or option that does a thing, or whether there
+// is a way to do it, asks how to do it: its answer is a command, an
+// option or an example, as a how-to's is.
 func TestWhichFlagAsksHow(t *testing.T) {
 	for q, want := range map[string]bool{
 		"Which linker flag do I need when compiling a program that uses the zorb library?": true,
 		"What option makes the tool quieter?":                                              true,
 		"Which valgrind tool finds data races besides Helgrind?":                           false,
 		"What is the zorb engine?":                                                         false,
+		"Is there a ready-made way to define a zorb type for a custom complex type?":       true,
+		"Is there a zorb engine on Windows?":                                               false,
 	} {
 		if got := newAsk(q, nil, false).how; got != want {
 			t.Errorf("%q: how %v, want %v", q, got, want)

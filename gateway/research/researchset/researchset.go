@@ -175,6 +175,11 @@ func unescape(s string) string { return escaped.ReplaceAllString(s, "$1") }
 // before it ("This means …", "Nor does it …").
 var leaning = regexp.MustCompile(`^(?:This|These|That|Those|It|They|Such|Nor|However|But|Thus|Therefore|Hence|Otherwise|Similarly|Likewise|Moreover|Furthermore)\b`)
 
+// forward matches a first sentence that opens on "This" to name the
+// example after it ("This is an example for defining a custom complex
+// type descriptor …:" and its code): it points forward, not back.
+var forward = regexp.MustCompile(`^(?:This|Here) (?:is|shows|gives) (?:an?|the|one) (?:\w+ )?(?:example|sample|demo|demonstration|illustration|program|snippet)\b.*:(?: \[\d+\])?$`)
+
 // reportHeadings are the headings every report may hold.
 var reportHeadings = map[string]bool{"Summary": true, "Findings": true, "Method": true, "Sources": true,
 	"No sources available": true, "No matching sources": true}
@@ -206,7 +211,7 @@ func problems(content string) []string {
 		}
 		if first {
 			q := strings.TrimPrefix(t, "- ")
-			if leaning.MatchString(q) {
+			if leaning.MatchString(q) && !forward.MatchString(q) {
 				out = append(out, "dangling first sentence: "+q)
 			}
 			first = false

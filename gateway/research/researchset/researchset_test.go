@@ -29,6 +29,13 @@ func TestRate(t *testing.T) {
 	if s := Rate(v, "# q\n\n## Summary\n\nUse a zero value of the pitch attribute. [1]\n", nil); s.Answered {
 		t.Errorf("another fact answers: %+v", s)
 	}
+	// "This is an example for …:" points at the code after it.
+	if s := Rate(q, "# q\n\n## Summary\n\nThis is an example for defining a heap profiler type:\n\n```\nx\n```\n", nil); !s.Clean() {
+		t.Errorf("a forward-pointing opening reads as dangling: %+v", s)
+	}
+	if s := Rate(q, "# q\n\n## Summary\n\nThis is an example of what went wrong. [1]\n", nil); s.Clean() {
+		t.Errorf("a back-pointing opening reads as clean: %+v", s)
+	}
 	dirty := "# q\n\n## Summary\n\nNor does it measure the size of code. [1]\n\n## Massif: what does each measure and when should I use which\n\n- It is a heap profiler. [1]\n"
 	s = Rate(q, dirty, []string{"https://a/x/fs.html", "https://a/x/fs.md"})
 	want := []string{"source listed twice", "dangling first sentence: Nor does", "fragment heading: Massif:", "dangling first sentence: It is"}
