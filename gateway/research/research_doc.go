@@ -407,6 +407,11 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 			// "These files are compiled into …" after the list of the
 			// files: quoted with the list and its lead-in.
 			rs.afterList = d.blocks[bi-1].leadIn
+		case first && len(d.passages[pi].sents) == 0 && blk.kind == paraBlock && namesHeading(d.passages[pi].heading, lower):
+			// "This attribute is only a label …" opening the section
+			// headed "gender": the heading is what it points at, and
+			// is quoted with it.
+			blk.label = d.passages[pi].heading
 		default:
 			rs.lost = true
 		}
@@ -884,3 +889,12 @@ func codeSpan(code string) string {
 	}
 	return fence + code + fence
 }
+
+// namesHeading reports whether a section's opening sentence (lower-cased)
+// points at the thing its heading names: "this attribute …" under
+// "gender", a heading of a name or two.
+func namesHeading(heading, lower string) bool {
+	return heading != "" && len(strings.Fields(heading)) <= 2 && thisThing().MatchString(lower)
+}
+
+var thisThing = text.LazyRegexp(`^this (?:attribute|option|setting|command|function|method|field|parameter|property|flag|keyword|variable|directive|macro|element|tag|class|module|tool|program|request|event|value)\b`)

@@ -1199,3 +1199,30 @@ func TestQuotedOpeningIsLeftOut(t *testing.T) {
 		t.Errorf("picked %+v; want %d, then %d alone", p.out, s2, s3)
 	}
 }
+
+// A section's opening that points at the thing its heading names ("This
+// attribute is only a label …" under "gender") is quoted under that
+// heading, not set aside as leaning on text before it; one that points
+// at anything else still leans.
+func TestSectionOpeningNamesItsHeading(t *testing.T) {
+	md := "# Zorb voices\n\n## gender\n\n```\ngender <gender> [<age>]\n```\n\nThis attribute is only a label for zorb voice selection. It does not change the sound of the zorb voice.\n\n" +
+		"## Choosing a voice\n\nThis means the zorb voice is chosen by its name alone.\n"
+	d := readMarkdownDoc(md, "Zorb voices")
+	c := newCorpus([]*rdoc{d})
+	s := sentAt(t, d, "This attribute is only a label for zorb voice selection.")
+	if d.sents[s].lost {
+		t.Fatal("the opening under gender is lost")
+	}
+	var b strings.Builder
+	q, ok := c.quoteAt(0, s+1, newAsk("Does the gender of a zorb voice change its sound?", nil, false), newUsedSet())
+	if !ok {
+		t.Fatal("no quote")
+	}
+	c.write(&b, q, 1, false)
+	if want := "`gender`: This attribute is only a label for zorb voice selection. It does not change the sound of the zorb voice."; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("quote %q, want %q", b.String(), want)
+	}
+	if !d.sents[sentAt(t, d, "This means the zorb voice is chosen by its name alone.")].lost {
+		t.Error(`"This means …" opening a section reads as standing alone`)
+	}
+}
