@@ -388,11 +388,7 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	rs.ok = text.IsAnswerSentence(check, least, 90) && !rs.asks && !b.links && !strings.HasPrefix(plain, "(") &&
 		!strings.Contains(b.titleKey, " "+plainWords(plain)+" ")
 	lower := strings.ToLower(plain)
-	// A pointer set aside (", described in the next section", "(see
-	// Section 2.5)") leaves the sentence's own claim whole: "This file
-	// is … intended to be interpreted by the accompanying program
-	// cg_annotate, described in the next section."
-	rs.far = mayPointElsewhere(lower) && pointsElsewhere().MatchString(asidePointer().ReplaceAllString(plain, ""))
+	rs.far = pointsFar(plain)
 	if leansBack(lower) {
 		switch {
 		case !first:
@@ -508,7 +504,7 @@ func (b *docBuilder) goesOnAfterCode(s string) bool {
 	// "where …"): still cut off.
 	head, _ := utf8.DecodeRuneInString(plain)
 	m.ok = !unicode.IsLower(head) && text.IsAnswerSentence(plain, 5, 90)
-	m.far = mayPointElsewhere(strings.ToLower(plain)) && pointsElsewhere().MatchString(asidePointer().ReplaceAllString(plain, ""))
+	m.far = pointsFar(plain)
 	return true
 }
 
@@ -533,6 +529,16 @@ var pointsElsewhere = text.LazyRegexp(`(?i)\b(?:above|below|previous section|nex
 // asidePointer is a pointer to other text set off from the sentence's
 // claim by a comma or parentheses.
 var asidePointer = text.LazyRegexp(`(?i)(?:,\s*(?:which is |as |and )?(?:described|explained|discussed|covered|shown) (?:in|below|above|later)\b[^,;()]*|\(\s*(?:see|cf\.|as described|described|explained)\b[^()]*\))`)
+
+// pointsFar reports whether sentence plain points at a figure or at
+// text the quote does not hold ("… as follows."). A pointer set aside
+// (", described in the next section", "(see Section 2.5)") leaves the
+// sentence's own claim whole: "This file is … intended to be
+// interpreted by the accompanying program cg_annotate, described in the
+// next section."
+func pointsFar(plain string) bool {
+	return mayPointElsewhere(strings.ToLower(plain)) && pointsElsewhere().MatchString(asidePointer().ReplaceAllString(plain, ""))
+}
 
 // mayPointElsewhere is a cheap first look for pointsElsewhere's words:
 // the regular expression runs on few sentences.
