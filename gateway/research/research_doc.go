@@ -449,11 +449,11 @@ func (b *docBuilder) code(lines []string) {
 		if last := b.d.blocks[s.block].sents; last[len(last)-1] == b.lastSent && s.code == "" {
 			s.code, s.codeLines = text.Dedent(lines), len(lines)
 			plain := text.Unmark(s.text)
-			if last, _ := utf8.DecodeLastRuneInString(plain); !s.asks && !strings.ContainsRune(".!?:", last) && len(lines) == 1 &&
-				(b.lastSent == b.joined || !text.IsAnswerSentence(sentenceCase(plain)+".", 5, 90)) {
-				b.midCode, b.midText = b.lastSent, s.text
-			}
 			if last, _ := utf8.DecodeLastRuneInString(plain); !s.asks && !strings.ContainsRune(".!?", last) {
+				if last != ':' && len(lines) == 1 && (b.lastSent == b.joined || !text.IsAnswerSentence(sentenceCase(plain)+".", 5, 90)) {
+					// "Use", a command, and what may go on after it.
+					b.midCode, b.midText = b.lastSent, s.text
+				}
 				// "Run it like this:", or a line that leads into its
 				// code with no stop at all ("… name it on the command
 				// line"): it answers with its code.
