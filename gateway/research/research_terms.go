@@ -14,8 +14,85 @@ import (
 // speak a file" meets flite_file_to_speech. Only research's ranking
 // reads them so; the searches it sends the index use the words as typed.
 func terms(s string) []string {
-	return families(text.Terms(s))
+	return families(text.Terms(keyChords(oneSpelling(s))))
 }
+
+// keyChords writes each key chord in s ("Ctrl+C", "Ctrl-Z") with its
+// chord as one more word ("ctrlc"): the tokenizer reads "Ctrl+C" as
+// "ctrl" and a letter, which it drops, so that "the Ctrl key" would
+// answer "how do I catch Ctrl+C" as well as Ctrl+C itself does.
+func keyChords(s string) string {
+	if !strings.Contains(s, "+") && !strings.Contains(s, "-") {
+		return s
+	}
+	return keyChord().ReplaceAllStringFunc(s, func(c string) string {
+		return c + " " + strings.Map(func(r rune) rune {
+			if r == '+' || r == '-' {
+				return -1
+			}
+			return r
+		}, c)
+	})
+}
+
+var keyChord = text.LazyRegexp(`(?i)\b(?:ctrl|control|alt|shift|cmd|meta)[+-][a-z0-9]\b`)
+
+// oneSpelling writes the British spellings in s as the American ones
+// ("optimisation" as "optimization", "behaviour" as "behavior", "centre"
+// as "center"), which the Porter stemmer leaves apart: Valgrind's manual
+// writes "uninitialised", a question may ask "uninitialized". Words
+// whose "-ise" is not the suffix ("promise", "precise", "exercise") stay.
+func oneSpelling(s string) string {
+	if !britishHint().MatchString(s) {
+		return s
+	}
+	return britishWord().ReplaceAllStringFunc(s, func(w string) string {
+		lw := strings.ToLower(w)
+		if notIse[lw] {
+			return w
+		}
+		for _, r := range britishEndings {
+			if strings.HasSuffix(lw, r[0]) && (len(lw)-len(r[0]) >= 3 || !strings.HasPrefix(r[0], "is") && !strings.HasPrefix(r[0], "our")) {
+				stem := lw[:len(lw)-len(r[0])]
+				if strings.HasPrefix(r[0], "is") && notIse[stem+"ise"] {
+					return w
+				}
+				return stem + r[1]
+			}
+		}
+		return w
+	})
+}
+
+// britishHint is a cheap first look for a British spelling.
+var britishHint = text.LazyRegexp(`(?i)is(?:e|es|ed|ing|ation|ations|er|ers)\b|our(?:s|ed|ing|ite|ites)?\b|tre(?:s)?\b|ogue(?:s)?\b|ence\b`)
+
+var britishWord = text.LazyRegexp(`(?i)\b(?:[a-z]+(?:is(?:e|es|ed|ing|ation|ations|er|ers)|our(?:s|ed|ing|ite|ites)?)|[a-z]*(?:cen|me|fib|lit|thea)tres?|[a-z]*(?:catal|dial|anal)ogues?|[a-z]*(?:lic|def|off)ence)\b`)
+
+// britishEndings are the British endings and their American forms,
+// longest first.
+var britishEndings = [][2]string{
+	{"isations", "izations"}, {"isation", "ization"}, {"isers", "izers"}, {"ising", "izing"}, {"iser", "izer"},
+	{"ises", "izes"}, {"ised", "ized"}, {"ise", "ize"},
+	{"ourites", "orites"}, {"ourite", "orite"}, {"oured", "ored"}, {"ouring", "oring"}, {"ours", "ors"}, {"our", "or"},
+	{"tres", "ters"}, {"tre", "ter"}, {"ogues", "ogs"}, {"ogue", "og"}, {"ence", "ense"},
+}
+
+// notIse are the words whose "-ise" is their own, not the suffix
+// American English writes "-ize", and the "-our" words that American
+// English writes so too.
+var notIse = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`advertise advise apprise arise chastise circumcise comprise compromise concise demise
+despise devise disguise enterprise excise exercise expertise franchise improvise incise merchandise precise premise
+promise raise rise supervise surmise surprise televise treatise wise otherwise likewise clockwise paradise noise poise
+praise cruise bruise guise reprise valise anise revise sunrise uprise
+our ours your yours four hour hours flour pour tour tours detour contour sour scour devour
+`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // families reads the terms t (in place) with each word family as one.
 func families(t []string) []string {

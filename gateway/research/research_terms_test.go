@@ -90,3 +90,42 @@ func TestWhichFlagAsksHow(t *testing.T) {
 		}
 	}
 }
+
+// A word spelt the British way is the word spelt the American way:
+// Valgrind's manual writes "uninitialised" and "optimisation".
+// Words whose "-ise" is their own stay, and keep meeting their family.
+func TestBritishSpellingsMeetAmerican(t *testing.T) {
+	for _, p := range [][2]string{
+		{"uninitialised values", "uninitialized values"},
+		{"compiler optimisation levels", "compiler optimization levels"},
+		{"the behaviour of the colour centre", "the behavior of the color center"},
+		{"recognised tags", "recognized tags"},
+		{"a catalogue licence", "a catalog license"},
+	} {
+		if a, b := terms(p[0]), terms(p[1]); !reflect.DeepEqual(a, b) {
+			t.Errorf("%q: %q, %q: %q", p[0], a, p[1], b)
+		}
+	}
+	for _, p := range [][2]string{{"promised", "promise"}, {"precise", "precision"}, {"revised", "revision"}, {"your hours", "your hour"}} {
+		if a, b := terms(p[0]), terms(p[1]); !reflect.DeepEqual(a, b) {
+			t.Errorf("%q reads %q, %q reads %q", p[0], a, p[1], b)
+		}
+	}
+	if got := oneSpelling("The noise rose; praise the wise advertiser."); got != "The noise rose; praise the wise advertiser." {
+		t.Errorf("words of their own changed: %q", got)
+	}
+}
+
+// A key chord is one term as well as its key's: "Ctrl+C" is not "the
+// Ctrl key".
+func TestKeyChordIsOneTerm(t *testing.T) {
+	q := terms("How do I catch Ctrl+C in a prompt?")
+	chord := terms("The input stream receives a Ctrl-C input.")
+	key := terms("true to indicate the Ctrl key")
+	if matched(q, chord) <= matched(q, key) {
+		t.Errorf("Ctrl+C meets %q no better than %q (question %q)", chord, key, q)
+	}
+	if got := keyChords("a controller-based build"); got != "a controller-based build" {
+		t.Errorf("not a chord, changed: %q", got)
+	}
+}
