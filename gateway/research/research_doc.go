@@ -460,7 +460,11 @@ func (b *docBuilder) code(lines []string) {
 				if last != ':' {
 					s.text += ":"
 				}
-				whole := text.IsAnswerSentence(sentenceCase(strings.TrimSuffix(plain, ":")+"."), 5, 90)
+				least := 5
+				if b.d.blocks[s.block].kind == itemBlock && commandLike(s.code) {
+					least = 3 // a step of a procedure: "Build the project:" and its command
+				}
+				whole := text.IsAnswerSentence(sentenceCase(strings.TrimSuffix(plain, ":")+"."), least, 90)
 				if len(lines) <= text.MaxQuotedCode {
 					s.ok = whole
 				} else {

@@ -1226,3 +1226,32 @@ func TestSectionOpeningNamesItsHeading(t *testing.T) {
 		t.Error(`"This means …" opening a section reads as standing alone`)
 	}
 }
+
+// A numbered step that is a short order and its command ("Build the
+// project:" and `make apk-release`) is a whole step of a procedure and
+// can be quoted; the same few words as a paragraph of their own cannot.
+func TestShortStepWithItsCommandIsQuotable(t *testing.T) {
+	md := "# Building zorb\n\n## Building with Gradle\n\n1. Set the location of the SDK:\n\n        $ export ZORB_HOME=/opt/zorb\n\n" +
+		"2. Build the project:\n\n        $ make zorb-release\n\n## Notes\n\nBuild the project:\n\n    make zorb-release\n"
+	d := readMarkdownDoc(md, "Building zorb")
+	var step, para *rsent
+	for i := range d.sents {
+		s := &d.sents[i]
+		if strings.HasPrefix(s.text, "Build the project") {
+			if d.blocks[s.block].kind == itemBlock {
+				step = s
+			} else {
+				para = s
+			}
+		}
+	}
+	if step == nil || para == nil {
+		t.Fatalf("sentences not read: %+v", d.sents)
+	}
+	if !step.ok || !strings.Contains(step.code, "make zorb-release") {
+		t.Errorf("the step is not quotable with its command: ok %v, code %q", step.ok, step.code)
+	}
+	if para.ok {
+		t.Errorf("a three-word paragraph is quotable: %q", para.text)
+	}
+}
