@@ -47,6 +47,7 @@ type rblock struct {
 type rpassage struct {
 	overview    bool     // the page's opening or its overview: what the page is about
 	term        bool     // a definition: its heading is the term
+	entry       string   // what the passage documents (marked), when it is an API entry or a term: its list items (parameters) describe it
 	heading     string   // plain text; "" before the first heading
 	own         []string // tokens of the heading
 	context     []string // tokens of the headings above it and of the page title
@@ -162,6 +163,7 @@ func (b *docBuilder) heading(level int, h string) {
 		// what it documents: its sentences describe that name, as a
 		// definition's describe its term, and are quoted under it.
 		b.term = string(text.CodeOpen) + text.Unmark(marked) + string(text.CodeClose)
+		b.d.passages[len(b.d.passages)-1].entry = b.term
 	}
 }
 
@@ -211,7 +213,7 @@ func (b *docBuilder) termLine(t string) {
 		}
 	}
 	ctx := append(terms(strings.Join(above, " ")), b.titleTok...)
-	b.d.passages = append(b.d.passages, rpassage{heading: text.Unmark(t), own: terms(text.Unmark(t)), context: ctx, contextText: above, term: true})
+	b.d.passages = append(b.d.passages, rpassage{heading: text.Unmark(t), own: terms(text.Unmark(t)), context: ctx, contextText: above, term: true, entry: t})
 	b.lastSent, b.prevKind = -1, 4
 }
 

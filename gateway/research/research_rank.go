@@ -461,8 +461,13 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 		return quote{}, false
 	}
 	q := quote{doc: di, label: d.release(s.passage)}
-	if blk.label != "" {
+	switch p := &d.passages[s.passage]; {
+	case blk.label != "":
 		q.label = blk.label
+	case blk.kind == itemBlock && p.entry != "":
+		// A parameter of an API entry says whose it is: "`os.setPriority([pid,
+		// ]priority)`: `priority` <integer> The scheduling priority …".
+		q.label = p.entry
 	}
 	// A quote reads from its paragraph's opening when that is one
 	// sentence before, in page order ("`libffi` is perfectly happy

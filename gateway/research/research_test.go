@@ -1255,3 +1255,26 @@ func TestShortStepWithItsCommandIsQuotable(t *testing.T) {
 		t.Errorf("a three-word paragraph is quotable: %q", para.text)
 	}
 }
+
+// A parameter of an API entry is quoted under the entry it belongs to:
+// "`priority` <integer> The scheduling priority …" alone does not say
+// whose priority.
+func TestParameterIsQuotedUnderItsEntry(t *testing.T) {
+	md := "# Zorb\n\n## `zorb.setLevel([pid, ]level)`\n\n* `pid` {integer} The process ID to set the zorb level for.\n* `level` {integer} The zorb level to assign to the process.\n\n" +
+		"Attempts to set the zorb level for the process.\n\n## Notes\n\nThe zorb shop opens at nine:\n\n* Every zorb level is an integer.\n"
+	d := readMarkdownDoc(md, "Zorb")
+	c := newCorpus([]*rdoc{d})
+	s := sentAt(t, d, "level {integer} The zorb level to assign to the process.")
+	q, ok := c.quoteAt(0, s, ask{}, newUsedSet())
+	if !ok {
+		t.Fatal("the parameter is not quotable")
+	}
+	if got, want := c.text(q), "`zorb.setLevel([pid, ]level)`: `level` {integer} The zorb level to assign to the process."; got != want {
+		t.Errorf("quote %q, want %q", got, want)
+	}
+	// An item of a section that documents no entry has no label.
+	s = sentAt(t, d, "Every zorb level is an integer.")
+	if q, ok := c.quoteAt(0, s, ask{}, newUsedSet()); ok && q.label != "" && !q.isList() {
+		t.Errorf("an item outside an entry is labelled %q", q.label)
+	}
+}
