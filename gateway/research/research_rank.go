@@ -241,7 +241,10 @@ func (c *rcorpus) scores(a ask) []float64 {
 		// answer: "2.5. Suppressing errors" for "how do I suppress
 		// errors", whatever words its first sentence uses.
 		lead := d.lead(s.passage) == ref[1]
-		if lead {
+		// A section that opens on numbered steps opens with its answer
+		// to how to do what it is headed: the procedure.
+		steps := a.how && blk.kind == itemBlock && blk.ordered && blk.leadIn < 0 && blk.list == s.block && p.sents[0] == ref[1]
+		if lead || steps {
 			sn = math.Max(sn, math.Min(1, math.Max(1.5*hc, 0.7*tc)))
 		}
 		// The passage's heading is evidence as strong as its words: a
