@@ -400,6 +400,11 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 			// label it leans on is quoted with it.
 		case b.prevKind == 1 && si > 0 && d.sents[si-1].passage == pi && d.sents[si-1].block == bi-1:
 			rs.dep = si - 1
+		case b.prevKind == 3 && si > 0 && d.sents[si-1].passage == pi && d.sents[si-1].codeLines == 1 && d.sents[si-1].block == bi-1:
+			// "And list which voices … with:" after "You can select a
+			// voice … from the command line:" and its one command,
+			// which the quote holds inline.
+			rs.dep = si - 1
 		case b.prevKind == 2 && blk.kind == paraBlock && bi > 0 && d.blocks[bi-1].kind == itemBlock && d.blocks[bi-1].passage == pi &&
 			d.blocks[bi-1].leadIn >= 0 && !d.sents[d.blocks[bi-1].leadIn].lost:
 			// "These files are compiled into …" after the list of the
@@ -607,7 +612,7 @@ var (
 // leanStart holds the first words leansOnContext can match.
 var leanStart = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields("as this these that those it they such however but also so then thus therefore hence otherwise similarly likewise in on moreover furthermore nor neither for consequently accordingly instead still yet") {
+	for _, w := range strings.Fields("as this these that those it they such however but also so then thus therefore hence otherwise similarly likewise in on moreover furthermore nor neither and or for consequently accordingly instead still yet") {
 		m[w] = true
 	}
 	return m

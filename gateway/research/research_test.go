@@ -1278,3 +1278,44 @@ func TestParameterIsQuotedUnderItsEntry(t *testing.T) {
 		t.Errorf("an item outside an entry is labelled %q", q.label)
 	}
 }
+
+// A sentence that opens on "And" goes on from the one before it, across
+// that one's command: "And list which voices … with:" is quoted with
+// "You can select a voice … from the command line:", the command inline
+// between them, and the quote is found in the page. After a longer
+// example, "Once this code is invoked, …" still leans on what the report
+// cannot hold inline.
+func TestAndGoesOnAcrossACommand(t *testing.T) {
+	e := testEngine(t, nil)
+	md := "# Zorb\n\n## Voice selection\n\nAll the zorb voices are collected into one list. You can select a zorb voice from this list from the command line:\n\n" +
+		"    zorb -voice awb -f alice.txt\n\nAnd list which zorb voices are compiled into the zorb binary with:\n\n    zorb -lv\n\n" +
+		"## Example\n\nThe following example shows the zorb module:\n\n```\nconst z = zorb();\nz.run();\nz.close();\n```\n\nOnce this code is invoked, the zorb program will not exit until the zorb is closed.\n"
+	d := readMarkdownDoc(md, "Zorb")
+	and := d.sents[sentAt(t, d, "And list which zorb voices are compiled into the zorb binary with:")]
+	if and.lost || and.dep < 0 {
+		t.Fatalf("the And sentence: lost %v, dep %d", and.lost, and.dep)
+	}
+	if once := d.sents[sentAt(t, d, "Once this code is invoked, the zorb program will not exit until the zorb is closed.")]; !once.lost {
+		t.Errorf("the sentence after a longer example does not lean: dep %d", once.dep)
+	}
+	plain := "Zorb Voice selection All the zorb voices are collected into one list. You can select a zorb voice from this list from the command line: zorb -voice awb -f alice.txt " +
+		"And list which zorb voices are compiled into the zorb binary with: zorb -lv"
+	seed(t, e, &page{URL: "https://docs.example/zorb.html", Title: "Zorb", Text: plain, Markdown: md})
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: "How do I see which zorb voices are compiled into the zorb binary?", Model: "mini"})
+	if err != nil || out.Status != api.ResearchCompleted {
+		t.Fatalf("%v %+v", err, out)
+	}
+	want := "from the command line: `zorb -voice awb -f alice.txt` And list which zorb voices are compiled into the zorb binary with:"
+	if !strings.Contains(out.Content, want) {
+		t.Errorf("the report lacks %q:\n%s", want, out.Content)
+	}
+	found := false
+	for _, p := range out.Passages {
+		if strings.Contains(p.Quote, "zorb -voice awb -f alice.txt And list") {
+			found = p.Start >= 0
+		}
+	}
+	if !found {
+		t.Errorf("the quote with its inline command is not found in the page: %+v", out.Passages)
+	}
+}

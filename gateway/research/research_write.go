@@ -45,10 +45,26 @@ func (c *rcorpus) text(q quote) string {
 		}
 		b.WriteString(renderMarked(t))
 		if n < len(q.sents)-1 {
+			if code := inlineCode(d, q.sents, n); code != "" {
+				b.WriteString(" " + renderMarked(string(text.CodeOpen)+code+string(text.CodeClose)))
+			}
 			b.WriteString(" ")
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// inlineCode is the one-line command that sentence n of a quote (not
+// its last) introduces, which the quote holds inline between it and the
+// sentence that goes on from it: "You can select a voice … from the
+// command line: `flite -voice awb …` And list which voices …". "" when
+// it has none.
+func inlineCode(d *rdoc, sents []int, n int) string {
+	k := sents[n]
+	if s := &d.sents[k]; s.code != "" && s.codeLines == 1 && sents[n+1] == k+1 {
+		return s.code
+	}
+	return ""
 }
 
 // code is the code block the quote's last sentence introduces.
@@ -152,6 +168,11 @@ func (c *rcorpus) record(q quote, n int) {
 			t := text.Unmark(d.sents[k].text)
 			if i == 0 {
 				t = withoutSectionNumber(t)
+			}
+			if i < len(sents)-1 {
+				if code := inlineCode(d, sents, i); code != "" {
+					t += " " + code
+				}
 			}
 			run = append(run, t)
 		}
