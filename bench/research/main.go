@@ -181,7 +181,9 @@ func run(set set, models []string, verbose bool, vpart string, halves, recall bo
 			}
 			in := []string{q.Part}
 			if q.Part == researchset.Tuning {
-				in = append(in, map[int]string{1: tuning1, 3: tuning3}[q.ID%4])
+				if half, ok := map[int]string{1: tuning1, 3: tuning3}[q.ID%4]; ok {
+					in = append(in, half)
+				}
 			}
 			for _, p := range in {
 				t := parts[p]
