@@ -219,7 +219,7 @@ var leansOnContext = text.LazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|sh
 
 // comparePattern finds what a comparison compares: "compare A and B",
 // "A vs B", "the difference between A and B".
-var comparePattern = text.LazyRegexp(`(?i)^(?:how (?:does|do) )?(?:compare|contrast|(?:what (?:is|are) )?(?:the )?differences? between)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)
+var comparePattern = text.LazyRegexp(`(?i)^(?:how (?:does|do) )?(?:(?:compare|contrast)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)|(?:what (?:is|are) )?(?:the )?differences? between\s+(.+?)\s+and)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)
 
 // comparedPlace splits the last thing compared from where both are: "a
 // union in libffi".
@@ -256,10 +256,17 @@ var questionWords = map[string]bool{"how": true, "what": true, "why": true, "whe
 // a comparison compares.
 func reportSections(input string) (secs []section, compared []string) {
 	input = text.OneLine(input)
+	// "I'm encrypting data with AES-256-GCM in Node.js. Where do I get
+	// the tag …?": a statement before the question says what it is
+	// about, and is no question of its own.
+	context, input := statedContext(input)
 	if m := comparePattern().FindStringSubmatch(input); m != nil {
-		a, b := m[1], m[2]
-		if a == "" {
-			a, b = m[3], m[4]
+		a, b := m[1], m[3]
+		switch {
+		case m[2] != "":
+			a = m[2] // "the difference between A and B": A and B are joined by "and" alone
+		case a == "":
+			a, b = m[4], m[5]
 		}
 		// "compare memcheck and massif: what does each measure and when
 		// should I use which?": the things end where the question about
@@ -267,10 +274,14 @@ func reportSections(input string) (secs []section, compared []string) {
 		if i := strings.IndexAny(b, ":;,—"); i >= 0 {
 			b = strings.TrimSpace(b[:i])
 		}
-		// "a struct and a union in libffi": both are libffi's.
+		// "a struct and a union in libffi": both are libffi's; "setting it
+		// to 'inherit' when I spawn a child process": the clause says when.
 		place := ""
-		if m := comparedPlace().FindStringSubmatch(b); m != nil {
+		if m := comparedWhen().FindStringSubmatch(b); m != nil {
 			b, place = m[1], " "+m[2]
+		}
+		if m := comparedPlace().FindStringSubmatch(b); m != nil {
+			b, place = m[1], " "+m[2]+place
 		}
 		// "the 'exit' and 'close' events of a child process": the things
 		// are the 'exit' events and the 'close' events, of a child
@@ -287,20 +298,25 @@ func reportSections(input string) (secs []section, compared []string) {
 				}
 			}
 		}
+		long := false
 		for _, part := range append(strings.Split(a, ","), b) {
 			part = leadingArticle().ReplaceAllString(strings.Trim(part, " ,;:"), "")
 			if len(answerTerms(part)) == 0 {
 				continue
 			}
+			// A thing described at length ("calling ffi_prep_cif_var with
+			// every argument marked as fixed") is no heading: the
+			// question is answered whole.
+			long = long || len(strings.Fields(part)) > 5
 			part += noun
 			compared = append(compared, part+place)
 			title := sentenceCase(part)
 			if codeName().MatchString(part) {
 				title = part // "os.freemem()" is a name as the code spells it, not "Os.freemem()"
 			}
-			secs = append(secs, section{title: title, query: part + place})
+			secs = append(secs, section{title: title, query: part + place + context})
 		}
-		if len(compared) >= 2 {
+		if len(compared) >= 2 && !long {
 			return secs, compared
 		}
 		secs, compared = nil, nil
@@ -329,7 +345,7 @@ func reportSections(input string) (secs []section, compared []string) {
 		}
 	}
 	if len(questions) < 2 {
-		return []section{{title: "Findings", query: input}}, nil
+		return []section{{title: "Findings", query: strings.TrimSpace(input + context)}}, nil
 	}
 	for _, q := range questions {
 		q = strings.Trim(strings.TrimSpace(q), ",.;:")
@@ -337,10 +353,41 @@ func reportSections(input string) (secs []section, compared []string) {
 		if w, _, _ := strings.Cut(strings.ToLower(q), " "); questionWords[w] {
 			title += "?"
 		}
-		secs = append(secs, section{title: title, query: q})
+		secs = append(secs, section{title: title, query: q + context})
 	}
 	return secs, nil
 }
+
+// statedContext splits from input the sentences before its first
+// question that state rather than ask ("I'm encrypting data with
+// AES-256-GCM in Node.js."), returned with a leading space for a
+// section's query, and the rest. An input that is all statements is
+// returned whole.
+func statedContext(input string) (string, string) {
+	var ctx []string
+	rest := input
+	for {
+		m := statement().FindStringSubmatchIndex(rest)
+		if m == nil {
+			break
+		}
+		ctx = append(ctx, strings.TrimSpace(rest[m[2]:m[3]]))
+		rest = strings.TrimSpace(rest[m[1]-1:]) // from the next sentence's capital
+	}
+	if len(ctx) == 0 || !strings.ContainsAny(rest, "?？") {
+		return "", input
+	}
+	return " " + strings.Join(ctx, " "), rest
+}
+
+// statement is a sentence that ends in a full stop before more text
+// that opens a new sentence: "I'm encrypting data with AES-256-GCM in
+// Node.js. Where …".
+var statement = text.LazyRegexp(`^([^?]+?[a-z0-9)'"]\.)\s+[A-Z]`)
+
+// comparedWhen splits the last thing compared from a clause that says
+// when or on what condition.
+var comparedWhen = text.LazyRegexp(`(?i)^(.+?)\s+((?:when|if|while|after|before|once|so that|because)\s+.+)$`)
 
 // answers reports whether doc holds enough of one of the term sets.
 func answers(doc []string, sets [][]string) bool {

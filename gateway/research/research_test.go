@@ -326,6 +326,18 @@ func TestReportSections(t *testing.T) {
 		{"salt and pepper", []string{"Findings"}, 0},
 		// Where both things are is no part of the second one's name.
 		{"what is the difference between a struct and a union in libffi", []string{"Struct", "Union"}, 2},
+		// "The difference between" joins its things with "and" alone; a
+		// clause that says when is no part of the last thing's name.
+		{"What is the difference between setting stdio to 'pipe' and setting it to 'inherit' when I spawn a zorb process?",
+			[]string{"Setting stdio to 'pipe'", "Setting it to 'inherit'"}, 2},
+		{"compare memcheck with helgrind", []string{"Memcheck", "Helgrind"}, 2},
+		// A thing described at length is no heading: the question is
+		// answered whole.
+		{"What is the difference between calling zorb_prep_var with every argument marked as fixed and just calling zorb_prep?", []string{"Findings"}, 0},
+		// A statement before the questions says what they are about, and
+		// is no heading of its own.
+		{"I'm encrypting data with AES in Zorb.js. Where do I get the zorb tag after encrypting, and how do I hand it back when decrypting?",
+			[]string{"Where do I get the zorb tag after encrypting?", "How do I hand it back when decrypting?"}, 0},
 	} {
 		secs, compared := reportSections(tc.in)
 		var titles []string
@@ -335,6 +347,16 @@ func TestReportSections(t *testing.T) {
 		if !slices.Equal(titles, tc.titles) || len(compared) != tc.compared {
 			t.Errorf("%q: sections %q, compared %q; want %q, %d compared", tc.in, titles, compared, tc.titles, tc.compared)
 		}
+	}
+	// What the statement says is what each section's question asks about.
+	secs, _ := reportSections("I'm encrypting data with AES in Zorb.js. Where do I get the zorb tag after encrypting, and how do I hand it back when decrypting?")
+	for _, sec := range secs {
+		if !strings.Contains(sec.query, "AES in Zorb.js") {
+			t.Errorf("section %q asks %q, without the statement's words", sec.title, sec.query)
+		}
+	}
+	if ctx, rest := statedContext("How do I tune zorb? It is slow."); ctx != "" || rest != "How do I tune zorb? It is slow." {
+		t.Errorf("a question first: context %q, rest %q", ctx, rest)
 	}
 }
 
