@@ -119,10 +119,16 @@ broad breadth|true truth|grow growth grew grown|think thought|write wrote writte
 give gave given|take took taken|break broke broken|freeze froze frozen|hide hid hidden|buy bought|seek sought|
 teach taught|catch caught|send sent|build built|keep kept|mean meant|feel felt|hold held|fail failure|
 analyse analyze analysis|describe description|decide decision|divide division|explain explanation|
-compare comparison|solve solution|resolve resolution|child children|man men|mouse mice|index indices|
+compare comparison|solve solution|resolve resolution|convert conversion|invert inversion|revert reversion|
+extend extension|expand expansion|permit permission|omit omission|submit submission|transmit transmission|
+emit emission|admit admission|receive reception|subscribe subscription|produce production|reduce reduction|
+introduce introduction|consume consumption|assume assumption|destroy destruction|define definition|
+recognize recognition|compose composition|repeat repetition|pronounce pronunciation|suspend suspension|
+exclude exclusion|include inclusion|conclude conclusion|provide provision|collide collision|child children|man men|mouse mice|index indices|
 matrix matrices|vertex vertices|able ability|possible possibility|responsible responsibility|
 application app|directory dir|repository repo|argument arg|parameter param|configuration config|
-environment env|specification spec|statistics stats|maximum max|minimum min|temporary temp tmp|message msg`, "|") {
+environment env|specification spec|statistics stats|maximum max|minimum min|temporary temp tmp|message msg|
+structure struct`, "|") {
 		words := strings.Fields(f)
 		first, _ := text.Term(words[0])
 		for _, w := range words[1:] {
