@@ -26,6 +26,7 @@ no nor not now of off on only or other our ours ourselves out over own same she 
 the their theirs them themselves then there these they this those through to too under until up very was we were
 what when where which while who whom why will with would you your yours yourself yourselves also get got may might
 must shall us via vs etc per please tell show find give want need know page pages site only relevant
+even though although whether another either else rather
 `) {
 		m[w] = true
 	}
