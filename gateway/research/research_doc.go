@@ -472,6 +472,12 @@ func (b *docBuilder) code(lines []string) {
 					least = 3 // a step of a procedure: "Build the project:" and its command
 				}
 				whole := text.IsAnswerSentence(sentenceCase(strings.TrimSuffix(plain, ":")+"."), least, 90)
+				if !whole && !s.first && s.dep < 0 && exampleLead().MatchString(plain) && !b.d.sents[b.lastSent-1].lost {
+					// "… by passing the appropriate CFLAGS and LDFLAGS
+					// options to configure. For example:" and the command:
+					// the example is the sentence before's, quoted with it.
+					whole, s.dep = true, b.lastSent-1
+				}
 				if len(lines) <= text.MaxQuotedCode {
 					s.ok = whole
 				} else {
@@ -487,6 +493,15 @@ func (b *docBuilder) code(lines []string) {
 	}
 	b.lastSent, b.prevKind = -1, 3
 }
+
+// dummyIt opens a sentence whose "it" points at nothing before it but
+// at what follows: "It is possible to build eSpeak NG with the gcc or
+// clang sanitizer by …", "It is recommended that …".
+var dummyIt = text.LazyRegexp(`^it(?:'s|’s| is| was)(?: not| also| often| usually)? (?:possible|impossible|recommended|advisable|necessary|unnecessary|important|essential|useful|easy|hard|difficult|common|best|better|safe|unsafe|worth|a good idea)\b`)
+
+// exampleLead is a sentence that only leads into an example of what
+// the sentence before it says: "For example:", "For instance:".
+var exampleLead = text.LazyRegexp(`(?i)^(?:for (?:example|instance)|e\.g\.|example|like this|like so|as follows)\s*:?$`)
 
 // goesOnAfterCode reports whether sentence s, opening a block in lower
 // case, finishes the sentence the one-line code block before it cut off
@@ -572,7 +587,7 @@ var pointsForward = text.LazyRegexp(`(?i)^(?:this|here) (?:is|shows|gives) (?:an
 // its "these" or "them" is there ("You can't easily fix these, but …",
 // "The best you can do is try to suppress them.").
 func leansBack(lower string) bool {
-	if pointsForward().MatchString(lower) {
+	if pointsForward().MatchString(lower) || dummyIt().MatchString(lower) {
 		return false
 	}
 	words := strings.Fields(lower)

@@ -246,4 +246,4 @@ func TestResearchFreshSet(t *testing.T) {
 
 // minFreshAnswered is how many of the fresh set's reports must hold their
 // gold fact: what they hold today less one.
-const minFreshAnswered = 114 // of 156: 115 (0.74) with model auto
+const minFreshAnswered = 115 // of 156: 116 (0.74) with model auto

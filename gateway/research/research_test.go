@@ -1341,3 +1341,27 @@ func TestAndGoesOnAcrossACommand(t *testing.T) {
 		t.Errorf("the quote with its inline command is not found in the page: %+v", out.Passages)
 	}
 }
+
+// "It is possible to …" does not lean on the sentence before it: its
+// "it" points at what follows. "For example:" leading into code is the
+// sentence before's example, and is quoted with it.
+func TestDummyItAndForExample(t *testing.T) {
+	d := readMarkdownDoc("# Building zorb\n\n#### Sanitizer flags\n\nIt is possible to build zorb with the clang sanitizer by passing the right `CFLAGS` to `configure`. For example:\n\n"+
+		"```\nCFLAGS=\"-fsanitize=address\" ./configure\nmake\n```\n\n## Notes\n\nIt is a fast zorb.\n", "Building zorb")
+	first := sentAt(t, d, "It is possible to build zorb with the clang sanitizer by passing the right CFLAGS to configure.")
+	if s := d.sents[first]; s.lost || s.dep >= 0 {
+		t.Errorf("a dummy it leans: lost %v, dep %d", s.lost, s.dep)
+	}
+	if s := d.sents[sentAt(t, d, "It is a fast zorb.")]; !s.lost {
+		t.Error("a section opening on a pointing it does not lean")
+	}
+	ex := sentAt(t, d, "For example:")
+	if s := d.sents[ex]; !s.ok || s.dep != first {
+		t.Fatalf("For example: ok %v, dep %d", s.ok, s.dep)
+	}
+	c := newCorpus([]*rdoc{d})
+	q, ok := c.quoteAt(0, first, newAsk("how do I build zorb with the sanitizer", nil, false), newUsedSet())
+	if !ok || !slices.Equal(q.sents, []int{first, ex}) || !strings.Contains(q.code, "-fsanitize=address") {
+		t.Errorf("quote %+v, code %q", q.sents, q.code)
+	}
+}

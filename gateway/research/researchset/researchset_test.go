@@ -36,6 +36,10 @@ func TestRate(t *testing.T) {
 	if s := Rate(q, "# q\n\n## Summary\n\nThis is an example of what went wrong. [1]\n", nil); s.Clean() {
 		t.Errorf("a back-pointing opening reads as clean: %+v", s)
 	}
+	// "It is possible to …" points at what follows; "It is a …" back.
+	if s := Rate(q, "# q\n\n## Summary\n\nIt is possible to build the heap profiler with the sanitizer. [1]\n", nil); !s.Clean() {
+		t.Errorf("an opening on a dummy it reads as dangling: %+v", s)
+	}
 	dirty := "# q\n\n## Summary\n\nNor does it measure the size of code. [1]\n\n## Massif: what does each measure and when should I use which\n\n- It is a heap profiler. [1]\n"
 	s = Rate(q, dirty, []string{"https://a/x/fs.html", "https://a/x/fs.md"})
 	want := []string{"source listed twice", "dangling first sentence: Nor does", "fragment heading: Massif:", "dangling first sentence: It is"}
