@@ -549,8 +549,10 @@ var listIntro = text.LazyRegexp(`(?i)\b(?:the following|as follows|are:|these ar
 
 // pointsElsewhere matches sentences that point at a figure or at text
 // the quote does not hold: "This covers cases 1 and 2 above.", "… is as
-// follows."
-var pointsElsewhere = text.LazyRegexp(`(?i)\b(?:above|below|previous section|next section|following figure|this figure|the figure|as follows|the following|(?:is|are) described in|see (?:the )?(?:section|chapter)|refer to)\b`)
+// follows.", "the example below". "Above" and "below" as places in
+// other things ("a layer must exist above libffi", "below 1 MB") point
+// nowhere.
+var pointsElsewhere = text.LazyRegexp(`(?i)\b(?:shown|described|listed|mentioned|given|noted|discussed|explained|outlined|illustrated|seen|defined|see|as|example|examples|code|table|list|figure|one|ones)\s+(?:above|below)\b|\bthe\s+(?:above|below)\b|\b(?:above|below)\s*(?:[.,;:)]|$)|\b(?:previous section|next section|following figure|this figure|the figure|as follows|the following|(?:is|are) described in|see (?:the )?(?:section|chapter)|refer to)\b`)
 
 // asidePointer is a pointer to other text set off from the sentence's
 // claim by a comma or parentheses.

@@ -1365,3 +1365,25 @@ func TestDummyItAndForExample(t *testing.T) {
 		t.Errorf("quote %+v, code %q", q.sents, q.code)
 	}
 }
+
+// "Above" and "below" point elsewhere as places in the document ("cases
+// 1 and 2 above.", "the example below"), not as places in other things
+// ("a layer must exist above libffi", "below 1 MB").
+func TestAboveAsAPlaceInOtherThings(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"This covers cases 1 and 2 above.", true},
+		{"The example below shows how.", true},
+		{"As shown above, the zorb works.", true},
+		{"The above code frobs the zorb.", true},
+		{"The syntax is as follows:", true},
+		{"A layer must exist above libffi that handles type conversions.", false},
+		{"Keep the zorb heap below 1 MB.", false},
+	} {
+		if got := pointsFar(c.s); got != c.want {
+			t.Errorf("pointsFar(%q) = %v", c.s, got)
+		}
+	}
+}
