@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"hark/api"
 	"hark/gateway/web"
 	"hark/gateway/web/webtest"
 )
@@ -123,5 +125,28 @@ func seed(t testing.TB, e *testEng, pages ...*page) {
 		if err := e.Put(context.Background(), p.URL, p.Title, p.Text, p.Markdown); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// quotesFound runs research on input (model mini) and checks that the
+// report holds want and that a recorded passage holding quote is found
+// at its place in the page.
+func quotesFound(t *testing.T, e *testEng, input, want, quote string) {
+	t.Helper()
+	out, err := e.Research(context.Background(), api.ResearchInput{Input: input, Model: "mini"})
+	if err != nil || out.Status != api.ResearchCompleted {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if !strings.Contains(out.Content, want) {
+		t.Errorf("the report lacks %q:\n%s", want, out.Content)
+	}
+	found := false
+	for _, p := range out.Passages {
+		if strings.Contains(p.Quote, quote) {
+			found = p.Start >= 0
+		}
+	}
+	if !found {
+		t.Errorf("no passage holding %q is found in the page: %+v", quote, out.Passages)
 	}
 }

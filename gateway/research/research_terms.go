@@ -48,13 +48,13 @@ func oneSpelling(s string) string {
 	}
 	return britishWord().ReplaceAllStringFunc(s, func(w string) string {
 		lw := strings.ToLower(w)
-		if notIse[lw] {
+		if keepSpelling[lw] {
 			return w
 		}
 		for _, r := range britishEndings {
 			if strings.HasSuffix(lw, r[0]) && (len(lw)-len(r[0]) >= 3 || !strings.HasPrefix(r[0], "is") && !strings.HasPrefix(r[0], "our")) {
 				stem := lw[:len(lw)-len(r[0])]
-				if strings.HasPrefix(r[0], "is") && notIse[stem+"ise"] {
+				if strings.HasPrefix(r[0], "is") && keepSpelling[stem+"ise"] {
 					return w
 				}
 				return stem + r[1]
@@ -78,10 +78,10 @@ var britishEndings = [][2]string{
 	{"tres", "ters"}, {"tre", "ter"}, {"ogues", "ogs"}, {"ogue", "og"}, {"ence", "ense"},
 }
 
-// notIse are the words whose "-ise" is their own, not the suffix
+// keepSpelling are the words whose "-ise" is their own, not the suffix
 // American English writes "-ize", and the "-our" words that American
 // English writes so too.
-var notIse = func() map[string]bool {
+var keepSpelling = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`advertise advise apprise arise chastise circumcise comprise compromise concise demise
 despise devise disguise enterprise excise exercise expertise franchise improvise incise merchandise precise premise

@@ -1150,23 +1150,8 @@ func TestSentenceGoesOnPastItsCommand(t *testing.T) {
 	plain := "Zorbgrind Dumping profiles There are different ways to dump a zorbgrind profile: Dump on exit. This method needs no special action on your part. " +
 		"Interactive dumping. Use zorbctl -d [hint] to request a dump of the profile of the running program."
 	seed(t, e, &page{URL: "https://docs.example/zorbgrind.html", Title: "Zorbgrind", Text: plain, Markdown: md})
-	out, err := e.Research(context.Background(), api.ResearchInput{Input: "How do I get zorbgrind to dump its profile while the program is running?", Model: "mini"})
-	if err != nil || out.Status != api.ResearchCompleted {
-		t.Fatalf("%v %+v", err, out)
-	}
-	want := "Use `zorbctl -d [hint]` to request a dump of the profile of the running program."
-	if !strings.Contains(out.Content, want) {
-		t.Errorf("the report lacks %q:\n%s", want, out.Content)
-	}
-	found := false
-	for _, p := range out.Passages {
-		if strings.Contains(p.Quote, "zorbctl -d [hint] to request") {
-			found = p.Start >= 0
-		}
-	}
-	if !found {
-		t.Errorf("the joined sentence's passage is not found in the page: %+v", out.Passages)
-	}
+	quotesFound(t, e, "How do I get zorbgrind to dump its profile while the program is running?",
+		"Use `zorbctl -d [hint]` to request a dump of the profile of the running program.", "zorbctl -d [hint] to request")
 	d := readMarkdownDoc(md, "Zorbgrind")
 	for _, s := range d.sents {
 		if strings.HasPrefix(s.text, "with") && s.ok {
@@ -1323,23 +1308,8 @@ func TestAndGoesOnAcrossACommand(t *testing.T) {
 	plain := "Zorb Voice selection All the zorb voices are collected into one list. You can select a zorb voice from this list from the command line: zorb -voice awb -f alice.txt " +
 		"And list which zorb voices are compiled into the zorb binary with: zorb -lv"
 	seed(t, e, &page{URL: "https://docs.example/zorb.html", Title: "Zorb", Text: plain, Markdown: md})
-	out, err := e.Research(context.Background(), api.ResearchInput{Input: "How do I see which zorb voices are compiled into the zorb binary?", Model: "mini"})
-	if err != nil || out.Status != api.ResearchCompleted {
-		t.Fatalf("%v %+v", err, out)
-	}
-	want := "from the command line: `zorb -voice awb -f alice.txt` And list which zorb voices are compiled into the zorb binary with:"
-	if !strings.Contains(out.Content, want) {
-		t.Errorf("the report lacks %q:\n%s", want, out.Content)
-	}
-	found := false
-	for _, p := range out.Passages {
-		if strings.Contains(p.Quote, "zorb -voice awb -f alice.txt And list") {
-			found = p.Start >= 0
-		}
-	}
-	if !found {
-		t.Errorf("the quote with its inline command is not found in the page: %+v", out.Passages)
-	}
+	quotesFound(t, e, "How do I see which zorb voices are compiled into the zorb binary?",
+		"from the command line: `zorb -voice awb -f alice.txt` And list which zorb voices are compiled into the zorb binary with:", "zorb -voice awb -f alice.txt And list")
 }
 
 // "It is possible to …" does not lean on the sentence before it: its
