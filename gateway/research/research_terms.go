@@ -65,7 +65,7 @@ func oneSpelling(s string) string {
 }
 
 // britishHint is a cheap first look for a British spelling.
-var britishHint = text.LazyRegexp(`(?i)is(?:e|es|ed|ing|ation|ations|er|ers)\b|our(?:s|ed|ing|ite|ites)?\b|tre(?:s)?\b|ogue(?:s)?\b|ence\b`)
+var britishHint = text.LazyRegexp(`(?i)is(?:e|es|ed|ing|ation|ations|er|ers)\b|our(?:s|ed|ing|ite|ites)?\b|tres?\b|ogues?\b|(?:lic|def|off)ence\b`)
 
 var britishWord = text.LazyRegexp(`(?i)\b(?:[a-z]+(?:is(?:e|es|ed|ing|ation|ations|er|ers)|our(?:s|ed|ing|ite|ites)?)|[a-z]*(?:cen|me|fib|lit|thea)tres?|[a-z]*(?:catal|dial|anal)ogues?|[a-z]*(?:lic|def|off)ence)\b`)
 
