@@ -125,7 +125,7 @@ type Queue struct {
 
 	mu      sync.Mutex
 	waiters map[string][]chan result // local waiters of jobs this node runs
-	ended   map[string]result        // the ends of jobs with local waiters, from before finish records them
+	ended   map[string]result        // the ends of jobs this node ran, from before finish records them, for waiters (kept endedFor)
 }
 
 // result is a job's end as this node saw it: the tool's own output and
@@ -133,7 +133,13 @@ type Queue struct {
 type result struct {
 	out any
 	err error
+	at  time.Time // when the job ended here
 }
+
+// endedFor is how long this node holds a job's end for a waiter that
+// comes after it: a call that submits and then waits may find the job
+// run and ended before its wait began.
+const endedFor = time.Minute
 
 // Open creates the tables (River's through its migrations, and the jobs'
 // own) and starts this node's workers and reaper.
@@ -358,15 +364,21 @@ func (q *Queue) unwait(id string, ch chan result) {
 	}
 }
 
-// keep holds a job's end for its local waiters, if it has any; this node
-// keeps it before it records the end, so that a waiter that sees the end
-// in the database first still gets the values.
+// keep holds a job's end for its local waiters, those waiting now and
+// those that come within endedFor; this node keeps it before it records
+// the end, so that a waiter that sees the end in the database first
+// still gets the values. Ends older than endedFor that no waiter took
+// are let go here.
 func (q *Queue) keep(id string, r result) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.waiters[id]) > 0 {
-		q.ended[id] = r
+	r.at = time.Now()
+	for k, e := range q.ended {
+		if len(q.waiters[k]) == 0 && r.at.Sub(e.at) > endedFor {
+			delete(q.ended, k)
+		}
 	}
+	q.ended[id] = r
 }
 
 func (q *Queue) notify(id string, r result) {

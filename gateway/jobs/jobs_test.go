@@ -211,3 +211,41 @@ func TestLazyStartsAtFirstUse(t *testing.T) {
 		t.Fatalf("closing an unused lazy queue: %v", err)
 	}
 }
+
+// A wait that begins after this node ran the job to its end (a fast job
+// a call submitted, then waited on) still gets the tool's own output.
+func TestWaitAfterTheEnd(t *testing.T) {
+	db := openSQLite(t, t.TempDir())
+	ctx := context.Background()
+	q, err := Open(ctx, fast(Options{SQLite: db, Run: func(ctx context.Context, j *Job) (any, error) {
+		return map[string]string{"echo": string(j.Input)}, nil
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(ctx)
+	j, err := q.Submit(ctx, Spec{Workspace: "w", Tool: "echo", Input: []byte(`{"x":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := q.Get(ctx, "w", j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Done() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job did not end: %+v", got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	done, out, err := q.Wait(wctx, j.ID)
+	if err != nil || done == nil || done.State != StateCompleted || out == nil {
+		t.Fatalf("job %+v out %v err %v", done, out, err)
+	}
+}
