@@ -565,8 +565,17 @@ var asidePointer = text.LazyRegexp(`(?i)(?:,\s*(?:which is |as |and )?(?:describ
 // interpreted by the accompanying program cg_annotate, described in the
 // next section."
 func pointsFar(plain string) bool {
-	return mayPointElsewhere(strings.ToLower(plain)) && pointsElsewhere().MatchString(asidePointer().ReplaceAllString(plain, ""))
+	if !mayPointElsewhere(strings.ToLower(plain)) {
+		return false
+	}
+	plain = asidePointer().ReplaceAllString(plain, "")
+	return pointsElsewhere().MatchString(rangeBound().ReplaceAllString(plain, ""))
 }
+
+// rangeBound is "and above" or "or below" closing a range of values
+// ("at -O2 and above, and sometimes -O1", "version 3 or below"), not a
+// place in the page.
+var rangeBound = text.LazyRegexp(`(?i)\b(?:and|or)\s+(?:above|below)\b`)
 
 // mayPointElsewhere is a cheap first look for pointsElsewhere's words:
 // the regular expression runs on few sentences.
@@ -587,7 +596,9 @@ var pointsForward = text.LazyRegexp(`(?i)^(?:this|here) (?:is|shows|gives) (?:an
 // leansBack reports whether a sentence (lower-cased) leans on the one
 // before: it opens by pointing back ("This means …", "However, …"), or
 // its "these" or "them" is there ("You can't easily fix these, but …",
-// "The best you can do is try to suppress them.").
+// "The best you can do is try to suppress them."), or a "this" that
+// stands on its own for what was said ("We have looked in detail into
+// fixing this, and …").
 func leansBack(lower string) bool {
 	if pointsForward().MatchString(lower) || dummyIt().MatchString(lower) {
 		return false
@@ -610,6 +621,9 @@ func leansBack(lower string) bool {
 			break
 		}
 		if w = strings.Trim(w, ",.;:!?()"); w == "these" || w == "those" {
+			return true
+		}
+		if i > 0 && (words[i] == "this," || words[i] == "this." || words[i] == "this;") {
 			return true
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // speak a file" meets flite_file_to_speech. Only research's ranking
 // reads them so; the searches it sends the index use the words as typed.
 func terms(s string) []string {
-	return families(text.Terms(keyChords(oneSpelling(s))))
+	return families(text.Terms(optLevels(keyChords(oneSpelling(s)))))
 }
 
 // keyChords writes each key chord in s ("Ctrl+C", "Ctrl-Z") with its
@@ -34,6 +34,23 @@ func keyChords(s string) string {
 		}, c)
 	})
 }
+
+// optLevels writes each compiler optimisation flag in s ("-O0", "-O2",
+// "-Os", a bare "-O") with the words it stands for, "optimization
+// level": Valgrind's manual advises "Compile with option -O1 instead of
+// -O0" and never writes those words, which "which optimisation level
+// should I use?" asks in. An option as the page writes it is code, and
+// a flag's meaning is no synonym: "Ctrl+C" is read so too (keyChords).
+func optLevels(s string) string {
+	if !strings.Contains(s, "-O") {
+		return s
+	}
+	return optLevel().ReplaceAllStringFunc(s, func(c string) string { return c + " optimization level" })
+}
+
+// optLevel is a compiler's optimisation flag, on its own or opening
+// inline code.
+var optLevel = text.LazyRegexp(`(?:^|[\s\x01(])-O[0-3sgz]?\b`)
 
 var keyChord = text.LazyRegexp(`(?i)\b(?:ctrl|control|alt|shift|cmd|meta)[+-][a-z0-9]\b`)
 

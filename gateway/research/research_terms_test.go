@@ -134,3 +134,19 @@ func TestKeyChordIsOneTerm(t *testing.T) {
 		t.Errorf("not a chord, changed: %q", got)
 	}
 }
+
+// A compiler's optimisation flag is read with the words it stands for:
+// "-O0" answers "which optimisation level", "-o out" does not.
+func TestOptimisationFlagIsALevel(t *testing.T) {
+	q := terms("Which compiler optimisation level should I use with zorb?")
+	for _, s := range []string{"Compile with option -O1 instead of -O0.", "A reasonable compromise is to use -O.", "Build with \x01-Os\x02 for size."} {
+		if got := terms(s); !containsAll(got, terms("optimization level")) || matched(q, got) < 2 {
+			t.Errorf("%q reads as %q", s, got)
+		}
+	}
+	for _, s := range []string{"Write the binary with -o zorb.", "Pass --Output to zorb.", "Zorb-O2 is a model name."} {
+		if got := terms(s); slices.Contains(got, "level") {
+			t.Errorf("%q reads as a level: %q", s, got)
+		}
+	}
+}

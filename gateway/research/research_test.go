@@ -646,6 +646,9 @@ func TestLeaningOpenings(t *testing.T) {
 		"It’s off by default.":                                               true,
 		"Massif is a heap profiler.":                                         false,
 		"For each block, Memcheck records the stack.":                        false,
+		"We have looked in detail into fixing this, and the result is slow.": true,
+		"This option makes zorb slow.":                                       true,
+		"Set this option to make zorb slow.":                                 false,
 	} {
 		if got := leansBack(strings.ToLower(s)); got != want {
 			t.Errorf("leansBack(%q) = %v, want %v", s, got, want)
@@ -1338,7 +1341,8 @@ func TestDummyItAndForExample(t *testing.T) {
 
 // "Above" and "below" point elsewhere as places in the document ("cases
 // 1 and 2 above.", "the example below"), not as places in other things
-// ("a layer must exist above libffi", "below 1 MB").
+// ("a layer must exist above libffi", "below 1 MB") or bounds of a
+// range ("-O2 and above").
 func TestAboveAsAPlaceInOtherThings(t *testing.T) {
 	for _, c := range []struct {
 		s    string
@@ -1351,6 +1355,9 @@ func TestAboveAsAPlaceInOtherThings(t *testing.T) {
 		{"The syntax is as follows:", true},
 		{"A layer must exist above libffi that handles type conversions.", false},
 		{"Keep the zorb heap below 1 MB.", false},
+		{"On rare occasions, compiler optimisations (at -O2 and above, and sometimes -O1) fool the zorb.", false},
+		{"Zorb 3 or below is not supported.", false},
+		{"See the zorbs listed above and below.", true},
 	} {
 		if got := pointsFar(c.s); got != c.want {
 			t.Errorf("pointsFar(%q) = %v", c.s, got)
