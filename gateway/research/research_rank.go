@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -879,14 +880,39 @@ var changelogName = text.LazyRegexp(`(?i)(?:^|[^a-z])(?:news|changelog|change ?l
 var asksChanges = text.LazyRegexp(`(?i)\b(?:new|news|changed?|changes|changelog|release[sd]?|version[s]?|added|removed|deprecated|since|history|upgrad\w*|\d+\.\d+)\b`)
 
 // howCode reports whether s's code is an example that answers how-to
-// question a: it holds one of the question's words. "The easiest way to
+// question a: it holds one of the question's words, not as a keyword of
+// its language (codeKeywords). "The easiest way to
 // do so is leveraging the fs.ReadStream API …:" and its loop over each
 // "line" answer how to read a file line by line; "Here is how the struct
 // is defined:" and `struct tm` do not answer how to define a structure
 // type in libffi.
 func howCode(a ask, s *rsent) bool {
-	return a.how && s.code != "" && matched(a.terms, terms(s.code)) > 0
+	if !a.how || s.code == "" {
+		return false
+	}
+	for _, t := range terms(s.code) {
+		if slices.Contains(a.terms, t) && !codeKeywords()[t] {
+			return true
+		}
+	}
+	return false
 }
+
+// codeKeywords are the words of code's syntax, as terms: a C program's
+// "struct" and "int", a script's "function" and "return", which say
+// what language code is in, not what it does.
+var codeKeywords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`struct union enum typedef sizeof int char short long float double unsigned signed void
+const static extern return if else for while do switch case break continue goto include define ifdef endif
+function var let new class import export from require async await try catch throw null undefined true false
+def self lambda echo`) {
+		for _, t := range terms(w) {
+			m[t] = true
+		}
+	}
+	return m
+})
 
 // asksCount matches a question for a number: "how many languages …",
 // "how much slower …".

@@ -144,7 +144,7 @@ recognize recognition|compose composition|repeat repetition|pronounce pronunciat
 exclude exclusion|include inclusion|conclude conclusion|provide provision|collide collision|child children|man men|mouse mice|index indices|
 matrix matrices|vertex vertices|able ability|possible possibility|responsible responsibility|
 application app|directory dir|repository repo|argument arg|parameter param|configuration config|
-environment env|specification spec|statistics stats|maximum max|minimum min|temporary temp tmp|message msg`, "|") {
+environment env|structure struct|specification spec|statistics stats|maximum max|minimum min|temporary temp tmp|message msg`, "|") {
 		words := strings.Fields(f)
 		first, _ := text.Term(words[0])
 		for _, w := range words[1:] {

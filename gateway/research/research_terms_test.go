@@ -24,7 +24,7 @@ func TestTermsMeetNamesAndWordForms(t *testing.T) {
 	}
 	// A clipped word is the word it clips: an "app" is an
 	// "application".
-	if a, b := terms("the app's config dir"), terms("application configuration directory"); !reflect.DeepEqual(a, b) {
+	if a, b := terms("the app's config dir struct"), terms("application configuration directory structure"); !reflect.DeepEqual(a, b) {
 		t.Errorf("clipped forms: %q, %q", a, b)
 	}
 	// A verb and its noun that the stemmer leaves apart: "convert" and
@@ -148,5 +148,21 @@ func TestOptimisationFlagIsALevel(t *testing.T) {
 		if got := terms(s); slices.Contains(got, "level") {
 			t.Errorf("%q reads as a level: %q", s, got)
 		}
+	}
+}
+
+// A how-to's example holds the question's words in what it does, not
+// in its language's syntax: `struct tm { … }` does not show how to
+// define a structure type in libffi, `tm_type.type = FFI_TYPE_STRUCT`
+// does.
+func TestCodeKeywordsShowNothing(t *testing.T) {
+	a := newAsk("how do I define a structure type in libffi?", nil, false)
+	plain := &rsent{code: "struct tm {\n    int tm_sec;\n    long int __tm_gmtoff__;\n};"}
+	describes := &rsent{code: "ffi_type tm_type;\ntm_type.type = FFI_TYPE_STRUCT;"}
+	if howCode(a, plain) {
+		t.Errorf("a C struct's syntax answers %q", a.query)
+	}
+	if !howCode(a, describes) {
+		t.Errorf("ffi_type's setup does not answer %q", a.query)
 	}
 }
