@@ -598,7 +598,8 @@ var pointsForward = text.LazyRegexp(`(?i)^(?:this|here) (?:is|shows|gives) (?:an
 // its "these" or "them" is there ("You can't easily fix these, but …",
 // "The best you can do is try to suppress them."), or a "this" that
 // stands on its own for what was said ("We have looked in detail into
-// fixing this, and …").
+// fixing this, and …", "For most Linux distributions this means that
+// …").
 func leansBack(lower string) bool {
 	if pointsForward().MatchString(lower) || dummyIt().MatchString(lower) {
 		return false
@@ -624,6 +625,9 @@ func leansBack(lower string) bool {
 			return true
 		}
 		if i > 0 && (words[i] == "this," || words[i] == "this." || words[i] == "this;") {
+			return true
+		}
+		if i > 0 && i+1 < len(words) && (w == "this" || w == "that") && (words[i+1] == "means" || words[i+1] == "is" && i+2 < len(words) && words[i+2] == "why") {
 			return true
 		}
 	}

@@ -649,6 +649,8 @@ func TestLeaningOpenings(t *testing.T) {
 		"We have looked in detail into fixing this, and the result is slow.": true,
 		"This option makes zorb slow.":                                       true,
 		"Set this option to make zorb slow.":                                 false,
+		"For most Linux distributions this means that you rebuild zorb.":     true,
+		"That is why zorb is slow.":                                          true,
 	} {
 		if got := leansBack(strings.ToLower(s)); got != want {
 			t.Errorf("leansBack(%q) = %v, want %v", s, got, want)
