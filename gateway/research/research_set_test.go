@@ -246,4 +246,4 @@ func TestResearchFreshSet(t *testing.T) {
 
 // minFreshAnswered is how many of the fresh set's reports must hold their
 // gold fact: what they hold today less one.
-const minFreshAnswered = 116 // of 156: 117 (0.75) with model auto
+const minFreshAnswered = 117 // of 156: 118 (0.76) with model auto
