@@ -308,3 +308,20 @@ func checkNoMarkup(t *testing.T, report string) {
 		return ast.WalkContinue, nil
 	})
 }
+
+// A sentence far under the best answer does not fill a section: for
+// "how do I prompt the user for a line of input in Node.js?" the
+// Readline page answers, and the Crypto page's "FIPS mode can then be
+// enabled in Node.js either by:", which shares the question's "Node.js"
+// and nothing else of it, once filled the section when the Readline
+// page had given its share of quotes (weakAnswer).
+func TestWeakSentencesDoNotFillASection(t *testing.T) {
+	t.Parallel()
+	out, err := corpusEngine(t).Research(context.Background(), api.ResearchInput{Input: "How do I prompt the user for a line of input in Node.js?", Model: "mini"})
+	if err != nil || out.Status != api.ResearchCompleted {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if !strings.Contains(out.Content, "`rl.prompt()` method writes") || strings.Contains(out.Content, "FIPS mode") {
+		t.Errorf("the report:\n%s", out.Content)
+	}
+}

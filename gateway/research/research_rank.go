@@ -585,6 +585,10 @@ func (u *usedSet) add(s string) {
 	u.shingles = append(u.shingles, text.Shingles(text.Unmark(s), 2))
 }
 
+// weakAnswer is the share of the best answer's score under which a
+// sentence is not quoted at all.
+const weakAnswer = 0.25
+
 // pickOptions narrow what pick takes.
 type pickOptions struct {
 	noLists     bool // a summary holds no lists
@@ -610,6 +614,15 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 		}
 	}
 	sort.SliceStable(idx, func(x, y int) bool { return sc[idx[x]] > sc[idx[y]] })
+	if len(idx) > 0 {
+		// What scores far under the best answer does not bear on the
+		// question, whatever words it shares with it: a section ends
+		// rather than take it ("Node.js does not normalize character
+		// representations." for "how do I prompt the user for a line of
+		// input in Node.js?", beside the Readline page's answers).
+		k := sort.Search(len(idx), func(i int) bool { return sc[idx[i]] < weakAnswer*sc[idx[0]] })
+		idx = idx[:k]
+	}
 	if opt.defining && a.subject != nil {
 		// "DRD is a Valgrind tool …" before any opening of a section.
 		says := func(g int) bool {
