@@ -98,22 +98,42 @@ func newAsk(q string, sets [][]string, changes bool) ask {
 }
 
 // respell reads a's terms that no source holds as the sources spell
-// them, one letter apart: "whisper" asked, "wisper" written.
+// them: one letter apart ("whisper" asked, "wisper" written), or, for a
+// name written in camel case that no source writes whole, by the words
+// inside it that they do ("AddressSanitizer" asked, "the gcc or clang
+// sanitizer" and `-fsanitize=address` written).
 func (c *rcorpus) respell(a ask) ask {
-	m := map[string]string{}
+	m := map[string][]string{}
 	for _, t := range a.terms {
 		if r, ok := c.pIdx.Respell(t); ok {
-			m[t] = r
+			m[t] = []string{r}
+		}
+	}
+	for _, name := range camelWord().FindAllString(a.query, -1) {
+		whole := terms(name)
+		if len(whole) != 1 || c.pIdx.Holds(whole[0]) {
+			continue
+		}
+		var parts []string
+		for _, p := range families(text.NameParts(strings.ToLower(name[:1]) + name[1:])) {
+			if c.pIdx.Holds(p) && !slices.Contains(parts, p) {
+				parts = append(parts, p)
+			}
+		}
+		if len(parts) > 0 {
+			m[whole[0]] = parts
 		}
 	}
 	if len(m) == 0 {
 		return a
 	}
 	re := func(ts []string) []string {
-		out := slices.Clone(ts)
-		for i, t := range out {
+		var out []string
+		for _, t := range ts {
 			if r, ok := m[t]; ok {
-				out[i] = r
+				out = append(out, r...)
+			} else {
+				out = append(out, t)
 			}
 		}
 		return out
@@ -130,10 +150,14 @@ func (c *rcorpus) respell(a ask) ask {
 		a.subject = &sub
 	}
 	if r, ok := m[a.action]; ok {
-		a.action = r
+		a.action = r[0]
 	}
 	return a
 }
+
+// camelWord is a name written in camel case: "AddressSanitizer",
+// "prependListener".
+var camelWord = text.LazyRegexp(`\b[A-Za-z][a-z]+(?:[A-Z][a-z]+)+\b`)
 
 // writtenWords counts the content words of q as written: "Node.js" is
 // one word (of two terms), as is "SHA-256". A question's one name does

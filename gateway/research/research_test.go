@@ -1026,6 +1026,28 @@ func TestMisspeltWordStillAnswers(t *testing.T) {
 	}
 }
 
+// A name in camel case that no source writes whole is read by the words
+// inside it that they do: "AddressSanitizer" asked, "the gcc or clang
+// sanitizer" written. A name the sources write stays whole.
+func TestCamelCaseNameNoSourceWrites(t *testing.T) {
+	md := "# Building zorb\n\n## Building\n\nThe zorb programs can then be built with make.\n\n" +
+		"## Sanitizer flags\n\nIt is possible to build zorb with the gcc or clang sanitizer by passing the flags to configure:\n\n" +
+		"```\nCFLAGS=\"-fsanitize=address\" ./configure\n```\n"
+	c := newCorpus([]*rdoc{readMarkdownDoc(md, "Building zorb")})
+	a := c.respell(newAsk("How do I build zorb with AddressSanitizer turned on?", nil, false))
+	if !slices.Contains(a.terms, "sanit") || slices.Contains(a.terms, "addresssanit") {
+		t.Fatalf("terms %q", a.terms)
+	}
+	got := c.pick(a, 1, newUsedSet(), pickOptions{noLists: true})
+	if len(got) != 1 || !strings.Contains(c.docs[0].sents[got[0].sents[0]].text, "sanitizer") {
+		t.Errorf("the best answer is not the sanitizer's: %+v", got)
+	}
+	held := newCorpus([]*rdoc{readMarkdownDoc("# Zorb\n\n## Events\n\nAn EventEmitter calls its listeners in order.\n", "Zorb")})
+	if b := held.respell(newAsk("When does an EventEmitter call its listeners?", nil, false)); !slices.Contains(b.terms, "eventemitt") {
+		t.Errorf("a name the sources write was split: %q", b.terms)
+	}
+}
+
 // A quote reads from its paragraph's opening only when that opening
 // stands alone: "This facility is called the zorb API." leans on the
 // paragraph before, so the answer after it is quoted without it.

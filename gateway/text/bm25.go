@@ -71,6 +71,9 @@ func (ix *BM25) IDF(term string) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
+// Holds reports whether some document holds term.
+func (ix *BM25) Holds(term string) bool { return ix.df[term] > 0 }
+
 // Respell is the term the documents hold for one that none holds, as
 // misspelled or spelled otherwise: one letter more, less, changed or two
 // letters swapped ("whisper" of a question, "wisper" of a manual). Of
