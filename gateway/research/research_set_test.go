@@ -21,20 +21,24 @@ import (
 // unclean, or when a quote is not found at its recorded passage.
 // bench/research prints the same figures per part with times.
 // The floors are issue 23's: 0.85 answered and 0.95 cited over the
-// whole set (122 questions: 0.89 answered, 0.98 cited today; the 70
-// tuning ones read 0.93 and 0.97 with mini, the 52 held-out ones 0.85
-// and 1.00). Reports are deterministic for one index, so a floor fails
+// whole set (122 questions: 0.90 answered, 110, and 0.98 cited today;
+// the 70 tuning ones read 0.94 and 0.97 with mini, the 52 held-out ones
+// 0.85 and 1.00). Reports are deterministic for one index, so a floor fails
 // only on a change. The 58 questions added in two rounds (ids 82-139,
 // half to each part) were written and gold-checked before any report on
 // them was seen; the 36 of the last of those rounds read 0.61 (tuning)
 // and 0.67 (held-out) answered when added. Issue 23 asks for 0.90 and
-// 0.95 to be done. TestResearchFreshSet asks questions written since.
+// 0.95 to be done, which the whole set reached (by one question) and
+// doneAnswered keeps. TestResearchFreshSet asks questions written since.
 const minAnswered, minCited = 0.85, 0.95
 
+// doneAnswered is issue 23's answered share for done, over the whole set.
+const doneAnswered = 0.90
+
 // The tuning part, which ranking was tuned on, keeps what it earned
-// (0.93 answered, 0.97 cited), less one question each: a ranking change
-// that loses two of its answers fails here before the whole set's
-// floors notice.
+// (0.94 answered, 0.97 cited), less two questions and one: a ranking
+// change that loses three of its answers, or two of its citations,
+// fails here as well as under the whole set's floors.
 const minTuningAnswered, minTuningCited = 0.91, 0.95
 
 func TestResearchQuestionSet(t *testing.T) {
@@ -72,6 +76,9 @@ func TestResearchQuestionSet(t *testing.T) {
 	}
 	if answered < minAnswered {
 		t.Errorf("answered %.2f, below %.2f", answered, minAnswered)
+	}
+	if only == "" && answered < doneAnswered {
+		t.Errorf("answered %d of %d (%.3f), under issue 23's %.2f", all.answered, all.n, answered, doneAnswered)
 	}
 	if cited < minCited {
 		t.Errorf("cited %.2f, below %.2f", cited, minCited)
