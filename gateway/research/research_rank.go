@@ -101,7 +101,7 @@ func newAsk(q string, sets [][]string, changes bool) ask {
 // them: one letter apart ("whisper" asked, "wisper" written), or, for a
 // name written in camel case that no source writes whole, by the words
 // inside it that they do ("AddressSanitizer" asked, "the gcc or clang
-// sanitizer" and `-fsanitize=address` written).
+// sanitizer" written).
 func (c *rcorpus) respell(a ask) ask {
 	m := map[string][]string{}
 	for _, t := range a.terms {
