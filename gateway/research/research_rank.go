@@ -536,8 +536,11 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	for _, k := range q.sents {
 		n += len(d.sents[k].text)
 	}
-	for next := i + 1; next < len(d.sents) && len(q.sents) < most; next++ {
+	for next := i + 1; next < len(d.sents) && len(q.sents) < most+1; next++ {
 		prev, ns := &d.sents[next-1], &d.sents[next]
+		if len(q.sents) >= most && ns.dep != next-1 {
+			break // full, unless the next goes on from the last: "Since this often makes things unmanageably slow, …"
+		}
 		sameBlock := ns.block == prev.block
 		// A sentence that introduces a long example ("The easiest way
 		// to do so is …:") is no quote of its own, and yet the one

@@ -1388,3 +1388,23 @@ func TestAboveAsAPlaceInOtherThings(t *testing.T) {
 		}
 	}
 }
+
+// A quote that has its sentences still takes the next one when that goes
+// on from its last: Valgrind's "So the best solution is to turn off
+// optimisation altogether." is followed by "Since this often makes
+// things unmanageably slow, a reasonable compromise is to use -O.",
+// which a reader of the first needs.
+func TestFullQuoteTakesWhatGoesOnFromIt(t *testing.T) {
+	d := readMarkdownDoc("# Zorb\n\n## Optimisation\n\n"+
+		"On rare occasions the zorb optimiser fools the checker at level two. "+
+		"We have looked into fixing this, and the result is too slow. "+
+		"So the best solution is to turn the zorb optimiser off. "+
+		"Since this often makes zorb slow, a reasonable compromise is level one.\n", "Zorb")
+	c := newCorpus([]*rdoc{d})
+	best := sentAt(t, d, "So the best solution is to turn the zorb optimiser off.")
+	q, ok := c.quoteAt(0, best, newAsk("which zorb optimiser level should I use?", nil, false), newUsedSet())
+	last := sentAt(t, d, "Since this often makes zorb slow, a reasonable compromise is level one.")
+	if !ok || !slices.Contains(q.sents, last) {
+		t.Errorf("ok %v, quote %v: the compromise (%d) is left out", ok, q.sents, last)
+	}
+}
