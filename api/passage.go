@@ -14,18 +14,13 @@ const (
 )
 
 // Verify says whether the passage's quote still stands in page, the
-// source's kept text read again, and where it is now.
+// source's kept text read again, and where it is now (see Anchor.Verify).
 func (p ResearchPassage) Verify(page string) (state string, start, end int) {
-	if p.Start >= 0 && p.End <= len(page) && p.Start < p.End {
-		if s, e, ok := Locate(page[p.Start:p.End], p.Quote, 0); ok && s == 0 && e == p.End-p.Start {
-			return PassageStands, p.Start, p.End
-		}
-	}
-	if s, e, ok := Locate(page, p.Quote, max(p.Start, 0)); ok {
-		return PassageMoved, s, e
-	}
-	return PassageGone, -1, -1
+	return p.Anchor().Verify(page)
 }
+
+// Anchor is the passage's place as an anchor: its quote and offsets.
+func (p ResearchPassage) Anchor() Anchor { return Anchor{Quote: p.Quote, Start: p.Start, End: p.End} }
 
 // Locate finds quote in page by its words alone (letters and digits,
 // case folded): the quote a report renders from markdown ("`ffi_call`",

@@ -1,6 +1,9 @@
 package api
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLocate(t *testing.T) {
 	page := "Intro.\n\nTo call a function, use the ffi_call function:\n\n    ffi_call(cif, fn, rv, av);\n\n“Still reachable”. A start-pointer is found."
@@ -35,5 +38,26 @@ func TestPassageVerify(t *testing.T) {
 	}
 	if st, _, _ := p.Verify("One. Two."); st != PassageGone {
 		t.Errorf("removed: %s", st)
+	}
+}
+
+func TestAnchorContext(t *testing.T) {
+	page := "Alpha says it works. Beta says it works. Gamma ends."
+	a := AnchorAt(page, 31, 40) // the second "it works."
+	if a.Quote != "it works" || a.Prefix != "Alpha says it works. Beta says" || a.Suffix != ". Gamma ends." {
+		t.Fatalf("anchor %+v", a)
+	}
+	if st, s, _ := a.Verify(page); st != PassageStands || s != 31 {
+		t.Errorf("in place: %s at %d", st, s)
+	}
+	// Re-extracted with the first sentence rewritten and markup added:
+	// the quote is found after "Beta says", not at its first occurrence.
+	again := "# Notes\n\nAlpha now says it works, *mostly*. **Beta** says it works. Gamma ends."
+	st, s, e := a.Verify(again)
+	if st != PassageMoved || again[s:e] != "it works" || s < strings.Index(again, "Beta") {
+		t.Errorf("moved: %s %q at %d", st, again[max(s, 0):max(e, 0)], s)
+	}
+	if st, _, _ := a.Verify("Alpha and Beta left."); st != PassageGone {
+		t.Errorf("gone: %s", st)
 	}
 }

@@ -210,8 +210,9 @@ func checkLibraryFile(path string) error {
 // schemaVersion is user_version once the schema is made; an open of a
 // library at this version skips the CREATE statements. Version 2 added
 // the indexes Add's replacing looks up; a version 1 library gets them on
-// its next open (the statements are all IF NOT EXISTS).
-const schemaVersion = 2
+// its next open (the statements are all IF NOT EXISTS). Version 3 added
+// highlights (highlights.go) and what exports sent.
+const schemaVersion = 3
 
 func (s *Store) init(fresh bool) error {
 	var id, version int64
@@ -233,7 +234,7 @@ func (s *Store) init(fresh bool) error {
 	default:
 		return fmt.Errorf("library %s is not a hark library (application id %#x); it is left as it is: move it away to start a new one", s.path, id)
 	}
-	if _, err := s.db.Exec(schema); err != nil {
+	if _, err := s.db.Exec(schema + highlightSchema); err != nil {
 		return s.fault(err)
 	}
 	if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {

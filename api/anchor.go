@@ -1,0 +1,129 @@
+package api
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Anchor is where a passage sits in a text, as a citation's quote does:
+// the quoted words, a few words either side of them (which tell two equal
+// quotes apart), and its byte offsets in the text it was taken from. It
+// survives the text being extracted again: Verify finds the quote by its
+// words wherever it went. Highlights and report quotes share it.
+type Anchor struct {
+	Quote  string `json:"quote"`
+	Prefix string `json:"prefix,omitempty"` // the words just before the quote
+	Suffix string `json:"suffix,omitempty"` // the words just after it
+	Start  int    `json:"start"`            // byte offsets of the quote in the text
+	End    int    `json:"end"`
+}
+
+// contextWords is how many words either side of a quote an anchor keeps.
+const contextWords = 8
+
+// AnchorAt is the anchor of text[start:end], trimmed to its words: the
+// quote (on one line) and the words around it.
+func AnchorAt(text string, start, end int) Anchor {
+	start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
+	if end < start {
+		start, end = end, start
+	}
+	// The span runs from the quote's first letter or digit to its last,
+	// as Locate finds it, so that Verify finds it standing.
+	for start < end {
+		r, n := utf8.DecodeRuneInString(text[start:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			break
+		}
+		start += n
+	}
+	for end > start {
+		r, n := utf8.DecodeLastRuneInString(text[:end])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			break
+		}
+		end -= n
+	}
+	before := strings.Fields(text[:start])
+	after := strings.Fields(text[end:])
+	return Anchor{
+		Quote:  strings.Join(strings.Fields(text[start:end]), " "),
+		Prefix: strings.Join(before[max(0, len(before)-contextWords):], " "),
+		Suffix: strings.Join(after[:min(contextWords, len(after))], " "),
+		Start:  start,
+		End:    end,
+	}
+}
+
+// Verify says whether the anchor's quote still stands in page (the
+// source's text read again), moved, or is gone, and where it is now. A
+// quote found more than once is taken where its context matches best,
+// then nearest its old place.
+func (a Anchor) Verify(page string) (state string, start, end int) {
+	if a.Start >= 0 && a.End <= len(page) && a.Start < a.End {
+		if s, e, ok := Locate(page[a.Start:a.End], a.Quote, 0); ok && s == 0 && e == a.End-a.Start {
+			return PassageStands, a.Start, a.End
+		}
+	}
+	if a.Prefix == "" && a.Suffix == "" {
+		if s, e, ok := Locate(page, a.Quote, max(a.Start, 0)); ok {
+			return PassageMoved, s, e
+		}
+		return PassageGone, -1, -1
+	}
+	q, _ := skeleton(a.Quote)
+	if q == "" {
+		return PassageGone, -1, -1
+	}
+	p, at := skeleton(page)
+	pre, _ := skeleton(a.Prefix)
+	suf, _ := skeleton(a.Suffix)
+	best, bestScore, bestDist := -1, -1, 0
+	for i := 0; ; {
+		j := strings.Index(p[i:], q)
+		if j < 0 {
+			break
+		}
+		k := i + j
+		score := commonSuffix(p[:k], pre) + commonPrefix(p[k+len(q):], suf)
+		dist := abs(at[k] - a.Start)
+		if score > bestScore || score == bestScore && dist < bestDist {
+			best, bestScore, bestDist = k, score, dist
+		}
+		i = k + 1
+	}
+	if best < 0 {
+		return PassageGone, -1, -1
+	}
+	last := best + len(q) - 1
+	_, n := utf8.DecodeRuneInString(page[at[last]:])
+	s, e := at[best], at[last]+n
+	if s == a.Start && e == a.End {
+		return PassageStands, s, e
+	}
+	return PassageMoved, s, e
+}
+
+func commonSuffix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
