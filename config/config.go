@@ -39,6 +39,8 @@ const (
 	// EnvLibrary set to 0 or false turns the library off.
 	EnvLibrary  = "HARK_LIBRARY"
 	EnvConfig   = "HARK_CONFIG" // path of the config file
+	// EnvZoteroURL is where Zotero's connector server answers.
+	EnvZoteroURL = "HARK_ZOTERO_URL"
 	EnvLogLevel = "HARK_LOG_LEVEL"
 )
 
@@ -48,6 +50,9 @@ const (
 	DefaultProvider  = "vendor_speech"
 	DefaultAudioSink = "auto"
 	DefaultLogLevel  = "info"
+	// DefaultZoteroURL is Zotero's connector server, as its browser
+	// connector reaches it.
+	DefaultZoteroURL = "http://127.0.0.1:23119"
 )
 
 // LogLevels are the accepted log_level values; debug adds the start-up
@@ -102,6 +107,9 @@ type Config struct {
 	// Library keeps every result in the library (library.db in DataDir);
 	// on by default.
 	Library bool
+	// ZoteroURL is Zotero's connector server, where highlights are
+	// exported to Zotero (DefaultZoteroURL).
+	ZoteroURL string
 	// File is the config file read ("" when there was none).
 	File string
 	// Sources says where each setting came from: "flag", "env HARK_...",
@@ -158,6 +166,7 @@ type Profile struct {
 	LogLevel      string `toml:"log_level"`
 	AllowPrivate  *bool  `toml:"allow_private"`
 	Library       *bool  `toml:"library"`
+	ZoteroURL     string `toml:"zotero_url"`
 }
 
 // File is the config file's shape.
@@ -285,6 +294,8 @@ func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config
 	c.LogLevel, c.Sources["log_level"] = pick(src{getenv(EnvLogLevel), "env " + EnvLogLevel},
 		fileVal(prof.LogLevel, file.LogLevel), src{DefaultLogLevel, "default"})
 	c.LogLevel = strings.ToLower(c.LogLevel)
+	c.ZoteroURL, c.Sources["zotero_url"] = pick(src{getenv(EnvZoteroURL), "env " + EnvZoteroURL},
+		fileVal(prof.ZoteroURL, file.ZoteroURL), src{DefaultZoteroURL, "default"})
 
 	// boolean settings: env, the profile's, the top level's, the default.
 	boolean := func(key, env string, prof, top *bool, def bool) (bool, error) {
@@ -371,6 +382,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Provider == "" {
 		return errors.New("provider: must not be empty")
+	}
+	if c.ZoteroURL != "" {
+		u, err := url.Parse(c.ZoteroURL)
+		if err != nil || u.Scheme != "http" || u.Host == "" || u.User != nil {
+			return fmt.Errorf("zotero_url %q (from %s): must be an http:// URL with a host (Zotero's connector listens on %s)", c.ZoteroURL, c.Sources["zotero_url"], DefaultZoteroURL)
+		}
 	}
 	return nil
 }
@@ -538,6 +555,7 @@ func (c *Config) Settings() [][2]string {
 		{"log_level", c.LogLevel},
 		{"allow_private", strconv.FormatBool(c.AllowPrivate)},
 		{"library", strconv.FormatBool(c.Library)},
+		{"zotero_url", c.ZoteroURL},
 	}
 }
 
