@@ -37,11 +37,11 @@ const (
 	// and link-local addresses (an intranet, a docs server on localhost).
 	EnvAllowPrivate = "HARK_ALLOW_PRIVATE"
 	// EnvLibrary set to 0 or false turns the library off.
-	EnvLibrary  = "HARK_LIBRARY"
-	EnvConfig   = "HARK_CONFIG" // path of the config file
+	EnvLibrary = "HARK_LIBRARY"
+	EnvConfig  = "HARK_CONFIG" // path of the config file
 	// EnvZoteroURL is where Zotero's connector server answers.
 	EnvZoteroURL = "HARK_ZOTERO_URL"
-	EnvLogLevel = "HARK_LOG_LEVEL"
+	EnvLogLevel  = "HARK_LOG_LEVEL"
 )
 
 // Defaults.
