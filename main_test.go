@@ -37,6 +37,8 @@ var dependencyRules = []struct {
 	{"hark/library/...", []string{"hark/api/...", "hark/library/..."}, "the library keeps what the client saw; it needs no gateway or screen"},
 	{"hark/gateway/text", nil, "the text toolkit (tokenizer, stemmer, BM25, sentences) is shared by the index, search and research, so it stands alone"},
 	{"hark/gateway/research/...", []string{"hark/api/...", "hark/gateway/engine", "hark/gateway/extract/...", "hark/gateway/text", "hark/gateway/research/..."}, "research reads the web engine through its Index interface, never gateway/web itself (it escapes markdown as the extractor does); gateway/embedded wires the two"},
+	{"hark/gateway/config", nil, "gateway.toml is read and checked, then handed down: it knows nothing of what uses it"},
+	{"hark/gateway/auth", nil, "keys are made and hashed without the HTTP server or its database"},
 	{"hark/gateway/...", []string{"hark/api/...", "hark/audio/wav", "hark/audio/pcm", "hark/gateway/..."}, "the gateway never reaches into the client (ui, cli, audio playback, settings)"},
 	{"hark/ui/...", []string{"hark/api/...", "hark/audio/...", "hark/library/...", "hark/ui/...", "hark/gateway/text"}, "ui talks to any gateway through api only: it never imports gateway, cli or config (gateway/text, which stands alone, reaches it through read-aloud's prose)"},
 	{"hark/cli", []string{"hark/..."}, "the command line wires everything"},

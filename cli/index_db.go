@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"hark/gateway"
+	"hark/gateway/config"
 	"hark/gateway/embedded"
 	"hark/gateway/web"
 )
@@ -18,7 +19,7 @@ func (a *App) indexTo(ctx context.Context, dbURL string, allowPrivate bool) (e *
 		e, err := a.localWeb()
 		return e, a.cfg.DataDir, func() {}, err
 	}
-	if err := gateway.CheckDatabaseURL(dbURL); err != nil {
+	if err := config.CheckDatabaseURL(dbURL); err != nil {
 		return nil, "", nil, usagef("--database: %v", err)
 	}
 	l, err := gateway.OpenPGLedger(ctx, dbURL, 0)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"hark/api"
-	"hark/gateway"
+	"hark/gateway/config"
 	"hark/gateway/pgtest"
 )
 
@@ -18,7 +18,7 @@ import (
 func BenchmarkJobReattach(b *testing.B) {
 	bin := buildHarkBinary(b)
 	site := slowSite(b, 2*time.Second)
-	cfg, key := writeTeamConfig(b, gateway.BackendLocal, "")
+	cfg, key := writeTeamConfig(b, config.BackendLocal, "")
 	// The key's rate limit (10 a second) would be what is measured.
 	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -56,7 +56,7 @@ func BenchmarkJobsRecoveredAfterKill(b *testing.B) {
 	const n = 8
 	bin := buildHarkBinary(b)
 	site := slowSite(b, 300*time.Millisecond)
-	cfg, key := writeTeamConfig(b, gateway.BackendLocal, "")
+	cfg, key := writeTeamConfig(b, config.BackendLocal, "")
 	for b.Loop() {
 		url := pgtest.Start(b).URL()
 		a := startReplica(b, bin, cfg, b.TempDir(), url)

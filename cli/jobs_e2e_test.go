@@ -28,7 +28,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"hark/api"
-	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/pgtest"
 )
 
@@ -140,16 +141,16 @@ func slowSearx(t testing.TB, site string, delay time.Duration, searches *atomic.
 // and returns its path and API key.
 func writeTeamConfig(t testing.TB, backend, url string) (path, key string) {
 	t.Helper()
-	key, err := gateway.NewAPIKey()
+	key, err := auth.NewAPIKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	search := `backend = "local"`
-	if backend != gateway.BackendLocal {
+	if backend != config.BackendLocal {
 		search = fmt.Sprintf("backend = %q\nurl = %q", backend, url)
 	}
 	path = filepath.Join(t.TempDir(), "gateway.toml")
-	toml := fmt.Sprintf("[[workspace]]\nname = \"team\"\napi_key_sha256 = [%q]\n\n[workspace.search]\n%s\n", gateway.HashKey(key), search)
+	toml := fmt.Sprintf("[[workspace]]\nname = \"team\"\napi_key_sha256 = [%q]\n\n[workspace.search]\n%s\n", auth.HashKey(key), search)
 	if err := os.WriteFile(path, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestJobSurvivesKilledReplica(t *testing.T) {
 	site := slowSite(t, 0)
 	var searches atomic.Int32
 	sx := slowSearx(t, site.URL, 400*time.Millisecond, &searches)
-	cfg, key := writeTeamConfig(t, gateway.BackendSearXNG, sx.URL)
+	cfg, key := writeTeamConfig(t, config.BackendSearXNG, sx.URL)
 
 	a := startReplica(t, bin, cfg, t.TempDir(), cluster.URL())
 	ca := a.client(t, key)
@@ -358,7 +359,7 @@ func TestDetachAndReattachCrawl(t *testing.T) {
 	t.Parallel()
 	bin := buildHarkBinary(t)
 	site := slowSite(t, 600*time.Millisecond)
-	cfg, key := writeTeamConfig(t, gateway.BackendLocal, "")
+	cfg, key := writeTeamConfig(t, config.BackendLocal, "")
 	r := startReplica(t, bin, cfg, t.TempDir(), "")
 
 	out, err := harkCmd(context.Background(), t, bin, r.base, key, "crawl", "--detach", "--max-depth", "5", "--limit", "6", site.URL+"/p0.html").Output()
@@ -440,7 +441,7 @@ func TestRestartResumesJob(t *testing.T) {
 	t.Parallel()
 	bin := buildHarkBinary(t)
 	site := slowSite(t, 500*time.Millisecond)
-	cfg, key := writeTeamConfig(t, gateway.BackendLocal, "")
+	cfg, key := writeTeamConfig(t, config.BackendLocal, "")
 	data := t.TempDir()
 	r := startReplica(t, bin, cfg, data, "")
 	c := r.client(t, key)

@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/embedded"
 )
 
@@ -45,7 +47,7 @@ PostgreSQL. "hark serve keys" adds and revokes keys while it runs.`,
 	pf.StringVar(&cfgPath, "config", "", "gateway config (default $XDG_CONFIG_HOME/hark/gateway.toml; created on first run)")
 	pf.StringVar(&dbf.url, "database", "", "postgres:// URL that keeps what replicas share: usage, credit quotas, rate limits, API keys, the search index, jobs (default: HARK_DATABASE_URL, else database_url, else gateway.db)")
 	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "", "address to listen on (default: listen in gateway.toml, else "+gateway.DefaultListen+")")
+	f.StringVar(&listen, "listen", "", "address to listen on (default: listen in gateway.toml, else "+config.DefaultListen+")")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
 	f.BoolVar(&newKey, "new-key", false, "print a new API key and the hash to add to gateway.toml, then exit")
 	f.BoolVar(&dbf.migrateOnly, "migrate-only", false, "apply the database's migrations, print its schema version, and exit")
@@ -65,7 +67,7 @@ type serveLimits struct {
 	maxInvoke, maxStreams, queue, recognisers, streamsPerKey, connsPerClient int
 }
 
-func (s serveLimits) apply(l *gateway.Limits) error {
+func (s serveLimits) apply(l *config.Limits) error {
 	for _, p := range []struct {
 		name  string
 		flag  int
@@ -83,19 +85,19 @@ func (s serveLimits) apply(l *gateway.Limits) error {
 		}
 	}
 	if l.STTRecognisers <= 0 {
-		l.STTRecognisers = gateway.DefaultLimits().STTRecognisers
+		l.STTRecognisers = config.DefaultLimits().STTRecognisers
 	}
 	return nil
 }
 
 // printNewKey shows a fresh key once, with the line gateway.toml needs.
 func printNewKey(a *App) error {
-	key, err := gateway.NewAPIKey()
+	key, err := auth.NewAPIKey()
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "New API key (shown only now):\n\n    %s\n\n", key)
-	fmt.Fprintf(a.stdout, "Add its SHA-256 to api_key_sha256 of a [[workspace]] in gateway.toml:\n\n    \"%s\"\n", gateway.HashKey(key))
+	fmt.Fprintf(a.stdout, "Add its SHA-256 to api_key_sha256 of a [[workspace]] in gateway.toml:\n\n    \"%s\"\n", auth.HashKey(key))
 	return nil
 }
 
@@ -106,7 +108,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 		return err
 	}
 	if _, err := os.Stat(cfgPath); errors.Is(err, fs.ErrNotExist) {
-		key, err := gateway.WriteNewConfig(cfgPath)
+		key, err := writeNewConfig(cfgPath)
 		if err != nil {
 			return err
 		}
@@ -114,7 +116,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 		fmt.Fprintf(out, "Created %s with workspace \"local\" and a new API key.\n", cfgPath)
 		fmt.Fprintf(out, "The key is shown only now (the file keeps its SHA-256):\n\n    %s\n\n", key)
 	}
-	gcfg, err := gateway.LoadConfig(cfgPath)
+	gcfg, err := config.Load(cfgPath)
 	if err != nil {
 		return usageError{err}
 	}
@@ -122,14 +124,14 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 		listen = gcfg.Listen
 	}
 	if listen == "" {
-		listen = gateway.DefaultListen
+		listen = config.DefaultListen
 	}
 	dataDir := serveDataDir(a, gcfg)
 	if err := lim.apply(&gcfg.Limits); err != nil {
 		return usageError{err}
 	}
 	dbURL, dbSource := dbf.resolve(gcfg.DatabaseURL)
-	if err := gateway.CheckDatabaseURL(dbURL); err != nil {
+	if err := config.CheckDatabaseURL(dbURL); err != nil {
 		return usagef("%s: %v", dbSource, err)
 	}
 	if dbf.migrateOnly {
@@ -183,7 +185,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	}
 	grace := time.Duration(gcfg.Limits.ShutdownGrace)
 	if grace <= 0 {
-		grace = time.Duration(gateway.DefaultLimits().ShutdownGrace)
+		grace = time.Duration(config.DefaultLimits().ShutdownGrace)
 	}
 	fmt.Fprintf(out, "shutting down: in-flight requests and streams get %s (interrupt again to stop now)\n", grace)
 	sctx, cancel := context.WithTimeout(context.Background(), grace)

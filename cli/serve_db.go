@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 )
 
 // serveDB is where `hark serve` keeps what replicas share (usage, quotas,
@@ -43,7 +45,7 @@ func serveConfigPath(p string) (string, error) {
 	if p != "" {
 		return p, nil
 	}
-	p, err := gateway.DefaultConfigPath()
+	p, err := config.DefaultPath()
 	if err != nil {
 		return "", usagef("%v; give --config FILE", err)
 	}
@@ -51,7 +53,7 @@ func serveConfigPath(p string) (string, error) {
 }
 
 // serveDataDir is --data-dir, else gateway.toml's, else hark's own.
-func serveDataDir(a *App, gcfg *gateway.Config) string {
+func serveDataDir(a *App, gcfg *config.Config) string {
 	dataDir := a.flags.DataDir
 	if dataDir == "" {
 		dataDir = gcfg.DataDir
@@ -122,4 +124,18 @@ func migrateOnly(ctx context.Context, a *App, dbURL, dataDir string) error {
 		fmt.Fprintf(a.stdout, "  %3d  %s\n", m.Version, m.Name)
 	}
 	return nil
+}
+
+// writeNewConfig creates a gateway.toml at path with one local workspace
+// and a new key, and returns the key: the one time it is shown, since the
+// file keeps only its SHA-256.
+func writeNewConfig(path string) (string, error) {
+	key, err := auth.NewAPIKey()
+	if err != nil {
+		return "", err
+	}
+	if err := config.WriteNew(path, auth.HashKey(key)); err != nil {
+		return "", err
+	}
+	return key, nil
 }

@@ -19,6 +19,8 @@ import (
 
 	"hark/api"
 	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/pgtest"
 )
 
@@ -137,7 +139,7 @@ func TestServeKeys(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("HARK_DATABASE_URL", "")
 	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
-	seed, err := gateway.WriteNewConfig(cfgPath)
+	seed, err := writeNewConfig(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,12 +152,12 @@ func TestServeKeys(t *testing.T) {
 	if code != 0 || key == "" || !strings.Contains(out, "shown only now") {
 		t.Fatalf("add: exit %d\n%s\n%s", code, out, errs)
 	}
-	id := gateway.HashKey(key)[:8]
+	id := auth.HashKey(key)[:8]
 	code, out, errs = keys("list")
-	if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "carol") || !strings.Contains(out, gateway.HashKey(seed)[:8]) {
+	if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "carol") || !strings.Contains(out, auth.HashKey(seed)[:8]) {
 		t.Fatalf("list: exit %d\n%s\n%s", code, out, errs)
 	}
-	if strings.Contains(out+errs, key[5:21]) || strings.Contains(out+errs, seed[5:21]) || strings.Contains(out, gateway.HashKey(key)) {
+	if strings.Contains(out+errs, key[5:21]) || strings.Contains(out+errs, seed[5:21]) || strings.Contains(out, auth.HashKey(key)) {
 		t.Fatalf("list shows a secret or a whole hash:\n%s", out)
 	}
 	if code, out, errs = keys("revoke", id); code != 0 || !strings.Contains(out, "Revoked key "+id) {
@@ -206,10 +208,10 @@ func TestServeReplicasOnPostgres(t *testing.T) {
 	t.Setenv("HARK_BASE_URL", "")
 	t.Setenv("HARK_DATABASE_URL", pgURLWithPassword(pgtest.Start(t)))
 	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
-	if _, err := gateway.WriteNewConfig(cfgPath); err != nil {
+	if _, err := writeNewConfig(cfgPath); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := gateway.LoadConfig(cfgPath)
+	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +289,7 @@ func TestServeReplicasOnPostgres(t *testing.T) {
 	if codes[200] != burst-used || codes[429] != 3*burst-(burst-used) || len(codes) != 2 {
 		t.Fatalf("statuses %v after %d tokens used, want %d x 200, the rest 429", codes, used, burst-used)
 	}
-	id := gateway.HashKey(key)[:8]
+	id := auth.HashKey(key)[:8]
 	if code, out, errs := runArgs("serve", "keys", "revoke", id, "--config", cfgPath, "--data-dir", t.TempDir()); code != 0 {
 		t.Fatalf("keys revoke: exit %d\n%s\n%s", code, out, errs)
 	}

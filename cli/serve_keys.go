@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"hark/gateway"
+	"hark/gateway/config"
 )
 
 // `hark serve keys`: API keys added and revoked in the database while the
@@ -32,7 +33,7 @@ is shown once; only its SHA-256 is stored.`,
 		Short: "Make a new key of a workspace and show it once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st gateway.UsageLedger, cfg *gateway.Config) error {
+			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st gateway.UsageLedger, cfg *config.Config) error {
 				if workspace == "" {
 					return usagef("--workspace: is required (a [[workspace]] name of gateway.toml)")
 				}
@@ -54,7 +55,7 @@ is shown once; only its SHA-256 is stored.`,
 		Short: "Revoke a key: every gateway on the database refuses it within a second",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st gateway.UsageLedger, cfg *gateway.Config) error {
+			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st gateway.UsageLedger, cfg *config.Config) error {
 				info, err := gateway.RevokeKey(ctx, st, cfg, args[0], time.Now())
 				if err != nil {
 					return usageError{err}
@@ -69,7 +70,7 @@ is shown once; only its SHA-256 is stored.`,
 		Short: "List the keys (IDs, names, workspaces; never secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st gateway.UsageLedger, cfg *gateway.Config) error {
+			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st gateway.UsageLedger, cfg *config.Config) error {
 				ks, err := gateway.ListKeys(ctx, st, cfg)
 				if err != nil {
 					return dataError{err}
@@ -103,17 +104,17 @@ func dash(s string) string {
 
 // withKeyStore loads gateway.toml (which must exist: its workspaces are
 // what keys belong to) and opens the database the gateway uses.
-func withKeyStore(ctx context.Context, a *App, cfgPath string, dbf serveDB, f func(context.Context, gateway.UsageLedger, *gateway.Config) error) error {
+func withKeyStore(ctx context.Context, a *App, cfgPath string, dbf serveDB, f func(context.Context, gateway.UsageLedger, *config.Config) error) error {
 	cfgPath, err := serveConfigPath(cfgPath)
 	if err != nil {
 		return err
 	}
-	gcfg, err := gateway.LoadConfig(cfgPath)
+	gcfg, err := config.Load(cfgPath)
 	if err != nil {
 		return usageError{err}
 	}
 	dbURL, source := dbf.resolve(gcfg.DatabaseURL)
-	if err := gateway.CheckDatabaseURL(dbURL); err != nil {
+	if err := config.CheckDatabaseURL(dbURL); err != nil {
 		return usagef("%s: %v", source, err)
 	}
 	st, _, _, closeStore, err := openStore(ctx, dbURL, serveDataDir(a, gcfg))

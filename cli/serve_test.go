@@ -16,7 +16,8 @@ import (
 
 	"hark/api"
 	"hark/config"
-	"hark/gateway"
+	"hark/gateway/auth"
+	gwconfig "hark/gateway/config"
 	"hark/gateway/embedded"
 )
 
@@ -218,7 +219,7 @@ func TestServeNewKey(t *testing.T) {
 	var out, errb lockedBuffer
 	code := Run(context.Background(), []string{"serve", "--new-key"}, strings.NewReader(""), &out, &errb)
 	key := regexp.MustCompile(`hark_[0-9a-f]{64}`).FindString(out.String())
-	if code != 0 || key == "" || !strings.Contains(out.String(), `"`+gateway.HashKey(key)+`"`) {
+	if code != 0 || key == "" || !strings.Contains(out.String(), `"`+auth.HashKey(key)+`"`) {
 		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
 	}
 }
@@ -264,7 +265,7 @@ func TestEmbeddedAllowPrivate(t *testing.T) {
 // error naming the flag.
 func TestServeLimitFlags(t *testing.T) {
 	t.Parallel()
-	l := gateway.Limits{MaxInvoke: 3, StreamsPerKey: 2}
+	l := gwconfig.Limits{MaxInvoke: 3, StreamsPerKey: 2}
 	if err := (serveLimits{maxInvoke: 7, recognisers: 1}).apply(&l); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 )
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -29,8 +31,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // with one settled usage row.
 func TestAdmissionShedsPastTheQueue(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) {
-		c.Limits.MaxInvoke, c.Limits.QueueLength, c.Limits.QueueWait = 2, 1, Duration(time.Hour)
+	g := startGateway(t, func(c *config.Config) {
+		c.Limits.MaxInvoke, c.Limits.QueueLength, c.Limits.QueueWait = 2, 1, config.Duration(time.Hour)
 	})
 	search := map[string]any{"inputs": map[string]any{"query": "gate"}}
 	var wg sync.WaitGroup
@@ -97,9 +99,9 @@ func TestAdmissionShedsPastTheQueue(t *testing.T) {
 // returns, so abandoned work cannot pile up beyond the bound.
 func TestAdmissionSlotOutlivesAnOverrunningEngine(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) {
-		c.Limits.MaxInvoke, c.Limits.QueueLength, c.Limits.QueueWait = 1, 1, Duration(time.Millisecond)
-		c.Limits.UpstreamTimeout = Duration(50 * time.Millisecond)
+	g := startGateway(t, func(c *config.Config) {
+		c.Limits.MaxInvoke, c.Limits.QueueLength, c.Limits.QueueWait = 1, 1, config.Duration(time.Millisecond)
+		c.Limits.UpstreamTimeout = config.Duration(50 * time.Millisecond)
 	})
 	status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, map[string]any{"inputs": map[string]any{"query": "gate-ignore-ctx"}})
 	if status != CodeTimeout {
@@ -118,8 +120,8 @@ func TestAdmissionSlotOutlivesAnOverrunningEngine(t *testing.T) {
 // with 408, with or without a key.
 func TestSlowBodyIsCutOff(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) {
-		c.Limits.BodyTimeout, c.Limits.BodyMinRate = Duration(300*time.Millisecond), 1000
+	g := startGateway(t, func(c *config.Config) {
+		c.Limits.BodyTimeout, c.Limits.BodyMinRate = config.Duration(300*time.Millisecond), 1000
 	})
 	for _, key := range []string{g.key, ""} {
 		conn, err := net.Dial("tcp", strings.TrimPrefix(g.base, "http://"))
@@ -169,7 +171,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 // Connections over max_conns_per_client get a 503 envelope and are closed.
 func TestConnectionCapPerClient(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Limits.MaxConnsPerClient = 2 })
+	g := startGateway(t, func(c *config.Config) { c.Limits.MaxConnsPerClient = 2 })
 	addr := strings.TrimPrefix(g.base, "http://")
 	var held []net.Conn
 	for range 2 {
@@ -266,7 +268,7 @@ func TestGoneClientIsCancelledNot400(t *testing.T) {
 // with 429 before the upgrade.
 func TestStreamsPerKey(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Limits.StreamsPerKey = 1 })
+	g := startGateway(t, func(c *config.Config) { c.Limits.StreamsPerKey = 1 })
 	if !g.srv.streams.take(mustHash(g.key)) {
 		t.Fatal("first stream refused")
 	}
@@ -282,14 +284,14 @@ func TestStreamsPerKey(t *testing.T) {
 	}
 }
 
-func mustHash(key string) string { return HashKey(key) }
+func mustHash(key string) string { return auth.HashKey(key) }
 
 // Past max_streams (and its queue) a stream is refused before the
 // upgrade, with 503 and Retry-After in an envelope.
 func TestStreamAdmission(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) {
-		c.Limits.MaxStreams, c.Limits.QueueLength, c.Limits.QueueWait = 1, 1, Duration(time.Millisecond)
+	g := startGateway(t, func(c *config.Config) {
+		c.Limits.MaxStreams, c.Limits.QueueLength, c.Limits.QueueWait = 1, 1, config.Duration(time.Millisecond)
 	})
 	sl, err := g.srv.admitStreams.acquire(context.Background())
 	if err != nil {
@@ -311,8 +313,8 @@ func TestStreamAdmission(t *testing.T) {
 // and one shed still leave a token for the next call once they end.
 func TestShedCallGivesItsTokenBack(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) {
-		c.Limits.MaxInvoke, c.Limits.QueueLength, c.Limits.QueueWait = 2, 1, Duration(time.Hour)
+	g := startGateway(t, func(c *config.Config) {
+		c.Limits.MaxInvoke, c.Limits.QueueLength, c.Limits.QueueWait = 2, 1, config.Duration(time.Hour)
 		c.Limits.RatePerSecond, c.Limits.RateBurst = 0.0001, 4
 	})
 	search := map[string]any{"inputs": map[string]any{"query": "gate"}}

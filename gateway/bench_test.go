@@ -23,6 +23,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"hark/api"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/engine"
 )
 
@@ -40,20 +42,20 @@ func (trivialSearch) Search(_ context.Context, in api.SearchInput) (*api.SearchO
 
 func benchGateway(b *testing.B) (base, key string, srv *Server) {
 	b.Helper()
-	key, _ = NewAPIKey()
-	ws := LocalWorkspace(HashKey(key))
+	key, _ = auth.NewAPIKey()
+	ws := config.LocalWorkspace(auth.HashKey(key))
 	db, err := OpenDB(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
 	srv, err = New(Options{
-		Config: &Config{Limits: Limits{RatePerSecond: 1e9, RateBurst: 1e9}, Workspaces: []WorkspaceConfig{ws}},
+		Config: &config.Config{Limits: config.Limits{RatePerSecond: 1e9, RateBurst: 1e9}, Workspaces: []config.Workspace{ws}},
 		DB:     db,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Engines: Engines{
-			Web:   func(string, SearchConfig) (engine.Web, error) { return engine.Web{Search: trivialSearch{}}, nil },
-			Voice: func(string, string, VoiceConfig) (engine.VoiceProvider, error) { return testVoice{}, nil },
+			Web:   func(string, config.Search) (engine.Web, error) { return engine.Web{Search: trivialSearch{}}, nil },
+			Voice: func(string, string, config.Voice) (engine.VoiceProvider, error) { return testVoice{}, nil },
 		},
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/config"
 )
 
 // creditHeaders reads the three credit headers; "-" stands for absent.
@@ -24,7 +25,7 @@ func creditHeaders(h http.Header) (used, limit, charged string) {
 
 func TestCreditHeaders(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Workspaces[0].CreditQuota = 6 })
+	g := startGateway(t, func(c *config.Config) { c.Workspaces[0].CreditQuota = 6 })
 	want := func(what string, h http.Header, used, limit, charged string) {
 		t.Helper()
 		u, l, c := creditHeaders(h)

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/engine"
 )
 
@@ -56,36 +58,36 @@ type testGW struct {
 	done chan error
 }
 
-func startGateway(t *testing.T, mutate func(*Config)) *testGW {
+func startGateway(t *testing.T, mutate func(*config.Config)) *testGW {
 	t.Helper()
 	return startGatewayWith(t, t.TempDir(), mutate)
 }
 
 // startGatewayWith is startGateway with its gateway.db in dataDir.
-func startGatewayWith(t *testing.T, dataDir string, mutate func(*Config)) *testGW {
+func startGatewayWith(t *testing.T, dataDir string, mutate func(*config.Config)) *testGW {
 	t.Helper()
 	g := &testGW{web: newTestWeb(), logs: &syncBuffer{}, keys: map[string]string{}, done: make(chan error, 1)}
 	for _, ws := range []string{"local", "partial", "bare", "limited", "nocreds"} {
-		k, err := NewAPIKey()
+		k, err := auth.NewAPIKey()
 		if err != nil {
 			t.Fatal(err)
 		}
 		g.keys[ws] = k
 	}
 	g.key = g.keys["local"]
-	local := LocalWorkspace(HashKey(g.keys["local"]))
-	cfg := &Config{
-		Limits: Limits{RatePerSecond: 1000, RateBurst: 1000},
-		Workspaces: []WorkspaceConfig{
+	local := config.LocalWorkspace(auth.HashKey(g.keys["local"]))
+	cfg := &config.Config{
+		Limits: config.Limits{RatePerSecond: 1000, RateBurst: 1000},
+		Workspaces: []config.Workspace{
 			local,
-			{Name: "partial", APIKeySHA256: []string{HashKey(g.keys["partial"])}, Search: &SearchConfig{Backend: BackendLocal}},
-			{Name: "bare", APIKeySHA256: []string{HashKey(g.keys["bare"])}},
-			{Name: "limited", APIKeySHA256: []string{HashKey(g.keys["limited"])},
-				Search: &SearchConfig{Backend: BackendTavily},
-				Voice:  map[string]VoiceConfig{api.DefaultProvider: {Enabled: false, Engine: BackendLocal}}},
-			{Name: "nocreds", APIKeySHA256: []string{HashKey(g.keys["nocreds"])},
-				Search: &SearchConfig{Backend: BackendTavily, APIKey: "tvly-SECRET-VENDOR-KEY"},
-				Voice:  map[string]VoiceConfig{api.DefaultProvider: {Enabled: true, Engine: "cloud"}}},
+			{Name: "partial", APIKeySHA256: []string{auth.HashKey(g.keys["partial"])}, Search: &config.Search{Backend: config.BackendLocal}},
+			{Name: "bare", APIKeySHA256: []string{auth.HashKey(g.keys["bare"])}},
+			{Name: "limited", APIKeySHA256: []string{auth.HashKey(g.keys["limited"])},
+				Search: &config.Search{Backend: config.BackendTavily},
+				Voice:  map[string]config.Voice{api.DefaultProvider: {Enabled: false, Engine: config.BackendLocal}}},
+			{Name: "nocreds", APIKeySHA256: []string{auth.HashKey(g.keys["nocreds"])},
+				Search: &config.Search{Backend: config.BackendTavily, APIKey: "tvly-SECRET-VENDOR-KEY"},
+				Voice:  map[string]config.Voice{api.DefaultProvider: {Enabled: true, Engine: "cloud"}}},
 		},
 	}
 	if mutate != nil {
@@ -100,13 +102,13 @@ func startGatewayWith(t *testing.T, dataDir string, mutate func(*Config)) *testG
 		Config: cfg, DB: db,
 		Logger: slog.New(slog.NewJSONHandler(g.logs, nil)),
 		Engines: Engines{
-			Web: func(ws string, c SearchConfig) (engine.Web, error) {
+			Web: func(ws string, c config.Search) (engine.Web, error) {
 				if ws == "partial" {
 					return engine.Web{Search: g.web}, nil
 				}
 				return g.web.bundle(), nil
 			},
-			Voice: func(ws, provider string, c VoiceConfig) (engine.VoiceProvider, error) {
+			Voice: func(ws, provider string, c config.Voice) (engine.VoiceProvider, error) {
 				return testVoice{}, nil
 			},
 		},
@@ -414,9 +416,9 @@ func TestInvokeEveryTool(t *testing.T) {
 
 func TestInvokeErrorPaths(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) {
-		c.Limits.UpstreamTimeout = Duration(300 * time.Millisecond)
-		c.Limits.ResearchWait = Duration(300 * time.Millisecond)
+	g := startGateway(t, func(c *config.Config) {
+		c.Limits.UpstreamTimeout = config.Duration(300 * time.Millisecond)
+		c.Limits.ResearchWait = config.Duration(300 * time.Millisecond)
 	})
 	search := func(key, query string) (int, api.Envelope) {
 		status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), key, map[string]any{"inputs": map[string]any{"query": query}})
@@ -531,7 +533,7 @@ func TestAuth(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Limits.RatePerSecond = 1; c.Limits.RateBurst = 3 })
+	g := startGateway(t, func(c *config.Config) { c.Limits.RatePerSecond = 1; c.Limits.RateBurst = 3 })
 	var limited int
 	var retry string
 	for range 6 {
@@ -574,7 +576,7 @@ func TestRateLimit(t *testing.T) {
 
 func TestCreditQuota(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Workspaces[0].CreditQuota = 4 })
+	g := startGateway(t, func(c *config.Config) { c.Workspaces[0].CreditQuota = 4 })
 	search := func(depth string) (int, api.Envelope) {
 		status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key,
 			map[string]any{"inputs": map[string]any{"query": "q", "search_depth": depth}})
@@ -604,7 +606,7 @@ func TestCreditQuota(t *testing.T) {
 
 func TestCreditQuotaHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) {
+	g := startGateway(t, func(c *config.Config) {
 		c.Workspaces[0].CreditQuota = 5
 		c.Workspaces[0].QuotaPeriod = "day"
 		c.Limits.MaxInvoke = 32 // all 20 run at once: the quota, not admission, decides
@@ -670,7 +672,7 @@ func TestCosts(t *testing.T) {
 
 func TestBodyLimit(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Limits.MaxBodyBytes = 1024 })
+	g := startGateway(t, func(c *config.Config) { c.Limits.MaxBodyBytes = 1024 })
 	status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key,
 		`{"inputs":{"query":"`+strings.Repeat("a", 2000)+`"}}`)
 	wantError(t, status, env, 413, "request body exceeds 1024 bytes")

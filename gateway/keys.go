@@ -70,7 +70,7 @@ func isTokenByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0
 }
 
-// looksLikeHarkKey matches NewAPIKey's form, "hark_" and hex digits,
+// looksLikeHarkKey matches auth.NewAPIKey's form, "hark_" and hex digits,
 // anywhere in tok: another gateway's key is as secret as ours, and so is
 // a key cut short. 16 digits tell it from a word.
 func looksLikeHarkKey(tok string) bool {

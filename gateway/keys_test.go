@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hark/gateway/config"
 )
 
 // On gateway.db too, a key added by another process (`hark serve keys`
@@ -60,12 +62,12 @@ func TestSQLiteKeysAddRevoke(t *testing.T) {
 // gwIn is a test gateway whose gateway.db is in a known directory.
 type gwIn struct {
 	*testGW
-	cfg *Config
+	cfg *config.Config
 }
 
 func startGatewayIn(t *testing.T, dir string) gwIn {
-	var cfg *Config
-	g := startGatewayWith(t, dir, func(c *Config) { cfg = c })
+	var cfg *config.Config
+	g := startGatewayWith(t, dir, func(c *config.Config) { cfg = c })
 	return gwIn{g, cfg}
 }
 

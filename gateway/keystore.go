@@ -12,6 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"hark/gateway/auth"
+	"hark/gateway/config"
 )
 
 // API keys kept in the database (gateway_keys), so that `hark serve keys`
@@ -60,7 +63,7 @@ func keyIDOf(hash string) string { return hash[:8] }
 
 // activeKeys is what a gateway accepts: cfg's keys without a revoked row,
 // and the database's keys not revoked, of a workspace this gateway has.
-func activeKeys(cfg []WorkspaceConfig, rows []storedKey, hasWorkspace func(string) bool) []storedKey {
+func activeKeys(cfg []config.Workspace, rows []storedKey, hasWorkspace func(string) bool) []storedKey {
 	byHash := map[string]storedKey{}
 	for _, r := range rows {
 		byHash[r.hash] = r
@@ -85,7 +88,7 @@ func activeKeys(cfg []WorkspaceConfig, rows []storedKey, hasWorkspace func(strin
 
 // ListKeys lists gateway.toml's keys and the database's, revoked ones
 // included, by workspace and ID. No secret is in them.
-func ListKeys(ctx context.Context, l UsageLedger, cfg *Config) ([]KeyInfo, error) {
+func ListKeys(ctx context.Context, l UsageLedger, cfg *config.Config) ([]KeyInfo, error) {
 	rows, err := l.keyRows(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read keys: %w", err)
@@ -122,7 +125,7 @@ func ListKeys(ctx context.Context, l UsageLedger, cfg *Config) ([]KeyInfo, error
 
 // AddKey makes a new key of a workspace of cfg and stores its SHA-256; the
 // key itself is returned once, for the caller to show, and kept nowhere.
-func AddKey(ctx context.Context, l UsageLedger, cfg *Config, workspace, name string, now time.Time) (string, KeyInfo, error) {
+func AddKey(ctx context.Context, l UsageLedger, cfg *config.Config, workspace, name string, now time.Time) (string, KeyInfo, error) {
 	found := false
 	var names []string
 	for _, w := range cfg.Workspaces {
@@ -139,11 +142,11 @@ func AddKey(ctx context.Context, l UsageLedger, cfg *Config, workspace, name str
 		return "", KeyInfo{}, errors.New("name: must be text without control characters (tabs, newlines)")
 	}
 	for range 5 {
-		key, err := NewAPIKey()
+		key, err := auth.NewAPIKey()
 		if err != nil {
 			return "", KeyInfo{}, err
 		}
-		h := HashKey(key)
+		h := auth.HashKey(key)
 		k := storedKey{KeyInfo: KeyInfo{ID: keyIDOf(h), Name: name, Workspace: workspace, Source: KeySourceDB, Created: now.UTC().Truncate(time.Millisecond)}, hash: h}
 		for _, w := range cfg.Workspaces { // a toml key's ID is taken too
 			for _, c := range w.APIKeySHA256 {
@@ -168,7 +171,7 @@ func AddKey(ctx context.Context, l UsageLedger, cfg *Config, workspace, name str
 
 // RevokeKey revokes the key with this ID, of gateway.toml or the
 // database. Every gateway on the database refuses it within keyPoll.
-func RevokeKey(ctx context.Context, l UsageLedger, cfg *Config, id string, now time.Time) (KeyInfo, error) {
+func RevokeKey(ctx context.Context, l UsageLedger, cfg *config.Config, id string, now time.Time) (KeyInfo, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	keys, err := ListKeys(ctx, l, cfg)
 	if err != nil {

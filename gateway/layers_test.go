@@ -18,7 +18,7 @@ import (
 var fileLayers = [][]string{
 	// the parts: settings, storage, errors, keys, workspaces, credits,
 	// what a request carries, the server's lifecycle
-	{"doc.go", "config.go", "db.go", "errors.go", "ratelimit.go", "conns.go", "ledger.go", "ledger_pg.go", "migrate.go", "migrate_pg.go", "migrate_pg_index.go", "migrate_sqlite.go", "keystore.go",
+	{"doc.go", "db.go", "errors.go", "ratelimit.go", "conns.go", "ledger.go", "ledger_pg.go", "migrate.go", "migrate_pg.go", "migrate_pg_index.go", "migrate_sqlite.go", "keystore.go",
 		"workspace.go", "keys.go", "usage.go", "request.go", "lifecycle.go"},
 	// what handlers share: writing responses, billing a call, admission,
 	// the tool registry, the voice requests' checks

@@ -23,11 +23,6 @@ type UsageLedger interface {
 	migrator
 }
 
-// IsPostgresURL reports whether a database URL names PostgreSQL.
-func IsPostgresURL(u string) bool {
-	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
-}
-
 // PGLedger keeps the usage ledger and the credit totals in PostgreSQL.
 // Every quota check and reservation is one transaction whose UPDATE …
 // WHERE used + cost <= quota takes the totals row's lock, so replicas on
@@ -228,13 +223,4 @@ func (l *PGLedger) refundAbandoned(ctx context.Context) (int64, error) {
 
 func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-// CheckDatabaseURL accepts an empty URL (gateway.db) or a postgres:// one;
-// its error never quotes the URL, which may hold a password.
-func CheckDatabaseURL(u string) error {
-	if u == "" || IsPostgresURL(u) {
-		return nil
-	}
-	return errors.New("must be a postgres:// (or postgresql://) URL, or empty for the embedded SQLite gateway.db")
 }

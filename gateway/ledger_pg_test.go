@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/engine"
 	"hark/gateway/pgtest"
 )
@@ -29,7 +31,7 @@ func openPG(t *testing.T, url string) *PGLedger {
 
 // startPGReplica is one `hark serve` on the PostgreSQL ledger at url, with
 // its own gateway.db for everything else, on its own loopback server.
-func startPGReplica(t *testing.T, cfg *Config, url string) *testGW {
+func startPGReplica(t *testing.T, cfg *config.Config, url string) *testGW {
 	t.Helper()
 	g := &testGW{web: newTestWeb(), logs: &syncBuffer{}, done: make(chan error, 1)}
 	db, err := OpenDB(t.TempDir())
@@ -41,7 +43,7 @@ func startPGReplica(t *testing.T, cfg *Config, url string) *testGW {
 		Config: cfg, DB: db, Ledger: openPG(t, url),
 		Logger: slog.New(slog.NewJSONHandler(g.logs, nil)),
 		Engines: Engines{
-			Web: func(string, SearchConfig) (engine.Web, error) { return g.web.bundle(), nil },
+			Web: func(string, config.Search) (engine.Web, error) { return g.web.bundle(), nil },
 		},
 	})
 	if err != nil {
@@ -69,15 +71,15 @@ func startPGReplica(t *testing.T, cfg *Config, url string) *testGW {
 func TestPGReplicasShareOneQuota(t *testing.T) {
 	url := pgtest.Start(t).URL()
 	const quota = 12
-	key, err := NewAPIKey()
+	key, err := auth.NewAPIKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	team := LocalWorkspace(HashKey(key))
+	team := config.LocalWorkspace(auth.HashKey(key))
 	team.Name, team.CreditQuota, team.QuotaPeriod = "team", quota, "day"
-	cfg := &Config{
-		Limits:     Limits{RatePerSecond: 1000, RateBurst: 1000, MaxInvoke: 64, QueueLength: 64},
-		Workspaces: []WorkspaceConfig{team},
+	cfg := &config.Config{
+		Limits:     config.Limits{RatePerSecond: 1000, RateBurst: 1000, MaxInvoke: 64, QueueLength: 64},
+		Workspaces: []config.Workspace{team},
 	}
 	var replicas []*testGW
 	for range 3 {
@@ -216,7 +218,7 @@ func TestPGBadURL(t *testing.T) {
 
 // database_url in gateway.toml is a postgres:// URL or empty.
 func TestConfigDatabaseURL(t *testing.T) {
-	cfg := &Config{Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey("k"))}}
+	cfg := &config.Config{Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey("k"))}}
 	for u, ok := range map[string]bool{"": true, "postgres://h/db": true, "postgresql://h/db": true, "sqlite:gateway.db": false, "h:5432": false} {
 		cfg.DatabaseURL = u
 		err := cfg.Validate()

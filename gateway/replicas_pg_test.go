@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/pgtest"
 )
 
@@ -20,16 +22,16 @@ import (
 func TestPGReplicasShareOneRateLimit(t *testing.T) {
 	url := pgtest.Start(t).URL()
 	const burst = 15
-	key, err := NewAPIKey()
+	key, err := auth.NewAPIKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	team := LocalWorkspace(HashKey(key))
+	team := config.LocalWorkspace(auth.HashKey(key))
 	team.Name = "team"
-	cfg := &Config{
+	cfg := &config.Config{
 		// 0.01 a second: no token comes back while the test runs.
-		Limits:     Limits{RatePerSecond: 0.01, RateBurst: burst, MaxInvoke: 64, QueueLength: 64},
-		Workspaces: []WorkspaceConfig{team},
+		Limits:     config.Limits{RatePerSecond: 0.01, RateBurst: burst, MaxInvoke: 64, QueueLength: 64},
+		Workspaces: []config.Workspace{team},
 	}
 	var replicas []*testGW
 	for range 3 {
@@ -112,13 +114,13 @@ func waitStatus(t *testing.T, g *testGW, key string, want int, within time.Durat
 // gateway.toml, which the database can revoke though it never stored it.
 func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
 	url := pgtest.Start(t).URL()
-	seed, err := NewAPIKey()
+	seed, err := auth.NewAPIKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	team := LocalWorkspace(HashKey(seed))
+	team := config.LocalWorkspace(auth.HashKey(seed))
 	team.Name = "team"
-	cfg := &Config{Limits: Limits{RatePerSecond: 1000, RateBurst: 1000}, Workspaces: []WorkspaceConfig{team}}
+	cfg := &config.Config{Limits: config.Limits{RatePerSecond: 1000, RateBurst: 1000}, Workspaces: []config.Workspace{team}}
 	a, b := startPGReplica(t, cfg, url), startPGReplica(t, cfg, url)
 	admin := openPG(t, url) // what `hark serve keys` opens
 	ctx := context.Background()
@@ -127,7 +129,7 @@ func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.ID != HashKey(key)[:8] || info.Workspace != "team" || info.Source != KeySourceDB {
+	if info.ID != auth.HashKey(key)[:8] || info.Workspace != "team" || info.Source != KeySourceDB {
 		t.Fatalf("added %+v", info)
 	}
 	t.Logf("added key works after %s", waitStatus(t, b, key, 200, time.Second))
@@ -140,7 +142,7 @@ func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
 	t.Logf("revoked key refused after %s", waitStatus(t, b, key, http.StatusUnauthorized, time.Second))
 	waitStatus(t, a, key, http.StatusUnauthorized, time.Second)
 
-	seedID := HashKey(seed)[:8]
+	seedID := auth.HashKey(seed)[:8]
 	if _, err := RevokeKey(ctx, admin, cfg, seedID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -169,9 +171,9 @@ func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
 // a burst finds the key's bucket empty.
 func TestPGRateLimitSurvivesRestart(t *testing.T) {
 	url := pgtest.Start(t).URL()
-	key, _ := NewAPIKey()
-	team := LocalWorkspace(HashKey(key))
-	cfg := &Config{Limits: Limits{RatePerSecond: 0.01, RateBurst: 2}, Workspaces: []WorkspaceConfig{team}}
+	key, _ := auth.NewAPIKey()
+	team := config.LocalWorkspace(auth.HashKey(key))
+	cfg := &config.Config{Limits: config.Limits{RatePerSecond: 0.01, RateBurst: 2}, Workspaces: []config.Workspace{team}}
 	a := startPGReplica(t, cfg, url)
 	for range 2 {
 		if status, _, _ := a.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {
@@ -187,7 +189,7 @@ func TestPGRateLimitSurvivesRestart(t *testing.T) {
 	}
 	// A token given back (a call shed before it ran) is there for the
 	// next call on any replica, and only one.
-	if err := b.srv.limiter.giveBack(context.Background(), HashKey(key)); err != nil {
+	if err := b.srv.limiter.giveBack(context.Background(), auth.HashKey(key)); err != nil {
 		t.Fatal(err)
 	}
 	if status, _, _ := a.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {
@@ -202,8 +204,8 @@ func TestPGRateLimitSurvivesRestart(t *testing.T) {
 // key past its rate unchecked, and never hangs.
 func TestPGDatabaseDownRefuses(t *testing.T) {
 	cluster := pgtest.Start(t)
-	key, _ := NewAPIKey()
-	cfg := &Config{Limits: Limits{RatePerSecond: 1000, RateBurst: 1000}, Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey(key))}}
+	key, _ := auth.NewAPIKey()
+	cfg := &config.Config{Limits: config.Limits{RatePerSecond: 1000, RateBurst: 1000}, Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey(key))}}
 	g := startPGReplica(t, cfg, cluster.URL())
 	if status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {
 		t.Fatalf("status %d before the database stops", status)

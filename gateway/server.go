@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"hark/api"
+	"hark/gateway/config"
 	"hark/gateway/engine"
 	"hark/gateway/jobs"
 )
@@ -26,14 +27,14 @@ import (
 type Engines struct {
 	// Web returns the web tools of a workspace whose search backend is
 	// configured. A nil member of the result marks that tool unavailable.
-	Web func(workspace string, c SearchConfig) (engine.Web, error)
+	Web func(workspace string, c config.Search) (engine.Web, error)
 	// Voice returns the engine of an enabled, configured voice provider.
-	Voice func(workspace, provider string, c VoiceConfig) (engine.VoiceProvider, error)
+	Voice func(workspace, provider string, c config.Voice) (engine.VoiceProvider, error)
 }
 
 // Options are what New needs.
 type Options struct {
-	Config *Config
+	Config *config.Config
 	DB     *sql.DB // credits and usage history; see OpenDB
 	// Ledger, when set, keeps credits and usage instead of DB (see
 	// OpenPGLedger); DB still holds everything else.
@@ -56,12 +57,12 @@ type Options struct {
 // Server is the gateway: an http.Handler for the whole interface, and the
 // lifecycle (Serve, Shutdown) that lets in-flight streams end cleanly.
 type Server struct {
-	limits   Limits
+	limits   config.Limits
 	keys     atomic.Pointer[[]keyEntry] // in force; see reloadKeys
 	keyStore keyStore
 	// cfgWorkspaces are gateway.toml's, whose keys hold unless revoked;
 	// workspaces are them built, by name.
-	cfgWorkspaces []WorkspaceConfig
+	cfgWorkspaces []config.Workspace
 	workspaces    map[string]*workspace
 	tools         []*tool
 	toolMap       map[string]*tool
@@ -110,7 +111,7 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("gateway: Options.DB is nil (see OpenDB)")
 	}
 	s := &Server{
-		limits:        opts.Config.Limits.withDefaults(),
+		limits:        opts.Config.Limits.WithDefaults(),
 		tools:         newRegistry(),
 		toolMap:       map[string]*tool{},
 		known:         map[string]bool{},
@@ -193,14 +194,14 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) buildWorkspace(wc WorkspaceConfig, eng Engines) (*workspace, error) {
+func (s *Server) buildWorkspace(wc config.Workspace, eng Engines) (*workspace, error) {
 	ws := &workspace{name: wc.Name, quota: wc.CreditQuota, quotaPeriod: wc.QuotaPeriod, voice: map[string]*voiceProvider{}}
 	if sc := wc.Search; sc != nil && sc.Backend != "" {
 		if sc.APIKey != "" {
 			s.secrets = append(s.secrets, sc.APIKey)
 		}
-		ws.searchConfigured = sc.Backend != BackendTavily || sc.APIKey != ""
-		ws.localSearch = sc.Backend == BackendLocal
+		ws.searchConfigured = sc.Backend != config.BackendTavily || sc.APIKey != ""
+		ws.localSearch = sc.Backend == config.BackendLocal
 		if ws.searchConfigured && eng.Web != nil {
 			web, err := eng.Web(wc.Name, *sc)
 			if err != nil {
@@ -235,7 +236,7 @@ func (s *Server) buildWorkspace(wc WorkspaceConfig, eng Engines) (*workspace, er
 
 // Limits are the limits in force: the config's, with defaults for the
 // fields it leaves at zero.
-func (s *Server) Limits() Limits { return s.limits }
+func (s *Server) Limits() config.Limits { return s.limits }
 
 // Handler is the gateway as an http.Handler.
 func (s *Server) Handler() http.Handler { return s.handler }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 )
 
 func TestShutdownLetsTTSStreamFinish(t *testing.T) {
@@ -150,7 +152,7 @@ func TestShutdownBeforeServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	srv, err := New(Options{Config: &Config{Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey("k"))}}, DB: db})
+	srv, err := New(Options{Config: &config.Config{Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey("k"))}}, DB: db})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,11 +14,12 @@ import (
 	"github.com/gorilla/websocket"
 
 	"hark/api"
+	"hark/gateway/config"
 )
 
 func TestVoiceREST(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Limits.MaxTextChars = 50; c.Limits.MaxAudioBytes = 64000 })
+	g := startGateway(t, func(c *config.Config) { c.Limits.MaxTextChars = 50; c.Limits.MaxAudioBytes = 64000 })
 	c := g.client(t, g.key)
 	ctx := context.Background()
 	voices, err := c.Voices(ctx, api.DefaultProvider)
@@ -235,7 +236,7 @@ func TestTTSStream(t *testing.T) {
 
 func TestSTTStream(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Limits.MaxStreamAudioBytes = 20000 })
+	g := startGateway(t, func(c *config.Config) { c.Limits.MaxStreamAudioBytes = 20000 })
 	c := g.client(t, g.key)
 	ctx := context.Background()
 	run := func(cfg api.STTRequest, audio []byte) ([]api.STTResultFrame, error) {
@@ -319,7 +320,7 @@ func TestSTTStream(t *testing.T) {
 
 func TestSTTStreamIdleTimeout(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Limits.StreamIdleTimeout = Duration(300 * time.Millisecond) })
+	g := startGateway(t, func(c *config.Config) { c.Limits.StreamIdleTimeout = config.Duration(300 * time.Millisecond) })
 	conn, _, err := g.dialWS(t, api.PathSTTStream, http.Header{"Authorization": {"Bearer " + g.key}})
 	if err != nil {
 		t.Fatal(err)

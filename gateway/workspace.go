@@ -18,7 +18,7 @@ import (
 // or not a workspace enables them.
 var KnownProviders = []string{api.DefaultProvider}
 
-// workspace is a WorkspaceConfig with its engines built.
+// workspace is a config.Workspace with its engines built.
 type workspace struct {
 	name        string
 	quota       int64

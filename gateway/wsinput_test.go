@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"hark/api"
+	"hark/gateway/config"
 )
 
 // readSTTFrames reads result frames until the close, returning them and
@@ -39,7 +40,7 @@ func readSTTFrames(t *testing.T, conn *websocket.Conn) ([]api.STTResultFrame, in
 // close code that says why.
 func TestStreamsRefuseBadClientFrames(t *testing.T) {
 	t.Parallel()
-	g := startGateway(t, func(c *Config) { c.Limits.MaxFrameBytes = 8000; c.Limits.MaxStreamTextChars = 20 })
+	g := startGateway(t, func(c *config.Config) { c.Limits.MaxFrameBytes = 8000; c.Limits.MaxStreamTextChars = 20 })
 	auth := http.Header{"Authorization": {"Bearer " + g.key}}
 	sttOpen := func(cfg string) *websocket.Conn {
 		t.Helper()

@@ -17,6 +17,8 @@ import (
 	"hark/api"
 	"hark/audio"
 	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/embedded"
 	"hark/gateway/engine"
 	"hark/gateway/gatewaytest"
@@ -99,7 +101,7 @@ func localGateway(t *testing.T, research engine.Researcher) (base, key string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	key, err = gateway.NewAPIKey()
+	key, err = auth.NewAPIKey()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func localGateway(t *testing.T, research engine.Researcher) (base, key string) {
 	t.Cleanup(func() { eng.Close() })
 	engines := eng.Gateway()
 	local := engines.Web
-	engines.Web = func(ws string, c gateway.SearchConfig) (engine.Web, error) {
+	engines.Web = func(ws string, c config.Search) (engine.Web, error) {
 		w, err := local(ws, c)
 		w.Research = research
 		return w, err

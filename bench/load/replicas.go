@@ -15,7 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/jackc/pgx/v5"
 
-	"hark/gateway"
+	"hark/gateway/config"
 	"hark/gateway/pgtest"
 )
 
@@ -107,11 +107,11 @@ func runReplicas(bin, work, key, cfgPath, dataDir string) {
 // instead of being shed after 20 ms, so that the figure is what the
 // replicas serve, not how fast admission refuses.
 func queueingConfig(path string) string {
-	cfg, err := gateway.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		log.Fatal(err)
 	}
-	cfg.Limits.QueueLength, cfg.Limits.QueueWait = 64, gateway.Duration(30*time.Second)
+	cfg.Limits.QueueLength, cfg.Limits.QueueWait = 64, config.Duration(30*time.Second)
 	out := filepath.Join(filepath.Dir(path), "gateway-replicas.toml")
 	f, err := os.Create(out)
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 	_ "modernc.org/sqlite"
 
 	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 )
 
 // repoRoot is the hark checkout this module sits in (bench/load).
@@ -62,20 +64,20 @@ func isolatedEnv(work string) []string {
 // (streams_per_key, 8), decides; the invoke load uses the first.
 func writeConfig(work string) (keys []string, path string) {
 	for range 10 {
-		key, err := gateway.NewAPIKey()
+		key, err := auth.NewAPIKey()
 		if err != nil {
 			log.Fatal(err)
 		}
 		keys = append(keys, key)
 	}
-	ws := gateway.LocalWorkspace(gateway.HashKey(keys[0]))
+	ws := config.LocalWorkspace(auth.HashKey(keys[0]))
 	for _, k := range keys[1:] {
-		ws.APIKeySHA256 = append(ws.APIKeySHA256, gateway.HashKey(k))
+		ws.APIKeySHA256 = append(ws.APIKeySHA256, auth.HashKey(k))
 	}
 	ws.Name, ws.CreditQuota = "load", 100_000_000
-	cfg := gateway.Config{
-		Limits:     gateway.Limits{RatePerSecond: 100000, RateBurst: 100000},
-		Workspaces: []gateway.WorkspaceConfig{ws},
+	cfg := config.Config{
+		Limits:     config.Limits{RatePerSecond: 100000, RateBurst: 100000},
+		Workspaces: []config.Workspace{ws},
 	}
 	path = filepath.Join(work, "gateway.toml")
 	f, err := os.Create(path)

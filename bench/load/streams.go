@@ -13,7 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"hark/api"
-	"hark/gateway"
+	"hark/gateway/config"
 )
 
 func (c *client) dial(path string) (*websocket.Conn, int, error) {
@@ -251,7 +251,7 @@ func slowSTT(c *client, clip []byte) {
 func slowBodies(c *client, base string, n int) {
 	var o outcomes
 	var wg sync.WaitGroup
-	limit := time.Duration(gateway.DefaultLimits().BodyTimeout)
+	limit := time.Duration(config.DefaultLimits().BodyTimeout)
 	for i := range n {
 		wg.Add(1)
 		go func() {

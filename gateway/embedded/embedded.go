@@ -22,6 +22,8 @@ import (
 
 	"hark/api"
 	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/engine"
 	"hark/gateway/research"
 	"hark/gateway/voice"
@@ -38,7 +40,7 @@ type Options struct {
 	// addresses (tests that serve pages on 127.0.0.1 need it).
 	AllowPrivate bool
 	// Limits overrides the gateway's limits; zero fields keep defaults.
-	Limits gateway.Limits
+	Limits config.Limits
 	// Logger replaces the log file in the data directory.
 	Logger *slog.Logger
 	// Trace, when set, is told of the engines' one-time work as it ends
@@ -156,7 +158,7 @@ const (
 // Serve runs the gateway with one workspace, "local", using l's engines,
 // with a key made for this run. Its Stop leaves l open.
 func (l *Local) Serve() (*Gateway, error) {
-	key, err := gateway.NewAPIKey()
+	key, err := auth.NewAPIKey()
 	if err != nil {
 		return nil, err
 	}
@@ -165,12 +167,12 @@ func (l *Local) Serve() (*Gateway, error) {
 	// calls all wait while the web engine opens, and refusing them after
 	// hark serve's 20 ms would show an error for the user's own burst.
 	if limits.QueueWait == 0 {
-		limits.QueueWait = gateway.Duration(embeddedQueueWait)
+		limits.QueueWait = config.Duration(embeddedQueueWait)
 	}
 	if limits.QueueLength == 0 {
 		limits.QueueLength = embeddedQueueLength
 	}
-	cfg := &gateway.Config{Limits: limits, Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}}
+	cfg := &config.Config{Limits: limits, Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey(key))}}
 	// The job workers start at the first job call: most commands run
 	// none (a detached job left in gateway.db resumes when hark jobs,
 	// the TUI or a research or crawl asks).
@@ -275,14 +277,14 @@ func (e *Engines) localVoice() (*voice.Local, error) {
 // Gateway is how the gateway turns its config into these engines.
 func (e *Engines) Gateway() gateway.Engines {
 	return gateway.Engines{
-		Web: func(ws string, c gateway.SearchConfig) (engine.Web, error) {
+		Web: func(ws string, c config.Search) (engine.Web, error) {
 			bc := web.BackendConfig{Kind: c.Backend, URL: c.URL, APIKey: c.APIKey}
-			if c.Backend == gateway.BackendTavily {
+			if c.Backend == config.BackendTavily {
 				return web.NewBackend(bc, nil)
 			}
 			// Check the backend's settings now, so a mistake stops the
 			// start; the local engine opens when a tool is first called.
-			if c.Backend == gateway.BackendSearXNG {
+			if c.Backend == config.BackendSearXNG {
 				if _, err := web.NewBackend(bc, nil); err != nil {
 					return engine.Web{}, err
 				}
@@ -304,8 +306,8 @@ func (e *Engines) Gateway() gateway.Engines {
 				return w, err
 			}), nil
 		},
-		Voice: func(ws, provider string, c gateway.VoiceConfig) (engine.VoiceProvider, error) {
-			if c.Engine != "" && c.Engine != gateway.BackendLocal {
+		Voice: func(ws, provider string, c config.Voice) (engine.VoiceProvider, error) {
+			if c.Engine != "" && c.Engine != config.BackendLocal {
 				e.log.Warn("voice engine not in this build", "workspace", ws, "provider", provider, "engine", c.Engine)
 				return nil, nil
 			}

@@ -14,6 +14,7 @@ import (
 
 	"hark/api"
 	"hark/gateway"
+	"hark/gateway/config"
 )
 
 func TestStartExtractsALoopbackPage(t *testing.T) {
@@ -36,8 +37,8 @@ func TestStartExtractsALoopbackPage(t *testing.T) {
 	defer g.Stop()
 	// What hark runs with: the defaults, the spec's 5-minute research wait
 	// among them, but for a queue that waits for its one user.
-	want := gateway.DefaultLimits()
-	want.QueueWait, want.QueueLength = gateway.Duration(embeddedQueueWait), embeddedQueueLength
+	want := config.DefaultLimits()
+	want.QueueWait, want.QueueLength = config.Duration(embeddedQueueWait), embeddedQueueLength
 	if l := g.Server.Limits(); l != want || time.Duration(l.ResearchWait) != 5*time.Minute {
 		t.Fatalf("embedded limits %+v", l)
 	}

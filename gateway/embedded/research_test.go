@@ -10,6 +10,7 @@ import (
 
 	"hark/api"
 	"hark/gateway"
+	"hark/gateway/config"
 )
 
 // Research (gateway/research) is wired onto each workspace's web tools:
@@ -25,7 +26,7 @@ func TestResearchIsWiredPerBackend(t *testing.T) {
 	defer eng.Close()
 	ctx := context.Background()
 
-	local, err := eng.Gateway().Web("local", gateway.SearchConfig{Backend: gateway.BackendLocal})
+	local, err := eng.Gateway().Web("local", config.Search{Backend: config.BackendLocal})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestResearchIsWiredPerBackend(t *testing.T) {
 		w.Write([]byte(`{"query":"x","results":[]}`))
 	}))
 	defer sx.Close()
-	viaSX, err := eng.Gateway().Web("sx", gateway.SearchConfig{Backend: gateway.BackendSearXNG, URL: sx.URL})
+	viaSX, err := eng.Gateway().Web("sx", config.Search{Backend: config.BackendSearXNG, URL: sx.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 )
 
 // Serve starts a gateway over db and engines with one local workspace
@@ -19,7 +21,7 @@ import (
 func Serve(tb testing.TB, db *sql.DB, key string, engines gateway.Engines) string {
 	tb.Helper()
 	srv, err := gateway.New(gateway.Options{
-		Config:  &gateway.Config{Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}},
+		Config:  &config.Config{Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey(key))}},
 		DB:      db,
 		Engines: engines,
 	})

@@ -29,6 +29,8 @@ import (
 	"hark/api"
 	"hark/audio/wav"
 	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
 	"hark/gateway/engine"
 )
 
@@ -36,7 +38,7 @@ import (
 // returns its base URL and an API key.
 func gatewayOn(tb testing.TB, l *Local) (base, key string) {
 	tb.Helper()
-	key, err := gateway.NewAPIKey()
+	key, err := auth.NewAPIKey()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -46,12 +48,12 @@ func gatewayOn(tb testing.TB, l *Local) (base, key string) {
 	}
 	tb.Cleanup(func() { db.Close() })
 	srv, err := gateway.New(gateway.Options{
-		Config: &gateway.Config{Limits: gateway.Limits{RatePerSecond: 1e9, RateBurst: 1e9},
-			Workspaces: []gateway.WorkspaceConfig{gateway.LocalWorkspace(gateway.HashKey(key))}},
+		Config: &config.Config{Limits: config.Limits{RatePerSecond: 1e9, RateBurst: 1e9},
+			Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey(key))}},
 		DB:     db,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Engines: gateway.Engines{
-			Voice: func(string, string, gateway.VoiceConfig) (engine.VoiceProvider, error) { return l, nil },
+			Voice: func(string, string, config.Voice) (engine.VoiceProvider, error) { return l, nil },
 		},
 	})
 	if err != nil {

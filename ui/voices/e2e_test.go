@@ -25,6 +25,7 @@ import (
 	"hark/audio"
 	"hark/audio/alsatest"
 	"hark/gateway"
+	"hark/gateway/config"
 	"hark/gateway/engine"
 	"hark/gateway/gatewaytest"
 	"hark/gateway/voice"
@@ -129,7 +130,7 @@ func startGateway(t *testing.T) *api.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { local.Close() })
-	base := gatewaytest.Serve(t, db, key, gateway.Engines{Voice: func(_, _ string, _ gateway.VoiceConfig) (engine.VoiceProvider, error) {
+	base := gatewaytest.Serve(t, db, key, gateway.Engines{Voice: func(_, _ string, _ config.Voice) (engine.VoiceProvider, error) {
 		return local, nil
 	}})
 	c, err := api.New(api.Options{BaseURL: base, APIKey: key})

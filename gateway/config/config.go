@@ -1,7 +1,10 @@
-package gateway
+// Package config is gateway.toml: the gateway's workspaces, their search
+// and voice backends, quotas and limits, with their defaults and their
+// validation. It reads and checks settings; it opens no database, starts
+// nothing and makes no key (gateway/auth does).
+package config
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,8 +19,8 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// ConfigFile is the gateway config's file name under $XDG_CONFIG_HOME/hark.
-const ConfigFile = "gateway.toml"
+// File is the gateway config's file name under $XDG_CONFIG_HOME/hark.
+const File = "gateway.toml"
 
 // DefaultListen is where `hark serve` listens unless told otherwise.
 const DefaultListen = "127.0.0.1:8787"
@@ -36,14 +39,14 @@ type Config struct {
 	// DatabaseURL, a postgres:// URL, puts the usage ledger and credit
 	// quotas in PostgreSQL, shared by replicas; empty keeps them in
 	// gateway.db (see docs/deploy.md for what runs where today).
-	DatabaseURL string            `toml:"database_url,omitempty"`
-	Limits      Limits            `toml:"limits,omitempty"`
-	Workspaces  []WorkspaceConfig `toml:"workspace,omitempty"`
+	DatabaseURL string      `toml:"database_url,omitempty"`
+	Limits      Limits      `toml:"limits,omitempty"`
+	Workspaces  []Workspace `toml:"workspace,omitempty"`
 }
 
-// WorkspaceConfig declares one workspace: who may call it (API key hashes),
+// Workspace declares one workspace: who may call it (API key hashes),
 // its credit quota, its search backend and its voice providers.
-type WorkspaceConfig struct {
+type Workspace struct {
 	Name string `toml:"name"`
 	// APIKeySHA256 holds the hex SHA-256 of each API key. Keys themselves
 	// are never stored.
@@ -54,20 +57,20 @@ type WorkspaceConfig struct {
 	QuotaPeriod string `toml:"quota_period,omitempty"` // "day" or "month" (default)
 	// Search is the backend of the vendor_search service. Without one, every
 	// search tool answers 三方服务凭证未配置.
-	Search *SearchConfig `toml:"search,omitempty"`
+	Search *Search `toml:"search,omitempty"`
 	// Voice maps a provider code (vendor_speech) to its settings.
-	Voice map[string]VoiceConfig `toml:"voice,omitempty"`
+	Voice map[string]Voice `toml:"voice,omitempty"`
 }
 
-// SearchConfig is a workspace's search backend and its credentials.
-type SearchConfig struct {
+// Search is a workspace's search backend and its credentials.
+type Search struct {
 	Backend string `toml:"backend,omitempty"` // local, searxng or tavily
 	URL     string `toml:"url,omitempty"`
 	APIKey  string `toml:"api_key,omitempty"`
 }
 
-// VoiceConfig is one voice provider of a workspace.
-type VoiceConfig struct {
+// Voice is one voice provider of a workspace.
+type Voice struct {
 	Enabled bool   `toml:"enabled"`
 	Engine  string `toml:"engine,omitempty"` // "local" needs no credentials
 	URL     string `toml:"url,omitempty"`
@@ -76,7 +79,7 @@ type VoiceConfig struct {
 
 // Configured reports whether the provider has what it needs to run: the
 // local engine needs nothing, any other engine needs an API key.
-func (v VoiceConfig) Configured() bool {
+func (v Voice) Configured() bool {
 	if v.Engine == "" || v.Engine == BackendLocal {
 		return true
 	}
@@ -173,8 +176,8 @@ func DefaultLimits() Limits {
 	}
 }
 
-// withDefaults fills zero fields from DefaultLimits.
-func (l Limits) withDefaults() Limits {
+// WithDefaults fills zero fields from DefaultLimits.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.RatePerSecond <= 0 {
 		l.RatePerSecond = d.RatePerSecond
@@ -241,9 +244,9 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// DefaultConfigPath is $XDG_CONFIG_HOME/hark/gateway.toml (or the OS
+// DefaultPath is $XDG_CONFIG_HOME/hark/gateway.toml (or the OS
 // equivalent of the user config directory).
-func DefaultConfigPath() (string, error) {
+func DefaultPath() (string, error) {
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if dir == "" {
 		var err error
@@ -251,12 +254,12 @@ func DefaultConfigPath() (string, error) {
 			return "", fmt.Errorf("gateway config path: %w", err)
 		}
 	}
-	return filepath.Join(dir, "hark", ConfigFile), nil
+	return filepath.Join(dir, "hark", File), nil
 }
 
-// LoadConfig reads and validates a gateway.toml. Unknown keys are an error
+// Load reads and validates a gateway.toml. Unknown keys are an error
 // that names them, so a typo does not silently disable a limit.
-func LoadConfig(path string) (*Config, error) {
+func Load(path string) (*Config, error) {
 	var c Config
 	md, err := toml.DecodeFile(path, &c)
 	if err != nil {
@@ -339,62 +342,55 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// HashKey returns the hex SHA-256 of an API key, the form gateway.toml
-// stores.
-func HashKey(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:])
-}
-
-// NewAPIKey returns a fresh random API key: "hark_" and 64 hex digits, so it
-// is also a valid WebSocket subprotocol token ("bearer.hark_...").
-func NewAPIKey() (string, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("generate API key: %w", err)
-	}
-	return "hark_" + hex.EncodeToString(b[:]), nil
-}
-
 // LocalWorkspace is a workspace named "local" that uses the local search and
 // voice engines, reachable with the key whose hash is keyHash.
-func LocalWorkspace(keyHash string) WorkspaceConfig {
-	return WorkspaceConfig{
+func LocalWorkspace(keyHash string) Workspace {
+	return Workspace{
 		Name:         "local",
 		APIKeySHA256: []string{keyHash},
-		Search:       &SearchConfig{Backend: BackendLocal},
-		Voice: map[string]VoiceConfig{
+		Search:       &Search{Backend: BackendLocal},
+		Voice: map[string]Voice{
 			"vendor_speech": {Enabled: true, Engine: BackendLocal},
 		},
 	}
 }
 
-// WriteNewConfig creates path (mode 0600, directory 0700) holding a config
-// with one local workspace and a new key, and returns the key. It refuses
-// to overwrite an existing file. The key is returned once and stored only
-// as its hash.
-func WriteNewConfig(path string) (key string, err error) {
-	key, err = NewAPIKey()
-	if err != nil {
-		return "", err
-	}
+// WriteNew creates path (mode 0600, directory 0700) holding a config
+// with one local workspace reachable with the key whose SHA-256 is
+// keyHash (gateway/auth makes keys). It refuses to overwrite an existing
+// file.
+func WriteNew(path, keyHash string) error {
 	lim := DefaultLimits()
 	// Sizes taken from the machine stay unwritten (0), so that the file
 	// still fits when it moves to a bigger one.
 	lim.MaxInvoke, lim.MaxFetch, lim.MaxResearch, lim.MaxVoice, lim.QueueLength, lim.STTRecognisers, lim.MaxDBConns = 0, 0, 0, 0, 0, 0, 0
-	c := Config{Listen: DefaultListen, Limits: lim, Workspaces: []WorkspaceConfig{LocalWorkspace(HashKey(key))}}
+	c := Config{Listen: DefaultListen, Limits: lim, Workspaces: []Workspace{LocalWorkspace(keyHash)}}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("write gateway config: %w", err)
+		return fmt.Errorf("write gateway config: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return "", fmt.Errorf("write gateway config: %w", err)
+		return fmt.Errorf("write gateway config: %w", err)
 	}
 	defer f.Close()
 	fmt.Fprintln(f, "# hark gateway config: see docs/gateway.md. API keys are stored as SHA-256 hashes;")
 	io.WriteString(f, "# add a key: printf '%s' \"$KEY\" | sha256sum\n")
 	if err := toml.NewEncoder(f).Encode(c); err != nil {
-		return "", fmt.Errorf("write gateway config: %w", err)
+		return fmt.Errorf("write gateway config: %w", err)
 	}
-	return key, f.Close()
+	return f.Close()
+}
+
+// IsPostgresURL reports whether a database URL names PostgreSQL.
+func IsPostgresURL(u string) bool {
+	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
+}
+
+// CheckDatabaseURL accepts an empty URL (gateway.db) or a postgres:// one;
+// its error never quotes the URL, which may hold a password.
+func CheckDatabaseURL(u string) error {
+	if u == "" || IsPostgresURL(u) {
+		return nil
+	}
+	return errors.New("must be a postgres:// (or postgresql://) URL, or empty for the embedded SQLite gateway.db")
 }

@@ -1,4 +1,4 @@
-package gateway
+package config
 
 import (
 	"os"
@@ -6,13 +6,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hark/gateway/auth"
 )
 
 func TestWriteNewConfigRoundTrip(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "hark", ConfigFile)
-	key, err := WriteNewConfig(path)
+	path := filepath.Join(t.TempDir(), "hark", File)
+	key, err := auth.NewAPIKey()
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNew(path, auth.HashKey(key)); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(path)
@@ -20,24 +25,24 @@ func TestWriteNewConfigRoundTrip(t *testing.T) {
 		t.Fatalf("mode %v, %v", st.Mode(), err)
 	}
 	raw, _ := os.ReadFile(path)
-	if strings.Contains(string(raw), key) || !strings.Contains(string(raw), HashKey(key)) {
+	if strings.Contains(string(raw), key) || !strings.Contains(string(raw), auth.HashKey(key)) {
 		t.Fatal("the config must hold the key's hash, never the key")
 	}
-	c, err := LoadConfig(path)
+	c, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Listen != DefaultListen || time.Duration(c.Limits.ResearchWait) != 5*time.Minute || c.Workspaces[0].Search.Backend != BackendLocal {
 		t.Fatalf("config %+v", c)
 	}
-	if _, err := WriteNewConfig(path); err == nil {
-		t.Fatal("WriteNewConfig overwrote an existing file")
+	if err := WriteNew(path, auth.HashKey(key)); err == nil {
+		t.Fatal("WriteNew overwrote an existing file")
 	}
 }
 
-func TestLoadConfigErrors(t *testing.T) {
+func TestLoadErrors(t *testing.T) {
 	t.Parallel()
-	h := HashKey("k")
+	h := auth.HashKey("k")
 	for name, c := range map[string]struct{ toml, want string }{
 		"no workspace": {``, "no [[workspace]]"},
 		"unknown key":  {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\nrate=3\n", "unknown keys: workspace.rate"},
@@ -50,7 +55,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "g.toml")
 		os.WriteFile(path, []byte(c.toml), 0o600)
-		_, err := LoadConfig(path)
+		_, err := Load(path)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
