@@ -43,6 +43,7 @@ func runTUI(ctx context.Context, a *App) error {
 		Provider:  a.cfg.Provider,
 		Voice:     a.cfg.Voice,
 		OutputDir: a.cfg.OutputDir,
+		ZoteroURL: a.cfg.ZoteroURL,
 		Send:      send,
 		// The embedded gateway starts after the first frame is drawn.
 		Connect:    a.client,

@@ -47,7 +47,7 @@ type Highlight struct {
 // text fragment (browsers scroll to and mark the quote), or for a report
 // hark://library/ID, the kept item.
 func (h Highlight) Link() string {
-	if h.URL == "" || !strings.HasPrefix(h.URL, "http") {
+	if h.URL == "" {
 		return fmt.Sprintf("hark://library/%d", h.ItemID)
 	}
 	base, _, _ := strings.Cut(h.URL, "#")
@@ -388,4 +388,31 @@ func (s *Store) SourceOf(ctx context.Context, h Highlight) (Item, bool, error) {
 		return Item{}, false, nil
 	}
 	return it, err == nil, err
+}
+
+// PageFor is the kept copy of the page at url whose text is body, else
+// the newest copy of it.
+func (s *Store) PageFor(ctx context.Context, url, body string) (Item, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM items WHERE kind = ? AND url = ? AND body = ? ORDER BY created DESC, id DESC LIMIT 1`, KindPage, url, body).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s.newestPage(ctx, url)
+	}
+	if err != nil {
+		return Item{}, s.fault(err)
+	}
+	return s.Get(ctx, id)
+}
+
+// ReportFor is the newest kept report of question.
+func (s *Store) ReportFor(ctx context.Context, question string) (Item, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM items WHERE kind = ? AND query = ? ORDER BY created DESC, id DESC LIMIT 1`, KindResearch, question).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Item{}, fmt.Errorf("report %q: %w", question, ErrNotFound)
+	}
+	if err != nil {
+		return Item{}, s.fault(err)
+	}
+	return s.Get(ctx, id)
 }

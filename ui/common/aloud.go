@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
 	"hark/audio"
@@ -97,32 +95,13 @@ func (a *Aloud) calls() Calls {
 	return NewCalls(a.counter, a.runs, nil).Shared()
 }
 
-// locate finds each sentence's first line in the rendered text: its
-// first words, searched forward from the sentence before.
+// locate finds each sentence's first line in the rendered text.
 func (a *Aloud) locate(s *Scroll) {
-	a.lines = make([]int, len(a.sentences))
-	plain := make([]string, len(s.lines))
-	for i, l := range s.lines {
-		plain[i] = strings.ToLower(strings.Join(strings.Fields(ansi.Strip(l)), " "))
-	}
-	from := 0
+	texts := make([]string, len(a.sentences))
 	for i, sn := range a.sentences {
-		a.lines[i] = -1
-		words := strings.Fields(strings.ToLower(sn.Text))
-		key := strings.Trim(strings.Join(words[:min(2, len(words))], " "), ".,;:!?")
-		if key == "" {
-			continue
-		}
-		for j := from; j < len(plain); j++ {
-			if strings.Contains(plain[j], key) {
-				a.lines[i], from = j, j
-				break
-			}
-		}
-		if a.lines[i] < 0 && i > 0 {
-			a.lines[i] = a.lines[i-1]
-		}
+		texts[i] = sn.Text
 	}
+	a.lines = sentenceLines(texts, s.lines)
 }
 
 // play plays from a.at to the end in a command, one message per

@@ -25,6 +25,8 @@ type Common struct {
 	Provider, Voice string
 	// OutputDir is where exports and saved audio go.
 	OutputDir string
+	// ZoteroURL is Zotero's connector server, where highlights go.
+	ZoteroURL string
 	// Audio opens the sound output lazily (the first call opens the device
 	// or falls back to a file sink); it is safe to call from a tea.Cmd.
 	Audio func() (*audio.Output, error)

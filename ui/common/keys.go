@@ -113,7 +113,7 @@ type PagesKeys struct {
 	Up, Down, Open, Back, Close, Mark, MarkAll, Extract, Crawl, Map, Filter,
 	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown, Preview, Links key.Binding
 	// The reader's own.
-	Find, NextMatch, TOC, Browse, Edit, Aloud key.Binding
+	Find, NextMatch, TOC, Browse, Edit, Aloud, Highlight key.Binding
 }
 
 func defaultPagesKeys() PagesKeys {
@@ -146,6 +146,7 @@ func defaultPagesKeys() PagesKeys {
 		Aloud:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "read aloud (reader)")),
 		Browse:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open in $BROWSER (reader)")),
 		Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER (reader)")),
+		Highlight: key.NewBinding(key.WithKeys("v", "H"), key.WithHelp("v/H", "select a passage to highlight (reader)")),
 	}
 }
 
@@ -157,7 +158,7 @@ func (k PagesKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Open, k.Back, k.Close, k.PageUp, k.PageDown},
 		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw, k.Preview, k.Links},
-		{k.Find, k.NextMatch, k.TOC, k.Browse, k.Edit, k.Aloud},
+		{k.Find, k.NextMatch, k.TOC, k.Browse, k.Edit, k.Aloud, k.Highlight},
 		{k.OpenURL, k.Extract, k.Crawl, k.Map, k.Form, k.Export, k.Cancel},
 	}
 }
@@ -189,6 +190,8 @@ func (k ToolsKeys) FullHelp() [][]key.Binding {
 // LibraryKeys are the Library pane's bindings.
 type LibraryKeys struct {
 	Search, Kind, Up, Down, Open, Rerun, Delete, Export key.Binding
+	// The highlights' list (Notes toggles it) and its exports.
+	Notes, Zotero, Obsidian key.Binding
 }
 
 func defaultLibraryKeys() LibraryKeys {
@@ -203,15 +206,18 @@ func defaultLibraryKeys() LibraryKeys {
 		// A control key, as saving in Research: no run of typed words (a
 		// search typed before / was pressed) may end in a written file.
 		Export: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "export (.md, .bib, .json)")),
+		Notes:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "highlights and notes / what is kept")),
+		Zotero:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "highlights to Zotero")),
+		Obsidian: key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "highlights to an Obsidian folder")),
 	}
 }
 
 func (k LibraryKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Search, k.Kind, k.Open, k.Rerun, k.Delete, k.Export}
+	return []key.Binding{k.Search, k.Kind, k.Open, k.Rerun, k.Delete, k.Export, k.Notes}
 }
 
 func (k LibraryKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Search, k.Kind, k.Up, k.Down}, {k.Open, k.Rerun, k.Delete, k.Export}}
+	return [][]key.Binding{{k.Search, k.Kind, k.Up, k.Down}, {k.Open, k.Rerun, k.Delete, k.Export}, {k.Notes, k.Zotero, k.Obsidian}}
 }
 
 // FormKeys are a tool form's bindings.
@@ -352,6 +358,8 @@ type ResearchKeys struct {
 	// The reader's own.
 	Find, NextMatch, TOC, Edit key.Binding
 	Dictate, Aloud             key.Binding
+	// Highlight selects a passage to keep with a note (v is verify).
+	Highlight key.Binding
 }
 
 func defaultResearchKeys() ResearchKeys {
@@ -381,6 +389,7 @@ func defaultResearchKeys() ResearchKeys {
 		NextMatch: key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/previous match")),
 		TOC:       key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "contents")),
 		Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER")),
+		Highlight: key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "select a passage to highlight")),
 	}
 }
 
@@ -393,6 +402,6 @@ func (k ResearchKeys) FullHelp() [][]key.Binding {
 		{k.Ask, k.Run, k.Leave, k.Model, k.Cancel, k.Dictate},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Sources, k.OpenSource, k.Citations, k.Verify, k.History, k.Save},
-		{k.Find, k.NextMatch, k.TOC, k.Edit, k.Aloud},
+		{k.Find, k.NextMatch, k.TOC, k.Edit, k.Aloud, k.Highlight},
 	}
 }

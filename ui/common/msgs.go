@@ -50,6 +50,8 @@ type RunToolMsg struct {
 // from what was kept, without calling the gateway.
 type ShowKeptMsg struct {
 	Item library.Item
+	// At, when set, is a highlight's quote: the reader opens there.
+	At string
 }
 
 // LibraryChangedMsg says items were kept or removed: views of the

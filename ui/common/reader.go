@@ -232,23 +232,35 @@ func fold(c rune) rune {
 // also bold, keeping the line's own styles and hyperlinks around and
 // inside them.
 func (r *Reader) highlight(i int, line string) string {
-	k := sort.Search(len(r.matches), func(k int) bool { return r.matches[k].endLine >= i })
+	return paint(i, line, r.matches, func(k int) string {
+		if k == r.at {
+			return "\x1b[1;7m"
+		}
+		return "\x1b[7m"
+	})
+}
+
+// paint styles the parts of line i that the spans ms cover (in reading
+// order) with on(k) for span k, keeping the line's own styles and
+// hyperlinks around and inside them.
+func paint(i int, line string, ms []match, on func(k int) string) string {
+	k := sort.Search(len(ms), func(k int) bool { return ms[k].endLine >= i })
 	type span struct {
 		from, to int // runes of the visible text
 		on       string
 	}
 	var spans []span
-	for ; k < len(r.matches) && r.matches[k].line <= i; k++ {
-		m := r.matches[k]
-		sp := span{from: 0, to: math.MaxInt, on: "\x1b[7m"}
+	for ; k < len(ms) && ms[k].line <= i; k++ {
+		m := ms[k]
+		sp := span{from: 0, to: math.MaxInt, on: on(k)}
 		if m.line == i {
 			sp.from = m.col
 		}
 		if m.endLine == i {
 			sp.to = m.endCol
 		}
-		if k == r.at {
-			sp.on = "\x1b[1;7m"
+		if m.endLine < i {
+			continue
 		}
 		spans = append(spans, sp)
 	}

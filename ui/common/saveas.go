@@ -210,3 +210,14 @@ func (e *existsError) Error() string {
 	return e.path + " exists; save again and choose another name"
 }
 func (e *existsError) Is(target error) bool { return target == fs.ErrExist }
+
+// OpenFolder shows the prompt with path as it is, never numbered: an
+// export that updates a folder in place (Obsidian notes) is offered the
+// same folder every time.
+func (s *SaveAs) OpenFolder(path string, st *Styles) tea.Cmd {
+	cmd := s.Open(path, false, st)
+	s.offer = path
+	s.input.SetValue(path)
+	s.input.CursorEnd()
+	return cmd
+}

@@ -14,8 +14,10 @@ type Scroll struct {
 	lines  []string
 	offset int
 	height int
-	// mark, when set, may restyle a visible line (find's highlights).
-	mark func(i int, line string) string
+	// mark, when set, may restyle a visible line (find's highlights);
+	// marker, the highlights kept and the passage being selected (Marker).
+	mark   func(i int, line string) string
+	marker func(i int, line string) string
 	// spot, when set, is the span of lines [from, to) shown in reverse
 	// (the sentence being read aloud).
 	spot *[2]int
@@ -111,12 +113,15 @@ func (s *Scroll) View() string {
 	if s.offset >= end {
 		return ""
 	}
-	if s.mark == nil && s.spot == nil {
+	if s.mark == nil && s.spot == nil && s.marker == nil {
 		return strings.Join(s.lines[s.offset:end], "\n")
 	}
 	out := make([]string, 0, end-s.offset)
 	for i := s.offset; i < end; i++ {
 		l := s.lines[i]
+		if s.marker != nil {
+			l = s.marker(i, l)
+		}
 		if s.mark != nil {
 			l = s.mark(i, l)
 		}

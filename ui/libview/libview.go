@@ -39,6 +39,10 @@ type Pane struct {
 	confirm int64 // the item d was pressed on once
 	saveAs  common.SaveAs
 	saving  library.Item
+	// notes shows the highlights (notes.go) instead of the items.
+	notes       bool
+	hs          []library.Highlight
+	savingNotes bool // the save-as line asks for the notes' folder
 	width   int
 	height  int
 }
@@ -99,6 +103,9 @@ func (p *Pane) load() tea.Cmd {
 	if p.c.Library == nil {
 		return nil
 	}
+	if p.notes {
+		return p.loadNotes()
+	}
 	open, q, kind := p.c.Library, strings.TrimSpace(p.query.Value()), kinds[p.kind]
 	// A newer load (a letter typed) cancels this one: its answer would be
 	// dropped anyway.
@@ -151,6 +158,9 @@ func (p *Pane) selected() (library.Item, bool) {
 
 // Update handles keys and the pane's messages.
 func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
+	if cmd, ok := p.notesMsg(msg); ok {
+		return p, cmd
+	}
 	switch msg := msg.(type) {
 	case loadedMsg:
 		if !p.calls().Done(msg.seq) {
@@ -202,7 +212,12 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 func errCmd(err error) tea.Cmd { return func() tea.Msg { return common.ErrorMsg{Err: err} } }
 
 // list is the cursor over the items listed.
-func (p *Pane) list() common.List { return common.NewList(&p.cursor, &p.offset, len(p.items)) }
+func (p *Pane) list() common.List {
+	if p.notes {
+		return common.NewList(&p.cursor, &p.offset, len(p.hs))
+	}
+	return common.NewList(&p.cursor, &p.offset, len(p.items))
+}
 
 func (p *Pane) move(d int) {
 	p.list().Move(d)
@@ -212,8 +227,15 @@ func (p *Pane) move(d int) {
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	if p.saveAs.Active() {
 		path, cmd := p.saveAs.Key(msg)
+		if path != "" && p.savingNotes {
+			p.savingNotes = false
+			return p.exportObsidian(path)
+		}
 		if path != "" {
 			return export(p.saving, path, p.saveAs.Unedited())
+		}
+		if !p.saveAs.Active() {
+			p.savingNotes = false
 		}
 		return cmd
 	}
@@ -238,6 +260,13 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	confirm := p.confirm
 	p.confirm = 0
+	if p.notes {
+		if cmd, ok := p.notesKey(msg, confirm); ok {
+			return cmd
+		}
+	} else if key.Matches(msg, p.c.Keys().Library.Notes) {
+		return p.toggleNotes()
+	}
 	switch {
 	case key.Matches(msg, p.c.Keys().Library.Search):
 		return p.query.Focus()
@@ -254,9 +283,9 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case msg.String() == "pgdown":
 		p.move(p.listHeight())
 	case msg.String() == "g" || msg.String() == "home":
-		p.move(-len(p.items))
+		p.move(-len(p.items) - len(p.hs))
 	case msg.String() == "G" || msg.String() == "end":
-		p.move(len(p.items))
+		p.move(len(p.items) + len(p.hs))
 	case key.Matches(msg, p.c.Keys().Library.Open):
 		return p.withItem(p.open)
 	case key.Matches(msg, p.c.Keys().Library.Rerun):

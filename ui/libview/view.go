@@ -18,8 +18,14 @@ func (p *Pane) View() string {
 	st := p.c.Styles
 	var b strings.Builder
 	b.WriteString(p.query.View() + "\n")
+	if p.notes {
+		b.WriteString(common.Truncate(st.Key.Render("n")+" "+st.Dim.Render("items · ")+st.FocusLabel.Render("highlights"), p.width) + "\n")
+	}
 	var ks []string
 	for i, k := range kinds {
+		if p.notes {
+			break
+		}
 		name := k
 		if k == "" {
 			name = "all"
@@ -30,7 +36,9 @@ func (p *Pane) View() string {
 			ks = append(ks, st.Dim.Render(name))
 		}
 	}
-	b.WriteString(common.Truncate(st.Key.Render("f")+" "+strings.Join(ks, st.Dim.Render(" · ")), p.width) + "\n")
+	if !p.notes {
+		b.WriteString(common.Truncate(st.Key.Render("f")+" "+strings.Join(ks, st.Dim.Render(" · "))+st.Dim.Render("   n highlights"), p.width) + "\n")
+	}
 
 	h := p.listHeight()
 	var body []string
@@ -41,6 +49,8 @@ func (p *Pane) View() string {
 		body = append(body, st.Dim.Render(common.Wrap("This hark has no library.", p.width)))
 	case !p.loaded:
 		body = append(body, st.Dim.Render("loading…"))
+	case p.notes:
+		body = p.notesBody(h)
 	case len(p.items) == 0 && strings.TrimSpace(p.query.Value()) != "":
 		body = append(body, st.Dim.Render(common.Wrap("Nothing kept matches. Every word must appear; the last may be the start of a word.", p.width)))
 	case len(p.items) == 0:
@@ -99,6 +109,9 @@ func (p *Pane) footer() string {
 	st := p.c.Styles
 	if p.saveAs.Active() {
 		return p.saveAs.View(st, p.width)
+	}
+	if p.notes {
+		return p.notesFooter()
 	}
 	n := fmt.Sprintf("%d kept", len(p.items))
 	if len(p.items) == listLimit {

@@ -89,6 +89,8 @@ type Pane struct {
 	// findJump keeps it there until the whole page is rendered.
 	openFind string
 	findJump bool
+	// openAt is a highlight's quote: the page opens there.
+	openAt string
 	// toEnd keeps the reader at the end of a page whose top only was
 	// rendered when G was pressed, until the whole page is.
 	toEnd bool
@@ -96,6 +98,7 @@ type Pane struct {
 	// reader goes there once the page is rendered.
 	section *section
 	aloud   common.Aloud // R: read the page aloud
+	mark    common.Marker // v: select a passage and highlight it
 	history []visit
 	// restore is the page esc went back to, until it is shown whole.
 	restore *visit
@@ -126,7 +129,7 @@ func (p *Pane) Title() string       { return "Pages" }
 func (p *Pane) Init() tea.Cmd       { return nil }
 func (p *Pane) KeyMap() help.KeyMap { return p.c.Keys().Pages }
 func (p *Pane) Capturing() bool {
-	return p.filter.Focused() || p.askURL || p.form != nil || p.picking || p.rd.Finding()
+	return p.filter.Focused() || p.askURL || p.form != nil || p.picking || p.rd.Finding() || p.mode == readMode && p.mark.Selecting()
 }
 
 // Resting reports that esc has nothing here to close: the list, with no
@@ -260,13 +263,15 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, p.extract(msg.URLs, true)
 	case common.AloudMsg:
 		return p, p.aloud.Update(msg, &p.scroll)
+	case common.HighlightsMsg:
+		return p, p.highlights(msg)
 	case common.ShowKeptMsg:
 		// A page, crawl or map reopened from the library, as it was kept.
 		m, err := keptPages(msg.Item)
 		if err != nil {
 			return p, func() tea.Msg { return common.ErrorMsg{Err: err} }
 		}
-		p.mode = listMode
+		p.mode, p.openAt = listMode, msg.At
 		return p, p.add(m)
 	case common.RunToolMsg:
 		return p, p.run(msg.Tool.Slug, msg.Inputs, msg.Tool.Slug == api.ToolExtract)
@@ -370,6 +375,9 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	if p.mode == readMode && p.rd.Finding() {
 		return p.rd.FindKey(msg, &p.scroll)
 	}
+	if p.mode == readMode && p.mark.Selecting() {
+		return p.markKey(msg)
+	}
 	if p.mode == readMode && p.rd.TOCOpen() {
 		p.rd.TOCKey(msg, &p.scroll)
 		return nil
@@ -429,9 +437,15 @@ func (p *Pane) View() string {
 		if p.rd.TOCOpen() {
 			return common.Fit(strings.Join(head, "\n")+"\n"+p.rd.TOCView(s, p.width, bodyH), p.width, p.height)
 		}
-		if p.rd.Finding() {
+		if p.rd.Finding() || p.mark.Selecting() {
+			line := p.rd.FindView()
+			if p.mark.Noting() {
+				line = p.mark.NoteView()
+			} else if p.mark.Selecting() {
+				line = s.Warn.Render(common.Truncate(p.mark.Status(), p.width))
+			}
 			p.scroll.SetHeight(max(0, bodyH-1))
-			return common.Fit(strings.Join(head, "\n")+"\n"+common.Fit(p.scroll.View(), p.width, max(0, bodyH-1))+"\n"+p.rd.FindView(), p.width, p.height)
+			return common.Fit(strings.Join(head, "\n")+"\n"+common.Fit(p.scroll.View(), p.width, max(0, bodyH-1))+"\n"+line, p.width, p.height)
 		}
 		p.scroll.SetHeight(bodyH)
 		return common.Fit(strings.Join(head, "\n")+"\n"+p.scroll.View(), p.width, p.height)

@@ -23,6 +23,8 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return p.aloud.Start(p.c, p.reading.Content, &p.scroll)
 	case key.Matches(msg, p.c.Keys().Pages.Find):
 		return p.rd.StartFind(p.c.Styles)
+	case key.Matches(msg, p.c.Keys().Pages.Highlight):
+		return p.startMark()
 	case key.Matches(msg, p.c.Keys().Pages.NextMatch):
 		p.rd.Next(&p.scroll, msg.String() == "N")
 	case key.Matches(msg, p.c.Keys().Pages.TOC):
@@ -118,6 +120,7 @@ func (p *Pane) openRow() tea.Cmd {
 func (p *Pane) setReader() {
 	p.scroll.SetContent(p.readerText())
 	p.rd.Refresh(&p.scroll)
+	p.mark.Refresh(&p.scroll)
 }
 
 func (p *Pane) read(pg *Page) tea.Cmd {
@@ -130,9 +133,13 @@ func (p *Pane) read(pg *Page) tea.Cmd {
 	}
 	p.mode, p.reading = readMode, pg
 	p.rd.Reset()
+	p.mark.Reset(&p.scroll)
 	p.setReader()
 	p.scroll.Top()
-	return p.render(pg)
+	if pg.Err != "" || pg.Content == "" {
+		return p.render(pg)
+	}
+	return tea.Batch(p.render(pg), common.LoadHighlights(p.c.Library, p.highlightSource(pg)))
 }
 
 // readerText is what the reader shows now: the rendered markdown, or the

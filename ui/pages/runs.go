@@ -209,11 +209,15 @@ func (p *Pane) add(m doneMsg) tea.Cmd {
 			}
 		}
 		cmd := p.read(open)
-		if w := common.RarestWord(p.openFind, open.Content); w != "" {
+		if p.openAt != "" {
+			// Opened from a highlight: at its quote.
+			p.rd.Find(common.OpeningWords(p.openAt), &p.scroll)
+			p.findJump = true
+		} else if w := common.RarestWord(p.openFind, open.Content); w != "" {
 			p.rd.Find(w, &p.scroll)
 			p.findJump = true
 		}
-		p.openFind = ""
+		p.openFind, p.openAt = "", ""
 		return cmd
 	}
 	if len(m.pages) == 0 {

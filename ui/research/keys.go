@@ -59,6 +59,9 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.rd.TOCKey(msg, &p.scroll)
 		return nil
 	}
+	if p.mark.Selecting() {
+		return p.markKey(msg)
+	}
 	if msg.String() == "q" && p.ShowingDocument() {
 		p.close()
 		return nil
@@ -81,6 +84,8 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 		return p.aloud.Start(p.c, p.current.Out.Content, &p.scroll)
 	case reading && key.Matches(msg, p.keys().Find):
 		return p.rd.StartFind(p.c.Styles)
+	case reading && key.Matches(msg, p.keys().Highlight):
+		return p.startMark()
 	case reading && key.Matches(msg, p.keys().NextMatch) && p.rd.Status() != "":
 		p.rd.Next(&p.scroll, msg.String() == "N")
 	case reading && key.Matches(msg, p.keys().TOC):

@@ -67,6 +67,7 @@ func (p *Pane) scrollBy(s *common.Scroll, msg tea.KeyPressMsg) bool {
 func (p *Pane) setReport(s *Session) {
 	p.scroll.SetContent(p.reportText(s))
 	p.rd.Refresh(&p.scroll)
+	p.mark.Refresh(&p.scroll)
 }
 
 // show puts a session's report in the pane; the report, not the
@@ -75,6 +76,7 @@ func (p *Pane) show(s *Session) {
 	p.rd.Reset()
 	if p.current != s {
 		p.aloud.Stop(&p.scroll)
+		p.mark.Reset(&p.scroll)
 	}
 	p.current = s
 	p.question.Blur()

@@ -93,6 +93,8 @@ type Pane struct {
 	srcState   string
 	dict       common.Dictator // ctrl+r: speak the question
 	aloud      common.Aloud    // R: read the report aloud
+	mark       common.Marker   // H: select a passage and highlight it
+	openAt     string          // a highlight's quote to open the report at
 }
 
 // New returns the Research pane.
@@ -117,7 +119,7 @@ func (p *Pane) keys() *common.ResearchKeys { return &p.c.Keys().Research }
 func (p *Pane) Handles(slug string) bool { return slug == Slug }
 
 func (p *Pane) Capturing() bool {
-	return p.question.Focused() || p.saveAs.Active() || p.rd.Finding()
+	return p.question.Focused() || p.saveAs.Active() || p.rd.Finding() || p.mark.Selecting()
 }
 
 // OwnsKeys reports that a path is being typed into the save-as prompt:
@@ -219,6 +221,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			s.rendered, s.renderedWidth, s.renderedStyle = msg.text, msg.width, msg.style
 			if s == p.current {
 				p.setReport(s)
+				p.goToHighlight()
 			}
 		}
 		return p, nil
@@ -234,6 +237,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, func() tea.Msg { return common.NoticeMsg{Text: "saved " + path} }
 	case common.AloudMsg:
 		return p, p.aloud.Update(msg, &p.scroll)
+	case common.HighlightsMsg:
+		return p, p.highlights(msg)
 	case common.DictationMsg:
 		text, ok, err := p.dict.Update(msg)
 		if !ok {
@@ -281,7 +286,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		p.question.SetValue(s.Question)
 		p.show(s)
 		p.focus = focusReport
-		return p, tea.Batch(p.load(s, &msg.Item), p.render(s))
+		p.openAt = msg.At
+		p.goToHighlight()
+		return p, tea.Batch(p.load(s, &msg.Item), p.render(s), p.loadHighlights(s))
 	case common.RunToolMsg:
 		q, _ := msg.Inputs["input"].(string)
 		m, _ := msg.Inputs["model"].(string)

@@ -89,6 +89,11 @@ func (p *Pane) View() string {
 		if p.rd.Finding() {
 			foot = p.rd.FindView()
 		}
+		if p.mark.Noting() {
+			foot = p.mark.NoteView()
+		} else if p.mark.Selecting() {
+			foot = st.Warn.Render(p.mark.Status())
+		}
 		body = common.Fit(p.scroll.View(), p.width, max(0, bodyH-1)) + "\n" + common.Truncate(foot, p.width)
 	}
 	return common.Fit(header+"\n"+body, p.width, p.height)

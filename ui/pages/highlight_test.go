@@ -1,0 +1,69 @@
+package pages
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"hark/api"
+	"hark/library"
+	"hark/ui/common"
+	"hark/ui/internal/uitest"
+)
+
+// In the reader, v selects the sentence at the top, j moves to the next,
+// J takes one more, enter opens the note line; the note's #words are
+// tags; the highlight is kept in the library against the page and shown
+// underlined.
+func TestReaderHighlightWithNote(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	dir := t.TempDir()
+	c.Library = func() (*library.Store, error) { return library.Open(dir) }
+	p := New(c)
+	p.SetSize(80, 24)
+	const u = "file:///srv/docs/okapi.md"
+	body := "# Okapi facts\n\nThe okapi is a giraffid of the Congo. Its stripes hide it in the forest. It eats leaves.\n\nIt is shy."
+	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: u, RawContent: body}}})
+	uitest.Settle(drive(p), cmd)
+	if !strings.Contains(uitest.Plain(p.View()), "giraffid") {
+		t.Fatalf("the page is not shown:\n%s", uitest.Plain(p.View()))
+	}
+	press(p, "v")
+	if !p.mark.Selecting() || !strings.Contains(uitest.Plain(p.View()), "select 1 sentence") {
+		t.Fatalf("v did not select:\n%s", uitest.Plain(p.View()))
+	}
+	press(p, "j", "j", "J", "enter")
+	if !p.mark.Noting() || p.mark.Quote() != "Its stripes hide it in the forest. It eats leaves" {
+		t.Fatalf("selection %q, noting %v", p.mark.Quote(), p.mark.Noting())
+	}
+	for _, k := range uitest.Type("camouflage #zoology") {
+		p.Update(k)
+	}
+	press(p, "enter")
+	s, err := c.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hs, err := s.Highlights(context.Background(), "", 0)
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("kept: %v %d", err, len(hs))
+	}
+	h := hs[0]
+	if h.Quote != "Its stripes hide it in the forest. It eats leaves" || h.Note != "camouflage" || strings.Join(h.Tags, ",") != "zoology" || h.URL != u {
+		t.Errorf("highlight %+v", h)
+	}
+	it, _ := s.Get(context.Background(), h.ItemID)
+	if it.Body[h.Start:h.End] != "Its stripes hide it in the forest. It eats leaves" {
+		t.Errorf("offsets point at %q", it.Body[h.Start:h.End])
+	}
+	if p.mark.Selecting() || !strings.Contains(p.View(), "\x1b[4m") {
+		t.Errorf("the highlight is not underlined:\n%q", p.View())
+	}
+	// Opened again, the page shows it again.
+	p.mark.Reset(&p.scroll)
+	uitest.Settle(drive(p), p.read(p.reading))
+	if !strings.Contains(p.View(), "\x1b[4m") {
+		t.Errorf("a page opened again does not underline its highlight")
+	}
+}
