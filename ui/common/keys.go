@@ -205,7 +205,7 @@ func defaultLibraryKeys() LibraryKeys {
 		Delete: key.NewBinding(key.WithKeys("d"), key.WithHelp("d d", "delete")),
 		// A control key, as saving in Research: no run of typed words (a
 		// search typed before / was pressed) may end in a written file.
-		Export: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "export (.md, .bib, .json)")),
+		Export:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "export (.md, .bib, .json)")),
 		Notes:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "highlights and notes / what is kept")),
 		Zotero:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "highlights to Zotero")),
 		Obsidian: key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "highlights to an Obsidian folder")),

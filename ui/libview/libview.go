@@ -43,8 +43,8 @@ type Pane struct {
 	notes       bool
 	hs          []library.Highlight
 	savingNotes bool // the save-as line asks for the notes' folder
-	width   int
-	height  int
+	width       int
+	height      int
 }
 
 var kinds = append([]string{""}, library.Kinds...)

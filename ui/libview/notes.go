@@ -260,4 +260,3 @@ func (p *Pane) notesFooter() string {
 	n := common.Count(len(p.hs), "highlight")
 	return common.Truncate(p.c.Styles.Dim.Render(n+" · enter open · d d remove · z Zotero · O Obsidian · / search · n items"), p.width)
 }
-

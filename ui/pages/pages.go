@@ -97,7 +97,7 @@ type Pane struct {
 	// section is where a followed link points inside its page: the
 	// reader goes there once the page is rendered.
 	section *section
-	aloud   common.Aloud // R: read the page aloud
+	aloud   common.Aloud  // R: read the page aloud
 	mark    common.Marker // v: select a passage and highlight it
 	history []visit
 	// restore is the page esc went back to, until it is shown whole.
