@@ -36,6 +36,8 @@ var dependencyRules = []struct {
 	{"hark/audio/...", []string{"hark/audio/...", "hark/gateway/text"}, "playback knows sound, not the gateway (only the standalone text toolkit, through prose)"},
 	{"hark/library/...", []string{"hark/api/...", "hark/library/..."}, "the library keeps what the client saw; it needs no gateway or screen"},
 	{"hark/gateway/text", nil, "the text toolkit (tokenizer, stemmer, BM25, sentences) is shared by the index, search and research, so it stands alone"},
+	{"hark/gateway/model", nil, "the model client speaks to a provider through its SDK and knows nothing of research, pages or the server"},
+	{"hark/gateway/model/modeltest", []string{"hark/gateway/text"}, "the fake model service is a third party's stand-in: its fake embeddings read words with the text toolkit"},
 	{"hark/gateway/research/...", []string{"hark/api/...", "hark/gateway/engine", "hark/gateway/extract/...", "hark/gateway/text", "hark/gateway/research/..."}, "research reads the web engine through its Index interface, never gateway/web itself (it escapes markdown as the extractor does); gateway/embedded wires the two"},
 	{"hark/gateway/config", nil, "gateway.toml is read and checked, then handed down: it knows nothing of what uses it"},
 	{"hark/gateway/auth", nil, "keys are made and hashed without the HTTP server or its database"},
