@@ -27,7 +27,7 @@ func whereLeaks(pages []page) {
 			part, totals["head"], totals["mid"], totals["tail"], totals["caption"], totals["miss"])
 	}()
 	for _, pg := range pages {
-		if heldOut(pg.Name) != *leaksHeldOut || pg.with == nil {
+		if heldOut(pg) != *leaksHeldOut || pg.with == nil {
 			continue
 		}
 		text := harkText(pg)

@@ -64,20 +64,26 @@ import (
 )
 
 var (
-	docsDir      = flag.String("docs", "../../gateway/web/testdata/extract", "committed pages with .truth.txt beside them")
-	articlesDir  = flag.String("articles", "../../gateway/extract/testdata/articles", "committed articles with .truth.txt beside them")
-	readDir      = flag.String("readability", "", "Mozilla Readability's test-pages folder (skipped when empty)")
-	trafDir      = flag.String("trafilatura", "", "trafilatura's tests folder, with evaldata.json, eval/ and cache/ (skipped when empty)")
-	n            = flag.Int("n", 3, "extractions of each page for the time per page")
-	verbose      = flag.Bool("v", false, "print each tuning page where hark's F1 is 0.05 or more below the best peer's")
-	only         = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
-	dump         = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
-	pageScores   = flag.Bool("pages", false, "print hark's F1 on each tuning page (to compare two versions of a rule)")
-	leaks        = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and the element holding each body snippet it misses, and stop")
-	leaksHeldOut = flag.Bool("leaks-held-out", false, "with -leaks, look at the held-out part instead, and print totals only: where the kept boilerplate sits, how much is in captions, how many body snippets are missed")
-	gaps         = flag.Bool("gaps", false, "print how hark's held-out results differ from go-trafilatura's page by page, sorted and without page names: whether a gap is one page or many, without looking at the pages")
-	visible      = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
-	halves       = flag.Bool("halves", false, "score the tuning part's two halves apart (by another bit of the name's hash) and skip the held-out part: a rule is kept only if neither half drops")
+	docsDir         = flag.String("docs", "../../gateway/web/testdata/extract", "committed pages with .truth.txt beside them")
+	articlesDir     = flag.String("articles", "../../gateway/extract/testdata/articles", "committed articles with .truth.txt beside them")
+	readDir         = flag.String("readability", "", "Mozilla Readability's test-pages folder (skipped when empty)")
+	trafDir         = flag.String("trafilatura", "", "trafilatura's tests folder, with evaldata.json, eval/ and cache/ (skipped when empty)")
+	n               = flag.Int("n", 3, "extractions of each page for the time per page")
+	verbose         = flag.Bool("v", false, "print each tuning page where hark's F1 is 0.05 or more below the best peer's")
+	only            = flag.String("only", "", "run only this extractor (hark, go-trafilatura, go-readability)")
+	dump            = flag.String("dump", "", "print hark's text of the tuning page of this name and stop")
+	pageScores      = flag.Bool("pages", false, "print hark's F1 on each tuning page (to compare two versions of a rule)")
+	leaks           = flag.Bool("leaks", false, "print where each boilerplate snippet hark keeps on a tuning page of trafilatura's set sits (head, mid or tail of the text) and the source element that holds it, and the element holding each body snippet it misses, and stop")
+	leaksHeldOut    = flag.Bool("leaks-held-out", false, "with -leaks, look at the held-out part instead, and print totals only: where the kept boilerplate sits, how much is in captions, how many body snippets are missed")
+	gaps            = flag.Bool("gaps", false, "print how hark's held-out results differ from go-trafilatura's page by page, sorted and without page names: whether a gap is one page or many, without looking at the pages")
+	visible         = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
+	shDir           = flag.String("scrapinghub", "", "the Scrapinghub article extraction benchmark's folder, with ground-truth.json and html/<id>.html (skipped when empty)")
+	wcxbDir         = flag.String("wcxb", "", "WCXB's folder, with metadata.json and dev/ and test/ (skipped when empty)")
+	wcxbTypes       = flag.String("wcxb-types", "article", "WCXB page types to score, comma-separated (article, documentation, forum, …)")
+	onlySet         = flag.String("set", "", "run only the datasets whose title holds this")
+	withReadability = flag.Bool("go-readability", false, "score go-readability too")
+	cacheDir        = flag.String("cache", "", "keep the peers' outputs in this folder and read them back on later runs (their times are then not measured)")
+	fit             = flag.Bool("fit", false, "fit the extractor's weights on the tuning parts by coordinate search, cross-validated by site folds, print each fold's figures, and stop")
 )
 
 // page is one page of a dataset: a truth text, or snippets.
@@ -86,11 +92,14 @@ type page struct {
 	with, without []string
 	article       bool
 	// titled: the truth opens with the page's title (the committed
-	// truths). hark's text opens with it too; the peers return it in a
-	// field of its own, which is put first. Where the truth leaves the
-	// title out (Readability's output, trafilatura's snippets, which
-	// count the headline as not the body), hark's title line is left out.
+	// truths). The peers return it in a field of its own, which is put
+	// first; hark is scored with its headline ("hark") and without it
+	// ("hark, body"), by Document.Body.
 	titled bool
+	// site is the registrable domain the page was published on (or, for
+	// a manual, its package): the unit of every split, so that no part
+	// is scored on a site another part was tuned on.
+	site string
 }
 
 type extractor struct {
@@ -100,8 +109,24 @@ type extractor struct {
 
 var extractors = []extractor{
 	{"hark", hark},
+	{"hark, body", harkBody},
 	{"go-trafilatura v1.12.2", trafila},
 	{"go-readability", readab},
+}
+
+// measure kinds: how a dataset's truth is scored.
+const (
+	byShingles3 = iota // score.Text against a whole-body truth
+	bySnippets         // trafilatura's with/without snippets
+	byShingles4        // the Scrapinghub benchmark's measure
+	byWords            // WCXB's bag of words
+)
+
+type dataset struct {
+	title     string
+	pages     []page
+	kind      int
+	structure bool
 }
 
 func main() {
@@ -125,8 +150,28 @@ func main() {
 		}
 		return
 	}
+	sets := datasets()
+	if *leaks {
+		for _, ds := range sets {
+			if ds.kind == bySnippets && strings.HasPrefix(ds.title, "trafilatura") {
+				whereLeaks(ds.pages)
+			}
+		}
+		return
+	}
+	if *fit {
+		fitWeights(sets)
+		return
+	}
 	fmt.Printf("Time per page: the mean of %d extractions of each page on one core.\n", *n)
-	fmt.Printf("Held out: pages whose FNV-1a hash of the name is 0 mod 3, never used for tuning.\n\n")
+	fmt.Printf("Held out: pages of sites whose FNV-1a hash is 0 mod 3, never used for tuning; the tuning part's sites fall in %d folds by the same hash.\n\n", folds)
+	for _, ds := range sets {
+		run(ds)
+	}
+}
+
+// datasets reads every set named on the command line.
+func datasets() []dataset {
 	committed := append(readTruthDir(*docsDir, false), readTruthDir(*articlesDir, true)...)
 	var arts, snips, docs []page
 	for _, pg := range committed {
@@ -139,32 +184,47 @@ func main() {
 			docs = append(docs, pg)
 		}
 	}
-	run("committed articles with bodies", arts, false)
-	run("committed articles with snippets", snips, false)
-	run("committed documentation", docs, true)
+	sets := []dataset{
+		{"committed articles with bodies", arts, byShingles3, false},
+		{"committed articles with snippets", snips, bySnippets, false},
+		{"committed documentation", docs, byShingles3, true},
+	}
 	if *readDir != "" {
-		run("Mozilla Readability test pages", readReadability(*readDir), false)
+		sets = append(sets, dataset{"Mozilla Readability test pages", readReadability(*readDir), byShingles3, false})
 	}
 	if *trafDir != "" {
-		if *leaks {
-			whereLeaks(readTrafilatura(*trafDir))
-			return
-		}
-		run("trafilatura evaluation set (snippets)", readTrafilatura(*trafDir), false)
+		sets = append(sets, dataset{"trafilatura evaluation set (snippets)", readTrafilatura(*trafDir), bySnippets, false})
 	}
+	if *shDir != "" {
+		sets = append(sets, dataset{"Scrapinghub article extraction benchmark", readScrapinghub(*shDir), byShingles4, false})
+	}
+	if *wcxbDir != "" {
+		for _, kind := range strings.Split(*wcxbTypes, ",") {
+			sets = append(sets, dataset{"WCXB " + kind + " pages", readWCXB(*wcxbDir, kind), byWords, false})
+		}
+	}
+	var out []dataset
+	for _, ds := range sets {
+		if *onlySet == "" || strings.Contains(strings.ToLower(ds.title), strings.ToLower(*onlySet)) {
+			out = append(out, ds)
+		}
+	}
+	return out
 }
 
-// heldOut splits every dataset by page name, decided before any result
-// was seen: a third of the pages are never looked at while tuning.
-func heldOut(name string) bool {
-	return nameHash(name)%3 == 0
+// folds is how many parts the tuning sites are cut into for
+// cross-validation.
+const folds = 5
+
+// heldOut splits every dataset by site, decided before any result was
+// seen: a third of the sites are never looked at while tuning.
+func heldOut(pg page) bool {
+	return nameHash(pg.site)%3 == 0
 }
 
-// tuningHalf is the half of the tuning part a page is in (0 or 1), by a
-// bit of the hash that heldOut does not decide: a rule that helps one
-// half only is fitted to its pages.
-func tuningHalf(name string) int {
-	return int(nameHash(name)/3) % 2
+// fold is the cross-validation fold of a tuning page's site.
+func fold(pg page) int {
+	return int(nameHash(pg.site)/3) % folds
 }
 
 func nameHash(name string) uint32 {
@@ -176,28 +236,57 @@ func nameHash(name string) uint32 {
 type result struct {
 	p, r, f    float64
 	tp, fn, fp int
+	sh         [3]float64 // Shingles4's tp, fp, fn
 	ms         float64
 	md, text   string
 	structures score.Structures
 	pages      int
 }
 
-func run(title string, pages []page, structure bool) {
+// sum adds up a part's results; total reads them as the dataset's
+// measure has them.
+type sum struct {
+	result
+	k   int
+	sh4 [][3]float64
+}
+
+func (s *sum) add(res result) {
+	s.p, s.r, s.f, s.ms = s.p+res.p, s.r+res.r, s.f+res.f, s.ms+res.ms
+	s.tp, s.fn, s.fp = s.tp+res.tp, s.fn+res.fn, s.fp+res.fp
+	s.structures.Add(res.structures)
+	s.sh4 = append(s.sh4, res.sh)
+	s.k++
+}
+
+func (s *sum) total(kind int) (p, r, f float64) {
+	k := float64(max(1, s.k))
+	switch kind {
+	case bySnippets: // trafilatura's way: over all snippets
+		p = float64(s.tp) / float64(max(1, s.tp+s.fp))
+		r = float64(s.tp) / float64(max(1, s.tp+s.fn))
+		f = 2 * p * r / max(1e-9, p+r)
+		return
+	case byShingles4:
+		return score.Mean4(s.sh4)
+	}
+	return s.p / k, s.r / k, s.f / k
+}
+
+func run(ds dataset) {
+	pages := ds.pages
 	if len(pages) == 0 {
 		return
 	}
-	structureMarkdown = structure
-	parts := []string{"tuning", "held-out"}
-	if *halves {
-		parts = []string{"tuning", "tuning half A", "tuning half B"}
+	structureMarkdown = ds.structure
+	sites := map[string]bool{}
+	for _, pg := range pages {
+		sites[pg.site] = true
 	}
-	for _, part := range parts {
+	for _, part := range []string{"tuning", "held-out"} {
 		var sel []page
 		for _, pg := range pages {
-			switch {
-			case heldOut(pg.Name) != (part == "held-out"):
-			case part == "tuning half A" && tuningHalf(pg.Name) != 0, part == "tuning half B" && tuningHalf(pg.Name) != 1:
-			default:
+			if heldOut(pg) == (part == "held-out") {
 				sel = append(sel, pg)
 			}
 		}
@@ -205,69 +294,50 @@ func run(title string, pages []page, structure bool) {
 			continue
 		}
 		if *dump != "" {
-			for _, pg := range sel {
-				if pg.Name == *dump && part == "tuning" {
-					text := harkText(pg)
-					if pg.Truth == nil {
-						fmt.Println(text)
-						os.Exit(0)
-					}
-					// Lines of one side that share little with the other.
-					for _, side := range []struct {
-						mark       string
-						from, into string
-					}{{"+", text, string(pg.Truth)}, {"-", string(pg.Truth), text}} {
-						for _, l := range strings.Split(side.from, "\n") {
-							if strings.TrimSpace(l) == "" {
-								continue
-							}
-							if p, _, _ := score.Text(l, side.into); p < 0.5 {
-								fmt.Println(side.mark, l)
-							}
-						}
-					}
-					os.Exit(0)
-				}
-			}
+			dumpPage(sel, part)
 			continue
 		}
-		fmt.Printf("### %s: %s (%d pages)\n\n", title, part, len(sel))
-		if structure {
+		partSites := map[string]bool{}
+		for _, pg := range sel {
+			partSites[pg.site] = true
+		}
+		fmt.Printf("### %s: %s (%d pages, %d sites)\n\n", ds.title, part, len(sel), len(partSites))
+		if ds.structure {
 			fmt.Println("| Extractor | P | R | F1 | spacing | headings | code | lists | links | ms/page |\n|---|---|---|---|---|---|---|---|---|---|")
 		} else {
 			fmt.Println("| Extractor | P | R | F1 | ms/page |\n|---|---|---|---|---|")
 		}
-		perPage := map[string][]float64{}
-		errs := map[string][][2]int{} // snippets: false positives and negatives by extractor
+		perPage := map[string]map[string]float64{} // page, extractor: F1
+		errs := map[string][][2]int{}              // snippets: false positives and negatives by extractor
+		perFold := map[string]*[folds]sum{}
 		for _, ex := range extractors {
-			if *only != "" && !strings.HasPrefix(ex.name, *only) {
+			if *only != "" && !strings.HasPrefix(ex.name, *only) || ex.name == "go-readability" && !*withReadability {
 				continue
 			}
-			var sum result
+			var all sum
+			byFold := &[folds]sum{}
+			perFold[ex.name] = byFold
 			for _, pg := range sel {
-				res := measure(ex, pg)
-				sum.p, sum.r, sum.f, sum.ms = sum.p+res.p, sum.r+res.r, sum.f+res.f, sum.ms+res.ms
-				sum.tp, sum.fn, sum.fp = sum.tp+res.tp, sum.fn+res.fn, sum.fp+res.fp
-				sum.structures.Add(res.structures)
-				perPage[pg.Name] = append(perPage[pg.Name], res.f)
-				if *pageScores && part == "tuning" && ex.name == "hark" {
+				res := measure(ex, pg, ds.kind)
+				all.add(res)
+				byFold[fold(pg)].add(res)
+				if perPage[pg.Name] == nil {
+					perPage[pg.Name] = map[string]float64{}
+				}
+				perPage[pg.Name][ex.name] = res.f
+				if *pageScores && part == "tuning" && ex.name == "hark, body" {
 					fmt.Printf("  page: %s %.3f fp %d fn %d\n", pg.Name, res.f, res.fp, res.fn)
 				}
-				if pg.with != nil {
+				if ds.kind == bySnippets && ex.name != "hark" {
 					errs[pg.Name] = append(errs[pg.Name], [2]int{res.fp, res.fn})
 				}
-				if *verbose && part == "tuning" && ex.name == "hark" && res.fp > 0 {
+				if *verbose && part == "tuning" && ex.name == "hark, body" && ds.kind == bySnippets {
 					text := harkText(pg)
-					_, _, fp := score.Snippets(text, nil, pg.without)
 					for _, w := range pg.without {
 						if _, _, k := score.Snippets(text, nil, []string{w}); k > 0 {
 							fmt.Printf("  in: %s: %q\n", pg.Name, w)
 						}
 					}
-					_ = fp
-				}
-				if *verbose && part == "tuning" && ex.name == "hark" && res.fn > 0 {
-					text := harkText(pg)
 					for _, w := range pg.with {
 						if k, _, _ := score.Snippets(text, []string{w}, nil); k == 0 {
 							fmt.Printf("  missing: %s: %q\n", pg.Name, w)
@@ -275,73 +345,122 @@ func run(title string, pages []page, structure bool) {
 					}
 				}
 			}
+			p, r, f := all.total(ds.kind)
 			k := float64(len(sel))
-			p, r, f := sum.p/k, sum.r/k, sum.f/k
-			if sel[0].with != nil { // trafilatura's way: over all snippets
-				p = float64(sum.tp) / float64(max(1, sum.tp+sum.fp))
-				r = float64(sum.tp) / float64(max(1, sum.tp+sum.fn))
-				f = 2 * p * r / max(1e-9, p+r)
-			}
-			if structure {
-				s := sum.structures
+			if ds.structure {
+				s := all.structures
 				fmt.Printf("| %s | %.3f | %.3f | **%.3f** | %s | %s | %s | %s | %s | %.2f |\n", ex.name, p, r, f,
-					frac(s.Spacing), frac(s.Headings), frac(s.Code), frac(s.Lists), frac(s.Links), sum.ms/k)
+					frac(s.Spacing), frac(s.Headings), frac(s.Code), frac(s.Lists), frac(s.Links), all.ms/k)
 			} else {
-				fmt.Printf("| %s | %.3f | %.3f | **%.3f** | %.2f |\n", ex.name, p, r, f, sum.ms/k)
+				fmt.Printf("| %s | %.3f | %.3f | **%.3f** | %.2f |\n", ex.name, p, r, f, all.ms/k)
 			}
 		}
 		fmt.Println()
+		if part == "tuning" && len(perFold) > 0 {
+			printFolds(ds.kind, perFold)
+		}
 		if *gaps && part == "held-out" {
 			printGaps(sel, perPage, errs)
 		}
-		if *verbose && part == "tuning" && sel[0].with != nil {
-			for _, pg := range sel {
-				e := errs[pg.Name]
-				if len(e) == 3 && e[0][0]+e[0][1] > e[1][0]+e[1][1] {
-					fmt.Printf("  worse: %-60s hark fp %d fn %d, trafilatura fp %d fn %d\n", pg.Name, e[0][0], e[0][1], e[1][0], e[1][1])
-				}
-			}
-		}
-		if *verbose && part == "tuning" && sel[0].with == nil {
+		if *verbose && part == "tuning" && ds.kind != bySnippets {
 			names := make([]string, 0, len(perPage))
 			for name, fs := range perPage {
-				if len(fs) == 3 && fs[0] < max(fs[1], fs[2])-0.05 || len(fs) == 1 && fs[0] < 0.97 {
+				if fs[scored(sel[0])] < fs["go-trafilatura v1.12.2"]-0.05 {
 					names = append(names, name)
 				}
 			}
 			sort.Strings(names)
 			for _, name := range names {
 				fs := perPage[name]
-				fmt.Printf("  behind: %-50s %.3f\n", name, fs)
+				fmt.Printf("  behind: %-50s %.3f %.3f\n", name, fs[scored(sel[0])], fs["go-trafilatura v1.12.2"])
 			}
 			fmt.Println()
 		}
 	}
 }
 
+// printFolds prints each extractor's figures on each fold of a tuning
+// part: P / R / F1 by fold, a fold being a fifth of its sites.
+func printFolds(kind int, perFold map[string]*[folds]sum) {
+	fmt.Print("Per fold of the tuning part (P / R / F1, pages):\n\n| Extractor |")
+	for i := range folds {
+		fmt.Printf(" fold %d |", i)
+	}
+	fmt.Print("\n|---|")
+	for range folds {
+		fmt.Print("---|")
+	}
+	fmt.Println()
+	for _, ex := range extractors {
+		fs, ok := perFold[ex.name]
+		if !ok {
+			continue
+		}
+		fmt.Printf("| %s |", ex.name)
+		for i := range folds {
+			p, r, f := fs[i].total(kind)
+			fmt.Printf(" %.3f / %.3f / %.3f (%d) |", p, r, f, fs[i].k)
+		}
+		fmt.Println()
+	}
+	fmt.Println()
+}
+
+func dumpPage(sel []page, part string) {
+	for _, pg := range sel {
+		if pg.Name != *dump || part != "tuning" {
+			continue
+		}
+		text := harkText(pg)
+		if pg.Truth == nil {
+			fmt.Println(text)
+			os.Exit(0)
+		}
+		// Lines of one side that share little with the other.
+		for _, side := range []struct {
+			mark       string
+			from, into string
+		}{{"+", text, string(pg.Truth)}, {"-", string(pg.Truth), text}} {
+			for _, l := range strings.Split(side.from, "\n") {
+				if strings.TrimSpace(l) == "" {
+					continue
+				}
+				if p, _, _ := score.Text(l, side.into); p < 0.5 {
+					fmt.Println(side.mark, l)
+				}
+			}
+		}
+		os.Exit(0)
+	}
+}
+
 // measure runs one extractor on one page, scores it, and times it.
-func measure(ex extractor, pg page) result {
-	md, text, title := safeRun(ex, pg.Page)
-	switch {
-	case ex.name == "hark" && !pg.titled:
-		text = withoutTitle(pg.Page, text)
-	case ex.name != "hark" && pg.titled && title != "":
+func measure(ex extractor, pg page, kind int) result {
+	md, text, title := cachedRun(ex, pg)
+	if ex.name != "hark" && ex.name != "hark, body" && pg.titled && title != "" {
 		text = title + "\n\n" + text
 	}
 	var res result
-	if pg.with != nil {
+	switch kind {
+	case bySnippets:
 		res.tp, res.fn, res.fp = score.Snippets(text, pg.with, pg.without)
-	} else {
+	case byShingles4:
+		res.sh[0], res.sh[1], res.sh[2] = score.Shingles4(text, string(pg.Truth))
+	case byWords:
+		res.p, res.r, res.f = score.Words(text, string(pg.Truth))
+	default:
 		res.p, res.r, res.f = score.Text(text, string(pg.Truth))
-		if pg.Truth != nil && !pg.article {
+		if !pg.article {
 			res.structures = score.Structure(pg.Page, md, text, nil)
 		}
 	}
-	start := time.Now()
-	for i := 0; i < *n; i++ {
-		safeRun(ex, pg.Page)
+	if *n > 0 {
+		start := time.Now()
+		for i := 0; i < *n; i++ {
+			safeRun(ex, pg.Page)
+		}
+		res.ms = float64(time.Since(start).Microseconds()) / 1000 / float64(*n)
 	}
-	res.ms = float64(time.Since(start).Microseconds()) / 1000 / float64(max(1, *n))
 	return res
 }
 
@@ -355,40 +474,6 @@ func safeRun(ex extractor, pg score.Page) (md, text, title string) {
 	return ex.run(pg)
 }
 
-// withoutTitle drops the first line of hark's text when it is the
-// title heading that Render put first.
-func withoutTitle(pg score.Page, text string) string {
-	doc, err := html.Parse(bytes.NewReader(pg.HTML))
-	if err != nil {
-		return text
-	}
-	first, rest, _ := strings.Cut(text, "\n")
-	first = strings.Join(strings.Fields(first), " ")
-	if t := extract.Title(doc); t != nil && first == strings.Join(strings.Fields(score.NodeText(t)), " ") {
-		return rest
-	}
-	// A headline that Title does not take for the title (an <h2>, a
-	// styled <div>) but that the page's <title> names is the title line
-	// all the same.
-	if t := findTitleElement(doc); t != nil && utf8.RuneCountInString(first) >= 15 &&
-		strings.Contains(strings.ToLower(strings.Join(strings.Fields(score.NodeText(t)), " ")), strings.ToLower(first)) {
-		return rest
-	}
-	return text
-}
-
-func findTitleElement(n *html.Node) *html.Node {
-	if n.Type == html.ElementNode && n.Data == "title" {
-		return n
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if t := findTitleElement(c); t != nil {
-			return t
-		}
-	}
-	return nil
-}
-
 func readTruthDir(dir string, articles bool) []page {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
 	sort.Strings(files)
@@ -399,6 +484,7 @@ func readTruthDir(dir string, articles bool) []page {
 			log.Fatal(err)
 		}
 		name := filepath.Base(f)
+		site := committedSite(name)
 		// A page may have both labels: it is scored both ways.
 		raw, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".snippets.json")
 		if err == nil {
@@ -409,7 +495,8 @@ func readTruthDir(dir string, articles bool) []page {
 			if err := json.Unmarshal(raw, &sn); err != nil {
 				log.Fatalf("%s: %v", f, err)
 			}
-			pages = append(pages, page{Page: score.Page{Name: name, URL: sn.URL, HTML: body}, with: sn.With, without: sn.Without, article: true})
+			pages = append(pages, page{Page: score.Page{Name: name, URL: sn.URL, HTML: body}, with: sn.With, without: sn.Without, article: true, site: siteOf(sn.URL)})
+			site = siteOf(sn.URL)
 		}
 		truth, terr := os.ReadFile(strings.TrimSuffix(f, ".html") + ".truth.txt")
 		if terr != nil && err == nil {
@@ -422,6 +509,7 @@ func readTruthDir(dir string, articles bool) []page {
 			Page:    score.Page{Name: name, URL: "http://docs.example/manual/html/" + name, HTML: body, Truth: truth},
 			titled:  true,
 			article: articles || strings.HasPrefix(name, "blog_") || strings.HasPrefix(name, "news_"),
+			site:    site,
 		})
 	}
 	return pages
@@ -448,6 +536,7 @@ func readReadability(dir string) []page {
 		pages = append(pages, page{
 			Page:    score.Page{Name: name, URL: "http://fakehost/test/page.html", HTML: body, Truth: []byte(score.NodeText(doc))},
 			article: true,
+			site:    strings.TrimRight(strings.TrimRight(name, "0123456789"), "-"),
 		})
 	}
 	return pages
@@ -480,7 +569,7 @@ func readTrafilatura(dir string) []page {
 		}
 		pages = append(pages, page{
 			Page: score.Page{Name: e.File, URL: u, HTML: body},
-			with: e.With, without: append([]string{}, e.Without...), article: true,
+			with: e.With, without: append([]string{}, e.Without...), article: true, site: siteOf(u),
 		})
 	}
 	sort.Slice(pages, func(i, j int) bool { return pages[i].Name < pages[j].Name })
@@ -495,14 +584,25 @@ func frac(c score.Count) string {
 }
 
 func hark(pg score.Page) (md, text, title string) {
+	d := harkDoc(pg)
+	return d.Markdown(), d.Text(), ""
+}
+
+// harkBody is hark's text without its headline (Document.Body), as the
+// public sets' truths hold an article.
+func harkBody(pg score.Page) (md, text, title string) {
+	d := harkDoc(pg).Body()
+	return d.Markdown(), d.Text(), ""
+}
+
+func harkDoc(pg score.Page) *extract.Document {
 	doc, err := html.Parse(bytes.NewReader(toUTF8(pg.HTML)))
 	if err != nil {
-		return "", "", ""
+		return &extract.Document{}
 	}
 	base, _ := url.Parse(pg.URL)
 	t := extract.Title(doc)
-	d := extract.Render(extract.Main(doc), t, extract.Options{Base: base, Tables: true})
-	return d.Markdown(), d.Text(), ""
+	return extract.Render(extract.Main(doc), t, extract.Options{Base: base, Tables: true})
 }
 
 func trafila(pg score.Page) (md, text, title string) {
@@ -542,20 +642,31 @@ func readab(pg score.Page) (md, text, title string) {
 	return "", score.NodeText(art.Node), art.Title
 }
 
-// harkText is hark's text of pg as it is scored (see page.titled).
+// harkText is hark's text of pg as it is scored: with its headline where
+// the truth opens with the title, without it elsewhere.
 func harkText(pg page) string {
-	_, text, _ := hark(pg.Page)
-	if !pg.titled {
-		text = withoutTitle(pg.Page, text)
+	if pg.titled {
+		_, text, _ := hark(pg.Page)
+		return text
 	}
+	_, text, _ := harkBody(pg.Page)
 	return text
+}
+
+// scored is the name of hark's row that is held to the peers on pg: with
+// its headline where the truth opens with the title, else its body.
+func scored(pg page) string {
+	if pg.titled {
+		return "hark"
+	}
+	return "hark, body"
 }
 
 // printGaps prints, for a held-out part, hark's F1 minus go-trafilatura's
 // on each page (bodies), or how many more boilerplate snippets hark keeps
 // and how many fewer body snippets it finds (snippets), sorted and
 // without the pages' names.
-func printGaps(sel []page, perPage map[string][]float64, errs map[string][][2]int) {
+func printGaps(sel []page, perPage map[string]map[string]float64, errs map[string][][2]int) {
 	var d []float64
 	for _, pg := range sel {
 		if e := errs[pg.Name]; len(e) >= 2 {
@@ -563,7 +674,7 @@ func printGaps(sel []page, perPage map[string][]float64, errs map[string][][2]in
 			continue
 		}
 		if fs := perPage[pg.Name]; len(fs) >= 2 {
-			d = append(d, fs[0]-fs[1])
+			d = append(d, fs[scored(pg)]-fs["go-trafilatura v1.12.2"])
 		}
 	}
 	if sel[0].with != nil {

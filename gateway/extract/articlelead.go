@@ -28,7 +28,7 @@ const (
 // with few links and no picture. Shorter blocks before it (a dateline, a
 // byline) are passed over; a block that holds root ends the search.
 func keepStandfirst(root, title *html.Node) {
-	if title == nil || contains(root, title) || contains(title, root) || opensWithH1(root) {
+	if title == nil || contains(root, title) || contains(title, root) || openingH1(root) != nil {
 		return
 	}
 	n := title

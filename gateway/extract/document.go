@@ -4,6 +4,19 @@ import (
 	"strings"
 )
 
+// Body is the document without its headline: the article's text alone,
+// as benchmarks' truths hold it and as a caller that shows the title
+// apart wants it.
+func (d *Document) Body() *Document {
+	out := &Document{Blocks: make([]Block, 0, len(d.Blocks))}
+	for _, b := range d.Blocks {
+		if !b.Headline {
+			out.Blocks = append(out.Blocks, b)
+		}
+	}
+	return out
+}
+
 // Markdown renders the document as CommonMark (with GFM tables).
 func (d *Document) Markdown() string {
 	var b strings.Builder

@@ -590,3 +590,23 @@ func TestArticleRules(t *testing.T) {
 		}
 	}
 }
+
+// Body leaves out the headline, put first or opening the content, and
+// nothing else; Text keeps it.
+func TestBodyLeavesOutTheHeadline(t *testing.T) {
+	for _, page := range []string{
+		`<html><head><title>Rain in Spain</title></head><body><header><h1>Rain in Spain</h1></header><main><p>It falls mainly on the plain, say the people who measure it, year after year.</p></main></body></html>`,
+		`<html><body><article><h1>Rain in Spain</h1><p>It falls mainly on the plain, say the people who measure it, year after year.</p><h2>More</h2><p>Then it stops, as the forecast says it will, and the plain dries.</p></article></body></html>`,
+	} {
+		doc, _ := html.Parse(strings.NewReader(page))
+		title := Title(doc)
+		d := Render(Main(doc), title, Options{})
+		if !strings.HasPrefix(d.Text(), "Rain in Spain\n") {
+			t.Errorf("text %q does not lead with the headline", d.Text())
+		}
+		body := d.Body().Text()
+		if strings.Contains(body, "Rain in Spain") || !strings.HasPrefix(body, "It falls mainly") {
+			t.Errorf("body %q", body)
+		}
+	}
+}

@@ -47,6 +47,9 @@ type Block struct {
 	Lang     string // a code block's language, when the page names it
 	Markdown string // inline markdown; a code block's or table's lines as they are
 	Text     string // plain text, no markup
+	// Headline marks the page's headline (the title put first, or the
+	// <h1> the content opens with): Body leaves it out.
+	Headline bool
 }
 
 // Document is a page's content as blocks.
@@ -58,8 +61,8 @@ type Document struct {
 // outside root, is put first as the page heading (see Title), unless
 // root opens with a headline of its own.
 func Render(root, title *html.Node, opt Options) *Document {
-	r := &renderer{opt: opt, in: &inline{}, blockish: map[*html.Node]bool{}, title: title}
-	if title != nil && !contains(root, title) && !opensWithH1(root) {
+	r := &renderer{opt: opt, in: &inline{}, blockish: map[*html.Node]bool{}, title: title, headline: openingH1(root)}
+	if title != nil && !contains(root, title) && r.headline == nil {
 		r.node(title)
 	}
 	if isLineListing(root) {
@@ -87,6 +90,7 @@ type renderer struct {
 	quote    int
 	blockish map[*html.Node]bool
 	title    *html.Node // the page's title, a heading wherever it is
+	headline *html.Node // root's own headline, when it opens with one
 }
 
 // inline collects a block's inline content in both renderings, with
@@ -451,7 +455,7 @@ func trimGlyphs(s string) string {
 func (r *renderer) heading(n *html.Node, level int) {
 	r.flush()
 	saved := r.ctx
-	r.ctx = Block{Kind: Heading, Level: level}
+	r.ctx = Block{Kind: Heading, Level: level, Headline: n == r.title || n == r.headline}
 	r.children(n)
 	r.flush()
 	r.ctx = saved
@@ -704,11 +708,11 @@ func longestRun(s string, c byte) int {
 	return best
 }
 
-// opensWithH1 reports content that has a headline of its own: an <h1>
-// before its first paragraph of prose. An <h1> further down heads one of
-// its sections (a WordPress page set in <h1> sections), and the page's
-// title still leads.
-func opensWithH1(root *html.Node) bool {
+// openingH1 is the headline content has of its own: an <h1> before its
+// first paragraph of prose. An <h1> further down heads one of its
+// sections (a WordPress page set in <h1> sections), and the page's title
+// still leads.
+func openingH1(root *html.Node) *html.Node {
 	first := findFirst(root, func(n *html.Node) bool {
 		if n.DataAtom == atom.H1 {
 			return true
@@ -719,5 +723,8 @@ func opensWithH1(root *html.Node) bool {
 		links, all := linkText(n)
 		return all-links >= 25
 	})
-	return first != nil && first.DataAtom == atom.H1
+	if first != nil && first.DataAtom == atom.H1 {
+		return first
+	}
+	return nil
 }

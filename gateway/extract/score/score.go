@@ -70,6 +70,110 @@ func Snippets(text string, with, without []string) (tp, fn, fp int) {
 	return
 }
 
+// Shingles4 scores got against want the way the Scrapinghub article
+// extraction benchmark scores articleBody: word 4-shingles (runs of
+// letters, digits and underscores, case kept) counted with their
+// repeats; true positives, false positives and false negatives
+// normalised to sum to one, so that a long page weighs no more than a
+// short one. Its precision and recall are the means of tp/(tp+fp) and
+// tp/(tp+fn) over a set's pages (see Mean4).
+func Shingles4(got, want string) (tp, fp, fn float64) {
+	g, w := shingleCounts(got, 4), shingleCounts(want, 4)
+	for k, gc := range g {
+		wc := w[k]
+		tp += float64(min(gc, wc))
+		fp += float64(max(0, gc-wc))
+	}
+	for k, wc := range w {
+		fn += float64(max(0, wc-g[k]))
+	}
+	if s := tp + fp + fn; s > 0 {
+		tp, fp, fn = tp/s, fp/s, fn/s
+	}
+	return
+}
+
+// Mean4 is a set's precision, recall and F1 from its pages' Shingles4
+// figures, as the Scrapinghub benchmark computes them: the means of each
+// page's precision and recall (a page with nothing predicted and nothing
+// true scores one), and F1 of the two means.
+func Mean4(pages [][3]float64) (p, r, f float64) {
+	var np, nr int
+	for _, x := range pages {
+		tp, fp, fn := x[0], x[1], x[2]
+		if tp+fp > 0 {
+			np++
+			if fp == 0 && fn == 0 {
+				p++
+			} else {
+				p += tp / (tp + fp)
+			}
+		}
+		if tp+fn > 0 {
+			nr++
+			if fp == 0 && fn == 0 {
+				r++
+			} else {
+				r += tp / (tp + fn)
+			}
+		}
+	}
+	p, r = p/float64(max(np, 1)), r/float64(max(nr, 1))
+	if p+r > 0 {
+		f = 2 * p * r / (p + r)
+	}
+	return
+}
+
+var wordRun = regexp.MustCompile(`\w+`)
+
+func shingleCounts(s string, n int) map[string]int {
+	toks := wordRun.FindAllString(s, -1)
+	out := map[string]int{}
+	for i := 0; i < max(1, len(toks)-n+1); i++ {
+		k := strings.Join(toks[i:min(len(toks), i+n)], "\x00")
+		if k != "" {
+			out[k]++
+		}
+	}
+	return out
+}
+
+// Words scores got against want the way WCXB (the Web Content
+// eXtraction Benchmark) does: bags of lower-cased word tokens (runs of
+// letters, digits and underscores), their overlap counted with repeats.
+// An empty want scores one when got is empty too.
+func Words(got, want string) (p, r, f float64) {
+	g, w := map[string]int{}, map[string]int{}
+	ng, nw := 0, 0
+	for _, t := range wordRun.FindAllString(strings.ToLower(got), -1) {
+		g[t]++
+		ng++
+	}
+	for _, t := range wordRun.FindAllString(strings.ToLower(want), -1) {
+		w[t]++
+		nw++
+	}
+	if nw == 0 {
+		if ng == 0 {
+			return 1, 1, 1
+		}
+		return 0, 0, 0
+	}
+	if ng == 0 {
+		return 0, 0, 0
+	}
+	inter := 0
+	for k, c := range g {
+		inter += min(c, w[k])
+	}
+	p, r = float64(inter)/float64(ng), float64(inter)/float64(nw)
+	if p+r > 0 {
+		f = 2 * p * r / (p + r)
+	}
+	return
+}
+
 // Structures measure how much of a page's structure an extraction keeps. Each score is the share of the
 // page's items, among those in its main text (the truth file), that the
 // extraction keeps:

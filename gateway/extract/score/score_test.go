@@ -1,6 +1,9 @@
 package score
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // The yardstick reads markdown as markdown: a hard line break is a break,
 // and a destination may carry its parentheses percent-encoded.
@@ -27,5 +30,20 @@ int y;</pre></body>`),
 func TestFencedInEmptyFirstLine(t *testing.T) {
 	if fencedIn("```\n\nx\n```\n", []string{"", "x"}) {
 		t.Error("an empty first line matched")
+	}
+}
+
+// The public benchmarks' own measures: Scrapinghub's 4-shingles with
+// repeats, normalised per page, and WCXB's bag of words.
+func TestPublicMeasures(t *testing.T) {
+	tp, fp, fn := Shingles4("one two three four five", "one two three four five six")
+	if tp != 2.0/3 || fp != 0 || fn != 1.0/3 { // two shingles of three
+		t.Errorf("Shingles4 = %v %v %v, want 2/3 0 1/3", tp, fp, fn)
+	}
+	if p, r, f := Mean4([][3]float64{{tp, fp, fn}, {1, 0, 0}}); p != 1 || math.Abs(r-5.0/6) > 1e-9 || math.Abs(f-10.0/11) > 1e-9 {
+		t.Errorf("Mean4 = %v %v %v", p, r, f)
+	}
+	if p, r, _ := Words("The cat the", "the cat sat"); p != 2.0/3 || r != 2.0/3 {
+		t.Errorf("Words = %v %v", p, r)
 	}
 }
