@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -75,6 +76,8 @@ func whereLeaks(pages []page) {
 	}
 }
 
+var chainDepth = flag.Int("depth", 6, "elements -leaks and -where print up the chain")
+
 func chain(doc *html.Node, s string) string {
 	var best *html.Node
 	var walk func(*html.Node)
@@ -89,7 +92,7 @@ func chain(doc *html.Node, s string) string {
 	}
 	walk(doc)
 	var parts []string
-	for n := best; n != nil && n.Type == html.ElementNode && len(parts) < 6; n = n.Parent {
+	for n := best; n != nil && n.Type == html.ElementNode && len(parts) < *chainDepth; n = n.Parent {
 		p := n.Data
 		for _, a := range n.Attr {
 			if a.Key == "class" || a.Key == "id" {

@@ -45,7 +45,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -83,6 +85,8 @@ var (
 	onlySet         = flag.String("set", "", "run only the datasets whose title holds this")
 	withReadability = flag.Bool("go-readability", false, "score go-readability too")
 	cacheDir        = flag.String("cache", "", "keep the peers' outputs in this folder and read them back on later runs (their times are then not measured)")
+	where           = flag.String("where", "", "with -dump, print the chain of elements (tag.class#id, innermost first) that holds this text on the page, and stop")
+	weightsFlag     = flag.String("weights", "", "run hark with these weights changed from the defaults: Name=value,Name=value (see extract.Weights)")
 	fit             = flag.Bool("fit", false, "fit the extractor's weights on the tuning parts by coordinate search, cross-validated by site folds, print each fold's figures, and stop")
 )
 
@@ -150,6 +154,16 @@ func main() {
 		}
 		return
 	}
+	benchWeights = extract.DefaultWeights
+	for _, kv := range strings.Split(*weightsFlag, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !reflect.ValueOf(benchWeights).FieldByName(k).IsValid() {
+				log.Fatalf("-weights: %q is not Name=number of a field of extract.Weights", kv)
+			}
+			benchWeights = with(benchWeights, k, f)
+		}
+	}
 	sets := datasets()
 	if *leaks {
 		for _, ds := range sets {
@@ -211,6 +225,9 @@ func datasets() []dataset {
 	}
 	return out
 }
+
+// benchWeights are the weights hark runs with (-weights).
+var benchWeights extract.Weights
 
 // folds is how many parts the tuning sites are cut into for
 // cross-validation.
@@ -363,6 +380,10 @@ func run(ds dataset) {
 			printGaps(sel, perPage, errs)
 		}
 		if *verbose && part == "tuning" && ds.kind != bySnippets {
+			urls := map[string]string{}
+			for _, pg := range sel {
+				urls[pg.Name] = pg.URL
+			}
 			names := make([]string, 0, len(perPage))
 			for name, fs := range perPage {
 				if fs[scored(sel[0])] < fs["go-trafilatura v1.12.2"]-0.05 {
@@ -372,7 +393,7 @@ func run(ds dataset) {
 			sort.Strings(names)
 			for _, name := range names {
 				fs := perPage[name]
-				fmt.Printf("  behind: %-50s %.3f %.3f\n", name, fs[scored(sel[0])], fs["go-trafilatura v1.12.2"])
+				fmt.Printf("  behind: %-50s %.3f %.3f %s\n", name, fs[scored(sel[0])], fs["go-trafilatura v1.12.2"], urls[name])
 			}
 			fmt.Println()
 		}
@@ -411,6 +432,11 @@ func dumpPage(sel []page, part string) {
 		if pg.Name != *dump || part != "tuning" {
 			continue
 		}
+		if *where != "" {
+			doc, _ := html.Parse(bytes.NewReader(toUTF8(pg.HTML)))
+			fmt.Println(chain(doc, strings.Join(strings.Fields(*where), " ")))
+			os.Exit(0)
+		}
 		text := harkText(pg)
 		if pg.Truth == nil {
 			fmt.Println(text)
@@ -446,6 +472,7 @@ func measure(ex extractor, pg page, kind int) result {
 		res.tp, res.fn, res.fp = score.Snippets(text, pg.with, pg.without)
 	case byShingles4:
 		res.sh[0], res.sh[1], res.sh[2] = score.Shingles4(text, string(pg.Truth))
+		res.p, res.r, res.f = score.Mean4([][3]float64{res.sh}) // the page's own, for -v and -gaps
 	case byWords:
 		res.p, res.r, res.f = score.Words(text, string(pg.Truth))
 	default:
@@ -602,7 +629,7 @@ func harkDoc(pg score.Page) *extract.Document {
 	}
 	base, _ := url.Parse(pg.URL)
 	t := extract.Title(doc)
-	return extract.Render(extract.Main(doc), t, extract.Options{Base: base, Tables: true})
+	return extract.Render(extract.MainWith(doc, benchWeights), t, extract.Options{Base: base, Tables: true})
 }
 
 func trafila(pg score.Page) (md, text, title string) {

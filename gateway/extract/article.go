@@ -137,7 +137,7 @@ func tagScore(n *html.Node) float64 {
 // articleRoot finds the container whose paragraphs make the page's
 // article, and the share of the page's paragraph score it holds. It
 // returns nil when no paragraph is long enough to count.
-func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, float64, map[*html.Node]float64) {
+func articleRoot(body *html.Node, memo map[*html.Node]metrics, w *Weights) (*html.Node, float64, map[*html.Node]float64) {
 	scores := map[*html.Node]float64{}
 	var order []*html.Node
 	total := 0.0
@@ -158,7 +158,7 @@ func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, floa
 							break
 						}
 						if _, ok := scores[p]; !ok {
-							scores[p] = tagScore(p) + float64(classWeight(p))
+							scores[p] = tagScore(p) + float64(classWeight(p))*w.ClassName/25
 							order = append(order, p)
 						}
 						div := 1.0
@@ -234,25 +234,25 @@ func articleRoot(body *html.Node, memo map[*html.Node]metrics) (*html.Node, floa
 // reads as part of it (isArticleSibling), as Readability keeps them, and
 // of several stories the one under the page's title is the article
 // (titledArticle; title is nil on other pages).
-func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, title *html.Node) {
+func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, title *html.Node, w *Weights) {
 	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
 	if body == nil {
 		body = doc
 	}
 	memo := map[*html.Node]metrics{}
 	measureTree(body, memo)
-	art, share, scores := articleRoot(body, memo)
+	art, share, scores := articleRoot(body, memo, w)
 	art = titledArticle(art, title, scores)
-	if art == nil || art == root || !contains(root, art) || share < 0.3 {
+	if art == nil || art == root || !contains(root, art) || share < w.ArticleShare {
 		return
 	}
-	threshold := max(10, scores[art]*0.2)
+	threshold := max(10, scores[art]*w.SiblingShare)
 	for n := art; n != root; n = n.Parent {
 		p := n.Parent
 		for c := p.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c != n && c.Type == html.ElementNode && !holdsAny(c, contents) &&
-				(article && !isArticleSibling(c, memo, scores, threshold) || isBoilerplate(c, memo) && (article || !headed(c))) {
+				(article && !isArticleSibling(c, memo, scores, threshold) || isBoilerplate(c, memo, w) && (article || !headed(c))) {
 				p.RemoveChild(c)
 			}
 			c = next
@@ -318,7 +318,7 @@ func isArticleSibling(n *html.Node, memo map[*html.Node]metrics, scores map[*htm
 // one whose class or id names boilerplate, one that is mostly links (a
 // list of related stories, a tag line), or a line of a few words (a
 // dateline, "Share this").
-func isBoilerplate(n *html.Node, memo map[*html.Node]metrics) bool {
+func isBoilerplate(n *html.Node, memo map[*html.Node]metrics, w *Weights) bool {
 	if isHeading(n) {
 		return false
 	}
@@ -332,7 +332,7 @@ func isBoilerplate(n *html.Node, memo map[*html.Node]metrics) bool {
 		return true
 	case m.all == 0:
 		return !hasImage(n)
-	case m.linkDensity() > 0.5:
+	case m.linkDensity() > w.BoilerplateLinks:
 		return true
 	}
 	return m.all-m.links < 25 && findFirst(n, func(c *html.Node) bool { return isHeading(c) || c.DataAtom == atom.Pre }) == nil
@@ -399,7 +399,7 @@ func namesArticleType(s string) bool {
 // than paragraphs (sign-ups), and fragments of a few words outside
 // paragraphs (datelines, "Advertisement"). Headings left heading nothing
 // go with them.
-func cleanArticle(root *html.Node) {
+func cleanArticle(root *html.Node, w *Weights) {
 	memo := map[*html.Node]metrics{}
 	total := measureTree(root, memo)
 	// Names that mark most of the article mark nothing: a page builder
@@ -429,7 +429,7 @@ func cleanArticle(root *html.Node) {
 				switch {
 				case c.DataAtom == atom.Table && isDataTable(c):
 					// Readability leaves a table of data and all it holds.
-				case isArticleClutter(c, memo, total, namesTell):
+				case isArticleClutter(c, memo, total, namesTell, w):
 					n.RemoveChild(c)
 				case c.DataAtom == atom.Pre:
 					// A listing's spans are named by its highlighter (pruneCode).
@@ -444,7 +444,7 @@ func cleanArticle(root *html.Node) {
 	walk(root)
 }
 
-func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics, namesTell bool) bool {
+func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics, namesTell bool, w *Weights) bool {
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Form, atom.Aside, atom.Header, atom.Footer, atom.Dl, atom.Center, atom.Table:
 	case atom.Time:
@@ -522,9 +522,9 @@ func isArticleClutter(n *html.Node, memo map[*html.Node]metrics, total metrics, 
 	}
 	count(n)
 	switch {
-	case m.linkDensity() > 0.5 && m.all-m.links < 200:
+	case m.linkDensity() > w.ClutterLinks && m.all-m.links < 200:
 		return !isListBox(n, memo) || isLinkList(n, memo)
-	case weight < 25 && m.linkDensity() > 0.2 && !isListBox(n, memo):
+	case weight < 25 && m.linkDensity() > w.WeakClutterLinks && !isListBox(n, memo):
 		return true
 	case fields > 0 && fields*3 > paras:
 		return true
@@ -556,7 +556,7 @@ func namesBoilerplate(n *html.Node) bool {
 	}) {
 		for _, neg := range negativeNames {
 			// "com-" names a word of its own, not every word it opens
-			// ("component article-body-text" holds The Telegraph's text).
+			// ("component article-body-text" holds a news site's text).
 			if name := strings.Trim(neg, "-"); name != neg && w == name || name == neg && strings.HasPrefix(w, name) {
 				return true
 			}
@@ -588,10 +588,10 @@ func isLinkList(n *html.Node, memo map[*html.Node]metrics) bool {
 // unlikelyNames and maybeNames are Readability's: a block whose class or
 // id names one of the first and none of the second is furniture on an
 // article page, prose or not (an author box, a "most read" column).
-var unlikelyNames = []string{"-ad-", "ai2html", "banner", "breadcrumbs", "combx", "comment", "community",
-	"cover-wrap", "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related", "remark",
+var unlikelyNames = []string{"-ad-", "banner", "breadcrumbs", "combx", "comment", "community",
+	"disqus", "extra", "footer", "gdpr", "header", "menu", "related", "remark",
 	"replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break",
-	"agegate", "pagination", "pager", "popup", "yom-remote"}
+	"agegate", "pagination", "pager", "popup"}
 
 var maybeNames = []string{"and", "article", "body", "column", "content", "main", "shadow"}
 
@@ -607,20 +607,20 @@ func isUnlikely(n *html.Node) bool {
 
 // isList reports a list: a wrapper of an article is a box, never a
 // list, so a list named unlikely goes however much prose it holds (a
-// gallery's "legends", a slideshow's captions), as Readability has it.
+// slideshow's captions), as Readability has it.
 func isList(n *html.Node) bool { return n.DataAtom == atom.Ul || n.DataAtom == atom.Ol }
 
 // discardNames are parts of a class or id that trafilatura discards
 // inside an article whatever the block's text (its default rules): author
 // boxes (named author even beside "content"), rating
 // widgets, paywall prompts, embedded posts (a quoted tweet, a linked
-// post's card), recirculation ("more-stories", "most-popular"), boxes
-// marked by an icon ("-icon": "Good to know: see the page …") and the
-// Daily Mail's fact boxes; and, beside trafilatura's, licence notes, affiliate boxes,
+// post's card), recirculation ("more-stories", "most-popular") and boxes
+// marked by an icon ("-icon": "Good to know: see the page …"); and,
+// beside trafilatura's, licence notes, affiliate boxes,
 // disclosures and disclaimers. (Its "noprint" was measured too: it is
 // Wikipedia's class for hatnotes, which Readability keeps.)
 var discardNames = []string{"author", "rating", "paywall", "paid-content", "paidcontent", "embed",
-	"-stories", "most-popular", "syndication", "viral", "disclosure", "disclaimer", "affiliate", "licence", "license", "-icon", "mol-factbox"}
+	"-stories", "most-popular", "syndication", "viral", "disclosure", "disclaimer", "affiliate", "licence", "license", "-icon"}
 
 func namesDiscarded(n *html.Node) bool {
 	return containsAny(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), discardNames)

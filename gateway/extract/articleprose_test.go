@@ -8,14 +8,14 @@ import (
 // TestUnlikelyProseBesideTheArticle: a block that Readability finds
 // unlikely by its name goes from an article page even when it holds a
 // thousand letters of prose, if it sits beside the article (readers'
-// comments) or is a list (a gallery's legends: no article is wrapped in
-// a list); the same prose in a box inside the article, around it or its
+// comments) or is a list (a slideshow's captions: no article is wrapped
+// in a list); the same prose in a box inside the article, around it or its
 // named body, or on a page with no article or named body elsewhere, may
 // be the article and stays.
 func TestUnlikelyProseBesideTheArticle(t *testing.T) {
 	story := "<p>" + strings.Repeat("Hotel owners say the towels are washed less often than guests believe, and sheets too. ", 4) + "</p>"
 	legend := "<li><h2>3/50 Rates rise</h2><p>" + strings.Repeat("The bank raised its rates for the first time in seven years, and shares fell. ", 3) + "</p></li>"
-	gallery := `<div class="full-gallery"><ul class="legends">` + strings.Repeat(legend, 6) + `</ul></div>`
+	gallery := `<div class="full-gallery"><ul class="slides-related">` + strings.Repeat(legend, 6) + `</ul></div>`
 	head := `<html><head><title>Hotel secrets</title><meta property="og:type" content="article"></head><body>`
 	for _, tc := range []struct {
 		name, page string

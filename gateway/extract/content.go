@@ -34,8 +34,18 @@ import (
 // set aside by its class or id alone held the article, the page is read
 // again with such blocks kept.
 func Main(doc *html.Node) *html.Node {
+	return MainWith(doc, DefaultWeights)
+}
+
+// MainWith is Main with other weights: the benchmark's fitting tries
+// them.
+func MainWith(doc *html.Node, w Weights) *html.Node {
 	unwrapNoscripts(doc)
 	article := isArticlePage(doc)
+	var counts map[string]int
+	if article {
+		counts = pageBlocks(doc, &w)
+	}
 	var title *html.Node
 	if article {
 		title = Title(doc)
@@ -47,7 +57,7 @@ func Main(doc *html.Node) *html.Node {
 	// Readability's second try: when next to nothing is left of an
 	// article and a block set aside by its name alone held an article's
 	// worth of prose (Readability's 500 characters), it held the article
-	// (La Nación wraps its article in "lay-sidebar").
+	// (a layout may name the column holding the article "sidebar").
 	if article && prose[root] < sparseProse && p.namedProse >= articleMin {
 		p.restore()
 		p = &pruner{article: true, keepNamed: true}
@@ -62,11 +72,12 @@ func Main(doc *html.Node) *html.Node {
 		again.detach()
 		root, prose = pick(doc, again.contents)
 	}
-	narrowToArticle(doc, root, p.contents, article, title)
+	narrowToArticle(doc, root, p.contents, article, title, &w)
 	cutToBody(root)
 	if article {
 		dropHeaderPictures(root)
-		cleanArticle(root)
+		cleanArticle(root, &w)
+		dropStructures(root, counts, &w)
 		trimTrailingLabels(root)
 		keepStandfirst(root, title)
 	}

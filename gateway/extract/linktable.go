@@ -42,17 +42,35 @@ func isJumpBar(t *html.Node) bool {
 }
 
 // isIndexTable reports a table whose rows are entries of links: three or
-// more rows hold a link, and links are most of its text.
+// more rows hold a link, each in its first cell that shows anything (the
+// entry), and links are most of its text. A table whose rows open with
+// something else (a standings table's place, a date) is data, whatever
+// its links.
 func isIndexTable(rows []*html.Node) bool {
 	withLinks, links, all := 0, 0, 0
 	for _, tr := range rows {
 		l, a := linkText(tr)
 		if l > 0 {
 			withLinks++
+			if !opensWithLink(tr) {
+				return false
+			}
 		}
 		links, all = links+l, all+a
 	}
 	return withLinks >= 3 && links*10 >= all*6
+}
+
+// opensWithLink reports a row whose first cell that shows text holds a
+// link.
+func opensWithLink(tr *html.Node) bool {
+	for _, c := range rowCells(tr) {
+		if !hasText(c) {
+			continue
+		}
+		return findFirst(c, func(n *html.Node) bool { return n.DataAtom == atom.A && attr(n, "href") != "" }) != nil
+	}
+	return false
 }
 
 // indexTable renders each row that holds a link as a list item: its

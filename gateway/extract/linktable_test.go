@@ -1,8 +1,11 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // texinfoIndex is an index node as texi2any writes it (libffi's
@@ -60,6 +63,28 @@ func TestTexinfoIndexKeepsItsEntries(t *testing.T) {
 		}
 		if strings.Contains(text, "Previous:") || strings.Contains(text, "Jump to") {
 			t.Errorf("tables %v: the navigation line or a jump bar stayed:\n%s", opt.Tables, text)
+		}
+	}
+}
+
+// A table inside an article is part of the article: a standings table
+// whose rows open with a place, its drivers and teams linked, is data,
+// not an index of links to be read as its first column.
+func TestArticleKeepsATableOfLinkedRows(t *testing.T) {
+	var rows strings.Builder
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&rows, `<tr><td>%d</td><td><a href="/driver/%d">Driver Number%d</a></td><td><a href="/team/%d">Team%d</a></td><td>%d</td></tr>`, i, i, i, i, i, 5000-i*10)
+	}
+	page := `<html><head><title>Standings after Phoenix</title><meta property="og:type" content="article"></head><body><nav><a href="/">Home</a></nav>
+<article><h1>Standings after Phoenix</h1>
+<p>The playoff field is set after a long afternoon at Phoenix, where the leaders traded places three times in the final laps, and the points below are official.</p>
+<table>` + rows.String() + `</table>
+<p>Next week the series heads to Homestead for the final race of the season, with four drivers left in contention.</p></article></body></html>`
+	doc, _ := html.Parse(strings.NewReader(page))
+	text := Render(Main(doc), Title(doc), Options{Tables: true}).Text()
+	for _, want := range []string{"Driver Number1", "Team12", "4880", "Homestead"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
 }

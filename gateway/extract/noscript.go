@@ -8,8 +8,8 @@ import (
 )
 
 // Some pages render their article with a script and hold it, for readers
-// without scripts, in a <noscript> (Blogger's Google blogs keep the post
-// in a script template and again in a <noscript>). A parser that runs
+// without scripts, in a <noscript> (a blog platform keeps the post in a
+// script template and again in a <noscript>). A parser that runs
 // scripts, as html.Parse assumes, reads a <noscript> as one text node of
 // raw markup, so the article would be lost with the script. A <noscript>
 // whose markup holds an article's worth of prose in paragraphs is read

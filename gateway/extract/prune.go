@@ -23,7 +23,7 @@ var dropped = map[atom.Atom]bool{
 
 // isDropped reports an element whose content is never read as text: one
 // of dropped, except an <aside> that holds the page's <main> or its <h1>
-// (rnz.de sets its whole article, headline and all, in one), which is a
+// (a news site sets its whole article, headline and all, in one), which is a
 // tag misused, as a <header> left open is (holdsMain).
 func isDropped(n *html.Node) bool {
 	if n.DataAtom == atom.Aside {
@@ -157,7 +157,7 @@ func isFurniture(n *html.Node, inContent bool) bool {
 // isSidebar reports a column beside the page's content, named so
 // (trafilatura discards every block whose class or id says sidebar),
 // unless its name also says it holds the article, as Readability reads
-// such names (The Verge's "l-sidebar-fixed l-article-body-segment").
+// such names ("l-sidebar-fixed l-article-body-segment").
 func isSidebar(n *html.Node) bool {
 	if n.DataAtom == atom.Body || n.DataAtom == atom.Html || !slices.Contains(classWords(n), "sidebar") {
 		return false
@@ -166,7 +166,7 @@ func isSidebar(n *html.Node) bool {
 }
 
 // holdsMain reports a header, a footer or a banner that holds the page's
-// <main> or an <article>: a tag left open (diaadia.com.pa's whole page is
+// <main> or an <article>: a tag left open (a news site's whole page is
 // in its <header role=banner>), not furniture.
 func holdsMain(n *html.Node) bool {
 	return findFirst(n, func(c *html.Node) bool {

@@ -125,7 +125,8 @@ func Mean4(pages [][3]float64) (p, r, f float64) {
 	return
 }
 
-var wordRun = regexp.MustCompile(`\w+`)
+// wordRun is Python's \w+ with re.UNICODE, as both benchmarks tokenize: Go's \w is ASCII only.
+var wordRun = regexp.MustCompile(`[\p{L}\p{N}_]+`)
 
 func shingleCounts(s string, n int) map[string]int {
 	toks := wordRun.FindAllString(s, -1)

@@ -1,0 +1,109 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// withWeights extracts page's text with w.
+func withWeights(t *testing.T, page string, w Weights) string {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := Title(doc)
+	return Render(MainWith(doc, w), title, Options{Tables: true}).Text()
+}
+
+// Each structural feature takes out what it names, by structure alone
+// (no class or id says what the block is), when its weight turns it on,
+// and leaves the article's prose.
+func TestStructuresGoByShape(t *testing.T) {
+	story := "<p>" + strings.Repeat("The council voted on Tuesday to close the old bridge to cars from March, after a survey found cracks. ", 3) + "</p>"
+	end := "<p>" + strings.Repeat("Cyclists and walkers may still cross it while the repairs go on, the council said. ", 2) + "</p>"
+	head := `<html><head><title>Bridge to close</title><meta property="og:type" content="article"></head><body><article><h1>Bridge to close</h1>`
+	card := func(i string) string {
+		return `<div class="c"><a href="/story/` + i + `"><h4>Another story number ` + i + `</h4><span>A teaser line for story ` + i + ` that says little of what the story says, and goes on for a while</span></a></div>`
+	}
+	comment := func(i string) string {
+		return `<div class="x"><img src="/u/` + i + `.png" width="48" height="48"><b>reader` + i + `</b><time>1 May</time><p>I drive over that bridge every day and I think it is about time they fixed it, number ` + i + `.</p></div>`
+	}
+	pic := func(i string) string {
+		return `<div class="s"><img src="/p/` + i + `.jpg"><span>Slide ` + i + ` of the old bridge in snow</span></div>`
+	}
+	for _, tc := range []struct {
+		name, block, gone string
+		w                 Weights
+	}{
+		{"rail", `<section><h3>Popular</h3><div>` + card("1") + card("2") + card("3") + card("4") + card("5") + card("6") + card("7") + card("8") + `</div></section>`, "Another story number", Weights{RailCards: 3, RailLinks: 0.8}},
+		{"comments", `<div><h3>12 responses</h3>` + comment("1") + comment("2") + comment("3") + `</div>`, "I drive over that bridge", Weights{CommentItems: 3}},
+		{"marked comments", `<div itemprop="comment"><p>What a shame, I loved that bridge, it has been there since my grandmother was a child.</p></div>`, "What a shame", Weights{}},
+		{"gallery", `<div>` + pic("1") + pic("2") + pic("3") + `</div>`, "Slide 2 of the old bridge", Weights{GalleryCards: 3, GalleryLetters: 300}},
+		{"short caption", `<figure><img src="/b.jpg"><figcaption>The bridge, 1901</figcaption></figure>`, "The bridge, 1901", Weights{CaptionLetters: 40}},
+		{"tail links", `<ul><li><a href="/a">Bridges of the county and their long history</a> (map)</li><li><a href="/b">Roads closed this winter in the north of the county</a> (list)</li><li><a href="/c">More from the council on its budget for next year</a> (page)</li></ul>`, "More from the council", Weights{TailLinks: 0.6}},
+	} {
+		w := DefaultWeights
+		w.RailCards, w.CommentItems, w.GalleryCards, w.CaptionLetters, w.TailLinks = tc.w.RailCards, tc.w.CommentItems, tc.w.GalleryCards, tc.w.CaptionLetters, max(tc.w.TailLinks, 0)
+		if tc.w.TailLinks == 0 {
+			w.TailLinks = 1
+		}
+		if tc.w.RailLinks > 0 {
+			w.RailLinks = tc.w.RailLinks
+		}
+		page := head + story + tc.block + end + `</article></body></html>`
+		if tc.name == "tail links" {
+			page = head + story + end + tc.block + `</article></body></html>`
+		}
+		text := withWeights(t, page, w)
+		if strings.Contains(text, tc.gone) || !strings.Contains(text, "survey found cracks") || !strings.Contains(text, "repairs go on") {
+			t.Errorf("%s:\n%s", tc.name, text)
+		}
+		off := DefaultWeights
+		off.RailCards, off.CommentItems, off.GalleryCards, off.CaptionLetters, off.TailLinks = 0, 0, 0, 0, 1
+		if tc.name != "marked comments" && tc.name != "rail" && !strings.Contains(withWeights(t, page, off), tc.gone) {
+			t.Errorf("%s: gone with the feature off too, so the test shows nothing", tc.name)
+		}
+	}
+}
+
+// A block the page holds twice is kept once: a pull quote repeating a
+// sentence, a gallery caption shown in the strip and under the picture.
+func TestRepeatedBlocksKeptOnce(t *testing.T) {
+	quote := "Nobody should have to wait six months for a licence to open a bakery."
+	page := `<html><head><title>Licences</title><meta property="og:type" content="article"></head><body><article><h1>Licences</h1>
+<p>` + strings.Repeat("The ministry said on Monday that it would hire forty more clerks and move the forms online. ", 3) + `</p>
+<p>` + quote + `</p><p>` + strings.Repeat("The unions welcomed the plan but asked for the clerks to be hired for good. ", 3) + `</p>
+<blockquote><p>` + quote + `</p></blockquote></article></body></html>`
+	w := DefaultWeights
+	w.RepeatLetters = 20
+	if text := withWeights(t, page, w); strings.Count(text, quote) != 1 {
+		t.Errorf("the quote is not there once:\n%s", text)
+	}
+}
+
+// dropStructures on its own: a rail of link cards goes when RailCards
+// says so, and stays when the feature is off (the article rules that run
+// before it take most rails, not all: a rail longer than the story).
+func TestRailByShape(t *testing.T) {
+	var cards strings.Builder
+	for _, i := range []string{"1", "2", "3", "4"} {
+		cards.WriteString(`<article class="item"><a href="/v/` + i + `"><h4>Video ` + i + `</h4><p>What happened in part ` + i + ` of the hearing</p></a></article>`)
+	}
+	for _, on := range []bool{true, false} {
+		doc, _ := html.Parse(strings.NewReader(`<div><p>` + strings.Repeat("The hearing went on for nine hours. ", 4) + `</p><section><h3>Popular</h3><div>` + cards.String() + `</div></section></div>`))
+		root := findFirst(doc, func(n *html.Node) bool { return n.Data == "div" })
+		w := DefaultWeights
+		w.RailCards, w.RailLinks = 0, 0.8
+		if on {
+			w.RailCards = 3
+		}
+		dropStructures(root, nil, &w)
+		text := textOf(root)
+		if strings.Contains(text, "Video 2") == on || strings.Contains(text, "Popular") == on || !strings.Contains(text, "nine hours") {
+			t.Errorf("rails on %v: %q", on, text)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package extract
+
+// Weights are the numbers the extractor weighs its evidence by, in one
+// place: how much a class name counts, what share of links makes a
+// block boilerplate, how much of the page a container must score to be
+// the article, and the structural features (recommendation rails,
+// repeated blocks, comment threads, captions). Their values in
+// DefaultWeights were fitted by `bench/extract -fit` on the tuning
+// parts of every labelled set, judged by cross-validation with folds
+// split by site (docs/web.md, "Extraction quality: fitted weights").
+//
+// Rules of what a block is (a heading, a table of data, a form) are not
+// weights; how much evidence is enough is.
+type Weights struct {
+	// ClassName is what a container's class or id adds to its article
+	// score when it names content, and takes when it names boilerplate
+	// (Readability's 25).
+	ClassName float64
+	// ArticleShare is the share of the page's paragraph score the best
+	// container must hold before the content is narrowed to it.
+	ArticleShare float64
+	// SiblingShare is the share of the best container's score a sibling
+	// must reach to be read as more of the article.
+	SiblingShare float64
+	// BoilerplateLinks is the share of a block's text in links over which
+	// a block beside the article is boilerplate.
+	BoilerplateLinks float64
+	// ClutterLinks and WeakClutterLinks are the shares of links over
+	// which a box inside an article is clutter: with little prose
+	// besides, and whatever its prose when its name does not say content.
+	ClutterLinks, WeakClutterLinks float64
+	// CaptionLetters: a picture's caption shorter than this, in letters,
+	// goes from an article; 0 keeps every caption.
+	CaptionLetters int
+	// RepeatLetters: a block of an article whose text, of this many
+	// letters or more, the page holds twice or more (a gallery's
+	// captions, a pull quote) is kept once; 0 keeps repeats.
+	RepeatLetters int
+	// RailCards: this many sibling cards or more of one shape, each
+	// mostly a link (RailLinks), make a recommendation rail, which goes
+	// from an article wherever it stands; 0 turns the feature off.
+	RailCards int
+	RailLinks float64
+	// GalleryCards: this many sibling cards or more of one shape, each a
+	// picture with under GalleryLetters letters of text, make a gallery,
+	// which goes from an article; 0 turns the feature off.
+	GalleryCards, GalleryLetters int
+	// CommentItems: this many sibling entries or more of one shape, each
+	// with a date or an avatar beside its prose, make a thread of
+	// readers' comments; 0 turns the feature off.
+	CommentItems int
+	// TailLinks: after the article's last paragraph of prose, a block
+	// whose share of links is over this goes (a rail, a tag line, a
+	// "more from" box); 1 or more turns the feature off.
+	TailLinks float64
+}
+
+// DefaultWeights are the fitted weights Main uses.
+var DefaultWeights = Weights{
+	ClassName:        25,
+	ArticleShare:     0.3,
+	SiblingShare:     0.2,
+	BoilerplateLinks: 0.5,
+	ClutterLinks:     0.5,
+	WeakClutterLinks: 0.2,
+	CaptionLetters:   0,
+	RepeatLetters:    0,
+	RailCards:        0,
+	RailLinks:        0.8,
+	GalleryCards:     0,
+	GalleryLetters:   300,
+	CommentItems:     0,
+	TailLinks:        1,
+}
