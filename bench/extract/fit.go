@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"log"
 	"net/url"
 	"reflect"
 	"runtime"
@@ -36,6 +37,8 @@ var candidates = map[string][]float64{
 	"RepeatLetters":    {0, 20, 40},
 	"RailCards":        {0, 3, 4, 6},
 	"RailLinks":        {0.6, 0.8, 0.9},
+	"GalleryCards":     {0, 3, 5},
+	"GalleryLetters":   {150, 300},
 	"CommentItems":     {0, 3, 5},
 	"TailLinks":        {0.4, 0.6, 0.8, 1},
 }
@@ -199,6 +202,9 @@ func (f *fitter) eval(w extract.Weights) foldSums {
 		return s
 	}
 	f.evals++
+	if f.evals%10 == 0 {
+		log.Printf("fit: %d evaluations", f.evals)
+	}
 	out := make(foldSums, len(f.sets))
 	var mu sync.Mutex
 	work := make(chan [2]int)

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -104,5 +105,26 @@ func TestDataTableStays(t *testing.T) {
 	}
 	if strings.Contains(text, "Older post") {
 		t.Errorf("the box of links stayed:\n%s", text)
+	}
+}
+
+// A slideshow's captions, each opening with its counter ("3/50"), go
+// from an article page when GalleryCards says so, however long they
+// are: a fifty-picture gallery outweighs the story it sits in.
+func TestSlideshowByItsCounters(t *testing.T) {
+	story := "<p>" + strings.Repeat("Hotel owners say the towels are washed less often than guests believe, and sheets too. ", 4) + "</p>"
+	var legends strings.Builder
+	for i := 1; i <= 12; i++ {
+		legends.WriteString(`<li><h2><span>` + strconv.Itoa(i) + `/12</span> Rates rise</h2><p>` + strings.Repeat("The bank raised its rates for the first time in seven years, and shares fell. ", 3) + `</p></li>`)
+	}
+	page := `<html><head><title>Hotel secrets</title><meta property="og:type" content="article"></head><body><article><h1>Hotel secrets</h1><div itemprop="articleBody">` +
+		story + `<div class="full-gallery"><ul class="x">` + legends.String() + `</ul></div></div></article></body></html>`
+	for _, cards := range []int{3, 0} {
+		w := DefaultWeights
+		w.GalleryCards = cards
+		text := withWeights(t, page, w)
+		if !strings.Contains(text, "Hotel owners say") || strings.Contains(text, "raised its rates") != (cards == 0) {
+			t.Errorf("GalleryCards %d:\n%s", cards, text)
+		}
 	}
 }

@@ -50,7 +50,7 @@ func MainWith(doc *html.Node, w Weights) *html.Node {
 	if article {
 		title = Title(doc)
 	}
-	p := &pruner{article: article}
+	p := &pruner{article: article, w: &w}
 	p.prune(doc, false)
 	p.detach()
 	root, prose := pick(doc, p.contents)
@@ -60,14 +60,14 @@ func MainWith(doc *html.Node, w Weights) *html.Node {
 	// (a layout may name the column holding the article "sidebar").
 	if article && prose[root] < sparseProse && p.namedProse >= articleMin {
 		p.restore()
-		p = &pruner{article: true, keepNamed: true}
+		p = &pruner{article: true, keepNamed: true, w: &w}
 		p.prune(doc, false)
 		p.detach()
 		root, prose = pick(doc, p.contents)
 	}
 	if prose[root] < sparseProse && len(p.linkDense) > 0 {
 		p.restore()
-		again := &pruner{lenient: true, article: article, keepNamed: p.keepNamed}
+		again := &pruner{lenient: true, article: article, keepNamed: p.keepNamed, w: &w}
 		again.prune(doc, false)
 		again.detach()
 		root, prose = pick(doc, again.contents)

@@ -65,6 +65,7 @@ type pruner struct {
 	// article: the page says it is an article, so blocks that
 	// Readability finds unlikely to hold one go whatever their links.
 	article bool
+	w       *Weights
 }
 
 type removed struct{ n, parent, next *html.Node }
@@ -80,7 +81,7 @@ func (p *pruner) prune(n *html.Node, inContent bool) {
 				n.RemoveChild(c)
 			} else if c.DataAtom == atom.Pre {
 				pruneCode(c)
-			} else if !p.keepNamed && (p.article && isUnlikely(c) || isSidebar(c) && !holdsProse(c) && !holdsPage(c)) {
+			} else if !p.keepNamed && (p.article && (isUnlikely(c) || isSlideshow(c, p.w) && !holdsPage(c)) || isSidebar(c) && !holdsProse(c) && !holdsPage(c)) {
 				p.linkDense = append(p.linkDense, removed{n: c})
 				p.namedProse = max(p.namedProse, proseLen(c, map[*html.Node]int{}))
 			} else if p.isLinkDense(c) {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -121,6 +122,51 @@ func isGallery(n *html.Node, memo map[*html.Node]metrics, w *Weights) bool {
 		in += cm.all
 	}
 	return in*10 >= memo[n].all*6
+}
+
+// isSlideshow reports a slideshow's captions: GalleryCards or more
+// sibling cards of one shape, each opening with a slide counter of one
+// total ("3/50", "3 of 50"), however long its caption. It is furniture
+// on an article page (prune), since a long slideshow outweighs the
+// story it sits in.
+func isSlideshow(n *html.Node, w *Weights) bool {
+	if w == nil || w.GalleryCards == 0 {
+		return false
+	}
+	cs := cards(n)
+	if len(cs) < w.GalleryCards {
+		return false
+	}
+	total := ""
+	for _, c := range cs {
+		m := slideCounter.FindStringSubmatch(leadText(c, 40))
+		if m == nil || total != "" && m[2] != total {
+			return false
+		}
+		total = m[2]
+	}
+	return true
+}
+
+var slideCounter = regexp.MustCompile(`^\s*(\d{1,3})\s*(?:/|of)\s*(\d{1,3})\b`)
+
+// leadText is about the first limit bytes of n's text, white space
+// collapsed.
+func leadText(n *html.Node, limit int) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && b.Len() < limit; c = c.NextSibling {
+			if t := strings.TrimSpace(c.Data); c.Type == html.TextNode && t != "" {
+				b.WriteString(t)
+				b.WriteByte(' ')
+			} else if c.Type == html.ElementNode && !dropped[c.DataAtom] {
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // isCommentThread reports readers' comments: a block marked as comments

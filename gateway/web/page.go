@@ -18,7 +18,10 @@ type page struct {
 	URL         string
 	Title       string
 	Description string
-	Text        string // main content as plain text
+	Text        string // main content as plain text, the headline first
+	// BodyText is Text without the headline, for format=text; empty for
+	// pages that have no headline apart (markdown and plain-text files).
+	BodyText    string
 	Markdown    string // main content as markdown
 	Links       []link
 	Images      []image
@@ -124,10 +127,11 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	title := extract.Title(doc)
 	main := extract.Main(doc)
 	content := extract.Render(main, title, extract.Options{Base: base, Tables: opt.Advanced, Images: opt.Advanced})
-	p.Markdown, p.Text = content.Markdown(), content.Text()
+	p.Markdown, p.Text, p.BodyText = content.Markdown(), content.Text(), content.Body().Text()
 	if emb := listEmbeds(embeds, main); emb != "" {
 		p.Markdown = strings.TrimSpace(p.Markdown + "\n\n" + emb)
 		p.Text = strings.TrimSpace(p.Text + "\n\n" + emb)
+		p.BodyText = strings.TrimSpace(p.BodyText + "\n\n" + emb)
 	}
 	if p.Title == "" {
 		p.Title = heading

@@ -229,11 +229,17 @@ func (e *Engine) readPage(ctx context.Context, raw string, opt extractOptions) (
 }
 
 // renderBody renders a page in format ("markdown" or "text"); with a query,
-// its chunks are ordered by BM25 relevance, most relevant first.
+// its chunks are ordered by BM25 relevance, most relevant first. Markdown
+// leads with the page's headline, as a reader shows it; text is the body
+// alone, as extraction benchmarks and a caller that shows the title apart
+// want it.
 func renderBody(p *page, format, query string) string {
 	body := p.Markdown
 	if format == "text" {
 		body = p.Text
+		if p.BodyText != "" {
+			body = p.BodyText
+		}
 	}
 	if strings.TrimSpace(query) == "" {
 		return body
