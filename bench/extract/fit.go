@@ -40,6 +40,7 @@ var candidates = map[string][]float64{
 	"GalleryCards":     {0, 3, 5},
 	"GalleryLetters":   {150, 300},
 	"CommentItems":     {0, 3, 5},
+	"TailCards":        {0, 3, 5},
 	"TailLinks":        {0.4, 0.6, 0.8, 1},
 }
 

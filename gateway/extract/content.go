@@ -76,8 +76,8 @@ func MainWith(doc *html.Node, w Weights) *html.Node {
 	cutToBody(root)
 	if article {
 		dropHeaderPictures(root)
-		cleanArticle(root, &w)
 		dropStructures(root, counts, &w)
+		cleanArticle(root, &w)
 		trimTrailingLabels(root)
 		keepStandfirst(root, title)
 	}

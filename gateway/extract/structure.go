@@ -22,6 +22,9 @@ import (
 // are the page's blocks by their text (pageBlocks), read before the
 // furniture went.
 func dropStructures(root *html.Node, counts map[string]int, w *Weights) {
+	// Before the walk below drops headings left bare: a teaser's linked
+	// heading is how a rail is told.
+	dropAfterEnd(root, w)
 	memo := map[*html.Node]metrics{}
 	measureTree(root, memo)
 	seen := map[string]bool{}
@@ -46,7 +49,6 @@ func dropStructures(root *html.Node, counts map[string]int, w *Weights) {
 		dropBareHeadings(n)
 	}
 	walk(root)
-	dropAfterEnd(root, w)
 }
 
 // cards are the largest group of n's element children of one shape
@@ -296,12 +298,17 @@ func isRepeat(n *html.Node, counts map[string]int, seen map[string]bool, w *Weig
 }
 
 // dropAfterEnd removes, after the article's last paragraph of prose,
-// the blocks whose share of links is over TailLinks: what follows an
-// article's end and is mostly links points elsewhere.
+// the blocks whose share of links is over TailLinks and the rails of
+// teaser cards (isTeaserRail): what follows an article's end and points
+// elsewhere. A teaser's own line of lead is not the article's end.
 func dropAfterEnd(root *html.Node, w *Weights) {
-	if w.TailLinks >= 1 {
+	if w.TailLinks >= 1 && w.TailCards == 0 {
 		return
 	}
+	memo := map[*html.Node]metrics{}
+	measureTree(root, memo)
+	order := map[*html.Node]int{}
+	var rails []*html.Node
 	var last *html.Node
 	var find func(*html.Node)
 	find = func(n *html.Node) {
@@ -309,21 +316,33 @@ func dropAfterEnd(root *html.Node, w *Weights) {
 			if c.Type != html.ElementNode {
 				continue
 			}
-			if c.DataAtom == atom.P {
-				if links, all := linkText(c); all-links >= 80 && links*10 < all*3 {
+			order[c] = len(order)
+			switch {
+			case isTeaserRail(c, memo, w):
+				rails = append(rails, c)
+			case c.DataAtom == atom.P:
+				if m := memo[c]; m.all-m.links >= 80 && m.links*10 < m.all*3 {
 					last = c
 				}
-				continue
+			default:
+				find(c)
 			}
-			find(c)
 		}
 	}
 	find(root)
 	if last == nil {
 		return
 	}
-	memo := map[*html.Node]metrics{}
-	measureTree(root, memo)
+	for _, r := range rails {
+		if order[r] > order[last] && r.Parent != nil {
+			p := r.Parent
+			p.RemoveChild(r)
+			dropBareHeadings(p)
+		}
+	}
+	if w.TailLinks >= 1 {
+		return
+	}
 	for n := last; n != root && n.Parent != nil; n = n.Parent {
 		for c := n.NextSibling; c != nil; {
 			next := c.NextSibling
@@ -340,4 +359,44 @@ func dropAfterEnd(root *html.Node, w *Weights) {
 		}
 		dropBareHeadings(n.Parent)
 	}
+}
+
+// isTeaserRail reports TailCards or more sibling cards of one shape,
+// each opening with a link (a teaser's title) and with under 300 letters
+// beside it (its line of lead).
+func isTeaserRail(n *html.Node, memo map[*html.Node]metrics, w *Weights) bool {
+	if w.TailCards == 0 {
+		return false
+	}
+	cs := cards(n)
+	if len(cs) < w.TailCards {
+		return false
+	}
+	for _, c := range cs {
+		m := memo[c]
+		if m.links == 0 || m.all-m.links >= 300 || !opensWithLinkText(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// opensWithLinkText reports a block whose first text is inside a link.
+func opensWithLinkText(n *html.Node) bool {
+	var inLink func(*html.Node, bool) (found, link bool)
+	inLink = func(n *html.Node, link bool) (bool, bool) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+				return true, link
+			case c.Type == html.ElementNode && !dropped[c.DataAtom]:
+				if f, l := inLink(c, link || c.DataAtom == atom.A); f {
+					return f, l
+				}
+			}
+		}
+		return false, false
+	}
+	_, link := inLink(n, false)
+	return link
 }

@@ -43,6 +43,7 @@ func TestStructuresGoByShape(t *testing.T) {
 		{"marked comments", `<div itemprop="comment"><p>What a shame, I loved that bridge, it has been there since my grandmother was a child.</p></div>`, "What a shame", Weights{}},
 		{"gallery", `<div>` + pic("1") + pic("2") + pic("3") + `</div>`, "Slide 2 of the old bridge", Weights{GalleryCards: 3, GalleryLetters: 300}},
 		{"short caption", `<figure><img src="/b.jpg"><figcaption>The bridge, 1901</figcaption></figure>`, "The bridge, 1901", Weights{CaptionLetters: 40}},
+		{"teasers after the end", `<div class="x"><div class="y"><a href="/a"><h4>Bridges of the county</h4></a><p>Their long history, told by the people who built them and the people who cross them every day of the year.</p></div><div class="y"><a href="/b"><h4>Roads closed</h4></a><p>In the north of the county this winter, with the dates of each closure and the way round it for drivers.</p></div><div class="y"><a href="/c"><h4>The budget</h4></a><p>What the council will spend next year on roads, bridges and the buses that run over them, line by line.</p></div></div>`, "dates of each closure", Weights{}},
 		{"tail links", `<ul><li><a href="/a">Bridges of the county and their long history</a> (map)</li><li><a href="/b">Roads closed this winter in the north of the county</a> (list)</li><li><a href="/c">More from the council on its budget for next year</a> (page)</li></ul>`, "More from the council", Weights{TailLinks: 0.6}},
 	} {
 		w := DefaultWeights
@@ -54,7 +55,10 @@ func TestStructuresGoByShape(t *testing.T) {
 			w.RailLinks = tc.w.RailLinks
 		}
 		page := head + story + tc.block + end + `</article></body></html>`
-		if tc.name == "tail links" {
+		if tc.name == "teasers after the end" {
+			w.TailCards = 3
+		}
+		if tc.name == "tail links" || tc.name == "teasers after the end" {
 			page = head + story + end + tc.block + `</article></body></html>`
 		}
 		text := withWeights(t, page, w)

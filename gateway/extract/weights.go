@@ -49,6 +49,11 @@ type Weights struct {
 	// with a date or an avatar beside its prose, make a thread of
 	// readers' comments; 0 turns the feature off.
 	CommentItems int
+	// TailCards: after the article's last paragraph of prose, this many
+	// sibling cards or more of one shape, each opening with a link and
+	// with a short line beside it, are teasers for other pages; 0 turns
+	// the feature off.
+	TailCards int
 	// TailLinks: after the article's last paragraph of prose, a block
 	// whose share of links is over this goes (a rail, a tag line, a
 	// "more from" box); 1 or more turns the feature off.
@@ -70,5 +75,6 @@ var DefaultWeights = Weights{
 	GalleryCards:     0,
 	GalleryLetters:   300,
 	CommentItems:     0,
+	TailCards:        0,
 	TailLinks:        1,
 }
