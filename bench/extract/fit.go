@@ -2,9 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"flag"
 	"fmt"
+	"hash/fnv"
 	"log"
 	"net/url"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"sort"
@@ -38,7 +43,6 @@ var candidates = map[string][]float64{
 	"RailCards":        {0, 3, 4, 6},
 	"RailLinks":        {0.6, 0.8, 0.9},
 	"GalleryCards":     {0, 3, 5},
-	"GalleryLetters":   {150, 300},
 	"CommentItems":     {0, 3, 5},
 	"TailCards":        {0, 3, 5},
 	"TailLinks":        {0.4, 0.6, 0.8, 1},
@@ -53,6 +57,7 @@ func objective(p, f float64) float64 { return f + p/4 }
 type foldSums [][folds]sum
 
 type fitter struct {
+	name  string // "search" or "full"
 	sets  []dataset
 	tune  [][]page // each set's tuning pages
 	docs  [][]*html.Node
@@ -66,8 +71,8 @@ type fitter struct {
 const searchPages = 240
 
 func fitWeights(sets []dataset) {
-	f := &fitter{sets: sets, memo: map[extract.Weights]foldSums{}}
-	full := &fitter{sets: sets, memo: map[extract.Weights]foldSums{}}
+	f := &fitter{name: "search", sets: sets, memo: map[extract.Weights]foldSums{}}
+	full := &fitter{name: "full", sets: sets, memo: map[extract.Weights]foldSums{}}
 	for _, ds := range sets {
 		var t []page
 		for _, pg := range ds.pages {
@@ -90,6 +95,7 @@ func fitWeights(sets []dataset) {
 		train := func(i int) bool { return i != k }
 		w := f.search(extract.DefaultWeights, train)
 		chosen = append(chosen, w)
+		fmt.Printf("<!-- fold %d chose %s -->\n", k, diff(w))
 		def, fit := full.eval(extract.DefaultWeights), full.eval(w)
 		for i, ds := range sets {
 			if def[i][k].k == 0 {
@@ -106,6 +112,14 @@ func fitWeights(sets []dataset) {
 	}
 	all := f.search(extract.DefaultWeights, func(int) bool { return true })
 	fmt.Printf("\nOn all five folds: %s\n%+v\n(%d evaluations)\n", diff(all), all, f.evals)
+}
+
+var fitMemo = flag.String("fit-memo", "", "with -fit, keep each evaluation in this folder and read it back on later runs")
+
+func fnvOf(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }
 
 // diff names the weights that differ from the defaults.
@@ -127,7 +141,7 @@ func diff(w extract.Weights) string {
 // train accepts, until a sweep changes nothing (three at most).
 func (f *fitter) search(start extract.Weights, train func(int) bool) extract.Weights {
 	best, bestScore := start, f.score(start, train)
-	for sweep := 0; sweep < 3; sweep++ {
+	for sweep := 0; sweep < 2; sweep++ {
 		changed := false
 		for _, name := range sortedNames() {
 			for _, val := range candidates[name] {
@@ -197,11 +211,30 @@ func (s *sum) merge(o sum) {
 	s.k += o.k
 }
 
-// eval runs hark with w on every tuning page, once per w.
+// eval runs hark with w on every tuning page, once per w (and once per
+// -fit-memo file: a search cut short goes on where it stopped).
 func (f *fitter) eval(w extract.Weights) foldSums {
 	if s, ok := f.memo[w]; ok {
 		return s
 	}
+	key := fmt.Sprintf("%s-%d-%+v", f.name, searchPages, w)
+	if *fitMemo != "" {
+		if raw, err := os.ReadFile(filepath.Join(*fitMemo, fmt.Sprintf("%x.json", fnvOf(key)))); err == nil {
+			var out foldSums
+			if json.Unmarshal(raw, &out) == nil && len(out) == len(f.sets) {
+				f.memo[w] = out
+				return out
+			}
+		}
+	}
+	defer func() {
+		if *fitMemo != "" {
+			if raw, err := json.Marshal(f.memo[w]); err == nil {
+				os.MkdirAll(*fitMemo, 0o755)
+				os.WriteFile(filepath.Join(*fitMemo, fmt.Sprintf("%x.json", fnvOf(key))), raw, 0o644)
+			}
+		}
+	}()
 	f.evals++
 	if f.evals%10 == 0 {
 		log.Printf("fit: %d evaluations", f.evals)
@@ -285,4 +318,25 @@ func scoreText(pg page, kind int, text string) result {
 		res.p, res.r, res.f = score.Text(text, string(pg.Truth))
 	}
 	return res
+}
+
+// sumJSON is a sum as -fit-memo keeps it.
+type sumJSON struct {
+	P, R, F    float64
+	TP, FN, FP int
+	K          int
+	SH4        [][3]float64
+}
+
+func (s sum) MarshalJSON() ([]byte, error) {
+	return json.Marshal(sumJSON{s.p, s.r, s.f, s.tp, s.fn, s.fp, s.k, s.sh4})
+}
+
+func (s *sum) UnmarshalJSON(raw []byte) error {
+	var j sumJSON
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return err
+	}
+	s.p, s.r, s.f, s.tp, s.fn, s.fp, s.k, s.sh4 = j.P, j.R, j.F, j.TP, j.FN, j.FP, j.K, j.SH4
+	return nil
 }

@@ -1,10 +1,12 @@
 // Command extract scores hark's extractor (gateway/extract) beside
-// go-trafilatura and go-readability, used directly, on the same pages:
-// precision, recall and F1 of the text against each page's truth, and time
-// per page. One table per dataset, each split into a tuning part and a
-// held-out part (see heldOut).
+// go-trafilatura (and, with -go-readability, go-readability), used
+// directly, on the same pages: precision, recall and F1 of the text
+// against each page's truth, and time per page. One table per dataset,
+// each split by site into a tuning part and a held-out part (see
+// heldOut), with the tuning part's figures by fold.
 //
-//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-n 5] [-v] [-gaps] [-halves]
+//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-scrapinghub DIR] [-wcxb DIR] [-n 3] [-cache DIR] [-v] [-gaps]
+//	cd bench/extract && go run . -fit [the same sets]   # fit extract.Weights, cross-validated by site folds
 //
 // Datasets:
 //
@@ -19,16 +21,22 @@
 //   - trafilatura: trafilatura's evaluation set (DIR/evaldata.json, pages
 //     in DIR/eval and DIR/cache), scored as trafilatura scores it: snippets
 //     that must be in the text and snippets that must not (score.Snippets),
-//     precision and recall over all snippets.
+//     precision and recall over all snippets;
+//   - scrapinghub: the Scrapinghub article extraction benchmark
+//     (DIR/ground-truth.json, DIR/html/<id>.html gunzipped), scored by its
+//     own measure (score.Shingles4, score.Mean4);
+//   - wcxb: WCXB, the Web Content eXtraction Benchmark (DIR/metadata.json,
+//     DIR/{dev,test}/{html,ground-truth}, html gunzipped), the page types
+//     of -wcxb-types, scored by its own measure (score.Words).
 //
 // Each extractor is scored against what its truth holds: the committed
 // truths open with the page's title, which hark's text does and the
 // peers return apart (it is put first); the public sets' truths leave it
-// out, and so hark's title line is left out there (see page.titled).
+// out, and so does hark's body (Document.Body, the "hark, body" row).
 // hark reads each page decoded to UTF-8, as gateway/web hands it over.
 //
-// -pages, -dump and -leaks look at tuning pages only; -gaps prints the
-// held-out parts' differences page by page, without names.
+// -pages, -dump, -where and -leaks look at tuning pages only; -gaps
+// prints the held-out parts' differences page by page, without names.
 //
 // The public sets are read from disk and never committed with hark.
 // go-trafilatura and go-readability are measuring peers only: this module
