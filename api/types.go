@@ -259,13 +259,18 @@ type ResearchSource struct {
 	Extra Extra  `json:"-"`
 }
 
-// Voice is one element of the voice list.
+// Voice is one element of the voice list. Gender and SampleRate are
+// hark's additions to the spec's item (other gateways may omit them):
+// "female" or "male" where the voice says, and the rate in Hz the voice
+// speaks at when the request names none.
 type Voice struct {
-	Name     string `json:"name"`
-	Value    string `json:"value"`
-	Language string `json:"language"`
-	Scene    string `json:"scene"`
-	Extra    Extra  `json:"-"`
+	Name       string `json:"name"`
+	Value      string `json:"value"`
+	Language   string `json:"language"`
+	Scene      string `json:"scene"`
+	Gender     string `json:"gender,omitempty"`
+	SampleRate int    `json:"sample_rate,omitempty"`
+	Extra      Extra  `json:"-"`
 }
 
 // Audio formats of TTS.

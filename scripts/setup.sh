@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
 	gcc pkg-config                         # cgo (pocketsphinx, ALSA)
 	espeak-ng flite lame sox libsox-fmt-mp3 opus-tools   # speech synthesis, encoding, conversion
+	festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k   # festival and its voices (HTS slt, diphone kal and ked)
 	pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev   # recognition
 	libasound2-dev alsa-utils pulseaudio-utils   # playback (oto) and capture
 	tmux                                   # the end-to-end TUI tests

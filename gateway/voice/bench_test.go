@@ -3,6 +3,7 @@ package voice
 import (
 	"context"
 	"io"
+	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +56,14 @@ func BenchmarkTTSFirstFragmentEspeakWAV(b *testing.B) {
 	benchFirstFragment(b, "espeak:en-us", api.FormatWAV)
 }
 func BenchmarkTTSFirstFragmentFlite(b *testing.B) { benchFirstFragment(b, "flite:slt", api.FormatPCM) }
+func BenchmarkTTSFirstFragmentFestivalHTS(b *testing.B) {
+	festivalProvider(b)
+	benchFirstFragment(b, festivalHTS, api.FormatPCM)
+}
+func BenchmarkTTSFirstFragmentFestivalKal(b *testing.B) {
+	festivalProvider(b)
+	benchFirstFragment(b, festivalKal, api.FormatPCM)
+}
 
 // BenchmarkSTTStream feeds about five seconds of flite speech through a
 // pipe in 100 ms pieces at real-time pace, as a microphone would, and
@@ -192,8 +201,47 @@ func benchWER(b *testing.B, voice string) {
 	b.ReportMetric(float64(refWords), "words")
 }
 
-func BenchmarkWERFliteSLT(b *testing.B)   { benchWER(b, "flite:slt") }
-func BenchmarkWERFliteRMS(b *testing.B)   { benchWER(b, "flite:rms") }
-func BenchmarkWERFliteAWB(b *testing.B)   { benchWER(b, "flite:awb") }
-func BenchmarkWERFliteKal16(b *testing.B) { benchWER(b, "flite:kal16") }
-func BenchmarkWEREspeakEnUS(b *testing.B) { benchWER(b, "espeak:en-us") }
+func BenchmarkWERFliteSLT(b *testing.B)    { benchWER(b, "flite:slt") }
+func BenchmarkWERFliteRMS(b *testing.B)    { benchWER(b, "flite:rms") }
+func BenchmarkWERFliteAWB(b *testing.B)    { benchWER(b, "flite:awb") }
+func BenchmarkWERFliteKal16(b *testing.B)  { benchWER(b, "flite:kal16") }
+func BenchmarkWEREspeakEnUS(b *testing.B)  { benchWER(b, "espeak:en-us") }
+func BenchmarkWERFestivalHTS(b *testing.B) { festivalProvider(b); benchWER(b, festivalHTS) }
+func BenchmarkWERFestivalKal(b *testing.B) { festivalProvider(b); benchWER(b, festivalKal) }
+func BenchmarkWERFestivalKed(b *testing.B) { festivalProvider(b); benchWER(b, festivalKed) }
+
+// BenchmarkFestivalFirstFrameCold is what a festival started for each
+// call would cost before its first audio: the start, the voice's load
+// and the first sentence. The warm processes of the pool pay only the
+// last (BenchmarkTTSFirstFragmentFestival*).
+func BenchmarkFestivalFirstFrameCold(b *testing.B) {
+	festivalProvider(b)
+	path, _ := exec.LookPath("festival")
+	for _, voice := range []string{"kal_diphone", "cmu_us_slt_arctic_hts"} {
+		b.Run(voice, func(b *testing.B) {
+			var lat []time.Duration
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				p, err := startFestival(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var first time.Duration
+				_, err = p.speak(context.Background(), voice, festivalControls(0, 0), []string{"Hello, this is a short sentence."},
+					func(int, []int16) error {
+						if first == 0 {
+							first = time.Since(start)
+						}
+						return nil
+					})
+				p.kill()
+				if err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, first)
+			}
+			b.ReportMetric(float64(percentile(lat, 50).Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(percentile(lat, 95).Microseconds())/1000, "p95-ms")
+		})
+	}
+}

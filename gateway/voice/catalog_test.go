@@ -52,7 +52,7 @@ func TestCatalogListedOnFirstUse(t *testing.T) {
 	espeak, runs, _ := fakeEspeak(t)
 	var mu sync.Mutex
 	var events []string
-	l, err := New(Config{EspeakPath: espeak, FlitePath: filepath.Join(t.TempDir(), "no-flite"), WarmAfter: WarmOnDemand,
+	l, err := New(Config{EspeakPath: espeak, FlitePath: filepath.Join(t.TempDir(), "no-flite"), FestivalPath: "/nonexistent/festival", WarmAfter: WarmOnDemand,
 		Trace: func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestCatalogFailureReportedOnUse(t *testing.T) {
 	espeak, runs, broken := fakeEspeak(t)
 	os.WriteFile(broken, nil, 0o600)
 	var events []string
-	l, err := New(Config{EspeakPath: espeak, FlitePath: filepath.Join(t.TempDir(), "no-flite"), WarmAfter: WarmOnDemand,
+	l, err := New(Config{EspeakPath: espeak, FlitePath: filepath.Join(t.TempDir(), "no-flite"), FestivalPath: "/nonexistent/festival", WarmAfter: WarmOnDemand,
 		Trace: func(e string) { events = append(events, e) }})
 	if err != nil {
 		t.Fatalf("New fails before any voice is asked for: %v", err)
@@ -122,7 +122,7 @@ func TestCatalogFailureReportedOnUse(t *testing.T) {
 	if strings.Join(events, ",") != "voice catalogue failed,voice catalogue failed,voice catalogue listed" {
 		t.Errorf("trace %q", events)
 	}
-	if _, err := New(Config{EspeakPath: "/nonexistent/espeak-ng", FlitePath: "/nonexistent/flite"}); err == nil || !strings.Contains(err.Error(), "neither espeak-ng nor flite is installed") {
+	if _, err := New(Config{EspeakPath: "/nonexistent/espeak-ng", FlitePath: "/nonexistent/flite", FestivalPath: "/nonexistent/festival"}); err == nil || !strings.Contains(err.Error(), "neither espeak-ng, flite nor festival is installed") {
 		t.Errorf("New with no engine: %v", err)
 	}
 }

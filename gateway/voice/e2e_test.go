@@ -97,6 +97,7 @@ func ttsFrames(t *testing.T, base, key string, req api.TTSRequest) ([][]byte, ap
 		if err != nil {
 			t.Fatalf("text frame %q: %v", data, err)
 		}
+		conn.Close() // the stream counts against the key's open streams until then
 		return frames, final
 	}
 }
@@ -118,10 +119,18 @@ func TestGatewayTTSStreamFrames(t *testing.T) {
 	base, key := gatewayOn(t, l)
 	c := newClient(t, base, key)
 	text := "First sentence here. A second one follows. And a third."
-	for _, tc := range []struct {
+	cases := []struct {
 		voice string
 		rate  int
-	}{{"espeak:en-us", 0}, {"espeak:en-us", 48000}, {"flite:slt", 0}, {"flite:slt", 11025}} {
+	}{{"espeak:en-us", 0}, {"espeak:en-us", 48000}, {"flite:slt", 0}, {"flite:slt", 11025}}
+	if _, err := exec.LookPath("festival"); err == nil {
+		festivalProvider(t)
+		cases = append(cases, []struct {
+			voice string
+			rate  int
+		}{{festivalHTS, 0}, {festivalKal, 22050}}...)
+	}
+	for _, tc := range cases {
 		voice, rate := tc.voice, tc.rate
 		req := api.TTSRequest{Provider: api.DefaultProvider, Text: text, VoiceCode: voice, SampleRate: rate, Format: api.FormatPCM}
 		rest, err := c.TTS(context.Background(), req)

@@ -36,9 +36,10 @@ var SampleRates = []int{8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 4
 type ttsPlan struct {
 	voice     *voiceInfo
 	format    string
-	rate      int      // output rate
-	args      []string // engine arguments before the text
-	gain      float64  // applied to samples here (engines without a volume control)
+	rate      int              // output rate
+	args      []string         // engine arguments before the text
+	festival  festivalSettings // festival's controls, for its voices
+	gain      float64          // applied to samples here (engines without a volume control)
 	sentences []string
 }
 
@@ -62,10 +63,16 @@ func (l *Local) planTTS(req api.TTSRequest) (*ttsPlan, error) {
 		return nil, err
 	}
 	v, ok := cat.lookup(req.VoiceCode)
+	if !ok && cat.festivalErr != nil && strings.HasPrefix(req.VoiceCode, engineFestival+":") {
+		return nil, fmt.Errorf("festival's voices are missing: %w: %v", engine.ErrUnavailable, cat.festivalErr)
+	}
 	if !ok {
 		return nil, &engine.InputError{Field: "voice_code", Rule: fmt.Sprintf("unknown voice %q; pick a value from the voice list", req.VoiceCode)}
 	}
-	if v.engine == engineFlite && !strings.ContainsFunc(text, isLatinOrDigit) {
+	if v.engine == engineFestival {
+		text = festivalText(text)
+	}
+	if (v.engine == engineFlite || v.engine == engineFestival) && !strings.ContainsFunc(text, isLatinOrDigit) {
 		return nil, &engine.InputError{Field: "text", Rule: fmt.Sprintf("has no Latin letters or digits, and %s speaks only English (it would say nothing); pick an espeak voice of the text's language", v.Value)}
 	}
 	p := &ttsPlan{voice: v, format: req.Format, rate: req.SampleRate, gain: 1}
@@ -115,6 +122,9 @@ func (l *Local) planTTS(req api.TTSRequest) (*ttsPlan, error) {
 		if ex.punctuation {
 			p.args = append(p.args, "--punct")
 		}
+	case engineFestival:
+		p.festival = festivalControls(req.SpeechRate, req.Pitch)
+		p.gain = float64(amplitude) / 100
 	case engineFlite:
 		p.args = []string{"-voice", v.name,
 			"--setf", "duration_stretch=" + strconv.FormatFloat(100/float64(100+req.SpeechRate), 'f', 4, 64)}
@@ -239,10 +249,14 @@ func (l *Local) Synthesize(ctx context.Context, req api.TTSRequest, sink engine.
 		resampled = rs.Write(resampled[:0], s)
 		return out.write(resampled)
 	}
-	for i, sentence := range plan.sentences {
-		if err = l.speak(ctx, plan, sentence, emit); err != nil {
-			err = fmt.Errorf("sentence %d of %d: %w", i+1, len(plan.sentences), err)
-			break
+	if plan.voice.engine == engineFestival {
+		err = l.speakFestival(ctx, plan, emit)
+	} else {
+		for i, sentence := range plan.sentences {
+			if err = l.speak(ctx, plan, sentence, emit); err != nil {
+				err = fmt.Errorf("sentence %d of %d: %w", i+1, len(plan.sentences), err)
+				break
+			}
 		}
 	}
 	if err == nil && rs != nil {

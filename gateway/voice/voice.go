@@ -1,7 +1,8 @@
-// Package voice is hark's local voice provider: speech with espeak-ng and
-// flite, recognition with pocketsphinx (en-us), behind
+// Package voice is hark's local voice provider: speech with espeak-ng,
+// flite and festival, recognition with pocketsphinx (en-us), behind
 // engine.VoiceProvider. It needs no account and no network. It runs the
-// engines as child processes (TTS, lame, opusdec) or through cgo
+// engines as child processes (TTS, lame, opusdec; festival kept warm
+// between calls) or through cgo
 // (pocketsphinx) and must never block on, or panic from, a bad request:
 // every field with a range of its own is checked here and reported as
 // *engine.InputError. It knows nothing of HTTP or WebSocket framing.
@@ -25,11 +26,17 @@ import (
 
 // Config locates the engines and sets limits. Zero values are defaults.
 type Config struct {
-	EspeakPath  string // espeak-ng binary; default "espeak-ng" from PATH
-	FlitePath   string // flite binary; default "flite" from PATH
-	LamePath    string // lame binary for mp3 in and out; default "lame" from PATH
-	OpusdecPath string // opusdec binary for Ogg Opus input; default "opusdec" from PATH
-	ModelDir    string // pocketsphinx en-us model; default sphinx.DefaultModelDir
+	EspeakPath string // espeak-ng binary; default "espeak-ng" from PATH
+	FlitePath  string // flite binary; default "flite" from PATH
+	// FestivalPath is the festival binary; default "festival" from PATH.
+	FestivalPath string
+	// FestivalProcesses is the most festival processes kept warm (about
+	// 55 MB each), and so the festival requests that speak at once; more
+	// wait up to DecoderWait. Default 2.
+	FestivalProcesses int
+	LamePath          string // lame binary for mp3 in and out; default "lame" from PATH
+	OpusdecPath       string // opusdec binary for Ogg Opus input; default "opusdec" from PATH
+	ModelDir          string // pocketsphinx en-us model; default sphinx.DefaultModelDir
 
 	// Decoders is the most pocketsphinx decoders kept (about 90 MB each),
 	// and so the number of recognitions that decode at once; more wait.
@@ -77,12 +84,14 @@ const (
 
 // Local is the local voice provider; it implements engine.VoiceProvider.
 type Local struct {
-	cfg     Config
-	espeak  string // resolved paths; "" when not installed
-	flite   string
-	lame    string
-	opusdec string
-	pool    *decoderPool
+	cfg    Config
+	espeak string // resolved paths; "" when not installed
+	flite  string
+	// festival keeps festival's processes; nil when it is not installed.
+	festival *festivalPool
+	lame     string
+	opusdec  string
+	pool     *decoderPool
 	// uttSoft and uttHard are utteranceSoftMax and utteranceHardMax,
 	// in samples; tests shorten them.
 	uttSoft, uttHard int64
@@ -133,8 +142,14 @@ func New(cfg Config) (*Local, error) {
 		uttSoft: utteranceSoftMax,
 		uttHard: utteranceHardMax,
 	}
-	if l.espeak == "" && l.flite == "" {
-		return nil, errors.New("no voices: neither espeak-ng nor flite is installed")
+	if cfg.FestivalProcesses <= 0 {
+		cfg.FestivalProcesses = 2
+	}
+	if fest := findTool(cfg.FestivalPath, "festival"); fest != "" {
+		l.festival = newFestivalPool(fest, cfg.FestivalProcesses, cfg.DecoderWait)
+	}
+	if l.espeak == "" && l.flite == "" && l.festival == nil {
+		return nil, errors.New("no voices: neither espeak-ng, flite nor festival is installed")
 	}
 	l.pool = newDecoderPool(sphinx.ModelIn(cfg.ModelDir), cfg.Decoders, cfg.WarmAfter)
 	l.pool.maxWait = cfg.DecoderWait
@@ -156,11 +171,14 @@ func findTool(path, name string) string {
 // decoder, which is then freed.
 func (l *Local) Close() error {
 	l.pool.close()
+	if l.festival != nil {
+		l.festival.close()
+	}
 	return nil
 }
 
 // Voices lists espeak-ng's languages (with the variants of English as
-// voices of their own) and flite's voices.
+// voices of their own), flite's voices and festival's.
 func (l *Local) Voices(ctx context.Context) ([]api.Voice, error) {
 	c, err := l.catalog()
 	if err != nil {
@@ -180,7 +198,7 @@ func (l *Local) catalog() (*voiceCatalog, error) {
 	if l.voices != nil {
 		return l.voices, nil
 	}
-	c, err := loadCatalog(l.espeak, l.flite)
+	c, err := loadCatalog(l.espeak, l.flite, l.festival)
 	if l.cfg.Trace != nil {
 		if err != nil {
 			l.cfg.Trace("voice catalogue failed")

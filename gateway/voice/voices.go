@@ -15,14 +15,15 @@ import (
 
 // Engines behind the voice codes.
 const (
-	engineEspeak = "espeak"
-	engineFlite  = "flite"
+	engineEspeak   = "espeak"
+	engineFlite    = "flite"
+	engineFestival = "festival"
 )
 
 // Scenes of the voice list; docs/voice.md explains them.
 const (
-	SceneGeneral   = "general"   // everyday speech: espeak-ng languages, plain variants, flite diphone voices
-	SceneNarration = "narration" // flite's statistical voices, smoother over long passages
+	SceneGeneral   = "general"   // everyday speech: espeak-ng languages, plain variants, flite and festival diphone voices
+	SceneNarration = "narration" // flite's and festival's statistical voices, smoother over long passages
 	SceneCharacter = "character" // espeak-ng novelty variants: robots, whisper, croak...
 )
 
@@ -30,7 +31,7 @@ const (
 type voiceInfo struct {
 	api.Voice
 	engine  string
-	name    string // engine's own voice name: espeak "en-us+f3", flite "slt"
+	name    string // engine's own voice name: espeak "en-us+f3", flite "slt", festival "kal_diphone"
 	rate    int    // native sample rate, Hz
 	noPitch bool   // the engine ignores pitch for this voice
 }
@@ -51,15 +52,15 @@ var characterVariants = map[string]bool{
 // fliteVoices describes flite's stock voices. awb_time is left out: it is a
 // limited-domain talking clock that cannot say arbitrary text.
 var fliteVoices = map[string]struct {
-	name, lang, scene string
-	rate              int
-	noPitch           bool
+	name, lang, scene, gender string
+	rate                      int
+	noPitch                   bool
 }{
-	"slt":   {"SLT (US English, female)", "en-us", SceneNarration, 16000, false},
-	"rms":   {"RMS (US English, male)", "en-us", SceneNarration, 16000, true},
-	"awb":   {"AWB (Scottish English, male)", "en-gb-scotland", SceneNarration, 16000, false},
-	"kal16": {"Kal16 (US English, male, diphone)", "en-us", SceneGeneral, 16000, false},
-	"kal":   {"Kal (US English, male, 8 kHz diphone)", "en-us", SceneGeneral, 8000, false},
+	"slt":   {"SLT (US English, female)", "en-us", SceneNarration, "female", 16000, false},
+	"rms":   {"RMS (US English, male)", "en-us", SceneNarration, "male", 16000, true},
+	"awb":   {"AWB (Scottish English, male)", "en-gb-scotland", SceneNarration, "male", 16000, false},
+	"kal16": {"Kal16 (US English, male, diphone)", "en-us", SceneGeneral, "male", 16000, false},
+	"kal":   {"Kal (US English, male, 8 kHz diphone)", "en-us", SceneGeneral, "male", 8000, false},
 }
 
 const espeakRate = 22050
@@ -67,9 +68,15 @@ const espeakRate = 22050
 type voiceCatalog struct {
 	list     []api.Voice
 	byCode   map[string]*voiceInfo
-	espeakLg map[string]string // language -> display name
-	variants map[string]string // variant file id -> display name
+	espeakLg map[string]espeakRow // language -> its row
+	variants map[string]espeakRow // variant file id -> its row
+	// festivalErr is why festival's voices are missing, when festival is
+	// installed but could not list them.
+	festivalErr error
 }
+
+// espeakRow is a row of espeak-ng's voice table.
+type espeakRow struct{ id, name, gender string }
 
 func runList(path string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -86,9 +93,9 @@ func runList(path string, args ...string) ([]byte, error) {
 
 // parseEspeakVoices reads the table of `espeak-ng --voices[=variant]`:
 // Pty Language Age/Gender VoiceName File Other-languages. It returns
-// (language or variant id, display name) pairs.
-func parseEspeakVoices(out []byte, variants bool) [][2]string {
-	var rows [][2]string
+// the language or variant id, display name and gender of each.
+func parseEspeakVoices(out []byte, variants bool) []espeakRow {
+	var rows []espeakRow
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -96,6 +103,7 @@ func parseEspeakVoices(out []byte, variants bool) [][2]string {
 			continue
 		}
 		lang, name, file := f[1], strings.ReplaceAll(f[3], "_", " "), f[4]
+		gender := map[string]string{"M": "male", "F": "female"}[f[2][strings.LastIndexByte(f[2], '/')+1:]]
 		if variants {
 			// A variant file with a space in its name ("!v/Mr serious")
 			// splits the columns; such a file cannot be named on the
@@ -103,22 +111,35 @@ func parseEspeakVoices(out []byte, variants bool) [][2]string {
 			if !strings.HasPrefix(file, "!v/") || len(f) != 5 {
 				continue
 			}
-			rows = append(rows, [2]string{strings.TrimPrefix(file, "!v/"), name})
+			rows = append(rows, espeakRow{strings.TrimPrefix(file, "!v/"), name, gender})
 			continue
 		}
 		if strings.HasPrefix(lang, "mb-") || strings.HasPrefix(file, "mb/") {
 			continue // MBROLA voices need databases that are not installed
 		}
-		rows = append(rows, [2]string{lang, name})
+		rows = append(rows, espeakRow{lang, name, gender})
 	}
 	return rows
 }
 
-func loadCatalog(espeak, flite string) (*voiceCatalog, error) {
+// loadCatalog lists the voices of every engine installed; festival's,
+// which takes a festival start, are listed meanwhile by fest.
+func loadCatalog(espeak, flite string, fest *festivalPool) (*voiceCatalog, error) {
 	c := &voiceCatalog{
 		byCode:   map[string]*voiceInfo{},
-		espeakLg: map[string]string{},
-		variants: map[string]string{},
+		espeakLg: map[string]espeakRow{},
+		variants: map[string]espeakRow{},
+	}
+	type festivalList struct {
+		voices []festivalVoice
+		err    error
+	}
+	festivalDone := make(chan festivalList, 1)
+	if fest != nil {
+		go func() {
+			vs, err := fest.list()
+			festivalDone <- festivalList{vs, err}
+		}()
 	}
 	var errs []string
 	if espeak != "" {
@@ -127,20 +148,20 @@ func loadCatalog(espeak, flite string) (*voiceCatalog, error) {
 			var vars []byte
 			vars, err = runList(espeak, "--voices=variant")
 			for _, r := range parseEspeakVoices(vars, true) {
-				c.variants[r[0]] = r[1]
+				c.variants[r.id] = r
 			}
 		}
 		if err != nil {
 			errs = append(errs, err.Error())
 		}
 		for _, r := range parseEspeakVoices(langs, false) {
-			if _, dup := c.espeakLg[r[0]]; dup {
+			if _, dup := c.espeakLg[r.id]; dup {
 				continue
 			}
-			c.espeakLg[r[0]] = r[1]
-			c.add(&voiceInfo{Voice: api.Voice{Name: r[1], Value: "espeak:" + r[0], Language: r[0], Scene: SceneGeneral},
-				engine: engineEspeak, name: r[0], rate: espeakRate})
-			if !variantListed[r[0]] {
+			c.espeakLg[r.id] = r
+			c.add(&voiceInfo{Voice: api.Voice{Name: r.name, Value: "espeak:" + r.id, Language: r.id, Scene: SceneGeneral, Gender: r.gender},
+				engine: engineEspeak, name: r.id, rate: espeakRate})
+			if !variantListed[r.id] {
 				continue
 			}
 			ids := make([]string, 0, len(c.variants))
@@ -149,13 +170,7 @@ func loadCatalog(espeak, flite string) (*voiceCatalog, error) {
 			}
 			sort.Strings(ids)
 			for _, id := range ids {
-				scene := SceneGeneral
-				if characterVariants[id] || strings.HasPrefix(id, "klatt") || strings.HasPrefix(id, "robosoft") {
-					scene = SceneCharacter
-				}
-				c.add(&voiceInfo{
-					Voice:  api.Voice{Name: r[1] + ", " + c.variants[id], Value: "espeak:" + r[0] + "+" + id, Language: r[0], Scene: scene},
-					engine: engineEspeak, name: r[0] + "+" + id, rate: espeakRate})
+				c.add(espeakVariant(r, c.variants[id]))
 			}
 		}
 	}
@@ -171,17 +186,104 @@ func loadCatalog(espeak, flite string) (*voiceCatalog, error) {
 			if !ok {
 				continue // unknown voices have unknown rates and domains
 			}
-			c.add(&voiceInfo{Voice: api.Voice{Name: fv.name, Value: "flite:" + id, Language: fv.lang, Scene: fv.scene},
+			c.add(&voiceInfo{Voice: api.Voice{Name: fv.name, Value: "flite:" + id, Language: fv.lang, Scene: fv.scene, Gender: fv.gender},
 				engine: engineFlite, name: id, rate: fv.rate, noPitch: fv.noPitch})
 		}
 	}
+	if fest != nil {
+		got := <-festivalDone
+		if got.err != nil {
+			c.festivalErr = got.err
+			errs = append(errs, got.err.Error())
+		}
+		for _, fv := range got.voices {
+			c.add(festivalVoiceInfo(fv))
+		}
+	}
 	if len(c.list) == 0 {
-		return nil, fmt.Errorf("no voices: neither espeak-ng nor flite is usable (%s)", strings.Join(errs, "; "))
+		return nil, fmt.Errorf("no voices: neither espeak-ng, flite nor festival is usable (%s)", strings.Join(errs, "; "))
 	}
 	return c, nil
 }
 
+// espeakVariant is an espeak-ng language spoken with a variant: the
+// variant's gender, and the character scene for effects.
+func espeakVariant(lang, variant espeakRow) *voiceInfo {
+	scene := SceneGeneral
+	if characterVariants[variant.id] || strings.HasPrefix(variant.id, "klatt") || strings.HasPrefix(variant.id, "robosoft") {
+		scene = SceneCharacter
+	}
+	return &voiceInfo{
+		Voice:  api.Voice{Name: lang.name + ", " + variant.name, Value: "espeak:" + lang.id + "+" + variant.id, Language: lang.id, Scene: scene, Gender: variant.gender},
+		engine: engineEspeak, name: lang.id + "+" + variant.id, rate: espeakRate}
+}
+
+// festivalLanguages maps festival's language names to language codes;
+// festivalDialects its English dialects to regions.
+var (
+	festivalLanguages = map[string]string{
+		"english": "en", "spanish": "es", "castillian_spanish": "es", "czech": "cs", "finnish": "fi",
+		"italian": "it", "russian": "ru", "catalan": "ca", "hindi": "hi", "marathi": "mr",
+		"telugu": "te", "welsh": "cy", "german": "de", "french": "fr", "polish": "pl",
+	}
+	festivalDialects = map[string]string{"american": "us", "british": "gb", "scottish": "gb-scotland"}
+)
+
+// festivalVoiceInfo names a festival voice from what festival says of
+// it: "cmu_us_slt_arctic_hts", English, American, female, HTS becomes
+// "SLT (US English, female, HTS)" with language en-us.
+func festivalVoiceInfo(fv festivalVoice) *voiceInfo {
+	lang := festivalLanguages[fv.language]
+	if lang == "" {
+		lang = fv.language
+	}
+	if d := festivalDialects[fv.dialect]; d != "" && lang == "en" {
+		lang += "-" + d
+	}
+	var speaker []string
+	for _, part := range strings.Split(fv.name, "_") {
+		switch part {
+		case "cmu", "cstr", "nitech", "us", "uk", "arctic", "hts", "diphone", "clunits", "cg", "ldom", "mbrola":
+		default:
+			speaker = append(speaker, strings.ToUpper(part))
+		}
+	}
+	if len(speaker) == 0 {
+		speaker = []string{fv.name}
+	}
+	what := map[string]string{"en-us": "US English", "en-gb": "British English", "en-gb-scotland": "Scottish English"}[lang]
+	if what == "" {
+		what = fv.language
+	}
+	kind, scene := "diphone", SceneGeneral
+	switch fv.method {
+	case "HTS":
+		kind, scene = "HTS", SceneNarration
+	case "ClusterGen", "clunits":
+		kind, scene = fv.method, SceneNarration
+	case "UniSyn":
+	default:
+		kind = fv.method
+	}
+	gender := fv.gender
+	if gender != "male" && gender != "female" {
+		gender = ""
+	}
+	desc := []string{what}
+	if gender != "" {
+		desc = append(desc, gender)
+	}
+	desc = append(desc, kind)
+	return &voiceInfo{
+		Voice: api.Voice{Name: strings.Join(speaker, " ") + " (" + strings.Join(desc, ", ") + ")",
+			Value: "festival:" + fv.name, Language: lang, Scene: scene, Gender: gender},
+		engine: engineFestival, name: fv.name, rate: fv.rate,
+		noPitch: fv.method == "HTS" || !fv.pitchLR,
+	}
+}
+
 func (c *voiceCatalog) add(v *voiceInfo) {
+	v.SampleRate = v.rate
 	c.list = append(c.list, v.Voice)
 	c.byCode[v.Value] = v
 }
@@ -200,11 +302,12 @@ func (c *voiceCatalog) lookup(code string) (*voiceInfo, bool) {
 	if !ok {
 		return nil, false
 	}
-	name, okL := c.espeakLg[lang]
-	vname, okV := c.variants[variant]
+	l, okL := c.espeakLg[lang]
+	v, okV := c.variants[variant]
 	if !okL || !okV {
 		return nil, false
 	}
-	return &voiceInfo{Voice: api.Voice{Name: name + ", " + vname, Value: code, Language: lang, Scene: SceneGeneral},
-		engine: engineEspeak, name: rest, rate: espeakRate}, true
+	info := espeakVariant(l, v)
+	info.SampleRate = info.rate
+	return info, true
 }

@@ -58,3 +58,11 @@ func benchWSFirstFrame(b *testing.B, voice string) {
 
 func BenchmarkWSFirstFrameEspeak(b *testing.B) { benchWSFirstFrame(b, "espeak:en-us") }
 func BenchmarkWSFirstFrameFlite(b *testing.B)  { benchWSFirstFrame(b, "flite:slt") }
+func BenchmarkWSFirstFrameFestivalHTS(b *testing.B) {
+	festivalProvider(b)
+	benchWSFirstFrame(b, festivalHTS)
+}
+func BenchmarkWSFirstFrameFestivalKal(b *testing.B) {
+	festivalProvider(b)
+	benchWSFirstFrame(b, festivalKal)
+}
