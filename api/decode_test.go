@@ -230,9 +230,9 @@ func TestParseVendorFailure(t *testing.T) {
 }
 
 func TestDecodeVoices(t *testing.T) {
-	for _, in := range []string{`[{"name":"A","value":"a","language":"en","scene":"s","gender":"f"}]`, `{"voices":[{"name":"A","value":"a","gender":"f"}]}`} {
+	for _, in := range []string{`[{"name":"A","value":"a","language":"en","scene":"s","age":"adult","gender":"female"}]`, `{"voices":[{"name":"A","value":"a","age":"adult","gender":"female"}]}`} {
 		vs, err := api.DecodeVoices(json.RawMessage(in))
-		if err != nil || len(vs) != 1 || vs[0].Value != "a" || string(vs[0].Extra["gender"]) != `"f"` {
+		if err != nil || len(vs) != 1 || vs[0].Value != "a" || vs[0].Gender != "female" || string(vs[0].Extra["age"]) != `"adult"` {
 			t.Errorf("%s: %+v %v", in, vs, err)
 		}
 	}

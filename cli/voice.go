@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -46,9 +48,13 @@ func newVoicesCmd(a *App) *cobra.Command {
 				return writeJSON(a.stdout, voices)
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "VOICE\tNAME\tLANGUAGE\tSCENE")
+			fmt.Fprintln(tw, "VOICE\tNAME\tLANGUAGE\tSCENE\tGENDER\tRATE")
 			for _, v := range voices {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Value, v.Name, v.Language, v.Scene)
+				gender, rate := cmp.Or(v.Gender, "-"), "-"
+				if v.SampleRate > 0 {
+					rate = strconv.Itoa(v.SampleRate)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Value, v.Name, v.Language, v.Scene, gender, rate)
 			}
 			return tw.Flush()
 		},

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"hark/api"
 	"hark/audio"
 	"hark/ui/common"
 )
@@ -153,6 +154,9 @@ func (p *Pane) viewDetails(w, h int) string {
 	field("code", v.Value)
 	field("language", v.Language)
 	field("scene", v.Scene)
+	if about := voiceAbout(v); about != "" {
+		field("voice", about)
+	}
 	sample := "\n" + st.Label.Render("sample") + "\n" + wrap(quote(sampleSentence(v.Language)), w) + "\n"
 	hintText := "p preview · enter speak with this voice · space mark for an audition"
 	if _, ok := p.samples[v.Value]; ok {
@@ -174,6 +178,19 @@ func (p *Pane) viewDetails(w, h int) string {
 		return head.String() + hint + tail.String()
 	}
 	return head.String() + tail.String()
+}
+
+// voiceAbout is what the list says of a voice beyond the spec's fields:
+// "female · 32000 Hz", or "" when it says nothing.
+func voiceAbout(v api.Voice) string {
+	var parts []string
+	if v.Gender != "" {
+		parts = append(parts, v.Gender)
+	}
+	if v.SampleRate > 0 {
+		parts = append(parts, fmt.Sprintf("%d Hz", v.SampleRate))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // --- Speak ---
