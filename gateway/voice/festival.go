@@ -17,6 +17,9 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"hark/api"
+	"hark/gateway/engine"
 )
 
 // Festival runs as a few long-lived processes, each reading Scheme
@@ -638,4 +641,71 @@ func (f *festivalPool) list() ([]festivalVoice, error) {
 		return nil, fmt.Errorf("festival voices: %w", err)
 	}
 	return vs, nil
+}
+
+// festivalListWait is how long a voice list waits for festival's voices.
+const festivalListWait = 2 * time.Second
+
+// festivalListing is festival's voices, listed once in the background.
+type festivalListing struct {
+	done   chan struct{} // closed when list, byCode and err are set
+	list   []api.Voice
+	byCode map[string]*voiceInfo
+	err    error
+}
+
+// festivalVoices starts listing festival's voices, the first time or
+// after a listing failed (festival may have been mended since), and
+// returns the listing; nil when festival is not installed.
+func (l *Local) festivalVoices() *festivalListing {
+	if l.festival == nil {
+		return nil
+	}
+	l.catMu.Lock()
+	defer l.catMu.Unlock()
+	if fl := l.festivalList; fl != nil {
+		select {
+		case <-fl.done:
+			if fl.err == nil {
+				return fl
+			}
+		default:
+			return fl
+		}
+	}
+	fl := &festivalListing{done: make(chan struct{}), byCode: map[string]*voiceInfo{}}
+	l.festivalList = fl
+	go func() {
+		defer close(fl.done)
+		vs, err := l.festival.list()
+		if err != nil {
+			fl.err = err
+			return
+		}
+		for _, fv := range vs {
+			v := festivalVoiceInfo(fv)
+			v.SampleRate = v.rate
+			fl.list = append(fl.list, v.Voice)
+			fl.byCode[v.Value] = v
+		}
+	}()
+	return fl
+}
+
+// festivalVoice finds a festival voice by code, waiting for festival's
+// list.
+func (l *Local) festivalVoice(ctx context.Context, code string) (*voiceInfo, error) {
+	fl := l.festivalVoices()
+	if fl == nil {
+		return nil, nil
+	}
+	select {
+	case <-fl.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if fl.err != nil {
+		return nil, fmt.Errorf("festival's voices are missing: %w: %v", engine.ErrUnavailable, fl.err)
+	}
+	return fl.byCode[code], nil
 }

@@ -47,7 +47,7 @@ func rangeError(field string, v, lo, hi int, unit string) error {
 	return &engine.InputError{Field: field, Rule: fmt.Sprintf("%d is outside %d..%d (%s)", v, lo, hi, unit)}
 }
 
-func (l *Local) planTTS(req api.TTSRequest) (*ttsPlan, error) {
+func (l *Local) planTTS(ctx context.Context, req api.TTSRequest) (plan *ttsPlan, err error) {
 	text := strings.ToValidUTF8(req.Text, " ")
 	if strings.TrimSpace(text) == "" {
 		return nil, &engine.InputError{Field: "text", Rule: "must not be empty"}
@@ -58,15 +58,19 @@ func (l *Local) planTTS(req api.TTSRequest) (*ttsPlan, error) {
 	if req.VoiceCode == "" {
 		return nil, &engine.InputError{Field: "voice_code", Rule: "required; pick a value from the voice list"}
 	}
-	cat, err := l.catalog()
-	if err != nil {
-		return nil, err
+	var v *voiceInfo
+	if strings.HasPrefix(req.VoiceCode, engineFestival+":") {
+		if v, err = l.festivalVoice(ctx, req.VoiceCode); err != nil {
+			return nil, err
+		}
+	} else {
+		cat, err := l.catalog()
+		if err != nil {
+			return nil, err
+		}
+		v, _ = cat.lookup(req.VoiceCode)
 	}
-	v, ok := cat.lookup(req.VoiceCode)
-	if !ok && cat.festivalErr != nil && strings.HasPrefix(req.VoiceCode, engineFestival+":") {
-		return nil, fmt.Errorf("festival's voices are missing: %w: %v", engine.ErrUnavailable, cat.festivalErr)
-	}
-	if !ok {
+	if v == nil {
 		return nil, &engine.InputError{Field: "voice_code", Rule: fmt.Sprintf("unknown voice %q; pick a value from the voice list", req.VoiceCode)}
 	}
 	if v.engine == engineFestival {
@@ -220,7 +224,7 @@ func intValue(field string, v any, lo, hi int, unit string) (int, error) {
 // Synthesize speaks req.Text sentence by sentence, writing each fragment of
 // audio to sink as the engine produces it.
 func (l *Local) Synthesize(ctx context.Context, req api.TTSRequest, sink engine.AudioSink) (engine.Synthesis, error) {
-	plan, err := l.planTTS(req)
+	plan, err := l.planTTS(ctx, req)
 	if err != nil {
 		return engine.Synthesis{}, err
 	}

@@ -44,7 +44,7 @@ func TestTTSInputsAreWhatSynthesisTakes(t *testing.T) {
 			}{{int(*f.Min), true}, {int(*f.Max), true}, {int(*f.Min) - 1, false}, {int(*f.Max) + 1, false}} {
 				req := base
 				set(&req, f.Name, tc.v)
-				_, err := l.planTTS(req)
+				_, err := l.planTTS(context.Background(), req)
 				var ie *engine.InputError
 				if tc.ok && err != nil || !tc.ok && (!errors.As(err, &ie) || ie.Field != f.Name) {
 					t.Errorf("%s=%d: %v", f.Name, tc.v, err)
@@ -54,20 +54,20 @@ func TestTTSInputsAreWhatSynthesisTakes(t *testing.T) {
 			for _, r := range f.Ints() {
 				req := base
 				req.SampleRate = r
-				if _, err := l.planTTS(req); err != nil {
+				if _, err := l.planTTS(context.Background(), req); err != nil {
 					t.Errorf("sample_rate %d listed but refused: %v", r, err)
 				}
 			}
 			req := base
 			req.SampleRate = 12345
-			if _, err := l.planTTS(req); err == nil {
+			if _, err := l.planTTS(context.Background(), req); err == nil {
 				t.Error("sample_rate 12345 accepted though not listed")
 			}
 		case f.Name == "format":
 			for _, fm := range f.Enum {
 				req := base
 				req.Format = fm
-				if _, err := l.planTTS(req); err != nil {
+				if _, err := l.planTTS(context.Background(), req); err != nil {
 					t.Errorf("format %s listed but refused: %v", fm, err)
 				}
 			}

@@ -101,6 +101,8 @@ type Local struct {
 	// flite takes three processes, which a hark command that speaks no
 	// word should not start.
 	voices *voiceCatalog
+	// festivalList is festival's voices, listed on first use too.
+	festivalList *festivalListing
 }
 
 var _ engine.VoiceProvider = (*Local)(nil)
@@ -178,14 +180,34 @@ func (l *Local) Close() error {
 }
 
 // Voices lists espeak-ng's languages (with the variants of English as
-// voices of their own), flite's voices and festival's.
+// voices of their own), flite's voices and festival's. Festival's come
+// when festival has listed them within festivalListWait of the call (a
+// festival start: half a second, or many on a cold disk); a list made
+// before then lacks them, and the next has them.
 func (l *Local) Voices(ctx context.Context) ([]api.Voice, error) {
+	fl := l.festivalVoices()
 	c, err := l.catalog()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]api.Voice, len(c.list))
 	copy(out, c.list)
+	if fl != nil {
+		wait := time.NewTimer(festivalListWait)
+		defer wait.Stop()
+		select {
+		case <-fl.done:
+			out = append(out, fl.list...)
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+	}
+	if len(out) == 0 {
+		if fl != nil && fl.err != nil {
+			return nil, fmt.Errorf("local voice engine: %w: %v", engine.ErrUnavailable, fl.err)
+		}
+		return nil, fmt.Errorf("local voice engine: %w: no voices", engine.ErrUnavailable)
+	}
 	return out, nil
 }
 
@@ -198,7 +220,7 @@ func (l *Local) catalog() (*voiceCatalog, error) {
 	if l.voices != nil {
 		return l.voices, nil
 	}
-	c, err := loadCatalog(l.espeak, l.flite, l.festival)
+	c, err := loadCatalog(l.espeak, l.flite)
 	if l.cfg.Trace != nil {
 		if err != nil {
 			l.cfg.Trace("voice catalogue failed")

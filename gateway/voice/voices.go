@@ -70,9 +70,6 @@ type voiceCatalog struct {
 	byCode   map[string]*voiceInfo
 	espeakLg map[string]espeakRow // language -> its row
 	variants map[string]espeakRow // variant file id -> its row
-	// festivalErr is why festival's voices are missing, when festival is
-	// installed but could not list them.
-	festivalErr error
 }
 
 // espeakRow is a row of espeak-ng's voice table.
@@ -122,24 +119,13 @@ func parseEspeakVoices(out []byte, variants bool) []espeakRow {
 	return rows
 }
 
-// loadCatalog lists the voices of every engine installed; festival's,
-// which takes a festival start, are listed meanwhile by fest.
-func loadCatalog(espeak, flite string, fest *festivalPool) (*voiceCatalog, error) {
+// loadCatalog lists the voices of espeak-ng and flite; festival's are
+// listed apart (festivalListing), as they take a festival start.
+func loadCatalog(espeak, flite string) (*voiceCatalog, error) {
 	c := &voiceCatalog{
 		byCode:   map[string]*voiceInfo{},
 		espeakLg: map[string]espeakRow{},
 		variants: map[string]espeakRow{},
-	}
-	type festivalList struct {
-		voices []festivalVoice
-		err    error
-	}
-	festivalDone := make(chan festivalList, 1)
-	if fest != nil {
-		go func() {
-			vs, err := fest.list()
-			festivalDone <- festivalList{vs, err}
-		}()
 	}
 	var errs []string
 	if espeak != "" {
@@ -190,18 +176,8 @@ func loadCatalog(espeak, flite string, fest *festivalPool) (*voiceCatalog, error
 				engine: engineFlite, name: id, rate: fv.rate, noPitch: fv.noPitch})
 		}
 	}
-	if fest != nil {
-		got := <-festivalDone
-		if got.err != nil {
-			c.festivalErr = got.err
-			errs = append(errs, got.err.Error())
-		}
-		for _, fv := range got.voices {
-			c.add(festivalVoiceInfo(fv))
-		}
-	}
-	if len(c.list) == 0 {
-		return nil, fmt.Errorf("no voices: neither espeak-ng, flite nor festival is usable (%s)", strings.Join(errs, "; "))
+	if len(c.list) == 0 && (espeak != "" || flite != "") {
+		return nil, fmt.Errorf("no voices: neither espeak-ng nor flite is usable (%s)", strings.Join(errs, "; "))
 	}
 	return c, nil
 }
