@@ -16,6 +16,7 @@ import (
 	"hark/api"
 	"hark/api/apitest"
 	"hark/config"
+	"hark/gateway/pgtest"
 )
 
 // outputs collects everything the commands printed, to check at the end
@@ -27,6 +28,7 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	pgtest.StopShared()
 	if builtHarkDir != "" {
 		os.RemoveAll(builtHarkDir)
 	}

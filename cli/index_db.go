@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 
-	"hark/gateway"
 	"hark/gateway/config"
 	"hark/gateway/embedded"
 	"hark/gateway/web"
@@ -12,8 +11,7 @@ import (
 // indexTo is the web engine `hark index` adds pages with, and where its
 // index is for messages: the data directory's (the embedded gateway's),
 // or with dbURL the search index in a team gateway's PostgreSQL, which
-// every `hark serve --database` replica searches. The database's schema
-// is brought up to date first, as hark serve would.
+// every `hark serve --database` replica searches.
 func (a *App) indexTo(ctx context.Context, dbURL string, allowPrivate bool) (e *web.Engine, where string, closeIndex func(), err error) {
 	if dbURL == "" {
 		e, err := a.localWeb()
@@ -22,18 +20,15 @@ func (a *App) indexTo(ctx context.Context, dbURL string, allowPrivate bool) (e *
 	if err := config.CheckDatabaseURL(dbURL); err != nil {
 		return nil, "", nil, usagef("--database: %v", err)
 	}
-	l, err := gateway.OpenPGLedger(ctx, dbURL, 0)
+	db, err := openPostgres(ctx, dbURL, "--database", 0)
 	if err != nil {
-		return nil, "", nil, dataError{err}
+		return nil, "", nil, err
 	}
-	if _, err := l.Migrate(ctx); err != nil {
-		l.Close()
-		return nil, "", nil, dataError{err}
-	}
-	e, err = web.New(web.Config{Postgres: l.Pool(), AllowPrivate: allowPrivate, UserAgent: embedded.UserAgent})
+	// web.New brings the index's tables up to date, as hark serve would.
+	e, err = web.New(web.Config{Postgres: db, AllowPrivate: allowPrivate, UserAgent: embedded.UserAgent})
 	if err != nil {
-		l.Close()
+		db.Close()
 		return nil, "", nil, dataError{err}
 	}
-	return e, "PostgreSQL " + redactedURL(dbURL), func() { e.Close(); l.Close() }, nil
+	return e, "PostgreSQL " + redactedURL(dbURL), func() { e.Close(); db.Close() }, nil
 }

@@ -57,7 +57,7 @@ func TestIndexIntoTeamDatabase(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("HARK_BASE_URL", "")
 	t.Setenv("HARK_DATABASE_URL", "")
-	dbURL := pgURLWithPassword(pgtest.Start(t))
+	dbURL := pgURLWithPassword(pgtest.Fresh(t))
 	docs := t.TempDir()
 	os.WriteFile(filepath.Join(docs, "tuning.md"), []byte("# Flux capacitor tuning\n\nSet the flux capacitor to 1.21 gigawatts before travelling.\n"), 0o644)
 

@@ -30,7 +30,7 @@ func BenchmarkJobReattach(b *testing.B) {
 		b.Run(backend, func(b *testing.B) {
 			url := ""
 			if backend == "postgres" {
-				url = pgtest.Start(b).URL()
+				url = pgtest.Fresh(b)
 			}
 			r := startReplica(b, bin, cfg, b.TempDir(), url)
 			c := r.client(b, key)
@@ -58,7 +58,7 @@ func BenchmarkJobsRecoveredAfterKill(b *testing.B) {
 	site := slowSite(b, 300*time.Millisecond)
 	cfg, key := writeTeamConfig(b, config.BackendLocal, "")
 	for b.Loop() {
-		url := pgtest.Start(b).URL()
+		url := pgtest.Fresh(b)
 		a := startReplica(b, bin, cfg, b.TempDir(), url)
 		ca := a.client(b, key)
 		var ids []string

@@ -266,13 +266,13 @@ func waitForEvent(t testing.TB, c *api.Client, id, kind string) *api.Job {
 func TestJobSurvivesKilledReplica(t *testing.T) {
 	t.Parallel()
 	bin := buildHarkBinary(t)
-	cluster := pgtest.Start(t)
+	pgURL := pgtest.Fresh(t)
 	site := slowSite(t, 0)
 	var searches atomic.Int32
 	sx := slowSearx(t, site.URL, 400*time.Millisecond, &searches)
 	cfg, key := writeTeamConfig(t, config.BackendSearXNG, sx.URL)
 
-	a := startReplica(t, bin, cfg, t.TempDir(), cluster.URL())
+	a := startReplica(t, bin, cfg, t.TempDir(), pgURL)
 	ca := a.client(t, key)
 	question := "What is Memcheck, how does Memcheck detect memory leaks, and what does Memcheck report about invalid reads?"
 	j, err := ca.SubmitJob(context.Background(), api.ToolResearch, map[string]any{"input": question, "model": "pro"})
@@ -284,7 +284,7 @@ func TestJobSurvivesKilledReplica(t *testing.T) {
 	if !a.runsJob(running) {
 		t.Fatalf("job runs on %q, not replica A (pid %d)", running.Node, a.pid())
 	}
-	b := startReplica(t, bin, cfg, t.TempDir(), cluster.URL())
+	b := startReplica(t, bin, cfg, t.TempDir(), pgURL)
 	a.kill(t)
 	killed := time.Now()
 
@@ -318,7 +318,7 @@ func TestJobSurvivesKilledReplica(t *testing.T) {
 		seen[s.URL] = true
 	}
 	// One charge for the job, whatever ran it twice.
-	conn, err := pgx.Connect(context.Background(), cluster.URL())
+	conn, err := pgx.Connect(context.Background(), pgURL)
 	if err != nil {
 		t.Fatal(err)
 	}

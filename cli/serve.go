@@ -18,6 +18,7 @@ import (
 	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/embedded"
+	"hark/gateway/store"
 )
 
 func newServeCmd(a *App) *cobra.Command {
@@ -135,26 +136,35 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 		return usagef("%s: %v", dbSource, err)
 	}
 	if dbf.migrateOnly {
-		return migrateOnly(ctx, a, dbURL, dataDir)
+		return migrateOnly(ctx, a, dbURL, dbSource, dataDir)
 	}
-	ledger, closeLedger, schema, err := openLedger(ctx, dbURL, gcfg.Limits.MaxDBConns)
+	pg, err := openPostgres(ctx, dbURL, dbSource, gcfg.Limits.MaxDBConns)
 	if err != nil {
 		return err
 	}
-	defer closeLedger()
-	db, err := gateway.OpenDBWith(dataDir, gateway.DBOptions{MaxConns: gcfg.Limits.MaxDBConns})
+	if pg != nil {
+		defer pg.Close()
+	}
+	raw, err := store.OpenDBWith(dataDir, store.DBOptions{MaxConns: gcfg.Limits.MaxDBConns})
 	if err != nil {
 		return dataError{err}
 	}
-	defer db.Close()
-	logger := slog.New(slog.NewTextHandler(a.stderr, nil))
-	eng := embedded.NewEngines(db, allowPrivate, logger)
-	eng.Recognisers = gcfg.Limits.STTRecognisers
-	if pg, ok := ledger.(*gateway.PGLedger); ok {
-		eng.Postgres = pg.Pool() // the team's one search index
+	defer raw.Close()
+	// What replicas share lives in PostgreSQL when there is one; research
+	// tasks and the log stay in the data directory either way.
+	db := pg
+	if db == nil {
+		db = store.FromSQLite(raw)
 	}
+	if err := embedded.Migrate(ctx, db); err != nil {
+		return dataError{err}
+	}
+	logger := slog.New(slog.NewTextHandler(a.stderr, nil))
+	eng := embedded.NewEngines(raw, allowPrivate, logger)
+	eng.Recognisers = gcfg.Limits.STTRecognisers
+	eng.Postgres = pg // the team's one search index, when there is one
 	defer eng.Close()
-	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Ledger: ledger, Engines: eng.Gateway(), Logger: logger})
+	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.Gateway(), Logger: logger})
 	if err != nil {
 		return usageError{err}
 	}
@@ -172,7 +182,7 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	fmt.Fprintf(out, "hark gateway listening on %s\n", base)
 	fmt.Fprintf(out, "  config %s, data %s\n", cfgPath, dataDir)
 	if dbURL != "" {
-		fmt.Fprintf(out, "  usage, credit quotas, rate limits, API keys, the search index and jobs in PostgreSQL %s (schema version %d); the rest in the data directory\n", redactedURL(dbURL), schema)
+		fmt.Fprintf(out, "  usage, credit quotas, rate limits, API keys, the search index and jobs in PostgreSQL %s; the rest in the data directory\n", redactedURL(dbURL))
 	}
 	fmt.Fprintf(out, "Point a client at it:\n    export HARK_BASE_URL=%s\n    export HARK_API_KEY=<your key>\n", base)
 	served := make(chan error, 1)

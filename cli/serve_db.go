@@ -2,14 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 
-	"hark/gateway"
 	"hark/gateway/auth"
 	"hark/gateway/config"
+	"hark/gateway/embedded"
+	"hark/gateway/store"
 )
 
 // serveDB is where `hark serve` keeps what replicas share (usage, quotas,
@@ -64,64 +66,71 @@ func serveDataDir(a *App, gcfg *config.Config) string {
 	return dataDir
 }
 
-// openLedger opens the PostgreSQL ledger of a postgres:// URL and brings
-// its schema up to date; with an empty URL it returns nil (gateway.db's,
-// which gateway.New migrates).
-func openLedger(ctx context.Context, dbURL string, maxConns int) (gateway.UsageLedger, func(), int, error) {
+// openPostgres connects to the PostgreSQL of a postgres:// URL, or
+// returns nil for an empty URL (gateway.db). A URL that cannot be read
+// is the caller's mistake (exit 2), like one that is not postgres://; a
+// database that does not answer is exit 6.
+func openPostgres(ctx context.Context, dbURL, source string, maxConns int) (*store.DB, error) {
 	if dbURL == "" {
-		return nil, func() {}, 0, nil
+		return nil, nil
 	}
-	l, err := gateway.OpenPGLedger(ctx, dbURL, maxConns)
-	if err != nil {
-		return nil, nil, 0, dataError{err}
+	db, err := store.OpenPostgres(ctx, dbURL, maxConns)
+	var ue *store.URLError
+	switch {
+	case errors.As(err, &ue):
+		return nil, usagef("%s: %v", source, err)
+	case err != nil:
+		return nil, dataError{err}
 	}
-	v, err := l.Migrate(ctx)
-	if err != nil {
-		l.Close()
-		return nil, nil, 0, dataError{err}
-	}
-	// jobs: River's tables and the jobs' own (gateway/jobs).
-	if err := l.MigrateJobs(ctx); err != nil {
-		l.Close()
-		return nil, nil, 0, dataError{err}
-	}
-	return l, l.Close, v, nil
+	return db, nil
 }
 
 // openStore opens the shared database, PostgreSQL's or dataDir's
-// gateway.db, migrated; where names it for messages (no password).
-func openStore(ctx context.Context, dbURL, dataDir string) (store gateway.UsageLedger, where string, version int, closeFn func(), err error) {
+// gateway.db, with every table up to date; where names it for messages
+// (no password).
+func openStore(ctx context.Context, dbURL, source, dataDir string) (db *store.DB, where string, closeFn func(), err error) {
 	if dbURL != "" {
-		l, closeL, v, err := openLedger(ctx, dbURL, 2)
+		db, err := openPostgres(ctx, dbURL, source, 2)
 		if err != nil {
-			return nil, "", 0, nil, err
+			return nil, "", nil, err
 		}
-		return l, redactedURL(dbURL), v, closeL, nil
+		if err := embedded.Migrate(ctx, db); err != nil {
+			db.Close()
+			return nil, "", nil, dataError{err}
+		}
+		return db, "PostgreSQL " + redactedURL(dbURL), db.Close, nil
 	}
-	db, err := gateway.OpenDB(dataDir)
+	raw, err := store.OpenDB(dataDir)
 	if err != nil {
-		return nil, "", 0, nil, dataError{err}
+		return nil, "", nil, dataError{err}
 	}
-	l := gateway.NewSQLiteLedger(db)
-	v, err := gateway.Migrate(ctx, l)
-	if err != nil {
-		db.Close()
-		return nil, "", 0, nil, dataError{err}
+	db = store.FromSQLite(raw)
+	if err := embedded.Migrate(ctx, db); err != nil {
+		raw.Close()
+		return nil, "", nil, dataError{err}
 	}
-	return l, filepath.Join(dataDir, gateway.DBFile), v, func() { db.Close() }, nil
+	return db, filepath.Join(dataDir, store.DBFile), func() { raw.Close() }, nil
 }
 
-// migrateOnly applies the database's migrations, SQLite's or
-// PostgreSQL's, and reports its version and the migrations it knows.
-func migrateOnly(ctx context.Context, a *App, dbURL, dataDir string) error {
-	_, where, v, closeStore, err := openStore(ctx, dbURL, dataDir)
+// migrateOnly brings the database's tables up to date, SQLite's or
+// PostgreSQL's, and reports each owner's version.
+func migrateOnly(ctx context.Context, a *App, dbURL, source, dataDir string) error {
+	db, where, closeStore, err := openStore(ctx, dbURL, source, dataDir)
 	if err != nil {
 		return err
 	}
-	closeStore()
-	fmt.Fprintf(a.stdout, "%s: schema at version %d (this hark's latest: %d)\n", where, v, gateway.SchemaVersion)
-	for _, m := range gateway.Migrations() {
-		fmt.Fprintf(a.stdout, "  %3d  %s\n", m.Version, m.Name)
+	defer closeStore()
+	versions, err := store.Versions(ctx, db)
+	if err != nil {
+		return dataError{err}
+	}
+	fmt.Fprintf(a.stdout, "%s: every table up to date\n", where)
+	for _, s := range embedded.Schemas(db) {
+		last := ""
+		if v := versions[s.Owner]; v > 0 && v <= len(s.Migrations) {
+			last = s.Migrations[v-1].Name
+		}
+		fmt.Fprintf(a.stdout, "  %-9s version %d  %s\n", s.Owner, versions[s.Owner], last)
 	}
 	return nil
 }

@@ -18,16 +18,16 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"hark/api"
-	"hark/gateway"
 	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/pgtest"
+	"hark/gateway/store"
 )
 
-// pgURLWithPassword is the cluster's URL with a password in it (trust
+// pgURLWithPassword is a database URL with a password put in (trust
 // authentication ignores it), to see that no output shows it.
-func pgURLWithPassword(c *pgtest.Cluster) string {
-	return strings.Replace(c.URL(), pgtest.Superuser+"@", pgtest.Superuser+":s3cret-pw@", 1)
+func pgURLWithPassword(url string) string {
+	return strings.Replace(url, pgtest.Superuser+"@", pgtest.Superuser+":s3cret-pw@", 1)
 }
 
 // --migrate-only applies the migrations, reports the version, and does it
@@ -36,12 +36,14 @@ func TestServeMigrateOnly(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("HARK_DATABASE_URL", "")
-	dbURL := pgURLWithPassword(pgtest.Start(t))
+	dbURL := pgURLWithPassword(pgtest.Fresh(t))
 	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
 	for range 2 {
 		code, out, errs := runArgs("serve", "--migrate-only", "--database", dbURL, "--config", cfgPath, "--data-dir", t.TempDir())
-		want := fmt.Sprintf("schema at version %d (this hark's latest: %d)", gateway.SchemaVersion, gateway.SchemaVersion)
-		if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "usage ledger and credit totals") {
+		want := "PostgreSQL postgres://hark:xxxxx@"
+		if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, ": every table up to date") ||
+			!regexp.MustCompile(`(?m)^  usage +version 2  credit totals recounted`).MatchString(out) ||
+			!regexp.MustCompile(`(?m)^  web +version 1 `).MatchString(out) || strings.Contains(out, "research") {
 			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 		}
 		if strings.Contains(out+errs, "s3cret-pw") {
@@ -60,8 +62,8 @@ func TestServeOnPostgres(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("HARK_BASE_URL", "")
-	cluster := pgtest.Start(t)
-	t.Setenv("HARK_DATABASE_URL", pgURLWithPassword(cluster))
+	pgURL := pgtest.Fresh(t)
+	t.Setenv("HARK_DATABASE_URL", pgURLWithPassword(pgURL))
 	cfgPath := filepath.Join(t.TempDir(), "gw", "gateway.toml")
 	s := startServe(t, "--config", cfgPath, "--data-dir", t.TempDir())
 	defer s.cancel()
@@ -83,7 +85,7 @@ func TestServeOnPostgres(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	conn, err := pgx.Connect(context.Background(), cluster.URL())
+	conn, err := pgx.Connect(context.Background(), pgURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +129,8 @@ func TestServeMigrateOnlySQLite(t *testing.T) {
 	t.Setenv("HARK_DATABASE_URL", "")
 	dataDir := t.TempDir()
 	code, out, errs := runArgs("serve", "--migrate-only", "--config", filepath.Join(t.TempDir(), "gateway.toml"), "--data-dir", dataDir)
-	want := fmt.Sprintf("%s: schema at version %d (this hark's latest: %d)", filepath.Join(dataDir, gateway.DBFile), gateway.SchemaVersion, gateway.SchemaVersion)
-	if code != 0 || !strings.Contains(out, want) {
+	want := filepath.Join(dataDir, store.DBFile) + ": every table up to date"
+	if code != 0 || !strings.Contains(out, want) || !regexp.MustCompile(`(?m)^  research +version 1 `).MatchString(out) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
@@ -206,7 +208,7 @@ func TestServeReplicasOnPostgres(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("HARK_BASE_URL", "")
-	t.Setenv("HARK_DATABASE_URL", pgURLWithPassword(pgtest.Start(t)))
+	t.Setenv("HARK_DATABASE_URL", pgURLWithPassword(pgtest.Fresh(t)))
 	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
 	if _, err := writeNewConfig(cfgPath); err != nil {
 		t.Fatal(err)

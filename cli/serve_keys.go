@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"hark/gateway"
+	"hark/gateway/auth"
 	"hark/gateway/config"
 )
 
@@ -33,11 +33,11 @@ is shown once; only its SHA-256 is stored.`,
 		Short: "Make a new key of a workspace and show it once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st gateway.UsageLedger, cfg *config.Config) error {
+			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st *auth.Store, cfg *config.Config) error {
 				if workspace == "" {
 					return usagef("--workspace: is required (a [[workspace]] name of gateway.toml)")
 				}
-				key, info, err := gateway.AddKey(ctx, st, cfg, workspace, name, time.Now())
+				key, info, err := st.Add(ctx, cfg, workspace, name, time.Now())
 				if err != nil {
 					return usageError{err}
 				}
@@ -55,8 +55,8 @@ is shown once; only its SHA-256 is stored.`,
 		Short: "Revoke a key: every gateway on the database refuses it within a second",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st gateway.UsageLedger, cfg *config.Config) error {
-				info, err := gateway.RevokeKey(ctx, st, cfg, args[0], time.Now())
+			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st *auth.Store, cfg *config.Config) error {
+				info, err := st.Revoke(ctx, cfg, args[0], time.Now())
 				if err != nil {
 					return usageError{err}
 				}
@@ -70,8 +70,8 @@ is shown once; only its SHA-256 is stored.`,
 		Short: "List the keys (IDs, names, workspaces; never secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st gateway.UsageLedger, cfg *config.Config) error {
-				ks, err := gateway.ListKeys(ctx, st, cfg)
+			return withKeyStore(cmd.Context(), a, *cfgPath, *dbf, func(ctx context.Context, st *auth.Store, cfg *config.Config) error {
+				ks, err := st.List(ctx, cfg)
 				if err != nil {
 					return dataError{err}
 				}
@@ -104,7 +104,7 @@ func dash(s string) string {
 
 // withKeyStore loads gateway.toml (which must exist: its workspaces are
 // what keys belong to) and opens the database the gateway uses.
-func withKeyStore(ctx context.Context, a *App, cfgPath string, dbf serveDB, f func(context.Context, gateway.UsageLedger, *config.Config) error) error {
+func withKeyStore(ctx context.Context, a *App, cfgPath string, dbf serveDB, f func(context.Context, *auth.Store, *config.Config) error) error {
 	cfgPath, err := serveConfigPath(cfgPath)
 	if err != nil {
 		return err
@@ -117,10 +117,10 @@ func withKeyStore(ctx context.Context, a *App, cfgPath string, dbf serveDB, f fu
 	if err := config.CheckDatabaseURL(dbURL); err != nil {
 		return usagef("%s: %v", source, err)
 	}
-	st, _, _, closeStore, err := openStore(ctx, dbURL, serveDataDir(a, gcfg))
+	db, _, closeStore, err := openStore(ctx, dbURL, source, serveDataDir(a, gcfg))
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	return f(ctx, st, gcfg)
+	return f(ctx, auth.NewStore(db), gcfg)
 }

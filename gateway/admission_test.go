@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"hark/api"
-	"hark/gateway/auth"
 	"hark/gateway/config"
 )
 
@@ -49,16 +48,12 @@ func TestAdmissionShedsPastTheQueue(t *testing.T) {
 		}()
 		if len(codes) == 0 {
 			waitFor(t, "the call is admitted or queued", func() bool {
-				g.srv.admitInvoke.mu.Lock()
-				defer g.srv.admitInvoke.mu.Unlock()
-				return g.srv.admitInvoke.running()+g.srv.admitInvoke.waiting >= 1+len(codes)
+				return g.srv.admitInvoke.Running()+g.srv.admitInvoke.Waiting() >= 1+len(codes)
 			})
 		}
 	}
 	waitFor(t, "two running and one waiting", func() bool {
-		g.srv.admitInvoke.mu.Lock()
-		defer g.srv.admitInvoke.mu.Unlock()
-		return g.srv.admitInvoke.running() == 2 && g.srv.admitInvoke.waiting == 1
+		return g.srv.admitInvoke.Running() == 2 && g.srv.admitInvoke.Waiting() == 1
 	})
 	status, env, h := g.call(t, "POST", invokePath(api.ToolSearch), g.key, search)
 	wantError(t, status, env, CodeUnavailable, "gateway busy", "2 invoke calls running")
@@ -110,7 +105,7 @@ func TestAdmissionSlotOutlivesAnOverrunningEngine(t *testing.T) {
 	status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, map[string]any{"inputs": map[string]any{"query": "q"}})
 	wantError(t, status, env, CodeUnavailable, "gateway busy")
 	close(g.web.gate)
-	waitFor(t, "the slot is freed", func() bool { return g.srv.admitInvoke.running() == 0 })
+	waitFor(t, "the slot is freed", func() bool { return g.srv.admitInvoke.Running() == 0 })
 	if status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, map[string]any{"inputs": map[string]any{"query": "q"}}); status != 200 {
 		t.Errorf("after the engine returned: %d", status)
 	}
@@ -253,11 +248,11 @@ func TestGoneClientIsCancelledNot400(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	waitFor(t, "the call runs", func() bool { return g.srv.admitInvoke.running() == 1 })
+	waitFor(t, "the call runs", func() bool { return g.srv.admitInvoke.Running() == 1 })
 	cancel()
 	<-done
 	waitFor(t, "the call's log line", func() bool { return strings.Contains(g.logs.String(), `"status":499`) })
-	waitFor(t, "the slot is freed", func() bool { return g.srv.admitInvoke.running() == 0 })
+	waitFor(t, "the slot is freed", func() bool { return g.srv.admitInvoke.Running() == 0 })
 	rows, _ := g.srv.Usage(context.Background(), "local", 10)
 	if len(rows) != 1 || rows[0].Status != "error" || rows[0].Credits != 0 || rows[0].Error != "client closed the request" {
 		t.Errorf("usage of a cancelled call: %+v", rows)
@@ -269,22 +264,21 @@ func TestGoneClientIsCancelledNot400(t *testing.T) {
 func TestStreamsPerKey(t *testing.T) {
 	t.Parallel()
 	g := startGateway(t, func(c *config.Config) { c.Limits.StreamsPerKey = 1 })
-	if !g.srv.streams.take(mustHash(g.key)) {
-		t.Fatal("first stream refused")
+	conn, _, err := g.dialWS(t, api.PathTTSStream, http.Header{"Authorization": {"Bearer " + g.key}})
+	if err != nil {
+		t.Fatalf("first stream refused: %v", err)
 	}
 	status, env, h := g.call(t, "GET", api.PathTTSStream, g.key, nil)
 	wantError(t, status, env, CodeRateLimited, "streams_per_key")
 	if h.Get("Retry-After") == "" {
 		t.Error("no Retry-After")
 	}
-	g.srv.streams.give(mustHash(g.key))
-	status, _, _ = g.call(t, "GET", api.PathTTSStream, g.key, nil)
-	if status != CodeInvalidInput { // past the limit: a plain GET is told to upgrade
-		t.Errorf("after the stream ended: %d", status)
-	}
+	conn.Close()
+	waitFor(t, "the stream's end frees its place", func() bool {
+		status, _, _ = g.call(t, "GET", api.PathTTSStream, g.key, nil)
+		return status == CodeInvalidInput // past the limit: a plain GET is told to upgrade
+	})
 }
-
-func mustHash(key string) string { return auth.HashKey(key) }
 
 // Past max_streams (and its queue) a stream is refused before the
 // upgrade, with 503 and Retry-After in an envelope.
@@ -293,7 +287,7 @@ func TestStreamAdmission(t *testing.T) {
 	g := startGateway(t, func(c *config.Config) {
 		c.Limits.MaxStreams, c.Limits.QueueLength, c.Limits.QueueWait = 1, 1, config.Duration(time.Millisecond)
 	})
-	sl, err := g.srv.admitStreams.acquire(context.Background())
+	sl, err := g.srv.admitStreams.Acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +296,7 @@ func TestStreamAdmission(t *testing.T) {
 	if h.Get("Retry-After") != "1" {
 		t.Errorf("Retry-After %q", h.Get("Retry-After"))
 	}
-	sl.release()
+	sl.Release()
 	if status, _, _ := g.call(t, "GET", api.PathSTTStream, g.key, nil); status != CodeInvalidInput {
 		t.Errorf("with a free slot, a plain GET is told to upgrade: %d", status)
 	}
@@ -328,9 +322,7 @@ func TestShedCallGivesItsTokenBack(t *testing.T) {
 			}
 		}()
 		waitFor(t, "the call is admitted or queued", func() bool {
-			g.srv.admitInvoke.mu.Lock()
-			defer g.srv.admitInvoke.mu.Unlock()
-			return g.srv.admitInvoke.running()+g.srv.admitInvoke.waiting >= i+1
+			return g.srv.admitInvoke.Running()+g.srv.admitInvoke.Waiting() >= i+1
 		})
 	}
 	status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, search)

@@ -26,6 +26,7 @@ import (
 	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/engine"
+	"hark/gateway/store"
 )
 
 // Benchmarks of the gateway's own overhead: a trivial engine behind it,
@@ -44,14 +45,14 @@ func benchGateway(b *testing.B) (base, key string, srv *Server) {
 	b.Helper()
 	key, _ = auth.NewAPIKey()
 	ws := config.LocalWorkspace(auth.HashKey(key))
-	db, err := OpenDB(b.TempDir())
+	db, err := store.OpenDB(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
 	srv, err = New(Options{
 		Config: &config.Config{Limits: config.Limits{RatePerSecond: 1e9, RateBurst: 1e9}, Workspaces: []config.Workspace{ws}},
-		DB:     db,
+		DB:     store.FromSQLite(db),
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Engines: Engines{
 			Web:   func(string, config.Search) (engine.Web, error) { return engine.Web{Search: trivialSearch{}}, nil },

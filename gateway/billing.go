@@ -2,14 +2,16 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"hark/gateway/usage"
 )
 
 // Billing: a call's credits are reserved before it runs and settled when
-// it ends (usage.go keeps the counts), and every response to an
+// it ends (gateway/usage keeps the counts), and every response to an
 // authenticated workspace carries the credit headers.
 
 // billed runs call with the workspace's credits reserved, and settles them:
@@ -17,7 +19,7 @@ import (
 // into the credits finally owed (STT bills by audio duration).
 func (s *Server) billed(r *http.Request, op string, cost int64, final func(any) int64, call func(context.Context) (any, error)) (any, error) {
 	rs := stateOf(r)
-	id, err := s.usage.reserve(r.Context(), rs.workspace, rs.keyID, rs.traceID, op, cost)
+	id, err := s.meter.Reserve(r.Context(), rs.workspace.account, rs.keyID, rs.traceID, op, cost)
 	if err != nil {
 		return nil, err
 	}
@@ -37,22 +39,12 @@ func (s *Server) billed(r *http.Request, op string, cost int64, final func(any) 
 // settle records a finished billable call; the response reports its
 // credits in X-Credits-Charged. A usage write that fails is logged: the
 // call's answer stands.
-func (s *Server) settle(rs *requestState, res *reservation, credits int64, callErr error, d time.Duration) {
-	if err := s.usage.settle(res, credits, callErr, d); err != nil {
+func (s *Server) settle(rs *requestState, res *usage.Reservation, credits int64, callErr error, d time.Duration) {
+	if err := s.meter.Settle(res, credits, callErr, d); err != nil {
 		s.log.Error("usage history", "trace_id", rs.traceID, "workspace", rs.workspace.name, "error", err.Error())
 		return
 	}
 	rs.charged = credits
-}
-
-// ttsCost is 1 credit per started 1000 characters.
-func ttsCost(text string) int64 {
-	return int64(max(1, (utf8.RuneCountInString(text)+999)/1000))
-}
-
-// sttCost is 1 credit per started minute of audio.
-func sttCost(durationMs int) int64 {
-	return int64(max(1, (durationMs+59999)/60000))
 }
 
 // Credit headers on every response to an authenticated workspace.
@@ -72,16 +64,33 @@ func (s *Server) setCreditHeaders(h http.Header, rs *requestState, charged bool)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	used, err := s.usage.creditsUsed(ctx, ws)
+	used, err := s.meter.CreditsUsed(ctx, ws.account)
 	if err != nil {
 		s.log.Warn("credit count", "trace_id", rs.traceID, "workspace", ws.name, "error", err.Error())
 	} else {
 		h.Set(HeaderCreditsUsed, strconv.FormatInt(used, 10))
 	}
-	if ws.quota > 0 {
-		h.Set(HeaderCreditsLimit, strconv.FormatInt(ws.quota, 10))
+	if q := ws.account.Quota; q > 0 {
+		h.Set(HeaderCreditsLimit, strconv.FormatInt(q, 10))
 	}
 	if charged {
 		h.Set(HeaderCreditsCharged, strconv.FormatInt(rs.charged, 10))
 	}
+}
+
+// Usage returns the newest usage records of a workspace, newest first.
+func (s *Server) Usage(ctx context.Context, workspace string, limit int) ([]usage.Record, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	return s.meter.Ledger().Recent(ctx, workspace, limit)
+}
+
+// CreditsUsed is a workspace's credits in its current quota period, read
+// from the database.
+func (s *Server) CreditsUsed(ctx context.Context, workspace string) (int64, error) {
+	if ws := s.workspaces[workspace]; ws != nil {
+		return s.meter.Used(ctx, ws.account)
+	}
+	return 0, fmt.Errorf("unknown workspace %q", workspace)
 }

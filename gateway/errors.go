@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/limits"
+	"hark/gateway/usage"
 )
 
 // Envelope codes. The envelope code always equals the HTTP status; the
@@ -38,21 +39,6 @@ type httpError struct {
 
 func (e *httpError) Error() string { return e.msg }
 
-// quotaError is a call the workspace's credit quota cannot cover.
-type quotaError struct {
-	workspace   string
-	used, quota int64
-	cost        int64
-	period      string
-	// resetIn is the time until the next period, sent as Retry-After.
-	resetIn time.Duration
-}
-
-func (e *quotaError) Error() string {
-	return fmt.Sprintf("credit quota exhausted for workspace %q: %d of %d credits used this %s; this call costs %d",
-		e.workspace, e.used, e.quota, e.period, e.cost)
-}
-
 // statusClientGone labels, in the log and the usage history, a request
 // whose client left before its answer; it never goes on the wire.
 const statusClientGone = 499
@@ -67,13 +53,16 @@ func (s *Server) classify(err error) (status int, msg string) {
 		he *httpError
 		ie *engine.InputError
 		ve *engine.VendorError
-		qe *quotaError
+		qe *usage.QuotaError
+		le *limits.Error
 		mb *http.MaxBytesError
 		fb *frameTooBigError
 	)
 	switch {
 	case errors.As(err, &he):
 		status, msg = he.status, he.msg
+	case errors.As(err, &le):
+		status, msg = le.Status, le.Msg
 	case errors.As(err, &ie):
 		status, msg = CodeInvalidInput, ie.Error()
 	case errors.Is(err, engine.ErrCredentialsMissing):
@@ -97,10 +86,12 @@ func (s *Server) classify(err error) (status int, msg string) {
 	default:
 		status, msg = http.StatusInternalServerError, err.Error()
 	}
-	return status, s.scrub(msg)
+	return status, s.redact.Scrub(msg)
 }
 
-func constantTimeEqual(a, b []byte) bool { return subtle.ConstantTimeCompare(a, b) == 1 }
+// maxEcho is the most of a path segment a message echoes: long enough to
+// hold any key whole, so that the redactor can recognise and redact it.
+const maxEcho = 200
 
 func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {

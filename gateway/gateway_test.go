@@ -22,6 +22,7 @@ import (
 	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/engine"
+	"hark/gateway/store"
 )
 
 // syncBuffer is a log sink safe for the server's goroutines.
@@ -93,13 +94,13 @@ func startGatewayWith(t *testing.T, dataDir string, mutate func(*config.Config))
 	if mutate != nil {
 		mutate(cfg)
 	}
-	db, err := OpenDB(dataDir)
+	db, err := store.OpenDB(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	srv, err := New(Options{
-		Config: cfg, DB: db,
+		Config: cfg, DB: store.FromSQLite(db),
 		Logger: slog.New(slog.NewJSONHandler(g.logs, nil)),
 		Engines: Engines{
 			Web: func(ws string, c config.Search) (engine.Web, error) {

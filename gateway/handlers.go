@@ -14,6 +14,8 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/limits"
+	"hark/gateway/usage"
 )
 
 func (s *Server) handleTools(w http.ResponseWriter, r *http.Request) {
@@ -187,7 +189,7 @@ func (s *Server) handleTTS(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := s.billed(r, "tts", ttsCost(req.Text), nil, func(ctx context.Context) (any, error) {
+	out, err := s.billed(r, "tts", usage.TTSCost(req.Text), nil, func(ctx context.Context) (any, error) {
 		ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
 		defer cancel()
 		sink := &bufferSink{}
@@ -249,7 +251,7 @@ func (s *Server) handleSTT(w http.ResponseWriter, r *http.Request) {
 	}
 	cfg := req
 	cfg.AudioData = ""
-	out, err := s.billed(r, "stt", 1, func(v any) int64 { return sttCost(v.(*api.STTResponse).DurationMs) },
+	out, err := s.billed(r, "stt", 1, func(v any) int64 { return usage.STTCost(v.(*api.STTResponse).DurationMs) },
 		func(ctx context.Context) (any, error) {
 			ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
 			defer cancel()
@@ -325,13 +327,13 @@ func callEngine[T any](ctx context.Context, f func(context.Context) (T, error)) 
 		err error
 	}
 	ch := make(chan result, 1)
-	sl := slotOf(ctx)
+	sl := limits.SlotOf(ctx)
 	if sl != nil {
-		sl.hold() // the call keeps its admission slot until the engine returns
+		sl.Hold() // the call keeps its admission slot until the engine returns
 	}
 	go func() {
 		if sl != nil {
-			defer sl.release()
+			defer sl.Release()
 		}
 		defer func() {
 			if p := recover(); p != nil {

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,11 +11,12 @@ import (
 	"hark/api"
 	"hark/gateway/engine"
 	"hark/gateway/jobs"
+	"hark/gateway/store"
 )
 
 // Research and crawl run as durable jobs (package jobs) on the gateway's
-// database: PostgreSQL's when the ledger is there, so that every replica
-// sees every job, else gateway.db's. The spec's synchronous invoke of
+// database: PostgreSQL's for a team, so that every replica sees every
+// job, else gateway.db's. The spec's synchronous invoke of
 // these tools submits a job and waits for it; /v1/jobs (jobs_http.go)
 // submits one and returns at once, lists, and follows them.
 
@@ -29,8 +29,9 @@ type JobTiming struct {
 	BeatEvery, StaleAfter, PollEvery time.Duration
 }
 
-func (s *Server) openJobs(db *sql.DB, ledger UsageLedger, timing JobTiming, lazy bool) error {
+func (s *Server) openJobs(db *store.DB, timing JobTiming, lazy bool) error {
 	jo := jobs.Options{
+		DB:       db,
 		Run:      s.runJob,
 		Classify: s.classify,
 		// As many as the research and fetch classes admit together: a
@@ -42,11 +43,6 @@ func (s *Server) openJobs(db *sql.DB, ledger UsageLedger, timing JobTiming, lazy
 		PollEvery:  timing.PollEvery,
 		Lazy:       lazy,
 	}
-	if pg, ok := ledger.(*PGLedger); ok {
-		jo.PG = pg.pool
-	} else {
-		jo.SQLite = db
-	}
 	q, err := jobs.Open(context.Background(), jo)
 	if err != nil {
 		return err
@@ -55,10 +51,6 @@ func (s *Server) openJobs(db *sql.DB, ledger UsageLedger, timing JobTiming, lazy
 	s.stopJobs = s.closeJobs
 	return nil
 }
-
-// MigrateJobs creates River's tables and the jobs' own in a team's
-// PostgreSQL (`hark serve --migrate-only`; New does it too).
-func (l *PGLedger) MigrateJobs(ctx context.Context) error { return jobs.MigratePG(ctx, l.pool) }
 
 // closeJobs stops this node's workers; its running jobs go back to the
 // queue for another replica, or this one's next start.

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"hark/gateway/auth"
 	"hark/gateway/config"
+	"hark/gateway/store"
 )
 
 // On gateway.db too, a key added by another process (`hark serve keys`
@@ -16,26 +18,26 @@ import (
 func TestSQLiteKeysAddRevoke(t *testing.T) {
 	dir := t.TempDir()
 	g := startGatewayIn(t, dir)
-	db, err := OpenDB(dir)
+	db, err := store.OpenDB(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	admin := NewSQLiteLedger(db)
+	admin := auth.NewStore(store.FromSQLite(db)) // what `hark serve keys` opens
 	ctx := context.Background()
 	cfg := g.cfg
-	if _, _, err := AddKey(ctx, admin, cfg, "nosuch", "", time.Now()); err == nil || !strings.Contains(err.Error(), `workspace: "nosuch" is not a workspace of gateway.toml`) {
+	if _, _, err := admin.Add(ctx, cfg, "nosuch", "", time.Now()); err == nil || !strings.Contains(err.Error(), `workspace: "nosuch" is not a workspace of gateway.toml`) {
 		t.Fatalf("unknown workspace: %v", err)
 	}
-	if _, _, err := AddKey(ctx, admin, cfg, "partial", "bob\tand\nalice", time.Now()); err == nil || !strings.Contains(err.Error(), "name: must be text without control characters") {
+	if _, _, err := admin.Add(ctx, cfg, "partial", "bob\tand\nalice", time.Now()); err == nil || !strings.Contains(err.Error(), "name: must be text without control characters") {
 		t.Fatalf("a name with a tab: %v", err)
 	}
-	key, info, err := AddKey(ctx, admin, cfg, "partial", "bob", time.Now())
+	key, info, err := admin.Add(ctx, cfg, "partial", "bob", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, g.testGW, key, 200, time.Second)
-	keys, err := ListKeys(ctx, admin, cfg)
+	keys, err := admin.List(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,10 +48,10 @@ func TestSQLiteKeysAddRevoke(t *testing.T) {
 	if !found || len(keys) != 6 {
 		t.Fatalf("ListKeys = %+v", keys)
 	}
-	if _, err := RevokeKey(ctx, admin, cfg, "0000beef", time.Now()); err == nil || !strings.Contains(err.Error(), `key ID: no key "0000beef"`) {
+	if _, err := admin.Revoke(ctx, cfg, "0000beef", time.Now()); err == nil || !strings.Contains(err.Error(), `key ID: no key "0000beef"`) {
 		t.Fatalf("unknown ID: %v", err)
 	}
-	if _, err := RevokeKey(ctx, admin, cfg, info.ID, time.Now()); err != nil {
+	if _, err := admin.Revoke(ctx, cfg, info.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, g.testGW, key, http.StatusUnauthorized, time.Second)
@@ -69,54 +71,4 @@ func startGatewayIn(t *testing.T, dir string) gwIn {
 	var cfg *config.Config
 	g := startGatewayWith(t, dir, func(c *config.Config) { cfg = c })
 	return gwIn{g, cfg}
-}
-
-// gateway.db gets the same versioned migrations as PostgreSQL: applied
-// once, recorded, a gateway.db of a hark before them (usage tables, no
-// holder column) brought up to date with its rows, and a newer schema
-// refused.
-func TestSQLiteMigrations(t *testing.T) {
-	ctx := context.Background()
-	db, err := OpenDB(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(usageSchema); err != nil { // an older hark's tables
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status) VALUES(1,'w','k','t','vendor_search',3,'ok')`); err != nil {
-		t.Fatal(err)
-	}
-	l := newSQLiteLedger(db)
-	for range 2 {
-		if v, err := Migrate(ctx, l); err != nil || v != SchemaVersion {
-			t.Fatalf("Migrate = %d, %v; want %d", v, err, SchemaVersion)
-		}
-	}
-	var n, credits int
-	if err := db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != SchemaVersion {
-		t.Fatalf("schema_migrations holds %d rows (%v)", n, err)
-	}
-	if err := db.QueryRow(`SELECT SUM(credits) FROM gateway_usage WHERE holder=''`).Scan(&credits); err != nil || credits != 3 {
-		t.Fatalf("the older rows: %d credits (%v)", credits, err)
-	}
-	if _, err := db.Exec(`INSERT INTO schema_migrations(version) VALUES(99)`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Migrate(ctx, l); err == nil || !strings.Contains(err.Error(), "version 99, newer than this hark knows") {
-		t.Fatalf("a newer schema: %v", err)
-	}
-}
-
-// Every migration has its number, and the numbers follow the list.
-func TestMigrationsNumbered(t *testing.T) {
-	if err := checkMigrations(); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range migrations {
-		if m.Name == "" || (m.SQLite == "" && m.Postgres == "") {
-			t.Errorf("migration %d: a name and SQL for at least one backend are required", m.Version)
-		}
-	}
 }

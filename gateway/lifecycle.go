@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"hark/gateway/limits"
 )
 
 // The server's lifecycle: Serve, and a Shutdown that lets admitted calls
@@ -15,7 +17,7 @@ import (
 // Serve answers requests on ln until Shutdown. It returns nil after a
 // shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	ln = newClientListener(ln, s.limits.MaxConnsPerClient)
+	ln = limits.ClientListener(ln, s.limits.MaxConnsPerClient)
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: time.Duration(s.limits.HeaderTimeout),
@@ -35,7 +37,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Unlock()
 	// A serving gateway re-reads its keys until Shutdown ends, so that
 	// keys added or revoked in the database reach it.
-	s.watchOnce.Do(func() { go s.watchKeys(s.baseCtx) })
+	s.watchOnce.Do(func() { go s.keys.Watch(s.baseCtx, s.log, s.redact.Scrub) })
 	err := hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"hark/gateway/limits"
 )
 
 // Subprotocol is the WebSocket subprotocol the gateway echoes. A browser
@@ -37,7 +39,7 @@ func (w *statusWriter) WriteHeader(code int) {
 		// net/http reads an unread body before answering, without any
 		// deadline: read it here at the body's minimum rate instead, and
 		// close the connection after a body that is slow or big.
-		if b := w.rs.body; b != nil && !b.drain(64<<10) {
+		if b := w.rs.body; b != nil && !b.Drain(64<<10) {
 			w.Header().Set("Connection", "close")
 		}
 	}
@@ -79,8 +81,7 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 		rs := &requestState{traceID: newTraceID()}
 		w.Header().Set(TraceHeader, rs.traceID)
 		if r.Body != nil && r.Body != http.NoBody {
-			rs.body = &rateBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: start,
-				grace: time.Duration(s.limits.BodyTimeout), rate: s.limits.BodyMinRate}
+			rs.body = limits.NewSlowBody(w, r, time.Duration(s.limits.BodyTimeout), s.limits.BodyMinRate)
 			r.Body = rs.body
 		}
 		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, rs))
@@ -88,7 +89,7 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 		attrs := []slog.Attr{
 			slog.String("trace_id", rs.traceID),
 			slog.String("method", r.Method),
-			slog.String("path", s.redactKeys(r.URL.Path)), // a key put in the path stays out of the log
+			slog.String("path", s.redact.RedactKeys(r.URL.Path)), // a key put in the path stays out of the log
 			slog.Int("status", rs.status),
 			slog.Int64("duration_ms", time.Since(start).Milliseconds()),
 		}
@@ -184,7 +185,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.writeError(w, r, &httpError{status: CodeUnauthorized, msg: msg})
 			return
 		}
-		ws, keyHash := s.lookupKey(key)
+		name, keyHash := s.keys.Lookup(key)
+		ws := s.workspaces[name]
 		if ws == nil {
 			s.writeError(w, r, &httpError{status: CodeUnauthorized, msg: "invalid API key"})
 			return
@@ -220,26 +222,4 @@ func bearerKey(r *http.Request) (key, problem string) {
 
 func websocketUpgrade(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
-}
-
-// rateLimit applies the per-key token bucket.
-func (s *Server) rateLimit(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rs := stateOf(r)
-		ok, wait, err := s.limiter.allow(r.Context(), rs.keyHash)
-		if err != nil {
-			// Shared state out of reach: refuse rather than let a key run
-			// past its rate on every replica at once.
-			s.writeError(w, r, &httpError{status: CodeUnavailable, retryAfter: time.Second, msg: "rate limiter unavailable: the database does not answer; retry shortly"})
-			return
-		}
-		if !ok {
-			secs := int((wait + time.Second - 1) / time.Second)
-			s.writeError(w, r, &httpError{status: CodeRateLimited, retryAfter: wait, msg: fmt.Sprintf(
-				"rate limit exceeded: %g requests a second per API key (burst %d); retry after %d s",
-				s.limits.RatePerSecond, s.limits.RateBurst, max(1, secs))})
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }

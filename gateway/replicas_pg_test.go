@@ -20,7 +20,7 @@ import (
 // rest get the spec's 429 with Retry-After, and the ledger holds one row
 // per call served with the credits charged.
 func TestPGReplicasShareOneRateLimit(t *testing.T) {
-	url := pgtest.Start(t).URL()
+	url := pgtest.Fresh(t)
 	const burst = 15
 	key, err := auth.NewAPIKey()
 	if err != nil {
@@ -53,7 +53,7 @@ func TestPGReplicasShareOneRateLimit(t *testing.T) {
 	}
 	l := openPG(t, url)
 	var rows, credits int64
-	if err := l.pool.QueryRow(context.Background(), `SELECT count(*), COALESCE(SUM(credits),0) FROM gateway_usage WHERE workspace='team' AND status='ok'`).Scan(&rows, &credits); err != nil {
+	if err := l.QueryRow(context.Background(), `SELECT count(*), COALESCE(SUM(credits),0) FROM gateway_usage WHERE workspace='team' AND status='ok'`).Scan(&rows, &credits); err != nil {
 		t.Fatal(err)
 	}
 	if rows != burst || credits != int64(charged) {
@@ -113,7 +113,7 @@ func waitStatus(t *testing.T, g *testGW, key string, want int, within time.Durat
 // there, the other refuses it within a second. So does a key of
 // gateway.toml, which the database can revoke though it never stored it.
 func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
-	url := pgtest.Start(t).URL()
+	url := pgtest.Fresh(t)
 	seed, err := auth.NewAPIKey()
 	if err != nil {
 		t.Fatal(err)
@@ -122,28 +122,28 @@ func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
 	team.Name = "team"
 	cfg := &config.Config{Limits: config.Limits{RatePerSecond: 1000, RateBurst: 1000}, Workspaces: []config.Workspace{team}}
 	a, b := startPGReplica(t, cfg, url), startPGReplica(t, cfg, url)
-	admin := openPG(t, url) // what `hark serve keys` opens
+	admin := auth.NewStore(openPG(t, url)) // what `hark serve keys` opens
 	ctx := context.Background()
 
-	key, info, err := AddKey(ctx, admin, cfg, "team", "alice laptop", time.Now())
+	key, info, err := admin.Add(ctx, cfg, "team", "alice laptop", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.ID != auth.HashKey(key)[:8] || info.Workspace != "team" || info.Source != KeySourceDB {
+	if info.ID != auth.HashKey(key)[:8] || info.Workspace != "team" || info.Source != auth.KeySourceDB {
 		t.Fatalf("added %+v", info)
 	}
 	t.Logf("added key works after %s", waitStatus(t, b, key, 200, time.Second))
 	if status, _, _ := a.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {
 		t.Fatalf("replica a answers the new key %d", status)
 	}
-	if _, err := RevokeKey(ctx, admin, cfg, info.ID, time.Now()); err != nil {
+	if _, err := admin.Revoke(ctx, cfg, info.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("revoked key refused after %s", waitStatus(t, b, key, http.StatusUnauthorized, time.Second))
 	waitStatus(t, a, key, http.StatusUnauthorized, time.Second)
 
 	seedID := auth.HashKey(seed)[:8]
-	if _, err := RevokeKey(ctx, admin, cfg, seedID, time.Now()); err != nil {
+	if _, err := admin.Revoke(ctx, cfg, seedID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, b, seed, http.StatusUnauthorized, time.Second)
@@ -153,7 +153,7 @@ func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
 	status, env, _ := c.call(t, "POST", invokePath(api.ToolSearch), seed, `{"inputs":{"query":"q"}}`)
 	wantError(t, status, env, http.StatusUnauthorized, "invalid API key")
 
-	keys, err := ListKeys(ctx, admin, cfg)
+	keys, err := admin.List(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
 // The rate limit's state lives in the database: a replica started after
 // a burst finds the key's bucket empty.
 func TestPGRateLimitSurvivesRestart(t *testing.T) {
-	url := pgtest.Start(t).URL()
+	url := pgtest.Fresh(t)
 	key, _ := auth.NewAPIKey()
 	team := config.LocalWorkspace(auth.HashKey(key))
 	cfg := &config.Config{Limits: config.Limits{RatePerSecond: 0.01, RateBurst: 2}, Workspaces: []config.Workspace{team}}
@@ -189,7 +189,7 @@ func TestPGRateLimitSurvivesRestart(t *testing.T) {
 	}
 	// A token given back (a call shed before it ran) is there for the
 	// next call on any replica, and only one.
-	if err := b.srv.limiter.giveBack(context.Background(), auth.HashKey(key)); err != nil {
+	if err := b.srv.limiter.GiveBack(context.Background(), auth.HashKey(key)); err != nil {
 		t.Fatal(err)
 	}
 	if status, _, _ := a.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {

@@ -12,6 +12,7 @@ import (
 	"reflect"
 
 	"hark/gateway/engine"
+	"hark/gateway/limits"
 )
 
 // What the gateway learns about a request as it passes the middleware,
@@ -31,7 +32,7 @@ type requestState struct {
 	status    int
 	errMsg    string
 	charged   int64 // credits this call cost: X-Credits-Charged
-	body      *rateBody
+	body      *limits.SlowBody
 }
 
 type stateKey struct{}
@@ -39,6 +40,15 @@ type stateKey struct{}
 func stateOf(r *http.Request) *requestState {
 	rs, _ := r.Context().Value(stateKey{}).(*requestState)
 	return rs
+}
+
+// keyHashOf is the hex SHA-256 of the request's API key, once
+// authenticated: what the rate limit and the stream cap count by.
+func keyHashOf(r *http.Request) string {
+	if rs := stateOf(r); rs != nil {
+		return rs.keyHash
+	}
+	return ""
 }
 
 func traceID(r *http.Request) string {
@@ -76,9 +86,10 @@ func jsonError(err error) error {
 		se *json.SyntaxError
 		mb *http.MaxBytesError
 		he *httpError
+		le *limits.Error
 	)
 	switch {
-	case errors.As(err, &mb), errors.As(err, &he):
+	case errors.As(err, &mb), errors.As(err, &he), errors.As(err, &le):
 		return err
 	case errors.As(err, &te) && te.Field != "":
 		return &engine.InputError{Field: te.Field, Rule: "must be " + jsonTypeName(te.Type)}

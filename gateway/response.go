@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/limits"
+	"hark/gateway/usage"
 )
 
 // Response writing: every REST answer is an envelope, data or error.
@@ -17,12 +19,15 @@ import (
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := s.classify(err)
 	var he *httpError
-	var qe *quotaError
+	var le *limits.Error
+	var qe *usage.QuotaError
 	switch {
 	case errors.As(err, &he) && he.retryAfter > 0:
-		w.Header().Set("Retry-After", strconv.Itoa(int((he.retryAfter+time.Second-1)/time.Second)))
-	case errors.As(err, &qe) && qe.resetIn > 0:
-		w.Header().Set("Retry-After", strconv.Itoa(int((qe.resetIn+time.Second-1)/time.Second)))
+		w.Header().Set("Retry-After", retryAfter(he.retryAfter))
+	case errors.As(err, &le) && le.RetryAfter > 0:
+		w.Header().Set("Retry-After", retryAfter(le.RetryAfter))
+	case errors.As(err, &qe) && qe.ResetIn > 0:
+		w.Header().Set("Retry-After", retryAfter(qe.ResetIn))
 	}
 	if status == CodeUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hark"`)
@@ -35,6 +40,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if rs != nil && status == statusClientGone {
 		rs.status = statusClientGone // the log says why, not the 400 nobody read
 	}
+}
+
+// retryAfter is a Retry-After header's value: whole seconds, rounded up.
+func retryAfter(d time.Duration) string {
+	return strconv.Itoa(int((d + time.Second - 1) / time.Second))
 }
 
 // writeData answers data as a successful envelope.

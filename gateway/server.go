@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -10,15 +9,18 @@ import (
 	"net/http"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
 
 	"hark/api"
+	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/engine"
 	"hark/gateway/jobs"
+	"hark/gateway/limits"
+	"hark/gateway/store"
+	"hark/gateway/usage"
 )
 
 // Engines builds a workspace's engines from its config. The gateway itself
@@ -35,10 +37,11 @@ type Engines struct {
 // Options are what New needs.
 type Options struct {
 	Config *config.Config
-	DB     *sql.DB // credits and usage history; see OpenDB
-	// Ledger, when set, keeps credits and usage instead of DB (see
-	// OpenPGLedger); DB still holds everything else.
-	Ledger  UsageLedger
+	// DB is the database the gateway keeps what replicas share in:
+	// gateway.db (store.FromSQLite of store.OpenDB's), or a team's
+	// PostgreSQL (store.OpenPostgres). New migrates the gateway's tables
+	// (Schemas); the caller closes it after Shutdown.
+	DB      *store.DB
 	Engines Engines
 	// Logger receives one line per request and per stream, each with its
 	// trace_id. Nil discards.
@@ -57,23 +60,23 @@ type Options struct {
 // Server is the gateway: an http.Handler for the whole interface, and the
 // lifecycle (Serve, Shutdown) that lets in-flight streams end cleanly.
 type Server struct {
-	limits   config.Limits
-	keys     atomic.Pointer[[]keyEntry] // in force; see reloadKeys
-	keyStore keyStore
-	// cfgWorkspaces are gateway.toml's, whose keys hold unless revoked;
-	// workspaces are them built, by name.
-	cfgWorkspaces []config.Workspace
-	workspaces    map[string]*workspace
-	tools         []*tool
-	toolMap       map[string]*tool
-	known         map[string]bool
-	secrets       []string
-	usage         *usageStore
-	limiter       limiter
-	log           *slog.Logger
-	now           func() time.Time
-	upgrader      websocket.Upgrader
-	handler       http.Handler
+	limits config.Limits
+	// keys are the API keys in force (gateway.toml's and the database's),
+	// re-read while the gateway serves; redact keeps them and the vendor
+	// secrets out of every message.
+	keys   *auth.Keys
+	redact *auth.Redactor
+	// workspaces are gateway.toml's, built, by name.
+	workspaces map[string]*workspace
+	tools      []*tool
+	toolMap    map[string]*tool
+	known      map[string]bool
+	meter      *usage.Meter
+	limiter    limits.RateLimiter
+	log        *slog.Logger
+	now        func() time.Time
+	upgrader   websocket.Upgrader
+	handler    http.Handler
 
 	// baseCtx is the parent of every request and stream; cancelling it
 	// (when the shutdown grace runs out) interrupts upstream calls.
@@ -86,9 +89,9 @@ type Server struct {
 	// streams alike (a stream's handler runs until the stream ends).
 	active sync.WaitGroup
 
-	// Admission per route class; see admission.
-	admitInvoke, admitFetch, admitResearch, admitVoice, admitStreams *admission
-	streams                                                          *keyStreams
+	// Admission per route class (gateway/limits).
+	admitInvoke, admitFetch, admitResearch, admitVoice, admitStreams *limits.Admission
+	streams                                                          *limits.KeyStreams
 
 	// jobs runs research and crawl (jobrun.go).
 	jobs     *jobs.Queue
@@ -99,7 +102,13 @@ type Server struct {
 	watchOnce sync.Once
 }
 
-// New builds a gateway from its config, creating its tables in DB.
+// Schemas are the tables the gateway itself keeps, for both databases:
+// the usage ledger, API keys, the shared rate limiter. The jobs' are
+// jobs.Migrate's, the engines' their own.
+var Schemas = []store.Schema{usage.Schema, auth.Schema, limits.Schema}
+
+// New builds a gateway from its config, bringing its tables in DB up to
+// date.
 func New(opts Options) (*Server, error) {
 	if opts.Config == nil {
 		return nil, errors.New("gateway: Options.Config is nil")
@@ -108,17 +117,16 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("gateway config: %w", err)
 	}
 	if opts.DB == nil {
-		return nil, errors.New("gateway: Options.DB is nil (see OpenDB)")
+		return nil, errors.New("gateway: Options.DB is nil (see store.OpenDB, store.OpenPostgres)")
 	}
 	s := &Server{
-		limits:        opts.Config.Limits.WithDefaults(),
-		tools:         newRegistry(),
-		toolMap:       map[string]*tool{},
-		known:         map[string]bool{},
-		log:           opts.Logger,
-		workspaces:    map[string]*workspace{},
-		cfgWorkspaces: opts.Config.Workspaces,
-		now:           opts.Now,
+		limits:     opts.Config.Limits.WithDefaults(),
+		tools:      newRegistry(),
+		toolMap:    map[string]*tool{},
+		known:      map[string]bool{},
+		log:        opts.Logger,
+		workspaces: map[string]*workspace{},
+		now:        opts.Now,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -132,8 +140,9 @@ func New(opts Options) (*Server, error) {
 	for _, p := range KnownProviders {
 		s.known[p] = true
 	}
+	var secrets []string
 	for _, wc := range opts.Config.Workspaces {
-		ws, err := s.buildWorkspace(wc, opts.Engines)
+		ws, err := s.buildWorkspace(wc, opts.Engines, &secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -142,33 +151,34 @@ func New(opts Options) (*Server, error) {
 		}
 		s.workspaces[ws.name] = ws
 	}
-	store := opts.Ledger
-	if store == nil {
-		store = NewSQLiteLedger(opts.DB)
-	}
-	s.usage = &usageStore{ledger: store, now: s.now}
-	s.keyStore = store
-	if err := s.usage.init(context.Background()); err != nil {
+	ctx := context.Background()
+	if err := store.Migrate(ctx, opts.DB, Schemas...); err != nil {
 		return nil, err
 	}
-	if err := s.reloadKeys(context.Background()); err != nil {
+	s.meter = usage.NewMeter(usage.NewLedger(opts.DB), s.now)
+	if err := s.meter.Start(ctx); err != nil {
+		return nil, err
+	}
+	s.keys = auth.NewKeys(auth.NewStore(opts.DB), opts.Config.Workspaces, func(name string) bool { return s.workspaces[name] != nil })
+	s.redact = auth.NewRedactor(secrets, s.keys)
+	if err := s.keys.Reload(ctx); err != nil {
 		return nil, err
 	}
 	// Load every workspace's count now, so that no answer waits for it.
 	for _, ws := range s.workspaces {
-		if _, err := s.usage.load(context.Background(), ws); err != nil {
+		if _, err := s.meter.Load(ctx, ws.account); err != nil {
 			return nil, err
 		}
 	}
 	l := s.limits
 	wait := time.Duration(l.QueueWait)
-	s.admitInvoke = newAdmission("invoke", l.MaxInvoke, l.QueueLength, wait)
-	s.admitFetch = newAdmission("fetch", l.MaxFetch, l.QueueLength, wait)
-	s.admitResearch = newAdmission("research", l.MaxResearch, l.QueueLength, wait)
-	s.admitVoice = newAdmission("voice", l.MaxVoice, l.QueueLength, wait)
-	s.admitStreams = newAdmission("stream", l.MaxStreams, l.QueueLength, wait)
-	s.streams = &keyStreams{max: l.StreamsPerKey, open: map[string]int{}}
-	s.limiter = newLimiter(store, s.limits.RatePerSecond, s.limits.RateBurst, s.now)
+	s.admitInvoke = limits.NewAdmission("invoke", l.MaxInvoke, l.QueueLength, wait)
+	s.admitFetch = limits.NewAdmission("fetch", l.MaxFetch, l.QueueLength, wait)
+	s.admitResearch = limits.NewAdmission("research", l.MaxResearch, l.QueueLength, wait)
+	s.admitVoice = limits.NewAdmission("voice", l.MaxVoice, l.QueueLength, wait)
+	s.admitStreams = limits.NewAdmission("stream", l.MaxStreams, l.QueueLength, wait)
+	s.streams = limits.NewKeyStreams(l.StreamsPerKey)
+	s.limiter = limits.NewRateLimiter(opts.DB, s.limits.RatePerSecond, s.limits.RateBurst, s.now)
 	s.baseCtx, s.hardCancel = context.WithCancel(context.Background())
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
 	s.upgrader = websocket.Upgrader{
@@ -187,18 +197,21 @@ func New(opts Options) (*Server, error) {
 			s.writeError(w, r, &httpError{status: status, msg: "websocket upgrade: " + reason.Error()})
 		},
 	}
-	if err := s.openJobs(opts.DB, opts.Ledger, opts.JobTiming, opts.LazyJobs); err != nil {
+	if err := s.openJobs(opts.DB, opts.JobTiming, opts.LazyJobs); err != nil {
 		return nil, err
 	}
 	s.handler = s.routes()
 	return s, nil
 }
 
-func (s *Server) buildWorkspace(wc config.Workspace, eng Engines) (*workspace, error) {
-	ws := &workspace{name: wc.Name, quota: wc.CreditQuota, quotaPeriod: wc.QuotaPeriod, voice: map[string]*voiceProvider{}}
+// buildWorkspace builds a workspace's engines, adding its vendor secrets
+// to secrets.
+func (s *Server) buildWorkspace(wc config.Workspace, eng Engines, secrets *[]string) (*workspace, error) {
+	ws := &workspace{name: wc.Name, voice: map[string]*voiceProvider{},
+		account: &usage.Account{Name: wc.Name, Quota: wc.CreditQuota, Period: wc.QuotaPeriod}}
 	if sc := wc.Search; sc != nil && sc.Backend != "" {
 		if sc.APIKey != "" {
-			s.secrets = append(s.secrets, sc.APIKey)
+			*secrets = append(*secrets, sc.APIKey)
 		}
 		ws.searchConfigured = sc.Backend != config.BackendTavily || sc.APIKey != ""
 		ws.localSearch = sc.Backend == config.BackendLocal
@@ -219,7 +232,7 @@ func (s *Server) buildWorkspace(wc config.Workspace, eng Engines) (*workspace, e
 		vc := wc.Voice[name]
 		s.known[name] = true
 		if vc.APIKey != "" {
-			s.secrets = append(s.secrets, vc.APIKey)
+			*secrets = append(*secrets, vc.APIKey)
 		}
 		vp := &voiceProvider{enabled: vc.Enabled, configured: vc.Configured()}
 		if vp.enabled && vp.configured && eng.Voice != nil {
@@ -257,32 +270,46 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", func(w http.ResponseWriter, r *http.Request) {
 		switch t := s.toolMap[r.PathValue("tool")]; {
 		case t != nil && t.research:
-			research(w, r)
+			research.ServeHTTP(w, r)
 		case t != nil && (t.slug != api.ToolSearch || !stateOf(r).workspace.localSearch):
-			fetch(w, r)
+			fetch.ServeHTTP(w, r)
 		default:
-			invoke(w, r)
+			invoke.ServeHTTP(w, r)
 		}
 	})
 	// Jobs (a hark extension; jobs_http.go): submitting is quick work,
 	// and a long poll of a log waits on nothing but the database.
-	mux.HandleFunc("POST "+api.PathJobs, s.admit(s.admitInvoke, s.handleJobSubmit))
+	mux.Handle("POST "+api.PathJobs, s.admit(s.admitInvoke, s.handleJobSubmit))
 	mux.HandleFunc("GET "+api.PathJobs, s.handleJobList)
 	mux.HandleFunc("GET "+api.PathJobs+"/{id}", s.handleJob)
 	mux.HandleFunc("DELETE "+api.PathJobs+"/{id}", s.handleJobCancel)
 	mux.HandleFunc("GET "+api.PathJobs+"/{id}/events", s.handleJobEvents)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
-	mux.HandleFunc("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))
-	mux.HandleFunc("POST "+api.PathSTT, s.admit(s.admitVoice, s.handleSTT))
-	mux.HandleFunc("GET "+api.PathTTSStream, s.perKeyStream(s.admit(s.admitStreams, s.handleTTSStream)))
-	mux.HandleFunc("GET "+api.PathSTTStream, s.perKeyStream(s.admit(s.admitStreams, s.handleSTTStream)))
+	mux.Handle("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))
+	mux.Handle("POST "+api.PathSTT, s.admit(s.admitVoice, s.handleSTT))
+	perKey := s.streams.Limit(keyHashOf, s.writeError)
+	mux.Handle("GET "+api.PathTTSStream, perKey(s.admit(s.admitStreams, s.handleTTSStream)))
+	mux.Handle("GET "+api.PathSTTStream, perKey(s.admit(s.admitStreams, s.handleSTTStream)))
 
 	var h http.Handler = mux
-	h = s.rateLimit(h)
+	h = limits.RateLimit(s.limiter, s.limits.RatePerSecond, s.limits.RateBurst, keyHashOf, s.writeError)(h)
 	h = s.authenticate(h)
 	h = s.matchRoute(mux, h)
 	h = s.recoverPanics(h)
 	h = s.traceAndLog(h)
 	return h
+}
+
+// admit runs h within a slot of a. A call refused a slot never ran: its
+// rate-limit token goes back.
+func (s *Server) admit(a *limits.Admission, h http.HandlerFunc) http.Handler {
+	return limits.Admit(a, func(w http.ResponseWriter, r *http.Request, err error) {
+		if key := keyHashOf(r); key != "" {
+			if gerr := s.limiter.GiveBack(context.WithoutCancel(r.Context()), key); gerr != nil {
+				s.log.Warn("rate limit token not returned", "error", gerr)
+			}
+		}
+		s.writeError(w, r, err)
+	})(h)
 }

@@ -14,6 +14,7 @@ import (
 	"hark/api"
 	"hark/gateway/auth"
 	"hark/gateway/config"
+	"hark/gateway/store"
 )
 
 func TestShutdownLetsTTSStreamFinish(t *testing.T) {
@@ -147,12 +148,12 @@ func TestShutdownGraceEndsRESTCallWithEnvelope(t *testing.T) {
 // returns at once instead of serving forever with no one to stop it.
 func TestShutdownBeforeServe(t *testing.T) {
 	t.Parallel()
-	db, err := OpenDB(t.TempDir())
+	db, err := store.OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	srv, err := New(Options{Config: &config.Config{Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey("k"))}}, DB: db})
+	srv, err := New(Options{Config: &config.Config{Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey("k"))}}, DB: store.FromSQLite(db)})
 	if err != nil {
 		t.Fatal(err)
 	}

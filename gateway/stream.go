@@ -16,6 +16,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/usage"
 )
 
 // The two WebSocket streams. Both follow the spec's frame protocols: a
@@ -182,13 +183,13 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 
 	var req api.TTSRequest
 	p, id, err := s.openStream(r, st, &req, "TTS request", "tts_stream", func() (string, int64, error) {
-		return req.Provider, ttsCost(req.Text), validateTTS(&req, s.limits.MaxStreamTextChars, "")
+		return req.Provider, usage.TTSCost(req.Text), validateTTS(&req, s.limits.MaxStreamTextChars, "")
 	})
 	if err != nil {
 		s.refuseStream(st, rs, err, fail)
 		return
 	}
-	cost := ttsCost(req.Text)
+	cost := usage.TTSCost(req.Text)
 	start := time.Now()
 
 	// The client may close or vanish mid-stream: that cancels synthesis.
@@ -228,7 +229,7 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 // openStream reads a stream's first frame into req, checks it (check
 // returns the provider named, the credits to reserve and the rule broken),
 // resolves the provider and reserves the credits.
-func (s *Server) openStream(r *http.Request, st *wsStream, req any, what, op string, check func() (string, int64, error)) (engine.VoiceProvider, *reservation, error) {
+func (s *Server) openStream(r *http.Request, st *wsStream, req any, what, op string, check func() (string, int64, error)) (engine.VoiceProvider, *usage.Reservation, error) {
 	if err := s.readRequestFrame(st, req, what); err != nil {
 		return nil, nil, err
 	}
@@ -241,7 +242,7 @@ func (s *Server) openStream(r *http.Request, st *wsStream, req any, what, op str
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := s.usage.reserve(r.Context(), rs.workspace, rs.keyID, rs.traceID, op, cost)
+	res, err := s.meter.Reserve(r.Context(), rs.workspace.account, rs.keyID, rs.traceID, op, cost)
 	return p, res, err
 }
 
@@ -480,7 +481,7 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	}
 	credits := int64(0)
 	if durationMs > 0 {
-		credits = sttCost(durationMs)
+		credits = usage.STTCost(durationMs)
 	}
 	s.settle(rs, id, credits, err, time.Since(start))
 	select {

@@ -9,6 +9,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/usage"
 )
 
 // A workspace is a configured tenant with its engines built; its voice
@@ -20,9 +21,10 @@ var KnownProviders = []string{api.DefaultProvider}
 
 // workspace is a config.Workspace with its engines built.
 type workspace struct {
-	name        string
-	quota       int64
-	quotaPeriod string
+	name string
+	// account is the workspace as billing sees it: quota, period, and
+	// its credits in the current period.
+	account *usage.Account
 	// searchConfigured is false when the workspace has no search backend or
 	// lacks its credentials; every web tool then answers
 	// api.MsgCredentialsMissing.
@@ -34,7 +36,6 @@ type workspace struct {
 	web         engine.Web
 	voice       map[string]*voiceProvider
 	toolList    json.RawMessage // the encoded tool list, see handleTools
-	credits     creditCounter
 }
 
 type voiceProvider struct {

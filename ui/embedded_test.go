@@ -16,12 +16,12 @@ import (
 
 	"hark/api"
 	"hark/audio"
-	"hark/gateway"
 	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/embedded"
 	"hark/gateway/engine"
 	"hark/gateway/gatewaytest"
+	"hark/gateway/store"
 	"hark/library"
 	"hark/ui/common"
 	"hark/ui/internal/uitest"
@@ -96,7 +96,7 @@ func (s slowResearch) Research(ctx context.Context, in api.ResearchInput) (*api.
 // the end. It returns the gateway's address and key.
 func localGateway(t *testing.T, research engine.Researcher) (base, key string) {
 	t.Helper()
-	db, err := gateway.OpenDB(t.TempDir())
+	db, err := store.OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/BurntSushi/toml"
 	_ "modernc.org/sqlite"
 
-	"hark/gateway"
 	"hark/gateway/auth"
 	"hark/gateway/config"
+	"hark/gateway/store"
 )
 
 // repoRoot is the hark checkout this module sits in (bench/load).
@@ -124,7 +124,7 @@ var since = time.Now()
 // usageRows counts the vendor_search rows since the run began: settled
 // ok, and still pending.
 func usageRows(dataDir string) (ok, pending int) {
-	path := filepath.Join(dataDir, gateway.DBFile)
+	path := filepath.Join(dataDir, store.DBFile)
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {
 		log.Fatal(err)

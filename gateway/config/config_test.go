@@ -1,23 +1,27 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"hark/gateway/auth"
 )
+
+// hashKey is auth.HashKey, which this package's tests cannot import
+// (auth reads the config).
+func hashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
 
 func TestWriteNewConfigRoundTrip(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "hark", File)
-	key, err := auth.NewAPIKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteNew(path, auth.HashKey(key)); err != nil {
+	key := "hark_" + strings.Repeat("5e", 32)
+	if err := WriteNew(path, hashKey(key)); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(path)
@@ -25,7 +29,7 @@ func TestWriteNewConfigRoundTrip(t *testing.T) {
 		t.Fatalf("mode %v, %v", st.Mode(), err)
 	}
 	raw, _ := os.ReadFile(path)
-	if strings.Contains(string(raw), key) || !strings.Contains(string(raw), auth.HashKey(key)) {
+	if strings.Contains(string(raw), key) || !strings.Contains(string(raw), hashKey(key)) {
 		t.Fatal("the config must hold the key's hash, never the key")
 	}
 	c, err := Load(path)
@@ -35,14 +39,14 @@ func TestWriteNewConfigRoundTrip(t *testing.T) {
 	if c.Listen != DefaultListen || time.Duration(c.Limits.ResearchWait) != 5*time.Minute || c.Workspaces[0].Search.Backend != BackendLocal {
 		t.Fatalf("config %+v", c)
 	}
-	if err := WriteNew(path, auth.HashKey(key)); err == nil {
+	if err := WriteNew(path, hashKey(key)); err == nil {
 		t.Fatal("WriteNew overwrote an existing file")
 	}
 }
 
 func TestLoadErrors(t *testing.T) {
 	t.Parallel()
-	h := auth.HashKey("k")
+	h := hashKey("k")
 	for name, c := range map[string]struct{ toml, want string }{
 		"no workspace": {``, "no [[workspace]]"},
 		"unknown key":  {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\nrate=3\n", "unknown keys: workspace.rate"},
@@ -58,6 +62,19 @@ func TestLoadErrors(t *testing.T) {
 		_, err := Load(path)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// database_url in gateway.toml is a postgres:// URL or empty.
+func TestDatabaseURL(t *testing.T) {
+	t.Parallel()
+	cfg := &Config{Workspaces: []Workspace{LocalWorkspace(hashKey("k"))}}
+	for u, ok := range map[string]bool{"": true, "postgres://h/db": true, "postgresql://h/db": true, "sqlite:gateway.db": false, "h:5432": false} {
+		cfg.DatabaseURL = u
+		err := cfg.Validate()
+		if ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "database_url: must be a postgres://")) {
+			t.Errorf("database_url %q: %v", u, err)
 		}
 	}
 }

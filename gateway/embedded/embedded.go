@@ -18,14 +18,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"hark/api"
 	"hark/gateway"
 	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/engine"
+	"hark/gateway/jobs"
 	"hark/gateway/research"
+	"hark/gateway/store"
 	"hark/gateway/voice"
 	"hark/gateway/web"
 )
@@ -68,7 +68,7 @@ type Local struct {
 // Open opens dataDir's database and log and readies the local engines,
 // which start when first used.
 func Open(dataDir string, opts Options) (*Local, error) {
-	db, err := gateway.OpenDB(dataDir)
+	db, err := store.OpenDB(dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (l *Local) Serve() (*Gateway, error) {
 	// The job workers start at the first job call: most commands run
 	// none (a detached job left in gateway.db resumes when hark jobs,
 	// the TUI or a research or crawl asks).
-	srv, err := gateway.New(gateway.Options{Config: cfg, DB: l.db, Engines: l.eng.Gateway(), Logger: l.log, LazyJobs: true})
+	srv, err := gateway.New(gateway.Options{Config: cfg, DB: store.FromSQLite(l.db), Engines: l.eng.Gateway(), Logger: l.log, LazyJobs: true})
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ type Engines struct {
 	// Postgres, when set before Gateway is called, holds the local web
 	// engine's search index (web.Config.Postgres): the index a team's
 	// replicas share. Research tasks stay in db.
-	Postgres *pgxpool.Pool
+	Postgres *store.DB
 
 	mu       sync.Mutex
 	web      *web.Engine
@@ -453,4 +453,25 @@ func (l lazyResearch) Research(ctx context.Context, in api.ResearchInput) (*api.
 		return nil, unavailableTool("research")
 	}
 	return w.Research.Research(ctx, in)
+}
+
+// Schemas are the tables a gateway keeps in db, each owner's: the
+// gateway's own (usage, keys, the shared rate limiter), the jobs', the
+// search index's and, in gateway.db, research's.
+func Schemas(db *store.DB) []store.Schema {
+	out := append(append([]store.Schema(nil), gateway.Schemas...), jobs.Schema, web.Schema)
+	if !db.Postgres() {
+		out = append(out, research.Schema) // research runs beside gateway.db's index
+	}
+	return out
+}
+
+// Migrate brings every table of Schemas up to date, River's with the
+// jobs' (`hark serve` does it before it starts, --migrate-only and the
+// commands that open the database alone).
+func Migrate(ctx context.Context, db *store.DB) error {
+	if err := jobs.Migrate(ctx, db); err != nil {
+		return err
+	}
+	return store.Migrate(ctx, db, Schemas(db)...)
 }

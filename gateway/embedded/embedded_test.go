@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"hark/api"
-	"hark/gateway"
 	"hark/gateway/config"
+	"hark/gateway/store"
 )
 
 func TestStartExtractsALoopbackPage(t *testing.T) {
@@ -67,7 +67,7 @@ func TestStartExtractsALoopbackPage(t *testing.T) {
 func TestWebEngineOpensOnFirstCall(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	db, err := gateway.OpenDB(dir)
+	db, err := store.OpenDB(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,15 +9,15 @@ import (
 	"testing"
 
 	"hark/api"
-	"hark/gateway"
 	"hark/gateway/config"
+	"hark/gateway/store"
 )
 
 // Research (gateway/research) is wired onto each workspace's web tools:
 // over the local index for a local backend, over the instance's search
 // for a SearXNG one, reading sources with the local fetcher either way.
 func TestResearchIsWiredPerBackend(t *testing.T) {
-	db, err := gateway.OpenDB(t.TempDir())
+	db, err := store.OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"hark/gateway"
 	"hark/gateway/auth"
 	"hark/gateway/config"
+	"hark/gateway/store"
 )
 
 // Serve starts a gateway over db and engines with one local workspace
@@ -22,7 +23,7 @@ func Serve(tb testing.TB, db *sql.DB, key string, engines gateway.Engines) strin
 	tb.Helper()
 	srv, err := gateway.New(gateway.Options{
 		Config:  &config.Config{Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey(key))}},
-		DB:      db,
+		DB:      store.FromSQLite(db),
 		Engines: engines,
 	})
 	if err != nil {

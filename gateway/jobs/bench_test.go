@@ -4,16 +4,15 @@ import (
 	"context"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"hark/gateway/pgtest"
+	"hark/gateway/store"
 )
 
 // backends opens a Queue on each backend: SQLite (a file in a temporary
 // folder) and a throwaway PostgreSQL.
 func benchBackends(b *testing.B, run RunFunc, f func(b *testing.B, q *Queue)) {
 	b.Run("sqlite", func(b *testing.B) {
-		q, err := Open(context.Background(), Options{SQLite: openSQLite(b, b.TempDir()), Run: run})
+		q, err := Open(context.Background(), Options{DB: openSQLite(b, b.TempDir()), Run: run})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -22,12 +21,12 @@ func benchBackends(b *testing.B, run RunFunc, f func(b *testing.B, q *Queue)) {
 	})
 	b.Run("postgres", func(b *testing.B) {
 		c := pgtest.Start(b)
-		pool, err := pgxpool.New(context.Background(), c.URL())
+		db, err := store.OpenPostgres(context.Background(), c.URL(), 0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer pool.Close()
-		q, err := Open(context.Background(), Options{PG: pool, Run: run})
+		defer db.Close()
+		q, err := Open(context.Background(), Options{DB: db, Run: run})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,13 +82,13 @@ func BenchmarkReplay(b *testing.B) {
 func BenchmarkOpen(b *testing.B) {
 	db := openSQLite(b, b.TempDir())
 	noop := func(context.Context, *Job) (any, error) { return nil, nil }
-	q, err := Open(context.Background(), Options{SQLite: db, Run: noop})
+	q, err := Open(context.Background(), Options{DB: db, Run: noop})
 	if err != nil {
 		b.Fatal(err)
 	}
 	q.Close(context.Background())
 	for b.Loop() {
-		q, err := Open(context.Background(), Options{SQLite: db, Run: noop})
+		q, err := Open(context.Background(), Options{DB: db, Run: noop})
 		if err != nil {
 			b.Fatal(err)
 		}

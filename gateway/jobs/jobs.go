@@ -17,7 +17,6 @@ package jobs
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -27,9 +26,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"hark/api"
+	"hark/gateway/store"
 )
 
 // Job states.
@@ -81,11 +79,12 @@ type Event struct {
 // classification (HTTP status and message) comes from Options.Classify.
 type RunFunc func(ctx context.Context, j *Job) (any, error)
 
-// Options configure a Queue. Exactly one of SQLite and PG is set.
+// Options configure a Queue.
 type Options struct {
-	SQLite *sql.DB       // the embedded default: gateway.db
-	PG     *pgxpool.Pool // a team's PostgreSQL
-	Run    RunFunc       // required
+	// DB is the gateway's database: gateway.db (the embedded default),
+	// or a team's PostgreSQL. Required.
+	DB  *store.DB
+	Run RunFunc // required
 	// Classify maps a failure to its HTTP status and message; nil: 500.
 	Classify func(error) (int, string)
 	Workers  int          // jobs run at once on this node; default 4
@@ -110,10 +109,9 @@ type Options struct {
 // Queue submits, runs and reports jobs.
 type Queue struct {
 	opts  Options
-	st    *store
+	st    *records
 	node  string
 	river riverClient
-	close func()
 
 	ctx    context.Context // ends at Close
 	cancel context.CancelFunc
@@ -144,8 +142,8 @@ const endedFor = time.Minute
 // Open creates the tables (River's through its migrations, and the jobs'
 // own) and starts this node's workers and reaper.
 func Open(ctx context.Context, opts Options) (*Queue, error) {
-	if (opts.SQLite == nil) == (opts.PG == nil) {
-		return nil, errors.New("jobs: set exactly one of Options.SQLite and Options.PG")
+	if opts.DB == nil {
+		return nil, errors.New("jobs: Options.DB is required")
 	}
 	if opts.Run == nil {
 		return nil, errors.New("jobs: Options.Run is required")
@@ -205,9 +203,7 @@ func (q *Queue) Close(ctx context.Context) error {
 		return nil
 	}
 	q.reaper.Wait()
-	err := q.river.StopAndCancel(ctx)
-	q.close()
-	return err
+	return q.river.StopAndCancel(ctx)
 }
 
 // Spec is what Submit runs.

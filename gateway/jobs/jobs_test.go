@@ -11,16 +11,18 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"hark/gateway/store"
 )
 
-func openSQLite(t testing.TB, dir string) *sql.DB {
+func openSQLite(t testing.TB, dir string) *store.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "jobs.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	return store.FromSQLite(db)
 }
 
 func fast(o Options) Options {
@@ -32,7 +34,7 @@ func fast(o Options) Options {
 func TestSubmitWaitEvents(t *testing.T) {
 	db := openSQLite(t, t.TempDir())
 	ctx := context.Background()
-	q, err := Open(ctx, fast(Options{SQLite: db, Run: func(ctx context.Context, j *Job) (any, error) {
+	q, err := Open(ctx, fast(Options{DB: db, Run: func(ctx context.Context, j *Job) (any, error) {
 		if j.Tool == "fail" {
 			return nil, errors.New("no such thing")
 		}
@@ -86,7 +88,7 @@ func TestRestartRunsJobAgain(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	q1, err := Open(ctx, fast(Options{SQLite: db, Run: slow}))
+	q1, err := Open(ctx, fast(Options{DB: db, Run: slow}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +98,7 @@ func TestRestartRunsJobAgain(t *testing.T) {
 	}
 	<-started
 	q1.Close(ctx)
-	q2, err := Open(ctx, fast(Options{SQLite: db, Run: func(ctx context.Context, j *Job) (any, error) { return "done", nil }}))
+	q2, err := Open(ctx, fast(Options{DB: db, Run: func(ctx context.Context, j *Job) (any, error) { return "done", nil }}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func TestRestartRunsJobAgain(t *testing.T) {
 func TestPrune(t *testing.T) {
 	db := openSQLite(t, t.TempDir())
 	ctx := context.Background()
-	q, err := Open(ctx, fast(Options{SQLite: db, Run: func(context.Context, *Job) (any, error) { return 1, nil }}))
+	q, err := Open(ctx, fast(Options{DB: db, Run: func(context.Context, *Job) (any, error) { return 1, nil }}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +153,7 @@ func TestCancel(t *testing.T) {
 	db := openSQLite(t, t.TempDir())
 	ctx := context.Background()
 	started, stopped := make(chan struct{}), make(chan struct{})
-	q, err := Open(ctx, fast(Options{SQLite: db, Run: func(ctx context.Context, j *Job) (any, error) {
+	q, err := Open(ctx, fast(Options{DB: db, Run: func(ctx context.Context, j *Job) (any, error) {
 		close(started)
 		<-ctx.Done()
 		close(stopped)
@@ -186,12 +188,12 @@ func TestCancel(t *testing.T) {
 func TestLazyStartsAtFirstUse(t *testing.T) {
 	db := openSQLite(t, t.TempDir())
 	ctx := context.Background()
-	q, err := Open(ctx, fast(Options{SQLite: db, Lazy: true, Run: func(context.Context, *Job) (any, error) { return "ok", nil }}))
+	q, err := Open(ctx, fast(Options{DB: db, Lazy: true, Run: func(context.Context, *Job) (any, error) { return "ok", nil }}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('hark_jobs', 'river_job')`).Scan(&n); err != nil || n != 0 {
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('hark_jobs', 'river_job')`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d tables before first use (%v)", n, err)
 	}
 	j, err := q.Submit(ctx, Spec{Workspace: "w", Tool: "t", Input: []byte(`{}`)})
@@ -206,7 +208,7 @@ func TestLazyStartsAtFirstUse(t *testing.T) {
 	if err := q.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	unused, _ := Open(ctx, Options{SQLite: db, Lazy: true, Run: func(context.Context, *Job) (any, error) { return nil, nil }})
+	unused, _ := Open(ctx, Options{DB: db, Lazy: true, Run: func(context.Context, *Job) (any, error) { return nil, nil }})
 	if err := unused.Close(ctx); err != nil {
 		t.Fatalf("closing an unused lazy queue: %v", err)
 	}
@@ -217,7 +219,7 @@ func TestLazyStartsAtFirstUse(t *testing.T) {
 func TestWaitAfterTheEnd(t *testing.T) {
 	db := openSQLite(t, t.TempDir())
 	ctx := context.Background()
-	q, err := Open(ctx, fast(Options{SQLite: db, Run: func(ctx context.Context, j *Job) (any, error) {
+	q, err := Open(ctx, fast(Options{DB: db, Run: func(ctx context.Context, j *Job) (any, error) {
 		return map[string]string{"echo": string(j.Input)}, nil
 	}}))
 	if err != nil {

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,12 +9,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"hark/gateway/store"
 )
 
 // riverClient is what the Queue uses of a River client, whichever its
@@ -75,7 +75,7 @@ func (h atLeast) WithGroup(name string) slog.Handler {
 }
 
 // pgMigrateLock is the advisory lock under which one replica at a time
-// creates the jobs' tables ("hkjb").
+// runs River's migrations ("hkjb").
 const pgMigrateLock = 0x686b6a62
 
 func (q *Queue) openBackend(ctx context.Context) error {
@@ -96,56 +96,59 @@ func (q *Queue) openBackend(ctx context.Context) error {
 		// its warnings and errors are.
 		Logger: slog.New(atLeast{q.opts.Logger.Handler(), slog.LevelWarn}),
 	}
-	if q.opts.PG != nil {
+	q.st = &records{db: q.opts.DB}
+	if err := Migrate(ctx, q.opts.DB); err != nil {
+		return err
+	}
+	if q.opts.DB.Postgres() {
 		// PostgreSQL also notifies (LISTEN/NOTIFY), but River debounces
 		// it: with a 1 s poll a no-op job took 205 ms from submit to
 		// done, with 50 ms 18 ms (BenchmarkRoundTrip).
-		return q.openPG(ctx, cfg)
-	}
-	return q.openSQLite(ctx, cfg)
-}
-
-func (q *Queue) openPG(ctx context.Context, cfg *river.Config) error {
-	drv := riverpgxv5.New(q.opts.PG)
-	db := stdlib.OpenDBFromPool(q.opts.PG)
-	q.st = &store{db: db, pg: true}
-	if err := MigratePG(ctx, q.opts.PG); err != nil {
-		db.Close()
-		return err
-	}
-	c, err := start(ctx, drv, cfg)
-	if err != nil {
-		return err
-	}
-	q.river = c
-	q.close = func() { db.Close() }
-	return nil
-}
-
-func (q *Queue) openSQLite(ctx context.Context, cfg *river.Config) error {
-	drv := riversqlite.New(q.opts.SQLite)
-	q.st = &store{db: q.opts.SQLite}
-	if err := migrate(ctx, drv, q.opts.SQLite); err != nil {
-		return err
+		c, err := start(ctx, riverpgxv5.New(q.opts.DB.Pool()), cfg)
+		if err != nil {
+			return err
+		}
+		q.river = c
+		return nil
 	}
 	// SQLite has no LISTEN/NOTIFY: the node polls.
 	cfg.PollOnly = true
-	c, err := start(ctx, drv, cfg)
+	c, err := start(ctx, riversqlite.New(q.opts.DB.SQL()), cfg)
 	if err != nil {
 		return err
 	}
 	q.river = c
-	q.close = func() {}
 	return nil
 }
 
-// MigratePG brings River's tables and the jobs' own up to date on a
-// team's PostgreSQL (`hark serve --migrate-only` calls it; Open does).
+// Migrate brings River's tables and the jobs' own up to date (`hark serve
+// --migrate-only` calls it; Open does).
+func Migrate(ctx context.Context, db *store.DB) error {
+	if db.Postgres() {
+		if err := migrateRiverPG(ctx, db.Pool()); err != nil {
+			return err
+		}
+	} else {
+		m, err := rivermigrate.New(riversqlite.New(db.SQL()), nil)
+		if err != nil {
+			return fmt.Errorf("jobs: River migrations: %w", err)
+		}
+		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+			return fmt.Errorf("jobs: River migrations: %w", err)
+		}
+	}
+	if err := store.Migrate(ctx, db, Schema); err != nil {
+		return fmt.Errorf("jobs: %w", err)
+	}
+	return nil
+}
+
+// migrateRiverPG brings River's tables up to date on a team's PostgreSQL.
 // River's migrations cannot share one transaction (one adds an enum value
 // the next uses), so replicas starting together take turns under a
 // session lock held on one connection while the migrations use another:
 // a pool of its own, whatever the caller's pool allows.
-func MigratePG(ctx context.Context, pool *pgxpool.Pool) error {
+func migrateRiverPG(ctx context.Context, pool *pgxpool.Pool) error {
 	cfg := pool.Config()
 	cfg.MinConns, cfg.MaxConns = 0, 2
 	own, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -168,24 +171,6 @@ func MigratePG(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("jobs: River migrations: %w", err)
-	}
-	if _, err := own.Exec(ctx, Schema); err != nil {
-		return fmt.Errorf("jobs: create tables: %w", err)
-	}
-	return nil
-}
-
-// migrate applies River's migrations, then creates the jobs' tables.
-func migrate[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], db *sql.DB) error {
-	m, err := rivermigrate.New(drv, nil)
-	if err != nil {
-		return fmt.Errorf("jobs: River migrations: %w", err)
-	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("jobs: River migrations: %w", err)
-	}
-	if _, err := db.ExecContext(ctx, Schema); err != nil {
-		return fmt.Errorf("jobs: create tables: %w", err)
 	}
 	return nil
 }

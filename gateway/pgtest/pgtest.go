@@ -6,6 +6,7 @@ package pgtest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -13,8 +14,11 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // BinDir holds initdb and pg_ctl: Debian's postgresql-15 package, which
@@ -161,4 +165,74 @@ func runuser() string {
 		}
 	}
 	return "runuser"
+}
+
+// shared is the cluster of a test binary that Main runs: started at the
+// first Fresh, stopped when the tests end.
+var shared struct {
+	mu      sync.Mutex
+	cluster *Cluster
+	err     error
+	n       int
+}
+
+// Main runs a package's tests (call it from TestMain) with one cluster
+// shared by their Fresh databases, started when the first asks for it and
+// stopped at the end. A cluster costs a second or two to start; a
+// database in it, tens of milliseconds.
+func Main(m *testing.M) {
+	code := m.Run()
+	StopShared()
+	os.Exit(code)
+}
+
+// StopShared stops the shared cluster, if Fresh started one: for a
+// TestMain that does more than Main.
+func StopShared() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if c := shared.cluster; c != nil {
+		if err := c.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: stop the shared cluster: %v\n", err)
+		}
+		shared.cluster = nil
+	}
+}
+
+// Fresh is a postgres:// URL of a new, empty database of its own in the
+// test binary's shared cluster (see Main), dropped when the test ends. A
+// test that stops its server takes a cluster of its own (Start).
+func Fresh(t testing.TB) string {
+	t.Helper()
+	shared.mu.Lock()
+	if shared.cluster == nil && shared.err == nil {
+		shared.cluster, shared.err = Run()
+	}
+	c, err := shared.cluster, shared.err
+	shared.n++
+	name := fmt.Sprintf("t%d", shared.n)
+	shared.mu.Unlock()
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, c.URL())
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, c.URL())
+		if err != nil {
+			return // the cluster stopped: nothing to drop
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: drop %s: %v", name, err)
+		}
+	})
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", Superuser, c.Port, name)
 }

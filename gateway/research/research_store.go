@@ -15,11 +15,26 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	dbstore "hark/gateway/store"
 )
 
 type store struct{ db *sql.DB }
 
-const schema = `CREATE TABLE IF NOT EXISTS web_research (
+// Schema is the research tasks' table, in gateway.db only: research
+// runs beside the web index of its data directory (PostgreSQL's has no
+// use for it).
+var Schema = dbstore.Schema{Owner: "research", Migrations: []dbstore.Migration{
+	{Name: "research tasks, their reports, sources and passages", Func: createTable},
+}}
+
+// createTable makes web_research, IF NOT EXISTS since research made it
+// itself before it had a version, and adds the passages column to one
+// made before quotes carried their passages (those reports have none).
+func createTable(ctx context.Context, tx *dbstore.Tx) error {
+	if tx.Dialect() != dbstore.SQLite {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS web_research (
 	id      TEXT PRIMARY KEY,
 	input   TEXT NOT NULL,
 	model   TEXT NOT NULL,
@@ -29,22 +44,27 @@ const schema = `CREATE TABLE IF NOT EXISTS web_research (
 	error   TEXT NOT NULL DEFAULT '',
 	created INTEGER NOT NULL,
 	updated INTEGER NOT NULL
-)`
-
-// openStore creates the task table, and adds the passages column to one
-// made before quotes carried their passages (those reports have none).
-func openStore(db *sql.DB) (*store, error) {
-	if _, err := db.Exec(schema); err != nil {
-		return nil, fmt.Errorf("research: create tables: %w", err)
+)`); err != nil {
+		return err
 	}
 	var has int
-	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('web_research') WHERE name = 'passages'`).Scan(&has); err != nil {
-		return nil, fmt.Errorf("research: add web_research.passages: %w", err)
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM pragma_table_info('web_research') WHERE name = 'passages'`).Scan(&has); err != nil {
+		return err
 	}
 	if has == 0 {
-		if _, err := db.Exec(`ALTER TABLE web_research ADD COLUMN passages TEXT NOT NULL DEFAULT '[]'`); err != nil {
-			return nil, fmt.Errorf("research: add web_research.passages: %w", err)
+		if _, err := tx.Exec(ctx, `ALTER TABLE web_research ADD COLUMN passages TEXT NOT NULL DEFAULT '[]'`); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// openStore brings the task table (Schema) up to date.
+func openStore(db *sql.DB) (*store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := dbstore.Migrate(ctx, dbstore.FromSQLite(db), Schema); err != nil {
+		return nil, fmt.Errorf("research: %w", err)
 	}
 	return &store{db: db}, nil
 }

@@ -32,6 +32,7 @@ import (
 	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/engine"
+	"hark/gateway/store"
 )
 
 // gatewayOn serves l as vendor_speech from a real gateway on 127.0.0.1 and
@@ -42,7 +43,7 @@ func gatewayOn(tb testing.TB, l *Local) (base, key string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	db, err := gateway.OpenDB(tb.TempDir())
+	db, err := store.OpenDB(tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func gatewayOn(tb testing.TB, l *Local) (base, key string) {
 	srv, err := gateway.New(gateway.Options{
 		Config: &config.Config{Limits: config.Limits{RatePerSecond: 1e9, RateBurst: 1e9},
 			Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey(key))}},
-		DB:     db,
+		DB:     store.FromSQLite(db),
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Engines: gateway.Engines{
 			Voice: func(string, string, config.Voice) (engine.VoiceProvider, error) { return l, nil },

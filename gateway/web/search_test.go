@@ -539,8 +539,8 @@ func TestOnePageUnderTwoURLsCountsOnce(t *testing.T) {
 // it lacks, and its pages are still read (as plain text).
 func TestStoreMigratesOldIndex(t *testing.T) {
 	db := testDB(t)
-	old := strings.Replace(schema, ",\n\tmarkdown    TEXT NOT NULL DEFAULT '',\n\theadings    TEXT NOT NULL DEFAULT ''", "", 1)
-	if old == schema {
+	old := strings.Replace(sqliteTables, ",\n\tmarkdown    TEXT NOT NULL DEFAULT '',\n\theadings    TEXT NOT NULL DEFAULT ''", "", 1)
+	if old == sqliteTables {
 		t.Fatal("the old schema is the new one: update this test")
 	}
 	for _, stmt := range splitSQL(old) {
@@ -565,7 +565,7 @@ The error-checking tools detect numerous problems in the system libraries. So Va
 		t.Errorf("new page: %q %q %v", md, heads, err)
 	}
 	// Opening it again changes nothing.
-	if _, err := openStore(db); err != nil {
+	if _, err := openStore(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -12,14 +12,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"hark/gateway/store"
 )
 
 // pgStore is the index in PostgreSQL, which the replicas of a team
 // gateway share: pages in web_pages, an inverted index in web_postings
 // (each term's count in a page's title, body and URL, tokenized as FTS5
 // does), and the totals bm25 needs (pages, tokens) in web_index_totals,
-// kept in the transactions that change the pages. Its tables are made by
-// the gateway's PostgreSQL migrations (gateway/migrate_pg_index.go).
+// kept in the transactions that change the pages. Its tables are
+// Schema's (schema.go).
 //
 // Search scores are FTS5's bm25 computed over the same numbers in the
 // same order (fts5_aux.c's fts5Bm25Function), so ranks agree with
@@ -35,15 +37,11 @@ const (
 	bm25B  = 0.75
 )
 
-func newPGStore(ctx context.Context, pool *pgxpool.Pool) (*pgStore, error) {
-	var ok bool
-	if err := pool.QueryRow(ctx, `SELECT to_regclass('web_postings') IS NOT NULL AND to_regclass('web_index_totals') IS NOT NULL`).Scan(&ok); err != nil {
+func newPGStore(ctx context.Context, db *store.DB) (*pgStore, error) {
+	if err := store.Migrate(ctx, db, Schema); err != nil {
 		return nil, fmt.Errorf("web: PostgreSQL index: %w", err)
 	}
-	if !ok {
-		return nil, errors.New("web: the PostgreSQL database has no search index tables: apply hark's migrations (hark serve --migrate-only --database URL)")
-	}
-	return &pgStore{pool: pool}, nil
+	return &pgStore{pool: db.Pool()}, nil
 }
 
 // pgTerm is a term as web_postings keys it: a term too long for a btree

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"hark/api"
-	"hark/gateway"
 	"hark/gateway/pgtest"
+	"hark/gateway/store"
 	"hark/gateway/web/webtest"
 )
 
@@ -29,15 +29,12 @@ func pgEngine(t testing.TB) *Engine {
 func pgEngineOn(t testing.TB, url string) *Engine {
 	t.Helper()
 	ctx := context.Background()
-	l, err := gateway.OpenPGLedger(ctx, url, 8)
+	db, err := store.OpenPostgres(ctx, url, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(l.Close)
-	if _, err := l.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(Config{Postgres: l.Pool()})
+	t.Cleanup(db.Close)
+	e, err := New(Config{Postgres: db})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"modernc.org/sqlite"
+
+	"hark/gateway/store"
 )
 
 // sqliteStore is the index in the gateway database, gateway.db: the
@@ -20,7 +22,8 @@ type sqliteStore struct {
 	mu sync.Mutex // one writer at a time: SQLite would answer SQLITE_BUSY
 }
 
-const schema = `
+// sqliteTables are gateway.db's index tables (Schema).
+const sqliteTables = `
 CREATE TABLE IF NOT EXISTS web_pages (
 	id          INTEGER PRIMARY KEY,
 	url         TEXT NOT NULL UNIQUE,
@@ -64,50 +67,16 @@ CREATE TABLE IF NOT EXISTS web_source_pages (
 CREATE INDEX IF NOT EXISTS web_source_pages_url ON web_source_pages(url);
 `
 
-func openStore(db *sql.DB) (*sqliteStore, error) {
-	for _, stmt := range splitSQL(schema) {
-		if _, err := db.Exec(stmt); err != nil {
-			return nil, fmt.Errorf("web: create tables: %w", err)
-		}
-	}
-	// Indexes made before research read pages' structure lack the
-	// markdown and headings columns; their pages read as plain text, and
-	// rank without headings, until they are read again.
-	for _, col := range []string{"markdown", "headings"} {
-		if err := addColumn(db, "web_pages", col, `TEXT NOT NULL DEFAULT ''`); err != nil {
-			return nil, fmt.Errorf("web: add web_pages.%s: %w", col, err)
-		}
+func openStore(ctx context.Context, db *sql.DB) (*sqliteStore, error) {
+	if err := store.Migrate(ctx, store.FromSQLite(db), Schema); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
 	}
 	// The rank FTS5 orders by: bm25Weights.
 	rank := fmt.Sprintf("bm25(%.1f, %.1f, %.1f)", bm25Weights[0], bm25Weights[1], bm25Weights[2])
-	if _, err := db.Exec(`INSERT INTO web_fts(web_fts, rank) VALUES ('rank', ?)`, rank); err != nil {
+	if _, err := db.ExecContext(ctx, `INSERT INTO web_fts(web_fts, rank) VALUES ('rank', ?)`, rank); err != nil {
 		return nil, fmt.Errorf("web: configure ranking: %w", err)
 	}
 	return &sqliteStore{db: db}, nil
-}
-
-// addColumn adds a column to table unless it has it.
-func addColumn(db *sql.DB, table, column, decl string) error {
-	rows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, table)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return err
-		}
-		if name == column {
-			return nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows.Close()
-	_, err = db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN ` + column + ` ` + decl)
-	return err
 }
 
 // splitSQL splits the schema into statements, keeping trigger bodies whole.

@@ -18,19 +18,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/store"
 )
 
 // Config configures the local engine. Zero values take the defaults noted.
 type Config struct {
 	DB *sql.DB // the gateway's SQLite database (modernc.org/sqlite); required unless Postgres is set
 	// Postgres, when set, holds the pages and their full-text index
-	// instead of DB, shared by every replica of a team gateway. Its
-	// tables are the gateway's PostgreSQL migrations'.
-	Postgres     *pgxpool.Pool
+	// instead of DB, shared by every replica of a team gateway. New
+	// brings its tables (Schema) up to date.
+	Postgres     *store.DB
 	AllowPrivate bool   // allow private, loopback and link-local addresses
 	UserAgent    string // default DefaultUserAgent
 
@@ -113,7 +112,9 @@ func New(cfg Config) (*Engine, error) {
 		}
 		st = pg
 	case cfg.DB != nil:
-		sq, err := openStore(cfg.DB)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		sq, err := openStore(ctx, cfg.DB)
 		if err != nil {
 			return nil, err
 		}

@@ -28,6 +28,7 @@ import (
 	"hark/gateway/config"
 	"hark/gateway/engine"
 	"hark/gateway/gatewaytest"
+	"hark/gateway/store"
 	"hark/gateway/voice"
 	"hark/ui/common"
 )
@@ -119,7 +120,7 @@ type quitMsg struct{}
 func startGateway(t *testing.T) *api.Client {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := gateway.OpenDB(dir)
+	db, err := store.OpenDB(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

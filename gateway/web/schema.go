@@ -1,15 +1,55 @@
-package gateway
+package web
 
-import "github.com/jackc/pgx/v5/pgxpool"
+import (
+	"context"
+	"fmt"
 
-// pgIndexMigration makes the search index's tables (gateway/web's
-// pgStore): the pages, an inverted index of their terms tokenized as
+	"hark/gateway/store"
+)
+
+// Schema is the search index's tables, for both databases: on SQLite the
+// pages and their FTS5 index (sqliteTables), on PostgreSQL the pages and
+// an inverted index that ranks as FTS5 does (pgSchema).
+var Schema = store.Schema{Owner: "web", Migrations: []store.Migration{
+	{Name: "search index pages, their full-text index and the sources hark index added",
+		Postgres: pgSchema, Func: createSQLiteTables},
+}}
+
+// createSQLiteTables makes gateway.db's index tables: IF NOT EXISTS, since
+// the engine made them itself before they had a version, and with the
+// columns an index of before research read pages' structure lacks (its
+// pages read as plain text, and rank without headings, until they are
+// read again).
+func createSQLiteTables(ctx context.Context, tx *store.Tx) error {
+	if tx.Dialect() != store.SQLite {
+		return nil
+	}
+	for _, stmt := range splitSQL(sqliteTables) {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	for _, col := range []string{"markdown", "headings"} {
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM pragma_table_info('web_pages') WHERE name = ?`, col).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			if _, err := tx.Exec(ctx, `ALTER TABLE web_pages ADD COLUMN `+col+` TEXT NOT NULL DEFAULT ''`); err != nil {
+				return fmt.Errorf("add web_pages.%s: %w", col, err)
+			}
+		}
+	}
+	return nil
+}
+
+// pgSchema makes the search index's tables (pgStore): the pages, an inverted index of their terms tokenized as
 // SQLite FTS5's "porter unicode61" does (each term's count in a page's
 // title, body and URL), the totals bm25 needs, and the sources `hark
 // index` added. With a postgres:// database every replica searches and
 // feeds these, so a team has one index. See gateway.db's same tables in
-// gateway/web/store_sqlite.go.
-const pgIndexMigration = `CREATE TABLE web_pages (
+// sqliteTables.
+const pgSchema = `CREATE TABLE web_pages (
 		id          BIGSERIAL PRIMARY KEY,
 		url         TEXT    NOT NULL UNIQUE,
 		host        TEXT    NOT NULL,
@@ -51,7 +91,3 @@ const pgIndexMigration = `CREATE TABLE web_pages (
 		PRIMARY KEY (source, url)
 	);
 	CREATE INDEX web_source_pages_url ON web_source_pages(url);`
-
-// Pool is the ledger's connection pool, which the web engine's index
-// shares (web.Config.Postgres) rather than opening its own.
-func (l *PGLedger) Pool() *pgxpool.Pool { return l.pool }

@@ -1,4 +1,4 @@
-package gateway
+package limits
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hark/gateway/pgtest"
+	"hark/gateway/store"
 )
 
 // BenchmarkRateLimit is one call's rate-limit check on one key from
@@ -15,7 +16,7 @@ import (
 // PostgreSQL through one and three replicas' pools on one database, where
 // every check takes the key's bucket row in turn.
 func BenchmarkRateLimit(b *testing.B) {
-	run := func(b *testing.B, ls []limiter) {
+	run := func(b *testing.B, ls []RateLimiter) {
 		ctx := context.Background()
 		var next atomic.Int64
 		b.SetParallelism(4) // 8 callers on 2 cores, as an invoke burst
@@ -23,7 +24,7 @@ func BenchmarkRateLimit(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			l := ls[int(next.Add(1))%len(ls)]
 			for pb.Next() {
-				if ok, _, err := l.allow(ctx, "bench-key"); err != nil || !ok {
+				if ok, _, err := l.Allow(ctx, "bench-key"); err != nil || !ok {
 					b.Errorf("allow = %v, %v", ok, err)
 					return
 				}
@@ -32,22 +33,22 @@ func BenchmarkRateLimit(b *testing.B) {
 	}
 	const rate, burst = 1e9, 1 << 30 // never refuses: the check's cost alone
 	b.Run("memory", func(b *testing.B) {
-		run(b, []limiter{newRateLimiter(rate, burst, time.Now)})
+		run(b, []RateLimiter{NewMemoryRateLimiter(rate, burst, time.Now)})
 	})
 	for _, n := range []int{1, 3} {
 		b.Run(fmt.Sprintf("postgres-%d-replicas", n), func(b *testing.B) {
 			url := pgtest.Start(b).URL()
-			var ls []limiter
+			var ls []RateLimiter
 			for range n {
-				l, err := OpenPGLedger(context.Background(), url, 8)
+				db, err := store.OpenPostgres(context.Background(), url, 8)
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer l.Close()
-				if _, err := l.Migrate(context.Background()); err != nil {
+				defer db.Close()
+				if err := store.Migrate(context.Background(), db, Schema); err != nil {
 					b.Fatal(err)
 				}
-				ls = append(ls, newLimiter(l, rate, burst, time.Now))
+				ls = append(ls, NewRateLimiter(db, rate, burst, time.Now))
 			}
 			run(b, ls)
 		})

@@ -1,4 +1,4 @@
-package gateway
+package limits
 
 import (
 	"fmt"
@@ -10,19 +10,20 @@ import (
 	"time"
 )
 
-// clientListener caps the open connections of each client address. A
-// connection over the cap gets a 503 envelope and is closed before any
-// request is read, so one client cannot hold every descriptor.
+// ClientListener caps the open connections of each client address: the
+// one limit that acts before any request is read, so it wraps the
+// listener rather than a handler. A connection over the cap gets a 503
+// envelope and is closed, so one client cannot hold every descriptor.
+func ClientListener(ln net.Listener, max int) net.Listener {
+	return &clientListener{Listener: ln, max: max, open: map[string]int{}}
+}
+
 type clientListener struct {
 	net.Listener
 	max int
 
 	mu   sync.Mutex
 	open map[string]int
-}
-
-func newClientListener(ln net.Listener, max int) *clientListener {
-	return &clientListener{Listener: ln, max: max, open: map[string]int{}}
 }
 
 func (l *clientListener) Accept() (net.Conn, error) {
@@ -86,11 +87,12 @@ func (c *clientConn) Close() error {
 	return c.Conn.Close()
 }
 
-// rateBody ends a request body that arrives slower than the limits allow:
-// the whole body gets BodyTimeout plus one second per BodyMinRate bytes
-// read, so a client dribbling a byte every few seconds is cut off within
-// BodyTimeout instead of holding its connection.
-type rateBody struct {
+// SlowBody ends a request body that arrives slower than the limits allow:
+// the whole body gets grace plus one second per rate bytes read, so a
+// client dribbling a byte every few seconds is cut off within grace
+// instead of holding its connection. A read past the deadline fails with
+// an *Error of 408.
+type SlowBody struct {
 	io.ReadCloser
 	rc    *http.ResponseController
 	start time.Time
@@ -100,9 +102,15 @@ type rateBody struct {
 	done  bool
 }
 
-// drain reads and drops what is left of the body, at most limit bytes,
+// NewSlowBody wraps r's body, to be read within grace plus a second per
+// rate bytes; w is r's response, whose connection's deadline it sets.
+func NewSlowBody(w http.ResponseWriter, r *http.Request, grace time.Duration, rate int64) *SlowBody {
+	return &SlowBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: time.Now(), grace: grace, rate: rate}
+}
+
+// Drain reads and drops what is left of the body, at most limit bytes,
 // and reports whether it ended.
-func (b *rateBody) drain(limit int64) bool {
+func (b *SlowBody) Drain(limit int64) bool {
 	if b.done {
 		return true
 	}
@@ -110,7 +118,7 @@ func (b *rateBody) drain(limit int64) bool {
 	return b.done && err == io.EOF
 }
 
-func (b *rateBody) Read(p []byte) (int, error) {
+func (b *SlowBody) Read(p []byte) (int, error) {
 	if b.done {
 		return b.ReadCloser.Read(p)
 	}
@@ -123,7 +131,7 @@ func (b *rateBody) Read(p []byte) (int, error) {
 		b.rc.SetReadDeadline(time.Time{}) // the connection reads the next request freely
 	}
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		return n, &httpError{status: CodeRequestTimeout, msg: fmt.Sprintf(
+		return n, &Error{Status: http.StatusRequestTimeout, Msg: fmt.Sprintf(
 			"request body too slow: %d bytes in %s; a body gets %s plus a second per %d bytes (body_timeout, body_min_rate)",
 			b.n, time.Since(b.start).Round(time.Millisecond), b.grace, b.rate)}
 	}

@@ -4,23 +4,26 @@ package jobs
 // and workspace), where it stands, its result, and its event log. River
 // decides which node runs a job; these rows are what every replica reads
 // to list, replay and follow it. One SQL text serves SQLite and
-// PostgreSQL: ? placeholders, rebound to $n for PostgreSQL.
+// PostgreSQL: ? placeholders, rebound to $n for PostgreSQL (gateway/store).
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
+
+	"hark/gateway/store"
 )
 
-// Schema is the jobs' tables, one SQL text for both backends. It is the
-// gateway's migration 5 (gateway/migrate.go), in the one versioned list
-// that --migrate-only reports; Open also runs it (IF NOT EXISTS) after
-// River's own migrations, so that the package stands alone in its tests.
-const Schema = `CREATE TABLE IF NOT EXISTS hark_jobs (
+// Schema is the jobs' own tables, for both databases; River's are its
+// own migrations' (Migrate runs both). IF NOT EXISTS: the tables were
+// made before the jobs kept a version of their own.
+var Schema = store.Schema{Owner: "jobs", Migrations: []store.Migration{
+	{Name: "jobs and their event logs", SQLite: tables, Postgres: tables},
+}}
+
+const tables = `CREATE TABLE IF NOT EXISTS hark_jobs (
 	id        TEXT PRIMARY KEY,
 	workspace TEXT NOT NULL,
 	tool      TEXT NOT NULL,
@@ -47,39 +50,20 @@ CREATE TABLE IF NOT EXISTS hark_job_events (
 	PRIMARY KEY (job_id, seq)
 );`
 
-type store struct {
-	db *sql.DB
-	pg bool
+// records are the jobs' rows in the gateway's database.
+type records struct {
+	db *store.DB
 }
 
-// q rebinds ? to $1, $2, … for PostgreSQL. No statement here has a ?
-// inside a string literal.
-func (s *store) q(query string) string {
-	if !s.pg {
-		return query
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func (s *store) exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := s.db.ExecContext(ctx, s.q(query), args...)
+func (s *records) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := s.db.Exec(ctx, query, args...)
 	if err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
 }
 
-func (s *store) create(ctx context.Context, j *Job) error {
+func (s *records) create(ctx context.Context, j *Job) error {
 	now := time.Now().UnixMilli()
 	_, err := s.exec(ctx, `INSERT INTO hark_jobs(id, workspace, tool, input, state, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		j.ID, j.Workspace, j.Tool, string(j.Input), StateQueued, now, now)
@@ -108,14 +92,14 @@ func scanJob(sc interface{ Scan(...any) error }) (*Job, error) {
 }
 
 // get reads a job; workspace "" reads any workspace's.
-func (s *store) get(ctx context.Context, workspace, id string) (*Job, error) {
+func (s *records) get(ctx context.Context, workspace, id string) (*Job, error) {
 	q := `SELECT ` + jobColumns + ` FROM hark_jobs WHERE id = ?`
 	args := []any{id}
 	if workspace != "" {
 		q += ` AND workspace = ?`
 		args = append(args, workspace)
 	}
-	j, err := scanJob(s.db.QueryRowContext(ctx, s.q(q), args...))
+	j, err := scanJob(s.db.QueryRow(ctx, q, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -125,13 +109,13 @@ func (s *store) get(ctx context.Context, workspace, id string) (*Job, error) {
 	return j, nil
 }
 
-func (s *store) list(ctx context.Context, workspace string, active bool, limit int) ([]Job, error) {
+func (s *records) list(ctx context.Context, workspace string, active bool, limit int) ([]Job, error) {
 	q := `SELECT ` + jobColumns + ` FROM hark_jobs WHERE workspace = ?`
 	if active {
 		q += ` AND state IN ('queued', 'running')`
 	}
 	q += ` ORDER BY created DESC, id LIMIT ?`
-	rows, err := s.db.QueryContext(ctx, s.q(q), workspace, limit)
+	rows, err := s.db.Query(ctx, q, workspace, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
@@ -151,7 +135,7 @@ func (s *store) list(ctx context.Context, workspace string, active bool, limit i
 // event appends to a job's log. The sequence number is the log's next;
 // two writers of one job's log (a node that is taking a job over, and
 // the one it takes it from) may collide on it once, so it retries.
-func (s *store) event(ctx context.Context, id, kind, msg string) error {
+func (s *records) event(ctx context.Context, id, kind, msg string) error {
 	var err error
 	for range 5 {
 		_, err = s.exec(ctx, `INSERT INTO hark_job_events(job_id, seq, ts, kind, msg)
@@ -164,8 +148,8 @@ func (s *store) event(ctx context.Context, id, kind, msg string) error {
 	return fmt.Errorf("job event: %w", err)
 }
 
-func (s *store) events(ctx context.Context, id string, after int) ([]Event, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT seq, ts, kind, msg FROM hark_job_events WHERE job_id = ? AND seq > ? ORDER BY seq`), id, after)
+func (s *records) events(ctx context.Context, id string, after int) ([]Event, error) {
+	rows, err := s.db.Query(ctx, `SELECT seq, ts, kind, msg FROM hark_job_events WHERE job_id = ? AND seq > ? ORDER BY seq`, id, after)
 	if err != nil {
 		return nil, fmt.Errorf("read job events: %w", err)
 	}
@@ -186,7 +170,7 @@ func (s *store) events(ctx context.Context, id string, after int) ([]Event, erro
 // claim makes node the runner of a queued job, or of a running one whose
 // runner stopped beating before staleBefore. False: another node runs it,
 // or it has ended.
-func (s *store) claim(ctx context.Context, id, node string, attempt int, staleBefore time.Time) (bool, error) {
+func (s *records) claim(ctx context.Context, id, node string, attempt int, staleBefore time.Time) (bool, error) {
 	now := time.Now().UnixMilli()
 	n, err := s.exec(ctx, `UPDATE hark_jobs SET state = ?, node = ?, attempt = ?, beat = ?, updated = ?
 		WHERE id = ? AND (state = ? OR (state = ? AND beat < ?))`,
@@ -195,7 +179,7 @@ func (s *store) claim(ctx context.Context, id, node string, attempt int, staleBe
 }
 
 // beat says node still runs job id; false when another node took it over.
-func (s *store) beat(ctx context.Context, id, node string) (bool, error) {
+func (s *records) beat(ctx context.Context, id, node string) (bool, error) {
 	n, err := s.exec(ctx, `UPDATE hark_jobs SET beat = ? WHERE id = ? AND node = ? AND state = ?`,
 		time.Now().UnixMilli(), id, node, StateRunning)
 	return n == 1, err
@@ -204,37 +188,35 @@ func (s *store) beat(ctx context.Context, id, node string) (bool, error) {
 // finish records a job's end, if node still runs it, and its last log
 // entry in the same transaction: a follower that sees the job ended has
 // its whole log.
-func (s *store) finish(ctx context.Context, id, node, state string, output []byte, code int, msg, kind, eventMsg string) (bool, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, err
-	}
-	defer tx.Rollback()
-	now := time.Now().UnixMilli()
-	res, err := tx.ExecContext(ctx, s.q(`UPDATE hark_jobs SET state = ?, output = ?, code = ?, error = ?, updated = ? WHERE id = ? AND node = ? AND state = ?`),
-		state, string(output), code, msg, now, id, node, StateRunning)
-	if err != nil {
-		return false, err
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return false, err
-	}
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO hark_job_events(job_id, seq, ts, kind, msg)
-		SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM hark_job_events WHERE job_id = ?`), id, now, kind, eventMsg, id); err != nil {
-		return false, err
-	}
-	return true, tx.Commit()
+func (s *records) finish(ctx context.Context, id, node, state string, output []byte, code int, msg, kind, eventMsg string) (bool, error) {
+	mine := false
+	err := s.db.Tx(ctx, func(tx *store.Tx) error {
+		now := time.Now().UnixMilli()
+		res, err := tx.Exec(ctx, `UPDATE hark_jobs SET state = ?, output = ?, code = ?, error = ?, updated = ? WHERE id = ? AND node = ? AND state = ?`,
+			state, string(output), code, msg, now, id, node, StateRunning)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return err
+		}
+		mine = true
+		_, err = tx.Exec(ctx, `INSERT INTO hark_job_events(job_id, seq, ts, kind, msg)
+		SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM hark_job_events WHERE job_id = ?`, id, now, kind, eventMsg, id)
+		return err
+	})
+	return mine && err == nil, err
 }
 
 // requeue gives a job that node stops running (it shuts down) back to
 // the queue.
-func (s *store) requeue(ctx context.Context, id, node string) error {
+func (s *records) requeue(ctx context.Context, id, node string) error {
 	_, err := s.exec(ctx, `UPDATE hark_jobs SET state = ?, node = '', updated = ? WHERE id = ? AND node = ? AND state = ?`,
 		StateQueued, time.Now().UnixMilli(), id, node, StateRunning)
 	return err
 }
 
-func (s *store) setRiverID(ctx context.Context, id string, riverID int64) error {
+func (s *records) setRiverID(ctx context.Context, id string, riverID int64) error {
 	_, err := s.exec(ctx, `UPDATE hark_jobs SET river_id = ? WHERE id = ?`, riverID, id)
 	return err
 }
@@ -245,8 +227,8 @@ type orphan struct {
 	riverID  int64
 }
 
-func (s *store) stale(ctx context.Context, before time.Time) ([]orphan, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, node, river_id FROM hark_jobs WHERE state = ? AND beat < ?`), StateRunning, before.UnixMilli())
+func (s *records) stale(ctx context.Context, before time.Time) ([]orphan, error) {
+	rows, err := s.db.Query(ctx, `SELECT id, node, river_id FROM hark_jobs WHERE state = ? AND beat < ?`, StateRunning, before.UnixMilli())
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +248,7 @@ func (s *store) stale(ctx context.Context, before time.Time) ([]orphan, error) {
 // it was (another node's reaper may have been first), and makes its
 // River job available again: River itself would wait RescueStuckJobsAfter
 // (an hour), since it has no heartbeat of its own.
-func (s *store) release(ctx context.Context, o orphan, before time.Time) (bool, error) {
+func (s *records) release(ctx context.Context, o orphan, before time.Time) (bool, error) {
 	n, err := s.exec(ctx, `UPDATE hark_jobs SET state = ?, node = '', updated = ? WHERE id = ? AND state = ? AND node = ? AND beat < ?`,
 		StateQueued, time.Now().UnixMilli(), o.id, StateRunning, o.node, before.UnixMilli())
 	if err != nil || n == 0 {
@@ -283,7 +265,7 @@ func (s *store) release(ctx context.Context, o orphan, before time.Time) (bool, 
 // prune deletes the ended jobs last changed before before, with their
 // logs: results are kept for a while for a client to come back to, not
 // for ever.
-func (s *store) prune(ctx context.Context, before time.Time) error {
+func (s *records) prune(ctx context.Context, before time.Time) error {
 	b := before.UnixMilli()
 	if _, err := s.exec(ctx, `DELETE FROM hark_job_events WHERE job_id IN (SELECT id FROM hark_jobs WHERE state IN (?, ?) AND updated < ?)`,
 		StateCompleted, StateFailed, b); err != nil {
@@ -296,24 +278,22 @@ func (s *store) prune(ctx context.Context, before time.Time) error {
 // cancel ends a queued or running job of workspace as failed, with its
 // last log entry; the node that runs it sees at its next beat that it no
 // longer does, and stops. False: the job had ended already.
-func (s *store) cancel(ctx context.Context, workspace, id string) (bool, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, err
-	}
-	defer tx.Rollback()
-	now := time.Now().UnixMilli()
-	res, err := tx.ExecContext(ctx, s.q(`UPDATE hark_jobs SET state = ?, code = ?, error = ?, updated = ? WHERE id = ? AND workspace = ? AND state IN (?, ?)`),
-		StateFailed, CodeCancelled, MsgCancelled, now, id, workspace, StateQueued, StateRunning)
-	if err != nil {
-		return false, err
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return false, err
-	}
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO hark_job_events(job_id, seq, ts, kind, msg)
-		SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM hark_job_events WHERE job_id = ?`), id, now, "failed", MsgCancelled, id); err != nil {
-		return false, err
-	}
-	return true, tx.Commit()
+func (s *records) cancel(ctx context.Context, workspace, id string) (bool, error) {
+	ended := false
+	err := s.db.Tx(ctx, func(tx *store.Tx) error {
+		now := time.Now().UnixMilli()
+		res, err := tx.Exec(ctx, `UPDATE hark_jobs SET state = ?, code = ?, error = ?, updated = ? WHERE id = ? AND workspace = ? AND state IN (?, ?)`,
+			StateFailed, CodeCancelled, MsgCancelled, now, id, workspace, StateQueued, StateRunning)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return err
+		}
+		ended = true
+		_, err = tx.Exec(ctx, `INSERT INTO hark_job_events(job_id, seq, ts, kind, msg)
+		SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM hark_job_events WHERE job_id = ?`, id, now, "failed", MsgCancelled, id)
+		return err
+	})
+	return ended && err == nil, err
 }

@@ -1,4 +1,4 @@
-package gateway
+package store
 
 import (
 	"bytes"
@@ -83,7 +83,7 @@ func TestOpenDBRefusesForeignFiles(t *testing.T) {
 		}
 	})
 	t.Run("older hark", func(t *testing.T) {
-		dir := write(t, usageSchema)
+		dir := write(t, `CREATE TABLE gateway_usage(x); CREATE TABLE web_pages(y)`)
 		db, err := OpenDB(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package gateway
+package auth
 
 import (
 	"context"
@@ -11,10 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"hark/gateway/auth"
 	"hark/gateway/config"
+	"hark/gateway/store"
 )
 
 // API keys kept in the database (gateway_keys), so that `hark serve keys`
@@ -22,6 +20,24 @@ import (
 // copied in: they hold as long as the file lists them, unless the database
 // holds a revoked row of the same hash. So the embedded gateway's key of
 // one TUI session never lands in the table.
+
+// Schema is the keys' table, for both databases.
+var Schema = store.Schema{Owner: "auth", Migrations: []store.Migration{
+	{Name: "API keys added and revoked while the gateway runs", SQLite: keysSchema, Postgres: keysSchema},
+}}
+
+// keysSchema: only the key's SHA-256 is stored; id is its first 8 hex
+// digits, the key_id of the usage history. A revoked key keeps its row,
+// so that seeding it again does not revive it.
+const keysSchema = `CREATE TABLE gateway_keys (
+	id         TEXT   PRIMARY KEY,
+	key_sha256 TEXT   NOT NULL UNIQUE,
+	workspace  TEXT   NOT NULL,
+	name       TEXT   NOT NULL DEFAULT '',
+	source     TEXT   NOT NULL,
+	created_ms BIGINT NOT NULL,
+	revoked_ms BIGINT
+);`
 
 // KeySourceConfig and KeySourceDB say where a key was declared.
 const (
@@ -45,21 +61,72 @@ type storedKey struct {
 	hash string // hex SHA-256
 }
 
-// keyStore is where a ledger keeps gateway_keys.
-type keyStore interface {
-	// keyRows lists every row, revoked ones included.
-	keyRows(ctx context.Context) ([]storedKey, error)
-	// insertKey adds a row; errKeyTaken when its id or hash is in use.
-	insertKey(ctx context.Context, k storedKey) error
-	// revokeKey marks the row of k.hash revoked at k.Revoked, inserting k
-	// when there is none (a key of gateway.toml), and keeps an earlier
-	// revocation's time.
-	revokeKey(ctx context.Context, k storedKey) error
-}
+// Store keeps gateway_keys in the gateway's database.
+type Store struct{ db *store.DB }
+
+// NewStore is the key store of db; its table is Schema's.
+func NewStore(db *store.DB) *Store { return &Store{db: db} }
 
 var errKeyTaken = errors.New("key id taken")
 
 func keyIDOf(hash string) string { return hash[:8] }
+
+// keyColumns are what rows reads of a key, in scanKey's order.
+const keyColumns = `id,key_sha256,workspace,name,source,created_ms,revoked_ms`
+
+// rows lists every row, revoked ones included.
+func (st *Store) rows(ctx context.Context) ([]storedKey, error) {
+	rows, err := st.db.Query(ctx, `SELECT `+keyColumns+` FROM gateway_keys`)
+	if err != nil {
+		return nil, err
+	}
+	return store.Rows(rows, scanKey)
+}
+
+// scanKey reads one row of keyColumns.
+func scanKey(scan func(dest ...any) error) (storedKey, error) {
+	var k storedKey
+	var created int64
+	var revoked sql.NullInt64
+	if err := scan(&k.ID, &k.hash, &k.Workspace, &k.Name, &k.Source, &created, &revoked); err != nil {
+		return storedKey{}, err
+	}
+	if k.Source == KeySourceDB {
+		k.Created = time.UnixMilli(created).UTC()
+	}
+	if revoked.Valid {
+		k.Revoked = time.UnixMilli(revoked.Int64).UTC()
+	}
+	return k, nil
+}
+
+// insert adds a row; errKeyTaken when its id or hash is in use.
+func (st *Store) insert(ctx context.Context, k storedKey) error {
+	_, err := st.db.Exec(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms) VALUES(?,?,?,?,?,?)`,
+		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli())
+	if store.IsUniqueViolation(err) {
+		return errKeyTaken
+	}
+	return err
+}
+
+// revoke marks the row of k.hash revoked at k.Revoked, inserting k when
+// there is none (a key of gateway.toml), and keeps an earlier
+// revocation's time.
+func (st *Store) revoke(ctx context.Context, k storedKey) error {
+	_, err := st.db.Exec(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms,revoked_ms) VALUES(?,?,?,?,?,?,?)
+		ON CONFLICT(key_sha256) DO UPDATE SET revoked_ms=COALESCE(gateway_keys.revoked_ms, excluded.revoked_ms)`,
+		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli(), zeroOrMs(k.Revoked))
+	return err
+}
+
+func zeroOrMs(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	ms := t.UnixMilli()
+	return &ms
+}
 
 // activeKeys is what a gateway accepts: cfg's keys without a revoked row,
 // and the database's keys not revoked, of a workspace this gateway has.
@@ -86,10 +153,10 @@ func activeKeys(cfg []config.Workspace, rows []storedKey, hasWorkspace func(stri
 	return out
 }
 
-// ListKeys lists gateway.toml's keys and the database's, revoked ones
+// List lists gateway.toml's keys and the database's, revoked ones
 // included, by workspace and ID. No secret is in them.
-func ListKeys(ctx context.Context, l UsageLedger, cfg *config.Config) ([]KeyInfo, error) {
-	rows, err := l.keyRows(ctx)
+func (st *Store) List(ctx context.Context, cfg *config.Config) ([]KeyInfo, error) {
+	rows, err := st.rows(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read keys: %w", err)
 	}
@@ -123,9 +190,9 @@ func ListKeys(ctx context.Context, l UsageLedger, cfg *config.Config) ([]KeyInfo
 	return out, nil
 }
 
-// AddKey makes a new key of a workspace of cfg and stores its SHA-256; the
+// Add makes a new key of a workspace of cfg and stores its SHA-256; the
 // key itself is returned once, for the caller to show, and kept nowhere.
-func AddKey(ctx context.Context, l UsageLedger, cfg *config.Config, workspace, name string, now time.Time) (string, KeyInfo, error) {
+func (st *Store) Add(ctx context.Context, cfg *config.Config, workspace, name string, now time.Time) (string, KeyInfo, error) {
 	found := false
 	var names []string
 	for _, w := range cfg.Workspaces {
@@ -142,11 +209,11 @@ func AddKey(ctx context.Context, l UsageLedger, cfg *config.Config, workspace, n
 		return "", KeyInfo{}, errors.New("name: must be text without control characters (tabs, newlines)")
 	}
 	for range 5 {
-		key, err := auth.NewAPIKey()
+		key, err := NewAPIKey()
 		if err != nil {
 			return "", KeyInfo{}, err
 		}
-		h := auth.HashKey(key)
+		h := HashKey(key)
 		k := storedKey{KeyInfo: KeyInfo{ID: keyIDOf(h), Name: name, Workspace: workspace, Source: KeySourceDB, Created: now.UTC().Truncate(time.Millisecond)}, hash: h}
 		for _, w := range cfg.Workspaces { // a toml key's ID is taken too
 			for _, c := range w.APIKeySHA256 {
@@ -156,7 +223,7 @@ func AddKey(ctx context.Context, l UsageLedger, cfg *config.Config, workspace, n
 			}
 		}
 		if err == nil {
-			err = l.insertKey(ctx, k)
+			err = st.insert(ctx, k)
 		}
 		if errors.Is(err, errKeyTaken) {
 			continue // another key's first 8 hex digits: draw again
@@ -169,15 +236,15 @@ func AddKey(ctx context.Context, l UsageLedger, cfg *config.Config, workspace, n
 	return "", KeyInfo{}, errors.New("store key: no free key ID after 5 draws")
 }
 
-// RevokeKey revokes the key with this ID, of gateway.toml or the
-// database. Every gateway on the database refuses it within keyPoll.
-func RevokeKey(ctx context.Context, l UsageLedger, cfg *config.Config, id string, now time.Time) (KeyInfo, error) {
+// Revoke revokes the key with this ID, of gateway.toml or the database.
+// Every gateway on the database refuses it within Poll.
+func (st *Store) Revoke(ctx context.Context, cfg *config.Config, id string, now time.Time) (KeyInfo, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
-	keys, err := ListKeys(ctx, l, cfg)
+	keys, err := st.List(ctx, cfg)
 	if err != nil {
 		return KeyInfo{}, err
 	}
-	rows, err := l.keyRows(ctx)
+	rows, err := st.rows(ctx)
 	if err != nil {
 		return KeyInfo{}, fmt.Errorf("read keys: %w", err)
 	}
@@ -204,93 +271,10 @@ func RevokeKey(ctx context.Context, l UsageLedger, cfg *config.Config, id string
 			}
 		}
 		sk.Revoked = now.UTC().Truncate(time.Millisecond)
-		if err := l.revokeKey(ctx, sk); err != nil {
+		if err := st.revoke(ctx, sk); err != nil {
 			return KeyInfo{}, fmt.Errorf("revoke key %s: %w", id, err)
 		}
 		return sk.KeyInfo, nil
 	}
 	return KeyInfo{}, fmt.Errorf("key ID: no key %q (see `hark serve keys list`)", id)
-}
-
-func zeroOrMs(t time.Time) *int64 {
-	if t.IsZero() {
-		return nil
-	}
-	ms := t.UnixMilli()
-	return &ms
-}
-
-// keyColumns are what keyRows reads of a key, in scanKey's order.
-const keyColumns = `id,key_sha256,workspace,name,source,created_ms,revoked_ms`
-
-// scanKey reads one row of keyColumns with either backend's Scan.
-func scanKey(scan func(dest ...any) error) (storedKey, error) {
-	var k storedKey
-	var created int64
-	var revoked sql.NullInt64
-	if err := scan(&k.ID, &k.hash, &k.Workspace, &k.Name, &k.Source, &created, &revoked); err != nil {
-		return storedKey{}, err
-	}
-	if k.Source == KeySourceDB {
-		k.Created = time.UnixMilli(created).UTC()
-	}
-	if revoked.Valid {
-		k.Revoked = time.UnixMilli(revoked.Int64).UTC()
-	}
-	return k, nil
-}
-
-// gateway.db's keys.
-
-func (l *sqliteLedger) keyRows(ctx context.Context) ([]storedKey, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM gateway_keys`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return readRows(rows, scanKey)
-}
-
-func (l *sqliteLedger) insertKey(ctx context.Context, k storedKey) error {
-	_, err := l.db.ExecContext(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms) VALUES(?,?,?,?,?,?)`,
-		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli())
-	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") {
-		return errKeyTaken
-	}
-	return err
-}
-
-func (l *sqliteLedger) revokeKey(ctx context.Context, k storedKey) error {
-	_, err := l.db.ExecContext(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms,revoked_ms) VALUES(?,?,?,?,?,?,?)
-		ON CONFLICT(key_sha256) DO UPDATE SET revoked_ms=COALESCE(gateway_keys.revoked_ms, excluded.revoked_ms)`,
-		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli(), k.Revoked.UnixMilli())
-	return err
-}
-
-// PostgreSQL's keys.
-
-func (l *PGLedger) keyRows(ctx context.Context) ([]storedKey, error) {
-	rows, err := l.pool.Query(ctx, `SELECT `+keyColumns+` FROM gateway_keys`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return readRows(rows, scanKey)
-}
-
-func (l *PGLedger) insertKey(ctx context.Context, k storedKey) error {
-	_, err := l.pool.Exec(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms) VALUES($1,$2,$3,$4,$5,$6)`,
-		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli())
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation
-		return errKeyTaken
-	}
-	return err
-}
-
-func (l *PGLedger) revokeKey(ctx context.Context, k storedKey) error {
-	_, err := l.pool.Exec(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms,revoked_ms) VALUES($1,$2,$3,$4,$5,$6,$7)
-		ON CONFLICT(key_sha256) DO UPDATE SET revoked_ms=COALESCE(gateway_keys.revoked_ms, excluded.revoked_ms)`,
-		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli(), zeroOrMs(k.Revoked))
-	return err
 }

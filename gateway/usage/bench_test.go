@@ -1,4 +1,4 @@
-package gateway
+package usage
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hark/gateway/pgtest"
+	"hark/gateway/store"
 )
 
 // BenchmarkLedgerReserveSettle is one billable call's ledger work (reserve
@@ -15,28 +16,31 @@ import (
 // PostgreSQL through one replica's pool and through three replicas' pools
 // on one database (the exact shared quota's cost).
 func BenchmarkLedgerReserveSettle(b *testing.B) {
-	run := func(b *testing.B, ledgers []ledger) {
+	run := func(b *testing.B, dbs []*store.DB) {
 		ctx := context.Background()
-		stores := make([]*usageStore, len(ledgers))
-		for i, l := range ledgers {
-			stores[i] = &usageStore{ledger: l, now: time.Now}
-			if err := stores[i].init(ctx); err != nil {
+		meters := make([]*Meter, len(dbs))
+		for i, db := range dbs {
+			if err := store.Migrate(ctx, db, Schema); err != nil {
+				b.Fatal(err)
+			}
+			meters[i] = NewMeter(NewLedger(db), time.Now)
+			if err := meters[i].Start(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
-		ws := &workspace{name: "bench", quota: 1 << 40, quotaPeriod: "day"}
+		a := &Account{Name: "bench", Quota: 1 << 40, Period: "day"}
 		var next atomic.Int64
 		b.SetParallelism(4) // 8 callers on 2 cores, as an invoke burst
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
-			u := stores[int(next.Add(1))%len(stores)]
+			m := meters[int(next.Add(1))%len(meters)]
 			for pb.Next() {
-				r, err := u.reserve(ctx, ws, "k", "t", "vendor_search", 1)
+				r, err := m.Reserve(ctx, a, "k", "t", "vendor_search", 1)
 				if err != nil {
 					b.Error(err)
 					return
 				}
-				if err := u.settle(r, 1, nil, time.Millisecond); err != nil {
+				if err := m.Settle(r, 1, nil, time.Millisecond); err != nil {
 					b.Error(err)
 					return
 				}
@@ -44,26 +48,26 @@ func BenchmarkLedgerReserveSettle(b *testing.B) {
 		})
 	}
 	b.Run("sqlite", func(b *testing.B) {
-		db, err := OpenDB(b.TempDir())
+		db, err := store.OpenDB(b.TempDir())
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer db.Close()
-		run(b, []ledger{newSQLiteLedger(db)})
+		run(b, []*store.DB{store.FromSQLite(db)})
 	})
 	for _, n := range []int{1, 3} {
 		b.Run(fmt.Sprintf("postgres-%d-replicas", n), func(b *testing.B) {
-			url := pgtest.Start(b).URL()
-			var ls []ledger
+			url := pgtest.Fresh(b)
+			var dbs []*store.DB
 			for range n {
-				l, err := OpenPGLedger(context.Background(), url, 8)
+				db, err := store.OpenPostgres(context.Background(), url, 8)
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer l.Close()
-				ls = append(ls, l)
+				defer db.Close()
+				dbs = append(dbs, db)
 			}
-			run(b, ls)
+			run(b, dbs)
 		})
 	}
 }

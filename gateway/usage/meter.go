@@ -1,0 +1,263 @@
+package usage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Meter bills calls on a ledger. A billable call reserves its credits
+// before it runs (so concurrent calls cannot overrun the quota together)
+// and is settled when it ends: kept on success, refunded on failure.
+// Every answered call ends with exactly one settled row.
+type Meter struct {
+	ledger *Ledger
+	now    func() time.Time
+}
+
+// NewMeter bills on l with the clock now (nil: time.Now).
+func NewMeter(l *Ledger, now func() time.Time) *Meter {
+	if now == nil {
+		now = time.Now
+	}
+	return &Meter{ledger: l, now: now}
+}
+
+// Ledger is the meter's ledger.
+func (m *Meter) Ledger() *Ledger { return m.ledger }
+
+// Start refunds the pending rows of this machine's gateways that were
+// killed mid-call. The ledger's tables must be migrated (Schema).
+func (m *Meter) Start(ctx context.Context) error {
+	_, err := m.ledger.refundAbandoned(ctx)
+	return err
+}
+
+// creditResync is how stale a workspace's in-memory credit count may get
+// before it is read from the database again. Only writes by another
+// process sharing the database make it differ; this process's own writes
+// keep it exact.
+const creditResync = 10 * time.Second
+
+// settleTimeout bounds the writes of one settle, retries included. It
+// starts when the write starts: waiting for anything else never eats it.
+const settleTimeout = 30 * time.Second
+
+// Account is a workspace as billing sees it: its name, its quota and the
+// period the quota renews on, and its credits in the current period, kept
+// in memory so that every response can report them (X-Credits-Used)
+// without a query. mu guards the fields only and is never held across a
+// database call: a response reads the count in nanoseconds however busy
+// the database is.
+type Account struct {
+	Name   string
+	Quota  int64  // credits per period; 0 is unlimited
+	Period string // "day", or "month" (the default)
+
+	mu         sync.Mutex
+	period     time.Time // start of the period counted; zero until loaded
+	synced     time.Time // when used was last read from the database
+	used       int64
+	changes    uint64 // counts this process's writes, so a re-read racing one is dropped
+	refreshing bool
+}
+
+// PeriodStart is the start of the quota period holding now (UTC).
+func PeriodStart(now time.Time, period string) time.Time {
+	now = now.UTC()
+	if period == "day" {
+		return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	}
+	return time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// periodEnd is the start of the period after the one starting at p.
+func periodEnd(p time.Time, period string) time.Time {
+	if period == "day" {
+		return p.AddDate(0, 0, 1)
+	}
+	return p.AddDate(0, 1, 0)
+}
+
+func periodName(p string) string {
+	if p == "day" {
+		return "day"
+	}
+	return "month"
+}
+
+// Used is the account's credits in the current period, read from the
+// database.
+func (m *Meter) Used(ctx context.Context, a *Account) (int64, error) {
+	return m.ledger.Sum(ctx, a.Name, PeriodStart(m.now(), a.Period))
+}
+
+// Load reads the count from the database and stores it unless one of
+// this process's writes changed it meanwhile (the read may or may not
+// include that write; the next re-read settles it).
+func (m *Meter) Load(ctx context.Context, a *Account) (int64, error) {
+	now := m.now()
+	p := PeriodStart(now, a.Period)
+	a.mu.Lock()
+	changes := a.changes
+	a.mu.Unlock()
+	n, err := m.ledger.Sum(ctx, a.Name, p)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.refreshing = false
+	if err != nil {
+		return a.used, err
+	}
+	if a.changes == changes || !a.period.Equal(p) {
+		a.period, a.used = p, n
+	}
+	a.synced = now
+	return a.used, nil
+}
+
+// CreditsUsed is the account's credits in its current period, from the
+// in-memory count: what X-Credits-Used reports. A stale count is answered
+// at once and re-read in the background; only a new period waits for the
+// database.
+func (m *Meter) CreditsUsed(ctx context.Context, a *Account) (int64, error) {
+	now := m.now()
+	a.mu.Lock()
+	if !a.period.Equal(PeriodStart(now, a.Period)) {
+		a.mu.Unlock()
+		return m.Load(ctx, a)
+	}
+	used := a.used
+	stale := now.Sub(a.synced) >= creditResync && !a.refreshing
+	if stale {
+		a.refreshing = true
+	}
+	a.mu.Unlock()
+	if stale {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+			defer cancel()
+			m.Load(ctx, a)
+		}()
+	}
+	return used, nil
+}
+
+// add changes the count by a write of this process that counts in the
+// period starting p.
+func (a *Account) add(p time.Time, delta int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.changes++
+	if a.period.Equal(p) {
+		a.used += delta
+	}
+}
+
+// Reservation is a billable call in progress.
+type Reservation struct {
+	id                 int64 // 0 when no pending row was written
+	held               int64 // credits the pending row holds
+	account            *Account
+	keyID, traceID, op string
+	ts                 time.Time
+}
+
+// QuotaError is a call the workspace's credit quota cannot cover.
+type QuotaError struct {
+	Workspace   string
+	Used, Quota int64
+	Cost        int64
+	Period      string // day or month
+	// ResetIn is the time until the next period.
+	ResetIn time.Duration
+}
+
+func (e *QuotaError) Error() string {
+	return fmt.Sprintf("credit quota exhausted for workspace %q: %d of %d credits used this %s; this call costs %d",
+		e.Workspace, e.Used, e.Quota, e.Period, e.Cost)
+}
+
+// Reserve checks the quota and, for an account with a quota, records a
+// pending call holding cost credits, so concurrent calls see it. The
+// check and the write are one transaction of the ledger, so the quota
+// holds on the database's figure without any lock here. Without a quota
+// nothing is written until Settle, which saves a write per call.
+func (m *Meter) Reserve(ctx context.Context, a *Account, keyID, traceID, op string, cost int64) (*Reservation, error) {
+	res := &Reservation{account: a, keyID: keyID, traceID: traceID, op: op, ts: m.now()}
+	if a.Quota <= 0 {
+		return res, nil
+	}
+	p := PeriodStart(res.ts, a.Period)
+	id, used, ok, err := m.ledger.reserve(ctx, Row{Time: res.ts, Workspace: a.Name, KeyID: keyID, TraceID: traceID, Op: op, Credits: cost}, a.Quota, p)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, &QuotaError{Workspace: a.Name, Used: used, Quota: a.Quota, Cost: cost, Period: periodName(a.Period),
+			ResetIn: periodEnd(p, a.Period).Sub(res.ts)}
+	}
+	res.id, res.held = id, cost
+	a.add(p, cost)
+	return res, nil
+}
+
+// Settle ends a reserved call: credits are what it finally costs (0 to
+// refund), callErr its failure if any. A write that fails (the database
+// busy past its timeout) is retried until settleTimeout; an error means
+// the usage history lacks the call, and the caller logs it.
+func (m *Meter) Settle(res *Reservation, credits int64, callErr error, d time.Duration) error {
+	row := Row{Time: res.ts, Workspace: res.account.Name, KeyID: res.keyID, TraceID: res.traceID, Op: res.op,
+		Credits: credits, Status: "ok", DurationMs: d.Milliseconds()}
+	if callErr != nil {
+		row.Status, row.Error = "error", truncate(callErr.Error(), 500)
+		if errors.Is(callErr, context.Canceled) {
+			row.Error = "client closed the request"
+		}
+	}
+	// Settling must happen even when the request's context has ended.
+	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+	defer cancel()
+	var err error
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		if res.id == 0 {
+			err = m.ledger.record(ctx, row)
+		} else {
+			err = m.ledger.settle(ctx, res.id, res.held, row)
+		}
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("record credit usage of %s: %w", res.op, err)
+	}
+	// The row counts in the period the call started in; a count of another
+	// period is not changed.
+	res.account.add(PeriodStart(res.ts, res.account.Period), credits-res.held)
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// TTSCost is 1 credit per started 1000 characters.
+func TTSCost(text string) int64 {
+	return int64(max(1, (utf8.RuneCountInString(text)+999)/1000))
+}
+
+// STTCost is 1 credit per started minute of audio.
+func STTCost(durationMs int) int64 {
+	return int64(max(1, (durationMs+59999)/60000))
+}
