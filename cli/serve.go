@@ -22,7 +22,7 @@ import (
 )
 
 func newServeCmd(a *App) *cobra.Command {
-	var listen, cfgPath string
+	var listen, opsListen, cfgPath string
 	var allowPrivate, newKey bool
 	var lim serveLimits
 	var dbf serveDB
@@ -40,7 +40,7 @@ PostgreSQL. "hark serve keys" adds and revokes keys while it runs.`,
 			if newKey {
 				return printNewKey(a)
 			}
-			return runServe(cmd.Context(), a, listen, cfgPath, allowPrivate, lim, dbf)
+			return runServe(cmd.Context(), a, listen, opsListen, cfgPath, allowPrivate, lim, dbf)
 		},
 	}
 	// --config and --database are the keys subcommands' too.
@@ -49,6 +49,7 @@ PostgreSQL. "hark serve keys" adds and revokes keys while it runs.`,
 	pf.StringVar(&dbf.url, "database", "", "postgres:// URL that keeps what replicas share: usage, credit quotas, rate limits, API keys, the search index, jobs (default: HARK_DATABASE_URL, else database_url, else gateway.db)")
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "", "address to listen on (default: listen in gateway.toml, else "+config.DefaultListen+")")
+	f.StringVar(&opsListen, "ops-listen", "", "a second address serving /healthz, /readyz and /metrics with no token, for a private network (default: listen in [ops] of gateway.toml, else none)")
 	f.BoolVar(&allowPrivate, "allow-private", false, "let the local web engine fetch private and loopback addresses")
 	f.BoolVar(&newKey, "new-key", false, "print a new API key and the hash to add to gateway.toml, then exit")
 	f.BoolVar(&dbf.migrateOnly, "migrate-only", false, "apply the database's migrations, print its schema version, and exit")
@@ -102,7 +103,7 @@ func printNewKey(a *App) error {
 	return nil
 }
 
-func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate bool, lim serveLimits, dbf serveDB) error {
+func runServe(ctx context.Context, a *App, listen, opsListen, cfgPath string, allowPrivate bool, lim serveLimits, dbf serveDB) error {
 	out := a.stdout
 	cfgPath, err := serveConfigPath(cfgPath)
 	if err != nil {
@@ -126,6 +127,9 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 	}
 	if listen == "" {
 		listen = config.DefaultListen
+	}
+	if opsListen == "" {
+		opsListen = gcfg.Ops.Listen
 	}
 	dataDir := serveDataDir(a, gcfg)
 	if err := lim.apply(&gcfg.Limits); err != nil {
@@ -175,12 +179,28 @@ func runServe(ctx context.Context, a *App, listen, cfgPath string, allowPrivate 
 		srv.Shutdown(context.Background())
 		return usageError{fmt.Errorf("listen on %s: %w", listen, err)}
 	}
+	var opsLn net.Listener
+	if opsListen != "" {
+		if opsLn, err = net.Listen("tcp", opsListen); err != nil {
+			ln.Close()
+			srv.Shutdown(context.Background())
+			return usageError{fmt.Errorf("--ops-listen (or [ops] listen): listen on %s: %w", opsListen, err)}
+		}
+		go func() {
+			if err := srv.ServeOps(opsLn); err != nil {
+				logger.Error("operator address stopped", "error", err)
+			}
+		}()
+	}
 	base := "http://" + ln.Addr().String()
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
 		fmt.Fprintf(a.stderr, "hark: warning: listening on %s over plain HTTP: API keys cross the network in clear text; put a TLS proxy in front\n", ln.Addr())
 	}
 	fmt.Fprintf(out, "hark gateway listening on %s\n", base)
 	fmt.Fprintf(out, "  config %s, data %s\n", cfgPath, dataDir)
+	if opsLn != nil {
+		fmt.Fprintf(out, "  operator routes /healthz, /readyz, /metrics on http://%s (no token: keep it private)\n", opsLn.Addr())
+	}
 	if dbURL != "" {
 		fmt.Fprintf(out, "  usage, credit quotas, rate limits, API keys, the search index and jobs in PostgreSQL %s; the rest in the data directory\n", redactedURL(dbURL))
 	}

@@ -110,7 +110,9 @@ func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
 		if jobTools[t.slug] {
 			out, err = s.runAsJob(ctx, ws, t, raw)
 		} else {
+			start := time.Now()
 			out, err = callEngine(ctx, func(ctx context.Context) (any, error) { return t.run(ctx, ws.web, raw) })
+			s.metrics.engineTime(t.slug, start)
 		}
 		if err == nil && isNil(out) {
 			err = fmt.Errorf("%s: the engine returned no output", t.slug)
@@ -152,7 +154,9 @@ func (s *Server) handleVoices(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(s.limits.UpstreamTimeout))
 	defer cancel()
+	start := time.Now()
 	voices, err := callEngine(ctx, p.Voices)
+	s.metrics.engineTime("voices", start)
 	if err != nil {
 		s.writeError(w, r, s.upstreamErr(ctx, r, "voices", err))
 		return
@@ -193,6 +197,7 @@ func (s *Server) handleTTS(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
 		defer cancel()
 		sink := &bufferSink{}
+		defer s.metrics.engineTime("tts", time.Now())
 		syn, err := callEngine(ctx, func(ctx context.Context) (engine.Synthesis, error) { return p.Synthesize(ctx, req, sink) })
 		if err != nil {
 			return nil, s.upstreamErr(ctx, r, "tts", err)
@@ -256,6 +261,7 @@ func (s *Server) handleSTT(w http.ResponseWriter, r *http.Request) {
 			ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
 			defer cancel()
 			res := &transcriptJoiner{}
+			defer s.metrics.engineTime("stt", time.Now())
 			_, err := callEngine(ctx, func(ctx context.Context) (struct{}, error) {
 				return struct{}{}, p.Recognize(ctx, cfg, bytes.NewReader(audio), res.add)
 			})

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -87,10 +88,20 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job) (any, error) {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
 		defer cancel()
 	}
+	start := time.Now()
 	out, err := callEngine(ctx, func(ctx context.Context) (any, error) { return t.run(ctx, ws.web, j.Input) })
+	s.metrics.engineTime(t.slug, start)
 	if err == nil && isNil(out) {
 		err = fmt.Errorf("%s: the engine returned no output", t.slug)
 	}
+	end := "completed"
+	switch {
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		end = "stopped" // this node stops, or another took the job over
+	case err != nil:
+		end = "failed"
+	}
+	s.metrics.jobRun.WithLabelValues(t.slug, end).Observe(time.Since(start).Seconds())
 	return out, err
 }
 

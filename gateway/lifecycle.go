@@ -63,7 +63,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.active.Wait()
 		close(done)
 	}()
-	// The jobs stop last: a synchronous call waits on its job to the end.
+	// The jobs stop last: a synchronous call waits on its job to the end;
+	// the operator address is open until then, so that /readyz says the
+	// node is draining.
+	defer s.stopOps()
 	if s.stopJobs != nil {
 		defer s.stopJobs()
 	}

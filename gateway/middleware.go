@@ -104,6 +104,7 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 			}
 		}
 		s.log.LogAttrs(context.Background(), level, "request", attrs...)
+		s.metrics.request(rs.route, r.Method, rs.status, time.Since(start))
 	})
 }
 
@@ -130,6 +131,9 @@ func (s *Server) matchRoute(mux *http.ServeMux, next http.Handler) http.Handler 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
+			if rs := stateOf(r); rs != nil {
+				rs.route = pattern
+			}
 			next.ServeHTTP(w, r)
 			return
 		}

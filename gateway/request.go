@@ -33,6 +33,7 @@ type requestState struct {
 	errMsg    string
 	charged   int64 // credits this call cost: X-Credits-Charged
 	body      *limits.SlowBody
+	route     string // the route's pattern, for the metrics
 }
 
 type stateKey struct{}

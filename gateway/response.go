@@ -17,6 +17,7 @@ import (
 
 // writeError answers err as an envelope.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	s.metrics.refusal(err)
 	status, msg := s.classify(err)
 	var he *httpError
 	var le *limits.Error

@@ -71,12 +71,18 @@ type Server struct {
 	tools      []*tool
 	toolMap    map[string]*tool
 	known      map[string]bool
+	db         *store.DB
 	meter      *usage.Meter
 	limiter    limits.RateLimiter
-	log        *slog.Logger
-	now        func() time.Time
-	upgrader   websocket.Upgrader
-	handler    http.Handler
+	metrics    *metrics
+	// opsTokenHash is the operator token's SHA-256 ([ops] token_sha256),
+	// which opens /readyz and /metrics on the gateway's address; nil
+	// keeps them off it (ops.go).
+	opsTokenHash []byte
+	log          *slog.Logger
+	now          func() time.Time
+	upgrader     websocket.Upgrader
+	handler      http.Handler
 
 	// baseCtx is the parent of every request and stream; cancelling it
 	// (when the shutdown grace runs out) interrupts upstream calls.
@@ -97,9 +103,11 @@ type Server struct {
 	jobs     *jobs.Queue
 	stopJobs func() // at the end of Shutdown
 
-	mu        sync.Mutex
-	hs        *http.Server
-	watchOnce sync.Once
+	mu         sync.Mutex
+	hs         *http.Server
+	opsServers []*http.Server // ServeOps's
+	opsStopped bool
+	watchOnce  sync.Once
 }
 
 // Schemas are the tables the gateway itself keeps, for both databases:
@@ -120,13 +128,15 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("gateway: Options.DB is nil (see store.OpenDB, store.OpenPostgres)")
 	}
 	s := &Server{
-		limits:     opts.Config.Limits.WithDefaults(),
-		tools:      newRegistry(),
-		toolMap:    map[string]*tool{},
-		known:      map[string]bool{},
-		log:        opts.Logger,
-		workspaces: map[string]*workspace{},
-		now:        opts.Now,
+		limits:       opts.Config.Limits.WithDefaults(),
+		tools:        newRegistry(),
+		toolMap:      map[string]*tool{},
+		known:        map[string]bool{},
+		log:          opts.Logger,
+		workspaces:   map[string]*workspace{},
+		now:          opts.Now,
+		db:           opts.DB,
+		opsTokenHash: opsTokenHashOf(opts.Config.Ops.TokenSHA256),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -197,6 +207,7 @@ func New(opts Options) (*Server, error) {
 			s.writeError(w, r, &httpError{status: status, msg: "websocket upgrade: " + reason.Error()})
 		},
 	}
+	s.metrics = newMetrics(s, opts.DB)
 	if err := s.openJobs(opts.DB, opts.JobTiming, opts.LazyJobs); err != nil {
 		return nil, err
 	}
@@ -298,7 +309,11 @@ func (s *Server) routes() http.Handler {
 	h = s.matchRoute(mux, h)
 	h = s.recoverPanics(h)
 	h = s.traceAndLog(h)
-	return h
+	// The operator's routes stand apart from the interface's: no API key,
+	// no log line per probe (ops.go).
+	ops := s.opsRoutes(true)
+	ops.Handle("/", h)
+	return ops
 }
 
 // admit runs h within a slot of a. A call refused a slot never ran: its

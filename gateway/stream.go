@@ -171,6 +171,9 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer st.conn.Close()
+	open := s.metrics.streams.WithLabelValues("tts")
+	open.Inc()
+	defer open.Dec()
 	rs := stateOf(r)
 
 	// fail ends the stream with a terminal error frame and a close.
@@ -204,6 +207,7 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 
 	sink := &frameSink{st: st, ctx: ctx}
 	_, err = p.Synthesize(ctx, req, sink)
+	s.metrics.engineTime("tts_stream", start)
 	credits := cost
 	switch {
 	case err == nil:
@@ -254,6 +258,7 @@ func (s *Server) refuseStream(st *wsStream, rs *requestState, err error, fail fu
 		st.writeClose(websocket.CloseNormalClosure, "")
 		return
 	}
+	s.metrics.refusal(err)
 	fail(err)
 	s.awaitClose(st, nil)
 }
@@ -320,6 +325,9 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer st.conn.Close()
+	open := s.metrics.streams.WithLabelValues("stt")
+	open.Inc()
+	defer open.Dec()
 	rs := stateOf(r)
 	// The client's close frame means end of audio: do not answer it until
 	// the final results are out.
@@ -431,6 +439,8 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 
 	var durationMs int
 	sentFinal := false
+	recognizeStart := time.Now()
+	defer s.metrics.engineTime("stt_stream", recognizeStart)
 	err = p.Recognize(ctx, cfg, pr, func(t engine.Transcript) error {
 		durationMs = max(durationMs, t.DurationMs)
 		seq++

@@ -41,7 +41,21 @@ type Config struct {
 	// gateway.db (see docs/deploy.md for what runs where today).
 	DatabaseURL string      `toml:"database_url,omitempty"`
 	Limits      Limits      `toml:"limits,omitempty"`
+	Ops         Ops         `toml:"ops,omitempty"`
 	Workspaces  []Workspace `toml:"workspace,omitempty"`
+}
+
+// Ops is where an operator's tools reach a gateway: /healthz (open on the
+// gateway's address), /readyz and /metrics (docs/gateway.md, *Operating*).
+type Ops struct {
+	// Listen is a second address serving /healthz, /readyz and /metrics
+	// to whoever reaches it, for a private network or loopback; empty
+	// serves none.
+	Listen string `toml:"listen,omitempty"`
+	// TokenSHA256 is the hex SHA-256 of a token that opens /readyz and
+	// /metrics on the gateway's own address (Authorization: Bearer);
+	// empty keeps them off it.
+	TokenSHA256 string `toml:"token_sha256,omitempty"`
 }
 
 // Workspace declares one workspace: who may call it (API key hashes),
@@ -329,6 +343,17 @@ func (c *Config) Validate() error {
 				return fmt.Errorf("%s.search.url: is required for the searxng backend", where)
 			}
 		}
+	}
+	if h := c.Ops.TokenSHA256; h != "" {
+		if b, err := hex.DecodeString(h); err != nil || len(b) != sha256.Size {
+			return errors.New("ops.token_sha256: must be 64 hex digits (the SHA-256 of the token)")
+		}
+		if other, dup := hashes[strings.ToLower(h)]; dup {
+			return fmt.Errorf("ops.token_sha256: is the hash of an API key of workspace %q; the operator token must be a secret of its own", other)
+		}
+	}
+	if c.Ops.Listen != "" && c.Ops.Listen == c.Listen {
+		return errors.New("ops.listen: must not be the gateway's own listen address")
 	}
 	l := c.Limits
 	if l.RatePerSecond < 0 || l.RateBurst < 0 || l.MaxBodyBytes < 0 || l.MaxTextChars < 0 ||

@@ -56,6 +56,9 @@ func TestLoadErrors(t *testing.T) {
 		"backend":      {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n[workspace.search]\nbackend=\"bing\"\n", "search.backend: must be local, searxng or tavily"},
 		"duration":     {"[limits]\nresearch_wait=\"soon\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", "research_wait"},
 		"period":       {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\nquota_period=\"week\"\n", "quota_period: must be day or month"},
+		"ops token":    {"[ops]\ntoken_sha256=\"abc\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", "ops.token_sha256: must be 64 hex digits"},
+		"ops key":      {"[ops]\ntoken_sha256=\"" + h + "\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", `ops.token_sha256: is the hash of an API key of workspace "a"`},
+		"ops listen":   {"listen=\"127.0.0.1:1\"\n[ops]\nlisten=\"127.0.0.1:1\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", "ops.listen: must not be the gateway's own listen address"},
 	} {
 		path := filepath.Join(t.TempDir(), "g.toml")
 		os.WriteFile(path, []byte(c.toml), 0o600)

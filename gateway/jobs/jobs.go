@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hark/api"
@@ -119,6 +120,7 @@ type Queue struct {
 
 	once     sync.Once // start
 	started  bool
+	live     atomic.Bool // started, for readers outside once
 	startErr error
 
 	mu      sync.Mutex
@@ -185,6 +187,7 @@ func (q *Queue) start(ctx context.Context) error {
 			return
 		}
 		q.started = true
+		q.live.Store(true)
 		q.reaper.Add(1)
 		go q.reap()
 	})
@@ -386,6 +389,15 @@ func (q *Queue) notify(id string, r result) {
 		default:
 		}
 	}
+}
+
+// Counts is the number of jobs of every workspace by state; nil before
+// this node's queue has started (a lazy one not yet used).
+func (q *Queue) Counts(ctx context.Context) (map[string]int, error) {
+	if !q.live.Load() {
+		return nil, nil
+	}
+	return q.st.counts(ctx)
 }
 
 // Progress appends a step of a running job to its log.

@@ -167,6 +167,30 @@ func (s *records) events(ctx context.Context, id string, after int) ([]Event, er
 	return out, rows.Err()
 }
 
+// counts is the number of jobs by state.
+func (s *records) counts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.db.Query(ctx, `SELECT state, count(*) FROM hark_jobs GROUP BY state`)
+	if err != nil {
+		return nil, fmt.Errorf("count jobs: %w", err)
+	}
+	type sc struct {
+		state string
+		n     int
+	}
+	list, err := store.Rows(rows, func(scan func(...any) error) (sc, error) {
+		var r sc
+		return r, scan(&r.state, &r.n)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count jobs: %w", err)
+	}
+	out := map[string]int{StateQueued: 0, StateRunning: 0, StateCompleted: 0, StateFailed: 0}
+	for _, r := range list {
+		out[r.state] = r.n
+	}
+	return out, nil
+}
+
 // claim makes node the runner of a queued job, or of a running one whose
 // runner stopped beating before staleBefore. False: another node runs it,
 // or it has ended.

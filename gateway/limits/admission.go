@@ -31,7 +31,7 @@ func NewAdmission(class string, running, queue int, wait time.Duration) *Admissi
 
 // errBusy is the refusal of a full class.
 func (a *Admission) errBusy() error {
-	return &Error{Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Msg: fmt.Sprintf(
+	return &Error{Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Limit: "admission", Msg: fmt.Sprintf(
 		"gateway busy: %d %s calls running and %d waiting; retry after 1 s", cap(a.slots), a.class, a.maxQueue)}
 }
 
@@ -171,7 +171,7 @@ func (k *KeyStreams) Limit(key func(*http.Request) string, refuse Refuse) func(h
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			kh := key(r)
 			if !k.take(kh) {
-				refuse(w, r, &Error{Status: http.StatusTooManyRequests, RetryAfter: time.Second, Msg: fmt.Sprintf(
+				refuse(w, r, &Error{Status: http.StatusTooManyRequests, RetryAfter: time.Second, Limit: "streams_per_key", Msg: fmt.Sprintf(
 					"too many open streams: %d per API key (streams_per_key); close one or retry after 1 s", k.max)})
 				return
 			}

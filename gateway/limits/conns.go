@@ -131,7 +131,7 @@ func (b *SlowBody) Read(p []byte) (int, error) {
 		b.rc.SetReadDeadline(time.Time{}) // the connection reads the next request freely
 	}
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		return n, &Error{Status: http.StatusRequestTimeout, Msg: fmt.Sprintf(
+		return n, &Error{Status: http.StatusRequestTimeout, Limit: "slow_body", Msg: fmt.Sprintf(
 			"request body too slow: %d bytes in %s; a body gets %s plus a second per %d bytes (body_timeout, body_min_rate)",
 			b.n, time.Since(b.start).Round(time.Millisecond), b.grace, b.rate)}
 	}

@@ -19,11 +19,14 @@ import (
 )
 
 // Error is a request a limit refused: the HTTP status it answers with, a
-// message that names the limit, and when to retry.
+// message that names the limit, and when to retry. Limit names it for
+// counting: rate, limiter_unavailable, admission, streams_per_key,
+// slow_body.
 type Error struct {
 	Status     int
 	Msg        string
 	RetryAfter time.Duration
+	Limit      string
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -83,13 +86,13 @@ func RateLimit(l RateLimiter, rate float64, burst int, key func(*http.Request) s
 			}
 			ok, wait, err := l.Allow(r.Context(), k)
 			if err != nil {
-				refuse(w, r, &Error{Status: http.StatusServiceUnavailable, RetryAfter: time.Second,
+				refuse(w, r, &Error{Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Limit: "limiter_unavailable",
 					Msg: "rate limiter unavailable: the database does not answer; retry shortly"})
 				return
 			}
 			if !ok {
 				secs := int((wait + time.Second - 1) / time.Second)
-				refuse(w, r, &Error{Status: http.StatusTooManyRequests, RetryAfter: wait, Msg: fmt.Sprintf(
+				refuse(w, r, &Error{Status: http.StatusTooManyRequests, RetryAfter: wait, Limit: "rate", Msg: fmt.Sprintf(
 					"rate limit exceeded: %g requests a second per API key (burst %d); retry after %d s",
 					rate, burst, max(1, secs))})
 				return

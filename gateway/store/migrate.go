@@ -142,6 +142,25 @@ func (db *DB) upToDate(ctx context.Context, schemas []Schema) (bool, error) {
 	return true, nil
 }
 
+// Check reports whether every schema's tables are at the version this
+// hark knows, without changing anything: an error names an owner behind
+// or ahead (readiness).
+func Check(ctx context.Context, db *DB, schemas ...Schema) error {
+	versions, err := readVersions(ctx, db.Query)
+	if err != nil {
+		return fmt.Errorf("the database has no recorded migrations: %w", err)
+	}
+	for _, s := range schemas {
+		switch v := versions[s.Owner]; {
+		case v > s.Version():
+			return &TooNewError{Owner: s.Owner, Version: v, Max: s.Version()}
+		case v < s.Version():
+			return fmt.Errorf("the database's %s tables are at version %d, this hark's are at %d: run hark serve --migrate-only", s.Owner, v, s.Version())
+		}
+	}
+	return nil
+}
+
 // Versions reads each owner's version, as recorded (none before any
 // migration).
 func Versions(ctx context.Context, db *DB) (map[string]int, error) {

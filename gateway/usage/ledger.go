@@ -213,6 +213,16 @@ func (l *Ledger) Recent(ctx context.Context, workspace string, limit int) ([]Rec
 	return out, nil
 }
 
+// Pending is the number of pending rows: every process's reservations of
+// calls under way (or of processes that died mid-call, until refunded).
+func (l *Ledger) Pending(ctx context.Context) (int64, error) {
+	var n int64
+	if err := l.db.QueryRow(ctx, `SELECT count(*) FROM gateway_usage WHERE status='pending'`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read pending usage: %w", err)
+	}
+	return n, nil
+}
+
 // MsgAbandoned is the error of a pending row refunded after its gateway
 // died.
 const MsgAbandoned = "gateway stopped before the call ended; refunded"

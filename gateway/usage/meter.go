@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -16,7 +17,11 @@ import (
 type Meter struct {
 	ledger *Ledger
 	now    func() time.Time
+	open   atomic.Int64 // reservations written and not yet settled
 }
+
+// Open is the number of this meter's reservations of calls under way.
+func (m *Meter) Open() int64 { return m.open.Load() }
 
 // NewMeter bills on l with the clock now (nil: time.Now).
 func NewMeter(l *Ledger, now func() time.Time) *Meter {
@@ -200,6 +205,7 @@ func (m *Meter) Reserve(ctx context.Context, a *Account, keyID, traceID, op stri
 			ResetIn: periodEnd(p, a.Period).Sub(res.ts)}
 	}
 	res.id, res.held = id, cost
+	m.open.Add(1)
 	a.add(p, cost)
 	return res, nil
 }
@@ -216,6 +222,9 @@ func (m *Meter) Settle(res *Reservation, credits int64, callErr error, d time.Du
 		if errors.Is(callErr, context.Canceled) {
 			row.Error = "client closed the request"
 		}
+	}
+	if res.id != 0 {
+		defer m.open.Add(-1)
 	}
 	// Settling must happen even when the request's context has ended.
 	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
