@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -168,6 +169,33 @@ func TestServeKeys(t *testing.T) {
 	if code, out, _ = keys("list"); !regexp.MustCompile(id + `.*revoked`).MatchString(out) {
 		t.Fatalf("list after revoke:\n%s", out)
 	}
+	// --json: the same keys, for scripts; no secret, no whole hash.
+	code, out, errs = keys("list", "--json")
+	var listed []struct {
+		ID, Workspace, Name, Source string
+		Created, Revoked            *time.Time
+		Active                      bool
+	}
+	if err := json.Unmarshal([]byte(out), &listed); code != 0 || err != nil || len(listed) != 2 {
+		t.Fatalf("list --json: exit %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	for _, k := range listed {
+		switch k.ID {
+		case id:
+			if k.Name != "carol" || k.Source != "database" || k.Active || k.Revoked == nil || k.Created == nil {
+				t.Errorf("the revoked key: %+v", k)
+			}
+		case auth.HashKey(seed)[:8]:
+			if k.Source != "gateway.toml" || !k.Active || k.Revoked != nil || k.Created != nil {
+				t.Errorf("the seed key: %+v", k)
+			}
+		default:
+			t.Errorf("a key no one made: %+v", k)
+		}
+	}
+	if strings.Contains(out, key[5:21]) || strings.Contains(out, auth.HashKey(key)) {
+		t.Fatalf("list --json shows a secret or a whole hash:\n%s", out)
+	}
 	if code, _, errs = keys("add", "--workspace", "nosuch"); code != 2 || !strings.Contains(errs, `workspace: "nosuch" is not a workspace`) {
 		t.Fatalf("unknown workspace: exit %d: %s", code, errs)
 	}
@@ -296,4 +324,35 @@ func TestServeReplicasOnPostgres(t *testing.T) {
 		t.Fatalf("keys revoke: exit %d\n%s\n%s", code, out, errs)
 	}
 	until(http.StatusUnauthorized)
+}
+
+// One rule for a database URL: a malformed one is a usage error (exit 2)
+// wherever it is given and whatever is wrong with it, named by where it
+// came from and never quoting its password; a well-formed one whose
+// server does not answer is the database's failure (exit 6).
+func TestDatabaseURLExitCodes(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HARK_DATABASE_URL", "")
+	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
+	if _, err := writeNewConfig(cfgPath); err != nil {
+		t.Fatal(err)
+	}
+	dd := t.TempDir()
+	for _, bad := range []string{"mysql://u:s3cret-pw@h/db", "postgres://u:s3cret-pw@[::1/db", "postgres://u:s3cret-pw@h:port/db", "postgresql://u:s3cret-pw@h/db?sslmode=sometimes"} {
+		for _, args := range [][]string{
+			{"serve", "--migrate-only", "--database", bad, "--config", cfgPath, "--data-dir", dd},
+			{"serve", "keys", "list", "--database", bad, "--config", cfgPath, "--data-dir", dd},
+			{"index", "--database", bad, "--data-dir", dd, "https://example.org/"},
+		} {
+			code, out, errs := runArgs(args...)
+			if code != 2 || !strings.Contains(errs, "--database") || strings.Contains(out+errs, "s3cret-pw") {
+				t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
+			}
+		}
+	}
+	// Nothing listens on port 1 of loopback.
+	code, out, errs := runArgs("serve", "keys", "list", "--database", "postgres://u:s3cret-pw@127.0.0.1:1/db?connect_timeout=2", "--config", cfgPath, "--data-dir", dd)
+	if code != 6 || strings.Contains(out+errs, "s3cret-pw") || !strings.Contains(errs, "connect to PostgreSQL") {
+		t.Errorf("an unreachable database: exit %d\n%s%s", code, out, errs)
+	}
 }

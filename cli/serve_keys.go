@@ -75,6 +75,9 @@ is shown once; only its SHA-256 is stored.`,
 				if err != nil {
 					return dataError{err}
 				}
+				if a.jsonOut {
+					return writeJSON(a.stdout, keysJSON(ks))
+				}
 				tw := tabwriter.NewWriter(a.stdout, 2, 8, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tWORKSPACE\tNAME\tSOURCE\tCREATED\tSTATE")
 				for _, k := range ks {
@@ -93,6 +96,33 @@ is shown once; only its SHA-256 is stored.`,
 	}
 	keys.AddCommand(add, revoke, list)
 	return keys
+}
+
+// keyJSON is a key as `keys list --json` prints it: never a secret, nor
+// a whole hash; times in RFC 3339, null when none.
+type keyJSON struct {
+	ID        string     `json:"id"`
+	Workspace string     `json:"workspace"`
+	Name      string     `json:"name"`
+	Source    string     `json:"source"`
+	Created   *time.Time `json:"created"`
+	Revoked   *time.Time `json:"revoked"`
+	Active    bool       `json:"active"`
+}
+
+func keysJSON(ks []auth.KeyInfo) []keyJSON {
+	at := func(t time.Time) *time.Time {
+		if t.IsZero() {
+			return nil
+		}
+		return &t
+	}
+	out := make([]keyJSON, len(ks))
+	for i, k := range ks {
+		out[i] = keyJSON{ID: k.ID, Workspace: k.Workspace, Name: k.Name, Source: k.Source,
+			Created: at(k.Created), Revoked: at(k.Revoked), Active: k.Revoked.IsZero()}
+	}
+	return out
 }
 
 func dash(s string) string {
