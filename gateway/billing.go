@@ -65,6 +65,9 @@ func (s *Server) setCreditHeaders(h http.Header, rs *requestState, charged bool)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	used, err := s.meter.CreditsUsed(ctx, ws.account)
+	if rs.quotaUsed != nil {
+		used, err = *rs.quotaUsed, nil
+	}
 	if err != nil {
 		s.log.Warn("credit count", "trace_id", rs.traceID, "workspace", ws.name, "error", err.Error())
 	} else {

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/auth"
 	"hark/gateway/config"
+	"hark/gateway/pgtest"
 )
 
 // creditHeaders reads the three credit headers; "-" stands for absent.
@@ -139,5 +141,52 @@ func TestResearchOutcomes(t *testing.T) {
 		if _, _, c := creditHeaders(h); c != "0" {
 			t.Fatalf("%s charged %s", input, c)
 		}
+	}
+}
+
+// Two gateways on one database (replicas on PostgreSQL, processes on one
+// gateway.db): the credit headers of an answer come from the same read as
+// its reservation, so they show the other's spending at once, and a 402's
+// X-Credits-Used says what its message says.
+func TestCreditHeadersAgreeAcrossGateways(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			key, _ := auth.NewAPIKey()
+			team := config.LocalWorkspace(auth.HashKey(key))
+			team.CreditQuota, team.QuotaPeriod = 5, "day"
+			cfg := &config.Config{Limits: config.Limits{RatePerSecond: 1000, RateBurst: 1000}, Workspaces: []config.Workspace{team}}
+			var a, b *testGW
+			if backend == "sqlite" {
+				dir := t.TempDir()
+				a, b = startSQLiteReplica(t, cfg, dir), startSQLiteReplica(t, cfg, dir)
+			} else {
+				url := pgtest.Fresh(t)
+				a, b = startPGReplica(t, cfg, url), startPGReplica(t, cfg, url)
+			}
+			search := `{"inputs":{"query":"q"}}`
+			// b answers once, so that its count is loaded, then a spends.
+			if s, _, h := b.call(t, "POST", invokePath(api.ToolSearch), key, search); s != 200 || h.Get(HeaderCreditsUsed) != "1" {
+				t.Fatalf("b: %d, used %s", s, h.Get(HeaderCreditsUsed))
+			}
+			for range 3 {
+				if s, _, _ := a.call(t, "POST", invokePath(api.ToolSearch), key, search); s != 200 {
+					t.Fatalf("a: %d", s)
+				}
+			}
+			// b's next answer counts a's three calls, without waiting for
+			// its count's resync.
+			s, _, h := b.call(t, "POST", invokePath(api.ToolSearch), key, search)
+			if used, limit, charged := creditHeaders(h); s != 200 || used != "5" || limit != "5" || charged != "1" {
+				t.Fatalf("b after a spent: %d, used %s limit %s charged %s; want 5 5 1", s, used, limit, charged)
+			}
+			// a's count is behind (it last saw 4); its refusal reads 5, and
+			// says 5 in its message and its header alike.
+			s, env, h := a.call(t, "POST", invokePath(api.ToolSearch), key, search)
+			wantError(t, s, env, http.StatusPaymentRequired, "5 of 5 credits used this day")
+			if used, limit, charged := creditHeaders(h); used != "5" || limit != "5" || charged != "0" {
+				t.Fatalf("the 402: used %s limit %s charged %s; want 5 5 0", used, limit, charged)
+			}
+		})
 	}
 }

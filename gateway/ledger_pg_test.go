@@ -36,9 +36,27 @@ func openPG(t *testing.T, url string) *store.DB {
 // on its own loopback server.
 func startPGReplica(t *testing.T, cfg *config.Config, url string) *testGW {
 	t.Helper()
+	return startReplica(t, cfg, openPG(t, url))
+}
+
+// startSQLiteReplica is one `hark serve` on the gateway.db of dir, with a
+// handle of its own, as another process on the same file has.
+func startSQLiteReplica(t *testing.T, cfg *config.Config, dir string) *testGW {
+	t.Helper()
+	raw, err := store.OpenDB(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return startReplica(t, cfg, store.FromSQLite(raw))
+}
+
+// startReplica is a gateway on db, on its own loopback server.
+func startReplica(t *testing.T, cfg *config.Config, db *store.DB) *testGW {
+	t.Helper()
 	g := &testGW{web: newTestWeb(), logs: &syncBuffer{}, done: make(chan error, 1)}
 	srv, err := New(Options{
-		Config: cfg, DB: openPG(t, url),
+		Config: cfg, DB: db,
 		Logger: slog.New(slog.NewJSONHandler(g.logs, nil)),
 		Engines: Engines{
 			Web: func(string, config.Search) (engine.Web, error) { return g.web.bundle(), nil },

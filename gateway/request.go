@@ -32,6 +32,10 @@ type requestState struct {
 	status    int
 	errMsg    string
 	charged   int64 // credits this call cost: X-Credits-Charged
+	// quotaUsed, when set, is the count a refused reservation read from
+	// the database: the 402's message says it, and X-Credits-Used says
+	// the same.
+	quotaUsed *int64
 	body      *limits.SlowBody
 	route     string // the route's pattern, for the metrics
 }

@@ -30,6 +30,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &qe) && qe.ResetIn > 0:
 		w.Header().Set("Retry-After", retryAfter(qe.ResetIn))
 	}
+	if rs := stateOf(r); rs != nil && qe != nil {
+		rs.quotaUsed = &qe.Used
+	}
 	if status == CodeUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hark"`)
 	}

@@ -78,8 +78,9 @@ func (l *Ledger) Sum(ctx context.Context, workspace string, from time.Time) (int
 
 // reserve writes r as pending if the workspace's credits in the period
 // starting from, plus r.Credits, stay within quota, atomically with that
-// check; otherwise it writes nothing and returns ok false and the credits
-// used.
+// check, and returns the credits used with it; otherwise it writes
+// nothing and returns ok false and the credits used. Either figure is the
+// database's at that moment, every replica's calls counted.
 func (l *Ledger) reserve(ctx context.Context, r Row, quota int64, from time.Time) (id, used int64, ok bool, err error) {
 	p := from.UnixMilli()
 	err = l.db.Tx(ctx, func(tx *store.Tx) error {
@@ -124,7 +125,7 @@ func (l *Ledger) reserve(ctx context.Context, r Row, quota int64, from time.Time
 	if !ok {
 		return 0, used, false, nil
 	}
-	return id, 0, true, nil
+	return id, used, true, nil
 }
 
 // startPeriod makes the totals row of a workspace's period from the

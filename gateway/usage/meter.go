@@ -150,6 +150,24 @@ func (m *Meter) CreditsUsed(ctx context.Context, a *Account) (int64, error) {
 	return used, nil
 }
 
+// observe takes used, the database's count of the period starting p as
+// a reservation read it, unless one of this process's writes changed the
+// count since changes was read (then which came first is unknown, and
+// the write's delta is added instead; the next re-read settles it). delta
+// is the reservation's own write, 0 for a refusal.
+func (a *Account) observe(p time.Time, used int64, changes uint64, delta int64, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if delta != 0 {
+		defer func() { a.changes++ }()
+	}
+	if a.changes == changes || !a.period.Equal(p) {
+		a.period, a.used, a.synced = p, used, now
+		return
+	}
+	a.used += delta
+}
+
 // add changes the count by a write of this process that counts in the
 // period starting p.
 func (a *Account) add(p time.Time, delta int64) {
@@ -196,17 +214,25 @@ func (m *Meter) Reserve(ctx context.Context, a *Account, keyID, traceID, op stri
 		return res, nil
 	}
 	p := PeriodStart(res.ts, a.Period)
+	a.mu.Lock()
+	changes := a.changes
+	a.mu.Unlock()
 	id, used, ok, err := m.ledger.reserve(ctx, Row{Time: res.ts, Workspace: a.Name, KeyID: keyID, TraceID: traceID, Op: op, Credits: cost}, a.Quota, p)
 	if err != nil {
 		return nil, err
 	}
+	// The reservation read the database's count, every replica's calls
+	// in it: the in-memory count takes it, so that the credit headers of
+	// this answer and the next ones agree with the database, and a 402's
+	// message with its headers.
 	if !ok {
+		a.observe(p, used, changes, 0, m.now())
 		return nil, &QuotaError{Workspace: a.Name, Used: used, Quota: a.Quota, Cost: cost, Period: periodName(a.Period),
 			ResetIn: periodEnd(p, a.Period).Sub(res.ts)}
 	}
 	res.id, res.held = id, cost
 	m.open.Add(1)
-	a.add(p, cost)
+	a.observe(p, used, changes, cost, m.now())
 	return res, nil
 }
 
