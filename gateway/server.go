@@ -165,7 +165,7 @@ func New(opts Options) (*Server, error) {
 	if err := store.Migrate(ctx, opts.DB, Schemas...); err != nil {
 		return nil, err
 	}
-	s.meter = usage.NewMeter(usage.NewLedger(opts.DB), s.now)
+	s.meter = usage.NewMeter(usage.NewLedger(opts.DB), s.now, time.Duration(s.limits.ReservationLease))
 	if err := s.meter.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -212,6 +212,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.handler = s.routes()
+	// Reservations' leases are kept until the end of Shutdown, when every
+	// call has settled.
+	go s.meter.Run(s.baseCtx, s.log)
 	return s, nil
 }
 

@@ -131,6 +131,10 @@ type Limits struct {
 	ResearchWait        Duration `toml:"research_wait,omitempty"`
 	StreamIdleTimeout   Duration `toml:"stream_idle_timeout,omitempty"`
 	ShutdownGrace       Duration `toml:"shutdown_grace,omitempty"`
+	// ReservationLease is how long a call's credit reservation stays
+	// pending without its gateway renewing it; then any gateway on the
+	// database refunds it (a gateway killed mid-call renews nothing).
+	ReservationLease Duration `toml:"reservation_lease,omitempty"`
 
 	// Admission: how many calls of each class run at once, how many more
 	// may wait, and for how long, before the gateway answers 503.
@@ -168,6 +172,7 @@ func DefaultLimits() Limits {
 		ResearchWait:        Duration(5 * time.Minute),
 		StreamIdleTimeout:   Duration(60 * time.Second),
 		ShutdownGrace:       Duration(30 * time.Second),
+		ReservationLease:    Duration(30 * time.Second),
 		// Sized from the machine: a local search is CPU and SQLite work,
 		// so one per core keeps the cores busy; more only slow each other
 		// (measured with bench/load: 2 at once served 140-160/s with a p99
@@ -228,6 +233,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.ShutdownGrace <= 0 {
 		l.ShutdownGrace = d.ShutdownGrace
+	}
+	if l.ReservationLease <= 0 {
+		l.ReservationLease = d.ReservationLease
 	}
 	fill := func(v *int, def int) {
 		if *v <= 0 {
@@ -363,6 +371,9 @@ func (c *Config) Validate() error {
 		l.QueueWait < 0 || l.StreamsPerKey < 0 || l.STTRecognisers < 0 || l.HeaderTimeout < 0 ||
 		l.BodyTimeout < 0 || l.BodyMinRate < 0 || l.IdleTimeout < 0 || l.MaxConnsPerClient < 0 || l.MaxDBConns < 0 {
 		return errors.New("limits: values must not be negative (0 means the default)")
+	}
+	if l.ReservationLease != 0 && time.Duration(l.ReservationLease) < time.Second {
+		return errors.New("limits.reservation_lease: must be at least 1s (0 means the default, 30s)")
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func BenchmarkLedgerReserveSettle(b *testing.B) {
 			if err := store.Migrate(ctx, db, Schema); err != nil {
 				b.Fatal(err)
 			}
-			meters[i] = NewMeter(NewLedger(db), time.Now)
+			meters[i] = NewMeter(NewLedger(db), time.Now, 0)
 			if err := meters[i].Start(ctx); err != nil {
 				b.Fatal(err)
 			}

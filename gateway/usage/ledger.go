@@ -48,6 +48,9 @@ type Row struct {
 	Workspace, KeyID, TraceID string
 	Op, Status, Error         string
 	Credits, DurationMs       int64
+	// LeaseUntil is a reservation's lease: past it, unless renewed, any
+	// gateway refunds the row.
+	LeaseUntil time.Time
 }
 
 // Record is one row of the usage history.
@@ -115,9 +118,9 @@ func (l *Ledger) reserve(ctx context.Context, r Row, quota int64, from time.Time
 		}
 		ok = true
 		return tx.QueryRow(ctx,
-			`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,holder)
-			 VALUES(?,?,?,?,?,?,'pending',?) RETURNING id`,
-			r.Time.UnixMilli(), r.Workspace, r.KeyID, r.TraceID, r.Op, r.Credits, l.holder).Scan(&id)
+			`INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,holder,lease_until)
+			 VALUES(?,?,?,?,?,?,'pending',?,?) RETURNING id`,
+			r.Time.UnixMilli(), r.Workspace, r.KeyID, r.TraceID, r.Op, r.Credits, l.holder, r.LeaseUntil.UnixMilli()).Scan(&id)
 	})
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("record credit usage: %w", err)
@@ -228,12 +231,88 @@ func (l *Ledger) Pending(ctx context.Context) (int64, error) {
 // died.
 const MsgAbandoned = "gateway stopped before the call ended; refunded"
 
-// refundAbandoned refunds the pending rows of this machine's processes
-// that no longer run (killed mid-call), and takes their credits out of
-// the totals; it returns how many. Another machine's processes cannot be
-// seen from here: their rows are refunded when a gateway starts there.
+// renewLeases pushes the leases of this process's pending rows on to
+// until, and returns how many it renewed.
+func (l *Ledger) renewLeases(ctx context.Context, until time.Time) (int64, error) {
+	res, err := l.db.Exec(ctx, `UPDATE gateway_usage SET lease_until=? WHERE status='pending' AND holder=? AND lease_until>0`,
+		until.UnixMilli(), l.holder)
+	if err != nil {
+		return 0, fmt.Errorf("renew reservations: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// refundExpired refunds the pending rows, any process's, whose lease
+// ended before now, and takes their credits out of the totals: their
+// gateway stopped renewing them (killed, or cut off from the database
+// for longer than a lease). Each row is refunded only if it is still
+// pending and expired, so gateways sweeping together refund it once.
+func (l *Ledger) refundExpired(ctx context.Context, now time.Time) (int64, error) {
+	// A read first, on the pending rows' index: the common round finds
+	// nothing, and takes no write lock for it (gateway.db's transactions
+	// take the file's at their start).
+	var expired int64
+	if err := l.db.QueryRow(ctx, `SELECT count(*) FROM gateway_usage WHERE status='pending' AND lease_until>0 AND lease_until<?`,
+		now.UnixMilli()).Scan(&expired); err != nil || expired == 0 {
+		if err != nil {
+			return 0, fmt.Errorf("refund expired reservations: %w", err)
+		}
+		return 0, nil
+	}
+	var n int64
+	err := l.db.Tx(ctx, func(tx *store.Tx) error {
+		n = 0
+		rows, err := tx.Query(ctx, `SELECT id, workspace, ts, credits FROM gateway_usage
+			WHERE status='pending' AND lease_until>0 AND lease_until<? ORDER BY lease_until LIMIT 1000`, now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		ps, err := store.Rows(rows, scanPending)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			res, err := tx.Exec(ctx, `UPDATE gateway_usage SET status='error', credits=0, error=? WHERE id=? AND status='pending' AND lease_until<?`,
+				MsgAbandoned, p.id, now.UnixMilli())
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k == 0 {
+				continue
+			}
+			n++
+			if _, err := tx.Exec(ctx, addToTotals, -p.credits, p.ws, p.ts); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("refund expired reservations: %w", err)
+	}
+	return n, nil
+}
+
+// pending is a pending row as a refund reads it.
+type pending struct {
+	id          int64
+	ws          string
+	ts, credits int64
+}
+
+func scanPending(scan func(dest ...any) error) (pending, error) {
+	var p pending
+	return p, scan(&p.id, &p.ws, &p.ts, &p.credits)
+}
+
+// refundAbandoned refunds the pending rows written before leases (their
+// lease_until is 0) of this machine's processes that no longer run, and
+// takes their credits out of the totals; it returns how many. Another
+// machine's such rows cannot be judged from here: a gateway starting
+// there refunds them.
 func (l *Ledger) refundAbandoned(ctx context.Context) (int64, error) {
-	rows, err := l.db.Query(ctx, `SELECT DISTINCT holder FROM gateway_usage WHERE status='pending'`)
+	rows, err := l.db.Query(ctx, `SELECT DISTINCT holder FROM gateway_usage WHERE status='pending' AND lease_until=0`)
 	if err != nil {
 		return 0, fmt.Errorf("read pending usage: %w", err)
 	}
@@ -272,15 +351,7 @@ func (l *Ledger) refundHolder(ctx context.Context, holder string) (int64, error)
 		if err != nil {
 			return err
 		}
-		type pending struct {
-			id          int64
-			ws          string
-			ts, credits int64
-		}
-		ps, err := store.Rows(rows, func(scan func(dest ...any) error) (pending, error) {
-			var p pending
-			return p, scan(&p.id, &p.ws, &p.ts, &p.credits)
-		})
+		ps, err := store.Rows(rows, scanPending)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,17 +19,65 @@ type Meter struct {
 	ledger *Ledger
 	now    func() time.Time
 	open   atomic.Int64 // reservations written and not yet settled
+	lease  time.Duration
 }
+
+// DefaultLease is a reservation's lease unless the config says otherwise
+// (limits.reservation_lease).
+const DefaultLease = 30 * time.Second
 
 // Open is the number of this meter's reservations of calls under way.
 func (m *Meter) Open() int64 { return m.open.Load() }
 
-// NewMeter bills on l with the clock now (nil: time.Now).
-func NewMeter(l *Ledger, now func() time.Time) *Meter {
+// NewMeter bills on l with the clock now (nil: time.Now); a reservation
+// is refunded by any gateway once lease (0: DefaultLease) passes without
+// Run renewing it.
+func NewMeter(l *Ledger, now func() time.Time, lease time.Duration) *Meter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Meter{ledger: l, now: now}
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	return &Meter{ledger: l, now: now, lease: lease}
+}
+
+// Run keeps the leases until ctx ends: every sixth of a lease it renews
+// this gateway's reservations, and refunds every gateway's whose lease
+// ran out, so that a gateway killed mid-call has its reservations
+// refunded by the others within a lease and a sixth (the stated time,
+// docs/gateway.md). A failed round is retried at the next; refunds are
+// logged.
+func (m *Meter) Run(ctx context.Context, log *slog.Logger) {
+	t := time.NewTicker(m.lease / 6)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		m.Sweep(ctx, log)
+	}
+}
+
+// Sweep is one round of Run.
+func (m *Meter) Sweep(ctx context.Context, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, m.lease/6)
+	defer cancel()
+	now := m.now()
+	if m.open.Load() > 0 {
+		if _, err := m.ledger.renewLeases(ctx, now.Add(m.lease)); err != nil && ctx.Err() == nil {
+			log.Warn("reservations not renewed; retried shortly", "error", err.Error())
+		}
+	}
+	n, err := m.ledger.refundExpired(ctx, now)
+	if n > 0 {
+		log.Info("refunded the reservations of gateways that stopped renewing them", "reservations", n, "lease", m.lease.String())
+	}
+	if err != nil && ctx.Err() == nil {
+		log.Warn("expired reservations not refunded; retried shortly", "error", err.Error())
+	}
 }
 
 // Ledger is the meter's ledger.
@@ -217,7 +266,8 @@ func (m *Meter) Reserve(ctx context.Context, a *Account, keyID, traceID, op stri
 	a.mu.Lock()
 	changes := a.changes
 	a.mu.Unlock()
-	id, used, ok, err := m.ledger.reserve(ctx, Row{Time: res.ts, Workspace: a.Name, KeyID: keyID, TraceID: traceID, Op: op, Credits: cost}, a.Quota, p)
+	id, used, ok, err := m.ledger.reserve(ctx, Row{Time: res.ts, Workspace: a.Name, KeyID: keyID, TraceID: traceID, Op: op, Credits: cost,
+		LeaseUntil: m.now().Add(m.lease)}, a.Quota, p)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,15 @@ var Schema = store.Schema{Owner: "usage", Migrations: []store.Migration{
 	{Name: "usage ledger and credit totals", SQLite: sqliteSchema, Postgres: pgSchema, Func: addHolderColumn},
 	{Name: "credit totals recounted from the ledger, then kept exact by every write",
 		SQLite: recountTotals, Postgres: recountTotals},
+	{Name: "reservations carry a lease their gateway renews", SQLite: leases, Postgres: leases},
 }}
+
+// leases: a pending row's lease_until (unix ms) is pushed on by its live
+// gateway; past it, any gateway refunds the row. Rows written before
+// leases have 0, and are refunded by the rule of their day (a dead
+// process of this machine).
+const leases = `ALTER TABLE gateway_usage ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX gateway_usage_lease ON gateway_usage(lease_until) WHERE status = 'pending';`
 
 // sqliteSchema: the usage ledger, and the credits of a workspace with a
 // quota in one quota period, kept with every reservation and settlement so

@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -57,7 +58,7 @@ func migrated(t *testing.T, b backend) backend {
 func TestCreditCountResync(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		now := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
-		m := NewMeter(NewLedger(b.db), func() time.Time { return now })
+		m := NewMeter(NewLedger(b.db), func() time.Time { return now }, 0)
 		ctx := context.Background()
 		if err := m.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -133,7 +134,7 @@ func TestAbandonedPendingRowsAreRefunded(t *testing.T) {
 		ctx := context.Background()
 		l := NewLedger(b.db)
 		now := time.Now()
-		m := NewMeter(l, func() time.Time { return now })
+		m := NewMeter(l, func() time.Time { return now }, 0)
 		a := &Account{Name: "w", Quota: 100, Period: "day"}
 		if _, err := m.Reserve(ctx, a, "k", "live", "vendor_search", 5); err != nil { // this process: alive
 			t.Fatal(err)
@@ -185,7 +186,7 @@ func TestLedgerTotalsFollowTheRows(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		now := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
 		l := NewLedger(b.db)
-		m := NewMeter(l, func() time.Time { return now })
+		m := NewMeter(l, func() time.Time { return now }, 0)
 		ctx := context.Background()
 		a := &Account{Name: "w", Quota: 5}
 		r1, err := m.Reserve(ctx, a, "k", "t1", "vendor_search", 3)
@@ -265,7 +266,7 @@ func TestConcurrentReservationsHoldTheQuota(t *testing.T) {
 		ctx := context.Background()
 		const quota, calls = 12, 36
 		a := &Account{Name: "w", Quota: quota, Period: "day"}
-		meters := []*Meter{NewMeter(NewLedger(b.db), nil), NewMeter(NewLedger(b.db), nil), NewMeter(NewLedger(b.db), nil)}
+		meters := []*Meter{NewMeter(NewLedger(b.db), nil, 0), NewMeter(NewLedger(b.db), nil, 0), NewMeter(NewLedger(b.db), nil, 0)}
 		var wg sync.WaitGroup
 		var ok, refused atomic.Int64
 		for i := range calls {
@@ -288,5 +289,101 @@ func TestConcurrentReservationsHoldTheQuota(t *testing.T) {
 		if ok.Load() != quota || refused.Load() != calls-quota {
 			t.Fatalf("%d reserved, %d refused; want %d and %d", ok.Load(), refused.Load(), quota, calls-quota)
 		}
+	})
+}
+
+// A live gateway renews its reservations' leases, so a long call keeps
+// its credits reserved; a gateway that stops renewing (killed mid-call:
+// its Run ends, its calls never settle) has them refunded by another on
+// the database within a lease and a sixth, once, with its credits out of
+// the total; settled after all (it was only cut off), the call is charged
+// once.
+func TestReservationLeases(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		const lease = 600 * time.Millisecond
+		log := slog.New(slog.DiscardHandler)
+		a := &Account{Name: "w", Quota: 10, Period: "day"}
+		// Two gateways on the database; "dying" will be killed. Each
+		// ledger is a process of its own, so give the dying one another
+		// holder, as another process's pid would be.
+		dying, live := NewMeter(NewLedger(b.db), nil, lease), NewMeter(NewLedger(b.db), nil, lease)
+		dying.ledger.holder += "-dying"
+		dctx, kill := context.WithCancel(ctx)
+		go dying.Run(dctx, log)
+		lctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go live.Run(lctx, log)
+
+		long, err := live.Reserve(ctx, a, "k", "long", "vendor_research", 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lost, err := dying.Reserve(ctx, a, "k", "lost", "vendor_research", 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut, err := dying.Reserve(ctx, a, "k", "cut", "vendor_search", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * lease) // both renew: nothing is refunded
+		if n, err := live.ledger.Pending(ctx); err != nil || n != 3 {
+			t.Fatalf("pending %d (%v) while both gateways live; want 3", n, err)
+		}
+		kill()
+		killed := time.Now()
+		for {
+			var status string
+			if err := b.db.QueryRow(ctx, `SELECT status FROM gateway_usage WHERE trace_id='lost'`).Scan(&status); err != nil {
+				t.Fatal(err)
+			}
+			if status != "pending" {
+				break
+			}
+			if time.Since(killed) > lease+lease/6+time.Second {
+				t.Fatalf("still pending %s after the gateway died (lease %s)", time.Since(killed), lease)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Logf("refunded %s after its gateway stopped renewing (lease %s)", time.Since(killed).Round(time.Millisecond), lease)
+		rows, err := live.ledger.Recent(ctx, "w", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			switch r.TraceID {
+			case "long":
+				if r.Status != "pending" || r.Credits != 4 {
+					t.Errorf("the live gateway's call: %+v", r)
+				}
+			case "lost", "cut":
+				if r.Status != "error" || r.Credits != 0 || r.Error != MsgAbandoned {
+					t.Errorf("the dead gateway's call: %+v", r)
+				}
+			}
+		}
+		if used, err := live.Used(ctx, a); err != nil || used != 4 {
+			t.Fatalf("credits used %d (%v) after the refund; want the live call's 4", used, err)
+		}
+		var total int64
+		if err := b.db.QueryRow(ctx, `SELECT used FROM gateway_credit_totals WHERE workspace='w'`).Scan(&total); err != nil || total != 4 {
+			t.Fatalf("running total %d (%v); want 4", total, err)
+		}
+		// The quota the refund freed is there for new calls: 4 + 6 = 10.
+		if _, err := live.Reserve(ctx, a, "k", "after", "vendor_search", 6); err != nil {
+			t.Fatalf("the refunded credits were not freed: %v", err)
+		}
+		// The cut-off call settles after all: charged once.
+		if err := dying.Settle(cut, 1, nil, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if err := live.Settle(long, 4, nil, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if total, err := live.Used(ctx, a); err != nil || total != 4+6+1 {
+			t.Fatalf("credits used %d (%v); want 4 + 6 reserved + 1 settled late", total, err)
+		}
+		_ = lost
 	})
 }
