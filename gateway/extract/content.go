@@ -41,6 +41,7 @@ func Main(doc *html.Node) *html.Node {
 // them.
 func MainWith(doc *html.Node, w Weights) *html.Node {
 	unwrapNoscripts(doc)
+	revealStreamed(doc)
 	article := isArticlePage(doc)
 	var counts map[string]int
 	if article {

@@ -41,3 +41,76 @@ func unwrapNoscripts(doc *html.Node) {
 		ctx.RemoveChild(n)
 	}
 }
+
+// Pages rendered by streaming (React's server rendering sends each part
+// of the page as it is ready) put a finished part in a hidden element at
+// the end of <body> and leave a <template> where it goes, for a script
+// to move it there: a hidden child of <body> whose id ends as a
+// <template>'s does ("S:7" and "B:7") is moved to it and shown, whatever
+// it holds (a part may hold the slot of another). A hidden child of
+// <body> with no such slot that holds an article's worth of prose in
+// paragraphs is shown where it is; a hidden menu or dialog holds none.
+func revealStreamed(doc *html.Node) {
+	body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Body })
+	if body == nil {
+		return
+	}
+	var slots map[string]*html.Node
+	for c := body.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type != html.ElementNode || !hasAttr(c, "hidden") {
+			c = next
+			continue
+		}
+		if id := attr(c, "id"); len(id) > 2 && id[1] == ':' {
+			if slots == nil {
+				slots = map[string]*html.Node{}
+				for _, t := range findAll(body, atom.Template) {
+					if tid := attr(t, "id"); len(tid) > 2 && tid[1] == ':' {
+						slots[tid[2:]] = t
+					}
+				}
+			}
+			if slot := slots[id[2:]]; slot != nil && slot.Parent != nil && !contains(c, slot) {
+				removeAttr(c, "hidden")
+				body.RemoveChild(c)
+				slot.Parent.InsertBefore(c, slot)
+				c = next
+				continue
+			}
+		}
+		if paragraphProse(c) >= articleMin {
+			removeAttr(c, "hidden")
+		}
+		c = next
+	}
+}
+
+// paragraphProse is the prose of n's paragraphs, in letters.
+func paragraphProse(n *html.Node) int {
+	k := 0
+	for _, p := range findAll(n, atom.P) {
+		links, all := linkText(p)
+		k += all - links
+	}
+	return k
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if strings.EqualFold(a.Key, key) {
+			return true
+		}
+	}
+	return false
+}
+
+func removeAttr(n *html.Node, key string) {
+	out := make([]html.Attribute, 0, len(n.Attr))
+	for _, a := range n.Attr {
+		if !strings.EqualFold(a.Key, key) {
+			out = append(out, a)
+		}
+	}
+	n.Attr = out
+}

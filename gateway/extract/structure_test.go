@@ -111,3 +111,22 @@ func TestRailByShape(t *testing.T) {
 		}
 	}
 }
+
+// A page rendered by streaming holds its finished parts in hidden
+// elements at the end of <body>, with a <template> where each goes (one
+// part may hold another's slot): they are read where they go. A hidden
+// dialog stays hidden.
+func TestStreamedPartsAreRead(t *testing.T) {
+	prose := strings.Repeat("The ministry said on Monday that it would hire forty more clerks and move the forms online by spring. ", 6)
+	page := `<html><head><title>Licences</title></head><body><div>Site name</div><main><!--$?--><template id="B:0"></template>Loading…<!--/$--></main>
+<div hidden id="S:1"><p>` + prose + `</p></div>
+<div hidden id="S:0"><article><h1>Licences</h1><template id="B:1"></template><p>The unions welcomed the plan but asked for the clerks to be hired for good, not for a year or two.</p></article></div>
+<div hidden><p>Sign in to keep reading, it takes a minute and costs nothing at all for the first month.</p></div></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "forty more clerks") || !strings.Contains(text, "unions welcomed") || strings.Contains(text, "Sign in") {
+		t.Errorf("streamed parts:\n%s", text)
+	}
+	if strings.Index(text, "forty more clerks") > strings.Index(text, "unions welcomed") {
+		t.Errorf("a part is not where its slot is:\n%s", text)
+	}
+}
