@@ -32,12 +32,14 @@ func TestArticlePrecisionRules(t *testing.T) {
 <h2>More stories</h2><p> </p>
 </div></div></body></html>`
 	_, text := extract(t, page, Options{})
-	for _, w := range []string{"The council voted", "Readers asked for a year", "Source files: a.js, b.js", "The new reading room", "opened on a Sunday in June", "The mayor opened the doors"} {
+	for _, w := range []string{"The council voted", "Readers asked for a year", "Source files: a.js, b.js", "opened on a Sunday in June", "The mayor opened the doors"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("article lost %q:\n%s", w, text)
 		}
 	}
-	for _, w := range []string{"Pool closes", "J. Smith", "Was this article useful", "Bus line", "Permalink", "food blogger", "More stories", "May 2011"} {
+	// A caption goes too: the fitted weights take captions out of
+	// articles (CaptionLetters).
+	for _, w := range []string{"The new reading room", "Pool closes", "J. Smith", "Was this article useful", "Bus line", "Permalink", "food blogger", "More stories", "May 2011"} {
 		if strings.Contains(text, w) {
 			t.Errorf("article kept %q:\n%s", w, text)
 		}
@@ -280,15 +282,21 @@ func TestAsideHoldingThePage(t *testing.T) {
 }
 
 // TestHeaderPictureLeaves: the lead picture an article's <header> holds
-// beside its headline goes with its caption; a picture in the body, with
-// its caption, stays.
+// beside its headline goes with its caption; a picture in the body keeps
+// its caption when the weights keep captions (CaptionLetters 0; the
+// fitted ones take every caption out).
 func TestHeaderPictureLeaves(t *testing.T) {
 	para := "<p>" + strings.Repeat("Striking lecturers marched through the city centre on Thursday, the third day of the strike. ", 4) + "</p>"
 	page := `<html><head><title>Lecturers strike</title><meta property="og:type" content="article"></head><body><article>
 <header><h1>Lecturers strike</h1><figure><img src="/march.jpg"><figcaption>Members of the union on the march. Photo: J. Doe</figcaption></figure></header>` +
 		para + `<figure><img src="/hall.jpg"><figcaption>The great hall, empty on Thursday</figcaption></figure>` + para + `</article></body></html>`
-	_, text := extract(t, page, Options{})
+	w := DefaultWeights
+	w.CaptionLetters = 0
+	text := withWeights(t, page, w)
 	if !strings.HasPrefix(text, "Lecturers strike") || strings.Contains(text, "on the march") || !strings.Contains(text, "great hall") {
 		t.Errorf("header picture:\n%s", text)
+	}
+	if _, text := extract(t, page, Options{}); strings.Contains(text, "great hall") || !strings.Contains(text, "third day of the strike") {
+		t.Errorf("with the fitted weights:\n%s", text)
 	}
 }

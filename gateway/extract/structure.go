@@ -350,6 +350,12 @@ func dropAfterEnd(root *html.Node, w *Weights) {
 				switch c.DataAtom {
 				case atom.Pre, atom.Table, atom.Img, atom.Picture, atom.Figure:
 				default:
+					// A list whose items say something beside their links
+					// is the article's (a weekly post's notes), as
+					// cleanArticle has it.
+					if isListBox(c, memo) && !isLinkList(c, memo) {
+						break
+					}
 					if m := memo[c]; m.all > 0 && m.linkDensity() > w.TailLinks {
 						n.Parent.RemoveChild(c)
 					}

@@ -44,7 +44,7 @@ func TestStructuresGoByShape(t *testing.T) {
 		{"gallery", `<div>` + pic("1") + pic("2") + pic("3") + `</div>`, "Slide 2 of the old bridge", Weights{GalleryCards: 3, GalleryLetters: 300}},
 		{"short caption", `<figure><img src="/b.jpg"><figcaption>The bridge, 1901</figcaption></figure>`, "The bridge, 1901", Weights{CaptionLetters: 40}},
 		{"teasers after the end", `<div class="x"><div class="y"><a href="/a"><h4>Bridges of the county</h4></a><p>Their long history, told by the people who built them and the people who cross them every day of the year.</p></div><div class="y"><a href="/b"><h4>Roads closed</h4></a><p>In the north of the county this winter, with the dates of each closure and the way round it for drivers.</p></div><div class="y"><a href="/c"><h4>The budget</h4></a><p>What the council will spend next year on roads, bridges and the buses that run over them, line by line.</p></div></div>`, "dates of each closure", Weights{}},
-		{"tail links", `<ul><li><a href="/a">Bridges of the county and their long history</a> (map)</li><li><a href="/b">Roads closed this winter in the north of the county</a> (list)</li><li><a href="/c">More from the council on its budget for next year</a> (page)</li></ul>`, "More from the council", Weights{TailLinks: 0.6}},
+		{"tail links", `<ul><li><a href="/0">Another long headline of the county news, number 0</a></li><li><a href="/1">Another long headline of the county news, number 1</a></li><li><a href="/2">Another long headline of the county news, number 2</a></li><li><a href="/3">Another long headline of the county news, number 3</a></li><li><a href="/4">Another long headline of the county news, number 4</a></li><li><a href="/5">Another long headline of the county news, number 5</a></li><li><a href="/6">Another long headline of the county news, number 6</a></li><li><a href="/7">Another long headline of the county news, number 7</a></li><li><a href="/8">Another long headline of the county news, number 8</a></li><li><a href="/9">Another long headline of the county news, number 9</a></li><li><a href="/10">Another long headline of the county news, number 10</a></li><li><a href="/11">Another long headline of the county news, number 11</a></li></ul>`, "headline of the county news, number 7", Weights{TailLinks: 0.6}},
 	} {
 		w := DefaultWeights
 		w.RailCards, w.CommentItems, w.GalleryCards, w.CaptionLetters, w.TailLinks = tc.w.RailCards, tc.w.CommentItems, tc.w.GalleryCards, tc.w.CaptionLetters, max(tc.w.TailLinks, 0)
@@ -100,7 +100,7 @@ func TestRailByShape(t *testing.T) {
 		doc, _ := html.Parse(strings.NewReader(`<div><p>` + strings.Repeat("The hearing went on for nine hours. ", 4) + `</p><section><h3>Popular</h3><div>` + cards.String() + `</div></section></div>`))
 		root := findFirst(doc, func(n *html.Node) bool { return n.Data == "div" })
 		w := DefaultWeights
-		w.RailCards, w.RailLinks = 0, 0.8
+		w.RailCards, w.RailLinks, w.TailLinks = 0, 0.8, 1
 		if on {
 			w.RailCards = 3
 		}
