@@ -38,7 +38,7 @@ func (s *Server) openJobs(db *store.DB, timing JobTiming, lazy bool) error {
 		// As many as the research and fetch classes admit together: a
 		// synchronous call holds its admission slot while its job runs.
 		Workers:    max(1, s.limits.MaxResearch+s.limits.MaxFetch),
-		Logger:     s.log,
+		Logger:     s.quietLog,
 		BeatEvery:  timing.BeatEvery,
 		StaleAfter: timing.StaleAfter,
 		PollEvery:  timing.PollEvery,

@@ -34,9 +34,9 @@ func openPG(t *testing.T, url string) *store.DB {
 
 // startPGReplica is one `hark serve` on the PostgreSQL database at url,
 // on its own loopback server.
-func startPGReplica(t *testing.T, cfg *config.Config, url string) *testGW {
+func startPGReplica(t *testing.T, cfg *config.Config, url string, opts ...func(*Options)) *testGW {
 	t.Helper()
-	return startReplica(t, cfg, openPG(t, url))
+	return startReplica(t, cfg, openPG(t, url), opts...)
 }
 
 // startSQLiteReplica is one `hark serve` on the gateway.db of dir, with a
@@ -51,17 +51,22 @@ func startSQLiteReplica(t *testing.T, cfg *config.Config, dir string) *testGW {
 	return startReplica(t, cfg, store.FromSQLite(raw))
 }
 
-// startReplica is a gateway on db, on its own loopback server.
-func startReplica(t *testing.T, cfg *config.Config, db *store.DB) *testGW {
+// startReplica is a gateway on db, on its own loopback server; opts
+// change its Options.
+func startReplica(t *testing.T, cfg *config.Config, db *store.DB, opts ...func(*Options)) *testGW {
 	t.Helper()
 	g := &testGW{web: newTestWeb(), logs: &syncBuffer{}, done: make(chan error, 1)}
-	srv, err := New(Options{
+	o := Options{
 		Config: cfg, DB: db,
 		Logger: slog.New(slog.NewJSONHandler(g.logs, nil)),
 		Engines: Engines{
 			Web: func(string, config.Search) (engine.Web, error) { return g.web.bundle(), nil },
 		},
-	})
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	srv, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

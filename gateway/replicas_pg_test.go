@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -219,4 +221,84 @@ func TestPGDatabaseDownRefuses(t *testing.T) {
 	if h.Get("Retry-After") == "" || time.Since(start) > 5*time.Second {
 		t.Fatalf("Retry-After %q after %s", h.Get("Retry-After"), time.Since(start))
 	}
+}
+
+// logRecords are a gateway's JSON log lines, decoded.
+func logRecords(t *testing.T, logs string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs), "\n") {
+		var r map[string]any
+		if json.Unmarshal([]byte(l), &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// While PostgreSQL is down, a replica logs the outage once, then sums it
+// up at growing intervals, not River's "Error fetching jobs" 20 times a
+// second; it says "recovered" when the database answers again, and takes
+// calls.
+func TestPGOutageIsLoggedQuietly(t *testing.T) {
+	cluster := pgtest.Start(t) // this test stops its server
+	key, _ := auth.NewAPIKey()
+	cfg := &config.Config{Limits: config.Limits{RatePerSecond: 1000, RateBurst: 1000},
+		Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey(key))}}
+	g := startPGReplica(t, cfg, cluster.URL(), func(o *Options) {
+		o.OutageTiming = OutageTiming{FirstSummary: time.Second, PingEvery: 100 * time.Millisecond}
+	})
+	if status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {
+		t.Fatalf("status %d before the outage", status)
+	}
+	if err := cluster.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3500 * time.Millisecond) // River polls every 50 ms: some 70 failed fetches
+	count := func(msg string) (n int) {
+		for _, r := range logRecords(t, g.logs.String()) {
+			if r["msg"] == msg {
+				n++
+			}
+		}
+		return n
+	}
+	noisy := func() (lines []string) {
+		for _, r := range logRecords(t, g.logs.String()) {
+			switch r["msg"] {
+			case "database unavailable: its errors are counted, not logged, until it answers again", "database still unavailable", "database recovered", "request":
+				continue
+			}
+			if r["level"] == "WARN" || r["level"] == "ERROR" {
+				lines = append(lines, fmt.Sprint(r["msg"]))
+			}
+		}
+		return lines
+	}
+	if n := count("database unavailable: its errors are counted, not logged, until it answers again"); n != 1 {
+		t.Fatalf("the outage logged %d times, want once:\n%s", n, g.logs.String())
+	}
+	// 1 s, then 2 s later: two summaries in 3.5 s.
+	if n := count("database still unavailable"); n < 1 || n > 2 {
+		t.Errorf("%d summaries in 3.5 s, want 1 or 2 (1 s, then 3 s)", n)
+	}
+	if lines := noisy(); len(lines) > 0 {
+		t.Errorf("%d warnings and errors logged through the outage: %q", len(lines), lines)
+	}
+	if err := cluster.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the recovery's line", func() bool { return count("database recovered") == 1 })
+	for _, r := range logRecords(t, g.logs.String()) {
+		if r["msg"] == "database recovered" {
+			if n, _ := r["suppressed"].(float64); n < 10 {
+				t.Errorf("recovered after %v with %v records held back; River polled far more", r["after"], r["suppressed"])
+			}
+			t.Logf("recovered after %v, %v records held back", r["after"], r["suppressed"])
+		}
+	}
+	waitFor(t, "a call answered after the recovery", func() bool {
+		status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`)
+		return status == 200
+	})
 }

@@ -34,6 +34,10 @@ type Engines struct {
 	Voice func(workspace, provider string, c config.Voice) (engine.VoiceProvider, error)
 }
 
+// OutageTiming shortens the database outage's summaries and pings for
+// tests; zero keeps store.Monitor's defaults.
+type OutageTiming struct{ FirstSummary, PingEvery time.Duration }
+
 // Options are what New needs.
 type Options struct {
 	Config *config.Config
@@ -48,6 +52,9 @@ type Options struct {
 	Logger *slog.Logger
 	// JobTiming shortens the jobs' heartbeat (tests); zero: defaults.
 	JobTiming JobTiming
+	// OutageTiming shortens the database outage's summaries and pings
+	// (tests); zero: defaults (store.Monitor).
+	OutageTiming OutageTiming
 	// LazyJobs starts the job workers at the first job call instead of
 	// in New (the embedded gateway: a command that runs no job pays
 	// nothing for them).
@@ -72,9 +79,15 @@ type Server struct {
 	toolMap    map[string]*tool
 	known      map[string]bool
 	db         *store.DB
-	meter      *usage.Meter
-	limiter    limits.RateLimiter
-	metrics    *metrics
+	// dbWatch notices the database going down and keeps the log quiet
+	// through it; quietLog is s.log through it, for what logs the
+	// database's errors from a loop (River's poll, the leases' sweep, the
+	// keys' re-read).
+	dbWatch  *store.Monitor
+	quietLog *slog.Logger
+	meter    *usage.Meter
+	limiter  limits.RateLimiter
+	metrics  *metrics
 	// opsTokenHash is the operator token's SHA-256 ([ops] token_sha256),
 	// which opens /readyz and /metrics on the gateway's address; nil
 	// keeps them off it (ops.go).
@@ -161,6 +174,14 @@ func New(opts Options) (*Server, error) {
 		}
 		s.workspaces[ws.name] = ws
 	}
+	s.dbWatch = store.NewMonitor(opts.DB, s.log)
+	if t := opts.OutageTiming; t.FirstSummary > 0 {
+		s.dbWatch.FirstSummary = t.FirstSummary
+	}
+	if t := opts.OutageTiming; t.PingEvery > 0 {
+		s.dbWatch.PingEvery = t.PingEvery
+	}
+	s.quietLog = slog.New(s.dbWatch.Quiet(s.log.Handler()))
 	ctx := context.Background()
 	if err := store.Migrate(ctx, opts.DB, Schemas...); err != nil {
 		return nil, err
@@ -214,7 +235,8 @@ func New(opts Options) (*Server, error) {
 	s.handler = s.routes()
 	// Reservations' leases are kept until the end of Shutdown, when every
 	// call has settled.
-	go s.meter.Run(s.baseCtx, s.log)
+	go s.meter.Run(s.baseCtx, s.quietLog)
+	go s.dbWatch.Run(s.baseCtx)
 	return s, nil
 }
 
