@@ -23,10 +23,12 @@ import (
 // furniture went.
 func dropStructures(root *html.Node, counts map[string]int, w *Weights) {
 	// Before the walk below drops headings left bare: a teaser's linked
-	// heading is how a rail is told.
-	dropAfterEnd(root, w)
+	// heading is how a rail is told. The walk reads the measures taken
+	// before, which the blocks taken out after the end leave a little
+	// high on their ancestors: one pass over the tree, not two.
 	memo := map[*html.Node]metrics{}
 	measureTree(root, memo)
+	dropAfterEnd(root, memo, w)
 	seen := map[string]bool{}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
@@ -301,12 +303,10 @@ func isRepeat(n *html.Node, counts map[string]int, seen map[string]bool, w *Weig
 // the blocks whose share of links is over TailLinks and the rails of
 // teaser cards (isTeaserRail): what follows an article's end and points
 // elsewhere. A teaser's own line of lead is not the article's end.
-func dropAfterEnd(root *html.Node, w *Weights) {
+func dropAfterEnd(root *html.Node, memo map[*html.Node]metrics, w *Weights) {
 	if w.TailLinks >= 1 && w.TailCards == 0 {
 		return
 	}
-	memo := map[*html.Node]metrics{}
-	measureTree(root, memo)
 	order := map[*html.Node]int{}
 	var rails []*html.Node
 	var last *html.Node
