@@ -257,6 +257,12 @@ func sweepArgs(dir, site string) map[string][]string {
 		"notes add":         {"notes", "add", "1", "--quote", "x"},
 		"notes rm":          {"notes", "rm", "1"},
 		"notes export":      {"notes", "export", "--to", "zotero"},
+		"watch":             {"watch"},
+		"watch add":         {"watch", "add", "https://a.example/"},
+		"watch list":        {"watch", "list"},
+		"watch rm":          {"watch", "rm", "0123456789abcdef"},
+		"watch check":       {"watch", "check"},
+		"watch diff":        {"watch", "diff", "0123456789abcdef"},
 		"research --detach": {"research", "--detach", "why"},
 		"crawl --detach":    {"crawl", "--detach", "https://a.example/"},
 		"jobs":              {"jobs"},
@@ -267,7 +273,7 @@ func sweepArgs(dir, site string) map[string][]string {
 
 // gatewayCommands talk to the gateway: when it fails, they exit 4.
 var gatewayCommands = []string{"tools", "invoke", "search", "search --jsonl", "search --dictate", "extract", "crawl", "map",
-	"research", "research -o", "research --detach", "crawl --detach", "jobs", "jobs attach", "jobs cancel", "voices", "tts", "tts --stream", "stt", "stt --stream", "audition", "read"}
+	"research", "research -o", "research --detach", "crawl --detach", "watch add", "watch list", "watch rm", "watch check", "watch diff", "jobs", "jobs attach", "jobs cancel", "voices", "tts", "tts --stream", "stt", "stt --stream", "audition", "read"}
 
 // No command path exits 1 for a known kind of failure: a gateway that
 // cannot be reached, that answers with something that is not the

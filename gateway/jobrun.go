@@ -30,7 +30,7 @@ type JobTiming struct {
 	BeatEvery, StaleAfter, PollEvery time.Duration
 }
 
-func (s *Server) openJobs(db *store.DB, timing JobTiming, lazy bool) error {
+func (s *Server) openJobs(db *store.DB, timing JobTiming, lazy bool, periodic []jobs.Periodic) error {
 	jo := jobs.Options{
 		DB:       db,
 		Run:      s.runJob,
@@ -42,7 +42,8 @@ func (s *Server) openJobs(db *store.DB, timing JobTiming, lazy bool) error {
 		BeatEvery:  timing.BeatEvery,
 		StaleAfter: timing.StaleAfter,
 		PollEvery:  timing.PollEvery,
-		Lazy:       lazy,
+		Lazy:       lazy && len(periodic) == 0,
+		Periodic:   periodic,
 	}
 	q, err := jobs.Open(context.Background(), jo)
 	if err != nil {

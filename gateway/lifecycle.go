@@ -67,6 +67,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// the operator address is open until then, so that /readyz says the
 	// node is draining.
 	defer s.stopOps()
+	if s.stopWatches != nil {
+		defer s.stopWatches()
+	}
 	if s.stopJobs != nil {
 		defer s.stopJobs()
 	}

@@ -21,6 +21,7 @@ import (
 	"hark/gateway/limits"
 	"hark/gateway/store"
 	"hark/gateway/usage"
+	"hark/gateway/watch"
 )
 
 // Engines builds a workspace's engines from its config. The gateway itself
@@ -115,6 +116,10 @@ type Server struct {
 	// jobs runs research and crawl (jobrun.go).
 	jobs     *jobs.Queue
 	stopJobs func() // at the end of Shutdown
+	// watches are the watched pages (watches.go); stopWatches ends their
+	// loop (SQLite).
+	watches     *watch.Store
+	stopWatches func()
 
 	mu         sync.Mutex
 	hs         *http.Server
@@ -229,7 +234,11 @@ func New(opts Options) (*Server, error) {
 		},
 	}
 	s.metrics = newMetrics(s, opts.DB)
-	if err := s.openJobs(opts.DB, opts.JobTiming, opts.LazyJobs); err != nil {
+	periodic, err := s.openWatches(opts.DB)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.openJobs(opts.DB, opts.JobTiming, opts.LazyJobs, periodic); err != nil {
 		return nil, err
 	}
 	s.handler = s.routes()
@@ -320,6 +329,14 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET "+api.PathJobs+"/{id}", s.handleJob)
 	mux.HandleFunc("DELETE "+api.PathJobs+"/{id}", s.handleJobCancel)
 	mux.HandleFunc("GET "+api.PathJobs+"/{id}/events", s.handleJobEvents)
+	// Watched pages (a hark extension; watches.go).
+	mux.HandleFunc("POST "+api.PathWatches, s.handleWatchAdd)
+	mux.HandleFunc("GET "+api.PathWatches, s.handleWatchList)
+	mux.Handle("POST "+api.PathWatchesCheck, s.admit(s.admitFetch, s.handleWatchCheck))
+	mux.HandleFunc("GET "+api.PathWatches+"/{id}", s.handleWatch)
+	mux.HandleFunc("DELETE "+api.PathWatches+"/{id}", s.handleWatchRemove)
+	mux.Handle("POST "+api.PathWatches+"/{id}/check", s.admit(s.admitFetch, s.handleWatchCheck))
+	mux.HandleFunc("POST "+api.PathWatches+"/{id}/seen", s.handleWatchSeen)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
 	mux.Handle("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))

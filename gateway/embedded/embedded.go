@@ -27,6 +27,7 @@ import (
 	"hark/gateway/research"
 	"hark/gateway/store"
 	"hark/gateway/voice"
+	"hark/gateway/watch"
 	"hark/gateway/web"
 )
 
@@ -400,6 +401,20 @@ type (
 	lazyResearch struct{ *lazyTools }
 )
 
+// Recheck reads a watched page again through the built backend's
+// extractor, when it can (the local web engine can).
+func (l lazyExtract) Recheck(ctx context.Context, url, etag, lastModified string) (*engine.Rechecked, error) {
+	w, err := l.get()
+	if err != nil {
+		return nil, err
+	}
+	rc, ok := w.Extract.(engine.Rechecker)
+	if !ok {
+		return nil, fmt.Errorf("recheck: %w in this workspace", engine.ErrUnavailable)
+	}
+	return rc.Recheck(ctx, url, etag, lastModified)
+}
+
 func (l lazySearch) Search(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error) {
 	w, err := l.get()
 	if err != nil {
@@ -459,7 +474,7 @@ func (l lazyResearch) Research(ctx context.Context, in api.ResearchInput) (*api.
 // gateway's own (usage, keys, the shared rate limiter), the jobs', the
 // search index's and, in gateway.db, research's.
 func Schemas(db *store.DB) []store.Schema {
-	out := append(append([]store.Schema(nil), gateway.Schemas...), jobs.Schema, web.Schema)
+	out := append(append([]store.Schema(nil), gateway.Schemas...), jobs.Schema, web.Schema, watch.Schema)
 	if !db.Postgres() {
 		out = append(out, research.Schema) // research runs beside gateway.db's index
 	}

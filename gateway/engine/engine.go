@@ -131,3 +131,19 @@ var ErrCredentialsMissing = errors.New(api.MsgCredentialsMissing)
 
 // ErrUnavailable means no engine is registered for a tool or capability.
 var ErrUnavailable = errors.New("not available in this workspace")
+
+// Rechecker reads a watched page again, politely and conditionally (an
+// extractor that can: the local web engine). The watches' checks use it.
+type Rechecker interface {
+	Recheck(ctx context.Context, url, etag, lastModified string) (*Rechecked, error)
+}
+
+// Rechecked is a watched page read again: unchanged (a 304 to the
+// conditional request), or its extracted text now, with the validators
+// to send next time.
+type Rechecked struct {
+	NotModified  bool
+	Text         string
+	ETag         string
+	LastModified string
+}

@@ -105,6 +105,9 @@ type Options struct {
 	// 20 small queries a second, against 200 ms more per synchronous
 	// call at River's 1 s) and a local waiter for its job's end.
 	PollEvery time.Duration
+	// Periodic is work run on a schedule, once per period across the
+	// replicas (periodic.go).
+	Periodic []Periodic
 }
 
 // Queue submits, runs and reports jobs.

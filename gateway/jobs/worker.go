@@ -96,6 +96,7 @@ func (q *Queue) openBackend(ctx context.Context) error {
 		// its warnings and errors are.
 		Logger: slog.New(atLeast{q.opts.Logger.Handler(), slog.LevelWarn}),
 	}
+	q.addPeriodic(workers, cfg)
 	q.st = &records{db: q.opts.DB}
 	if err := Migrate(ctx, q.opts.DB); err != nil {
 		return err

@@ -40,6 +40,9 @@ type fetchedPage struct {
 	Body        []byte
 	Header      http.Header
 	Fetched     time.Time
+	// NotModified: a conditional request (recheck.go) was answered 304;
+	// Body is empty.
+	NotModified bool
 }
 
 // contentKind groups the media types the engines read.
@@ -353,6 +356,12 @@ func failf(format string, a ...any) error { return &fetchError{msg: fmt.Sprintf(
 
 // fetch reads one page. types lists the accepted media types; others fail.
 func (f *fetcher) fetch(ctx context.Context, raw string, types map[string]bool) (*fetchedPage, error) {
+	return f.fetchIf(ctx, raw, types, nil)
+}
+
+// fetchIf is fetch with the request headers cond (If-None-Match,
+// If-Modified-Since): a 304 comes back as a page marked NotModified.
+func (f *fetcher) fetchIf(ctx context.Context, raw string, types map[string]bool, cond http.Header) (*fetchedPage, error) {
 	u, err := parseHTTPURL(raw)
 	if err != nil {
 		return nil, err
@@ -378,11 +387,17 @@ func (f *fetcher) fetch(ctx context.Context, raw string, types map[string]bool) 
 	}
 	req.Header.Set("User-Agent", f.userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,application/xml;q=0.5")
+	for k, v := range cond {
+		req.Header[k] = v
+	}
 	resp, err := f.client.Do(req)
 	if err != nil {
 		return nil, f.describe(err)
 	}
 	defer resp.Body.Close()
+	if cond != nil && resp.StatusCode == http.StatusNotModified {
+		return &fetchedPage{URL: canonicalURL(resp.Request.URL), Requested: canonicalURL(u), Header: resp.Header, Fetched: time.Now().UTC(), NotModified: true}, nil
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, failf("HTTP status %d", resp.StatusCode)
 	}

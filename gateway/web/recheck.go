@@ -1,0 +1,43 @@
+package web
+
+import (
+	"context"
+	"net/http"
+
+	"hark/gateway/engine"
+)
+
+// Recheck reads a watched page again, politely: robots.txt and the
+// host's pace as every fetch, and a conditional request (If-None-Match,
+// If-Modified-Since from what the last read answered), so that an
+// unchanged page costs its site a 304. The page is not indexed: a watch
+// measures it, it does not search it.
+func (e *Engine) Recheck(ctx context.Context, url, etag, lastModified string) (*engine.Rechecked, error) {
+	cond := http.Header{}
+	if etag != "" {
+		cond.Set("If-None-Match", etag)
+	}
+	if lastModified != "" {
+		cond.Set("If-Modified-Since", lastModified)
+	}
+	fp, err := e.fetch.fetchIf(ctx, url, pageTypes, cond)
+	if err != nil {
+		return nil, err
+	}
+	out := &engine.Rechecked{NotModified: fp.NotModified, ETag: fp.Header.Get("ETag"), LastModified: fp.Header.Get("Last-Modified")}
+	if fp.NotModified {
+		if out.ETag == "" {
+			out.ETag = etag
+		}
+		if out.LastModified == "" {
+			out.LastModified = lastModified
+		}
+		return out, nil
+	}
+	p, err := parsePage(fp, extractOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out.Text = p.Text
+	return out, nil
+}
