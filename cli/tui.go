@@ -44,6 +44,9 @@ func runTUI(ctx context.Context, a *App) error {
 		Voice:     a.cfg.Voice,
 		OutputDir: a.cfg.OutputDir,
 		ZoteroURL: a.cfg.ZoteroURL,
+		// A watch of a private page: allowed where the embedded gateway
+		// reads them.
+		AllowPrivate: a.cfg.AllowPrivate && a.cfg.BaseURL == "",
 		Send:      send,
 		// The embedded gateway starts after the first frame is drawn.
 		Connect:    a.client,

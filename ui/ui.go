@@ -65,6 +65,8 @@ type Model struct {
 
 	// jobs reattaches to the gateway's running jobs (ui/jobs).
 	jobs *jobs.Follower
+	// watchesChanged is how many watched pages changed since looked at.
+	watchesChanged int
 }
 
 // New builds the root with its panes: Search, Pages, Research, Voices,
@@ -139,6 +141,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if s, ok := m.panes[m.active].(common.Shower); ok {
 			cmd = tea.Batch(cmd, s.Shown())
 		}
+		cmd = tea.Batch(cmd, countWatches(m.c))
 	}
 	return m, cmd
 }
@@ -170,7 +173,14 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.c.Client = msg.Client
 		m.c.TracePhase("gateway connected")
-		return m, tea.Batch(loadTools(msg.Client), m.initPanes(), m.broadcast(msg), m.jobs.Start())
+		return m, tea.Batch(loadTools(msg.Client), m.initPanes(), m.broadcast(msg), m.jobs.Start(), countWatches(m.c))
+	case common.WatchesMsg:
+		if msg.Err == nil {
+			m.watchesChanged = msg.Changed
+		}
+		return m, nil
+	case common.WatchesChangedMsg:
+		return m, tea.Batch(m.broadcast(msg), countWatches(m.c))
 	case common.ToolsMsg:
 		m.c.TracePhase("tool list loaded")
 		m.loading = false
@@ -505,6 +515,9 @@ func (m *Model) statusView() string {
 		parts = append(parts, part{text: s.OK.Render("✓ " + m.notice), drop: 0})
 	case m.loading:
 		parts = append(parts, part{text: s.Dim.Render("loading tools…"), drop: 0})
+	}
+	if w := m.watchesPart(); w != "" {
+		parts = append(parts, part{text: w, drop: 1})
 	}
 	if m.backKey() {
 		parts = append(parts, part{text: s.Key.Render("esc") + s.Dim.Render(" back to "+m.panes[m.openedFrom].Title()), drop: 0})

@@ -27,6 +27,9 @@ type Common struct {
 	OutputDir string
 	// ZoteroURL is Zotero's connector server, where highlights go.
 	ZoteroURL string
+	// AllowPrivate: the embedded gateway reads private and loopback
+	// addresses, so a watch of one may be asked for.
+	AllowPrivate bool
 	// Audio opens the sound output lazily (the first call opens the device
 	// or falls back to a file sink); it is safe to call from a tea.Cmd.
 	Audio func() (*audio.Output, error)

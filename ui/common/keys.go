@@ -192,6 +192,9 @@ type LibraryKeys struct {
 	Search, Kind, Up, Down, Open, Rerun, Delete, Export key.Binding
 	// The highlights' list (Notes toggles it) and its exports.
 	Notes, Zotero, Obsidian key.Binding
+	// Watch watches the item (a page, a report's sources); Watches lists
+	// the watched pages; Check reads one again now.
+	Watch, Watches, Check key.Binding
 }
 
 func defaultLibraryKeys() LibraryKeys {
@@ -209,6 +212,9 @@ func defaultLibraryKeys() LibraryKeys {
 		Notes:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "highlights and notes / what is kept")),
 		Zotero:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "highlights to Zotero")),
 		Obsidian: key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "highlights to an Obsidian folder")),
+		Watch:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "watch the page (a report: its sources)")),
+		Watches:  key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "watched pages and their changes")),
+		Check:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "check the watched page now")),
 	}
 }
 
@@ -217,7 +223,7 @@ func (k LibraryKeys) ShortHelp() []key.Binding {
 }
 
 func (k LibraryKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Search, k.Kind, k.Up, k.Down}, {k.Open, k.Rerun, k.Delete, k.Export}, {k.Notes, k.Zotero, k.Obsidian}}
+	return [][]key.Binding{{k.Search, k.Kind, k.Up, k.Down}, {k.Open, k.Rerun, k.Delete, k.Export}, {k.Notes, k.Zotero, k.Obsidian}, {k.Watch, k.Watches, k.Check}}
 }
 
 // FormKeys are a tool form's bindings.

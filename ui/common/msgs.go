@@ -158,3 +158,13 @@ type LineEmptier interface {
 func CopyURL(u string) tea.Cmd {
 	return tea.Batch(tea.SetClipboard(u), func() tea.Msg { return NoticeMsg{Text: "copied " + u} })
 }
+
+// WatchesMsg says how many watched pages changed since looked at (the
+// root shows it in the status bar); a pane sends WatchesChangedMsg after
+// it checked or looked at one, for the root to count again.
+type WatchesMsg struct {
+	Changed int
+	Err     error
+}
+
+type WatchesChangedMsg struct{}

@@ -16,6 +16,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"hark/api"
 	"hark/library"
 	"hark/ui/common"
 )
@@ -43,8 +44,13 @@ type Pane struct {
 	notes       bool
 	hs          []library.Highlight
 	savingNotes bool // the save-as line asks for the notes' folder
-	width       int
-	height      int
+	// watching shows the watched pages (watches.go); diff is the change
+	// being read.
+	watching bool
+	ws       []api.Watch
+	diff     *watchView
+	width    int
+	height   int
 }
 
 var kinds = append([]string{""}, library.Kinds...)
@@ -106,6 +112,9 @@ func (p *Pane) load() tea.Cmd {
 	if p.notes {
 		return p.loadNotes()
 	}
+	if p.watching {
+		return p.loadWatches()
+	}
 	open, q, kind := p.c.Library, strings.TrimSpace(p.query.Value()), kinds[p.kind]
 	// A newer load (a letter typed) cancels this one: its answer would be
 	// dropped anyway.
@@ -161,6 +170,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	if cmd, ok := p.notesMsg(msg); ok {
 		return p, cmd
 	}
+	if cmd, ok := p.watchesMsg(msg); ok {
+		return p, cmd
+	}
 	switch msg := msg.(type) {
 	case loadedMsg:
 		if !p.calls().Done(msg.seq) {
@@ -213,6 +225,9 @@ func errCmd(err error) tea.Cmd { return func() tea.Msg { return common.ErrorMsg{
 
 // list is the cursor over the items listed.
 func (p *Pane) list() common.List {
+	if p.watching {
+		return common.NewList(&p.cursor, &p.offset, len(p.ws))
+	}
 	if p.notes {
 		return common.NewList(&p.cursor, &p.offset, len(p.hs))
 	}
@@ -260,12 +275,21 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	confirm := p.confirm
 	p.confirm = 0
-	if p.notes {
+	switch {
+	case p.watching:
+		if cmd, ok := p.watchesKey(msg, confirm); ok {
+			return cmd
+		}
+	case key.Matches(msg, p.c.Keys().Library.Watches):
+		return p.toggleWatches()
+	case p.notes:
 		if cmd, ok := p.notesKey(msg, confirm); ok {
 			return cmd
 		}
-	} else if key.Matches(msg, p.c.Keys().Library.Notes) {
+	case key.Matches(msg, p.c.Keys().Library.Notes):
 		return p.toggleNotes()
+	case key.Matches(msg, p.c.Keys().Library.Watch):
+		return p.withItem(p.watchItem)
 	}
 	switch {
 	case key.Matches(msg, p.c.Keys().Library.Search):

@@ -21,9 +21,12 @@ func (p *Pane) View() string {
 	if p.notes {
 		b.WriteString(common.Truncate(st.Key.Render("n")+" "+st.Dim.Render("items · ")+st.FocusLabel.Render("highlights"), p.width) + "\n")
 	}
+	if p.watching {
+		b.WriteString(common.Truncate(st.Key.Render("W")+" "+st.Dim.Render("items · ")+st.FocusLabel.Render("watched pages"), p.width) + "\n")
+	}
 	var ks []string
 	for i, k := range kinds {
-		if p.notes {
+		if p.notes || p.watching {
 			break
 		}
 		name := k
@@ -36,7 +39,7 @@ func (p *Pane) View() string {
 			ks = append(ks, st.Dim.Render(name))
 		}
 	}
-	if !p.notes {
+	if !p.notes && !p.watching {
 		b.WriteString(common.Truncate(st.Key.Render("f")+" "+strings.Join(ks, st.Dim.Render(" · "))+st.Dim.Render("   n highlights"), p.width) + "\n")
 	}
 
@@ -49,6 +52,8 @@ func (p *Pane) View() string {
 		body = append(body, st.Dim.Render(common.Wrap("This hark has no library.", p.width)))
 	case !p.loaded:
 		body = append(body, st.Dim.Render("loading…"))
+	case p.watching:
+		body = p.watchesBody(h)
 	case p.notes:
 		body = p.notesBody(h)
 	case len(p.items) == 0 && strings.TrimSpace(p.query.Value()) != "":
@@ -109,6 +114,9 @@ func (p *Pane) footer() string {
 	st := p.c.Styles
 	if p.saveAs.Active() {
 		return p.saveAs.View(st, p.width)
+	}
+	if p.watching {
+		return p.watchesFooter()
 	}
 	if p.notes {
 		return p.notesFooter()
