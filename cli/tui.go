@@ -47,7 +47,7 @@ func runTUI(ctx context.Context, a *App) error {
 		// A watch of a private page: allowed where the embedded gateway
 		// reads them.
 		AllowPrivate: a.cfg.AllowPrivate && a.cfg.BaseURL == "",
-		Send:      send,
+		Send:         send,
 		// The embedded gateway starts after the first frame is drawn.
 		Connect:    a.client,
 		Trace:      a.phase,
