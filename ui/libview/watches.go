@@ -156,9 +156,9 @@ func (p *Pane) watchesMsg(msg tea.Msg) (tea.Cmd, bool) {
 		return func() tea.Msg { return common.WatchesChangedMsg{} }, true
 	case common.WatchesChangedMsg:
 		if p.watching {
-			return p.load(), false
+			return p.load(), true
 		}
-		return nil, false
+		return nil, true
 	}
 	return nil, false
 }

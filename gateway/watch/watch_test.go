@@ -1,0 +1,164 @@
+package watch
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"hark/api"
+	"hark/gateway/engine"
+	"hark/gateway/store"
+)
+
+// page is a Rechecker over a page whose text and validator the test sets.
+type page struct {
+	mu    sync.Mutex
+	text  string
+	etag  string
+	fail  error
+	reads atomic.Int32
+}
+
+func (p *page) Recheck(ctx context.Context, url, etag, lastModified string) (*engine.Rechecked, error) {
+	p.reads.Add(1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail != nil {
+		return nil, p.fail
+	}
+	if etag != "" && etag == p.etag {
+		return &engine.Rechecked{NotModified: true, ETag: etag}, nil
+	}
+	return &engine.Rechecked{Text: p.text, ETag: p.etag}, nil
+}
+
+func openStore(t *testing.T, path string) *Store {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s, err := Open(context.Background(), store.FromSQLite(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestCheckBaselineNotModifiedChangeBackoff(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, filepath.Join(t.TempDir(), "g.db"))
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { return now }
+	ctx := context.Background()
+	pg := &page{text: "Okapi facts\nIts stripes hide it.", etag: `"1"`}
+	rc := func(string) engine.Rechecker { return pg }
+	w, err := s.Add(ctx, "local", api.WatchAdd{URL: "https://docs.example/okapi"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func() *api.WatchTexts {
+		tx, err := s.Texts(ctx, "local", w.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	if n, next, err := s.RunDue(ctx, rc, ""); err != nil || n != 1 || !next.Equal(now.Add(time.Hour)) {
+		t.Fatalf("first: %d %v %v", n, next, err)
+	}
+	if tx := get(); tx.Changed || tx.Current == "" || tx.Previous != "" {
+		t.Errorf("the first read is a baseline: %+v", tx)
+	}
+	if n, _, _ := s.RunDue(ctx, rc, ""); n != 0 {
+		t.Errorf("checked %d before due", n)
+	}
+	now = now.Add(time.Hour)
+	s.RunDue(ctx, rc, "")
+	if tx := get(); tx.Changed || tx.Checks != 2 {
+		t.Errorf("a 304: %+v", tx)
+	}
+	// Spacing alone is no change; words are.
+	pg.mu.Lock()
+	pg.text, pg.etag = "Okapi   facts\n\nIts stripes hide it.", `"2"`
+	pg.mu.Unlock()
+	now = now.Add(time.Hour)
+	s.RunDue(ctx, rc, "")
+	if tx := get(); tx.Changed {
+		t.Errorf("spacing counted as a change: %+v", tx)
+	}
+	pg.mu.Lock()
+	pg.text, pg.etag = "Okapi facts\nIts stripes mark it out.", `"3"`
+	pg.mu.Unlock()
+	now = now.Add(time.Hour)
+	s.RunDue(ctx, rc, "")
+	tx := get()
+	if !tx.Changed || tx.Previous != "Okapi facts\nIts stripes hide it." || tx.Current != "Okapi facts\nIts stripes mark it out." {
+		t.Fatalf("a change: %+v", tx)
+	}
+	if l, _ := s.List(ctx, "local"); l.Changed != 1 {
+		t.Errorf("changed count %d", l.Changed)
+	}
+	s.Seen(ctx, "local", w.ID)
+	if l, _ := s.List(ctx, "local"); l.Changed != 0 {
+		t.Errorf("seen, still counted: %d", l.Changed)
+	}
+	// Failures back off: a minute, two, four…, never past the interval.
+	pg.mu.Lock()
+	pg.fail = errors.New("HTTP status 503")
+	pg.mu.Unlock()
+	for i, want := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute} {
+		now = get().NextAt
+		s.RunDue(ctx, rc, "")
+		if tx := get(); tx.Failures != i+1 || !tx.NextAt.Equal(now.Add(want)) || tx.Error != "HTTP status 503" {
+			t.Errorf("failure %d: next in %v, want %v (%+v)", i+1, tx.NextAt.Sub(now), want, tx.Watch)
+		}
+	}
+	if d := Backoff(30, time.Hour); d != time.Hour {
+		t.Errorf("backoff past the interval: %v", d)
+	}
+	// Another workspace's watch is not this one's.
+	if _, err := s.Texts(ctx, "other", w.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("another workspace: %v", err)
+	}
+}
+
+// Two nodes checking the same database at once read each due page once.
+func TestRunDueOnceAcrossNodes(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "g.db")
+	a, b := openStore(t, path), openStore(t, path)
+	ctx := context.Background()
+	pg := &page{text: "x"}
+	rc := func(string) engine.Rechecker { return pg }
+	for i := range 20 {
+		if _, err := a.Add(ctx, "local", api.WatchAdd{URL: "https://docs.example/" + string(rune('a'+i))}, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	var total atomic.Int32
+	for _, s := range []*Store{a, b, a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, _, err := s.RunDue(ctx, rc, "")
+			if err != nil {
+				t.Error(err)
+			}
+			total.Add(int32(n))
+		}()
+	}
+	wg.Wait()
+	if total.Load() != 20 || pg.reads.Load() != 20 {
+		t.Errorf("checked %d, read %d times; want 20 each", total.Load(), pg.reads.Load())
+	}
+}

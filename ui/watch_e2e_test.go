@@ -1,0 +1,92 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hark/api"
+	"hark/gateway/embedded"
+	"hark/library"
+	"hark/ui/common"
+)
+
+// A page served on loopback is read, highlighted and watched; it
+// changes; the status bar says a watched page changed, the Library's
+// watched pages show it, and its diff is the word diff of the change,
+// with the highlight on the sentence it rewrote flagged.
+func TestE2EWatchedPageChanges(t *testing.T) {
+	var mu sync.Mutex
+	sentence := "Its stripes hide it in the forest."
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<html><head><title>Okapi facts</title></head><body><article><h1>Okapi facts</h1>
+<p>The okapi is a giraffid of the Congo rainforest. %s</p><p>It eats leaves, buds and fungi, and it is shy.</p></article></body></html>`, sentence)
+	}))
+	t.Cleanup(site.Close)
+	page := site.URL + "/okapi"
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g, err := embedded.Start(ctx, t.TempDir(), embedded.Options{AllowPrivate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Stop)
+	cl, err := api.New(api.Options{BaseURL: g.URL, APIKey: g.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The page kept and highlighted, as the reader would.
+	s, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	out, err := cl.Extract(ctx, api.ExtractInput{URLs: api.URLList{page}, Format: "text"})
+	if err != nil || len(out.Results) != 1 {
+		t.Fatalf("extract: %v", err)
+	}
+	it := &library.Item{Kind: library.KindPage, Tool: api.ToolExtract, Title: "Okapi facts", URL: page, Body: out.Results[0].RawContent}
+	s.Add(ctx, it)
+	start, end, _ := library.FindPassage(*it, "Its stripes hide it in the forest", 0)
+	h, err := s.AddHighlight(ctx, *it, start, end, "camouflage", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startWith(t, g.URL, g.APIKey, 100, 30, func(c *common.Common) {
+		c.Library = func() (*library.Store, error) { return s, nil }
+		c.AllowPrivate = true
+	})
+	// w on the page in the Library watches it.
+	r.keys("6")
+	r.waitFor("the page in the Library", screenHas("Okapi facts"))
+	r.keys("w")
+	r.waitFor("watching", screenHas("watching 1 page"))
+	r.keys("W")
+	r.waitFor("the watched page", screenHas("not read yet"))
+	r.keys("c")
+	r.waitFor("the first read", screenHas("unchanged"))
+
+	mu.Lock()
+	sentence = "Its stripes mark it out among the trees."
+	mu.Unlock()
+	r.keys("c")
+	r.waitFor("the change", screenHas("CHANGED"))
+	r.keys("1")
+	r.waitFor("the status bar's count", screenHas("◉ 1 watched changed"))
+	r.keys("6")
+	r.keys("enter")
+	r.waitFor("the word diff", screenHas("[-hide-]"))
+	r.waitFor("the inserted words", screenHas("{+mark+}"))
+	r.waitFor("the flagged highlight", screenHas(fmt.Sprintf("! highlight %d (gone): “Its stripes hide it in the forest”", h.ID)))
+	r.keys("esc")
+	r.keys("1")
+	r.waitFor("the count gone once looked at", func(m *Model) bool { return !strings.Contains(m.View().Content, "watched changed") })
+}
