@@ -39,6 +39,16 @@ zotero=$(head -n1 "$work/zotero.addr")
 
 printf '# Okapi field notes\n\nThe okapi is a giraffid of the Congo rainforest. Its striped legs hide it among the trees. It eats leaves and fruit.\n\nKeepers say it is shy.\n' >"$work/docs/okapi.md"
 
+# zotero_items prints what the fake Zotero was sent (bash's /dev/tcp: no
+# curl on a fresh machine).
+zotero_items() {
+	local hostport=${zotero#http://}
+	exec 3<>"/dev/tcp/${hostport%:*}/${hostport#*:}"
+	printf 'GET /hark-fake/items HTTP/1.0\r\nHost: %s\r\n\r\n' "$hostport" >&3
+	cat <&3
+	exec 3<&-
+}
+
 name=tmux-notes target=notes
 # shellcheck source=scripts/lib-tmux.sh
 . "$root/scripts/lib-tmux.sh"
@@ -105,12 +115,12 @@ wait_for '1 highlight · enter open' 5
 
 keys z
 wait_for 'Zotero: 1 new item and 1 note sent' 10
-curl -fsS "$zotero/hark-fake/items" >"$work/zotero.json" || fail "the fake Zotero's items"
+zotero_items >"$work/zotero.json" || fail "the fake Zotero's items"
 grep -q '"itemType":"webpage"' "$work/zotero.json" || fail "Zotero got no web page item: $(cat "$work/zotero.json")"
 grep -q 'camouflage among trees' "$work/zotero.json" || fail "Zotero got no note: $(cat "$work/zotero.json")"
 keys z
 wait_for 'Zotero: 0 new items and 0 notes sent, 1 already there' 10
-n=$(curl -fsS "$zotero/hark-fake/items" | grep -o '"itemType"' | wc -l)
+n=$(zotero_items | grep -o '"itemType"' | wc -l)
 [ "$n" = 1 ] || fail "Zotero holds $n items after sending twice"
 
 keys O
