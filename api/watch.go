@@ -125,8 +125,17 @@ func (c *Client) WatchTexts(ctx context.Context, id string) (*WatchTexts, error)
 
 // RemoveWatch stops watching.
 func (c *Client) RemoveWatch(ctx context.Context, id string) error {
-	_, err := c.do(ctx, call{method: http.MethodDelete, path: fmt.Sprintf(PathWatchFmt, url.PathEscape(id))}, c.timeout)
-	return err
+	data, err := c.do(ctx, call{method: http.MethodDelete, path: fmt.Sprintf(PathWatchFmt, url.PathEscape(id))}, c.timeout)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Removed string `json:"removed"`
+	}
+	if err := decodeData(data, &out); err != nil || out.Removed != id {
+		return &Error{HTTPStatus: 200, Code: CodeOK, Message: "remove watch: data is not {removed}: " + snippet(data)}
+	}
+	return nil
 }
 
 // CheckWatch reads a watched page now ("" checks every watch due).
@@ -145,8 +154,17 @@ func (c *Client) CheckWatch(ctx context.Context, id string) (*WatchList, error) 
 
 // SeenWatch says the watch's change was looked at.
 func (c *Client) SeenWatch(ctx context.Context, id string) error {
-	_, err := c.post(ctx, fmt.Sprintf(PathWatchSeenFmt, url.PathEscape(id)), struct{}{})
-	return err
+	data, err := c.post(ctx, fmt.Sprintf(PathWatchSeenFmt, url.PathEscape(id)), struct{}{})
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Seen string `json:"seen"`
+	}
+	if err := decodeData(data, &out); err != nil || out.Seen != id {
+		return &Error{HTTPStatus: 200, Code: CodeOK, Message: "watch seen: data is not {seen}: " + snippet(data)}
+	}
+	return nil
 }
 
 func decodeData(data json.RawMessage, v any) error {

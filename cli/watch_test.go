@@ -100,7 +100,9 @@ func TestWatchChangedPage(t *testing.T) {
 		}
 	}
 
-	// The page read and highlighted, then watched.
+	// The page read and highlighted, then watched. (Each command that
+	// starts the embedded gateway also checks what is due, as hark does
+	// when it runs: the counts of reads are at least, not exactly.)
 	if code, _, errs := local("extract", "--format", "text", page); code != 0 {
 		t.Fatalf("extract: %s", errs)
 	}
@@ -132,7 +134,7 @@ func TestWatchChangedPage(t *testing.T) {
 	if out := check(); !strings.Contains(out, "unchanged") {
 		t.Errorf("first check: %s", out)
 	}
-	if out := check(); !strings.Contains(out, "unchanged") || site.notMod != 1 {
+	if out := check(); !strings.Contains(out, "unchanged") || site.notMod < 1 {
 		t.Errorf("second check: %s (304s: %d)", out, site.notMod)
 	}
 	site.set(strings.Replace(okapiHTML, "Its stripes hide it", "Its stripes mark it out", 1), `"v2"`)

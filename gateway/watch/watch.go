@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"hark/api"
@@ -60,6 +61,10 @@ var ErrNotFound = errors.New("no watch has this id")
 type Store struct {
 	db  *store.DB
 	Now func() time.Time
+	// running: this process's checks take turns, so that a "check now"
+	// that comes while the loop checks waits for it and sees its result
+	// (nodes apart are kept apart by the claims).
+	running sync.Mutex
 }
 
 // Open brings the watches' table up to date.
@@ -217,14 +222,14 @@ const claimFor = 5 * time.Minute
 
 // claim takes the watch for a check: its next_at moves on by claimFor,
 // only if no one moved it since it was read. false: another node has it.
-func (s *Store) claim(ctx context.Context, r *row) (bool, error) {
-	res, err := s.db.Exec(ctx, `UPDATE hark_watches SET next_at = ? WHERE id = ? AND next_at = ?`,
-		s.Now().Add(claimFor).UnixMilli(), r.ID, r.NextAt.UnixMilli())
+func (s *Store) claim(ctx context.Context, r *row) (until int64, ok bool, err error) {
+	until = s.Now().Add(claimFor).UnixMilli()
+	res, err := s.db.Exec(ctx, `UPDATE hark_watches SET next_at = ? WHERE id = ? AND next_at = ?`, until, r.ID, r.NextAt.UnixMilli())
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	n, _ := res.RowsAffected()
-	return n == 1, nil
+	return until, n == 1, nil
 }
 
 // Backoff is how long after failures checks in a row the next one
@@ -253,7 +258,7 @@ func Normalize(text string) string {
 // Check reads the watch's page again through rc and records what it
 // found. It claims the watch first: false when another node has it.
 func (s *Store) check(ctx context.Context, rc engine.Rechecker, r *row) (bool, error) {
-	ok, err := s.claim(ctx, r)
+	until, ok, err := s.claim(ctx, r)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -261,6 +266,10 @@ func (s *Store) check(ctx context.Context, rc engine.Rechecker, r *row) (bool, e
 	got, ferr := rc.Recheck(ctx, r.URL, r.etag, r.lastModified)
 	if ferr != nil {
 		if ctx.Err() != nil {
+			// Stopped (the process ends): the claim is let go, so that the
+			// watch is due again at once, not after claimFor.
+			s.db.Exec(context.WithoutCancel(ctx), `UPDATE hark_watches SET next_at = ? WHERE id = ? AND next_at = ?`,
+				r.NextAt.UnixMilli(), r.ID, until)
 			return false, ctx.Err()
 		}
 		fails := r.Failures + 1
@@ -304,6 +313,8 @@ type RecheckerFor func(workspace string) engine.Rechecker
 
 // CheckOne checks one watch now, whether due or not.
 func (s *Store) CheckOne(ctx context.Context, rc RecheckerFor, workspace, id string) error {
+	s.running.Lock()
+	defer s.running.Unlock()
 	r, err := s.get(ctx, workspace, id)
 	if err != nil {
 		return err
@@ -320,6 +331,8 @@ func (s *Store) CheckOne(ctx context.Context, rc RecheckerFor, workspace, id str
 // workspace when ""), one after another, and returns how many it checked
 // and when the next one falls due (zero when none is watched).
 func (s *Store) RunDue(ctx context.Context, rc RecheckerFor, workspace string) (int, time.Time, error) {
+	s.running.Lock()
+	defer s.running.Unlock()
 	q := `SELECT ` + columns + ` FROM hark_watches WHERE next_at <= ?`
 	args := []any{s.Now().UnixMilli()}
 	if workspace != "" {
