@@ -14,6 +14,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal cancels what runs; a second one, should anything
+	// still hang, ends hark as the signal's default does.
+	context.AfterFunc(ctx, stop)
 	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -100,7 +100,7 @@ func newJobsAttachCmd(a *App) *cobra.Command {
 			if err != nil {
 				return fromGateway(err)
 			}
-			return a.printJob(j)
+			return a.printJob(cmd.Context(), j)
 		},
 	}
 }
@@ -144,7 +144,7 @@ func (a *App) jobsClient(ctx context.Context) (*api.Client, error) {
 
 // printJob prints an ended job's result as its tool's command prints it;
 // a failed job exits as the failed call would have.
-func (a *App) printJob(j *api.Job) error {
+func (a *App) printJob(ctx context.Context, j *api.Job) error {
 	if j.State == api.JobFailed && j.Code == api.JobCancelled {
 		return interruptedError{fmt.Errorf("job %s: %s", j.ID, j.Error)}
 	}
@@ -169,7 +169,7 @@ func (a *App) printJob(j *api.Job) error {
 	case a.jsonOut:
 		return writeJSON(a.stdout, res)
 	default:
-		return a.printOutput(res)
+		return a.printOutput(ctx, res)
 	}
 }
 

@@ -288,7 +288,7 @@ func newLibraryExportCmd(a *App) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			if err := a.writeOutput(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			if err := a.writeOutput(cmd.Context(), out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 				return err
 			}
 			if out == "-" {

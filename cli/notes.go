@@ -298,7 +298,7 @@ func newNotesExportCmd(a *App) *cobra.Command {
 			} else if data, err = library.NotesCSL(srcs); err != nil {
 				return err
 			}
-			if err := a.writeOutput(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			if err := a.writeOutput(cmd.Context(), out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 				return err
 			}
 			if out == "-" {

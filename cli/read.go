@@ -105,7 +105,7 @@ WAV instead of playing it.`,
 			}
 			if out != "" {
 				data := append(wav.Header(rateHz, uint32(len(speech))), speech...)
-				if err := a.writeOutput(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+				if err := a.writeOutput(ctx, out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 					return err
 				}
 				fmt.Fprintf(a.stderr, "hark: wrote %s (%s, %.1f s) to %s\n", plural(len(sentences), "sentence"), voice, float64(len(speech)/2)/float64(max(1, rateHz)), out)

@@ -309,7 +309,7 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 	case a.jsonOut && a.reportOut == "":
 		err = writeJSON(a.stdout, res)
 	default:
-		err = a.printOutput(res)
+		err = a.printOutput(ctx, res)
 	}
 	if err != nil {
 		return err

@@ -130,7 +130,7 @@ and writes audio as it arrives.`,
 			}
 			req := api.TTSRequest{Provider: a.cfg.Provider, Text: text, VoiceCode: voice, Format: format,
 				SampleRate: sampleRate, SpeechRate: speechRate, Pitch: pitch, Loudness: volume, Extra: extraObj}
-			dst, name, err := a.audioOut(out, "tts", format)
+			dst, name, err := a.audioOut(ctx, out, "tts", format)
 			if err != nil {
 				return err
 			}
@@ -292,7 +292,7 @@ func (o *audioOut) abort() {
 
 // audioOut opens the destination given by -o, or picks one in the output
 // directory.
-func (a *App) audioOut(out, prefix, ext string) (*audioOut, string, error) {
+func (a *App) audioOut(ctx context.Context, out, prefix, ext string) (*audioOut, string, error) {
 	if out == "-" || out == "" && !isTerminal(a.stdout) {
 		return &audioOut{w: a.stdout}, "stdout", nil
 	}
@@ -304,7 +304,7 @@ func (a *App) audioOut(out, prefix, ext string) (*audioOut, string, error) {
 		}
 		path = filepath.Join(dir, fmt.Sprintf("%s-%s.%s", prefix, time.Now().Format("20060102-150405"), ext))
 	}
-	f, err := createOutput(path)
+	f, err := createOutput(ctx, path)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -96,7 +97,7 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 			if w.out == "" || w.out == "-" {
 				return call()
 			}
-			return a.writeOutput(w.out, func(f io.Writer) error {
+			return a.writeOutput(cmd.Context(), w.out, func(f io.Writer) error {
 				stdout := a.stdout
 				a.stdout = f
 				defer func() { a.stdout = stdout }()
@@ -227,7 +228,7 @@ func newResearchCmd(a *App) *cobra.Command {
 
 // printOutput shows a tool's output for people: the five known tools in
 // their own form, anything else as indented JSON.
-func (a *App) printOutput(res *api.InvokeResult) error {
+func (a *App) printOutput(ctx context.Context, res *api.InvokeResult) error {
 	w := a.stdout
 	switch res.Tool {
 	case api.ToolSearch:
@@ -284,7 +285,7 @@ func (a *App) printOutput(res *api.InvokeResult) error {
 			break
 		}
 		if a.reportOut != "" {
-			return a.writeReport(out)
+			return a.writeReport(ctx, out)
 		}
 		return a.printResearch(out)
 	}
@@ -346,9 +347,9 @@ func isTerminal(w any) bool {
 
 // writeReport writes the report to -o FILE under the -o rule (replacing
 // FILE; - is stdout) and says where on stderr.
-func (a *App) writeReport(out *api.ResearchOutput) error {
+func (a *App) writeReport(ctx context.Context, out *api.ResearchOutput) error {
 	doc := out.Document(a.question, "")
-	err := a.writeOutput(a.reportOut, func(w io.Writer) error {
+	err := a.writeOutput(ctx, a.reportOut, func(w io.Writer) error {
 		_, err := io.WriteString(w, doc)
 		return err
 	})
