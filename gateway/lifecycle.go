@@ -17,14 +17,19 @@ import (
 // Serve answers requests on ln until Shutdown. It returns nil after a
 // shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	ln = limits.ClientListener(ln, s.limits.MaxConnsPerClient)
+	cl := limits.Listen(ln, limits.ConnLimits{Max: s.MaxConns(), PerClient: s.limits.MaxConnsPerClient,
+		UnauthIdle: time.Duration(s.limits.UnauthIdleTimeout), MaxHeaderBytes: s.limits.MaxHeaderBytes})
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: time.Duration(s.limits.HeaderTimeout),
 		IdleTimeout:       time.Duration(s.limits.IdleTimeout),
+		MaxHeaderBytes:    s.limits.MaxHeaderBytes,
+		ConnState:         cl.ConnState,
+		ConnContext:       limits.ConnContext,
 		BaseContext:       func(net.Listener) context.Context { return s.baseCtx },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	ln = cl
 	s.mu.Lock()
 	if s.isDraining() {
 		// Shutdown came first (a Stop right after Start): it found no
@@ -93,6 +98,27 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		_ = hs.Close()
 	}
 	return ctx.Err()
+}
+
+// opsMaxConns caps the operator address's connections: probes and
+// scrapes, a few at a time; the gateway's headroom holds them.
+const opsMaxConns = 64
+
+// MaxConns is the cap on the gateway's open connections: max_conns, or
+// the process's descriptor limit less the headroom the database and the
+// engines need (limits.FDHeadroom), whichever is lower; 0 when neither
+// is known.
+func (s *Server) MaxConns() int {
+	auto := 0
+	if fds := limits.FDLimit(); fds > 0 {
+		auto = max(1, fds-limits.FDHeadroom(fds, s.limits.MaxDBConns)-opsMaxConns)
+	}
+	switch m := s.limits.MaxConns; {
+	case m > 0 && (auto == 0 || m < auto):
+		return m
+	default:
+		return auto
+	}
 }
 
 // requestStart counts a request as active unless the gateway is draining;

@@ -197,6 +197,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		rs := stateOf(r)
 		rs.workspace, rs.keyHash, rs.keyID = ws, keyHash, keyHash[:8]
+		limits.Authenticated(r.Context()) // its connection keeps the ordinary idle timeout
 		next.ServeHTTP(w, r)
 	})
 }

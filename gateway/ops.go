@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hark/gateway/jobs"
+	"hark/gateway/limits"
 	"hark/gateway/store"
 )
 
@@ -110,7 +111,11 @@ func opsJSON(w http.ResponseWriter, status int, v any) {
 // private address. It outlives the gateway's own listener through the
 // drain, so that /readyz can say "draining".
 func (s *Server) ServeOps(ln net.Listener) error {
-	hs := &http.Server{Handler: s.opsRoutes(false), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	cl := limits.Listen(ln, limits.ConnLimits{Max: opsMaxConns, UnauthIdle: time.Duration(s.limits.UnauthIdleTimeout),
+		MaxHeaderBytes: s.limits.MaxHeaderBytes})
+	ln = cl
+	hs := &http.Server{Handler: s.opsRoutes(false), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
+		MaxHeaderBytes: s.limits.MaxHeaderBytes, ConnState: cl.ConnState}
 	s.mu.Lock()
 	if s.opsStopped {
 		s.mu.Unlock()

@@ -154,7 +154,13 @@ type Limits struct {
 	BodyMinRate       int64    `toml:"body_min_rate,omitempty"`        // bytes a second a body must keep up
 	IdleTimeout       Duration `toml:"idle_timeout,omitempty"`         // keep-alive connection between requests
 	MaxConnsPerClient int      `toml:"max_conns_per_client,omitempty"` // open connections of one address
-	MaxDBConns        int      `toml:"max_db_conns,omitempty"`         // open SQLite connections
+	// MaxConns caps every open connection; 0 sizes it from the process's
+	// descriptor limit, keeping headroom for the database and engines
+	// (limits.FDHeadroom). A value above that size is lowered to it.
+	MaxConns          int      `toml:"max_conns,omitempty"`
+	UnauthIdleTimeout Duration `toml:"unauth_idle_timeout,omitempty"` // keep-alive of a connection no request of which authenticated
+	MaxHeaderBytes    int      `toml:"max_header_bytes,omitempty"`    // request line and headers; then 431
+	MaxDBConns        int      `toml:"max_db_conns,omitempty"`        // open SQLite connections
 }
 
 // DefaultLimits returns the limits used where the config is silent.
@@ -191,6 +197,8 @@ func DefaultLimits() Limits {
 		BodyMinRate:       1024,
 		IdleTimeout:       Duration(60 * time.Second),
 		MaxConnsPerClient: 256,
+		UnauthIdleTimeout: Duration(5 * time.Second),
+		MaxHeaderBytes:    64 << 10,
 		MaxDBConns:        4 * runtime.NumCPU(),
 	}
 }
@@ -252,9 +260,11 @@ func (l Limits) WithDefaults() Limits {
 	fill(&l.STTRecognisers, d.STTRecognisers)
 	fill(&l.MaxConnsPerClient, d.MaxConnsPerClient)
 	fill(&l.MaxDBConns, d.MaxDBConns)
+	fill(&l.MaxHeaderBytes, d.MaxHeaderBytes)
 	for _, p := range []struct{ v, def *Duration }{
 		{&l.QueueWait, &d.QueueWait}, {&l.HeaderTimeout, &d.HeaderTimeout},
 		{&l.BodyTimeout, &d.BodyTimeout}, {&l.IdleTimeout, &d.IdleTimeout},
+		{&l.UnauthIdleTimeout, &d.UnauthIdleTimeout},
 	} {
 		if *p.v <= 0 {
 			*p.v = *p.def
@@ -369,7 +379,8 @@ func (c *Config) Validate() error {
 		l.UpstreamTimeout < 0 || l.ResearchWait < 0 || l.StreamIdleTimeout < 0 || l.ShutdownGrace < 0 ||
 		l.MaxInvoke < 0 || l.MaxFetch < 0 || l.MaxResearch < 0 || l.MaxVoice < 0 || l.MaxStreams < 0 || l.QueueLength < 0 ||
 		l.QueueWait < 0 || l.StreamsPerKey < 0 || l.STTRecognisers < 0 || l.HeaderTimeout < 0 ||
-		l.BodyTimeout < 0 || l.BodyMinRate < 0 || l.IdleTimeout < 0 || l.MaxConnsPerClient < 0 || l.MaxDBConns < 0 {
+		l.BodyTimeout < 0 || l.BodyMinRate < 0 || l.IdleTimeout < 0 || l.MaxConnsPerClient < 0 || l.MaxDBConns < 0 ||
+		l.MaxConns < 0 || l.UnauthIdleTimeout < 0 || l.MaxHeaderBytes < 0 {
 		return errors.New("limits: values must not be negative (0 means the default)")
 	}
 	if l.ReservationLease != 0 && time.Duration(l.ReservationLease) < time.Second {
