@@ -35,6 +35,7 @@ var dependencyRules = []struct {
 	{"hark/audio/prose", []string{"hark/gateway/text"}, "read-aloud splits sentences with the one text toolkit, which imports nothing of hark"},
 	{"hark/audio/...", []string{"hark/audio/...", "hark/gateway/text"}, "playback knows sound, not the gateway (only the standalone text toolkit, through prose)"},
 	{"hark/library/...", []string{"hark/api/...", "hark/library/..."}, "the library keeps what the client saw; it needs no gateway or screen"},
+	{"hark/deck", []string{"hark/api/...", "hark/audio/...", "hark/gateway/text"}, "a demo deck is spoken through any gateway (api) and played through the sound output (audio); it draws nothing"},
 	{"hark/gateway/text", nil, "the text toolkit (tokenizer, stemmer, BM25, sentences) is shared by the index, search and research, so it stands alone"},
 	{"hark/gateway/model", nil, "the model client speaks to a provider through its SDK and knows nothing of research, pages or the server"},
 	{"hark/gateway/model/modeltest", []string{"hark/gateway/text"}, "the fake model service is a third party's stand-in: its fake embeddings read words with the text toolkit"},
@@ -48,7 +49,7 @@ var dependencyRules = []struct {
 	{"hark/gateway/watch", []string{"hark/api", "hark/gateway/engine", "hark/gateway/store"}, "watched pages are read again through the engine's Rechecker interface, never gateway/web itself"},
 	{"hark/gateway", []string{"hark/api", "hark/audio/wav", "hark/audio/pcm", "hark/gateway/auth", "hark/gateway/config", "hark/gateway/engine", "hark/gateway/jobs", "hark/gateway/limits", "hark/gateway/store", "hark/gateway/usage", "hark/gateway/watch"}, "the gateway's HTTP knows its engines only through gateway/engine's interfaces; gateway/embedded wires the local ones"},
 	{"hark/gateway/...", []string{"hark/api/...", "hark/audio/wav", "hark/audio/pcm", "hark/gateway/..."}, "the gateway never reaches into the client (ui, cli, audio playback, settings)"},
-	{"hark/ui/...", []string{"hark/api/...", "hark/audio/...", "hark/library/...", "hark/ui/...", "hark/gateway/text"}, "ui talks to any gateway through api only: it never imports gateway, cli or config (gateway/text, which stands alone, reaches it through read-aloud's prose)"},
+	{"hark/ui/...", []string{"hark/api/...", "hark/audio/...", "hark/library/...", "hark/deck", "hark/ui/...", "hark/gateway/text"}, "ui talks to any gateway through api only: it never imports gateway, cli or config (gateway/text, which stands alone, reaches it through read-aloud's prose)"},
 	{"hark/cli", []string{"hark/..."}, "the command line wires everything"},
 	{"hark", []string{"hark/..."}, "main only runs the command line (TestRootHoldsOnlyMain checks it imports cli alone)"},
 }

@@ -238,6 +238,7 @@ func sweepArgs(dir, site string) map[string][]string {
 		"stt":               {"stt", wavFile},
 		"stt --stream":      {"stt", "--stream", wavFile},
 		"audition":          {"audition", "--voices", "alice", "hello"},
+		"demo":              {"demo", filepath.Join(dir, "deck.toml"), "-o", filepath.Join(dir, "deck.wav")},
 		"read":              {"read", doc},
 		"config":            {"config"},
 		"serve":             {"serve", "--listen", "127.0.0.1:notaport", "--config", filepath.Join(dir, "gateway.toml")},
@@ -273,7 +274,7 @@ func sweepArgs(dir, site string) map[string][]string {
 
 // gatewayCommands talk to the gateway: when it fails, they exit 4.
 var gatewayCommands = []string{"tools", "invoke", "search", "search --jsonl", "search --dictate", "extract", "crawl", "map",
-	"research", "research -o", "research --detach", "crawl --detach", "watch add", "watch list", "watch rm", "watch check", "watch diff", "jobs", "jobs attach", "jobs cancel", "voices", "tts", "tts --stream", "stt", "stt --stream", "audition", "read"}
+	"research", "research -o", "research --detach", "crawl --detach", "watch add", "watch list", "watch rm", "watch check", "watch diff", "jobs", "jobs attach", "jobs cancel", "voices", "tts", "tts --stream", "stt", "stt --stream", "audition", "demo", "read"}
 
 // No command path exits 1 for a known kind of failure: a gateway that
 // cannot be reached, that answers with something that is not the
@@ -342,6 +343,7 @@ func TestNoCommandExitsOne(t *testing.T) {
 			t.Setenv("HARK_VOICE", "")
 			os.WriteFile(filepath.Join(dir, "in.wav"), append(wav.Header(16000, 3200), make([]byte, 3200)...), 0o644)
 			os.WriteFile(filepath.Join(dir, "doc.md"), []byte("# Doc\n\nOne sentence to read.\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "deck.toml"), []byte("voice = \"alice\"\n[[line]]\ntext = \"Hello.\"\n"), 0o644)
 			if sc.damaged {
 				for _, f := range []string{library.File, "gateway.db"} {
 					os.WriteFile(filepath.Join(data, f), bytes.Repeat([]byte("not a database "), 500), 0o600)

@@ -63,7 +63,7 @@ embedded in hark itself.`,
 
 	for _, mk := range []func(*App) *cobra.Command{
 		newToolsCmd, newInvokeCmd, newSearchCmd, newExtractCmd, newCrawlCmd, newMapCmd, newResearchCmd,
-		newVoicesCmd, newTTSCmd, newSTTCmd, newConfigCmd, newServeCmd, newIndexCmd, newLibraryCmd, newNotesCmd, newWatchCmd, newAuditionCmd, newReadCmd, newJobsCmd,
+		newVoicesCmd, newTTSCmd, newSTTCmd, newConfigCmd, newServeCmd, newIndexCmd, newLibraryCmd, newNotesCmd, newWatchCmd, newAuditionCmd, newDemoCmd, newReadCmd, newJobsCmd,
 	} {
 		root.AddCommand(mk(a))
 	}

@@ -28,6 +28,14 @@ var logMu sync.Mutex
 
 func runTUI(ctx context.Context, a *App) error {
 	var prog atomic.Pointer[tea.Program]
+	c := a.tuiCommon(&prog)
+	return a.runProgram(ctx, &prog, ui.New(c))
+}
+
+// tuiCommon turns the settings into the common.Common every screen of
+// hark is drawn with: client, styles, gateway description, audio; the
+// program it runs in receives its streams' messages.
+func (a *App) tuiCommon(prog *atomic.Pointer[tea.Program]) *common.Common {
 	send := func(msg tea.Msg) {
 		if p := prog.Load(); p != nil {
 			p.Send(msg)
@@ -78,8 +86,11 @@ func runTUI(ctx context.Context, a *App) error {
 	// api_key_command runs while the TUI draws: its stderr must not
 	// reach the screen.
 	a.cfg.KeyCommandStderr = lazyWriter(a.logWriter)
+	return c
+}
 
-	var model tea.Model = ui.New(c)
+// runProgram runs model full-screen until it quits.
+func (a *App) runProgram(ctx context.Context, prog *atomic.Pointer[tea.Program], model tea.Model) error {
 	// main turns SIGINT and SIGTERM into ctx's end already. Bubble Tea's
 	// own handler would race it: having taken the signal, it blocks
 	// sending a quit message that no one reads once ctx has ended, and

@@ -287,6 +287,9 @@ type VoicesKeys struct {
 	Preview, UseVoice, Reload             key.Binding
 	Mark, Audition, Replay, AB, Star      key.Binding
 	SaveSet, PickText                     key.Binding
+	// Demo: D plays a deck (from the voice list); o chooses one, enter
+	// plays the last again (in the Demo section).
+	Demo, OpenDeck, PlayDeck key.Binding
 
 	// Speak
 	Edit, Done, Speak, SpeakNow key.Binding
@@ -328,6 +331,9 @@ func defaultVoicesKeys() VoicesKeys {
 		Star:        b([]string{"*"}, "*", "star take"),
 		SaveSet:     b([]string{"W"}, "W", "save the set"),
 		PickText:    b([]string{"t"}, "t", "audition text: a ready sentence"),
+		Demo:        b([]string{"D"}, "D", "play a demo deck (.toml)"),
+		OpenDeck:    b([]string{"o"}, "o", "choose a demo deck"),
+		PlayDeck:    b([]string{"enter"}, "enter", "play the deck again"),
 		UseVoice:    b([]string{"enter"}, "enter", "speak with voice"),
 		Reload:      b([]string{"ctrl+r"}, "ctrl+r", "reload"),
 

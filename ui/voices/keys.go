@@ -34,6 +34,7 @@ func sectionKeys(k common.VoicesKeys, s Section, capturing bool) sectionHelp {
 				{k.Filter, k.ClearFilter, k.Order, k.Reload},
 				{k.Preview, k.UseVoice, k.Stop},
 				{k.Mark, k.Audition, k.PickText, k.Replay, k.AB, k.Star, k.SaveSet},
+				{k.Demo},
 				nav,
 			},
 		}
@@ -61,6 +62,8 @@ func sectionKeys(k common.VoicesKeys, s Section, capturing bool) sectionHelp {
 				nav,
 			},
 		}
+	case SectionDemo:
+		return sectionHelp{short: []key.Binding{k.OpenDeck, k.PlayDeck, k.NextSection}, full: [][]key.Binding{{k.OpenDeck, k.PlayDeck}, nav}}
 	default:
 		if capturing {
 			return sectionHelp{short: []key.Binding{k.Done, k.Run}}

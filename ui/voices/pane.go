@@ -19,6 +19,7 @@ import (
 
 	"hark/api"
 	"hark/ui/common"
+	"hark/ui/demo"
 )
 
 // Section is one part of the voice studio.
@@ -29,11 +30,12 @@ const (
 	SectionSpeak
 	SectionListen
 	SectionRoundTrip
+	SectionDemo
 	numSections
 )
 
 func (s Section) String() string {
-	return [...]string{"Voices", "Speak", "Listen", "Round trip"}[s]
+	return [...]string{"Voices", "Speak", "Listen", "Round trip", "Demo"}[s]
 }
 
 const (
@@ -92,6 +94,12 @@ type Pane struct {
 	// is the ready sentence they say (0: the Speak text).
 	aud     audition
 	audPick int
+
+	// Demo: a deck played on the stage; deckPicker chooses its file.
+	stage       *demo.Model
+	deckPicker  filepicker.Model
+	pickingDeck bool
+	lastDeck    string
 }
 
 var _ common.Pane = (*Pane)(nil)
@@ -129,14 +137,23 @@ func New(c *common.Common) *Pane {
 	p.rtInput.CharLimit = 500
 	p.rtInput.SetValue(defaultRoundTrip)
 
-	p.picker = filepicker.New()
-	p.picker.AllowedTypes = audioFileTypes
-	p.picker.ShowPermissions = false
-	p.picker.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("h", "back"))
-	if wd, err := os.Getwd(); err == nil {
-		p.picker.CurrentDirectory = wd
-	}
+	p.picker = newPicker(audioFileTypes)
+	p.deckPicker = newPicker([]string{".toml"})
+	p.stage = demo.New(c)
 	return p
+}
+
+// newPicker is a file picker of the given types, opening in the
+// directory hark was started in.
+func newPicker(types []string) filepicker.Model {
+	fp := filepicker.New()
+	fp.AllowedTypes = types
+	fp.ShowPermissions = false
+	fp.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("h", "back"))
+	if wd, err := os.Getwd(); err == nil {
+		fp.CurrentDirectory = wd
+	}
+	return fp
 }
 
 // Title is the tab label.
@@ -150,8 +167,12 @@ func (p *Pane) Init() tea.Cmd {
 
 // Capturing reports that a text field or the file picker has the keys.
 func (p *Pane) Capturing() bool {
-	return p.filtering || p.editing || p.rtEditing || p.picking || p.saveAs.Active()
+	return p.filtering || p.editing || p.rtEditing || p.picking || p.saveAs.Active() || p.pickingDeck || p.onStage()
 }
+
+// onStage reports that a deck is on the Demo section's stage: it takes
+// every key (q stops the show, not hark).
+func (p *Pane) onStage() bool { return p.section == SectionDemo && p.stage.Active() }
 
 // OwnsKeys reports that the Speak text area is being edited, or a path
 // typed into the save-as prompt: it takes every key, ctrl+k included (see
@@ -159,7 +180,12 @@ func (p *Pane) Capturing() bool {
 func (p *Pane) OwnsKeys() bool { return p.editing || p.saveAs.Active() }
 
 // KeyMap gives the bindings of the current section.
-func (p *Pane) KeyMap() help.KeyMap { return sectionKeys(p.c.Keys().Voices, p.section, p.Capturing()) }
+func (p *Pane) KeyMap() help.KeyMap {
+	if p.onStage() {
+		return p.stage.KeyMap()
+	}
+	return sectionKeys(p.c.Keys().Voices, p.section, p.Capturing())
+}
 
 // Section is the section shown.
 func (p *Pane) Section() Section { return p.section }
@@ -171,7 +197,7 @@ func (p *Pane) SetSection(s Section) {
 }
 
 func (p *Pane) blurAll() {
-	p.filtering, p.editing, p.rtEditing, p.picking = false, false, false, false
+	p.filtering, p.editing, p.rtEditing, p.picking, p.pickingDeck = false, false, false, false, false
 	p.filter.Blur()
 	p.text.Blur()
 	p.rtInput.Blur()
@@ -231,6 +257,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, p.onRoundTrip(msg)
 	case auditionMsg:
 		return p, p.onAudition(msg)
+	case demo.ClosedMsg:
+		return p, nil
 	}
 	// Anything else (cursor blinks, directory listings) goes to whichever
 	// component is live.
@@ -251,6 +279,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	cmds = append(cmds, p.saveAs.Update(msg))
 	p.picker, cmd = p.picker.Update(msg)
 	cmds = append(cmds, cmd)
+	p.deckPicker, cmd = p.deckPicker.Update(msg)
+	cmds = append(cmds, cmd, p.stage.Update(msg))
 	return p, tea.Batch(cmds...)
 }
 
@@ -311,6 +341,10 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		var cmd tea.Cmd
 		p.rtInput, cmd = p.rtInput.Update(msg)
 		return cmd
+	case p.onStage():
+		return p.stage.Update(msg)
+	case p.pickingDeck:
+		return p.pickDeckKey(msg)
 	case p.picking:
 		if msg.String() == "esc" {
 			p.picking = false
@@ -345,6 +379,8 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return p.speakKey(msg)
 	case SectionListen:
 		return p.listenKey(msg)
+	case SectionDemo:
+		return p.demoKey(msg)
 	default:
 		return p.roundTripKey(msg)
 	}
@@ -393,6 +429,8 @@ func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 		p.star()
 	case key.Matches(msg, k.SaveSet):
 		return p.saveSet()
+	case key.Matches(msg, k.Demo):
+		return p.openDeckPicker()
 	case key.Matches(msg, k.UseVoice):
 		if v, ok := p.list.Selected(); ok {
 			p.voice = v

@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
-	"hark/audio"
 	"hark/ui/common"
 )
 
@@ -29,6 +28,8 @@ func (p *Pane) layout() {
 	p.text.SetHeight(p.textHeight())
 	p.rtInput.SetWidth(max(4, p.width-8))
 	p.picker.SetHeight(max(1, p.contentHeight()-7)) // under the Listen header, title and directory
+	p.deckPicker.SetHeight(max(1, p.contentHeight()-5))
+	p.stage.SetSize(p.width, p.contentHeight())
 }
 
 func (p *Pane) styles() *common.Styles {
@@ -52,6 +53,8 @@ func (p *Pane) View() string {
 		body = p.viewSpeak(p.width, ch)
 	case SectionListen:
 		body = p.viewListen(p.width, ch)
+	case SectionDemo:
+		body = p.viewDemo(p.width, ch)
 	default:
 		body = p.viewRoundTrip(p.width, ch)
 	}
@@ -353,29 +356,10 @@ func (p *Pane) fileNotice(ps *playState, w int) string {
 }
 
 func (p *Pane) outNotice(o fileOut, w int) string {
-	st := p.styles()
-	if o.kind == "null" {
-		return st.Warn.Render(wrap("Audio output is off (audio sink null): nothing is played or saved; w saves the audio.", w))
-	}
-	if o.kind != "file" {
+	if w <= 0 {
 		return ""
 	}
-	var why string
-	switch o.reason {
-	case audio.ReasonSSH:
-		why = "This is an SSH session without audio forwarding (no PULSE_SERVER), so nothing is heard here."
-	case audio.ReasonNoDevice:
-		why = "No sound device could be opened on this machine, so nothing is heard."
-	case audio.ReasonNoCgo:
-		why = "This hark was built without cgo and cannot play sound, so nothing is heard."
-	default:
-		why = "Audio goes to WAV files (audio sink file), so nothing is heard."
-	}
-	why = st.Warn.Render(wrap(why, w))
-	if o.savedTo == "" {
-		return why + "\n" + wrap("The audio is being saved to a WAV file.", w)
-	}
-	return why + "\n" + "Saved to (y copies the path):" + "\n" + o.savedTo
+	return common.SoundNotice(p.styles(), o.kind, o.reason, o.savedTo, w)
 }
 
 // voicesOut is where the Voices section's last playback (a preview or an
