@@ -16,6 +16,7 @@ import (
 	"hark/gateway/config"
 	"hark/gateway/engine"
 	"hark/gateway/gatewaytest"
+	"hark/gateway/store"
 	"hark/gateway/voice"
 )
 
@@ -28,7 +29,7 @@ func localGateway(t *testing.T) *api.Client {
 			t.Skipf("%s not installed", tool)
 		}
 	}
-	db, err := gateway.OpenDB(t.TempDir())
+	db, err := store.OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

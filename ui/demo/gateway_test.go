@@ -21,6 +21,7 @@ import (
 	"hark/gateway/config"
 	"hark/gateway/engine"
 	"hark/gateway/gatewaytest"
+	"hark/gateway/store"
 	"hark/gateway/voice"
 	"hark/ui/common"
 )
@@ -32,7 +33,7 @@ func localGateway(t *testing.T) *api.Client {
 			t.Skipf("%s not installed", tool)
 		}
 	}
-	db, err := gateway.OpenDB(t.TempDir())
+	db, err := store.OpenDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
