@@ -19,7 +19,8 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d /tmp/hdemo.XXXXXX)
 sock="hark-demo-$$"
 cleanup() {
-	tmux -L "$sock" kill-server 2>/dev/null || true
+	tmux -L "hark-demo-$$" kill-server 2>/dev/null || true
+	tmux -L "hark-demo-$$-tui" kill-server 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -113,7 +114,9 @@ keys q
 wait_for 'exit status 0' 10
 tmux -L "$sock" kill-server
 
-# --- the TUI: D in the Voices pane ---
+# --- the TUI: D in the Voices pane (a tmux server of its own: the first
+# may still be going away) ---
+sock="hark-demo-$$-tui"
 start "$bin"
 wait_for 'Voices' 30
 keys Escape

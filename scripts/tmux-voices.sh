@@ -72,10 +72,10 @@ wait_for '/ filter · by language'
 
 # Filter as you type: one voice left, its details on the right.
 keys /
-keys -l slt
-wait_for '^/slt'
+keys -l flite:slt
+wait_for '^/flite:slt'
 keys Enter
-wait_for 'filter slt +1/[0-9]+'
+wait_for 'filter flite:slt +1/[0-9]+'
 wait_for 'code +flite:slt'
 wait_for 'language +en-us'
 
@@ -162,7 +162,9 @@ wait_for 'fox'
 # chosen take by take, the set saved with true WAV sizes; with no sound
 # device the audition is one WAV whose path is whole under the list.
 keys ']'
-wait_for '/ filter|filter slt'
+wait_for 'o chooses a deck file'
+keys ']'
+wait_for '/ filter|filter flite:slt'
 keys Escape
 keys /
 keys -l flite
