@@ -85,9 +85,9 @@ func (s *Show) Fetch(i int) {
 		if err == nil && len(t.data) == 0 {
 			err = errors.New("the stream brought no audio")
 		}
-		if err == nil {
-			err = wav.FixBytes(t.data) // a whole take gets its true sizes
-		}
+		// The WAV keeps the stream's placeholder sizes, which every
+		// reader of hark's takes reads to the end of the data: fixing
+		// them in place would write under a follower reading it.
 		t.running, t.done, t.err = false, true, err
 		close(t.grew)
 		t.grew = make(chan struct{})
