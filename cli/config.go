@@ -22,6 +22,13 @@ func newConfigCmd(a *App) *cobra.Command {
 					m[kv[0]] = kv[1]
 				}
 				m["base_url"] = c.BaseURL
+				if ms, err := a.modelSettings(); err != nil {
+					m["model"] = err.Error()
+				} else {
+					for _, kv := range ms.Settings() {
+						m[kv[0]] = kv[1]
+					}
+				}
 				return writeJSON(a.stdout, m)
 			}
 			file := c.File
@@ -32,6 +39,16 @@ func newConfigCmd(a *App) *cobra.Command {
 			tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
 			for _, kv := range c.Settings() {
 				fmt.Fprintf(tw, "%s\t%s\t(%s)\n", kv[0], kv[1], c.Sources[kv[0]])
+			}
+			// The embedded gateway's model: gateway.toml's [model], then
+			// HARK_MODEL_*; the key masked.
+			ms, err := a.modelSettings()
+			if err != nil {
+				fmt.Fprintf(tw, "model\t(%v)\t\n", err)
+			} else {
+				for _, kv := range ms.Settings() {
+					fmt.Fprintf(tw, "%s\t%s\t(gateway.toml [model], HARK_MODEL_*)\n", kv[0], kv[1])
+				}
 			}
 			return tw.Flush()
 		},

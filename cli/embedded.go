@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 
 	tea "charm.land/bubbletea/v2"
 
+	gwconfig "hark/gateway/config"
 	"hark/gateway/embedded"
+	"hark/gateway/model"
 	"hark/gateway/web"
 )
 
@@ -84,7 +87,11 @@ func (a *App) localData() (*embedded.Local, error) {
 	}
 	// The engines' first-use work (the voice catalogue, the web index)
 	// shows in hark.log.
-	l, err := open(a.cfg.DataDir, embedded.Options{AllowPrivate: a.cfg.AllowPrivate, Trace: a.phase})
+	writer, err := a.localModel(context.Background())
+	if err != nil {
+		return nil, usageError{err}
+	}
+	l, err := open(a.cfg.DataDir, embedded.Options{AllowPrivate: a.cfg.AllowPrivate, Trace: a.phase, Model: writer})
 	switch {
 	case err == nil:
 	case errors.As(err, new(*fs.PathError)):
@@ -119,4 +126,36 @@ func (a *App) closeLocal() {
 		a.local.Close()
 		a.local = nil
 	}
+}
+
+// modelSettings are the embedded gateway's model settings: the [model]
+// section of gateway.toml (the default path), then HARK_MODEL_*.
+func (a *App) modelSettings() (gwconfig.Model, error) {
+	var m gwconfig.Model
+	if p, err := gwconfig.PathFrom(a.getenv); err == nil {
+		if m, err = gwconfig.ModelOf(p); err != nil {
+			return m, err
+		}
+	}
+	m = m.WithEnv(a.getenv)
+	return m, m.Validate()
+}
+
+// localModel is the embedded gateway's model client, nil without one.
+func (a *App) localModel(ctx context.Context) (*model.Client, error) {
+	m, err := a.modelSettings()
+	if err != nil {
+		return nil, err
+	}
+	return m.Client(ctx, func(c *model.Config) { c.Log = a.modelLog() })
+}
+
+// modelLog is the model client's log: hark.log at the configured level,
+// so that prompts and passages are written only with log_level = "debug".
+func (a *App) modelLog() *slog.Logger {
+	level := slog.LevelInfo
+	if a.cfg != nil && a.cfg.LogLevel == "debug" {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(lazyWriter(a.logWriter), &slog.HandlerOptions{Level: level}))
 }

@@ -18,6 +18,7 @@ import (
 	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/embedded"
+	"hark/gateway/model"
 	"hark/gateway/store"
 )
 
@@ -167,6 +168,13 @@ func runServe(ctx context.Context, a *App, listen, opsListen, cfgPath string, al
 	eng := embedded.NewEngines(raw, allowPrivate, logger)
 	eng.Recognisers = gcfg.Limits.STTRecognisers
 	eng.Postgres = pg // the team's one search index, when there is one
+	// The model, if any, runs on this node: a detached research job is
+	// written by the model of the node that takes it.
+	writer, err := gcfg.Model.WithEnv(a.getenv).Client(ctx, func(c *model.Config) { c.Log = logger })
+	if err != nil {
+		return usageError{err}
+	}
+	eng.Writer = writer
 	defer eng.Close()
 	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.Gateway(), Logger: logger})
 	if err != nil {

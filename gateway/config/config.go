@@ -43,6 +43,9 @@ type Config struct {
 	Limits      Limits      `toml:"limits,omitempty"`
 	Ops         Ops         `toml:"ops,omitempty"`
 	Workspaces  []Workspace `toml:"workspace,omitempty"`
+	// Model is the language model that writes research answers; without
+	// one, research is extractive (docs/model.md).
+	Model Model `toml:"model,omitempty"`
 }
 
 // Ops is where an operator's tools reach a gateway: /healthz (open on the
@@ -278,8 +281,11 @@ func (l Limits) WithDefaults() Limits {
 
 // DefaultPath is $XDG_CONFIG_HOME/hark/gateway.toml (or the OS
 // equivalent of the user config directory).
-func DefaultPath() (string, error) {
-	dir := os.Getenv("XDG_CONFIG_HOME")
+func DefaultPath() (string, error) { return PathFrom(os.Getenv) }
+
+// PathFrom is DefaultPath with the environment read through getenv.
+func PathFrom(getenv func(string) string) (string, error) {
+	dir := getenv("XDG_CONFIG_HOME")
 	if dir == "" {
 		var err error
 		if dir, err = os.UserConfigDir(); err != nil {
@@ -372,6 +378,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Ops.Listen != "" && c.Ops.Listen == c.Listen {
 		return errors.New("ops.listen: must not be the gateway's own listen address")
+	}
+	if err := c.Model.Validate(); err != nil {
+		return err
 	}
 	l := c.Limits
 	if l.RatePerSecond < 0 || l.RateBurst < 0 || l.MaxBodyBytes < 0 || l.MaxTextChars < 0 ||

@@ -24,6 +24,7 @@ import (
 	"hark/gateway/config"
 	"hark/gateway/engine"
 	"hark/gateway/jobs"
+	"hark/gateway/model"
 	"hark/gateway/research"
 	"hark/gateway/store"
 	"hark/gateway/voice"
@@ -48,6 +49,8 @@ type Options struct {
 	// ("voice catalogue listed", "web engine opened"), for hark's start-up
 	// log. It must be quick and safe for concurrent use.
 	Trace func(event string)
+	// Model, when set, writes research answers (docs/model.md).
+	Model *model.Client
 }
 
 // Local is a data directory opened once: its database, the log and the
@@ -90,6 +93,9 @@ func Open(dataDir string, opts Options) (*Local, error) {
 	l.eng.VoiceWarmAfter = voice.WarmOnDemand
 	l.eng.Trace = opts.Trace
 	l.eng.Recognisers = opts.Limits.STTRecognisers
+	if opts.Model != nil {
+		l.eng.Writer = opts.Model
+	}
 	l.closers = append(l.closers, l.eng)
 	return l, nil
 }
@@ -221,6 +227,10 @@ type Engines struct {
 	// engine's search index (web.Config.Postgres): the index a team's
 	// replicas share. Research tasks stay in db.
 	Postgres *store.DB
+	// Writer, when set before Gateway is called, writes research answers
+	// from the passages research selects (docs/model.md); nil keeps
+	// research extractive.
+	Writer *model.Client
 
 	mu       sync.Mutex
 	web      *web.Engine
@@ -249,7 +259,11 @@ func (e *Engines) localWeb() (*web.Engine, *research.Engine, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := research.New(research.Config{DB: e.db, Index: w})
+		cfg := research.Config{DB: e.db, Index: w}
+		if e.Writer != nil {
+			cfg.Writer = e.Writer
+		}
+		r, err := research.New(cfg)
 		if err != nil {
 			w.Close()
 			return nil, nil, err

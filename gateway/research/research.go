@@ -51,6 +51,10 @@ type Config struct {
 	DB      *sql.DB       // required; the gateway's database, which keeps the tasks
 	Index   Index         // required; the local web engine
 	Timeout time.Duration // a research task's own limit; default 10 minutes
+	// Writer, when set, writes the answer from the passages research
+	// selected, each sentence checked against them (research_model.go);
+	// nil keeps the extractive report.
+	Writer Writer
 }
 
 // Engine runs research tasks.
@@ -194,6 +198,9 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 			}
 		}()
 		content, sources, passages, err := e.research(tctx, in.Input, planFor(model, in.Input), search, localIndex)
+		if err == nil {
+			content = e.written(tctx, in.Input, content, false, sources, passages)
+		}
 		close(stopBeat)
 		fin := context.WithoutCancel(tctx)
 		if err != nil {

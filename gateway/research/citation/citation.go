@@ -74,7 +74,7 @@ var (
 	leadingMarks = text.LazyRegexp(`^(?:\s*\[\s*\d+(?:\s*(?:[,;–-]|and)\s*\d+)*\s*\])+\s*`)
 	inlineCode   = text.LazyRegexp("`([^`\n]+)`")
 	flagToken    = text.LazyRegexp(`(?:^|[\s(\[,])(--?[A-Za-z][A-Za-z0-9_-]*(?:=[^\s,;)\]]+)?)`)
-	numberToken  = text.LazyRegexp(`\d+(?:[.,]\d+)*`)
+	numberToken  = text.LazyRegexp(`\b\d+(?:[.,]\d+)*\b`)
 	// Paths: from the root, the home or here (/usr/local, ./configure).
 	pathToken = text.LazyRegexp(`(?:^|[\s(])((?:~|\.{1,2})?/[A-Za-z0-9_.*-]+(?:/[A-Za-z0-9_.*-]+)*/?)`)
 	// Names as code writes them: dotted, snake_case, camelCase, with
