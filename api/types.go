@@ -217,6 +217,9 @@ type MapLink struct {
 type ResearchInput struct {
 	Input string `json:"input"`
 	Model string `json:"model,omitempty"`
+	// Strict drops the sentences of a model-written answer that their
+	// passages do not support (a gateway without a model ignores it).
+	Strict bool `json:"strict,omitempty"`
 }
 
 // Research task states.
@@ -236,7 +239,30 @@ type ResearchOutput struct {
 	// Passages say where each quote of Content sits in its source; an
 	// addition to the spec's output that other gateways leave out.
 	Passages []ResearchPassage `json:"passages,omitempty"`
-	Extra    Extra             `json:"-"`
+	// Written is present when a language model wrote Content: which
+	// model, and each sentence's check against the passages it cites.
+	Written *ResearchWritten `json:"written,omitempty"`
+	Extra   Extra            `json:"-"`
+}
+
+// ResearchWritten says who wrote a report and how its sentences held up.
+type ResearchWritten struct {
+	Model     string          `json:"model"`
+	Supported int             `json:"supported"` // sentences supported by their passages
+	Sentences int             `json:"sentences"` // sentences that claim something
+	Dropped   int             `json:"dropped,omitempty"`
+	Stopped   string          `json:"stopped,omitempty"` // why the answer ends early, when it does
+	Checks    []ResearchCheck `json:"checks"`
+}
+
+// ResearchCheck is one written sentence's check: the sources it cites
+// (the report's citation numbers) and, unsupported, why.
+type ResearchCheck struct {
+	Sentence  string `json:"sentence"`
+	Cites     []int  `json:"cites"`
+	Supported bool   `json:"supported"`
+	Reason    string `json:"reason,omitempty"`
+	Dropped   bool   `json:"dropped,omitempty"` // left out of the report (strict)
 }
 
 // ResearchPassage is one quote of a research report and where it comes

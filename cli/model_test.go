@@ -61,6 +61,27 @@ func TestResearchWrittenByModel(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "0 moved, 0 gone") {
 		t.Errorf("verify of a written report: %d %q %q", code, out, errs)
 	}
+	code, out, errs = harkApp(t, t.Context(), env, nil, "", "--data-dir", data, "--json", "research", "--strict", "how do I tune zorblax?")
+	var env39 struct {
+		Output struct {
+			Content string
+			Written struct {
+				Supported, Sentences, Dropped int
+				Checks                        []struct {
+					Sentence, Reason string
+					Supported        bool
+				}
+			}
+		}
+	}
+	res := &env39.Output
+	if code != 0 || json.Unmarshal([]byte(out), &env39) != nil {
+		t.Fatalf("research --json --strict: %d %s %s", code, out, errs)
+	}
+	if w := res.Written; w.Supported != 2 || w.Sentences != 3 || w.Dropped != 1 || len(w.Checks) != 3 ||
+		w.Checks[2].Reason != "`7` is not in passage [1]" || strings.Contains(res.Content, "silence") {
+		t.Errorf("--json --strict: %+v\n%s", w, out)
+	}
 	code, out, _ = harkApp(t, t.Context(), env, nil, "", "--data-dir", data, "config")
 	if code != 0 || !strings.Contains(out, "model.chat") || !strings.Contains(out, "****"+modeltest.Key[len(modeltest.Key)-4:]) || strings.Contains(out, modeltest.Key) {
 		t.Errorf("config shows the model badly:\n%s", out)

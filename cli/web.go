@@ -220,6 +220,7 @@ func newResearchCmd(a *App) *cobra.Command {
 	cmd := newWebCmd(a, api.ToolResearch, "research QUESTION...", "Research a question and print the report",
 		joinArgs("input"), func(cmd *cobra.Command, w *webFlags) {
 			w.strFlag(cmd, "model", "model", "mini, pro or auto")
+			w.boolFlag(cmd, "strict", "strict", "drop the sentences of a model-written answer that their passages do not support")
 			cmd.Flags().StringVarP(&a.reportOut, "output", "o", "", "write the report (markdown, with its sources) to FILE, replacing it; - for stdout")
 		})
 	cmd.AddCommand(newResearchVerifyCmd(a))

@@ -233,6 +233,7 @@ func newRegistry() []*tool {
 		fields: []api.Field{
 			{Name: "input", Type: "string", Required: true, MaxLength: maxResearchChars, Description: "topic or question to research"},
 			{Name: "model", Type: "string", Default: "auto", Enum: []string{"mini", "pro", "auto"}, Description: "mini (fast, concise), pro (deep, comprehensive) or auto"},
+			{Name: "strict", Type: "boolean", Default: false, Description: "with a language model configured, drop the written sentences their passages do not support"},
 		},
 		output: reflect.TypeFor[api.ResearchOutput](),
 		outputDocs: map[string]string{

@@ -198,8 +198,9 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 			}
 		}()
 		content, sources, passages, err := e.research(tctx, in.Input, planFor(model, in.Input), search, localIndex)
+		var written *api.ResearchWritten
 		if err == nil {
-			content = e.written(tctx, in.Input, content, false, sources, passages)
+			content, written = e.written(tctx, in.Input, content, in.Strict, sources, passages)
 		}
 		close(stopBeat)
 		fin := context.WithoutCancel(tctx)
@@ -210,10 +211,10 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 			} else if errors.Is(err, context.DeadlineExceeded) {
 				msg = fmt.Sprintf("research took longer than %s", e.cfg.Timeout)
 			}
-			saveErr = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, nil, msg)
+			saveErr = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, nil, nil, msg)
 			return
 		}
-		saveErr = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, passages, "")
+		saveErr = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, passages, written, "")
 	}()
 	select {
 	case <-done:

@@ -60,9 +60,9 @@ func writtenPrompt(question string, sources []api.ResearchSource, passages []api
 // the model failing before it wrote anything, the extractive report
 // with the reason. A stream that stops midway keeps its checked
 // sentences and says where it stopped.
-func (e *Engine) written(ctx context.Context, question, extractive string, strict bool, sources []api.ResearchSource, passages []api.ResearchPassage) string {
+func (e *Engine) written(ctx context.Context, question, extractive string, strict bool, sources []api.ResearchSource, passages []api.ResearchPassage) (string, *api.ResearchWritten) {
 	if e.cfg.Writer == nil || len(sources) == 0 || len(passages) == 0 {
-		return extractive
+		return extractive, nil
 	}
 	prompt, texts := writtenPrompt(question, sources, passages)
 	engine.Progress(ctx, "%s is writing the answer from %d sources", e.cfg.Writer.Name(), len(sources))
@@ -86,7 +86,7 @@ func (e *Engine) written(ctx context.Context, question, extractive string, stric
 		if err == nil {
 			err = errors.New("the model wrote nothing")
 		}
-		return withFallbackNote(extractive, e.cfg.Writer.Name(), err)
+		return withFallbackNote(extractive, e.cfg.Writer.Name(), err), nil
 	}
 	if err == nil {
 		report(stream.Close())
@@ -95,7 +95,7 @@ func (e *Engine) written(ctx context.Context, question, extractive string, stric
 		// stream cut is not a sentence.
 		w.Text = w.Text[:checked[len(checked)-1].End]
 	} else {
-		return withFallbackNote(extractive, e.cfg.Writer.Name(), err)
+		return withFallbackNote(extractive, e.cfg.Writer.Name(), err), nil
 	}
 	return writtenReport(question, extractive, e.cfg.Writer.Name(), w, err, checked, strict)
 }
@@ -115,10 +115,11 @@ func withFallbackNote(extractive, writer string, err error) string {
 // writtenReport is the written answer with every unsupported sentence
 // marked (or dropped when strict), the count of supported sentences and
 // the model that wrote it, then the extractive report's sources.
-func writtenReport(question, extractive, writer string, w model.Written, callErr error, checked []citation.Sentence, strict bool) string {
+func writtenReport(question, extractive, writer string, w model.Written, callErr error, checked []citation.Sentence, strict bool) (string, *api.ResearchWritten) {
 	answer := w.Text
 	supported, claims := 0, 0
 	var unsupported []citation.Sentence
+	out := &api.ResearchWritten{Model: writer, Checks: []api.ResearchCheck{}}
 	for _, s := range checked {
 		if !s.Claim {
 			continue
@@ -129,6 +130,15 @@ func writtenReport(question, extractive, writer string, w model.Written, callErr
 		} else {
 			unsupported = append(unsupported, s)
 		}
+		out.Checks = append(out.Checks, api.ResearchCheck{Sentence: s.Text, Cites: s.Cites, Supported: s.Supported,
+			Reason: s.Reason, Dropped: strict && !s.Supported})
+	}
+	out.Supported, out.Sentences = supported, claims
+	if strict {
+		out.Dropped = len(unsupported)
+	}
+	if callErr != nil {
+		out.Stopped = strings.TrimPrefix(callErr.Error(), "model: ")
 	}
 	// Mark (or drop) from the end, so that earlier offsets hold.
 	marks := append([]citation.Sentence(nil), unsupported...)
@@ -138,7 +148,7 @@ func writtenReport(question, extractive, writer string, w model.Written, callErr
 			continue
 		}
 		if strict {
-			answer = answer[:s.Start] + answer[s.End:]
+			answer = answer[:s.Start] + strings.TrimLeft(answer[s.End:], " ")
 		} else {
 			answer = answer[:s.End] + " **⚠ unsupported: " + s.Reason + "**" + answer[s.End:]
 		}
@@ -169,5 +179,5 @@ func writtenReport(question, extractive, writer string, w model.Written, callErr
 	if i := strings.LastIndex(extractive, "## Sources\n"); i >= 0 {
 		b.WriteString(extractive[i:])
 	}
-	return b.String()
+	return b.String(), out
 }

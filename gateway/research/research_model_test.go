@@ -75,9 +75,9 @@ func writtenEngine(t *testing.T, srv *modeltest.Server, edit ...func(*model.Conf
 	return e
 }
 
-func research39(t *testing.T, e *testEng, ctx context.Context) *api.ResearchOutput {
+func research39(t *testing.T, e *testEng, ctx context.Context, strict ...bool) *api.ResearchOutput {
 	t.Helper()
-	out, err := e.Research(ctx, api.ResearchInput{Input: "How do I find memory leaks with Memcheck?", Model: "mini"})
+	out, err := e.Research(ctx, api.ResearchInput{Input: "How do I find memory leaks with Memcheck?", Model: "mini", Strict: len(strict) > 0 && strict[0]})
 	if err != nil || out.Status != api.ResearchCompleted {
 		t.Fatalf("%v %+v", err, out)
 	}
@@ -113,15 +113,24 @@ func TestWrittenReportChecksEverySentence(t *testing.T) {
 	}
 }
 
+func carelessWriter(r modeltest.Request) modeltest.Reply {
+	rep := honestWriter(r)
+	rep.Text += " Memcheck needs --leak-check=full to report leaks [1]. Valgrind runs programs on a virtual CPU [9]. It never reports false positives."
+	return rep
+}
+
 func TestWrittenReportMarksUnsupported(t *testing.T) {
 	t.Parallel()
 	srv := modeltest.NewOpenAI(t)
-	srv.Write(func(r modeltest.Request) modeltest.Reply {
-		rep := honestWriter(r)
-		rep.Text += " Memcheck needs --leak-check=full to report leaks [1]. Valgrind runs programs on a virtual CPU [9]. It never reports false positives."
-		return rep
-	})
+	srv.Write(carelessWriter)
 	out := research39(t, writtenEngine(t, srv), context.Background())
+	w := out.Written
+	if w == nil || w.Model != "fake-writer (openai)" || w.Supported != 2 || w.Sentences != 5 || len(w.Checks) != 5 {
+		t.Fatalf("written %+v", w)
+	}
+	if c := w.Checks[3]; c.Supported || c.Reason != "cites passage [9], but there are 2" || len(c.Cites) != 1 || c.Cites[0] != 9 {
+		t.Fatalf("check %+v", c)
+	}
 	for _, want := range []string{
 		"2 of 5 sentences supported",
 		"⚠ unsupported: `--leak-check=full` is not in passage [1]",
@@ -185,5 +194,39 @@ func TestWrittenReportKeepsWhatWasCheckedWhenTheStreamDrops(t *testing.T) {
 		if !strings.Contains(out.Content, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.Content)
 		}
+	}
+}
+
+func TestWrittenReportStrictDropsUnsupported(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewOpenAI(t)
+	srv.Write(carelessWriter)
+	out := research39(t, writtenEngine(t, srv), context.Background(), true)
+	for _, gone := range []string{"--leak-check=full", "virtual CPU", "false positives", "⚠", "## Unsupported sentences"} {
+		if strings.Contains(out.Content, gone) {
+			t.Errorf("strict kept %q:\n%s", gone, out.Content)
+		}
+	}
+	if !strings.Contains(out.Content, "2 of 5 sentences supported by their passages; 3 unsupported sentences dropped (strict)") {
+		t.Errorf("report:\n%s", out.Content)
+	}
+	if out.Written == nil || out.Written.Dropped != 3 || !out.Written.Checks[2].Dropped {
+		t.Fatalf("written %+v", out.Written)
+	}
+}
+
+// Without a model, the report is the extractive one, and says nothing of
+// a writer.
+func TestNoModelNothingChanges(t *testing.T) {
+	t.Parallel()
+	e := testEngine(t, nil)
+	for _, p := range memcheckPages {
+		pg := *p
+		pg.Text = strings.ReplaceAll(pg.Markdown, "#", "")
+		seed(t, e, &pg)
+	}
+	out := research39(t, e, context.Background(), true)
+	if out.Written != nil || strings.Contains(out.Content, "Written by") || !strings.Contains(out.Content, "## Method") {
+		t.Fatalf("%+v\n%s", out.Written, out.Content)
 	}
 }

@@ -25,7 +25,19 @@ type store struct{ db *sql.DB }
 // use for it).
 var Schema = dbstore.Schema{Owner: "research", Migrations: []dbstore.Migration{
 	{Name: "research tasks, their reports, sources and passages", Func: createTable},
+	{Name: "a written report's model and sentence checks", Func: addWritten},
 }}
+
+// addWritten adds the column that keeps who wrote a report and each
+// sentence's check (api.ResearchWritten, as JSON; empty for an
+// extractive report).
+func addWritten(ctx context.Context, tx *dbstore.Tx) error {
+	if tx.Dialect() != dbstore.SQLite {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `ALTER TABLE web_research ADD COLUMN written TEXT NOT NULL DEFAULT ''`)
+	return err
+}
 
 // createTable makes web_research, IF NOT EXISTS since research made it
 // itself before it had a version, and adds the passages column to one
@@ -75,7 +87,7 @@ func (s *store) createResearch(ctx context.Context, id, input, model string) err
 	// same id: the row starts over.
 	_, err := s.db.ExecContext(ctx, `INSERT INTO web_research(id, input, model, status, created, updated) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET input = excluded.input, model = excluded.model, status = excluded.status,
-		content = '', sources = '[]', passages = '[]', error = '', updated = excluded.updated`,
+		content = '', sources = '[]', passages = '[]', written = '', error = '', updated = excluded.updated`,
 		id, input, model, api.ResearchPending, now, now)
 	if err != nil {
 		return fmt.Errorf("research task: %w", err)
@@ -88,7 +100,7 @@ func (s *store) setResearchStatus(ctx context.Context, id, status string) error 
 	return err
 }
 
-func (s *store) finishResearch(ctx context.Context, id, status, content string, sources []api.ResearchSource, passages []api.ResearchPassage, msg string) error {
+func (s *store) finishResearch(ctx context.Context, id, status, content string, sources []api.ResearchSource, passages []api.ResearchPassage, written *api.ResearchWritten, msg string) error {
 	if sources == nil {
 		sources = []api.ResearchSource{}
 	}
@@ -97,8 +109,13 @@ func (s *store) finishResearch(ctx context.Context, id, status, content string, 
 	}
 	sj, _ := json.Marshal(sources)
 	pj, _ := json.Marshal(passages)
-	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, content = ?, sources = ?, passages = ?, error = ?, updated = ? WHERE id = ?`,
-		status, content, string(sj), string(pj), msg, time.Now().Unix(), id)
+	wj := ""
+	if written != nil {
+		b, _ := json.Marshal(written)
+		wj = string(b)
+	}
+	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, content = ?, sources = ?, passages = ?, written = ?, error = ?, updated = ? WHERE id = ?`,
+		status, content, string(sj), string(pj), wj, msg, time.Now().Unix(), id)
 	return err
 }
 
@@ -108,8 +125,8 @@ func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, e
 	if err := s.failStaleResearch(ctx, id); err != nil {
 		return nil, fmt.Errorf("research task: %w", err)
 	}
-	var status, content, sources, passages, msg string
-	err := s.db.QueryRowContext(ctx, `SELECT status, content, sources, passages, error FROM web_research WHERE id = ?`, id).Scan(&status, &content, &sources, &passages, &msg)
+	var status, content, sources, passages, written, msg string
+	err := s.db.QueryRowContext(ctx, `SELECT status, content, sources, passages, written, error FROM web_research WHERE id = ?`, id).Scan(&status, &content, &sources, &passages, &written, &msg)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, &engine.InputError{Field: "request_id", Rule: "no research task has this id"}
 	}
@@ -123,6 +140,10 @@ func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, e
 	_ = json.Unmarshal([]byte(sources), &out.Sources)
 	if status == api.ResearchCompleted {
 		_ = json.Unmarshal([]byte(passages), &out.Passages)
+		if written != "" {
+			out.Written = &api.ResearchWritten{}
+			_ = json.Unmarshal([]byte(written), out.Written)
+		}
 	}
 	if msg != "" {
 		ej, _ := json.Marshal(msg)
