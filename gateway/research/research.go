@@ -179,6 +179,13 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 		base, stop := context.WithCancel(context.WithoutCancel(ctx))
 		defer stop()
 		defer context.AfterFunc(e.ctx, stop)()
+		// A job's task is its job: cancelling the job stops it, and with
+		// it a model writing the answer. A plain call's task outlives
+		// the caller that stops waiting.
+		var jobEnded atomic.Bool
+		if engine.TaskID(ctx) != "" {
+			defer context.AfterFunc(ctx, func() { jobEnded.Store(true); stop() })()
+		}
 		tctx, cancel := context.WithTimeout(base, e.cfg.Timeout)
 		defer cancel()
 		_ = e.store.setResearchStatus(tctx, id, api.ResearchInProgress)
@@ -201,12 +208,17 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 		var written *api.ResearchWritten
 		if err == nil {
 			content, written = e.written(tctx, in.Input, content, in.Strict, sources, passages)
+			if jobEnded.Load() {
+				err = context.Canceled // the job was cancelled while the model wrote
+			}
 		}
 		close(stopBeat)
 		fin := context.WithoutCancel(tctx)
 		if err != nil {
 			msg := err.Error()
-			if errors.Is(err, context.Canceled) {
+			if errors.Is(err, context.Canceled) && jobEnded.Load() && e.ctx.Err() == nil {
+				msg = "research stopped: its job was cancelled"
+			} else if errors.Is(err, context.Canceled) {
 				msg = "research stopped: the gateway shut down"
 			} else if errors.Is(err, context.DeadlineExceeded) {
 				msg = fmt.Sprintf("research took longer than %s", e.cfg.Timeout)

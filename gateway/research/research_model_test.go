@@ -2,10 +2,12 @@ package research
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"hark/api"
 	"hark/gateway/engine"
@@ -229,4 +231,45 @@ func TestNoModelNothingChanges(t *testing.T) {
 	if out.Written != nil || strings.Contains(out.Content, "Written by") || !strings.Contains(out.Content, "## Method") {
 		t.Fatalf("%+v\n%s", out.Written, out.Content)
 	}
+}
+
+// Cancelling a research job stops the model's call: the fake sees the
+// stream closed, and the task ends saying why.
+func TestCancelledJobStopsTheModel(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewOpenAI(t)
+	started := make(chan struct{}, 1)
+	srv.Write(func(r modeltest.Request) modeltest.Reply {
+		started <- struct{}{}
+		return modeltest.Reply{Text: strings.Repeat("Memcheck keeps track of heap blocks [1]. ", 400), Chunk: 5, Delay: 10 * time.Millisecond}
+	})
+	e := writtenEngine(t, srv)
+	ctx, cancel := context.WithCancel(engine.WithTaskID(context.Background(), "job-39-cancel"))
+	go func() {
+		<-started
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+	}()
+	_, err := e.Research(ctx, api.ResearchInput{Input: "How do I find memory leaks with Memcheck?", Model: "mini"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.Aborted() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if srv.Aborted() != 1 {
+		t.Fatal("the model's stream went on after the job was cancelled")
+	}
+	for time.Now().Before(deadline) {
+		out, err := e.ResearchTask(context.Background(), "job-39-cancel")
+		if err == nil && out.Status == api.ResearchFailed {
+			if msg := string(out.Extra["error"]); !strings.Contains(msg, "its job was cancelled") {
+				t.Fatalf("failed with %s", msg)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the cancelled task did not end")
 }

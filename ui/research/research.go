@@ -33,6 +33,9 @@ type Session struct {
 	Out      *api.ResearchOutput
 	Err      error
 	Retries  []api.RetryEvent
+	// Progress are the steps the running research reported: with a
+	// model, the written sentences with their checks, as they end.
+	Progress []string
 	Running  bool
 	SavedTo  string
 	// Kept is the session's library item ID when it was reopened from the
@@ -201,6 +204,11 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	case RetryMsg:
 		if s := p.byID(msg.ID); s != nil {
 			s.Retries = append(s.Retries, msg.Event)
+		}
+		return p, nil
+	case ProgressMsg:
+		if s := p.byID(msg.ID); s != nil && s.Running {
+			s.Progress = append(s.Progress, msg.Msg)
 		}
 		return p, nil
 	case sourceTextMsg:

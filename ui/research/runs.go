@@ -2,7 +2,10 @@ package research
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -24,6 +27,14 @@ type doneMsg struct {
 type RetryMsg struct {
 	ID    int
 	Event api.RetryEvent
+}
+
+// ProgressMsg is one step a running research reported: with a language
+// model writing the answer, each sentence as it ends, with its check
+// ("✓ …" or "✗ … (reason)").
+type ProgressMsg struct {
+	ID  int
+	Msg string
 }
 
 // Background reports running research for the status bar.
@@ -120,11 +131,15 @@ func (p *Pane) start(q, model string, inputs map[string]any) tea.Cmd {
 		if send != nil {
 			ctx = api.WithRetryObserver(ctx, func(ev api.RetryEvent) { send(RetryMsg{ID: id, Event: ev}) })
 		}
-		res, err := common.Invoke(ctx, client, Slug, inputs)
+		var progress func(string)
+		if send != nil {
+			progress = func(m string) { send(ProgressMsg{ID: id, Msg: m}) }
+		}
+		output, err := runResearch(ctx, client, inputs, progress)
 		if err != nil {
 			return doneMsg{id: id, err: fmt.Errorf("research: %w", err)}
 		}
-		out, err := api.DecodeResearch(res.Output)
+		out, err := api.DecodeResearch(output)
 		return doneMsg{id: id, out: out, err: err}
 	})
 	s := &Session{ID: calls.Seq(), Question: q, Model: model, Started: now, Running: true}
@@ -132,4 +147,49 @@ func (p *Pane) start(q, model string, inputs map[string]any) tea.Cmd {
 	p.show(s)
 	p.focus = focusReport
 	return cmd
+}
+
+// runResearch runs research as a job where the gateway has jobs, so that
+// its steps (a model's sentences with their checks) arrive as they
+// happen and cancelling stops the work on the gateway; elsewhere it is
+// one call that waits.
+func runResearch(ctx context.Context, client *api.Client, inputs map[string]any, progress func(string)) (json.RawMessage, error) {
+	if client == nil || progress == nil {
+		res, err := common.Invoke(ctx, client, Slug, inputs)
+		if err != nil {
+			return nil, err
+		}
+		return res.Output, nil
+	}
+	j, err := client.SubmitJob(ctx, Slug, inputs)
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.Status(http.StatusNotFound, http.StatusMethodNotAllowed) {
+		res, err := common.Invoke(ctx, client, Slug, inputs) // a gateway without jobs
+		if err != nil {
+			return nil, err
+		}
+		return res.Output, nil
+	}
+	if err != nil {
+		return nil, &common.ToolError{Slug: Slug, Inputs: inputs, Err: err}
+	}
+	done, err := client.FollowJob(ctx, j.ID, func(e api.JobEvent) {
+		if e.Kind == "progress" {
+			progress(e.Msg)
+		}
+	})
+	if ctx.Err() != nil {
+		// x: stop the job where it runs, and the model with it.
+		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_, _ = client.CancelJob(stop, j.ID)
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if done.State != api.JobCompleted {
+		return nil, &api.Error{Code: done.Code, Message: done.Error}
+	}
+	return done.Output, nil
 }

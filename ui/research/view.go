@@ -69,6 +69,8 @@ func (p *Pane) View() string {
 		body = p.citationsView(bodyH)
 	case p.focus == focusSource && s.Out != nil:
 		body = p.sourceView(bodyH)
+	case s.Running && len(s.Progress) > 0:
+		body = p.progressView(s, bodyH)
 	case s.Out != nil && p.rd.TOCOpen():
 		body = p.rd.TOCView(st, p.width, bodyH)
 	case s.Out != nil:
@@ -127,4 +129,27 @@ func (p *Pane) statusLine(s *Session) string {
 		line += st.Warn.Render(fmt.Sprintf(" · retry %d (waited %s: %s)", n, last.Wait.Round(time.Millisecond), common.Explain(last.Err).Message))
 	}
 	return common.Truncate(line, p.width)
+}
+
+// progressView is a running research's steps, newest last: with a model,
+// each written sentence as it ends, marked by its check.
+func (p *Pane) progressView(s *Session, h int) string {
+	st := p.c.Styles
+	var lines []string
+	for _, m := range s.Progress {
+		style := st.Dim
+		switch {
+		case strings.HasPrefix(m, "✓ "):
+			style = st.OK
+		case strings.HasPrefix(m, "✗ "):
+			style = st.Err
+		}
+		for _, l := range strings.Split(common.Wrap(m, max(10, p.width)), "\n") {
+			lines = append(lines, style.Render(l))
+		}
+	}
+	if len(lines) > h {
+		lines = lines[len(lines)-h:]
+	}
+	return strings.Join(lines, "\n")
 }

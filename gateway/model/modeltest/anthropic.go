@@ -95,7 +95,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
 		"content_block": map[string]any{"type": "text", "text": ""}})
 	event("ping", map[string]any{"type": "ping"})
-	if !streamed(w, r, rep, func(p string) {
+	if !s.streamed(w, r, rep, func(p string) {
 		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 			"delta": map[string]any{"type": "text_delta", "text": p}})
 	}) {

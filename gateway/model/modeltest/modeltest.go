@@ -81,6 +81,15 @@ type Server struct {
 	writer    Writer
 	embedErr  []Reply
 	requests  []Request
+	aborted   int
+}
+
+// Aborted is how many streams the client closed before they ended: a
+// cancelled call.
+func (s *Server) Aborted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.aborted
 }
 
 // NewOpenAI starts an OpenAI-compatible server (…/v1/chat/completions,
@@ -183,7 +192,7 @@ func pieces(text string, n int) []string {
 // streamed writes the reply's pieces through emit, waiting Delay before
 // each, and reports false when it dropped the connection or the client
 // went away.
-func streamed(w http.ResponseWriter, r *http.Request, rep Reply, emit func(string)) bool {
+func (s *Server) streamed(w http.ResponseWriter, r *http.Request, rep Reply, emit func(string)) bool {
 	fl, _ := w.(http.Flusher)
 	for i, p := range pieces(rep.Text, rep.Chunk) {
 		if rep.DropAfter > 0 && i >= rep.DropAfter {
@@ -194,6 +203,9 @@ func streamed(w http.ResponseWriter, r *http.Request, rep Reply, emit func(strin
 			select {
 			case <-time.After(rep.Delay):
 			case <-r.Context().Done():
+				s.mu.Lock()
+				s.aborted++
+				s.mu.Unlock()
 				return false
 			}
 		}

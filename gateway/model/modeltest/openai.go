@@ -156,7 +156,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "data: %s\n\n", b)
 	}
 	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
-	if !streamed(w, r, rep, func(p string) { chunk(map[string]any{"content": p}, nil) }) {
+	if !s.streamed(w, r, rep, func(p string) { chunk(map[string]any{"content": p}, nil) }) {
 		return
 	}
 	chunk(map[string]any{}, "stop")
