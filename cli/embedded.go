@@ -147,7 +147,7 @@ func (a *App) localModel(ctx context.Context) (*model.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.Client(ctx, func(c *model.Config) { c.Log = a.modelLog() })
+	return embedded.ModelClient(ctx, m, a.modelLog())
 }
 
 // modelLog is the model client's log: hark.log at the configured level,

@@ -18,7 +18,6 @@ import (
 	"hark/gateway/auth"
 	"hark/gateway/config"
 	"hark/gateway/embedded"
-	"hark/gateway/model"
 	"hark/gateway/store"
 )
 
@@ -170,7 +169,7 @@ func runServe(ctx context.Context, a *App, listen, opsListen, cfgPath string, al
 	eng.Postgres = pg // the team's one search index, when there is one
 	// The model, if any, runs on this node: a detached research job is
 	// written by the model of the node that takes it.
-	writer, err := gcfg.Model.WithEnv(a.getenv).Client(ctx, func(c *model.Config) { c.Log = logger })
+	writer, err := embedded.ModelClient(ctx, gcfg.Model.WithEnv(a.getenv), logger)
 	if err != nil {
 		return usageError{err}
 	}

@@ -1,19 +1,12 @@
 package config
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/BurntSushi/toml"
-
-	"hark/gateway/model"
 )
 
 // Model is the [model] section: the language model an operator brings,
@@ -64,63 +57,17 @@ func (m Model) WithEnv(getenv func(string) string) Model {
 // Configured reports whether a model is asked for at all.
 func (m Model) Configured() bool { return m != Model{} }
 
-// Validate names the first wrong field and its rule.
+// Validate checks what the section alone can say is wrong; the model
+// client checks the rest of its settings when it is built
+// (embedded.ModelClient, with model.Config.Validate's rules).
 func (m Model) Validate() error {
-	if !m.Configured() {
-		return nil
-	}
 	if m.APIKey != "" && m.APIKeyCommand != "" {
 		return errors.New("invalid model.api_key_command: give api_key or api_key_command, not both")
 	}
-	return m.client("").Validate()
-}
-
-func (m Model) client(key string) model.Config {
-	return model.Config{Provider: m.Provider, BaseURL: m.BaseURL, APIKey: key, Chat: m.Chat,
-		Embedding: m.Embedding, EmbeddingURL: m.EmbeddingBaseURL, MaxTokens: m.MaxTokens}
-}
-
-// Client builds the model client, running api_key_command for the key.
-// It returns nil, nil when no model is configured.
-func (m Model) Client(ctx context.Context, edit func(*model.Config)) (*model.Client, error) {
-	if !m.Configured() {
-		return nil, nil
+	if m.MaxTokens < 0 {
+		return fmt.Errorf("invalid model.max_tokens %d: must be 0 (the default) or more", m.MaxTokens)
 	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	key := m.APIKey
-	if m.APIKeyCommand != "" {
-		var err error
-		if key, err = runKeyCommand(ctx, m.APIKeyCommand); err != nil {
-			return nil, fmt.Errorf("model.api_key_command: %w", err)
-		}
-	}
-	cfg := m.client(key)
-	if edit != nil {
-		edit(&cfg)
-	}
-	return model.New(cfg)
-}
-
-// runKeyCommand runs a key command with sh and returns its first line.
-// Its output never appears in an error.
-func runKeyCommand(ctx context.Context, command string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = nil
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("the command failed (%v)", err)
-	}
-	key, _, _ := strings.Cut(out.String(), "\n")
-	key = strings.TrimSpace(key)
-	if key == "" {
-		return "", errors.New("the command printed no key")
-	}
-	return key, nil
+	return nil
 }
 
 // Settings are the model's fields as `hark config` shows them, the key
@@ -164,9 +111,6 @@ func ModelOf(path string) (Model, error) {
 		return Model{}, nil
 	}
 	if _, err := toml.DecodeFile(path, &c); err != nil {
-		return Model{}, fmt.Errorf("gateway config %s: %w", path, err)
-	}
-	if err := c.Model.Validate(); err != nil {
 		return Model{}, fmt.Errorf("gateway config %s: %w", path, err)
 	}
 	return c.Model, nil
