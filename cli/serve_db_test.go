@@ -131,7 +131,7 @@ func TestServeMigrateOnlySQLite(t *testing.T) {
 	dataDir := t.TempDir()
 	code, out, errs := runArgs("serve", "--migrate-only", "--config", filepath.Join(t.TempDir(), "gateway.toml"), "--data-dir", dataDir)
 	want := filepath.Join(dataDir, store.DBFile) + ": every table up to date"
-	if code != 0 || !strings.Contains(out, want) || !regexp.MustCompile(`(?m)^  research +version 1 `).MatchString(out) {
+	if code != 0 || !strings.Contains(out, want) || !regexp.MustCompile(`(?m)^  research +version 2 `).MatchString(out) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
