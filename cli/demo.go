@@ -66,7 +66,7 @@ The deck's format is in docs/demo.md.`,
 			show := deck.NewShow(d, cl, a.cfg.Provider)
 			defer show.Close()
 			var length time.Duration
-			err = a.writeOutput(out, func(w io.Writer) error {
+			err = a.writeOutput(ctx, out, func(w io.Writer) error {
 				rctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 				defer cancel()
 				length, err = show.Render(rctx, w, nil)
