@@ -26,6 +26,12 @@ type Options struct {
 	// BaseURL is the gateway's base address, http or https, e.g.
 	// "http://127.0.0.1:8080". Required.
 	BaseURL string
+	// Fallbacks are other addresses of the same gateway (its other
+	// replicas). When the address in use stops answering (no connection,
+	// or a connection cut), REST calls move to the next, in turn; the
+	// calls that retry (GETs, research, a followed job) reach a live one.
+	// Streams keep to BaseURL.
+	Fallbacks []string
 	// APIKey is sent as "Authorization: Bearer <APIKey>" on every request,
 	// WebSocket handshakes included.
 	APIKey string
@@ -219,6 +225,8 @@ func Unkept(ctx context.Context) context.Context {
 type Client struct {
 	base        *url.URL
 	baseStr     string
+	bases       []string     // baseStr, then Options.Fallbacks
+	cur         atomic.Int32 // the index in bases REST calls go to
 	apiKey      string
 	keyFunc     func(context.Context) (string, error)
 	key         atomic.Pointer[string] // KeyFunc's answer, once it gave one
@@ -233,32 +241,21 @@ type Client struct {
 
 // New checks opts and returns a Client.
 func New(opts Options) (*Client, error) {
-	raw := strings.TrimSpace(opts.BaseURL)
-	if raw == "" {
-		return nil, errors.New("base URL: must not be empty")
-	}
-	u, err := url.Parse(raw)
+	u, err := checkBaseURL(opts.BaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("base URL %q: not a valid URL", raw)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("base URL %q: scheme must be http or https", raw)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("base URL %q: must name a host", raw)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("base URL: must not carry credentials; set the API key instead")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		// Not echoed: a query is where a key would hide.
-		return nil, fmt.Errorf("base URL %s://%s: must not have a query or fragment", u.Scheme, u.Host)
+	bases := []string{u.String()}
+	for _, f := range opts.Fallbacks {
+		fu, err := checkBaseURL(f)
+		if err != nil {
+			return nil, fmt.Errorf("fallback %w", err)
+		}
+		bases = append(bases, fu.String())
 	}
 	if strings.ContainsAny(opts.APIKey, "\r\n") {
 		return nil, errors.New("API key: must not contain line breaks")
 	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
 	retry := opts.Retry.withDefaults()
 	if retry.ResearchTimeout < MinResearchTimeout {
 		return nil, fmt.Errorf("retry research timeout %v: must be at least %v", retry.ResearchTimeout, MinResearchTimeout)
@@ -266,6 +263,7 @@ func New(opts Options) (*Client, error) {
 	c := &Client{
 		base:        u,
 		baseStr:     u.String(),
+		bases:       bases,
 		apiKey:      opts.APIKey,
 		keyFunc:     opts.KeyFunc,
 		ua:          opts.UserAgent,
@@ -289,6 +287,35 @@ func New(opts Options) (*Client, error) {
 		c.idleTimeout = 60 * time.Second
 	}
 	return c, nil
+}
+
+// checkBaseURL reads a gateway's address; its errors never echo a query,
+// where a key would hide.
+func checkBaseURL(raw string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, errors.New("base URL: must not be empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("base URL %q: not a valid URL", raw)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("base URL %q: scheme must be http or https", raw)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("base URL %q: must name a host", raw)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("base URL: must not carry credentials; set the API key instead")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		// Not echoed: a query is where a key would hide.
+		return nil, fmt.Errorf("base URL %s://%s: must not have a query or fragment", u.Scheme, u.Host)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
 }
 
 // BaseURL is the gateway's base address, without a trailing slash.
@@ -331,7 +358,8 @@ func (c *Client) roundTrip(ctx context.Context, cl call, info *CallInfo) (json.R
 	if cl.body != nil {
 		body = bytes.NewReader(cl.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, cl.method, c.baseStr+cl.path, body)
+	at := c.cur.Load()
+	req, err := http.NewRequestWithContext(ctx, cl.method, c.bases[at]+cl.path, body)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", cl.method, cl.path, err)
 	}
@@ -341,6 +369,11 @@ func (c *Client) roundTrip(ctx context.Context, cl call, info *CallInfo) (json.R
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
+		if ctx.Err() == nil && len(c.bases) > 1 {
+			// This address does not answer: the next call tries the
+			// next (unless another call moved on already).
+			c.cur.CompareAndSwap(at, (at+1)%int32(len(c.bases)))
+		}
 		return nil, c.transportError(cl, err)
 	}
 	defer resp.Body.Close()
@@ -526,6 +559,11 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// Retryable reports whether a GET that failed with err is worth asking
+// again (the gateway unreachable, a 5xx, a 429): what a follower of a job
+// does while a replica restarts, or another takes the job over.
+func Retryable(err error) bool { return retryableGET(err) }
 
 // retryableGET reports whether an idempotent GET should be tried again.
 func retryableGET(err error) bool {

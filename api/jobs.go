@@ -162,18 +162,91 @@ func (c *Client) JobEventsAfter(ctx context.Context, id string, after int, wait 
 
 // FollowJob replays a job's log from the start, then follows it live,
 // calling onEvent for each entry, until the job ends; it returns the
-// ended job with its output. A dropped connection is retried, and the
-// log resumes where it stopped.
+// ended job with its output. See FollowJobWith for a gateway that stops
+// answering.
 func (c *Client) FollowJob(ctx context.Context, id string, onEvent func(JobEvent)) (*Job, error) {
-	after := 0
+	return c.FollowJobWith(ctx, id, Follow{OnEvent: onEvent})
+}
+
+// Follow says how FollowJobWith follows a job.
+type Follow struct {
+	// After is the last log entry the caller has already (0: replay the
+	// whole log).
+	After int
+	// OnEvent is given each entry after After, in order, each once.
+	OnEvent func(JobEvent)
+	// OnReconnect, when set, is told each time the gateway stopped
+	// answering and the follow tries again, and once (Attempt 0) when it
+	// answers again.
+	OnReconnect func(Reconnect)
+	// Patience is how long the follow keeps trying to reach the gateway
+	// (at Options.BaseURL and its Fallbacks, in turn) once it stopped
+	// answering; default DefaultPatience.
+	Patience time.Duration
+}
+
+// DefaultPatience is how long a followed job's client keeps trying to
+// reach a gateway that stopped answering: long enough for a replica to
+// restart, or for another to take the job over.
+const DefaultPatience = 5 * time.Minute
+
+// Reconnect is one try of a follow to reach the gateway again.
+type Reconnect struct {
+	Attempt int           // 1 for the first try after the gateway stopped answering; 0: it answers again
+	Base    string        // the address tried next
+	Wait    time.Duration // how long until then
+	Err     error         // why the last try failed
+}
+
+// FollowJobWith follows a job as FollowJob does. When the gateway stops
+// answering (a replica killed, restarting, a connection cut) it tries
+// again with backoff (at most 5 s apart), at the next address of the
+// client each time, for Patience, and resumes after the last entry it
+// gave: no entry is given twice, none is skipped.
+func (c *Client) FollowJobWith(ctx context.Context, id string, f Follow) (*Job, error) {
+	patience := f.Patience
+	if patience <= 0 {
+		patience = DefaultPatience
+	}
+	after := f.After
+	var lost time.Time
+	attempt := 0
 	for {
-		ev, err := c.JobEventsAfter(ctx, id, after, 20*time.Second)
+		ev, err := c.jobEventsOnce(ctx, id, after, 20*time.Second)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil || !retryableGET(err) {
+				return nil, fmt.Errorf("job %s events: %w", id, err)
+			}
+			if lost.IsZero() {
+				lost = time.Now()
+			}
+			attempt++
+			wait := min(250*time.Millisecond<<min(attempt-1, 5), 5*time.Second)
+			if time.Since(lost)+wait > patience {
+				return nil, fmt.Errorf("job %s events: the gateway did not answer for %s: %w", id, time.Since(lost).Round(time.Second), err)
+			}
+			if f.OnReconnect != nil {
+				f.OnReconnect(Reconnect{Attempt: attempt, Base: c.bases[c.cur.Load()], Wait: wait, Err: err})
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("job %s events: %w", id, ctx.Err())
+			case <-t.C:
+			}
+			continue
 		}
+		if !lost.IsZero() && f.OnReconnect != nil {
+			f.OnReconnect(Reconnect{Base: c.bases[c.cur.Load()]})
+		}
+		lost, attempt = time.Time{}, 0
 		for _, e := range ev.Events {
-			if onEvent != nil {
-				onEvent(e)
+			if e.Seq <= after {
+				continue // given already
+			}
+			if f.OnEvent != nil {
+				f.OnEvent(e)
 			}
 			after = e.Seq
 		}
@@ -185,6 +258,21 @@ func (c *Client) FollowJob(ctx context.Context, id string, onEvent func(JobEvent
 			return j, err
 		}
 	}
+}
+
+// jobEventsOnce is one attempt of JobEventsAfter: FollowJobWith does its
+// own retries.
+func (c *Client) jobEventsOnce(ctx context.Context, id string, after int, wait time.Duration) (*JobEvents, error) {
+	q := url.Values{"after": {strconv.Itoa(after)}, "wait": {strconv.Itoa(int(wait / time.Second))}}
+	data, err := c.do(ctx, call{method: http.MethodGet, path: fmt.Sprintf(PathJobEventsFmt, url.PathEscape(id)) + "?" + q.Encode()}, c.timeout+wait)
+	if err != nil {
+		return nil, err
+	}
+	var ev JobEvents
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return nil, &Error{HTTPStatus: 200, Code: CodeOK, Message: "job events: data is not {job, events}: " + snippet(data)}
+	}
+	return &ev, nil
 }
 
 // KeepJob hands a completed job's result to Options.OnResult, as Invoke

@@ -107,6 +107,9 @@ func (a *App) client(ctx context.Context) (*api.Client, error) {
 		base, key, keyFunc = b, k, nil
 	}
 	opts := api.Options{BaseURL: base, APIKey: key, KeyFunc: keyFunc, OnCall: a.onCall, Retry: a.retry, OnResult: a.observe}
+	if a.cfg.BaseURL != "" {
+		opts.Fallbacks = a.cfg.FallbackURLs
+	}
 	if a.cfg.Library {
 		// Open the library while the first call is under way, not after;
 		// close waits for it.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -94,8 +95,20 @@ func newJobsAttachCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			j, err := cl.FollowJob(cmd.Context(), args[0], func(e api.JobEvent) {
-				fmt.Fprintf(a.stderr, "%s  %-9s %s\n", e.Time.Local().Format("15:04:05"), e.Kind, a.scrub(e.Msg))
+			j, err := cl.FollowJobWith(cmd.Context(), args[0], api.Follow{
+				OnEvent: func(e api.JobEvent) {
+					fmt.Fprintf(a.stderr, "%s  %-9s %s\n", e.Time.Local().Format("15:04:05"), e.Kind, a.scrub(e.Msg))
+				},
+				// A replica that dies under the follow: try again, at the
+				// gateway's next address, and go on after the last entry.
+				OnReconnect: func(r api.Reconnect) {
+					if r.Attempt == 0 {
+						fmt.Fprintf(a.stderr, "hark: the gateway answers again at %s; following on\n", r.Base)
+						return
+					}
+					fmt.Fprintf(a.stderr, "hark: the gateway stopped answering (%s); trying %s in %s (attempt %d)\n",
+						a.scrub(r.Err.Error()), r.Base, r.Wait.Round(time.Millisecond), r.Attempt)
+				},
 			})
 			if err != nil {
 				return fromGateway(err)

@@ -186,7 +186,13 @@ func (r *replica) kill(t testing.TB) {
 // everything in dataDir's gateway.db.
 func startReplica(t testing.TB, bin, cfgPath, dataDir, dbURL string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--config", cfgPath, "--data-dir", dataDir, "--allow-private")
+	return startReplicaAt(t, bin, cfgPath, dataDir, dbURL, "127.0.0.1:0")
+}
+
+// startReplicaAt is startReplica listening on listen.
+func startReplicaAt(t testing.TB, bin, cfgPath, dataDir, dbURL, listen string) *replica {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--listen", listen, "--config", cfgPath, "--data-dir", dataDir, "--allow-private")
 	cmd.Env = append(os.Environ(), "HARK_DATABASE_URL="+dbURL, "XDG_CONFIG_HOME="+t.TempDir(), "HARK_BASE_URL=")
 	r := &replica{cmd: cmd, out: &lockedBuffer{}, done: make(chan struct{})}
 	stdout, err := cmd.StdoutPipe()

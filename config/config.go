@@ -25,14 +25,17 @@ import (
 
 // Environment variables hark reads.
 const (
-	EnvBaseURL   = "HARK_BASE_URL"
-	EnvAPIKey    = "HARK_API_KEY"
-	EnvProfile   = "HARK_PROFILE"
-	EnvProvider  = "HARK_PROVIDER"
-	EnvVoice     = "HARK_VOICE"
-	EnvOutputDir = "HARK_OUTPUT_DIR"
-	EnvDataDir   = "HARK_DATA_DIR"
-	EnvAudioSink = "HARK_AUDIO_SINK"
+	EnvBaseURL = "HARK_BASE_URL"
+	// EnvFallbackURLs holds the gateway's other addresses, comma-separated
+	// (fallback_urls).
+	EnvFallbackURLs = "HARK_FALLBACK_URLS"
+	EnvAPIKey       = "HARK_API_KEY"
+	EnvProfile      = "HARK_PROFILE"
+	EnvProvider     = "HARK_PROVIDER"
+	EnvVoice        = "HARK_VOICE"
+	EnvOutputDir    = "HARK_OUTPUT_DIR"
+	EnvDataDir      = "HARK_DATA_DIR"
+	EnvAudioSink    = "HARK_AUDIO_SINK"
 	// EnvAllowPrivate lets the embedded gateway fetch private, loopback
 	// and link-local addresses (an intranet, a docs server on localhost).
 	EnvAllowPrivate = "HARK_ALLOW_PRIVATE"
@@ -81,6 +84,9 @@ type Config struct {
 	Profile string
 	// BaseURL is the gateway; "" means run the embedded gateway.
 	BaseURL string
+	// FallbackURLs are the same gateway's other addresses (its other
+	// replicas), tried in turn when BaseURL stops answering.
+	FallbackURLs []string
 	// APIKey is secret: never print it, use MaskedKey. When the key comes
 	// from api_key_command it is "" and Key runs the command on first use.
 	APIKey string
@@ -155,18 +161,19 @@ func Mask(key string) string {
 // file holds the same keys, which apply to every profile that does not set
 // them.
 type Profile struct {
-	BaseURL       string `toml:"base_url"`
-	APIKey        string `toml:"api_key"`
-	APIKeyCommand string `toml:"api_key_command"`
-	Provider      string `toml:"provider"`
-	Voice         string `toml:"voice"`
-	OutputDir     string `toml:"output_dir"`
-	DataDir       string `toml:"data_dir"`
-	AudioSink     string `toml:"audio_sink"`
-	LogLevel      string `toml:"log_level"`
-	AllowPrivate  *bool  `toml:"allow_private"`
-	Library       *bool  `toml:"library"`
-	ZoteroURL     string `toml:"zotero_url"`
+	BaseURL       string   `toml:"base_url"`
+	FallbackURLs  []string `toml:"fallback_urls"`
+	APIKey        string   `toml:"api_key"`
+	APIKeyCommand string   `toml:"api_key_command"`
+	Provider      string   `toml:"provider"`
+	Voice         string   `toml:"voice"`
+	OutputDir     string   `toml:"output_dir"`
+	DataDir       string   `toml:"data_dir"`
+	AudioSink     string   `toml:"audio_sink"`
+	LogLevel      string   `toml:"log_level"`
+	AllowPrivate  *bool    `toml:"allow_private"`
+	Library       *bool    `toml:"library"`
+	ZoteroURL     string   `toml:"zotero_url"`
 }
 
 // File is the config file's shape.
@@ -278,6 +285,19 @@ func LoadWith(ctx context.Context, f Flags, getenv func(string) string) (*Config
 
 	c.BaseURL, c.Sources["base_url"] = pick(src{f.BaseURL, "flag"}, src{getenv(EnvBaseURL), "env " + EnvBaseURL},
 		fileVal(prof.BaseURL, file.BaseURL), src{"", "default"})
+	switch {
+	case getenv(EnvFallbackURLs) != "":
+		for _, u := range strings.Split(getenv(EnvFallbackURLs), ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				c.FallbackURLs = append(c.FallbackURLs, u)
+			}
+		}
+		c.Sources["fallback_urls"] = "env " + EnvFallbackURLs
+	case len(prof.FallbackURLs) > 0:
+		c.FallbackURLs, c.Sources["fallback_urls"] = prof.FallbackURLs, fileSrc
+	case len(file.FallbackURLs) > 0:
+		c.FallbackURLs, c.Sources["fallback_urls"] = file.FallbackURLs, "file"
+	}
 	c.Provider, c.Sources["provider"] = pick(src{f.Provider, "flag"}, src{getenv(EnvProvider), "env " + EnvProvider},
 		fileVal(prof.Provider, file.Provider), src{DefaultProvider, "default"})
 	c.Voice, c.Sources["voice"] = pick(src{f.Voice, "flag"}, src{getenv(EnvVoice), "env " + EnvVoice},
@@ -364,6 +384,15 @@ func (c *Config) Validate() error {
 		if u.User != nil {
 			return fmt.Errorf("base_url (from %s): must not carry credentials; set api_key instead", c.Sources["base_url"])
 		}
+	}
+	for _, f := range c.FallbackURLs {
+		u, err := url.Parse(f)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return fmt.Errorf("fallback_urls (from %s): %q must be an http:// or https:// URL with a host and no credentials", c.Sources["fallback_urls"], f)
+		}
+	}
+	if len(c.FallbackURLs) > 0 && c.BaseURL == "" {
+		return fmt.Errorf("fallback_urls (from %s): are other addresses of the gateway of base_url, which is empty (the embedded gateway)", c.Sources["fallback_urls"])
 	}
 	ok := false
 	for _, s := range AudioSinks {
@@ -543,9 +572,14 @@ func runKeyCommand(command string, stderr io.Writer) (string, error) {
 // Settings lists the effective settings as name/value pairs for display,
 // the key masked.
 func (c *Config) Settings() [][2]string {
-	return [][2]string{
+	out := [][2]string{
 		{"profile", c.Profile},
 		{"base_url", orEmbedded(c.BaseURL)},
+	}
+	if len(c.FallbackURLs) > 0 {
+		out = append(out, [2]string{"fallback_urls", strings.Join(c.FallbackURLs, ", ")})
+	}
+	return append(out, [][2]string{
 		{"api_key", c.MaskedKey()},
 		{"provider", c.Provider},
 		{"voice", orFirstVoice(c.Voice)},
@@ -556,7 +590,7 @@ func (c *Config) Settings() [][2]string {
 		{"allow_private", strconv.FormatBool(c.AllowPrivate)},
 		{"library", strconv.FormatBool(c.Library)},
 		{"zotero_url", c.ZoteroURL},
-	}
+	}...)
 }
 
 func orEmbedded(s string) string {

@@ -53,6 +53,10 @@ type eventsMsg struct {
 	after int
 	ev    *api.JobEvents
 	err   error
+	// lost is when the gateway stopped answering this follow (zero while
+	// it answers), tries the polls since.
+	lost  time.Time
+	tries int
 }
 
 // doneMsg is a followed job's end, with its output.
@@ -127,6 +131,18 @@ func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice string) {
 			return nil, ""
 		}
 		if msg.err != nil {
+			lost := msg.lost
+			if lost.IsZero() {
+				lost = time.Now()
+			}
+			if api.Retryable(msg.err) && time.Since(lost) < api.DefaultPatience {
+				// The replica went away (killed, restarting): ask again,
+				// with backoff, at the client's next address; the log
+				// goes on after the last entry shown.
+				wait := min(250*time.Millisecond<<min(msg.tries, 5), 5*time.Second)
+				return f.pollAfter(msg.id, msg.after, wait, lost, msg.tries+1),
+					fmt.Sprintf("job %s: the gateway does not answer; trying again (%d)", short(msg.id), msg.tries+1)
+			}
 			delete(f.followed, msg.id)
 			return nil, fmt.Sprintf("job %s: %v", short(msg.id), msg.err)
 		}
@@ -142,6 +158,9 @@ func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice string) {
 			return f.fetch(msg.id), ""
 		}
 		notice := ""
+		if !msg.lost.IsZero() {
+			notice = fmt.Sprintf("%s job %s: the gateway answers again; following on", toolName(msg.ev.Job.Tool), short(msg.id))
+		}
 		// The first answer replays the log: the offer's notice stands,
 		// and only what happens from now on replaces it.
 		if last != "" && msg.after > 0 {
@@ -172,10 +191,28 @@ func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice string) {
 
 // poll asks for the log after seq after, waiting on the gateway for news.
 func (f *Follower) poll(id string, after int) tea.Cmd {
+	return f.pollAfter(id, after, 0, time.Time{}, 0)
+}
+
+// pollAfter is poll after a wait, the gateway lost since lost (zero: it
+// answers) and tried tries times since.
+func (f *Follower) pollAfter(id string, after int, wait time.Duration, lost time.Time, tries int) tea.Cmd {
 	cl := f.c.Client
 	return f.calls().Run(func(ctx context.Context, seq int) tea.Msg {
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return eventsMsg{seq: seq, id: id, after: after, err: ctx.Err()}
+			case <-t.C:
+			}
+		}
 		ev, err := cl.JobEventsAfter(ctx, id, after, 20*time.Second)
-		return eventsMsg{seq: seq, id: id, after: after, ev: ev, err: err}
+		if err != nil {
+			return eventsMsg{seq: seq, id: id, after: after, err: err, lost: lost, tries: tries}
+		}
+		return eventsMsg{seq: seq, id: id, after: after, ev: ev, lost: lost}
 	})
 }
 

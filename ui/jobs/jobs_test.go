@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -131,5 +133,92 @@ func TestNoJobRoutesIsQuiet(t *testing.T) {
 	notices, root := drain(t, f, f.Start())
 	if len(notices) != 0 || len(root) != 0 {
 		t.Fatalf("notices %q, messages %#v", notices, root)
+	}
+}
+
+// The replica a reattached TUI follows dies mid-job: the follower asks
+// again with backoff, at the gateway's other address, and goes on from
+// the last log entry it showed, to the end; no entry is asked for twice.
+func TestFollowSurvivesAReplicaDying(t *testing.T) {
+	const id = "0c5f3e1a-0000-4000-8000-000000000002"
+	out, _ := json.Marshal(api.ResearchOutput{RequestID: id, Status: api.ResearchCompleted, Content: "# Report\n\nDone.", Sources: []api.ResearchSource{}})
+	job := api.Job{ID: id, Tool: api.ToolResearch, State: api.JobRunning, Inputs: json.RawMessage(`{"input":"what is memcheck?"}`)}
+	var afters []string // every poll's after, on either replica
+	var mu sync.Mutex
+	events := []api.JobEvent{{Seq: 1, Kind: "queued", Msg: "queued"}, {Seq: 2, Kind: "progress", Msg: "round 1 of 3"},
+		{Seq: 3, Kind: "retry", Msg: "replica a stopped; the job goes back to the queue"}, {Seq: 4, Kind: "completed", Msg: "completed"}}
+	replica := func(upTo int) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var data any
+			switch r.URL.Path {
+			case api.PathJobs:
+				data = api.JobList{Jobs: []api.Job{job}}
+			case api.PathJobs + "/" + id + "/events":
+				after, _ := strconv.Atoi(r.URL.Query().Get("after"))
+				mu.Lock()
+				afters = append(afters, r.URL.Query().Get("after"))
+				mu.Unlock()
+				j := job
+				var evs []api.JobEvent
+				for _, e := range events[:upTo] {
+					if e.Seq > after {
+						evs = append(evs, e)
+					}
+				}
+				if upTo == len(events) {
+					j.State = api.JobCompleted
+				}
+				if evs == nil && upTo < len(events) {
+					time.Sleep(100 * time.Millisecond)
+				}
+				data = api.JobEvents{Job: j, Events: append([]api.JobEvent{}, evs...)}
+			case api.PathJobs + "/" + id:
+				j := job
+				j.State, j.Output = api.JobCompleted, out
+				data = j
+			}
+			raw, _ := json.Marshal(data)
+			json.NewEncoder(w).Encode(api.Envelope{Code: 200, Message: api.MsgSuccess, Data: raw})
+		})
+	}
+	a := httptest.NewServer(replica(2)) // serves the log's first two entries, then dies
+	b := httptest.NewServer(replica(len(events)))
+	defer b.Close()
+	cl, err := api.New(api.Options{BaseURL: a.URL, Fallbacks: []string{b.URL}, APIKey: "hark_test",
+		Retry: api.RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := New(&common.Common{Client: cl, Gateway: a.URL})
+	go func() {
+		for {
+			mu.Lock()
+			n := len(afters)
+			mu.Unlock()
+			if n >= 3 {
+				a.CloseClientConnections()
+				a.Close()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	notices, root := drain(t, f, f.Start())
+	all := strings.Join(notices, "\n")
+	for _, want := range []string{"the gateway does not answer; trying again (1)", "research job 0c5f3e1a: replica a stopped", "completed; opened"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notices lack %q:\n%s", want, all)
+		}
+	}
+	if len(root) != 1 {
+		t.Fatalf("root messages %#v, want the report to open", root)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// After the replay (0) and the second entry (2), the polls go on
+	// after 2 until the other replica gives 3 and 4: nothing twice.
+	seen := strings.Join(afters, " ")
+	if !strings.HasPrefix(seen, "0 2") || strings.Contains(seen, " 0") || !strings.Contains(seen, " 4") {
+		t.Errorf("polls after %s", seen)
 	}
 }
