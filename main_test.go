@@ -42,7 +42,7 @@ var dependencyRules = []struct {
 	{"hark/gateway/research/...", []string{"hark/api/...", "hark/gateway/engine", "hark/gateway/extract/...", "hark/gateway/store", "hark/gateway/text", "hark/gateway/model", "hark/gateway/research/..."}, "research reads the web engine through its Index interface, never gateway/web itself (it escapes markdown as the extractor does); gateway/embedded wires the two"},
 	{"hark/gateway/config", nil, "gateway.toml is read and checked, then handed down: it knows nothing of what uses it"},
 	{"hark/gateway/store", nil, "the database and its migrations know nothing of the tables' owners, which register with it"},
-	{"hark/gateway/auth", []string{"hark/gateway/config", "hark/gateway/store"}, "keys are checked and kept without the HTTP server"},
+	{"hark/gateway/auth", []string{"hark/api", "hark/gateway/config", "hark/gateway/store"}, "keys are checked and kept without the HTTP server"},
 	{"hark/gateway/usage", []string{"hark/gateway/store"}, "the ledger and costs know nothing of HTTP, keys or engines"},
 	{"hark/gateway/limits", []string{"hark/gateway/store"}, "limits are middleware that refuse with an error; the gateway words the answer"},
 	{"hark/gateway/jobs", []string{"hark/api", "hark/gateway/store"}, "the job queue runs what it is given; it knows no tool, engine or route"},

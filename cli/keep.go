@@ -33,6 +33,10 @@ func (a *App) library() (*library.Store, error) {
 	a.lib.once.Do(func() {
 		a.lib.store, a.lib.err = library.Open(a.cfg.DataDir)
 		if a.lib.store != nil {
+			// The client's own key is kept out of what the library writes,
+			// as is anything with the shape of a hark key.
+			a.lib.store.RedactKey(a.cfg.KnownKey())
+			a.lib.store.RedactKey(a.flags.APIKey)
 			a.mu.Lock()
 			a.stops = append(a.stops, func() { a.lib.store.Close() })
 			a.mu.Unlock()

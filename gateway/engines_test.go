@@ -118,6 +118,7 @@ func (e *testWeb) Crawl(ctx context.Context, in api.CrawlInput) (*api.CrawlOutpu
 	e.mu.Lock()
 	e.lastCrawl = in
 	e.mu.Unlock()
+	engine.Progress(ctx, "fetching %s", in.URL)
 	body, err := e.fetch(ctx, in.URL)
 	if err != nil {
 		return nil, &engine.VendorError{Vendor: "crawler", Detail: err.Error()}

@@ -81,7 +81,9 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job) (any, error) {
 		return nil, fmt.Errorf("%s: %w (no engine registered)", t.slug, engine.ErrUnavailable)
 	}
 	ctx = engine.WithTaskID(ctx, j.ID)
-	ctx = engine.WithProgress(ctx, func(msg string) { s.jobs.Progress(ctx, j.ID, msg) })
+	// A step's message may hold a URL the crawl met: the job's log keeps
+	// no key or secret.
+	ctx = engine.WithProgress(ctx, func(msg string) { s.jobs.Progress(ctx, j.ID, s.redact.Scrub(msg)) })
 	if !t.research {
 		// Research bounds itself (its engine's own timeout); the others
 		// get the upstream timeout, as a direct call would.

@@ -3,9 +3,10 @@ package gateway
 import (
 	"context"
 	"errors"
-	"log/slog"
+	"log"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"hark/gateway/limits"
@@ -27,7 +28,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		ConnState:         cl.ConnState,
 		ConnContext:       limits.ConnContext,
 		BaseContext:       func(net.Listener) context.Context { return s.baseCtx },
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorLog:          log.New(scrubbedLog{s}, "", 0),
 	}
 	ln = cl
 	s.mu.Lock()
@@ -98,6 +99,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		_ = hs.Close()
 	}
 	return ctx.Err()
+}
+
+// scrubbedLog passes net/http's own log lines to the gateway's log at
+// warning level, with any key or secret in them redacted.
+type scrubbedLog struct{ s *Server }
+
+func (l scrubbedLog) Write(p []byte) (int, error) {
+	l.s.log.Warn(l.s.redact.Scrub(strings.TrimSuffix(string(p), "\n")))
+	return len(p), nil
 }
 
 // opsMaxConns caps the operator address's connections: probes and

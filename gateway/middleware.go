@@ -88,8 +88,9 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 		next.ServeHTTP(&statusWriter{ResponseWriter: w, rs: rs, s: s}, r)
 		attrs := []slog.Attr{
 			slog.String("trace_id", rs.traceID),
-			slog.String("method", r.Method),
-			slog.String("path", s.redact.RedactKeys(r.URL.Path)), // a key put in the path stays out of the log
+			// A key sent as the method or put in the path stays out of the log.
+			slog.String("method", s.redact.RedactKeys(r.Method)),
+			slog.String("path", s.redact.RedactKeys(r.URL.Path)),
 			slog.Int("status", rs.status),
 			slog.Int64("duration_ms", time.Since(start).Milliseconds()),
 		}
@@ -104,8 +105,20 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 			}
 		}
 		s.log.LogAttrs(context.Background(), level, "request", attrs...)
-		s.metrics.request(rs.route, r.Method, rs.status, time.Since(start))
+		s.metrics.request(rs.route, methodLabel(r.Method), rs.status, time.Since(start))
 	})
+}
+
+// methodLabel is a request's method as the metrics count it: one of
+// HTTP's, or "other", so that no method a client made up (a key sent as
+// the method) becomes a label anyone scraping can read.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
 
 func (s *Server) recoverPanics(next http.Handler) http.Handler {
@@ -115,7 +128,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("panic", "trace_id", traceID(r), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				s.log.Error("panic", "trace_id", traceID(r), "panic", s.redact.Scrub(fmt.Sprint(v)), "stack", string(debug.Stack()))
 				if rs := stateOf(r); rs != nil && rs.status == 0 {
 					s.writeError(w, r, &httpError{status: http.StatusInternalServerError, msg: "internal error"})
 				}

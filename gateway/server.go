@@ -197,6 +197,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.keys = auth.NewKeys(auth.NewStore(opts.DB), opts.Config.Workspaces, func(name string) bool { return s.workspaces[name] != nil })
 	s.redact = auth.NewRedactor(secrets, s.keys)
+	s.meter.RedactWith(s.redact.Scrub)
 	if err := s.keys.Reload(ctx); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -77,6 +78,42 @@ var ErrNotFound = errors.New("no such item in the library")
 type Store struct {
 	db   *sql.DB
 	path string
+
+	keyMu sync.Mutex
+	keys  []string // the client's own API keys, kept out of what is written
+}
+
+// RedactKey keeps key (the client's API key) out of every item Add
+// writes, in any case, with or without its "hark_" prefix; anything with
+// the shape of a hark key is kept out without being named
+// (api.RedactKeys). Keys shorter than 8 characters are not taken: they
+// would blank out ordinary words.
+func (s *Store) RedactKey(key string) {
+	if len(key) < 8 {
+		return
+	}
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	s.keys = append(s.keys, strings.ToLower(key))
+}
+
+func (s *Store) isKey(tok string) bool {
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	for _, k := range s.keys {
+		if strings.EqualFold(tok, k) || strings.EqualFold("hark_"+tok, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// redact keeps API keys out of an item's text before it is written: a
+// key in a URL the user crawled, in a query, or in a page's content.
+func (s *Store) redact(it *Item) {
+	for _, f := range []*string{&it.Title, &it.Query, &it.URL, &it.Body, &it.Inputs, &it.Output} {
+		*f = api.RedactKeys(*f, s.isKey)
+	}
 }
 
 const schema = `
@@ -296,6 +333,7 @@ func (s *Store) Add(ctx context.Context, items ...*Item) error {
 		if it.Created.IsZero() {
 			it.Created = time.Now()
 		}
+		s.redact(it)
 		switch it.Kind {
 		case KindPage:
 			if _, err := tx.ExecContext(ctx, deletePageCopy, KindPage, it.URL, it.Body); err != nil {

@@ -406,3 +406,43 @@ func TestEmptyAndForeignLibrariesAreLeftAlone(t *testing.T) {
 		t.Error("the foreign database was switched to WAL")
 	}
 }
+
+// A key in a crawl's URL, in a query or in a page is not written to the
+// library: the client's own key in any case and with or without its
+// prefix, and anything with the shape of a hark key.
+func TestKeysAreNotKept(t *testing.T) {
+	t.Parallel()
+	s := open(t, t.TempDir())
+	const own = "hark_3ee5033f3f2657b7622abc6937344ae0caa710bb30bbd71293f84f8d3b5ac249"
+	const other = "HARK_0123456789ABCDEF0123" // another gateway's, cut short
+	s.RedactKey(own)
+	bare := strings.ToUpper(strings.TrimPrefix(own, "hark_"))
+	u := "https://site.example/docs?token=" + own
+	crawl := result(t, api.ToolCrawl, map[string]any{"url": u}, api.CrawlOutput{BaseURL: u, Results: []api.PageContent{
+		{URL: "https://site.example/p/" + bare, RawContent: "the key " + other + " was pasted here"}}})
+	search := result(t, api.ToolSearch, map[string]any{"query": "why does " + strings.ToUpper(own) + " fail"},
+		api.SearchOutput{Query: "why does " + strings.ToUpper(own) + " fail"})
+	var ids []int64
+	for _, r := range []api.Result{crawl, search} {
+		items := Items(r)
+		if err := s.Add(context.Background(), items...); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			ids = append(ids, it.ID)
+		}
+	}
+	for _, id := range ids {
+		it, err := s.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := strings.ToLower(strings.Join([]string{it.Title, it.Query, it.URL, it.Body, it.Inputs, it.Output}, "\n"))
+		if strings.Contains(all, own[5:21]) || strings.Contains(all, "0123456789abcdef") || !strings.Contains(all, "[redacted]") {
+			t.Errorf("item %d (%s) keeps a key:\n%s", id, it.Kind, all)
+		}
+		if !json.Valid([]byte(it.Inputs)) || !json.Valid([]byte(it.Output)) {
+			t.Errorf("item %d: redacting broke its JSON: %s %s", id, it.Inputs, it.Output)
+		}
+	}
+}

@@ -20,7 +20,15 @@ type Meter struct {
 	now    func() time.Time
 	open   atomic.Int64 // reservations written and not yet settled
 	lease  time.Duration
+	// redact keeps secrets out of the error a row records (RedactWith).
+	redact func(string) string
 }
+
+// RedactWith makes every error the ledger records pass through redact
+// first, so that an API key or a vendor secret a failed call's message
+// holds (a key sent as a voice, a crawl URL holding one) is never
+// stored. Call it before the meter bills.
+func (m *Meter) RedactWith(redact func(string) string) { m.redact = redact }
 
 // DefaultLease is a reservation's lease unless the config says otherwise
 // (limits.reservation_lease).
@@ -294,7 +302,11 @@ func (m *Meter) Settle(res *Reservation, credits int64, callErr error, d time.Du
 	row := Row{Time: res.ts, Workspace: res.account.Name, KeyID: res.keyID, TraceID: res.traceID, Op: res.op,
 		Credits: credits, Status: "ok", DurationMs: d.Milliseconds()}
 	if callErr != nil {
-		row.Status, row.Error = "error", truncate(callErr.Error(), 500)
+		msg := callErr.Error()
+		if m.redact != nil {
+			msg = m.redact(msg)
+		}
+		row.Status, row.Error = "error", truncate(msg, 500)
 		if errors.Is(callErr, context.Canceled) {
 			row.Error = "client closed the request"
 		}
