@@ -198,8 +198,9 @@ type Reconnect struct {
 	Err     error         // why the last try failed
 }
 
-// FollowJobWith follows a job as FollowJob does. When the gateway stops
-// answering (a replica killed, restarting, a connection cut) it tries
+// FollowJobWith follows a job as FollowJob does. When the gateway that
+// answered it stops answering (a replica killed, restarting, a
+// connection cut) it tries
 // again with backoff (at most 5 s apart), at the next address of the
 // client each time, for Patience, and resumes after the last entry it
 // gave: no entry is given twice, none is skipped.
@@ -211,8 +212,21 @@ func (c *Client) FollowJobWith(ctx context.Context, id string, f Follow) (*Job, 
 	after := f.After
 	var lost time.Time
 	attempt := 0
+	answered := false
 	for {
-		ev, err := c.jobEventsOnce(ctx, id, after, 20*time.Second)
+		var ev *JobEvents
+		var err error
+		if answered {
+			ev, err = c.jobEventsOnce(ctx, id, after, 20*time.Second)
+		} else {
+			// A gateway that never answered this follow is not one that
+			// died under it: the usual retries, then the error.
+			ev, err = c.JobEventsAfter(ctx, id, after, 20*time.Second)
+			if err != nil {
+				return nil, err
+			}
+		}
+		answered = true
 		if err != nil {
 			if ctx.Err() != nil || !retryableGET(err) {
 				return nil, fmt.Errorf("job %s events: %w", id, err)
