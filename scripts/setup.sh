@@ -15,6 +15,7 @@ packages=(
 	tmux                                   # the end-to-end TUI tests
 	bash-completion                        # what "hark completion bash" scripts load with
 	postgresql                             # the team gateway's tests start a throwaway cluster (gateway/pgtest)
+	nginx                                  # deploy/'s test runs deploy/nginx/hark.conf in a real nginx on loopback
 )
 
 missing=()
@@ -27,6 +28,12 @@ if ((${#missing[@]})); then
 	echo "setup: installing ${missing[*]}"
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	# nginx is here for a test, which runs its own on loopback: a system
+	# nginx that the package started is stopped, not left on port 80.
+	if [[ " ${missing[*]} " == *" nginx "* ]] && [ -f /run/nginx.pid ]; then
+		$sudo nginx -s quit 2>/dev/null || true
+		command -v systemctl >/dev/null && $sudo systemctl disable nginx >/dev/null 2>&1 || true
+	fi
 fi
 
 echo "setup: downloading Go modules"
