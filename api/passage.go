@@ -1,6 +1,11 @@
 package api
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -10,8 +15,104 @@ import (
 const (
 	PassageStands = "stands" // the quote is where the report says
 	PassageMoved  = "moved"  // the quote is in the page, elsewhere
-	PassageGone   = "gone"   // the page no longer holds the quote
+	PassageGone   = "gone"   // the page no longer holds the quote, or no longer exists
+	// PassageUnchecked is a quote whose source could not be read now (the
+	// site or the gateway unreachable, an address refused): nothing is
+	// known of it, and nothing kept is changed.
+	PassageUnchecked = "unchecked"
 )
+
+// ErrSourceGone is a source that answers that it no longer exists (HTTP
+// 404 or 410, a file deleted): its quotes are gone, not unchecked.
+var ErrSourceGone = errors.New("the source no longer exists")
+
+// PassageCheck is one quote of a report as a verification found it.
+type PassageCheck struct {
+	ResearchPassage
+	State string `json:"state"`
+	Now   int    `json:"now_start"`       // where the quote is now, -1 when gone or unchecked
+	Error string `json:"error,omitempty"` // why the source could not be read
+}
+
+// CheckPassages reads each passage's source once with read (the source's
+// text now) and checks its quotes. A source read fails for is gone when
+// the error is ErrSourceGone, and unchecked otherwise.
+func CheckPassages(ps []ResearchPassage, read func(url string) (string, error)) []PassageCheck {
+	texts := map[string]string{}
+	errs := map[string]error{}
+	for _, p := range ps {
+		if _, ok := texts[p.URL]; ok || errs[p.URL] != nil {
+			continue
+		}
+		t, err := read(p.URL)
+		if err != nil {
+			errs[p.URL] = err
+		} else {
+			texts[p.URL] = t
+		}
+	}
+	out := make([]PassageCheck, len(ps))
+	for i, p := range ps {
+		c := PassageCheck{ResearchPassage: p, Now: -1}
+		if err := errs[p.URL]; err != nil {
+			c.State, c.Error = PassageUnchecked, err.Error()
+			if errors.Is(err, ErrSourceGone) {
+				c.State = PassageGone
+			}
+		} else {
+			c.State, c.Now, _ = p.Verify(texts[p.URL])
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// CheckSummary says what a verification found: "17 quotes: 15 stand, 0
+// moved, 0 gone, 2 not checked (connection refused)", with each distinct
+// reason a source could not be read.
+func CheckSummary(checks []PassageCheck) string {
+	n := map[string]int{}
+	var reasons []string
+	for _, c := range checks {
+		n[c.State]++
+		if c.State == PassageUnchecked && !slices.Contains(reasons, c.Error) {
+			reasons = append(reasons, c.Error)
+		}
+	}
+	quotes := "quotes"
+	if len(checks) == 1 {
+		quotes = "quote"
+	}
+	s := fmt.Sprintf("%d %s: %d stand, %d moved, %d gone", len(checks), quotes, n[PassageStands], n[PassageMoved], n[PassageGone])
+	if k := n[PassageUnchecked]; k > 0 {
+		s += fmt.Sprintf(", %d not checked (%s)", k, strings.Join(reasons, "; "))
+	}
+	return s
+}
+
+// goneStatus is how an extract's failure says the page no longer exists.
+var goneStatus = regexp.MustCompile(`\b(?:status|code) (?:404|410)\b|\b(?:404|410) (?:Not Found|Gone)\b`)
+
+// PageText is a page's text now, read with the gateway's extract as text
+// (not kept: a check is not a result the user asked for). A page that
+// answers 404 or 410 is ErrSourceGone; any other failure is the reason it
+// could not be read.
+func (c *Client) PageText(ctx context.Context, u string) (string, error) {
+	res, err := c.Extract(Unkept(ctx), ExtractInput{URLs: URLList{u}, Format: "text"})
+	if err != nil {
+		return "", err
+	}
+	for _, f := range res.FailedResults {
+		if goneStatus.MatchString(f.Error) {
+			return "", fmt.Errorf("%s: %s: %w", f.URL, f.Error, ErrSourceGone)
+		}
+		return "", fmt.Errorf("%s: %s", f.URL, f.Error)
+	}
+	if len(res.Results) == 0 {
+		return "", fmt.Errorf("%s: the gateway returned no page", u)
+	}
+	return res.Results[0].RawContent, nil
+}
 
 // Verify says whether the passage's quote still stands in page, the
 // source's kept text read again, and where it is now (see Anchor.Verify).

@@ -21,7 +21,7 @@ import (
 
 func newIndexCmd(a *App) *cobra.Command {
 	var depth, limit int
-	var allowPrivate, wholeSite bool
+	var allowPrivate, wholeSite, local bool
 	var dbURL string
 	cmd := &cobra.Command{
 		Use:   "index URL|SITEMAP|DIR...",
@@ -40,7 +40,12 @@ vendor_search and vendor_research read:
 Pages that extract and crawl read are indexed automatically as well.
 
 With --database postgres://…, the pages go into that PostgreSQL database's
-index instead: the one a team's hark serve replicas share.`,
+index instead: the one a team's hark serve replicas share.
+
+With a remote gateway configured (a base URL), the local index is not the
+one that gateway searches: index refuses, and says where its index is
+(--database, or hark index on its host); --local fills this machine's
+index anyway, for runs without a base URL.`,
 		Args: minArgs(1, "URL|SITEMAP|DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if depth < 1 || depth > 5 {
@@ -48,6 +53,11 @@ index instead: the one a team's hark serve replicas share.`,
 			}
 			if limit < 1 || limit > 100000 {
 				return usagef("--limit must be 1 to 100000, got %d", limit)
+			}
+			if a.cfg.BaseURL != "" && dbURL == "" && !local {
+				return usagef("index: the gateway at %s does not read this machine's index, which hark index fills; "+
+					"index into that gateway's own: --database postgres://… (a team's hark serve database), or hark index on its host "+
+					"with its --data-dir; --local fills this machine's index anyway (read when no base URL is set)", a.scrub(a.cfg.BaseURL))
 			}
 			if !cmd.Flags().Changed("allow-private") {
 				// allow_private / HARK_ALLOW_PRIVATE, which extract and
@@ -92,6 +102,7 @@ index instead: the one a team's hark serve replicas share.`,
 	f.BoolVar(&wholeSite, "whole-site", false, "from a URL, follow links anywhere on its site, not only under its folder")
 	f.StringVar(&dbURL, "database", "", "postgres:// URL of a team gateway's database: index into its shared index, not the data directory's")
 	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server); default: the allow_private setting")
+	f.BoolVar(&local, "local", false, "with a base URL configured, fill this machine's index anyway (the embedded gateway's, which that gateway does not read)")
 	return cmd
 }
 
@@ -178,6 +189,12 @@ func (l *localIndex) IndexedText(ctx context.Context, url string) (string, error
 		return "", err
 	}
 	return e.IndexedText(ctx, url)
+}
+
+// SourceText reads a file source again from disk, as verify does (the
+// research pane's v).
+func (l *localIndex) SourceText(_ context.Context, url string) (string, error) {
+	return fileSourceText(url)
 }
 
 func (l *localIndex) Pages(ctx context.Context) (int, error) {

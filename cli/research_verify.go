@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,16 +19,23 @@ import (
 const maxVerifyFile = 16 << 20
 
 func newResearchVerifyCmd(a *App) *cobra.Command {
-	return &cobra.Command{
+	var allowPrivate bool
+	cmd := &cobra.Command{
 		Use:   "verify ID",
 		Short: "Read a kept report's sources again and say, quote by quote, whether each still stands, moved or is gone",
 		Long: `verify takes a research report kept in the library (hark library list
 shows the IDs), reads each of its sources again (pages with the gateway's
 extract, files indexed from a folder from disk) and finds every quote: it
 stands where the report recorded it, moved elsewhere in the page, or is
-gone. Only reports whose gateway recorded passages can be verified.`,
+gone (the page no longer says it, or answers 404 or 410). A source that
+cannot be read now (the site or the gateway unreachable, a private
+address refused) leaves its quotes not checked, with the reason, and the
+command exits non-zero. Nothing kept is changed: the report, the library
+and the index stay as they were. Only reports whose gateway recorded
+passages can be verified.`,
 		Args: exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.allowPrivate(allowPrivate)
 			_, it, err := a.getItem(cmd, args[0])
 			if err != nil {
 				return err
@@ -41,88 +50,100 @@ gone. Only reports whose gateway recorded passages can be verified.`,
 			if len(out.Passages) == 0 {
 				return usagef("research verify: report %d records no passages (its gateway does not record them, or it predates them)", it.ID)
 			}
-			checks := a.verifyPassages(cmd.Context(), out.Passages)
+			ctx := cmd.Context()
+			checks := api.CheckPassages(out.Passages, func(u string) (string, error) {
+				t, err := a.sourceText(ctx, u)
+				if err != nil {
+					err = scrubbed{a.scrub(err.Error()), err}
+				}
+				return t, err
+			})
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if a.jsonOut {
-				return writeJSON(a.stdout, checks)
-			}
-			counts := map[string]int{}
-			for _, c := range checks {
-				counts[c.State]++
-				line := fmt.Sprintf("[%d] %-6s %s", c.Source, c.State, excerpt(c.Quote, 70))
-				if c.State == api.PassageMoved {
-					line += fmt.Sprintf(" (was at %d, now %d)", c.Start, c.Now)
+				if err := writeJSON(a.stdout, checks); err != nil {
+					return err
 				}
-				if c.Error != "" {
-					line += " (" + c.Error + ")"
+			} else {
+				for _, c := range checks {
+					state := c.State
+					if state == api.PassageUnchecked {
+						state = "not checked"
+					}
+					line := fmt.Sprintf("[%d] %-11s %s", c.Source, state, excerpt(c.Quote, 70))
+					if c.State == api.PassageMoved {
+						line += fmt.Sprintf(" (was at %d, now %d)", c.Start, c.Now)
+					}
+					if c.Error != "" {
+						line += " (" + c.Error + ")"
+					}
+					fmt.Fprintln(a.stdout, line)
 				}
-				fmt.Fprintln(a.stdout, line)
+				fmt.Fprintln(a.stdout, api.CheckSummary(checks))
 			}
-			quotes := "quotes"
-			if len(checks) == 1 {
-				quotes = "quote"
-			}
-			fmt.Fprintf(a.stdout, "%d %s: %d stand, %d moved, %d gone\n", len(checks), quotes,
-				counts[api.PassageStands], counts[api.PassageMoved], counts[api.PassageGone])
-			return nil
+			return a.uncheckedError(checks)
 		},
 	}
+	cmd.Flags().BoolVar(&allowPrivate, "allow-private", false, "let the embedded gateway read private, loopback and link-local addresses (the report's sources were read with it); default: the allow_private setting")
+	return cmd
 }
 
-// passageCheck is one quote of a report as verify found it.
-type passageCheck struct {
-	api.ResearchPassage
-	State string `json:"state"`
-	Now   int    `json:"now_start"` // where the quote is now, -1 when gone
-	Error string `json:"error,omitempty"`
+// scrubbed is an error shown with the API key hidden, still matching
+// what it wraps (api.ErrSourceGone).
+type scrubbed struct {
+	text string
+	err  error
 }
 
-// verifyPassages reads each source once and checks its quotes.
-func (a *App) verifyPassages(ctx context.Context, ps []api.ResearchPassage) []passageCheck {
-	pages := map[string]string{}
-	errs := map[string]error{}
-	for _, p := range ps {
-		if _, ok := pages[p.URL]; ok || errs[p.URL] != nil {
-			continue
-		}
-		pages[p.URL], errs[p.URL] = a.sourceText(ctx, p.URL)
-		if errs[p.URL] != nil {
-			delete(pages, p.URL)
+func (e scrubbed) Error() string { return e.text }
+func (e scrubbed) Unwrap() error { return e.err }
+
+// uncheckedError is verify's exit: quotes whose source could not be read
+// are not a verification, so the command fails: exit 2 with the way to
+// allow them when every such source was a private address refused, else
+// exit 4, as any site or gateway that cannot be reached.
+func (a *App) uncheckedError(checks []api.PassageCheck) error {
+	n, private := 0, 0
+	for _, c := range checks {
+		if c.State == api.PassageUnchecked {
+			n++
+			if refusedPrivate(c.Error) {
+				private++
+			}
 		}
 	}
-	out := make([]passageCheck, len(ps))
-	for i, p := range ps {
-		c := passageCheck{ResearchPassage: p, State: api.PassageGone, Now: -1}
-		if err := errs[p.URL]; err != nil {
-			c.Error = a.scrub(err.Error())
-		} else {
-			c.State, c.Now, _ = p.Verify(pages[p.URL])
-		}
-		out[i] = c
+	if n == 0 {
+		return nil
 	}
-	return out
+	err := fmt.Errorf("research verify: %d of %d quotes not checked: their sources could not be read now; nothing kept was changed", n, len(checks))
+	if private == n {
+		return targetError{fmt.Errorf("%w\nhint: %s", err, a.privateHint())}
+	}
+	return upstreamError{err}
 }
 
-// sourceText is a source's kept text now: a file read from disk as the
-// index reads it, a page through the gateway's extract as text.
+// sourceText is a source's text now: a file read from disk as the index
+// reads it, a page through the gateway's extract as text (not kept).
 func (a *App) sourceText(ctx context.Context, u string) (string, error) {
 	if strings.HasPrefix(u, "file:") {
-		return web.FileText(u, maxVerifyFile)
+		return fileSourceText(u)
 	}
 	cl, err := a.client(ctx)
 	if err != nil {
 		return "", err
 	}
-	res, err := cl.Extract(ctx, api.ExtractInput{URLs: api.URLList{u}, Format: "text"})
-	if err != nil {
-		return "", err
+	return cl.PageText(ctx, u)
+}
+
+// fileSourceText is a file source read again from disk as the index
+// reads it; a file deleted is gone (api.ErrSourceGone).
+func fileSourceText(u string) (string, error) {
+	t, err := web.FileText(u, maxVerifyFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = fmt.Errorf("%w: %w", err, api.ErrSourceGone)
 	}
-	for _, f := range res.FailedResults {
-		return "", fmt.Errorf("extract %s: %s", f.URL, f.Error)
-	}
-	if len(res.Results) == 0 {
-		return "", fmt.Errorf("extract %s: no page", u)
-	}
-	return res.Results[0].RawContent, nil
+	return t, err
 }
 
 // excerpt is s on one line, cut to n runes at a word.

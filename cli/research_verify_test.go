@@ -2,12 +2,17 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"hark/api"
 	"hark/api/apitest"
 	"hark/library"
 )
@@ -48,10 +53,15 @@ func TestResearchVerify(t *testing.T) {
 	}
 	verify("0 moved, 0 gone")
 	verify("stands")
+	if code, out, _ := hark(t, nil, "", "--data-dir", data, "library", "list"); code != 0 || strings.Count(strings.TrimSpace(out), "\n") != 1 {
+		t.Errorf("verify kept something in the library:\n%s", out)
+	}
 	os.WriteFile(page, []byte("# Zorblax tuning\n\nA new opening paragraph comes first now.\n\n"+body[len("# Zorblax tuning\n\n"):]), 0o644)
 	verify("moved")
 	os.WriteFile(page, []byte("# Zorblax tuning\n\nNothing about it here any more.\n"), 0o644)
 	verify("0 stand, 0 moved")
+	os.Remove(page)
+	verify("0 stand, 0 moved, 1 gone")
 
 	code, _, errs = hark(t, nil, "", "--data-dir", data, "research", "verify", "999")
 	if code != exitUsage || !strings.Contains(errs, "no item 999") {
@@ -77,4 +87,93 @@ func TestResearchVerifyWithoutPassages(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "records no passages") {
 		t.Errorf("verify: %d %q", code, errs)
 	}
+}
+
+// A report whose sources are pages of a site on loopback: verify reads
+// them with --allow-private as they were read (the setting is the
+// embedded gateway's), keeps nothing in the library, and calls a quote
+// whose site cannot be reached "not checked", with the reason, exiting
+// 4; without --allow-private it exits 2 with the way to allow it; a page
+// that answers 404 is gone (issue 43).
+func TestResearchVerifyHTTPSources(t *testing.T) {
+	t.Parallel()
+	body := "<html><head><title>Zorblax tuning</title></head><body><h1>Zorblax tuning</h1>" +
+		"<p>The zorblax engine is tuned by setting the flux ratio to 3.5 in the control file. " +
+		"A higher ratio makes the engine louder, and a lower one makes it quiet.</p></body></html>"
+	var gone atomic.Bool
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gone.Load() {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, body)
+	}))
+	defer site.Close()
+	data := t.TempDir()
+	if code, _, errs := hark(t, nil, "", "--data-dir", data, "index", "--allow-private", site.URL+"/zorblax.html"); code != 0 {
+		t.Fatalf("index: %d %s", code, errs)
+	}
+	if code, out, errs := hark(t, nil, "", "--data-dir", data, "research", "how do I tune zorblax?"); code != 0 || !strings.Contains(out, "flux ratio") {
+		t.Fatalf("research: %d %s %s", code, out, errs)
+	}
+	id := onlyItem(t, data, "research")
+	libraryItems := func() int {
+		t.Helper()
+		_, out, _ := hark(t, nil, "", "--data-dir", data, "library", "list", "--json")
+		var items []library.Item
+		json.Unmarshal([]byte(out), &items)
+		return len(items)
+	}
+
+	code, out, errs := hark(t, nil, "", "--data-dir", data, "research", "verify", "--allow-private", id)
+	if code != 0 || !strings.Contains(out, "1 stand, 0 moved, 0 gone") && !strings.Contains(out, " 0 moved, 0 gone") || strings.Contains(out, "not checked") {
+		t.Errorf("verify --allow-private: %d %q %q", code, out, errs)
+	}
+	if n := libraryItems(); n != 1 {
+		t.Errorf("verify kept what it read: the library holds %d items, want the report alone", n)
+	}
+
+	code, out, errs = hark(t, nil, "", "--data-dir", data, "research", "verify", id)
+	if code != exitUsage || !strings.Contains(out, "not checked") || !strings.Contains(out, "address is private") ||
+		!strings.Contains(errs, "--allow-private") || strings.Contains(out, "gone ") {
+		t.Errorf("verify of a loopback page without --allow-private: %d %q %q", code, out, errs)
+	}
+
+	gone.Store(true)
+	code, out, errs = hark(t, nil, "", "--data-dir", data, "research", "verify", "--allow-private", id)
+	if code != 0 || !strings.Contains(out, "gone") || !strings.Contains(out, "404") || strings.Contains(out, "not checked") {
+		t.Errorf("verify of a page that answers 404: %d %q %q", code, out, errs)
+	}
+
+	site.Close()
+	code, out, errs = hark(t, nil, "", "--data-dir", data, "research", "verify", "--allow-private", id)
+	if code != exitGateway || !strings.Contains(out, "not checked") || !strings.Contains(out, "connection refused") ||
+		!strings.Contains(out, "0 gone") || !strings.Contains(errs, "not checked") {
+		t.Errorf("verify with the site down: %d %q %q", code, out, errs)
+	}
+	code, out, _ = hark(t, nil, "", "--data-dir", data, "--json", "research", "verify", "--allow-private", id)
+	var checks []api.PassageCheck
+	if code != exitGateway || json.Unmarshal([]byte(out), &checks) != nil || len(checks) == 0 || checks[0].State != api.PassageUnchecked || checks[0].Error == "" {
+		t.Errorf("verify --json with the site down: %d %s", code, out)
+	}
+	// What the index kept of the page is still there: the site being down
+	// changed nothing kept.
+	if code, out, _ := hark(t, nil, "", "--data-dir", data, "search", "flux ratio"); code != 0 || !strings.Contains(out, "zorblax") {
+		t.Errorf("the index lost the page: %d %s", code, out)
+	}
+	if n := libraryItems(); n != 2 { // the report and the search just made
+		t.Errorf("the library holds %d items after the verifies, want 2", n)
+	}
+}
+
+// onlyItem is the ID of the one library item of kind.
+func onlyItem(t *testing.T, data, kind string) string {
+	t.Helper()
+	code, out, _ := hark(t, nil, "", "--data-dir", data, "library", "list", "--json", "--kind", kind)
+	var items []library.Item
+	if code != 0 || json.Unmarshal([]byte(out), &items) != nil || len(items) != 1 {
+		t.Fatalf("list --kind %s: %d %s", kind, code, out)
+	}
+	return strconv.FormatInt(items[0].ID, 10)
 }

@@ -25,6 +25,19 @@ func refusedPrivate(msg string) bool {
 	return strings.Contains(msg, web.ErrAddressRefused.Error())
 }
 
+// allowPrivate applies a command's --allow-private (when given) to the
+// embedded gateway, before any call starts it; a remote gateway decides
+// for itself, which the warning says.
+func (a *App) allowPrivate(given bool) {
+	if !given {
+		return
+	}
+	if a.cfg.BaseURL != "" {
+		fmt.Fprintf(a.stderr, "hark: warning: --allow-private applies to the embedded gateway; %s decides for itself\n", a.cfg.BaseURL)
+	}
+	a.cfg.AllowPrivate = true
+}
+
 // privateHint says how to let the gateway read private addresses.
 func (a *App) privateHint() string {
 	if a.cfg != nil && a.cfg.BaseURL != "" {

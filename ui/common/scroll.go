@@ -82,6 +82,9 @@ func (s *Scroll) SetHeight(h int) { s.height = max(0, h); s.clamp() }
 // ScrollBy moves the window by n lines (negative is up).
 func (s *Scroll) ScrollBy(n int) { s.offset += n; s.clamp() }
 
+// SetOffset puts line n at the top, clamped.
+func (s *Scroll) SetOffset(n int) { s.offset = n; s.clamp() }
+
 // Top and Bottom jump to either end.
 func (s *Scroll) Top()    { s.offset = 0 }
 func (s *Scroll) Bottom() { s.offset = len(s.lines); s.clamp() }

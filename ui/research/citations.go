@@ -15,9 +15,11 @@ import (
 )
 
 // Citations: every quote of a report with the source it cites (the
-// report's passages). Choosing one shows the source's kept text with the
-// quote found and highlighted; v reads the sources again and marks each
-// quote as standing, moved or gone (as `hark research verify` does).
+// report's passages). Choosing one shows the source's text with the quote
+// found and highlighted: the page as v last read it, else the copy the
+// index kept; v reads the sources again and marks each quote as standing,
+// moved, gone or not checked (its source could not be read now), as
+// `hark research verify` does, with api.CheckPassages.
 
 // KeptTexter is an index that hands out a page's kept text, the text the
 // report's passages point into (cli's local index does).
@@ -25,17 +27,32 @@ type KeptTexter interface {
 	IndexedText(ctx context.Context, url string) (string, error)
 }
 
+// SourceReader is an index that reads a file source again from disk, as
+// verify does (cli's local index does); the pages of a site are read
+// again with the gateway's extract.
+type SourceReader interface {
+	SourceText(ctx context.Context, url string) (string, error)
+}
+
+// Where the text a citation shows came from.
+const (
+	fromPage = "the page now"  // read again by v (or for want of a kept copy)
+	fromKept = "the kept copy" // the index's copy, as the report read it
+)
+
 // sourceTextMsg carries a source's text, read for the citation chosen.
 type sourceTextMsg struct {
 	id, passage int
-	text        string
+	text, from  string
 	err         error
 }
 
-// verifiedMsg carries each passage's state, read again.
+// verifiedMsg carries each passage as v found it, and the sources' texts
+// it read.
 type verifiedMsg struct {
 	id     int
-	states []string
+	checks []api.PassageCheck
+	texts  map[string]string
 }
 
 // citeList is the list of the shown report's quotes.
@@ -59,19 +76,29 @@ func (p *Pane) citationsKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// openPassage reads the source of passage i of s's report.
+// openPassage reads the source of passage i of s's report: the page as
+// v last read it, else the kept copy, else the page now.
 func (p *Pane) openPassage(s *Session, i int) tea.Cmd {
 	u, id := s.Out.Passages[i].URL, s.ID
+	if t, ok := s.live[u]; ok {
+		return func() tea.Msg { return sourceTextMsg{id: id, passage: i, text: t, from: fromPage} }
+	}
 	c := p.c
 	return func() tea.Msg {
-		text, err := sourceText(c, u)
-		return sourceTextMsg{id: id, passage: i, text: text, err: err}
+		if kt, ok := c.Index.(KeptTexter); ok {
+			if t, err := kt.IndexedText(context.Background(), u); err == nil {
+				return sourceTextMsg{id: id, passage: i, text: t, from: fromKept}
+			}
+		}
+		text, err := readAgain(c, u)
+		return sourceTextMsg{id: id, passage: i, text: text, from: fromPage, err: err}
 	}
 }
 
 // showPassage puts the source's text in the reader, found at the
 // passage: the words at its recorded place when they still are the
-// quote, else wherever the page now holds it.
+// quote, else wherever the text now holds it. It opens at the start of
+// the quote's paragraph, never mid-sentence, when the quote then shows.
 func (p *Pane) showPassage(msg sourceTextMsg) tea.Cmd {
 	s := p.byID(msg.id)
 	if s == nil || s != p.current || s.Out == nil || msg.passage >= len(s.Out.Passages) {
@@ -82,15 +109,34 @@ func (p *Pane) showPassage(msg sourceTextMsg) tea.Cmd {
 	}
 	pa := s.Out.Passages[msg.passage]
 	state, start, end := pa.Verify(msg.text)
-	p.srcPassage, p.srcState = msg.passage, state
-	p.srcScroll.SetContent(common.Wrap(msg.text, max(20, p.width-2)))
+	p.srcPassage, p.srcState, p.srcFrom = msg.passage, state, msg.from
+	width := max(20, p.width-2)
+	p.srcScroll.SetContent(common.Wrap(msg.text, width))
+	p.srcScroll.Top()
 	p.srcRd.Reset()
 	p.focus = focusSource
 	if state != api.PassageGone {
 		start, end = quoteSpan(msg.text, pa.Quote, start, end)
 		p.srcRd.Find(msg.text[start:end], &p.srcScroll)
+		p.srcScroll.SetHeight(max(0, p.bodyHeight()-2))
+		first := paragraphLine(msg.text, start, width)
+		last := paragraphLine(msg.text, end, width)
+		if last-first < p.srcScroll.Page() {
+			p.srcScroll.SetOffset(first)
+		}
 	}
 	return nil
+}
+
+// paragraphLine is the line, in text wrapped at width, where the
+// paragraph holding byte offset at begins.
+func paragraphLine(text string, at, width int) int {
+	at = min(at, len(text))
+	ps := strings.LastIndex(text[:at], "\n\n")
+	if ps < 0 {
+		return 0
+	}
+	return strings.Count(common.Wrap(text[:ps+2], width), "\n")
 }
 
 // quoteSpan widens a located quote [start, end) of text, which runs from
@@ -124,52 +170,43 @@ func (p *Pane) verify(s *Session) tea.Cmd {
 	s.verifying = true
 	return func() tea.Msg {
 		texts := map[string]string{}
-		failed := map[string]bool{}
-		states := make([]string, len(ps))
-		for i, pa := range ps {
-			if _, ok := texts[pa.URL]; !ok && !failed[pa.URL] {
-				t, err := sourceText(c, pa.URL)
-				if err != nil {
-					failed[pa.URL] = true
-				} else {
-					texts[pa.URL] = t
-				}
+		checks := api.CheckPassages(ps, func(u string) (string, error) {
+			t, err := readAgain(c, u)
+			if err == nil {
+				texts[u] = t
 			}
-			if failed[pa.URL] {
-				states[i] = api.PassageGone
-				continue
-			}
-			states[i], _, _ = pa.Verify(texts[pa.URL])
-		}
-		return verifiedMsg{id: id, states: states}
+			return t, err
+		})
+		return verifiedMsg{id: id, checks: checks, texts: texts}
 	}
 }
 
-// sourceText is a source's kept text now: from the local index for a
-// page it holds (a file of an indexed folder), else the gateway's
-// extract as text.
-func sourceText(c *common.Common, u string) (string, error) {
-	ctx := context.Background()
-	if kt, ok := c.Index.(KeptTexter); ok {
-		if t, err := kt.IndexedText(ctx, u); err == nil || !strings.HasPrefix(u, "http") {
-			return t, err
+// verifiedNotice is what v found, for the status bar: a warning when a
+// source could not be read, for then the report was not verified.
+func verifiedNotice(checks []api.PassageCheck) common.NoticeMsg {
+	text := api.CheckSummary(checks)
+	for _, c := range checks {
+		if c.State == api.PassageUnchecked {
+			return common.NoticeMsg{Text: "not verified: " + text, Warn: true}
 		}
 	}
-	res, err := common.Invoke(api.Unkept(ctx), c.Client, api.ToolExtract, map[string]any{"urls": u, "format": "text"})
-	if err != nil {
-		return "", err
+	return common.NoticeMsg{Text: "verified: " + text}
+}
+
+// readAgain is a source's text now: a file read from disk, a page through
+// the gateway's extract as text (api.Client.PageText, not kept).
+func readAgain(c *common.Common, u string) (string, error) {
+	ctx := context.Background()
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		if sr, ok := c.Index.(SourceReader); ok {
+			return sr.SourceText(ctx, u)
+		}
+		return "", fmt.Errorf("%s: only the hark that indexed it reads it again", u)
 	}
-	out, err := api.DecodeExtract(res.Output)
-	if err != nil {
-		return "", err
+	if c.Client == nil {
+		return "", common.ErrNotConnected
 	}
-	for _, f := range out.FailedResults {
-		return "", fmt.Errorf("extract %s: %s", f.URL, f.Error)
-	}
-	if len(out.Results) == 0 {
-		return "", fmt.Errorf("extract %s: no page", u)
-	}
-	return out.Results[0].RawContent, nil
+	return c.Client.PageText(ctx, u)
 }
 
 // citationsView lists the report's quotes, each with its source number
@@ -191,12 +228,14 @@ func (p *Pane) citationsView(h int) string {
 			cur, ts = st.Key.Render("▌ "), st.Selected
 		}
 		state := ""
-		if i < len(s.states) {
-			switch s.states[i] {
+		if i < len(s.checks) {
+			switch s.checks[i].State {
 			case api.PassageStands:
 				state = st.OK.Render("stands ")
 			case api.PassageMoved:
 				state = st.Warn.Render("moved ")
+			case api.PassageUnchecked:
+				state = st.Warn.Render("not checked ")
 			default:
 				state = st.Err.Render("gone ")
 			}
@@ -215,10 +254,16 @@ func (p *Pane) sourceView(h int) string {
 	st := p.c.Styles
 	pa := p.current.Out.Passages[p.srcPassage]
 	p.srcScroll.SetHeight(max(0, h-2))
-	title := st.Title.Render(fmt.Sprintf("[%d] ", pa.Source)) + st.Dim.Render(pa.URL)
-	foot := fmt.Sprintf("%d%% · the quote %s · j/k scroll · n next match · esc back to the citations", p.srcScroll.Percent(), p.srcState)
+	title := st.Title.Render(fmt.Sprintf("[%d] ", pa.Source)) + st.Dim.Render(pa.URL+" · "+p.srcFrom)
+	foot := fmt.Sprintf("%d%% · the quote %s in %s · j/k scroll · n next match · esc back", p.srcScroll.Percent(), p.srcState, p.srcFrom)
 	if p.srcState == api.PassageGone {
-		foot = "the page no longer holds this quote · esc back to the citations"
+		foot = p.srcFrom + " no longer holds this quote · esc back"
+		if p.srcFrom == fromKept {
+			foot = "the kept copy no longer holds this quote · v reads the page again · esc back"
+		}
+	}
+	if i := p.srcPassage; i < len(p.current.checks) && p.current.checks[i].State == api.PassageUnchecked && p.srcFrom == fromKept {
+		foot = "not checked: " + p.current.checks[i].Error + " · " + foot
 	}
 	return common.Truncate(title, p.width) + "\n" + common.Fit(p.srcScroll.View(), p.width, max(0, h-2)) + "\n" + common.Truncate(st.Dim.Render(foot), p.width)
 }

@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -12,14 +13,23 @@ import (
 	"hark/ui/internal/uitest"
 )
 
-// keptIndex is a local index holding one page's kept text, which a test
-// changes to see verify find each quote standing, moved or gone.
+// keptIndex is a local index holding one file's kept text, which a test
+// changes to see verify find each quote standing, moved or gone; the
+// file read again from disk is the same text, or readErr when set.
 type keptIndex struct {
 	fileIndex
-	text *string
+	text    *string
+	readErr *error
 }
 
 func (k keptIndex) IndexedText(context.Context, string) (string, error) { return *k.text, nil }
+
+func (k keptIndex) SourceText(context.Context, string) (string, error) {
+	if k.readErr != nil && *k.readErr != nil {
+		return "", *k.readErr
+	}
+	return *k.text, nil
+}
 
 const keptPage = "Zorblax manual\n\nThe zorblax engine is tuned by setting the flux ratio in the control file. A higher ratio makes it louder.\n"
 
@@ -72,24 +82,12 @@ func TestCitationOpensItsPassageAndVerifies(t *testing.T) {
 		t.Fatalf("esc from the source: focus %v", p.focus)
 	}
 
-	verify := func() string {
-		t.Helper()
-		var notice string
-		uitest.Settle(func(m tea.Msg) tea.Cmd {
-			if n, ok := m.(common.NoticeMsg); ok {
-				notice = n.Text
-			}
-			_, c := p.Update(m)
-			return c
-		}, func() tea.Cmd { _, c := p.Update(uitest.Press("v")); return c }())
-		return notice
-	}
-	if n := verify(); n != "verified: 1 stand, 0 moved, 0 gone" {
-		t.Errorf("verify in place: %q", n)
+	if n := verify(t, p); n.Text != "verified: 1 quote: 1 stand, 0 moved, 0 gone" || n.Warn {
+		t.Errorf("verify in place: %+v", n)
 	}
 	text = "A new first paragraph.\n\n" + keptPage
-	if n := verify(); n != "verified: 0 stand, 1 moved, 0 gone" || !strings.Contains(uitest.Plain(p.View()), "moved") {
-		t.Errorf("verify after an insert: %q\n%s", n, uitest.Plain(p.View()))
+	if n := verify(t, p); n.Text != "verified: 1 quote: 0 stand, 1 moved, 0 gone" || !strings.Contains(uitest.Plain(p.View()), "moved") {
+		t.Errorf("verify after an insert: %q\n%s", n.Text, uitest.Plain(p.View()))
 	}
 	enter()
 	if p.srcState != api.PassageMoved || !strings.Contains(p.srcRd.Status(), "1 of 1") {
@@ -97,9 +95,100 @@ func TestCitationOpensItsPassageAndVerifies(t *testing.T) {
 	}
 	p.Update(uitest.Press("esc"))
 	text = "Zorblax manual\n\nNothing here.\n"
-	if n := verify(); n != "verified: 0 stand, 0 moved, 1 gone" {
-		t.Errorf("verify after removal: %q", n)
+	if n := verify(t, p); n.Text != "verified: 1 quote: 0 stand, 0 moved, 1 gone" {
+		t.Errorf("verify after removal: %q", n.Text)
 	}
+}
+
+// verify presses v and returns the notice it ends with.
+func verify(t *testing.T, p *Pane) common.NoticeMsg {
+	t.Helper()
+	var notice common.NoticeMsg
+	uitest.Settle(func(m tea.Msg) tea.Cmd {
+		if n, ok := m.(common.NoticeMsg); ok {
+			notice = n
+		}
+		_, c := p.Update(m)
+		return c
+	}, func() tea.Cmd { _, c := p.Update(uitest.Press("v")); return c }())
+	return notice
+}
+
+// A source that cannot be read now is not checked: v warns with the
+// reason (never "✓ verified … gone"), the citation says "not checked",
+// and enter shows the kept copy, called that, which still holds the
+// quote (issue 43).
+func TestUnreachableSourceIsNotChecked(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	text := keptPage
+	var readErr error = errors.New("connection refused by 127.0.0.1:8743")
+	c.Index = keptIndex{text: &text, readErr: &readErr}
+	p := New(c)
+	p.SetSize(80, 24)
+	s := finished(t, p, "how do I tune zorblax?")
+	s.Out = citedReport(text)
+	p.setReport(s)
+	n := verify(t, p)
+	if !n.Warn || n.Text != "not verified: 1 quote: 0 stand, 0 moved, 0 gone, 1 not checked (connection refused by 127.0.0.1:8743)" {
+		t.Errorf("v with the source unreachable: %+v", n)
+	}
+	p.Update(uitest.Press("c"))
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "[1] not checked The zorblax engine") {
+		t.Errorf("the citation is not marked not checked:\n%s", v)
+	}
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	v := uitest.Plain(p.View())
+	if p.srcState != api.PassageStands || !strings.Contains(v, "the kept copy") || !strings.Contains(v, "not checked: connection refused") ||
+		strings.Contains(v, "no longer holds") {
+		t.Errorf("the kept copy shown after an unreachable verify:\n%s", v)
+	}
+	// Reachable again: v reads it, and enter shows the page as read.
+	readErr = nil
+	p.Update(uitest.Press("esc"))
+	if n := verify(t, p); n.Warn || n.Text != "verified: 1 quote: 1 stand, 0 moved, 0 gone" {
+		t.Errorf("v once the source is back: %+v", n)
+	}
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "the quote stands in the page now") {
+		t.Errorf("after v, enter shows the page as read:\n%s", v)
+	}
+}
+
+// A citation's source opens at the start of the quote's paragraph, not
+// two wrapped lines above the quote, mid-sentence (issue 43: "that code.
+// Therefore…").
+func TestCitationOpensAtItsParagraph(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	var b strings.Builder
+	b.WriteString("Zorblax manual\n\n")
+	for i := 0; i < 30; i++ {
+		b.WriteString("An earlier paragraph that fills the page so that the quote is far below the top of it.\n\n")
+	}
+	b.WriteString("The opening sentence of the paragraph runs long enough to wrap over a line or two at eighty columns, and then some more words, " +
+		"and more again, so that the quote begins on the fourth line of its paragraph, below that code. Therefore: " +
+		"The zorblax engine is tuned by setting the flux ratio in the control file. A higher ratio makes it louder.\n\n")
+	for i := 0; i < 30; i++ {
+		b.WriteString("A later paragraph.\n\n")
+	}
+	text := b.String()
+	c.Index = keptIndex{text: &text}
+	p := New(c)
+	p.SetSize(80, 24)
+	s := finished(t, p, "how do I tune zorblax?")
+	s.Out = citedReport(text)
+	p.setReport(s)
+	p.Update(uitest.Press("c"))
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	lines := strings.Split(uitest.Plain(p.View()), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "[1] ") {
+			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "The opening sentence of the paragraph") {
+				t.Errorf("the source opens mid-paragraph:\n%s", strings.Join(lines, "\n"))
+			}
+			return
+		}
+	}
+	t.Fatalf("no source view:\n%s", strings.Join(lines, "\n"))
 }
 
 // q closes what is shown a step at a time (a citation's source, the
