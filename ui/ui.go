@@ -40,15 +40,20 @@ type Model struct {
 	height   int
 	help     help.Model
 	showHelp bool
-	palette  *palette
-	noColor  bool
+	// helpScroll is the help shown, scrolled when it is taller than the
+	// pane (Pages' help at 80x24).
+	helpScroll common.Scroll
+	palette    *palette
+	noColor    bool
 
 	lastCall *api.CallInfo
 	problem  *common.Problem
 	notice   string
-	toolsErr error
-	loading  bool
-	credits  *api.CallInfo // the newest credit count known (newerCredits)
+	// noticeWarn: the notice is a warning ("!"), not a success ("✓").
+	noticeWarn bool
+	toolsErr   error
+	loading    bool
+	credits    *api.CallInfo // the newest credit count known (newerCredits)
 	// creditsBefore is the count the session began with: what other runs
 	// (the CLI, earlier sessions) used this period, which the status bar
 	// tells apart from what this session spent.
@@ -146,11 +151,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
+// setNotice shows a notice in the status bar in place of the last error.
+func (m *Model) setNotice(n common.NoticeMsg) {
+	m.notice, m.noticeWarn, m.problem, m.statusAt = n.Text, n.Warn, nil, m.c.Now()
+}
+
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if jobs.Handles(msg) {
 		cmd, notice := m.jobs.Update(msg)
-		if notice != "" {
-			m.notice, m.problem, m.statusAt = notice, nil, m.c.Now()
+		if notice.Text != "" {
+			m.setNotice(notice)
 		}
 		return m, cmd
 	}
@@ -224,13 +234,13 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		p := common.Explain(msg.Err)
 		m.statusAt = m.c.Now()
 		if p.Message == "cancelled" {
-			m.notice, m.problem = "cancelled", nil
+			m.setNotice(common.NoticeMsg{Text: "cancelled"})
 			return m, nil
 		}
 		m.problem, m.notice = &p, ""
 		return m, m.toolFailed(msg.Err)
 	case common.NoticeMsg:
-		m.notice, m.problem, m.statusAt = msg.Text, nil, m.c.Now()
+		m.setNotice(msg)
 		return m, nil
 	case common.OpenPagesMsg:
 		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Pages" }, msg)
@@ -264,7 +274,16 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseClickMsg:
 		return m, m.click(msg)
 	case tea.MouseWheelMsg:
-		if m.palette != nil || m.showHelp {
+		if m.showHelp {
+			switch msg.Button {
+			case tea.MouseWheelUp:
+				m.helpScroll.ScrollBy(-3)
+			case tea.MouseWheelDown:
+				m.helpScroll.ScrollBy(3)
+			}
+			return m, nil
+		}
+		if m.palette != nil {
 			return m, nil
 		}
 		mm := msg
@@ -358,7 +377,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.palette.update(msg)
 	}
 	if m.showHelp {
-		m.showHelp = false
+		if !m.scrollHelp(msg.String()) {
+			m.showHelp = false
+		}
 		return nil
 	}
 	if t, ok := m.panes[m.active].(common.TextAreaPane); ok && t.OwnsKeys() {
@@ -385,6 +406,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case key.Matches(msg, m.c.Keys().Root.Help):
 		m.showHelp = true
+		m.helpScroll = common.Scroll{}
+		m.layoutHelp()
 		return nil
 	case key.Matches(msg, m.c.Keys().Root.Palette):
 		m.palette = newPalette(m)
@@ -452,6 +475,55 @@ func (m *Model) layout() {
 		p.SetSize(m.width, m.paneHeight())
 	}
 	m.help.SetWidth(m.width)
+	if m.showHelp {
+		m.layoutHelp()
+	}
+}
+
+// layoutHelp lays the help out at the width, in the pane's height less a
+// line for the way to scroll it when it does not fit.
+func (m *Model) layoutHelp() {
+	m.helpScroll.SetContent(m.helpView())
+	h := m.paneHeight()
+	if m.helpScroll.Len() > h {
+		h--
+	}
+	m.helpScroll.SetHeight(h)
+}
+
+// scrollHelp scrolls the help with the reader's keys; false for any
+// other key, which closes it.
+func (m *Model) scrollHelp(k string) bool {
+	s := &m.helpScroll
+	switch k {
+	case "j", "down":
+		s.ScrollBy(1)
+	case "k", "up":
+		s.ScrollBy(-1)
+	case "pgdown", "space", " ", "f":
+		s.ScrollBy(s.Page())
+	case "pgup", "b":
+		s.ScrollBy(-s.Page())
+	case "g", "home":
+		s.Top()
+	case "G", "end":
+		s.Bottom()
+	default:
+		return false
+	}
+	return true
+}
+
+// helpBody is the help as shown: the lines that fit, and under them, when
+// it does not fit, where the rest is and how to reach it.
+func (m *Model) helpBody() string {
+	s := &m.helpScroll
+	body := s.View()
+	if s.Len() <= m.paneHeight() {
+		return body
+	}
+	more := fmt.Sprintf("%d%% · j/k ↑/↓ pgup/pgdn scroll · any other key closes", s.Percent())
+	return common.Fit(body, m.width, m.paneHeight()-1) + "\n" + m.c.Styles.Dim.Render(common.Truncate(more, m.width))
 }
 
 func (m *Model) tabLabel(i int) string {
@@ -511,6 +583,8 @@ func (m *Model) statusView() string {
 	switch {
 	case m.problem != nil:
 		parts = append(parts, part{text: s.Err.Render("✗ " + common.OneLine(m.problem.StatusText())), drop: 0})
+	case m.notice != "" && m.noticeWarn:
+		parts = append(parts, part{text: s.Warn.Render("! " + m.notice), drop: 0})
 	case m.notice != "":
 		parts = append(parts, part{text: s.OK.Render("✓ " + m.notice), drop: 0})
 	case m.loading:
@@ -605,7 +679,7 @@ func (m *Model) helpView() string {
 	s := m.c.Styles
 	p := m.panes[m.active]
 	var b strings.Builder
-	b.WriteString(s.Title.Render(p.Title()+" keys") + s.Dim.Render("  (any key closes)") + "\n\n")
+	b.WriteString(s.Title.Render(p.Title()+" keys") + s.Dim.Render("  (j/k scroll · any other key closes)") + "\n\n")
 	b.WriteString(m.fullHelp(p.KeyMap().FullHelp()))
 	b.WriteString("\n\n" + s.Title.Render("Everywhere") + "\n")
 	h := m.help
@@ -674,7 +748,7 @@ func (m *Model) Render() string {
 	case m.palette != nil:
 		body = m.palette.view(m.width, m.paneHeight())
 	case m.showHelp:
-		body = m.helpView()
+		body = m.helpBody()
 	default:
 		body = m.panes[m.active].View()
 	}

@@ -697,6 +697,62 @@ func TestLibraryReloadsWhenShown(t *testing.T) {
 	}
 }
 
+// A notice that is a warning (a job that failed, a report not verified)
+// shows with "!", never with the check mark of a success (issue 43:
+// "✓ crawl job c916a146 failed").
+func TestWarningNoticeHasNoCheckMark(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	m.Update(common.NoticeMsg{Text: "crawl job c916a146 failed: address is private", Warn: true})
+	st := uitest.Plain(m.statusView())
+	if !strings.Contains(st, "! crawl job c916a146 failed") || strings.Contains(st, "✓") {
+		t.Errorf("a warning notice: %s", st)
+	}
+	m.Update(common.NoticeMsg{Text: "saved ~/r.md"})
+	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "✓ saved ~/r.md") {
+		t.Errorf("a success notice: %s", st)
+	}
+}
+
+// Every pane's help can be read whole at 80x24: a help taller than the
+// pane scrolls (j/k, pgdn, G), and says so under it; none is cut (issue
+// 43: Pages' help ended at "M map from here", without w, x and
+// "Everywhere").
+func TestEveryHelpScrollsAt80x24(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	for i := range m.panes {
+		m.goTo(i)
+		m.Update(uitest.Press("esc"))
+		m.Update(uitest.Press("?"))
+		if !m.showHelp {
+			t.Fatalf("%s: ? did not open the help", m.panes[i].Title())
+		}
+		seen := uitest.Plain(m.Render())
+		for range 10 {
+			m.Update(uitest.Press("pgdown"))
+			seen += uitest.Plain(m.Render())
+		}
+		if !m.showHelp {
+			t.Fatalf("%s: pgdown closed the help", m.panes[i].Title())
+		}
+		for _, want := range []string{m.panes[i].Title() + " keys", "Everywhere", "Mouse: click tabs and rows."} {
+			if !strings.Contains(seen, want) {
+				t.Errorf("%s: the help at 80x24, scrolled, never shows %q:\n%s", m.panes[i].Title(), want, seen)
+			}
+		}
+		if m.panes[i].Title() == "Pages" {
+			for _, want := range []string{"w export selected", "x cancel", "100% · j/k ↑/↓ pgup/pgdn scroll"} {
+				if !strings.Contains(seen, want) {
+					t.Errorf("Pages' help lacks %q:\n%s", want, seen)
+				}
+			}
+		}
+		m.Update(uitest.Press("x"))
+		if m.showHelp {
+			t.Errorf("%s: another key did not close the help", m.panes[i].Title())
+		}
+	}
+}
+
 // The help states the focus rule, digits included, and fits 80×24 in
 // the pane with the most keys (Research).
 func TestHelpStatesTheFocusRuleAt80x24(t *testing.T) {

@@ -72,9 +72,13 @@ type ErrorMsg struct {
 	Err error
 }
 
-// NoticeMsg is a short success line for the status bar ("copied URL").
+// NoticeMsg is a short line for the status bar: a success ("copied
+// URL", shown with a check mark), or with Warn something that did not go
+// as asked but is no error of the call (a job that failed, a report not
+// verified), shown with "!" in the warning colour, never a check mark.
 type NoticeMsg struct {
 	Text string
+	Warn bool
 }
 
 // StylesChangedMsg tells panes the Styles were rebuilt (the terminal's

@@ -203,6 +203,26 @@ func Truncate(s string, width int) string {
 	return ansi.Truncate(s, width, "…")
 }
 
+// JoinWrapped joins parts with sep on as many lines as width needs,
+// breaking only between parts (a key and what it does stay together); a
+// part wider than width is cut.
+func JoinWrapped(parts []string, sep string, width int) string {
+	var lines []string
+	line := ""
+	for _, p := range parts {
+		switch {
+		case line == "":
+			line = p
+		case ansi.StringWidth(line+sep+p) <= width:
+			line += sep + p
+		default:
+			lines = append(lines, Truncate(line, width))
+			line = p
+		}
+	}
+	return strings.Join(append(lines, Truncate(line, width)), "\n")
+}
+
 // OneLine collapses whitespace (newlines included) to single spaces.
 func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -101,15 +101,21 @@ func (f *Follower) Stop() {
 	}
 }
 
-// Update takes a follower's message; notice, when not empty, is for the
-// status bar.
-func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice string) {
+// Update takes a follower's message; notice, when its text is not empty,
+// is for the status bar: a job that failed, or could not be followed, is
+// a warning, never a success.
+func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice common.NoticeMsg) {
+	c, text, warn := f.update(msg)
+	return c, common.NoticeMsg{Text: text, Warn: warn}
+}
+
+func (f *Follower) update(msg tea.Msg) (cmd tea.Cmd, notice string, warn bool) {
 	switch msg := msg.(type) {
 	case listedMsg:
 		if !f.calls().Done(msg.seq) || msg.err != nil || len(msg.jobs) == 0 {
 			// A gateway without jobs (an older hark, another vendor's)
 			// has nothing to reattach to; that is not a failure.
-			return nil, ""
+			return nil, "", false
 		}
 		var cmds []tea.Cmd
 		var names []string
@@ -122,13 +128,13 @@ func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice string) {
 			cmds = append(cmds, f.poll(j.ID, 0))
 		}
 		if len(cmds) == 0 {
-			return nil, ""
+			return nil, "", false
 		}
 		return tea.Batch(cmds...), fmt.Sprintf("%d job(s) still running on the gateway (%s): reattached; each opens when it ends",
-			len(cmds), strings.Join(names, ", "))
+			len(cmds), strings.Join(names, ", ")), false
 	case eventsMsg:
 		if !f.calls().Done(msg.seq) {
-			return nil, ""
+			return nil, "", false
 		}
 		if msg.err != nil {
 			lost := msg.lost
@@ -144,7 +150,7 @@ func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice string) {
 					fmt.Sprintf("job %s: the gateway does not answer; trying again (%d)", short(msg.id), msg.tries+1)
 			}
 			delete(f.followed, msg.id)
-			return nil, fmt.Sprintf("job %s: %v", short(msg.id), msg.err)
+			return nil, fmt.Sprintf("job %s: %v", short(msg.id), msg.err), true
 		}
 		after := msg.after
 		var last string
@@ -155,7 +161,7 @@ func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice string) {
 			}
 		}
 		if msg.ev.Job.Done() && len(msg.ev.Events) == 0 {
-			return f.fetch(msg.id), ""
+			return f.fetch(msg.id), "", false
 		}
 		notice := ""
 		if !msg.lost.IsZero() {
@@ -166,27 +172,27 @@ func (f *Follower) Update(msg tea.Msg) (cmd tea.Cmd, notice string) {
 		if last != "" && msg.after > 0 {
 			notice = fmt.Sprintf("%s job %s: %s", toolName(msg.ev.Job.Tool), short(msg.id), last)
 		}
-		return f.poll(msg.id, after), notice
+		return f.poll(msg.id, after), notice, false
 	case doneMsg:
 		if !f.calls().Done(msg.seq) {
-			return nil, ""
+			return nil, "", false
 		}
 		if msg.err != nil {
-			return nil, fmt.Sprintf("job: %v", msg.err)
+			return nil, fmt.Sprintf("job: %v", msg.err), true
 		}
 		j := msg.job
 		delete(f.followed, j.ID)
 		if j.State == api.JobFailed {
-			return nil, fmt.Sprintf("%s job %s failed: %s", toolName(j.Tool), short(j.ID), j.Error)
+			return nil, fmt.Sprintf("%s job %s failed: %s", toolName(j.Tool), short(j.ID), j.Error), true
 		}
 		item, ok := f.item(j)
 		if !ok {
-			return nil, fmt.Sprintf("%s job %s completed", toolName(j.Tool), short(j.ID))
+			return nil, fmt.Sprintf("%s job %s completed", toolName(j.Tool), short(j.ID)), false
 		}
 		return func() tea.Msg { return common.ShowKeptMsg{Item: item} },
-			fmt.Sprintf("%s job %s completed; opened", toolName(j.Tool), short(j.ID))
+			fmt.Sprintf("%s job %s completed; opened", toolName(j.Tool), short(j.ID)), false
 	}
-	return nil, ""
+	return nil, "", false
 }
 
 // poll asks for the log after seq after, waiting on the gateway for news.

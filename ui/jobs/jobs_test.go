@@ -20,7 +20,7 @@ import (
 
 // drain runs cmd and every command its messages lead to through f,
 // collecting the notices and the messages meant for the root.
-func drain(t *testing.T, f *Follower, cmd tea.Cmd) (notices []string, root []tea.Msg) {
+func drain(t *testing.T, f *Follower, cmd tea.Cmd) (notices []common.NoticeMsg, root []tea.Msg) {
 	t.Helper()
 	queue := []tea.Cmd{cmd}
 	deadline := time.Now().Add(20 * time.Second)
@@ -40,7 +40,7 @@ func drain(t *testing.T, f *Follower, cmd tea.Cmd) (notices []string, root []tea
 			continue
 		}
 		next, notice := f.Update(msg)
-		if notice != "" {
+		if notice.Text != "" {
 			notices = append(notices, notice)
 		}
 		queue = append(queue, next)
@@ -101,7 +101,12 @@ func TestReattachOpensTheReport(t *testing.T) {
 	}
 	f := New(&common.Common{Client: cl, Gateway: gw.URL})
 	notices, root := drain(t, f, f.Start())
-	all := strings.Join(notices, "\n")
+	all := noticeTexts(notices)
+	for _, n := range notices {
+		if n.Warn {
+			t.Errorf("a job that went well warns: %q", n.Text)
+		}
+	}
 	for _, want := range []string{"1 job(s) still running", "research job 0c5f3e1a: round 1 of 3", "completed; opened"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("notices lack %q:\n%s", want, all)
@@ -132,7 +137,55 @@ func TestNoJobRoutesIsQuiet(t *testing.T) {
 	f := New(&common.Common{Client: cl})
 	notices, root := drain(t, f, f.Start())
 	if len(notices) != 0 || len(root) != 0 {
-		t.Fatalf("notices %q, messages %#v", notices, root)
+		t.Fatalf("notices %+v, messages %#v", notices, root)
+	}
+}
+
+func noticeTexts(ns []common.NoticeMsg) string {
+	var s []string
+	for _, n := range ns {
+		s = append(s, n.Text)
+	}
+	return strings.Join(s, "\n")
+}
+
+// A job that failed is a warning in the status bar, never a check mark
+// (issue 43: "✓ crawl job c916a146 failed").
+func TestAFailedJobWarns(t *testing.T) {
+	const id = "0c5f3e1a-0000-4000-8000-000000000002"
+	job := api.Job{ID: id, Tool: api.ToolCrawl, State: api.JobRunning, Inputs: json.RawMessage(`{"url":"http://127.0.0.1:1/"}`)}
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var data any
+		j := job
+		j.State, j.Error = api.JobFailed, "address is private, loopback or link-local; refused"
+		switch r.URL.Path {
+		case api.PathJobs:
+			data = api.JobList{Jobs: []api.Job{job}}
+		case api.PathJobs + "/" + id + "/events":
+			if r.URL.Query().Get("after") == "1" {
+				data = api.JobEvents{Job: j, Events: []api.JobEvent{}}
+			} else {
+				data = api.JobEvents{Job: j, Events: []api.JobEvent{{Seq: 1, Kind: "failed", Msg: j.Error}}}
+			}
+		case api.PathJobs + "/" + id:
+			data = j
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		raw, _ := json.Marshal(data)
+		json.NewEncoder(w).Encode(api.Envelope{Code: 200, Message: api.MsgSuccess, Data: raw})
+	}))
+	defer gw.Close()
+	cl, _ := api.New(api.Options{BaseURL: gw.URL, APIKey: "hark_test"})
+	f := New(&common.Common{Client: cl, Gateway: gw.URL})
+	notices, _ := drain(t, f, f.Start())
+	if len(notices) == 0 {
+		t.Fatal("no notices")
+	}
+	last := notices[len(notices)-1]
+	if !strings.Contains(last.Text, "crawl job 0c5f3e1a failed: address is private") || !last.Warn {
+		t.Fatalf("the failure's notice: %+v", last)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -36,6 +38,30 @@ func (p *Pane) Init() tea.Cmd {
 	}
 }
 
+// Shown lists the kept reports again: what another hark process kept
+// since shows in the history, as it does in the Library pane.
+func (p *Pane) Shown() tea.Cmd { return p.Init() }
+
+// mergeKept adds the kept reports history does not hold yet, and keeps
+// the history in time order, the cursor on the session it was on. A
+// report this session ran and the client kept is the same session, not
+// a second one.
+func (p *Pane) mergeKept(items []library.Item) {
+	var under *Session
+	if n := len(p.sessions); n > 0 && p.histCur < n {
+		under = p.sessions[n-1-p.histCur]
+	}
+	for i := len(items) - 1; i >= 0; i-- {
+		if s := p.keptSession(items[i]); !slices.Contains(p.sessions, s) {
+			p.sessions = append(p.sessions, s)
+		}
+	}
+	slices.SortStableFunc(p.sessions, func(a, b *Session) int { return a.Started.Compare(b.Started) })
+	if i := slices.Index(p.sessions, under); i >= 0 {
+		p.histCur = len(p.sessions) - 1 - i
+	}
+}
+
 // historyKept is how many earlier reports history loads from the library.
 const historyKept = 50
 
@@ -58,7 +84,15 @@ type loadedMsg struct {
 // has, or a new one whose report is read when it is opened.
 func (p *Pane) keptSession(it library.Item) *Session {
 	for _, s := range p.sessions {
-		if s.Kept == it.ID {
+		if s.Kept == it.ID || s.keptAs == it.ID {
+			return s
+		}
+	}
+	for _, s := range p.sessions {
+		// This session's research, kept as it finished.
+		if s.Kept == 0 && s.keptAs == 0 && !s.Running && s.Out != nil && s.Question == it.Query &&
+			s.Finished.Sub(it.Created).Abs() < 2*time.Minute {
+			s.keptAs = it.ID
 			return s
 		}
 	}

@@ -41,12 +41,17 @@ type Session struct {
 	// Kept is the session's library item ID when it was reopened from the
 	// library (0 for research run in this session).
 	Kept int64
+	// keptAs is the library item this session's research was kept as,
+	// found when the history read the library again.
+	keptAs int64
 	// loading says the kept report is being read from the library: the
 	// history lists kept reports by their titles and reads one when it
 	// is opened.
 	loading bool
-	// states are the quotes' states after v (verify), by passage.
-	states    []string
+	// checks are the quotes as v (verify) found them, by passage, and
+	// live the sources' texts it read.
+	checks    []api.PassageCheck
+	live      map[string]string
 	verifying bool
 
 	rendered      string
@@ -94,6 +99,7 @@ type Pane struct {
 	srcRd      common.Reader
 	srcPassage int
 	srcState   string
+	srcFrom    string          // fromPage or fromKept
 	dict       common.Dictator // ctrl+r: speak the question
 	aloud      common.Aloud    // R: read the report aloud
 	mark       common.Marker   // H: select a passage and highlight it
@@ -215,13 +221,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, p.showPassage(msg)
 	case verifiedMsg:
 		if s := p.byID(msg.id); s != nil {
-			s.states, s.verifying = msg.states, false
-			n := map[string]int{}
-			for _, st := range msg.states {
-				n[st]++
-			}
-			text := fmt.Sprintf("verified: %d stand, %d moved, %d gone", n[api.PassageStands], n[api.PassageMoved], n[api.PassageGone])
-			return p, func() tea.Msg { return common.NoticeMsg{Text: text} }
+			s.checks, s.live, s.verifying = msg.checks, msg.texts, false
+			notice := verifiedNotice(msg.checks)
+			return p, func() tea.Msg { return notice }
 		}
 		return p, nil
 	case renderedMsg:
@@ -262,15 +264,12 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		if msg.err != nil {
 			return p, func() tea.Msg { return common.ErrorMsg{Err: fmt.Errorf("research history: %w", msg.err)} }
 		}
-		// Earlier reports go before this session's, oldest first.
-		var earlier []*Session
-		for i := len(msg.items) - 1; i >= 0; i-- {
-			if s := p.keptSession(msg.items[i]); !slices.Contains(p.sessions, s) {
-				earlier = append(earlier, s)
-			}
-		}
-		p.sessions = append(earlier, p.sessions...)
+		p.mergeKept(msg.items)
 		return p, nil
+	case common.LibraryChangedMsg:
+		// This process kept something; another one's keeps are read when
+		// the pane is shown (Shown).
+		return p, p.Init()
 	case loadedMsg:
 		s := p.byID(msg.id)
 		if s == nil {

@@ -340,6 +340,53 @@ func TestHistoryFromTheLibrary(t *testing.T) {
 	}
 }
 
+// A report another hark process keeps while this one runs shows in the
+// history once the pane is shown again, as it does in the Library pane
+// (issue 43: "history (3)" while four were kept); a report this session
+// ran, which the client kept, stays one entry.
+func TestHistoryReadsTheLibraryAgain(t *testing.T) {
+	lib, err := library.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	keep := func(q string, at time.Time) {
+		t.Helper()
+		b, _ := json.Marshal(api.ResearchOutput{RequestID: "r", Status: api.ResearchCompleted, Content: "Answer to " + q,
+			Sources: []api.ResearchSource{{Title: "Charm", URL: "https://charm.sh"}}})
+		if err := lib.Add(context.Background(), &library.Item{Kind: library.KindResearch, Tool: Slug, Title: q, Query: q,
+			Inputs: `{"input":"q"}`, Output: string(b), Body: "# " + q, Created: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep("an old question", uitest.Epoch.Add(-time.Hour))
+	c, _ := uitest.Common(t, nil)
+	c.Library = func() (*library.Store, error) { return lib, nil }
+	p := New(c)
+	p.SetSize(80, 24)
+	uitest.Settle(drive(p), p.Init())
+	finished(t, p, "why are TUIs fast?") // this session's, kept by the client as it finished
+	keep("why are TUIs fast?", uitest.Epoch)
+	keep("kept by another hark", uitest.Epoch.Add(time.Minute))
+	uitest.Settle(drive(p), p.Shown())
+	p.Update(uitest.Press("esc"))
+	p.Update(uitest.Press("h"))
+	v := uitest.Plain(p.View())
+	if !strings.Contains(v, "history (3)") || !strings.Contains(v, "kept by another hark") || strings.Count(v, "why are TUIs fast?") != 2 {
+		// The question shows in the status line and once in the history.
+		t.Errorf("history after another process kept a report:\n%s", v)
+	}
+	lines := strings.Split(v, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "History") {
+			if i+1 >= len(lines) || !strings.Contains(lines[i+1], "kept by another hark") {
+				t.Errorf("the newest report is not first:\n%s", v)
+			}
+			break
+		}
+	}
+}
+
 // On arriving, the question has the cursor: h and M type, and the line
 // under it names the keys that work while typing (ctrl+o, esc then h),
 // not M and h. Leaving the line (esc) makes M and h act, and says so.

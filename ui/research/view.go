@@ -12,6 +12,87 @@ import (
 // the report, the sources or the history.
 func (p *Pane) View() string {
 	st := p.c.Styles
+	header, typing := p.header()
+	hh := len(strings.Split(header, "\n"))
+	bodyH := max(0, p.height-hh)
+	s := p.current
+	var body string
+	switch {
+	case p.focus == focusHistory:
+		body = p.historyView(bodyH)
+	case s == nil:
+		hint := "i (or /) puts the cursor in the question. Research runs in the background; switch panes meanwhile. M changes the model."
+		if typing {
+			hint = "Type a question and press enter; on the empty line the digits go to a pane. Research runs in the background; switch panes meanwhile. ctrl+o changes the model; esc leaves the line, then h shows the history."
+		}
+		body = st.Dim.Render(common.Wrap(hint, p.width))
+	case s.loading:
+		body = st.Dim.Render("reading the report from the library…")
+	case p.focus == focusSources:
+		body = p.sourcesView(bodyH)
+	case p.focus == focusCitations && s.Out != nil:
+		body = p.citationsView(bodyH)
+	case p.focus == focusSource && s.Out != nil:
+		body = p.sourceView(bodyH)
+	case s.Running && len(s.Progress) > 0:
+		body = p.progressView(s, bodyH)
+	case s.Out != nil && p.rd.TOCOpen():
+		body = p.rd.TOCView(st, p.width, bodyH)
+	case s.Out != nil:
+		// The foot's percentage depends on the height, which depends on
+		// how many lines the foot takes.
+		p.scroll.SetHeight(max(0, bodyH-1))
+		foot := p.reportFoot(typing)
+		if fh := len(strings.Split(foot, "\n")); fh > 1 {
+			p.scroll.SetHeight(max(0, bodyH-fh))
+			foot = p.reportFoot(typing)
+		}
+		fh := len(strings.Split(foot, "\n"))
+		body = common.Fit(p.scroll.View(), p.width, max(0, bodyH-fh)) + "\n" + foot
+	}
+	return common.Fit(header+"\n"+body, p.width, p.height)
+}
+
+// bodyHeight is the height below the header.
+func (p *Pane) bodyHeight() int {
+	header, _ := p.header()
+	return max(0, p.height-len(strings.Split(header, "\n")))
+}
+
+// reportFoot is the keys under the report, wrapped onto as many lines as
+// the width needs: at 80 columns every key is still named.
+func (p *Pane) reportFoot(typing bool) string {
+	st := p.c.Styles
+	s := p.current
+	pct := fmt.Sprintf("%d%%", p.scroll.Percent())
+	var parts []string
+	switch {
+	case p.mark.Noting():
+		return p.mark.NoteView()
+	case p.mark.Selecting():
+		return st.Warn.Render(p.mark.Status())
+	case p.rd.Finding():
+		return p.rd.FindView()
+	case p.aloud.Status() != "":
+		return common.Truncate(st.Warn.Render("▶ ")+st.Dim.Render(p.aloud.Status()), p.width)
+	case p.rd.Status() != "":
+		parts = []string{pct, p.rd.Status(), "s sources", "ctrl+s save"}
+	case typing:
+		parts = []string{pct, "ctrl+s save", fmt.Sprintf("esc leaves the question: then j/k scroll"), "/ find", fmt.Sprintf("s sources (%d)", len(s.Out.Sources))}
+	default:
+		parts = []string{pct, "j/k scroll", "/ find", "T contents", fmt.Sprintf("s sources (%d)", len(s.Out.Sources))}
+		if len(s.Out.Passages) > 0 {
+			parts = append(parts, "c citations", "v verify")
+		}
+		parts = append(parts, "ctrl+s save")
+	}
+	return st.Dim.Render(common.JoinWrapped(parts, " · ", p.width))
+}
+
+// header is the question line, the model line, the current research's
+// status and the save-as line; typing says the question has the cursor.
+func (p *Pane) header() (string, bool) {
+	st := p.c.Styles
 	var top []string
 	top = append(top, p.question.View())
 	if p.dict.Active() {
@@ -48,57 +129,7 @@ func (p *Pane) View() string {
 	if p.saveAs.Active() {
 		top = append(top, p.saveAs.View(st, p.width))
 	}
-	header := strings.Join(top, "\n")
-	hh := len(strings.Split(header, "\n"))
-	bodyH := max(0, p.height-hh)
-	var body string
-	switch {
-	case p.focus == focusHistory:
-		body = p.historyView(bodyH)
-	case s == nil:
-		hint := "i (or /) puts the cursor in the question. Research runs in the background; switch panes meanwhile. M changes the model."
-		if typing {
-			hint = "Type a question and press enter; on the empty line the digits go to a pane. Research runs in the background; switch panes meanwhile. ctrl+o changes the model; esc leaves the line, then h shows the history."
-		}
-		body = st.Dim.Render(common.Wrap(hint, p.width))
-	case s.loading:
-		body = st.Dim.Render("reading the report from the library…")
-	case p.focus == focusSources:
-		body = p.sourcesView(bodyH)
-	case p.focus == focusCitations && s.Out != nil:
-		body = p.citationsView(bodyH)
-	case p.focus == focusSource && s.Out != nil:
-		body = p.sourceView(bodyH)
-	case s.Running && len(s.Progress) > 0:
-		body = p.progressView(s, bodyH)
-	case s.Out != nil && p.rd.TOCOpen():
-		body = p.rd.TOCView(st, p.width, bodyH)
-	case s.Out != nil:
-		p.scroll.SetHeight(max(0, bodyH-1))
-		cites := ""
-		if len(s.Out.Passages) > 0 {
-			cites = " · c citations · v verify"
-		}
-		foot := st.Dim.Render(fmt.Sprintf("%d%% · j/k scroll · / find · T contents · s sources (%d)%s · ctrl+s save", p.scroll.Percent(), len(s.Out.Sources), cites))
-		if typing {
-			foot = st.Dim.Render(fmt.Sprintf("%d%% · ctrl+s save · esc leaves the question: then j/k scroll · / find · s sources (%d)", p.scroll.Percent(), len(s.Out.Sources)))
-		}
-		if f := p.aloud.Status(); f != "" {
-			foot = st.Warn.Render("▶ ") + st.Dim.Render(f)
-		} else if f := p.rd.Status(); f != "" {
-			foot = st.Dim.Render(fmt.Sprintf("%d%% · ", p.scroll.Percent()) + f + " · s sources · ctrl+s save")
-		}
-		if p.rd.Finding() {
-			foot = p.rd.FindView()
-		}
-		if p.mark.Noting() {
-			foot = p.mark.NoteView()
-		} else if p.mark.Selecting() {
-			foot = st.Warn.Render(p.mark.Status())
-		}
-		body = common.Fit(p.scroll.View(), p.width, max(0, bodyH-1)) + "\n" + common.Truncate(foot, p.width)
-	}
-	return common.Fit(header+"\n"+body, p.width, p.height)
+	return strings.Join(top, "\n"), typing
 }
 
 func (p *Pane) statusLine(s *Session) string {
