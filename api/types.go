@@ -148,11 +148,15 @@ type ExtractOutput struct {
 // PageContent is a page's extracted body, in extract and crawl results.
 // Images is filled by extract when include_images is set.
 type PageContent struct {
-	URL        string   `json:"url"`
-	RawContent string   `json:"raw_content"`
-	Favicon    string   `json:"favicon,omitempty"`
-	Images     []string `json:"images,omitempty"`
-	Extra      Extra    `json:"-"`
+	URL        string `json:"url"`
+	RawContent string `json:"raw_content"`
+	// Title is the page's title, when the gateway sends one (hark's
+	// does; the interface does not require it): a page extracted as text
+	// has no heading to take it from.
+	Title   string   `json:"title,omitempty"`
+	Favicon string   `json:"favicon,omitempty"`
+	Images  []string `json:"images,omitempty"`
+	Extra   Extra    `json:"-"`
 }
 
 // FailedExtract is a URL that extract could not read, and why.

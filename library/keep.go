@@ -24,7 +24,9 @@ func Items(r api.Result) []*Item {
 	switch r.Tool {
 	case api.ToolResearch:
 		out, err := api.DecodeResearch(r.Output)
-		if err != nil || out.Status != api.ResearchCompleted || strings.TrimSpace(out.Content) == "" {
+		if err != nil || out.Status != api.ResearchCompleted || strings.TrimSpace(out.Content) == "" || len(out.Sources) == 0 {
+			// A report that found no source ("No sources available",
+			// on an empty index) holds nothing to keep.
 			return nil
 		}
 		q := str("input")
@@ -105,11 +107,8 @@ func optionsNote(inputs map[string]any) string {
 // PageTitle is a page's title: the gateway's title field when it sends
 // one, else the page's first markdown heading, else the URL.
 func PageTitle(p api.PageContent) string {
-	if raw, ok := p.Extra["title"]; ok {
-		var t string
-		if json.Unmarshal(raw, &t) == nil && strings.TrimSpace(t) != "" {
-			return oneLine(t)
-		}
+	if t := oneLine(p.Title); t != "" {
+		return t
 	}
 	// The first heading, of any level (libffi's pages open at "### 2.3
 	// Types"), as text: "Tilde \~ and caret ^" is "Tilde ~ and caret ^".

@@ -312,14 +312,26 @@ func (s *Store) Close() error { return s.db.Close() }
 const (
 	searchTraceOf = `SELECT trace_id FROM (SELECT trace_id, body FROM items WHERE kind = ? AND gateway = ? ORDER BY created DESC, id DESC LIMIT 50)
 		WHERE instr(body, ?) > 0 LIMIT 1`
-	deletePageCopy   = `DELETE FROM items WHERE kind = ? AND url = ? AND body = ?`
+	deleteSameCopy   = `DELETE FROM items WHERE kind = ? AND url = ? AND body = ?`
 	deleteSearchCopy = `DELETE FROM items WHERE kind = ? AND query = ? AND inputs = ? AND gateway = ?`
+	// The gateway's newest search, when it is of the same query and was
+	// kept at most searchRunGap before.
+	deleteSearchRun = `DELETE FROM items WHERE id = (SELECT id FROM items WHERE kind = ? AND gateway = ? ORDER BY created DESC, id DESC LIMIT 1)
+		AND query = ? AND created >= ?`
 )
 
-// Add keeps items and sets their IDs (and Created, when zero). A page
-// kept again (same URL and body) replaces its older copy, and so does a
-// search run again with the same query and options on the same gateway,
-// so reopening and re-running do not pile up duplicates.
+// searchRunGap bounds a run of changes to one query: searches of the same
+// query, one after another with no other search between, each within
+// this time of the one before.
+const searchRunGap = 10 * time.Minute
+
+// Add keeps items and sets their IDs (and Created, when zero). A page, a
+// map or a crawl kept again (same URL and body) replaces its older copy,
+// and so does a search run again with the same query and options on the
+// same gateway, so reopening and re-running do not pile up duplicates. A
+// run of changes to one query (the Search pane's + - a: the same query
+// searched again with other options, no other search between, each
+// within searchRunGap of the last) keeps its last step alone.
 func (s *Store) Add(ctx context.Context, items ...*Item) error {
 	if len(items) == 0 {
 		return nil
@@ -335,14 +347,19 @@ func (s *Store) Add(ctx context.Context, items ...*Item) error {
 		}
 		s.redact(it)
 		switch it.Kind {
-		case KindPage:
-			if _, err := tx.ExecContext(ctx, deletePageCopy, KindPage, it.URL, it.Body); err != nil {
+		case KindPage, KindMap, KindCrawl:
+			if _, err := tx.ExecContext(ctx, deleteSameCopy, it.Kind, it.URL, it.Body); err != nil {
 				return s.fault(err)
 			}
 		case KindSearch:
 			// The same query with the same options, run again (the
-			// Search pane re-runs as options change back and forth).
+			// Search pane re-runs as options change back and forth),
+			// and the step before in a run of changes to the query.
 			if _, err := tx.ExecContext(ctx, deleteSearchCopy, KindSearch, it.Query, it.Inputs, it.Gateway); err != nil {
+				return s.fault(err)
+			}
+			since := it.Created.Add(-searchRunGap).UnixMilli()
+			if _, err := tx.ExecContext(ctx, deleteSearchRun, KindSearch, it.Gateway, it.Query, since); err != nil {
 				return s.fault(err)
 			}
 		}

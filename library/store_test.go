@@ -157,18 +157,47 @@ func TestPageKeptOnce(t *testing.T) {
 	if n, _ := s.Count(ctx); n != 1 {
 		t.Errorf("the same page opened three times is kept %d times", n)
 	}
-	// The same search run again is kept once; other options, twice.
-	search := func(in map[string]any) {
-		out := api.SearchOutput{Query: "zebra", Results: []api.SearchResult{{Title: "Z", URL: "https://z.example"}}}
-		if err := s.Add(ctx, Items(result(t, api.ToolSearch, in, out))...); err != nil {
+	// The same map twice is kept once (issue 43).
+	m := api.MapOutput{BaseURL: "https://a.example/", Results: []api.MapLink{{URL: "https://a.example/x"}}}
+	for range 2 {
+		if err := s.Add(ctx, Items(result(t, api.ToolMap, map[string]any{"url": "https://a.example/"}, m))...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	search(map[string]any{"query": "zebra"})
-	search(map[string]any{"query": "zebra"})
-	search(map[string]any{"query": "zebra", "topic": "news"})
-	if l, _ := s.List(ctx, KindSearch, 0); len(l) != 2 {
-		t.Errorf("searches kept: %d, want 2 (one per set of options)", len(l))
+	if l, _ := s.List(ctx, KindMap, 0); len(l) != 1 {
+		t.Errorf("the same map twice is kept %d times", len(l))
+	}
+	// The same search run again is kept once; a run of changes to one
+	// query (+, -, a in the Search pane) keeps its last step; a search
+	// of another query ends the run, and so does time.
+	search := func(in map[string]any, at time.Time) {
+		out := api.SearchOutput{Query: "zebra", Results: []api.SearchResult{{Title: "Z", URL: "https://z.example"}}}
+		items := Items(result(t, api.ToolSearch, in, out))
+		for _, it := range items {
+			it.Created = at
+		}
+		if err := s.Add(ctx, items...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	search(map[string]any{"query": "zebra"}, now)
+	search(map[string]any{"query": "zebra"}, now.Add(time.Second))
+	search(map[string]any{"query": "zebra", "max_results": 6}, now.Add(2*time.Second))
+	search(map[string]any{"query": "zebra", "max_results": 6, "include_answer": true}, now.Add(3*time.Second))
+	if l, _ := s.List(ctx, KindSearch, 0); len(l) != 1 || !strings.Contains(l[0].Title, "include_answer=true") {
+		t.Errorf("a run of changes to one query: %+v, want its last step alone", l)
+	}
+	search(map[string]any{"query": "okapi"}, now.Add(4*time.Second))
+	search(map[string]any{"query": "zebra", "topic": "news"}, now.Add(5*time.Second))
+	search(map[string]any{"query": "zebra", "topic": "finance"}, now.Add(5*time.Second+searchRunGap+time.Second))
+	if l, _ := s.List(ctx, KindSearch, 0); len(l) != 4 {
+		t.Errorf("searches kept: %d, want 4 (the run, okapi, then zebra twice: once after another query, once after a pause)", len(l))
+	}
+	// A report that found no source is not kept.
+	if it := Items(result(t, api.ToolResearch, map[string]any{"input": "q"}, api.ResearchOutput{Status: api.ResearchCompleted,
+		Content: "# q\n\nNo sources available.", Sources: []api.ResearchSource{}})); len(it) != 0 {
+		t.Errorf("a report without sources kept: %+v", it)
 	}
 	// A failed research, or an unknown tool, is not kept.
 	if it := Items(result(t, api.ToolResearch, nil, api.ResearchOutput{Status: api.ResearchFailed})); len(it) != 0 {
@@ -257,7 +286,8 @@ func TestReplacingLooksUpAnIndex(t *testing.T) {
 		args        []any
 	}{
 		{deleteSearchCopy, "items_kind_query", []any{KindSearch, "q", "{}", "g"}},
-		{deletePageCopy, "items_kind_url", []any{KindPage, "https://a.example/", "text"}},
+		{deleteSameCopy, "items_kind_url", []any{KindPage, "https://a.example/", "text"}},
+		{deleteSearchRun, "items_kind", []any{KindSearch, "g", "q", int64(0)}},
 	} {
 		rows, err := s.db.Query(`EXPLAIN QUERY PLAN `+tc.stmt, tc.args...)
 		if err != nil {

@@ -62,7 +62,7 @@ func (e *Engine) Crawl(ctx context.Context, in api.CrawlInput) (*api.CrawlOutput
 	visits = filterByInstructions(visits, in.Instructions)
 	out := &api.CrawlOutput{BaseURL: in.URL, Results: []api.PageContent{}}
 	for _, v := range visits {
-		pc := api.PageContent{URL: v.url, RawContent: renderBody(v.page, in.Format, "")}
+		pc := api.PageContent{URL: v.url, RawContent: renderBody(v.page, in.Format, ""), Title: v.page.Title}
 		if in.IncludeFavicon {
 			pc.Favicon = v.page.Favicon
 		}

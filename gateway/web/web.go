@@ -171,7 +171,7 @@ func (e *Engine) Extract(ctx context.Context, in api.ExtractInput) (*api.Extract
 		}
 		// The URL as asked for, like failed_results, so callers can match
 		// answers to their list; redirects are followed silently.
-		pc := api.PageContent{URL: urls[i], RawContent: renderBody(r.page, in.Format, in.Query)}
+		pc := api.PageContent{URL: urls[i], RawContent: renderBody(r.page, in.Format, in.Query), Title: r.page.Title}
 		if in.IncludeFavicon {
 			pc.Favicon = r.page.Favicon
 		}

@@ -2,7 +2,6 @@ package common
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -108,8 +107,8 @@ func OpenResult(c *Common, u, title string, search map[string]any, find string) 
 // PageWithTitle carries a page's title with its text, for the library
 // (library.PageTitle reads it).
 func PageWithTitle(pc api.PageContent, title string) api.PageContent {
-	if b, err := json.Marshal(title); err == nil && title != "" {
-		pc.Extra = api.Extra{"title": b}
+	if title != "" {
+		pc.Title = title
 	}
 	return pc
 }

@@ -629,8 +629,7 @@ func TestReadPagesAreKept(t *testing.T) {
 	c.Library = func() (*library.Store, error) { return lib, nil }
 	p := New(c)
 	p.SetSize(80, 24)
-	title, _ := json.Marshal("Okapi notes")
-	_, cmd := p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: "file:///srv/okapi.txt", RawContent: "The okapi is shy.", Extra: api.Extra{"title": title}}}})
+	_, cmd := p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: "file:///srv/okapi.txt", RawContent: "The okapi is shy.", Title: "Okapi notes"}}})
 	uitest.Settle(drive(p), cmd)
 	items, _ := lib.List(context.Background(), library.KindPage, 0)
 	if len(items) != 1 || items[0].Title != "Okapi notes" || items[0].URL != "file:///srv/okapi.txt" {
