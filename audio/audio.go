@@ -180,6 +180,32 @@ const (
 // Reason says why the output is the file sink (see the Reason constants).
 func (o *Output) Reason() string { return o.reason }
 
+// ErrOff is playing into the null sink, where nothing is heard or kept:
+// reading aloud and auditions refuse it rather than spend calls on it.
+var ErrOff = errors.New("audio output is off (audio sink null): nothing would be heard; set audio_sink to auto, device or file (hark config shows it), or write the audio to a file")
+
+// Silence says why nothing is heard from an output of kind and reason
+// (the Reason constants), as a sentence; "" for a sound device. The TUI
+// and the command line say it in the same words.
+func Silence(kind, reason string) string {
+	switch {
+	case kind == SinkNull:
+		return "Audio output is off (audio sink null): nothing is played or saved."
+	case kind != SinkFile:
+		return ""
+	case reason == ReasonSSH:
+		return "This is an SSH session without audio forwarding (no PULSE_SERVER), so nothing is heard here."
+	case reason == ReasonNoDevice:
+		return "No sound device could be opened on this machine, so nothing is heard."
+	case reason == ReasonNoCgo:
+		return "This hark was built without cgo and cannot play sound, so nothing is heard."
+	}
+	return "Audio goes to WAV files (audio sink file), so nothing is heard."
+}
+
+// Silence is Silence(o.Kind(), o.Reason()).
+func (o *Output) Silence() string { return Silence(o.kind, o.reason) }
+
 // Play starts a playback of one stream. format is "pcm" (s16le mono;
 // sampleRate required), "wav" or "mp3" (rate taken from the header;
 // sampleRate ignored). Feed it with Write.

@@ -172,6 +172,10 @@ func (a *App) playAudition(ctx context.Context, cl *api.Client, base api.TTSRequ
 	if err != nil {
 		return err
 	}
+	if player.Kind() == audio.SinkNull {
+		// Timings printed as if played, for takes no one hears.
+		return usageError{fmt.Errorf("audition: %w (-o DIR)", audio.ErrOff)}
+	}
 	var mu sync.Mutex
 	takes := make([]auditionTake, len(codes))
 	for i, c := range codes {
@@ -240,7 +244,7 @@ func (a *App) playAudition(ctx context.Context, cl *api.Client, base api.TTSRequ
 		return ctx.Err()
 	}
 	if player.Kind() == audio.SinkFile && q.SavedTo() != "" {
-		fmt.Fprintf(a.stderr, "hark: no sound device here; the audition was saved to %s\n", q.SavedTo())
+		fmt.Fprintf(a.stderr, "hark: %s The audition was saved to %s\n", player.Silence(), q.SavedTo())
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func TestPlayedToTheFileSinkIsOneFile(t *testing.T) {
 	played := filepath.Join(data, "played")
 	code, out, errs := harkDataWith(t, env, nil, data, "", "--audio-sink", "file", "audition", "--voices", "flite:slt,flite:kal", "One two.")
 	files, _ := filepath.Glob(filepath.Join(played, "hark-*.wav"))
-	if code != 0 || len(files) != 1 || !strings.Contains(errs, "the audition was saved to "+files[0]) {
+	if code != 0 || len(files) != 1 || !strings.Contains(errs, "The audition was saved to "+files[0]) {
 		t.Fatalf("audition: %d %v\n%s\n%s", code, files, out, errs)
 	}
 	if !strings.Contains(out, "1/2 flite:slt") || !strings.Contains(out, "2/2 flite:kal") {

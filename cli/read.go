@@ -128,10 +128,17 @@ func (a *App) playReading(ctx context.Context, cl *api.Client, sentences []prose
 	if err != nil {
 		return err
 	}
+	if player.Kind() == audio.SinkNull {
+		return usageError{fmt.Errorf("read: %w (-o FILE)", audio.ErrOff)}
+	}
 	q := player.Sequence(0)
 	err = common.ReadSentences(ctx, q, sentences, req, cl, func(i int) { fmt.Fprintln(a.stdout, sentences[i].Text) })
 	if player.Kind() == audio.SinkFile && q.SavedTo() != "" {
-		fmt.Fprintf(a.stderr, "hark: no sound device here; the reading was saved to %s\n", q.SavedTo())
+		what := "the reading was"
+		if ctx.Err() != nil {
+			what = "what was read before the interruption is"
+		}
+		fmt.Fprintf(a.stderr, "hark: %s The audio: %s saved to %s\n", player.Silence(), what, q.SavedTo())
 	}
 	var pe *audio.PartError
 	switch {

@@ -123,7 +123,7 @@ func TestReadBatchesSentences(t *testing.T) {
 	if n := s.Count(api.PathTTSStream); n != 2 {
 		t.Errorf("six sentences took %d TTS calls, want 2", n)
 	}
-	code, out, errs = hark(t, s, text, "--voice", "v1", "--audio-sink", "null", "read", "-")
+	code, out, errs = hark(t, s, text, "--voice", "v1", "--audio-sink", "file", "read", "-")
 	if code != 0 || out != "One okapi.\nTwo okapis.\nThree okapis.\nFour okapis.\nFive okapis.\nSix okapis.\n" {
 		t.Fatalf("read played: %d %q %q", code, out, errs)
 	}

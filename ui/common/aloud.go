@@ -51,6 +51,8 @@ type AloudMsg struct {
 	Done    bool
 	Err     error
 	SavedTo string
+	// Off: the audio output is off (the null sink): nothing was read.
+	Off bool
 }
 
 // aloudAhead is how many batches are fetched beyond the one playing;
@@ -126,6 +128,10 @@ func (a *Aloud) play(c *Common, s *Scroll) tea.Cmd {
 		out, err := open()
 		if err != nil {
 			return AloudMsg{Gen: gen, Done: true, Err: fmt.Errorf("read aloud: %w", err)}
+		}
+		if out.Kind() == audio.SinkNull {
+			// Nothing would be heard: no calls, and the place is kept.
+			return AloudMsg{Gen: gen, Index: -1, Done: true, Off: true}
 		}
 		if voice == "" {
 			vs, err := client.Voices(ctx, provider)
@@ -219,6 +225,11 @@ func (a *Aloud) Update(msg AloudMsg, s *Scroll) tea.Cmd {
 			a.at = msg.Index
 		}
 		s.spot = nil
+		if msg.Off {
+			return func() tea.Msg {
+				return NoticeMsg{Text: "read aloud: " + audio.ErrOff.Error(), Warn: true}
+			}
+		}
 		if msg.Err != nil {
 			a.err = msg.Err
 			err := msg.Err

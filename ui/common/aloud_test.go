@@ -1,6 +1,8 @@
 package common
 
 import (
+	"hark/api"
+	"hark/audio"
 	"strings"
 	"testing"
 
@@ -92,5 +94,32 @@ func TestAloudOnePlaybackAndSavedNotice(t *testing.T) {
 	cmd = b.Update(AloudMsg{Gen: b.run, Done: true, SavedTo: "~/.local/share/hark/played/hark-20261125-142000-123456-12.wav"}, &Scroll{})
 	if n := cmd().(NoticeMsg); len("✓ "+n.Text) > 80+2 {
 		t.Errorf("%q is %d columns", n.Text, len(n.Text)+2)
+	}
+}
+
+// With the audio output off (the null sink), R reads nothing and says so
+// as a warning, keeping its place, rather than run through the document
+// in a second as if it had been heard (issue 43).
+func TestAloudWithAudioOffSaysSo(t *testing.T) {
+	cl, err := api.New(api.Options{BaseURL: "http://127.0.0.1:9", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Common{Client: cl, Voice: "flite:slt", Audio: func() (*audio.Output, error) { return audio.Open(audio.Options{Sink: audio.SinkNull}) }}
+	doc := "One sentence here. Another sentence there."
+	s := &Scroll{}
+	s.SetContent(doc)
+	s.SetHeight(5)
+	var a Aloud
+	msg, ok := a.Start(c, doc, s)().(AloudMsg)
+	if !ok || !msg.Done || !msg.Off {
+		t.Fatalf("R with the null sink: %#v", msg)
+	}
+	n, ok := a.Update(msg, s)().(NoticeMsg)
+	if !ok || !n.Warn || !strings.Contains(n.Text, "audio output is off (audio sink null)") {
+		t.Errorf("notice %#v", n)
+	}
+	if a.Active() || a.at != 0 {
+		t.Errorf("after: active %v, at %d", a.Active(), a.at)
 	}
 }
