@@ -441,7 +441,7 @@ func (c *Client) setHeaders(h http.Header) {
 // transportError wraps a failure before any response, keeping ctx errors
 // recognisable with errors.Is.
 func (c *Client) transportError(cl call, err error) error {
-	return fmt.Errorf("%s %s: %w", cl.method, cl.path, unwrapURLError(err))
+	return fmt.Errorf("%s %s: %w", cl.method, cl.path, unreachable(unwrapURLError(err)))
 }
 
 func unwrapURLError(err error) error {

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -22,6 +23,34 @@ var (
 	// cannot read): the gateway's fault, never the caller's.
 	ErrMalformed = errors.New("the gateway's answer does not have the interface's shape")
 )
+
+// UnreachableHint says what to do when the gateway cannot be reached at
+// all: the TUI and the command line give the same hint.
+const UnreachableHint = "The gateway is not reachable. Check the base URL (HARK_BASE_URL, or base_url in the config; 'hark config' shows which is used), or run without one to use the embedded gateway."
+
+// ErrUnreachable is in every error of a call that never reached the
+// gateway: its name does not resolve, or nothing answers at its address.
+// Nothing was done or billed.
+var ErrUnreachable = errors.New("the gateway cannot be reached")
+
+// Unreachable reports whether err is a failure to reach the gateway at all.
+func Unreachable(err error) bool { return errors.Is(err, ErrUnreachable) }
+
+// unreachable marks a transport error of a call to the gateway as
+// ErrUnreachable when it is a failure to connect, its text unchanged.
+func unreachable(err error) error {
+	var oe *net.OpError
+	var de *net.DNSError
+	if errors.As(err, &de) || errors.As(err, &oe) && oe.Op == "dial" {
+		return unreachableError{err}
+	}
+	return err
+}
+
+type unreachableError struct{ err error }
+
+func (e unreachableError) Error() string   { return e.err.Error() }
+func (e unreachableError) Unwrap() []error { return []error{e.err, ErrUnreachable} }
 
 // malformed marks err as ErrMalformed, its text unchanged.
 func malformed(err error) error {

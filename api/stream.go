@@ -66,7 +66,7 @@ func (c *Client) dial(ctx context.Context, path string) (*websocket.Conn, string
 				err = &Error{HTTPStatus: resp.StatusCode, Message: fmt.Sprintf("websocket handshake refused with HTTP %d", resp.StatusCode)}
 			}
 		} else {
-			err = fmt.Errorf("websocket %s: %w", path, err)
+			err = fmt.Errorf("websocket %s: %w", path, unreachable(err))
 		}
 		info.Err = err
 		if c.onCall != nil {

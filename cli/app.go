@@ -39,8 +39,8 @@ type App struct {
 	// detach is --detach of research and crawl, jobsAllowPrivate jobs's
 	// --allow-private (jobs.go).
 	detach, jobsAllowPrivate bool
-	// reportOut is research -o FILE; question is the question asked.
-	reportOut, question string
+	// question is the research question asked.
+	question string
 	// lib is the library results are kept in (see keep.go).
 	lib libraryState
 	// seen is what the last web call answered (see sites.go).
@@ -209,8 +209,16 @@ func (a *App) run(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(a.stderr, "hark: "+a.scrub(errorText(err)))
 	code := exitCode(err)
+	switch {
+	case code == exitInterrupted:
+		// The user stopped it: "context canceled" says nothing more.
+		fmt.Fprintln(a.stderr, "hark: interrupted")
+	case a.cfg != nil && a.cfg.BaseURL != "" && api.Unreachable(err):
+		fmt.Fprintf(a.stderr, "hark: the gateway at %s cannot be reached: %s\nhint: %s\n", a.scrub(a.cfg.BaseURL), netReason(err), api.UnreachableHint)
+	default:
+		fmt.Fprintln(a.stderr, "hark: "+a.scrub(errorText(err)))
+	}
 	if code == exitUsage && (errors.As(err, new(usageError)) || isCobraUsage(err)) {
 		// A mistake in the command line itself; a file or an input the
 		// gateway refused is named in the message already.

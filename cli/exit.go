@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"os"
 	"regexp"
 	"strings"
 
@@ -171,6 +172,27 @@ func errorText(err error) string {
 		msg += fmt.Sprintf("\nhint: the gateway asks to wait %v before trying again", ae.RetryAfter)
 	}
 	return msg
+}
+
+// netReason is why a connection failed, in a few words: "connection
+// refused", "no such host", never the resolver asked.
+func netReason(err error) string {
+	var de *net.DNSError
+	if errors.As(err, &de) {
+		if de.IsNotFound {
+			return "its name " + de.Name + " does not resolve (no such host)"
+		}
+		return "its name " + de.Name + " could not be resolved"
+	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err.Error()
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err.Error()
+	}
+	return err.Error()
 }
 
 // isNetErr recognises failures to reach the gateway at all.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -111,7 +112,7 @@ func newJobsAttachCmd(a *App) *cobra.Command {
 				},
 			})
 			if err != nil {
-				return fromGateway(err)
+				return jobError(args[0], err)
 			}
 			return a.printJob(cmd.Context(), j)
 		},
@@ -130,7 +131,7 @@ func newJobsCancelCmd(a *App) *cobra.Command {
 			}
 			j, err := cl.CancelJob(cmd.Context(), args[0])
 			if err != nil {
-				return fromGateway(err)
+				return jobError(args[0], err)
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, j)
@@ -143,6 +144,17 @@ func newJobsCancelCmd(a *App) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// jobError is a job call's failure: an ID the gateway does not know is
+// the user's to correct, exit 2 as an unknown library ID is, with where
+// the IDs are listed; anything else is the gateway's.
+func jobError(id string, err error) error {
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.HTTPStatus == http.StatusNotFound {
+		return targetError{fmt.Errorf("jobs: no job %s in this workspace (hark jobs lists the IDs)", id)}
+	}
+	return fromGateway(err)
 }
 
 // jobsClient is the client of the jobs commands: with --allow-private,

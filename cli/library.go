@@ -148,7 +148,7 @@ func (a *App) getItem(cmd *cobra.Command, arg string) (*library.Store, library.I
 	}
 	it, err := s.Get(cmd.Context(), id)
 	if errors.Is(err, library.ErrNotFound) {
-		return nil, library.Item{}, usagef("library: no item %d (hark library list shows the IDs)", id)
+		return nil, library.Item{}, targetError{fmt.Errorf("library: no item %d (hark library list shows the IDs)", id)}
 	}
 	if err != nil {
 		return nil, library.Item{}, libraryError{err}
@@ -239,7 +239,7 @@ func newLibraryRmCmd(a *App) *cobra.Command {
 				for i, id := range nf.IDs {
 					unknown[i] = strconv.FormatInt(id, 10)
 				}
-				return usagef("library: no item %s (hark library list shows the IDs); nothing was removed", strings.Join(unknown, ", "))
+				return targetError{fmt.Errorf("library: no item %s (hark library list shows the IDs); nothing was removed", strings.Join(unknown, ", "))}
 			} else if err != nil {
 				return libraryError{err}
 			}

@@ -182,7 +182,7 @@ func TestScripting(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "report.md")
 	code, out, errs = harkData(t, s, data, "", "research", "-o", file, "why", "stripes")
 	b, _ := os.ReadFile(file)
-	if code != 0 || out != "" || !strings.Contains(errs, "wrote the report to "+file) ||
+	if code != 0 || out != "" || !strings.Contains(errs, "wrote "+file) ||
 		!strings.Contains(string(b), "# Report\n\n> why stripes\n") || !strings.Contains(string(b), "1. [Source one](https://example.com/s1)") {
 		t.Errorf("research -o: %d out %q err %q\n%s", code, out, errs, b)
 	}
@@ -245,18 +245,26 @@ func TestSearchDictate(t *testing.T) {
 }
 
 // hark audition: one text, several voices, through the embedded
-// gateway's real engines; played in turn (null sink here) or written as
-// one WAV per voice with a manifest.
+// gateway's real engines; played in turn (file sink here: the stderr
+// says so) or written as one WAV per voice with a manifest. With the
+// audio off (null sink) it refuses, rather than print timings of takes
+// no one heard (issue 43).
 func TestAudition(t *testing.T) {
 	t.Parallel()
-	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "", "HARK_AUDIO_SINK", "null")
+	env := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "", "HARK_AUDIO_SINK", "file")
 	if testing.Short() {
 		t.Skip("runs flite and espeak-ng")
 	}
 	data := t.TempDir()
 	code, out, errs := harkDataWith(t, env, nil, data, "", "audition", "--voices", "flite:slt,espeak:en-us,flite:rms", "--rate", "20", "Hello from three voices.")
-	if code != 0 || strings.Count(out, "\n") != 3 || !strings.HasPrefix(out, "1/3 flite:slt") || !strings.Contains(out, "3/3 flite:rms") {
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.HasPrefix(out, "1/3 flite:slt") || !strings.Contains(out, "3/3 flite:rms") ||
+		!strings.Contains(errs, "Audio goes to WAV files (audio sink file), so nothing is heard. The audition was saved to ") {
 		t.Fatalf("play: %d\n%s\n%s", code, out, errs)
+	}
+	off := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "", "HARK_AUDIO_SINK", "null")
+	code, out, errs = harkDataWith(t, off, nil, data, "", "audition", "--voices", "flite:slt", "Hello.")
+	if code != exitUsage || out != "" || !strings.Contains(errs, "audio output is off (audio sink null)") || !strings.Contains(errs, "-o DIR") {
+		t.Errorf("audition with the audio off: %d %q %q", code, out, errs)
 	}
 	dir := filepath.Join(t.TempDir(), "takes")
 	code, out, errs = harkDataWith(t, env, nil, data, "", "--json", "audition", "--voices", "flite:slt,espeak:en-us", "-o", dir, "Hello from two voices.")
@@ -319,10 +327,17 @@ func TestRead(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "RIFF") || !strings.Contains(errs, "The quick brown fox") {
 		t.Errorf("read -o -: %d, stdout starts %q, stderr %q", code, out[:min(4, len(out))], errs)
 	}
-	// Played (null sink), from stdin.
-	code, out, _ = harkDataWith(t, env, nil, data, "One sentence. Two sentences.", "--voice", "flite:slt", "read", "-")
-	if code != 0 || out != "One sentence.\nTwo sentences.\n" {
-		t.Errorf("read -: %d %q", code, out)
+	// Played (file sink), from stdin; with the audio off (null sink),
+	// refused: nothing would be heard (issue 43).
+	file := withEnv("HARK_BASE_URL", "", "HARK_API_KEY", "", "HARK_AUDIO_SINK", "file")
+	code, out, errs = harkDataWith(t, file, nil, data, "One sentence. Two sentences.", "--voice", "flite:slt", "read", "-")
+	if code != 0 || out != "One sentence.\nTwo sentences.\n" || !strings.Contains(errs, "Audio goes to WAV files (audio sink file), so nothing is heard. The audio: the reading was saved to ") ||
+		strings.Contains(errs, "no sound device") {
+		t.Errorf("read -: %d %q %q", code, out, errs)
+	}
+	code, out, errs = harkDataWith(t, env, nil, data, "One sentence.", "--voice", "flite:slt", "read", "-")
+	if code != exitUsage || out != "" || !strings.Contains(errs, "audio output is off (audio sink null)") {
+		t.Errorf("read with the audio off: %d %q %q", code, out, errs)
 	}
 	for _, tc := range []struct {
 		args []string

@@ -249,6 +249,10 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 		// The call would be refused the same way: stop here, with the
 		// hint on what to check (the client's error names the tool list).
 		return err
+	case ae == nil && api.Unreachable(err):
+		// Nothing answers: the call would fail the same way. Stop here,
+		// with the hint (errorText), rather than warn and fail again.
+		return fromGateway(err)
 	case err != nil:
 		fmt.Fprintf(a.stderr, "hark: warning: tool list unavailable (%v); inputs are sent untyped\n", a.scrub(err.Error()))
 	default:
@@ -306,7 +310,7 @@ func (a *App) invokeAndPrint(cmd *cobra.Command, tool string, inputs map[string]
 	switch {
 	case a.jsonl:
 		err = a.printJSONL(res)
-	case a.jsonOut && a.reportOut == "":
+	case a.jsonOut:
 		err = writeJSON(a.stdout, res)
 	default:
 		err = a.printOutput(ctx, res)

@@ -39,13 +39,7 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 		Short: short,
 		Args:  minArgs(1, what),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if w.allowPrivate {
-				// Before any call starts the embedded gateway.
-				if a.cfg.BaseURL != "" {
-					fmt.Fprintf(a.stderr, "hark: warning: --allow-private applies to the embedded gateway; %s decides for itself\n", a.cfg.BaseURL)
-				}
-				a.cfg.AllowPrivate = true
-			}
+			a.allowPrivate(w.allowPrivate)
 			if w.dictate != "" {
 				// The query is what the recogniser hears in the file.
 				if len(args) > 0 {
@@ -73,13 +67,11 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 				}
 				args = []string{q}
 			}
-			for _, o := range []string{a.reportOut, w.out} {
-				if o != "" && o != "-" {
-					// Before the call: output that cannot be written
-					// must not be paid for.
-					if err := checkOutputParent(o); err != nil {
-						return err
-					}
+			if w.out != "" && w.out != "-" {
+				// Before the call: output that cannot be written must
+				// not be paid for.
+				if err := checkOutputParent(w.out); err != nil {
+					return err
 				}
 			}
 			inputs, err := a.readInputs(cmd, w.in, false)
@@ -97,12 +89,16 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 			if w.out == "" || w.out == "-" {
 				return call()
 			}
-			return a.writeOutput(cmd.Context(), w.out, func(f io.Writer) error {
+			err = a.writeOutput(cmd.Context(), w.out, func(f io.Writer) error {
 				stdout := a.stdout
 				a.stdout = f
 				defer func() { a.stdout = stdout }()
 				return call()
 			})
+			if err == nil && !a.detach {
+				fmt.Fprintf(a.stderr, "hark: wrote %s\n", w.out)
+			}
+			return err
 		},
 	}
 	w.in.register(cmd)
@@ -112,21 +108,86 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 		cmd.Args = cobra.ArbitraryArgs
 		cmd.Use = strings.Replace(use, " ", " [", 1) + " | -]"
 	}
-	if tool == api.ToolSearch || tool == api.ToolExtract || tool == api.ToolCrawl {
-		cmd.Flags().BoolVar(&a.jsonl, "jsonl", false, "print one result per line as JSON, for jq and pipes")
-	}
+	// One rule for output, in every command that has some: what is
+	// printed is for people, --json the gateway's data, --jsonl one
+	// result per line; -o FILE writes what would be printed, in that form.
+	cmd.Flags().BoolVar(&a.jsonl, "jsonl", false, jsonlUsage[tool])
 	if detachTools[tool] {
 		cmd.Flags().BoolVar(&a.detach, "detach", false, "start it as a job on the gateway, print the job's ID and return at once (follow it with hark jobs attach ID)")
 	}
-	if tool != api.ToolResearch {
-		// research has its own -o: the report as markdown.
-		cmd.Flags().StringVarP(&w.out, "output", "o", "", "write what would be printed to FILE, replacing it; - for stdout")
+	outUsage := "write what would be printed to FILE (with --json or --jsonl, in that form), replacing it; - for stdout"
+	if tool == api.ToolResearch {
+		outUsage = "write what would be printed to FILE: the report as markdown with its sources (with --json or --jsonl, the data), replacing it; - for stdout"
 	}
+	cmd.Flags().StringVarP(&w.out, "output", "o", "", outUsage)
 	if tool == api.ToolExtract || tool == api.ToolCrawl || tool == api.ToolMap {
 		cmd.Flags().BoolVar(&w.allowPrivate, "allow-private", false, "let the embedded gateway read private, loopback and link-local addresses (an intranet, a server on this machine); default: the allow_private setting")
 	}
 	setup(cmd, w)
+	// Help says what this gateway's tool does, from its live tool list.
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		w.describe(c)
+		c.Root().HelpFunc()(c, args)
+	})
 	return cmd
+}
+
+// describe puts the live tool list's words in cmd's help: the tool's
+// description and each flag's input as this gateway describes it (the
+// embedded gateway searches the pages hark indexed, and its answer is
+// quoted from them, not written by AI). Without a tool list the static
+// words stay.
+func (w *webFlags) describe(cmd *cobra.Command) {
+	var t *api.Tool
+	for _, x := range w.a.completionTools(cmd) {
+		if x.Slug == w.tool {
+			t = &x
+			break
+		}
+	}
+	if t == nil {
+		return
+	}
+	if d := strings.TrimSpace(t.Description); d != "" {
+		cmd.Short = d
+		if cmd.Long == "" {
+			cmd.Long = d
+		}
+	}
+	for input, flag := range w.flag {
+		f, fl := t.Input(input), cmd.Flags().Lookup(flag)
+		if f != nil && fl != nil && f.Description != "" {
+			fl.Usage = fieldHelp(f)
+		}
+	}
+}
+
+// fieldHelp is a flag's usage from its input's field: the description,
+// then its values, bounds and default.
+func fieldHelp(f *api.Field) string {
+	var extra []string
+	if len(f.Enum) > 0 {
+		extra = append(extra, strings.Join(f.Enum, ", "))
+	}
+	if f.Min != nil && f.Max != nil {
+		extra = append(extra, fmt.Sprintf("%g to %g", *f.Min, *f.Max))
+	}
+	if f.Default != nil && f.Default != false && f.Default != "" {
+		extra = append(extra, fmt.Sprintf("default %v", f.Default))
+	}
+	if len(extra) == 0 {
+		return f.Description
+	}
+	return f.Description + " (" + strings.Join(extra, "; ") + ")"
+}
+
+// jsonlUsage is what --jsonl prints, by tool.
+var jsonlUsage = map[string]string{
+	api.ToolSearch:   "print each result as one line of JSON, for jq and pipes",
+	api.ToolExtract:  "print each page, then each failure, as one line of JSON, for jq and pipes",
+	api.ToolCrawl:    "print each page as one line of JSON, for jq and pipes",
+	api.ToolMap:      "print each URL as one line of JSON, for jq and pipes",
+	api.ToolResearch: "print the report's data as one line of JSON, for jq and pipes",
 }
 
 func (w *webFlags) intFlag(cmd *cobra.Command, flag, input, usage string) {
@@ -152,13 +213,13 @@ func joinArgs(key string) func([]string) (string, any) {
 }
 
 func newSearchCmd(a *App) *cobra.Command {
-	return newWebCmd(a, api.ToolSearch, "search QUERY...", "Search the web", joinArgs("query"), func(cmd *cobra.Command, w *webFlags) {
+	return newWebCmd(a, api.ToolSearch, "search QUERY...", "Search with the gateway (the embedded one searches the pages hark has indexed)", joinArgs("query"), func(cmd *cobra.Command, w *webFlags) {
 		w.intFlag(cmd, "max-results", "max_results", "number of results, 1 to 20 (default 5)")
 		w.strFlag(cmd, "depth", "search_depth", "basic, advanced (2x credits), fast or ultra-fast")
 		w.strFlag(cmd, "topic", "topic", "general, news or finance")
 		w.strFlag(cmd, "time-range", "time_range", "day, week, month or year")
 		w.strFlag(cmd, "country", "country", "boost results from this country (full English name)")
-		w.boolFlag(cmd, "answer", "include_answer", "include an AI-generated answer")
+		w.boolFlag(cmd, "answer", "include_answer", "include an answer (the embedded gateway quotes it from the results)")
 		w.boolFlag(cmd, "raw-content", "include_raw_content", "attach each page's cleaned body")
 		w.boolFlag(cmd, "images", "include_images", "return related images")
 		w.boolFlag(cmd, "image-descriptions", "include_image_descriptions", "describe the returned images")
@@ -221,7 +282,6 @@ func newResearchCmd(a *App) *cobra.Command {
 		joinArgs("input"), func(cmd *cobra.Command, w *webFlags) {
 			w.strFlag(cmd, "model", "model", "mini, pro or auto")
 			w.boolFlag(cmd, "strict", "strict", "drop the sentences of a model-written answer that their passages do not support")
-			cmd.Flags().StringVarP(&a.reportOut, "output", "o", "", "write the report (markdown, with its sources) to FILE, replacing it; - for stdout")
 		})
 	cmd.AddCommand(newResearchVerifyCmd(a))
 	return cmd
@@ -285,9 +345,6 @@ func (a *App) printOutput(ctx context.Context, res *api.InvokeResult) error {
 		if err != nil {
 			break
 		}
-		if a.reportOut != "" {
-			return a.writeReport(ctx, out)
-		}
 		return a.printResearch(out)
 	}
 	// Unknown tool or an output hark cannot decode: show it as JSON.
@@ -306,7 +363,7 @@ func printPages(w io.Writer, pages []api.PageContent) {
 // printResearch prints the report: rendered markdown on a terminal, the
 // markdown itself otherwise.
 func (a *App) printResearch(out *api.ResearchOutput) error {
-	md := out.Document("", "")
+	md := out.Document(a.question, "")
 	if !isTerminal(a.stdout) {
 		_, err := io.WriteString(a.stdout, md)
 		return err
@@ -346,23 +403,9 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
-// writeReport writes the report to -o FILE under the -o rule (replacing
-// FILE; - is stdout) and says where on stderr.
-func (a *App) writeReport(ctx context.Context, out *api.ResearchOutput) error {
-	doc := out.Document(a.question, "")
-	err := a.writeOutput(ctx, a.reportOut, func(w io.Writer) error {
-		_, err := io.WriteString(w, doc)
-		return err
-	})
-	if err != nil || a.reportOut == "-" {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "hark: wrote the report to %s\n", a.reportOut)
-	return nil
-}
-
 // printJSONL prints one result per line: a search's results, an
-// extract's pages (then its failures, each with "error"), a crawl's pages.
+// extract's pages (then its failures, each with "error"), a crawl's
+// pages, a map's URLs; any other output (a research report) is one line.
 func (a *App) printJSONL(res *api.InvokeResult) error {
 	var rows []any
 	switch res.Tool {
@@ -392,6 +435,14 @@ func (a *App) printJSONL(res *api.InvokeResult) error {
 		}
 		for _, p := range out.Results {
 			rows = append(rows, p)
+		}
+	case api.ToolMap:
+		out, err := api.DecodeMap(res.Output)
+		if err != nil {
+			return upstreamError{fmt.Errorf("--jsonl: %w", err)}
+		}
+		for _, l := range out.Results {
+			rows = append(rows, l)
 		}
 	default:
 		rows = append(rows, json.RawMessage(res.Output))

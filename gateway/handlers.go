@@ -27,7 +27,7 @@ func (s *Server) handleTools(w http.ResponseWriter, r *http.Request) {
 func (s *Server) toolList(ws *workspace) (json.RawMessage, error) {
 	list := ToolList{Service: api.SearchService, Tools: make([]ToolEntry, 0, len(s.tools))}
 	for _, t := range s.tools {
-		list.Tools = append(list.Tools, t.entry(ws.searchConfigured && t.available(ws.web)))
+		list.Tools = append(list.Tools, t.entry(ws.searchConfigured && t.available(ws.web), ws.localSearch))
 	}
 	return json.Marshal(list)
 }

@@ -24,7 +24,7 @@ var toolListFixture = filepath.Join("..", "api", "apitest", "toollist.json")
 func TestToolListFixture(t *testing.T) {
 	list := ToolList{Service: api.SearchService}
 	for _, tl := range newRegistry() {
-		list.Tools = append(list.Tools, tl.entry(true))
+		list.Tools = append(list.Tools, tl.entry(true, false))
 	}
 	got, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {

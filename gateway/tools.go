@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"hark/api"
@@ -39,6 +40,17 @@ type tool struct {
 	// research tools wait up to Limits.ResearchWait instead of the upstream
 	// timeout.
 	research bool
+	// local is what the tool does when the workspace's search runs on
+	// this machine's index (the local backend), where it differs from
+	// the vendor's words: the tool list says what this gateway does.
+	local *localWords
+}
+
+// localWords are a tool's description and its fields' descriptions on
+// the local backend.
+type localWords struct {
+	desc   string
+	fields map[string]string
 }
 
 // decodeRun adapts a typed engine call to tool.run: the validated inputs
@@ -160,6 +172,12 @@ func newRegistry() []*tool {
 		run: decodeRun(func(ctx context.Context, w engine.Web, in api.SearchInput) (*api.SearchOutput, error) {
 			return w.Search.Search(ctx, in)
 		}),
+		local: &localWords{
+			desc: "Keyword search of the pages this gateway has indexed (hark index, and the pages it extracted or crawled), with an optional answer quoted from the results.",
+			fields: map[string]string{
+				"include_answer": "include an answer quoted from the best results (extractive: no AI writes it)",
+			},
+		},
 	}
 	extract := &tool{
 		slug: api.ToolExtract, name: "Extract pages",
@@ -306,11 +324,22 @@ type ToolEntry struct {
 	OutputSchema *schemaNode     `json:"output_schema"`
 }
 
-// entry renders the tool for the tool list.
-func (t *tool) entry(available bool) ToolEntry {
+// entry renders the tool for the tool list; local is a workspace whose
+// search runs on this machine's index.
+func (t *tool) entry(available, local bool) ToolEntry {
+	desc, fields := t.desc, t.fields
+	if local && t.local != nil {
+		desc = t.local.desc
+		fields = slices.Clone(fields)
+		for i, f := range fields {
+			if d, ok := t.local.fields[f.Name]; ok {
+				fields[i].Description = d
+			}
+		}
+	}
 	return ToolEntry{
-		Slug: t.slug, Name: t.name, Description: t.desc, Available: available, Billing: t.billing,
-		InputSchema: t.fields, OutputSchema: outputSchema(t.output, "", t.outputDocs),
+		Slug: t.slug, Name: t.name, Description: desc, Available: available, Billing: t.billing,
+		InputSchema: fields, OutputSchema: outputSchema(t.output, "", t.outputDocs),
 	}
 }
 

@@ -66,8 +66,8 @@ func Explain(err error) Problem {
 		p.Hint += "This is not a problem with your request: retry later; if it persists, check the vendor's quota and status."
 	case ae != nil && ae.Auth():
 		p.Hint = "The gateway refused the API key. Check HARK_API_KEY or api_key in the config file."
-	case ae == nil && strings.Contains(p.Message, "connection refused"):
-		p.Hint = "The gateway is not reachable. Check the base URL, or run without one to use the embedded gateway."
+	case ae == nil && api.Unreachable(err):
+		p.Hint = api.UnreachableHint
 	}
 	return p
 }
