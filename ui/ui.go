@@ -575,6 +575,10 @@ func (m *Model) statusView() string {
 		session string // the credits spent this session, dropped first
 	}
 	var parts []part
+	// notice is the part that says the notice, which is cut in the
+	// middle when even alone it does not fit: a path keeps its end, the
+	// file's name and extension.
+	notice, noticeText, noticeStyle := -1, "", s.OK
 	gw := m.c.Gateway
 	if gw == "" {
 		gw = "gateway"
@@ -584,9 +588,11 @@ func (m *Model) statusView() string {
 	case m.problem != nil:
 		parts = append(parts, part{text: s.Err.Render("✗ " + common.OneLine(m.problem.StatusText())), drop: 0})
 	case m.notice != "" && m.noticeWarn:
-		parts = append(parts, part{text: s.Warn.Render("! " + m.notice), drop: 0})
+		notice, noticeText, noticeStyle = len(parts), "! "+m.notice, s.Warn
+		parts = append(parts, part{text: s.Warn.Render(noticeText), drop: 0})
 	case m.notice != "":
-		parts = append(parts, part{text: s.OK.Render("✓ " + m.notice), drop: 0})
+		notice, noticeText = len(parts), "✓ "+m.notice
+		parts = append(parts, part{text: s.OK.Render(noticeText), drop: 0})
 	case m.loading:
 		parts = append(parts, part{text: s.Dim.Render("loading tools…"), drop: 0})
 	}
@@ -642,6 +648,13 @@ func (m *Model) statusView() string {
 			}
 		}
 		parts = kept
+	}
+	if over := ansi.StringWidth(join()) - m.width; over > 0 && notice >= 0 {
+		for i := range parts {
+			if strings.Contains(parts[i].text, noticeText) {
+				parts[i].text = noticeStyle.Render(common.TruncateMiddle(noticeText, max(8, ansi.StringWidth(noticeText)-over)))
+			}
+		}
 	}
 	return common.Truncate(join(), m.width)
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 	"time"
@@ -710,6 +711,14 @@ func TestWarningNoticeHasNoCheckMark(t *testing.T) {
 	m.Update(common.NoticeMsg{Text: "saved ~/r.md"})
 	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "✓ saved ~/r.md") {
 		t.Errorf("a success notice: %s", st)
+	}
+	// A notice too long for 80 columns keeps its end: the file's name and
+	// extension (issue 43: the export notice was cut before them).
+	long := "exported ~/.local/share/hark/output/how-does-memcheck-find-memory-leaks-and-report-them-2.md"
+	m.Update(common.NoticeMsg{Text: long})
+	st = uitest.Plain(m.statusView())
+	if ansi.StringWidth(st) > 80 || !strings.HasSuffix(strings.TrimSpace(st), "report-them-2.md") || !strings.Contains(st, "✓ exported ~/") {
+		t.Errorf("a long notice at 80 columns: %q", st)
 	}
 }
 

@@ -29,6 +29,10 @@ type Reader struct {
 	toc     []Heading
 	tocOpen bool
 	tocCur  int
+	// jumped: the contents jumped to a heading from the place jumpedFrom
+	// (words above the top line, Scroll.Place): esc comes back there.
+	jumped     bool
+	jumpedFrom int
 }
 
 // match is one occurrence of the query in the rendered lines, from line,
@@ -73,7 +77,7 @@ func (r *Reader) StartFind(st *Styles) tea.Cmd {
 
 // Reset forgets the find and the contents (a new document is shown).
 func (r *Reader) Reset() {
-	r.query, r.matches, r.at, r.finding, r.tocOpen = "", nil, 0, false, false
+	r.query, r.matches, r.at, r.finding, r.tocOpen, r.jumped = "", nil, 0, false, false, false
 	r.find.Blur()
 }
 
@@ -540,6 +544,9 @@ func (r *Reader) TOCKey(msg tea.KeyPressMsg, s *Scroll) {
 		r.tocCur = len(r.toc) - 1
 	case "enter":
 		if h := r.toc[r.tocCur]; h.Line >= 0 {
+			if !r.jumped {
+				r.jumped, r.jumpedFrom = true, s.Place()
+			}
 			s.offset = h.Line
 			s.clamp()
 		}
@@ -548,6 +555,22 @@ func (r *Reader) TOCKey(msg tea.KeyPressMsg, s *Scroll) {
 		r.tocOpen = false
 	}
 }
+
+// Back returns to where the view was before the contents jumped (esc
+// after T, enter), as a link's back does; false when no jump is to be
+// undone.
+func (r *Reader) Back(s *Scroll) bool {
+	if !r.jumped {
+		return false
+	}
+	r.jumped = false
+	s.SetPlace(r.jumpedFrom)
+	return true
+}
+
+// Jumped reports that esc would go back to where the contents jumped
+// from.
+func (r *Reader) Jumped() bool { return r.jumped }
 
 // TOCView draws the contents in w×h.
 func (r *Reader) TOCView(st *Styles, w, h int) string {

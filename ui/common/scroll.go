@@ -77,7 +77,15 @@ func lineWords(l string) int {
 }
 
 // SetHeight sets the number of visible lines.
-func (s *Scroll) SetHeight(h int) { s.height = max(0, h); s.clamp() }
+// A view at the end of the text stays at its end.
+func (s *Scroll) SetHeight(h int) {
+	atEnd := s.height > 0 && s.offset > 0 && s.offset+s.height >= len(s.lines)
+	s.height = max(0, h)
+	if atEnd {
+		s.offset = len(s.lines)
+	}
+	s.clamp()
+}
 
 // ScrollBy moves the window by n lines (negative is up).
 func (s *Scroll) ScrollBy(n int) { s.offset += n; s.clamp() }

@@ -223,6 +223,38 @@ func JoinWrapped(parts []string, sep string, width int) string {
 	return strings.Join(append(lines, Truncate(line, width)), "\n")
 }
 
+// TruncateMiddle cuts plain text s to width cells by leaving out the
+// middle of the path it ends with (its last word, when it holds a "/"),
+// else of s itself: the words before the path stay whole, and the path
+// keeps its start and its end, the file's name and extension ("exported
+// ~/.local/…/research-20261207.md").
+func TruncateMiddle(s string, width int) string {
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	if width <= 1 {
+		return Truncate(s, width)
+	}
+	if i := strings.LastIndexByte(s, ' ') + 1; strings.Contains(s[i:], "/") {
+		if room := width - ansi.StringWidth(s[:i]); room >= 12 {
+			return s[:i] + cutMiddle(s[i:], room)
+		}
+	}
+	return cutMiddle(s, width)
+}
+
+// cutMiddle is s in width cells, a third of them its start, the rest its
+// end, an ellipsis between.
+func cutMiddle(s string, width int) string {
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	tail := (width - 1) * 2 / 3
+	head := width - 1 - tail
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
 // OneLine collapses whitespace (newlines included) to single spaces.
 func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

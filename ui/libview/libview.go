@@ -195,7 +195,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		if msg.err != nil {
 			return p, errCmd(msg.err)
 		}
-		return p, func() tea.Msg { return common.NoticeMsg{Text: "exported " + msg.path} }
+		text := "exported " + common.HomeShort(msg.path)
+		return p, func() tea.Msg { return common.NoticeMsg{Text: text} }
 	case tea.KeyPressMsg:
 		return p, p.key(msg)
 	case tea.PasteMsg:

@@ -246,7 +246,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			p.err = msg.err
 			return p, func() tea.Msg { return common.ErrorMsg{Err: msg.err} }
 		}
-		p.note = fmt.Sprintf("exported %s to %s", common.Count(msg.n, "page"), msg.dir)
+		p.note = fmt.Sprintf("exported %s to %s", common.Count(msg.n, "page"), common.HomeShort(msg.dir))
 		n := p.note
 		return p, func() tea.Msg { return common.NoticeMsg{Text: n} }
 	case common.OpenPagesMsg:
@@ -437,18 +437,18 @@ func (p *Pane) View() string {
 		if p.rd.TOCOpen() {
 			return common.Fit(strings.Join(head, "\n")+"\n"+p.rd.TOCView(s, p.width, bodyH), p.width, p.height)
 		}
-		if p.rd.Finding() || p.mark.Selecting() {
-			line := p.rd.FindView()
-			if p.mark.Noting() {
-				line = p.mark.NoteView()
-			} else if p.mark.Selecting() {
-				line = s.Warn.Render(common.Truncate(p.mark.Status(), p.width))
-			}
-			p.scroll.SetHeight(max(0, bodyH-1))
-			return common.Fit(strings.Join(head, "\n")+"\n"+common.Fit(p.scroll.View(), p.width, max(0, bodyH-1))+"\n"+line, p.width, p.height)
+		foot := p.readerFoot()
+		switch {
+		case p.mark.Noting():
+			foot = p.mark.NoteView()
+		case p.mark.Selecting():
+			foot = s.Warn.Render(common.Truncate(p.mark.Status(), p.width))
+		case p.rd.Finding():
+			foot = p.rd.FindView()
 		}
-		p.scroll.SetHeight(bodyH)
-		return common.Fit(strings.Join(head, "\n")+"\n"+p.scroll.View(), p.width, p.height)
+		fh := len(strings.Split(foot, "\n"))
+		p.scroll.SetHeight(max(0, bodyH-fh))
+		return common.Fit(strings.Join(head, "\n")+"\n"+common.Fit(p.scroll.View(), p.width, max(0, bodyH-fh))+"\n"+foot, p.width, p.height)
 	}
 	switch {
 	case p.askURL:

@@ -595,9 +595,20 @@ func TestReaderFindContentsBrowse(t *testing.T) {
 	p.Update(uitest.Press("down"))
 	p.Update(uitest.Press("down"))
 	p.Update(uitest.Press("enter"))
-	if v := uitest.Plain(p.View()); !strings.Contains(strings.Split(v, "\n")[1], "## Leaks") {
-		t.Errorf("T, down×3, enter should show Leaks at the top:\n%s", v)
+	if v := uitest.Plain(p.View()); !strings.Contains(strings.Split(v, "\n")[1], "## Leaks") || !strings.Contains(v, "esc back to before the jump") {
+		t.Errorf("T, down×3, enter should show Leaks at the top, and esc go back:\n%s", v)
 	}
+	// esc goes back to where the contents jumped from (the top), not to
+	// the list (issue 43); a second esc then leaves the reader.
+	p.Update(uitest.Press("esc"))
+	if v := uitest.Plain(p.View()); p.mode != readMode || strings.TrimSpace(strings.Split(v, "\n")[1]) != "Manual" || !strings.Contains(v, "esc list") {
+		t.Errorf("esc after a jump from the contents:\n%s", v)
+	}
+	p.Update(uitest.Press("esc"))
+	if p.mode != listMode {
+		t.Errorf("a second esc did not go back to the list")
+	}
+	p.Update(uitest.Press("enter"))
 	// o opens the page in $BROWSER.
 	got := filepath.Join(t.TempDir(), "browsed")
 	script := filepath.Join(t.TempDir(), "browser")

@@ -12,6 +12,23 @@ import (
 	"hark/ui/markdown"
 )
 
+// readerFoot names the reader's keys under the page, wrapped at the
+// width: what esc does says where it goes.
+func (p *Pane) readerFoot() string {
+	back := "esc list"
+	switch {
+	case p.rd.Jumped():
+		back = "esc back to before the jump"
+	case len(p.history) > 0:
+		back = "esc back to the page before"
+	}
+	parts := []string{"j/k scroll", "/ find", "T contents", "l links", "t text", "R read aloud", "o browser", "e editor", back, "q close"}
+	if p.aloud.Active() {
+		parts = []string{"space pause", "] next", "[ back", "esc stop"}
+	}
+	return p.c.Styles.Dim.Render(common.JoinWrapped(parts, " · ", p.width))
+}
+
 // readerKey handles a key in the reader (find, contents and links
 // closed).
 func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -42,6 +59,9 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.c.Keys().Pages.Edit):
 		return common.Edit(p.reading.Content, library.FileName(p.reading.URL))
 	case key.Matches(msg, p.c.Keys().Pages.Back):
+		if p.rd.Back(&p.scroll) {
+			return nil // to where the contents jumped from
+		}
 		if cmd, ok := p.goBack(); ok {
 			return cmd
 		}

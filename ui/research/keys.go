@@ -126,6 +126,9 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.keys().Save):
 		return p.offerSave()
 	case msg.String() == "esc":
+		if p.focus == focusReport && p.rd.Back(&p.scroll) {
+			return nil // to where the contents jumped from
+		}
 		p.focus = focusReport
 	default:
 		switch p.focus {

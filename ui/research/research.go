@@ -244,7 +244,8 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			s.SavedTo = msg.path
 		}
 		path := msg.path
-		return p, func() tea.Msg { return common.NoticeMsg{Text: "saved " + path} }
+		text := "saved " + common.HomeShort(path)
+		return p, func() tea.Msg { return common.NoticeMsg{Text: text} }
 	case common.AloudMsg:
 		return p, p.aloud.Update(msg, &p.scroll)
 	case common.HighlightsMsg:

@@ -152,7 +152,7 @@ func (p *Pane) statusLine(s *Session) string {
 			line = st.OK.Render("✓ ") + q + st.Dim.Render(" · from the library, kept "+s.Started.Local().Format("Jan 02 15:04"))
 		}
 		if s.SavedTo != "" {
-			line += st.Dim.Render(" · saved " + s.SavedTo)
+			line += st.Dim.Render(" · saved " + common.HomeShort(s.SavedTo))
 		}
 	}
 	if n := len(s.Retries); n > 0 {

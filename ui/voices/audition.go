@@ -441,7 +441,7 @@ func (p *Pane) saveSet() tea.Cmd {
 		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
 			return fail(err)
 		}
-		return common.NoticeMsg{Text: fmt.Sprintf("saved %d takes and manifest.json to %s", len(takes), dir)}
+		return common.NoticeMsg{Text: fmt.Sprintf("saved %d takes and manifest.json to %s", len(takes), common.HomeShort(dir))}
 	}
 }
 
