@@ -86,6 +86,30 @@ func TestTreeGroupsWithCounts(t *testing.T) {
 	}
 }
 
+// Pages of an indexed folder (file://) are listed under "files", by the
+// folder they are in, each by its name: never under "other" (issue 43).
+func TestFilePagesGroupByFolder(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	var pages []*Page
+	for _, u := range []string{"file:///usr/share/doc/valgrind/html/mc-manual.html", "file:///usr/share/doc/valgrind/html/faq.html",
+		"file:///srv/notes/okapi.md", "https://docs.example.com/a"} {
+		pages = append(pages, &Page{URL: u, Content: "text of " + u, Source: api.ToolSearch})
+	}
+	arrive(p, doneMsg{slug: api.ToolSearch, base: pages[0].URL, pages: pages})
+	p.mode = listMode // one page read from the index opens in the reader
+	v := uitest.Plain(p.View())
+	for _, want := range []string{"files (3)", "/usr/share/doc/valgrind/html/ (2)", "mc-manual.html", "faq.html", "/srv/notes/okapi.md", "docs.example.com (1)"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("tree lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "other") || strings.Contains(v, "/usr/share/doc/valgrind/html/faq.html") {
+		t.Errorf("file pages under other, or named by their whole path under their folder:\n%s", v)
+	}
+}
+
 func TestFilterAsYouType(t *testing.T) {
 	c, _ := uitest.Common(t, nil)
 	p := New(c)

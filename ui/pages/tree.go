@@ -3,6 +3,7 @@ package pages
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"sort"
 	"strings"
 
@@ -21,6 +22,9 @@ type row struct {
 	key   string
 	count int
 	page  *Page
+	// inDir: a page row under its folder's row, labelled by its name
+	// alone (a file of an indexed folder).
+	inDir bool
 }
 
 // listKey handles a key in the tree of pages.
@@ -189,9 +193,17 @@ func (p *Pane) visible() []*Page {
 	return common.Filter(p.pages, p.filter.Value(), func(pg *Page) string { return pg.URL + "\n" + pg.Err })
 }
 
-// group is a URL's host and first path segment ("/" for top-level pages).
+// filesHost is the group of file:// pages (an indexed folder's).
+const filesHost = "files"
+
+// group is a URL's host and first path segment ("/" for top-level pages);
+// a file's group is "files" and its folder, so that an indexed folder's
+// pages are listed together, under the folder they are in.
 func group(u string) (host, dir string) {
 	pu, err := url.Parse(u)
+	if err == nil && pu.Scheme == "file" {
+		return filesHost, path.Dir(pu.Path) + "/"
+	}
 	if err != nil || pu.Host == "" {
 		return "other", "/"
 	}
@@ -242,8 +254,9 @@ func (p *Pane) rebuild() {
 					continue
 				}
 			}
+			drawn := len(d.pages) > 1 && d.name != "/"
 			for _, pg := range d.pages {
-				p.rows = append(p.rows, row{kind: 'p', page: pg, key: pg.URL})
+				p.rows = append(p.rows, row{kind: 'p', page: pg, key: pg.URL, inDir: drawn && h == filesHost})
 			}
 		}
 	}
@@ -288,7 +301,10 @@ func (p *Pane) treeView(w, h int) string {
 			}
 			pu, _ := url.Parse(pg.URL)
 			label := pg.URL
-			if pu != nil {
+			switch {
+			case pu != nil && r.inDir:
+				label = path.Base(pu.Path)
+			case pu != nil:
 				label = pu.EscapedPath()
 				if label == "" {
 					label = "/"

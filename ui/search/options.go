@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -84,12 +85,24 @@ func (p *Pane) step(name string, d float64) bool {
 	return fmt.Sprint(cur) != before
 }
 
+// toFloat reads a number of any type an option's value comes in: the
+// form sends integers as int64 (form's wire), JSON as float64 or
+// json.Number, the palette as int.
 func toFloat(v any) (float64, bool) {
 	switch v := v.(type) {
 	case float64:
 		return v, true
+	case float32:
+		return float64(v), true
 	case int:
 		return float64(v), true
+	case int64:
+		return float64(v), true
+	case int32:
+		return float64(v), true
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
 	case string:
 		f, err := strconv.ParseFloat(v, 64)
 		return f, err == nil

@@ -134,3 +134,37 @@ func TestIndexLineShowsItsPlaceholder(t *testing.T) {
 		t.Errorf("the index line:\n%s", v)
 	}
 }
+
+// A search sent from the pane's own form (f) with max_results 3 shows
+// "max 3" on the options line, and + counts up from 3: the form sends
+// integers as int64, which the options line did not read (issue 43:
+// "max 5" above "3 results").
+func TestFormSentMaxResultsIsShown(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	typeText(p, "rivets")
+	p.Update(uitest.Press("esc"))
+	p.Update(uitest.Press("f"))
+	if p.form == nil {
+		t.Fatal("f did not open the form")
+	}
+	p.form.Set("max_results", 3)
+	_, cmd := p.Update(uitest.Press("ctrl+s"))
+	if p.form != nil {
+		_, cmd = p.Update(uitest.Press("enter"))
+	}
+	uitest.Settle(drive(p), cmd)
+	if body := string(srv.Last(apitest.InvokePath(api.ToolSearch)).Body); !strings.Contains(body, `"max_results":3`) {
+		t.Fatalf("the form sent %s", body)
+	}
+	if line := uitest.Plain(p.optionsLine()); !strings.Contains(line, "max 3") {
+		t.Errorf("after the form sent max_results 3 the options line is %q", line)
+	}
+	_, cmd = p.Update(uitest.Press("+"))
+	uitest.Settle(drive(p), cmd)
+	if line := uitest.Plain(p.optionsLine()); !strings.Contains(line, "max 4") {
+		t.Errorf("+ after max 3: %q", line)
+	}
+}
