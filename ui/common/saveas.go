@@ -28,7 +28,18 @@ type SaveAs struct {
 	offer    string
 	asked    map[string]bool
 	unedited bool
+	// ext, when set, is the extension a name must end in (".wav": the
+	// audio is WAV); a folder (ending in /) takes the offered name
+	// inside it. refused says why enter did not save.
+	ext     string
+	refused string
 }
+
+// RequireExt makes enter refuse a name that does not end in ext (".wav")
+// or "/" (a folder, which gets the offered name inside it), saying so at
+// the field: keys typed by mistake into the name never make a file
+// "….wav1:index a".
+func (s *SaveAs) RequireExt(ext string) { s.ext = ext }
 
 // Open shows the prompt with path (or, when that was asked for already,
 // path numbered: "report-2.md"), or with the path last asked for when
@@ -48,7 +59,7 @@ func (s *SaveAs) Open(path string, retry bool, st *Styles) tea.Cmd {
 	} else {
 		path = s.fresh(path)
 	}
-	s.offer = path
+	s.offer, s.refused = path, ""
 	s.input.SetValue(path)
 	s.input.CursorEnd()
 	s.active = true
@@ -94,6 +105,11 @@ func (s *SaveAs) Key(msg tea.KeyPressMsg) (path string, cmd tea.Cmd) {
 		if p == "" {
 			return "", nil
 		}
+		if s.ext != "" && !strings.EqualFold(filepath.Ext(p), s.ext) && !strings.HasSuffix(p, "/") {
+			s.refused = fmt.Sprintf("the name must end in %s (or / for a folder): %q does not", s.ext, filepath.Base(p))
+			return "", nil
+		}
+		s.refused = ""
 		s.Close()
 		s.last, s.unedited = p, p == s.offer
 		if s.asked == nil {
@@ -119,12 +135,17 @@ func (s *SaveAs) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// View is the prompt in two lines at width w.
+// View is the prompt in two lines at width w: the label says the name has
+// the keys (typing edits it), and under it what enter and esc do, or why
+// enter did not save.
 func (s *SaveAs) View(st *Styles, w int) string {
-	label := "save as "
+	label := "▶ save as "
 	s.input.SetWidth(max(10, w-lipgloss.Width(label)-1))
-	return st.Key.Render(label) + s.input.View() + "\n" +
-		st.Dim.Render("enter saves · esc cancels · an existing file is never overwritten")
+	help := st.Dim.Render(Truncate("typing edits the name · enter saves · esc cancels · an existing file is never overwritten", w))
+	if s.refused != "" {
+		help = st.Err.Render(Truncate("✗ "+s.refused, w))
+	}
+	return st.Selected.Render(label) + s.input.View() + "\n" + help
 }
 
 // ExpandHome expands a leading ~/ to the home directory.

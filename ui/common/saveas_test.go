@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestWriteNew(t *testing.T) {
@@ -75,5 +76,39 @@ func TestSaveAsOffersAFreshName(t *testing.T) {
 	other.Open(filepath.Join(dir, "new.md"), true, nil)
 	if v := other.input.Value(); v != offer {
 		t.Errorf("retry after a typed path offers %q", v)
+	}
+}
+
+// The name field says it has the keys, and a name without the audio's
+// extension is refused at the field, the prompt left open: keys typed by
+// mistake after w never make "hark-tts-….wav1:index a" (issue 43).
+func TestSaveAsChecksTheExtension(t *testing.T) {
+	st := NewStyles(true, false)
+	var s SaveAs
+	s.RequireExt(".wav")
+	s.Open("/out/hark-tts-flite_rms-20261207.wav", false, st)
+	if v := ansi.Strip(s.View(st, 80)); !strings.Contains(v, "▶ save as") || !strings.Contains(v, "typing edits the name") {
+		t.Errorf("the prompt does not say it has the keys:\n%s", v)
+	}
+	for _, r := range "1:index a" {
+		s.Key(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	if p, _ := s.Key(tea.KeyPressMsg{Code: tea.KeyEnter}); p != "" || !s.Active() {
+		t.Fatalf("enter saved %q (active %v)", p, s.Active())
+	}
+	if v := ansi.Strip(s.View(st, 80)); !strings.Contains(v, "✗ the name must end in .wav") {
+		t.Errorf("no reason at the field:\n%s", v)
+	}
+	for range "1:index a" {
+		s.Key(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	if p, _ := s.Key(tea.KeyPressMsg{Code: tea.KeyEnter}); p != "/out/hark-tts-flite_rms-20261207.wav" || s.Active() {
+		t.Errorf("enter after the fix: %q (active %v)", p, s.Active())
+	}
+	// A folder takes the offered name inside it.
+	s.Open("/out/x.wav", false, st)
+	s.input.SetValue("/elsewhere/")
+	if p, _ := s.Key(tea.KeyPressMsg{Code: tea.KeyEnter}); p != "/elsewhere/" {
+		t.Errorf("a folder: %q", p)
 	}
 }

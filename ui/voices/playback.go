@@ -180,5 +180,7 @@ func (p *Pane) save() tea.Cmd {
 	}
 	retry := p.saveErr != nil
 	p.savedTo, p.saveErr = "", nil
-	return p.saveAs.Open(filepath.Join(dir, clipName(cl, p.c.Now())), retry, p.c.Styles)
+	name := clipName(cl, p.c.Now())
+	p.saveAs.RequireExt(filepath.Ext(name))
+	return p.saveAs.Open(filepath.Join(dir, name), retry, p.c.Styles)
 }
