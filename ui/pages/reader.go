@@ -22,7 +22,7 @@ func (p *Pane) readerFoot() string {
 	case len(p.history) > 0:
 		back = "esc back to the page before"
 	}
-	parts := []string{"j/k scroll", "/ find", "T contents", "l links", "t text", "R read aloud", "o browser", "e editor", back, "q close"}
+	parts := []string{"j/k scroll", "/ find", "T contents", "l links", "t text", "R read aloud", "v highlight", "o browser", "e editor", back, "q close"}
 	if p.aloud.Active() {
 		parts = []string{"space pause", "] next", "[ back", "esc stop"}
 	}

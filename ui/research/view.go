@@ -84,6 +84,7 @@ func (p *Pane) reportFoot(typing bool) string {
 		if len(s.Out.Passages) > 0 {
 			parts = append(parts, "c citations", "v verify")
 		}
+		parts = append(parts, "H highlight")
 		parts = append(parts, "ctrl+s save")
 	}
 	return st.Dim.Render(common.JoinWrapped(parts, " · ", p.width))
