@@ -189,7 +189,9 @@ func (a *App) scrub(s string) string {
 
 // Run executes one command line and returns the process's exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return newApp(stdin, stdout, stderr).run(ctx, args)
+	a := newApp(stdin, stdout, stderr)
+	a.hooks.background = func(ctx context.Context) error { return runInBackground(ctx, args, stdin, stdout, stderr) }
+	return a.run(ctx, args)
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *App {
@@ -208,6 +210,10 @@ func (a *App) run(ctx context.Context, args []string) int {
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
+	}
+	var ew exitWith
+	if errors.As(err, &ew) {
+		return ew.code // said already, by the background run
 	}
 	code := exitCode(err)
 	switch {

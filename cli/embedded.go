@@ -36,6 +36,11 @@ type hooks struct {
 	// getenv reads the environment (default os.Getenv), so that tests
 	// can run side by side, each with its own.
 	getenv func(string) string
+	// background runs the command line again in a process of its own
+	// that outlives this one (runInBackground): a job detached from the
+	// embedded gateway runs there. Run sets it; the in-process tests do
+	// not, and their detached jobs wait for the next hark.
+	background func(ctx context.Context) error
 	// tui, when set, wraps the TUI's model and adds program options (no
 	// input, an output and a window size), so that the TUI runs with no
 	// terminal.

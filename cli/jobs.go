@@ -32,10 +32,24 @@ func (a *App) submitDetached(cmd *cobra.Command, cl *api.Client, tool string, in
 		return fromGateway(err)
 	}
 	if a.jsonOut {
-		return writeJSON(a.stdout, j)
+		if err := writeJSON(a.stdout, j); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(a.stdout, j.ID)
 	}
-	fmt.Fprintln(a.stdout, j.ID)
-	fmt.Fprintf(a.stderr, "hark: %s job %s %s; follow it with: hark jobs attach %s\n", strings.TrimPrefix(tool, "vendor_"), j.ID, j.State, j.ID)
+	name := strings.TrimPrefix(tool, "vendor_")
+	switch {
+	case a.jsonOut && !a.backgroundRun():
+	case a.cfg.BaseURL != "":
+		fmt.Fprintf(a.stderr, "hark: %s job %s %s; follow it with: hark jobs attach %s\n", name, j.ID, j.State, j.ID)
+	case a.backgroundRun():
+		fmt.Fprintf(a.stderr, "hark: %s job %s %s; a hark in the background runs it now; follow it with: hark jobs attach %s\n", name, j.ID, j.State, j.ID)
+		a.detachOutput()
+		return a.runJobs(cmd.Context(), cl)
+	default:
+		fmt.Fprintf(a.stderr, "hark: %s job %s %s; the embedded gateway runs it when the TUI next starts; hark jobs attach %s runs it now\n", name, j.ID, j.State, j.ID)
+	}
 	return nil
 }
 

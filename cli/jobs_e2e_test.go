@@ -483,3 +483,79 @@ func TestRestartResumesJob(t *testing.T) {
 		seen[p.URL] = true
 	}
 }
+
+// On the embedded gateway, which runs jobs only while a hark serves its
+// data directory, --detach prints the job's ID and returns at once, and a
+// hark in the background runs the job to its end (issue 43: the job sat
+// queued until the TUI or jobs attach started). A crawl of a loopback
+// site detached with --allow-private reads it; the background run exits
+// once nothing is left to run.
+func TestDetachOnTheEmbeddedGatewayRuns(t *testing.T) {
+	t.Parallel()
+	bin := buildHarkBinary(t)
+	site := slowSite(t, 300*time.Millisecond)
+	data := t.TempDir()
+	run := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(bin, append([]string{"--data-dir", data}, args...)...)
+		cmd.Env = append(os.Environ(), "HARK_BASE_URL=", "HARK_API_KEY=", "HARK_ALLOW_PRIVATE=", "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
+		return cmd
+	}
+	start := time.Now()
+	var stderr strings.Builder
+	cmd := run("crawl", "--detach", "--allow-private", "--max-depth", "2", "--limit", "3", site.URL+"/p0.html")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	id := strings.TrimSpace(string(out))
+	if err != nil || !regexp.MustCompile(`^[0-9a-f-]{36}$`).MatchString(id) || !strings.Contains(stderr.String(), "a hark in the background runs it now") {
+		t.Fatalf("crawl --detach: %v, printed %q, said %q", err, out, stderr.String())
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("--detach took %s to return", d)
+	}
+	// Nothing attaches: the background run alone takes it to its end.
+	var state string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var b []byte
+		if b, err = run("--json", "jobs").Output(); err != nil {
+			t.Fatalf("jobs: %v", err)
+		}
+		var list api.JobList
+		json.Unmarshal(b, &list)
+		if len(list.Jobs) == 1 && (list.Jobs[0].State == api.JobCompleted || list.Jobs[0].State == api.JobFailed) {
+			state = list.Jobs[0].State + " " + list.Jobs[0].Error
+			break
+		}
+	}
+	if state != api.JobCompleted+" " {
+		t.Fatalf("the detached crawl, with no one attached: %q", state)
+	}
+	b, err := run("jobs", "attach", id).Output()
+	if err != nil || !strings.Contains(string(b), "== "+site.URL+"/p0.html ==") {
+		t.Errorf("attach after the end: %v\n%s", err, b)
+	}
+	// The background run exits once nothing is left to run.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		pids := processesWith(data)
+		if len(pids) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background run is still running (pids %v)", pids)
+		}
+	}
+}
+
+// processesWith lists the processes whose command line holds s.
+func processesWith(s string) []string {
+	var out []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline")); err == nil && strings.Contains(string(b), s) {
+			out = append(out, d.Name())
+		}
+	}
+	return out
+}

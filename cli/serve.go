@@ -175,7 +175,7 @@ func runServe(ctx context.Context, a *App, listen, opsListen, cfgPath string, al
 	}
 	eng.Writer = writer
 	defer eng.Close()
-	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.Gateway(), Logger: logger})
+	srv, err := gateway.New(gateway.Options{Config: gcfg, DB: db, Engines: eng.Gateway(), Logger: logger, AllowPrivate: allowPrivate})
 	if err != nil {
 		return usageError{err}
 	}

@@ -39,6 +39,11 @@ func newWebCmd(a *App, tool, use, short string, positional func(args []string) (
 		Short: short,
 		Args:  minArgs(1, what),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.detach && detachTools[tool] && a.cfg.BaseURL == "" && !a.backgroundRun() && a.hooks.background != nil {
+				// The embedded gateway runs jobs only while a hark runs:
+				// this command runs again in the background, and runs it.
+				return a.hooks.background(cmd.Context())
+			}
 			a.allowPrivate(w.allowPrivate)
 			if w.dictate != "" {
 				// The query is what the recogniser hears in the file.

@@ -44,6 +44,7 @@ func (s *Server) openJobs(db *store.DB, timing JobTiming, lazy bool, periodic []
 		PollEvery:  timing.PollEvery,
 		Lazy:       lazy && len(periodic) == 0,
 		Periodic:   periodic,
+		Ended:      s.jobEnded,
 	}
 	q, err := jobs.Open(context.Background(), jo)
 	if err != nil {
@@ -81,6 +82,10 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job) (any, error) {
 		return nil, fmt.Errorf("%s: %w (no engine registered)", t.slug, engine.ErrUnavailable)
 	}
 	ctx = engine.WithTaskID(ctx, j.ID)
+	if j.Meta.AllowPrivate {
+		// Submitted where private addresses were read: so is it run.
+		ctx = engine.WithPrivateAllowed(ctx)
+	}
 	// A step's message may hold a URL the crawl met: the job's log keeps
 	// no key or secret.
 	ctx = engine.WithProgress(ctx, func(msg string) { s.jobs.Progress(ctx, j.ID, s.redact.Scrub(msg)) })
@@ -108,12 +113,37 @@ func (s *Server) runJob(ctx context.Context, j *jobs.Job) (any, error) {
 	return out, err
 }
 
+// jobEnded gives back what a detached job was charged when it failed on
+// its caller's input (a private address refused, a select_paths that is
+// no regular expression): as a synchronous call, which is charged
+// nothing when it fails, it cost nothing. A refund is a row of its own in
+// the usage history, op "refund <tool>", with the job's ID as its trace.
+func (s *Server) jobEnded(ctx context.Context, j *jobs.Job) {
+	if j.State != jobs.StateFailed || j.Code != CodeInvalidInput || j.Meta.Charged <= 0 {
+		return
+	}
+	ws := s.workspaces[j.Workspace]
+	if ws == nil {
+		return
+	}
+	if err := s.meter.Refund(ws.account, j.ID, j.Tool, j.Meta.Charged); err != nil {
+		s.log.Error("jobs: refund", "job", j.ID, "workspace", ws.name, "error", err.Error())
+		return
+	}
+	what := fmt.Sprintf("%d credits", j.Meta.Charged)
+	if j.Meta.Charged == 1 {
+		what = "1 credit"
+	}
+	s.jobs.Progress(ctx, j.ID, what+" given back: the job failed on its input")
+}
+
 // runAsJob is a synchronous call of a job tool: submit, then wait under
 // ctx. The output is the engine's own value when this node ran the job,
 // else the tool's output type decoded from the job's; a failure on
 // another node comes back with the status and message it had there.
 func (s *Server) runAsJob(ctx context.Context, ws *workspace, t *tool, raw json.RawMessage) (any, error) {
-	j, err := s.jobs.Submit(ctx, jobs.Spec{Workspace: ws.name, Tool: t.slug, Input: raw})
+	// Not Charged: the call settles its own credits (billed).
+	j, err := s.jobs.Submit(ctx, jobs.Spec{Workspace: ws.name, Tool: t.slug, Input: raw, Meta: jobs.Meta{AllowPrivate: s.allowPrivate}})
 	if err != nil {
 		return nil, err
 	}

@@ -43,9 +43,12 @@ func (s *Server) handleJobSubmit(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	// Charged once, now: a retry after a node dies charges nothing more.
-	out, err := s.billed(r, t.slug, t.cost(valid), nil, func(ctx context.Context) (any, error) {
-		return s.jobs.Submit(ctx, jobs.Spec{Workspace: ws.name, Tool: t.slug, Input: raw})
+	// Charged once, now: a retry after a node dies charges nothing more,
+	// and a failure on the caller's input gives it back (jobEnded).
+	cost := t.cost(valid)
+	out, err := s.billed(r, t.slug, cost, nil, func(ctx context.Context) (any, error) {
+		return s.jobs.Submit(ctx, jobs.Spec{Workspace: ws.name, Tool: t.slug, Input: raw,
+			Meta: jobs.Meta{AllowPrivate: s.allowPrivate, Charged: cost}})
 	})
 	if err != nil {
 		s.writeError(w, r, err)

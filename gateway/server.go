@@ -63,6 +63,11 @@ type Options struct {
 	// Now is the clock of the rate limiter and quota periods; nil means
 	// time.Now. Tests set it.
 	Now func() time.Time
+	// AllowPrivate says this gateway's web engine reads private and
+	// loopback addresses (the embedded gateway's --allow-private): its
+	// jobs carry it (jobs.Meta), so that the hark process or replica
+	// that runs one later reads them too, whatever its own setting.
+	AllowPrivate bool
 }
 
 // Server is the gateway: an http.Handler for the whole interface, and the
@@ -96,6 +101,7 @@ type Server struct {
 	log          *slog.Logger
 	now          func() time.Time
 	upgrader     websocket.Upgrader
+	allowPrivate bool // Options.AllowPrivate
 	handler      http.Handler
 
 	// baseCtx is the parent of every request and stream; cancelling it
@@ -155,6 +161,7 @@ func New(opts Options) (*Server, error) {
 		now:          opts.Now,
 		db:           opts.DB,
 		opsTokenHash: opsTokenHashOf(opts.Config.Ops.TokenSHA256),
+		allowPrivate: opts.AllowPrivate,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -183,7 +183,7 @@ func (l *Local) Serve() (*Gateway, error) {
 	// The job workers start at the first job call: most commands run
 	// none (a detached job left in gateway.db resumes when hark jobs,
 	// the TUI or a research or crawl asks).
-	srv, err := gateway.New(gateway.Options{Config: cfg, DB: store.FromSQLite(l.db), Engines: l.eng.Gateway(), Logger: l.log, LazyJobs: true})
+	srv, err := gateway.New(gateway.Options{Config: cfg, DB: store.FromSQLite(l.db), Engines: l.eng.Gateway(), Logger: l.log, LazyJobs: true, AllowPrivate: l.opts.AllowPrivate})
 	if err != nil {
 		return nil, err
 	}

@@ -184,3 +184,97 @@ func TestServeSharesTheLocalWebEngine(t *testing.T) {
 		t.Errorf("after the gateway stopped the Local still reads: %d %v", n, err)
 	}
 }
+
+// A detached job carries the reading of private addresses of the gateway
+// it was submitted to (issue 43: hark crawl --detach --allow-private ran
+// later in a hark without the flag and failed with "address is
+// private"): a gateway over the same data directory without
+// --allow-private runs it and reads the loopback site. A job that fails
+// on its input (a private address, submitted without the flag) gives its
+// credits back.
+func TestDetachedJobCarriesAllowPrivate(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var asked sync.Once
+	started := make(chan struct{})
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		asked.Do(func() { close(started) })
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><head><title>Okapis</title></head><body><article><h1>Okapis</h1>
+<p>The okapi is a giraffid of the Congo rainforest, with zebra stripes on its legs and a long tongue.</p></article></body></html>`)
+	}))
+	defer site.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+
+	a, err := Start(ctx, dir, Options{AllowPrivate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := api.New(api.Options{BaseURL: a.URL, APIKey: a.APIKey})
+	j, err := ca.SubmitJob(ctx, api.ToolCrawl, map[string]any{"url": site.URL + "/okapi.html", "max_depth": 1, "limit": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select { // the submitting hark has begun the crawl, and stops
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the job did not start")
+	}
+	a.Stop()
+
+	b, err := Start(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	close(release)
+	cb, _ := api.New(api.Options{BaseURL: b.URL, APIKey: b.APIKey})
+	done, err := cb.FollowJob(ctx, j.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.State != api.JobCompleted || !strings.Contains(string(done.Output), "giraffid") {
+		t.Fatalf("the job run by a hark without --allow-private: %+v", done)
+	}
+
+	before, err := b.Server.CreditsUsed(ctx, "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j2, err := cb.SubmitJob(ctx, api.ToolCrawl, map[string]any{"url": site.URL + "/okapi.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err = cb.FollowJob(ctx, j2.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.State != api.JobFailed || !strings.Contains(done.Error, "address is private") {
+		t.Fatalf("a loopback crawl submitted without --allow-private: %+v", done)
+	}
+	var after int64
+	for range 50 { // the refund is written as the job ends
+		if after, _ = b.Server.CreditsUsed(ctx, "local"); after == before {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if after != before {
+		t.Errorf("a job that failed on its input was charged: credits %d before, %d after", before, after)
+	}
+	rows, _ := b.Server.Usage(ctx, "local", 5)
+	if len(rows) < 2 || rows[0].Operation != "refund vendor_crawl" || rows[0].Credits != -rows[1].Credits || rows[0].Credits >= 0 {
+		t.Errorf("usage rows %+v, want the refund first", rows)
+	}
+}

@@ -63,6 +63,20 @@ type Job struct {
 	Error     string          `json:"error,omitempty"`
 	Created   time.Time       `json:"created"`
 	Updated   time.Time       `json:"updated"`
+	// Meta is what travels with the job besides its inputs (Spec.Meta).
+	Meta Meta `json:"-"`
+}
+
+// Meta is what a job carries besides its tool's inputs, so that whichever
+// node or process runs it does as the one it was submitted to would:
+// the submitting gateway's reading of private addresses (the embedded
+// gateway's --allow-private, which a later hark process may lack), and
+// the credits charged when it was submitted (a detached job; a failure
+// on the caller's input gives them back). It is kept as JSON in the meta
+// column.
+type Meta struct {
+	AllowPrivate bool  `json:"allow_private,omitempty"`
+	Charged      int64 `json:"charged,omitempty"`
 }
 
 // Done reports whether the job has ended.
@@ -101,6 +115,10 @@ type Options struct {
 	// nothing for them. A server starts them at once, so that the jobs a
 	// stopped server left resume without a client asking.
 	Lazy bool
+	// Ended, when set, is told of a job's end once, by the node that
+	// recorded it (the gateway gives back what a detached job was
+	// charged when it failed on its caller's input).
+	Ended func(ctx context.Context, j *Job)
 	// PollEvery is how often the node looks for new jobs (default 50 ms:
 	// 20 small queries a second, against 200 ms more per synchronous
 	// call at River's 1 s) and a local waiter for its job's end.
@@ -217,6 +235,7 @@ type Spec struct {
 	Workspace string
 	Tool      string
 	Input     json.RawMessage // the tool's validated inputs
+	Meta      Meta
 }
 
 // Submit records a job and queues it; it returns at once.
@@ -224,7 +243,7 @@ func (q *Queue) Submit(ctx context.Context, sp Spec) (*Job, error) {
 	if err := q.start(ctx); err != nil {
 		return nil, err
 	}
-	j := &Job{ID: randomID(), Workspace: sp.Workspace, Tool: sp.Tool, State: StateQueued, Input: sp.Input}
+	j := &Job{ID: randomID(), Workspace: sp.Workspace, Tool: sp.Tool, State: StateQueued, Input: sp.Input, Meta: sp.Meta}
 	if err := q.st.create(ctx, j); err != nil {
 		return nil, err
 	}

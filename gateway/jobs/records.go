@@ -9,6 +9,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -21,7 +22,11 @@ import (
 // made before the jobs kept a version of their own.
 var Schema = store.Schema{Owner: "jobs", Migrations: []store.Migration{
 	{Name: "jobs and their event logs", SQLite: tables, Postgres: tables},
+	{Name: "what a job carries besides its inputs (Job.Meta)", SQLite: addMeta, Postgres: addMeta},
 }}
+
+// addMeta is the meta column (Job.Meta): JSON, empty for none.
+const addMeta = `ALTER TABLE hark_jobs ADD COLUMN meta TEXT NOT NULL DEFAULT ''`
 
 const tables = `CREATE TABLE IF NOT EXISTS hark_jobs (
 	id        TEXT PRIMARY KEY,
@@ -65,22 +70,32 @@ func (s *records) exec(ctx context.Context, query string, args ...any) (int64, e
 
 func (s *records) create(ctx context.Context, j *Job) error {
 	now := time.Now().UnixMilli()
-	_, err := s.exec(ctx, `INSERT INTO hark_jobs(id, workspace, tool, input, state, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		j.ID, j.Workspace, j.Tool, string(j.Input), StateQueued, now, now)
+	meta := ""
+	if j.Meta != (Meta{}) {
+		b, _ := json.Marshal(j.Meta)
+		meta = string(b)
+	}
+	_, err := s.exec(ctx, `INSERT INTO hark_jobs(id, workspace, tool, input, state, created, updated, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		j.ID, j.Workspace, j.Tool, string(j.Input), StateQueued, now, now, meta)
 	if err != nil {
 		return fmt.Errorf("record job: %w", err)
 	}
 	return nil
 }
 
-const jobColumns = `id, workspace, tool, input, state, attempt, node, output, error, code, created, updated`
+const jobColumns = `id, workspace, tool, input, state, attempt, node, output, error, code, created, updated, meta`
 
 func scanJob(sc interface{ Scan(...any) error }) (*Job, error) {
 	var j Job
-	var input, output string
+	var input, output, meta string
 	var created, updated int64
-	if err := sc.Scan(&j.ID, &j.Workspace, &j.Tool, &input, &j.State, &j.Attempt, &j.Node, &output, &j.Error, &j.Code, &created, &updated); err != nil {
+	if err := sc.Scan(&j.ID, &j.Workspace, &j.Tool, &input, &j.State, &j.Attempt, &j.Node, &output, &j.Error, &j.Code, &created, &updated, &meta); err != nil {
 		return nil, err
+	}
+	if meta != "" {
+		if err := json.Unmarshal([]byte(meta), &j.Meta); err != nil {
+			return nil, fmt.Errorf("job %s: meta: %w", j.ID, err)
+		}
 	}
 	j.Input = []byte(input)
 	if output != "" {

@@ -279,6 +279,11 @@ func (q *Queue) work(ctx context.Context, id string, attempt int) error {
 	if !mine {
 		return nil
 	}
+	if q.opts.Ended != nil {
+		ended := *j
+		ended.State, ended.Code, ended.Error = state, code, msg
+		q.opts.Ended(fin, &ended)
+	}
 	q.notify(id, result{out: out, err: runErr})
 	return nil
 }

@@ -341,6 +341,14 @@ func (m *Meter) Settle(res *Reservation, credits int64, callErr error, d time.Du
 	return nil
 }
 
+// Refund gives back credits charged earlier (a detached job that failed
+// on its caller's input): a settled row of its own, op "refund <tool>",
+// with negative credits, counted in the period it is written in.
+func (m *Meter) Refund(a *Account, traceID, op string, credits int64) error {
+	res := &Reservation{account: a, traceID: traceID, op: "refund " + op, ts: m.now()}
+	return m.Settle(res, -credits, nil, 0)
+}
+
 func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s

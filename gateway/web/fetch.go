@@ -19,6 +19,8 @@ import (
 
 	"github.com/temoto/robotstxt"
 	"golang.org/x/net/html/charset"
+
+	"hark/gateway/engine"
 )
 
 // ErrAddressRefused is returned when a URL resolves to a private, loopback,
@@ -92,6 +94,7 @@ var sitemapTypes = map[string]bool{
 // of each page, and refuses non-public addresses unless allowed.
 type fetcher struct {
 	client      *http.Client
+	private     *http.Client // reads private addresses, for a job that carries it (clientFor)
 	userAgent   string
 	maxBytes    int64
 	pageTimeout time.Duration
@@ -137,8 +140,21 @@ func newFetcher(cfg Config) *fetcher {
 		hosts:       map[string]*hostState{},
 		robots:      map[string]*robotsEntry{},
 	}
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	f.client = f.newClient(cfg, !cfg.AllowPrivate)
 	if !cfg.AllowPrivate {
+		// For a job submitted where private addresses were allowed
+		// (engine.PrivateAllowed): a client of its own, so that no
+		// connection it opens is pooled for calls that may not.
+		f.private = f.newClient(cfg, false)
+	}
+	return f
+}
+
+// newClient is an HTTP client whose dialler refuses private addresses
+// when guard is set.
+func (f *fetcher) newClient(cfg Config, guard bool) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if guard {
 		dialer.Control = refusePrivate
 	}
 	tr := &http.Transport{
@@ -151,8 +167,16 @@ func newFetcher(cfg Config) *fetcher {
 		ResponseHeaderTimeout: cfg.PageTimeout,
 		ForceAttemptHTTP2:     true,
 	}
-	f.client = &http.Client{Transport: tr, CheckRedirect: f.checkRedirect}
-	return f
+	return &http.Client{Transport: tr, CheckRedirect: f.checkRedirect}
+}
+
+// clientFor is the client of a request under ctx: the one that reads
+// private addresses for a job that carries their reading.
+func (f *fetcher) clientFor(ctx context.Context) *http.Client {
+	if f.private != nil && engine.PrivateAllowed(ctx) {
+		return f.private
+	}
+	return f.client
 }
 
 // checkRedirect adds robots.txt to the loop guard: a redirect may not lead
@@ -272,14 +296,20 @@ func (f *fetcher) acquire(ctx context.Context, host string, delay time.Duration)
 // disallows everything (robotstxt's reading of the RFC 9309 rules).
 func (f *fetcher) robotsFor(ctx context.Context, u *url.URL) (*robotstxt.RobotsData, error) {
 	origin := u.Scheme + "://" + u.Host
+	key := origin
+	if f.clientFor(ctx) != f.client {
+		// Read by the client that reads private addresses: the strict
+		// client's refusal, cached, must not stand for it.
+		key += " private"
+	}
 	f.mu.Lock()
-	ent := f.robots[origin]
+	ent := f.robots[key]
 	if ent == nil || ent.done.Load() && time.Since(ent.at) > robotsTTL {
 		if len(f.robots) >= 50000 {
 			clear(f.robots) // bound memory; entries are re-read on demand
 		}
 		ent = &robotsEntry{}
-		f.robots[origin] = ent
+		f.robots[key] = ent
 	}
 	f.mu.Unlock()
 	ent.once.Do(func() {
@@ -292,7 +322,7 @@ func (f *fetcher) robotsFor(ctx context.Context, u *url.URL) (*robotstxt.RobotsD
 			return
 		}
 		req.Header.Set("User-Agent", f.userAgent)
-		resp, err := f.client.Do(req)
+		resp, err := f.clientFor(ctx).Do(req)
 		if err != nil {
 			if errors.Is(err, ErrAddressRefused) {
 				ent.err = err
@@ -390,7 +420,7 @@ func (f *fetcher) fetchIf(ctx context.Context, raw string, types map[string]bool
 	for k, v := range cond {
 		req.Header[k] = v
 	}
-	resp, err := f.client.Do(req)
+	resp, err := f.clientFor(ctx).Do(req)
 	if err != nil {
 		return nil, f.describe(err)
 	}
