@@ -251,3 +251,52 @@ func TestWaitAfterTheEnd(t *testing.T) {
 		t.Fatalf("job %+v out %v err %v", done, out, err)
 	}
 }
+
+// A job's meta travels with it to the run (Job.Meta), Ended is told of
+// its end once, and a hark_jobs table made before the meta column (the
+// gateway's migration 5 as it shipped) gets it when the queue opens.
+func TestMetaTravelsAndEndedIsTold(t *testing.T) {
+	db := openSQLite(t, t.TempDir())
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, Schema); err != nil { // an older hark's table
+		t.Fatal(err)
+	}
+	seen := make(chan Meta, 1)
+	ended := make(chan *Job, 2)
+	q, err := Open(ctx, fast(Options{SQLite: db,
+		Run: func(ctx context.Context, j *Job) (any, error) {
+			seen <- j.Meta
+			return nil, errors.New("bad input")
+		},
+		Classify: func(error) (int, string) { return 400, "invalid url: bad input" },
+		Ended:    func(ctx context.Context, j *Job) { ended <- j },
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(ctx)
+	j, err := q.Submit(ctx, Spec{Workspace: "w", Tool: "crawl", Input: []byte(`{}`), Meta: Meta{AllowPrivate: true, Charged: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, _, err := q.Wait(wctx, j.ID); err == nil {
+		t.Fatal("the job did not fail")
+	}
+	if m := <-seen; m != (Meta{AllowPrivate: true, Charged: 5}) {
+		t.Errorf("the run saw meta %+v", m)
+	}
+	e := <-ended
+	if e.ID != j.ID || e.State != StateFailed || e.Code != 400 || e.Meta.Charged != 5 {
+		t.Errorf("Ended was told %+v", e)
+	}
+	select {
+	case e := <-ended:
+		t.Errorf("Ended told twice: %+v", e)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if got, err := q.Get(ctx, "w", j.ID); err != nil || got.Meta != (Meta{AllowPrivate: true, Charged: 5}) {
+		t.Errorf("read back: %+v %v", got, err)
+	}
+}
