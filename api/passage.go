@@ -72,12 +72,9 @@ func CheckPassages(ps []ResearchPassage, read func(url string) (string, error)) 
 // reason a source could not be read.
 func CheckSummary(checks []PassageCheck) string {
 	n := map[string]int{}
-	var reasons []string
+	reasons := UncheckedReasons(checks)
 	for _, c := range checks {
 		n[c.State]++
-		if c.State == PassageUnchecked && !slices.Contains(reasons, c.Error) {
-			reasons = append(reasons, c.Error)
-		}
 	}
 	quotes := "quotes"
 	if len(checks) == 1 {
@@ -90,8 +87,29 @@ func CheckSummary(checks []PassageCheck) string {
 	return s
 }
 
-// goneStatus is how an extract's failure says the page no longer exists.
+// UncheckedReasons are the distinct reasons sources could not be read,
+// each without the source's URL it opens with ("connection refused by
+// 127.0.0.1:8743" for every page of one site that is down).
+func UncheckedReasons(checks []PassageCheck) []string {
+	var reasons []string
+	for _, c := range checks {
+		if c.State != PassageUnchecked {
+			continue
+		}
+		r := strings.TrimPrefix(c.Error, c.URL+": ")
+		if !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	return reasons
+}
+
+// goneStatus is how a page's failure says it no longer exists.
 var goneStatus = regexp.MustCompile(`\b(?:status|code) (?:404|410)\b|\b(?:404|410) (?:Not Found|Gone)\b`)
+
+// SourceGone reports whether reason, why a page could not be read, says
+// that it no longer exists (HTTP 404 or 410).
+func SourceGone(reason string) bool { return goneStatus.MatchString(reason) }
 
 // PageText is a page's text now, read with the gateway's extract as text
 // (not kept: a check is not a result the user asked for). A page that
@@ -103,7 +121,7 @@ func (c *Client) PageText(ctx context.Context, u string) (string, error) {
 		return "", err
 	}
 	for _, f := range res.FailedResults {
-		if goneStatus.MatchString(f.Error) {
+		if SourceGone(f.Error) {
 			return "", fmt.Errorf("%s: %s: %w", f.URL, f.Error, ErrSourceGone)
 		}
 		return "", fmt.Errorf("%s: %s", f.URL, f.Error)

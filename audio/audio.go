@@ -182,7 +182,7 @@ func (o *Output) Reason() string { return o.reason }
 
 // ErrOff is playing into the null sink, where nothing is heard or kept:
 // reading aloud and auditions refuse it rather than spend calls on it.
-var ErrOff = errors.New("audio output is off (audio sink null): nothing would be heard; set audio_sink to auto, device or file (hark config shows it), or write the audio to a file")
+var ErrOff = errors.New("audio output is off (audio sink null): nothing would be heard")
 
 // Silence says why nothing is heard from an output of kind and reason
 // (the Reason constants), as a sentence; "" for a sound device. The TUI

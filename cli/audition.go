@@ -174,7 +174,7 @@ func (a *App) playAudition(ctx context.Context, cl *api.Client, base api.TTSRequ
 	}
 	if player.Kind() == audio.SinkNull {
 		// Timings printed as if played, for takes no one hears.
-		return usageError{fmt.Errorf("audition: %w (-o DIR)", audio.ErrOff)}
+		return targetError{fmt.Errorf("audition: %w\nhint: set audio_sink to auto, device or file (hark config shows it), or write the takes to a folder with -o DIR", audio.ErrOff)}
 	}
 	var mu sync.Mutex
 	takes := make([]auditionTake, len(codes))

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -191,10 +192,13 @@ func (l *localIndex) IndexedText(ctx context.Context, url string) (string, error
 	return e.IndexedText(ctx, url)
 }
 
-// SourceText reads a file source again from disk, as verify does (the
-// research pane's v).
-func (l *localIndex) SourceText(_ context.Context, url string) (string, error) {
-	return fileSourceText(url)
+// SourceText reads a source again as verify does (the research pane's
+// v): a file from disk, a page through the local web engine.
+func (l *localIndex) SourceText(ctx context.Context, url string) (string, error) {
+	if strings.HasPrefix(url, "file:") {
+		return fileSourceText(url)
+	}
+	return l.a.localPageText(ctx, url)
 }
 
 func (l *localIndex) Pages(ctx context.Context) (int, error) {

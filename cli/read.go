@@ -129,7 +129,7 @@ func (a *App) playReading(ctx context.Context, cl *api.Client, sentences []prose
 		return err
 	}
 	if player.Kind() == audio.SinkNull {
-		return usageError{fmt.Errorf("read: %w (-o FILE)", audio.ErrOff)}
+		return targetError{fmt.Errorf("read: %w\nhint: set audio_sink to auto, device or file (hark config shows it), or write the reading to a file with -o FILE", audio.ErrOff)}
 	}
 	q := player.Sequence(0)
 	err = common.ReadSentences(ctx, q, sentences, req, cl, func(i int) { fmt.Fprintln(a.stdout, sentences[i].Text) })

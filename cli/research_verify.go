@@ -123,17 +123,36 @@ func (a *App) uncheckedError(checks []api.PassageCheck) error {
 	return upstreamError{err}
 }
 
-// sourceText is a source's text now: a file read from disk as the index
-// reads it, a page through the gateway's extract as text (not kept).
+// sourceText is a source's text now, read as the index read it: a file
+// from disk, a page through the embedded gateway's web engine (its text
+// with its headline, which research's passages point into; neither
+// indexed nor kept), or a remote gateway's extract as text (not kept).
 func (a *App) sourceText(ctx context.Context, u string) (string, error) {
 	if strings.HasPrefix(u, "file:") {
 		return fileSourceText(u)
+	}
+	if a.cfg.BaseURL == "" {
+		return a.localPageText(ctx, u)
 	}
 	cl, err := a.client(ctx)
 	if err != nil {
 		return "", err
 	}
 	return cl.PageText(ctx, u)
+}
+
+// localPageText is a page read again by the local web engine; a page
+// that answers 404 or 410 is gone (api.ErrSourceGone).
+func (a *App) localPageText(ctx context.Context, u string) (string, error) {
+	e, err := a.localWeb()
+	if err != nil {
+		return "", err
+	}
+	t, err := e.PageText(ctx, u)
+	if err != nil && api.SourceGone(err.Error()) {
+		err = fmt.Errorf("%w: %w", err, api.ErrSourceGone)
+	}
+	return t, err
 }
 
 // fileSourceText is a file source read again from disk as the index

@@ -124,7 +124,7 @@ wait_for 'speech saved to a file \(REST\)' 30
 # Save the last audio: w offers a file in the output directory, enter
 # writes it, and only it.
 keys w
-wait_for "save as $work/out/hark-tts-flite_slt-" 10
+wait_for "save as ~/out/hark-tts-flite_slt-.*\\.mp3" 10 # home as ~/, the name whole
 keys Enter
 wait_for "$work/out/hark-tts-flite_slt-.*\.mp3" 10
 saved=$(ls "$work"/out/hark-tts-flite_slt-*.mp3 2>/dev/null | head -1)

@@ -600,7 +600,7 @@ func (m *Model) statusView() string {
 		parts = append(parts, part{text: w, drop: 1})
 	}
 	if m.backKey() {
-		parts = append(parts, part{text: s.Key.Render("esc") + s.Dim.Render(" back to "+m.panes[m.openedFrom].Title()), drop: 0})
+		parts = append(parts, part{text: s.Key.Render("esc") + s.Dim.Render(" back to "+m.panes[m.openedFrom].Title()), drop: backDrop(m.notice != "")})
 	}
 	for i, p := range m.panes {
 		if b, ok := p.(common.Backgrounder); ok && i != m.active {
@@ -657,6 +657,15 @@ func (m *Model) statusView() string {
 		}
 	}
 	return common.Truncate(join(), m.width)
+}
+
+// backDrop is when "esc back to …" gives way: never, but to a notice,
+// which is read whole first and clears soon (it then shows again).
+func backDrop(notice bool) int {
+	if notice {
+		return 1
+	}
+	return 0
 }
 
 // newerCredits says whether ci's credit count supersedes shown's. A call

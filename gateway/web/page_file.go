@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -36,6 +37,24 @@ func FileText(fileURL string, maxBytes int64) (string, error) {
 	p, err := parsePage(fp, extractOptions{})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", fileURL, err)
+	}
+	return p.Text, nil
+}
+
+// PageText is a web page's text as the index keeps it (the text
+// research's passages point into: its headline first, where extract's
+// format=text leaves the headline out), read again now through this
+// engine's fetcher, and neither indexed nor kept: what `hark research
+// verify` and the TUI's v compare a report's quotes with, on the
+// embedded gateway.
+func (e *Engine) PageText(ctx context.Context, pageURL string) (string, error) {
+	fp, err := e.fetch.fetch(ctx, pageURL, pageTypes)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", pageURL, err)
+	}
+	p, err := parsePage(fp, extractOptions{})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", pageURL, err)
 	}
 	return p.Text, nil
 }

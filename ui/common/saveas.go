@@ -33,6 +33,10 @@ type SaveAs struct {
 	// inside it. refused says why enter did not save.
 	ext     string
 	refused string
+	// opened: the prompt was opened since its last View, which puts the
+	// cursor at the end at the width it is drawn (the name's end, its
+	// extension, in view).
+	opened bool
 }
 
 // RequireExt makes enter refuse a name that does not end in ext (".wav")
@@ -59,7 +63,10 @@ func (s *SaveAs) Open(path string, retry bool, st *Styles) tea.Cmd {
 	} else {
 		path = s.fresh(path)
 	}
-	s.offer, s.refused = path, ""
+	// The home directory as ~/: the name, not the folders above it, is
+	// what fits at 80 columns (Key expands it again).
+	path = HomeShort(path)
+	s.offer, s.refused, s.opened = path, "", true
 	s.input.SetValue(path)
 	s.input.CursorEnd()
 	s.active = true
@@ -80,6 +87,9 @@ func (s *SaveAs) fresh(path string) string {
 		}
 	}
 }
+
+// Value is the path the prompt holds now.
+func (s *SaveAs) Value() string { return s.input.Value() }
 
 // Unedited reports that the path Key returned last is the one offered,
 // accepted as it was: the writer may then number it past a file that
@@ -141,6 +151,10 @@ func (s *SaveAs) Update(msg tea.Msg) tea.Cmd {
 func (s *SaveAs) View(st *Styles, w int) string {
 	label := "▶ save as "
 	s.input.SetWidth(max(10, w-lipgloss.Width(label)-1))
+	if s.opened {
+		s.opened = false
+		s.input.CursorEnd()
+	}
 	help := st.Dim.Render(Truncate("typing edits the name · enter saves · esc cancels · an existing file is never overwritten", w))
 	if s.refused != "" {
 		help = st.Err.Render(Truncate("✗ "+s.refused, w))

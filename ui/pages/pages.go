@@ -380,6 +380,11 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if p.mode == readMode && p.rd.TOCOpen() {
 		p.rd.TOCKey(msg, &p.scroll)
+		if p.rd.Jumped() {
+			// The reader chose where to be: the rest of the page,
+			// rendered, does not take it back to the first match.
+			p.findJump, p.toEnd, p.section = false, false, nil
+		}
 		return nil
 	}
 	if p.mode == readMode {

@@ -27,9 +27,10 @@ type KeptTexter interface {
 	IndexedText(ctx context.Context, url string) (string, error)
 }
 
-// SourceReader is an index that reads a file source again from disk, as
-// verify does (cli's local index does); the pages of a site are read
-// again with the gateway's extract.
+// SourceReader is an index that reads a source again as it read it, as
+// verify does (cli's local index does: a file from disk, a page through
+// the local web engine); without one, pages are read again with the
+// gateway's extract.
 type SourceReader interface {
 	SourceText(ctx context.Context, url string) (string, error)
 }
@@ -184,23 +185,39 @@ func (p *Pane) verify(s *Session) tea.Cmd {
 // verifiedNotice is what v found, for the status bar: a warning when a
 // source could not be read, for then the report was not verified.
 func verifiedNotice(checks []api.PassageCheck) common.NoticeMsg {
-	text := api.CheckSummary(checks)
+	n := 0
 	for _, c := range checks {
 		if c.State == api.PassageUnchecked {
-			return common.NoticeMsg{Text: "not verified: " + text, Warn: true}
+			n++
 		}
 	}
-	return common.NoticeMsg{Text: "verified: " + text}
+	if n == 0 {
+		return common.NoticeMsg{Text: "verified: " + api.CheckSummary(checks)}
+	}
+	// What could not be read first, in few words: at 80 columns the
+	// reason is read whole (c lists each quote's state).
+	reasons := api.UncheckedReasons(checks)
+	why := reasons[0]
+	if len(reasons) > 1 {
+		why += fmt.Sprintf(" (and %d more reasons)", len(reasons)-1)
+	}
+	quotes := "quotes"
+	if len(checks) == 1 {
+		quotes = "quote"
+	}
+	return common.NoticeMsg{Text: fmt.Sprintf("%d of %d %s not checked: %s", n, len(checks), quotes, why), Warn: true}
 }
 
-// readAgain is a source's text now: a file read from disk, a page through
-// the gateway's extract as text (api.Client.PageText, not kept).
+// readAgain is a source's text now, as the index read it: through the
+// local index (a file from disk, a page through the local web engine) on
+// the embedded gateway, else a page through the gateway's extract as
+// text (api.Client.PageText, not kept).
 func readAgain(c *common.Common, u string) (string, error) {
 	ctx := context.Background()
+	if sr, ok := c.Index.(SourceReader); ok {
+		return sr.SourceText(ctx, u)
+	}
 	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		if sr, ok := c.Index.(SourceReader); ok {
-			return sr.SourceText(ctx, u)
-		}
 		return "", fmt.Errorf("%s: only the hark that indexed it reads it again", u)
 	}
 	if c.Client == nil {

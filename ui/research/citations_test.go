@@ -129,7 +129,7 @@ func TestUnreachableSourceIsNotChecked(t *testing.T) {
 	s.Out = citedReport(text)
 	p.setReport(s)
 	n := verify(t, p)
-	if !n.Warn || n.Text != "not verified: 1 quote: 0 stand, 0 moved, 0 gone, 1 not checked (connection refused by 127.0.0.1:8743)" {
+	if !n.Warn || n.Text != "1 of 1 quote not checked: connection refused by 127.0.0.1:8743" {
 		t.Errorf("v with the source unreachable: %+v", n)
 	}
 	p.Update(uitest.Press("c"))
