@@ -360,4 +360,4 @@ wait_for 'quick brown fox' 60
 if [ -n "$(ls -A "$work/cwd")" ]; then
 	fail "files written to the working directory: $(ls -A "$work/cwd")"
 fi
-echo "tmux-first-session: ok (completion, digits, Research h/M at launch, index from the CLI, search, a result opened, find afresh, a link by number and back to the same line and find, q closes the reader, repeated searches kept once, a refused palette form kept, a file:// research source and back, research saved, index sources and a folder from the palette, reopened from the Library offline, find, contents, editor, tts | stt, nothing in the working directory)"
+echo "tmux-first-session: ok (completion, digits, Research h/M at launch, index from the CLI, search, a result opened, find afresh, a link by number and back to the same line and find, q closes the reader, a run of changes to one query kept once, a refused palette form kept, a file:// research source and back, research saved, index sources and a folder from the palette, reopened from the Library offline, find, contents, editor, tts | stt, nothing in the working directory)"
