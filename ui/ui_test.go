@@ -3,12 +3,12 @@ package ui
 import (
 	"context"
 	"encoding/json"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
 	"hark/api/apitest"

@@ -1,13 +1,14 @@
 package common
 
 import (
-	"hark/api"
-	"hark/audio"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"hark/api"
+	"hark/audio"
 )
 
 // Each sentence is found in the rendered lines, and the one playing is
