@@ -253,17 +253,17 @@ func TestWaitAfterTheEnd(t *testing.T) {
 }
 
 // A job's meta travels with it to the run (Job.Meta), Ended is told of
-// its end once, and a hark_jobs table made before the meta column (the
-// gateway's migration 5 as it shipped) gets it when the queue opens.
+// its end once, and a hark_jobs table made before the meta column gets
+// it when the queue opens (the jobs' second migration).
 func TestMetaTravelsAndEndedIsTold(t *testing.T) {
 	db := openSQLite(t, t.TempDir())
 	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, Schema); err != nil { // an older hark's table
+	if _, err := db.Exec(ctx, tables); err != nil { // an older hark's table, without meta
 		t.Fatal(err)
 	}
 	seen := make(chan Meta, 1)
 	ended := make(chan *Job, 2)
-	q, err := Open(ctx, fast(Options{SQLite: db,
+	q, err := Open(ctx, fast(Options{DB: db,
 		Run: func(ctx context.Context, j *Job) (any, error) {
 			seen <- j.Meta
 			return nil, errors.New("bad input")
