@@ -147,7 +147,7 @@ func (f *Follower) update(msg tea.Msg) (cmd tea.Cmd, notice string, warn bool) {
 				// goes on after the last entry shown.
 				wait := min(250*time.Millisecond<<min(msg.tries, 5), 5*time.Second)
 				return f.pollAfter(msg.id, msg.after, wait, lost, msg.tries+1),
-					fmt.Sprintf("job %s: the gateway does not answer; trying again (%d)", short(msg.id), msg.tries+1)
+					fmt.Sprintf("job %s: the gateway does not answer; trying again (%d)", short(msg.id), msg.tries+1), true
 			}
 			delete(f.followed, msg.id)
 			return nil, fmt.Sprintf("job %s: %v", short(msg.id), msg.err), true

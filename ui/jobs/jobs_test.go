@@ -257,7 +257,7 @@ func TestFollowSurvivesAReplicaDying(t *testing.T) {
 		}
 	}()
 	notices, root := drain(t, f, f.Start())
-	all := strings.Join(notices, "\n")
+	all := noticeTexts(notices)
 	for _, want := range []string{"the gateway does not answer; trying again (1)", "research job 0c5f3e1a: replica a stopped", "completed; opened"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("notices lack %q:\n%s", want, all)
