@@ -55,7 +55,7 @@ PostgreSQL. "hark serve keys" adds and revokes keys while it runs.`,
 	f.BoolVar(&dbf.migrateOnly, "migrate-only", false, "apply the database's migrations, print its schema version, and exit")
 	f.IntVar(&lim.maxInvoke, "max-invoke", 0, "vendor_search calls on the local index run at once (default: one per core; limits.max_invoke)")
 	f.IntVar(&lim.maxStreams, "max-streams", 0, "TTS and STT streams open at once (default 64; limits.max_streams)")
-	f.IntVar(&lim.queue, "queue", 0, "calls of a class that may wait for a slot before 503 (default: 4 per core; limits.queue_length)")
+	f.IntVar(&lim.queue, "queue", 0, "calls of a class that may wait for a slot at most; the expected wait within queue_wait decides first (default: 64 per core; limits.queue_length)")
 	f.IntVar(&lim.recognisers, "stt-recognisers", 0, "local speech recognisers, about 90 MB each (default: one per core; limits.stt_recognisers)")
 	f.IntVar(&lim.streamsPerKey, "streams-per-key", 0, "open streams of one API key (default 8; limits.streams_per_key)")
 	f.IntVar(&lim.connsPerClient, "max-conns-per-client", 0, "open connections of one client address (default 256; limits.max_conns_per_client)")

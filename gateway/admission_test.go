@@ -48,15 +48,15 @@ func TestAdmissionShedsPastTheQueue(t *testing.T) {
 		}()
 		if len(codes) == 0 {
 			waitFor(t, "the call is admitted or queued", func() bool {
-				return g.srv.admitInvoke.Running()+g.srv.admitInvoke.Waiting() >= 1+len(codes)
+				return g.srv.admitSearch.Running()+g.srv.admitSearch.Waiting() >= 1+len(codes)
 			})
 		}
 	}
 	waitFor(t, "two running and one waiting", func() bool {
-		return g.srv.admitInvoke.Running() == 2 && g.srv.admitInvoke.Waiting() == 1
+		return g.srv.admitSearch.Running() == 2 && g.srv.admitSearch.Waiting() == 1
 	})
 	status, env, h := g.call(t, "POST", invokePath(api.ToolSearch), g.key, search)
-	wantError(t, status, env, CodeUnavailable, "gateway busy", "2 invoke calls running")
+	wantError(t, status, env, CodeUnavailable, "gateway busy", "2 search calls running")
 	if h.Get("Retry-After") != "1" || h.Get(HeaderCreditsUsed) == "" || h.Get(HeaderCreditsCharged) != "0" {
 		t.Errorf("refusal headers: Retry-After %q, used %q, charged %q", h.Get("Retry-After"), h.Get(HeaderCreditsUsed), h.Get(HeaderCreditsCharged))
 	}
@@ -105,7 +105,7 @@ func TestAdmissionSlotOutlivesAnOverrunningEngine(t *testing.T) {
 	status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, map[string]any{"inputs": map[string]any{"query": "q"}})
 	wantError(t, status, env, CodeUnavailable, "gateway busy")
 	close(g.web.gate)
-	waitFor(t, "the slot is freed", func() bool { return g.srv.admitInvoke.Running() == 0 })
+	waitFor(t, "the slot is freed", func() bool { return g.srv.admitSearch.Running() == 0 })
 	if status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, map[string]any{"inputs": map[string]any{"query": "q"}}); status != 200 {
 		t.Errorf("after the engine returned: %d", status)
 	}
@@ -248,11 +248,11 @@ func TestGoneClientIsCancelledNot400(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	waitFor(t, "the call runs", func() bool { return g.srv.admitInvoke.Running() == 1 })
+	waitFor(t, "the call runs", func() bool { return g.srv.admitSearch.Running() == 1 })
 	cancel()
 	<-done
 	waitFor(t, "the call's log line", func() bool { return strings.Contains(g.logs.String(), `"status":499`) })
-	waitFor(t, "the slot is freed", func() bool { return g.srv.admitInvoke.Running() == 0 })
+	waitFor(t, "the slot is freed", func() bool { return g.srv.admitSearch.Running() == 0 })
 	rows, _ := g.srv.Usage(context.Background(), "local", 10)
 	if len(rows) != 1 || rows[0].Status != "error" || rows[0].Credits != 0 || rows[0].Error != "client closed the request" {
 		t.Errorf("usage of a cancelled call: %+v", rows)
@@ -322,7 +322,7 @@ func TestShedCallGivesItsTokenBack(t *testing.T) {
 			}
 		}()
 		waitFor(t, "the call is admitted or queued", func() bool {
-			return g.srv.admitInvoke.Running()+g.srv.admitInvoke.Waiting() >= i+1
+			return g.srv.admitSearch.Running()+g.srv.admitSearch.Waiting() >= i+1
 		})
 	}
 	status, env, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.key, search)

@@ -178,10 +178,16 @@ func (testVoice) Synthesize(ctx context.Context, req api.TTSRequest, sink engine
 		if w == "FAIL" {
 			return engine.Synthesis{}, &engine.VendorError{Vendor: "Tone", Status: 500, Detail: "synthesizer crashed"}
 		}
-		if w == "SLOW" {
+		if w == "SLOW" { // a word of 100 ms of CPU, in its turn
+			release, err := engine.Turn(ctx)
+			if err != nil {
+				return engine.Synthesis{}, err
+			}
 			select {
 			case <-time.After(100 * time.Millisecond):
+				release()
 			case <-ctx.Done():
+				release()
 				return engine.Synthesis{}, ctx.Err()
 			}
 		}
@@ -216,6 +222,9 @@ func (testVoice) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader,
 		}
 		if cfg.Language == "fail" && total >= 6400 {
 			return &engine.VendorError{Vendor: "Tone", Detail: "recognizer lost"}
+		}
+		if cfg.Language == "busy" && total >= 6400 { // heard some, then no recogniser came free in time
+			return fmt.Errorf("speech recognition busy: every recogniser stayed busy: %w", engine.ErrUnavailable)
 		}
 	}
 	if cfg.Language == "slowfinal" {

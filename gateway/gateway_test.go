@@ -78,7 +78,9 @@ func startGatewayWith(t *testing.T, dataDir string, mutate func(*config.Config))
 	g.key = g.keys["local"]
 	local := config.LocalWorkspace(auth.HashKey(g.keys["local"]))
 	cfg := &config.Config{
-		Limits: config.Limits{RatePerSecond: 1000, RateBurst: 1000},
+		// CPU seats enough for every test's calls at once; the tests of
+		// fair shares set fewer.
+		Limits: config.Limits{RatePerSecond: 1000, RateBurst: 1000, CPUSeats: 64},
 		Workspaces: []config.Workspace{
 			local,
 			{Name: "partial", APIKeySHA256: []string{auth.HashKey(g.keys["partial"])}, Search: &config.Search{Backend: config.BackendLocal}},

@@ -71,23 +71,37 @@ func (s *Server) checkCall(r *http.Request, slug string, inputsJSON json.RawMess
 	return t, ws, valid, raw, nil
 }
 
-func (s *Server) handleInvoke(w http.ResponseWriter, r *http.Request) {
+// invokeCall is a tool call read and checked before its admission.
+type invokeCall struct {
+	tool  *tool
+	ws    *workspace
+	valid map[string]any
+	raw   json.RawMessage
+}
+
+// checkInvoke reads and checks a tool call: the tool of the path, then
+// the body (in memory by now: limits.ReadBody) and its inputs.
+func (s *Server) checkInvoke(r *http.Request) (*invokeCall, error) {
 	if _, err := s.findTool(r.PathValue("tool")); err != nil {
-		s.writeError(w, r, err) // before the body: the path alone is wrong
-		return
+		return nil, err // before the body: the path alone is wrong
 	}
 	var body struct {
 		Inputs json.RawMessage `json:"inputs"`
 	}
-	if err := s.decodeBody(w, r, &body); err != nil {
-		s.writeError(w, r, err)
-		return
+	if err := s.decodeBody(nil, r, &body); err != nil {
+		return nil, err
 	}
 	t, ws, valid, raw, err := s.checkCall(r, r.PathValue("tool"), body.Inputs)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
+	return &invokeCall{tool: t, ws: ws, valid: valid, raw: raw}, nil
+}
+
+// runInvoke runs a checked tool call within its admission slot.
+func (s *Server) runInvoke(w http.ResponseWriter, r *http.Request) {
+	call := stateOf(r).call.(*invokeCall)
+	t, ws, valid, raw := call.tool, call.ws, call.valid, call.raw
 	cost := t.cost(valid)
 	var final func(any) int64
 	if t.research {
@@ -178,24 +192,34 @@ func (s *Server) upstreamErr(ctx context.Context, r *http.Request, op string, er
 // bufferSink collects synthesized audio for the REST endpoint.
 type bufferSink struct{ bytes.Buffer }
 
-func (s *Server) handleTTS(w http.ResponseWriter, r *http.Request) {
+// ttsCall is a REST TTS request read and checked before its admission.
+type ttsCall struct {
+	req api.TTSRequest
+	p   engine.VoiceProvider
+}
+
+func (s *Server) checkTTS(r *http.Request) (any, error) {
 	var req api.TTSRequest
-	if err := s.decodeBody(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
+	if err := s.decodeBody(nil, r, &req); err != nil {
+		return nil, err
 	}
 	if err := validateTTS(&req, s.limits.MaxTextChars, "; use the TTS stream for longer text"); err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	p, err := stateOf(r).workspace.provider(req.Provider, s.known)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
+	return &ttsCall{req: req, p: p}, nil
+}
+
+func (s *Server) runTTS(w http.ResponseWriter, r *http.Request) {
+	call := stateOf(r).call.(*ttsCall)
+	req, p := call.req, call.p
 	out, err := s.billed(r, "tts", usage.TTSCost(req.Text), nil, func(ctx context.Context) (any, error) {
 		ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
 		defer cancel()
+		ctx = engine.WithTurns(ctx, s.ttsTurns.Turn)
 		sink := &bufferSink{}
 		defer s.metrics.engineTime("tts", time.Now())
 		syn, err := callEngine(ctx, func(ctx context.Context) (engine.Synthesis, error) { return p.Synthesize(ctx, req, sink) })
@@ -216,50 +240,58 @@ func (s *Server) handleTTS(w http.ResponseWriter, r *http.Request) {
 	s.writeData(w, r, out)
 }
 
-func (s *Server) handleSTT(w http.ResponseWriter, r *http.Request) {
+// sttCall is a REST STT request read and checked before its
+// admission, its audio decoded.
+type sttCall struct {
+	req   api.STTRequest
+	audio []byte
+	p     engine.VoiceProvider
+}
+
+func (s *Server) checkSTT(r *http.Request) (any, error) {
 	var req api.STTRequest
-	if err := s.decodeBody(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
+	if err := s.decodeBody(nil, r, &req); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(req.Provider) == "" {
-		s.writeError(w, r, &engine.InputError{Field: "provider", Rule: "is required"})
-		return
+		return nil, &engine.InputError{Field: "provider", Rule: "is required"}
 	}
 	if req.AudioData == "" {
-		s.writeError(w, r, &engine.InputError{Field: "audio_data", Rule: "is required (base64-encoded audio)"})
-		return
+		return nil, &engine.InputError{Field: "audio_data", Rule: "is required (base64-encoded audio)"}
 	}
+	tooLarge := &httpError{status: CodeTooLarge, msg: fmt.Sprintf(
+		"audio_data: decoded audio exceeds %d bytes; use the STT stream for longer audio", s.limits.MaxAudioBytes)}
 	if n := base64.StdEncoding.DecodedLen(len(req.AudioData)); n > s.limits.MaxAudioBytes+3 {
-		s.writeError(w, r, &httpError{status: CodeTooLarge, msg: fmt.Sprintf(
-			"audio_data: decoded audio exceeds %d bytes; use the STT stream for longer audio", s.limits.MaxAudioBytes)})
-		return
+		return nil, tooLarge
 	}
 	audio, err := decodeBase64(req.AudioData)
 	if err != nil {
-		s.writeError(w, r, &engine.InputError{Field: "audio_data", Rule: "must be base64-encoded"})
-		return
+		return nil, &engine.InputError{Field: "audio_data", Rule: "must be base64-encoded"}
 	}
 	if len(audio) > s.limits.MaxAudioBytes {
-		s.writeError(w, r, &httpError{status: CodeTooLarge, msg: fmt.Sprintf(
-			"audio_data: decoded audio exceeds %d bytes; use the STT stream for longer audio", s.limits.MaxAudioBytes)})
-		return
+		return nil, tooLarge
 	}
 	if req.SampleRate < 0 {
-		s.writeError(w, r, &engine.InputError{Field: "sample_rate", Rule: "must not be negative"})
-		return
+		return nil, &engine.InputError{Field: "sample_rate", Rule: "must not be negative"}
 	}
 	p, err := stateOf(r).workspace.provider(req.Provider, s.known)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
+	req.AudioData = ""
+	return &sttCall{req: req, audio: audio, p: p}, nil
+}
+
+func (s *Server) runSTT(w http.ResponseWriter, r *http.Request) {
+	call := stateOf(r).call.(*sttCall)
+	req, audio, p := call.req, call.audio, call.p
 	cfg := req
 	cfg.AudioData = ""
 	out, err := s.billed(r, "stt", 1, func(v any) int64 { return usage.STTCost(v.(*api.STTResponse).DurationMs) },
 		func(ctx context.Context) (any, error) {
 			ctx, cancel := context.WithTimeout(ctx, time.Duration(s.limits.UpstreamTimeout))
 			defer cancel()
+			ctx = engine.WithTurns(engine.WithQueueWait(ctx, time.Duration(s.limits.UpstreamTimeout)), s.sttTurns.Turn)
 			res := &transcriptJoiner{}
 			defer s.metrics.engineTime("stt", time.Now())
 			_, err := callEngine(ctx, func(ctx context.Context) (struct{}, error) {

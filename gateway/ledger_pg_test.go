@@ -99,7 +99,7 @@ func TestPGReplicasShareOneQuota(t *testing.T) {
 	team := config.LocalWorkspace(auth.HashKey(key))
 	team.Name, team.CreditQuota, team.QuotaPeriod = "team", quota, "day"
 	cfg := &config.Config{
-		Limits:     config.Limits{RatePerSecond: 1000, RateBurst: 1000, MaxInvoke: 64, QueueLength: 64},
+		Limits:     config.Limits{RatePerSecond: 1000, RateBurst: 1000, MaxInvoke: 64, QueueLength: 64, CPUSeats: 64},
 		Workspaces: []config.Workspace{team},
 	}
 	var replicas []*testGW

@@ -52,7 +52,7 @@ func newMetrics(s *Server, db *store.DB) *metrics {
 	m.reg.MustRegister(m.requests, m.latency, m.refused, m.streams, m.engine, m.jobRun,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(db.SQL(), db.Dialect().String()))
-	for _, a := range []*limits.Admission{s.admitInvoke, s.admitFetch, s.admitResearch, s.admitVoice, s.admitStreams} {
+	for _, a := range s.admissions() {
 		a := a
 		m.reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hark_admission_running", Help: "Calls running, by admission class.",

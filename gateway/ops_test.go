@@ -113,7 +113,7 @@ func TestOpsRoutes(t *testing.T) {
 		`hark_http_requests_total{method="GET",route="other",status="404"}`:  "1",
 		`hark_refusals_total{limit="quota"}`:                                 "1",
 		`hark_engine_seconds_count{op="vendor_search"}`:                      "1",
-		`hark_admission_running{class="invoke"}`:                             "0",
+		`hark_admission_running{class="search"}`:                             "0",
 		`hark_admission_waiting{class="fetch"}`:                              "0",
 		`hark_reservations_open`:                                             "0",
 		`hark_ledger_reservations_pending`:                                   "0",
@@ -143,7 +143,7 @@ func TestOpsRoutes(t *testing.T) {
 		s, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), g.keys["partial"], `{"inputs":{"query":"gate"}}`)
 		done <- s
 	}()
-	waitFor(t, "the held call runs", func() bool { return g.srv.admitInvoke.Running() == 1 })
+	waitFor(t, "the held call runs", func() bool { return g.srv.admitSearch.Running() == 1 })
 	shut := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -32,7 +32,7 @@ func TestPGReplicasShareOneRateLimit(t *testing.T) {
 	team.Name = "team"
 	cfg := &config.Config{
 		// 0.01 a second: no token comes back while the test runs.
-		Limits:     config.Limits{RatePerSecond: 0.01, RateBurst: burst, MaxInvoke: 64, QueueLength: 64},
+		Limits:     config.Limits{RatePerSecond: 0.01, RateBurst: burst, MaxInvoke: 64, QueueLength: 64, CPUSeats: 64},
 		Workspaces: []config.Workspace{team},
 	}
 	var replicas []*testGW

@@ -37,7 +37,10 @@ type requestState struct {
 	// the same.
 	quotaUsed *int64
 	body      *limits.SlowBody
-	route     string // the route's pattern, for the metrics
+	// call is the checked call of a route that checks before admission
+	// (*invokeCall, *ttsCall, *sttCall).
+	call  any
+	route string // the route's pattern, for the metrics
 }
 
 type stateKey struct{}

@@ -115,9 +115,18 @@ type Server struct {
 	// streams alike (a stream's handler runs until the stream ends).
 	active sync.WaitGroup
 
-	// Admission per route class (gateway/limits).
-	admitInvoke, admitFetch, admitResearch, admitVoice, admitStreams *limits.Admission
-	streams                                                          *limits.KeyStreams
+	// Admission per route class, and the CPU's seats that the classes
+	// whose work is the CPU's share by weight (gateway/limits): a local
+	// search for its whole call; TTS and STT for each sentence spoken or
+	// piece of audio recognised (ttsTurns, sttTurns), whether the call
+	// is REST or a stream.
+	sched                                                      *limits.Scheduler
+	admitSearch, admitFetch, admitResearch, admitTTS, admitSTT *limits.Admission
+	admitStreams, ttsTurns, sttTurns                           *limits.Admission
+	streams                                                    *limits.KeyStreams
+	// bodies bounds the request bodies held in memory: each is read
+	// whole before its call asks for a slot.
+	bodies *limits.BodyBudget
 
 	// jobs runs research and crawl (jobrun.go).
 	jobs     *jobs.Queue
@@ -215,12 +224,21 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 	l := s.limits
-	wait := time.Duration(l.QueueWait)
-	s.admitInvoke = limits.NewAdmission("invoke", l.MaxInvoke, l.QueueLength, wait)
-	s.admitFetch = limits.NewAdmission("fetch", l.MaxFetch, l.QueueLength, wait)
-	s.admitResearch = limits.NewAdmission("research", l.MaxResearch, l.QueueLength, wait)
-	s.admitVoice = limits.NewAdmission("voice", l.MaxVoice, l.QueueLength, wait)
-	s.admitStreams = limits.NewAdmission("stream", l.MaxStreams, l.QueueLength, wait)
+	queued := func(running, weight int) limits.ClassOptions {
+		return limits.ClassOptions{Running: running, Weight: weight, Queue: l.QueueLength, Wait: time.Duration(l.QueueWait)}
+	}
+	s.sched = limits.NewScheduler(l.CPUSeats)
+	s.admitSearch = s.sched.Class("search", queued(l.MaxInvoke, l.ShareSearch))
+	s.admitFetch = s.sched.Class("fetch", queued(l.MaxFetch, 0))
+	s.admitResearch = s.sched.Class("research", queued(l.MaxResearch, 0))
+	s.admitTTS = s.sched.Class("tts", queued(l.MaxVoice, 0))
+	s.admitSTT = s.sched.Class("stt", queued(l.MaxVoice, 0))
+	s.admitStreams = s.sched.Class("stream", queued(l.MaxStreams, 0))
+	// A sentence or a piece of audio of a call already admitted waits
+	// for its turn as long as its call may run.
+	s.ttsTurns = s.sched.Class("tts_cpu", limits.ClassOptions{Running: l.CPUSeats, Weight: l.ShareTTS})
+	s.sttTurns = s.sched.Class("stt_cpu", limits.ClassOptions{Running: l.CPUSeats, Weight: l.ShareSTT})
+	s.bodies = limits.NewBodyBudget(l.MaxBodyMemory)
 	s.streams = limits.NewKeyStreams(l.StreamsPerKey)
 	s.limiter = limits.NewRateLimiter(opts.DB, s.limits.RatePerSecond, s.limits.RateBurst, s.now)
 	s.baseCtx, s.hardCancel = context.WithCancel(context.Background())
@@ -313,42 +331,52 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	p := api.PathPrefix
 	mux.HandleFunc("GET "+api.PathTools, s.handleTools)
+	// A body is read whole, within its size and time limits, and the
+	// call checked, before it asks for a slot: a slow body holds its
+	// connection, never a slot.
+	body := limits.ReadBody(s.limits.MaxBodyBytes, s.bodies, s.writeError)
 	// Each tool runs in the admission class of the work it does: a search
 	// of the local index is CPU and SQLite; extract, crawl, map and a
 	// search at a remote backend wait on the network; research on both,
 	// for minutes.
-	invoke := s.admit(s.admitInvoke, s.handleInvoke)
-	fetch := s.admit(s.admitFetch, s.handleInvoke)
-	research := s.admit(s.admitResearch, s.handleInvoke)
-	mux.HandleFunc("POST "+p+"/"+api.SearchService+"/{tool}/invoke", func(w http.ResponseWriter, r *http.Request) {
-		switch t := s.toolMap[r.PathValue("tool")]; {
-		case t != nil && t.research:
+	search := s.admit(s.admitSearch, s.runInvoke)
+	fetch := s.admit(s.admitFetch, s.runInvoke)
+	research := s.admit(s.admitResearch, s.runInvoke)
+	mux.Handle("POST "+p+"/"+api.SearchService+"/{tool}/invoke", body(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		call, err := s.checkInvoke(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		stateOf(r).call = call
+		switch t := call.tool; {
+		case t.research:
 			research.ServeHTTP(w, r)
-		case t != nil && (t.slug != api.ToolSearch || !stateOf(r).workspace.localSearch):
+		case t.slug != api.ToolSearch || !call.ws.localSearch:
 			fetch.ServeHTTP(w, r)
 		default:
-			invoke.ServeHTTP(w, r)
+			search.ServeHTTP(w, r)
 		}
-	})
+	})))
 	// Jobs (a hark extension; jobs_http.go): submitting is quick work,
 	// and a long poll of a log waits on nothing but the database.
-	mux.Handle("POST "+api.PathJobs, s.admit(s.admitInvoke, s.handleJobSubmit))
+	mux.Handle("POST "+api.PathJobs, body(s.admit(s.admitFetch, s.handleJobSubmit)))
 	mux.HandleFunc("GET "+api.PathJobs, s.handleJobList)
 	mux.HandleFunc("GET "+api.PathJobs+"/{id}", s.handleJob)
 	mux.HandleFunc("DELETE "+api.PathJobs+"/{id}", s.handleJobCancel)
 	mux.HandleFunc("GET "+api.PathJobs+"/{id}/events", s.handleJobEvents)
 	// Watched pages (a hark extension; watches.go).
-	mux.HandleFunc("POST "+api.PathWatches, s.handleWatchAdd)
+	mux.Handle("POST "+api.PathWatches, body(http.HandlerFunc(s.handleWatchAdd)))
 	mux.HandleFunc("GET "+api.PathWatches, s.handleWatchList)
-	mux.Handle("POST "+api.PathWatchesCheck, s.admit(s.admitFetch, s.handleWatchCheck))
+	mux.Handle("POST "+api.PathWatchesCheck, body(s.admit(s.admitFetch, s.handleWatchCheck)))
 	mux.HandleFunc("GET "+api.PathWatches+"/{id}", s.handleWatch)
 	mux.HandleFunc("DELETE "+api.PathWatches+"/{id}", s.handleWatchRemove)
-	mux.Handle("POST "+api.PathWatches+"/{id}/check", s.admit(s.admitFetch, s.handleWatchCheck))
-	mux.HandleFunc("POST "+api.PathWatches+"/{id}/seen", s.handleWatchSeen)
+	mux.Handle("POST "+api.PathWatches+"/{id}/check", body(s.admit(s.admitFetch, s.handleWatchCheck)))
+	mux.Handle("POST "+api.PathWatches+"/{id}/seen", body(http.HandlerFunc(s.handleWatchSeen)))
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
-	mux.Handle("POST "+api.PathTTS, s.admit(s.admitVoice, s.handleTTS))
-	mux.Handle("POST "+api.PathSTT, s.admit(s.admitVoice, s.handleSTT))
+	mux.Handle("POST "+api.PathTTS, body(s.checked(s.checkTTS, s.admit(s.admitTTS, s.runTTS))))
+	mux.Handle("POST "+api.PathSTT, body(s.checked(s.checkSTT, s.admit(s.admitSTT, s.runSTT))))
 	perKey := s.streams.Limit(keyHashOf, s.writeError)
 	mux.Handle("GET "+api.PathTTSStream, perKey(s.admit(s.admitStreams, s.handleTTSStream)))
 	mux.Handle("GET "+api.PathSTTStream, perKey(s.admit(s.admitStreams, s.handleSTTStream)))
@@ -364,6 +392,25 @@ func (s *Server) routes() http.Handler {
 	ops := s.opsRoutes(true)
 	ops.Handle("/", h)
 	return ops
+}
+
+// checked runs next once check has read and checked the request (the
+// call it returns is the request state's), or answers check's error.
+func (s *Server) checked(check func(*http.Request) (any, error), next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		call, err := check(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		stateOf(r).call = call
+		next.ServeHTTP(w, r)
+	})
+}
+
+// admissions are the classes of calls, for the metrics.
+func (s *Server) admissions() []*limits.Admission {
+	return []*limits.Admission{s.admitSearch, s.admitFetch, s.admitResearch, s.admitTTS, s.admitSTT, s.admitStreams, s.ttsTurns, s.sttTurns}
 }
 
 // admit runs h within a slot of a. A call refused a slot never ran: its

@@ -198,6 +198,7 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 	// The client may close or vanish mid-stream: that cancels synthesis.
 	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(s.limits.UpstreamTimeout))
 	defer cancel()
+	ctx = engine.WithTurns(ctx, s.ttsTurns.Turn) // each sentence takes its turn of the CPU
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
@@ -441,7 +442,11 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 	sentFinal := false
 	recognizeStart := time.Now()
 	defer s.metrics.engineTime("stt_stream", recognizeStart)
-	err = p.Recognize(ctx, cfg, pr, func(t engine.Transcript) error {
+	// Each piece of audio takes its turn of the CPU; a recogniser is
+	// waited for up to stream_idle_timeout, the silence a stream is
+	// allowed (the client is told its place meanwhile).
+	rctx := engine.WithTurns(engine.WithQueueWait(ctx, idle), s.sttTurns.Turn)
+	err = p.Recognize(rctx, cfg, pr, func(t engine.Transcript) error {
 		durationMs = max(durationMs, t.DurationMs)
 		seq++
 		f := api.STTResultFrame{Sequence: seq, Text: t.Text, IsFinal: t.Final, IsPartial: t.Partial && !t.Final, Queued: t.Queued}
@@ -490,7 +495,9 @@ func (s *Server) handleSTTStream(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	credits := int64(0)
-	if durationMs > 0 {
+	if durationMs > 0 && !errors.Is(err, engine.ErrUnavailable) {
+		// A stream the gateway could not serve (no recogniser came free
+		// in time) is not charged, whatever it heard first.
 		credits = usage.STTCost(durationMs)
 	}
 	s.settle(rs, id, credits, err, time.Since(start))

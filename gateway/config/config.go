@@ -141,15 +141,24 @@ type Limits struct {
 
 	// Admission: how many calls of each class run at once, how many more
 	// may wait, and for how long, before the gateway answers 503.
-	MaxInvoke      int      `toml:"max_invoke,omitempty"`      // vendor_search on the local index
-	MaxFetch       int      `toml:"max_fetch,omitempty"`       // extract, crawl, map, remote search: waiting on the network
-	MaxResearch    int      `toml:"max_research,omitempty"`    // vendor_research
-	MaxVoice       int      `toml:"max_voice,omitempty"`       // REST TTS and STT
-	MaxStreams     int      `toml:"max_streams,omitempty"`     // TTS and STT streams
-	QueueLength    int      `toml:"queue_length,omitempty"`    // waiters per class
-	QueueWait      Duration `toml:"queue_wait,omitempty"`      // longest wait for a slot
-	StreamsPerKey  int      `toml:"streams_per_key,omitempty"` // open streams of one API key
-	STTRecognisers int      `toml:"stt_recognisers,omitempty"` // local recognisers (about 90 MB each)
+	MaxInvoke   int      `toml:"max_invoke,omitempty"`   // vendor_search on the local index
+	MaxFetch    int      `toml:"max_fetch,omitempty"`    // extract, crawl, map, remote search: waiting on the network
+	MaxResearch int      `toml:"max_research,omitempty"` // vendor_research
+	MaxVoice    int      `toml:"max_voice,omitempty"`    // REST TTS and STT
+	MaxStreams  int      `toml:"max_streams,omitempty"`  // TTS and STT streams
+	QueueLength int      `toml:"queue_length,omitempty"` // waiters per class at most
+	QueueWait   Duration `toml:"queue_wait,omitempty"`   // wait budget: a call expected to wait longer is refused
+	// The CPU's share of each class whose work is the CPU's: CPUSeats
+	// calls of that work at once, shared by weight when contended.
+	CPUSeats    int `toml:"cpu_seats,omitempty"`
+	ShareSearch int `toml:"share_search,omitempty"`
+	ShareTTS    int `toml:"share_tts,omitempty"`
+	ShareSTT    int `toml:"share_stt,omitempty"`
+	// MaxBodyMemory bounds the request bodies held in memory at once: a
+	// body is read whole before its call is admitted.
+	MaxBodyMemory  int64 `toml:"max_body_memory,omitempty"`
+	StreamsPerKey  int   `toml:"streams_per_key,omitempty"` // open streams of one API key
+	STTRecognisers int   `toml:"stt_recognisers,omitempty"` // local recognisers (about 90 MB each)
 
 	// Connections: the phases of a request, and a cap per client address.
 	HeaderTimeout     Duration `toml:"header_timeout,omitempty"`       // request line and headers
@@ -186,13 +195,21 @@ func DefaultLimits() Limits {
 		// so one per core keeps the cores busy; more only slow each other
 		// (measured with bench/load: 2 at once served 140-160/s with a p99
 		// of 60-90 ms here, 4 at once 120-134/s and 130-160 ms).
-		MaxInvoke:         runtime.NumCPU(),
-		MaxFetch:          8 * runtime.NumCPU(),
-		MaxResearch:       max(2, runtime.NumCPU()),
-		MaxVoice:          2 * runtime.NumCPU(),
-		MaxStreams:        64,
-		QueueLength:       4 * runtime.NumCPU(),
-		QueueWait:         Duration(20 * time.Millisecond),
+		MaxInvoke:   runtime.NumCPU(),
+		MaxFetch:    8 * runtime.NumCPU(),
+		MaxResearch: max(2, runtime.NumCPU()),
+		MaxVoice:    2 * runtime.NumCPU(),
+		MaxStreams:  64,
+		// The queue is sized by expected wait (docs/gateway.md, "Load,
+		// admission"): a burst of 16 searches from one client waits about
+		// 8 × 45 ms on 2 cores, well within half a second.
+		QueueLength:       64 * runtime.NumCPU(),
+		QueueWait:         Duration(500 * time.Millisecond),
+		CPUSeats:          runtime.NumCPU(),
+		ShareSearch:       2,
+		ShareTTS:          1,
+		ShareSTT:          1,
+		MaxBodyMemory:     256 << 20,
 		StreamsPerKey:     8,
 		STTRecognisers:    runtime.NumCPU(),
 		HeaderTimeout:     Duration(10 * time.Second),
@@ -264,6 +281,14 @@ func (l Limits) WithDefaults() Limits {
 	fill(&l.MaxConnsPerClient, d.MaxConnsPerClient)
 	fill(&l.MaxDBConns, d.MaxDBConns)
 	fill(&l.MaxHeaderBytes, d.MaxHeaderBytes)
+	fill(&l.CPUSeats, d.CPUSeats)
+	fill(&l.ShareSearch, d.ShareSearch)
+	fill(&l.ShareTTS, d.ShareTTS)
+	fill(&l.ShareSTT, d.ShareSTT)
+	if l.MaxBodyMemory <= 0 {
+		l.MaxBodyMemory = d.MaxBodyMemory
+	}
+	l.MaxBodyMemory = max(l.MaxBodyMemory, l.MaxBodyBytes) // one body of the largest size always fits
 	for _, p := range []struct{ v, def *Duration }{
 		{&l.QueueWait, &d.QueueWait}, {&l.HeaderTimeout, &d.HeaderTimeout},
 		{&l.BodyTimeout, &d.BodyTimeout}, {&l.IdleTimeout, &d.IdleTimeout},
@@ -389,7 +414,8 @@ func (c *Config) Validate() error {
 		l.MaxInvoke < 0 || l.MaxFetch < 0 || l.MaxResearch < 0 || l.MaxVoice < 0 || l.MaxStreams < 0 || l.QueueLength < 0 ||
 		l.QueueWait < 0 || l.StreamsPerKey < 0 || l.STTRecognisers < 0 || l.HeaderTimeout < 0 ||
 		l.BodyTimeout < 0 || l.BodyMinRate < 0 || l.IdleTimeout < 0 || l.MaxConnsPerClient < 0 || l.MaxDBConns < 0 ||
-		l.MaxConns < 0 || l.UnauthIdleTimeout < 0 || l.MaxHeaderBytes < 0 {
+		l.MaxConns < 0 || l.UnauthIdleTimeout < 0 || l.MaxHeaderBytes < 0 ||
+		l.CPUSeats < 0 || l.ShareSearch < 0 || l.ShareTTS < 0 || l.ShareSTT < 0 || l.MaxBodyMemory < 0 {
 		return errors.New("limits: values must not be negative (0 means the default)")
 	}
 	if l.ReservationLease != 0 && time.Duration(l.ReservationLease) < time.Second {
@@ -420,6 +446,7 @@ func WriteNew(path, keyHash string) error {
 	// Sizes taken from the machine stay unwritten (0), so that the file
 	// still fits when it moves to a bigger one.
 	lim.MaxInvoke, lim.MaxFetch, lim.MaxResearch, lim.MaxVoice, lim.QueueLength, lim.STTRecognisers, lim.MaxDBConns = 0, 0, 0, 0, 0, 0, 0
+	lim.CPUSeats = 0
 	c := Config{Listen: DefaultListen, Limits: lim, Workspaces: []Workspace{LocalWorkspace(keyHash)}}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("write gateway config: %w", err)

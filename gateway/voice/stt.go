@@ -279,6 +279,13 @@ func firstLine(s string, fallback error) string {
 // thus never blocks one sending at real-time pace.
 const yieldAfter = 200 * time.Millisecond
 
+// midUtterancePause is how long audio may pause in the middle of an
+// utterance (the decoder still hears speech) before the recognition
+// gives its decoder to a waiting one anyway: a client's short pause
+// keeps the utterance whole; a stream that stalls does not keep the
+// decoder from others.
+const midUtterancePause = time.Second
+
 // samplesRead is one read of the audio source.
 type samplesRead struct {
 	s   []int16
@@ -347,6 +354,7 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 	tick := time.NewTicker(yieldAfter)
 	defer tick.Stop()
 	heard := false // audio came since the last tick
+	var lastAudio time.Time
 	for {
 		var rd samplesRead
 		if rec.dec == nil {
@@ -360,8 +368,12 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 			select {
 			case rd = <-reads:
 			case <-tick.C:
-				if !heard && l.pool.waiting.Load() > 0 {
-					if err := rec.yield(); err != nil {
+				// Audio has paused while another recognition waits: give the
+				// decoder back between utterances, or mid-utterance only once
+				// the pause is long (a client's short pause must not split
+				// what was said).
+				if !heard && l.pool.waiting.Load() > 0 && (!rec.dec.InSpeech() || time.Since(lastAudio) >= midUtterancePause) {
+					if err := rec.inTurn(ctx, rec.yield); err != nil {
 						broken = !isInputOrEmit(err)
 						return err
 					}
@@ -376,6 +388,9 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 			}
 		}
 		heard = true
+		if len(rd.s) > 0 {
+			lastAudio = time.Now()
+		}
 		if rec.dec == nil && len(rd.s) > 0 {
 			if err := take(); err != nil {
 				broken = false
@@ -383,7 +398,7 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 			}
 		}
 		if rec.dec != nil {
-			if err := rec.feed(rd.s, false); err != nil {
+			if err := rec.inTurn(ctx, func() error { return rec.feed(rd.s, false) }); err != nil {
 				broken = !isInputOrEmit(err)
 				return err
 			}
@@ -407,7 +422,7 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 		if rec.samples == 0 || rec.dec == nil {
 			return werr
 		}
-		if ferr := rec.final(); ferr != nil {
+		if ferr := rec.inTurn(ctx, rec.final); ferr != nil {
 			return ferr
 		}
 		return werr
@@ -427,7 +442,7 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 		}
 		return nil
 	}
-	if err := rec.feed(nil, true); err != nil {
+	if err := rec.inTurn(ctx, func() error { return rec.feed(nil, true) }); err != nil {
 		broken = !isInputOrEmit(err)
 		return err
 	}
@@ -436,7 +451,32 @@ func (l *Local) Recognize(ctx context.Context, cfg api.STTRequest, r io.Reader, 
 		return badAudio("contains no audio samples")
 	}
 	broken = false
-	return rec.final()
+	return rec.inTurn(ctx, rec.final)
+}
+
+// inTurn decodes (f) in a turn of the CPU that the gateway shares among
+// its classes of work (engine.Turn). What f emits is held until the turn
+// ends and only then sent, so that a client slow to read holds no turn.
+func (r *recognition) inTurn(ctx context.Context, f func() error) error {
+	release, err := engine.Turn(ctx)
+	if err != nil {
+		return err
+	}
+	emit := r.emit
+	var held []engine.Transcript
+	r.emit = func(t engine.Transcript) error {
+		held = append(held, t)
+		return nil
+	}
+	err = f()
+	r.emit = emit
+	release()
+	for _, t := range held {
+		if eerr := emit(t); eerr != nil {
+			return emitError{eerr}
+		}
+	}
+	return err
 }
 
 // recognition is the state of one utterance.

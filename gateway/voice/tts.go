@@ -257,7 +257,7 @@ func (l *Local) Synthesize(ctx context.Context, req api.TTSRequest, sink engine.
 		err = l.speakFestival(ctx, plan, emit)
 	} else {
 		for i, sentence := range plan.sentences {
-			if err = l.speak(ctx, plan, sentence, emit); err != nil {
+			if err = l.speakInTurn(ctx, plan, sentence, emit); err != nil {
 				err = fmt.Errorf("sentence %d of %d: %w", i+1, len(plan.sentences), err)
 				break
 			}
@@ -276,6 +276,35 @@ func (l *Local) Synthesize(ctx context.Context, req api.TTSRequest, sink engine.
 		res.DurationMs = int((rs.Produced()*1000 + int64(plan.rate)/2) / int64(plan.rate))
 	}
 	return res, err
+}
+
+// speakInTurn speaks one sentence in a turn of the CPU that the gateway
+// shares among its classes of work (engine.Turn): many streams speak a
+// sentence each in turn, not all at once against the searches. The
+// sentence's audio is held until the turn ends and only then sent, so
+// that a client slow to read holds no turn. (Festival speaks a whole
+// text in one of its warm processes, which bound its CPU themselves.)
+func (l *Local) speakInTurn(ctx context.Context, plan *ttsPlan, sentence string, emit func(rate int, s []int16) error) error {
+	release, err := engine.Turn(ctx)
+	if err != nil {
+		return err
+	}
+	type piece struct {
+		rate int
+		s    []int16
+	}
+	var held []piece
+	err = l.speak(ctx, plan, sentence, func(rate int, s []int16) error {
+		held = append(held, piece{rate, slices.Clone(s)})
+		return nil
+	})
+	release()
+	for _, p := range held {
+		if err := emit(p.rate, p.s); err != nil {
+			return err
+		}
+	}
+	return err
 }
 
 // audioOut encodes resampled samples into the requested format and writes

@@ -43,10 +43,12 @@ type Config struct {
 	// One is kept warm in reserve. Default: the number of cores.
 	Decoders int
 	// DecoderWait is the longest a recognition waits for a decoder before
-	// it fails with engine.ErrUnavailable. A recognition whose audio
-	// pauses gives its decoder to a waiting one (see yieldAfter), so the
-	// wait is short unless every decoder is decoding. As many may wait as
-	// there are decoders; more are refused at once. Default 5 s.
+	// it fails with engine.ErrUnavailable, unless its context says
+	// otherwise (engine.WithQueueWait: the gateway waits a stream's
+	// stream_idle_timeout, a REST call's upstream_timeout). A recognition
+	// whose audio pauses between utterances gives its decoder to a
+	// waiting one (see yieldAfter), so the wait is short unless every
+	// decoder is decoding. Default 5 s.
 	DecoderWait time.Duration
 	// MaxTextRunes bounds the TTS text. Default 100000, the gateway's
 	// stream limit; the gateway holds REST text to its own, lower limit.
@@ -309,6 +311,10 @@ func (p *decoderPool) load() {
 
 var errPoolClosed = errors.New("voice provider closed")
 
+// maxDecoderQueue bounds the recognitions waiting for a decoder, beyond
+// the gateway's own bounds of streams and calls.
+const maxDecoderQueue = 1024
+
 // busyError is a recognition refused for want of a decoder: the gateway
 // answers it as unavailable (503).
 type busyError string
@@ -337,10 +343,11 @@ func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*s
 		return p.taken(d), nil
 	default:
 	}
-	// As many may wait as there are decoders; more would only wait out
-	// maxWait to be refused, so they are refused at once.
+	// Recognitions queue, each for as long as its own deadline allows
+	// (engine.QueueWait: a stream's is the silence it is allowed); the
+	// gateway's stream and call bounds bound the queue.
 	n := p.waiting.Add(1)
-	if int(n) > p.max {
+	if int(n) > maxDecoderQueue {
 		p.waiting.Add(-1)
 		return nil, busyError(fmt.Sprintf("speech recognition busy: all %d recognisers decoding and %d recognitions waiting (stt_recognisers); retry shortly", p.max, n-1))
 	}
@@ -350,7 +357,8 @@ func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*s
 			return nil, err
 		}
 	}
-	timeout := time.NewTimer(p.maxWait)
+	wait := engine.QueueWait(ctx, p.maxWait)
+	timeout := time.NewTimer(wait)
 	defer timeout.Stop()
 	failed := p.failed
 	for {
@@ -382,10 +390,10 @@ func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*s
 				// A decoder is still loading (seconds on a loaded
 				// machine, the first one on a cold start): waiting for it
 				// is not waiting on busy ones. It ends loaded or failed.
-				timeout.Reset(p.maxWait)
+				timeout.Reset(wait)
 				continue
 			}
-			return nil, busyError(fmt.Sprintf("speech recognition busy: all %d recognisers stayed busy for %s (stt_recognisers); retry shortly", p.max, p.maxWait))
+			return nil, busyError(fmt.Sprintf("speech recognition busy: all %d recognisers stayed busy for %s (stt_recognisers); retry shortly", p.max, wait))
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}

@@ -139,11 +139,13 @@ func TestOversizedFirstAudioFrame(t *testing.T) {
 	}
 }
 
-// When every decoder is decoding, as many recognitions may wait as there
-// are decoders; the next is refused at once, as unavailable (503).
-func TestDecoderQueueIsBounded(t *testing.T) {
+// When every decoder is decoding, recognitions queue, more of them than
+// there are decoders, each for as long as its own deadline allows
+// (engine.WithQueueWait): told their places, served in turn, and one
+// whose wait runs out is refused as unavailable (503).
+func TestDecoderQueueWaitsItsOwnDeadline(t *testing.T) {
 	provider(t)
-	l, err := New(Config{Decoders: 1, WarmAfter: -1, DecoderWait: time.Minute})
+	l, err := New(Config{Decoders: 1, WarmAfter: -1, DecoderWait: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,27 +154,108 @@ func TestDecoderQueueIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waited := make(chan error, 1)
-	place := make(chan int, 1)
+	patient := engine.WithQueueWait(context.Background(), time.Minute)
+	type got struct {
+		place int
+		err   error
+	}
+	results := make(chan got, 3)
+	for i := range 3 {
+		go func() {
+			var place int
+			d2, err := l.pool.get(patient, func(n int) error { place = n; return nil })
+			if err == nil {
+				time.Sleep(20 * time.Millisecond)
+				l.pool.put(d2, false)
+			}
+			results <- got{place, err}
+		}()
+		for int(l.pool.waiting.Load()) != i+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	// A fourth whose deadline is short is refused when it runs out, not
+	// at once and not after the patient ones' minute.
+	start := time.Now()
+	_, err = l.pool.get(engine.WithQueueWait(context.Background(), 150*time.Millisecond), nil)
+	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "stayed busy for 150ms") {
+		t.Fatalf("a waiter with a short deadline: %v, want busy", err)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Errorf("refused after %s, before its deadline", d)
+	}
+	l.pool.put(d, false)
+	places := map[int]bool{}
+	for range 3 {
+		r := <-results
+		if r.err != nil {
+			t.Errorf("a patient waiter: %v", r.err)
+		}
+		places[r.place] = true
+	}
+	if !places[1] || !places[2] || !places[3] {
+		t.Errorf("places told: %v, want 1, 2 and 3", places)
+	}
+}
+
+// A client that pauses in the middle of an utterance while another
+// recognition waits keeps its decoder: the utterance comes back whole,
+// as one final result, and the waiting recognition is served after it.
+func TestShortPauseMidUtteranceKeepsTheDecoder(t *testing.T) {
+	shared := provider(t)
+	l, err := New(Config{Decoders: 1, WarmAfter: -1, DecoderWait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	clip, _, _ := synth(t, shared, api.TTSRequest{Text: "hello world this is a test", VoiceCode: "flite:slt", Format: api.FormatPCM, SampleRate: 16000})
+	half := len(clip) / 2 &^ 1
+	pr, pw := io.Pipe()
+	var finals []string
+	done := make(chan error, 1)
 	go func() {
-		d2, err := l.pool.get(context.Background(), func(n int) error { place <- n; return nil })
+		done <- l.Recognize(context.Background(), api.STTRequest{SampleRate: 16000}, pr, func(tr engine.Transcript) error {
+			if tr.Final && tr.Text != "" {
+				finals = append(finals, tr.Text)
+			}
+			return nil
+		})
+	}()
+	for off := 0; off < half; off += 3200 { // to mid-utterance, at real-time pace
+		pw.Write(clip[off:min(off+3200, half)])
+		time.Sleep(100 * time.Millisecond)
+	}
+	for inUse := 0; inUse < 1; time.Sleep(10 * time.Millisecond) {
+		l.pool.mu.Lock()
+		inUse = l.pool.loaded - len(l.pool.free)
+		l.pool.mu.Unlock()
+	}
+	waited := make(chan error, 1)
+	go func() {
+		d, err := l.pool.get(context.Background(), nil)
 		if err == nil {
-			l.pool.put(d2, false)
+			l.pool.put(d, false)
 		}
 		waited <- err
 	}()
 	for l.pool.waiting.Load() != 1 {
 		time.Sleep(time.Millisecond)
 	}
-	_, err = l.pool.get(context.Background(), nil)
-	if !errors.Is(err, engine.ErrUnavailable) || !strings.Contains(err.Error(), "1 recognitions waiting") {
-		t.Fatalf("a second waiter: %v, want busy at once", err)
+	time.Sleep(700 * time.Millisecond) // a short pause, over three yield ticks long
+	select {
+	case err := <-waited:
+		t.Fatalf("the decoder was handed away mid-utterance (%v)", err)
+	default:
 	}
-	l.pool.put(d, false)
+	pw.Write(clip[half:])
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 	if err := <-waited; err != nil {
-		t.Fatalf("the waiter: %v", err)
+		t.Errorf("the waiting recognition: %v", err)
 	}
-	if n := <-place; n != 1 {
-		t.Errorf("the waiter was told it is %d in the queue, want 1", n)
+	if len(finals) != 1 || !strings.Contains(finals[0], "hello") || !strings.Contains(finals[0], "test") {
+		t.Errorf("finals %q, want the utterance whole", finals)
 	}
 }
