@@ -515,7 +515,7 @@ func (c *Client) finishError(e *Error, resp *http.Response) {
 	e.Message = c.scrub(e.Message)
 	e.Vendor = ParseVendorFailure(e.Message)
 	// Retry-After is meaningful on 429 and 503; honour it wherever sent.
-	e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	e.RetryAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 }
 
 // scrub removes the API key from text that came from the network, in case
@@ -540,8 +540,9 @@ func snippet(raw []byte) string {
 	return strconv.Quote(s)
 }
 
-// parseRetryAfter reads delta-seconds or an HTTP date; 0 if absent or bad.
-func parseRetryAfter(v string, now time.Time) time.Duration {
+// ParseRetryAfter reads a Retry-After header: delta-seconds (at most a
+// day) or an HTTP date, as a wait from now; 0 if absent, bad or past.
+func ParseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"hark/api"
 )
@@ -146,4 +147,15 @@ type Rechecked struct {
 	Text         string
 	ETag         string
 	LastModified string
+}
+
+// RetryAfter is how long a site asked to be left alone when err is its
+// refusal (a 429 or 503 with Retry-After), 0 for any other error. The
+// watches' checks wait at least that long before the next.
+func RetryAfter(err error) time.Duration {
+	var ra interface{ RetryAfter() time.Duration }
+	if errors.As(err, &ra) {
+		return ra.RetryAfter()
+	}
+	return 0
 }

@@ -3,7 +3,8 @@
 // pace and a conditional request, through the web engine's Recheck), its
 // extracted text compared with the last, and on a change the text before
 // it kept beside the new one, for clients to diff. A failed check backs
-// off (doubling from a minute up to the watch's own interval). Watches
+// off (doubling from a minute up to the watch's own interval, or longer
+// when the site's Retry-After asks). Watches
 // live in the gateway's database, one SQL text for SQLite and PostgreSQL;
 // a check claims its watch first, so replicas that run checks at once
 // never read one page twice. It must not fetch by itself: reading is the
@@ -233,7 +234,9 @@ func (s *Store) claim(ctx context.Context, r *row) (until int64, ok bool, err er
 }
 
 // Backoff is how long after failures checks in a row the next one
-// comes: a minute, doubling, never past the watch's own interval.
+// comes: a minute, doubling, never past the watch's own interval. A
+// site that answered 429 or 503 with Retry-After is left alone at least
+// as long as it asked (up to MaxRetryAfter), even past the interval.
 func Backoff(failures int, every time.Duration) time.Duration {
 	d := time.Minute
 	for i := 1; i < failures && d < every; i++ {
@@ -241,6 +244,10 @@ func Backoff(failures int, every time.Duration) time.Duration {
 	}
 	return min(d, every)
 }
+
+// MaxRetryAfter bounds the wait a site's Retry-After imposes on a
+// watch (a date a year away is taken as a week).
+const MaxRetryAfter = 7 * 24 * time.Hour
 
 // Normalize is a page's text as watches compare it: a change of
 // spacing or line breaks alone is no change.
@@ -273,8 +280,9 @@ func (s *Store) check(ctx context.Context, rc engine.Rechecker, r *row) (bool, e
 			return false, ctx.Err()
 		}
 		fails := r.Failures + 1
+		wait := max(Backoff(fails, r.Every()), min(engine.RetryAfter(ferr), MaxRetryAfter))
 		_, err := s.db.Exec(ctx, `UPDATE hark_watches SET checked_at = ?, checks = checks + 1, failures = ?, error = ?, next_at = ? WHERE id = ?`,
-			now.UnixMilli(), fails, truncate(ferr.Error(), 500), now.Add(Backoff(fails, r.Every())).UnixMilli(), r.ID)
+			now.UnixMilli(), fails, truncate(ferr.Error(), 500), now.Add(wait).UnixMilli(), r.ID)
 		return true, err
 	}
 	next := now.Add(r.Every()).UnixMilli()

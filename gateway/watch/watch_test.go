@@ -162,3 +162,48 @@ func TestRunDueOnceAcrossNodes(t *testing.T) {
 		t.Errorf("checked %d, read %d times; want 20 each", total.Load(), pg.reads.Load())
 	}
 }
+
+// busy is a site's refusal that says when to come back (what the web
+// engine returns for a 429 or 503 with Retry-After).
+type busy time.Duration
+
+func (b busy) Error() string             { return "HTTP status 429" }
+func (b busy) RetryAfter() time.Duration { return time.Duration(b) }
+
+// A site's Retry-After holds the next check back at least as long as it
+// asked, past the doubling backoff and past the watch's interval; a
+// wait beyond MaxRetryAfter is taken as MaxRetryAfter; a shorter one
+// leaves the backoff as it is.
+func TestRetryAfterHoldsTheNextCheck(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, filepath.Join(t.TempDir(), "g.db"))
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { return now }
+	ctx := context.Background()
+	pg := &page{text: "Okapi facts"}
+	rc := func(string) engine.Rechecker { return pg }
+	w, err := s.Add(ctx, "local", api.WatchAdd{URL: "https://docs.example/okapi"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct {
+		asked, want time.Duration
+	}{
+		{3 * time.Hour, 3 * time.Hour},      // past the interval (1h) and the backoff (1m)
+		{30 * time.Second, 2 * time.Minute}, // the backoff is longer
+		{400 * 24 * time.Hour, MaxRetryAfter},
+	} {
+		pg.mu.Lock()
+		pg.fail = busy(c.asked)
+		pg.mu.Unlock()
+		tx, _ := s.Texts(ctx, "local", w.ID)
+		now = tx.NextAt
+		if n, _, err := s.RunDue(ctx, rc, ""); n != 1 || err != nil {
+			t.Fatalf("check %d: %d %v", i, n, err)
+		}
+		tx, _ = s.Texts(ctx, "local", w.ID)
+		if got := tx.NextAt.Sub(now); got != c.want || tx.Failures != i+1 {
+			t.Errorf("Retry-After %v: next check in %v, want %v (%+v)", c.asked, got, c.want, tx.Watch)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/temoto/robotstxt"
 	"golang.org/x/net/html/charset"
 
+	"hark/api"
 	"hark/gateway/engine"
 )
 
@@ -377,10 +378,14 @@ func (f *fetcher) allowed(ctx context.Context, u *url.URL) (bool, time.Duration,
 type fetchError struct {
 	msg string
 	err error // the cause, when callers may test for it (ErrAddressRefused)
+	// retryAfter is how long the site asked to be left alone (a 429 or
+	// 503 with Retry-After); engine.RetryAfter reads it.
+	retryAfter time.Duration
 }
 
-func (e *fetchError) Error() string { return e.msg }
-func (e *fetchError) Unwrap() error { return e.err }
+func (e *fetchError) Error() string             { return e.msg }
+func (e *fetchError) Unwrap() error             { return e.err }
+func (e *fetchError) RetryAfter() time.Duration { return e.retryAfter }
 
 func failf(format string, a ...any) error { return &fetchError{msg: fmt.Sprintf(format, a...)} }
 
@@ -429,7 +434,7 @@ func (f *fetcher) fetchIf(ctx context.Context, raw string, types map[string]bool
 		return &fetchedPage{URL: canonicalURL(resp.Request.URL), Requested: canonicalURL(u), Header: resp.Header, Fetched: time.Now().UTC(), NotModified: true}, nil
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, failf("HTTP status %d", resp.StatusCode)
+		return nil, statusError(resp)
 	}
 	if resp.ContentLength > f.maxBytes {
 		return nil, failf("page is %d bytes, over the limit of %d", resp.ContentLength, f.maxBytes)
@@ -462,6 +467,20 @@ func (f *fetcher) fetchIf(ctx context.Context, raw string, types map[string]bool
 		Header:      resp.Header,
 		Fetched:     time.Now().UTC(),
 	}, nil
+}
+
+// statusError is a page answered with an error status. A 429 or 503
+// that says when to come back (Retry-After, in seconds or as a date)
+// carries the wait, and says it.
+func statusError(resp *http.Response) error {
+	e := &fetchError{msg: fmt.Sprintf("HTTP status %d", resp.StatusCode)}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		if d := api.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); d > 0 {
+			e.retryAfter = d
+			e.msg += fmt.Sprintf(" (the site asks to retry after %s)", d.Round(time.Second))
+		}
+	}
+	return e
 }
 
 // describe turns transport errors into short reasons without Go's
