@@ -56,6 +56,9 @@ type Options struct {
 	// OutageTiming shortens the database outage's summaries and pings
 	// (tests); zero: defaults (store.Monitor).
 	OutageTiming OutageTiming
+	// WatchTiming shortens the watches' loop and sets their clock
+	// (tests); zero: defaults.
+	WatchTiming WatchTiming
 	// LazyJobs starts the job workers at the first job call instead of
 	// in New (the embedded gateway: a command that runs no job pays
 	// nothing for them).
@@ -260,7 +263,7 @@ func New(opts Options) (*Server, error) {
 		},
 	}
 	s.metrics = newMetrics(s, opts.DB)
-	periodic, err := s.openWatches(opts.DB)
+	periodic, err := s.openWatches(opts.DB, opts.WatchTiming)
 	if err != nil {
 		return nil, err
 	}

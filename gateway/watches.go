@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,13 +34,24 @@ import (
 // watchPeriod is how often a team's periodic job looks for due watches.
 const watchPeriod = time.Minute
 
+// WatchTiming shortens the embedded loop's longest sleep and sets the
+// watches' clock, for tests that need a check to fall due in the
+// background; zero keeps a minute and time.Now.
+type WatchTiming struct {
+	Period time.Duration
+	Now    func() time.Time
+}
+
 // openWatches brings the watches' table up to date and, on SQLite,
 // starts the loop that checks them; on PostgreSQL it returns the
 // periodic job to give the job queue.
-func (s *Server) openWatches(db *store.DB) ([]jobs.Periodic, error) {
+func (s *Server) openWatches(db *store.DB, timing WatchTiming) ([]jobs.Periodic, error) {
 	st, err := watch.Open(context.Background(), db)
 	if err != nil {
 		return nil, err
+	}
+	if timing.Now != nil {
+		st.Now = timing.Now
 	}
 	s.watches = st
 	if db.Postgres() {
@@ -53,23 +65,23 @@ func (s *Server) openWatches(db *store.DB) ([]jobs.Periodic, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		s.watchLoop(loopCtx)
+		s.watchLoop(loopCtx, cmp.Or(timing.Period, watchPeriod))
 	}()
 	s.stopWatches = func() { cancel(); wg.Wait() }
 	return nil, nil
 }
 
 // watchLoop checks the watches due now, then sleeps until the next falls
-// due (at most a minute: a watch added meanwhile is due at once).
-func (s *Server) watchLoop(ctx context.Context) {
+// due (at most period, a minute: a watch added meanwhile is due at once).
+func (s *Server) watchLoop(ctx context.Context, period time.Duration) {
 	for {
 		_, next, err := s.watches.RunDue(ctx, s.rechecker, "")
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("watches: check", "error", err.Error())
 		}
-		wait := watchPeriod
+		wait := period
 		if !next.IsZero() {
-			wait = min(wait, max(time.Second, time.Until(next)))
+			wait = min(wait, max(time.Second, next.Sub(s.watches.Now())))
 		}
 		select {
 		case <-ctx.Done():

@@ -70,15 +70,20 @@ type Model struct {
 
 	// jobs reattaches to the gateway's running jobs (ui/jobs).
 	jobs *jobs.Follower
-	// watchesChanged is how many watched pages changed since looked at.
+	// watchesChanged is how many watched pages changed since looked at,
+	// watchesChecked when one was last read; watchPoll when to ask
+	// again, watchGen the schedule in force.
 	watchesChanged int
+	watchesChecked time.Time
+	watchPoll      watchPoll
+	watchGen       int
 }
 
 // New builds the root with its panes: Search, Pages, Research, Voices,
 // Tools and Library.
 func New(c *common.Common) *Model {
 	panes := []common.Pane{search.New(c), pages.New(c), research.New(c), voices.New(c), tools.New(c), libview.New(c)}
-	m := &Model{c: c, panes: panes, help: help.New(), noColor: c.Styles.NoColor, loading: true, openedFrom: -1, jobs: jobs.New(c)}
+	m := &Model{c: c, panes: panes, help: help.New(), noColor: c.Styles.NoColor, loading: true, openedFrom: -1, jobs: jobs.New(c), watchPoll: defaultWatchPoll()}
 	m.applyStyles()
 	return m
 }
@@ -185,10 +190,19 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.c.TracePhase("gateway connected")
 		return m, tea.Batch(loadTools(msg.Client), m.initPanes(), m.broadcast(msg), m.jobs.Start(), countWatches(m.c))
 	case common.WatchesMsg:
-		if msg.Err == nil {
-			m.watchesChanged = msg.Changed
+		var cmd tea.Cmd
+		if msg.Err == nil && (msg.Changed != m.watchesChanged || !msg.Checked.Equal(m.watchesChecked)) {
+			// A check ran (in the background too) or a change was looked
+			// at: the Library's watched pages show it.
+			m.watchesChanged, m.watchesChecked = msg.Changed, msg.Checked
+			cmd = m.broadcast(common.WatchesChangedMsg{})
 		}
-		return m, nil
+		return m, tea.Batch(cmd, m.scheduleWatches(msg))
+	case watchTickMsg:
+		if msg.gen != m.watchGen {
+			return m, nil // a later count scheduled its own
+		}
+		return m, countWatches(m.c)
 	case common.WatchesChangedMsg:
 		return m, tea.Batch(m.broadcast(msg), countWatches(m.c))
 	case common.ToolsMsg:

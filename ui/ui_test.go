@@ -264,6 +264,13 @@ func startAt(t *testing.T, base, key string, w, h int) *running {
 // a Send that watches messages).
 func startWith(t *testing.T, base, key string, w, h int, setup func(c *common.Common)) *running {
 	t.Helper()
+	return startTuned(t, base, key, w, h, setup, nil)
+}
+
+// startTuned is startWith whose root model tune changes first (its test
+// hooks: the watches' poll).
+func startTuned(t *testing.T, base, key string, w, h int, setup func(c *common.Common), tune func(m *Model)) *running {
+	t.Helper()
 	c, _ := uitest.Common(t, nil)
 	c.Clock = nil
 	var prog *tea.Program
@@ -277,7 +284,11 @@ func startWith(t *testing.T, base, key string, w, h int, setup func(c *common.Co
 	}
 	c.Client, c.Tools = nil, nil
 	c.Connect = func(context.Context) (*api.Client, error) { return cl, nil }
-	prog = tea.NewProgram(New(c), tea.WithInput(nil), tea.WithOutput(discard{}), tea.WithWindowSize(w, h), tea.WithoutSignals())
+	m := New(c)
+	if tune != nil {
+		tune(m)
+	}
+	prog = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(discard{}), tea.WithWindowSize(w, h), tea.WithoutSignals())
 	c.Send = prog.Send
 	if setup != nil {
 		setup(c)

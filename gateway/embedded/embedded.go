@@ -51,6 +51,9 @@ type Options struct {
 	Trace func(event string)
 	// Model, when set, writes research answers (docs/model.md).
 	Model *model.Client
+	// WatchTiming shortens the watches' loop and sets their clock
+	// (tests that need a check to fall due in the background).
+	WatchTiming gateway.WatchTiming
 }
 
 // Local is a data directory opened once: its database, the log and the
@@ -183,7 +186,7 @@ func (l *Local) Serve() (*Gateway, error) {
 	// The job workers start at the first job call: most commands run
 	// none (a detached job left in gateway.db resumes when hark jobs,
 	// the TUI or a research or crawl asks).
-	srv, err := gateway.New(gateway.Options{Config: cfg, DB: store.FromSQLite(l.db), Engines: l.eng.Gateway(), Logger: l.log, LazyJobs: true, AllowPrivate: l.opts.AllowPrivate})
+	srv, err := gateway.New(gateway.Options{Config: cfg, DB: store.FromSQLite(l.db), Engines: l.eng.Gateway(), Logger: l.log, LazyJobs: true, AllowPrivate: l.opts.AllowPrivate, WatchTiming: l.opts.WatchTiming})
 	if err != nil {
 		return nil, err
 	}

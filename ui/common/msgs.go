@@ -168,7 +168,11 @@ func CopyURL(u string) tea.Cmd {
 // it checked or looked at one, for the root to count again.
 type WatchesMsg struct {
 	Changed int
-	Err     error
+	// Watched is how many pages are watched, Next when the first of
+	// them falls due (zero when none is), Checked when one was last read.
+	Watched       int
+	Next, Checked time.Time
+	Err           error
 }
 
 type WatchesChangedMsg struct{}
