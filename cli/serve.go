@@ -59,7 +59,7 @@ PostgreSQL. "hark serve keys" adds and revokes keys while it runs.`,
 	f.IntVar(&lim.recognisers, "stt-recognisers", 0, "local speech recognisers, about 90 MB each (default: one per core; limits.stt_recognisers)")
 	f.IntVar(&lim.streamsPerKey, "streams-per-key", 0, "open streams of one API key (default 8; limits.streams_per_key)")
 	f.IntVar(&lim.connsPerClient, "max-conns-per-client", 0, "open connections of one client address (default 256; limits.max_conns_per_client)")
-	cmd.AddCommand(newServeKeysCmd(a, &cfgPath, &dbf))
+	cmd.AddCommand(newServeKeysCmd(a, &cfgPath, &dbf), newServeWorkspacesCmd(a, &cfgPath, &dbf), newServeUsageCmd(a, &cfgPath, &dbf))
 	return cmd
 }
 
@@ -210,6 +210,9 @@ func runServe(ctx context.Context, a *App, listen, opsListen, cfgPath string, al
 	}
 	if dbURL != "" {
 		fmt.Fprintf(out, "  usage, credit quotas, rate limits, API keys, the search index and jobs in PostgreSQL %s; the rest in the data directory\n", redactedURL(dbURL))
+	}
+	if len(srv.Workspaces()) == 0 {
+		fmt.Fprintf(a.stderr, "hark: no workspace yet: every key is refused until one is added (hark serve workspaces add NAME, then hark serve keys add --workspace NAME)\n")
 	}
 	fmt.Fprintf(out, "Point a client at it:\n    export HARK_BASE_URL=%s\n    export HARK_API_KEY=<your key>\n", base)
 	served := make(chan error, 1)

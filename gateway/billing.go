@@ -73,7 +73,7 @@ func (s *Server) setCreditHeaders(h http.Header, rs *requestState, charged bool)
 	} else {
 		h.Set(HeaderCreditsUsed, strconv.FormatInt(used, 10))
 	}
-	if q := ws.account.Quota; q > 0 {
+	if q, _ := ws.account.Limits(); q > 0 {
 		h.Set(HeaderCreditsLimit, strconv.FormatInt(q, 10))
 	}
 	if charged {
@@ -92,7 +92,7 @@ func (s *Server) Usage(ctx context.Context, workspace string, limit int) ([]usag
 // CreditsUsed is a workspace's credits in its current quota period, read
 // from the database.
 func (s *Server) CreditsUsed(ctx context.Context, workspace string) (int64, error) {
-	if ws := s.workspaces[workspace]; ws != nil {
+	if ws := s.workspace(workspace); ws != nil {
 		return s.meter.Used(ctx, ws.account)
 	}
 	return 0, fmt.Errorf("unknown workspace %q", workspace)

@@ -71,7 +71,7 @@ func (s *Server) closeJobs() {
 // runJob runs a job's tool on this node, with the workspace's engines as
 // this node's config builds them (every replica reads the same config).
 func (s *Server) runJob(ctx context.Context, j *jobs.Job) (any, error) {
-	ws := s.workspaces[j.Workspace]
+	ws := s.workspace(j.Workspace)
 	t := s.toolMap[j.Tool]
 	switch {
 	case ws == nil:
@@ -122,7 +122,7 @@ func (s *Server) jobEnded(ctx context.Context, j *jobs.Job) {
 	if j.State != jobs.StateFailed || j.Code != CodeInvalidInput || j.Meta.Charged <= 0 {
 		return
 	}
-	ws := s.workspaces[j.Workspace]
+	ws := s.workspace(j.Workspace)
 	if ws == nil {
 		return
 	}

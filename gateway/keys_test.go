@@ -26,13 +26,13 @@ func TestSQLiteKeysAddRevoke(t *testing.T) {
 	admin := auth.NewStore(store.FromSQLite(db)) // what `hark serve keys` opens
 	ctx := context.Background()
 	cfg := g.cfg
-	if _, _, err := admin.Add(ctx, cfg, "nosuch", "", time.Now()); err == nil || !strings.Contains(err.Error(), `workspace: "nosuch" is not a workspace of gateway.toml`) {
+	if _, _, err := admin.Add(ctx, cfg, names(cfg), auth.New{Workspace: "nosuch"}, time.Now()); err == nil || !strings.Contains(err.Error(), `workspace: "nosuch" is not a workspace of gateway.toml or the database`) {
 		t.Fatalf("unknown workspace: %v", err)
 	}
-	if _, _, err := admin.Add(ctx, cfg, "partial", "bob\tand\nalice", time.Now()); err == nil || !strings.Contains(err.Error(), "name: must be text without control characters") {
+	if _, _, err := admin.Add(ctx, cfg, names(cfg), auth.New{Workspace: "partial", Name: "bob\tand\nalice"}, time.Now()); err == nil || !strings.Contains(err.Error(), "name: must be text without control characters") {
 		t.Fatalf("a name with a tab: %v", err)
 	}
-	key, info, err := admin.Add(ctx, cfg, "partial", "bob", time.Now())
+	key, info, err := admin.Add(ctx, cfg, names(cfg), auth.New{Workspace: "partial", Name: "bob"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,4 +71,13 @@ func startGatewayIn(t *testing.T, dir string) gwIn {
 	var cfg *config.Config
 	g := startGatewayWith(t, dir, func(c *config.Config) { cfg = c })
 	return gwIn{g, cfg}
+}
+
+// names are the workspaces of cfg.
+func names(cfg *config.Config) []string {
+	var out []string
+	for _, w := range cfg.Workspaces {
+		out = append(out, w.Name)
+	}
+	return out
 }

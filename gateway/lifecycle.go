@@ -43,7 +43,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Unlock()
 	// A serving gateway re-reads its keys until Shutdown ends, so that
 	// keys added or revoked in the database reach it.
-	s.watchOnce.Do(func() { go s.keys.Watch(s.baseCtx, s.quietLog, s.redact.Scrub) })
+	s.watchOnce.Do(func() {
+		go s.watchWorkspaces(s.baseCtx)
+		go s.keys.Watch(s.baseCtx, s.quietLog, s.redact.Scrub)
+	})
 	err := hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil

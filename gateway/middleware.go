@@ -203,7 +203,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		name, keyHash := s.keys.Lookup(key)
-		ws := s.workspaces[name]
+		ws := s.workspace(name)
 		if ws == nil {
 			s.writeError(w, r, &httpError{status: CodeUnauthorized, msg: "invalid API key"})
 			return

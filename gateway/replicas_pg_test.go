@@ -127,7 +127,7 @@ func TestPGKeysAddRevokeAcrossReplicas(t *testing.T) {
 	admin := auth.NewStore(openPG(t, url)) // what `hark serve keys` opens
 	ctx := context.Background()
 
-	key, info, err := admin.Add(ctx, cfg, "team", "alice laptop", time.Now())
+	key, info, err := admin.Add(ctx, cfg, names(cfg), auth.New{Workspace: "team", Name: "alice laptop"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestPGRateLimitSurvivesRestart(t *testing.T) {
 	}
 	// A token given back (a call shed before it ran) is there for the
 	// next call on any replica, and only one.
-	if err := b.srv.limiter.GiveBack(context.Background(), auth.HashKey(key)); err != nil {
+	if err := b.srv.limiter.GiveBack(context.Background(), auth.HashKey(key), 2); err != nil {
 		t.Fatal(err)
 	}
 	if status, _, _ := a.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status != 200 {

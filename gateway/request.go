@@ -59,6 +59,16 @@ func keyHashOf(r *http.Request) string {
 	return ""
 }
 
+// rateOf is the request's key and its workspace's rate limit, once
+// authenticated.
+func (s *Server) rateOf(r *http.Request) (string, limits.Rate) {
+	rs := stateOf(r)
+	if rs == nil || rs.keyHash == "" || rs.workspace == nil {
+		return "", limits.Rate{}
+	}
+	return rs.keyHash, *rs.workspace.rate.Load()
+}
+
 func traceID(r *http.Request) string {
 	if rs := stateOf(r); rs != nil {
 		return rs.traceID

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -22,6 +23,7 @@ import (
 	"hark/gateway/store"
 	"hark/gateway/usage"
 	"hark/gateway/watch"
+	"hark/gateway/workspaces"
 )
 
 // Engines builds a workspace's engines from its config. The gateway itself
@@ -82,8 +84,13 @@ type Server struct {
 	// secrets out of every message.
 	keys   *auth.Keys
 	redact *auth.Redactor
-	// workspaces are gateway.toml's, built, by name.
-	workspaces map[string]*workspace
+	// workspaces are those in force (gateway.toml's with the database's
+	// changes, and the database's own), built, by name; replaced whole
+	// when the database's change (workspaces.go).
+	workspaces atomic.Pointer[map[string]*workspace]
+	engines    Engines
+	config     *config.Config
+	wsStore    *workspaces.Store
 	tools      []*tool
 	toolMap    map[string]*tool
 	known      map[string]bool
@@ -149,7 +156,7 @@ type Server struct {
 // Schemas are the tables the gateway itself keeps, for both databases:
 // the usage ledger, API keys, the shared rate limiter. The jobs' are
 // jobs.Migrate's, the engines' their own.
-var Schemas = []store.Schema{usage.Schema, auth.Schema, limits.Schema}
+var Schemas = []store.Schema{usage.Schema, auth.Schema, limits.Schema, workspaces.Schema}
 
 // New builds a gateway from its config, bringing its tables in DB up to
 // date.
@@ -169,8 +176,9 @@ func New(opts Options) (*Server, error) {
 		toolMap:      map[string]*tool{},
 		known:        map[string]bool{},
 		log:          opts.Logger,
-		workspaces:   map[string]*workspace{},
 		now:          opts.Now,
+		engines:      opts.Engines,
+		config:       opts.Config,
 		db:           opts.DB,
 		opsTokenHash: opsTokenHashOf(opts.Config.Ops.TokenSHA256),
 		allowPrivate: opts.AllowPrivate,
@@ -187,17 +195,6 @@ func New(opts Options) (*Server, error) {
 	for _, p := range KnownProviders {
 		s.known[p] = true
 	}
-	var secrets []string
-	for _, wc := range opts.Config.Workspaces {
-		ws, err := s.buildWorkspace(wc, opts.Engines, &secrets)
-		if err != nil {
-			return nil, err
-		}
-		if ws.toolList, err = s.toolList(ws); err != nil {
-			return nil, fmt.Errorf("workspace %q: tool list: %w", wc.Name, err)
-		}
-		s.workspaces[ws.name] = ws
-	}
 	s.dbWatch = store.NewMonitor(opts.DB, s.log)
 	if t := opts.OutageTiming; t.FirstSummary > 0 {
 		s.dbWatch.FirstSummary = t.FirstSummary
@@ -210,18 +207,33 @@ func New(opts Options) (*Server, error) {
 	if err := store.Migrate(ctx, opts.DB, Schemas...); err != nil {
 		return nil, err
 	}
+	s.wsStore = workspaces.NewStore(opts.DB)
+	rows, err := s.wsStore.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var secrets []string
+	built := map[string]*workspace{}
+	for _, wc := range workspaces.Effective(opts.Config, rows) {
+		ws, err := s.buildWorkspace(wc, opts.Engines, &secrets)
+		if err != nil {
+			return nil, err
+		}
+		built[ws.name] = ws
+	}
+	s.workspaces.Store(&built)
 	s.meter = usage.NewMeter(usage.NewLedger(opts.DB), s.now, time.Duration(s.limits.ReservationLease))
 	if err := s.meter.Start(ctx); err != nil {
 		return nil, err
 	}
-	s.keys = auth.NewKeys(auth.NewStore(opts.DB), opts.Config.Workspaces, func(name string) bool { return s.workspaces[name] != nil })
+	s.keys = auth.NewKeys(auth.NewStore(opts.DB), opts.Config.Workspaces, func(name string) bool { return s.workspace(name) != nil })
 	s.redact = auth.NewRedactor(secrets, s.keys)
 	s.meter.RedactWith(s.redact.Scrub)
 	if err := s.keys.Reload(ctx); err != nil {
 		return nil, err
 	}
 	// Load every workspace's count now, so that no answer waits for it.
-	for _, ws := range s.workspaces {
+	for _, ws := range *s.workspaces.Load() {
 		if _, err := s.meter.Load(ctx, ws.account); err != nil {
 			return nil, err
 		}
@@ -243,7 +255,7 @@ func New(opts Options) (*Server, error) {
 	s.sttTurns = s.sched.Class("stt_cpu", limits.ClassOptions{Running: l.CPUSeats, Weight: l.ShareSTT})
 	s.bodies = limits.NewBodyBudget(l.MaxBodyMemory)
 	s.streams = limits.NewKeyStreams(l.StreamsPerKey)
-	s.limiter = limits.NewRateLimiter(opts.DB, s.limits.RatePerSecond, s.limits.RateBurst, s.now)
+	s.limiter = limits.NewRateLimiter(opts.DB, s.now)
 	s.baseCtx, s.hardCancel = context.WithCancel(context.Background())
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
 	s.upgrader = websocket.Upgrader{
@@ -283,6 +295,7 @@ func New(opts Options) (*Server, error) {
 func (s *Server) buildWorkspace(wc config.Workspace, eng Engines, secrets *[]string) (*workspace, error) {
 	ws := &workspace{name: wc.Name, voice: map[string]*voiceProvider{},
 		account: &usage.Account{Name: wc.Name, Quota: wc.CreditQuota, Period: wc.QuotaPeriod}}
+	ws.setRate(wc, s.limits)
 	if sc := wc.Search; sc != nil && sc.Backend != "" {
 		if sc.APIKey != "" {
 			*secrets = append(*secrets, sc.APIKey)
@@ -304,7 +317,9 @@ func (s *Server) buildWorkspace(wc config.Workspace, eng Engines, secrets *[]str
 	sort.Strings(names)
 	for _, name := range names {
 		vc := wc.Voice[name]
-		s.known[name] = true
+		if !s.known[name] { // read by handlers: written only while building at start
+			s.known[name] = true
+		}
 		if vc.APIKey != "" {
 			*secrets = append(*secrets, vc.APIKey)
 		}
@@ -317,6 +332,10 @@ func (s *Server) buildWorkspace(wc config.Workspace, eng Engines, secrets *[]str
 			vp.engine = p
 		}
 		ws.voice[name] = vp
+	}
+	var err error
+	if ws.toolList, err = s.toolList(ws); err != nil {
+		return nil, fmt.Errorf("workspace %q: tool list: %w", wc.Name, err)
 	}
 	return ws, nil
 }
@@ -385,7 +404,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET "+api.PathSTTStream, perKey(s.admit(s.admitStreams, s.handleSTTStream)))
 
 	var h http.Handler = mux
-	h = limits.RateLimit(s.limiter, s.limits.RatePerSecond, s.limits.RateBurst, keyHashOf, s.writeError)(h)
+	h = limits.RateLimit(s.limiter, s.rateOf, s.writeError)(h)
 	h = s.authenticate(h)
 	h = s.matchRoute(mux, h)
 	h = s.recoverPanics(h)
@@ -420,8 +439,8 @@ func (s *Server) admissions() []*limits.Admission {
 // rate-limit token goes back.
 func (s *Server) admit(a *limits.Admission, h http.HandlerFunc) http.Handler {
 	return limits.Admit(a, func(w http.ResponseWriter, r *http.Request, err error) {
-		if key := keyHashOf(r); key != "" {
-			if gerr := s.limiter.GiveBack(context.WithoutCancel(r.Context()), key); gerr != nil {
+		if key, rate := s.rateOf(r); key != "" {
+			if gerr := s.limiter.GiveBack(context.WithoutCancel(r.Context()), key, rate.Burst); gerr != nil {
 				s.log.Warn("rate limit token not returned", "error", gerr)
 			}
 		}

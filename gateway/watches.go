@@ -93,7 +93,7 @@ func (s *Server) watchLoop(ctx context.Context, period time.Duration) {
 
 // rechecker is a workspace's page re-reader, nil when it has none.
 func (s *Server) rechecker(workspace string) engine.Rechecker {
-	ws := s.workspaces[workspace]
+	ws := s.workspace(workspace)
 	if ws == nil || ws.web.Extract == nil {
 		return nil
 	}

@@ -6,9 +6,12 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"hark/api"
+	"hark/gateway/config"
 	"hark/gateway/engine"
+	"hark/gateway/limits"
 	"hark/gateway/usage"
 )
 
@@ -36,7 +39,25 @@ type workspace struct {
 	web         engine.Web
 	voice       map[string]*voiceProvider
 	toolList    json.RawMessage // the encoded tool list, see handleTools
+	// rate is its keys' rate limit: its own (workspaces set, or
+	// gateway.toml's rate_per_second), else [limits]'.
+	rate atomic.Pointer[limits.Rate]
 }
+
+// setRate takes the rate limit of wc, or of l where wc has none.
+func (ws *workspace) setRate(wc config.Workspace, l config.Limits) {
+	r := limits.Rate{PerSecond: l.RatePerSecond, Burst: l.RateBurst}
+	if wc.RatePerSecond > 0 {
+		r.PerSecond = wc.RatePerSecond
+	}
+	if wc.RateBurst > 0 {
+		r.Burst = wc.RateBurst
+	}
+	ws.rate.Store(&r)
+}
+
+// workspace is the workspace in force of a name, or nil.
+func (s *Server) workspace(name string) *workspace { return (*s.workspaces.Load())[name] }
 
 type voiceProvider struct {
 	enabled, configured bool

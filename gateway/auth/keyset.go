@@ -26,6 +26,7 @@ type Keys struct {
 type entry struct {
 	hash      [sha256.Size]byte
 	workspace string
+	expires   time.Time // zero: never
 }
 
 // NewKeys is the key set of cfg's workspaces and st's keys; has says
@@ -49,7 +50,7 @@ func (k *Keys) Reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read API keys: %w", err)
 	}
-	active := activeKeys(k.cfg, rows, k.has)
+	active := activeKeys(k.cfg, rows, k.has, time.Now())
 	set := make([]entry, 0, len(active))
 	for _, a := range active {
 		var e entry
@@ -58,7 +59,7 @@ func (k *Keys) Reload(ctx context.Context) error {
 			continue // not written by hark: never matches a key
 		}
 		copy(e.hash[:], b)
-		e.workspace = a.Workspace
+		e.workspace, e.expires = a.Workspace, a.Expires
 		set = append(set, e)
 	}
 	k.set.Store(&set)
@@ -94,9 +95,10 @@ func (k *Keys) Watch(ctx context.Context, log *slog.Logger, scrub func(string) s
 func (k *Keys) Lookup(key string) (workspace, hash string) {
 	sum := sha256.Sum256([]byte(key))
 	found := ""
+	now := time.Now()
 	set := *k.set.Load()
 	for i := range set {
-		if subtle.ConstantTimeCompare(set[i].hash[:], sum[:]) == 1 {
+		if subtle.ConstantTimeCompare(set[i].hash[:], sum[:]) == 1 && (set[i].expires.IsZero() || now.Before(set[i].expires)) {
 			found = set[i].workspace
 		}
 	}

@@ -24,7 +24,12 @@ import (
 // Schema is the keys' table, for both databases.
 var Schema = store.Schema{Owner: "auth", Migrations: []store.Migration{
 	{Name: "API keys added and revoked while the gateway runs", SQLite: keysSchema, Postgres: keysSchema},
+	{Name: "keys expire, and are rotated with an overlap", SQLite: expiresColumn, Postgres: expiresColumn},
 }}
+
+// expiresColumn: a key's end (unix ms), NULL for none; a key of
+// gateway.toml gets a row for it, as for a revocation.
+const expiresColumn = `ALTER TABLE gateway_keys ADD COLUMN expires_ms BIGINT`
 
 // keysSchema: only the key's SHA-256 is stored; id is its first 8 hex
 // digits, the key_id of the usage history. A revoked key keeps its row,
@@ -52,7 +57,13 @@ type KeyInfo struct {
 	Workspace string
 	Source    string    // KeySourceConfig or KeySourceDB
 	Created   time.Time // zero for a key of gateway.toml
-	Revoked   time.Time // zero while the key works
+	Revoked   time.Time // zero unless revoked
+	Expires   time.Time // zero for a key that does not expire
+}
+
+// Active reports whether the key works at now.
+func (k KeyInfo) Active(now time.Time) bool {
+	return k.Revoked.IsZero() && (k.Expires.IsZero() || now.Before(k.Expires))
 }
 
 // storedKey is a row of gateway_keys.
@@ -72,7 +83,7 @@ var errKeyTaken = errors.New("key id taken")
 func keyIDOf(hash string) string { return hash[:8] }
 
 // keyColumns are what rows reads of a key, in scanKey's order.
-const keyColumns = `id,key_sha256,workspace,name,source,created_ms,revoked_ms`
+const keyColumns = `id,key_sha256,workspace,name,source,created_ms,revoked_ms,expires_ms`
 
 // rows lists every row, revoked ones included.
 func (st *Store) rows(ctx context.Context) ([]storedKey, error) {
@@ -87,9 +98,12 @@ func (st *Store) rows(ctx context.Context) ([]storedKey, error) {
 func scanKey(scan func(dest ...any) error) (storedKey, error) {
 	var k storedKey
 	var created int64
-	var revoked sql.NullInt64
-	if err := scan(&k.ID, &k.hash, &k.Workspace, &k.Name, &k.Source, &created, &revoked); err != nil {
+	var revoked, expires sql.NullInt64
+	if err := scan(&k.ID, &k.hash, &k.Workspace, &k.Name, &k.Source, &created, &revoked, &expires); err != nil {
 		return storedKey{}, err
+	}
+	if expires.Valid {
+		k.Expires = time.UnixMilli(expires.Int64).UTC()
 	}
 	if k.Source == KeySourceDB {
 		k.Created = time.UnixMilli(created).UTC()
@@ -102,8 +116,8 @@ func scanKey(scan func(dest ...any) error) (storedKey, error) {
 
 // insert adds a row; errKeyTaken when its id or hash is in use.
 func (st *Store) insert(ctx context.Context, k storedKey) error {
-	_, err := st.db.Exec(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms) VALUES(?,?,?,?,?,?)`,
-		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli())
+	_, err := st.db.Exec(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms,expires_ms) VALUES(?,?,?,?,?,?,?)`,
+		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli(), zeroOrMs(k.Expires))
 	if store.IsUniqueViolation(err) {
 		return errKeyTaken
 	}
@@ -120,6 +134,17 @@ func (st *Store) revoke(ctx context.Context, k storedKey) error {
 	return err
 }
 
+// expire sets the end of the key of k.hash to k.Expires, inserting k
+// when there is no row (a key of gateway.toml); an earlier end stays.
+func (st *Store) expire(ctx context.Context, k storedKey) error {
+	_, err := st.db.Exec(ctx, `INSERT INTO gateway_keys(id,key_sha256,workspace,name,source,created_ms,expires_ms) VALUES(?,?,?,?,?,?,?)
+		ON CONFLICT(key_sha256) DO UPDATE SET expires_ms = CASE
+			WHEN gateway_keys.expires_ms IS NULL OR gateway_keys.expires_ms > excluded.expires_ms THEN excluded.expires_ms
+			ELSE gateway_keys.expires_ms END`,
+		k.ID, k.hash, k.Workspace, k.Name, k.Source, k.Created.UnixMilli(), zeroOrMs(k.Expires))
+	return err
+}
+
 func zeroOrMs(t time.Time) *int64 {
 	if t.IsZero() {
 		return nil
@@ -128,9 +153,11 @@ func zeroOrMs(t time.Time) *int64 {
 	return &ms
 }
 
-// activeKeys is what a gateway accepts: cfg's keys without a revoked row,
-// and the database's keys not revoked, of a workspace this gateway has.
-func activeKeys(cfg []config.Workspace, rows []storedKey, hasWorkspace func(string) bool) []storedKey {
+// activeKeys is what a gateway accepts at now: cfg's keys that the
+// database has neither revoked nor ended, and the database's keys neither
+// revoked nor ended, of a workspace this gateway has. A key that will end
+// keeps its end, for the lookup to check.
+func activeKeys(cfg []config.Workspace, rows []storedKey, hasWorkspace func(string) bool, now time.Time) []storedKey {
 	byHash := map[string]storedKey{}
 	for _, r := range rows {
 		byHash[r.hash] = r
@@ -139,14 +166,17 @@ func activeKeys(cfg []config.Workspace, rows []storedKey, hasWorkspace func(stri
 	for _, w := range cfg {
 		for _, h := range w.APIKeySHA256 {
 			h = strings.ToLower(h)
-			if r, ok := byHash[h]; ok && !r.Revoked.IsZero() {
-				continue
+			k := storedKey{KeyInfo: KeyInfo{ID: keyIDOf(h), Workspace: w.Name, Source: KeySourceConfig}, hash: h}
+			if r, ok := byHash[h]; ok {
+				k.Revoked, k.Expires = r.Revoked, r.Expires
 			}
-			out = append(out, storedKey{KeyInfo: KeyInfo{ID: keyIDOf(h), Workspace: w.Name, Source: KeySourceConfig}, hash: h})
+			if k.Active(now) {
+				out = append(out, k)
+			}
 		}
 	}
 	for _, r := range rows {
-		if r.Revoked.IsZero() && r.Source == KeySourceDB && hasWorkspace(r.Workspace) {
+		if r.Source == KeySourceDB && r.Active(now) && hasWorkspace(r.Workspace) {
 			out = append(out, r)
 		}
 	}
@@ -170,7 +200,7 @@ func (st *Store) List(ctx context.Context, cfg *config.Config) ([]KeyInfo, error
 			h = strings.ToLower(h)
 			k := KeyInfo{ID: keyIDOf(h), Workspace: w.Name, Source: KeySourceConfig}
 			if r, ok := byHash[h]; ok {
-				k.Revoked = r.Revoked
+				k.Revoked, k.Expires = r.Revoked, r.Expires
 				delete(byHash, h)
 			}
 			out = append(out, k)
@@ -190,17 +220,32 @@ func (st *Store) List(ctx context.Context, cfg *config.Config) ([]KeyInfo, error
 	return out, nil
 }
 
-// Add makes a new key of a workspace of cfg and stores its SHA-256; the
-// key itself is returned once, for the caller to show, and kept nowhere.
-func (st *Store) Add(ctx context.Context, cfg *config.Config, workspace, name string, now time.Time) (string, KeyInfo, error) {
+// New is a key to make.
+type New struct {
+	Workspace string
+	Name      string    // a label, such as its holder
+	Expires   time.Time // zero: it does not expire
+}
+
+// Add makes a new key of a workspace in force (workspaces: gateway.toml's
+// and the database's) and stores its SHA-256; the key itself is returned
+// once, for the caller to show, and kept nowhere. cfg's keys' IDs are
+// taken.
+func (st *Store) Add(ctx context.Context, cfg *config.Config, workspaces []string, n New, now time.Time) (string, KeyInfo, error) {
+	workspace, name := n.Workspace, n.Name
 	found := false
-	var names []string
-	for _, w := range cfg.Workspaces {
-		found = found || w.Name == workspace
-		names = append(names, w.Name)
+	for _, w := range workspaces {
+		found = found || w == workspace
 	}
 	if !found {
-		return "", KeyInfo{}, fmt.Errorf("workspace: %q is not a workspace of gateway.toml (it has: %s)", workspace, strings.Join(names, ", "))
+		list := strings.Join(workspaces, ", ")
+		if list == "" {
+			list = "none yet: hark serve workspaces add NAME"
+		}
+		return "", KeyInfo{}, fmt.Errorf("workspace: %q is not a workspace of gateway.toml or the database (there are: %s)", workspace, list)
+	}
+	if !n.Expires.IsZero() && !n.Expires.After(now) {
+		return "", KeyInfo{}, errors.New("expires: must be in the future")
 	}
 	if utf8.RuneCountInString(name) > 200 {
 		return "", KeyInfo{}, errors.New("name: must be at most 200 characters")
@@ -214,7 +259,8 @@ func (st *Store) Add(ctx context.Context, cfg *config.Config, workspace, name st
 			return "", KeyInfo{}, err
 		}
 		h := HashKey(key)
-		k := storedKey{KeyInfo: KeyInfo{ID: keyIDOf(h), Name: name, Workspace: workspace, Source: KeySourceDB, Created: now.UTC().Truncate(time.Millisecond)}, hash: h}
+		k := storedKey{KeyInfo: KeyInfo{ID: keyIDOf(h), Name: name, Workspace: workspace, Source: KeySourceDB,
+			Created: now.UTC().Truncate(time.Millisecond), Expires: n.Expires.UTC().Truncate(time.Millisecond)}, hash: h}
 		for _, w := range cfg.Workspaces { // a toml key's ID is taken too
 			for _, c := range w.APIKeySHA256 {
 				if keyIDOf(strings.ToLower(c)) == k.ID {
@@ -277,4 +323,69 @@ func (st *Store) Revoke(ctx context.Context, cfg *config.Config, id string, now 
 		return sk.KeyInfo, nil
 	}
 	return KeyInfo{}, fmt.Errorf("key ID: no key %q (see `hark serve keys list`)", id)
+}
+
+// find is the key of an ID, with its hash, among cfg's and the database's.
+func (st *Store) find(ctx context.Context, cfg *config.Config, id string) (storedKey, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	keys, err := st.List(ctx, cfg)
+	if err != nil {
+		return storedKey{}, err
+	}
+	rows, err := st.rows(ctx)
+	if err != nil {
+		return storedKey{}, fmt.Errorf("read keys: %w", err)
+	}
+	for _, k := range keys {
+		if k.ID != id {
+			continue
+		}
+		sk := storedKey{KeyInfo: k}
+		for _, r := range rows {
+			if r.ID == id {
+				sk.hash = r.hash
+			}
+		}
+		if sk.hash == "" { // gateway.toml's: its hash is in the config
+			for _, w := range cfg.Workspaces {
+				for _, h := range w.APIKeySHA256 {
+					if keyIDOf(strings.ToLower(h)) == id {
+						sk.hash = strings.ToLower(h)
+					}
+				}
+			}
+		}
+		return sk, nil
+	}
+	return storedKey{}, fmt.Errorf("key ID: no key %q (see `hark serve keys list`)", id)
+}
+
+// Rotate replaces the key with this ID by a new key of its workspace and
+// name, returned once; the old key keeps working for overlap, then ends
+// (an earlier end stays), so that its holders can move to the new one.
+// A key of gateway.toml can be rotated too: its end is kept in the
+// database.
+func (st *Store) Rotate(ctx context.Context, cfg *config.Config, workspaces []string, id string, overlap time.Duration, now time.Time) (string, KeyInfo, KeyInfo, error) {
+	if overlap < 0 {
+		return "", KeyInfo{}, KeyInfo{}, errors.New("overlap: must not be negative")
+	}
+	old, err := st.find(ctx, cfg, id)
+	if err != nil {
+		return "", KeyInfo{}, KeyInfo{}, err
+	}
+	if !old.Active(now) {
+		return "", KeyInfo{}, KeyInfo{}, fmt.Errorf("key ID: %s no longer works (revoked or ended); add a new key instead", old.ID)
+	}
+	key, info, err := st.Add(ctx, cfg, workspaces, New{Workspace: old.Workspace, Name: old.Name, Expires: old.Expires}, now)
+	if err != nil {
+		return "", KeyInfo{}, KeyInfo{}, err
+	}
+	end := now.Add(overlap).UTC().Truncate(time.Millisecond)
+	if old.Expires.IsZero() || end.Before(old.Expires) {
+		old.Expires = end
+	}
+	if err := st.expire(ctx, old); err != nil {
+		return "", KeyInfo{}, KeyInfo{}, fmt.Errorf("end key %s: %w", old.ID, err)
+	}
+	return key, info, old.KeyInfo, nil
 }

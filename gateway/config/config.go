@@ -66,12 +66,17 @@ type Ops struct {
 type Workspace struct {
 	Name string `toml:"name"`
 	// APIKeySHA256 holds the hex SHA-256 of each API key. Keys themselves
-	// are never stored.
+	// are never stored. It may be empty: keys can live in the database
+	// alone (hark serve keys add).
 	APIKeySHA256 []string `toml:"api_key_sha256"`
 	// CreditQuota is the credits the workspace may spend per QuotaPeriod;
 	// 0 means unlimited.
 	CreditQuota int64  `toml:"credit_quota,omitempty"`
 	QuotaPeriod string `toml:"quota_period,omitempty"` // "day" or "month" (default)
+	// RatePerSecond and RateBurst are the workspace's keys' rate limit;
+	// 0 takes [limits]'.
+	RatePerSecond float64 `toml:"rate_per_second,omitempty"`
+	RateBurst     int     `toml:"rate_burst,omitempty"`
 	// Search is the backend of the vendor_search service. Without one, every
 	// search tool answers 三方服务凭证未配置.
 	Search *Search `toml:"search,omitempty"`
@@ -342,10 +347,9 @@ func Load(path string) (*Config, error) {
 }
 
 // Validate checks the config and names the first wrong field.
+// Workspaces may also live in the database alone (hark serve workspaces
+// add), so a file may declare none.
 func (c *Config) Validate() error {
-	if len(c.Workspaces) == 0 {
-		return errors.New("no [[workspace]] declared")
-	}
 	if err := CheckDatabaseURL(c.DatabaseURL); err != nil {
 		return fmt.Errorf("database_url: %w", err)
 	}
@@ -361,9 +365,6 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s: name is declared twice", where)
 		}
 		names[w.Name] = true
-		if len(w.APIKeySHA256) == 0 {
-			return fmt.Errorf("%s.api_key_sha256: at least one key hash is required", where)
-		}
 		for j, h := range w.APIKeySHA256 {
 			b, err := hex.DecodeString(h)
 			if err != nil || len(b) != sha256.Size {
@@ -374,23 +375,8 @@ func (c *Config) Validate() error {
 			}
 			hashes[strings.ToLower(h)] = w.Name
 		}
-		if w.CreditQuota < 0 {
-			return fmt.Errorf("%s.credit_quota: must be 0 (unlimited) or more", where)
-		}
-		switch w.QuotaPeriod {
-		case "", "day", "month":
-		default:
-			return fmt.Errorf("%s.quota_period: must be day or month", where)
-		}
-		if s := w.Search; s != nil {
-			switch s.Backend {
-			case "", BackendLocal, BackendSearXNG, BackendTavily:
-			default:
-				return fmt.Errorf("%s.search.backend: must be local, searxng or tavily", where)
-			}
-			if s.Backend == BackendSearXNG && s.URL == "" {
-				return fmt.Errorf("%s.search.url: is required for the searxng backend", where)
-			}
+		if err := w.Check(); err != nil {
+			return fmt.Errorf("%s.%w", where, err)
 		}
 	}
 	if h := c.Ops.TokenSHA256; h != "" {
@@ -420,6 +406,33 @@ func (c *Config) Validate() error {
 	}
 	if l.ReservationLease != 0 && time.Duration(l.ReservationLease) < time.Second {
 		return errors.New("limits.reservation_lease: must be at least 1s (0 means the default, 30s)")
+	}
+	return nil
+}
+
+// Check checks a workspace's own settings (quota, period, rates, search
+// backend); its error starts with the field's name.
+func (w Workspace) Check() error {
+	if w.CreditQuota < 0 {
+		return errors.New("credit_quota: must be 0 (unlimited) or more")
+	}
+	switch w.QuotaPeriod {
+	case "", "day", "month":
+	default:
+		return errors.New("quota_period: must be day or month")
+	}
+	if w.RatePerSecond < 0 || w.RateBurst < 0 {
+		return errors.New("rate_per_second, rate_burst: must not be negative (0 takes [limits]')")
+	}
+	if s := w.Search; s != nil {
+		switch s.Backend {
+		case "", BackendLocal, BackendSearXNG, BackendTavily:
+		default:
+			return errors.New("search.backend: must be local, searxng or tavily")
+		}
+		if s.Backend == BackendSearXNG && s.URL == "" {
+			return errors.New("search.url: is required for the searxng backend")
+		}
 	}
 	return nil
 }

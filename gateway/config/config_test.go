@@ -48,17 +48,16 @@ func TestLoadErrors(t *testing.T) {
 	t.Parallel()
 	h := hashKey("k")
 	for name, c := range map[string]struct{ toml, want string }{
-		"no workspace": {``, "no [[workspace]]"},
-		"unknown key":  {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\nrate=3\n", "unknown keys: workspace.rate"},
-		"bad hash":     {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"abc\"]\n", `workspace "a".api_key_sha256[0]: must be 64 hex digits`},
-		"no keys":      {"[[workspace]]\nname=\"a\"\n", "at least one key hash is required"},
-		"dup key":      {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n[[workspace]]\nname=\"b\"\napi_key_sha256=[\"" + h + "\"]\n", `already used by workspace "a"`},
-		"backend":      {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n[workspace.search]\nbackend=\"bing\"\n", "search.backend: must be local, searxng or tavily"},
-		"duration":     {"[limits]\nresearch_wait=\"soon\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", "research_wait"},
-		"period":       {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\nquota_period=\"week\"\n", "quota_period: must be day or month"},
-		"ops token":    {"[ops]\ntoken_sha256=\"abc\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", "ops.token_sha256: must be 64 hex digits"},
-		"ops key":      {"[ops]\ntoken_sha256=\"" + h + "\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", `ops.token_sha256: is the hash of an API key of workspace "a"`},
-		"ops listen":   {"listen=\"127.0.0.1:1\"\n[ops]\nlisten=\"127.0.0.1:1\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", "ops.listen: must not be the gateway's own listen address"},
+		"unknown key": {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\nrate=3\n", "unknown keys: workspace.rate"},
+		"bad hash":    {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"abc\"]\n", `workspace "a".api_key_sha256[0]: must be 64 hex digits`},
+		"dup key":     {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n[[workspace]]\nname=\"b\"\napi_key_sha256=[\"" + h + "\"]\n", `already used by workspace "a"`},
+		"backend":     {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n[workspace.search]\nbackend=\"bing\"\n", "search.backend: must be local, searxng or tavily"},
+		"duration":    {"[limits]\nresearch_wait=\"soon\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", "research_wait"},
+		"rate":        {"[[workspace]]\nname=\"a\"\nrate_burst=-1\n", `workspace "a".rate_per_second, rate_burst: must not be negative`},
+		"period":      {"[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\nquota_period=\"week\"\n", "quota_period: must be day or month"},
+		"ops token":   {"[ops]\ntoken_sha256=\"abc\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", "ops.token_sha256: must be 64 hex digits"},
+		"ops key":     {"[ops]\ntoken_sha256=\"" + h + "\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", `ops.token_sha256: is the hash of an API key of workspace "a"`},
+		"ops listen":  {"listen=\"127.0.0.1:1\"\n[ops]\nlisten=\"127.0.0.1:1\"\n[[workspace]]\nname=\"a\"\napi_key_sha256=[\"" + h + "\"]\n", "ops.listen: must not be the gateway's own listen address"},
 	} {
 		path := filepath.Join(t.TempDir(), "g.toml")
 		os.WriteFile(path, []byte(c.toml), 0o600)
@@ -78,6 +77,19 @@ func TestDatabaseURL(t *testing.T) {
 		err := cfg.Validate()
 		if ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "database_url: must be a postgres://")) {
 			t.Errorf("database_url %q: %v", u, err)
+		}
+	}
+}
+
+// Workspaces and their keys may live in the database alone: a file may
+// declare none, and a workspace of it no key.
+func TestWorkspacesWithoutKeys(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{``, "[[workspace]]\nname=\"a\"\ncredit_quota=5\n"} {
+		path := filepath.Join(t.TempDir(), "g.toml")
+		os.WriteFile(path, []byte(body), 0o600)
+		if _, err := Load(path); err != nil {
+			t.Errorf("%q: %v", body, err)
 		}
 	}
 }

@@ -50,41 +50,52 @@ const pgRateSchema = `CREATE TABLE gateway_rate_buckets (
 	);`
 
 // RateLimiter is the per-key rate limit: a token bucket of rate tokens a
-// second, at most burst saved up. Allow takes a token for a key (its hex
-// SHA-256), or says how long until one is available.
+// second, at most burst saved up, the key's workspace's (or the
+// gateway's). Allow takes a token for a key (its hex SHA-256), or says how
+// long until one is available.
 //
 // GiveBack returns the token of a call that was refused before it ran
 // (admission shed it as overload, or its client left while it queued):
 // a key is limited by the calls the gateway served, and overload is the
 // gateway's, not the key's.
 type RateLimiter interface {
-	Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration, err error)
-	GiveBack(ctx context.Context, key string) error
+	Allow(ctx context.Context, key string, rate float64, burst int) (ok bool, retryAfter time.Duration, err error)
+	GiveBack(ctx context.Context, key string, burst int) error
+}
+
+// Rate is a key's rate limit: tokens a second, and at most burst saved up.
+type Rate struct {
+	PerSecond float64
+	Burst     int
 }
 
 // NewRateLimiter keeps the buckets where db can share them: in PostgreSQL
 // when replicas share one, else in this process's memory (gateway.db is
 // one machine's, and one `hark serve` serves it).
-func NewRateLimiter(db *store.DB, rate float64, burst int, now func() time.Time) RateLimiter {
-	if db != nil && db.Postgres() {
-		return &pgRateLimiter{db: db, rate: rate, burst: float64(burst), now: now}
+func NewRateLimiter(db *store.DB, now func() time.Time) RateLimiter {
+	if now == nil {
+		now = time.Now
 	}
-	return NewMemoryRateLimiter(rate, burst, now)
+	if db != nil && db.Postgres() {
+		return &pgRateLimiter{db: db, now: now}
+	}
+	return NewMemoryRateLimiter(now)
 }
 
 // RateLimit refuses a request whose key (key(r); "" is not limited) has
 // no token left, with 429 and Retry-After, and with 503 when the shared
 // buckets cannot be read: it never lets a key run past its rate on every
 // replica at once.
-func RateLimit(l RateLimiter, rate float64, burst int, key func(*http.Request) string, refuse Refuse) func(http.Handler) http.Handler {
+func RateLimit(l RateLimiter, key func(*http.Request) (string, Rate), refuse Refuse) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			k := key(r)
+			k, rt := key(r)
 			if k == "" {
 				next.ServeHTTP(w, r)
 				return
 			}
-			ok, wait, err := l.Allow(r.Context(), k)
+			rate, burst := rt.PerSecond, rt.Burst
+			ok, wait, err := l.Allow(r.Context(), k, rate, burst)
 			if err != nil {
 				refuse(w, r, &Error{Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Limit: "limiter_unavailable",
 					Msg: "rate limiter unavailable: the database does not answer; retry shortly"})
@@ -105,9 +116,7 @@ func RateLimit(l RateLimiter, rate float64, burst int, key func(*http.Request) s
 // memoryRateLimiter is a token bucket per API key in memory. Buckets idle
 // long enough to be full again are dropped.
 type memoryRateLimiter struct {
-	rate  float64
-	burst float64
-	now   func() time.Time
+	now func() time.Time
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -117,34 +126,37 @@ type memoryRateLimiter struct {
 type bucket struct {
 	tokens float64
 	last   time.Time
+	full   time.Duration // from empty to full at the key's rate
 }
 
 // NewMemoryRateLimiter keeps the buckets in this process.
-func NewMemoryRateLimiter(rate float64, burst int, now func() time.Time) RateLimiter {
+func NewMemoryRateLimiter(now func() time.Time) RateLimiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &memoryRateLimiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
+	return &memoryRateLimiter{now: now, buckets: map[string]*bucket{}}
 }
 
-func (l *memoryRateLimiter) Allow(_ context.Context, key string) (ok bool, retryAfter time.Duration, err error) {
+func (l *memoryRateLimiter) Allow(_ context.Context, key string, rate float64, burst int) (ok bool, retryAfter time.Duration, err error) {
 	now := l.now()
+	capacity := float64(burst)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.buckets[key]
 	if b == nil {
-		b = &bucket{tokens: l.burst, last: now}
+		b = &bucket{tokens: capacity, last: now}
 		l.buckets[key] = b
 	}
+	b.full = time.Duration(capacity / rate * float64(time.Second))
 	if el := now.Sub(b.last).Seconds(); el > 0 {
-		b.tokens = math.Min(l.burst, b.tokens+el*l.rate)
+		b.tokens = math.Min(capacity, b.tokens+el*rate)
 		b.last = now
 	}
+	b.tokens = math.Min(capacity, b.tokens) // a burst lowered meanwhile
 	if now.Sub(l.sweep) > time.Minute {
 		l.sweep = now
-		full := time.Duration(l.burst / l.rate * float64(time.Second))
 		for k, x := range l.buckets {
-			if now.Sub(x.last) > full && k != key {
+			if now.Sub(x.last) > x.full && k != key {
 				delete(l.buckets, k)
 			}
 		}
@@ -153,20 +165,16 @@ func (l *memoryRateLimiter) Allow(_ context.Context, key string) (ok bool, retry
 		b.tokens--
 		return true, 0, nil
 	}
-	return false, l.wait(b.tokens), nil
+	return false, time.Duration((1 - b.tokens) / rate * float64(time.Second)), nil
 }
 
-func (l *memoryRateLimiter) GiveBack(_ context.Context, key string) error {
+func (l *memoryRateLimiter) GiveBack(_ context.Context, key string, burst int) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if b := l.buckets[key]; b != nil {
-		b.tokens = math.Min(l.burst, b.tokens+1)
+		b.tokens = math.Min(float64(burst), b.tokens+1)
 	}
 	return nil
-}
-
-func (l *memoryRateLimiter) wait(tokens float64) time.Duration {
-	return time.Duration((1 - tokens) / l.rate * float64(time.Second))
 }
 
 // pgRateLimiter keeps the buckets in PostgreSQL's gateway_rate_buckets,
@@ -176,9 +184,8 @@ func (l *memoryRateLimiter) wait(tokens float64) time.Duration {
 // bucket holds. A replica whose clock lags never refills (GREATEST), so
 // skew can only make the limit stricter.
 type pgRateLimiter struct {
-	db          *store.DB
-	rate, burst float64
-	now         func() time.Time
+	db  *store.DB
+	now func() time.Time
 }
 
 // pgTake refills the bucket ($2 burst, $4 tokens a second, $3 now in ms),
@@ -194,19 +201,19 @@ ON CONFLICT (key_sha256) DO UPDATE SET
 	granted = LEAST($2, b.tokens + GREATEST(0, $3 - b.last_ms) * $4::float8 / 1000) >= 1
 RETURNING granted, tokens`
 
-func (l *pgRateLimiter) Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration, err error) {
+func (l *pgRateLimiter) Allow(ctx context.Context, key string, rate float64, burst int) (ok bool, retryAfter time.Duration, err error) {
 	var tokens float64
-	if err := l.db.SQL().QueryRowContext(ctx, pgTake, key, l.burst, l.now().UnixMilli(), l.rate).Scan(&ok, &tokens); err != nil {
+	if err := l.db.SQL().QueryRowContext(ctx, pgTake, key, float64(burst), l.now().UnixMilli(), rate).Scan(&ok, &tokens); err != nil {
 		return false, 0, fmt.Errorf("rate limiter: %w", err)
 	}
 	if ok {
 		return true, 0, nil
 	}
-	return false, time.Duration((1 - tokens) / l.rate * float64(time.Second)), nil
+	return false, time.Duration((1 - tokens) / rate * float64(time.Second)), nil
 }
 
-func (l *pgRateLimiter) GiveBack(ctx context.Context, key string) error {
-	if _, err := l.db.SQL().ExecContext(ctx, `UPDATE gateway_rate_buckets SET tokens = LEAST($2::float8, tokens + 1) WHERE key_sha256 = $1`, key, l.burst); err != nil {
+func (l *pgRateLimiter) GiveBack(ctx context.Context, key string, burst int) error {
+	if _, err := l.db.SQL().ExecContext(ctx, `UPDATE gateway_rate_buckets SET tokens = LEAST($2::float8, tokens + 1) WHERE key_sha256 = $1`, key, float64(burst)); err != nil {
 		return fmt.Errorf("rate limiter: %w", err)
 	}
 	return nil

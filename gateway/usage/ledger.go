@@ -412,3 +412,73 @@ func holderAlive(h string) bool {
 	p, err := os.FindProcess(pid) // no /proc: the pid alone
 	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
+
+// ReportRow is one group of a usage report: a workspace, a key, a tool,
+// or a combination, with its settled calls, their errors and credits.
+type ReportRow struct {
+	Workspace string `json:"workspace,omitempty"`
+	KeyID     string `json:"key_id,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	Calls     int64  `json:"calls"`
+	Errors    int64  `json:"errors"`
+	Credits   int64  `json:"credits"`
+}
+
+// ReportBy are what a report may group by, as its columns.
+var ReportBy = map[string]string{"workspace": "workspace", "key": "key_id", "tool": "operation"}
+
+// Report sums the settled calls from from to to (not included) by the
+// groups of by (workspace, key, tool; in that order of precedence),
+// workspace "" meaning every workspace's. Pending calls are not in it yet.
+func (l *Ledger) Report(ctx context.Context, from, to time.Time, workspace string, by []string) ([]ReportRow, error) {
+	var cols []string
+	for _, name := range []string{"workspace", "key", "tool"} {
+		for _, b := range by {
+			if b == name {
+				cols = append(cols, ReportBy[name])
+			}
+		}
+	}
+	for _, b := range by {
+		if ReportBy[b] == "" {
+			return nil, fmt.Errorf("by: %q is not workspace, key or tool", b)
+		}
+	}
+	sel := strings.Join(cols, ", ")
+	if sel != "" {
+		sel += ", "
+	}
+	q := `SELECT ` + sel + `count(*), COALESCE(SUM(CASE WHEN status = 'error' THEN 1 ELSE 0 END), 0), COALESCE(SUM(credits), 0)
+		FROM gateway_usage WHERE status <> 'pending' AND ts >= ? AND ts < ?`
+	args := []any{from.UnixMilli(), to.UnixMilli()}
+	if workspace != "" {
+		q += ` AND workspace = ?`
+		args = append(args, workspace)
+	}
+	if len(cols) > 0 {
+		q += ` GROUP BY ` + strings.Join(cols, ", ") + ` ORDER BY ` + strings.Join(cols, ", ")
+	}
+	rows, err := l.db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("usage report: %w", err)
+	}
+	out, err := store.Rows(rows, func(scan func(...any) error) (ReportRow, error) {
+		var r ReportRow
+		dest := []any{}
+		for _, c := range cols {
+			switch c {
+			case "workspace":
+				dest = append(dest, &r.Workspace)
+			case "key_id":
+				dest = append(dest, &r.KeyID)
+			case "operation":
+				dest = append(dest, &r.Tool)
+			}
+		}
+		return r, scan(append(dest, &r.Calls, &r.Errors, &r.Credits)...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("usage report: %w", err)
+	}
+	return out, nil
+}

@@ -115,9 +115,12 @@ const settleTimeout = 30 * time.Second
 // database call: a response reads the count in nanoseconds however busy
 // the database is.
 type Account struct {
-	Name   string
-	Quota  int64  // credits per period; 0 is unlimited
-	Period string // "day", or "month" (the default)
+	Name string
+	// Quota (credits per period; 0 is unlimited) and Period ("day", or
+	// "month", the default) are set before the account is used; after,
+	// SetLimits changes them and Limits reads them.
+	Quota  int64
+	Period string
 
 	mu         sync.Mutex
 	period     time.Time // start of the period counted; zero until loaded
@@ -125,6 +128,22 @@ type Account struct {
 	used       int64
 	changes    uint64 // counts this process's writes, so a re-read racing one is dropped
 	refreshing bool
+}
+
+// Limits is the account's quota and quota period.
+func (a *Account) Limits() (quota int64, period string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.Quota, a.Period
+}
+
+// SetLimits changes the quota and its period (workspaces set): the next
+// reservation checks the new quota; a new period starts its count from
+// the ledger.
+func (a *Account) SetLimits(quota int64, period string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.Quota, a.Period = quota, period
 }
 
 // PeriodStart is the start of the quota period holding now (UTC).
@@ -154,7 +173,8 @@ func periodName(p string) string {
 // Used is the account's credits in the current period, read from the
 // database.
 func (m *Meter) Used(ctx context.Context, a *Account) (int64, error) {
-	return m.ledger.Sum(ctx, a.Name, PeriodStart(m.now(), a.Period))
+	_, period := a.Limits()
+	return m.ledger.Sum(ctx, a.Name, PeriodStart(m.now(), period))
 }
 
 // Load reads the count from the database and stores it unless one of
@@ -162,7 +182,8 @@ func (m *Meter) Used(ctx context.Context, a *Account) (int64, error) {
 // include that write; the next re-read settles it).
 func (m *Meter) Load(ctx context.Context, a *Account) (int64, error) {
 	now := m.now()
-	p := PeriodStart(now, a.Period)
+	_, period := a.Limits()
+	p := PeriodStart(now, period)
 	a.mu.Lock()
 	changes := a.changes
 	a.mu.Unlock()
@@ -187,7 +208,7 @@ func (m *Meter) Load(ctx context.Context, a *Account) (int64, error) {
 func (m *Meter) CreditsUsed(ctx context.Context, a *Account) (int64, error) {
 	now := m.now()
 	a.mu.Lock()
-	if !a.period.Equal(PeriodStart(now, a.Period)) {
+	if !a.period.Equal(PeriodStart(now, a.Period)) { // a.mu is held
 		a.mu.Unlock()
 		return m.Load(ctx, a)
 	}
@@ -243,6 +264,7 @@ type Reservation struct {
 	account            *Account
 	keyID, traceID, op string
 	ts                 time.Time
+	period             string // the account's quota period when it was made
 }
 
 // QuotaError is a call the workspace's credit quota cannot cover.
@@ -266,16 +288,17 @@ func (e *QuotaError) Error() string {
 // holds on the database's figure without any lock here. Without a quota
 // nothing is written until Settle, which saves a write per call.
 func (m *Meter) Reserve(ctx context.Context, a *Account, keyID, traceID, op string, cost int64) (*Reservation, error) {
-	res := &Reservation{account: a, keyID: keyID, traceID: traceID, op: op, ts: m.now()}
-	if a.Quota <= 0 {
+	quota, period := a.Limits()
+	res := &Reservation{account: a, keyID: keyID, traceID: traceID, op: op, ts: m.now(), period: period}
+	if quota <= 0 {
 		return res, nil
 	}
-	p := PeriodStart(res.ts, a.Period)
+	p := PeriodStart(res.ts, period)
 	a.mu.Lock()
 	changes := a.changes
 	a.mu.Unlock()
 	id, used, ok, err := m.ledger.reserve(ctx, Row{Time: res.ts, Workspace: a.Name, KeyID: keyID, TraceID: traceID, Op: op, Credits: cost,
-		LeaseUntil: m.now().Add(m.lease)}, a.Quota, p)
+		LeaseUntil: m.now().Add(m.lease)}, quota, p)
 	if err != nil {
 		return nil, err
 	}
@@ -285,8 +308,8 @@ func (m *Meter) Reserve(ctx context.Context, a *Account, keyID, traceID, op stri
 	// message with its headers.
 	if !ok {
 		a.observe(p, used, changes, 0, m.now())
-		return nil, &QuotaError{Workspace: a.Name, Used: used, Quota: a.Quota, Cost: cost, Period: periodName(a.Period),
-			ResetIn: periodEnd(p, a.Period).Sub(res.ts)}
+		return nil, &QuotaError{Workspace: a.Name, Used: used, Quota: quota, Cost: cost, Period: periodName(period),
+			ResetIn: periodEnd(p, period).Sub(res.ts)}
 	}
 	res.id, res.held = id, cost
 	m.open.Add(1)
@@ -337,7 +360,7 @@ func (m *Meter) Settle(res *Reservation, credits int64, callErr error, d time.Du
 	}
 	// The row counts in the period the call started in; a count of another
 	// period is not changed.
-	res.account.add(PeriodStart(res.ts, res.account.Period), credits-res.held)
+	res.account.add(PeriodStart(res.ts, res.period), credits-res.held)
 	return nil
 }
 
