@@ -65,6 +65,7 @@ func ReadBody(maxBytes int64, budget *BodyBudget, refuse Refuse) func(http.Handl
 				return
 			}
 			if r.ContentLength > maxBytes {
+				drain(w, r.Body, r.ContentLength)
 				refuse(w, r, tooLarge(maxBytes))
 				return
 			}
@@ -89,6 +90,7 @@ func ReadBody(maxBytes int64, budget *BodyBudget, refuse Refuse) func(http.Handl
 				}
 				n, err := io.CopyN(&buf, r.Body, min(held, maxBytes+1)-int64(buf.Len()))
 				if int64(buf.Len()) > maxBytes {
+					drain(w, r.Body, -1)
 					refuse(w, r, tooLarge(maxBytes))
 					return
 				}
@@ -108,6 +110,32 @@ func ReadBody(maxBytes int64, budget *BodyBudget, refuse Refuse) func(http.Handl
 			r.ContentLength = int64(buf.Len())
 			next.ServeHTTP(w, r)
 		})
+	}
+}
+
+// drainMax bounds what drain reads and throws away; drainTime bounds
+// how long it may take.
+const (
+	drainMax  = 64 << 20
+	drainTime = 10 * time.Second
+)
+
+// drain reads and discards the rest of a body that is refused for its
+// size, so that the 413 reaches the client. A server that answers and
+// closes with the body still arriving resets the connection, and a
+// proxy that buffers bodies (nginx does by default) is told of the reset
+// while it writes, not the answer, and gives its own 502. A body longer
+// than drainMax, or one that trickles past drainTime, is not drained:
+// the connection closes, as before.
+func drain(w http.ResponseWriter, body io.Reader, length int64) {
+	if length > drainMax {
+		return
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(drainTime))
+	_, err := io.Copy(io.Discard, io.LimitReader(body, drainMax))
+	if err == nil {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 }
 
