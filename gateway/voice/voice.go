@@ -377,15 +377,17 @@ func (p *decoderPool) get(ctx context.Context, queued func(place int) error) (*s
 			return nil, errPoolClosed
 		case <-timeout.C:
 			// A decoder that came free as the time ran out is taken: a
-			// select with both ready picks either.
+			// select with both ready picks either. Loading is read first:
+			// a load counts itself loaded and frees its decoder under the
+			// lock, so one seen loaded is already in p.free.
+			p.mu.Lock()
+			loading := p.total > p.loaded
+			p.mu.Unlock()
 			select {
 			case d := <-p.free:
 				return p.taken(d), nil
 			default:
 			}
-			p.mu.Lock()
-			loading := p.total > p.loaded
-			p.mu.Unlock()
 			if loading {
 				// A decoder is still loading (seconds on a loaded
 				// machine, the first one on a cold start): waiting for it
