@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -237,10 +238,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.creditsBefore = 0 // a new quota period began
 			}
 		}
-		if ci.Err == nil && ci.Status < 400 && !m.c.Now().Add(-ci.Latency).Before(m.statusAt) {
+		if ci.Err == nil && ci.Status < 400 && ci.Method != http.MethodDelete && !m.c.Now().Add(-ci.Latency).Before(m.statusAt) {
 			// A call made since the last error or notice, that worked,
 			// supersedes it; one already under way then (the voice list
-			// a start began) says nothing about it.
+			// a start began) says nothing about it, and neither does a
+			// cancel's own DELETE, which may end after "cancelled" shows.
 			m.problem, m.notice = nil, ""
 		}
 		return m, nil
