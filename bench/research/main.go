@@ -14,6 +14,12 @@
 //	cd bench/research && go run . [-models mini,pro] [-halves] [-recall] [-show ID] [-v [-vpart tuning|held-out|all]]
 //	cd bench/research && go run . -fresh [-models …] [-halves] [-show ID] [-v]
 //	cd bench/research && go run . -manuals /usr/share/doc [-models …] [-halves] [-recall]
+//	cd bench/research && go run . -cv [-manuals /usr/share/doc] [-models …]
+//
+// With -cv, every labelled question (the question set, the fresh set and
+// the manuals set) is pooled and cross-validated (cv.go): five folds
+// split by documentation set, answered, cited and clean pooled over the
+// held-out folds with bootstrap 95% intervals.
 package main
 
 import (
@@ -45,7 +51,19 @@ func main() {
 	halves := flag.Bool("halves", false, "also score the tuning part's two halves (id mod 4 == 1 and == 3), so that a change is kept only when it lowers neither")
 	manuals := flag.String("manuals", "", "score the manuals set (manuals/questions.json) over the Debian manuals installed under this folder (/usr/share/doc) instead of the question set")
 	fresh := flag.Bool("fresh", false, "score the fresh set (fresh/questions.json) over the question set's pages instead of the question set")
+	cv := flag.Bool("cv", false, "cross-validate on the pooled set (the question set, the fresh set and the manuals set, the manuals read from -manuals or /usr/share/doc): 5 folds split by documentation set, answered, cited and clean with bootstrap 95% intervals")
 	flag.Parse()
+	if *cv {
+		dir := *manuals
+		if dir == "" {
+			dir = "/usr/share/doc"
+		}
+		if err := runCV(*data, dir, strings.Split(*models, ",")); err != nil {
+			fmt.Fprintln(os.Stderr, "research bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *part != researchset.Tuning && *part != researchset.HeldOut && *part != "all" {
 		fmt.Fprintf(os.Stderr, "research bench: -vpart is %q; it must be %s, %s or all\n", *part, researchset.Tuning, researchset.HeldOut)
 		os.Exit(2)

@@ -51,6 +51,15 @@ func Load(file string) ([]Question, error) {
 	return qs, nil
 }
 
+// Group is the documentation set q's gold page is in, its first folder
+// ("nodejs" of "nodejs/readline.md", "valgrind" of
+// "valgrind/html/mc-manual.html"): cross-validation splits the pooled
+// set by it, so that no fold is judged on pages it was fitted on.
+func Group(q Question) string {
+	g, _, _ := strings.Cut(q.Page, "/")
+	return g
+}
+
 // Score is how one report fares.
 type Score struct {
 	Answered bool

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"hark/api"
+	"hark/gateway/research"
+	"hark/gateway/research/researchset"
+	"hark/gateway/web"
+)
+
+// The pooled set is every labelled question hark has: the question set
+// (both parts), the fresh set and the manuals set, each with its gold
+// facts and page, the round it came from and its group, the
+// documentation set its gold page is in ("nodejs", "valgrind", …).
+// Cross-validation splits it into folds by group, so that no fold's
+// test pages are in its training: a weight fitted on Node.js's pages is
+// judged on Valgrind's.
+
+// folds is how many folds cross-validation splits the pooled set into.
+const folds = 5
+
+// pooled is one question of the pooled set.
+type pooled struct {
+	researchset.Question
+	round  string // "questions/tuning", "questions/held-out", "fresh", "manuals"
+	corpus int    // the index it is asked over: 0 the question set's pages, 1 the manuals
+	group  string // its gold page's documentation set
+	fold   int
+}
+
+// corpus is the pages one index holds.
+type corpus struct {
+	name    string
+	folders []string
+	db      *sql.DB
+	web     *web.Engine
+}
+
+// pool loads the pooled set and the two corpora it asks over (indexed
+// when open is called), and splits it into folds by group.
+func pool(data, manuals string) ([]pooled, []*corpus, error) {
+	qset, err := questionSet(data, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	mset, err := questionSet(data, manuals)
+	if err != nil {
+		return nil, nil, err
+	}
+	corpora := []*corpus{{name: "question set's pages", folders: qset.folders}, {name: "manuals", folders: mset.folders}}
+	var out []pooled
+	for _, f := range []struct {
+		file   string
+		round  func(researchset.Question) string
+		corpus int
+	}{
+		{qset.questions, func(q researchset.Question) string { return "questions/" + q.Part }, 0},
+		{"fresh/questions.json", func(researchset.Question) string { return "fresh" }, 0},
+		{mset.questions, func(researchset.Question) string { return "manuals" }, 1},
+	} {
+		qs, err := researchset.Load(f.file)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, q := range qs {
+			out = append(out, pooled{Question: q, round: f.round(q), corpus: f.corpus, group: researchset.Group(q)})
+		}
+	}
+	assignFolds(out)
+	return out, corpora, nil
+}
+
+// assignFolds gives each group a fold, largest group first to the fold
+// with fewest questions so far: the folds are as even as whole groups
+// allow.
+func assignFolds(qs []pooled) {
+	size := map[string]int{}
+	for _, q := range qs {
+		size[q.group]++
+	}
+	groups := make([]string, 0, len(size))
+	for g := range size {
+		groups = append(groups, g)
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		if size[groups[i]] != size[groups[j]] {
+			return size[groups[i]] > size[groups[j]]
+		}
+		return groups[i] < groups[j]
+	})
+	var load [folds]int
+	fold := map[string]int{}
+	for _, g := range groups {
+		k := 0
+		for i := range load {
+			if load[i] < load[k] {
+				k = i
+			}
+		}
+		fold[g] = k
+		load[k] += size[g]
+	}
+	for i := range qs {
+		qs[i].fold = fold[qs[i].group]
+	}
+}
+
+// open indexes the corpus into a fresh database under dir.
+func (c *corpus) open(ctx context.Context, dir string) (int, error) {
+	db, err := sql.Open("sqlite", filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		return 0, err
+	}
+	c.db = db
+	e, err := web.New(web.Config{DB: db, MaxPageBytes: 1 << 20})
+	if err != nil {
+		return 0, err
+	}
+	c.web = e
+	pages := 0
+	for _, f := range c.folders {
+		n, err := e.Index(ctx, f)
+		if err != nil {
+			return 0, err
+		}
+		pages += n
+	}
+	return pages, nil
+}
+
+func (c *corpus) close() {
+	if c.web != nil {
+		c.web.Close()
+	}
+	if c.db != nil {
+		c.db.Close()
+	}
+}
+
+// outcome is how one question's report fares.
+type outcome struct{ answered, cited, clean bool }
+
+// engineFor makes the research engine a fold's questions over a corpus
+// are asked with: the weights fitted for the fold, or those built in.
+type engineFor func(c *corpus, fold int) (*research.Engine, error)
+
+// builtIn asks every fold with the weights built in.
+func builtIn(c *corpus, fold int) (*research.Engine, error) {
+	return research.New(research.Config{DB: c.db, Index: c.web})
+}
+
+// ask asks each question with its fold's engine and rates each report.
+func ask(ctx context.Context, corpora []*corpus, qs []pooled, model string, newEngine engineFor) ([]outcome, error) {
+	engines := map[[2]int]*research.Engine{}
+	defer func() {
+		for _, e := range engines {
+			e.Close()
+		}
+	}()
+	out := make([]outcome, len(qs))
+	for i, q := range qs {
+		key := [2]int{q.corpus, q.fold}
+		r := engines[key]
+		if r == nil {
+			var err error
+			if r, err = newEngine(corpora[q.corpus], q.fold); err != nil {
+				return nil, err
+			}
+			engines[key] = r
+		}
+		res, err := r.Research(ctx, api.ResearchInput{Input: q.Question.Question, Model: model})
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", q.Question.Question, err)
+		}
+		var urls []string
+		for _, s := range res.Sources {
+			urls = append(urls, s.URL)
+		}
+		s := researchset.Rate(q.Question, res.Content, urls)
+		out[i] = outcome{s.Answered, s.Cited, s.Clean()}
+	}
+	return out, nil
+}
+
+// interval is a share and its bootstrap 95% interval.
+type interval struct{ share, lo, hi float64 }
+
+func (v interval) String() string { return fmt.Sprintf("%.3f [%.3f, %.3f]", v.share, v.lo, v.hi) }
+
+// bootstrap is the share of outcomes for which pick holds, with the
+// 2.5th and 97.5th percentiles of that share over 2,000 resamples of the
+// questions (a fixed seed: one run's interval is the next's).
+func bootstrap(os []outcome, pick func(outcome) bool) interval {
+	n := len(os)
+	if n == 0 {
+		return interval{}
+	}
+	hit := 0
+	for _, o := range os {
+		if pick(o) {
+			hit++
+		}
+	}
+	rng := rand.New(rand.NewPCG(38, 1))
+	const reps = 2000
+	shares := make([]float64, reps)
+	for r := range shares {
+		h := 0
+		for range n {
+			if pick(os[rng.IntN(n)]) {
+				h++
+			}
+		}
+		shares[r] = float64(h) / float64(n)
+	}
+	slices.Sort(shares)
+	return interval{float64(hit) / float64(n), shares[reps*25/1000], shares[reps*975/1000-1]}
+}
+
+func answered(o outcome) bool { return o.answered }
+func cited(o outcome) bool    { return o.cited }
+func clean(o outcome) bool    { return o.clean }
+
+// crossValidate scores the pooled set fold by fold, each fold's questions
+// asked with its engine (the weights fitted on the other folds, or the
+// weights built in, which no fold fits), and prints each fold's figures
+// and the pooled held-out figures with their bootstrap intervals.
+func crossValidate(ctx context.Context, corpora []*corpus, qs []pooled, models []string, newEngine engineFor) (map[string][]outcome, error) {
+	all := map[string][]outcome{}
+	for _, model := range models {
+		os, err := ask(ctx, corpora, qs, model, newEngine)
+		if err != nil {
+			return nil, err
+		}
+		all[model] = os
+	}
+	fmt.Println("| Model | Fold | Groups | Questions | Answered | Cited | Clean |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, model := range models {
+		os := all[model]
+		for k := range folds {
+			var in []outcome
+			var groups []string
+			for i, q := range qs {
+				if q.fold == k {
+					in = append(in, os[i])
+					if !slices.Contains(groups, q.group) {
+						groups = append(groups, q.group)
+					}
+				}
+			}
+			slices.Sort(groups)
+			a, c, cl := bootstrap(in, answered), bootstrap(in, cited), bootstrap(in, clean)
+			fmt.Printf("| %s | %d | %s | %d | %.2f | %.2f | %.2f |\n", model, k+1, strings.Join(groups, ", "), len(in), a.share, c.share, cl.share)
+		}
+	}
+	fmt.Println()
+	fmt.Println("| Model | Questions | Answered (95% interval) | Cited | Clean |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, model := range models {
+		os := all[model]
+		fmt.Printf("| %s | %d | %s | %s | %s |\n", model, len(os), bootstrap(os, answered), bootstrap(os, cited), bootstrap(os, clean))
+	}
+	fmt.Println()
+	fmt.Println("| Model | Round | Questions | Answered | Cited | Clean |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, model := range models {
+		os := all[model]
+		var rounds []string
+		for _, q := range qs {
+			if !slices.Contains(rounds, q.round) {
+				rounds = append(rounds, q.round)
+			}
+		}
+		for _, r := range rounds {
+			var in []outcome
+			for i, q := range qs {
+				if q.round == r {
+					in = append(in, os[i])
+				}
+			}
+			fmt.Printf("| %s | %s | %d | %.2f | %.2f | %.2f |\n", model, r, len(in),
+				bootstrap(in, answered).share, bootstrap(in, cited).share, bootstrap(in, clean).share)
+		}
+	}
+	return all, nil
+}
+
+// openCorpora indexes the pooled set's corpora under a temporary folder,
+// which cleanup removes.
+func openCorpora(ctx context.Context, corpora []*corpus) (cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "hark-research-cv-")
+	if err != nil {
+		return nil, err
+	}
+	cleanup = func() {
+		for _, c := range corpora {
+			c.close()
+		}
+		os.RemoveAll(dir)
+	}
+	for _, c := range corpora {
+		n, err := c.open(ctx, dir)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		fmt.Printf("%s: %d pages\n", c.name, n)
+	}
+	return cleanup, nil
+}
+
+// runCV cross-validates the ranking built in on the pooled set.
+func runCV(data, manuals string, models []string) error {
+	qs, corpora, err := pool(data, manuals)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	cleanup, err := openCorpora(ctx, corpora)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	fmt.Printf("%d questions pooled\n\n", len(qs))
+	_, err = crossValidate(ctx, corpora, qs, models, builtIn)
+	return err
+}
