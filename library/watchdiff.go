@@ -291,3 +291,48 @@ func DiffLines(ops []DiffOp, ctx, width int) []string {
 	}
 	return lines
 }
+
+// DiffPassages is a word diff as the passages it changed, for a reader:
+// each a changed run with up to ctx kept words either side (deleted words
+// in [-…-], inserted in {+…+}); a kept run longer than that between two
+// changes ends one passage and begins the next. A passage that starts or
+// ends mid-text says so with "…".
+func DiffPassages(ops []DiffOp, ctx int) []string {
+	var out []string
+	var cur []string
+	for i, o := range ops {
+		switch o.Kind {
+		case '-':
+			cur = append(cur, "[-"+o.Text+"-]")
+		case '+':
+			cur = append(cur, "{+"+o.Text+"+}")
+		default:
+			w := strings.Fields(o.Text)
+			first, last := i == 0, i == len(ops)-1
+			switch {
+			case first && last:
+				// No change at all.
+			case first:
+				if len(w) > ctx {
+					w = append([]string{"…"}, w[len(w)-ctx:]...)
+				}
+				cur = append(cur, w...)
+			case last:
+				if len(w) > ctx {
+					w = append(w[:ctx:ctx], "…")
+				}
+				cur = append(cur, w...)
+			case len(w) > 2*ctx:
+				cur = append(cur, append(w[:ctx:ctx], "…")...)
+				out = append(out, strings.Join(cur, " "))
+				cur = append([]string{"…"}, w[len(w)-ctx:]...)
+			default:
+				cur = append(cur, w...)
+			}
+		}
+	}
+	if Changed(ops) && len(cur) > 0 {
+		out = append(out, strings.Join(cur, " "))
+	}
+	return out
+}

@@ -58,3 +58,25 @@ func TestTouched(t *testing.T) {
 		t.Fatalf("flags: %+v", flags)
 	}
 }
+
+// A change in each of two paragraphs far apart is two passages, each
+// with its context; kept words between them are left out.
+func TestDiffPassages(t *testing.T) {
+	t.Parallel()
+	filler := strings.Repeat("kept words of the page ", 10)
+	old := "Heading\n\nThe okapi hides in the forest. " + filler + "It eats leaves and fruit."
+	new := "Heading\n\nThe okapi lives in the forest. " + filler + "It eats leaves, buds and fruit."
+	ps := DiffPassages(WordDiff(old, new), 3)
+	if len(ps) != 2 {
+		t.Fatalf("passages: %q", ps)
+	}
+	if ps[0] != "… Heading The okapi [-hides-] {+lives+} in the forest. …" && ps[0] != "Heading The okapi [-hides-] {+lives+} in the forest. …" {
+		t.Errorf("first passage: %q", ps[0])
+	}
+	if !strings.HasPrefix(ps[1], "… page It eats [-leaves-] {+leaves, buds+} and fruit.") {
+		t.Errorf("second passage: %q", ps[1])
+	}
+	if got := DiffPassages(WordDiff(old, old), 3); len(got) != 0 {
+		t.Errorf("no change gave %q", got)
+	}
+}

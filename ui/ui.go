@@ -258,7 +258,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.NoticeMsg:
 		m.setNotice(msg)
 		return m, nil
-	case common.OpenPagesMsg:
+	case common.OpenPagesMsg, common.OpenChangeMsg:
 		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Pages" }, msg)
 	case common.IndexMsg:
 		return m, m.routeTo(func(p common.Pane) bool { return p.Title() == "Search" }, msg)

@@ -82,14 +82,32 @@ func TestE2EWatchedPageChanges(t *testing.T) {
 	r.waitFor("the change", screenHas("CHANGED"))
 	r.keys("1")
 	r.waitFor("the status bar's count", screenHas("◉ 1 watched changed"))
+	// enter on the watched page reads it in Pages, at its change.
 	r.keys("6")
 	r.keys("enter")
+	r.waitFor("the reader, at the change", screenHas("· the change"))
 	r.waitFor("the word diff", screenHas("[-hide-]"))
 	r.waitFor("the inserted words", screenHas("{+mark+}"))
 	r.waitFor("the flagged highlight", screenHas(fmt.Sprintf("! highlight %d (gone): “Its stripes hide it in the forest”", h.ID)))
+	r.waitFor("the paragraph it left alone, left out", func(m *Model) bool { return !strings.Contains(m.Render(), "and it is shy") })
+	// esc: the page as it reads now, the change still one key away.
 	r.keys("esc")
+	r.waitFor("the page after the change", screenHas("Its stripes mark it out among the trees."))
+	r.waitFor("the title line's word on the change", screenHas("· changed "))
 	r.keys("1")
 	r.waitFor("the count gone once looked at", func(m *Model) bool { return !strings.Contains(m.View().Content, "watched changed") })
+
+	// The kept copy, opened from the Library's items, reads as it was
+	// kept; D shows what changed since.
+	r.keys("6", "W")
+	r.waitFor("the Library's items", screenHas("Okapi facts"))
+	r.keys("enter")
+	r.waitFor("the kept copy", screenHas("Its stripes hide it in the forest."))
+	r.waitFor("the kept copy's title line", screenHas("· changed "))
+	r.keys("D")
+	r.waitFor("the change from the kept copy", screenHas("{+mark+}"))
+	r.keys("D")
+	r.waitFor("the kept copy again", screenHas("Its stripes hide it in the forest."))
 }
 
 // A check the embedded gateway's loop runs in the background finds a

@@ -44,11 +44,9 @@ type Pane struct {
 	notes       bool
 	hs          []library.Highlight
 	savingNotes bool // the save-as line asks for the notes' folder
-	// watching shows the watched pages (watches.go); diff is the change
-	// being read.
+	// watching shows the watched pages (watches.go).
 	watching bool
 	ws       []api.Watch
-	diff     *watchView
 	width    int
 	height   int
 }

@@ -1,10 +1,10 @@
 package libview
 
 // Watched pages (W): each with how often it is read again and whether it
-// changed; enter shows the last change as a word diff, with the
-// highlights and report quotes it touches flagged; c reads the page
-// again now; d d stops watching. w watches the item under the cursor (a
-// page, or a report's sources).
+// changed; enter reads the page in Pages with its last change shown as a
+// word diff, the highlights and report quotes it touches flagged
+// (common.Change); c reads the page again now; d d stops watching. w
+// watches the item under the cursor (a page, or a report's sources).
 
 import (
 	"context"
@@ -25,19 +25,6 @@ type watchesLoadedMsg struct {
 	err  error
 }
 
-type watchDiffMsg struct {
-	title string
-	lines []string
-	err   error
-}
-
-// watchView is the diff being read.
-type watchView struct {
-	title string
-	lines []string
-	top   int
-}
-
 func (p *Pane) loadWatches() tea.Cmd {
 	cl := p.c.Client
 	if cl == nil {
@@ -50,7 +37,7 @@ func (p *Pane) loadWatches() tea.Cmd {
 }
 
 func (p *Pane) toggleWatches() tea.Cmd {
-	p.watching, p.notes, p.diff = !p.watching, false, nil
+	p.watching, p.notes = !p.watching, false
 	p.loaded = false
 	p.list().Reset()
 	return p.load()
@@ -88,44 +75,6 @@ func (p *Pane) watchItem(it library.Item) tea.Cmd {
 	}
 }
 
-// showDiff loads a watch's texts, diffs them and flags what the change
-// touches, and says the change was looked at.
-func (p *Pane) showDiff(w api.Watch) tea.Cmd {
-	cl, open, width := p.c.Client, p.c.Library, max(20, p.width-2)
-	return func() tea.Msg {
-		ctx := context.Background()
-		t, err := cl.WatchTexts(ctx, w.ID)
-		if err != nil {
-			return watchDiffMsg{err: err}
-		}
-		title := t.URL
-		if t.ChangedAt == nil {
-			return watchDiffMsg{title: title, lines: []string{"No change since it was first read."}}
-		}
-		ops := library.WordDiff(t.Previous, t.Current)
-		var lines []string
-		if open != nil {
-			if s, err := open(); err == nil {
-				flags, _ := s.Touched(ctx, t.URL, t.Previous, t.Current, ops)
-				for _, f := range flags {
-					what := fmt.Sprintf("report %d's quote", f.Report)
-					if f.Highlight != nil {
-						what = fmt.Sprintf("highlight %d", f.Highlight.ID)
-					}
-					lines = append(lines, fmt.Sprintf("! %s (%s): “%s”", what, f.State, library.Wrapped(f.Quote)))
-				}
-			}
-		}
-		if len(lines) > 0 {
-			lines = append(lines, "")
-		}
-		lines = append(lines, fmt.Sprintf("changed %s:", t.ChangedAt.Local().Format("Jan 02 15:04")), "")
-		lines = append(lines, library.DiffLines(ops, 8, width)...)
-		err = cl.SeenWatch(ctx, w.ID)
-		return watchDiffMsg{title: title, lines: lines, err: err}
-	}
-}
-
 func (p *Pane) checkWatch(w api.Watch) tea.Cmd {
 	cl := p.c.Client
 	return func() tea.Msg {
@@ -148,12 +97,6 @@ func (p *Pane) watchesMsg(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		p.list().Clamp()
 		return nil, true
-	case watchDiffMsg:
-		if msg.err != nil && msg.lines == nil {
-			return errCmd(msg.err), true
-		}
-		p.diff = &watchView{title: msg.title, lines: msg.lines}
-		return func() tea.Msg { return common.WatchesChangedMsg{} }, true
 	case common.WatchesChangedMsg:
 		if p.watching {
 			return p.load(), true
@@ -166,24 +109,14 @@ func (p *Pane) watchesMsg(msg tea.Msg) (tea.Cmd, bool) {
 // watchesKey handles the keys of the watched pages and of a diff.
 func (p *Pane) watchesKey(msg tea.KeyPressMsg, confirm int64) (tea.Cmd, bool) {
 	k := p.c.Keys().Library
-	if p.diff != nil {
-		switch msg.String() {
-		case "esc", "q", "enter":
-			p.diff = nil
-		case "j", "down":
-			p.diff.top = min(max(0, len(p.diff.lines)-1), p.diff.top+1)
-		case "k", "up":
-			p.diff.top = max(0, p.diff.top-1)
-		}
-		return nil, true
-	}
 	w, ok := p.selectedWatch()
 	switch {
 	case key.Matches(msg, k.Watches), msg.String() == "esc":
 		return p.toggleWatches(), true
 	case key.Matches(msg, k.Open):
 		if ok {
-			return p.showDiff(w), true
+			u := w.URL
+			return func() tea.Msg { return common.OpenChangeMsg{URL: u} }, true
 		}
 		return nil, true
 	case key.Matches(msg, k.Check):
@@ -223,13 +156,6 @@ func watchKey(w api.Watch) int64 {
 
 func (p *Pane) watchesBody(h int) []string {
 	st := p.c.Styles
-	if p.diff != nil {
-		lines := []string{st.Title.Render(common.Truncate(p.diff.title, p.width))}
-		for _, l := range p.diff.lines[min(p.diff.top, len(p.diff.lines)):] {
-			lines = append(lines, diffLine(st, l, p.width))
-		}
-		return lines[:min(len(lines), h)]
-	}
 	if len(p.ws) == 0 {
 		return []string{st.Dim.Render(common.Wrap("No watched pages. w on a page or a report watches it (a report: its sources); hark watch add URL does too.", p.width))}
 	}
@@ -264,42 +190,8 @@ func (p *Pane) watchesBody(h int) []string {
 	return lines
 }
 
-// diffLine colours a diff line: deleted words red, inserted ones green,
-// a flag in warning colour.
-func diffLine(st *common.Styles, l string, w int) string {
-	if strings.HasPrefix(l, "! ") {
-		return st.Warn.Render(common.Truncate(l, w))
-	}
-	l = common.Truncate(l, w)
-	var b strings.Builder
-	for len(l) > 0 {
-		i := strings.IndexAny(l, "[{")
-		if i < 0 || i+1 >= len(l) || (l[i] == '[' && l[i+1] != '-') || (l[i] == '{' && l[i+1] != '+') {
-			b.WriteString(l)
-			break
-		}
-		end := "-]"
-		style := st.Err
-		if l[i] == '{' {
-			end, style = "+}", st.OK
-		}
-		j := strings.Index(l[i:], end)
-		if j < 0 {
-			b.WriteString(l)
-			break
-		}
-		b.WriteString(l[:i])
-		b.WriteString(style.Render(l[i : i+j+2]))
-		l = l[i+j+2:]
-	}
-	return b.String()
-}
-
 func (p *Pane) watchesFooter() string {
-	hint := "enter the change · c check now · d d stop · W back"
-	if p.diff != nil {
-		hint = "j/k scroll · esc back"
-	}
+	hint := "enter read the change · c check now · d d stop · W back"
 	changed := 0
 	for _, w := range p.ws {
 		if w.Changed {

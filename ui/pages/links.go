@@ -117,8 +117,8 @@ func (p *Pane) follow(l pageLink) tea.Cmd {
 	p.leave()
 	if pg, ok := p.byURL[u]; ok && pg.Content != "" {
 		p.section = sec
-		cmd := p.read(pg)
-		if cmd == nil { // rendered already at this width
+		cmd := p.read(pg) // its highlights and change are asked for, too
+		if p.renderedNow(pg) {
 			p.goToSection()
 			p.section = nil
 		}

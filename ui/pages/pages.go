@@ -99,7 +99,14 @@ type Pane struct {
 	section *section
 	aloud   common.Aloud  // R: read the page aloud
 	mark    common.Marker // v: select a passage and highlight it
-	history []visit
+	// The watched pages' last changes, by URL (changes.go); showChange
+	// shows the page read's instead of the page, which was at pageAt;
+	// changeFor is the page the Library asked to open at its change.
+	changes    map[string]*common.Change
+	showChange bool
+	changeFor  string
+	pageAt     int
+	history    []visit
 	// restore is the page esc went back to, until it is shown whole.
 	restore *visit
 	// The crawl form's last submit: its run and what it sent, kept for
@@ -122,7 +129,7 @@ func New(c *common.Common) *Pane {
 	u.Prompt = "URL(s): "
 	u.Placeholder = "https://example.com, https://example.org/page"
 	return &Pane{c: c, byURL: map[string]*Page{}, folded: map[string]bool{}, filter: f, urlInput: u, runs: map[int]context.CancelFunc{},
-		progress: common.NewProgress(), md: markdown.NewRenderer()}
+		changes: map[string]*common.Change{}, progress: common.NewProgress(), md: markdown.NewRenderer()}
 }
 
 func (p *Pane) Title() string       { return "Pages" }
@@ -265,6 +272,17 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, p.aloud.Update(msg, &p.scroll)
 	case common.HighlightsMsg:
 		return p, p.highlights(msg)
+	case common.ChangeMsg:
+		return p, p.changeMsg(msg)
+	case common.OpenChangeMsg:
+		return p, p.openChange(msg.URL)
+	case common.WatchesChangedMsg:
+		// A check ran or a change was looked at: the page read may have
+		// a new change.
+		if p.mode == readMode {
+			return p, p.loadChange(p.reading)
+		}
+		return p, nil
 	case common.ShowKeptMsg:
 		// A page, crawl or map reopened from the library, as it was kept.
 		m, err := keptPages(msg.Item)
@@ -279,6 +297,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		p.filter.SetStyles(p.c.Styles.InputStyles())
 		p.urlInput.SetStyles(p.c.Styles.InputStyles())
 		if p.mode == readMode {
+			if p.showChange {
+				p.setReader() // wrapped to the new width
+			}
 			return p, p.render(p.reading)
 		}
 	case tea.KeyPressMsg:
@@ -427,7 +448,7 @@ func (p *Pane) View() string {
 			if pg.Plain || pg.asText {
 				view = " · plain text"
 			}
-			pos += s.Dim.Render(view)
+			pos += s.Dim.Render(view) + p.changeTitle()
 		}
 		if st := p.aloud.Status(); st != "" {
 			pos += s.Warn.Render(" ▶ ") + s.Dim.Render(st)

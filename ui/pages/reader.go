@@ -23,6 +23,12 @@ func (p *Pane) readerFoot() string {
 		back = "esc back to the page before"
 	}
 	parts := []string{"j/k scroll", "/ find", "T contents", "l links", "t text", "R read aloud", "v highlight", "o browser", "e editor", back, "q close"}
+	if p.change() != nil {
+		parts = append(parts[:7:7], append([]string{"D the change"}, parts[7:]...)...)
+	}
+	if p.showChange {
+		parts = []string{"j/k scroll", "/ find", "D or esc the page", "q close"}
+	}
 	if p.aloud.Active() {
 		parts = []string{"space pause", "] next", "[ back", "esc stop"}
 	}
@@ -32,6 +38,11 @@ func (p *Pane) readerFoot() string {
 // readerKey handles a key in the reader (find, contents and links
 // closed).
 func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
+	if p.showChange {
+		if cmd, ok := p.changeKey(msg); ok {
+			return cmd
+		}
+	}
 	if cmd, ok := p.aloud.Key(msg, p.c, &p.scroll); ok {
 		return cmd
 	}
@@ -42,6 +53,8 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return p.rd.StartFind(p.c.Styles)
 	case key.Matches(msg, p.c.Keys().Pages.Highlight):
 		return p.startMark()
+	case key.Matches(msg, p.c.Keys().Pages.Changes):
+		return p.changesKey()
 	case key.Matches(msg, p.c.Keys().Pages.NextMatch):
 		p.rd.Next(&p.scroll, msg.String() == "N")
 	case key.Matches(msg, p.c.Keys().Pages.TOC):
@@ -151,7 +164,7 @@ func (p *Pane) read(pg *Page) tea.Cmd {
 	if p.section != nil && p.section.url != pg.URL {
 		p.section = nil
 	}
-	p.mode, p.reading = readMode, pg
+	p.mode, p.reading, p.showChange = readMode, pg, false
 	p.rd.Reset()
 	p.mark.Reset(&p.scroll)
 	p.setReader()
@@ -159,7 +172,7 @@ func (p *Pane) read(pg *Page) tea.Cmd {
 	if pg.Err != "" || pg.Content == "" {
 		return p.render(pg)
 	}
-	return tea.Batch(p.render(pg), common.LoadHighlights(p.c.Library, p.highlightSource(pg)))
+	return tea.Batch(p.render(pg), common.LoadHighlights(p.c.Library, p.highlightSource(pg)), p.loadChange(pg))
 }
 
 // readerText is what the reader shows now: the rendered markdown, or the
@@ -168,6 +181,9 @@ func (p *Pane) readerText() string {
 	pg := p.reading
 	if pg == nil {
 		return ""
+	}
+	if p.showChange && p.change() != nil {
+		return p.changeText()
 	}
 	if pg.Err != "" {
 		w := max(10, p.width-2)
@@ -192,7 +208,7 @@ func (p *Pane) readerText() string {
 // is rendering, or only its top is rendered yet.
 func (p *Pane) rendering() bool {
 	pg := p.reading
-	if pg == nil || pg.Err != "" || pg.asText && pg.wrapped != "" {
+	if pg == nil || pg.Err != "" || pg.asText && pg.wrapped != "" || p.showChange {
 		return false
 	}
 	return pg.rendered == "" || pg.headShown
@@ -208,15 +224,21 @@ func (p *Pane) goToSection() {
 	common.GoToSection(pg.Content, pg.Plain, pg.URL, sec.fragment, sec.text, &p.scroll)
 }
 
+// renderedNow reports that the page is rendered whole at this width and
+// in these styles: render has nothing to do.
+func (p *Pane) renderedNow(pg *Page) bool {
+	return pg.renderedWidth == markdown.WrapWidth(p.width) && pg.renderedStyle == markdown.Style(p.c.Styles)
+}
+
 // render renders a page's markdown in a command, cached by width.
 func (p *Pane) render(pg *Page) tea.Cmd {
 	if pg == nil || pg.Content == "" {
 		return nil
 	}
-	style, w := markdown.Style(p.c.Styles), markdown.WrapWidth(p.width)
-	if pg.renderedWidth == w && pg.renderedStyle == style {
+	if p.renderedNow(pg) {
 		return nil
 	}
+	style, w := markdown.Style(p.c.Styles), markdown.WrapWidth(p.width)
 	md, content, plain := p.md, pg.Content, pg.Plain
 	full := func() tea.Msg {
 		if plain {
