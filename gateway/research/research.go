@@ -55,6 +55,13 @@ type Config struct {
 	// selected, each sentence checked against them (research_model.go);
 	// nil keeps the extractive report.
 	Writer Writer
+	// Weights, when set, rank candidates instead of weights.json's
+	// (features.go): bench/research cross-validates weights fitted on
+	// other folds with it.
+	Weights Weights
+	// Observe, when set, is given each report's first question's
+	// candidates with their features (bench/research -fit fits on them).
+	Observe func(Ranking)
 }
 
 // Engine runs research tasks.
@@ -66,6 +73,8 @@ type Engine struct {
 	cancel context.CancelFunc
 	tasks  sync.WaitGroup
 	docs   docCache // the pages read lately, parsed
+	// weights rank candidates (features.go).
+	weights []float64
 }
 
 var _ engine.Researcher = (*Engine)(nil)
@@ -87,6 +96,13 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, store: st}
+	if cfg.Weights != nil {
+		if e.weights, err = cfg.Weights.vector(); err != nil {
+			return nil, err
+		}
+	} else if e.weights, err = fitted(); err != nil {
+		return nil, err
+	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	return e, nil
 }
@@ -404,6 +420,7 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		setPriors(docs)
 	}
 	corp := newCorpus(docs)
+	corp.weights = e.weights
 
 	// Citation numbers follow first use.
 	num := map[int]int{}
@@ -440,6 +457,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		}
 	}
 
+	if e.cfg.Observe != nil && compared == nil {
+		e.cfg.Observe(corp.ranking(input, asks[0]))
+	}
 	if tr := corpusTrace.Load(); tr != nil && compared == nil {
 		(*tr)(input, corp, asks[0])
 	}

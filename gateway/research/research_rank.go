@@ -31,6 +31,8 @@ type rcorpus struct {
 	pIdx  *text.BM25
 	// passages are where the quotes written so far come from.
 	passages []api.ResearchPassage
+	// weights are the ranking's (features.go); nil: weights.json's.
+	weights []float64
 }
 
 func newCorpus(docs []*rdoc) *rcorpus {
@@ -185,10 +187,27 @@ func (a ask) answers(doc []string) bool {
 	return answers(doc, a.sets)
 }
 
-// scores rates every sentence of the corpus as an answer to a, 0 for
-// sentences that cannot open a quote or do not answer.
+// scores rates every sentence of the corpus as an answer to a,
+// exp(Σ weight·feature) (features.go), 0 for sentences that cannot open
+// a quote or do not answer.
 func (c *rcorpus) scores(a ask) []float64 {
+	w := c.weights
+	if w == nil {
+		w, _ = fitted() // New checked it
+	}
 	out := make([]float64, len(c.sref))
+	for g, x := range c.featureRows(a) {
+		if x != nil {
+			out[g] = math.Exp(dot(w, x))
+		}
+	}
+	return out
+}
+
+// featureRows is every sentence's features as an answer to a, nil for
+// sentences that cannot open a quote or do not answer.
+func (c *rcorpus) featureRows(a ask) [][]float64 {
+	out := make([][]float64, len(c.sref))
 	if len(a.terms) == 0 {
 		return out
 	}
@@ -225,6 +244,9 @@ func (c *rcorpus) scores(a ask) []float64 {
 		if !a.answers(doc) {
 			continue
 		}
+		x := make([]float64, len(features))
+		set := func(name string, v float64) { x[featureIndex[name]] = v }
+		on := func(name string) { x[featureIndex[name]] = 1 }
 		// What the sentence sits under: its section's heading (hc),
 		// the term or item name it describes (nc), the headings above
 		// and the page title (tc).
@@ -262,6 +284,17 @@ func (c *rcorpus) scores(a ask) []float64 {
 		}
 		sn := math.Min(raw/maxS, 1)
 		pn := pS[c.pBase[ref[0]]+s.passage] / maxP
+		set("sentence", sn)
+		set("passage", pn)
+		set("heading", hc)
+		set("label", nc)
+		set("title", tc)
+		set("idf_coverage", c.idfCoverage(a.terms, s.toks, s.context))
+		set("proximity", proximity(a.terms, s.toks))
+		set("page_position", float64(ref[1])/float64(max(1, len(d.sents)-1)))
+		if s.code != "" {
+			on("shows_code")
+		}
 		// A passage whose heading names the question opens with its
 		// answer: "2.5. Suppressing errors" for "how do I suppress
 		// errors", whatever words its first sentence uses.
@@ -270,14 +303,15 @@ func (c *rcorpus) scores(a ask) []float64 {
 		// to how to do what it is headed: the procedure.
 		steps := a.how && blk.kind == itemBlock && blk.ordered && blk.leadIn < 0 && blk.list == s.block && p.sents[0] == ref[1]
 		if lead || steps {
+			on("opening")
 			sn = math.Max(sn, math.Min(1, math.Max(1.5*hc, 0.7*tc)))
 		}
 		// The passage's heading is evidence as strong as its words: a
 		// section headed "Suppressing errors" answers "how do I suppress
 		// errors" before a sentence elsewhere that holds those words.
-		v := (0.5*sn + 0.2*pn + 0.3*hc) * (1 + 0.3*nc) * (1 + 0.5*tc)
+		set("relevance", math.Log(math.Max(1e-9, (0.5*sn+0.2*pn+0.3*hc)*(1+0.3*nc)*(1+0.5*tc))))
 		if a.how && p.term && !strings.Contains(a.query, "--") {
-			v *= 0.8 // how to do a thing: the section on it before an option's entry
+			on("how_term_entry") // how to do a thing: the section on it before an option's entry
 		}
 		first := ""
 		if len(s.toks) > 0 {
@@ -285,56 +319,55 @@ func (c *rcorpus) scores(a ask) []float64 {
 		}
 		switch {
 		case a.subject != nil && a.subject.definedBy(text.Unmark(s.text)):
-			v *= 2.5 // "A data race happens when …" for "what is a data race"
+			on("defines_subject") // "A data race happens when …" for "what is a data race"
 		case a.subject != nil && lead && p.overview && opensWith(s, a.subject) && a.subject.namedBy(d.title):
-			v *= 2.5 // "Cachegrind simulates …", opening Cachegrind's page, for "what does cachegrind measure"
+			on("opens_overview") // "Cachegrind simulates …", opening Cachegrind's page, for "what does cachegrind measure"
 		case a.subject != nil && lead && a.subject.namedBy(p.heading):
-			v *= 1.6 // opens "The Closure API" for "what is a closure"
+			on("heading_names_subject") // opens "The Closure API" for "what is a closure"
 		case a.subject != nil && blk.desc >= 0 && s.first && blk.desc == s.block && p.term && hc == 1:
-			v *= 2 // what the term's description opens with: "Controls whether …" for "what does --track-origins do"
+			on("term_description") // what the term's description opens with: "Controls whether …" for "what does --track-origins do"
 		case a.subject != nil && s.leads && matched(a.subject.terms, s.toks) == len(a.subject.terms):
-			v *= 2 // "… the following four leak kinds." for "what do the leak kinds mean"
+			on("list_names_subject") // "… the following four leak kinds." for "what do the leak kinds mean"
 			if s.named*2 >= s.items {
-				v *= 1.5 // and each item names a kind: "Still reachable". …
+				on("list_items_named") // and each item names a kind: "Still reachable". …
 			}
 		case a.how && commandLike(s.code):
-			v *= 1.3 // shows how: "Select a voice from the command line:" and the command
+			on("how_command") // shows how: "Select a voice from the command line:" and the command
 		case !a.how && definition().MatchString(text.Unmark(s.text)) && slices.Contains(a.terms, first):
-			v *= 1.6 // says what the question names is: "Memcheck is a …"
+			on("says_what_named_is") // says what the question names is: "Memcheck is a …"
 		case a.how && definition().MatchString(text.Unmark(s.text)):
-			v *= 0.7 // what a thing is does not say how to do anything
+			on("how_definition") // what a thing is does not say how to do anything
 		case !a.how && slices.Contains(a.terms, first):
-			v *= 1.3 // about what the question names: "Memcheck reports …"
+			on("opens_on_named") // about what the question names: "Memcheck reports …"
 		}
 		if len(a.exclude) > 0 && holdsAny(a.exclude, s.toks) {
-			v *= 0.5 // about what the question sets aside: "Helgrind finds races …" for "which tool besides Helgrind"
+			on("excluded") // about what the question sets aside: "Helgrind finds races …" for "which tool besides Helgrind"
 			if holdsAny(a.exclude, terms(d.title)) {
-				v *= 0.5 // and on its own page ("7. Helgrind: a thread error detector"), where the other is not named
+				on("excluded_page") // and on its own page ("7. Helgrind: a thread error detector"), where the other is not named
 			}
 		}
 		if a.how && !commandLike(s.code) && howCode(a, s) || a.how && lead && s.code == "" && c.nextShowsHow(ref[0], ref[1], a) {
-			v *= 1.2 // an example that shows how, with the question's words in it
+			on("how_example") // an example that shows how, with the question's words in it
 		}
 		// The search ranked the whole page, with its title and headings:
-		// evidence no one sentence holds. The best page's sentences
-		// count up to 1.5 times, the second's 1.25 times, …
-		v *= 1 + pagePriorWeight*d.prior
+		// evidence no one sentence holds.
+		set("page_prior", math.Log(1+pagePriorWeight*d.prior))
 		if s.dep >= 0 {
-			v *= 0.85 // needs the sentence before it: a longer quote
+			on("leans") // needs the sentence before it: a longer quote
 		}
 		if len(focus) > 0 && !holdsAny(focus, s.toks, s.context) && (s.dep < 0 || !holdsAny(focus, d.sents[s.dep].toks)) {
-			v *= focusWeight // shares the question's common words, not what it is about
+			on("off_focus") // shares the question's common words, not what it is about
 		}
 		number := a.count && hasNumber().MatchString(text.Unmark(s.text))
 		if number {
-			v *= 1.5 // "… supports 127 languages …" for "how many languages"
+			on("count_number") // "… supports 127 languages …" for "how many languages"
 		}
 		if a.fromC {
 			switch {
 			case cCall().MatchString(s.code) || cCall().MatchString(blk.term) || cCall().MatchString(text.Unmark(s.text)):
-				v *= 1.5 // a function of the library's API, or an example calling one
+				on("c_call") // a function of the library's API, or an example calling one
 			case commandLike(s.code):
-				v *= 0.6 // a command line is not a C program
+				on("c_command") // a command line is not a C program
 			}
 		}
 		if s.far && !s.leads && s.code == "" && !number {
@@ -342,10 +375,10 @@ func (c *rcorpus) scores(a ask) []float64 {
 		}
 		if a.bare {
 			if strings.Count(s.text, ",") >= 4 {
-				v *= 0.3 // names everything: "memcheck, cachegrind, callgrind, helgrind, drd, …"
+				on("bare_list") // names everything: "memcheck, cachegrind, callgrind, helgrind, drd, …"
 			}
 			if blk.term != "" {
-				v *= 0.5 // a remark on an option, not on the things compared
+				on("bare_term") // a remark on an option, not on the things compared
 			}
 			if !comparing().MatchString(s.text) {
 				continue // names both, compares nothing: "… so Helgrind and DRD can be used to find race conditions"
@@ -355,9 +388,9 @@ func (c *rcorpus) scores(a ask) []float64 {
 			continue // the notes of another release
 		}
 		if d.changelog && !a.changes {
-			v *= 0.3 // a release note says what changed, not what a thing is or does
+			on("changelog") // a release note says what changed, not what a thing is or does
 		}
-		out[g] = v
+		out[g] = x
 	}
 	return out
 }
