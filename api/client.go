@@ -818,6 +818,25 @@ func (c *Client) Voices(ctx context.Context, provider string) ([]Voice, error) {
 	return voices, nil
 }
 
+// VoiceProviders lists the voice providers the gateway knows and whether
+// this key's workspace may use each. A gateway without the endpoint
+// (not hark's) gives the one provider every gateway has.
+func (c *Client) VoiceProviders(ctx context.Context) ([]VoiceProviderStatus, error) {
+	data, err := c.get(ctx, PathVoiceProviders)
+	var ae *Error
+	if errors.As(err, &ae) && ae.HTTPStatus == http.StatusNotFound {
+		return []VoiceProviderStatus{{Provider: DefaultProvider, Enabled: true}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("voice providers: %w", err)
+	}
+	var out []VoiceProviderStatus
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("voice providers: %w", err)
+	}
+	return out, nil
+}
+
 // Audio is synthesized speech, decoded from base64.
 type Audio struct {
 	Data       []byte

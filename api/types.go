@@ -22,7 +22,11 @@ const (
 	PathSTT          = PathPrefix + "/voice/stt"
 	PathTTSStream    = PathPrefix + "/voice/tts/stream"
 	PathSTTStream    = PathPrefix + "/voice/stt/stream"
-	DefaultProvider  = "vendor_speech"
+	// PathVoiceProviders is hark's own endpoint: the voice providers the
+	// gateway knows and whether the calling workspace may use each, as
+	// []VoiceProviderStatus.
+	PathVoiceProviders = PathPrefix + "/voice/providers"
+	DefaultProvider    = "vendor_speech"
 )
 
 // Messages the spec fixes verbatim.
@@ -301,6 +305,17 @@ type Voice struct {
 	Gender     string `json:"gender,omitempty"`
 	SampleRate int    `json:"sample_rate,omitempty"`
 	Extra      Extra  `json:"-"`
+}
+
+// VoiceProviderStatus is one voice provider as the calling workspace
+// has it (GET PathVoiceProviders, hark's addition): Enabled when a call
+// naming it would be served (listed, enabled, with its credentials and an
+// engine), else Reason says why not, in the words a call would get.
+type VoiceProviderStatus struct {
+	Provider string `json:"provider"`
+	Engine   string `json:"engine,omitempty"` // local, openai, elevenlabs
+	Enabled  bool   `json:"enabled"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // Audio formats of TTS.

@@ -67,6 +67,8 @@ func (s *Server) classify(err error) (status int, msg string) {
 		status, msg = CodeInvalidInput, ie.Error()
 	case errors.Is(err, engine.ErrCredentialsMissing):
 		status, msg = CodeForbidden, api.MsgCredentialsMissing
+	case errors.As(err, &ve) && ve.RateLimited():
+		status, msg = CodeRateLimited, ve.Error()
 	case errors.As(err, &ve):
 		status, msg = CodeVendorFailed, ve.Error()
 	case errors.As(err, &qe):

@@ -90,7 +90,7 @@ func startGatewayWith(t *testing.T, dataDir string, mutate func(*config.Config))
 				Voice:  map[string]config.Voice{api.DefaultProvider: {Enabled: false, Engine: config.BackendLocal}}},
 			{Name: "nocreds", APIKeySHA256: []string{auth.HashKey(g.keys["nocreds"])},
 				Search: &config.Search{Backend: config.BackendTavily, APIKey: "tvly-SECRET-VENDOR-KEY"},
-				Voice:  map[string]config.Voice{api.DefaultProvider: {Enabled: true, Engine: "cloud"}}},
+				Voice:  map[string]config.Voice{api.DefaultProvider: {Enabled: true, Engine: config.EngineElevenLabs}}},
 		},
 	}
 	if mutate != nil {

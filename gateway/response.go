@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/engine"
 	"hark/gateway/limits"
 	"hark/gateway/usage"
 )
@@ -22,6 +23,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var he *httpError
 	var le *limits.Error
 	var qe *usage.QuotaError
+	var ve *engine.VendorError
 	switch {
 	case errors.As(err, &he) && he.retryAfter > 0:
 		w.Header().Set("Retry-After", retryAfter(he.retryAfter))
@@ -29,6 +31,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", retryAfter(le.RetryAfter))
 	case errors.As(err, &qe) && qe.ResetIn > 0:
 		w.Header().Set("Retry-After", retryAfter(qe.ResetIn))
+	case errors.As(err, &ve) && ve.RetryAfter > 0:
+		w.Header().Set("Retry-After", retryAfter(ve.RetryAfter))
 	}
 	if rs := stateOf(r); rs != nil && qe != nil {
 		rs.quotaUsed = &qe.Used

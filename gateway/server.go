@@ -323,7 +323,7 @@ func (s *Server) buildWorkspace(wc config.Workspace, eng Engines, secrets *[]str
 		if vc.APIKey != "" {
 			*secrets = append(*secrets, vc.APIKey)
 		}
-		vp := &voiceProvider{enabled: vc.Enabled, configured: vc.Configured()}
+		vp := &voiceProvider{enabled: vc.Enabled, configured: vc.Configured(name), engineName: vc.EngineOf(name)}
 		if vp.enabled && vp.configured && eng.Voice != nil {
 			p, err := eng.Voice(wc.Name, name, vc)
 			if err != nil {
@@ -395,6 +395,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("DELETE "+api.PathWatches+"/{id}", s.handleWatchRemove)
 	mux.Handle("POST "+api.PathWatches+"/{id}/check", body(s.admit(s.admitFetch, s.handleWatchCheck)))
 	mux.Handle("POST "+api.PathWatches+"/{id}/seen", body(http.HandlerFunc(s.handleWatchSeen)))
+	mux.HandleFunc("GET "+api.PathVoiceProviders, s.handleVoiceProviders)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/voices", s.handleVoices)
 	mux.HandleFunc("GET "+p+"/voice/{provider}/tts/inputs", s.handleTTSInputs)
 	mux.Handle("POST "+api.PathTTS, body(s.checked(s.checkTTS, s.admit(s.admitTTS, s.runTTS))))

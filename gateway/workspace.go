@@ -20,7 +20,7 @@ import (
 
 // KnownProviders are the voice provider codes this gateway knows of, whether
 // or not a workspace enables them.
-var KnownProviders = []string{api.DefaultProvider}
+var KnownProviders = []string{api.DefaultProvider, config.ProviderOpenAI, config.ProviderElevenLabs}
 
 // workspace is a config.Workspace with its engines built.
 type workspace struct {
@@ -61,6 +61,7 @@ func (s *Server) workspace(name string) *workspace { return (*s.workspaces.Load(
 
 type voiceProvider struct {
 	enabled, configured bool
+	engineName          string // local, openai, elevenlabs
 	engine              engine.VoiceProvider
 }
 
@@ -88,6 +89,27 @@ func (ws *workspace) provider(name string, known map[string]bool) (engine.VoiceP
 			msg: fmt.Sprintf("voice provider %q has no engine in this gateway", name)}
 	}
 	return vp.engine, nil
+}
+
+// handleVoiceProviders lists the known voice providers and, for each,
+// whether the calling workspace may use it: what a client asks before it
+// offers a provider, instead of guessing from a failed call.
+func (s *Server) handleVoiceProviders(w http.ResponseWriter, r *http.Request) {
+	ws := stateOf(r).workspace
+	out := []api.VoiceProviderStatus{}
+	for _, name := range sortedKeys(s.known) {
+		st := api.VoiceProviderStatus{Provider: name}
+		if vp, ok := ws.voice[name]; ok {
+			st.Engine = vp.engineName
+		}
+		if _, err := ws.provider(name, s.known); err != nil {
+			st.Reason = err.Error()
+		} else {
+			st.Enabled = true
+		}
+		out = append(out, st)
+	}
+	s.writeData(w, r, out)
 }
 
 func sortedKeys(m map[string]bool) []string {

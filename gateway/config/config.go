@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -93,19 +94,83 @@ type Search struct {
 
 // Voice is one voice provider of a workspace.
 type Voice struct {
-	Enabled bool   `toml:"enabled"`
-	Engine  string `toml:"engine,omitempty"` // "local" needs no credentials
-	URL     string `toml:"url,omitempty"`
-	APIKey  string `toml:"api_key,omitempty"`
+	Enabled bool `toml:"enabled"`
+	// Engine is what speaks for the provider: local (no credentials),
+	// openai (any OpenAI-compatible speech server) or elevenlabs. Empty
+	// takes the provider code's own (EngineOf).
+	Engine string `toml:"engine,omitempty"`
+	URL    string `toml:"url,omitempty"`
+	APIKey string `toml:"api_key,omitempty"`
+	// Model and STTModel are the vendor's models for speech and for
+	// recognition (openai: tts-1 and whisper-1; elevenlabs:
+	// eleven_multilingual_v2 and scribe_v1 when empty).
+	Model    string `toml:"model,omitempty"`
+	STTModel string `toml:"stt_model,omitempty"`
+	// Voices are the voice codes offered when the server has no voice
+	// list of its own (an OpenAI-compatible server without
+	// GET /audio/voices).
+	Voices []string `toml:"voices,omitempty"`
 }
 
-// Configured reports whether the provider has what it needs to run: the
-// local engine needs nothing, any other engine needs an API key.
-func (v Voice) Configured() bool {
-	if v.Engine == "" || v.Engine == BackendLocal {
+// Voice provider codes and the engines behind them.
+const (
+	ProviderLocal      = "vendor_speech" // the local engines
+	ProviderOpenAI     = "openai_speech" // an OpenAI-compatible speech server
+	ProviderElevenLabs = "elevenlabs"
+
+	EngineOpenAI     = "openai"
+	EngineElevenLabs = "elevenlabs"
+)
+
+// EngineOf is the engine that speaks for provider: the one configured,
+// else the provider code's own (openai_speech: openai, elevenlabs:
+// elevenlabs, any other: local).
+func (v Voice) EngineOf(provider string) string {
+	if v.Engine != "" {
+		return v.Engine
+	}
+	switch provider {
+	case ProviderOpenAI:
+		return EngineOpenAI
+	case ProviderElevenLabs:
+		return EngineElevenLabs
+	}
+	return BackendLocal
+}
+
+// Configured reports whether the provider has what it needs to run as
+// provider: the local engine needs nothing, any other engine needs an
+// API key (a server that takes none is given any word).
+func (v Voice) Configured(provider string) bool {
+	if v.EngineOf(provider) == BackendLocal {
 		return true
 	}
 	return v.APIKey != ""
+}
+
+// check checks a voice provider's settings; its error names the field.
+func (v Voice) check(provider string) error {
+	field := "voice." + provider
+	switch v.EngineOf(provider) {
+	case BackendLocal, EngineOpenAI, EngineElevenLabs:
+	default:
+		return fmt.Errorf("%s.engine: must be local, openai or elevenlabs", field)
+	}
+	if v.URL != "" {
+		u, err := url.Parse(v.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s.url: must be an absolute http(s) URL", field)
+		}
+		if u.User != nil {
+			return fmt.Errorf("%s.url: must not hold credentials; put the key in api_key", field)
+		}
+	}
+	for _, c := range v.Voices {
+		if strings.TrimSpace(c) == "" {
+			return fmt.Errorf("%s.voices: must not hold an empty code", field)
+		}
+	}
+	return nil
 }
 
 // Duration is a time.Duration written as "90s" or "5m" in TOML.
@@ -423,6 +488,11 @@ func (w Workspace) Check() error {
 	}
 	if w.RatePerSecond < 0 || w.RateBurst < 0 {
 		return errors.New("rate_per_second, rate_burst: must not be negative (0 takes [limits]')")
+	}
+	for name, v := range w.Voice {
+		if err := v.check(name); err != nil {
+			return err
+		}
 	}
 	if s := w.Search; s != nil {
 		switch s.Backend {

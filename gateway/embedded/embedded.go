@@ -28,6 +28,7 @@ import (
 	"hark/gateway/research"
 	"hark/gateway/store"
 	"hark/gateway/voice"
+	"hark/gateway/voice/relay"
 	"hark/gateway/watch"
 	"hark/gateway/web"
 )
@@ -325,7 +326,14 @@ func (e *Engines) Gateway() gateway.Engines {
 			}), nil
 		},
 		Voice: func(ws, provider string, c config.Voice) (engine.VoiceProvider, error) {
-			if c.Engine != "" && c.Engine != config.BackendLocal {
+			switch c.EngineOf(provider) {
+			case config.EngineOpenAI, config.EngineElevenLabs:
+				// A vendor's speech, relayed; the key stays in the
+				// request header (gateway/voice/relay).
+				return relay.New(relay.Config{Engine: c.EngineOf(provider), URL: c.URL, APIKey: c.APIKey,
+					Model: c.Model, STTModel: c.STTModel, Voices: c.Voices, Lame: voice.FindLame()})
+			case config.BackendLocal:
+			default:
 				e.log.Warn("voice engine not in this build", "workspace", ws, "provider", provider, "engine", c.Engine)
 				return nil, nil
 			}

@@ -117,7 +117,15 @@ type VendorError struct {
 	Vendor string
 	Status int
 	Detail string
+	// RetryAfter is how long the vendor asked to wait (a 429's
+	// Retry-After); the gateway answers a vendor's 429 with its own 429
+	// and that header, so the client waits as long as the vendor asked.
+	RetryAfter time.Duration
 }
+
+// RateLimited reports whether the vendor refused for its rate limit or
+// its quota (HTTP 429): the caller may try again later.
+func (e *VendorError) RateLimited() bool { return e.Status == 429 }
 
 func (e *VendorError) Error() string {
 	if e.Status == 0 {
