@@ -43,8 +43,8 @@ func (p *Pane) openChange(url string) tea.Cmd {
 }
 
 // changeMsg takes a page's change; the one the Library asked to open is
-// read with it shown, from the watch's text when the pane does not hold
-// the page.
+// read with it shown, from the watch's text unless the pane holds the
+// page as read since the change.
 func (p *Pane) changeMsg(msg common.ChangeMsg) tea.Cmd {
 	if msg.Err != nil {
 		if p.changeFor == msg.URL {
@@ -75,8 +75,9 @@ func (p *Pane) changeMsg(msg common.ChangeMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	pg := p.byURL[msg.URL]
-	if pg == nil || pg.Content == "" {
-		// Not read in this session: the page as the watch last read it.
+	if pg == nil || pg.Content == "" || pg.readAt.Before(msg.Change.ChangedAt) {
+		// Not read in this session, or read before it changed: the page
+		// as the watch last read it.
 		cmd = p.add(doneMsg{slug: "watch", base: msg.URL, pages: []*Page{{URL: msg.URL, Content: msg.Change.Current, Plain: true, Source: "watch"}}})
 	} else {
 		cmd = p.read(pg)

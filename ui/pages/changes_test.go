@@ -113,3 +113,34 @@ func TestDiffColorsAcrossLines(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// The Library opens a watched page at its change from the watch's text
+// when Pages holds the page as read before the change, and from its own
+// copy when read since.
+func TestOpenChangeReadsThePageAsItIsNow(t *testing.T) {
+	c, clk := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	const u = "http://127.0.0.1:8080/okapi"
+	ch := okapiChange(u)
+	clk.T = ch.ChangedAt.Add(-time.Hour)
+	_, cmd := p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: u, RawContent: okapiBefore}}})
+	uitest.Settle(drive(p), cmd)
+	p.openChange(u)
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(common.ChangeMsg{URL: u, Change: ch}); return c }())
+	press(p, "esc")
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "Its stripes mark it out") {
+		t.Errorf("a copy read before the change is shown:\n%s", v)
+	}
+	// Read since the change: that copy is the page now.
+	clk.T = ch.ChangedAt.Add(time.Hour)
+	const since = "Okapi facts\n\nRead since: its stripes mark it out."
+	_, cmd = p.Update(common.OpenPagesMsg{Read: []api.PageContent{{URL: u, RawContent: since}}})
+	uitest.Settle(drive(p), cmd)
+	p.openChange(u)
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(common.ChangeMsg{URL: u, Change: okapiChange(u)}); return c }())
+	press(p, "esc")
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "Read since: its stripes") {
+		t.Errorf("the copy read since the change is not shown:\n%s", v)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textinput"
@@ -31,6 +32,9 @@ type Page struct {
 	Err    string // why extraction failed
 	Source string // tool slug that produced it
 	Marked bool
+	// readAt is when Content arrived: a watched page's change after it
+	// is not in it (see changeMsg).
+	readAt time.Time
 
 	rendered      string // glamour's rendering
 	headShown     bool   // rendered holds only the page's top (see headBytes)

@@ -155,7 +155,7 @@ func keptPages(it library.Item) (doneMsg, error) {
 	m := doneMsg{slug: it.Tool}
 	switch it.Kind {
 	case library.KindPage:
-		m.pages = []*Page{{URL: it.URL, Content: it.Body, Plain: plain, Source: it.Tool}}
+		m.pages = []*Page{{URL: it.URL, Content: it.Body, Plain: plain, Source: it.Tool, readAt: it.Created}}
 		m.base = it.URL
 	case library.KindCrawl:
 		out, err := api.DecodeCrawl(json.RawMessage(it.Output))
@@ -163,7 +163,7 @@ func keptPages(it library.Item) (doneMsg, error) {
 			return m, fmt.Errorf("library item %d: %w", it.ID, err)
 		}
 		for _, r := range out.Results {
-			m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Plain: plain, Source: it.Tool})
+			m.pages = append(m.pages, &Page{URL: r.URL, Content: r.RawContent, Plain: plain, Source: it.Tool, readAt: it.Created})
 		}
 	case library.KindMap:
 		out, err := api.DecodeMap(json.RawMessage(it.Output))
@@ -184,9 +184,12 @@ func keptPages(it library.Item) (doneMsg, error) {
 func (p *Pane) add(m doneMsg) tea.Cmd {
 	var open *Page
 	for _, pg := range m.pages {
+		if pg.Content != "" && pg.readAt.IsZero() {
+			pg.readAt = p.c.Now()
+		}
 		if old, ok := p.byURL[pg.URL]; ok {
 			if pg.Content != "" || pg.Err != "" {
-				old.Content, old.Err, old.Source, old.Plain = pg.Content, pg.Err, pg.Source, pg.Plain
+				old.Content, old.Err, old.Source, old.Plain, old.readAt = pg.Content, pg.Err, pg.Source, pg.Plain, pg.readAt
 				old.rendered, old.renderedWidth = "", 0
 			}
 			pg = old

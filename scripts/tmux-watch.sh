@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Watched sources, in a real terminal at 80x24: a page served on loopback
+# is read in Pages (o, its URL) and a sentence of it highlighted with a
+# note; the Library watches it (w), W lists it, c reads it; the page
+# changes on the server; c finds the change: the list says CHANGED and
+# the status bar counts it; enter reads the page in Pages at its change,
+# a word diff of the passage with the highlight it rewrote flagged; esc
+# shows the page as it reads now, D the change again; once looked at the
+# count is gone. Then the command line: watching a loopback address
+# without --allow-private is refused, naming the flag, and `hark watch
+# diff` prints the same diff and flag.
+#
+# Usage: scripts/tmux-watch.sh      (builds hark from this tree)
+#        HARK_BIN=/path/to/hark scripts/tmux-watch.sh
+# Exits non-zero, printing the screen, when a step fails. Needs go, tmux.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$(mktemp -d /tmp/hwatch.XXXXXX)
+sock="hark-watch-$$"
+server_pid=
+cleanup() {
+	tmux -L "$sock" kill-server 2>/dev/null || true
+	[ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true
+	wait 2>/dev/null || true
+	rm -rf "$work" 2>/dev/null || { sleep 1; rm -rf "$work"; }
+}
+trap cleanup EXIT
+
+mkdir -p "$work/home" "$work/bin" "$work/cwd" "$work/site" "$work/serve"
+if [[ -n ${HARK_BIN:-} ]]; then
+	cp "$HARK_BIN" "$work/bin/hark"
+else
+	go build -o "$work/bin/hark" .
+fi
+
+# page SENTENCE writes the site's page with SENTENCE in its first
+# paragraph.
+page() {
+	cat >"$work/site/okapi.html" <<HTML
+<!doctype html>
+<html><head><title>Okapi facts</title></head><body><article><h1>Okapi facts</h1>
+<p>The okapi is a giraffid of the Congo rainforest. $1</p>
+<p>It eats leaves, buds and fungi, and it is shy of people.</p>
+</article></body></html>
+HTML
+}
+page "Its stripes hide it in the forest."
+
+# The file server, in Go since Go is what CI has.
+cat >"$work/serve/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+)
+
+func main() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
+	os.Stdout.Close()
+	http.Serve(ln, http.FileServer(http.Dir(os.Args[1])))
+}
+GO
+(cd "$work/serve" && GO111MODULE=on GOFLAGS= go build -o "$work/fileserver" main.go)
+"$work/fileserver" "$work/site" >"$work/port" 2>"$work/fileserver.log" &
+server_pid=$!
+for _ in $(seq 100); do grep -qE '^[0-9]+$' "$work/port" 2>/dev/null && break; sleep 0.1; done
+port=$(head -n1 "$work/port")
+[[ $port =~ ^[0-9]+$ ]] || { echo "tmux-watch: FAIL: the file server did not start: $(cat "$work/fileserver.log")" >&2; exit 1; }
+url="http://127.0.0.1:$port/okapi.html"
+
+name=tmux-watch target=watch
+# shellcheck source=scripts/lib-tmux.sh
+. "$root/scripts/lib-tmux.sh"
+
+keys() {
+	local k
+	for k in "$@"; do
+		tmux -L "$sock" send-keys -t "$target" "$k"
+		sleep 0.2
+		# esc and the next key read together are alt+key: esc waits.
+		[ "$k" != Escape ] || sleep 0.6
+	done
+}
+text() { tmux -L "$sock" send-keys -t "$target" -l "$1"; sleep 0.2; }
+
+user_env=(env -i HOME="$work/home" PATH="$work/bin:/usr/local/bin:/usr/bin:/bin" TERM=xterm-256color LANG=C.UTF-8 HARK_AUDIO_SINK=null)
+hark_cli() { "${user_env[@]}" hark "$@"; }
+
+# A watch on a loopback address needs --allow-private, as everywhere.
+if hark_cli watch add "$url" >"$work/refused.txt" 2>&1; then
+	echo "tmux-watch: FAIL: a loopback watch without --allow-private was taken: $(cat "$work/refused.txt")" >&2
+	exit 1
+fi
+grep -q -- '--allow-private' "$work/refused.txt" || { echo "tmux-watch: FAIL: the refusal does not name --allow-private: $(cat "$work/refused.txt")" >&2; exit 1; }
+
+# The TUI reads private addresses (the site is on loopback).
+tmux -L "$sock" new-session -d -s "$target" -x 80 -y 24 -c "$work/cwd" "${user_env[@]}" HARK_ALLOW_PRIVATE=1 hark
+tmux -L "$sock" set-option -t "$target" history-limit 0 >/dev/null
+wait_for '1 Search' 15
+wait_for 'embedded · workspace local' 15
+
+# Pages: o reads the URL; v highlights the sentence the change rewrites.
+keys 2 o
+wait_for 'URL\(s\)' 5
+text "$url"
+keys Enter
+wait_for 'Its stripes hide it in the' 20
+keys v
+wait_for 'select 1 sentence' 5
+# The heading, then the first paragraph's two sentences: j to the
+# second.
+keys j j
+wait_for 'select 1 sentence' 5
+keys Enter
+wait_for 'note: ' 5
+text "camouflage #zoology"
+keys Enter
+wait_for 'highlight 1 kept · #zoology' 10
+hl=$(hark_cli notes list 2>&1) || fail "notes list: $hl"
+grep -q 'Its stripes hide it in the forest' <<<"$hl" || fail "the highlight is not the sentence: $hl"
+
+# The Library watches the page; W lists it, c reads it.
+keys q 6
+wait_for 'Okapi facts' 10
+keys w
+wait_for 'watching 1 page' 10
+keys W
+wait_for 'not read yet|unchanged' 10
+keys c
+wait_for 'unchanged +http://127.0.0.1' 15
+
+# The page changes on the server; c finds it.
+page "Its stripes mark it out among the trees."
+keys c
+wait_for 'CHANGED +http://127.0.0.1' 15
+wait_for '1 watched page, 1 changed' 5
+wait_for '◉ 1 watched changed' 10
+
+# enter: the page in the reader at its change.
+keys Enter
+wait_for '· the change' 10
+wait_for '! highlight 1 \(gone\): “Its stripes hide it in the forest.?”' 5
+wait_for 'stripes \[-hide-\] \{\+mark\+\} it \[-in-\]' 5
+wait_for '\{\+out among\+\} the \[-forest.-\] \{\+trees.\+\}' 5
+wait_for 'D or esc the page' 5
+screen | grep -q 'shy of people' && fail "the change shows the paragraph it left alone"
+# Looked at: the count goes.
+for _ in $(seq 50); do screen | grep -q 'watched changed' || break; sleep 0.2; done
+screen | grep -q 'watched changed' && fail "the count stayed once the change was looked at"
+
+# esc: the page as it reads now; D shows the change again, D goes back.
+keys Escape
+wait_for 'Its stripes mark it out among' 10
+wait_for '· changed [A-Z][a-z]{2} [0-9]{2} \(D\)' 5
+wait_for 'D the change' 5
+keys D
+wait_for '\{\+mark\+\}' 5
+keys D
+wait_for 'Its stripes mark it out among' 5
+keys q q
+sleep 0.5
+
+# The command line's diff says the same.
+id=$(hark_cli watch list --json | grep -o '"id": *"[^"]*"' | head -n1 | sed 's/.*"\([^"]*\)"$/\1/')
+[ -n "$id" ] || fail "no watch id in: $(hark_cli watch list --json)"
+hark_cli watch diff "$id" >"$work/diff.txt" 2>&1 || fail "watch diff: $(cat "$work/diff.txt")"
+grep -q '\[-hide-\] {+mark+}' "$work/diff.txt" || fail "watch diff: $(cat "$work/diff.txt")"
+grep -q '! highlight 1 (gone)' "$work/diff.txt" || fail "watch diff's flag: $(cat "$work/diff.txt")"
+echo "tmux-watch: ok"
