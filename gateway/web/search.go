@@ -246,7 +246,12 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 		case depth == "basic":
 			c.content = bestSentences(in.Query, c.body, 300)
 			if c.content == "" {
-				c.content = withoutFooter(strings.Join(strings.Fields(e.store.snippet(ctx, m, c.id)), " "))
+				if rest, ok := withoutTitlePage(c.title, c.body); ok {
+					// FTS5's snippet, of what follows the title page.
+					c.content = withoutFooter(strings.Join(strings.Fields(ftsSnippet(rest, m.phrases, "…", snippetTokens)), " "))
+				} else {
+					c.content = withoutFooter(strings.Join(strings.Fields(e.store.snippet(ctx, m, c.id)), " "))
+				}
 			}
 		default:
 			c.content = strings.Join(strings.Fields(c.snippet), " ")
@@ -503,6 +508,61 @@ func bestSentences(query, body string, max int) string {
 		out += " …"
 	}
 	return out
+}
+
+// withoutTitlePage is body without the title page it opens with, and
+// true when it had one: a title (the page's, or a line that is no
+// sentence) followed by colophon lines, which say who made the document
+// and when but not what it says: a copyright or generator line
+// (pageFooter), a dated version ("Release 3.19.0 11 Apr 2022") or a
+// contact address alone ("Email: valgrind@valgrind.org"). A manual's
+// front page (DocBook's titlepage, texinfo's title page) is shaped so,
+// and a snippet of it quotes the colophon. The title goes too, as the
+// result shows it already. Body without anything after its title page is
+// not cut.
+func withoutTitlePage(title, body string) (string, bool) {
+	rest, cut := body, false
+	for i := 0; rest != ""; i++ {
+		line, after, _ := strings.Cut(rest, "\n")
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+		case i == 0 && (t == strings.TrimSpace(title) || !text.IsAnswerSentence(t, 1, 30)):
+			// The title.
+		case isColophon(t):
+			cut = true
+		default:
+			if cut {
+				return rest, true
+			}
+			return body, false
+		}
+		rest = after
+	}
+	return body, false
+}
+
+// datedVersion matches a line that holds a version number and a year.
+var datedVersion = text.LazyRegexp(`\b\d+\.\d+(?:\.\d+)*\b.*\b(?:1[89]|20)\d\d\b|\b(?:1[89]|20)\d\d\b.*\b\d+\.\d+(?:\.\d+)*\b`)
+
+// contactAddress matches an e-mail address.
+var contactAddress = text.LazyRegexp(`[^\s@<>()]+@[^\s@<>()]+\.[A-Za-z]{2,}`)
+
+// isColophon reports a line of a title page's colophon (see
+// withoutTitlePage): never a sentence.
+func isColophon(line string) bool {
+	n := len(strings.Fields(line))
+	switch {
+	case text.IsAnswerSentence(line, 1, 1000) && !strings.ContainsAny(line, "©@"):
+		return false
+	case withoutFooter(line) == "":
+		return true
+	case n <= 8 && datedVersion().MatchString(line):
+		return true
+	case n <= 4 && contactAddress().MatchString(line):
+		return true
+	}
+	return false
 }
 
 // pageFooter matches the lines a site generator or template puts under

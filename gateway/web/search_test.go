@@ -624,3 +624,47 @@ func TestSearchRidesOutSchemaChanges(t *testing.T) {
 		seed(t, e, &page{URL: fmt.Sprintf("https://z.example/new/%d", n), Title: "Okapi", Text: "Another okapi page."})
 	}
 }
+
+// A manual's front page that is a title page and its contents (the
+// valgrind FAQ's: DocBook's release, copyright and contact lines) is
+// quoted from what follows the title page, not its colophon; a page with
+// no title page is quoted as before, and a title page with nothing after
+// it is not cut to nothing.
+func TestSnippetPassesOverTheTitlePage(t *testing.T) {
+	html, err := os.ReadFile("testdata/snippet/valgrind_FAQ.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := parseHTML("http://docs.example/valgrind/FAQ.html", html, "", time.Now(), extractOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Text, "Release 3.19.0") {
+		t.Fatalf("the fixture's text has no title page:\n%s", p.Text)
+	}
+	got := snippetOfOnePage(t, p, "valgrind FAQ")
+	for _, not := range []string{"Release", "Copyright", "©", "valgrind@valgrind.org"} {
+		if strings.Contains(got, not) {
+			t.Errorf("the snippet quotes the title page's %q: %q", not, got)
+		}
+	}
+	if !strings.Contains(got, "Valgrind Frequently Asked Questions") {
+		t.Errorf("the snippet is not the contents: %q", got)
+	}
+
+	for _, body := range []string{
+		// Prose after the title: no title page, FTS5's snippet as before.
+		"Okapi FAQ\n\nThe okapi FAQ answers what keepers ask.",
+		// A section numbered like a version is not a colophon.
+		"Okapi FAQ\n\n4.1. Overview\n\nokapi faq entries",
+		// Only a title page: kept whole.
+		"Okapi FAQ\n\nRelease 2.1 1 May 2024",
+	} {
+		if rest, ok := withoutTitlePage("Okapi FAQ", body); ok {
+			t.Errorf("%q: cut to %q", body, rest)
+		}
+	}
+	if rest, ok := withoutTitlePage("Okapi FAQ", "Okapi FAQ\n\nVersion 2.1, March 2024\n\nCopyright 2024 the keepers\n\nContact: keepers@okapi.example\n\nContents\n\n1. Feeding"); !ok || rest != "Contents\n\n1. Feeding" {
+		t.Errorf("a texinfo-shaped title page: %q %v", rest, ok)
+	}
+}
