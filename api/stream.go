@@ -114,6 +114,7 @@ type TTSStream struct {
 	total    int        // bytes of audio received
 	unread   []byte     // what Read has pulled but not returned yet (Read's own)
 	err      error      // sticky end: io.EOF or a *StreamError
+	credits  int64      // the final frame's credits
 }
 
 // TTSStreamOption changes how a TTS stream is read.
@@ -186,6 +187,9 @@ func (s *TTSStream) Next() ([]byte, error) {
 				return nil, s.end(&StreamError{Message: s.scrub(f.Error), Received: s.size()})
 			}
 			if f.IsFinal {
+				s.mu.Lock()
+				s.credits = f.Credits
+				s.mu.Unlock()
 				return nil, s.end(io.EOF)
 			}
 			// A non-terminal text frame without an error carries
@@ -249,6 +253,14 @@ func (s *TTSStream) Read(p []byte) (int, error) {
 	n := copy(p, s.unread)
 	s.unread = s.unread[n:]
 	return n, nil
+}
+
+// Credits is what the stream cost, as its final frame said (hark's
+// gateway says; 0 before the end or from a gateway that does not).
+func (s *TTSStream) Credits() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.credits
 }
 
 // TraceID is the trace_id the gateway gave the handshake ("" if none).

@@ -368,6 +368,9 @@ type STTResponse struct {
 type TTSFinalFrame struct {
 	IsFinal bool   `json:"is_final"`
 	Error   string `json:"error,omitempty"`
+	// Credits is hark's addition on a stream that ended well: what it
+	// cost the workspace (other gateways may omit it).
+	Credits int64 `json:"credits,omitempty"`
 }
 
 // STTResultFrame is a JSON text frame of the STT stream. Confidence is an

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,15 +32,25 @@ import (
 // auditionTake is one voice's reading, as the manifest records it.
 type auditionTake struct {
 	Voice      string  `json:"voice"`
+	Provider   string  `json:"provider"`
 	Name       string  `json:"name,omitempty"`
 	File       string  `json:"file,omitempty"`
 	FirstAudio float64 `json:"first_audio_ms"`
 	Duration   float64 `json:"duration_s"`
-	Bytes      int     `json:"bytes"`
-	TraceID    string  `json:"trace_id,omitempty"`
+	// RTF is the real-time factor: the time the whole take took to
+	// arrive over its duration (under 1: faster than it plays).
+	RTF     float64 `json:"rtf"`
+	Credits int64   `json:"credits"`
+	Bytes   int     `json:"bytes"`
+	// Heard is what recognition (--stt-provider) made of the take, and
+	// WER its word error rate against the text: the round trip.
+	Heard   string   `json:"heard,omitempty"`
+	WER     *float64 `json:"wer,omitempty"`
+	TraceID string   `json:"trace_id,omitempty"`
 
-	data []byte
-	err  error
+	data    []byte
+	elapsed time.Duration
+	err     error
 }
 
 // auditionManifest is manifest.json, and what --json prints.
@@ -47,6 +60,29 @@ type auditionManifest struct {
 	Settings map[string]int `json:"settings"`
 	Created  time.Time      `json:"created"`
 	Voices   []auditionTake `json:"voices"`
+	// Blind is the blind A/B's outcome, when one was run.
+	Blind *blindResult `json:"blind,omitempty"`
+}
+
+// auditionVoice is one voice of --voices: PROVIDER/VOICE, or VOICE of
+// the configured provider.
+type auditionVoice struct{ provider, code string }
+
+func (v auditionVoice) String() string { return v.provider + "/" + v.code }
+
+// parseAuditionVoices reads --voices, dropping repeats.
+func parseAuditionVoices(list, defaultProvider string) []auditionVoice {
+	var out []auditionVoice
+	for _, item := range api.SplitList(list) {
+		v := auditionVoice{provider: defaultProvider, code: item}
+		if p, c, ok := strings.Cut(item, "/"); ok && p != "" && c != "" {
+			v = auditionVoice{provider: p, code: c}
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func newAuditionCmd(a *App) *cobra.Command {
@@ -54,16 +90,33 @@ func newAuditionCmd(a *App) *cobra.Command {
 		voices                string
 		rate, pitch, loudness int
 		out                   string
+		sttProvider           string
+		blind                 bool
 	)
 	cmd := &cobra.Command{
-		Use:   "audition --voices CODE,CODE,... TEXT...",
-		Short: "Speak one text with several voices in turn, or save one file per voice",
+		Use:   "audition --voices [PROVIDER/]VOICE,... TEXT...",
+		Short: "Speak one text with several voices, from any providers, side by side; blind A/B; a sample sheet",
 		Long: `audition speaks TEXT (or stdin, with - or no TEXT) with each voice of --voices,
-in order, with the same --rate, --pitch and --loudness: played one after
-another (each labelled with its first-audio time and duration; the next
-voice is fetched over the stream while one plays), or, with -o DIR, written
-as DIR/NN-<voice>.wav with DIR/manifest.json (text, settings, and each
-voice's file, first-audio time and duration). --json prints the manifest.`,
+in order, with the same --rate, --pitch and --loudness. A voice is
+PROVIDER/VOICE (openai_speech/af_bella, elevenlabs/21m00Tcm4TlvDq8ikWAM) or
+a voice of --provider (flite:slt); hark voices --all lists every enabled
+provider's.
+
+Played one after another (each labelled with its first-audio time and
+duration; the next voice is fetched over the stream while one plays), then
+a table: time to first audio, real-time factor, credits, and what
+recognition (--stt-provider, vendor_speech's pocketsphinx by default) heard
+of each take, with its word error rate against TEXT; --stt-provider none
+skips the round trip.
+
+--blind plays the takes as A, B, ... in a shuffled order, asks which you
+preferred, then reveals the names; the tally of every blind pick is kept
+in the data directory and shown.
+
+-o DIR writes a sample sheet instead of playing: DIR/NN-<voice>.wav,
+DIR/manifest.json (text, settings, each take's figures) and DIR/sheet.md
+(the same table as a markdown page linking the WAVs). --json prints the
+manifest.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			text, err := a.spokenText("audition", args)
@@ -71,31 +124,35 @@ voice's file, first-audio time and duration). --json prints the manifest.`,
 				return err
 			}
 			text = strings.TrimSpace(text)
-			var codes []string
-			for _, c := range api.SplitList(voices) {
-				if !containsStr(codes, c) {
-					codes = append(codes, c)
-				}
-			}
-			if len(codes) == 0 {
+			vs := parseAuditionVoices(voices, a.cfg.Provider)
+			if len(vs) == 0 {
 				return usagef("audition: --voices must name at least one voice (hark voices lists them)")
+			}
+			if blind && (out != "" || a.jsonOut) {
+				return usagef("--blind: a blind A/B is listened to; it cannot be written with -o or --json")
+			}
+			if blind && len(vs) < 2 {
+				return usagef("--blind: needs at least two voices to choose between")
 			}
 			cl, err := a.client(ctx)
 			if err != nil {
 				return err
 			}
-			list, err := cl.Voices(ctx, a.cfg.Provider)
-			if err != nil {
-				return err
-			}
-			names := map[string]string{}
-			for _, v := range list {
-				names[v.Value] = v.Name
-			}
-			for _, c := range codes {
-				if _, ok := names[c]; !ok {
-					return usagef("--voices: %q is not a voice of %s (hark voices lists them)", c, a.cfg.Provider)
+			names := map[auditionVoice]string{}
+			lists := map[string][]api.Voice{}
+			for _, v := range vs {
+				list, ok := lists[v.provider]
+				if !ok {
+					if list, err = cl.Voices(ctx, v.provider); err != nil {
+						return err
+					}
+					lists[v.provider] = list
 				}
+				i := slices.IndexFunc(list, func(x api.Voice) bool { return x.Value == v.code })
+				if i < 0 {
+					return usagef("--voices: %q is not a voice of %s (hark voices --provider %s lists them)", v.code, v.provider, v.provider)
+				}
+				names[v] = list[i].Name
 			}
 			if out != "" {
 				// The -o rule (cli/output.go): the folder named is made,
@@ -114,51 +171,78 @@ voice's file, first-audio time and duration). --json prints the manifest.`,
 			}
 			m := auditionManifest{Text: text, Provider: a.cfg.Provider, Created: time.Now().UTC(),
 				Settings: map[string]int{"speech_rate": rate, "pitch": pitch, "loudness": loudness}}
-			base := api.TTSRequest{Provider: a.cfg.Provider, Text: text, Format: api.FormatWAV, SpeechRate: rate, Pitch: pitch, Loudness: loudness}
+			base := api.TTSRequest{Text: text, Format: api.FormatWAV, SpeechRate: rate, Pitch: pitch, Loudness: loudness}
+			order := vs
+			if blind {
+				order = slices.Clone(vs)
+				rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			}
 
 			if out != "" || a.jsonOut {
 				// Written, not played: each take whole, with its true
 				// sizes.
-				for i, c := range codes {
+				for i, v := range vs {
 					req := base
-					req.VoiceCode = c
+					req.Provider, req.VoiceCode = v.provider, v.code
 					t := fetchTake(ctx, cl, req, nil)
-					t.Name = names[c]
+					t.Name = names[v]
 					if t.err != nil {
-						return fmt.Errorf("audition %s: %w", c, t.err)
+						return fmt.Errorf("audition %s: %w", v, t.err)
 					}
 					if out != "" {
-						t.File = fmt.Sprintf("%02d-%s.wav", i+1, fileSafe(c))
+						name := v.code
+						if v.provider != a.cfg.Provider {
+							name = v.provider + "-" + v.code
+						}
+						t.File = fmt.Sprintf("%02d-%s.wav", i+1, fileSafe(name))
 						if err := os.WriteFile(filepath.Join(out, t.File), t.data, 0o644); err != nil {
 							return fmt.Errorf("-o %s: %w", out, err)
 						}
 					}
 					m.Voices = append(m.Voices, t)
 				}
-			} else if err := a.playAudition(ctx, cl, base, codes, names, &m); err != nil {
+			} else if err := a.playAudition(ctx, cl, base, order, names, blind, &m); err != nil {
 				return err
+			}
+			if sttProvider != "none" {
+				a.hearTakes(ctx, cl, sttProvider, text, m.Voices)
+			}
+			if blind {
+				res, err := a.blindPick(order, m.Voices)
+				if err != nil {
+					return err
+				}
+				m.Blind = res
 			}
 			if out != "" {
 				b, _ := json.MarshalIndent(m, "", "  ")
 				if err := os.WriteFile(filepath.Join(out, "manifest.json"), b, 0o644); err != nil {
 					return fmt.Errorf("-o %s: %w", out, err)
 				}
+				if err := os.WriteFile(filepath.Join(out, "sheet.md"), []byte(sampleSheet(m)), 0o644); err != nil {
+					return fmt.Errorf("-o %s: %w", out, err)
+				}
 				if !a.jsonOut {
-					fmt.Fprintf(a.stdout, "wrote %s and manifest.json to %s\n", plural(len(m.Voices), "take"), out)
+					fmt.Fprintf(a.stdout, "wrote %s, manifest.json and sheet.md to %s\n", plural(len(m.Voices), "take"), out)
 				}
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, m)
 			}
+			if !blind || m.Blind != nil {
+				fmt.Fprint(a.stdout, auditionTable(m.Voices))
+			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&voices, "voices", "", "voice codes, comma-separated, in the order to play them")
+	f.StringVar(&voices, "voices", "", "voices, comma-separated, in the order to play them: PROVIDER/VOICE, or VOICE of --provider")
 	f.IntVar(&rate, "rate", 0, "speech_rate for every voice (provider's range)")
 	f.IntVar(&pitch, "pitch", 0, "pitch for every voice (provider's range)")
 	f.IntVar(&loudness, "loudness", 0, "loudness for every voice (provider's range)")
-	f.StringVarP(&out, "output", "o", "", "write one WAV per voice and manifest.json to this new folder instead of playing")
+	f.StringVarP(&out, "output", "o", "", "write a sample sheet (one WAV per voice, manifest.json, sheet.md) to this new folder instead of playing")
+	f.StringVar(&sttProvider, "stt-provider", api.DefaultProvider, "provider that hears each take back for the round trip; none skips it")
+	f.BoolVar(&blind, "blind", false, "blind A/B: names hidden while the takes play, you pick, then they are revealed; the tally is kept")
 	cmd.RegisterFlagCompletionFunc("voices", a.completeVoices)
 	return cmd
 }
@@ -167,7 +251,7 @@ voice's file, first-audio time and duration). --json prints the manifest.`,
 // take plays as its frames arrive, the next is fetched while one plays,
 // and no gap opens between voices. Each take's line is printed as it
 // starts to play, its duration added once it has all arrived.
-func (a *App) playAudition(ctx context.Context, cl *api.Client, base api.TTSRequest, codes []string, names map[string]string, m *auditionManifest) error {
+func (a *App) playAudition(ctx context.Context, cl *api.Client, base api.TTSRequest, vs []auditionVoice, names map[auditionVoice]string, blind bool, m *auditionManifest) error {
 	player, err := audio.Open(audio.Options{Sink: a.cfg.AudioSink, Dir: a.cfg.PlayedDir(), Keep: config.PlayedKeep, Log: a.logWriter()})
 	if err != nil {
 		return err
@@ -177,26 +261,33 @@ func (a *App) playAudition(ctx context.Context, cl *api.Client, base api.TTSRequ
 		return targetError{fmt.Errorf("audition: %w\nhint: set audio_sink to auto, device or file (hark config shows it), or write the takes to a folder with -o DIR", audio.ErrOff)}
 	}
 	var mu sync.Mutex
-	takes := make([]auditionTake, len(codes))
-	for i, c := range codes {
-		takes[i].Voice, takes[i].Name = c, names[c]
+	takes := make([]auditionTake, len(vs))
+	for i, v := range vs {
+		takes[i].Voice, takes[i].Provider, takes[i].Name = v.code, v.provider, names[v]
 	}
-	arrived := make([]bool, len(codes))
+	arrived := make([]bool, len(vs))
 	open := -1 // the take whose line waits for its duration
 	line := func(i int) string {
 		t := takes[i]
-		return fmt.Sprintf("%d/%d %s  %s · first audio %.0f ms", i+1, len(codes), t.Voice, t.Name, t.FirstAudio)
+		if blind {
+			return fmt.Sprintf("%d/%d %s · first audio %.0f ms", i+1, len(vs), blindLabel(i), t.FirstAudio)
+		}
+		who := t.Voice
+		if t.Provider != a.cfg.Provider {
+			who = t.Provider + "/" + t.Voice
+		}
+		return fmt.Sprintf("%d/%d %s  %s · first audio %.0f ms", i+1, len(vs), who, t.Name, t.FirstAudio)
 	}
 	q := player.Sequence(streamRate)
 	err = q.Run(ctx, audio.Turns{
-		Count: len(codes), Format: api.FormatWAV,
+		Count: len(vs), Format: api.FormatWAV,
 		Fetch: func(ctx context.Context, i int, w io.Writer) error {
 			req := base
-			req.VoiceCode = codes[i]
+			req.Provider, req.VoiceCode = vs[i].provider, vs[i].code
 			t := fetchTake(ctx, cl, req, &lockedWriter{w: w, mu: &mu, first: &takes[i].FirstAudio, start: time.Now()})
 			mu.Lock()
 			first := takes[i].FirstAudio
-			t.Name = names[codes[i]]
+			t.Name = names[vs[i]]
 			if first > 0 {
 				t.FirstAudio = first // as the line printed it
 			}
@@ -237,7 +328,7 @@ func (a *App) playAudition(ctx context.Context, cl *api.Client, base api.TTSRequ
 	var pe *audio.PartError
 	switch {
 	case errors.As(err, &pe):
-		return fmt.Errorf("audition %s: %w", codes[pe.Part], pe.Err)
+		return fmt.Errorf("audition %s: %w", vs[pe.Part], pe.Err)
 	case err != nil:
 		return fmt.Errorf("audition: playback: %w", err)
 	case ctx.Err() != nil:
@@ -271,7 +362,7 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 // not nil) as they arrive and keeping them whole, timing its first audio.
 // The kept WAV gets its true sizes (the stream's header has placeholders).
 func fetchTake(ctx context.Context, cl *api.Client, req api.TTSRequest, play io.Writer) auditionTake {
-	t := auditionTake{Voice: req.VoiceCode}
+	t := auditionTake{Voice: req.VoiceCode, Provider: req.Provider}
 	start := time.Now()
 	s, err := cl.TTSStream(ctx, req)
 	if err != nil {
@@ -311,6 +402,11 @@ func fetchTake(ctx context.Context, cl *api.Client, req api.TTSRequest, play io.
 		return t
 	}
 	t.Duration = wavSeconds(t.data)
+	t.elapsed = time.Since(start)
+	if t.Duration > 0 {
+		t.RTF = math.Round(t.elapsed.Seconds()/t.Duration*1000) / 1000
+	}
+	t.Credits = s.Credits()
 	return t
 }
 
@@ -330,15 +426,6 @@ func wavSeconds(data []byte) float64 {
 
 // streamRate is the rate the audition's takes are played at, together.
 const streamRate = 48000
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // fileSafe makes a voice code a file name part ("flite:slt" → "flite_slt").
 func fileSafe(s string) string {

@@ -96,7 +96,13 @@ func (a *App) localData() (*embedded.Local, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	l, err := open(a.cfg.DataDir, embedded.Options{AllowPrivate: a.cfg.AllowPrivate, Trace: a.phase, Model: writer})
+	var voices map[string]gwconfig.Voice
+	if p, err := gwconfig.PathFrom(a.getenv); err == nil {
+		if voices, err = gwconfig.VoicesOf(p); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	l, err := open(a.cfg.DataDir, embedded.Options{AllowPrivate: a.cfg.AllowPrivate, Trace: a.phase, Model: writer, Voices: voices})
 	switch {
 	case err == nil:
 	case errors.As(err, new(*fs.PathError)):

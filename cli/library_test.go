@@ -257,7 +257,8 @@ func TestAudition(t *testing.T) {
 	}
 	data := t.TempDir()
 	code, out, errs := harkDataWith(t, env, nil, data, "", "audition", "--voices", "flite:slt,espeak:en-us,flite:rms", "--rate", "20", "Hello from three voices.")
-	if code != 0 || strings.Count(out, "\n") != 3 || !strings.HasPrefix(out, "1/3 flite:slt") || !strings.Contains(out, "3/3 flite:rms") ||
+	// Three lines as they play, then the table: a head and a row each.
+	if code != 0 || strings.Count(out, "\n") != 7 || !strings.HasPrefix(out, "1/3 flite:slt") || !strings.Contains(out, "3/3 flite:rms") ||
 		!strings.Contains(errs, "Audio goes to WAV files (audio sink file), so nothing is heard. The audition was saved to ") {
 		t.Fatalf("play: %d\n%s\n%s", code, out, errs)
 	}

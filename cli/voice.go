@@ -22,43 +22,107 @@ import (
 )
 
 func newVoicesCmd(a *App) *cobra.Command {
-	return &cobra.Command{
+	var all, providers bool
+	cmd := &cobra.Command{
 		Use:   "voices [PROVIDER]",
-		Short: "List a provider's voices",
+		Short: "List a provider's voices, or every enabled provider's",
+		Long: `voices lists the voices of PROVIDER (default --provider). --all lists every
+provider the workspace has enabled, with a PROVIDER column; --providers
+lists the providers the gateway knows and whether each is enabled (and if
+not, why).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("voices: want at most one PROVIDER, got %d arguments", len(args))
 			}
+			if len(args) == 1 && (all || providers) {
+				return usagef("voices: PROVIDER and --all or --providers do not go together")
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			provider := a.cfg.Provider
-			if len(args) == 1 {
-				provider = args[0]
-			}
-			cl, err := a.client(cmd.Context())
+			ctx := cmd.Context()
+			cl, err := a.client(ctx)
 			if err != nil {
 				return err
 			}
-			voices, err := cl.Voices(cmd.Context(), provider)
-			if err != nil {
-				return fromGateway(err)
+			if providers {
+				ps, err := cl.VoiceProviders(ctx)
+				if err != nil {
+					return fromGateway(err)
+				}
+				if a.jsonOut {
+					return writeJSON(a.stdout, ps)
+				}
+				tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
+				fmt.Fprintln(tw, "PROVIDER\tENGINE\tENABLED\tWHY NOT")
+				for _, p := range ps {
+					fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", p.Provider, cmp.Or(p.Engine, "-"), p.Enabled, cmp.Or(p.Reason, "-"))
+				}
+				return tw.Flush()
+			}
+			names := []string{a.cfg.Provider}
+			if len(args) == 1 {
+				names = []string{args[0]}
+			}
+			if all {
+				ps, err := cl.VoiceProviders(ctx)
+				if err != nil {
+					return fromGateway(err)
+				}
+				names = names[:0]
+				for _, p := range ps {
+					if p.Enabled {
+						names = append(names, p.Provider)
+					}
+				}
+			}
+			type row struct {
+				api.Voice
+				Provider string `json:"provider"`
+			}
+			var rows []row
+			for _, p := range names {
+				voices, err := cl.Voices(ctx, p)
+				if err != nil {
+					return fromGateway(err)
+				}
+				for _, v := range voices {
+					rows = append(rows, row{v, p})
+				}
 			}
 			if a.jsonOut {
-				return writeJSON(a.stdout, voices)
+				if !all {
+					vs := make([]api.Voice, len(rows))
+					for i, r := range rows {
+						vs[i] = r.Voice
+					}
+					return writeJSON(a.stdout, vs)
+				}
+				return writeJSON(a.stdout, rows)
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "VOICE\tNAME\tLANGUAGE\tSCENE\tGENDER\tRATE")
-			for _, v := range voices {
+			head := "VOICE\tNAME\tLANGUAGE\tSCENE\tGENDER\tRATE"
+			if all {
+				head = "PROVIDER\t" + head
+			}
+			fmt.Fprintln(tw, head)
+			for _, r := range rows {
+				v := r.Voice
 				gender, rate := cmp.Or(v.Gender, "-"), "-"
 				if v.SampleRate > 0 {
 					rate = strconv.Itoa(v.SampleRate)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Value, v.Name, v.Language, v.Scene, gender, rate)
+				if all {
+					fmt.Fprintf(tw, "%s\t", r.Provider)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Value, v.Name, cmp.Or(v.Language, "-"), cmp.Or(v.Scene, "-"), gender, rate)
 			}
 			return tw.Flush()
 		},
 	}
+	cmd.Flags().BoolVar(&all, "all", false, "list the voices of every provider the workspace has enabled, with the provider")
+	cmd.Flags().BoolVar(&providers, "providers", false, "list the voice providers and whether each is enabled")
+	return cmd
 }
 
 // formatOfFile is the audio format a file name asks for (hello.wav: wav),

@@ -212,7 +212,7 @@ func (s *Server) handleTTSStream(w http.ResponseWriter, r *http.Request) {
 	credits := cost
 	switch {
 	case err == nil:
-		if err = st.writeJSON(api.TTSFinalFrame{IsFinal: true}); err == nil {
+		if err = st.writeJSON(api.TTSFinalFrame{IsFinal: true, Credits: cost}); err == nil {
 			st.writeClose(websocket.CloseNormalClosure, "")
 		}
 	case isConnGone(err) || (ctx.Err() != nil && r.Context().Err() == nil && !errors.Is(ctx.Err(), context.DeadlineExceeded)):

@@ -47,6 +47,34 @@ type Config struct {
 	// Model is the language model that writes research answers; without
 	// one, research is extractive (docs/model.md).
 	Model Model `toml:"model,omitempty"`
+	// Voice adds voice providers to the embedded gateway's one workspace
+	// (hark and hark tui read it with VoicesOf); hark serve's workspaces
+	// each declare their own under [workspace.voice.<code>].
+	Voice map[string]Voice `toml:"voice,omitempty"`
+}
+
+// VoicesOf reads only the [voice.<code>] sections of the gateway.toml at
+// path, for the embedded gateway, checked. A missing file adds none.
+// vendor_speech is the embedded gateway's own and cannot be replaced.
+func VoicesOf(path string) (map[string]Voice, error) {
+	var c struct {
+		Voice map[string]Voice `toml:"voice"`
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if _, err := toml.DecodeFile(path, &c); err != nil {
+		return nil, fmt.Errorf("gateway config %s: %w", path, err)
+	}
+	for name, v := range c.Voice {
+		if name == ProviderLocal {
+			return nil, fmt.Errorf("gateway config %s: voice.%s: is the local engines' own; list other providers", path, name)
+		}
+		if err := v.check(name); err != nil {
+			return nil, fmt.Errorf("gateway config %s: %w", path, err)
+		}
+	}
+	return c.Voice, nil
 }
 
 // Ops is where an operator's tools reach a gateway: /healthz (open on the
@@ -415,6 +443,9 @@ func Load(path string) (*Config, error) {
 // Workspaces may also live in the database alone (hark serve workspaces
 // add), so a file may declare none.
 func (c *Config) Validate() error {
+	if len(c.Voice) > 0 {
+		return errors.New("voice: the top-level [voice.<code>] sections are the embedded gateway's (hark, hark tui); declare a workspace's providers under [workspace.voice.<code>]")
+	}
 	if err := CheckDatabaseURL(c.DatabaseURL); err != nil {
 		return fmt.Errorf("database_url: %w", err)
 	}

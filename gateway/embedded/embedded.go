@@ -52,6 +52,9 @@ type Options struct {
 	Trace func(event string)
 	// Model, when set, writes research answers (docs/model.md).
 	Model *model.Client
+	// Voices are voice providers the workspace has beside vendor_speech
+	// (gateway.toml's [voice.<code>], config.VoicesOf).
+	Voices map[string]config.Voice
 	// WatchTiming shortens the watches' loop and sets their clock
 	// (tests that need a check to fall due in the background).
 	WatchTiming gateway.WatchTiming
@@ -183,7 +186,13 @@ func (l *Local) Serve() (*Gateway, error) {
 	if limits.QueueLength == 0 {
 		limits.QueueLength = embeddedQueueLength
 	}
-	cfg := &config.Config{Limits: limits, Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey(key))}}
+	ws := config.LocalWorkspace(auth.HashKey(key))
+	for code, v := range l.opts.Voices {
+		if code != config.ProviderLocal {
+			ws.Voice[code] = v
+		}
+	}
+	cfg := &config.Config{Limits: limits, Workspaces: []config.Workspace{ws}}
 	// The job workers start at the first job call: most commands run
 	// none (a detached job left in gateway.db resumes when hark jobs,
 	// the TUI or a research or crawl asks).
