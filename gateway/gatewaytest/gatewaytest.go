@@ -21,8 +21,15 @@ import (
 // down when the test ends.
 func Serve(tb testing.TB, db *sql.DB, key string, engines gateway.Engines) string {
 	tb.Helper()
+	return ServeWorkspace(tb, db, config.LocalWorkspace(auth.HashKey(key)), engines)
+}
+
+// ServeWorkspace is Serve with the workspace given (its keys, its voice
+// providers), as config.LocalWorkspace's changed by a test.
+func ServeWorkspace(tb testing.TB, db *sql.DB, ws config.Workspace, engines gateway.Engines) string {
+	tb.Helper()
 	srv, err := gateway.New(gateway.Options{
-		Config:  &config.Config{Workspaces: []config.Workspace{config.LocalWorkspace(auth.HashKey(key))}},
+		Config:  &config.Config{Workspaces: []config.Workspace{ws}},
 		DB:      store.FromSQLite(db),
 		Engines: engines,
 	})

@@ -46,6 +46,9 @@ type (
 		provider string
 		voices   []api.Voice
 		err      error
+		// missing are the other enabled providers whose voices could
+		// not be listed.
+		missing []string
 	}
 	// ttsInputsMsg: the provider's TTS inputs, whose bounds the Speak
 	// controls take (err when the gateway serves none).
@@ -132,8 +135,44 @@ func loadVoicesCmd(c *common.Common, provider string) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), voicesTimeout)
 		defer cancel()
 		vs, err := c.Client.Voices(ctx, provider)
-		return voicesMsg{provider: provider, voices: vs, err: err}
+		if err != nil {
+			return voicesMsg{provider: provider, err: err}
+		}
+		// The voices of every other provider the workspace enables join
+		// the list, their values qualified by their provider
+		// (openai_speech/af_bella); one that fails to list is left out
+		// and named.
+		ps, perr := c.Client.VoiceProviders(ctx)
+		var missing []string
+		for _, ps := range ps {
+			if !ps.Enabled || ps.Provider == provider {
+				continue
+			}
+			more, err := c.Client.Voices(ctx, ps.Provider)
+			if err != nil {
+				missing = append(missing, ps.Provider)
+				continue
+			}
+			for _, v := range more {
+				v.Value = ps.Provider + "/" + v.Value
+				vs = append(vs, v)
+			}
+		}
+		if perr != nil {
+			missing = append(missing, "(the provider list)")
+		}
+		return voicesMsg{provider: provider, voices: vs, missing: missing}
 	}
+}
+
+// voiceTarget is the provider and voice code a list value names: a
+// value qualified by another provider ("elevenlabs/21m00…") names that
+// provider's voice, any other the pane's own provider's.
+func voiceTarget(provider, value string) (string, string) {
+	if p, code, ok := strings.Cut(value, "/"); ok && p != "" && code != "" && !strings.ContainsAny(p, ":+") {
+		return p, code
+	}
+	return provider, value
 }
 
 // loadTTSInputsCmd asks the gateway for the provider's TTS inputs.

@@ -107,7 +107,7 @@ func (p *Pane) roundTrip() tea.Cmd {
 	p.rt = roundTripState{id: j.id, running: true, cancel: j.r.Cancel, voice: p.voice.Value, spoken: text}
 	p.savedTo, p.saveErr = "", nil // about the audio this run replaces
 	req := p.settings.request(p.provider, p.voice.Value, text)
-	t := roundTripJob{job: j, c: p.c, ctx: ctx, req: req, language: languageCode(p.voice.Language)}
+	t := roundTripJob{job: j, c: p.c, ctx: ctx, req: req, language: languageCode(p.voice.Language), sttProvider: p.provider}
 	return j.r.Start(t.run)
 }
 

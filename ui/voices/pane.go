@@ -9,6 +9,8 @@ import (
 	"cmp"
 	"context"
 	"os"
+	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/filepicker"
 	"charm.land/bubbles/v2/help"
@@ -57,6 +59,9 @@ type Pane struct {
 
 	// Voices
 	provider  string
+	// others are the other enabled providers whose voices the list
+	// holds too; missing those that could not be listed.
+	others, missing []string
 	list      VoiceList
 	filter    textinput.Model
 	filtering bool
@@ -529,6 +534,13 @@ func (p *Pane) onVoices(msg voicesMsg) tea.Cmd {
 		return nil
 	}
 	p.list.SetItems(msg.voices)
+	p.missing = msg.missing
+	p.others = p.others[:0]
+	for _, v := range msg.voices {
+		if prov, _, ok := strings.Cut(v.Value, "/"); ok && !slices.Contains(p.others, prov) {
+			p.others = append(p.others, prov)
+		}
+	}
 	// Preselect the configured voice, and fill in its details.
 	want := p.voice.Value
 	if want == "" {

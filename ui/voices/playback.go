@@ -48,7 +48,8 @@ func (p *Pane) preview() tea.Cmd {
 		return nil
 	}
 	stop := p.stopPlayback()
-	req := api.TTSRequest{Provider: p.provider, VoiceCode: v.Value, Text: sampleSentence(v.Language)}
+	prov, code := voiceTarget(p.provider, v.Value)
+	req := api.TTSRequest{Provider: prov, VoiceCode: code, Text: sampleSentence(v.Language)}
 	return tea.Batch(stop, p.startTTS(req, false, true, p.samples[v.Value]))
 }
 

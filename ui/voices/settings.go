@@ -217,6 +217,7 @@ func (s TTSSettings) request(provider, voice, text string) api.TTSRequest {
 	if s.wavForRate() {
 		s.Format = api.FormatWAV
 	}
+	provider, voice = voiceTarget(provider, voice)
 	return api.TTSRequest{
 		Provider:   provider,
 		Text:       text,

@@ -2,6 +2,7 @@ package voices
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -262,6 +263,9 @@ type roundTripJob struct {
 	ctx      context.Context
 	req      api.TTSRequest
 	language string
+	// sttProvider hears the take back: the pane's own provider, when
+	// another provider's voice spoke it.
+	sttProvider string
 }
 
 func (t roundTripJob) run() {
@@ -281,7 +285,8 @@ func (t roundTripJob) run() {
 	}
 	done.audio = &clip{data: a.Data, format: a.Format, rate: a.SampleRate, voice: t.req.VoiceCode, text: t.req.Text}
 	start = time.Now()
-	res, err := t.c.Client.STT(t.ctx, api.STTRequest{Provider: t.req.Provider, Language: t.language}, a.Data)
+	// Heard back by the pane's own provider, whichever spoke.
+	res, err := t.c.Client.STT(t.ctx, api.STTRequest{Provider: cmp.Or(t.sttProvider, t.req.Provider), Language: t.language}, a.Data)
 	done.sttTime = time.Since(start)
 	if err != nil {
 		done.err = fmt.Errorf("listen: %w", err)

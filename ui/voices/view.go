@@ -83,7 +83,14 @@ func (p *Pane) viewTabs() string {
 func (p *Pane) viewStatus() string {
 	st := p.styles()
 	var parts []string
-	parts = append(parts, p.provider)
+	if len(p.others) > 0 {
+		parts = append(parts, p.provider+" + "+strings.Join(p.others, ", "))
+	} else {
+		parts = append(parts, p.provider)
+	}
+	if len(p.missing) > 0 {
+		parts = append(parts, "not listed: "+strings.Join(p.missing, ", "))
+	}
 	switch {
 	case p.loading:
 		parts = append(parts, "loading voices…")

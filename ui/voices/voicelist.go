@@ -250,6 +250,9 @@ func (l *VoiceList) Render(st *common.Styles, width, height int, focused bool) s
 		if l.order == ByName && v.Language != "" {
 			text += "  " + v.Language
 		}
+		if prov, _, ok := strings.Cut(v.Value, "/"); ok {
+			text += "  · " + prov // another provider's voice
+		}
 		if l.isMarked(v.Value) {
 			text = "✓ " + text
 		}

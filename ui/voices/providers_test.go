@@ -1,0 +1,92 @@
+//go:build cgo && linux
+
+package voices
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"hark/api"
+	"hark/audio"
+	"hark/gateway"
+	"hark/gateway/auth"
+	"hark/gateway/config"
+	"hark/gateway/engine"
+	"hark/gateway/gatewaytest"
+	"hark/gateway/store"
+	"hark/gateway/voice"
+	"hark/gateway/voice/relay"
+	"hark/gateway/voice/relay/relaytest"
+	"hark/ui/common"
+)
+
+// The Voices pane lists the voices of every provider the workspace
+// enables, each with its provider shown, and speaks another provider's
+// voice through that provider.
+func TestVoicesOfEveryEnabledProvider(t *testing.T) {
+	t.Parallel()
+	oai, xi := relaytest.NewOpenAI(t), relaytest.NewElevenLabs(t)
+	db, err := store.OpenDB(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	const key = "hark_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	ws := config.LocalWorkspace(auth.HashKey(key))
+	ws.Voice[config.ProviderOpenAI] = config.Voice{Enabled: true, URL: oai.URL, APIKey: oai.Key}
+	ws.Voice[config.ProviderElevenLabs] = config.Voice{Enabled: true, URL: xi.URL, APIKey: xi.Key}
+	local, err := voice.New(voice.Config{Decoders: 1, WarmAfter: voice.WarmOnDemand})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { local.Close() })
+	base := gatewaytest.ServeWorkspace(t, db, ws, gateway.Engines{Voice: func(_, provider string, c config.Voice) (engine.VoiceProvider, error) {
+		if c.EngineOf(provider) == config.BackendLocal {
+			return local, nil
+		}
+		return relay.New(relay.Config{Engine: c.EngineOf(provider), URL: c.URL, APIKey: c.APIKey})
+	}})
+	client, err := api.New(api.Options{BaseURL: base, APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := audio.Open(audio.Options{Sink: "null"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &common.Common{Client: client, Styles: common.NewStyles(true, true), OutputDir: t.TempDir(),
+		Audio: func() (*audio.Output, error) { return out, nil }}
+	p := New(c)
+	p.SetSize(100, 30)
+	drive(t, p, p.Init(), func(m tea.Msg) bool { _, ok := m.(voicesMsg); return ok })
+	if p.voicesErr != nil || !p.list.Select("openai_speech/af_bella") || !p.list.Select("elevenlabs/21m00Tcm4TlvDq8ikWAM") {
+		t.Fatalf("voice list: %v", p.voicesErr)
+	}
+	view := ansi.Strip(p.View())
+	if !strings.Contains(view, "Rachel  · elevenlabs") || !strings.Contains(view, "vendor_speech + elevenlabs, openai_speech") {
+		t.Fatalf("the providers are not shown:\n%s", view)
+	}
+	p.list.Select("openai_speech/af_bella")
+	drive(t, p, p.preview(), func(m tea.Msg) bool { _, ok := m.(ttsDoneMsg); return ok })
+	if p.play == nil || p.play.err != nil {
+		t.Fatalf("preview: %+v", p.play)
+	}
+	calls := oai.Calls()
+	if c := calls[len(calls)-1]; c.Path != "/v1/audio/speech" || c.JSON["voice"] != "af_bella" {
+		t.Fatalf("the preview did not reach the provider: %+v", c)
+	}
+	if got := voiceTargetOf(p, "elevenlabs/21m00Tcm4TlvDq8ikWAM"); got != "elevenlabs 21m00Tcm4TlvDq8ikWAM" {
+		t.Fatalf("target %q", got)
+	}
+	if got := voiceTargetOf(p, "espeak:en-us+f3"); got != "vendor_speech espeak:en-us+f3" {
+		t.Fatalf("target %q", got)
+	}
+}
+
+func voiceTargetOf(p *Pane, value string) string {
+	prov, code := voiceTarget(p.provider, value)
+	return prov + " " + code
+}
