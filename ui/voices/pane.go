@@ -58,17 +58,17 @@ type Pane struct {
 	runs   struct{ play, listen, rt, aud map[int]context.CancelFunc }
 
 	// Voices
-	provider  string
+	provider string
 	// others are the other enabled providers whose voices the list
 	// holds too; missing those that could not be listed.
 	others, missing []string
-	list      VoiceList
-	filter    textinput.Model
-	filtering bool
-	loading   bool
-	voicesErr error
-	voice     api.Voice // the voice Speak and Round trip use
-	samples   map[string]*clip
+	list            VoiceList
+	filter          textinput.Model
+	filtering       bool
+	loading         bool
+	voicesErr       error
+	voice           api.Voice // the voice Speak and Round trip use
+	samples         map[string]*clip
 
 	// Speak
 	text     textarea.Model
