@@ -59,8 +59,8 @@ tmux_pid=$!
 # the fuzz runs: each keeps about one core busy. All of it is nice, so
 # that the tmux walks beside them get a hark that reads its keys on time.
 quality() {
-	nice -n 10 go test -count=1 -run 'TestPostgresIndexRanksAsSQLite|TestSnippetIsFTS5s|TestPostgresIndexTakesConcurrentReplicas' ./gateway/web || return
-	nice -n 10 go test -count=1 -run 'TestResearchQuestionSet' ./gateway/research || return
+	nice -n 10 go test -count=1 -timeout 20m -run 'TestPostgresIndexRanksAsSQLite|TestSnippetIsFTS5s|TestPostgresIndexTakesConcurrentReplicas' ./gateway/web || return
+	nice -n 10 go test -count=1 -timeout 20m -run 'TestResearchQuestionSet' ./gateway/research || return
 	local mod
 	for mod in bench/*/go.mod replace/*/go.mod; do
 		[ -f "$mod" ] || continue
