@@ -26,6 +26,7 @@ import (
 	"hark/gateway/jobs"
 	"hark/gateway/model"
 	"hark/gateway/research"
+	"hark/gateway/text/lexicon"
 	"hark/gateway/store"
 	"hark/gateway/voice"
 	"hark/gateway/voice/relay"
@@ -261,6 +262,7 @@ func NewEngines(db *sql.DB, allowPrivate bool, log *slog.Logger) *Engines {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	lexicon.SetLogger(log) // research's vocabulary says there what it is missing
 	return &Engines{db: db, allowPrivate: allowPrivate, log: log}
 }
 

@@ -10,28 +10,27 @@
 package text
 
 import (
+	_ "embed"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // stopWords are English function words and the words of a request
-// ("please tell me", "find pages") that carry no topic.
+// ("please tell me", "find pages") that carry no topic, read from
+// stopwords.txt.
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
-before being below between both but by can could did do does doing down during each few for from further had has
-have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself
-no nor not now of off on only or other our ours ourselves out over own same she should so some such than that
-the their theirs them themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself yourselves also get got may might
-must shall us via vs etc per please tell show find give want need know page pages site only relevant
-even though although whether another either else rather
-`) {
-		m[w] = true
+	for _, ln := range strings.Split(stopWordsFile, "\n") {
+		if w, _, _ := strings.Cut(ln, "#"); strings.TrimSpace(w) != "" {
+			m[strings.TrimSpace(w)] = true
+		}
 	}
 	return m
 }()
+
+//go:embed stopwords.txt
+var stopWordsFile string
 
 // StopWord reports whether w (lower case) carries no topic.
 func StopWord(w string) bool { return stopWords[w] }
@@ -109,6 +108,25 @@ func Term(w string) (string, bool) {
 		return "", false
 	}
 	return Stem(w), true
+}
+
+// TermUncached is Term without keeping the stem in Stem's cache: for
+// reading a dictionary once (gateway/text/lexicon), whose hundred
+// thousand words would fill the cache the pages' words are kept in.
+func TermUncached(w string) (string, bool) {
+	if stopWords[w] {
+		return "", false
+	}
+	if r, n := utf8.DecodeRuneInString(w); n == len(w) && !unicode.IsDigit(r) {
+		return "", false
+	}
+	if len(w) < 3 || len(w) > 64 {
+		return w, true
+	}
+	if s, ok := stems.Load(w); ok {
+		return s.(string), true
+	}
+	return stem(w), true
 }
 
 // fold lower-cases s and removes the diacritics of Latin letters

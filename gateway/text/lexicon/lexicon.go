@@ -1,0 +1,161 @@
+// Package lexicon is the English vocabulary research reads questions
+// and pages with, taken from real resources rather than word lists in
+// code: WordNet 3.0 (Debian's wordnet-base) for synonyms, derivationally
+// related forms and irregular forms; the British and American word
+// lists (wbritish, wamerican) for spelling variants; and the user's own
+// index for pseudo-relevance feedback (RM3). Only the clipped forms of
+// computing words ("app", "config"), which no dictionary pairs, come
+// from a data file shipped with the package (clippings.txt).
+//
+// Nothing is read until first asked for: Default loads once, on first
+// use, so that starting hark costs nothing. Without WordNet or the word
+// lists, Default still works with what it has and logs once what it is
+// missing.
+//
+// The API the ranker uses is small and stable:
+//
+//   - Family(stem) — the term a word family is read as (irregular forms,
+//     abstract nouns and their verb or adjective, British spellings,
+//     clipped forms), stem to stem as text.Term gives them. Research's
+//     terms are Family(text.TermUncached(word)).
+//   - Expand(word, source) — one question word's expansions from one
+//     source (Synonym, Derived, Spelling), as terms in that same form,
+//     each with a prior weight in (0, 1]; the ranker fits one weight per
+//     source.
+//   - RM3(query, docs, n) — RM3's expansion terms over the top
+//     documents a first retrieval found, weighted.
+//
+// It does no network I/O; it reads only the files named by its paths.
+package lexicon
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"hark/gateway/text"
+)
+
+// Where Debian's packages put the resources.
+const (
+	WordNetDir   = "/usr/share/wordnet"               // wordnet-base
+	BritishList  = "/usr/share/dict/british-english"  // wbritish
+	AmericanList = "/usr/share/dict/american-english" // wamerican
+)
+
+// Lexicon is the vocabulary loaded from one set of files.
+type Lexicon struct {
+	WordNet  *WordNet   // nil when missing
+	Spelling *Spellings // nil when missing
+	Missing  []string   // what could not be read, as errors say it
+	Took     time.Duration
+	families map[string]string
+}
+
+//go:embed clippings.txt
+var clippingsFile []byte
+
+// Load reads the WordNet database in wordnetDir and pairs the spellings
+// of the two word lists. It does not fail: what it cannot read is
+// listed in Missing and left out.
+func Load(wordnetDir, britishList, americanList string) *Lexicon {
+	start := time.Now()
+	l := &Lexicon{families: map[string]string{}}
+	wn, err := OpenWordNet(wordnetDir)
+	if err != nil {
+		l.Missing = append(l.Missing, err.Error())
+	} else {
+		l.WordNet = wn
+	}
+	if l.Spelling, err = LoadSpelling(britishList, americanList, l.WordNet); err != nil {
+		l.Missing = append(l.Missing, err.Error())
+		l.Spelling = nil
+	}
+	// Earlier sources win a stem: a spelling, a clipped form, an
+	// irregular form, a derived noun.
+	add := func(m map[string]string) {
+		for k, v := range m {
+			if _, ok := l.families[k]; !ok {
+				l.families[k] = v
+			}
+		}
+	}
+	if l.Spelling != nil {
+		add(l.Spelling.stemMap)
+	}
+	add(clippings())
+	if l.WordNet != nil {
+		add(irregularStems(l.WordNet))
+		d, err := derivedStems(l.WordNet)
+		if err != nil {
+			l.Missing = append(l.Missing, err.Error())
+		}
+		add(d)
+	}
+	resolve(l.families)
+	l.Took = time.Since(start)
+	return l
+}
+
+// clippings maps the stem of each clipped form in clippings.txt to its
+// full word's ("app" → "application"): one family a line, the full word
+// first.
+func clippings() map[string]string {
+	m := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(clippingsFile))
+	for sc.Scan() {
+		ln := sc.Text()
+		if i := strings.IndexByte(ln, '#'); i >= 0 {
+			ln = ln[:i]
+		}
+		f := strings.Fields(ln)
+		if len(f) < 2 {
+			continue
+		}
+		to, _ := text.TermUncached(f[0])
+		for _, w := range f[1:] {
+			if from, ok := text.TermUncached(w); ok && from != to {
+				m[from] = to
+			}
+		}
+	}
+	return m
+}
+
+// Family is the term that stem's word family is read as, or stem.
+func (l *Lexicon) Family(stem string) string {
+	if f, ok := l.families[stem]; ok {
+		return f
+	}
+	return stem
+}
+
+// Families is the number of stems read as another.
+func (l *Lexicon) Families() int { return len(l.families) }
+
+var logger atomic.Pointer[slog.Logger]
+
+// SetLogger sets where Default says what it is missing (default:
+// slog.Default()).
+func SetLogger(l *slog.Logger) { logger.Store(l) }
+
+// Default is the lexicon of Debian's files, loaded on first call and
+// kept; it logs once what is missing and how long the load took.
+var Default = sync.OnceValue(func() *Lexicon {
+	l := Load(WordNetDir, BritishList, AmericanList)
+	log := logger.Load()
+	if log == nil {
+		log = slog.Default()
+	}
+	if len(l.Missing) > 0 {
+		log.Warn("lexicon: research reads words without what is missing (install wordnet-base, wbritish and wamerican; scripts/setup.sh does)",
+			"missing", strings.Join(l.Missing, "; "))
+	}
+	log.Debug("lexicon loaded", "took", l.Took, "families", len(l.families))
+	return l
+})

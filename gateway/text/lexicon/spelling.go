@@ -1,0 +1,161 @@
+package lexicon
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+
+	"hark/gateway/text"
+)
+
+// Spellings pairs British and American spellings of one word, found by
+// matching two word lists (Debian's wbritish and wamerican): a British
+// word and an American word are one word spelt two ways when one
+// becomes the other by one of the systematic differences below and at
+// least one of the two is missing from the other list (or WordNet keeps
+// both in one synset, as it does "licence" and "license").
+type Spellings struct {
+	american map[string]string // British word → American word
+	british  map[string]string // American word → British word
+	stemMap  map[string]string // British stem → American stem
+}
+
+// differences are the ways British spelling differs from American, as
+// one substitution in a word: "-ise" and "-isation" (is → iz),
+// "analyse" (ys → yz), "colour" (our → or), "centre" and "fibre"
+// (re → er), "catalogue" (ogue → og), "licence" (ence → ense),
+// "travelled" (ll → l), "anaemia" and "oestrogen" (ae, oe → e),
+// "programme" (mme → m), "judgement" (dge → dg before "ment").
+var differences = [][2]string{
+	{"is", "iz"}, {"ys", "yz"}, {"our", "or"}, {"re", "er"}, {"ogue", "og"}, {"ence", "ense"},
+	{"ll", "l"}, {"ae", "e"}, {"oe", "e"}, {"mme", "m"}, {"dgement", "dgment"},
+}
+
+// LoadSpelling pairs the words of the British list with those of the
+// American one (one word a line, as /usr/share/dict's lists are). wn,
+// when not nil, accepts a pair both lists hold whose words share a
+// synset.
+func LoadSpelling(britishList, americanList string, wn *WordNet) (*Spellings, error) {
+	brit, err := readWords(britishList)
+	if err != nil {
+		return nil, err
+	}
+	amer, err := readWords(americanList)
+	if err != nil {
+		return nil, err
+	}
+	s := &Spellings{american: map[string]string{}, british: map[string]string{}}
+	for b := range brit {
+		for _, d := range differences {
+			for i := strings.Index(b, d[0]); i >= 0; {
+				a := b[:i] + d[1] + b[i+len(d[0]):]
+				if a != b && amer[a] && (!amer[b] || !brit[a] || wn != nil && wn.SameSynset(b, a)) {
+					if _, dup := s.american[b]; !dup {
+						s.american[b] = a
+						s.british[a] = b
+					}
+				}
+				j := strings.Index(b[i+1:], d[0])
+				if j < 0 {
+					break
+				}
+				i += 1 + j
+			}
+		}
+	}
+	s.stemMap = s.stems(brit, amer)
+	return s, nil
+}
+
+// prefix is what a word and its stem share at least: the stemmer
+// rewrites only endings, and keeps three letters.
+func prefix(w string) string { return w[:min(len(w), 3)] }
+
+// readWords reads a word list, lower case, leaving out possessives
+// ("colour's") and capitalised names.
+func readWords(path string) (map[string]bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("spelling: %w", err)
+	}
+	defer f.Close()
+	m := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		w := sc.Text()
+		if w == "" || strings.ContainsAny(w, "' ") || w != strings.ToLower(w) {
+			continue
+		}
+		m[w] = true
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("spelling: %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// American is the American spelling of the British word w, and false
+// when the lists pair w with none.
+func (s *Spellings) American(w string) (string, bool) {
+	a, ok := s.american[strings.ToLower(w)]
+	return a, ok
+}
+
+// Variants are the other spellings of w: its American spelling if it
+// is British, its British one if it is American.
+func (s *Spellings) Variants(w string) []string {
+	w = strings.ToLower(w)
+	var out []string
+	if a, ok := s.american[w]; ok {
+		out = append(out, a)
+	}
+	if b, ok := s.british[w]; ok {
+		out = append(out, b)
+	}
+	return out
+}
+
+// Len is the number of pairs.
+func (s *Spellings) Len() int { return len(s.american) }
+
+// stems maps the stem of each British spelling to its American
+// spelling's stem ("optimis" → "optim", "colour" → "color"), so that
+// every form of the word meets, listed or not; a stem whose words go
+// to several American stems goes to the one most of them do. A British
+// stem that an American-only word (not itself a British spelling) also
+// has is left alone.
+func (s *Spellings) stems(brit, amer map[string]bool) map[string]string {
+	votes := map[string]map[string]int{}
+	for b, a := range s.american {
+		from, ok1 := text.TermUncached(b)
+		to, ok2 := text.TermUncached(a)
+		if ok1 && ok2 && from != to {
+			if votes[from] == nil {
+				votes[from] = map[string]int{}
+			}
+			votes[from][to]++
+		}
+	}
+	m := map[string]string{}
+	opens := map[string]bool{} // only words opening as a British stem does can take one
+	for from, v := range votes {
+		best, n := "", 0
+		for to, c := range v {
+			if c > n || c == n && to < best {
+				best, n = to, c
+			}
+		}
+		m[from] = best
+		opens[prefix(from)] = true
+	}
+	for a := range amer {
+		if _, british := s.american[a]; british || brit[a] || !opens[prefix(a)] {
+			continue
+		}
+		if t, ok := text.TermUncached(a); ok {
+			delete(m, t)
+		}
+	}
+	return m
+}
