@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything hark needs on a fresh Debian machine with Go: the
-# Debian packages of the local engines and audio, then the Go modules.
+# Debian packages of the local engines, audio and research's vocabulary,
+# then the Go modules.
 # Run as root (or with sudo available). Safe to run again: it installs only
 # what is missing.
 set -euo pipefail
@@ -16,6 +17,7 @@ packages=(
 	bash-completion                        # what "hark completion bash" scripts load with
 	postgresql                             # the team gateway's tests start a throwaway cluster (gateway/pgtest)
 	nginx                                  # deploy/'s test runs deploy/nginx/hark.conf in a real nginx on loopback
+	wordnet-base wamerican wbritish        # research's vocabulary: WordNet 3.0 and the spelling lists (gateway/text/lexicon)
 )
 
 missing=()

@@ -92,7 +92,7 @@ func derivedStems(w *WordNet) (map[string]string, error) {
 		}
 		from, ok1 := text.TermUncached(noun)
 		to, ok2 := text.TermUncached(src)
-		if !ok1 || !ok2 || from == to || w.Has(from, Adj) || w.Has(from, Verb) {
+		if !ok1 || !ok2 || from == to || w.Has(from, Adj) {
 			return
 		}
 		c := cand{to, commonPrefix(from, to), len(src)}
@@ -121,7 +121,7 @@ func derivedStems(w *WordNet) (map[string]string, error) {
 		}
 		return s.words[n-1]
 	}
-	for _, pos := range []POS{Noun, Verb, Adj} {
+	for _, pos := range []POS{Verb, Adj} {
 		err := w.eachSynset(pos, "", func(_ int64, s synset) {
 			for _, p := range s.ptrs {
 				// "+" links two words of two synsets (a derivation), "="

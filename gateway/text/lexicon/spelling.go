@@ -68,9 +68,19 @@ func LoadSpelling(britishList, americanList string, wn *WordNet) (*Spellings, er
 	return s, nil
 }
 
-// prefix is what a word and its stem share at least: the stemmer
-// rewrites only endings, and keeps three letters.
-func prefix(w string) string { return w[:min(len(w), 3)] }
+// prefix is what a word shares with a stem at least: the stemmer
+// rewrites a word's last letters only (up to five kept here).
+func prefix(stem string) string { return stem[:min(len(stem)-1, 5)] }
+
+// opensAny reports whether w opens with a prefix in opens.
+func opensAny(opens map[string]bool, w string) bool {
+	for k := 1; k <= min(len(w), 5); k++ {
+		if opens[w[:k]] {
+			return true
+		}
+	}
+	return false
+}
 
 // readWords reads a word list, lower case, leaving out possessives
 // ("colour's") and capitalised names.
@@ -80,7 +90,7 @@ func readWords(path string) (map[string]bool, error) {
 		return nil, fmt.Errorf("spelling: %w", err)
 	}
 	defer f.Close()
-	m := map[string]bool{}
+	m := make(map[string]bool, 1<<17) // Debian's lists hold about 100,000 words
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		w := sc.Text()
@@ -150,7 +160,7 @@ func (s *Spellings) stems(brit, amer map[string]bool) map[string]string {
 		opens[prefix(from)] = true
 	}
 	for a := range amer {
-		if _, british := s.american[a]; british || brit[a] || !opens[prefix(a)] {
+		if _, british := s.american[a]; british || brit[a] || !opensAny(opens, a) {
 			continue
 		}
 		if t, ok := text.TermUncached(a); ok {
