@@ -183,7 +183,7 @@ func (s *Server) handleWatchAdd(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, &httpError{status: CodeNotFound, msg: "watches: this workspace's web engine cannot read pages again (it needs the local web engine)"})
 		return
 	}
-	out, err := s.watches.Add(r.Context(), ws, in, every)
+	out, err := s.watches.Add(r.Context(), ws, in, every, s.allowPrivate)
 	if err != nil {
 		s.writeError(w, r, s.watchError(err))
 		return

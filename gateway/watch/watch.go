@@ -30,7 +30,13 @@ import (
 // Schema is the watches' table, for both databases.
 var Schema = store.Schema{Owner: "watches", Migrations: []store.Migration{
 	{Name: "watched pages", SQLite: tables, Postgres: tables},
+	{Name: "private reads travel with the watch", SQLite: privateRead, Postgres: privateRead},
 }}
+
+// privateRead records that the gateway a watch was added to read
+// private addresses: a watch of one is checked so by any later process
+// of that gateway, as a detached job is run (engine.WithPrivateAllowed).
+const privateRead = `ALTER TABLE hark_watches ADD COLUMN private_read INTEGER NOT NULL DEFAULT 0;`
 
 const tables = `CREATE TABLE IF NOT EXISTS hark_watches (
 	id            TEXT PRIMARY KEY,
@@ -80,20 +86,22 @@ func Open(ctx context.Context, db *store.DB) (*Store, error) {
 type row struct {
 	api.Watch
 	workspace, etag, lastModified, text, previous string
+	// privateRead: the gateway it was added to read private addresses.
+	privateRead bool
 }
 
-const columns = `id, workspace, url, label, every_s, allow_private, etag, last_modified, text, previous, checks, failures, error, changed, created, checked_at, changed_at, next_at`
+const columns = `id, workspace, url, label, every_s, allow_private, etag, last_modified, text, previous, checks, failures, error, changed, created, checked_at, changed_at, next_at, private_read`
 
 func scan(sc interface{ Scan(...any) error }) (*row, error) {
 	var r row
-	var allow, changed int
+	var allow, changed, private int
 	var created, checked, changedAt, next int64
 	err := sc.Scan(&r.ID, &r.workspace, &r.URL, &r.Label, &r.EverySeconds, &allow, &r.etag, &r.lastModified, &r.text, &r.previous,
-		&r.Checks, &r.Failures, &r.Error, &changed, &created, &checked, &changedAt, &next)
+		&r.Checks, &r.Failures, &r.Error, &changed, &created, &checked, &changedAt, &next, &private)
 	if err != nil {
 		return nil, err
 	}
-	r.AllowPrivate, r.Changed = allow != 0, changed != 0
+	r.AllowPrivate, r.Changed, r.privateRead = allow != 0, changed != 0, private != 0
 	r.Created, r.NextAt = time.UnixMilli(created).UTC(), time.UnixMilli(next).UTC()
 	if checked > 0 {
 		t := time.UnixMilli(checked).UTC()
@@ -115,15 +123,18 @@ func b2i(b bool) int {
 
 // Add watches url for workspace, due at once (its first read is its
 // baseline). The same URL watched again is the watch it already has,
-// with the new interval and label.
-func (s *Store) Add(ctx context.Context, workspace string, in api.WatchAdd, every time.Duration) (*api.Watch, error) {
+// with the new interval and label. privateRead is the gateway's own
+// reading of private addresses, never a caller's: a watch that asks for
+// them (in.AllowPrivate) is checked with them when it was added where
+// they are read.
+func (s *Store) Add(ctx context.Context, workspace string, in api.WatchAdd, every time.Duration, privateRead bool) (*api.Watch, error) {
 	now := s.Now()
 	var id string
 	err := s.db.QueryRow(ctx, `SELECT id FROM hark_watches WHERE workspace = ? AND url = ?`, workspace, in.URL).Scan(&id)
 	switch {
 	case err == nil:
-		if _, err := s.db.Exec(ctx, `UPDATE hark_watches SET every_s = ?, label = ?, allow_private = ? WHERE id = ?`,
-			int64(every/time.Second), in.Label, b2i(in.AllowPrivate), id); err != nil {
+		if _, err := s.db.Exec(ctx, `UPDATE hark_watches SET every_s = ?, label = ?, allow_private = ?, private_read = ? WHERE id = ?`,
+			int64(every/time.Second), in.Label, b2i(in.AllowPrivate), b2i(privateRead), id); err != nil {
 			return nil, err
 		}
 	case errors.Is(err, sql.ErrNoRows):
@@ -137,8 +148,8 @@ func (s *Store) Add(ctx context.Context, workspace string, in api.WatchAdd, ever
 		var b [16]byte
 		rand.Read(b[:])
 		id = hex.EncodeToString(b[:8])
-		if _, err := s.db.Exec(ctx, `INSERT INTO hark_watches(id, workspace, url, label, every_s, allow_private, created, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, workspace, in.URL, in.Label, int64(every/time.Second), b2i(in.AllowPrivate), now.UnixMilli(), now.UnixMilli()); err != nil {
+		if _, err := s.db.Exec(ctx, `INSERT INTO hark_watches(id, workspace, url, label, every_s, allow_private, private_read, created, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, workspace, in.URL, in.Label, int64(every/time.Second), b2i(in.AllowPrivate), b2i(privateRead), now.UnixMilli(), now.UnixMilli()); err != nil {
 			return nil, err
 		}
 	default:
@@ -221,13 +232,14 @@ func (s *Store) Seen(ctx context.Context, workspace, id string) error {
 // died while checking leaves it due again after that.
 const claimFor = 5 * time.Minute
 
-// claim takes the watch for a check: its next_at moves on by claimFor,
-// only if no one moved it since it was read. false: another node has it.
+// claim takes the watch for a check: its next_at moves on by claimFor
+// (until, returned with an error too), only if no one moved it since it
+// was read. false: another node has it.
 func (s *Store) claim(ctx context.Context, r *row) (until int64, ok bool, err error) {
 	until = s.Now().Add(claimFor).UnixMilli()
 	res, err := s.db.Exec(ctx, `UPDATE hark_watches SET next_at = ? WHERE id = ? AND next_at = ?`, until, r.ID, r.NextAt.UnixMilli())
 	if err != nil {
-		return 0, false, err
+		return until, false, err
 	}
 	n, _ := res.RowsAffected()
 	return until, n == 1, nil
@@ -265,20 +277,34 @@ func Normalize(text string) string {
 // Check reads the watch's page again through rc and records what it
 // found. It claims the watch first: false when another node has it.
 func (s *Store) check(ctx context.Context, rc engine.Rechecker, r *row) (bool, error) {
+	// Stopped (the process ends): the claim is let go, so that the watch
+	// is due again at once, not after claimFor. A claim whose update was
+	// stopped may have been written all the same.
+	var until int64
+	release := func() {
+		s.db.Exec(context.WithoutCancel(ctx), `UPDATE hark_watches SET next_at = ? WHERE id = ? AND next_at = ?`,
+			r.NextAt.UnixMilli(), r.ID, until)
+	}
 	until, ok, err := s.claim(ctx, r)
 	if err != nil || !ok {
+		if err != nil && ctx.Err() != nil {
+			release()
+		}
 		return false, err
+	}
+	if r.AllowPrivate && r.privateRead {
+		ctx = engine.WithPrivateAllowed(ctx)
 	}
 	now := s.Now()
 	got, ferr := rc.Recheck(ctx, r.URL, r.etag, r.lastModified)
+	if ferr != nil && ctx.Err() != nil {
+		release()
+		return false, ctx.Err()
+	}
+	// What the check found is written even if the process is stopping
+	// meanwhile, or the watch would keep its claim.
+	ctx = context.WithoutCancel(ctx)
 	if ferr != nil {
-		if ctx.Err() != nil {
-			// Stopped (the process ends): the claim is let go, so that the
-			// watch is due again at once, not after claimFor.
-			s.db.Exec(context.WithoutCancel(ctx), `UPDATE hark_watches SET next_at = ? WHERE id = ? AND next_at = ?`,
-				r.NextAt.UnixMilli(), r.ID, until)
-			return false, ctx.Err()
-		}
 		fails := r.Failures + 1
 		wait := max(Backoff(fails, r.Every()), min(engine.RetryAfter(ferr), MaxRetryAfter))
 		_, err := s.db.Exec(ctx, `UPDATE hark_watches SET checked_at = ?, checks = checks + 1, failures = ?, error = ?, next_at = ? WHERE id = ?`,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -61,7 +62,7 @@ func TestCheckBaselineNotModifiedChangeBackoff(t *testing.T) {
 	ctx := context.Background()
 	pg := &page{text: "Okapi facts\nIts stripes hide it.", etag: `"1"`}
 	rc := func(string) engine.Rechecker { return pg }
-	w, err := s.Add(ctx, "local", api.WatchAdd{URL: "https://docs.example/okapi"}, time.Hour)
+	w, err := s.Add(ctx, "local", api.WatchAdd{URL: "https://docs.example/okapi"}, time.Hour, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestRunDueOnceAcrossNodes(t *testing.T) {
 	pg := &page{text: "x"}
 	rc := func(string) engine.Rechecker { return pg }
 	for i := range 20 {
-		if _, err := a.Add(ctx, "local", api.WatchAdd{URL: "https://docs.example/" + string(rune('a'+i))}, time.Hour); err != nil {
+		if _, err := a.Add(ctx, "local", api.WatchAdd{URL: "https://docs.example/" + string(rune('a'+i))}, time.Hour, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -182,7 +183,7 @@ func TestRetryAfterHoldsTheNextCheck(t *testing.T) {
 	ctx := context.Background()
 	pg := &page{text: "Okapi facts"}
 	rc := func(string) engine.Rechecker { return pg }
-	w, err := s.Add(ctx, "local", api.WatchAdd{URL: "https://docs.example/okapi"}, time.Hour)
+	w, err := s.Add(ctx, "local", api.WatchAdd{URL: "https://docs.example/okapi"}, time.Hour, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,6 +205,83 @@ func TestRetryAfterHoldsTheNextCheck(t *testing.T) {
 		tx, _ = s.Texts(ctx, "local", w.ID)
 		if got := tx.NextAt.Sub(now); got != c.want || tx.Failures != i+1 {
 			t.Errorf("Retry-After %v: next check in %v, want %v (%+v)", c.asked, got, c.want, tx.Watch)
+		}
+	}
+}
+
+// recheckFunc is a Rechecker from a function.
+type recheckFunc func(ctx context.Context) (*engine.Rechecked, error)
+
+func (f recheckFunc) Recheck(ctx context.Context, url, etag, lastModified string) (*engine.Rechecked, error) {
+	return f(ctx)
+}
+
+// A watch that asks for private addresses is checked with them when the
+// gateway it was added to read them (a later process without the flag
+// too, as a detached job runs); not when that gateway did not, whatever
+// the caller asked; never for a watch that did not ask.
+func TestPrivateReadTravelsWithTheWatch(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, filepath.Join(t.TempDir(), "g.db"))
+	ctx := context.Background()
+	for _, c := range []struct {
+		ask, gateway, want bool
+	}{{true, true, true}, {true, false, false}, {false, true, false}} {
+		var got atomic.Bool
+		rc := recheckFunc(func(ctx context.Context) (*engine.Rechecked, error) {
+			got.Store(engine.PrivateAllowed(ctx))
+			return &engine.Rechecked{Text: "x"}, nil
+		})
+		u := fmt.Sprintf("http://127.0.0.1:8080/%v-%v", c.ask, c.gateway)
+		w, err := s.Add(ctx, "local", api.WatchAdd{URL: u, AllowPrivate: c.ask}, time.Hour, c.gateway)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CheckOne(ctx, func(string) engine.Rechecker { return rc }, "local", w.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got.Load() != c.want {
+			t.Errorf("asked %v, gateway read private %v: checked with private reads %v", c.ask, c.gateway, got.Load())
+		}
+	}
+}
+
+// A process that stops while a check ends leaves no claim behind: a
+// check whose read failed as it stopped is due again at once; one whose
+// read came back is recorded.
+func TestStoppingLeavesNoClaim(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, filepath.Join(t.TempDir(), "g.db"))
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { return now }
+	bg := context.Background()
+	for _, c := range []struct {
+		name string
+		read func() (*engine.Rechecked, error)
+		due  bool
+	}{
+		{"failed", func() (*engine.Rechecked, error) { return nil, errors.New("127.0.0.1: address is private") }, true},
+		{"read", func() (*engine.Rechecked, error) { return &engine.Rechecked{Text: "baseline"}, nil }, false},
+	} {
+		w, err := s.Add(bg, "local", api.WatchAdd{URL: "https://docs.example/" + c.name}, time.Hour, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, stop := context.WithCancel(bg)
+		rc := recheckFunc(func(context.Context) (*engine.Rechecked, error) {
+			stop() // the process stops as the read ends
+			return c.read()
+		})
+		s.CheckOne(ctx, func(string) engine.Rechecker { return rc }, "local", w.ID)
+		r, err := s.get(bg, "local", w.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.due && (!r.NextAt.Equal(now) || r.Checks != 0) {
+			t.Errorf("%s: next at %v after %d checks; want due at once (%v), unchecked", c.name, r.NextAt, r.Checks, now)
+		}
+		if !c.due && (r.Checks != 1 || r.text != "baseline" || !r.NextAt.Equal(now.Add(time.Hour))) {
+			t.Errorf("%s: %d checks, text %q, next at %v: the read was not recorded", c.name, r.Checks, r.text, r.NextAt)
 		}
 	}
 }
