@@ -272,13 +272,17 @@ func short(code string) bool {
 	return code != "" && strings.Count(code, "\n") < 5
 }
 
+// research writes a report in four stages: question (what the input
+// asks, section by section, and what to search for), retrieve (search
+// rounds, then the best pages read whole), select (the quotes that
+// answer each section, ranked by the model of features.go) and write
+// (the report's markdown, its sources and passages).
 func (e *Engine) research(ctx context.Context, input string, plan researchPlan, search engine.Searcher, localIndex bool) (string, []api.ResearchSource, []api.ResearchPassage, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", escapeWithin(text.OneLine(input)))
 	// URLs named in the input are read first (and so indexed): they are
 	// sources even on a fresh machine with an empty index.
 	named := e.readNamedURLs(ctx, input)
-	input = strings.TrimSpace(inputURL().ReplaceAllString(input, ""))
 	if localIndex {
 		n, err := e.cfg.Index.Pages(ctx)
 		if err != nil {
@@ -292,9 +296,74 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			return b.String(), []api.ResearchSource{}, nil, nil
 		}
 	}
+	q := newQuestion(input, plan)
+	r, err := e.retrieve(ctx, q, named, plan, search, localIndex)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if len(r.sources) == 0 {
+		b.WriteString("## No matching sources\n\n")
+		fmt.Fprintf(&b, "No page found by the search backend matches this question (%d searches). ", r.searches)
+		if localIndex {
+			n, _ := e.cfg.Index.Pages(ctx)
+			fmt.Fprintf(&b, "The local index holds %d pages; add pages on this topic with `hark index URL|SITEMAP|DIR`, extract or crawl, then ask again.", n)
+		}
+		b.WriteString("\n")
+		return b.String(), []api.ResearchSource{}, nil, nil
+	}
+	engine.Progress(ctx, "writing the report")
+	sel := e.selectQuotes(q, r, plan)
+	content, sources := sel.write(&b, q, r, plan)
+	return content, sources, sel.corp.passages, nil
+}
 
-	questions := subQuestions(input, plan.Queries)
-	sections, compared := reportSections(input)
+// question is what the input asks: its sections (one per question it
+// holds, or per thing compared) and what to search for.
+type question struct {
+	input    string // without the URLs it names
+	sections []section
+	compared []string // the things a comparison compares, or nil
+	queries  []string // the first round's searches
+	changes  bool     // it asks about changes, releases or versions
+}
+
+// newQuestion is the question stage.
+func newQuestion(input string, plan researchPlan) question {
+	input = strings.TrimSpace(inputURL().ReplaceAllString(input, ""))
+	q := question{input: input, changes: asksChanges().MatchString(input)}
+	q.sections, q.compared = reportSections(input)
+	q.queries = subQuestions(input, plan.Queries)
+	// Each thing compared is searched for on its own too: the pages about
+	// it say what it is, which pages that name both rarely do.
+	for _, c := range q.compared {
+		if !slices.Contains(q.queries, c) {
+			q.queries = append(q.queries, c)
+		}
+	}
+	// And all of them, without the words that ask for a comparison: a
+	// page that names them all may compare them.
+	if both := q.both(); q.compared != nil && !slices.Contains(q.queries, both) {
+		q.queries = append(q.queries, both)
+	}
+	return q
+}
+
+// both is every thing compared, as one search.
+func (q question) both() string { return strings.Join(q.compared, " ") }
+
+// retrieved is what the retrieve stage read: the sources, best first,
+// as parsed documents, and how much it searched.
+type retrieved struct {
+	sources          []*researchSource
+	docs             []*rdoc
+	searches, rounds int
+}
+
+// retrieve is the retrieve stage: search rounds (later rounds search
+// terms the earlier found), the pooled results ranked, and the best
+// plan.Sources pages read whole and parsed.
+func (e *Engine) retrieve(ctx context.Context, q question, named []*researchSource, plan researchPlan, search engine.Searcher, localIndex bool) (retrieved, error) {
+	var r retrieved
 	found := map[string]*researchSource{}
 	pageURL := map[string]string{} // a page's identity: the URL it is a source under
 	var order []string
@@ -303,33 +372,18 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		pageURL[e.cfg.Index.SamePage(s.url)] = s.url
 		order = append(order, s.url)
 	}
-	queries := append([]string(nil), questions...)
-	// Each thing compared is searched for on its own too: the pages about
-	// it say what it is, which pages that name both rarely do.
-	for _, c := range compared {
-		if !slices.Contains(queries, c) {
-			queries = append(queries, c)
-		}
-	}
-	// And all of them, without the words that ask for a comparison: a
-	// page that names them all may compare them.
-	both := strings.Join(compared, " ")
-	if compared != nil && !slices.Contains(queries, both) {
-		queries = append(queries, both)
-	}
+	queries := slices.Clone(q.queries)
 	searched := map[string]bool{}
-	nSearches, nRounds := 0, 0
-	changes := asksChanges().MatchString(input)
 	best := map[string]string{} // a query's best result: each thing compared keeps its own page
 	for round := 0; round < plan.Rounds && len(queries) > 0; round++ {
-		nRounds++
-		for _, q := range queries {
-			if searched[q] {
+		r.rounds++
+		for _, query := range queries {
+			if searched[query] {
 				continue
 			}
-			searched[q] = true
-			nSearches++
-			in := api.SearchInput{Query: q, MaxResults: plan.PerQuery, SearchDepth: "advanced", Topic: "general"}
+			searched[query] = true
+			r.searches++
+			in := api.SearchInput{Query: query, MaxResults: plan.PerQuery, SearchDepth: "advanced", Topic: "general"}
 			var res *api.SearchOutput
 			var err error
 			if localIndex {
@@ -341,56 +395,49 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return "", nil, nil, ctx.Err()
+					return r, ctx.Err()
 				}
-				return "", nil, nil, fmt.Errorf("search %q: %w", q, err)
+				return r, fmt.Errorf("search %q: %w", query, err)
 			}
-			for _, r := range res.Results {
+			for _, res := range res.Results {
 				// One page under two URLs, found by two searches, is one
 				// source: the first URL found.
-				if page := e.cfg.Index.SamePage(r.URL); pageURL[page] != "" {
-					r.URL = pageURL[page]
+				if page := e.cfg.Index.SamePage(res.URL); pageURL[page] != "" {
+					res.URL = pageURL[page]
 				} else {
-					pageURL[page] = r.URL
+					pageURL[page] = res.URL
 				}
-				s := found[r.URL]
+				s := found[res.URL]
 				if s == nil {
-					s = &researchSource{url: r.URL, title: r.Title, snippet: r.Content}
-					found[r.URL] = s
-					order = append(order, r.URL)
+					s = &researchSource{url: res.URL, title: res.Title, snippet: res.Content}
+					found[res.URL] = s
+					order = append(order, res.URL)
 				}
 				// Release notes name everything once; they are sources
 				// for questions about changes, and the first ones there.
 				w := 1.0
-				if changelogPage(r.Title, r.URL) {
+				if changelogPage(res.Title, res.URL) {
 					w = 0.3
-					if changes {
+					if q.changes {
 						w = 3
 					}
 				}
-				s.score += r.Score * w
-				if best[q] == "" || w == 1 && changelogPage(found[best[q]].title, best[q]) {
-					best[q] = r.URL
+				s.score += res.Score * w
+				if best[query] == "" || w == 1 && changelogPage(found[best[query]].title, best[query]) {
+					best[query] = res.URL
 				}
 			}
 		}
-		engine.Progress(ctx, "round %d of %d: %d searches, %d pages found", round+1, plan.Rounds, nSearches, len(order))
-		queries = followUpQueries(input, found, order, searched)
+		engine.Progress(ctx, "round %d of %d: %d searches, %d pages found", round+1, plan.Rounds, r.searches, len(order))
+		queries = followUpQueries(q.input, found, order, searched)
 	}
 	if len(order) == 0 {
-		b.WriteString("## No matching sources\n\n")
-		fmt.Fprintf(&b, "No page found by the search backend matches this question (%d searches). ", nSearches)
-		if localIndex {
-			n, _ := e.cfg.Index.Pages(ctx)
-			fmt.Fprintf(&b, "The local index holds %d pages; add pages on this topic with `hark index URL|SITEMAP|DIR`, extract or crawl, then ask again.", n)
-		}
-		b.WriteString("\n")
-		return b.String(), []api.ResearchSource{}, nil, nil
+		return r, nil
 	}
 	// The best page for each thing compared is read, whatever the pool
 	// says: the page about DRD says what DRD is.
-	for _, c := range append(slices.Clip(compared), both) {
-		if u := best[c]; u != "" && (changes || !changelogPage(found[u].title, u)) {
+	for _, c := range append(slices.Clip(q.compared), q.both()) {
+		if u := best[c]; u != "" && (q.changes || !changelogPage(found[u].title, u)) {
 			found[u].score += 1000
 		}
 	}
@@ -398,55 +445,64 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	if len(order) > plan.Sources {
 		order = order[:plan.Sources]
 	}
-	sources := make([]*researchSource, len(order))
+	r.sources = make([]*researchSource, len(order))
 	for i, u := range order {
-		sources[i] = found[u]
+		r.sources[i] = found[u]
 	}
-	engine.Progress(ctx, "reading %d sources", len(sources))
-	e.readSources(ctx, sources, localIndex)
+	engine.Progress(ctx, "reading %d sources", len(r.sources))
+	e.readSources(ctx, r.sources, localIndex)
 	if ctx.Err() != nil {
-		return "", nil, nil, ctx.Err()
+		return r, ctx.Err()
 	}
-	engine.Progress(ctx, "writing the report")
+	r.docs = make([]*rdoc, len(r.sources))
+	for i, src := range r.sources {
+		r.docs[i] = e.docs.read(src)
+		r.docs[i].changelog = changelogPage(src.title, src.url)
+		r.docs[i].url, r.docs[i].kept = src.url, src.text
+	}
+	if q.compared == nil {
+		markOffTopic(r.docs, answerTerms(q.input))
+		setPriors(r.docs)
+	}
+	return r, nil
+}
 
-	docs := make([]*rdoc, len(sources))
-	for i, src := range sources {
-		docs[i] = e.docs.read(src)
-		docs[i].changelog = changelogPage(src.title, src.url)
-		docs[i].url, docs[i].kept = src.url, src.text
-	}
-	if compared == nil {
-		markOffTopic(docs, answerTerms(input))
-		setPriors(docs)
-	}
-	corp := newCorpus(docs)
+// selection is what the select stage chose: the summary's quotes and
+// each section's.
+type selection struct {
+	corp       *rcorpus
+	summary    []quote
+	sideBySide bool // a comparison no source makes: the summary is what each thing is
+	sections   []selected
+}
+
+// selected is one section's quotes under its heading.
+type selected struct {
+	heading string
+	quotes  []quote
+}
+
+// selectQuotes is the select stage: what each section asks, then the
+// summary's quotes and each section's, none quoted twice.
+func (e *Engine) selectQuotes(q question, r retrieved, plan researchPlan) selection {
+	corp := newCorpus(r.docs)
 	corp.weights = e.weights
-
-	// Citation numbers follow first use.
-	num := map[int]int{}
-	var cited []int
-	cite := func(src int) int {
-		if n, ok := num[src]; ok {
-			return n
-		}
-		cited = append(cited, src)
-		num[src] = len(cited)
-		return num[src]
-	}
+	sel := selection{corp: corp}
+	input, sections, compared, changes := q.input, q.sections, q.compared, q.changes
 
 	// What each section asks. A later question's "its" is the first
 	// one's subject: "… and how do I read its output" reads Cachegrind's.
 	subjectWord := askedAbout(input)
 	asks := make([]ask, len(sections))
-	comparedTerms := terms(strings.Join(compared, " "))
+	comparedTerms := terms(q.both())
 	for i, sec := range sections {
-		q := sec.query
+		query := sec.query
 		// The subject's terms as the one tokenizer reads them: "Node.js"
 		// is "node" and "js", which a stem of the lower-cased word is not.
-		if i > 0 && subjectWord != "" && pronoun().MatchString(q) && !containsAll(terms(q), terms(subjectWord)) {
-			q += " " + subjectWord
+		if i > 0 && subjectWord != "" && pronoun().MatchString(query) && !containsAll(terms(query), terms(subjectWord)) {
+			query += " " + subjectWord
 		}
-		asks[i] = corp.respell(newAsk(q, nil, changes))
+		asks[i] = corp.respell(newAsk(query, nil, changes))
 		if compared != nil {
 			asks[i].subject = definedSubject("what is " + sec.query)
 			// What the question asks of each ("measure" of "compare
@@ -471,37 +527,35 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	// for several questions, the best answer to each; else the best
 	// answers to the question. Summaries hold no lists.
 	inSummary := newUsedSet()
-	var summary []quote
 	switch {
 	case compared != nil:
-		a := corp.respell(newAsk(strings.Join(compared, " "), [][]string{answerTerms(strings.Join(compared, " "))}, changes))
+		a := corp.respell(newAsk(q.both(), [][]string{answerTerms(q.both())}, changes))
 		a.bare = true
-		summary = corp.pick(a, 2, inSummary, pickOptions{noLists: true, noChangelog: !changes})
+		sel.summary = corp.pick(a, 2, inSummary, pickOptions{noLists: true, noChangelog: !changes})
 	case len(sections) > 1:
 		// Each question's best answer, unless that is a list: then the
 		// list stays whole in its section, and the summary says nothing
 		// rather than quote a lesser answer.
 		for i := range sections {
-			if len(summary) == 3 {
+			if len(sel.summary) == 3 {
 				break
 			}
 			trial := newUsedSet()
 			trial.keys, trial.shingles = mergeUsed(inSummary, trial)
 			if qs := corp.pick(asks[i], 1, trial, pickOptions{}); len(qs) == 1 && !qs[0].isList() {
-				summary = append(summary, qs[0])
+				sel.summary = append(sel.summary, qs[0])
 				for _, k := range qs[0].all() {
 					inSummary.add(corp.usedKey(qs[0].doc, k))
 				}
 			}
 		}
 	default:
-		summary = corp.pick(asks[0], 1, inSummary, pickOptions{noLists: true})
-		if len(summary) == 1 && len(corp.text(summary[0])) < 200 {
-			summary = append(summary, corp.pick(asks[0], 1, inSummary, pickOptions{noLists: true})...)
+		sel.summary = corp.pick(asks[0], 1, inSummary, pickOptions{noLists: true})
+		if len(sel.summary) == 1 && len(corp.text(sel.summary[0])) < 200 {
+			sel.summary = append(sel.summary, corp.pick(asks[0], 1, inSummary, pickOptions{noLists: true})...)
 		}
 	}
-	b.WriteString("## Summary\n\n")
-	if compared != nil && len(summary) == 0 {
+	if compared != nil && len(sel.summary) == 0 {
 		// No source compares them: what each one is, side by side,
 		// contrasts them; each section then goes on from there.
 		var sideBySide []quote
@@ -517,18 +571,9 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 			}
 		}
 		if len(sideBySide) > 0 {
-			// Said only when something follows it: else the summary
-			// says once that no source compares them (below).
-			b.WriteString("No source found compares them directly; what each one is: ")
-			summary = sideBySide
+			sel.summary, sel.sideBySide = sideBySide, true
 		}
 	}
-	for _, q := range summary {
-		corp.write(&b, q, cite(q.doc), false)
-	}
-	// The sections are written before a summary that quotes nothing says
-	// why: they may hold the answer as a list.
-	var secs strings.Builder
 
 	// Sections add to the summary rather than repeat it, unless the
 	// summary holds all a question's answers. A section with nothing
@@ -563,15 +608,49 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		if compared != nil && codeName().MatchString(sec.title) {
 			heading = codeSpan(sec.title) // "## `os.freemem()`", as the sources write it
 		}
-		fmt.Fprintf(&secs, "## %s\n\n", heading)
-		for _, q := range qs {
-			corp.write(&secs, q, cite(q.doc), true)
+		sel.sections = append(sel.sections, selected{heading, qs})
+	}
+	return sel
+}
+
+// write is the write stage: the summary, the sections and the method,
+// then the sources in the order the text first cites them. It returns
+// the report and its sources; the passages quoted are sel.corp's.
+func (sel selection) write(b *strings.Builder, q question, r retrieved, plan researchPlan) (string, []api.ResearchSource) {
+	corp := sel.corp
+	// Citation numbers follow first use.
+	num := map[int]int{}
+	var cited []int
+	cite := func(src int) int {
+		if n, ok := num[src]; ok {
+			return n
+		}
+		cited = append(cited, src)
+		num[src] = len(cited)
+		return num[src]
+	}
+	b.WriteString("## Summary\n\n")
+	if sel.sideBySide {
+		// Said only when something follows it: else the summary
+		// says once that no source compares them (below).
+		b.WriteString("No source found compares them directly; what each one is: ")
+	}
+	for _, qt := range sel.summary {
+		corp.write(b, qt, cite(qt.doc), false)
+	}
+	// The sections are written before a summary that quotes nothing says
+	// why: they may hold the answer as a list.
+	var secs strings.Builder
+	for _, sec := range sel.sections {
+		fmt.Fprintf(&secs, "## %s\n\n", sec.heading)
+		for _, qt := range sec.quotes {
+			corp.write(&secs, qt, cite(qt.doc), true)
 		}
 		secs.WriteString("\n")
 	}
 	switch {
-	case len(summary) > 0:
-	case compared != nil:
+	case len(sel.summary) > 0:
+	case q.compared != nil:
 		b.WriteString("No source found compares them directly; each section below opens with what the sources say each one is.\n")
 	case secs.Len() > 0:
 		b.WriteString("The answer is a list, quoted whole below.\n")
@@ -579,31 +658,31 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 		// Nothing quoted: the sources that hold the question's words are
 		// still where to look, and the report says so only when there
 		// are some.
-		terms := answerTerms(input)
+		terms := answerTerms(q.input)
 		for i, d := range corp.docs {
 			if len(cited) < 5 && !d.offTopic && docMatches(d, terms) >= termsNeeded(terms) {
 				cite(i)
 			}
 		}
-		fmt.Fprintf(&b, "No sentence in the sources found answers it directly: research looked for sentences that hold %s. ", lookedFor(input))
+		fmt.Fprintf(b, "No sentence in the sources found answers it directly: research looked for sentences that hold %s. ", lookedFor(q.input))
 		if len(cited) > 0 {
 			b.WriteString("The sources below mention the topic.\n")
 		} else {
-			fmt.Fprintf(&b, "None of the pages read (%d) holds enough of those words to be listed.\n", len(sources))
+			fmt.Fprintf(b, "None of the pages read (%d) holds enough of those words to be listed.\n", len(r.sources))
 		}
 	}
-	endParagraph(&b)
+	endParagraph(b)
 	b.WriteString(secs.String())
-	endParagraph(&b)
+	endParagraph(b)
 	model := fmt.Sprintf("Model `%s`", plan.Model)
 	if plan.Auto {
 		model = fmt.Sprintf("Model `auto`, which chose `%s` for this question", plan.Model)
 	}
-	fmt.Fprintf(&b, "## Method\n\n%s: %s, %s, %d sources read, %d cited. "+
+	fmt.Fprintf(b, "## Method\n\n%s: %s, %s, %d sources read, %d cited. "+
 		"Quotes are whole sentences from the passages (a heading and the text under it) that best answer each question, "+
 		"by BM25 relevance with matches in headings weighted, each with the sentence or term it depends on", model,
-		plural(nRounds, "search round", "search rounds"), plural(nSearches, "search", "searches"), len(sources), len(cited))
-	if changes {
+		plural(r.rounds, "search round", "search rounds"), plural(r.searches, "search", "searches"), len(r.sources), len(cited))
+	if q.changes {
 		b.WriteString(".\n\n")
 	} else {
 		b.WriteString("; release notes count for less, as the question is not about changes.\n\n")
@@ -616,11 +695,11 @@ func (e *Engine) research(ctx context.Context, input string, plan researchPlan, 
 	// reader opens with s matches the numbers in the text.
 	out := []api.ResearchSource{}
 	for i, src := range cited {
-		s := sources[src]
-		fmt.Fprintf(&b, "%d. [%s](%s)\n", i+1, escapeWithin(text.OneLine(s.title)), linkTarget(s.url))
+		s := r.sources[src]
+		fmt.Fprintf(b, "%d. [%s](%s)\n", i+1, escapeWithin(text.OneLine(s.title)), linkTarget(s.url))
 		out = append(out, api.ResearchSource{Title: s.title, URL: s.url})
 	}
-	return b.String(), out, corp.passages, nil
+	return b.String(), out
 }
 
 // endParagraph ends what b holds with one blank line, however its last

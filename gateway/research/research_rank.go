@@ -295,6 +295,25 @@ func (c *rcorpus) featureRows(a ask) [][]float64 {
 		if s.code != "" {
 			on("shows_code")
 		}
+		if strings.ContainsRune(s.text, text.CodeOpen) {
+			on("code_span")
+			if a.how {
+				on("how_code_span")
+			}
+		}
+		if hasNumber().MatchString(text.Unmark(s.text)) {
+			on("number")
+		}
+		set("length", math.Min(1, float64(s.nWords)/40))
+		if s.first {
+			on("block_first")
+		}
+		if a.subject != nil && len(a.subject.terms) > 0 && matched(a.subject.terms, s.toks) == len(a.subject.terms) {
+			on("subject_in_sentence")
+		}
+		if len(s.toks) > 0 && slices.Contains(a.terms, s.toks[0]) {
+			on("opens_on_term")
+		}
 		// A passage whose heading names the question opens with its
 		// answer: "2.5. Suppressing errors" for "how do I suppress
 		// errors", whatever words its first sentence uses.
