@@ -287,7 +287,7 @@ type VoicesKeys struct {
 	Filter, ClearFilter, Order            key.Binding
 	Preview, UseVoice, Reload             key.Binding
 	Mark, Audition, Replay, AB, Star      key.Binding
-	SaveSet, PickText                     key.Binding
+	SaveSet, PickText, Blind              key.Binding
 	// Demo: D plays a deck (from the voice list); o chooses one, enter
 	// plays the last again (in the Demo section).
 	Demo, OpenDeck, PlayDeck key.Binding
@@ -331,6 +331,7 @@ func defaultVoicesKeys() VoicesKeys {
 		AB:          b([]string{"b"}, "b", "A/B: b on two takes"),
 		Star:        b([]string{"*"}, "*", "star take"),
 		SaveSet:     b([]string{"W"}, "W", "save the set"),
+		Blind:       b([]string{"B"}, "B", "blind A/B of the marked"),
 		PickText:    b([]string{"t"}, "t", "audition text: a ready sentence"),
 		Demo:        b([]string{"D"}, "D", "play a demo deck (.toml)"),
 		OpenDeck:    b([]string{"o"}, "o", "choose a demo deck"),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +37,8 @@ type take struct {
 	duration    time.Duration
 	state       string // "waiting", "playing", "played", "stopped", "failed"
 	starred     bool
+	// label is the take's letter in a blind round (A, B, ...).
+	label string
 }
 
 type audition struct {
@@ -51,6 +54,11 @@ type audition struct {
 	// out says where the last run's audio went when no sound device
 	// played it (the file sink): shown under the list, y copies it.
 	out fileOut
+	// blind: the takes play as A, B, ... in a shuffled order, their
+	// voices hidden until the listener picks (revealed); picked is the
+	// take chosen, -1 for no preference.
+	blind, revealed bool
+	picked          int
 }
 
 // fileOut is where a playback's audio went instead of a sound device.
@@ -114,7 +122,18 @@ func (p *Pane) auditionText() string {
 // startAudition plays the marked voices in turn with the audition text
 // and the Speak settings. Stars stay on the voices that keep them when
 // the text is the same.
-func (p *Pane) startAudition() tea.Cmd {
+func (p *Pane) startAudition() tea.Cmd { return p.audition(false) }
+
+// startBlind plays the marked voices as a blind round (B).
+func (p *Pane) startBlind() tea.Cmd {
+	if len(p.list.Marked()) < 2 {
+		p.aud.note = "a blind A/B needs two marked voices or more: mark them with space, then B"
+		return nil
+	}
+	return p.audition(true)
+}
+
+func (p *Pane) audition(blind bool) tea.Cmd {
 	marked := p.list.Marked()
 	if len(marked) == 0 {
 		p.aud.note = "mark voices with space first, then a plays them in turn"
@@ -128,10 +147,13 @@ func (p *Pane) startAudition() tea.Cmd {
 			stars[t.voice] = t.starred
 		}
 	}
-	a := audition{text: text, set: p.settings, running: true}
+	a := audition{text: text, set: p.settings, running: true, blind: blind}
+	if blind {
+		rand.Shuffle(len(marked), func(i, j int) { marked[i], marked[j] = marked[j], marked[i] })
+	}
 	parts := make([]auditionPart, len(marked))
 	for i, m := range marked {
-		a.takes = append(a.takes, &take{voice: m.Value, name: m.Name, state: "waiting", starred: stars[m.Value]})
+		a.takes = append(a.takes, &take{voice: m.Value, name: m.Name, state: "waiting", starred: stars[m.Value], label: blindLetter(i)})
 		r := a.set.request(p.provider, m.Value, text)
 		r.Format, r.SampleRate = api.FormatWAV, 0
 		parts[i] = auditionPart{index: i, req: r}
@@ -280,6 +302,9 @@ func (p *Pane) onAudition(msg auditionMsg) tea.Cmd {
 			case t.state == "waiting" && msg.stopped:
 				t.state = "not played"
 			}
+		}
+		if a.blind && !a.revealed && msg.err == nil && !msg.stopped {
+			a.note = "Which did you prefer? " + blindLetter(0) + "–" + blindLetter(len(a.takes)-1) + ", or = for no preference"
 		}
 		if msg.err != nil {
 			if msg.index < len(a.takes) {
@@ -489,7 +514,17 @@ func (p *Pane) auditionView(w int) string {
 		if a.pickA == i+1 {
 			state = "A · " + state
 		}
-		b.WriteString(trimTo(mark+t.voice+"  "+state, w) + "\n")
+		who := t.voice
+		switch {
+		case a.blind && !a.revealed:
+			who = t.label // the voice stays hidden until the pick
+		case a.blind:
+			who = t.label + "  " + t.voice
+			if a.picked == i {
+				state += "  ← your pick"
+			}
+		}
+		b.WriteString(trimTo(mark+who+"  "+state, w) + "\n")
 	}
 	hint := "r replay · b A/B (on two) · * star · W save"
 	if a.note != "" {

@@ -33,7 +33,7 @@ func sectionKeys(k common.VoicesKeys, s Section, capturing bool) sectionHelp {
 				{k.Up, k.Down, k.Home, k.End, k.PageUp, k.PageDown},
 				{k.Filter, k.ClearFilter, k.Order, k.Reload},
 				{k.Preview, k.UseVoice, k.Stop},
-				{k.Mark, k.Audition, k.PickText, k.Replay, k.AB, k.Star, k.SaveSet},
+				{k.Mark, k.Audition, k.Blind, k.PickText, k.Replay, k.AB, k.Star, k.SaveSet},
 				{k.Demo},
 				nav,
 			},

@@ -99,6 +99,8 @@ type Pane struct {
 	// is the ready sentence they say (0: the Speak text).
 	aud     audition
 	audPick int
+	// tally is the blind A/B picks of this session, by voice.
+	tally map[string]*blindTally
 
 	// Demo: a deck played on the stage; deckPicker chooses its file.
 	stage       *demo.Model
@@ -393,6 +395,13 @@ func (p *Pane) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys().Voices
+	if p.awaitingPick() {
+		// A blind round waits for its pick: its letters and = are
+		// the answer, before any other binding.
+		if p.blindPick(msg.String()) {
+			return nil
+		}
+	}
 	page := max(1, p.listHeight()-1)
 	switch {
 	case key.Matches(msg, k.Up):
@@ -424,6 +433,8 @@ func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 		p.toggleMark()
 	case key.Matches(msg, k.Audition):
 		return p.startAudition()
+	case key.Matches(msg, k.Blind):
+		return p.startBlind()
 	case key.Matches(msg, k.Replay):
 		return p.replay()
 	case key.Matches(msg, k.AB):

@@ -5,6 +5,7 @@ package voices
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -23,11 +24,10 @@ import (
 	"hark/ui/common"
 )
 
-// The Voices pane lists the voices of every provider the workspace
-// enables, each with its provider shown, and speaks another provider's
-// voice through that provider.
-func TestVoicesOfEveryEnabledProvider(t *testing.T) {
-	t.Parallel()
+// providersGateway serves a workspace with vendor_speech (the local
+// engines) and openai_speech and elevenlabs at the fakes.
+func providersGateway(t *testing.T) (*api.Client, *relaytest.Server) {
+	t.Helper()
 	oai, xi := relaytest.NewOpenAI(t), relaytest.NewElevenLabs(t)
 	db, err := store.OpenDB(t.TempDir())
 	if err != nil {
@@ -53,6 +53,15 @@ func TestVoicesOfEveryEnabledProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return client, oai
+}
+
+// The Voices pane lists the voices of every provider the workspace
+// enables, each with its provider shown, and speaks another provider's
+// voice through that provider.
+func TestVoicesOfEveryEnabledProvider(t *testing.T) {
+	t.Parallel()
+	client, oai := providersGateway(t)
 	out, err := audio.Open(audio.Options{Sink: "null"})
 	if err != nil {
 		t.Fatal(err)
@@ -89,4 +98,73 @@ func TestVoicesOfEveryEnabledProvider(t *testing.T) {
 func voiceTargetOf(p *Pane, value string) string {
 	prov, code := voiceTarget(p.provider, value)
 	return prov + " " + code
+}
+
+// A blind A/B in the pane: B plays the marked voices as A and B with no
+// name shown, the letter picks, the names and the session's tally show.
+func TestBlindABInThePane(t *testing.T) {
+	t.Parallel()
+	client, _ := providersGateway(t)
+	msgs := make(chan tea.Msg, 256)
+	dir := t.TempDir()
+	c := &common.Common{Client: client, Styles: common.NewStyles(true, true), OutputDir: t.TempDir(),
+		Send:  func(m tea.Msg) { msgs <- m },
+		Audio: func() (*audio.Output, error) { return audio.Open(audio.Options{Sink: audio.SinkFile, Dir: dir}) }}
+	p := New(c)
+	p.SetSize(110, 30)
+	drive(t, p, p.Init(), func(m tea.Msg) bool { _, ok := m.(voicesMsg); return ok })
+	voices := []string{"openai_speech/af_bella", "elevenlabs/21m00Tcm4TlvDq8ikWAM"}
+	p.list.Select(voices[0])
+	press(p, t, "space", "B")
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "two marked voices or more") {
+		t.Fatalf("B with one voice marked:\n%s", v)
+	}
+	p.list.Select(voices[1])
+	press(p, t, "space")
+	_, cmd := p.Update(keyMsg("B"))
+	done := make(chan tea.Msg, 8)
+	var run func(tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c != nil {
+			go func() { done <- c() }()
+		}
+	}
+	run(cmd)
+	for finished := false; !finished; {
+		select {
+		case m := <-msgs:
+			p.Update(m)
+		case m := <-done:
+			switch m := m.(type) {
+			case tea.BatchMsg:
+				for _, c := range m {
+					run(c)
+				}
+			case auditionMsg:
+				for len(msgs) > 0 {
+					p.Update(<-msgs)
+				}
+				p.Update(m)
+				finished = m.done
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("the blind round timed out")
+		}
+	}
+	v := ansi.Strip(p.View())
+	_, panel, _ := strings.Cut(v, "Audition")
+	if strings.Contains(panel, "af_bella") || strings.Contains(panel, "21m00") || !strings.Contains(panel, "Which did you prefer? A–B") {
+		t.Fatalf("before the pick:\n%s", v)
+	}
+	press(p, t, "Z") // not a take's letter: the round still waits
+	if !p.awaitingPick() {
+		t.Fatal("Z was taken as a pick")
+	}
+	press(p, t, "B")
+	v = ansi.Strip(p.View())
+	pickedVoice := p.aud.takes[1].voice
+	if !strings.Contains(v, "B  "+pickedVoice) || !strings.Contains(v, "← your pick") ||
+		!strings.Contains(p.aud.note, pickedVoice+" 1 of 1 · "+p.aud.takes[0].voice+" 0 of 1") {
+		t.Fatalf("after the pick (%s):\n%s", p.aud.note, v)
+	}
 }
