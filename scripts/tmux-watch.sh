@@ -6,7 +6,8 @@
 # the status bar counts it; enter reads the page in Pages at its change,
 # a word diff of the passage with the highlight it rewrote flagged; esc
 # shows the page as it reads now, D the change again; once looked at the
-# count is gone. Then the command line: watching a loopback address
+# count is gone. The page then goes from the site: its highlight still
+# opens the copy kept when it was made. Then the command line: watching a loopback address
 # without --allow-private is refused, naming the flag, and `hark watch
 # diff` prints the same diff and flag.
 #
@@ -167,6 +168,15 @@ keys D
 wait_for '\{\+mark\+\}' 5
 keys D
 wait_for 'Its stripes mark it out among' 5
+
+# The page is gone from the site: its highlight still opens the copy
+# kept when it was made, at the quote.
+rm "$work/site/okapi.html"
+keys q 6 W n
+wait_for '1 highlight · enter open' 10
+keys Enter
+wait_for 'Its stripes hide it in the' 10
+screen | grep -q 'mark it out among' && fail "the highlight opened the page as it changed, not its kept copy"
 keys q q
 sleep 0.5
 
