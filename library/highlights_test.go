@@ -190,6 +190,11 @@ func TestExportObsidianAgainUpdatesInPlace(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("%d files after exporting again, want 2", len(entries))
 	}
+	// Nothing new: no file written, and JSON says so with [], not null.
+	res, err = ExportObsidian(dir, srcs)
+	if b, _ := json.Marshal(res); err != nil || !strings.Contains(string(b), `"written":[]`) {
+		t.Errorf("a third time: %v %s", err, b)
+	}
 	b, _ = os.ReadFile(okapi)
 	if !strings.Contains(string(b), "> It eats leaves\n\ndiet") || !strings.Contains(string(b), "My own thoughts.") || strings.Count(string(b), "camouflage") != 1 {
 		t.Errorf("after exporting again:\n%s", b)

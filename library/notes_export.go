@@ -164,7 +164,7 @@ type FolderResult struct {
 // marker is the researcher's and stays); a new source gets a new file
 // named after its title.
 func ExportObsidian(dir string, srcs []NoteSource) (FolderResult, error) {
-	var res FolderResult
+	res := FolderResult{Written: []string{}, Unchanged: []string{}} // [] in JSON, never null
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return res, fmt.Errorf("export: %s is a file, not a folder", dir)
 	}
