@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,7 @@ import (
 	"hark/audio"
 	"hark/audio/wav"
 	"hark/config"
+	"hark/deck"
 )
 
 // hark audition speaks one text with several voices in turn, for a demo
@@ -70,19 +72,21 @@ type auditionVoice struct{ provider, code string }
 
 func (v auditionVoice) String() string { return v.provider + "/" + v.code }
 
-// parseAuditionVoices reads --voices, dropping repeats.
-func parseAuditionVoices(list, defaultProvider string) []auditionVoice {
+// parseAuditionVoices reads --voices (each as a deck writes a voice:
+// deck.ParseVoiceRef), dropping repeats.
+func parseAuditionVoices(list, defaultProvider string) ([]auditionVoice, error) {
 	var out []auditionVoice
 	for _, item := range api.SplitList(list) {
-		v := auditionVoice{provider: defaultProvider, code: item}
-		if p, c, ok := strings.Cut(item, "/"); ok && p != "" && c != "" {
-			v = auditionVoice{provider: p, code: c}
+		p, c, err := deck.ParseVoiceRef(item)
+		if err != nil {
+			return nil, usagef("--voices: %v", err)
 		}
+		v := auditionVoice{provider: cmp.Or(p, defaultProvider), code: c}
 		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func newAuditionCmd(a *App) *cobra.Command {
@@ -124,7 +128,10 @@ manifest.`,
 				return err
 			}
 			text = strings.TrimSpace(text)
-			vs := parseAuditionVoices(voices, a.cfg.Provider)
+			vs, err := parseAuditionVoices(voices, a.cfg.Provider)
+			if err != nil {
+				return err
+			}
 			if len(vs) == 0 {
 				return usagef("audition: --voices must name at least one voice (hark voices lists them)")
 			}

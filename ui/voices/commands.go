@@ -15,6 +15,7 @@ import (
 
 	"hark/api"
 	"hark/audio"
+	"hark/deck"
 	"hark/ui/common"
 )
 
@@ -169,7 +170,7 @@ func loadVoicesCmd(c *common.Common, provider string) tea.Cmd {
 // value qualified by another provider ("elevenlabs/21m00…") names that
 // provider's voice, any other the pane's own provider's.
 func voiceTarget(provider, value string) (string, string) {
-	if p, code, ok := strings.Cut(value, "/"); ok && p != "" && code != "" && !strings.ContainsAny(p, ":+") {
+	if p, code, err := deck.ParseVoiceRef(value); err == nil && p != "" {
 		return p, code
 	}
 	return provider, value
