@@ -311,3 +311,40 @@ func BenchmarkGatewayFirstFrameOverhead(b *testing.B) {
 	b.ReportMetric(float64(percentile(lat, 50).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(percentile(lat, 95).Microseconds())/1000, "p95-ms")
 }
+
+// The STT stream through a vendor: the audio sent in pieces reaches the
+// vendor as one file at the stream's end, and its text comes back as
+// the final result.
+func TestGatewaySTTStreamThroughTheVendor(t *testing.T) {
+	g := startRelayGateway(t, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := g.client(t).STTStream(ctx, api.STTRequest{Provider: "openai_speech", SampleRate: 16000, Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	piece := make([]byte, 3200) // 100 ms
+	for range 10 {
+		if _, err := s.Write(piece); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	var finals []api.STTResultFrame
+	for f := range s.Results() {
+		if f.IsFinal {
+			finals = append(finals, f)
+		}
+	}
+	if err := s.Err(); err != nil || len(finals) != 1 || finals[0].Text != "hello from the fake" {
+		t.Fatalf("finals %+v, err %v", finals, err)
+	}
+	calls := g.oai.Calls()
+	c := calls[len(calls)-1]
+	if c.Path != "/v1/audio/transcriptions" || len(c.File) != 44+32000 || c.Form["language"] != "en" {
+		t.Fatalf("the vendor got %s with %d bytes, %v", c.Path, len(c.File), c.Form)
+	}
+}
