@@ -191,7 +191,7 @@ func (p *Pane) watchesBody(h int) []string {
 }
 
 func (p *Pane) watchesFooter() string {
-	hint := "enter read the change · c check now · d d stop · W back"
+	hint := "enter the change · c check · d d stop · W back"
 	changed := 0
 	for _, w := range p.ws {
 		if w.Changed {
