@@ -125,12 +125,17 @@ func migrateOnly(ctx context.Context, a *App, dbURL, source, dataDir string) err
 		return dataError{err}
 	}
 	fmt.Fprintf(a.stdout, "%s: every table up to date\n", where)
-	for _, s := range embedded.Schemas(db) {
+	schemas := embedded.Schemas(db)
+	width := 0
+	for _, s := range schemas {
+		width = max(width, len(s.Owner))
+	}
+	for _, s := range schemas {
 		last := ""
 		if v := versions[s.Owner]; v > 0 && v <= len(s.Migrations) {
 			last = s.Migrations[v-1].Name
 		}
-		fmt.Fprintf(a.stdout, "  %-9s version %d  %s\n", s.Owner, versions[s.Owner], last)
+		fmt.Fprintf(a.stdout, "  %-*s  version %d  %s\n", width, s.Owner, versions[s.Owner], last)
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ func (s *Server) billed(r *http.Request, op string, cost int64, final func(any) 
 // call's answer stands.
 func (s *Server) settle(rs *requestState, res *usage.Reservation, credits int64, callErr error, d time.Duration) {
 	if err := s.meter.Settle(res, credits, callErr, d); err != nil {
-		s.log.Error("usage history", "trace_id", rs.traceID, "workspace", rs.workspace.name, "error", err.Error())
+		s.quietLog.Error("usage history", "trace_id", rs.traceID, "workspace", rs.workspace.name, "error", err.Error())
 		return
 	}
 	rs.charged = credits
@@ -69,7 +69,7 @@ func (s *Server) setCreditHeaders(h http.Header, rs *requestState, charged bool)
 		used, err = *rs.quotaUsed, nil
 	}
 	if err != nil {
-		s.log.Warn("credit count", "trace_id", rs.traceID, "workspace", ws.name, "error", err.Error())
+		s.quietLog.Warn("credit count", "trace_id", rs.traceID, "workspace", ws.name, "error", err.Error())
 	} else {
 		h.Set(HeaderCreditsUsed, strconv.FormatInt(used, 10))
 	}

@@ -127,7 +127,7 @@ func (s *Server) jobEnded(ctx context.Context, j *jobs.Job) {
 		return
 	}
 	if err := s.meter.Refund(ws.account, j.ID, j.Tool, j.Meta.Charged); err != nil {
-		s.log.Error("jobs: refund", "job", j.ID, "workspace", ws.name, "error", err.Error())
+		s.quietLog.Error("jobs: refund", "job", j.ID, "workspace", ws.name, "error", err.Error())
 		return
 	}
 	what := fmt.Sprintf("%d credits", j.Meta.Charged)

@@ -100,7 +100,10 @@ func (s *Server) traceAndLog(next http.Handler) http.Handler {
 		level := slog.LevelInfo
 		if rs.errMsg != "" {
 			attrs = append(attrs, slog.String("error", rs.errMsg))
-			if rs.status >= 500 {
+			// A 5xx is a warning, but not one per request through a
+			// database outage: the outage has its own lines (the
+			// monitor's), and each request its access line.
+			if rs.status >= 500 && !s.dbWatch.Outage(r.Context()) {
 				level = slog.LevelWarn
 			}
 		}

@@ -254,7 +254,18 @@ func TestPGOutageIsLoggedQuietly(t *testing.T) {
 	if err := cluster.Halt(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3500 * time.Millisecond) // River polls every 50 ms: some 70 failed fetches
+	// Calls through the outage, each refused (503), each with its access
+	// line, none a warning of its own: River polls every 50 ms meanwhile,
+	// some 70 failed fetches.
+	refused := 0
+	for end := time.Now().Add(3500 * time.Millisecond); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if status, _, _ := g.call(t, "POST", invokePath(api.ToolSearch), key, `{"inputs":{"query":"q"}}`); status == http.StatusServiceUnavailable {
+			refused++
+		}
+	}
+	if refused < 5 {
+		t.Fatalf("%d calls refused through the outage, want every one (at least 5)", refused)
+	}
 	count := func(msg string) (n int) {
 		for _, r := range logRecords(t, g.logs.String()) {
 			if r["msg"] == msg {
@@ -266,7 +277,7 @@ func TestPGOutageIsLoggedQuietly(t *testing.T) {
 	noisy := func() (lines []string) {
 		for _, r := range logRecords(t, g.logs.String()) {
 			switch r["msg"] {
-			case "database unavailable: its errors are counted, not logged, until it answers again", "database still unavailable", "database recovered", "request":
+			case "database unavailable: its errors are counted, not logged, until it answers again", "database still unavailable", "database recovered":
 				continue
 			}
 			if r["level"] == "WARN" || r["level"] == "ERROR" {
@@ -284,6 +295,9 @@ func TestPGOutageIsLoggedQuietly(t *testing.T) {
 	}
 	if lines := noisy(); len(lines) > 0 {
 		t.Errorf("%d warnings and errors logged through the outage: %q", len(lines), lines)
+	}
+	if n := count("request"); n < refused {
+		t.Errorf("%d access lines for %d calls refused: every request keeps its line", n, refused)
 	}
 	if err := cluster.Resume(); err != nil {
 		t.Fatal(err)

@@ -442,7 +442,7 @@ func (s *Server) admit(a *limits.Admission, h http.HandlerFunc) http.Handler {
 	return limits.Admit(a, func(w http.ResponseWriter, r *http.Request, err error) {
 		if key, rate := s.rateOf(r); key != "" {
 			if gerr := s.limiter.GiveBack(context.WithoutCancel(r.Context()), key, rate.Burst); gerr != nil {
-				s.log.Warn("rate limit token not returned", "error", gerr)
+				s.quietLog.Warn("rate limit token not returned", "error", gerr)
 			}
 		}
 		s.writeError(w, r, err)

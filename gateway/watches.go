@@ -77,7 +77,7 @@ func (s *Server) watchLoop(ctx context.Context, period time.Duration) {
 	for {
 		_, next, err := s.watches.RunDue(ctx, s.rechecker, "")
 		if err != nil && ctx.Err() == nil {
-			s.log.Warn("watches: check", "error", err.Error())
+			s.quietLog.Warn("watches: check", "error", err.Error())
 		}
 		wait := period
 		if !next.IsZero() {

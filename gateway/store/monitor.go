@@ -58,9 +58,23 @@ func (m *Monitor) ping(ctx context.Context) error {
 // judge is called before a warning or an error is logged: it reports
 // whether to hold the record back, as part of an outage.
 func (m *Monitor) judge(ctx context.Context) bool {
+	if !m.Outage(ctx) {
+		return false
+	}
+	m.mu.Lock()
+	m.suppressed++
+	m.mu.Unlock()
+	return true
+}
+
+// Outage reports whether the database is down, asking it (at most once a
+// second) when it is not known to be; the outage's first line is logged
+// when a call finds it. A request refused for the outage asks it before
+// its own line is written: one warning for the outage, not one per
+// request.
+func (m *Monitor) Outage(ctx context.Context) bool {
 	m.mu.Lock()
 	if m.down {
-		m.suppressed++
 		m.mu.Unlock()
 		return true
 	}
@@ -86,7 +100,6 @@ func (m *Monitor) judge(ctx context.Context) bool {
 		default:
 		}
 	}
-	m.suppressed++
 	return true
 }
 
