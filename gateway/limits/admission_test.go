@@ -3,6 +3,7 @@ package limits
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -137,5 +138,72 @@ func TestExpectedWaitPastTheBudgetIsRefusedAtOnce(t *testing.T) {
 	sl.Release()
 	if err := <-waited; err != nil {
 		t.Errorf("the call within the budget: %v", err)
+	}
+}
+
+// Calls queued in a class are served in the order they came; one whose
+// client leaves while it waits leaves the queue without ever holding a
+// slot, and the calls behind it move up.
+func TestQueuedCallsAreServedInOrderAndACancelledOneLeaves(t *testing.T) {
+	t.Parallel()
+	a := NewAdmission("search", 1, 10, time.Minute)
+	first, err := a.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	const gone = 2 // the third to queue leaves
+	served := make(chan int, n)
+	errs := make(chan error, n)
+	ctxs := make([]context.CancelFunc, n)
+	for i := range n {
+		ctx, cancel := context.WithCancel(context.Background())
+		ctxs[i] = cancel
+		go func() {
+			sl, err := a.Acquire(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			served <- i
+			sl.Release()
+		}()
+		// The next comes only once this one is queued: their order is known.
+		for a.Waiting() != i+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	ctxs[gone]()
+	select {
+	case err := <-errs:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the call whose client left: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled call still waits")
+	}
+	if w, r := a.Waiting(), a.Running(); w != n-1 || r != 1 {
+		t.Fatalf("after the cancel: %d waiting, %d running; want %d and 1", w, r, n-1)
+	}
+	first.Release()
+	var order []int
+	for range n - 1 {
+		select {
+		case i := <-served:
+			order = append(order, i)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("served %v, then nothing", order)
+		}
+	}
+	if want := []int{0, 1, 3, 4}; !slices.Equal(order, want) {
+		t.Errorf("served in the order %v, want %v", order, want)
+	}
+	for end := time.Now().Add(10 * time.Second); a.Running() != 0 || a.Waiting() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) { // the last Release may still be under way
+			t.Fatalf("%d running, %d waiting after every call ended", a.Running(), a.Waiting())
+		}
+	}
+	for _, c := range ctxs {
+		c()
 	}
 }
