@@ -17,7 +17,9 @@
 //
 // -only replicas measures instead invoke throughput and latency of one
 // SQLite node, and of one and three replicas on one PostgreSQL that the
-// program starts (Debian's PostgreSQL 15, as the tests do).
+// program starts (Debian's PostgreSQL 15, as the tests do). -only
+// manuals measures search on real manuals (valgrind's, Node.js's): the
+// latency of one client, and what 16 clients are served.
 //
 // It is a module of its own so that nothing here enters hark's go.mod.
 package main
@@ -52,7 +54,7 @@ var (
 	check    = flag.Bool("check", false, "exit 1 unless the count targets hold (no 500s, no timeouts, every refusal with Retry-After, usage rows == 200s, none pending, credit headers on every answer, slow bodies cut off)")
 	pages    = flag.Int("pages", 400, "pages in the search index")
 	serveArg = flag.String("serve", "", "more flags for hark serve, e.g. \"--max-invoke 2\"")
-	only     = flag.String("only", "", "run only this phase: invoke, or replicas (one SQLite node against one and three replicas on PostgreSQL)")
+	only     = flag.String("only", "", "run only this phase: invoke; replicas (one SQLite node against one and three replicas on PostgreSQL); or manuals (search latency and served rate on valgrind's and Node.js's manuals)")
 )
 
 // failures collects broken count targets for -check.
@@ -77,6 +79,10 @@ func main() {
 		bin = buildHark(work)
 	}
 	keys, cfgPath := writeConfig(work)
+	if *only == "manuals" {
+		runManuals(bin, work, cfgPath, keys[0])
+		return
+	}
 	dataDir := filepath.Join(work, "data")
 	indexPages(bin, work, dataDir)
 	if *only == "replicas" {

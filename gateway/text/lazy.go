@@ -29,11 +29,16 @@ func TruncateRunes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	// The byte offset of rune n, without turning a long text (a page's
+	// body) into runes whole.
+	k := 0
+	for i := range s {
+		if k == n {
+			return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+		}
+		k++
 	}
-	return strings.TrimRightFunc(string(r[:n]), unicode.IsSpace) + "…"
+	return s
 }
 
 // Markdown is how the gateway reads markdown: CommonMark with GitHub's

@@ -258,3 +258,34 @@ func Present(query []string, s string) map[string]bool {
 	}
 	return found
 }
+
+// TermSet is every term Present can find in s: the distinct Term of each
+// of its words, in the order first met. A store that keeps it beside a
+// long text answers Present on that text without reading it again.
+func TermSet(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		if t, ok := Term(fold(w)); ok && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	start := -1
+	for i, r := range s {
+		if wordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			add(s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		add(s[start:])
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"hark/gateway/store"
 )
@@ -13,7 +14,26 @@ import (
 var Schema = store.Schema{Owner: "web", Migrations: []store.Migration{
 	{Name: "search index pages, their full-text index and the sources hark index added",
 		Postgres: pgSchema, Func: createSQLiteTables},
+	{Name: "each page's terms and sentences, worked out when it is indexed (passages.go)",
+		Postgres: `ALTER TABLE web_pages ADD COLUMN terms TEXT NOT NULL DEFAULT '';
+		ALTER TABLE web_pages ADD COLUMN heading_terms TEXT NOT NULL DEFAULT '';
+		ALTER TABLE web_pages ADD COLUMN passages BYTEA NOT NULL DEFAULT ''`,
+		Func: addSQLitePassages},
 }}
+
+// addSQLitePassages adds gateway.db's columns of passages.go. Its pages
+// keep them empty, and are read from their body, until indexed again.
+func addSQLitePassages(ctx context.Context, tx *store.Tx) error {
+	if tx.Dialect() != store.SQLite {
+		return nil
+	}
+	for _, col := range []string{"terms TEXT NOT NULL DEFAULT ''", "heading_terms TEXT NOT NULL DEFAULT ''", "passages BLOB NOT NULL DEFAULT x''"} {
+		if _, err := tx.Exec(ctx, `ALTER TABLE web_pages ADD COLUMN `+col); err != nil {
+			return fmt.Errorf("add web_pages.%s: %w", strings.Fields(col)[0], err)
+		}
+	}
+	return nil
+}
 
 // createSQLiteTables makes gateway.db's index tables: IF NOT EXISTS, since
 // the engine made them itself before they had a version, and with the

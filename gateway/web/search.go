@@ -47,6 +47,8 @@ type candidate struct {
 	body, images, favicon  string
 	snippet, topic         string
 	headings               string // one a line
+	terms                  string // the body's terms as stored (passages.go); "" for a page indexed before them
+	headingTerms           string // the headings' terms as stored, when terms is
 	published, fetched     int64
 	raw                    float64 // -bm25, larger is better
 	cover                  float64 // share of the query's terms it holds
@@ -107,6 +109,20 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	// Phase 1 ranks ids only; phase 2 reads the candidates' columns and,
 	// for fast, snippets (basic asks for one on its own when no sentence
 	// holds a query word: pageStore.snippet).
+	// A release number names one release: "3.19" is the page that says
+	// "3.19", not every page with a 3 and a 19 on it.
+	var versions []*regexp.Regexp
+	for _, v := range text.VersionNumber().FindAllString(in.Query, -1) {
+		versions = append(versions, regexp.MustCompile(`(?:^|[^\d.])`+regexp.QuoteMeta(v)+`(?:$|[^\d])`))
+	}
+	// A basic search of pages whose terms and sentences are stored reads
+	// no more of their bodies than the key that tells one page at two
+	// URLs (300 runes, and one more to say it goes on), unless an option
+	// reads the whole.
+	cutStored := 0
+	if depth == "basic" && !in.IncludeRawContent && !in.IncludeAnswer && !in.IncludeImages && !in.ExactMatch && len(versions) == 0 {
+		cutStored = 301
+	}
 	cands, err := e.store.ranked(ctx, m, f, pool)
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
@@ -115,7 +131,7 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	for _, c := range cands {
 		byID[c.id] = c
 	}
-	if err := e.store.columns(ctx, m, byID, bodyRunes, depth == "fast"); err != nil {
+	if err := e.store.columns(ctx, m, byID, bodyRunes, cutStored, depth == "fast"); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	if in.ExactMatch {
@@ -141,12 +157,6 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	}
 	tld := countryTLD(in.Country)
 	now := time.Now().Unix()
-	// A release number names one release: "3.19" is the page that says
-	// "3.19", not every page with a 3 and a 19 on it.
-	var versions []*regexp.Regexp
-	for _, v := range text.VersionNumber().FindAllString(in.Query, -1) {
-		versions = append(versions, regexp.MustCompile(`(?:^|[^\d.])`+regexp.QuoteMeta(v)+`(?:$|[^\d])`))
-	}
 	// Which query words each candidate holds, and how rare each is
 	// among them: the page that lacks the one word the others share
 	// ("libffi") is about something else.
@@ -156,6 +166,12 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 		var covText string
 		switch depth {
 		case "basic", "advanced":
+			if c.terms != "" { // the body's terms were stored when it was indexed
+				present[i] = text.Present(terms, c.title+" "+c.url)
+				presentIn(terms, c.terms, present[i])
+				titles[i] = text.Present(terms, c.title)
+				continue
+			}
 			covText = c.title + " " + c.url + " " + c.body
 		case "fast":
 			covText = c.title + " " + c.url + " " + c.snippet
@@ -176,7 +192,7 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 		// about "memcheck leak" as a release-notes page that names both
 		// is not.
 		c.cover = weightedCoverage(nil, terms, present[i])
-		s := 0.4*weightedCoverage(bodyWeight, terms, present[i]) + 0.25*rel + 0.2*weightedCoverage(titleWeight, terms, titles[i]) + 0.15*headingCoverage(terms, c.headings)
+		s := 0.4*weightedCoverage(bodyWeight, terms, present[i]) + 0.25*rel + 0.2*weightedCoverage(titleWeight, terms, titles[i]) + 0.15*c.headingCoverage(terms)
 		boost := 1.0
 		if topic != "general" && c.topic == topic {
 			boost *= 2
@@ -232,6 +248,17 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	if len(cands) > in.MaxResults {
 		cands = cands[:in.MaxResults]
 	}
+	// The quoted results' sentences, stored when they were indexed.
+	var stored map[int64]string
+	if depth == "basic" && !ranked {
+		ids := make([]int64, len(cands))
+		for i, c := range cands {
+			ids[i] = c.id
+		}
+		if stored, err = e.store.passages(ctx, ids); err != nil {
+			return nil, fmt.Errorf("search index: %w", err)
+		}
+	}
 	for _, c := range cands {
 		switch {
 		case ranked:
@@ -244,7 +271,10 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 				c.content = text.TruncateRunes(strings.Join(strings.Fields(c.body), " "), 300)
 			}
 		case depth == "basic":
-			c.content = bestSentences(in.Query, c.body, 300)
+			var ok bool
+			if c.content, ok = bestStoredSentences(in.Query, stored[c.id], 300); !ok {
+				c.content = bestSentences(in.Query, c.body, 300)
+			}
 			if c.content == "" {
 				if rest, ok := withoutTitlePage(c.title, c.body); ok {
 					// FTS5's snippet, of what follows the title page.
@@ -403,6 +433,15 @@ func weightedCoverage(weights map[string]float64, terms []string, have map[strin
 	return got / all
 }
 
+// headingCoverage is headingCoverage of the candidate's headings, from
+// their stored terms when the page has them.
+func (c *candidate) headingCoverage(terms []string) float64 {
+	if c.terms != "" {
+		return storedHeadingCoverage(terms, c.headingTerms)
+	}
+	return headingCoverage(terms, c.headings)
+}
+
 // headingCoverage is the largest share of terms that one of headings
 // (one a line) holds, reading the words inside camel-case API names too.
 func headingCoverage(terms []string, headings string) float64 {
@@ -479,6 +518,23 @@ func bestSentences(query, body string, max int) string {
 	if scores[best] <= 0 {
 		return ""
 	}
+	ss := make([]snippetSentence, len(ps))
+	for i, p := range ps {
+		ss[i] = snippetSentence{Text: p.Text, Lead: p.Lead, BeforeCode: p.BeforeCode}
+	}
+	return assembleSnippet(ss, best, max)
+}
+
+// snippetSentence is a sentence as a snippet quotes it: its text (the
+// footer cut off), whether it opens a section, whether code follows it.
+type snippetSentence struct {
+	Text             string
+	Lead, BeforeCode bool
+}
+
+// assembleSnippet is the snippet that opens at sentence best: it and
+// those after it in its section while they fit in about max characters.
+func assembleSnippet(ps []snippetSentence, best, max int) string {
 	var b strings.Builder
 	if best > 0 {
 		b.WriteString("…")

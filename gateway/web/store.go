@@ -28,10 +28,15 @@ type pageStore interface {
 	// best pages matching m among those f lets through, best first.
 	ranked(ctx context.Context, m *match, f *filters, pool int) ([]*candidate, error)
 	// columns fills in cands' columns (the body cut to bodyRunes runes
-	// when bodyRunes > 0) and, with snippets, FTS5's snippet of each.
-	columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes int, snippets bool) error
+	// when bodyRunes > 0, and that of a page whose terms are stored to
+	// cutStored runes when cutStored > 0) and, with snippets, FTS5's
+	// snippet of each.
+	columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes, cutStored int, snippets bool) error
 	// snippet is FTS5's snippet of one page's body for m, "" when none.
 	snippet(ctx context.Context, m *match, id int64) string
+	// passages is the stored passages of pages (passages.go), by id;
+	// "" for a page indexed before them.
+	passages(ctx context.Context, ids []int64) (map[int64]string, error)
 
 	recordSource(ctx context.Context, source string, urls []string, whole bool) error
 	sources(ctx context.Context) ([]Source, error)
@@ -55,6 +60,9 @@ type pageRow struct {
 	Images, Favicon, Topic              string
 	Markdown, Headings                  string
 	Published, Fetched                  int64 // Unix seconds; 0: no date
+	// Terms and Passages are the body's terms and sentences (passages.go).
+	Terms, HeadingTerms string
+	Passages            []byte
 }
 
 // filters narrow a search to a time window and to domains.
@@ -117,7 +125,9 @@ func (s pageIndex) put(ctx context.Context, p *page) error {
 	}
 	r := &pageRow{URL: p.URL, Host: hostOf(p.URL), Title: p.Title, Description: p.Description, Body: p.Text,
 		Images: string(ij), Favicon: p.Favicon, Published: pub, Fetched: fetched.Unix(), Topic: classifyTopic(p),
-		Markdown: p.Markdown, Headings: markdownHeadings(p.Markdown)}
+		Markdown: p.Markdown, Headings: markdownHeadings(p.Markdown),
+		Terms: pageTerms(p.Text), Passages: encodePassages(p.Text)}
+	r.HeadingTerms = pageHeadingTerms(r.Headings)
 	if err := s.pageStore.put(ctx, r); err != nil {
 		return err
 	}

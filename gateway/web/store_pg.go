@@ -77,17 +77,17 @@ func (s *pgStore) put(ctx context.Context, r *pageRow) error {
 		}
 	}
 	args := []any{u, pgText(r.Host), title, pgText(r.Description), body, pgText(r.Images), pgText(r.Favicon),
-		r.Published, r.Fetched, pgText(r.Topic), pgText(r.Markdown), pgText(r.Headings), tokens}
+		r.Published, r.Fetched, pgText(r.Topic), pgText(r.Markdown), pgText(r.Headings), tokens, pgText(r.Terms), pgText(r.HeadingTerms), nonNil(r.Passages)}
 	// A new page is one statement, its postings and the totals with it
 	// (one round trip, no transaction to hold open); the totals row is
 	// locked only to its end.
 	var id int64
 	err := s.pool.QueryRow(ctx, `WITH p AS (
-	INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings, tokens)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (url) DO NOTHING RETURNING id
+	INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings, tokens, terms, heading_terms, passages)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (url) DO NOTHING RETURNING id
 ), x AS (
 	INSERT INTO web_postings(term, page_id, in_title, in_body, in_url)
-	SELECT t, p.id, a, b, c FROM p, unnest($14::text[], $15::int[], $16::int[], $17::int[]) AS x(t, a, b, c)
+	SELECT t, p.id, a, b, c FROM p, unnest($17::text[], $18::int[], $19::int[], $20::int[]) AS x(t, a, b, c)
 ), u AS (
 	UPDATE web_index_totals SET pages = pages + 1, tokens = tokens + $13 WHERE EXISTS (SELECT 1 FROM p)
 )
@@ -102,7 +102,7 @@ SELECT id FROM p`, append(args, terms, freq[0], freq[1], freq[2])...).Scan(&id)
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE web_pages SET host=$2, title=$3, description=$4, body=$5, images=$6, favicon=$7,
-	published=$8, fetched=$9, topic=$10, markdown=$11, headings=$12, tokens=$13 WHERE url = $1`, args...); err != nil {
+	published=$8, fetched=$9, topic=$10, markdown=$11, headings=$12, tokens=$13, terms=$14, heading_terms=$15, passages=$16 WHERE url = $1`, args...); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM web_postings WHERE page_id = $1`, id); err != nil {
@@ -337,7 +337,7 @@ FROM unnest($1::float8[]) WITH ORDINALITY AS u(r, i)`, ratios).Scan(&idfs); err 
 	return cands, nil
 }
 
-func (s *pgStore) columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes int, snippets bool) error {
+func (s *pgStore) columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes, cutStored int, snippets bool) error {
 	if len(cands) == 0 {
 		return nil
 	}
@@ -346,10 +346,13 @@ func (s *pgStore) columns(ctx context.Context, m *match, cands map[int64]*candid
 		ids = append(ids, id)
 	}
 	bodyCol := "body"
-	if bodyRunes > 0 && !snippets {
+	switch {
+	case bodyRunes > 0 && !snippets:
 		bodyCol = fmt.Sprintf("substr(body, 1, %d)", bodyRunes)
+	case cutStored > 0 && !snippets:
+		bodyCol = fmt.Sprintf("CASE WHEN terms <> '' THEN substr(body, 1, %d) ELSE body END", cutStored)
 	}
-	res, err := s.pool.Query(ctx, `SELECT id, url, host, title, description, `+bodyCol+`, images, favicon, published, fetched, topic, headings
+	res, err := s.pool.Query(ctx, `SELECT id, url, host, title, description, `+bodyCol+`, images, favicon, published, fetched, topic, headings, terms, heading_terms
 FROM web_pages WHERE id = ANY($1)`, ids)
 	if err != nil {
 		return err
@@ -357,7 +360,7 @@ FROM web_pages WHERE id = ANY($1)`, ids)
 	defer res.Close()
 	for res.Next() {
 		var d candidate
-		if err := res.Scan(&d.id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.headings); err != nil {
+		if err := res.Scan(&d.id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.headings, &d.terms, &d.headingTerms); err != nil {
 			return err
 		}
 		if snippets {
@@ -372,6 +375,27 @@ FROM web_pages WHERE id = ANY($1)`, ids)
 		}
 	}
 	return res.Err()
+}
+
+func (s *pgStore) passages(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	res, err := s.pool.Query(ctx, `SELECT id, passages FROM web_pages WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Close()
+	for res.Next() {
+		var id int64
+		var b []byte
+		if err := res.Scan(&id, &b); err != nil {
+			return nil, err
+		}
+		out[id] = string(b)
+	}
+	return out, res.Err()
 }
 
 // firstRunes is SQL's substr(s, 1, n).

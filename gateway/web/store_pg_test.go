@@ -110,7 +110,7 @@ func rankOf(t *testing.T, e *Engine, query string, exact bool, pool int) []ranke
 	for _, c := range cands {
 		byID[c.id] = c
 	}
-	if err := e.store.columns(ctx, m, byID, 0, false); err != nil {
+	if err := e.store.columns(ctx, m, byID, 0, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	out := make([]rankedPage, len(cands))

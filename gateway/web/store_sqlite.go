@@ -111,12 +111,14 @@ func (s *sqliteStore) put(ctx context.Context, r *pageRow) error {
 
 func (s *sqliteStore) putRow(ctx context.Context, r *pageRow) error {
 	_, err := s.db.ExecContext(ctx, `
-INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings, terms, heading_terms, passages)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(url) DO UPDATE SET host=excluded.host, title=excluded.title, description=excluded.description,
 	body=excluded.body, images=excluded.images, favicon=excluded.favicon, published=excluded.published,
-	fetched=excluded.fetched, topic=excluded.topic, markdown=excluded.markdown, headings=excluded.headings`,
-		r.URL, r.Host, r.Title, r.Description, r.Body, r.Images, r.Favicon, r.Published, r.Fetched, r.Topic, r.Markdown, r.Headings)
+	fetched=excluded.fetched, topic=excluded.topic, markdown=excluded.markdown, headings=excluded.headings,
+	terms=excluded.terms, heading_terms=excluded.heading_terms, passages=excluded.passages`,
+		r.URL, r.Host, r.Title, r.Description, r.Body, r.Images, r.Favicon, r.Published, r.Fetched, r.Topic, r.Markdown, r.Headings,
+		r.Terms, r.HeadingTerms, nonNil(r.Passages))
 	return err
 }
 
@@ -173,11 +175,11 @@ func (s *sqliteStore) rankedOnce(ctx context.Context, m *match, f *filters, pool
 	return cands, rows.Err()
 }
 
-func (s *sqliteStore) columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes int, snippets bool) error {
-	return retrySchema(func() error { return s.columnsOnce(ctx, m, cands, bodyRunes, snippets) })
+func (s *sqliteStore) columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes, cutStored int, snippets bool) error {
+	return retrySchema(func() error { return s.columnsOnce(ctx, m, cands, bodyRunes, cutStored, snippets) })
 }
 
-func (s *sqliteStore) columnsOnce(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes int, snippets bool) error {
+func (s *sqliteStore) columnsOnce(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes, cutStored int, snippets bool) error {
 	if len(cands) == 0 {
 		return nil
 	}
@@ -186,24 +188,36 @@ func (s *sqliteStore) columnsOnce(ctx context.Context, m *match, cands map[int64
 		ids = append(ids, fmt.Sprint(id))
 	}
 	bodyCol := "p.body"
-	if bodyRunes > 0 {
+	switch {
+	case bodyRunes > 0:
 		bodyCol = fmt.Sprintf("substr(p.body, 1, %d)", bodyRunes)
+	case cutStored > 0:
+		bodyCol = fmt.Sprintf("CASE WHEN p.terms <> '' THEN substr(p.body, 1, %d) ELSE p.body END", cutStored)
 	}
 	snip := "''"
 	if snippets {
 		snip = snippetExpr
 	}
-	q := fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic, p.headings, %s
+	// Only a snippet needs the match again (FTS5's snippet() reads it):
+	// without one the pages are read by id, and FTS5 is not asked to find
+	// the query's terms a second time.
+	q := fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic, p.headings, p.terms, p.heading_terms, %s
+FROM web_pages p WHERE p.id IN (%s)`, bodyCol, snip, strings.Join(ids, ","))
+	var args []any
+	if snippets {
+		q = fmt.Sprintf(`SELECT p.id, p.url, p.host, p.title, p.description, %s, p.images, p.favicon, p.published, p.fetched, p.topic, p.headings, p.terms, p.heading_terms, %s
 FROM web_fts JOIN web_pages p ON p.id = web_fts.rowid
 WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(ids, ","))
-	rows, err := s.db.QueryContext(ctx, q, m.expr)
+		args = append(args, m.expr)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var d candidate
-		if err := rows.Scan(&d.id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.headings, &d.snippet); err != nil {
+		if err := rows.Scan(&d.id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.headings, &d.terms, &d.headingTerms, &d.snippet); err != nil {
 			return err
 		}
 		if c := cands[d.id]; c != nil {
@@ -212,6 +226,47 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		}
 	}
 	return rows.Err()
+}
+
+func (s *sqliteStore) passages(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := retrySchema(func() error {
+		rows, err := s.db.QueryContext(ctx, `SELECT id, passages FROM web_pages WHERE id IN (`+joinIDs(ids)+`)`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var b []byte
+			if err := rows.Scan(&id, &b); err != nil {
+				return err
+			}
+			out[id] = string(b)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// joinIDs is ids as SQL's list: they are numbers, never a caller's text.
+func joinIDs(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return strings.Join(s, ",")
+}
+
+// nonNil is b, or an empty slice for nil: the column is NOT NULL.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }
 
 func (s *sqliteStore) snippet(ctx context.Context, m *match, id int64) string {

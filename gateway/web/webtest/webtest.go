@@ -47,7 +47,7 @@ func IndexCorpus(t testing.TB, dir string, index func(folder string) (int, error
 // DB opens a fresh SQLite database in the test's temp directory.
 func DB(t testing.TB) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "hark.db")+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "hark.db")+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)")
 	if err != nil {
 		t.Fatal(err)
 	}

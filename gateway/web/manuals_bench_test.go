@@ -1,0 +1,94 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"hark/api"
+)
+
+// The manuals Debian ships (valgrind's HTML manual, Node.js's API docs):
+// real pages of 10 to 100 KB and more, where a search's cost is in its
+// snippets, not in FTS5 (issue #41). The pages are the installed
+// packages' files (scripts/setup.sh installs valgrind and nodejs); a
+// machine without them skips.
+var manualDirs = []string{"/usr/share/doc/valgrind/html", "/usr/share/doc/nodejs/api"}
+
+var manuals struct {
+	once    sync.Once
+	e       *Engine
+	pages   int
+	queries []string
+	err     error
+}
+
+// manualsIndex indexes the manuals once per test binary.
+func manualsIndex(b *testing.B) (*Engine, []string) {
+	for _, d := range manualDirs {
+		if _, err := os.Stat(d); err != nil {
+			b.Skipf("%s not installed (apt-get install valgrind nodejs)", d)
+		}
+	}
+	manuals.once.Do(func() {
+		e, err := New(Config{DB: testDB(b)})
+		if err != nil {
+			manuals.err = err
+			return
+		}
+		for _, d := range manualDirs {
+			n, err := e.Index(context.Background(), d)
+			if err != nil {
+				manuals.err = err
+				return
+			}
+			manuals.pages += n
+		}
+		var qs []struct{ Question string }
+		raw, err := os.ReadFile("../../bench/research/manuals/questions.json")
+		if err == nil {
+			err = json.Unmarshal(raw, &qs)
+		}
+		if err != nil {
+			manuals.err = err
+			return
+		}
+		for _, q := range qs {
+			manuals.queries = append(manuals.queries, q.Question)
+		}
+		manuals.e = e
+	})
+	if manuals.err != nil {
+		b.Fatal(manuals.err)
+	}
+	return manuals.e, manuals.queries
+}
+
+// BenchmarkSearchManuals measures vendor_search in the engine on the
+// manuals, per search_depth, with p50 and p99 over the b.N searches (the
+// questions of bench/research/manuals in turn).
+func BenchmarkSearchManuals(b *testing.B) {
+	e, queries := manualsIndex(b)
+	for _, depth := range []string{"ultra-fast", "fast", "basic", "advanced"} {
+		b.Run(depth, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := e.Search(context.Background(), api.SearchInput{Query: queries[i%len(queries)], MaxResults: 5, SearchDepth: depth}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+			b.ReportMetric(float64(manuals.pages), "pages")
+		})
+	}
+}

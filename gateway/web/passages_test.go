@@ -1,0 +1,123 @@
+package web
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"hark/api"
+	"hark/gateway/research/researchset"
+	"hark/gateway/text"
+)
+
+// The terms and sentences stored when a page is indexed give the same
+// search as reading its body at query time: every question of the
+// research set, at every depth that reads them, answers the same with
+// the stored columns and with them emptied (a page indexed before
+// them), and the stored forms agree with the body page by page.
+func TestStoredPassagesReadAsTheBody(t *testing.T) {
+	t.Parallel()
+	db := testDB(t)
+	e, err := New(Config{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	dirs, err := os.ReadDir(researchCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if d.IsDir() {
+			if _, err := e.Index(context.Background(), filepath.Join(researchCorpus, d.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	qs, err := researchset.Load("../research/testdata/questions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored int
+	if err := db.QueryRow(`SELECT count(*) FROM web_pages WHERE terms <> '' AND length(passages) > 0`).Scan(&stored); err != nil || stored < 50 {
+		t.Fatalf("%d pages with their passages stored (%v); want every page of the corpus", stored, err)
+	}
+
+	// Page by page: the stored terms are the body's and the headings',
+	// the stored sentences give bestSentences' snippet.
+	rows, err := db.Query(`SELECT body, terms, passages, headings, heading_terms FROM web_pages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ body, terms, passages, headings, headingTerms string }
+	var pages []row
+	for rows.Next() {
+		var r row
+		var p []byte
+		if err := rows.Scan(&r.body, &r.terms, &p, &r.headings, &r.headingTerms); err != nil {
+			t.Fatal(err)
+		}
+		r.passages = string(p)
+		pages = append(pages, r)
+	}
+	rows.Close()
+	for i, p := range pages {
+		for _, q := range qs[:min(len(qs), 12)] {
+			terms := text.Terms(q.Question)
+			got := map[string]bool{}
+			presentIn(terms, p.terms, got)
+			if want := text.Present(terms, p.body); !reflect.DeepEqual(got, want) {
+				t.Fatalf("page %d, %q: stored terms hold %v, the body %v", i, q.Question, got, want)
+			}
+			if got, want := storedHeadingCoverage(terms, p.headingTerms), headingCoverage(terms, p.headings); got != want {
+				t.Fatalf("page %d, %q: stored headings cover %v, the headings %v", i, q.Question, got, want)
+			}
+			snip, ok := bestStoredSentences(q.Question, p.passages, 300)
+			if want := bestSentences(q.Question, p.body, 300); !ok || snip != want {
+				t.Fatalf("page %d, %q: stored sentences give (%v) %q, the body %q", i, q.Question, ok, snip, want)
+			}
+		}
+	}
+
+	// Whole searches, stored and not.
+	search := func() [][]api.SearchResult {
+		var out [][]api.SearchResult
+		for _, q := range qs {
+			for _, depth := range []string{"basic", "advanced"} {
+				res, err := e.Search(context.Background(), api.SearchInput{Query: q.Question, MaxResults: 5, SearchDepth: depth})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, res.Results)
+			}
+		}
+		return out
+	}
+	withStored := search()
+	if _, err := db.Exec(`UPDATE web_pages SET terms = '', passages = x''`); err != nil {
+		t.Fatal(err)
+	}
+	fromBody := search()
+	for i := range withStored {
+		if !reflect.DeepEqual(withStored[i], fromBody[i]) {
+			t.Fatalf("%q (%s): with stored passages\n%+v\nread from the body\n%+v", qs[i/2].Question, []string{"basic", "advanced"}[i%2], withStored[i], fromBody[i])
+		}
+	}
+}
+
+// A stored form that is cut short or of another version is not read:
+// the page is read from its body.
+func TestDamagedPassagesAreNotRead(t *testing.T) {
+	body := "# Memcheck\n\nMemcheck finds memory leaks in C programs. It reports each leaked block.\n"
+	enc := string(encodePassages(body))
+	if s, ok := bestStoredSentences("memory leaks", enc, 300); !ok || s == "" {
+		t.Fatalf("the whole form: %v %q", ok, s)
+	}
+	for _, bad := range []string{enc[:len(enc)/2], "\x09" + enc[1:], "", "\xff\xff\xff"} {
+		if s, ok := bestStoredSentences("memory leaks", bad, 300); ok {
+			t.Errorf("%q read as %q", bad, s)
+		}
+	}
+}
