@@ -100,12 +100,16 @@ func TestSlowBodiesHoldNoSlot(t *testing.T) {
 // time a call holds its slot, over 2 slots, within queue_wait), not by a
 // count. A burst whose expected wait is past the budget is refused at
 // once, saying so. (The budget is long here: under the race detector on
-// a busy machine a call holds its slot for 50 to 300 ms.)
+// a busy machine a call holds its slot for 50 to 300 ms. The queue's
+// count is set past the burst, so that the expected wait alone refuses:
+// at 50 ms a call, the default 128 would fill at 4 s of work ahead,
+// before the 5 s budget.)
 func TestBurstIsQueuedByExpectedWait(t *testing.T) {
 	t.Parallel()
 	g := startGateway(t, func(c *config.Config) {
 		c.Limits.MaxInvoke, c.Limits.CPUSeats = 2, 2
 		c.Limits.QueueWait = config.Duration(5 * time.Second)
+		c.Limits.QueueLength = 1000
 	})
 	for round := range 2 { // the second with the service time learned
 		if codes, refusals := searchCodes(t, g, "slow", 16, 0); codes[200] != 16 {
