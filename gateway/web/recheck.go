@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"hark/gateway/engine"
 )
@@ -34,10 +35,27 @@ func (e *Engine) Recheck(ctx context.Context, url, etag, lastModified string) (*
 		}
 		return out, nil
 	}
+	if weakLastModified(out.LastModified, fp.Header.Get("Date")) {
+		out.LastModified = ""
+	}
 	p, err := parsePage(fp, extractOptions{})
 	if err != nil {
 		return nil, err
 	}
 	out.Text = p.Text
 	return out, nil
+}
+
+// weakLastModified reports a Last-Modified less than a second before
+// the answer's Date (RFC 9110 8.8.2.2): the page may change again within
+// that second, and a server that compares seconds would answer the next
+// If-Modified-Since with a 304 though the page changed. Such a date is
+// not asked with.
+func weakLastModified(lastModified, date string) bool {
+	lm, err := http.ParseTime(lastModified)
+	if err != nil {
+		return false
+	}
+	d, err := http.ParseTime(date)
+	return err == nil && d.Sub(lm) < time.Second
 }

@@ -132,3 +132,38 @@ func TestRecheckRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// A Last-Modified in the same second as the answer (a file written just
+// before it was read) is not asked with: the page may change again in
+// that second, and the server would answer 304.
+func TestRecheckSkipsAWeakLastModified(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/okapi" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		asked = append(asked, r.Header.Get("If-Modified-Since"))
+		mu.Unlock()
+		now := time.Now().UTC().Format(http.TimeFormat)
+		w.Header().Set("Date", now)
+		w.Header().Set("Last-Modified", now)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(article("Okapi facts", "<p>The okapi is a giraffid of the Congo rainforest.</p><p>"+lorem+"</p>", "")))
+	}))
+	t.Cleanup(srv.Close)
+	e := testEngine(t, nil)
+	first, err := e.Recheck(context.Background(), srv.URL+"/okapi", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.LastModified != "" {
+		t.Errorf("a Last-Modified of the answer's own second was kept: %q", first.LastModified)
+	}
+	if !weakLastModified("Mon, 07 Dec 2026 12:00:00 GMT", "Mon, 07 Dec 2026 12:00:00 GMT") || weakLastModified("Mon, 07 Dec 2026 11:59:58 GMT", "Mon, 07 Dec 2026 12:00:00 GMT") || weakLastModified("Mon, 07 Dec 2026 12:00:00 GMT", "") {
+		t.Error("weakLastModified")
+	}
+}
