@@ -181,31 +181,45 @@ func (a *Aloud) play(c *Common, s *Scroll) tea.Cmd {
 // StreamTTS writes req's audio to w as its frames arrive, and returns the
 // time from the call to the first of them.
 func StreamTTS(ctx context.Context, cl *api.Client, req api.TTSRequest, w io.Writer) (first time.Duration, err error) {
+	t, err := StreamTake(ctx, cl, req, w)
+	return t.First, err
+}
+
+// Take is what a stream's audio took: the time to its first frame, to
+// its end, and the credits it cost (its final frame's).
+type Take struct {
+	First, Elapsed time.Duration
+	Credits        int64
+}
+
+// StreamTake is StreamTTS with the whole take's figures.
+func StreamTake(ctx context.Context, cl *api.Client, req api.TTSRequest, w io.Writer) (t Take, err error) {
 	start := time.Now()
 	s, err := cl.TTSStream(ctx, req)
 	if err != nil {
-		return 0, err
+		return t, err
 	}
 	defer s.Close()
 	for {
 		chunk, err := s.Next()
 		if errors.Is(err, io.EOF) {
-			if first == 0 {
-				return 0, errors.New("the stream brought no audio")
+			if t.First == 0 {
+				return t, errors.New("the stream brought no audio")
 			}
-			return first, nil
+			t.Elapsed, t.Credits = time.Since(start), s.Credits()
+			return t, nil
 		}
 		if err != nil {
-			return first, err
+			return t, err
 		}
 		if len(chunk) == 0 {
 			continue
 		}
-		if first == 0 {
-			first = time.Since(start)
+		if t.First == 0 {
+			t.First = time.Since(start)
 		}
 		if _, err := w.Write(chunk); err != nil {
-			return first, err
+			return t, err
 		}
 	}
 }

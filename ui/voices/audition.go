@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -39,6 +40,10 @@ type take struct {
 	starred     bool
 	// label is the take's letter in a blind round (A, B, ...).
 	label string
+	// rtf is the time the take took to arrive over its duration;
+	// credits what its stream cost.
+	rtf     float64
+	credits int64
 }
 
 type audition struct {
@@ -83,6 +88,7 @@ type auditionMsg struct {
 	id, index                      int
 	data                           []byte
 	first, length                  time.Duration
+	took                           common.Take
 	arrived, playing, played, done bool
 	stopped                        bool
 	out                            fileOut
@@ -207,6 +213,7 @@ func runAudition(c *common.Common, id int, ctx context.Context, parts []audition
 		}
 		var mu sync.Mutex
 		firsts := make([]time.Duration, len(parts))
+		tooks := make([]common.Take, len(parts))
 		takes := make([][]byte, len(parts))
 		// The takes play at one rate, voices of different rates resampled.
 		q := out.Sequence(auditionRate)
@@ -224,9 +231,9 @@ func runAudition(c *common.Common, id int, ctx context.Context, parts []audition
 					firsts[i] = d
 					mu.Unlock()
 				}
-				_, err := common.StreamTTS(ctx, client, parts[i].req, rec)
+				took, err := common.StreamTake(ctx, client, parts[i].req, rec)
 				mu.Lock()
-				takes[i] = buf.Bytes()
+				takes[i], tooks[i] = buf.Bytes(), took
 				mu.Unlock()
 				return err
 			},
@@ -235,7 +242,7 @@ func runAudition(c *common.Common, id int, ctx context.Context, parts []audition
 					return
 				}
 				mu.Lock()
-				m := auditionMsg{index: parts[i].index, arrived: true, data: takes[i], first: firsts[i], length: length}
+				m := auditionMsg{index: parts[i].index, arrived: true, data: takes[i], first: firsts[i], length: length, took: tooks[i]}
 				mu.Unlock()
 				tell(m)
 			},
@@ -322,6 +329,10 @@ func (p *Pane) onAudition(msg auditionMsg) tea.Cmd {
 	switch {
 	case msg.arrived:
 		t.data, t.duration = msg.data, msg.length
+		t.credits = msg.took.Credits
+		if msg.length > 0 {
+			t.rtf = msg.took.Elapsed.Seconds() / msg.length.Seconds()
+		}
 		if msg.first > 0 {
 			t.first = msg.first
 		}
@@ -416,7 +427,29 @@ type setTake struct {
 	File       string  `json:"file"`
 	FirstAudio float64 `json:"first_audio_ms"`
 	Duration   float64 `json:"duration_s"`
+	RTF        float64 `json:"rtf"`
+	Credits    int64   `json:"credits"`
 	Starred    bool    `json:"starred"`
+}
+
+// sheet is the set as a markdown page: the text, the settings and a
+// table of the takes, each WAV linked.
+func (set auditionSet) sheet() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Voice audition\n\n> %s\n\n", strings.ReplaceAll(set.Text, "\n", "\n> "))
+	fmt.Fprintf(&b, "Made %s; speech_rate %d, pitch %d, loudness %d. RTF is the time a take took to arrive over its length.\n\n",
+		set.Created.Format("2006-01-02 15:04 UTC"), set.Settings["speech_rate"], set.Settings["pitch"], set.Settings["loudness"])
+	b.WriteString("| voice | name | first audio | duration | RTF | credits | star | file |\n|---|---|---|---|---|---|---|---|\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+	for _, t := range set.Voices {
+		star := ""
+		if t.Starred {
+			star = "★"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.0f ms | %.2f s | %.2f | %d | %s | [%s](%s) |\n",
+			cell(t.Voice), cell(t.Name), t.FirstAudio, t.Duration, t.RTF, t.Credits, star, t.File, t.File)
+	}
+	return b.String()
 }
 
 // saveSet writes the takes and a manifest to a new folder in the output
@@ -460,13 +493,17 @@ func (p *Pane) saveSet() tea.Cmd {
 				return fail(err)
 			}
 			set.Voices = append(set.Voices, setTake{Voice: t.voice, Name: t.name, File: name, Starred: t.starred,
-				FirstAudio: float64(t.first.Microseconds()) / 1000, Duration: t.duration.Seconds()})
+				FirstAudio: float64(t.first.Microseconds()) / 1000, Duration: t.duration.Seconds(),
+				RTF: math.Round(t.rtf*1000) / 1000, Credits: t.credits})
 		}
 		b, _ := json.MarshalIndent(set, "", "  ")
 		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
 			return fail(err)
 		}
-		return common.NoticeMsg{Text: fmt.Sprintf("saved %d takes and manifest.json to %s", len(takes), common.HomeShort(dir))}
+		if err := os.WriteFile(filepath.Join(dir, "sheet.md"), []byte(set.sheet()), 0o644); err != nil {
+			return fail(err)
+		}
+		return common.NoticeMsg{Text: fmt.Sprintf("saved %d takes, manifest.json and sheet.md to %s", len(takes), common.HomeShort(dir))}
 	}
 }
 
@@ -499,6 +536,9 @@ func (p *Pane) auditionView(w int) string {
 		if t.duration > 0 {
 			figures += fmt.Sprintf(" · %.2f s", t.duration.Seconds())
 		}
+		if t.rtf > 0 {
+			figures += fmt.Sprintf(" · RTF %.2f · %d cr", t.rtf, t.credits)
+		}
 		state := t.state
 		switch t.state {
 		case "playing":
@@ -518,11 +558,10 @@ func (p *Pane) auditionView(w int) string {
 		switch {
 		case a.blind && !a.revealed:
 			who = t.label // the voice stays hidden until the pick
+		case a.blind && a.picked == i:
+			who = t.label + " (your pick)  " + t.voice
 		case a.blind:
 			who = t.label + "  " + t.voice
-			if a.picked == i {
-				state += "  ← your pick"
-			}
 		}
 		b.WriteString(trimTo(mark+who+"  "+state, w) + "\n")
 	}

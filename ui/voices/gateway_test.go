@@ -302,6 +302,17 @@ func TestAuditionWithGateway(t *testing.T) {
 	if json.Unmarshal(b, &set) != nil || len(set.Voices) != 3 || !set.Voices[1].Starred || set.Voices[0].Starred || set.Voices[2].File != "03-flite_rms.wav" {
 		t.Errorf("manifest: %s", b)
 	}
+	for _, v := range set.Voices {
+		if v.RTF <= 0 || v.Credits != 1 {
+			t.Errorf("%s: RTF %.3f, %d credits", v.Voice, v.RTF, v.Credits)
+		}
+	}
+	// sheet.md: the same takes as a markdown table, each WAV linked.
+	sheet, _ := os.ReadFile(filepath.Join(sets[0], "sheet.md"))
+	if !strings.Contains(string(sheet), "| voice | name | first audio | duration | RTF | credits | star | file |") ||
+		!strings.Contains(string(sheet), "| espeak:en-us | English (America) |") || !strings.Contains(string(sheet), "| ★ | [02-espeak_en-us.wav](02-espeak_en-us.wav) |") {
+		t.Errorf("sheet.md:\n%s", sheet)
+	}
 	// Each WAV has its true sizes, so a player reads its length.
 	for _, v := range set.Voices {
 		f, err := os.Open(filepath.Join(sets[0], v.File))

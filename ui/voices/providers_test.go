@@ -163,7 +163,7 @@ func TestBlindABInThePane(t *testing.T) {
 	press(p, t, "B")
 	v = ansi.Strip(p.View())
 	pickedVoice := p.aud.takes[1].voice
-	if !strings.Contains(v, "B  "+pickedVoice) || !strings.Contains(v, "← your pick") ||
+	if !strings.Contains(v, "B (your pick)  "+pickedVoice) || !strings.Contains(v, "A  "+p.aud.takes[0].voice) ||
 		!strings.Contains(p.aud.note, pickedVoice+" 1 of 1 · "+p.aud.takes[0].voice+" 0 of 1") {
 		t.Fatalf("after the pick (%s):\n%s", p.aud.note, v)
 	}
