@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -124,8 +125,10 @@ type (
 
 const (
 	voicesTimeout = 30 * time.Second
-	meterEvery    = 80 * time.Millisecond
-	meterBars     = 48
+	// otherVoicesTimeout bounds the wait for the other providers' voices.
+	otherVoicesTimeout = 5 * time.Second
+	meterEvery         = 80 * time.Millisecond
+	meterBars          = 48
 )
 
 func loadVoicesCmd(c *common.Common, provider string) tea.Cmd {
@@ -143,19 +146,37 @@ func loadVoicesCmd(c *common.Common, provider string) tea.Cmd {
 		// the list, their values qualified by their provider
 		// (openai_speech/af_bella); one that fails to list is left out
 		// and named.
-		ps, perr := c.Client.VoiceProviders(ctx)
-		var missing []string
+		// They are asked at once, each for at most otherVoicesTimeout,
+		// so that a vendor that is slow or away holds the list back no
+		// longer than that.
+		pctx, pcancel := context.WithTimeout(ctx, otherVoicesTimeout)
+		defer pcancel()
+		ps, perr := c.Client.VoiceProviders(pctx)
+		var others []string
 		for _, ps := range ps {
-			if !ps.Enabled || ps.Provider == provider {
+			if ps.Enabled && ps.Provider != provider {
+				others = append(others, ps.Provider)
+			}
+		}
+		lists := make([][]api.Voice, len(others))
+		errs := make([]error, len(others))
+		var wg sync.WaitGroup
+		for i, op := range others {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lists[i], errs[i] = c.Client.Voices(pctx, op)
+			}()
+		}
+		wg.Wait()
+		var missing []string
+		for i, op := range others {
+			if errs[i] != nil {
+				missing = append(missing, op)
 				continue
 			}
-			more, err := c.Client.Voices(ctx, ps.Provider)
-			if err != nil {
-				missing = append(missing, ps.Provider)
-				continue
-			}
-			for _, v := range more {
-				v.Value = ps.Provider + "/" + v.Value
+			for _, v := range lists[i] {
+				v.Value = op + "/" + v.Value
 				vs = append(vs, v)
 			}
 		}

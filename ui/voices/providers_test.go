@@ -26,7 +26,7 @@ import (
 
 // providersGateway serves a workspace with vendor_speech (the local
 // engines) and openai_speech and elevenlabs at the fakes.
-func providersGateway(t *testing.T) (*api.Client, *relaytest.Server) {
+func providersGateway(t *testing.T, mutate ...func(*config.Workspace)) (*api.Client, *relaytest.Server) {
 	t.Helper()
 	oai, xi := relaytest.NewOpenAI(t), relaytest.NewElevenLabs(t)
 	db, err := store.OpenDB(t.TempDir())
@@ -38,6 +38,9 @@ func providersGateway(t *testing.T) (*api.Client, *relaytest.Server) {
 	ws := config.LocalWorkspace(auth.HashKey(key))
 	ws.Voice[config.ProviderOpenAI] = config.Voice{Enabled: true, URL: oai.URL, APIKey: oai.Key}
 	ws.Voice[config.ProviderElevenLabs] = config.Voice{Enabled: true, URL: xi.URL, APIKey: xi.Key}
+	for _, m := range mutate {
+		m(&ws)
+	}
 	local, err := voice.New(voice.Config{Decoders: 1, WarmAfter: voice.WarmOnDemand})
 	if err != nil {
 		t.Fatal(err)
@@ -166,5 +169,23 @@ func TestBlindABInThePane(t *testing.T) {
 	if !strings.Contains(v, "B (your pick)  "+pickedVoice) || !strings.Contains(v, "A  "+p.aud.takes[0].voice) ||
 		!strings.Contains(p.aud.note, pickedVoice+" 1 of 1 · "+p.aud.takes[0].voice+" 0 of 1") {
 		t.Fatalf("after the pick (%s):\n%s", p.aud.note, v)
+	}
+}
+
+// A provider whose voices cannot be listed (here its key is refused) is
+// named in the status bar; the others' voices are listed all the same.
+func TestAProviderThatCannotListIsNamed(t *testing.T) {
+	t.Parallel()
+	client, _ := providersGateway(t, func(ws *config.Workspace) {
+		v := ws.Voice[config.ProviderElevenLabs]
+		v.APIKey = "xi-wrong"
+		ws.Voice[config.ProviderElevenLabs] = v
+	})
+	p := New(&common.Common{Client: client, Styles: common.NewStyles(true, true), OutputDir: t.TempDir()})
+	p.SetSize(100, 30)
+	drive(t, p, p.Init(), func(m tea.Msg) bool { _, ok := m.(voicesMsg); return ok })
+	v := ansi.Strip(p.View())
+	if p.voicesErr != nil || !p.list.Select("openai_speech/af_bella") || !strings.Contains(v, "vendor_speech + openai_speech · not listed: elevenlabs") {
+		t.Fatalf("%v\n%s", p.voicesErr, v)
 	}
 }
