@@ -121,3 +121,54 @@ func TestDamagedPassagesAreNotRead(t *testing.T) {
 		}
 	}
 }
+
+// On PostgreSQL too the stored columns are written when a page is
+// indexed, and give the same answers as the body read at query time.
+func TestStoredPassagesOnPostgres(t *testing.T) {
+	t.Parallel()
+	e := pgEngine(t)
+	pool := e.store.pageStore.(*pgStore).pool
+	ctx := context.Background()
+	dirs, err := os.ReadDir(researchCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if d.IsDir() {
+			if _, err := e.Index(ctx, filepath.Join(researchCorpus, d.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var stored int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM web_pages WHERE terms <> '' AND length(passages) > 0`).Scan(&stored); err != nil || stored < 50 {
+		t.Fatalf("%d pages with their passages stored (%v)", stored, err)
+	}
+	qs, err := researchset.Load("../research/testdata/questions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs = qs[:min(len(qs), 20)]
+	search := func() []*api.SearchOutput {
+		var out []*api.SearchOutput
+		for _, q := range qs {
+			res, err := e.Search(ctx, api.SearchInput{Query: q.Question, MaxResults: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.ResponseTime = 0
+			out = append(out, res)
+		}
+		return out
+	}
+	withStored := search()
+	if _, err := pool.Exec(ctx, `UPDATE web_pages SET terms = '', heading_terms = '', passages = ''`); err != nil {
+		t.Fatal(err)
+	}
+	fromBody := search()
+	for i := range withStored {
+		if !reflect.DeepEqual(withStored[i], fromBody[i]) {
+			t.Fatalf("%q: with stored passages\n%+v\nread from the body\n%+v", qs[i].Question, withStored[i], fromBody[i])
+		}
+	}
+}
