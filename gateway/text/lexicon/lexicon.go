@@ -128,9 +128,21 @@ func clippings() map[string]string {
 }
 
 // Family is the term that stem's word family is read as, or stem.
+//
+// A British stem that no word list holds ("vectoris" of "vectorised")
+// is read by the spelling endings learnt from the lists, then by its
+// family.
 func (l *Lexicon) Family(stem string) string {
 	if f, ok := l.families[stem]; ok {
 		return f
+	}
+	if l.Spelling != nil {
+		if a, ok := l.Spelling.americanStem(stem); ok {
+			if f, ok := l.families[a]; ok {
+				return f
+			}
+			return a
+		}
 	}
 	return stem
 }

@@ -133,6 +133,41 @@ func TestSpellingPairsFromLists(t *testing.T) {
 	}
 }
 
+// A British word no list holds is read by the endings the lists'
+// pairs teach ("-ise" is "-ize"), unless the lists hold its stem as a
+// word of its own ("promise").
+func TestSpellingEndingsLearnt(t *testing.T) {
+	dir := t.TempDir()
+	verbs := []string{"normal", "final", "local", "legal", "total", "vital", "real"}
+	var brit, amer []string
+	for _, v := range verbs {
+		for _, end := range []string{"ise", "ised", "ises"} {
+			brit = append(brit, v+end)
+			amer = append(amer, v+strings.Replace(end, "s", "z", 1))
+		}
+	}
+	brit = append(brit, "promise", "promised", "hour")
+	amer = append(amer, "promise", "promised", "hour")
+	bp, ap := filepath.Join(dir, "british"), filepath.Join(dir, "american")
+	if err := os.WriteFile(bp, []byte(strings.Join(brit, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ap, []byte(strings.Join(amer, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := Load(filepath.Join(dir, "no-wordnet"), bp, ap)
+	for b, a := range map[string]string{"vectorised": "vectorized", "tokenisation": "tokenization", "cannibalising": "cannibalizing"} {
+		if got, want := l.Family(term(t, b)), l.Family(term(t, a)); got != want {
+			t.Errorf("%q reads %q, %q reads %q", b, got, a, want)
+		}
+	}
+	for _, w := range []string{"promise", "promised", "hours", "vector"} {
+		if got := l.Family(term(t, w)); got != term(t, w) {
+			t.Errorf("%q reads %q, want its own term", w, got)
+		}
+	}
+}
+
 // Without the resources the lexicon still answers, with the clipped
 // forms it ships, and says what is missing.
 func TestLoadWithoutResources(t *testing.T) {
@@ -228,6 +263,8 @@ func TestDebianLexicon(t *testing.T) {
 		"length": "long", "height": "high", "colour": "color", "optimisation": "optimization",
 		"behaviour": "behavior", "recognised": "recognized", "analyse": "analyze", "licence": "license",
 		"catalogue": "catalog", "travelled": "traveled", "centre": "center",
+		// No list holds these: the endings learnt from the pairs read them.
+		"vectorised": "vectorized", "tokenisation": "tokenization", "deserialised": "deserialized",
 	} {
 		if got, want := l.Family(term(t, from)), l.Family(term(t, to)); got != want {
 			t.Errorf("%q reads %q, %q reads %q", from, got, to, want)

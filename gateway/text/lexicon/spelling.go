@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"hark/gateway/text"
@@ -16,9 +17,11 @@ import (
 // least one of the two is missing from the other list (or WordNet keeps
 // both in one synset, as it does "licence" and "license").
 type Spellings struct {
-	american map[string]string // British word → American word
-	british  map[string]string // American word → British word
-	stemMap  map[string]string // British stem → American stem
+	american map[string]string       // British word → American word
+	british  map[string]string       // American word → British word
+	stemMap  map[string]string       // British stem → American stem
+	rules    map[string][]endingRule // by the British ending's last two letters
+	known    map[string]bool         // the lists' stems that end as a rule's British ending does
 }
 
 // differences are the ways British spelling differs from American, as
@@ -65,7 +68,140 @@ func LoadSpelling(britishList, americanList string, wn *WordNet) (*Spellings, er
 		}
 	}
 	s.stemMap = s.stems(brit, amer)
+	s.learnEndings(brit, amer)
 	return s, nil
+}
+
+// endingRule is a British stem's ending and the American word's ending
+// that takes its place, learnt from the pairs: "is" → "ize" of
+// "optimis" (the stem of "optimise") and "optimize".
+type endingRule struct {
+	british, american string
+}
+
+// Learnt rules must hold for this many pairs, and for at least this
+// share of the lists' stems that end so.
+const (
+	ruleSupport   = 5
+	rulePrecision = 0.5
+)
+
+// learnEndings learns, from the word pairs, the endings at which a
+// British stem differs from its American word ("is" → "ize", "our" →
+// "or", "tr" → "ter"), from the letter before the change on, so that a
+// word no list holds ("vectorised", "deserialise", "tokenisation") is
+// read the American way too. A rule is kept when it holds for at least
+// five pairs and for at least half of the lists' stems that end so
+// (the others, "promis" of "promise", are words of their own and stay
+// as they are: known).
+func (s *Spellings) learnEndings(brit, amer map[string]bool) {
+	support := map[endingRule]int{}
+	for b, a := range s.american {
+		from, ok1 := text.TermUncached(b)
+		to, ok2 := text.TermUncached(a)
+		cp := commonPrefix(b, a)
+		if !ok1 || !ok2 || from == to || cp < 4 || !strings.HasPrefix(from, b[:cp]) {
+			continue
+		}
+		r := endingRule{from[cp-1:], a[cp-1:]}
+		if t, _ := text.TermUncached(from[:cp-1] + r.american); t == to {
+			support[r]++
+		}
+	}
+	// Of the rules for one British ending, the one most pairs follow.
+	best := map[string]endingRule{}
+	for r, n := range support {
+		if b, ok := best[r.british]; n >= ruleSupport && (!ok || n > support[b] || n == support[b] && r.american < b.american) {
+			best[r.british] = r
+		}
+	}
+	endings := map[string]bool{}
+	for e := range best {
+		endings[e] = true
+	}
+	// The lists' own stems that end as a rule does: a stem these are
+	// stays itself.
+	s.known = map[string]bool{}
+	for _, list := range []map[string]bool{amer, brit} {
+		for w := range list {
+			if _, british := s.american[w]; british || !mayEnd(endings, w) {
+				continue
+			}
+			if t, ok := text.TermUncached(w); ok && endsAny(endings, t) {
+				s.known[t] = true
+			}
+		}
+	}
+	against := map[string]int{}
+	for t := range s.known {
+		for e := range endings {
+			if strings.HasSuffix(t, e) {
+				against[e]++
+			}
+		}
+	}
+	s.rules = map[string][]endingRule{}
+	for e, r := range best {
+		n := support[r]
+		if float64(n)/float64(n+against[e]) < rulePrecision {
+			continue
+		}
+		k := last2(e)
+		s.rules[k] = append(s.rules[k], r)
+	}
+	for _, rs := range s.rules {
+		// The longest ending first, then by name, so that a stem reads
+		// the same on every run.
+		sort.Slice(rs, func(i, j int) bool {
+			if len(rs[i].british) != len(rs[j].british) {
+				return len(rs[i].british) > len(rs[j].british)
+			}
+			return rs[i].british < rs[j].british
+		})
+	}
+}
+
+// mayEnd reports whether word w could have a stem with one of endings:
+// the stemmer takes at most a few letters off a word's end, so the
+// ending stands within its last eight.
+func mayEnd(endings map[string]bool, w string) bool {
+	tail := w[max(0, len(w)-8):]
+	for e := range endings {
+		if strings.Contains(tail, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func endsAny(endings map[string]bool, t string) bool {
+	for k := 2; k <= min(len(t), 5); k++ {
+		if endings[t[len(t)-k:]] {
+			return true
+		}
+	}
+	return false
+}
+
+func last2(s string) string { return s[max(0, len(s)-2):] }
+
+// americanStem is the American stem of a British stem no list holds, by
+// the learnt endings ("vectoris" → "vectorize" → "vector"), and false
+// for a stem the lists hold or no rule matches.
+func (s *Spellings) americanStem(stem string) (string, bool) {
+	if len(stem) < 5 {
+		return "", false
+	}
+	rs := s.rules[last2(stem)]
+	if len(rs) == 0 || s.known[stem] {
+		return "", false
+	}
+	for _, r := range rs {
+		if strings.HasSuffix(stem, r.british) && len(stem)-len(r.british) >= 3 {
+			return text.Term(stem[:len(stem)-len(r.british)] + r.american)
+		}
+	}
+	return "", false
 }
 
 // prefix is what a word shares with a stem at least: the stemmer
