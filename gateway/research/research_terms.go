@@ -56,7 +56,7 @@ var optLevel = text.LazyRegexp(`(?:^|[\s\x01(])-O[0-3sgz]?\b`)
 var keyChord = text.LazyRegexp(`(?i)\b(?:ctrl|control|alt|shift|cmd|meta)[+-][a-z0-9]\b`)
 
 // families reads the terms t (in place) with each word family as one:
-// irregular forms, abstract nouns and their verb or adjective, British
+// irregular forms, abstract nouns and their verb, British
 // spellings and clipped forms, as the lexicon reads them from WordNet,
 // the word lists and its data file (gateway/text/lexicon).
 func families(t []string) []string {

@@ -1,6 +1,7 @@
 package lexicon
 
 import (
+	"slices"
 	"strings"
 
 	"hark/gateway/text"
@@ -14,10 +15,9 @@ import (
 // that every regular form of either side meets the other.
 
 // abstractNoun are the lexicographer files (lexnames(5WN)) of nouns that
-// name an act, a state or a quality, as a verb's or an adjective's
-// nominalisation does ("conversion", "speech", "height"), not a person
-// or a thing ("speaker", "converter"): only those are read as their
-// verb or adjective.
+// name an act, a state or an event, as a verb's nominalisation does
+// ("speech", "explanation"), not a person or a thing ("speaker",
+// "converter"): only those are read as their verb.
 var abstractNoun = map[int]bool{
 	4: true, 7: true, 9: true, 10: true, 11: true, 12: true, 16: true, // act attribute cognition communication event feeling motive
 	19: true, 21: true, 22: true, 23: true, 24: true, 26: true, 28: true, // phenomenon possession process quantity relation state time
@@ -26,25 +26,47 @@ var abstractNoun = map[int]bool{
 // irregularStems maps the stem of each irregular form in WordNet's
 // exception lists to its base form's stem ("spoke" → "speak", "mice" →
 // "mouse"). A form that is a lemma of its own in that part of speech
-// ("saw", "found", "bases") or that a regular ending explains is left
-// alone: it is a word, not only a form.
+// ("saw", "found"), that a regular ending explains ("bases"), or that is
+// a noun of its own with senses attested in WordNet's tagged corpus
+// ("bit", "left", "thought") is left alone, and so is one whose stem
+// another lemma has ("rang" stems as "range" does).
 func irregularStems(w *WordNet) map[string]string {
 	m := map[string]string{}
 	for _, pos := range []POS{Noun, Verb, Adj} {
 		for infl, bases := range w.exc[pos] {
-			if strings.ContainsAny(infl, "_-'") || w.regular(infl, pos) {
+			base := bases[0]
+			if strings.ContainsAny(infl+base, "_-'") || w.regular(infl, pos) || w.tagged(infl, Noun) >= 2 {
 				continue
 			}
 			from, ok1 := text.TermUncached(infl)
-			to, ok2 := text.TermUncached(strings.ReplaceAll(bases[0], "_", " "))
-			if ok1 && ok2 && from != to && !strings.Contains(bases[0], "_") {
-				if _, dup := m[from]; !dup {
-					m[from] = to
-				}
+			to, ok2 := text.TermUncached(base)
+			if !ok1 || !ok2 || from == to || w.stemTaken(from, infl, base) {
+				continue
+			}
+			if _, dup := m[from]; !dup {
+				m[from] = to
 			}
 		}
 	}
 	return m
+}
+
+// stemTaken reports whether stem is the stem of a lemma other than the
+// words given: itself, or itself with the "e" the stemmer takes off
+// ("rang" of "range", "remot" of "remote"). Mapping it would move that
+// word too.
+func (w *WordNet) stemTaken(stem string, words ...string) bool {
+	for _, l := range []string{stem, stem + "e"} {
+		if slices.Contains(words, l) {
+			continue
+		}
+		for pos := Noun; pos <= Adv; pos++ {
+			if w.Has(l, pos) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // regular reports whether word is a lemma of pos, or one by a regular
@@ -62,98 +84,59 @@ func (w *WordNet) regular(word string, pos POS) bool {
 }
 
 // derivedStems maps the stem of each abstract noun that WordNet derives
-// from a verb or an adjective to that word's stem: "conversion" →
-// "convert", "speech" → "speak", "height" → "high". The two must open
-// with one letter (a derivation, not a paraphrase), and the verb or
-// adjective be shorter than the noun: "deathly", "noisy" and
-// "complexify" come from their nouns, not the nouns from them. A noun
-// whose stem is an adjective or a verb of its own ("complexity" stems
-// to "complex") is left alone: the map would move that word too. Of several words a noun
-// comes from, the one sharing most of its spelling wins, then the
-// shortest ("flight" is "fly"'s, not "flee"'s).
+// from a verb (its "+" pointers) to the verb's stem: "speech" →
+// "speak", "explanation" → "explain", "failure" → "fail". Nouns of
+// acts, states, events and the like only (abstractNoun), not agents
+// (agent); the verb must be shorter than the noun and share its first
+// two letters (a derivation, not a paraphrase); a noun whose stem
+// another lemma has is left alone ("processing" stems to "process",
+// "conversion" as "converse" does): the map would move that word too.
+// Of several verbs a noun comes from, the one sharing most of its
+// spelling wins, then the shortest.
 func derivedStems(w *WordNet) (map[string]string, error) {
-	var data [4][]byte
-	for _, pos := range []POS{Noun, Verb, Adj} {
-		var err error
-		if data[pos], err = w.dataFile(pos); err != nil {
-			return nil, err
-		}
+	nouns, err := w.dataFile(Noun)
+	if err != nil {
+		return nil, err
 	}
 	type cand struct {
 		to           string
 		common, size int
 	}
 	best := map[string]cand{}
-	// consider reads noun (of lexicographer file lex) as coming from src,
-	// a verb or an adjective.
-	consider := func(noun string, lex int, src string) {
-		if !abstractNoun[lex] || strings.ContainsAny(noun+src, "_-'") || noun[0] != src[0] || len(src) >= len(noun) || agent(noun) {
-			return
-		}
-		from, ok1 := text.TermUncached(noun)
-		to, ok2 := text.TermUncached(src)
-		if !ok1 || !ok2 || from == to || w.Has(from, Adj) {
-			return
-		}
-		c := cand{to, commonPrefix(from, to), len(src)}
-		if b, ok := best[from]; !ok || c.common > b.common || c.common == b.common && c.size < b.size {
-			best[from] = c
-		}
-	}
-	type at struct {
-		pos POS
-		off int64
-	}
-	parsed := map[at]synset{}
-	target := func(p pointer) (synset, error) {
-		if s, ok := parsed[at{p.pos, p.offset}]; ok {
-			return s, nil
-		}
-		s, err := parseSynset(lineAt(data[p.pos], p.offset))
-		if err == nil {
-			parsed[at{p.pos, p.offset}] = s
-		}
-		return s, err
-	}
-	word := func(s synset, n int) string {
-		if n < 1 || n > len(s.words) {
-			return ""
-		}
-		return s.words[n-1]
-	}
-	for _, pos := range []POS{Verb, Adj} {
-		err := w.eachSynset(pos, "", func(_ int64, s synset) {
-			for _, p := range s.ptrs {
-				// "+" links two words of two synsets (a derivation), "="
-				// a noun of attribute and its adjectives' synsets.
-				if p.symbol != "+" && p.symbol != "=" || (pos == Noun) == (p.pos == Noun) || p.pos == Adv {
-					continue
-				}
-				t, err := target(p)
-				if err != nil {
-					continue
-				}
-				n, o := s, t // the noun and the other
-				ni, oi := p.src, p.tgt
-				if pos != Noun {
-					n, o, ni, oi = t, s, p.tgt, p.src
-				}
-				if p.symbol == "+" {
-					if a, b := word(n, ni), word(o, oi); a != "" && b != "" {
-						consider(a, n.lexFile, b)
-					}
-					continue
-				}
-				for _, a := range n.words {
-					for _, b := range o.words {
-						consider(a, n.lexFile, b)
-					}
-				}
+	parsed := map[int64]synset{}
+	err = w.eachSynset(Verb, " + ", func(_ int64, s synset) {
+		for _, p := range s.ptrs {
+			if p.symbol != "+" || p.pos != Noun || p.src < 1 || p.src > len(s.words) || p.tgt < 1 {
+				continue
 			}
-		})
-		if err != nil {
-			return nil, err
+			n, ok := parsed[p.offset]
+			if !ok {
+				var err error
+				if n, err = parseSynset(lineAt(nouns, p.offset)); err != nil {
+					continue
+				}
+				parsed[p.offset] = n
+			}
+			if p.tgt > len(n.words) || !abstractNoun[n.lexFile] {
+				continue
+			}
+			noun, verb := n.words[p.tgt-1], s.words[p.src-1]
+			if strings.ContainsAny(noun+verb, "_-'") || commonPrefix(noun, verb) < 2 || len(verb) >= len(noun) || agent(noun) {
+				continue
+			}
+			from, ok1 := text.TermUncached(noun)
+			to, ok2 := text.TermUncached(verb)
+			if !ok1 || !ok2 || from == to || w.stemTaken(from, noun, verb) {
+				continue
+			}
+			c := cand{to, commonPrefix(from, to), len(verb)}
+			if b, ok := best[from]; !ok || c.common > b.common || c.common == b.common && c.size < b.size {
+				best[from] = c
+			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	m := make(map[string]string, len(best))
 	for k, c := range best {

@@ -15,7 +15,7 @@
 // The API the ranker uses is small and stable:
 //
 //   - Family(stem) — the term a word family is read as (irregular forms,
-//     abstract nouns and their verb or adjective, British spellings,
+//     abstract nouns and their verb, British spellings,
 //     clipped forms), stem to stem as text.Term gives them. Research's
 //     terms are Family(text.TermUncached(word)).
 //   - Expand(word, source) — one question word's expansions from one

@@ -173,6 +173,30 @@ func lemmaAt(idx []byte, at int32) []byte {
 	return s
 }
 
+// tagged is the number of lemma's senses as pos that WordNet's tagged
+// corpus attests (the index's tagsense_cnt), 0 when it is no lemma.
+func (w *WordNet) tagged(lemma string, pos POS) int {
+	i := w.find(key(lemma), pos)
+	if i < 0 {
+		return 0
+	}
+	idx, lines := w.index[pos], w.lines[pos]
+	end := bytes.IndexByte(idx[lines[i]:], '\n')
+	if end < 0 {
+		end = len(idx) - int(lines[i])
+	}
+	f := strings.Fields(string(idx[lines[i] : int(lines[i])+end]))
+	if len(f) < 6 {
+		return 0
+	}
+	pcnt, err := strconv.Atoi(f[3])
+	if err != nil || len(f) < 6+pcnt {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[5+pcnt])
+	return n
+}
+
 // Has reports whether lemma is in the index as pos.
 func (w *WordNet) Has(lemma string, pos POS) bool { return w.find(key(lemma), pos) >= 0 }
 
