@@ -183,3 +183,27 @@ func TestCodeKeywordsShowNothing(t *testing.T) {
 		t.Errorf("ffi_type's setup does not answer %q", a.query)
 	}
 }
+
+// A question's expansions come from each source apart, as terms, and
+// leave out the question's own terms.
+func TestQuestionExpansions(t *testing.T) {
+	needLexicon(t)
+	got := expansions("How do I speak a colour file?")
+	own := terms("How do I speak a colour file?")
+	bySource := map[lexicon.Source][]string{}
+	for _, e := range got {
+		if slices.Contains(own, e.Term) {
+			t.Errorf("%v expands to the question's own term %q", e.Source, e.Term)
+		}
+		if e.Weight <= 0 || e.Weight > 1 {
+			t.Errorf("%v: weight %v out of (0, 1]", e, e.Weight)
+		}
+		bySource[e.Source] = append(bySource[e.Source], e.Term)
+	}
+	if talk, _ := text.Term("talk"); !slices.Contains(bySource[lexicon.Synonym], talk) {
+		t.Errorf("synonyms %q: want talk (speak's)", bySource[lexicon.Synonym])
+	}
+	if speaker, _ := text.Term("speaker"); !slices.Contains(bySource[lexicon.Derived], speaker) {
+		t.Errorf("derived %q: want speaker (speak's)", bySource[lexicon.Derived])
+	}
+}

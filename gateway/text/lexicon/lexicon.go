@@ -15,9 +15,9 @@
 // The API the ranker uses is small and stable:
 //
 //   - Family(stem) — the term a word family is read as (irregular forms,
-//     abstract nouns and their verb, British spellings,
-//     clipped forms), stem to stem as text.Term gives them. Research's
-//     terms are Family(text.TermUncached(word)).
+//     abstract nouns and their verb, British spellings, clipped forms),
+//     stem to stem as text.Term gives them. Research's terms are
+//     Family(text.Term(word)).
 //   - Expand(word, source) — one question word's expansions from one
 //     source (Synonym, Derived, Spelling), as terms in that same form,
 //     each with a prior weight in (0, 1]; the ranker fits one weight per
