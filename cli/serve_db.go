@@ -22,6 +22,10 @@ type serveDB struct {
 	migrateOnly bool
 }
 
+// fromOutside reports whether a database URL is given other than by
+// gateway.toml (--database, HARK_DATABASE_URL).
+func (d serveDB) fromOutside() bool { return d.url != "" || os.Getenv("HARK_DATABASE_URL") != "" }
+
 // resolve picks the URL and names where it came from, for messages.
 func (d serveDB) resolve(fromConfig string) (u, source string) {
 	if d.url != "" {

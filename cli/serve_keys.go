@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strconv"
 	"strings"
@@ -210,7 +211,14 @@ func withServeDB(ctx context.Context, a *App, cfgPath string, dbf serveDB, f fun
 		return err
 	}
 	gcfg, err := config.Load(cfgPath)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && dbf.fromOutside():
+		// A team whose workspaces and keys live in its PostgreSQL alone
+		// needs no gateway.toml where it manages them.
+		gcfg = &config.Config{}
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("no gateway config at %s: hark serve writes one on its first run; give its path (--config), or a team's database (--database, HARK_DATABASE_URL)", cfgPath)
+	case err != nil:
 		return usageError{err}
 	}
 	dbURL, source := dbf.resolve(gcfg.DatabaseURL)

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -206,5 +208,40 @@ func TestServeWorkspacesInTheDatabase(t *testing.T) {
 				within("the removed workspace's keys refused", time.Second, func() bool { return call(b, newKey) == 401 })
 			}
 		})
+	}
+}
+
+// A team whose workspaces and keys live in its PostgreSQL alone manages
+// them from a machine with no gateway.toml: with --database (or
+// HARK_DATABASE_URL) the admin commands need none and write none;
+// without a database they say where the config was looked for (exit 2).
+func TestServeAdminWithoutAConfigFile(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("HARK_BASE_URL", "")
+	t.Setenv("HARK_DATABASE_URL", "")
+	cfgPath := filepath.Join(t.TempDir(), "gateway.toml")
+	code, out, errs := runArgs("serve", "keys", "list", "--config", cfgPath)
+	if code != 2 || !strings.Contains(errs, "no gateway config at "+cfgPath) || !strings.Contains(errs, "--database") {
+		t.Fatalf("keys list with no config and no database: exit %d\n%s%s", code, out, errs)
+	}
+	db := []string{"--config", cfgPath, "--data-dir", t.TempDir(), "--database", pgURLWithPassword(pgtest.Fresh(t))}
+	run := func(args ...string) string {
+		t.Helper()
+		code, out, errs := runArgs(append(args, db...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+		return out
+	}
+	run("serve", "workspaces", "add", "team", "--quota", "100")
+	run("serve", "keys", "add", "--workspace", "team", "--name", "alice")
+	var listed []struct{ Workspace, Name, Source string }
+	if err := json.Unmarshal([]byte(run("--json", "serve", "keys", "list")), &listed); err != nil ||
+		len(listed) != 1 || listed[0].Workspace != "team" || listed[0].Name != "alice" || listed[0].Source != "database" {
+		t.Fatalf("keys list --json: %+v %v", listed, err)
+	}
+	if _, err := os.Stat(cfgPath); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a gateway.toml was written: %v", err)
 	}
 }
