@@ -159,15 +159,21 @@ func SetLogger(l *slog.Logger) { logger.Store(l) }
 // Default is the lexicon of Debian's files, loaded on first call and
 // kept; it logs once what is missing and how long the load took.
 var Default = sync.OnceValue(func() *Lexicon {
-	l := Load(WordNetDir, BritishList, AmericanList)
 	log := logger.Load()
 	if log == nil {
 		log = slog.Default()
 	}
+	return loadLogged(WordNetDir, BritishList, AmericanList, log)
+})
+
+// loadLogged is Load, saying on log what is missing (a warning) and
+// what the load took (debug).
+func loadLogged(wordnetDir, britishList, americanList string, log *slog.Logger) *Lexicon {
+	l := Load(wordnetDir, britishList, americanList)
 	if len(l.Missing) > 0 {
 		log.Warn("lexicon: research reads words without what is missing (install wordnet-base, wbritish and wamerican; scripts/setup.sh does)",
 			"missing", strings.Join(l.Missing, "; "))
 	}
 	log.Debug("lexicon loaded", "took", l.Took, "families", len(l.families))
 	return l
-})
+}

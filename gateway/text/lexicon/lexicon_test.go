@@ -1,6 +1,8 @@
 package lexicon
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,6 +189,29 @@ func TestLoadWithoutResources(t *testing.T) {
 		if e := l.Expand("speak", src); e != nil {
 			t.Errorf("Expand(speak, %v) = %v without resources", src, e)
 		}
+	}
+}
+
+// What is missing is said once, as a warning naming the files and the
+// packages that bring them.
+func TestMissingIsLogged(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	dir := t.TempDir()
+	loadLogged(dir, filepath.Join(dir, "british-english"), filepath.Join(dir, "american-english"), log)
+	out := buf.String()
+	if strings.Count(out, "level=WARN") != 1 {
+		t.Fatalf("want one warning, got %q", out)
+	}
+	for _, want := range []string{"index.noun", "british-english", "wordnet-base"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the warning does not name %s: %q", want, out)
+		}
+	}
+	buf.Reset()
+	loadLogged(fixtureWordNet, fixtureBritish, fixtureAmerican, log)
+	if strings.Contains(buf.String(), "level=WARN") {
+		t.Errorf("a warning with every file present: %q", buf.String())
 	}
 }
 
