@@ -72,8 +72,24 @@ func Load(wordnetDir, britishList, americanList string) *Lexicon {
 	} else {
 		l.WordNet = wn
 	}
-	if l.Spelling, err = LoadSpelling(britishList, americanList, l.WordNet); err != nil {
-		l.Missing = append(l.Missing, err.Error())
+	// The spellings and WordNet's families are read side by side: each
+	// is about half of the load, on a machine with two cores or more.
+	var spellErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.Spelling, spellErr = LoadSpelling(britishList, americanList, l.WordNet)
+	}()
+	var irregular, derived map[string]string
+	if l.WordNet != nil {
+		irregular = irregularStems(l.WordNet)
+		if derived, err = derivedStems(l.WordNet); err != nil {
+			l.Missing = append(l.Missing, err.Error())
+		}
+	}
+	<-done
+	if spellErr != nil {
+		l.Missing = append(l.Missing, spellErr.Error())
 		l.Spelling = nil
 	}
 	// Earlier sources win a stem: a spelling, a clipped form, an
@@ -89,14 +105,8 @@ func Load(wordnetDir, britishList, americanList string) *Lexicon {
 		add(l.Spelling.stemMap)
 	}
 	add(clippings())
-	if l.WordNet != nil {
-		add(irregularStems(l.WordNet))
-		d, err := derivedStems(l.WordNet)
-		if err != nil {
-			l.Missing = append(l.Missing, err.Error())
-		}
-		add(d)
-	}
+	add(irregular)
+	add(derived)
 	resolve(l.families)
 	l.Took = time.Since(start)
 	return l
