@@ -153,7 +153,7 @@ func (w *WordNet) offsets(lemma string, pos POS) []int64 {
 		return nil
 	}
 	pcnt, err := strconv.Atoi(f[3])
-	if err != nil || len(f) < 6+pcnt {
+	if err != nil || pcnt < 0 || len(f) < 6+pcnt {
 		return nil
 	}
 	var out []int64
@@ -190,7 +190,7 @@ func (w *WordNet) tagged(lemma string, pos POS) int {
 		return 0
 	}
 	pcnt, err := strconv.Atoi(f[3])
-	if err != nil || len(f) < 6+pcnt {
+	if err != nil || pcnt < 0 || len(f) < 6+pcnt {
 		return 0
 	}
 	n, _ := strconv.Atoi(f[5+pcnt])
@@ -249,7 +249,9 @@ func parseSynset(line []byte) (synset, error) {
 	lex, ok1 := number(f.next(), 10)
 	ss := f.next()
 	wcnt, ok2 := number(f.next(), 16)
-	if !ok1 || !ok2 || len(ss) != 1 {
+	// w_cnt is two hex digits, p_cnt three decimal ones (wndb(5WN)):
+	// nothing larger is allocated for.
+	if !ok1 || !ok2 || len(ss) != 1 || wcnt > 0xff {
 		return bad("header")
 	}
 	var ok bool
@@ -269,7 +271,7 @@ func parseSynset(line []byte) (synset, error) {
 		s.words = append(s.words, string(bytes.ToLower(wd)))
 	}
 	pcnt, ok := number(f.next(), 10)
-	if !ok {
+	if !ok || pcnt > 999 {
 		return bad("p_cnt")
 	}
 	s.ptrs = make([]pointer, 0, pcnt)
@@ -277,7 +279,7 @@ func parseSynset(line []byte) (synset, error) {
 		sym, off, pos, st := f.next(), f.next(), f.next(), f.next()
 		o, ok1 := number(off, 10)
 		st16, ok2 := number(st, 16)
-		if !ok1 || !ok2 || len(pos) != 1 || len(sym) == 0 {
+		if !ok1 || !ok2 || st16 > 0xffff || len(pos) != 1 || len(sym) == 0 {
 			return bad("pointer")
 		}
 		p, ok := posOf(pos[0])
