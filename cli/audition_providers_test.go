@@ -140,19 +140,3 @@ func TestBlindAuditionHidesNamesUntilThePick(t *testing.T) {
 		t.Fatalf("blind with one voice: %d %s", code, errs)
 	}
 }
-
-func TestWordErrorRate(t *testing.T) {
-	for _, tc := range []struct {
-		ref, hyp string
-		want     float64
-	}{
-		{"Hello world.", "hello world", 0},
-		{"Hello world.", "hello", 0.5},
-		{"Hello world.", "yellow word here", 1.5},
-		{"", "", 0},
-	} {
-		if got := wordErrorRate(tc.ref, tc.hyp); got != tc.want {
-			t.Errorf("wer(%q, %q) = %v, want %v", tc.ref, tc.hyp, got, tc.want)
-		}
-	}
-}

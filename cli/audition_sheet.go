@@ -11,9 +11,9 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"hark/api"
+	gwtext "hark/gateway/text"
 )
 
 // What an audition reports of its takes: the round trip through
@@ -35,45 +35,9 @@ func (a *App) hearTakes(ctx context.Context, cl *api.Client, provider, text stri
 			continue
 		}
 		t.Heard = res.Text
-		w := wordErrorRate(text, res.Text)
+		w := gwtext.WordErrorRate(text, res.Text)
 		t.WER = &w
 	}
-}
-
-// words are text's words, lower case, punctuation dropped.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
-}
-
-// wordErrorRate is the word-level edit distance from ref to hyp over
-// ref's word count (substitutions, insertions and deletions).
-func wordErrorRate(ref, hyp string) float64 {
-	r, h := words(ref), words(hyp)
-	if len(r) == 0 {
-		if len(h) == 0 {
-			return 0
-		}
-		return 1
-	}
-	prev := make([]int, len(h)+1)
-	cur := make([]int, len(h)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(r); i++ {
-		cur[0] = i
-		for j := 1; j <= len(h); j++ {
-			sub := prev[j-1]
-			if r[i-1] != h[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(h)]) / float64(len(r))
 }
 
 // auditionRow is a take's figures as the table shows them.

@@ -20,6 +20,7 @@ import (
 	"hark/api"
 	"hark/audio"
 	"hark/audio/wav"
+	gwtext "hark/gateway/text"
 	"hark/ui/common"
 )
 
@@ -44,6 +45,12 @@ type take struct {
 	// credits what its stream cost.
 	rtf     float64
 	credits int64
+	// heard is what the pane's provider recognised of the take, wer its
+	// word error rate against the text (hearing: under way).
+	heard   string
+	wer     float64
+	hearing bool
+	heardOK bool
 }
 
 type audition struct {
@@ -292,6 +299,42 @@ func (f *firstWrite) Write(b []byte) (int, error) {
 // auditionRate is the rate the takes are played at, together.
 const auditionRate = 48000
 
+// takeHeardMsg is what recognition made of an audition's take.
+type takeHeardMsg struct {
+	id, index int
+	heard     string
+	wer       float64
+	err       error
+}
+
+// hearTake recognises a take with provider and scores it against text.
+func hearTake(c *common.Common, id, index int, provider, text string, data []byte) tea.Cmd {
+	client := c.Client
+	return func() tea.Msg {
+		if client == nil {
+			return takeHeardMsg{id: id, index: index, err: common.ErrNotConnected}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), voicesTimeout)
+		defer cancel()
+		res, err := client.STT(ctx, api.STTRequest{Provider: provider}, data)
+		if err != nil {
+			return takeHeardMsg{id: id, index: index, err: err}
+		}
+		return takeHeardMsg{id: id, index: index, heard: res.Text, wer: gwtext.WordErrorRate(text, res.Text)}
+	}
+}
+
+func (p *Pane) onTakeHeard(msg takeHeardMsg) {
+	if msg.id != p.aud.id || msg.index >= len(p.aud.takes) {
+		return
+	}
+	t := p.aud.takes[msg.index]
+	t.hearing = false
+	if msg.err == nil {
+		t.heard, t.wer, t.heardOK = msg.heard, msg.wer, true
+	}
+}
+
 func (p *Pane) onAudition(msg auditionMsg) tea.Cmd {
 	a := &p.aud
 	if msg.id != a.id {
@@ -333,9 +376,13 @@ func (p *Pane) onAudition(msg auditionMsg) tea.Cmd {
 		if msg.length > 0 {
 			t.rtf = msg.took.Elapsed.Seconds() / msg.length.Seconds()
 		}
+		// The round trip: the take heard back by the pane's own
+		// provider, while the next plays.
 		if msg.first > 0 {
 			t.first = msg.first
 		}
+		t.hearing = true
+		return hearTake(p.c, a.id, msg.index, p.provider, a.text, msg.data)
 	case msg.playing:
 		t.state = "playing"
 		if msg.first > 0 && t.data == nil {
@@ -422,14 +469,16 @@ type auditionSet struct {
 }
 
 type setTake struct {
-	Voice      string  `json:"voice"`
-	Name       string  `json:"name,omitempty"`
-	File       string  `json:"file"`
-	FirstAudio float64 `json:"first_audio_ms"`
-	Duration   float64 `json:"duration_s"`
-	RTF        float64 `json:"rtf"`
-	Credits    int64   `json:"credits"`
-	Starred    bool    `json:"starred"`
+	Voice      string   `json:"voice"`
+	Name       string   `json:"name,omitempty"`
+	File       string   `json:"file"`
+	FirstAudio float64  `json:"first_audio_ms"`
+	Duration   float64  `json:"duration_s"`
+	RTF        float64  `json:"rtf"`
+	Credits    int64    `json:"credits"`
+	Heard      string   `json:"heard,omitempty"`
+	WER        *float64 `json:"wer,omitempty"`
+	Starred    bool     `json:"starred"`
 }
 
 // sheet is the set as a markdown page: the text, the settings and a
@@ -439,15 +488,19 @@ func (set auditionSet) sheet() string {
 	fmt.Fprintf(&b, "# Voice audition\n\n> %s\n\n", strings.ReplaceAll(set.Text, "\n", "\n> "))
 	fmt.Fprintf(&b, "Made %s; speech_rate %d, pitch %d, loudness %d. RTF is the time a take took to arrive over its length.\n\n",
 		set.Created.Format("2006-01-02 15:04 UTC"), set.Settings["speech_rate"], set.Settings["pitch"], set.Settings["loudness"])
-	b.WriteString("| voice | name | first audio | duration | RTF | credits | star | file |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| voice | name | first audio | duration | RTF | credits | WER | heard | star | file |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 	for _, t := range set.Voices {
 		star := ""
 		if t.Starred {
 			star = "★"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.0f ms | %.2f s | %.2f | %d | %s | [%s](%s) |\n",
-			cell(t.Voice), cell(t.Name), t.FirstAudio, t.Duration, t.RTF, t.Credits, star, t.File, t.File)
+		wer, heard := "-", "-"
+		if t.WER != nil {
+			wer, heard = fmt.Sprintf("%.2f", *t.WER), cell(fmt.Sprintf("%q", t.Heard))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.0f ms | %.2f s | %.2f | %d | %s | %s | %s | [%s](%s) |\n",
+			cell(t.Voice), cell(t.Name), t.FirstAudio, t.Duration, t.RTF, t.Credits, wer, heard, star, t.File, t.File)
 	}
 	return b.String()
 }
@@ -492,9 +545,13 @@ func (p *Pane) saveSet() tea.Cmd {
 			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 				return fail(err)
 			}
-			set.Voices = append(set.Voices, setTake{Voice: t.voice, Name: t.name, File: name, Starred: t.starred,
+			st := setTake{Voice: t.voice, Name: t.name, File: name, Starred: t.starred,
 				FirstAudio: float64(t.first.Microseconds()) / 1000, Duration: t.duration.Seconds(),
-				RTF: math.Round(t.rtf*1000) / 1000, Credits: t.credits})
+				RTF: math.Round(t.rtf*1000) / 1000, Credits: t.credits}
+			if t.heardOK {
+				st.Heard, st.WER = t.heard, &t.wer
+			}
+			set.Voices = append(set.Voices, st)
 		}
 		b, _ := json.MarshalIndent(set, "", "  ")
 		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
@@ -538,6 +595,9 @@ func (p *Pane) auditionView(w int) string {
 		}
 		if t.rtf > 0 {
 			figures += fmt.Sprintf(" · RTF %.2f · %d cr", t.rtf, t.credits)
+		}
+		if t.heardOK {
+			figures += fmt.Sprintf(" · WER %.2f", t.wer)
 		}
 		state := t.state
 		switch t.state {

@@ -288,6 +288,14 @@ func TestAuditionWithGateway(t *testing.T) {
 	if order := play(pick); fmt.Sprint(order) != "[2 0]" {
 		t.Errorf("A/B played %v, want 2 then 0", order)
 	}
+	// Each take heard back (the command the arrival returns, run here):
+	// flite's rms and slt come back close, espeak-ng's far.
+	for i, tk := range p.aud.takes {
+		p.Update(hearTake(c, p.aud.id, i, api.DefaultProvider, p.aud.text, tk.data)())
+	}
+	if tk := p.aud.takes[2]; !tk.heardOK || tk.wer > 0.5 || !strings.Contains(ansi.Strip(p.View()), fmt.Sprintf("WER %.2f", tk.wer)) {
+		t.Errorf("round trip of flite:rms: %q, WER %.2f", tk.heard, tk.wer)
+	}
 	// W: the set saved, with the star in the manifest.
 	var saved string
 	if n, ok := p.saveSet()().(common.NoticeMsg); ok {
@@ -303,13 +311,13 @@ func TestAuditionWithGateway(t *testing.T) {
 		t.Errorf("manifest: %s", b)
 	}
 	for _, v := range set.Voices {
-		if v.RTF <= 0 || v.Credits != 1 {
+		if v.RTF <= 0 || v.Credits != 1 || v.WER == nil {
 			t.Errorf("%s: RTF %.3f, %d credits", v.Voice, v.RTF, v.Credits)
 		}
 	}
 	// sheet.md: the same takes as a markdown table, each WAV linked.
 	sheet, _ := os.ReadFile(filepath.Join(sets[0], "sheet.md"))
-	if !strings.Contains(string(sheet), "| voice | name | first audio | duration | RTF | credits | star | file |") ||
+	if !strings.Contains(string(sheet), "| voice | name | first audio | duration | RTF | credits | WER | heard | star | file |") ||
 		!strings.Contains(string(sheet), "| espeak:en-us | English (America) |") || !strings.Contains(string(sheet), "| ★ | [02-espeak_en-us.wav](02-espeak_en-us.wav) |") {
 		t.Errorf("sheet.md:\n%s", sheet)
 	}

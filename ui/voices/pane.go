@@ -264,6 +264,9 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 		return p, p.onRoundTrip(msg)
 	case auditionMsg:
 		return p, p.onAudition(msg)
+	case takeHeardMsg:
+		p.onTakeHeard(msg)
+		return p, nil
 	case demo.ClosedMsg:
 		return p, nil
 	}
