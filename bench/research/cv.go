@@ -147,7 +147,7 @@ func (c *corpus) close() {
 }
 
 // outcome is how one question's report fares.
-type outcome struct{ answered, cited, clean bool }
+type outcome struct{ Answered, Cited, Clean bool }
 
 // engineFor makes the research engine a fold's questions over a corpus
 // are asked with: the weights fitted for the fold, or those built in.
@@ -226,23 +226,14 @@ func bootstrap(os []outcome, pick func(outcome) bool) interval {
 	return interval{float64(hit) / float64(n), shares[reps*25/1000], shares[reps*975/1000-1]}
 }
 
-func answered(o outcome) bool { return o.answered }
-func cited(o outcome) bool    { return o.cited }
-func clean(o outcome) bool    { return o.clean }
+func answered(o outcome) bool { return o.Answered }
+func cited(o outcome) bool    { return o.Cited }
+func clean(o outcome) bool    { return o.Clean }
 
-// crossValidate scores the pooled set fold by fold, each fold's questions
-// asked with its engine (the weights fitted on the other folds, or the
-// weights built in, which no fold fits), and prints each fold's figures
-// and the pooled held-out figures with their bootstrap intervals.
-func crossValidate(ctx context.Context, corpora []*corpus, qs []pooled, models []string, newEngine engineFor) (map[string][]outcome, error) {
-	all := map[string][]outcome{}
-	for _, model := range models {
-		os, err := ask(ctx, corpora, qs, model, newEngine)
-		if err != nil {
-			return nil, err
-		}
-		all[model] = os
-	}
+// printCV prints each fold's figures, the pooled held-out figures with
+// their bootstrap intervals, and each round's figures, for each model's
+// outcomes (in qs's order).
+func printCV(qs []pooled, models []string, all map[string][]outcome) {
 	fmt.Println("| Model | Fold | Groups | Questions | Answered | Cited | Clean |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, model := range models {
@@ -292,7 +283,6 @@ func crossValidate(ctx context.Context, corpora []*corpus, qs []pooled, models [
 				bootstrap(in, answered).share, bootstrap(in, cited).share, bootstrap(in, clean).share)
 		}
 	}
-	return all, nil
 }
 
 // openCorpora indexes the pooled set's corpora under a temporary folder,
@@ -319,7 +309,9 @@ func openCorpora(ctx context.Context, corpora []*corpus) (cleanup func(), err er
 	return cleanup, nil
 }
 
-// runCV cross-validates the ranking built in on the pooled set.
+// runCV scores the weights built in (weights.json) on the pooled set,
+// fold by fold: with the hand rules' weights in that file, the rules'
+// cross-validated figures, which no fold fitted.
 func runCV(data, manuals string, models []string) error {
 	qs, corpora, err := pool(data, manuals)
 	if err != nil {
@@ -332,6 +324,12 @@ func runCV(data, manuals string, models []string) error {
 	}
 	defer cleanup()
 	fmt.Printf("%d questions pooled\n\n", len(qs))
-	_, err = crossValidate(ctx, corpora, qs, models, builtIn)
-	return err
+	all := map[string][]outcome{}
+	for _, m := range models {
+		if all[m], err = ask(ctx, corpora, qs, m, builtIn); err != nil {
+			return err
+		}
+	}
+	printCV(qs, models, all)
+	return nil
 }

@@ -14,12 +14,15 @@
 //	cd bench/research && go run . [-models mini,pro] [-halves] [-recall] [-show ID] [-v [-vpart tuning|held-out|all]]
 //	cd bench/research && go run . -fresh [-models …] [-halves] [-show ID] [-v]
 //	cd bench/research && go run . -manuals /usr/share/doc [-models …] [-halves] [-recall]
-//	cd bench/research && go run . -cv [-manuals /usr/share/doc] [-models …]
+//	cd bench/research && go run . -cv [-manuals /usr/share/doc] [-models …] [-builtin | -offline [-rankings FILE]] [-lambda L]
+//	cd bench/research && go run . -fit [-rankings FILE] [-lambda L]
 //
 // With -cv, every labelled question (the question set, the fresh set and
 // the manuals set) is pooled and cross-validated (cv.go): five folds
 // split by documentation set, answered, cited and clean pooled over the
-// held-out folds with bootstrap 95% intervals.
+// held-out folds with bootstrap 95% intervals, for the hand rules'
+// weights and for weights fitted on the other four folds (fit.go). -fit
+// fits on all five and writes gateway/research/weights.json.
 package main
 
 import (
@@ -51,14 +54,36 @@ func main() {
 	halves := flag.Bool("halves", false, "also score the tuning part's two halves (id mod 4 == 1 and == 3), so that a change is kept only when it lowers neither")
 	manuals := flag.String("manuals", "", "score the manuals set (manuals/questions.json) over the Debian manuals installed under this folder (/usr/share/doc) instead of the question set")
 	fresh := flag.Bool("fresh", false, "score the fresh set (fresh/questions.json) over the question set's pages instead of the question set")
-	cv := flag.Bool("cv", false, "cross-validate on the pooled set (the question set, the fresh set and the manuals set, the manuals read from -manuals or /usr/share/doc): 5 folds split by documentation set, answered, cited and clean with bootstrap 95% intervals")
+	cv := flag.Bool("cv", false, "cross-validate on the pooled set (the question set, the fresh set and the manuals set, the manuals read from -manuals or /usr/share/doc): 5 folds split by documentation set; the hand rules' weights against weights fitted on the other folds, answered, cited and clean with bootstrap 95% intervals")
+	builtin := flag.Bool("builtin", false, "with -cv, score weights.json's weights instead (in-sample once they are fitted on the pooled set)")
+	offline := flag.Bool("offline", false, "with -cv, print only each fold's offline hit rates (right candidate ranked first, in best 3), asking no held-out question")
+	fitW := flag.Bool("fit", false, "fit the ranking's weights on every question of the pooled set and write gateway/research/weights.json")
+	rankings := flag.String("rankings", "", "with -cv or -fit, read the pooled set's rankings (and mini's outcomes with the hand rules) from this file when it is there, and write them to it when not")
+	flag.BoolVar(&onGold, "ongold", onGold, "label right only the candidates on the gold page that hold the fact, when there are any")
+	flag.BoolVar(&onlyNew, "onlynew", onlyNew, "fit only the features no hand rule weighed, the rules' weights held")
+	flag.Float64Var(&lambda, "lambda", lambda, "the fit's ridge penalty towards the hand rules' weights")
+	feats := flag.Bool("features", false, "print the ranking's features with their hand and fitted weights, as docs/research.md's table")
 	flag.Parse()
-	if *cv {
+	if *feats {
+		if err := printFeatures(*data); err != nil {
+			fmt.Fprintln(os.Stderr, "research bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *cv || *fitW {
 		dir := *manuals
 		if dir == "" {
 			dir = "/usr/share/doc"
 		}
-		if err := runCV(*data, dir, strings.Split(*models, ",")); err != nil {
+		ms := strings.Split(*models, ",")
+		var err error
+		if *cv && *builtin {
+			err = runCV(*data, dir, ms)
+		} else {
+			err = runFit(*data, dir, ms, *fitW, *offline, *rankings)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "research bench:", err)
 			os.Exit(1)
 		}

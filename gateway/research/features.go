@@ -99,6 +99,15 @@ func FeatureNames() []string {
 	return out
 }
 
+// FeatureDocs is what each feature measures, by name.
+func FeatureDocs() map[string]string {
+	m := map[string]string{}
+	for _, f := range features {
+		m[f.name] = f.doc
+	}
+	return m
+}
+
 // HandWeights are the weights the hand-written rules set: the fit's
 // starting point and prior.
 func HandWeights() Weights {
