@@ -195,6 +195,24 @@ func (p *Provider) do(req *http.Request) (*http.Response, error) {
 	return nil, p.failure(resp, body)
 }
 
+// speak sends one speech call and checks that audio came back: a
+// server that answers 200 with JSON or a page (a proxy's, or an error
+// in a 200) is read as the failure it is, never relayed as sound.
+func (p *Provider) speak(req *http.Request) (*http.Response, error) {
+	resp, err := p.do(req)
+	if err != nil {
+		return nil, err
+	}
+	ct, _, _ := strings.Cut(strings.ToLower(resp.Header.Get("Content-Type")), ";")
+	if ct == "application/json" || strings.HasPrefix(ct, "text/") {
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		_, msg := p.vendor.failure(body)
+		return nil, &engine.VendorError{Vendor: p.vendor.name(), Detail: gwtext.TruncateRunes(p.scrub("answered "+ct+" instead of audio: "+strings.TrimSpace(msg)), 300)}
+	}
+	return resp, nil
+}
+
 // failure maps a vendor's refusal onto the engine's errors: a refused key
 // (its message left out: vendors echo part of the key), an unknown voice
 // (the request's voice_code), a rate limit or quota with the wait asked
@@ -403,7 +421,7 @@ func (p *Provider) relayMP3(ctx context.Context, plan *ttsPlan, sink engine.Audi
 		if err != nil {
 			return res, err
 		}
-		resp, err := p.do(req)
+		resp, err := p.speak(req)
 		if err != nil {
 			return res, err
 		}
@@ -458,7 +476,7 @@ func (p *Provider) relayPCM(ctx context.Context, plan *ttsPlan, sink engine.Audi
 			if err != nil {
 				return err
 			}
-			resp, err := p.do(req)
+			resp, err := p.speak(req)
 			if err != nil {
 				return err
 			}

@@ -265,6 +265,14 @@ func TestVendorFailuresMapOntoTheEnginesErrors(t *testing.T) {
 			t.Fatalf("%s: 500: %v", tc.eng, err)
 		}
 
+		// A 200 that holds JSON, not audio, is a failure, never sound.
+		fake.FailNext(relaytest.Failure{Status: 200, Message: "the model is loading"})
+		sink0 := &timedSink{}
+		_, err = p.Synthesize(ctx, req, sink0)
+		if !errors.As(err, &ve) || !strings.Contains(ve.Detail, "instead of audio: the model is loading") || sink0.Len() != 0 {
+			t.Fatalf("%s: 200 with JSON: %v, %d bytes relayed", tc.eng, err, sink0.Len())
+		}
+
 		// A stream cut mid-way: what arrived was relayed, and the error
 		// says where it broke.
 		fake.DropAfter(10000)
