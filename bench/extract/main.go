@@ -237,20 +237,13 @@ func datasets() []dataset {
 // benchWeights are the weights hark runs with (-weights).
 var benchWeights extract.Weights
 
-// folds is how many parts the tuning sites are cut into for
-// cross-validation.
-const folds = 5
+// heldOut and fold split every dataset by site (score.HeldOut,
+// score.Fold), decided before any result was seen.
+func heldOut(pg page) bool { return score.HeldOut(pg.site) }
 
-// heldOut splits every dataset by site, decided before any result was
-// seen: a third of the sites are never looked at while tuning.
-func heldOut(pg page) bool {
-	return nameHash(pg.site)%3 == 0
-}
+func fold(pg page) int { return score.Fold(pg.site) }
 
-// fold is the cross-validation fold of a tuning page's site.
-func fold(pg page) int {
-	return int(nameHash(pg.site)/3) % folds
-}
+const folds = score.Folds
 
 func nameHash(name string) uint32 {
 	h := fnv.New32a()
@@ -519,7 +512,7 @@ func readTruthDir(dir string, articles bool) []page {
 			log.Fatal(err)
 		}
 		name := filepath.Base(f)
-		site := committedSite(name)
+		site := score.CommittedSite(name)
 		// A page may have both labels: it is scored both ways.
 		raw, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".snippets.json")
 		if err == nil {
@@ -530,8 +523,8 @@ func readTruthDir(dir string, articles bool) []page {
 			if err := json.Unmarshal(raw, &sn); err != nil {
 				log.Fatalf("%s: %v", f, err)
 			}
-			pages = append(pages, page{Page: score.Page{Name: name, URL: sn.URL, HTML: body}, with: sn.With, without: sn.Without, article: true, site: siteOf(sn.URL)})
-			site = siteOf(sn.URL)
+			pages = append(pages, page{Page: score.Page{Name: name, URL: sn.URL, HTML: body}, with: sn.With, without: sn.Without, article: true, site: score.SiteOf(sn.URL)})
+			site = score.SiteOf(sn.URL)
 		}
 		truth, terr := os.ReadFile(strings.TrimSuffix(f, ".html") + ".truth.txt")
 		if terr != nil && err == nil {
@@ -604,7 +597,7 @@ func readTrafilatura(dir string) []page {
 		}
 		pages = append(pages, page{
 			Page: score.Page{Name: e.File, URL: u, HTML: body},
-			with: e.With, without: append([]string{}, e.Without...), article: true, site: siteOf(u),
+			with: e.With, without: append([]string{}, e.Without...), article: true, site: score.SiteOf(u),
 		})
 	}
 	sort.Slice(pages, func(i, j int) bool { return pages[i].Name < pages[j].Name })

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,7 +37,7 @@ func readScrapinghub(dir string) []page {
 		}
 		pages = append(pages, page{
 			Page:    score.Page{Name: id, URL: t.URL, HTML: body, Truth: []byte(t.ArticleBody)},
-			article: true, site: siteOf(t.URL),
+			article: true, site: score.SiteOf(t.URL),
 		})
 	}
 	sort.Slice(pages, func(i, j int) bool { return pages[i].Name < pages[j].Name })
@@ -89,61 +88,11 @@ func readWCXB(dir, kind string) []page {
 		}
 		pages = append(pages, page{
 			Page:    score.Page{Name: id, URL: g.URL, HTML: body, Truth: []byte(g.GroundTruth.MainContent)},
-			article: kind == "article", site: siteOf("http://" + m.Domain + "/"),
+			article: kind == "article", site: score.SiteOf("http://" + m.Domain + "/"),
 		})
 	}
 	sort.Slice(pages, func(i, j int) bool { return pages[i].Name < pages[j].Name })
 	return pages
-}
-
-// siteOf is the registrable domain of an address: its last two labels,
-// or three under a country's second level (bbc.co.uk). A page kept by
-// the Wayback Machine is the site it kept. Blogs of one host
-// (*.wordpress.com) are one site: they share its templates.
-func siteOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return raw
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "web.archive.org" {
-		// /web/20160218174457/http://bewegliche-lettern.de/…
-		parts := strings.SplitN(strings.TrimPrefix(u.Path, "/web/"), "/", 2)
-		if len(parts) == 2 {
-			inner := parts[1]
-			if !strings.Contains(inner, "://") {
-				inner = "http://" + inner
-			}
-			return siteOf(inner)
-		}
-	}
-	labels := strings.Split(host, ".")
-	n := 2
-	if len(labels) >= 3 && len(labels[len(labels)-1]) == 2 {
-		switch labels[len(labels)-2] {
-		case "co", "com", "org", "net", "gov", "ac", "edu", "or", "ne", "go":
-			n = 3
-		}
-	}
-	if len(labels) <= n {
-		return host
-	}
-	return strings.Join(labels[len(labels)-n:], ".")
-}
-
-// committedSite is the site of a committed page that has no address: a
-// manual's package (valgrind_…), a Readability page's site
-// (rdb_wikipedia-2), a blog or news page's own name.
-func committedSite(name string) string {
-	name = strings.TrimSuffix(name, ".html")
-	switch {
-	case strings.HasPrefix(name, "rdb_"):
-		return strings.TrimRight(strings.TrimRight(strings.TrimPrefix(name, "rdb_"), "0123456789"), "-")
-	case strings.HasPrefix(name, "blog_"), strings.HasPrefix(name, "news_"), strings.HasPrefix(name, "traf_"):
-		return name
-	}
-	pkg, _, _ := strings.Cut(name, "_")
-	return pkg
 }
 
 // cachedRun runs an extractor on a page; a peer's output is kept in

@@ -3,7 +3,7 @@ package extract
 import (
 	"bytes"
 	"encoding/json"
-	"hash/fnv"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,6 +24,7 @@ type qualityPage struct {
 	score.Page
 	with, without []string
 	article       bool
+	site          string // the unit of the split (score.HeldOut)
 }
 
 // readQualitySet reads the pages of dir (see testdata/articles/SOURCES.md
@@ -40,6 +41,7 @@ func readQualitySet(t *testing.T, dir string, articles bool) []qualityPage {
 		}
 		name := filepath.Base(f)
 		stem := strings.TrimSuffix(f, ".html")
+		site := score.CommittedSite(name)
 		// A page may have both labels: it is scored both ways.
 		raw, err := os.ReadFile(stem + ".snippets.json")
 		if err == nil {
@@ -50,7 +52,8 @@ func readQualitySet(t *testing.T, dir string, articles bool) []qualityPage {
 			if err := json.Unmarshal(raw, &sn); err != nil || len(sn.With) == 0 {
 				t.Fatalf("%s.snippets.json: %v (or no with snippets)", stem, err)
 			}
-			pages = append(pages, qualityPage{Page: score.Page{Name: name, URL: sn.URL, HTML: body}, with: sn.With, without: sn.Without, article: true})
+			site = score.SiteOf(sn.URL)
+			pages = append(pages, qualityPage{Page: score.Page{Name: name, URL: sn.URL, HTML: body}, with: sn.With, without: sn.Without, article: true, site: site})
 		}
 		truth, terr := os.ReadFile(stem + ".truth.txt")
 		if terr != nil && err == nil {
@@ -62,6 +65,7 @@ func readQualitySet(t *testing.T, dir string, articles bool) []qualityPage {
 		pages = append(pages, qualityPage{
 			Page:    score.Page{Name: name, URL: "http://docs.example/manual/html/" + name, HTML: body, Truth: truth},
 			article: articles || strings.HasPrefix(name, "blog_") || strings.HasPrefix(name, "news_"),
+			site:    site,
 		})
 	}
 	return pages
@@ -82,14 +86,6 @@ func extractPage(t *testing.T, pg score.Page) (md, text string) {
 	return d.Markdown(), d.Text()
 }
 
-// heldOut is bench/extract's split: pages whose name hashes to 0 mod 3
-// were never looked at while the rules were tuned.
-func heldOut(name string) bool {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return h.Sum32()%3 == 0
-}
-
 // TestExtractionQualityOnCommittedPages scores hark's extractor on every
 // committed page with labels: articles with a whole body (word-shingle
 // F1), articles labelled with trafilatura's snippets (its precision and
@@ -98,7 +94,9 @@ func heldOut(name string) bool {
 // fails when a kind falls under the floor set from the figures measured
 // when these rules were chosen (docs/web.md, Benchmarks), so a rule that
 // lets boilerplate back in, or cuts an article, shows here. Run with -v
-// for each page and the tuning and held-out parts.
+// for each page, and each part split by site as bench/extract splits
+// it (the tuning part's folds, the tuning part, the held-out part), so
+// the two report the same figures.
 func TestExtractionQualityOnCommittedPages(t *testing.T) {
 	pages := append(readQualitySet(t, "../web/testdata/extract", false), readQualitySet(t, "testdata/articles", true)...)
 	type sums struct {
@@ -107,8 +105,15 @@ func TestExtractionQualityOnCommittedPages(t *testing.T) {
 		tp, fn, fp int
 	}
 	parts := map[string]*sums{} // kind, then "all", "tuning" or "held-out"
-	add := func(kind, name string, f float64, tp, fn, fp int) {
-		for _, part := range []string{"all", map[bool]string{false: "tuning", true: "held-out"}[heldOut(name)]} {
+	// The parts are bench/extract's, split by site: a page is held out
+	// when its site is (score.HeldOut), and a tuning page falls in its
+	// site's fold, so no part shares a site with another.
+	add := func(kind, site string, f float64, tp, fn, fp int) {
+		into := []string{"all", "held-out"}
+		if !score.HeldOut(site) {
+			into = []string{"all", "tuning", fmt.Sprintf("fold %d", score.Fold(site))}
+		}
+		for _, part := range into {
 			k := kind + " " + part
 			if parts[k] == nil {
 				parts[k] = &sums{}
@@ -125,17 +130,17 @@ func TestExtractionQualityOnCommittedPages(t *testing.T) {
 		case pg.with != nil:
 			tp, fn, fp := score.Snippets(text, pg.with, pg.without)
 			t.Logf("%-60s snippets: %d of %d found, %d of %d boilerplate kept", pg.Name, tp, tp+fn, fp, len(pg.without))
-			add("snippets", pg.Name, 0, tp, fn, fp)
+			add("snippets", pg.site, 0, tp, fn, fp)
 			counts["snippets"]++
 		case pg.article:
 			p, r, f := score.Text(text, string(pg.Truth))
 			t.Logf("%-60s article P %.3f R %.3f F1 %.3f", pg.Name, p, r, f)
-			add("articles", pg.Name, f, 0, 0, 0)
+			add("articles", pg.site, f, 0, 0, 0)
 			counts["articles"]++
 		default:
 			p, r, f := score.Text(text, string(pg.Truth))
 			t.Logf("%-60s documentation P %.3f R %.3f F1 %.3f", pg.Name, p, r, f)
-			add("documentation", pg.Name, f, 0, 0, 0)
+			add("documentation", pg.site, f, 0, 0, 0)
 			structure.Add(score.Structure(pg.Page, md, text, nil))
 			counts["documentation"]++
 		}
@@ -149,7 +154,7 @@ func TestExtractionQualityOnCommittedPages(t *testing.T) {
 		return p, r, 2 * p * r / max(1e-9, p+r)
 	}
 	for _, kind := range []string{"articles", "snippets", "documentation"} {
-		for _, part := range []string{"tuning", "held-out", "all"} {
+		for _, part := range []string{"fold 0", "fold 1", "fold 2", "fold 3", "fold 4", "tuning", "held-out", "all"} {
 			s := parts[kind+" "+part]
 			if s == nil {
 				continue

@@ -1,6 +1,7 @@
 package score
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -45,5 +46,37 @@ func TestPublicMeasures(t *testing.T) {
 	}
 	if p, r, _ := Words("The cat the", "the cat sat"); p != 2.0/3 || r != 2.0/3 {
 		t.Errorf("Words = %v %v", p, r)
+	}
+}
+
+func TestSiteSplit(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://www.bbc.co.uk/news/x":                                    "bbc.co.uk",
+		"http://blog.example.com/post":                                    "example.com",
+		"https://web.archive.org/web/20160218174457/http://a.lettern.de/": "lettern.de",
+		"http://localhost/":                                               "localhost",
+	} {
+		if got := SiteOf(raw); got != want {
+			t.Errorf("SiteOf(%q) = %q, want %q", raw, got, want)
+		}
+	}
+	for name, want := range map[string]string{"rdb_wikipedia-2.html": "wikipedia", "blog_x.html": "blog_x", "valgrind_manual.html": "valgrind"} {
+		if got := CommittedSite(name); got != want {
+			t.Errorf("CommittedSite(%q) = %q, want %q", name, got, want)
+		}
+	}
+	// A third of the sites or so are held out, and the rest fall in
+	// every fold: the split is not degenerate.
+	held, folds := 0, map[int]int{}
+	for i := 0; i < 3000; i++ {
+		site := fmt.Sprintf("site%d.example", i)
+		if HeldOut(site) {
+			held++
+		} else {
+			folds[Fold(site)]++
+		}
+	}
+	if held < 900 || held > 1100 || len(folds) != Folds {
+		t.Errorf("%d of 3000 sites held out, %d folds used", held, len(folds))
 	}
 }
