@@ -10,7 +10,10 @@ import (
 
 // Schema is the search index's tables, for both databases: on SQLite the
 // pages and their FTS5 index (sqliteTables), on PostgreSQL the pages and
-// an inverted index that ranks as FTS5 does (pgSchema).
+// an inverted index that ranks as FTS5 does (pgSchema); on both, the
+// pages' vectors from an embedding model (vectors.go), which go with
+// their page (a trigger on SQLite, where a connection may not enforce
+// foreign keys).
 var Schema = store.Schema{Owner: "web", Migrations: []store.Migration{
 	{Name: "search index pages, their full-text index and the sources hark index added",
 		Postgres: pgSchema, Func: createSQLiteTables},
@@ -19,6 +22,28 @@ var Schema = store.Schema{Owner: "web", Migrations: []store.Migration{
 		ALTER TABLE web_pages ADD COLUMN heading_terms TEXT NOT NULL DEFAULT '';
 		ALTER TABLE web_pages ADD COLUMN passages BYTEA NOT NULL DEFAULT ''`,
 		Func: addSQLitePassages},
+	{Name: "each page's vector from the configured embedding model, with the model's name and the vector's dimension (vectors.go)",
+		SQLite: `CREATE TABLE web_vectors (
+		page_id   INTEGER PRIMARY KEY REFERENCES web_pages(id) ON DELETE CASCADE,
+		model     TEXT    NOT NULL,
+		dims      INTEGER NOT NULL,
+		text_hash TEXT    NOT NULL,
+		embedded  INTEGER NOT NULL,
+		vector    BLOB    NOT NULL
+	);
+	CREATE INDEX web_vectors_model ON web_vectors(model, embedded);
+	CREATE TRIGGER web_pages_vectors_ad AFTER DELETE ON web_pages BEGIN
+		DELETE FROM web_vectors WHERE page_id = old.id;
+	END`,
+		Postgres: `CREATE TABLE web_vectors (
+		page_id   BIGINT  PRIMARY KEY REFERENCES web_pages(id) ON DELETE CASCADE,
+		model     TEXT    NOT NULL,
+		dims      INTEGER NOT NULL,
+		text_hash TEXT    NOT NULL,
+		embedded  BIGINT  NOT NULL,
+		vector    BYTEA   NOT NULL
+	);
+	CREATE INDEX web_vectors_model ON web_vectors(model, embedded)`},
 }}
 
 // addSQLitePassages adds gateway.db's columns of passages.go. Its pages

@@ -127,6 +127,10 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
+	// With vectors for the configured embedding model, the pages nearest
+	// the query join the candidates (hybrid.go); nil leaves it lexical.
+	near := e.hybridFor(ctx, in.Query, pool)
+	cands = near.join(cands)
 	byID := make(map[int64]*candidate, len(cands))
 	for _, c := range cands {
 		byID[c.id] = c
@@ -134,6 +138,7 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	if err := e.store.columns(ctx, m, byID, bodyRunes, cutStored, depth == "fast"); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
+	cands = near.admit(cands, f)
 	if in.ExactMatch {
 		phrase := normPhrase(in.Query)
 		kept := cands[:0]
@@ -216,6 +221,7 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 		c.rankKey = s * boost
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].rankKey > cands[j].rankKey })
+	near.fuse(cands)
 	// The score is the square of the result's rank over the best
 	// result's, times the share of the query's words the best result
 	// holds: the best reads 1.0 when it holds them all, one 80% as good

@@ -47,6 +47,14 @@ type Config struct {
 	// IndexWholeSite lets `hark index URL` follow links anywhere on the
 	// start URL's site; by default it stays under the start URL's folder.
 	IndexWholeSite bool
+
+	// Embedder, when set, is the embedding model: EmbedPages gives pages
+	// vectors from it, and search fuses the pages nearest a query with
+	// the full-text rank once the index holds its vectors (hybrid.go).
+	Embedder Embedder
+	// EmbedBatch is how many pages one embeddings request carries;
+	// default 32.
+	EmbedBatch int
 }
 
 // DefaultUserAgent identifies hark's crawler to the sites it reads.
@@ -80,6 +88,9 @@ func (c *Config) defaults() {
 	if c.IndexLimit <= 0 {
 		c.IndexLimit = 500
 	}
+	if c.EmbedBatch <= 0 {
+		c.EmbedBatch = defaultEmbedBatch
+	}
 }
 
 // Engine is the local web engine. It is safe for concurrent use.
@@ -88,6 +99,9 @@ type Engine struct {
 	db    *sql.DB // cfg.DB
 	fetch *fetcher
 	store pageIndex
+	// vectors is the index's vectors of cfg.Embedder's model; nil
+	// without one.
+	vectors *vectorIndex
 }
 
 var (
@@ -102,6 +116,7 @@ var (
 func New(cfg Config) (*Engine, error) {
 	cfg.defaults()
 	var st pageStore
+	var db *store.DB
 	switch {
 	case cfg.Postgres != nil:
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -110,7 +125,7 @@ func New(cfg Config) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		st = pg
+		st, db = pg, cfg.Postgres
 	case cfg.DB != nil:
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -118,11 +133,15 @@ func New(cfg Config) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		st = sq
+		st, db = sq, store.FromSQLite(cfg.DB)
 	default:
 		return nil, errors.New("web: Config.DB or Config.Postgres is required")
 	}
-	return &Engine{cfg: cfg, db: cfg.DB, fetch: newFetcher(cfg), store: pageIndex{st}}, nil
+	e := &Engine{cfg: cfg, db: cfg.DB, fetch: newFetcher(cfg), store: pageIndex{st}}
+	if cfg.Embedder != nil && cfg.Embedder.EmbeddingModel() != "" {
+		e.vectors = &vectorIndex{db: db, emb: cfg.Embedder, batch: cfg.EmbedBatch}
+	}
+	return e, nil
 }
 
 // Close lets go of idle connections. It does not close cfg.DB, which the

@@ -77,6 +77,9 @@ type Server struct {
 	key       string
 	chat      map[string]bool
 	embedding map[string]bool
+	embedDims map[string]int // an embedding model's length, when not Dims
+	embedPass int            // embeddings requests answered before embedErr applies
+	embedFunc func(text string, dims int) []float32
 	queue     []Reply
 	writer    Writer
 	embedErr  []Reply
@@ -147,6 +150,35 @@ func (s *Server) FailEmbeddings(r ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.embedErr = append(s.embedErr, r...)
+}
+
+// FailEmbeddingsAfter answers the next n embeddings requests, then the
+// queued error replies: a batch that fails part way through a run.
+func (s *Server) FailEmbeddingsAfter(n int, r ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embedPass = n
+	s.embedErr = append(s.embedErr, r...)
+}
+
+// EmbedWith makes f the server's embedding (EmbedDims by default): a
+// test that needs two texts near without sharing a word.
+func (s *Server) EmbedWith(f func(text string, dims int) []float32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embedFunc = f
+}
+
+// AddEmbeddingModel makes an embedding model known whose vectors have
+// dims dimensions (EmbedDims).
+func (s *Server) AddEmbeddingModel(name string, dims int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embedding[name] = true
+	if s.embedDims == nil {
+		s.embedDims = map[string]int{}
+	}
+	s.embedDims[name] = dims
 }
 
 // Requests are the requests received so far.
@@ -231,8 +263,11 @@ func drop(w http.ResponseWriter) {
 
 // Embed is the fake embedding of one text: each word's term hashed into
 // Dims buckets, normalised to length 1. Texts sharing words are near.
-func Embed(s string) []float32 {
-	v := make([]float64, Dims)
+func Embed(s string) []float32 { return EmbedDims(s, Dims) }
+
+// EmbedDims is Embed into dims buckets.
+func EmbedDims(s string, dims int) []float32 {
+	v := make([]float64, dims)
 	for _, t := range text.Terms(s) {
 		h := fnv.New64a()
 		_, _ = h.Write([]byte(t))
@@ -241,13 +276,13 @@ func Embed(s string) []float32 {
 		if x&1 == 1 {
 			sign = -1
 		}
-		v[(x>>1)%Dims] += sign
+		v[(x>>1)%uint64(dims)] += sign
 	}
 	var n float64
 	for _, x := range v {
 		n += x * x
 	}
-	out := make([]float32, Dims)
+	out := make([]float32, dims)
 	if n == 0 {
 		out[0] = 1
 		return out

@@ -194,11 +194,21 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	var fail *Reply
-	if len(s.embedErr) > 0 {
+	if s.embedPass > 0 {
+		s.embedPass--
+	} else if len(s.embedErr) > 0 {
 		fail = &s.embedErr[0]
 		s.embedErr = s.embedErr[1:]
 	}
+	dims := s.embedDims[body.Model]
+	embed := s.embedFunc
 	s.mu.Unlock()
+	if embed == nil {
+		embed = EmbedDims
+	}
+	if dims == 0 {
+		dims = Dims
+	}
 	if fail != nil {
 		s.openAIReplyError(w, *fail)
 		return
@@ -206,7 +216,7 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	data := make([]any, len(inputs))
 	words := 0
 	for i, in := range inputs {
-		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": Embed(in)}
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": embed(in, dims)}
 		words += len(strings.Fields(in))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
