@@ -12,6 +12,7 @@ import (
 	"hark/api"
 	"hark/audio"
 	"hark/audio/prose"
+	"hark/deck"
 )
 
 // Aloud reads a document in the reader aloud (R), sentence by sentence:
@@ -145,7 +146,11 @@ func (a *Aloud) play(c *Common, s *Scroll) tea.Cmd {
 		q := out.Sequence(0)
 		rest := sentences[from:]
 		err = ReadSentences(ctx, q, rest, func(text string) api.TTSRequest {
-			return api.TTSRequest{Provider: provider, Text: text, VoiceCode: voice, Format: api.FormatWAV}
+			prov, code := provider, voice
+			if p, v, err := deck.ParseVoiceRef(voice); err == nil && p != "" {
+				prov, code = p, v // another provider's voice (openai_speech/af_bella)
+			}
+			return api.TTSRequest{Provider: prov, Text: text, VoiceCode: code, Format: api.FormatWAV}
 		}, client, func(i int) {
 			if send != nil {
 				send(AloudMsg{Gen: gen, Index: from + i, Playing: q})

@@ -249,7 +249,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	case ttsInputsMsg:
 		// A gateway that serves no TTS inputs leaves the controls
 		// unbounded: its refusal of a value names the range.
-		if msg.provider == p.provider && msg.err == nil {
+		if prov, _ := voiceTarget(p.provider, p.voice.Value); msg.provider == prov && msg.err == nil {
 			p.ranges = RangesFrom(msg.inputs)
 		}
 		return p, nil
@@ -452,10 +452,16 @@ func (p *Pane) voicesKey(msg tea.KeyPressMsg) tea.Cmd {
 		return p.openDeckPicker()
 	case key.Matches(msg, k.UseVoice):
 		if v, ok := p.list.Selected(); ok {
+			was, _ := voiceTarget(p.provider, p.voice.Value)
 			p.voice = v
 			// Read aloud in Pages and Research speaks with it too.
 			p.c.Voice = v.Value
 			p.SetSection(SectionSpeak)
+			// The Speak controls take the bounds of the voice's provider.
+			if now, _ := voiceTarget(p.provider, v.Value); now != was {
+				p.ranges = unknownRanges()
+				return loadTTSInputsCmd(p.c, now)
+			}
 		}
 	}
 	return nil

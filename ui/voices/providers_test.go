@@ -90,6 +90,19 @@ func TestVoicesOfEveryEnabledProvider(t *testing.T) {
 	if c := calls[len(calls)-1]; c.Path != "/v1/audio/speech" || c.JSON["voice"] != "af_bella" {
 		t.Fatalf("the preview did not reach the provider: %+v", c)
 	}
+	// enter on it: the Speak controls take openai_speech's bounds (no
+	// pitch control), asked of the gateway.
+	cmd := p.update(t, keyMsg("enter"))
+	if cmd == nil {
+		t.Fatal("choosing another provider's voice asked for no TTS inputs")
+	}
+	p.Update(cmd())
+	if p.ranges.Pitch.Min != 0 || p.ranges.Pitch.Max != 0 || !p.ranges.Pitch.Known || p.ranges.SpeechRate.Max != 100 {
+		t.Fatalf("Speak ranges after choosing af_bella: %+v", p.ranges)
+	}
+	if p.c.Voice != "openai_speech/af_bella" {
+		t.Fatalf("read aloud's voice %q", p.c.Voice)
+	}
 	if got := voiceTargetOf(p, "elevenlabs/21m00Tcm4TlvDq8ikWAM"); got != "elevenlabs 21m00Tcm4TlvDq8ikWAM" {
 		t.Fatalf("target %q", got)
 	}
