@@ -211,207 +211,234 @@ func (c *rcorpus) featureRows(a ask) [][]float64 {
 	if len(a.terms) == 0 {
 		return out
 	}
-	sS, pS := c.sIdx.Score(a.terms), c.pIdx.Score(a.terms)
-	maxS, maxP := 0.0, 0.0
-	for _, v := range sS {
-		maxS = math.Max(maxS, v)
-	}
-	for _, v := range pS {
-		maxP = math.Max(maxP, v)
-	}
-	if maxS == 0 {
-		maxS = 1
-	}
-	if maxP == 0 {
-		maxP = 1
-	}
-	focus := c.focus(a.terms, a.action)
-	for g, ref := range c.sref {
-		d := c.docs[ref[0]]
-		s := &d.sents[ref[1]]
-		blk := &d.blocks[s.block]
-		p := &d.passages[s.passage]
-		if d.offTopic || s.lost || s.asks || !(s.ok || s.leads || s.longIntro && howCode(a, s)) {
-			continue
-		}
-		doc := slices.Clip(s.toks)
-		if !a.bare {
-			doc = append(doc, s.context...)
-		}
-		if s.dep >= 0 {
-			doc = append(doc, d.sents[s.dep].toks...)
-		}
-		if !a.answers(doc) {
+	r := c.newRanking(a)
+	for g := range c.sref {
+		if !c.candidate(a, g) {
 			continue
 		}
 		x := make([]float64, len(features))
-		set := func(name string, v float64) { x[featureIndex[name]] = v }
-		on := func(name string) { x[featureIndex[name]] = 1 }
-		// What the sentence sits under: its section's heading (hc),
-		// the term or item name it describes (nc), the headings above
-		// and the page title (tc).
-		hc := text.Coverage(a.terms, p.own)
-		nc := 0.0
-		if blk.label != "" {
-			nc = text.Coverage(a.terms, terms(text.Unmark(blk.label)))
-		}
-		tc := text.Coverage(a.terms, p.context)
-		if a.bare {
-			hc, nc, tc = 0, 0, 0 // the sentence itself names the things compared
-		}
-		otherRelease := false
-		if a.version != nil {
-			// "3.19" is the release headed "Release 3.19.0", not "3.8.1
-			// (19 September 2012)".
-			switch {
-			case a.version.MatchString(p.heading):
-				hc = 1
-			case a.version.MatchString(strings.Join(p.contextText, " ")):
-				tc = 1
-			case text.VersionNumber().MatchString(p.heading) || text.VersionNumber().MatchString(strings.Join(p.contextText, " ")):
-				otherRelease = true
-			}
-		}
-		raw := sS[g]
-		if s.dep >= 0 {
-			// The sentence it leans on is quoted with it: "DRD is also a
-			// thread error detector. It is similar to Helgrind …"
-			w := 0.5
-			if a.bare {
-				w = 1
-			}
-			raw += w * sS[c.sBase[ref[0]]+s.dep]
-		}
-		sn := math.Min(raw/maxS, 1)
-		pn := pS[c.pBase[ref[0]]+s.passage] / maxP
-		set("sentence", sn)
-		set("passage", pn)
-		set("heading", hc)
-		set("label", nc)
-		set("title", tc)
-		set("idf_coverage", c.idfCoverage(a.terms, s.toks, s.context))
-		set("proximity", proximity(a.terms, s.toks))
-		set("page_position", float64(ref[1])/float64(max(1, len(d.sents)-1)))
-		if s.code != "" {
-			on("shows_code")
-		}
-		if strings.ContainsRune(s.text, text.CodeOpen) {
-			on("code_span")
-			if a.how {
-				on("how_code_span")
-			}
-		}
-		if hasNumber().MatchString(text.Unmark(s.text)) {
-			on("number")
-		}
-		set("length", math.Min(1, float64(s.nWords)/40))
-		if s.first {
-			on("block_first")
-		}
-		if a.subject != nil && len(a.subject.terms) > 0 && matched(a.subject.terms, s.toks) == len(a.subject.terms) {
-			on("subject_in_sentence")
-		}
-		if len(s.toks) > 0 && slices.Contains(a.terms, s.toks[0]) {
-			on("opens_on_term")
-		}
-		// A passage whose heading names the question opens with its
-		// answer: "2.5. Suppressing errors" for "how do I suppress
-		// errors", whatever words its first sentence uses.
-		lead := d.lead(s.passage) == ref[1]
-		// A section that opens on numbered steps opens with its answer
-		// to how to do what it is headed: the procedure.
-		steps := a.how && blk.kind == itemBlock && blk.ordered && blk.leadIn < 0 && blk.list == s.block && p.sents[0] == ref[1]
-		if lead || steps {
-			on("opening")
-			sn = math.Max(sn, math.Min(1, math.Max(1.5*hc, 0.7*tc)))
-		}
-		// The passage's heading is evidence as strong as its words: a
-		// section headed "Suppressing errors" answers "how do I suppress
-		// errors" before a sentence elsewhere that holds those words.
-		set("relevance", math.Log(math.Max(1e-9, (0.5*sn+0.2*pn+0.3*hc)*(1+0.3*nc)*(1+0.5*tc))))
-		if a.how && p.term && !strings.Contains(a.query, "--") {
-			on("how_term_entry") // how to do a thing: the section on it before an option's entry
-		}
-		first := ""
-		if len(s.toks) > 0 {
-			first = s.toks[0]
-		}
+		lead, otherRelease := r.fields(g, x)
+		number := r.answerType(g, lead, x)
+		d := c.docs[c.sref[g][0]]
+		s := &d.sents[c.sref[g][1]]
 		switch {
-		case a.subject != nil && a.subject.definedBy(text.Unmark(s.text)):
-			on("defines_subject") // "A data race happens when …" for "what is a data race"
-		case a.subject != nil && lead && p.overview && opensWith(s, a.subject) && a.subject.namedBy(d.title):
-			on("opens_overview") // "Cachegrind simulates …", opening Cachegrind's page, for "what does cachegrind measure"
-		case a.subject != nil && lead && a.subject.namedBy(p.heading):
-			on("heading_names_subject") // opens "The Closure API" for "what is a closure"
-		case a.subject != nil && blk.desc >= 0 && s.first && blk.desc == s.block && p.term && hc == 1:
-			on("term_description") // what the term's description opens with: "Controls whether …" for "what does --track-origins do"
-		case a.subject != nil && s.leads && matched(a.subject.terms, s.toks) == len(a.subject.terms):
-			on("list_names_subject") // "… the following four leak kinds." for "what do the leak kinds mean"
-			if s.named*2 >= s.items {
-				on("list_items_named") // and each item names a kind: "Still reachable". …
-			}
-		case a.how && commandLike(s.code):
-			on("how_command") // shows how: "Select a voice from the command line:" and the command
-		case !a.how && definition().MatchString(text.Unmark(s.text)) && slices.Contains(a.terms, first):
-			on("says_what_named_is") // says what the question names is: "Memcheck is a …"
-		case a.how && definition().MatchString(text.Unmark(s.text)):
-			on("how_definition") // what a thing is does not say how to do anything
-		case !a.how && slices.Contains(a.terms, first):
-			on("opens_on_named") // about what the question names: "Memcheck reports …"
-		}
-		if len(a.exclude) > 0 && holdsAny(a.exclude, s.toks) {
-			on("excluded") // about what the question sets aside: "Helgrind finds races …" for "which tool besides Helgrind"
-			if holdsAny(a.exclude, terms(d.title)) {
-				on("excluded_page") // and on its own page ("7. Helgrind: a thread error detector"), where the other is not named
-			}
-		}
-		if a.how && !commandLike(s.code) && howCode(a, s) || a.how && lead && s.code == "" && c.nextShowsHow(ref[0], ref[1], a) {
-			on("how_example") // an example that shows how, with the question's words in it
-		}
-		// The search ranked the whole page, with its title and headings:
-		// evidence no one sentence holds.
-		set("page_prior", math.Log(1+pagePriorWeight*d.prior))
-		if s.dep >= 0 {
-			on("leans") // needs the sentence before it: a longer quote
-		}
-		if len(focus) > 0 && !holdsAny(focus, s.toks, s.context) && (s.dep < 0 || !holdsAny(focus, d.sents[s.dep].toks)) {
-			on("off_focus") // shares the question's common words, not what it is about
-		}
-		number := a.count && hasNumber().MatchString(text.Unmark(s.text))
-		if number {
-			on("count_number") // "… supports 127 languages …" for "how many languages"
-		}
-		if a.fromC {
-			switch {
-			case cCall().MatchString(s.code) || cCall().MatchString(blk.term) || cCall().MatchString(text.Unmark(s.text)):
-				on("c_call") // a function of the library's API, or an example calling one
-			case commandLike(s.code):
-				on("c_command") // a command line is not a C program
-			}
-		}
-		if s.far && !s.leads && s.code == "" && !number {
+		case s.far && !s.leads && s.code == "" && !number:
 			continue // points at a figure or a section the report does not quote
-		}
-		if a.bare {
-			if strings.Count(s.text, ",") >= 4 {
-				on("bare_list") // names everything: "memcheck, cachegrind, callgrind, helgrind, drd, …"
-			}
-			if blk.term != "" {
-				on("bare_term") // a remark on an option, not on the things compared
-			}
-			if !comparing().MatchString(s.text) {
-				continue // names both, compares nothing: "… so Helgrind and DRD can be used to find race conditions"
-			}
-		}
-		if otherRelease {
+		case a.bare && !comparing().MatchString(s.text):
+			continue // names both, compares nothing: "… so Helgrind and DRD can be used to find race conditions"
+		case otherRelease:
 			continue // the notes of another release
-		}
-		if d.changelog && !a.changes {
-			on("changelog") // a release note says what changed, not what a thing is or does
 		}
 		out[g] = x
 	}
 	return out
+}
+
+// candidate reports whether sentence g can open a quote that answers a:
+// its page is on topic, it leans on nothing the page lacks, it is no
+// question of the page's, and it (with what it sits under and leans
+// on) holds enough of a's terms.
+func (c *rcorpus) candidate(a ask, g int) bool {
+	ref := c.sref[g]
+	d := c.docs[ref[0]]
+	s := &d.sents[ref[1]]
+	if d.offTopic || s.lost || s.asks || !(s.ok || s.leads || s.longIntro && howCode(a, s)) {
+		return false
+	}
+	doc := slices.Clip(s.toks)
+	if !a.bare {
+		doc = append(doc, s.context...)
+	}
+	if s.dep >= 0 {
+		doc = append(doc, d.sents[s.dep].toks...)
+	}
+	return a.answers(doc)
+}
+
+// ranking is what featureRows reads once per question: each sentence's
+// and passage's BM25, the best of each, and the question's focus.
+type ranking struct {
+	c          *rcorpus
+	a          ask
+	sS, pS     []float64
+	maxS, maxP float64
+	focus      []string
+}
+
+func (c *rcorpus) newRanking(a ask) *ranking {
+	r := &ranking{c: c, a: a, sS: c.sIdx.Score(a.terms), pS: c.pIdx.Score(a.terms)}
+	r.maxS, r.maxP = maxOr1(r.sS), maxOr1(r.pS)
+	r.focus = c.focus(a.terms, a.action)
+	return r
+}
+
+// maxOr1 is the largest of vs, or 1 when none is above 0.
+func maxOr1(vs []float64) float64 {
+	m := 0.0
+	for _, v := range vs {
+		m = math.Max(m, v)
+	}
+	if m == 0 {
+		return 1
+	}
+	return m
+}
+
+// fields sets sentence g's field features (BM25 of the sentence and its
+// passage, the question's terms in the heading, label, headings above
+// and title, proximity, position, the page's prior) and their BM25F mix,
+// relevance. lead is whether g opens its passage; otherRelease whether
+// it is in the notes of a release other than the one the question names.
+func (r *ranking) fields(g int, x []float64) (lead, otherRelease bool) {
+	c, a := r.c, r.a
+	ref := c.sref[g]
+	d := c.docs[ref[0]]
+	s := &d.sents[ref[1]]
+	blk := &d.blocks[s.block]
+	p := &d.passages[s.passage]
+	set := func(name string, v float64) { x[featureIndex[name]] = v }
+	// What the sentence sits under: its section's heading (hc),
+	// the term or item name it describes (nc), the headings above
+	// and the page title (tc).
+	hc := text.Coverage(a.terms, p.own)
+	nc := 0.0
+	if blk.label != "" {
+		nc = text.Coverage(a.terms, terms(text.Unmark(blk.label)))
+	}
+	tc := text.Coverage(a.terms, p.context)
+	if a.bare {
+		hc, nc, tc = 0, 0, 0 // the sentence itself names the things compared
+	}
+	if a.version != nil {
+		// "3.19" is the release headed "Release 3.19.0", not "3.8.1
+		// (19 September 2012)".
+		switch {
+		case a.version.MatchString(p.heading):
+			hc = 1
+		case a.version.MatchString(strings.Join(p.contextText, " ")):
+			tc = 1
+		case text.VersionNumber().MatchString(p.heading) || text.VersionNumber().MatchString(strings.Join(p.contextText, " ")):
+			otherRelease = true
+		}
+	}
+	raw := r.sS[g]
+	if s.dep >= 0 {
+		// The sentence it leans on is quoted with it: "DRD is also a
+		// thread error detector. It is similar to Helgrind …"
+		w := 0.5
+		if a.bare {
+			w = 1
+		}
+		raw += w * r.sS[c.sBase[ref[0]]+s.dep]
+	}
+	sn := math.Min(raw/r.maxS, 1)
+	pn := r.pS[c.pBase[ref[0]]+s.passage] / r.maxP
+	set("sentence", sn)
+	set("passage", pn)
+	set("heading", hc)
+	set("label", nc)
+	set("title", tc)
+	set("idf_coverage", c.idfCoverage(a.terms, s.toks, s.context))
+	set("proximity", proximity(a.terms, s.toks))
+	set("page_position", float64(ref[1])/float64(max(1, len(d.sents)-1)))
+	set("length", math.Min(1, float64(s.nWords)/40))
+	// The search ranked the whole page, with its title and headings:
+	// evidence no one sentence holds.
+	set("page_prior", math.Log(1+pagePriorWeight*d.prior))
+	// A passage whose heading names the question opens with its
+	// answer: "2.5. Suppressing errors" for "how do I suppress
+	// errors", whatever words its first sentence uses.
+	lead = d.lead(s.passage) == ref[1]
+	// A section that opens on numbered steps opens with its answer
+	// to how to do what it is headed: the procedure.
+	steps := a.how && blk.kind == itemBlock && blk.ordered && blk.leadIn < 0 && blk.list == s.block && p.sents[0] == ref[1]
+	if lead || steps {
+		set("opening", 1)
+		sn = math.Max(sn, math.Min(1, math.Max(1.5*hc, 0.7*tc)))
+	}
+	// The passage's heading is evidence as strong as its words: a
+	// section headed "Suppressing errors" answers "how do I suppress
+	// errors" before a sentence elsewhere that holds those words.
+	set("relevance", math.Log(math.Max(1e-9, (0.5*sn+0.2*pn+0.3*hc)*(1+0.3*nc)*(1+0.5*tc))))
+	return lead, otherRelease
+}
+
+// answerType sets sentence g's features of what kind of answer it is
+// against what kind of question a is: a definition for a "what is", a
+// command or example for a "how do I", a number for a "how many", a C
+// call for a question about C; and what it leans on or sets aside.
+// number is whether it gives the number a "how many" asks for.
+func (r *ranking) answerType(g int, lead bool, x []float64) (number bool) {
+	c, a := r.c, r.a
+	ref := c.sref[g]
+	d := c.docs[ref[0]]
+	s := &d.sents[ref[1]]
+	blk := &d.blocks[s.block]
+	p := &d.passages[s.passage]
+	plain := text.Unmark(s.text)
+	on := func(name string, b bool) {
+		if b {
+			x[featureIndex[name]] = 1
+		}
+	}
+	on("shows_code", s.code != "")
+	on("code_span", strings.ContainsRune(s.text, text.CodeOpen))
+	on("how_code_span", a.how && strings.ContainsRune(s.text, text.CodeOpen))
+	on("number", hasNumber().MatchString(plain))
+	on("block_first", s.first)
+	on("subject_in_sentence", a.subject != nil && len(a.subject.terms) > 0 && matched(a.subject.terms, s.toks) == len(a.subject.terms))
+	first := ""
+	if len(s.toks) > 0 {
+		first = s.toks[0]
+	}
+	on("opens_on_term", first != "" && slices.Contains(a.terms, first))
+	// How to do a thing: the section on it before an option's entry.
+	on("how_term_entry", a.how && p.term && !strings.Contains(a.query, "--"))
+	// At most one of these: the strongest kind of answer the sentence is.
+	switch {
+	case a.subject != nil && a.subject.definedBy(plain):
+		on("defines_subject", true) // "A data race happens when …" for "what is a data race"
+	case a.subject != nil && lead && p.overview && opensWith(s, a.subject) && a.subject.namedBy(d.title):
+		on("opens_overview", true) // "Cachegrind simulates …", opening Cachegrind's page, for "what does cachegrind measure"
+	case a.subject != nil && lead && a.subject.namedBy(p.heading):
+		on("heading_names_subject", true) // opens "The Closure API" for "what is a closure"
+	case a.subject != nil && blk.desc >= 0 && s.first && blk.desc == s.block && p.term && x[featureIndex["heading"]] == 1:
+		on("term_description", true) // what the term's description opens with: "Controls whether …" for "what does --track-origins do"
+	case a.subject != nil && s.leads && matched(a.subject.terms, s.toks) == len(a.subject.terms):
+		on("list_names_subject", true)               // "… the following four leak kinds." for "what do the leak kinds mean"
+		on("list_items_named", s.named*2 >= s.items) // and each item names a kind: "Still reachable". …
+	case a.how && commandLike(s.code):
+		on("how_command", true) // shows how: "Select a voice from the command line:" and the command
+	case !a.how && definition().MatchString(plain) && slices.Contains(a.terms, first):
+		on("says_what_named_is", true) // says what the question names is: "Memcheck is a …"
+	case a.how && definition().MatchString(plain):
+		on("how_definition", true) // what a thing is does not say how to do anything
+	case !a.how && slices.Contains(a.terms, first):
+		on("opens_on_named", true) // about what the question names: "Memcheck reports …"
+	}
+	if len(a.exclude) > 0 && holdsAny(a.exclude, s.toks) {
+		on("excluded", true)                                     // about what the question sets aside: "Helgrind finds races …" for "which tool besides Helgrind"
+		on("excluded_page", holdsAny(a.exclude, terms(d.title))) // and on its own page ("7. Helgrind: a thread error detector")
+	}
+	// An example that shows how, with the question's words in it.
+	on("how_example", a.how && !commandLike(s.code) && howCode(a, s) || a.how && lead && s.code == "" && c.nextShowsHow(ref[0], ref[1], a))
+	on("leans", s.dep >= 0) // needs the sentence before it: a longer quote
+	// Shares the question's common words, not what it is about.
+	on("off_focus", len(r.focus) > 0 && !holdsAny(r.focus, s.toks, s.context) && (s.dep < 0 || !holdsAny(r.focus, d.sents[s.dep].toks)))
+	number = a.count && hasNumber().MatchString(plain)
+	on("count_number", number) // "… supports 127 languages …" for "how many languages"
+	if a.fromC {
+		switch {
+		case cCall().MatchString(s.code) || cCall().MatchString(blk.term) || cCall().MatchString(plain):
+			on("c_call", true) // a function of the library's API, or an example calling one
+		case commandLike(s.code):
+			on("c_command", true) // a command line is not a C program
+		}
+	}
+	on("bare_list", a.bare && strings.Count(s.text, ",") >= 4) // names everything: "memcheck, cachegrind, callgrind, helgrind, drd, …"
+	on("bare_term", a.bare && blk.term != "")                  // a remark on an option, not on the things compared
+	on("changelog", d.changelog && !a.changes)                 // a release note says what changed, not what a thing is or does
+	return number
 }
 
 // nextShowsHow reports whether the sentence after sentence i of doc di,
