@@ -22,7 +22,7 @@ import (
 
 func newIndexCmd(a *App) *cobra.Command {
 	var depth, limit int
-	var allowPrivate, wholeSite, local bool
+	var allowPrivate, wholeSite, local, noEmbed bool
 	var dbURL string
 	cmd := &cobra.Command{
 		Use:   "index URL|SITEMAP|DIR...",
@@ -39,6 +39,13 @@ vendor_search and vendor_research read:
   DIR      every .html, .htm, .xhtml, .md, .markdown and .txt file under it
 
 Pages that extract and crawl read are indexed automatically as well.
+
+With an embedding model configured (model.embedding in gateway.toml's
+[model], or HARK_MODEL_EMBEDDING), index then gives every page that has
+no vector from that model, or whose text changed, one: in batches, with
+a progress bar. A run that stops keeps the batches it stored; the next
+embeds only the pages left. A changed model embeds every page again.
+--no-embed skips this.
 
 With --database postgres://…, the pages go into that PostgreSQL database's
 index instead: the one a team's hark serve replicas share.
@@ -86,12 +93,28 @@ index anyway, for runs without a base URL.`,
 					fmt.Fprintf(out, "Indexed %s from %s in %s.\n", pageCount(n), target, time.Since(start).Round(time.Millisecond))
 				}
 			}
+			var emb *web.EmbedReport
+			if e.Embeds() && !noEmbed {
+				rep, err := a.embedPages(cmd.Context(), e)
+				if err != nil {
+					return err
+				}
+				emb = &rep
+			}
 			held, err := e.IndexedPages(cmd.Context())
 			if err != nil {
 				return dataError{err}
 			}
 			if a.jsonOut {
-				return json.NewEncoder(out).Encode(map[string]any{"indexed": total, "index_pages": held})
+				res := map[string]any{"indexed": total, "index_pages": held}
+				if emb != nil {
+					res["embedded"] = emb
+				}
+				return json.NewEncoder(out).Encode(res)
+			}
+			if emb != nil {
+				fmt.Fprintf(out, "Embedded %s with %s (%d dimensions); %s already had theirs.\n",
+					pageCount(emb.Embedded), emb.Model, emb.Dims, pageCount(emb.Kept))
 			}
 			fmt.Fprintf(out, "The index in %s now holds %s.\n", where, pageCount(held))
 			return nil
@@ -103,8 +126,37 @@ index anyway, for runs without a base URL.`,
 	f.BoolVar(&wholeSite, "whole-site", false, "from a URL, follow links anywhere on its site, not only under its folder")
 	f.StringVar(&dbURL, "database", "", "postgres:// URL of a team gateway's database: index into its shared index, not the data directory's")
 	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server); default: the allow_private setting")
+	f.BoolVar(&noEmbed, "no-embed", false, "with an embedding model configured, do not embed the pages (a later run embeds them)")
 	f.BoolVar(&local, "local", false, "with a base URL configured, fill this machine's index anyway (the embedded gateway's, which that gateway does not read)")
 	return cmd
+}
+
+// embedPages gives the index's pages vectors from the embedding model,
+// drawing a progress bar on a terminal. A failure is the model's (exit
+// 4), and says that what was stored stays.
+func (a *App) embedPages(ctx context.Context, e *web.Engine) (web.EmbedReport, error) {
+	live := isTerminal(a.stderr) && !a.jsonOut
+	progress := func(done, total int) {
+		if !live || total == 0 {
+			return
+		}
+		const width = 30
+		fill := width * done / total
+		fmt.Fprintf(a.stderr, "\rEmbedding with %s [%s%s] %d/%d pages", e.EmbeddingModel(),
+			strings.Repeat("█", fill), strings.Repeat("░", width-fill), done, total)
+		if done == total {
+			fmt.Fprintln(a.stderr)
+		}
+	}
+	rep, err := e.EmbedPages(ctx, progress)
+	if err != nil {
+		if live {
+			fmt.Fprintln(a.stderr)
+		}
+		return rep, upstreamError{fmt.Errorf("%w\n%s embedded and kept; hark index again embeds the %s left",
+			err, pageCount(rep.Embedded), pageCount(rep.Left))}
+	}
+	return rep, nil
 }
 
 // indexFailure says whose the failure is: the target named (a file that

@@ -25,7 +25,16 @@ func (a *App) indexTo(ctx context.Context, dbURL string, allowPrivate bool) (e *
 		return nil, "", nil, err
 	}
 	// web.New brings the index's tables up to date, as hark serve would.
-	e, err = web.New(web.Config{Postgres: db, AllowPrivate: allowPrivate, UserAgent: embedded.UserAgent})
+	cfg := web.Config{Postgres: db, AllowPrivate: allowPrivate, UserAgent: embedded.UserAgent}
+	m, err := a.localModel(ctx)
+	if err != nil {
+		db.Close()
+		return nil, "", nil, usageError{err}
+	}
+	if m != nil && m.Embeds() {
+		cfg.Embedder = m // the team's vectors, as its replicas search them
+	}
+	e, err = web.New(cfg)
 	if err != nil {
 		db.Close()
 		return nil, "", nil, dataError{err}

@@ -243,7 +243,8 @@ type Engines struct {
 	Postgres *store.DB
 	// Writer, when set before Gateway is called, writes research answers
 	// from the passages research selects (docs/model.md); nil keeps
-	// research extractive.
+	// research extractive. With an embedding model it is also the web
+	// index's embedder (hybrid search).
 	Writer *model.Client
 
 	mu       sync.Mutex
@@ -270,7 +271,13 @@ func (e *Engines) localWeb() (*web.Engine, *research.Engine, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.web == nil {
-		w, err := web.New(web.Config{DB: e.db, Postgres: e.Postgres, AllowPrivate: e.allowPrivate, UserAgent: UserAgent})
+		wc := web.Config{DB: e.db, Postgres: e.Postgres, AllowPrivate: e.allowPrivate, UserAgent: UserAgent}
+		if e.Writer != nil && e.Writer.Embeds() {
+			// Its vectors, once hark index stored them, fuse with the
+			// full-text rank in search and research (docs/model.md).
+			wc.Embedder = e.Writer
+		}
+		w, err := web.New(wc)
 		if err != nil {
 			return nil, nil, err
 		}
