@@ -158,6 +158,10 @@ func builtIn(c *corpus, fold int) (*research.Engine, error) {
 	return research.New(research.Config{DB: c.db, Index: c.web})
 }
 
+// asking is the index in qs of the question ask is asking, for an
+// engine's Observe to file its ranking under.
+var asking int
+
 // ask asks each question with its fold's engine and rates each report.
 func ask(ctx context.Context, corpora []*corpus, qs []pooled, model string, newEngine engineFor) ([]outcome, error) {
 	engines := map[[2]int]*research.Engine{}
@@ -168,6 +172,7 @@ func ask(ctx context.Context, corpora []*corpus, qs []pooled, model string, newE
 	}()
 	out := make([]outcome, len(qs))
 	for i, q := range qs {
+		asking = i
 		key := [2]int{q.corpus, q.fold}
 		r := engines[key]
 		if r == nil {

@@ -75,21 +75,20 @@ func label(q researchset.Question, r research.Ranking) []bool {
 // collect asks every question with the weights built in and keeps its
 // ranking, labelled; it returns the questions' outcomes too.
 func collect(ctx context.Context, corpora []*corpus, qs []pooled, model string) ([]outcome, []example, error) {
-	cur := -1
 	rankings := make([]*research.Ranking, len(qs))
 	observe := func(c *corpus, fold int) (*research.Engine, error) {
+		// One engine per corpus, as ask's others: its pages' parse cached.
 		return research.New(research.Config{DB: c.db, Index: c.web, Weights: hand, Observe: func(r research.Ranking) {
-			rankings[cur] = &r
+			rankings[asking] = &r
 		}})
 	}
-	out := make([]outcome, len(qs))
-	for i := range qs {
-		cur = i
-		o, err := ask(ctx, corpora, qs[i:i+1], model, observe)
-		if err != nil {
-			return nil, nil, err
-		}
-		out[i] = o[0]
+	all := slices.Clone(qs)
+	for i := range all {
+		all[i].fold = 0
+	}
+	out, err := ask(ctx, corpora, all, model, observe)
+	if err != nil {
+		return nil, nil, err
 	}
 	var exs []example
 	for i, r := range rankings {

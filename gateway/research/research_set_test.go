@@ -30,6 +30,15 @@ import (
 // and 0.67 (held-out) answered when added. Issue 23 asks for 0.90 and
 // 0.95 to be done, which the whole set reached (by one question) and
 // doneAnswered keeps. TestResearchFreshSet asks questions written since.
+//
+// Issue 38 judges the ranking by cross-validation over every labelled
+// question pooled (bench/research -cv, docs/research.md): the weights
+// built in read 0.83 [0.79, 0.87] answered and 0.96 [0.94, 0.98] cited
+// with mini over 338 questions, folds split by documentation set. These
+// floors stay above those intervals' lower bounds (0.79 and 0.94), as
+// this set is the easier part of the pool (its tuning part is what the
+// rules were written on): new weights that pass cross-validation but
+// lose this set's answers fail here, and are looked at again.
 const minAnswered, minCited = 0.85, 0.95
 
 // doneAnswered is issue 23's answered share for done, over the whole set.
