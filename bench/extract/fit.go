@@ -73,6 +73,14 @@ const searchPages = 240
 func fitWeights(sets []dataset) {
 	f := &fitter{name: "search", sets: sets, memo: map[extract.Weights]foldSums{}}
 	full := &fitter{name: "full", sets: sets, memo: map[extract.Weights]foldSums{}}
+	var tuned []dataset
+	for _, ds := range sets {
+		if !ds.unseen { // the unseen set is never fitted on
+			tuned = append(tuned, ds)
+		}
+	}
+	sets = tuned
+	f.sets, full.sets = sets, sets
 	for _, ds := range sets {
 		var t []page
 		for _, pg := range ds.pages {

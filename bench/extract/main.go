@@ -89,6 +89,7 @@ var (
 	visible         = flag.String("visible", "", "print the visible text of this HTML file, one block per line (how truth files are begun), and stop")
 	shDir           = flag.String("scrapinghub", "", "the Scrapinghub article extraction benchmark's folder, with ground-truth.json and html/<id>.html (skipped when empty)")
 	wcxbDir         = flag.String("wcxb", "", "WCXB's folder, with metadata.json and dev/ and test/ (skipped when empty)")
+	freshDir        = flag.String("htmltotext", "", "leogao2/htmltotext-benchmark's benchmarkdata folder: the unseen set, scored as one part, without the pages of any site the other sets read here hold (skipped when empty)")
 	wcxbTypes       = flag.String("wcxb-types", "article", "WCXB page types to score, comma-separated (article, documentation, forum, …)")
 	onlySet         = flag.String("set", "", "run only the datasets whose title holds this")
 	withReadability = flag.Bool("go-readability", false, "score go-readability too")
@@ -139,6 +140,9 @@ type dataset struct {
 	pages     []page
 	kind      int
 	structure bool
+	// unseen: a set of sites no other set holds, never looked at while
+	// the rules were chosen, scored whole as one part.
+	unseen bool
 }
 
 func main() {
@@ -207,23 +211,37 @@ func datasets() []dataset {
 		}
 	}
 	sets := []dataset{
-		{"committed articles with bodies", arts, byShingles3, false},
-		{"committed articles with snippets", snips, bySnippets, false},
-		{"committed documentation", docs, byShingles3, true},
+		{title: "committed articles with bodies", pages: arts, kind: byShingles3},
+		{title: "committed articles with snippets", pages: snips, kind: bySnippets},
+		{title: "committed documentation", pages: docs, kind: byShingles3, structure: true},
 	}
 	if *readDir != "" {
-		sets = append(sets, dataset{"Mozilla Readability test pages", readReadability(*readDir), byShingles3, false})
+		sets = append(sets, dataset{title: "Mozilla Readability test pages", pages: readReadability(*readDir), kind: byShingles3})
 	}
 	if *trafDir != "" {
-		sets = append(sets, dataset{"trafilatura evaluation set (snippets)", readTrafilatura(*trafDir), bySnippets, false})
+		sets = append(sets, dataset{title: "trafilatura evaluation set (snippets)", pages: readTrafilatura(*trafDir), kind: bySnippets})
 	}
 	if *shDir != "" {
-		sets = append(sets, dataset{"Scrapinghub article extraction benchmark", readScrapinghub(*shDir), byShingles4, false})
+		sets = append(sets, dataset{title: "Scrapinghub article extraction benchmark", pages: readScrapinghub(*shDir), kind: byShingles4})
 	}
 	if *wcxbDir != "" {
 		for _, kind := range strings.Split(*wcxbTypes, ",") {
-			sets = append(sets, dataset{"WCXB " + kind + " pages", readWCXB(*wcxbDir, kind), byWords, false})
+			sets = append(sets, dataset{title: "WCXB " + kind + " pages", pages: readWCXB(*wcxbDir, kind), kind: byWords})
 		}
+	}
+	if *freshDir != "" {
+		used := map[string]bool{}
+		for _, ds := range sets {
+			for _, pg := range ds.pages {
+				used[pg.site] = true
+				if pg.URL != "" && !strings.HasPrefix(pg.URL, "http://docs.example/") {
+					used[score.SiteOf(pg.URL)] = true
+				}
+			}
+		}
+		pages, dropped := readHTMLToText(*freshDir, used)
+		log.Printf("htmltotext: %d pages of sites no other set holds; %d left out, their sites in other sets: %v", len(pages), len(dropped), dropped)
+		sets = append(sets, dataset{title: "htmltotext-benchmark, sites of no other set", pages: pages, kind: byShingles4, unseen: true})
 	}
 	var out []dataset
 	for _, ds := range sets {
@@ -301,10 +319,14 @@ func run(ds dataset) {
 	for _, pg := range pages {
 		sites[pg.site] = true
 	}
-	for _, part := range []string{"tuning", "held-out"} {
+	parts := []string{"tuning", "held-out"}
+	if ds.unseen {
+		parts = []string{"unseen"}
+	}
+	for _, part := range parts {
 		var sel []page
 		for _, pg := range pages {
-			if heldOut(pg) == (part == "held-out") {
+			if ds.unseen || heldOut(pg) == (part == "held-out") {
 				sel = append(sel, pg)
 			}
 		}
@@ -377,7 +399,7 @@ func run(ds dataset) {
 		if part == "tuning" && len(perFold) > 0 {
 			printFolds(ds.kind, perFold)
 		}
-		if *gaps && part == "held-out" {
+		if *gaps && part != "tuning" {
 			printGaps(sel, perPage, errs)
 		}
 		if *verbose && part == "tuning" && ds.kind != bySnippets {
