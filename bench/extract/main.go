@@ -185,6 +185,10 @@ func main() {
 		}
 		return
 	}
+	if *extra {
+		printExtra(sets)
+		return
+	}
 	if *fit {
 		fitWeights(sets)
 		return

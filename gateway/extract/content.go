@@ -80,6 +80,7 @@ func MainWith(doc *html.Node, w Weights) *html.Node {
 		dropStructures(root, counts, &w)
 		cleanArticle(root, &w)
 		trimTrailingLabels(root)
+		trimDatelines(root, &w)
 		keepStandfirst(root, title)
 	}
 	trimEdges(root, prose)

@@ -130,3 +130,44 @@ func TestStreamedPartsAreRead(t *testing.T) {
 		t.Errorf("a part is not where its slot is:\n%s", text)
 	}
 }
+
+// A short line with a date or a time before the article's first
+// paragraph or after its last is a dateline, in any language; the same
+// line between paragraphs, a sentence that ends with a date, and a long
+// line stay.
+func TestDatelinesAtTheEdgesGo(t *testing.T) {
+	para := `<p>` + strings.Repeat("The council voted to keep the library open on Sundays after a long debate. ", 2) + `</p>`
+	for _, c := range []struct {
+		page string
+		gone []string
+		kept []string
+	}{
+		{`<div><div>sexta-feira, 22 de outubro de 2010 às 20:13</div>` + para + `<div>Entry of 2019-11-20</div>` + para + `<p>Updated at 1:23 p.m.</p></div>`,
+			[]string{"outubro", "Updated"}, []string{"Entry of"}},
+		{`<div><p>by Jeff Foust Monday, November 18, 2019</p>` + para + `<div>기사입력 :[ 2018-08-25 15:24 ]</div></div>`,
+			[]string{"Foust", "기사입력"}, nil},
+		{`<div><p>It opened on 12 May 2019.</p>` + para + `<p>The vote was held on Monday, November 18, 2019, in the old town hall, with most seats full.</p></div>`,
+			nil, []string{"12 May", "old town hall"}},
+	} {
+		for _, on := range []bool{true, false} {
+			doc, _ := html.Parse(strings.NewReader(c.page))
+			root := findFirst(doc, func(n *html.Node) bool { return n.Data == "div" })
+			w := DefaultWeights
+			if !on {
+				w.DatelineWords = 0
+			}
+			trimDatelines(root, &w)
+			text := textOf(root)
+			for _, s := range c.gone {
+				if strings.Contains(text, s) == on {
+					t.Errorf("datelines on %v: %q kept %v in %q", on, s, !on, text)
+				}
+			}
+			for _, s := range append(c.kept, "library open") {
+				if !strings.Contains(text, s) {
+					t.Errorf("datelines on %v: %q lost from %q", on, s, text)
+				}
+			}
+		}
+	}
+}
