@@ -49,12 +49,17 @@ func searchCodes(t *testing.T, g *testGW, query string, n, rate int) (map[int]in
 // admission slot: a body is read whole before its call asks for one. Ten
 // searches a second beside them, with both search slots otherwise
 // theirs, are all served; the slow bodies' own calls are served when
-// their bodies end.
+// their bodies end. The queue's budget (1.5 s) is shorter than the
+// bodies (2.4 s), so searches kept waiting for slots the bodies held
+// would be refused; it is longer than the default 500 ms, which a 50 ms
+// search slowed fourfold by the race detector on a loaded machine
+// overran (551 ms of work ahead) with no slow body holding anything.
 func TestSlowBodiesHoldNoSlot(t *testing.T) {
 	t.Parallel()
 	g := startGateway(t, func(c *config.Config) {
 		c.Limits.MaxInvoke, c.Limits.CPUSeats = 2, 2
 		c.Limits.BodyTimeout, c.Limits.BodyMinRate = config.Duration(time.Second), 1000
+		c.Limits.QueueWait = config.Duration(1500 * time.Millisecond)
 	})
 	body := `{"inputs":{"query":"q"}}` + strings.Repeat(" ", 2600)
 	slow := make(chan int, 2)

@@ -59,7 +59,7 @@ tmux_pid=$!
 # the fuzz runs: each keeps about one core busy. All of it is nice, so
 # that the tmux walks beside them get a hark that reads its keys on time.
 quality() {
-	nice -n 10 go test -count=1 -timeout 20m -run 'TestPostgresIndexRanksAsSQLite|TestSnippetIsFTS5s|TestPostgresIndexTakesConcurrentReplicas' ./gateway/web || return
+	nice -n 10 go test -count=1 -timeout 20m -run 'TestPostgresIndexRanksAsSQLite|TestSnippetIsFTS5s|TestPostgresIndexTakesConcurrentReplicas|TestStoredPassages' ./gateway/web || return
 	nice -n 10 go test -count=1 -timeout 20m -run 'TestResearchQuestionSet' ./gateway/research || return
 	local mod
 	for mod in bench/*/go.mod replace/*/go.mod; do

@@ -12,6 +12,36 @@ import (
 	"hark/gateway/text"
 )
 
+// indexCorpus indexes the research set's pages into e, and returns its
+// questions: all of them, or under the race detector (which runs these
+// tests ten times slower) two folders' pages and six questions;
+// scripts/test.sh runs them whole without it.
+func indexCorpus(t *testing.T, e *Engine) (questions []researchset.Question, minPages int) {
+	t.Helper()
+	dirs, err := os.ReadDir(researchCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		if !d.IsDir() || raceEnabled && n == 2 {
+			continue
+		}
+		n++
+		if _, err := e.Index(context.Background(), filepath.Join(researchCorpus, d.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	qs, err := researchset.Load("../research/testdata/questions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raceEnabled {
+		return qs[:6], 5
+	}
+	return qs, 50
+}
+
 // The terms and sentences stored when a page is indexed give the same
 // search as reading its body at query time: every question of the
 // research set, at every depth that reads them, answers the same with
@@ -25,23 +55,9 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	dirs, err := os.ReadDir(researchCorpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range dirs {
-		if d.IsDir() {
-			if _, err := e.Index(context.Background(), filepath.Join(researchCorpus, d.Name())); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	qs, err := researchset.Load("../research/testdata/questions.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	qs, minPages := indexCorpus(t, e)
 	var stored int
-	if err := db.QueryRow(`SELECT count(*) FROM web_pages WHERE terms <> '' AND length(passages) > 0`).Scan(&stored); err != nil || stored < 50 {
+	if err := db.QueryRow(`SELECT count(*) FROM web_pages WHERE terms <> '' AND length(passages) > 0`).Scan(&stored); err != nil || stored < minPages {
 		t.Fatalf("%d pages with their passages stored (%v); want every page of the corpus", stored, err)
 	}
 
@@ -129,24 +145,10 @@ func TestStoredPassagesOnPostgres(t *testing.T) {
 	e := pgEngine(t)
 	pool := e.store.pageStore.(*pgStore).pool
 	ctx := context.Background()
-	dirs, err := os.ReadDir(researchCorpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range dirs {
-		if d.IsDir() {
-			if _, err := e.Index(ctx, filepath.Join(researchCorpus, d.Name())); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	qs, minPages := indexCorpus(t, e)
 	var stored int
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM web_pages WHERE terms <> '' AND length(passages) > 0`).Scan(&stored); err != nil || stored < 50 {
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM web_pages WHERE terms <> '' AND length(passages) > 0`).Scan(&stored); err != nil || stored < minPages {
 		t.Fatalf("%d pages with their passages stored (%v)", stored, err)
-	}
-	qs, err := researchset.Load("../research/testdata/questions.json")
-	if err != nil {
-		t.Fatal(err)
 	}
 	qs = qs[:min(len(qs), 20)]
 	search := func() []*api.SearchOutput {
