@@ -1,0 +1,77 @@
+package web
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"hark/api"
+	"hark/gateway/model/modeltest"
+	"hark/gateway/store"
+)
+
+// benchEmbedDims is the benchmark's vector length: nomic-embed-text's
+// and most small embedding models' 768.
+const benchEmbedDims = 768
+
+var hybrid10k struct {
+	once sync.Once
+	e    *Engine
+	rate float64 // pages/s embedded into the index
+	err  error
+}
+
+// BenchmarkHybridSearch10k measures search on the 10,000-page index of
+// BenchmarkSearch10k with a 768-dimension vector per page from modeltest's
+// fake embedding model on loopback: each search embeds its query there,
+// reads the nearest pages and fuses them with the full-text rank. The
+// lexical runs are the same searches without a model, for comparison.
+func BenchmarkHybridSearch10k(b *testing.B) {
+	base := index10k(b)
+	hybrid10k.once.Do(func() {
+		s := modeltest.NewOpenAI(&testing.T{})
+		s.AddEmbeddingModel("fake-embed-768", benchEmbedDims)
+		c := embedClient(b, s, "fake-embed-768")
+		he := *base
+		he.vectors = &vectorIndex{db: store.FromSQLite(base.db), emb: c, batch: 64}
+		start := time.Now()
+		rep, err := he.EmbedPages(context.Background(), nil)
+		if err != nil {
+			hybrid10k.err = err
+			return
+		}
+		hybrid10k.rate = float64(rep.Embedded) / time.Since(start).Seconds()
+		hybrid10k.e = &he
+	})
+	if hybrid10k.err != nil {
+		b.Fatal(hybrid10k.err)
+	}
+	for _, run := range []struct {
+		name string
+		e    *Engine
+	}{{"lexical", base}, {"hybrid", hybrid10k.e}} {
+		for _, depth := range []string{"fast", "basic", "advanced"} {
+			b.Run(run.name+"-"+depth, func(b *testing.B) {
+				lat := make([]time.Duration, 0, b.N)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					q := bench10k.queries[i%len(bench10k.queries)]
+					t0 := time.Now()
+					if _, err := run.e.Search(context.Background(), api.SearchInput{Query: q, MaxResults: 5, SearchDepth: depth}); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t0))
+				}
+				b.StopTimer()
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				if run.name == "hybrid" {
+					b.ReportMetric(hybrid10k.rate, "embed-pages/s")
+				}
+			})
+		}
+	}
+}
