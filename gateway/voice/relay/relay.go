@@ -224,8 +224,12 @@ func (p *Provider) failure(resp *http.Response, body []byte) error {
 	quota := strings.Contains(lcode, "quota") || strings.Contains(lmsg, "quota")
 	ve := &engine.VendorError{Vendor: p.vendor.name(), Status: resp.StatusCode, Detail: msg}
 	switch {
-	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && !quota:
+	case resp.StatusCode == http.StatusUnauthorized && !quota:
 		ve.Detail = "the API key was refused; check api_key of this provider in gateway.toml"
+	case resp.StatusCode == http.StatusForbidden && !quota:
+		// The key is good but may not do this (a plan without the
+		// output format, a region, a permission): the vendor says which.
+		ve.Detail = "not allowed for this key: " + msg
 	case resp.StatusCode == http.StatusTooManyRequests:
 		ve.RetryAfter = retryAfter(resp.Header)
 		if quota {

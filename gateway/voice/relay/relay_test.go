@@ -259,6 +259,11 @@ func TestVendorFailuresMapOntoTheEnginesErrors(t *testing.T) {
 		if !errors.As(err, &ve) || !strings.HasPrefix(ve.Detail, "quota exceeded") {
 			t.Fatalf("%s: quota: %v", tc.eng, err)
 		}
+		fake.FailNext(relaytest.Failure{Status: 403, Code: "output_format_not_allowed", Message: "pcm_44100 needs the Pro tier"})
+		_, err = p.Synthesize(ctx, req, &timedSink{})
+		if !errors.As(err, &ve) || ve.Status != 403 || ve.Detail != "not allowed for this key: pcm_44100 needs the Pro tier" {
+			t.Fatalf("%s: 403: %v", tc.eng, err)
+		}
 		fake.FailNext(relaytest.Failure{Status: 500, Message: "upstream exploded"})
 		_, err = p.Synthesize(ctx, req, &timedSink{})
 		if !errors.As(err, &ve) || ve.Status != 500 || !strings.Contains(err.Error(), "upstream exploded") {
