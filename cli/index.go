@@ -22,10 +22,10 @@ import (
 
 func newIndexCmd(a *App) *cobra.Command {
 	var depth, limit int
-	var allowPrivate, wholeSite, local, noEmbed bool
+	var allowPrivate, wholeSite, local, noEmbed, embedOnly bool
 	var dbURL string
 	cmd := &cobra.Command{
-		Use:   "index URL|SITEMAP|DIR...",
+		Use:   "index URL|SITEMAP|DIR... | --embed-only",
 		Short: "Add a site, a sitemap or a directory of HTML/markdown files to the local search index",
 		Long: `index adds content to the local search index that the embedded gateway's
 vendor_search and vendor_research read:
@@ -44,8 +44,10 @@ With an embedding model configured (model.embedding in gateway.toml's
 [model], or HARK_MODEL_EMBEDDING), index then gives every page that has
 no vector from that model, or whose text changed, one: in batches, with
 a progress bar. A run that stops keeps the batches it stored; the next
-embeds only the pages left. A changed model embeds every page again.
---no-embed skips this.
+embeds only the pages left: --embed-only does that without reading any
+target again, and gives vectors to the pages that the TUI, extract and
+crawl added since. A changed model embeds every page again. --no-embed
+skips this.
 
 With --database postgres://…, the pages go into that PostgreSQL database's
 index instead: the one a team's hark serve replicas share.
@@ -54,7 +56,18 @@ With a remote gateway configured (a base URL), the local index is not the
 one that gateway searches: index refuses, and says where its index is
 (--database, or hark index on its host); --local fills this machine's
 index anyway, for runs without a base URL.`,
-		Args: minArgs(1, "URL|SITEMAP|DIR"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if embedOnly {
+				if noEmbed {
+					return usagef("index: --embed-only and --no-embed ask for opposite things; give one")
+				}
+				if len(args) > 0 {
+					return usagef("index --embed-only takes no URL, sitemap or folder: it embeds the pages the index holds")
+				}
+				return nil
+			}
+			return minArgs(1, "URL|SITEMAP|DIR")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if depth < 1 || depth > 5 {
 				return usagef("--depth must be 1 to 5, got %d", depth)
@@ -93,6 +106,9 @@ index anyway, for runs without a base URL.`,
 					fmt.Fprintf(out, "Indexed %s from %s in %s.\n", pageCount(n), target, time.Since(start).Round(time.Millisecond))
 				}
 			}
+			if embedOnly && !e.Embeds() {
+				return usagef("index --embed-only: no embedding model is configured (model.embedding in gateway.toml's [model], or HARK_MODEL_EMBEDDING)")
+			}
 			var emb *web.EmbedReport
 			if e.Embeds() && !noEmbed {
 				rep, err := a.embedPages(cmd.Context(), e)
@@ -126,6 +142,7 @@ index anyway, for runs without a base URL.`,
 	f.BoolVar(&wholeSite, "whole-site", false, "from a URL, follow links anywhere on its site, not only under its folder")
 	f.StringVar(&dbURL, "database", "", "postgres:// URL of a team gateway's database: index into its shared index, not the data directory's")
 	f.BoolVar(&allowPrivate, "allow-private", false, "allow private, loopback and link-local addresses (an intranet or local server); default: the allow_private setting")
+	f.BoolVar(&embedOnly, "embed-only", false, "read no target: embed the pages the index holds that lack a current vector from the embedding model")
 	f.BoolVar(&noEmbed, "no-embed", false, "with an embedding model configured, do not embed the pages (a later run embeds them)")
 	f.BoolVar(&local, "local", false, "with a base URL configured, fill this machine's index anyway (the embedded gateway's, which that gateway does not read)")
 	return cmd
@@ -153,7 +170,7 @@ func (a *App) embedPages(ctx context.Context, e *web.Engine) (web.EmbedReport, e
 		if live {
 			fmt.Fprintln(a.stderr)
 		}
-		return rep, upstreamError{fmt.Errorf("%w\n%s embedded and kept; hark index again embeds the %s left",
+		return rep, upstreamError{fmt.Errorf("%w\n%s embedded and kept; hark index --embed-only embeds the %s left",
 			err, pageCount(rep.Embedded), pageCount(rep.Left))}
 	}
 	return rep, nil

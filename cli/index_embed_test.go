@@ -14,8 +14,9 @@ import (
 
 // With an embedding model configured as docs/model.md shows, hark index
 // embeds the pages in batches; a run whose batch fails keeps what it
-// stored and says so, the next embeds only what is left, and search
-// embeds its query once the index holds vectors.
+// stored and says so, --embed-only embeds only what is left, reading the
+// folder again embeds nothing, and search embeds its query once the index
+// holds vectors.
 func TestIndexEmbedsPagesAndResumes(t *testing.T) {
 	t.Parallel()
 	docs := t.TempDir()
@@ -36,16 +37,25 @@ func TestIndexEmbedsPagesAndResumes(t *testing.T) {
 	fail := modeltest.Reply{Status: 500, RetryAfter: "0"}
 	srv.FailEmbeddingsAfter(1, fail, fail, fail)
 	code, out, errs := harkApp(t, t.Context(), env, nil, "", "--data-dir", data, "index", docs)
-	if code != exitGateway || !strings.Contains(errs, "32 pages embedded and kept") || !strings.Contains(errs, "the 8 pages left") {
+	if code != exitGateway || !strings.Contains(errs, "32 pages embedded and kept; hark index --embed-only embeds the 8 pages left") {
 		t.Fatalf("a failed batch: %d %q %q", code, out, errs)
 	}
 	if strings.Contains(errs, modeltest.Key) {
 		t.Errorf("the key in the error: %q", errs)
 	}
 
-	code, out, errs = harkApp(t, t.Context(), env, nil, "", "--data-dir", data, "index", docs)
-	if code != 0 || !strings.Contains(out, "Embedded 8 pages with fake-embed (64 dimensions); 32 pages already had theirs.") {
+	code, out, errs = harkApp(t, t.Context(), env, nil, "", "--data-dir", data, "index", "--embed-only")
+	if code != 0 || !strings.Contains(out, "Embedded 8 pages with fake-embed (64 dimensions); 32 pages already had theirs.") ||
+		strings.Contains(out, "Indexed") {
 		t.Fatalf("the resumed run: %d %q %q", code, out, errs)
+	}
+	code, _, errs = harkApp(t, t.Context(), env, nil, "", "--data-dir", data, "index", "--embed-only", docs)
+	if code != exitUsage || !strings.Contains(errs, "--embed-only takes no URL") {
+		t.Errorf("--embed-only with a target: %d %q", code, errs)
+	}
+	code, _, errs = harkApp(t, t.Context(), withEnv("HARK_BASE_URL", "", "HARK_API_KEY", ""), nil, "", "--data-dir", data, "index", "--embed-only")
+	if code != exitUsage || !strings.Contains(errs, "no embedding model is configured") {
+		t.Errorf("--embed-only without a model: %d %q", code, errs)
 	}
 
 	code, out, errs = harkApp(t, t.Context(), env, nil, "", "--data-dir", data, "--json", "index", docs)
