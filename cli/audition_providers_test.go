@@ -57,8 +57,14 @@ func TestVoicesListsEveryEnabledProvider(t *testing.T) {
 			t.Fatalf("voices --all lacks %q: %d\n%s\n%s", want, code, out, errs)
 		}
 	}
+	// hark config shows them, keys masked to their last four.
+	code, cfg, errs := harkDataWith(t, env, nil, data, "", "config")
+	if code != 0 || !strings.Contains(cfg, "voice.openai_speech.api_key") || !strings.Contains(cfg, "****"+oai.Key[len(oai.Key)-4:]) ||
+		!strings.Contains(cfg, "voice.elevenlabs.url") {
+		t.Fatalf("config: %d\n%s\n%s", code, cfg, errs)
+	}
 	log, _ := os.ReadFile(filepath.Join(data, "hark.log"))
-	noVendorKey(t, []string{oai.Key, xi.Key}, out, errs, string(log))
+	noVendorKey(t, []string{oai.Key, xi.Key}, out, errs, string(log), cfg)
 }
 
 // An audition across three providers written as a sample sheet: each

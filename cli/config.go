@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -29,6 +31,15 @@ func newConfigCmd(a *App) *cobra.Command {
 						m[kv[0]] = kv[1]
 					}
 				}
+				if vs, err := a.voiceProviders(); err != nil {
+					m["voice"] = err.Error()
+				} else {
+					for _, code := range slices.Sorted(maps.Keys(vs)) {
+						for _, kv := range vs[code].Settings(code) {
+							m[kv[0]] = kv[1]
+						}
+					}
+				}
 				return writeJSON(a.stdout, m)
 			}
 			file := c.File
@@ -48,6 +59,17 @@ func newConfigCmd(a *App) *cobra.Command {
 			} else {
 				for _, kv := range ms.Settings() {
 					fmt.Fprintf(tw, "%s\t%s\t(gateway.toml [model], HARK_MODEL_*)\n", kv[0], kv[1])
+				}
+			}
+			// The embedded gateway's other voice providers: gateway.toml's
+			// [voice.<code>]; their keys masked.
+			vs, err := a.voiceProviders()
+			if err != nil {
+				fmt.Fprintf(tw, "voice\t(%v)\t\n", err)
+			}
+			for _, code := range slices.Sorted(maps.Keys(vs)) {
+				for _, kv := range vs[code].Settings(code) {
+					fmt.Fprintf(tw, "%s\t%s\t(gateway.toml [voice.%s])\n", kv[0], kv[1], code)
 				}
 			}
 			return tw.Flush()

@@ -96,11 +96,9 @@ func (a *App) localData() (*embedded.Local, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	var voices map[string]gwconfig.Voice
-	if p, err := gwconfig.PathFrom(a.getenv); err == nil {
-		if voices, err = gwconfig.VoicesOf(p); err != nil {
-			return nil, usageError{err}
-		}
+	voices, err := a.voiceProviders()
+	if err != nil {
+		return nil, usageError{err}
 	}
 	l, err := open(a.cfg.DataDir, embedded.Options{AllowPrivate: a.cfg.AllowPrivate, Trace: a.phase, Model: writer, Voices: voices})
 	switch {
@@ -150,6 +148,16 @@ func (a *App) modelSettings() (gwconfig.Model, error) {
 	}
 	m = m.WithEnv(a.getenv)
 	return m, m.Validate()
+}
+
+// voiceProviders are the embedded gateway's voice providers beside
+// vendor_speech: gateway.toml's [voice.<code>] sections.
+func (a *App) voiceProviders() (map[string]gwconfig.Voice, error) {
+	p, err := gwconfig.PathFrom(a.getenv)
+	if err != nil {
+		return nil, nil
+	}
+	return gwconfig.VoicesOf(p)
 }
 
 // localModel is the embedded gateway's model client, nil without one.

@@ -176,6 +176,24 @@ func (v Voice) Configured(provider string) bool {
 	return v.APIKey != ""
 }
 
+// Settings are the provider's fields as `hark config` shows them, under
+// voice.<provider>, the key masked.
+func (v Voice) Settings(provider string) [][2]string {
+	key := "(not set)"
+	if v.APIKey != "" {
+		key = MaskKey(v.APIKey)
+	}
+	pre := "voice." + provider + "."
+	out := [][2]string{{pre + "enabled", fmt.Sprint(v.Enabled)}, {pre + "engine", v.EngineOf(provider)}, {pre + "api_key", key}}
+	if v.URL != "" {
+		out = append(out, [2]string{pre + "url", v.URL})
+	}
+	if v.Model != "" {
+		out = append(out, [2]string{pre + "model", v.Model})
+	}
+	return out
+}
+
 // check checks a voice provider's settings; its error names the field.
 func (v Voice) check(provider string) error {
 	field := "voice." + provider

@@ -80,10 +80,8 @@ func (m Model) Settings() [][2]string {
 	switch {
 	case m.APIKeyCommand != "":
 		key = "(from api_key_command)"
-	case len(m.APIKey) >= 12:
-		key = "****" + m.APIKey[len(m.APIKey)-4:]
 	case m.APIKey != "":
-		key = "****"
+		key = MaskKey(m.APIKey)
 	}
 	out := [][2]string{
 		{"model.provider", m.Provider},
@@ -98,6 +96,15 @@ func (m Model) Settings() [][2]string {
 		}
 	}
 	return out
+}
+
+// MaskKey is a key as a screen may show it: its last four characters
+// for a key of 12 or more, else nothing of it.
+func MaskKey(k string) string {
+	if len(k) >= 12 {
+		return "****" + k[len(k)-4:]
+	}
+	return "****"
 }
 
 // ModelOf reads only the [model] section of the gateway.toml at path, for
