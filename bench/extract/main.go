@@ -5,7 +5,7 @@
 // each split by site into a tuning part and a held-out part (see
 // heldOut), with the tuning part's figures by fold.
 //
-//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-scrapinghub DIR] [-wcxb DIR] [-n 3] [-cache DIR] [-v] [-gaps]
+//	cd bench/extract && go run . [-readability DIR] [-trafilatura DIR] [-scrapinghub DIR] [-wcxb DIR] [-htmltotext DIR] [-n 3] [-cache DIR] [-v] [-gaps]
 //	cd bench/extract && go run . -fit [the same sets]   # fit extract.Weights, cross-validated by site folds
 //
 // Datasets:
@@ -27,7 +27,11 @@
 //     own measure (score.Shingles4, score.Mean4);
 //   - wcxb: WCXB, the Web Content eXtraction Benchmark (DIR/metadata.json,
 //     DIR/{dev,test}/{html,ground-truth}, html gunzipped), the page types
-//     of -wcxb-types, scored by its own measure (score.Words).
+//     of -wcxb-types, scored by its own measure (score.Words);
+//   - htmltotext: leogao2/htmltotext-benchmark (DIR/<language>/html and
+//     DIR/<language>/text), the unseen set: pages of any site another set
+//     read in the same run holds are left out, the rest scored whole as
+//     one part by Scrapinghub's measure, never fitted on.
 //
 // Each extractor is scored against what its truth holds: the committed
 // truths open with the page's title, which hark's text does and the
