@@ -10,6 +10,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"mime"
@@ -69,33 +70,53 @@ type Server struct {
 
 // NewOpenAI starts an OpenAI-compatible speech server with a voice list
 // (Kokoro-FastAPI's, GET /audio/voices). Its URL ends in /v1.
-func NewOpenAI(t testing.TB) *Server {
-	s := &Server{kind: "openai", Key: "sk-test-" + strings.Repeat("k3y", 10),
-		Voices: []string{"af_bella", "am_adam", "bf_emma"}, Transcript: "hello from the fake"}
-	s.start(t, "/v1")
-	return s
-}
+func NewOpenAI(t testing.TB) *Server { return newFor(t, KindOpenAI) }
 
 // NewElevenLabs starts a fake ElevenLabs.
-func NewElevenLabs(t testing.TB) *Server {
-	s := &Server{kind: "elevenlabs", Key: "xi-" + strings.Repeat("s3cr3t", 6),
-		Voices: []string{"21m00Tcm4TlvDq8ikWAM", "pNInz6obpgDQGcFmaJgB"}, Transcript: "hello from the fake"}
-	s.start(t, "")
+func NewElevenLabs(t testing.TB) *Server { return newFor(t, KindElevenLabs) }
+
+// The kinds of fake vendor.
+const (
+	KindOpenAI     = "openai"
+	KindElevenLabs = "elevenlabs"
+)
+
+func newFor(t testing.TB, kind string) *Server {
+	s, stop, err := Serve(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
 	return s
 }
 
-func (s *Server) start(t testing.TB, prefix string) {
+// Serve starts a fake vendor of kind on 127.0.0.1 outside a test (the
+// fakevendors command, for scripts/tmux-providers.sh); stop ends it.
+func Serve(kind string) (s *Server, stop func(), err error) {
+	switch kind {
+	case KindOpenAI:
+		s = &Server{kind: kind, Key: "sk-test-" + strings.Repeat("k3y", 10),
+			Voices: []string{"af_bella", "am_adam", "bf_emma"}, Transcript: "hello from the fake"}
+	case KindElevenLabs:
+		s = &Server{kind: kind, Key: "xi-" + strings.Repeat("s3cr3t", 6),
+			Voices: []string{"21m00Tcm4TlvDq8ikWAM", "pNInz6obpgDQGcFmaJgB"}, Transcript: "hello from the fake"}
+	default:
+		return nil, nil, fmt.Errorf("relaytest: no fake vendor %q", kind)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	ts.Listener.Close()
 	ts.Listener = ln
 	ts.Config.ErrorLog = nil
 	ts.Start()
-	t.Cleanup(ts.Close)
-	s.URL = ts.URL + prefix
+	s.URL = ts.URL
+	if kind == KindOpenAI {
+		s.URL += "/v1"
+	}
+	return s, ts.Close, nil
 }
 
 // FailNext makes the next speech or transcription call fail with f.
@@ -130,7 +151,7 @@ func (s *Server) Calls() []Call {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	c := Call{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
 	switch s.kind {
-	case "openai":
+	case KindOpenAI:
 		c.KeyValid = r.Header.Get("Authorization") == "Bearer "+s.Key
 	default:
 		c.KeyValid = r.Header.Get("xi-api-key") == s.Key
@@ -171,7 +192,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, *fail)
 		return
 	}
-	if s.kind == "openai" {
+	if s.kind == KindOpenAI {
 		s.serveOpenAI(w, r, c)
 	} else {
 		s.serveElevenLabs(w, r, c)
@@ -315,7 +336,7 @@ func (s *Server) refuse(w http.ResponseWriter, f Failure) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(f.Status)
-	if s.kind == "openai" {
+	if s.kind == KindOpenAI {
 		code, msg := f.Code, f.Message
 		if f.Status == http.StatusUnauthorized && msg == "" {
 			// OpenAI echoes part of the key it was given.
