@@ -157,7 +157,11 @@ func fit(exs []example) research.Weights {
 	for t := 1; t <= steps; t++ {
 		clear(grad)
 		for _, e := range exs {
-			addGradient(grad, w, e, 1/float64(len(exs)))
+			if topK > 0 {
+				addTopKGradient(grad, w, e, 1/float64(len(exs)))
+			} else {
+				addGradient(grad, w, e, 1/float64(len(exs)))
+			}
 		}
 		for j := range w {
 			if onlyNew && h[j] != 0 {
@@ -242,6 +246,47 @@ func dot(w, x []float64) float64 {
 		s += w[i] * x[i]
 	}
 	return s
+}
+
+// topK, when above 0, fits the weights for a right candidate among the
+// best topK (a report quotes about eight) rather than first: each
+// ranking's loss is ln(1 + e^(s_k − s_r)), s_r the best right
+// candidate's score and s_k the topK-th best wrong one's.
+var topK = 0
+
+// addTopKGradient adds scale times the gradient of e's top-k loss at w.
+func addTopKGradient(grad, w []float64, e example, scale float64) {
+	s := make([]float64, len(e.X))
+	r := -1
+	var wrong []int
+	for i, x := range e.X {
+		s[i] = dot(w, x)
+		if e.Right[i] {
+			if r < 0 || s[i] > s[r] {
+				r = i
+			}
+		} else {
+			wrong = append(wrong, i)
+		}
+	}
+	if r < 0 || len(wrong) < topK {
+		return // a right one is among the best topK whatever the weights
+	}
+	slices.SortFunc(wrong, func(a, b int) int {
+		switch {
+		case s[a] > s[b]:
+			return -1
+		case s[a] < s[b]:
+			return 1
+		}
+		return 0
+	})
+	k := wrong[topK-1]
+	// d/dw ln(1 + e^(s_k − s_r)) = σ(s_k − s_r)·(x_k − x_r).
+	g := 1 / (1 + math.Exp(s[r]-s[k]))
+	for j := range grad {
+		grad[j] += scale * g * (e.X[k][j] - e.X[r][j])
+	}
 }
 
 // hitAt is the share of exs whose best k candidates under w hold a right

@@ -61,6 +61,7 @@ func main() {
 	rankings := flag.String("rankings", "", "with -cv or -fit, read the pooled set's rankings (and mini's outcomes with the hand rules) from this file when it is there, and write them to it when not")
 	flag.BoolVar(&onGold, "ongold", onGold, "label right only the candidates on the gold page that hold the fact, when there are any")
 	flag.BoolVar(&onlyNew, "onlynew", onlyNew, "fit only the features no hand rule weighed, the rules' weights held")
+	flag.IntVar(&topK, "topk", topK, "fit for a right candidate among the best N rather than first (0: the listwise softmax)")
 	flag.Float64Var(&lambda, "lambda", lambda, "the fit's ridge penalty towards the hand rules' weights")
 	feats := flag.Bool("features", false, "print the ranking's features with their hand and fitted weights, as docs/research.md's table")
 	flag.Parse()

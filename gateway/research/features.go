@@ -199,23 +199,21 @@ func (c *rcorpus) ranking(question string, a ask) Ranking {
 	return r
 }
 
-// idfCoverage is the share of terms' IDF that doc holds.
-func (c *rcorpus) idfCoverage(terms []string, doc ...[]string) float64 {
-	total, have := 0.0, 0.0
-	seen := map[string]bool{}
-	for _, t := range terms {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		w := c.sIdx.IDF(t)
-		total += w
-		if holdsAny([]string{t}, doc...) {
-			have += w
-		}
-	}
+// idfCoverage is the share of the question's terms' IDF (idf, each
+// distinct term once) that docs hold: the rarest terms count most.
+func idfCoverage(idf map[string]float64, total float64, docs ...[]string) float64 {
 	if total <= 0 {
 		return 0
+	}
+	have := 0.0
+	seen := make(map[string]bool, len(idf))
+	for _, doc := range docs {
+		for _, t := range doc {
+			if w, ok := idf[t]; ok && !seen[t] {
+				seen[t] = true
+				have += w
+			}
+		}
 	}
 	return have / total
 }
@@ -251,12 +249,4 @@ func dot(w, x []float64) float64 {
 		s += w[i] * x[i]
 	}
 	return s
-}
-
-// indicator is 1 for true.
-func indicator(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

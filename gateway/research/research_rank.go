@@ -263,12 +263,21 @@ type ranking struct {
 	sS, pS     []float64
 	maxS, maxP float64
 	focus      []string
+	idf        map[string]float64 // each distinct term's IDF over the sentences
+	idfTotal   float64
 }
 
 func (c *rcorpus) newRanking(a ask) *ranking {
 	r := &ranking{c: c, a: a, sS: c.sIdx.Score(a.terms), pS: c.pIdx.Score(a.terms)}
 	r.maxS, r.maxP = maxOr1(r.sS), maxOr1(r.pS)
 	r.focus = c.focus(a.terms, a.action)
+	r.idf = map[string]float64{}
+	for _, t := range a.terms {
+		if _, ok := r.idf[t]; !ok {
+			r.idf[t] = c.sIdx.IDF(t)
+			r.idfTotal += r.idf[t]
+		}
+	}
 	return r
 }
 
@@ -338,7 +347,7 @@ func (r *ranking) fields(g int, x []float64) (lead, otherRelease bool) {
 	set("heading", hc)
 	set("label", nc)
 	set("title", tc)
-	set("idf_coverage", c.idfCoverage(a.terms, s.toks, s.context))
+	set("idf_coverage", idfCoverage(r.idf, r.idfTotal, s.toks, s.context))
 	set("proximity", proximity(a.terms, s.toks))
 	set("page_position", float64(ref[1])/float64(max(1, len(d.sents)-1)))
 	set("length", math.Min(1, float64(s.nWords)/40))
