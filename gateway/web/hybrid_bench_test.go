@@ -2,13 +2,16 @@ package web
 
 import (
 	"context"
+	"math/rand"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"hark/api"
 	"hark/gateway/model/modeltest"
+	"hark/gateway/pgtest"
 	"hark/gateway/store"
 )
 
@@ -52,12 +55,16 @@ func BenchmarkHybridSearch10k(b *testing.B) {
 		name string
 		e    *Engine
 	}{{"lexical", base}, {"hybrid", hybrid10k.e}} {
-		for _, depth := range []string{"fast", "basic", "advanced"} {
+		for _, depth := range []string{"fast", "basic", "advanced", "basic-zipf"} {
 			b.Run(run.name+"-"+depth, func(b *testing.B) {
+				queries := bench10k.queries
+				if depth == "basic-zipf" {
+					depth, queries = "basic", bench10k.zipfQueries
+				}
 				lat := make([]time.Duration, 0, b.N)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					q := bench10k.queries[i%len(bench10k.queries)]
+					q := queries[i%len(queries)]
 					t0 := time.Now()
 					if _, err := run.e.Search(context.Background(), api.SearchInput{Query: q, MaxResults: 5, SearchDepth: depth}); err != nil {
 						b.Fatal(err)
@@ -70,6 +77,87 @@ func BenchmarkHybridSearch10k(b *testing.B) {
 				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 				if run.name == "hybrid" {
 					b.ReportMetric(hybrid10k.rate, "embed-pages/s")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkHybridBackends is hybrid search on 3,000 pages of
+// BenchmarkSearchBackends' corpus in gateway.db and in PostgreSQL, each
+// page with a 768-dimension vector, beside the same searches without a
+// model.
+func BenchmarkHybridBackends(b *testing.B) {
+	const pages = 3000
+	c := newBenchCorpus(4)
+	qr := rand.New(rand.NewSource(5)) // BenchmarkSearchBackends' queries
+	var queries []string
+	for i := 0; i < 200; i++ {
+		var w []string
+		for k := 0; k < 2+i%2; k++ {
+			w = append(w, c.vocab[100+qr.Intn(2000)])
+		}
+		queries = append(queries, strings.Join(w, " "))
+	}
+	s := modeltest.NewOpenAI(&testing.T{})
+	s.AddEmbeddingModel("fake-embed-768", benchEmbedDims)
+	client := embedClient(b, s, "fake-embed-768")
+	sq, err := New(Config{DB: testDB(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pgdb, err := store.OpenPostgres(context.Background(), pgtest.Start(b).URL(), 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pgdb.Close)
+	pg, err := New(Config{Postgres: pgdb})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range []*Engine{sq, pg} {
+		for i := 0; i < pages; i++ {
+			if err := e.store.put(context.Background(), c.page(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if _, err := pg.store.pageStore.(*pgStore).pool.Exec(context.Background(), "ANALYZE"); err != nil {
+		b.Fatal(err)
+	}
+	for _, be := range []struct {
+		name string
+		e    *Engine
+		db   *store.DB
+	}{{"sqlite", sq, store.FromSQLite(sq.db)}, {"postgres", pg, pgdb}} {
+		he := *be.e
+		he.vectors = &vectorIndex{db: be.db, emb: client, batch: 64}
+		start := time.Now()
+		rep, err := he.EmbedPages(context.Background(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rate := float64(rep.Embedded) / time.Since(start).Seconds()
+		for _, run := range []struct {
+			name string
+			e    *Engine
+		}{{"lexical", be.e}, {"hybrid", &he}} {
+			b.Run(be.name+"/"+run.name, func(b *testing.B) {
+				lat := make([]time.Duration, 0, b.N)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					t0 := time.Now()
+					if _, err := run.e.Search(context.Background(), api.SearchInput{Query: queries[i%len(queries)], MaxResults: 5}); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t0))
+				}
+				b.StopTimer()
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				if run.name == "hybrid" {
+					b.ReportMetric(rate, "embed-pages/s")
 				}
 			})
 		}
