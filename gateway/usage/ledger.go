@@ -306,13 +306,15 @@ func scanPending(scan func(dest ...any) error) (pending, error) {
 	return p, scan(&p.id, &p.ws, &p.ts, &p.credits)
 }
 
-// refundAbandoned refunds the pending rows written before leases (their
-// lease_until is 0) of this machine's processes that no longer run, and
-// takes their credits out of the totals; it returns how many. Another
-// machine's such rows cannot be judged from here: a gateway starting
-// there refunds them.
+// refundAbandoned refunds the pending rows of this machine's processes
+// that no longer run, and takes their credits out of the totals; it
+// returns how many. A leased row among them is refunded at once, not
+// when its lease runs out: a dead process renews nothing (a gateway
+// killed and started again finds its calls refunded as it starts).
+// Another machine's rows cannot be judged from here: their lease ends
+// them, or (written before leases) a gateway starting there.
 func (l *Ledger) refundAbandoned(ctx context.Context) (int64, error) {
-	rows, err := l.db.Query(ctx, `SELECT DISTINCT holder FROM gateway_usage WHERE status='pending' AND lease_until=0`)
+	rows, err := l.db.Query(ctx, `SELECT DISTINCT holder FROM gateway_usage WHERE status='pending'`)
 	if err != nil {
 		return 0, fmt.Errorf("read pending usage: %w", err)
 	}

@@ -126,9 +126,10 @@ func TestCreditCountResync(t *testing.T) {
 }
 
 // A gateway killed mid-call leaves pending rows; the next start on this
-// machine refunds those of its processes no longer running, and only
-// those, and takes their credits out of the running total. Another
-// machine's rows are left to it.
+// machine refunds those of its processes no longer running at once,
+// leased or not (a dead process renews nothing: its lease need not run
+// out), and only those, and takes their credits out of the running
+// total. Another machine's rows are left to it, or to their lease.
 func TestAbandonedPendingRowsAreRefunded(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
@@ -140,9 +141,14 @@ func TestAbandonedPendingRowsAreRefunded(t *testing.T) {
 			t.Fatal(err)
 		}
 		host, _ := os.Hostname()
-		for _, holder := range []string{host + "/2147483646:1", "2147483646:1", "", "another-machine/2147483646:1"} {
-			if _, err := b.db.Exec(ctx, `INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,holder) VALUES(?,?,?,?,?,?,'pending',?)`,
-				now.UnixMilli(), "w", "k", "t", "vendor_search", 3, holder); err != nil {
+		leased := now.Add(time.Hour).UnixMilli()
+		for _, row := range []struct {
+			holder string
+			lease  int64
+		}{{host + "/2147483646:1", 0}, {"2147483646:1", 0}, {"", 0}, {"another-machine/2147483646:1", 0},
+			{host + "/2147483645:1", leased}, {"another-machine/2147483645:1", leased}} {
+			if _, err := b.db.Exec(ctx, `INSERT INTO gateway_usage(ts,workspace,key_id,trace_id,operation,credits,status,holder,lease_until) VALUES(?,?,?,?,?,?,'pending',?,?)`,
+				now.UnixMilli(), "w", "k", "t", "vendor_search", 3, row.holder, row.lease); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := b.db.Exec(ctx, `UPDATE gateway_credit_totals SET used=used+3 WHERE workspace='w' AND period_start=?`,
@@ -166,14 +172,14 @@ func TestAbandonedPendingRowsAreRefunded(t *testing.T) {
 				refunded++
 			}
 		}
-		if pending != 2 || refunded != 3 {
-			t.Errorf("%d pending (want 2: this process's and another machine's), %d refunded (want 3): %+v", pending, refunded, rows)
+		if pending != 3 || refunded != 4 {
+			t.Errorf("%d pending (want 3: this process's and another machine's two), %d refunded (want 4): %+v", pending, refunded, rows)
 		}
 		var total int64
-		if err := b.db.QueryRow(ctx, `SELECT used FROM gateway_credit_totals WHERE workspace='w'`).Scan(&total); err != nil || total != 8 {
-			t.Errorf("running total %d (%v), want 5 + 3", total, err)
+		if err := b.db.QueryRow(ctx, `SELECT used FROM gateway_credit_totals WHERE workspace='w'`).Scan(&total); err != nil || total != 11 {
+			t.Errorf("running total %d (%v), want 5 + 3 + 3", total, err)
 		}
-		if len(rows) != 5 || rows[4].TraceID != "live" || rows[4].Credits != 5 || rows[4].Operation != "vendor_search" || rows[0].Time.IsZero() {
+		if len(rows) != 7 || rows[6].TraceID != "live" || rows[6].Credits != 5 || rows[6].Operation != "vendor_search" || rows[0].Time.IsZero() {
 			t.Errorf("recent usage, newest first: %+v", rows)
 		}
 	})
