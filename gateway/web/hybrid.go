@@ -23,6 +23,11 @@ const rrfK = 60
 // away leaves the search lexical rather than late.
 const queryEmbedTimeout = 3 * time.Second
 
+// embedPause is how long searches stay lexical after the model failed to
+// embed a query, so that a model that is away (or answering 500s, which
+// the client retries) does not slow every search.
+const embedPause = 30 * time.Second
+
 // hybrid is one search's nearest pages.
 type hybrid struct {
 	near    map[int64]int // 1-based rank among the nearest pages
@@ -36,14 +41,21 @@ func (e *Engine) hybridFor(ctx context.Context, query string, pool int) *hybrid 
 	if e.vectors == nil || strings.TrimSpace(query) == "" {
 		return nil
 	}
-	c, err := e.vectors.loaded(ctx)
+	vi := e.vectors
+	if vi.paused() {
+		return nil
+	}
+	c, err := vi.loaded(ctx)
 	if err != nil || c == nil {
 		return nil
 	}
 	qctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 	defer cancel()
-	vs, err := e.vectors.emb.Embed(qctx, []string{query})
+	vs, err := vi.emb.Embed(qctx, []string{query})
 	if err != nil || len(vs) != 1 {
+		if ctx.Err() == nil {
+			vi.pause()
+		}
 		return nil
 	}
 	q := append([]float32(nil), vs[0]...)
@@ -142,4 +154,17 @@ func (f *filters) admits(c *candidate) bool {
 		}
 	}
 	return true
+}
+
+// paused reports whether searches stay lexical after a failed embedding.
+func (vi *vectorIndex) paused() bool {
+	vi.mu.Lock()
+	defer vi.mu.Unlock()
+	return time.Now().Before(vi.pausedUntil)
+}
+
+func (vi *vectorIndex) pause() {
+	vi.mu.Lock()
+	defer vi.mu.Unlock()
+	vi.pausedUntil = time.Now().Add(embedPause)
 }

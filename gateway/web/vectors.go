@@ -94,8 +94,9 @@ type vectorIndex struct {
 	emb   Embedder
 	batch int
 
-	mu    sync.Mutex
-	cache *vectorCache
+	mu          sync.Mutex
+	cache       *vectorCache
+	pausedUntil time.Time // hybrid.go: no query embedding before then
 }
 
 // vectorCache is the configured model's vectors in memory, normalised,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"hark/api"
 	"hark/gateway/model"
@@ -256,10 +257,25 @@ func TestHybridSearchFusesNearestPages(t *testing.T) {
 			t.Errorf("research's search of automobile %v lacks the car page", got)
 		}
 
-		// The model away: the search is the lexical one, not an error.
+		// The model away: the search is the lexical one, not an error,
+		// and the searches after it do not wait for the model again.
 		s.FailEmbeddings(modeltest.Reply{Status: 500})
 		if got := searchURLs(mustSearch(t, e, api.SearchInput{Query: "car", MaxResults: 5})); !slices.Equal(got, searchURLs(lexical)) {
 			t.Errorf("with the model failing: %v, want the lexical %v", got, searchURLs(lexical))
+		}
+		asked, _ := embeddedInputs(s)
+		if got := searchURLs(mustSearch(t, e, api.SearchInput{Query: "car", MaxResults: 5})); !slices.Equal(got, searchURLs(lexical)) {
+			t.Errorf("just after the model failed: %v, want the lexical %v", got, searchURLs(lexical))
+		}
+		if n, _ := embeddedInputs(s); n != asked {
+			t.Errorf("a search just after the model failed asked it again")
+		}
+		// Once the pause is over, search is hybrid again.
+		e.vectors.mu.Lock()
+		e.vectors.pausedUntil = time.Time{}
+		e.vectors.mu.Unlock()
+		if got := searchURLs(mustSearch(t, e, api.SearchInput{Query: "car", MaxResults: 5})); !slices.Contains(got, "https://b.example/engine") {
+			t.Errorf("after the pause: %v, want the hybrid results again", got)
 		}
 	})
 }
