@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -662,13 +663,36 @@ func extractiveAnswer(query string, cands []*candidate) string {
 	}
 	ranked, scores := rankChunks(query, sents)
 	var picked []string
+	var pickedTerms [][]string
 	for i, s := range ranked {
-		if i == 2 || scores[i] <= 0 {
+		if len(picked) == 2 || scores[i] <= 0 {
 			break
 		}
-		picked = append(picked, s)
+		// Two manuals often say the same thing in nearly the same words
+		// ("Multiple suppression files are allowed." and "Multiple
+		// suppressions files are allowed."): the second adds nothing.
+		ts := text.TermSet(s)
+		if slices.ContainsFunc(pickedTerms, func(p []string) bool { return sameTerms(p, ts) }) {
+			continue
+		}
+		picked, pickedTerms = append(picked, s), append(pickedTerms, ts)
 	}
 	return strings.Join(picked, " ")
+}
+
+// sameTerms reports two sentences whose terms overlap by at least
+// four-fifths of the terms either holds (Jaccard ≥ 0.8).
+func sameTerms(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	shared := 0
+	for _, t := range a {
+		if slices.Contains(b, t) {
+			shared++
+		}
+	}
+	return float64(shared) >= 0.8*float64(len(a)+len(b)-shared)
 }
 
 // rankImages lists the images of the results, those whose description

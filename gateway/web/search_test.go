@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/text"
 	"hark/gateway/web/webtest"
 )
 
@@ -666,5 +667,22 @@ func TestSnippetPassesOverTheTitlePage(t *testing.T) {
 	}
 	if rest, ok := withoutTitlePage("Okapi FAQ", "Okapi FAQ\n\nVersion 2.1, March 2024\n\nCopyright 2024 the keepers\n\nContact: keepers@okapi.example\n\nContents\n\n1. Feeding"); !ok || rest != "Contents\n\n1. Feeding" {
 		t.Errorf("a texinfo-shaped title page: %q %v", rest, ok)
+	}
+}
+
+// The answer does not say one thing twice: two manuals' near-identical
+// sentences give one, and the next distinct sentence takes the second
+// place.
+func TestExtractiveAnswerDropsNearDuplicates(t *testing.T) {
+	cands := []*candidate{
+		{body: "Multiple suppression files are allowed. Suppression files are read at startup."},
+		{body: "Multiple suppressions files are allowed. Memcheck reads each suppression file it is given."},
+	}
+	got := extractiveAnswer("are multiple suppression files allowed", cands)
+	if strings.Count(got, "allowed") != 1 {
+		t.Errorf("answer %q says the same sentence twice", got)
+	}
+	if n := len(text.Sentences(got)); n != 2 {
+		t.Errorf("answer %q has %d sentences, want 2", got, n)
 	}
 }
