@@ -82,6 +82,13 @@ var _ engine.Researcher = (*Engine)(nil)
 // New creates the task table in cfg.DB and fails the tasks an earlier
 // process left running.
 func New(cfg Config) (*Engine, error) {
+	weights, err := fitted()
+	if cfg.Weights != nil {
+		weights, err = cfg.Weights.vector()
+	}
+	if err != nil {
+		return nil, err
+	}
 	if cfg.DB == nil || cfg.Index == nil {
 		return nil, errors.New("research: Config.DB and Config.Index are required")
 	}
@@ -95,14 +102,7 @@ func New(cfg Config) (*Engine, error) {
 	if err := st.failInterruptedResearch(); err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, store: st}
-	if cfg.Weights != nil {
-		if e.weights, err = cfg.Weights.vector(); err != nil {
-			return nil, err
-		}
-	} else if e.weights, err = fitted(); err != nil {
-		return nil, err
-	}
+	e := &Engine{cfg: cfg, store: st, weights: weights}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	return e, nil
 }

@@ -1,0 +1,86 @@
+package research
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestWeightsFileNamesEveryFeature: the embedded weights.json parses and
+// weighs every feature of the ranking, and no other.
+func TestWeightsFileNamesEveryFeature(t *testing.T) {
+	w, err := fitted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w) != len(features) {
+		t.Fatalf("weights.json weighs %d features, the ranking has %d", len(w), len(features))
+	}
+}
+
+// TestWeightsRefusedByName: weights that lack a feature, name one the
+// ranking does not know, or are not finite are refused with the
+// feature's name, before any research runs.
+func TestWeightsRefusedByName(t *testing.T) {
+	if _, err := HandWeights().vector(); err != nil {
+		t.Fatalf("the hand weights: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(Weights)
+		want string
+	}{
+		{"missing", func(w Weights) { delete(w, "proximity") }, `"proximity" has no weight`},
+		{"unknown", func(w Weights) { w["valgrind_bonus"] = 1 }, `"valgrind_bonus" is no feature`},
+		{"not finite", func(w Weights) { w["leans"] = math.NaN() }, `"leans"'s weight is NaN`},
+	} {
+		w := HandWeights()
+		tc.edit(w)
+		_, err := w.vector()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one holding %s", tc.name, err, tc.want)
+		}
+		if _, err := New(Config{Weights: w}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: New's error %v, want one holding %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestHandWeightsAreTheRulesMultipliers: a rule's hand weight is the
+// log of the multiplier it was, so exp(Σ w·x) with the hand weights
+// scores as the rules did: a definition of the subject (×2.5) on a page
+// search ranked first (1 + 0.5·1), leaning on the sentence before
+// (×0.85).
+func TestHandWeightsAreTheRulesMultipliers(t *testing.T) {
+	w, err := HandWeights().vector()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(features))
+	x[featureIndex["relevance"]] = math.Log(0.6)
+	x[featureIndex["defines_subject"]] = 1
+	x[featureIndex["page_prior"]] = math.Log(1 + pagePriorWeight*1)
+	x[featureIndex["leans"]] = 1
+	if got, want := math.Exp(dot(w, x)), 0.6*2.5*1.5*0.85; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("score %v, want %v", got, want)
+	}
+}
+
+// TestProximity: the question's terms side by side read 1, spread out
+// less, absent 0.
+func TestProximity(t *testing.T) {
+	q := []string{"leak", "check"}
+	for _, tc := range []struct {
+		toks []string
+		want float64
+	}{
+		{[]string{"use", "leak", "check", "full"}, 1},
+		{[]string{"leak", "a", "b", "check"}, 0.5},
+		{[]string{"leak", "only"}, 1},
+		{[]string{"nothing", "here"}, 0},
+	} {
+		if got := proximity(q, tc.toks); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("proximity(%v) = %v, want %v", tc.toks, got, tc.want)
+		}
+	}
+}
