@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"hark/gateway/text"
+	"hark/gateway/text/lexicon"
 )
 
 // How research ranks a candidate sentence: a log-linear model. Each
@@ -56,6 +57,9 @@ var features = []feature{
 	{"subject_in_sentence", 0, "the sentence holds every term of the question's subject"},
 	{"opens_on_term", 0, "the sentence opens on a word of the question, whatever the question asks"},
 	{"which_named", 0, "a \"which\" question, a sentence naming something the question does not (a capitalised word past the first, or inline code)"},
+	{"synonym_match", 0, "the question's WordNet synonyms the sentence and what it sits under hold, each by its prior, over the question's terms"},
+	{"derived_match", 0, "the same for WordNet's derived forms (\"speak\" for \"speech\")"},
+	{"spelling_match", 0, "the same for the other spelling (\"color\" for \"colour\")"},
 	{"why_reason", 0, "a \"why\" question, a sentence giving a reason (because, since, so that, due to, in order to)"},
 	{"how_term_entry", math.Log(0.8), "a how-to question, a sentence in an option's or term's entry (the question names no option)"},
 	{"defines_subject", math.Log(2.5), "the sentence says what the question's subject is: \"A data race happens when …\""},
@@ -245,6 +249,23 @@ func namesOther(a ask, plain, marked string) bool {
 		}
 	}
 	return false
+}
+
+// expansionMatch is, per lexical source, the priors of the expansions
+// docs hold (each term once), over n, the question's terms.
+func expansionMatch(exp []lexicon.Expansion, n int, docs ...[]string) (out [3]float64) {
+	if len(exp) == 0 || n == 0 {
+		return out
+	}
+	for _, e := range exp {
+		if int(e.Source) < len(out) && holdsAny([]string{e.Term}, docs...) {
+			out[e.Source] += e.Weight
+		}
+	}
+	for i := range out {
+		out[i] /= float64(n)
+	}
+	return out
 }
 
 // proximity is how closely toks hold terms: the distinct terms found

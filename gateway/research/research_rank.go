@@ -12,6 +12,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/text"
+	"hark/gateway/text/lexicon"
 )
 
 // How research chooses what to quote: it ranks sentences by how well
@@ -61,25 +62,27 @@ func newCorpus(docs []*rdoc) *rcorpus {
 // ask is one question a report answers.
 type ask struct {
 	query   string
-	terms   []string       // the words an answer holds
-	sets    [][]string     // term sets a quote must answer one of
-	need    int            // how many of the one set's terms a quote needs, by the question's written words; 0: by its terms
-	subject *subject       // what the question asks to have defined, or nil
-	how     bool           // asks how to do something
-	count   bool           // asks how many or how much: the answer holds a number
-	fromC   bool           // asks how to do it from C: an API's functions answer, not a command line
-	changes bool           // asks about changes, releases or versions
-	bare    bool           // the sentence itself must answer, not its headings: a comparison's summary names both things
-	version *regexp.Regexp // the release the question names ("3.19"), or nil
-	action  string         // what a how-to question asks to do, as a term ("define" of "how do I define a structure type"), or ""
-	exclude []string       // what the question sets aside ("besides Helgrind"): not what it asks about
-	also    []string       // a compared thing's section: what the question asks of each ("measure"), which its quotes hold
+	terms   []string            // the words an answer holds
+	sets    [][]string          // term sets a quote must answer one of
+	need    int                 // how many of the one set's terms a quote needs, by the question's written words; 0: by its terms
+	subject *subject            // what the question asks to have defined, or nil
+	how     bool                // asks how to do something
+	count   bool                // asks how many or how much: the answer holds a number
+	fromC   bool                // asks how to do it from C: an API's functions answer, not a command line
+	changes bool                // asks about changes, releases or versions
+	bare    bool                // the sentence itself must answer, not its headings: a comparison's summary names both things
+	version *regexp.Regexp      // the release the question names ("3.19"), or nil
+	action  string              // what a how-to question asks to do, as a term ("define" of "how do I define a structure type"), or ""
+	exclude []string            // what the question sets aside ("besides Helgrind"): not what it asks about
+	also    []string            // a compared thing's section: what the question asks of each ("measure"), which its quotes hold
+	expand  []lexicon.Expansion // the question's synonyms, derived forms and spellings (features synonym_match, …)
 }
 
 func newAsk(q string, sets [][]string, changes bool) ask {
 	a := ask{query: q, terms: answerTerms(q), sets: sets, subject: definedSubject(q), how: asksHow().MatchString(q), changes: changes,
 		count: asksCount().MatchString(q), fromC: asksFromC().MatchString(q)}
 	a.action = howAction(q)
+	a.expand = expansions(q)
 	a.exclude = excluded(q)
 	if v := text.VersionNumber().FindString(q); v != "" {
 		a.version = regexp.MustCompile(`(?:^|[^\d.])` + regexp.QuoteMeta(v) + `(?:$|[^\d]|\.\d)`)
@@ -265,12 +268,14 @@ type ranking struct {
 	focus      []string
 	idf        map[string]float64 // each distinct term's IDF over the sentences
 	idfTotal   float64
+	expand     []lexicon.Expansion // the question's expansions, each source apart
 }
 
 func (c *rcorpus) newRanking(a ask) *ranking {
 	r := &ranking{c: c, a: a, sS: c.sIdx.Score(a.terms), pS: c.pIdx.Score(a.terms)}
 	r.maxS, r.maxP = maxOr1(r.sS), maxOr1(r.pS)
 	r.focus = c.focus(a.terms, a.action)
+	r.expand = a.expand
 	r.idf = map[string]float64{}
 	for _, t := range a.terms {
 		if _, ok := r.idf[t]; !ok {
@@ -349,6 +354,11 @@ func (r *ranking) fields(g int, x []float64) (lead, otherRelease bool) {
 	set("title", tc)
 	set("idf_coverage", idfCoverage(r.idf, r.idfTotal, s.toks, s.context))
 	set("proximity", proximity(a.terms, s.toks))
+	if m := expansionMatch(r.expand, len(r.idf), s.toks, s.context); m != [3]float64{} {
+		set("synonym_match", m[lexicon.Synonym])
+		set("derived_match", m[lexicon.Derived])
+		set("spelling_match", m[lexicon.Spelling])
+	}
 	set("page_position", float64(ref[1])/float64(max(1, len(d.sents)-1)))
 	set("length", math.Min(1, float64(s.nWords)/40))
 	// The search ranked the whole page, with its title and headings:
