@@ -64,7 +64,7 @@ quality() {
 	local mod
 	for mod in bench/*/go.mod replace/*/go.mod; do
 		[ -f "$mod" ] || continue
-		(cd "$(dirname "$mod")" && nice -n 10 go vet ./...) || { echo "go vet failed in $(dirname "$mod")"; return 1; }
+		(cd "$(dirname "$mod")" && nice -n 10 go vet ./... && nice -n 10 go test -count=1 ./...) || { echo "go vet or go test failed in $(dirname "$mod")"; return 1; }
 	done
 }
 echo "== quality and equivalence tests whole, without -race, and the bench modules' vets (in the background) (at ${SECONDS} s)"
