@@ -55,7 +55,7 @@ tmux_scripts >"$work/tmux.log" 2>&1 &
 tmux_pid=$!
 
 # The quality and equivalence tests whole, without -race (which samples
-# or skips them), and the bench modules' vets, in the background beside
+# or skips them), and the bench modules' vets and tests, in the background beside
 # the fuzz runs: each keeps about one core busy. All of it is nice, so
 # that the tmux walks beside them get a hark that reads its keys on time.
 quality() {
