@@ -179,6 +179,19 @@ func TestOtoEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays ~3 s of audio through ALSA")
 	}
+	// The stall's underrun is a matter of timing: a machine loaded enough
+	// to hold the player back through the whole stall hides it. Such a
+	// run is tried once more before the stall's figures count.
+	if !otoEndToEnd(t, false) {
+		t.Log("the stall showed no underrun of about 200 ms (a loaded machine?); trying once more")
+		otoEndToEnd(t, true)
+	}
+}
+
+// otoEndToEnd plays the scenarios through ALSA and checks them. Unless
+// last, a stall whose timing came out wrong is not reported: it returns
+// false for the caller to try again.
+func otoEndToEnd(t *testing.T, last bool) bool {
 	rig := alsatest.New(t, e2eRate)
 
 	dev, stdout := rig.RunChild(t, 60*time.Second, "TestOtoChild", otoChildEnv+"=1")
@@ -275,15 +288,20 @@ func TestOtoEndToEnd(t *testing.T) {
 	if stream.Stats.Underruns != 0 || stream.Err != "" {
 		t.Errorf("stream: underruns %d err %q, want none", stream.Stats.Underruns, stream.Err)
 	}
+	// The stall is audible as one silence inside the stall stream, and the
+	// stream that ran ahead of real time has none.
+	gap := time.Duration(silenceBefore[e2eRate+e2eRate/5]) * time.Second / e2eRate
+	stallOK := stall.Stats.Underruns == 1 && stall.Stats.UnderrunTime >= 100*time.Millisecond && stall.Stats.UnderrunTime <= 450*time.Millisecond &&
+		gap >= 100*time.Millisecond && gap <= 450*time.Millisecond
+	if !stallOK && !last {
+		return false
+	}
 	if stall.Stats.Underruns != 1 || stall.Stats.UnderrunTime < 100*time.Millisecond || stall.Stats.UnderrunTime > 450*time.Millisecond {
 		t.Errorf("stall: %d underruns of %v, want 1 of about 200ms", stall.Stats.Underruns, stall.Stats.UnderrunTime)
 	}
 	if stall.Stats.BytesPlayed != int64(stall.Samples*2) || stream.Stats.BytesPlayed != int64(stream.Samples*2) {
 		t.Errorf("bytes played: stream %d stall %d", stream.Stats.BytesPlayed, stall.Stats.BytesPlayed)
 	}
-	// The stall is audible as one silence inside the stall stream, and the
-	// stream that ran ahead of real time has none.
-	gap := time.Duration(silenceBefore[e2eRate+e2eRate/5]) * time.Second / e2eRate
 	if gap < 100*time.Millisecond || gap > 450*time.Millisecond {
 		t.Errorf("silence at the stall = %v, want about 200ms", gap)
 	}
@@ -321,6 +339,7 @@ func TestOtoEndToEnd(t *testing.T) {
 	if !strings.Contains(dies.Err, "connection reset") || dies.Stats.BytesPlayed != int64(dies.Samples*2) {
 		t.Errorf("dies: err %q, played %d of %d bytes", dies.Err, dies.Stats.BytesPlayed, dies.Samples*2)
 	}
+	return true
 }
 
 func slicesEqual(a, b []int16) bool {
