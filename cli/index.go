@@ -42,8 +42,8 @@ Pages that extract and crawl read are indexed automatically as well.
 
 With an embedding model configured (model.embedding in gateway.toml's
 [model], or HARK_MODEL_EMBEDDING), index then gives every page that has
-no vector from that model, or whose text changed, one: in batches, with
-a progress bar. A run that stops keeps the batches it stored; the next
+no vectors from that model, or whose text changed, a vector for each of
+its first 8 passages: in batches, with a progress bar. A run that stops keeps the batches it stored; the next
 embeds only the pages left: --embed-only does that without reading any
 target again, and gives vectors to the pages that the TUI, extract and
 crawl added since. A changed model embeds every page again. --no-embed

@@ -427,3 +427,36 @@ func sliceHasInt(s []int, x int) bool {
 	}
 	return false
 }
+
+// storedSentenceTexts is the sentences' texts of a page's stored
+// passages, as snippets read them (the footer cut off), and ok false
+// when they are not there or in another form.
+func storedSentenceTexts(stored string) (texts []string, ok bool) {
+	r := &reader{s: stored}
+	if len(stored) == 0 || r.uvarint() != passagesVersion {
+		return nil, false
+	}
+	nDict := r.uvarint()
+	for i := 0; i < nDict && !r.bad; i++ {
+		r.str(r.uvarint())
+	}
+	nHeads := r.uvarint()
+	for h := 0; h < nHeads && !r.bad; h++ {
+		n := r.uvarint()
+		for j := 0; j < n && !r.bad; j++ {
+			r.uvarint()
+		}
+	}
+	n := r.uvarint()
+	for i := 0; i < n && !r.bad; i++ {
+		t := r.str(r.uvarint())
+		r.uvarint()
+		r.byte()
+		m := r.uvarint()
+		for j := 0; j < m && !r.bad; j++ {
+			r.uvarint()
+		}
+		texts = append(texts, t)
+	}
+	return texts, !r.bad
+}

@@ -11,7 +11,7 @@ import (
 // Schema is the search index's tables, for both databases: on SQLite the
 // pages and their FTS5 index (sqliteTables), on PostgreSQL the pages and
 // an inverted index that ranks as FTS5 does (pgSchema); on both, the
-// pages' vectors from an embedding model (vectors.go), which go with
+// pages' passages' vectors from an embedding model (vectors.go), which go with
 // their page (a trigger on SQLite, where a connection may not enforce
 // foreign keys).
 var Schema = store.Schema{Owner: "web", Migrations: []store.Migration{
@@ -22,26 +22,30 @@ var Schema = store.Schema{Owner: "web", Migrations: []store.Migration{
 		ALTER TABLE web_pages ADD COLUMN heading_terms TEXT NOT NULL DEFAULT '';
 		ALTER TABLE web_pages ADD COLUMN passages BYTEA NOT NULL DEFAULT ''`,
 		Func: addSQLitePassages},
-	{Name: "each page's vector from the configured embedding model, with the model's name and the vector's dimension (vectors.go)",
+	{Name: "each page's passages' vectors from the configured embedding model, with the model's name and the vector's dimension (vectors.go)",
 		SQLite: `CREATE TABLE web_vectors (
-		page_id   INTEGER PRIMARY KEY REFERENCES web_pages(id) ON DELETE CASCADE,
+		page_id   INTEGER NOT NULL REFERENCES web_pages(id) ON DELETE CASCADE,
+		passage   INTEGER NOT NULL,
 		model     TEXT    NOT NULL,
 		dims      INTEGER NOT NULL,
 		text_hash TEXT    NOT NULL,
 		embedded  INTEGER NOT NULL,
-		vector    BLOB    NOT NULL
+		vector    BLOB    NOT NULL,
+		PRIMARY KEY (page_id, passage)
 	);
 	CREATE INDEX web_vectors_model ON web_vectors(model, embedded);
 	CREATE TRIGGER web_pages_vectors_ad AFTER DELETE ON web_pages BEGIN
 		DELETE FROM web_vectors WHERE page_id = old.id;
 	END`,
 		Postgres: `CREATE TABLE web_vectors (
-		page_id   BIGINT  PRIMARY KEY REFERENCES web_pages(id) ON DELETE CASCADE,
+		page_id   BIGINT  NOT NULL REFERENCES web_pages(id) ON DELETE CASCADE,
+		passage   INTEGER NOT NULL,
 		model     TEXT    NOT NULL,
 		dims      INTEGER NOT NULL,
 		text_hash TEXT    NOT NULL,
 		embedded  BIGINT  NOT NULL,
-		vector    BYTEA   NOT NULL
+		vector    BYTEA   NOT NULL,
+		PRIMARY KEY (page_id, passage)
 	);
 	CREATE INDEX web_vectors_model ON web_vectors(model, embedded)`},
 }}

@@ -12,20 +12,24 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"hark/gateway/store"
 	"hark/gateway/text"
 )
 
 // With an embedding model configured (docs/model.md), each page of the
-// index has a vector: its title and opening text as the model embeds
-// them, kept in web_vectors with the model's name and the vector's
-// dimension. `hark index` embeds the pages that have none for the
-// configured model, or whose text changed since, in batches; a run that
-// stops keeps every batch it stored, so the next one embeds only what
-// is left. Search then fuses the full-text rank with the query's nearest
-// pages (hybrid.go). The table is the same on both databases, and so is
-// its SQL: one statement, rebound for PostgreSQL.
+// index has vectors: one for each of its first passages (the sentences
+// stored when it was indexed, passages.go, gathered into pieces a small
+// embedding model reads whole, each under the page's title), kept in
+// web_vectors by page and passage with the model's name, the vector's
+// dimension and the hash of the text embedded. `hark index` embeds the
+// pages that have none for the configured model, or whose passages
+// changed since, in batches; a run that stops keeps every batch it
+// stored, so the next one embeds only what is left. Search scores a page
+// by its passage nearest the query and fuses that rank with the
+// full-text one (hybrid.go). The table is the same on both databases,
+// and so is its SQL: one statement, rebound for PostgreSQL.
 
 // Embedder embeds texts, one vector per text: the configured embedding
 // model (gateway/model's Client).
@@ -34,21 +38,75 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// embedRunes is how much of a page is embedded: its title and the
-// opening of its body, which embedding models of 512 tokens still read
-// whole.
-const embedRunes = 1500
+// passageRunes bounds one embedded passage: consecutive sentences are
+// gathered up to it (a longer sentence is cut to it), which embedding
+// models of 512 tokens still read whole with the title before it.
+const passageRunes = 1000
 
-// defaultEmbedBatch is how many pages one embeddings request carries.
+// maxEmbedPassages bounds a page's vectors: its first 8 passages, about
+// its first 8,000 characters. Past them a manual's page is reference
+// that the full-text rank finds by its words.
+const maxEmbedPassages = 8
+
+// defaultEmbedBatch is how many passages one embeddings request carries.
 const defaultEmbedBatch = 32
 
-// pageEmbedText is what is embedded of a page.
-func pageEmbedText(title, body string) string {
-	body = strings.Join(strings.Fields(text.TruncateRunes(body, embedRunes)), " ")
-	if title == "" {
-		return body
+// embedPassages is what is embedded of a page: its passages, each under
+// its title, of the sentences stored when it was indexed, or of its body
+// for a page indexed before they were (passages.go: the same sentences).
+// A page without text is its title alone.
+func embedPassages(title string, stored []byte, body string) []string {
+	sents, ok := storedSentenceTexts(string(stored))
+	if !ok {
+		for _, p := range text.SentencesUnder(body) {
+			sents = append(sents, withoutFooter(p.Text))
+		}
 	}
-	return title + "\n" + body
+	var out []string
+	var cur strings.Builder
+	n := 0
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+			n = 0
+		}
+	}
+	for _, s := range sents {
+		if len(out) == maxEmbedPassages {
+			break
+		}
+		s = strings.Join(strings.Fields(text.TruncateRunes(s, passageRunes)), " ")
+		if s == "" {
+			continue
+		}
+		r := utf8.RuneCountInString(s)
+		if n > 0 && n+1+r > passageRunes {
+			flush()
+			if len(out) == maxEmbedPassages {
+				break
+			}
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(s)
+		n += r
+	}
+	if len(out) < maxEmbedPassages {
+		flush()
+	}
+	if title == "" {
+		return out
+	}
+	if len(out) == 0 {
+		return []string{title}
+	}
+	for i := range out {
+		out[i] = title + "\n" + out[i]
+	}
+	return out
 }
 
 // textHash names the text a vector was made from: a page whose text
@@ -104,7 +162,7 @@ type vectorIndex struct {
 type vectorCache struct {
 	stamp vectorStamp
 	dims  int
-	ids   []int64
+	ids   []int64   // each vector's page: a page's passages are adjacent
 	vecs  []float32 // len(ids) × dims
 }
 
@@ -121,9 +179,10 @@ func (s vectorStamp) String() string { return fmt.Sprintf("%d@%d", s.n, s.last) 
 type EmbedReport struct {
 	Model    string `json:"model"`
 	Dims     int    `json:"dims,omitempty"`
-	Embedded int    `json:"embedded"` // pages embedded by this run
-	Kept     int    `json:"kept"`     // pages whose vector for Model was current
-	Left     int    `json:"left"`     // pages still without one (a run that stopped)
+	Embedded int    `json:"embedded"`           // pages embedded by this run
+	Passages int    `json:"passages,omitempty"` // their passages, a vector each
+	Kept     int    `json:"kept"`               // pages whose vectors for Model were current
+	Left     int    `json:"left"`               // pages still without them (a run that stopped)
 }
 
 // Embeds reports whether the engine has an embedding model.
@@ -137,12 +196,13 @@ func (e *Engine) EmbeddingModel() string {
 	return e.vectors.emb.EmbeddingModel()
 }
 
-// EmbedPages gives every page of the index a vector from the embedding
-// model: those that have none for it, or one of text that changed since,
-// in batches of Config.EmbedBatch, telling progress (when not nil) after
-// each batch of the pages done out of those to do. A batch that fails
-// stops the run; the batches before it stay stored, and a later run
-// embeds only what is left.
+// EmbedPages gives every page of the index its passages' vectors from
+// the embedding model: the pages that have none for it, or whose
+// passages changed since, in batches of about Config.EmbedBatch
+// passages (whole pages, at least one), telling progress (when not nil)
+// after each batch of the pages done out of those to do. A batch that
+// fails stops the run; the batches before it stay stored, and a later
+// run embeds only what is left.
 func (e *Engine) EmbedPages(ctx context.Context, progress func(done, total int)) (EmbedReport, error) {
 	if e.vectors == nil {
 		return EmbedReport{}, errors.New("web: no embedding model is configured (model.embedding)")
@@ -150,10 +210,11 @@ func (e *Engine) EmbedPages(ctx context.Context, progress func(done, total int))
 	return e.vectors.embedPages(ctx, progress)
 }
 
-// pendingPage is a page whose vector is to be made.
+// pendingPage is a page whose vectors are to be made, and how many
+// passages it has.
 type pendingPage struct {
-	id   int64
-	hash string
+	id       int64
+	passages int
 }
 
 func (vi *vectorIndex) embedPages(ctx context.Context, progress func(done, total int)) (EmbedReport, error) {
@@ -168,30 +229,46 @@ func (vi *vectorIndex) embedPages(ctx context.Context, progress func(done, total
 	if progress != nil {
 		progress(0, len(todo))
 	}
-	for start := 0; start < len(todo); start += vi.batch {
-		batch := todo[start:min(start+vi.batch, len(todo))]
-		texts, ids, err := vi.texts(ctx, batch)
+	for start := 0; start < len(todo); {
+		end, n := start, 0
+		for end < len(todo) && (end == start || n+todo[end].passages <= vi.batch) {
+			n += todo[end].passages
+			end++
+		}
+		batch := todo[start:end]
+		pages, err := vi.texts(ctx, batch)
 		if err != nil {
 			return rep, fmt.Errorf("embed pages: %w", err)
 		}
-		if len(texts) > 0 {
-			vecs, err := vi.emb.Embed(ctx, texts)
+		var texts []string
+		for _, p := range pages {
+			texts = append(texts, p.texts...)
+		}
+		var vecs [][]float32
+		for at := 0; at < len(texts); at += vi.batch {
+			part := texts[at:min(at+vi.batch, len(texts))]
+			vs, err := vi.emb.Embed(ctx, part)
 			if err != nil {
 				return rep, fmt.Errorf("embed pages with %s: %w", name, err)
 			}
-			if len(vecs) != len(texts) {
-				return rep, fmt.Errorf("embed pages with %s: %d vectors for %d texts", name, len(vecs), len(texts))
+			if len(vs) != len(part) {
+				return rep, fmt.Errorf("embed pages with %s: %d vectors for %d texts", name, len(vs), len(part))
 			}
-			dims, err := vi.store(ctx, name, ids, texts, vecs)
-			if err != nil {
-				return rep, fmt.Errorf("embed pages with %s: %w", name, err)
-			}
+			vecs = append(vecs, vs...)
+		}
+		dims, err := vi.store(ctx, name, pages, vecs)
+		if err != nil {
+			return rep, fmt.Errorf("embed pages with %s: %w", name, err)
+		}
+		if dims != 0 {
 			rep.Dims = dims
 		}
 		rep.Embedded += len(batch)
+		rep.Passages += len(texts)
 		rep.Left -= len(batch)
+		start = end
 		if progress != nil {
-			progress(start+len(batch), len(todo))
+			progress(start, len(todo))
 		}
 	}
 	if rep.Dims == 0 {
@@ -200,83 +277,169 @@ func (vi *vectorIndex) embedPages(ctx context.Context, progress func(done, total
 	return rep, nil
 }
 
-// pending is the pages that need a vector from model, in id order, and
-// how many have a current one. It reads each page's opening text, the
-// part embedded, to see whether it changed.
+// pageTextSQL reads a page's title, stored passages, and its body only
+// when no passages are stored (a page indexed before them).
+const pageTextSQL = `SELECT id, title, passages, CASE WHEN length(passages) = 0 THEN body ELSE '' END FROM web_pages`
+
+// pageTexts is a page's passages to embed.
+type pageTexts struct {
+	id    int64
+	texts []string
+}
+
+// scanPageTexts reads pageTextSQL's rows, and closes them; a page
+// whose stored passages are of another form is read again from its body.
+func (vi *vectorIndex) scanPageTexts(ctx context.Context, rows *sql.Rows) ([]pageTexts, error) {
+	var out []pageTexts
+	again := map[int64]int{} // page → its place in out
+	titles := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var title, body string
+		var stored []byte
+		if err := rows.Scan(&id, &title, &stored, &body); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if len(stored) > 0 {
+			if _, ok := storedSentenceTexts(string(stored)); !ok {
+				again[id], titles[id] = len(out), title
+				out = append(out, pageTexts{id: id})
+				continue
+			}
+		}
+		out = append(out, pageTexts{id, embedPassages(title, stored, body)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(again) == 0 {
+		return out, nil
+	}
+	ids := make([]int64, 0, len(again))
+	for id := range again {
+		ids = append(ids, id)
+	}
+	brows, err := vi.db.Query(ctx, `SELECT id, body FROM web_pages WHERE id IN (`+joinIDs(ids)+`)`)
+	if err != nil {
+		return nil, err
+	}
+	defer brows.Close()
+	for brows.Next() {
+		var id int64
+		var body string
+		if err := brows.Scan(&id, &body); err != nil {
+			return nil, err
+		}
+		out[again[id]].texts = embedPassages(titles[id], nil, body)
+	}
+	return out, brows.Err()
+}
+
+// pending is the pages that need vectors from model, in id order, and
+// how many have current ones: a page's are current when each of its
+// passages has a vector of model made from its text, and it has no
+// others.
 func (vi *vectorIndex) pending(ctx context.Context, model string) (todo []pendingPage, kept int, err error) {
-	rows, err := vi.db.Query(ctx, `SELECT p.id, p.title, substr(p.body, 1, ?), COALESCE(v.model, ''), COALESCE(v.text_hash, '')
-FROM web_pages p LEFT JOIN web_vectors v ON v.page_id = p.id ORDER BY p.id`, embedRunes+1)
+	held := map[int64][]string{}
+	stale := map[int64]bool{}
+	vrows, err := vi.db.Query(ctx, `SELECT page_id, passage, model, text_hash FROM web_vectors ORDER BY page_id, passage`)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	for rows.Next() {
+	for vrows.Next() {
 		var id int64
-		var title, body, vmodel, vhash string
-		if err := rows.Scan(&id, &title, &body, &vmodel, &vhash); err != nil {
+		var passage int
+		var vmodel, hash string
+		if err := vrows.Scan(&id, &passage, &vmodel, &hash); err != nil {
+			vrows.Close()
 			return nil, 0, err
 		}
-		h := textHash(pageEmbedText(title, body))
-		if vmodel == model && vhash == h {
-			kept++
-			continue
+		if vmodel != model || passage != len(held[id]) {
+			stale[id] = true
 		}
-		todo = append(todo, pendingPage{id: id, hash: h})
+		held[id] = append(held[id], hash)
 	}
-	return todo, kept, rows.Err()
+	vrows.Close()
+	if err := vrows.Err(); err != nil {
+		return nil, 0, err
+	}
+	rows, err := vi.db.Query(ctx, pageTextSQL+` ORDER BY id`)
+	if err != nil {
+		return nil, 0, err
+	}
+	pages, err := vi.scanPageTexts(ctx, rows)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, p := range pages {
+		current := !stale[p.id] && len(held[p.id]) == len(p.texts)
+		for i, t := range p.texts {
+			current = current && held[p.id][i] == textHash(t)
+		}
+		if current {
+			kept++
+		} else {
+			todo = append(todo, pendingPage{id: p.id, passages: len(p.texts)})
+		}
+	}
+	return todo, kept, nil
 }
 
-// texts reads a batch's texts; a page removed since pending is skipped.
-func (vi *vectorIndex) texts(ctx context.Context, batch []pendingPage) (texts []string, ids []int64, err error) {
+// texts reads a batch's passages; a page removed since pending is
+// skipped.
+func (vi *vectorIndex) texts(ctx context.Context, batch []pendingPage) ([]pageTexts, error) {
 	idl := make([]int64, len(batch))
 	for i, p := range batch {
 		idl[i] = p.id
 	}
-	rows, err := vi.db.Query(ctx, `SELECT id, title, substr(body, 1, ?) FROM web_pages WHERE id IN (`+joinIDs(idl)+`) ORDER BY id`, embedRunes+1)
+	rows, err := vi.db.Query(ctx, pageTextSQL+` WHERE id IN (`+joinIDs(idl)+`) ORDER BY id`)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var title, body string
-		if err := rows.Scan(&id, &title, &body); err != nil {
-			return nil, nil, err
-		}
-		texts = append(texts, pageEmbedText(title, body))
-		ids = append(ids, id)
-	}
-	return texts, ids, rows.Err()
+	return vi.scanPageTexts(ctx, rows)
 }
 
-// store writes a batch's vectors in one transaction, replacing a page's
-// vector of another model. A model whose vectors change length (a
-// different model behind the same name) is refused: one model's
-// vectors are compared with each other, and must be of one length.
-func (vi *vectorIndex) store(ctx context.Context, model string, ids []int64, texts []string, vecs [][]float32) (int, error) {
-	dims := len(vecs[0])
+// store writes a batch's vectors (vecs, in the order of the pages'
+// texts) in one transaction, replacing each page's vectors. A model
+// whose vectors change length (a different model behind the same name)
+// is refused: one model's vectors are compared with each other, and
+// must be of one length.
+func (vi *vectorIndex) store(ctx context.Context, model string, pages []pageTexts, vecs [][]float32) (int, error) {
+	dims := 0
+	if len(vecs) > 0 {
+		dims = len(vecs[0])
+	}
 	for _, v := range vecs {
 		if len(v) != dims || dims == 0 {
 			return 0, fmt.Errorf("the model returned vectors of %d and %d dimensions in one batch", dims, len(v))
 		}
 	}
-	var held int
-	err := vi.db.QueryRow(ctx, `SELECT dims FROM web_vectors WHERE model = ? LIMIT 1`, model).Scan(&held)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, err
-	}
-	if held != 0 && held != dims {
-		return 0, fmt.Errorf("the model returned %d dimensions, but the index holds vectors of %d from a model of that name; "+
-			"name the new model differently so that its pages are embedded again", dims, held)
+	if dims != 0 {
+		var held int
+		err := vi.db.QueryRow(ctx, `SELECT dims FROM web_vectors WHERE model = ? LIMIT 1`, model).Scan(&held)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return 0, err
+		}
+		if held != 0 && held != dims {
+			return 0, fmt.Errorf("the model returned %d dimensions, but the index holds vectors of %d from a model of that name; "+
+				"name the new model differently so that its pages are embedded again", dims, held)
+		}
 	}
 	now := time.Now().UnixNano()
 	return dims, vi.db.Tx(ctx, func(tx *store.Tx) error {
-		for i, id := range ids {
-			if _, err := tx.Exec(ctx, `INSERT INTO web_vectors(page_id, model, dims, text_hash, embedded, vector) VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT(page_id) DO UPDATE SET model = excluded.model, dims = excluded.dims, text_hash = excluded.text_hash,
-	embedded = excluded.embedded, vector = excluded.vector`,
-				id, model, dims, textHash(texts[i]), now, encodeVector(vecs[i])); err != nil {
-				return fmt.Errorf("store the vector of page %d: %w", id, err)
+		k := 0
+		for _, p := range pages {
+			if _, err := tx.Exec(ctx, `DELETE FROM web_vectors WHERE page_id = ?`, p.id); err != nil {
+				return fmt.Errorf("replace the vectors of page %d: %w", p.id, err)
+			}
+			for i, t := range p.texts {
+				if _, err := tx.Exec(ctx, `INSERT INTO web_vectors(page_id, passage, model, dims, text_hash, embedded, vector) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+					p.id, i, model, dims, textHash(t), now, encodeVector(vecs[k])); err != nil {
+					return fmt.Errorf("store the vector of page %d's passage %d: %w", p.id, i, err)
+				}
+				k++
 			}
 		}
 		return nil
@@ -307,7 +470,7 @@ func (vi *vectorIndex) loaded(ctx context.Context) (*vectorCache, error) {
 	if vi.cache != nil && vi.cache.stamp == stamp {
 		return vi.cache, nil
 	}
-	rows, err := vi.db.Query(ctx, `SELECT page_id, dims, vector FROM web_vectors WHERE model = ? ORDER BY page_id`, model)
+	rows, err := vi.db.Query(ctx, `SELECT page_id, dims, vector FROM web_vectors WHERE model = ? ORDER BY page_id, passage`, model)
 	if err != nil {
 		return nil, err
 	}
@@ -340,27 +503,23 @@ func (vi *vectorIndex) loaded(ctx context.Context) (*vectorCache, error) {
 	return c, nil
 }
 
-// neighbour is a page near the query, by cosine.
+// neighbour is a page near the query, by its nearest passage's cosine.
 type neighbour struct {
 	id  int64
 	sim float32
 }
 
-// nearest is the k pages nearest q (normalised), best first; a page with
-// no resemblance at all (cosine 0 or less) is not near.
+// nearest is the k pages nearest q (normalised), best first, each as
+// near as its nearest passage; a page with no resemblance at all
+// (cosine 0 or less) is not near.
 func (c *vectorCache) nearest(q []float32, k int) []neighbour {
 	if k <= 0 || len(q) != c.dims {
 		return nil
 	}
 	top := make([]neighbour, 0, k+1)
-	for i, id := range c.ids {
-		v := c.vecs[i*c.dims : (i+1)*c.dims]
-		var s float32
-		for j, x := range v {
-			s += x * q[j]
-		}
+	add := func(id int64, s float32) {
 		if s <= 0 || len(top) == k && s <= top[k-1].sim {
-			continue
+			return
 		}
 		at := len(top)
 		for at > 0 && top[at-1].sim < s {
@@ -372,6 +531,24 @@ func (c *vectorCache) nearest(q []float32, k int) []neighbour {
 		if len(top) > k {
 			top = top[:k]
 		}
+	}
+	var page int64
+	var best float32
+	for i, id := range c.ids {
+		if i > 0 && id != page {
+			add(page, best)
+		}
+		v := c.vecs[i*c.dims : (i+1)*c.dims]
+		var s float32
+		for j, x := range v {
+			s += x * q[j]
+		}
+		if i == 0 || id != page || s > best {
+			page, best = id, s
+		}
+	}
+	if len(c.ids) > 0 {
+		add(page, best)
 	}
 	return top
 }

@@ -304,3 +304,136 @@ func TestWithoutAModelSearchIsUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// passageCounts is how many vectors each page has in web_vectors.
+func passageCounts(t testing.TB, e *Engine) map[int64]int {
+	t.Helper()
+	rows, err := e.vectors.db.Query(context.Background(), `SELECT page_id, count(*) FROM web_vectors GROUP BY page_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = n
+	}
+	return out
+}
+
+// gardenText is n sentences about a garden, each of 79 characters, so
+// that twelve fill one embedded passage (passageRunes).
+func gardenText(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		s := fmt.Sprintf("Sentence %03d: the roses and tulips in bed %03d want water, compost and sun.", i, i)
+		b.WriteString(s + strings.Repeat(" x", (79-len(s))/2) + "\n")
+	}
+	return b.String()
+}
+
+func TestPassagesAreEmbeddedAndSearchReadsTheNearest(t *testing.T) {
+	backends(t, func(t *testing.T, cfg Config) {
+		ctx := context.Background()
+		s := modeltest.NewOpenAI(t)
+		s.EmbedWith(synonymEmbedding)
+		e := vectorEngine(t, cfg, embedClient(t, s, modeltest.EmbeddingModel), 4)
+		deep := "https://garden.example/notes"
+		seed(t, e,
+			// Its automobile passage comes after 1,900 characters of
+			// garden: a vector of the page's head would not know it.
+			&page{URL: deep, Title: "Garden notes", Text: gardenText(24) +
+				"An automobile needs oil. The automobile engine turns pistons. Every automobile has brakes."},
+			&page{URL: "https://long.example/manual", Title: "A long manual", Text: gardenText(200)},
+			&page{URL: "https://c.example/bread", Title: "Banana bread", Text: "Mash three bananas, add flour, bake for an hour."},
+		)
+		rep, err := e.EmbedPages(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := passageCounts(t, e)
+		ids := map[string]int64{}
+		rows, err := e.vectors.db.Query(ctx, `SELECT id, url FROM web_pages`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id int64
+			var u string
+			if err := rows.Scan(&id, &u); err != nil {
+				t.Fatal(err)
+			}
+			ids[u] = id
+		}
+		rows.Close()
+		if n := counts[ids[deep]]; n != 3 {
+			t.Errorf("the garden notes have %d vectors, want their 3 passages'", n)
+		}
+		if n := counts[ids["https://long.example/manual"]]; n != maxEmbedPassages {
+			t.Errorf("a page of 17 passages has %d vectors, want the bound's %d", n, maxEmbedPassages)
+		}
+		if n := counts[ids["https://c.example/bread"]]; n != 1 {
+			t.Errorf("a one-sentence page has %d vectors, want 1", n)
+		}
+		if want := 3 + maxEmbedPassages + 1; rep.Embedded != 3 || rep.Passages != want {
+			t.Errorf("report %+v, want 3 pages and %d passages embedded", rep, want)
+		}
+		// Batches carry whole pages: no request holds more than four
+		// passages but the long page's own, sent four at a time.
+		for _, r := range s.Requests() {
+			if strings.HasSuffix(r.Path, "/embeddings") && len(r.Inputs) > 4 {
+				t.Errorf("an embeddings request of %d inputs, batch 4", len(r.Inputs))
+			}
+		}
+
+		// The lexical search does not find the garden notes for "car";
+		// the hybrid one does, by their third passage.
+		c, err := e.vectors.loaded(ctx)
+		if err != nil || c == nil {
+			t.Fatal(c, err)
+		}
+		q := synonymEmbedding("car", modeltest.Dims)
+		normalize(q)
+		near := c.nearest(q, 3)
+		if len(near) == 0 || near[0].id != ids[deep] || near[0].sim < 0.5 {
+			t.Errorf("nearest to car %+v, want the garden notes first by their automobile passage", near)
+		}
+		for i, n := range near {
+			if i > 0 && n.id == near[i-1].id {
+				t.Errorf("nearest lists page %d twice: %+v", n.id, near)
+			}
+		}
+		if got := searchURLs(mustSearch(t, e, api.SearchInput{Query: "car", MaxResults: 5})); !slices.Contains(got, deep) {
+			t.Errorf("hybrid search of car %v lacks the garden notes", got)
+		}
+
+		// One passage changed: the page is embedded again, alone; a page
+		// that shrank keeps no vector of a passage it lost.
+		seed(t, e, &page{URL: deep, Title: "Garden notes", Text: gardenText(13) + "Bicycles need no oil."})
+		_, before := embeddedInputs(s)
+		if rep, err = e.EmbedPages(ctx, nil); err != nil || rep.Embedded != 1 || rep.Kept != 2 {
+			t.Errorf("after one page changed: %+v, %v; want 1 embedded, 2 kept", rep, err)
+		}
+		if _, after := embeddedInputs(s); after-before != 2 {
+			t.Errorf("%d passages sent, want the changed page's 2", after-before)
+		}
+		if n := passageCounts(t, e)[ids[deep]]; n != 2 {
+			t.Errorf("the shortened page has %d vectors, want 2", n)
+		}
+
+		// A page removed takes all its vectors with it.
+		if err := e.store.recordSource(ctx, "src", []string{"https://long.example/manual"}, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.RemoveSource(ctx, "src"); err != nil {
+			t.Fatal(err)
+		}
+		if n, ok := passageCounts(t, e)[ids["https://long.example/manual"]]; ok {
+			t.Errorf("a removed page kept %d vectors", n)
+		}
+	})
+}
