@@ -538,11 +538,7 @@ func (c *vectorCache) nearest(q []float32, k int) []neighbour {
 		if i > 0 && id != page {
 			add(page, best)
 		}
-		v := c.vecs[i*c.dims : (i+1)*c.dims]
-		var s float32
-		for j, x := range v {
-			s += x * q[j]
-		}
+		s := dot(c.vecs[i*c.dims:(i+1)*c.dims], q)
 		if i == 0 || id != page || s > best {
 			page, best = id, s
 		}
@@ -551,4 +547,23 @@ func (c *vectorCache) nearest(q []float32, k int) []neighbour {
 		add(page, best)
 	}
 	return top
+}
+
+// dot is the dot product of a and b (of a's length), four lanes at a
+// time: the nearest search's whole cost, over every passage's vector.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		aa, bb := a[i:i+4:i+4], b[i:i+4:i+4]
+		s0 += aa[0] * bb[0]
+		s1 += aa[1] * bb[1]
+		s2 += aa[2] * bb[2]
+		s3 += aa[3] * bb[3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
 }

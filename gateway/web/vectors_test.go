@@ -437,3 +437,17 @@ func TestPassagesAreEmbeddedAndSearchReadsTheNearest(t *testing.T) {
 		}
 	})
 }
+
+func TestDotIsTheDotProduct(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 4, 7, 64} {
+		a, b := make([]float32, n), make([]float32, n)
+		var want float32
+		for i := range a {
+			a[i], b[i] = float32(i+1), float32(2*i-3)
+			want += a[i] * b[i]
+		}
+		if got := dot(a, b); got != want {
+			t.Errorf("dot of length %d: %v, want %v", n, got, want)
+		}
+	}
+}
