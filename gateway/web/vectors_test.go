@@ -451,3 +451,43 @@ func TestDotIsTheDotProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestFusionOrdersByBothRanks holds the order to reciprocal rank fusion:
+// the page second in the full-text rank but nearest the query passes
+// the one first in the full-text rank but third nearest (1/62 + 1/61
+// against 1/61 + 1/63); without fusion the full-text order would stand.
+func TestFusionOrdersByBothRanks(t *testing.T) {
+	backends(t, func(t *testing.T, cfg Config) {
+		ctx := context.Background()
+		s := modeltest.NewOpenAI(t)
+		s.EmbedWith(func(text string, dims int) []float32 {
+			v := make([]float32, dims)
+			switch l := strings.ToLower(text); {
+			case l == "car" || strings.Contains(l, "a sedan is"):
+				v[0] = 1
+			case strings.Contains(l, "coupe"):
+				v[0], v[1] = 0.9, 0.3
+			default:
+				v[0], v[1] = 0.1, 1
+			}
+			return v
+		})
+		e := vectorEngine(t, cfg, embedClient(t, s, modeltest.EmbeddingModel), 8)
+		parts, sedan, coupe := "https://a.example/parts", "https://b.example/sedan", "https://c.example/coupe"
+		seed(t, e,
+			&page{URL: parts, Title: "Car parts", Text: "Car parts: car wheels, car doors, car seats and car mirrors."},
+			&page{URL: sedan, Title: "Sedan", Text: "A sedan is a car with four doors and a boot."},
+			&page{URL: coupe, Title: "Coupe", Text: "A coupe has two doors and a sloping roof."},
+		)
+		in := api.SearchInput{Query: "car", MaxResults: 5}
+		if got := searchURLs(mustSearch(t, e, in)); !slices.Equal(got, []string{parts, sedan}) {
+			t.Fatalf("lexical results %v, want parts then sedan", got)
+		}
+		if _, err := e.EmbedPages(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := searchURLs(mustSearch(t, e, in)); !slices.Equal(got, []string{sedan, parts, coupe}) {
+			t.Errorf("hybrid results %v, want sedan (2nd and 1st), parts (1st and 3rd), coupe (nearest only)", got)
+		}
+	})
+}
