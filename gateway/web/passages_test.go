@@ -108,6 +108,12 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 				}
 				out = append(out, res.Results)
 			}
+			// Research's search, which names each page's headings.
+			res, err := e.SearchIndex(context.Background(), api.SearchInput{Query: q.Question, MaxResults: 5, SearchDepth: "advanced", Topic: "general"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, res.Results)
 		}
 		return out
 	}
@@ -118,7 +124,7 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 	fromBody := search()
 	for i := range withStored {
 		if !reflect.DeepEqual(withStored[i], fromBody[i]) {
-			t.Fatalf("%q (%s): with stored passages\n%+v\nread from the body\n%+v", qs[i/2].Question, []string{"basic", "advanced"}[i%2], withStored[i], fromBody[i])
+			t.Fatalf("%q (%s): with stored passages\n%+v\nread from the body\n%+v", qs[i/3].Question, []string{"basic", "advanced", "research's"}[i%3], withStored[i], fromBody[i])
 		}
 	}
 }

@@ -119,9 +119,10 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	// A basic search of pages whose terms and sentences are stored reads
 	// no more of their bodies than the key that tells one page at two
 	// URLs (300 runes, and one more to say it goes on), unless an option
-	// reads the whole.
+	// reads the whole. So does research's (ranked): it quotes no page,
+	// and its coverage reads the stored terms at either depth.
 	cutStored := 0
-	if depth == "basic" && !in.IncludeRawContent && !in.IncludeAnswer && !in.IncludeImages && !in.ExactMatch && len(versions) == 0 {
+	if (depth == "basic" || ranked && depth == "advanced") && !in.IncludeRawContent && !in.IncludeAnswer && !in.IncludeImages && !in.ExactMatch && len(versions) == 0 {
 		cutStored = 301
 	}
 	cands, err := e.store.ranked(ctx, m, f, pool)
