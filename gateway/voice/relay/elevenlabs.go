@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"slices"
@@ -139,35 +138,14 @@ func (e elevenLabs) speech(ctx context.Context, p *Provider, plan *ttsPlan, text
 }
 
 func (elevenLabs) transcription(ctx context.Context, p *Provider, audio []byte, filename, language string) (*http.Request, error) {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	mw.WriteField("model_id", firstOf(p.cfg.STTModel, elevenDefaultSTTModel))
+	fields := [][2]string{{"model_id", firstOf(p.cfg.STTModel, elevenDefaultSTTModel)}}
 	if language != "" {
-		mw.WriteField("language_code", language)
+		fields = append(fields, [2]string{"language_code", language})
 	}
-	fw, _ := mw.CreateFormFile("file", filename)
-	fw.Write(audio)
-	mw.Close()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.cfg.URL+"/v1/speech-to-text", &body)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	return req, nil
+	return audioForm(ctx, p.cfg.URL+"/v1/speech-to-text", fields, filename, audio)
 }
 
-func (elevenLabs) transcript(body []byte) (string, float64, error) {
-	var r struct {
-		Text *string `json:"text"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return "", 0, err
-	}
-	if r.Text == nil {
-		return "", 0, errNoText
-	}
-	return *r.Text, 0, nil
-}
+func (elevenLabs) transcript(body []byte) (string, float64, error) { return textField(body) }
 
 // failure reads {"detail": {"status": "voice_not_found", "message": ...}}
 // and its other forms.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -145,36 +144,14 @@ func (o openAI) speech(ctx context.Context, p *Provider, plan *ttsPlan, text str
 }
 
 func (o openAI) transcription(ctx context.Context, p *Provider, audio []byte, filename, language string) (*http.Request, error) {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	mw.WriteField("model", firstOf(p.cfg.STTModel, openAIDefaultSTTModel))
-	mw.WriteField("response_format", "json")
+	fields := [][2]string{{"model", firstOf(p.cfg.STTModel, openAIDefaultSTTModel)}, {"response_format", "json"}}
 	if language != "" {
-		mw.WriteField("language", language)
+		fields = append(fields, [2]string{"language", language})
 	}
-	fw, _ := mw.CreateFormFile("file", filename)
-	fw.Write(audio)
-	mw.Close()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.cfg.URL+"/audio/transcriptions", &body)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	return req, nil
+	return audioForm(ctx, p.cfg.URL+"/audio/transcriptions", fields, filename, audio)
 }
 
-func (openAI) transcript(body []byte) (string, float64, error) {
-	var r struct {
-		Text *string `json:"text"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return "", 0, err
-	}
-	if r.Text == nil {
-		return "", 0, errNoText
-	}
-	return *r.Text, 0, nil
-}
+func (openAI) transcript(body []byte) (string, float64, error) { return textField(body) }
 
 // failure reads OpenAI's {"error": {"message", "type", "code"}} and
 // FastAPI's {"detail": ...} (Kokoro-FastAPI, faster-whisper-server).

@@ -3,9 +3,12 @@ package relay
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
+	"net/http"
 	"regexp"
 	"strings"
 
@@ -116,3 +119,37 @@ func sttFile(data []byte, sampleRate int) (file []byte, name string, ms int, err
 }
 
 var errNoText = errors.New("no text field")
+
+// audioForm is a POST of a multipart form: fields in order, then the
+// audio as the file part, the form both vendors' transcription takes.
+func audioForm(ctx context.Context, url string, fields [][2]string, filename string, audio []byte) (*http.Request, error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for _, f := range fields {
+		mw.WriteField(f[0], f[1])
+	}
+	fw, _ := mw.CreateFormFile("file", filename)
+	fw.Write(audio)
+	mw.Close()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, &body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return req, nil
+}
+
+// textField reads a transcription's {"text": ...}, which both vendors
+// answer with.
+func textField(body []byte) (string, float64, error) {
+	var r struct {
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return "", 0, err
+	}
+	if r.Text == nil {
+		return "", 0, errNoText
+	}
+	return *r.Text, 0, nil
+}
