@@ -64,20 +64,7 @@ func BenchmarkHybridSearch10k(b *testing.B) {
 				if depth == "basic-zipf" {
 					depth, queries = "basic", bench10k.zipfQueries
 				}
-				lat := make([]time.Duration, 0, b.N)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					q := queries[i%len(queries)]
-					t0 := time.Now()
-					if _, err := run.e.Search(context.Background(), api.SearchInput{Query: q, MaxResults: 5, SearchDepth: depth}); err != nil {
-						b.Fatal(err)
-					}
-					lat = append(lat, time.Since(t0))
-				}
-				b.StopTimer()
-				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				searchLatencies(b, run.e, queries, depth)
 				if run.name == "hybrid" {
 					b.ReportMetric(hybrid10k.rate, "embed-pages/s")
 					b.ReportMetric(float64(hybrid10k.vecs), "vectors")
