@@ -16,6 +16,7 @@
 //	cd bench/research && go run . -manuals /usr/share/doc [-models …] [-halves] [-recall]
 //	cd bench/research && go run . -cv [-manuals /usr/share/doc] [-models …] [-builtin | -offline [-rankings FILE]] [-lambda L]
 //	cd bench/research && go run . -fit [-rankings FILE] [-lambda L]
+//	cd bench/research && go run . -fresh2 /usr/share/doc [-models …] [-fresh2check]
 //
 // With -cv, every labelled question (the question set, the fresh set and
 // the manuals set) is pooled and cross-validated (cv.go): five folds
@@ -67,6 +68,13 @@ func main() {
 	flag.Parse()
 	if *feats {
 		if err := printFeatures(*data); err != nil {
+			fmt.Fprintln(os.Stderr, "research bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *fresh2Root != "" {
+		if err := runFresh2(*fresh2Root, strings.Split(*models, ","), *fresh2Check); err != nil {
 			fmt.Fprintln(os.Stderr, "research bench:", err)
 			os.Exit(1)
 		}
