@@ -39,6 +39,7 @@ var candidates = map[string][]float64{
 	"ClutterLinks":     {0.4, 0.5, 0.6},
 	"WeakClutterLinks": {0.15, 0.2, 0.3},
 	"CaptionLetters":   {0, 40, 100, 1e6},
+	"CaptionLevels":    {0, 1, 2, 3},
 	"RepeatLetters":    {0, 20, 40},
 	"RailCards":        {0, 3, 4, 6},
 	"RailLinks":        {0.6, 0.8, 0.9},

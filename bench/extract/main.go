@@ -197,6 +197,10 @@ func main() {
 		fitWeights(sets)
 		return
 	}
+	if *pdiff > 0 {
+		printPrecisionDiff(sets, *pdiff)
+		return
+	}
 	fmt.Printf("Time per page: the mean of %d extractions of each page on one core.\n", *n)
 	fmt.Printf("Held out: pages of sites whose FNV-1a hash is 0 mod 3, never used for tuning; the tuning part's sites fall in %d folds by the same hash.\n\n", folds)
 	for _, ds := range sets {

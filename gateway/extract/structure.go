@@ -232,8 +232,29 @@ func isShortCaption(n *html.Node, w *Weights) bool {
 		for p := n.Parent; p != nil && !caption; p = p.Parent {
 			caption = p.DataAtom == atom.Figure
 		}
+		if !caption && w.CaptionLevels > 0 && !hasImage(n) {
+			caption = besidePicture(n, w.CaptionLevels)
+		}
 	}
 	return caption && nonSpaceLen(textOf(n)) < w.CaptionLetters
+}
+
+// besidePicture reports a picture within levels elements above n, and
+// outside n: what n names as its caption.
+func besidePicture(n *html.Node, levels int) bool {
+	p := n
+	for i := 0; i < levels && p.Parent != nil; i++ {
+		p = p.Parent
+		if p.DataAtom == atom.Body || p.DataAtom == atom.Article || p.DataAtom == atom.Main {
+			return false
+		}
+		if findFirst(p, func(c *html.Node) bool {
+			return (c.DataAtom == atom.Img || c.DataAtom == atom.Picture) && !contains(n, c)
+		}) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // pageBlocks counts the page's blocks of RepeatLetters or more by their

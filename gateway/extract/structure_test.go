@@ -171,3 +171,25 @@ func TestDatelinesAtTheEdgesGo(t *testing.T) {
 		}
 	}
 }
+
+// A block named caption beside a picture, outside any <figure> (a
+// gallery's item: the picture in one box, its caption in the next), is
+// the picture's caption when CaptionLevels reaches the box that holds
+// both; a block named caption with no picture near it is not.
+func TestCaptionBesideAPicture(t *testing.T) {
+	story := "<p>" + strings.Repeat("The council voted on Tuesday to close the old bridge to cars from March, after a survey found cracks. ", 3) + "</p>"
+	head := `<html><head><title>Bridge to close</title><meta property="og:type" content="article"></head><body><article><h1>Bridge to close</h1>`
+	item := `<ul class="g"><li class="i"><div class="img-wrap"><img src="/b.jpg"></div><div class="caption"><div class="caption-full">The bridge in the snow of 1901, seen from the river bank</div></div></li></ul>`
+	lone := `<div class="caption-note">A note on the vote, kept whatever the weights say</div>`
+	page := head + story + item + lone + story + `</article></body></html>`
+	w := DefaultWeights
+	w.CaptionLetters, w.CaptionLevels = 1000, 3
+	text := withWeights(t, page, w)
+	if strings.Contains(text, "snow of 1901") || !strings.Contains(text, "A note on the vote") || !strings.Contains(text, "survey found cracks") {
+		t.Errorf("with CaptionLevels 3:\n%s", text)
+	}
+	w.CaptionLevels = 0
+	if text := withWeights(t, page, w); !strings.Contains(text, "snow of 1901") {
+		t.Errorf("with CaptionLevels 0 the caption went too, so the test shows nothing:\n%s", text)
+	}
+}

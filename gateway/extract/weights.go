@@ -32,6 +32,11 @@ type Weights struct {
 	// CaptionLetters: a picture's caption shorter than this, in letters,
 	// goes from an article; 0 keeps every caption.
 	CaptionLetters int
+	// CaptionLevels: a block named caption that is not in a <figure> is
+	// a picture's caption when the element this many levels above it
+	// holds a picture outside it (a gallery's item, a picture and its
+	// caption side by side in a box); 0 reads captions in <figure>s only.
+	CaptionLevels int
 	// RepeatLetters: a block of an article whose text, of this many
 	// letters or more, the page holds twice or more (a gallery's
 	// captions, a pull quote) is kept once; 0 keeps repeats.
@@ -82,6 +87,7 @@ var DefaultWeights = Weights{
 	ClutterLinks:     0.5,
 	WeakClutterLinks: 0.2,
 	CaptionLetters:   1000000,
+	CaptionLevels:    3,
 	RepeatLetters:    0,
 	RailCards:        0,
 	RailLinks:        0.8,
