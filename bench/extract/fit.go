@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -121,6 +122,32 @@ func fitWeights(sets []dataset) {
 	}
 	all := f.search(extract.DefaultWeights, func(int) bool { return true })
 	fmt.Printf("\nOn all five folds: %s\n%+v\n(%d evaluations)\n", diff(all), all, f.evals)
+	if *writeWeights != "" {
+		var folds []string
+		for k, w := range chosen {
+			folds = append(folds, fmt.Sprintf("fold %d chose %s", k, diff(w)))
+		}
+		note := fmt.Sprintf("bench/extract -fit -write, %s: coordinate search on every set's tuning part (up to %d pages of each); from the weights before, the search on all five folds chose %s; cross-validation: %s",
+			time.Now().UTC().Format("2006-01-02"), searchPages, diff(all), strings.Join(folds, "; "))
+		if err := writeWeightsFile(*writeWeights, note, all); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("wrote %s\n", *writeWeights)
+	}
+}
+
+var writeWeights = flag.String("write", "", "with -fit, write the weights chosen on all five folds, and a note of what each fold chose, to this file (gateway/extract/weights.json, which the extractor embeds)")
+
+// writeWeightsFile writes w as a weights file extract.ParseWeights reads.
+func writeWeightsFile(file, note string, w extract.Weights) error {
+	b, err := json.MarshalIndent(extract.WeightsFile{Note: note, Weights: w}, "", " ")
+	if err != nil {
+		return err
+	}
+	if _, err := extract.ParseWeights(b); err != nil {
+		return fmt.Errorf("-write: %w", err)
+	}
+	return os.WriteFile(file, append(b, '\n'), 0o644)
 }
 
 var fitMemo = flag.String("fit-memo", "", "with -fit, keep each evaluation in this folder and read it back on later runs")

@@ -193,3 +193,27 @@ func TestCaptionBesideAPicture(t *testing.T) {
 		t.Errorf("with CaptionLevels 0 the caption went too, so the test shows nothing:\n%s", text)
 	}
 }
+
+// TestWeightsFile: the built-in weights.json names every weight once,
+// and a file that leaves one out, names one that is not, or is not JSON
+// is refused by the weight's name.
+func TestWeightsFile(t *testing.T) {
+	w, err := ParseWeights(weightsFile)
+	if err != nil || w != DefaultWeights {
+		t.Fatalf("weights.json: %v (%+v against %+v)", err, w, DefaultWeights)
+	}
+	if w.ClassName == 0 || w.ArticleShare == 0 || w.DatelineWords == 0 {
+		t.Errorf("weights.json read as zeros: %+v", w)
+	}
+	missing := strings.Replace(string(weightsFile), `"TailLinks"`, `"TailLink"`, 1)
+	if _, err := ParseWeights([]byte(missing)); err == nil || !strings.Contains(err.Error(), "TailLinks") {
+		t.Errorf("a file without TailLinks: %v", err)
+	}
+	extra := strings.Replace(string(weightsFile), `"ClassName"`, `"Unknown": 1, "ClassName"`, 1)
+	if _, err := ParseWeights([]byte(extra)); err == nil || !strings.Contains(err.Error(), "Unknown") {
+		t.Errorf("a file with an unknown weight: %v", err)
+	}
+	if _, err := ParseWeights([]byte("{")); err == nil {
+		t.Error("a file that is not JSON was read")
+	}
+}

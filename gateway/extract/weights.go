@@ -1,13 +1,22 @@
 package extract
 
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"reflect"
+)
+
 // Weights are the numbers the extractor weighs its evidence by, in one
 // place: how much a class name counts, what share of links makes a
 // block boilerplate, how much of the page a container must score to be
 // the article, and the structural features (recommendation rails,
-// repeated blocks, comment threads, captions). Their values in
-// DefaultWeights were fitted by `bench/extract -fit` on the tuning
-// parts of every labelled set, judged by cross-validation with folds
-// split by site (docs/web.md, "Extraction quality: fitted weights").
+// repeated blocks, comment threads, captions). Their values are in
+// weights.json (DefaultWeights), which `bench/extract -fit -write`
+// fits on the tuning parts of every labelled set, judged by
+// cross-validation with folds split by site (docs/web.md, "Articles
+// from sites hark has never seen").
 //
 // Rules of what a block is (a heading, a table of data, a form) are not
 // weights; how much evidence is enough is.
@@ -69,32 +78,52 @@ type Weights struct {
 	DatelineWords int
 }
 
-// DefaultWeights are the fitted weights Main uses: `bench/extract -fit`
-// on every set's tuning part (2026-12-07), which left the link shares,
-// the sibling share and the structural features but captions and
-// links after the end where they were (off, for the features), and
-// chose a class name to count for less (10 of Readability's 25), the
-// article to hold a fifth of the page's score, captions to go, and a
-// block after the article's end that is two fifths links to go.
-// DatelineWords (8) was chosen later on the tuning parts' folds (8, 12
-// and 20 tried; 8 raised six folds by 0.001-0.002 and lowered two by
-// 0.001).
-var DefaultWeights = Weights{
-	ClassName:        10,
-	ArticleShare:     0.2,
-	SiblingShare:     0.2,
-	BoilerplateLinks: 0.5,
-	ClutterLinks:     0.5,
-	WeakClutterLinks: 0.2,
-	CaptionLetters:   1000000,
-	CaptionLevels:    3,
-	RepeatLetters:    0,
-	RailCards:        0,
-	RailLinks:        0.8,
-	GalleryCards:     0,
-	GalleryLetters:   300,
-	CommentItems:     0,
-	TailCards:        0,
-	TailLinks:        0.4,
-	DatelineWords:    8,
+// DefaultWeights are the weights Main uses, read from weights.json,
+// which `bench/extract -fit -write` regenerates: the search over every
+// set's tuning part, whose per-fold figures the same run prints. Its
+// note says what each value was chosen by.
+var DefaultWeights = mustParseWeights(weightsFile)
+
+//go:embed weights.json
+var weightsFile []byte
+
+// WeightsFile is what weights.json holds: a note on where the weights
+// came from, and every field of Weights by its name.
+type WeightsFile struct {
+	Note    string  `json:"note"`
+	Weights Weights `json:"weights"`
+}
+
+// ParseWeights reads a weights file. Every field of Weights must be
+// there (a field left out would silently weigh 0, which turns most
+// features off) and no other.
+func ParseWeights(b []byte) (Weights, error) {
+	var raw struct {
+		Weights map[string]json.RawMessage `json:"weights"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return Weights{}, err
+	}
+	t := reflect.TypeOf(Weights{})
+	for i := range t.NumField() {
+		if _, ok := raw.Weights[t.Field(i).Name]; !ok {
+			return Weights{}, fmt.Errorf("weights.%s: missing (every weight must be given)", t.Field(i).Name)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var f WeightsFile
+	if err := dec.Decode(&f); err != nil {
+		return Weights{}, err
+	}
+	return f.Weights, nil
+}
+
+func mustParseWeights(b []byte) Weights {
+	w, err := ParseWeights(b)
+	if err != nil {
+		// weights.json is built in; TestWeightsFile keeps it whole.
+		panic("extract: weights.json: " + err.Error())
+	}
+	return w
 }
