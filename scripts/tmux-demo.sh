@@ -36,12 +36,6 @@ name=tmux-demo target=demo
 # shellcheck source=scripts/lib-tmux.sh
 . scripts/lib-tmux.sh
 
-keys() {
-	tmux -L "$sock" send-keys -t "$target" "$@"
-	sleep 0.3
-	# esc and the next key read together are alt+key: esc waits longer.
-	[ "${!#}" != Escape ] || sleep 0.6
-}
 
 # Three lines of a few seconds each, in two voices, with captions.
 cat >"$work/decks/three.toml" <<'EOF'

@@ -73,18 +73,6 @@ name=tmux-first-session target=first
 
 # keys sends each key on its own, so that esc and the next key are not
 # read as alt+key.
-keys() {
-	local k
-	for k in "$@"; do
-		tmux -L "$sock" send-keys -t first "$k"
-		sleep 0.2
-		# esc and the next key read together are alt+key; a hark starved
-		# of CPU (CI runs fuzzing beside this) reads late, so esc waits
-		# longer.
-		[ "$k" != Escape ] || sleep 0.6
-	done
-}
-text() { tmux -L "$sock" send-keys -t first -l "$1"; sleep 0.2; }
 
 # The user's environment: a fresh home, nothing configured.
 user_env=(env -i HOME="$work/home" PATH="$work/bin:/usr/local/bin:/usr/bin:/bin" TERM=xterm-256color LANG=C.UTF-8)

@@ -53,15 +53,6 @@ name=tmux-notes target=notes
 # shellcheck source=scripts/lib-tmux.sh
 . "$root/scripts/lib-tmux.sh"
 
-keys() {
-	local k
-	for k in "$@"; do
-		tmux -L "$sock" send-keys -t notes "$k"
-		sleep 0.2
-		[ "$k" != Escape ] || sleep 0.6
-	done
-}
-text() { tmux -L "$sock" send-keys -t notes -l "$1"; sleep 0.2; }
 
 user_env=(env -i HOME="$work/home" PATH="$work/bin:/usr/local/bin:/usr/bin:/bin" TERM=xterm-256color LANG=C.UTF-8 HARK_ZOTERO_URL="$zotero" HARK_AUDIO_SINK=null)
 "${user_env[@]}" hark index "$work/docs" >"$work/index.log" 2>&1 || { cat "$work/index.log"; echo "tmux-notes: hark index failed" >&2; exit 1; }

@@ -36,11 +36,6 @@ name=tmux-providers target=prov
 # shellcheck source=scripts/lib-tmux.sh
 . scripts/lib-tmux.sh
 
-keys() {
-	tmux -L "$sock" send-keys -t prov "$@"
-	sleep 0.3
-	[ "${!#}" != Escape ] || sleep 0.6
-}
 
 toml="$work/config/hark/gateway.toml"
 "$work/fakevendors" "$toml" &
@@ -73,14 +68,14 @@ wait_for 'vendor_speech \+ elevenlabs, openai_speech'
 
 # A filter finds the Kokoro voice, shown with its provider; space marks it.
 keys /
-keys -l bella
+text bella
 keys Enter
 wait_for 'Bella +· openai_speech'
 keys Space
 # And an ElevenLabs voice.
 keys /
 keys C-u
-keys -l rachel
+text rachel
 keys Enter
 wait_for 'Rachel +· elevenlabs'
 keys Space

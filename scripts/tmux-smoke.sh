@@ -95,30 +95,8 @@ cat >"$work/site/okapi.html" <<'HTML'
 zebra on its legs, and the smoke test's second page.</p></body></html>
 HTML
 
-# A file server on a free loopback port, in Go since Go is what CI has.
-mkdir -p "$work/serve"
-cat >"$work/serve/main.go" <<'GO'
-package main
-
-import (
-	"fmt"
-	"net"
-	"net/http"
-	"os"
-)
-
-func main() {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
-	os.Stdout.Close()
-	http.Serve(ln, http.FileServer(http.Dir(os.Args[1])))
-}
-GO
-(cd "$work/serve" && GO111MODULE=on GOFLAGS= go build -o "$work/fileserver" main.go)
+# A file server on a free loopback port (scripts/fileserver).
+(cd "$root" && GOFLAGS= go build -o "$work/fileserver" ./scripts/fileserver)
 "$work/fileserver" "$work/site" >"$work/port" 2>"$work/fileserver.log" &
 pids+=($!)
 

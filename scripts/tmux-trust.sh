@@ -37,7 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$work/home" "$work/bin" "$work/site" "$work/notes" "$work/serve"
+mkdir -p "$work/home" "$work/bin" "$work/site" "$work/notes"
 if [[ -n ${HARK_BIN:-} ]]; then
 	cp "$HARK_BIN" "$work/bin/hark"
 else
@@ -51,43 +51,9 @@ name=tmux-trust target=trust
 # shellcheck source=scripts/lib-tmux.sh
 . "$root/scripts/lib-tmux.sh"
 
-# The file server, in Go since Go is what CI has; started again after a
-# step stops it.
-cat >"$work/serve/main.go" <<'GO'
-package main
-
-import (
-	"fmt"
-	"net"
-	"net/http"
-	"os"
-)
-
-func main() {
-	ln, err := net.Listen("tcp", "127.0.0.1:"+os.Args[2])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
-	os.Stdout.Close()
-	http.Serve(ln, http.FileServer(http.Dir(os.Args[1])))
-}
-GO
-(cd "$work/serve" && GO111MODULE=on GOFLAGS= go build -o "$work/fileserver" main.go)
-port=0
-serve() {
-	"$work/fileserver" "$work/site" "$port" >"$work/port" 2>"$work/fileserver.log" &
-	server_pid=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -qE '^[0-9]+$' "$work/port" 2>/dev/null && break
-		sleep 0.1
-	done
-	port=$(head -n1 "$work/port")
-	[[ $port =~ ^[0-9]+$ ]] || { echo "tmux-trust: FAIL: the file server did not start: $(cat "$work/fileserver.log")" >&2; exit 1; }
-}
-serve
+# The site, on loopback; started again at the same port after a step
+# stops it.
+serve_site "$work/site"
 site="http://127.0.0.1:$port"
 
 user_env=(env -i HOME="$work/home" PATH="$work/bin:/usr/local/bin:/usr/bin:/bin" TERM=xterm-256color LANG=C.UTF-8)
@@ -100,16 +66,6 @@ done
 hark_cli index "$work/notes" >"$work/index.log" 2>&1 || { cat "$work/index.log"; exit 1; }
 hark_cli research "How does memcheck find memory leaks?" >/dev/null 2>"$work/research.log" || { cat "$work/research.log"; exit 1; }
 
-keys() {
-	local k
-	for k in "$@"; do
-		tmux -L "$sock" send-keys -t "$target" "$k"
-		sleep 0.2
-		# esc and the next key read together are alt+key: esc waits.
-		[ "$k" != Escape ] || sleep 0.6
-	done
-}
-text() { tmux -L "$sock" send-keys -t "$target" -l "$1"; sleep 0.2; }
 
 # open_report opens the memcheck report, the oldest in Research's
 # history (newest first), which lists what the library keeps.
@@ -235,7 +191,7 @@ walk() {
 	wait_for 'the kept copy' 10
 	wait_for 'not checked: ' 5
 	if screen | grep -q 'no longer holds'; then fail "the kept copy is said not to hold the quote"; fi
-	serve
+	serve_site "$work/site" "$port"
 
 	tmux -L "$sock" send-keys -t "$target" C-c
 	sleep 0.5

@@ -37,12 +37,6 @@ name=tmux-voices target=smoke
 # shellcheck source=scripts/lib-tmux.sh
 . scripts/lib-tmux.sh
 
-keys() {
-	tmux -L "$sock" send-keys -t smoke "$@"
-	sleep 0.3
-	# esc and the next key read together are alt+key: esc waits longer.
-	[ "${!#}" != Escape ] || sleep 0.6
-}
 
 # A clean environment: the embedded gateway with a fresh config and data,
 # audio to files under $work.
@@ -72,7 +66,7 @@ wait_for '/ filter · by language'
 
 # Filter as you type: one voice left, its details on the right.
 keys /
-keys -l flite:slt
+text flite:slt
 wait_for '^/flite:slt'
 keys Enter
 wait_for 'filter flite:slt +1/[0-9]+'
@@ -167,7 +161,7 @@ keys ']'
 wait_for '/ filter|filter flite:slt'
 keys Escape
 keys /
-keys -l flite
+text flite
 keys Enter
 wait_for 'filter flite +[0-9]+/[0-9]+'
 keys Up Up Up Up Up Up

@@ -28,8 +28,11 @@ cleanup() {
 	rm -rf "$work" 2>/dev/null || { sleep 1; rm -rf "$work"; }
 }
 trap cleanup EXIT
+name=tmux-watch target=watch
+# shellcheck source=scripts/lib-tmux.sh
+. "$root/scripts/lib-tmux.sh"
 
-mkdir -p "$work/home" "$work/bin" "$work/cwd" "$work/site" "$work/serve"
+mkdir -p "$work/home" "$work/bin" "$work/cwd" "$work/site"
 if [[ -n ${HARK_BIN:-} ]]; then
 	cp "$HARK_BIN" "$work/bin/hark"
 else
@@ -49,50 +52,9 @@ HTML
 }
 page "Its stripes hide it in the forest."
 
-# The file server, in Go since Go is what CI has.
-cat >"$work/serve/main.go" <<'GO'
-package main
-
-import (
-	"fmt"
-	"net"
-	"net/http"
-	"os"
-)
-
-func main() {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
-	os.Stdout.Close()
-	http.Serve(ln, http.FileServer(http.Dir(os.Args[1])))
-}
-GO
-(cd "$work/serve" && GO111MODULE=on GOFLAGS= go build -o "$work/fileserver" main.go)
-"$work/fileserver" "$work/site" >"$work/port" 2>"$work/fileserver.log" &
-server_pid=$!
-for _ in $(seq 100); do grep -qE '^[0-9]+$' "$work/port" 2>/dev/null && break; sleep 0.1; done
-port=$(head -n1 "$work/port")
-[[ $port =~ ^[0-9]+$ ]] || { echo "tmux-watch: FAIL: the file server did not start: $(cat "$work/fileserver.log")" >&2; exit 1; }
+serve_site "$work/site"
 url="http://127.0.0.1:$port/okapi.html"
 
-name=tmux-watch target=watch
-# shellcheck source=scripts/lib-tmux.sh
-. "$root/scripts/lib-tmux.sh"
-
-keys() {
-	local k
-	for k in "$@"; do
-		tmux -L "$sock" send-keys -t "$target" "$k"
-		sleep 0.2
-		# esc and the next key read together are alt+key: esc waits.
-		[ "$k" != Escape ] || sleep 0.6
-	done
-}
-text() { tmux -L "$sock" send-keys -t "$target" -l "$1"; sleep 0.2; }
 
 user_env=(env -i HOME="$work/home" PATH="$work/bin:/usr/local/bin:/usr/bin:/bin" TERM=xterm-256color LANG=C.UTF-8 HARK_AUDIO_SINK=null)
 hark_cli() { "${user_env[@]}" hark "$@"; }
