@@ -56,9 +56,11 @@ func (m metrics) linkDensity() float64 {
 }
 
 // negativeNames and positiveNames are the parts of a class or id that
-// Readability weighs against and for a container.
-var negativeNames = []string{"hidden", "banner", "combx", "comment", "com-", "contact", "foot", "gdpr",
-	"masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar",
+// Readability weighs against and for a container; the names of one
+// service or site (combx, outbrain, shoutbox) are left out of its
+// lists here, as of unlikelyNames: no set moved without them.
+var negativeNames = []string{"hidden", "banner", "comment", "com-", "contact", "foot", "gdpr",
+	"masthead", "media", "meta", "promo", "related", "scroll", "share", "sidebar",
 	"skyscraper", "sponsor", "shopping", "tags", "tool", "widget", "recommend", "newsletter",
 	"subscribe", "social", "author", "byline", "cookie", "consent", "popular", "trending", "credit", "copyright"}
 
@@ -588,9 +590,9 @@ func isLinkList(n *html.Node, memo map[*html.Node]metrics) bool {
 // unlikelyNames and maybeNames are Readability's: a block whose class or
 // id names one of the first and none of the second is furniture on an
 // article page, prose or not (an author box, a "most read" column).
-var unlikelyNames = []string{"-ad-", "banner", "breadcrumbs", "combx", "comment", "community",
-	"disqus", "extra", "footer", "gdpr", "header", "menu", "related", "remark",
-	"replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break",
+var unlikelyNames = []string{"-ad-", "banner", "breadcrumbs", "comment", "community",
+	"extra", "footer", "gdpr", "header", "menu", "related", "remark",
+	"replies", "rss", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break",
 	"agegate", "pagination", "pager", "popup"}
 
 var maybeNames = []string{"and", "article", "body", "column", "content", "main", "shadow"}

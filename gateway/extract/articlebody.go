@@ -92,9 +92,11 @@ func cutToBody(root *html.Node) {
 // otherBodyNames are the parts of trafilatura's third body expression,
 // which it tries when no element matches the first: names that blog
 // themes and news systems give the text less often ("story-body",
-// "blog-content", "single-content", WPBakery's "wpb_text_column").
+// "blog-content", "single-content"). Names of one product or service
+// ("wpb_text_column") are not among them: they explain one system's
+// pages, and no set moved without them.
 var otherBodyNames = []string{"post-bodycopy", "storycontent", "story-content", "theme-content", "blog-content",
-	"section-content", "single-content", "single-post", "main-column", "wpb_text_column", "story-body", "field-body", "fulltext"}
+	"section-content", "single-content", "single-post", "main-column", "story-body", "field-body", "fulltext"}
 
 // isOtherNamedBody reports an element that trafilatura's third body
 // expression matches: one of otherBodyNames in its class or id, or a

@@ -13,7 +13,7 @@ import (
 // these rules read.
 
 // isComments reports a block of readers' comments or the form to post
-// one (WordPress's #comments, .comment-list and #respond, Disqus): what
+// one (#comments, .comment-list, #respond): what
 // readers said is not what the page says.
 func isComments(n *html.Node) bool {
 	switch n.DataAtom {
@@ -32,14 +32,14 @@ func isComments(n *html.Node) bool {
 }
 
 // commentsNamed reports class words that name comments: comments,
-// respond, Disqus, or comment with list, area, form, thread, reply or
+// respond, or comment with list, area, form, thread, reply or
 // respond beside it (comment-list). "comment" alone is too common a class
 // (a manual's annotated paragraphs) to go by.
 func commentsNamed(words []string) bool {
 	single := false
 	for _, w := range words {
 		switch {
-		case w == "comments" || w == "commentlist" || w == "respond" || strings.HasPrefix(w, "disqus"):
+		case w == "comments" || w == "commentlist" || w == "respond":
 			return true
 		case w == "comment":
 			single = true
@@ -118,7 +118,7 @@ func isSignUp(n *html.Node) bool {
 	return all-links < 300
 }
 
-var promoPrefixes = []string{"related", "share", "sharing", "sharedaddy", "newsletter", "advert", "sponsor", "promo", "outbrain", "taboola"}
+var promoPrefixes = []string{"related", "share", "sharing", "newsletter", "advert", "sponsor", "promo"}
 
 // bylineNamed reports a class or id that names a byline: byline,
 // dateline, (top)AttributionWithDate, entry-meta, posted-on, author.
