@@ -241,6 +241,15 @@ func datasets() []dataset {
 			sets = append(sets, dataset{title: "WCXB " + kind + " pages", pages: readWCXB(*wcxbDir, kind), kind: byWords})
 		}
 	}
+	if *mergedDir != "" {
+		for _, m := range []struct{ set, title string }{
+			{"cleaneval-final", "CleanEval final set"},
+			{"page-signal-master", "L3S-GN1 (Google News)"},
+			{"dragnet_data", "Dragnet"},
+		} {
+			sets = append(sets, dataset{title: m.title, pages: readMerged(*mergedDir, m.set), kind: byShingles3})
+		}
+	}
 	if *freshDir != "" {
 		used := map[string]bool{}
 		for _, ds := range sets {

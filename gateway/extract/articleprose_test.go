@@ -128,3 +128,21 @@ func TestSlideshowByItsCounters(t *testing.T) {
 		}
 	}
 }
+
+// TestFormAroundThePage: ASP.NET wraps a whole page in one <form>; when
+// that page also has a comment box (a text area) and no <h1>, the form
+// is still the page, not a comment form to drop. A comment form beside
+// the story goes.
+func TestFormAroundThePage(t *testing.T) {
+	story := "<p>" + strings.Repeat("The president granted the police commissioner an extended leave of absence on Friday. ", 4) + "</p>"
+	box := `<div><p>Have your say</p><textarea name="c"></textarea><input type="submit" value="Post"></div>`
+	page := `<html><head><title>The Times - Article</title></head><body><form id="aspnetForm" method="post"><div><table><tr><td><a href="/">Home</a> <a href="/news">News</a></td></tr><tr><td class="MainArticleCell">` +
+		story + story + `</td></tr></table>` + box + `</div></form></body></html>`
+	if _, text := extract(t, page, Options{}); !strings.Contains(text, "extended leave of absence") {
+		t.Errorf("the page in a form went with its comment box:\n%s", text)
+	}
+	beside := `<html><head><title>Leave</title></head><body><div>` + story + story + `</div><form method="post"><p>Leave a comment, and say what you think of the president's decision on the commissioner and of the way it was announced.</p><textarea name="c"></textarea></form></body></html>`
+	if _, text := extract(t, beside, Options{}); strings.Contains(text, "Leave a comment") || !strings.Contains(text, "extended leave") {
+		t.Errorf("a comment form beside the story:\n%s", text)
+	}
+}

@@ -100,6 +100,22 @@ func isPromo(n *html.Node) bool {
 	return false
 }
 
+// wrapsBody reports an element that holds four fifths of its page's
+// text or more: ASP.NET's form around the whole page, a layout's one
+// wrapper.
+func wrapsBody(n *html.Node) bool {
+	body := n.Parent
+	for body != nil && body.DataAtom != atom.Body {
+		body = body.Parent
+	}
+	if body == nil {
+		return false
+	}
+	_, all := linkText(n)
+	_, whole := linkText(body)
+	return all*5 >= whole*4
+}
+
 // isSignUp reports a small form with fields: a newsletter sign-up or a
 // search box set inside an article. A form that holds the page (ASP.NET
 // wraps whole pages in one) has far more prose and stays.
@@ -110,8 +126,9 @@ func isSignUp(n *html.Node) bool {
 		return false
 	}
 	// A form with a text area is for writing a comment or a message:
-	// its labels and hints are not the page, however long.
-	if findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Textarea }) != nil && !holdsPage(n) {
+	// its labels and hints are not the page, however long; unless it
+	// holds the page, its heading or four fifths of its text.
+	if findFirst(n, func(c *html.Node) bool { return c.DataAtom == atom.Textarea }) != nil && !holdsPage(n) && !wrapsBody(n) {
 		return true
 	}
 	links, all := linkText(n)
