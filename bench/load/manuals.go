@@ -55,6 +55,7 @@ func runManuals(bin, work, cfgPath, key string) {
 		rounds = 1
 	}
 	var one []time.Duration
+	cpu0 := srv.cpu()
 	for range rounds {
 		for _, q := range qs {
 			began := time.Now()
@@ -65,7 +66,7 @@ func runManuals(bin, work, cfgPath, key string) {
 			one = append(one, time.Since(began))
 		}
 	}
-	fmt.Printf("one client, %d searches in turn: p50 %s, p90 %s, p99 %s\n", len(one), ms(pct(one, 50)), ms(pct(one, 90)), ms(pct(one, 99)))
+	fmt.Printf("one client, %d searches in turn: p50 %s, p90 %s, p99 %s; server CPU %s a search\n", len(one), ms(pct(one, 50)), ms(pct(one, 90)), ms(pct(one, 99)), ms((srv.cpu()-cpu0)/time.Duration(len(one))))
 
 	dur, workers := 10*time.Second, 16
 	if *short {
@@ -76,6 +77,7 @@ func runManuals(bin, work, cfgPath, key string) {
 	var lat []time.Duration
 	var wg sync.WaitGroup
 	end := time.Now().Add(dur)
+	cpu0 = srv.cpu()
 	for w := range workers {
 		wg.Add(1)
 		go func() {
@@ -98,9 +100,10 @@ func runManuals(bin, work, cfgPath, key string) {
 		}()
 	}
 	wg.Wait()
+	cpu := srv.cpu() - cpu0
 	notServed := t.status[503] + t.others() + t.failed + t.timeouts
-	fmt.Printf("%d closed-loop clients for %s: %.0f served/s, %d answered 200, %d not served; p50 %s, p99 %s\n",
-		workers, dur, float64(t.status[200])/dur.Seconds(), t.status[200], notServed, ms(pct(lat, 50)), ms(pct(lat, 99)))
+	fmt.Printf("%d closed-loop clients for %s: %.0f served/s, %d answered 200, %d not served; p50 %s, p99 %s; server CPU %s a search\n",
+		workers, dur, float64(t.status[200])/dur.Seconds(), t.status[200], notServed, ms(pct(lat, 50)), ms(pct(lat, 99)), ms(cpu/time.Duration(max(1, t.status[200]))))
 	expect(notServed == 0, "manuals: %d calls not served", notServed)
 	if len(failures) > 0 && *check {
 		fmt.Println("\nTARGETS MISSED:")

@@ -79,6 +79,7 @@ func BenchmarkSearchManuals(b *testing.B) {
 		b.Run(depth, func(b *testing.B) {
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
+			cpu0 := processCPU()
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
 				var err error
@@ -93,10 +94,14 @@ func BenchmarkSearchManuals(b *testing.B) {
 				lat = append(lat, time.Since(t0))
 			}
 			b.StopTimer()
+			cpu := processCPU() - cpu0
 			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 			b.ReportMetric(float64(manuals.pages), "pages")
+			if cpu > 0 {
+				b.ReportMetric(cpu*1000/float64(b.N), "cpu-ms/op")
+			}
 		})
 	}
 }

@@ -30,8 +30,11 @@ import (
 
 // passagesVersion opens the encoding; a change to what is stored, or to
 // how bestSentences scores, takes a new one, and pages of an older one
-// are read from their body.
-const passagesVersion = 1
+// are read from their body. Version 2 holds each term's sentences
+// (postings) rather than each sentence's terms, and the sentences' texts
+// last: a query reads the postings of its own terms and the few texts it
+// quotes, not every sentence's terms (version 1, never released).
+const passagesVersion = 2
 
 // pageTerms is web_pages.terms of body: "\n"-wrapped and -separated.
 func pageTerms(body string) string {
@@ -126,7 +129,21 @@ const (
 	flagAnswer
 )
 
-// encodePassages is web_pages.passages of body.
+// encodePassages is web_pages.passages of body:
+//
+//	version
+//	sentences, terms (the sentences' terms counted, repeats too)
+//	dictionary: its size, then each term: its length and bytes, the
+//	  length in bytes of its postings, and the postings: how many
+//	  sentences hold it, then for each, in order, the gap from the
+//	  previous one's index (+1) and how often it holds the term
+//	headings: their count, then each: its terms' count and their
+//	  dictionary ids
+//	each sentence: its terms' count, its heading (+1; 0 for none), its
+//	  flags, its text's length in bytes
+//	the texts, one after another
+//
+// every number a uvarint, the flags a byte.
 func encodePassages(body string) []byte {
 	ps := text.SentencesUnder(body)
 	if len(ps) == 0 {
@@ -134,29 +151,39 @@ func encodePassages(body string) []byte {
 	}
 	ids := map[string]int{}
 	var dict []string
+	var posts [][][2]int // by dictionary id: (sentence, count)
 	id := func(t string) int {
 		i, ok := ids[t]
 		if !ok {
 			i = len(dict)
 			ids[t] = i
 			dict = append(dict, t)
+			posts = append(posts, nil)
 		}
 		return i
 	}
 	headAt := map[string]int{}
 	var heads [][]int
 	type sent struct {
-		text    string
-		head    int // index in heads, -1 for none
-		flags   byte
-		termIDs []int
+		text  string
+		head  int // index in heads, -1 for none
+		flags byte
+		n     int
 	}
 	sents := make([]sent, len(ps))
+	total := 0
 	for i, p := range ps {
 		s := sent{head: -1}
 		for _, t := range text.Terms(p.Text) { // before the footer is cut, as bestSentences scores
-			s.termIDs = append(s.termIDs, id(t))
+			k := id(t)
+			if l := len(posts[k]); l > 0 && posts[k][l-1][0] == i {
+				posts[k][l-1][1]++
+			} else {
+				posts[k] = append(posts[k], [2]int{i, 1})
+			}
+			s.n++
 		}
+		total += s.n
 		if p.Heading != "" {
 			h, ok := headAt[p.Heading]
 			if !ok {
@@ -184,10 +211,22 @@ func encodePassages(body string) []byte {
 	}
 	b := make([]byte, 0, len(body)+len(body)/2)
 	b = binary.AppendUvarint(b, passagesVersion)
+	b = binary.AppendUvarint(b, uint64(len(sents)))
+	b = binary.AppendUvarint(b, uint64(total))
 	b = binary.AppendUvarint(b, uint64(len(dict)))
-	for _, t := range dict {
+	var pb []byte
+	for k, t := range dict {
 		b = binary.AppendUvarint(b, uint64(len(t)))
 		b = append(b, t...)
+		pb = binary.AppendUvarint(pb[:0], uint64(len(posts[k])))
+		prev := -1
+		for _, p := range posts[k] {
+			pb = binary.AppendUvarint(pb, uint64(p[0]-prev))
+			pb = binary.AppendUvarint(pb, uint64(p[1]))
+			prev = p[0]
+		}
+		b = binary.AppendUvarint(b, uint64(len(pb)))
+		b = append(b, pb...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(heads)))
 	for _, h := range heads {
@@ -196,16 +235,14 @@ func encodePassages(body string) []byte {
 			b = binary.AppendUvarint(b, uint64(t))
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(sents)))
 	for _, s := range sents {
-		b = binary.AppendUvarint(b, uint64(len(s.text)))
-		b = append(b, s.text...)
+		b = binary.AppendUvarint(b, uint64(s.n))
 		b = binary.AppendUvarint(b, uint64(s.head+1))
 		b = append(b, s.flags)
-		b = binary.AppendUvarint(b, uint64(len(s.termIDs)))
-		for _, t := range s.termIDs {
-			b = binary.AppendUvarint(b, uint64(t))
-		}
+		b = binary.AppendUvarint(b, uint64(len(s.text)))
+	}
+	for _, s := range sents {
+		b = append(b, s.text...)
 	}
 	return b
 }
@@ -260,14 +297,78 @@ func (r *reader) byte() byte {
 	return c
 }
 
-// storedSentence is one sentence of a stored page, its terms still
-// encoded (read once, when scored).
-type storedSentence struct {
-	snippetSentence
-	head  int // index in heads, -1 for none
-	flags byte
-	n     int    // its terms
-	ids   string // their ids, uvarints
+// storedPage is a page's stored passages as a query reads them: the
+// postings of the terms it asks for, every sentence's counts and flags,
+// the texts cut out but not copied.
+type storedPage struct {
+	total int        // the sentences' terms, counted with repeats
+	posts []string   // by the terms asked for: their postings, "" for a term the page lacks
+	found []int      // by the terms asked for: their dictionary ids, -1 for a term the page lacks
+	heads [][]int    // each heading's terms' dictionary ids
+	sents []struct { // each sentence's
+		snippetSentence
+		n, head int // terms; heading, -1 for none
+		flags   byte
+	}
+}
+
+// readStored reads stored passages for the terms want (nil: none), and
+// ok false when they are not there or in another form.
+func readStored(stored string, want []string) (p *storedPage, ok bool) {
+	r := &reader{s: stored}
+	if len(stored) == 0 || r.uvarint() != passagesVersion {
+		return nil, false
+	}
+	p = &storedPage{posts: make([]string, len(want)), found: make([]int, len(want))}
+	for i := range p.found {
+		p.found[i] = -1
+	}
+	n := r.uvarint()
+	p.total = r.uvarint()
+	nDict := r.uvarint()
+	for i := 0; i < nDict && !r.bad; i++ {
+		t := r.str(r.uvarint())
+		post := r.str(r.uvarint())
+		for k, w := range want {
+			if len(w) == len(t) && p.found[k] < 0 && t == w {
+				p.found[k], p.posts[k] = i, post
+			}
+		}
+	}
+	p.heads = make([][]int, min(r.uvarint(), len(r.s)))
+	for h := range p.heads {
+		m := r.uvarint()
+		for j := 0; j < m && !r.bad; j++ {
+			p.heads[h] = append(p.heads[h], r.uvarint())
+		}
+	}
+	if r.bad || n > len(r.s) {
+		return nil, false
+	}
+	p.sents = make([]struct {
+		snippetSentence
+		n, head int
+		flags   byte
+	}, n)
+	lens := make([]int, n)
+	for i := range p.sents {
+		s := &p.sents[i]
+		s.n = r.uvarint()
+		s.head = r.uvarint() - 1
+		s.flags = r.byte()
+		s.Lead, s.BeforeCode = s.flags&flagLead != 0, s.flags&flagBeforeCode != 0
+		lens[i] = r.uvarint()
+		if r.bad || s.head >= len(p.heads) {
+			return nil, false
+		}
+	}
+	for i := range p.sents {
+		p.sents[i].Text = r.str(lens[i])
+	}
+	if r.bad || len(r.s) != 0 {
+		return nil, false
+	}
+	return p, true
 }
 
 // bestStoredSentences is bestSentences(query, body, max) of the page
@@ -275,105 +376,56 @@ type storedSentence struct {
 // page indexed before them, or in another form): then the caller reads
 // the body.
 func bestStoredSentences(query string, stored string, max int) (snippet string, ok bool) {
-	r := &reader{s: stored}
-	if len(stored) == 0 || r.uvarint() != passagesVersion {
-		return "", false
-	}
-	q := text.Terms(query)
-	// Which entry of the page's terms each distinct query term is (-1:
-	// the page lacks it), in the query's order, as BM25 counts them.
+	// The distinct query terms, in the query's order, as BM25 counts them.
 	var qTerms []string
-	for _, t := range q {
+	for _, t := range text.Terms(query) {
 		if !sliceHas(qTerms, t) {
 			qTerms = append(qTerms, t)
 		}
 	}
-	qid := make([]int, len(qTerms))
-	for i := range qid {
-		qid[i] = -1
-	}
-	nDict := r.uvarint()
-	for i := 0; i < nDict && !r.bad; i++ {
-		t := r.str(r.uvarint())
-		for k, w := range qTerms {
-			if qid[k] < 0 && t == w {
-				qid[k] = i
-			}
-		}
-	}
-	heads := make([][]int, r.uvarint())
-	for h := range heads {
-		n := r.uvarint()
-		for j := 0; j < n && !r.bad; j++ {
-			heads[h] = append(heads[h], r.uvarint())
-		}
-	}
-	if r.bad {
+	p, ok := readStored(stored, qTerms)
+	if !ok {
 		return "", false
 	}
-	sents := make([]storedSentence, r.uvarint())
-	for i := range sents {
-		s := &sents[i]
-		s.Text = r.str(r.uvarint())
-		s.head = r.uvarint() - 1
-		s.flags = r.byte()
-		s.Lead, s.BeforeCode = s.flags&flagLead != 0, s.flags&flagBeforeCode != 0
-		s.n = r.uvarint()
-		start := r.s
-		for j := 0; j < s.n && !r.bad; j++ {
-			r.uvarint()
-		}
-		s.ids = start[:len(start)-len(r.s)]
-		if r.bad || s.head >= len(heads) {
-			return "", false
-		}
-	}
+	sents := p.sents
 	if len(sents) == 0 {
 		return "", true
 	}
 	// Okapi BM25 over the page's sentences, as text.BM25 scores them (the
-	// same sums in the same order, so the same figures).
+	// same sums in the same order, so the same figures): the sentences a
+	// query term's postings name, each term in the query's order.
 	const k1, b = 1.2, 0.75
-	tf := make([]int, len(sents)*len(qTerms))
-	df := make([]int, len(qTerms))
-	var total float64
-	for i := range sents {
-		total += float64(sents[i].n)
-		ir := &reader{s: sents[i].ids}
-		for j := 0; j < sents[i].n; j++ {
-			id := ir.uvarint()
-			for k, want := range qid {
-				if want == id {
-					if tf[i*len(qTerms)+k] == 0 {
-						df[k]++
-					}
-					tf[i*len(qTerms)+k]++
-				}
-			}
-		}
-	}
 	avg := 1.0
-	if total > 0 {
-		avg = total / float64(len(sents))
+	if p.total > 0 {
+		avg = float64(p.total) / float64(len(sents))
 	}
 	scores := make([]float64, len(sents))
 	n := float64(len(sents))
 	for k := range qTerms {
-		if df[k] == 0 {
+		r := &reader{s: p.posts[k]}
+		df := r.uvarint()
+		if df == 0 {
 			continue
 		}
-		d := float64(df[k])
+		d := float64(df)
 		idf := math.Log(1 + (n-d+0.5)/(d+0.5))
-		for i := range sents {
-			if f := float64(tf[i*len(qTerms)+k]); f > 0 {
-				scores[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(sents[i].n)/avg))
+		i := -1
+		for j := 0; j < df && !r.bad; j++ {
+			i += r.uvarint()
+			f := float64(r.uvarint())
+			if r.bad || i >= len(sents) || f == 0 {
+				return "", false
 			}
+			scores[i] += idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(sents[i].n)/avg))
+		}
+		if r.bad {
+			return "", false
 		}
 	}
 	best := 0
 	for i := range scores {
-		if h := sents[i].head; h >= 0 {
-			scores[i] *= 1 + 0.5*headingShare(qTerms, qid, heads[h])
+		if h := sents[i].head; h >= 0 && scores[i] > 0 {
+			scores[i] *= 1 + 0.5*headingShare(qTerms, p.found, p.heads[h])
 		}
 		switch {
 		case sents[i].Text == "":
@@ -432,31 +484,12 @@ func sliceHasInt(s []int, x int) bool {
 // passages, as snippets read them (the footer cut off), and ok false
 // when they are not there or in another form.
 func storedSentenceTexts(stored string) (texts []string, ok bool) {
-	r := &reader{s: stored}
-	if len(stored) == 0 || r.uvarint() != passagesVersion {
+	p, ok := readStored(stored, nil)
+	if !ok {
 		return nil, false
 	}
-	nDict := r.uvarint()
-	for i := 0; i < nDict && !r.bad; i++ {
-		r.str(r.uvarint())
+	for _, s := range p.sents {
+		texts = append(texts, s.Text)
 	}
-	nHeads := r.uvarint()
-	for h := 0; h < nHeads && !r.bad; h++ {
-		n := r.uvarint()
-		for j := 0; j < n && !r.bad; j++ {
-			r.uvarint()
-		}
-	}
-	n := r.uvarint()
-	for i := 0; i < n && !r.bad; i++ {
-		t := r.str(r.uvarint())
-		r.uvarint()
-		r.byte()
-		m := r.uvarint()
-		for j := 0; j < m && !r.bad; j++ {
-			r.uvarint()
-		}
-		texts = append(texts, t)
-	}
-	return texts, !r.bad
+	return texts, true
 }
