@@ -29,7 +29,8 @@ var mergedDir = flag.String("merged", "", "j-szulc/html-cleaning-dataset-merged'
 //     x-nc-sel2 the article's text, x-nc-sel1 its headline (left out: the
 //     truth is the body);
 //   - dragnet_data: Dragnet's 1,381 news and blog pages, its gold the
-//     article's text, opening with its headline (titled).
+//     article's text, opening with its headline (titled), and on 409
+//     pages the readers' comments after a separator line, left out.
 //
 // A page's site is the address its gold gives (CleanEval), else the
 // one its canonical link or og:url gives, else the registrable domain
@@ -56,7 +57,9 @@ func readMerged(dir, set string) []page {
 		case "page-signal-master":
 			truth, titled = l3sText(gold), false
 		default:
-			truth = string(gold)
+			// Dragnet's gold holds the readers' comments too, after a
+			// line "!@#$%^&*()  COMMENTS": the article is what precedes it.
+			truth, _, _ = strings.Cut(string(gold), "!@#$%^&*()")
 		}
 		if strings.TrimSpace(truth) == "" {
 			continue
