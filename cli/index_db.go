@@ -5,6 +5,7 @@ import (
 
 	"hark/gateway/config"
 	"hark/gateway/embedded"
+	"hark/gateway/research"
 	"hark/gateway/web"
 )
 
@@ -25,7 +26,7 @@ func (a *App) indexTo(ctx context.Context, dbURL string, allowPrivate bool) (e *
 		return nil, "", nil, err
 	}
 	// web.New brings the index's tables up to date, as hark serve would.
-	cfg := web.Config{Postgres: db, AllowPrivate: allowPrivate, UserAgent: embedded.UserAgent}
+	cfg := web.Config{Postgres: db, AllowPrivate: allowPrivate, UserAgent: embedded.UserAgent, Parse: research.ParsePage}
 	m, err := a.localModel(ctx)
 	if err != nil {
 		db.Close()

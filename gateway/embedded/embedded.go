@@ -271,7 +271,9 @@ func (e *Engines) localWeb() (*web.Engine, *research.Engine, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.web == nil {
-		wc := web.Config{DB: e.db, Postgres: e.Postgres, AllowPrivate: e.allowPrivate, UserAgent: UserAgent}
+		// Each page is stored with research's reading of it, which
+		// research then need not work out at every question.
+		wc := web.Config{DB: e.db, Postgres: e.Postgres, AllowPrivate: e.allowPrivate, UserAgent: UserAgent, Parse: research.ParsePage}
 		if e.Writer != nil && e.Writer.Embeds() {
 			// Its vectors, once hark index stored them, fuse with the
 			// full-text rank in search and research (docs/model.md).

@@ -36,8 +36,10 @@ type Index interface {
 	SearchIndex(ctx context.Context, in api.SearchInput) (*api.SearchOutput, error)
 	// Pages is how many pages the index holds.
 	Pages(ctx context.Context) (int, error)
-	// Kept is a page's title, text and markdown as the index holds them.
-	Kept(ctx context.Context, url string) (title, body, markdown string, err error)
+	// Kept is a page's title, text and markdown as the index holds them,
+	// and the page as ParsePage read it when it was indexed (nil when
+	// it was not).
+	Kept(ctx context.Context, url string) (title, body, markdown string, parsed []byte, err error)
 	// Read fetches a page (and indexes it): where it was read from after
 	// redirects, its title, text and markdown.
 	Read(ctx context.Context, url string) (finalURL, title, body, markdown string, err error)

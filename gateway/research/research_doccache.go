@@ -31,7 +31,11 @@ func (c *docCache) read(src *researchSource) *rdoc {
 	c.mu.Unlock()
 	if !ok || k.title != src.title || k.text != src.text || k.markdown != src.markdown {
 		k = cachedDoc{title: src.title, text: src.text, markdown: src.markdown}
-		if src.markdown != "" {
+		// The index's copy, read when the page was indexed, holds for
+		// the same title (a page without one is read under its URL).
+		if d, ok := decodeDoc(src.parsed); ok && d.title == src.title {
+			k.doc = d
+		} else if src.markdown != "" {
 			k.doc = readMarkdownDoc(src.markdown, src.title)
 		} else {
 			k.doc = readTextDoc(src.text, src.title)

@@ -18,6 +18,7 @@ type researchSource struct {
 	snippet    string
 	text       string
 	markdown   string // the extractor's markdown, when known: it marks headings, lists and terms
+	parsed     []byte // the page as ParsePage read it when it was indexed, when the index holds that
 }
 
 // readNamedURLs reads up to 5 URLs the research input names. A source
@@ -49,8 +50,8 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 				return // read already (a URL the input named)
 			}
 			if localIndex {
-				if title, body, md, err := e.cfg.Index.Kept(ctx, s.url); err == nil && body != "" {
-					s.text, s.markdown = body, md
+				if title, body, md, parsed, err := e.cfg.Index.Kept(ctx, s.url); err == nil && body != "" {
+					s.text, s.markdown, s.parsed = body, md, parsed
 					if s.title == "" {
 						s.title = title
 					}

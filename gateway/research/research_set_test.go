@@ -206,7 +206,7 @@ func checkPassages(t *testing.T, e *testEng, out *api.ResearchOutput) {
 		body, ok := kept[p.URL]
 		if !ok {
 			var err error
-			_, body, _, err = e.Kept(context.Background(), p.URL)
+			_, body, _, _, err = e.Kept(context.Background(), p.URL)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,9 @@ package research
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"hark/gateway/research/researchset"
@@ -11,8 +13,8 @@ import (
 )
 
 // Research reads what the index stored when each page was indexed (its
-// terms, for which pages a question's searches return) where a page has
-// it, and the body where it does not (a page indexed before): the same
+// terms, for which pages a question's searches return, and research's
+// parse of the page) where a page has it, and the body where it does not (a page indexed before): the same
 // questions over the same pages give byte-identical reports either way.
 func TestStoredPassagesReadAsTheBody(t *testing.T) {
 	t.Parallel()
@@ -31,7 +33,7 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 		}
 	}
 	db := testDB(t)
-	w, err := web.New(web.Config{DB: db, MaxPageBytes: 1 << 20})
+	w, err := web.New(web.Config{DB: db, MaxPageBytes: 1 << 20, Parse: ParsePage})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +41,9 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 	var stored int
 	if err := db.QueryRow(`SELECT count(*) FROM web_pages WHERE terms <> '' AND length(passages) > 0`).Scan(&stored); err != nil || stored == 0 {
 		t.Fatalf("%d pages with their passages stored (%v)", stored, err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM web_pages WHERE length(parsed) > 0`).Scan(&stored); err != nil || stored == 0 {
+		t.Fatalf("%d pages with research's parse stored (%v)", stored, err)
 	}
 	reports := func() []string {
 		// A research engine of its own each time: nothing read before is
@@ -61,7 +66,7 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 		return out
 	}
 	withStored := reports()
-	if _, err := db.Exec(`UPDATE web_pages SET terms = '', heading_terms = '', passages = x''`); err != nil {
+	if _, err := db.Exec(`UPDATE web_pages SET terms = '', heading_terms = '', passages = x'', parsed = x''`); err != nil {
 		t.Fatal(err)
 	}
 	fromBody := reports()
@@ -71,4 +76,68 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 		}
 	}
 	w.Close()
+}
+
+// A page's stored parse reads back as the page parsed anew, for every
+// page of the corpus; one of another version, or cut short, is not read.
+func TestStoredDocsReadAsParsed(t *testing.T) {
+	t.Parallel()
+	db := testDB(t)
+	w, err := web.New(web.Config{DB: db, MaxPageBytes: 1 << 20, Parse: ParsePage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	webtest.IndexCorpus(t, corpusDir, func(dir string) (int, error) { return w.Index(context.Background(), dir) })
+	rows, err := db.Query(`SELECT url FROM web_pages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			t.Fatal(err)
+		}
+		urls = append(urls, u)
+	}
+	rows.Close()
+	if len(urls) == 0 {
+		t.Fatal("no pages indexed")
+	}
+	for _, u := range urls {
+		title, body, md, parsed, err := w.Kept(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := decodeDoc(parsed)
+		if !ok {
+			t.Fatalf("%s: the stored parse (%d bytes) is not read", u, len(parsed))
+		}
+		want := readTextDoc(body, title)
+		if md != "" {
+			want = readMarkdownDoc(md, title)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: the stored parse reads as\n%+v\nthe page parsed anew\n%+v", u, got, want)
+		}
+		if _, ok := decodeDoc(parsed[:len(parsed)-1]); ok {
+			t.Fatalf("%s: a parse cut short is read", u)
+		}
+	}
+	enc := ParsePage("Memcheck", "Memcheck finds leaks.", "")
+	if _, ok := decodeDoc(enc); !ok {
+		t.Fatal("a parse is not read")
+	}
+	other := append(binary.AppendUvarint(nil, docVersion+1), enc[1:]...)
+	if _, ok := decodeDoc(other); ok {
+		t.Fatal("a parse of another version is read")
+	}
+	// A copy stored under another title (a page read under its URL) is
+	// parsed anew.
+	var c docCache
+	d := c.read(&researchSource{url: "file:///m", title: "file:///m", text: "Memcheck finds leaks.", parsed: enc})
+	if d.title != "file:///m" {
+		t.Fatalf("the copy of another title was read: %q", d.title)
+	}
 }

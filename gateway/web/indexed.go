@@ -13,7 +13,7 @@ import (
 // headings kept, when the index has it (markdown is true), else the page's
 // text (pages indexed before the index kept markdown).
 func (e *Engine) IndexedPage(ctx context.Context, url string) (title, content string, markdown bool, err error) {
-	title, text, md, err := e.store.page(ctx, url)
+	title, text, md, _, err := e.store.page(ctx, url)
 	if errors.Is(err, errNotIndexed) {
 		return "", "", false, fmt.Errorf("%s is not in the search index (any more)", url)
 	}
@@ -30,7 +30,7 @@ func (e *Engine) IndexedPage(ctx context.Context, url string) (title, content st
 // research report's passages point into (offsets are into it, not into
 // the markdown IndexedPage prefers).
 func (e *Engine) IndexedText(ctx context.Context, url string) (string, error) {
-	_, text, _, err := e.store.page(ctx, url)
+	_, text, _, _, err := e.store.page(ctx, url)
 	if errors.Is(err, errNotIndexed) {
 		return "", fmt.Errorf("%s is not in the search index (any more)", url)
 	}

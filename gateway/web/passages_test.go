@@ -1,14 +1,20 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"hark/api"
+	"hark/gateway/pgtest"
+	"hark/gateway/research"
 	"hark/gateway/research/researchset"
+	"hark/gateway/store"
 	"hark/gateway/text"
 )
 
@@ -178,5 +184,49 @@ func TestStoredPassagesOnPostgres(t *testing.T) {
 		if !reflect.DeepEqual(withStored[i], fromBody[i]) {
 			t.Fatalf("%q: with stored passages\n%+v\nread from the body\n%+v", qs[i].Question, withStored[i], fromBody[i])
 		}
+	}
+}
+
+// The page as the index's reader parses it (Config.Parse, research's
+// ParsePage) is stored when the page is indexed and read back whole by
+// Kept, on either database; research holds its reading of the copy to
+// its reading of the page (research's TestStoredDocsReadAsParsed).
+func TestParsedPagesKeptOnBothDatabases(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pgDB, err := store.OpenPostgres(ctx, pgtest.Start(t).URL(), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pgDB.Close)
+	for _, cfg := range []Config{{DB: testDB(t)}, {Postgres: pgDB}} {
+		cfg.Parse = research.ParsePage
+		e, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir, _ := filepath.Abs(filepath.Join(researchCorpus, "valgrind"))
+		if _, err := e.Index(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		n := 0
+		for _, f := range files {
+			title, body, md, parsed, err := e.Kept(ctx, (&url.URL{Scheme: "file", Path: f}).String())
+			if errors.Is(err, errNotIndexed) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if want := research.ParsePage(title, body, md); len(parsed) == 0 || !bytes.Equal(parsed, want) {
+				t.Fatalf("%s (PostgreSQL %v): %d bytes kept, the page parses to %d", f, cfg.Postgres != nil, len(parsed), len(want))
+			}
+		}
+		if n == 0 {
+			t.Fatalf("no page of %s kept (PostgreSQL %v)", dir, cfg.Postgres != nil)
+		}
+		e.Close()
 	}
 }

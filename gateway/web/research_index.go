@@ -23,8 +23,9 @@ func (e *Engine) Pages(ctx context.Context) (int, error) {
 }
 
 // Kept is a page's title, text and markdown ("" for pages indexed
-// before the index kept it), as the index holds them.
-func (e *Engine) Kept(ctx context.Context, u string) (title, body, markdown string, err error) {
+// before the index kept it), as the index holds them, and the page as
+// Config.Parse read it when it was indexed (nil without one).
+func (e *Engine) Kept(ctx context.Context, u string) (title, body, markdown string, parsed []byte, err error) {
 	return e.store.page(ctx, u)
 }
 

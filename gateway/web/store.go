@@ -21,9 +21,10 @@ type pageStore interface {
 	put(ctx context.Context, r *pageRow) error
 	// count is how many pages the index holds.
 	count(ctx context.Context) (int, error)
-	// page is a page's title, text and markdown; errNotIndexed when the
-	// index does not hold it.
-	page(ctx context.Context, url string) (title, body, markdown string, err error)
+	// page is a page's title, text and markdown, and its reader's parse
+	// (Config.Parse) stored with it; errNotIndexed when the index does
+	// not hold it.
+	page(ctx context.Context, url string) (title, body, markdown string, parsed []byte, err error)
 	// ranked is the ids and bm25 (negated: larger is better) of the pool
 	// best pages matching m among those f lets through, best first.
 	ranked(ctx context.Context, m *match, f *filters, pool int) ([]*candidate, error)
@@ -63,6 +64,8 @@ type pageRow struct {
 	// Terms and Passages are the body's terms and sentences (passages.go).
 	Terms, HeadingTerms string
 	Passages            []byte
+	// Parsed is the page as Config.Parse read it, nil without one.
+	Parsed []byte
 }
 
 // filters narrow a search to a time window and to domains.
@@ -102,7 +105,10 @@ func (f *filters) where(ph func() string) (conds []string, args []any) {
 
 // pageIndex is the engine's index: its store, fed pages as the engine
 // reads them.
-type pageIndex struct{ pageStore }
+type pageIndex struct {
+	pageStore
+	parse func(title, text, markdown string) []byte // Config.Parse
+}
 
 // put adds or replaces a page in the index, and tells the index run ctx
 // carries (see IndexWith) of it.
@@ -128,6 +134,9 @@ func (s pageIndex) put(ctx context.Context, p *page) error {
 		Markdown: p.Markdown, Headings: markdownHeadings(p.Markdown),
 		Terms: pageTerms(p.Text), Passages: encodePassages(p.Text)}
 	r.HeadingTerms = pageHeadingTerms(r.Headings)
+	if s.parse != nil {
+		r.Parsed = s.parse(p.Title, p.Text, p.Markdown)
+	}
 	if err := s.pageStore.put(ctx, r); err != nil {
 		return err
 	}

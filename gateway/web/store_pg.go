@@ -77,17 +77,17 @@ func (s *pgStore) put(ctx context.Context, r *pageRow) error {
 		}
 	}
 	args := []any{u, pgText(r.Host), title, pgText(r.Description), body, pgText(r.Images), pgText(r.Favicon),
-		r.Published, r.Fetched, pgText(r.Topic), pgText(r.Markdown), pgText(r.Headings), tokens, pgText(r.Terms), pgText(r.HeadingTerms), nonNil(r.Passages)}
+		r.Published, r.Fetched, pgText(r.Topic), pgText(r.Markdown), pgText(r.Headings), tokens, pgText(r.Terms), pgText(r.HeadingTerms), nonNil(r.Passages), nonNil(r.Parsed)}
 	// A new page is one statement, its postings and the totals with it
 	// (one round trip, no transaction to hold open); the totals row is
 	// locked only to its end.
 	var id int64
 	err := s.pool.QueryRow(ctx, `WITH p AS (
-	INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings, tokens, terms, heading_terms, passages)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (url) DO NOTHING RETURNING id
+	INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings, tokens, terms, heading_terms, passages, parsed)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT (url) DO NOTHING RETURNING id
 ), x AS (
 	INSERT INTO web_postings(term, page_id, in_title, in_body, in_url)
-	SELECT t, p.id, a, b, c FROM p, unnest($17::text[], $18::int[], $19::int[], $20::int[]) AS x(t, a, b, c)
+	SELECT t, p.id, a, b, c FROM p, unnest($18::text[], $19::int[], $20::int[], $21::int[]) AS x(t, a, b, c)
 ), u AS (
 	UPDATE web_index_totals SET pages = pages + 1, tokens = tokens + $13 WHERE EXISTS (SELECT 1 FROM p)
 )
@@ -102,7 +102,7 @@ SELECT id FROM p`, append(args, terms, freq[0], freq[1], freq[2])...).Scan(&id)
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE web_pages SET host=$2, title=$3, description=$4, body=$5, images=$6, favicon=$7,
-	published=$8, fetched=$9, topic=$10, markdown=$11, headings=$12, tokens=$13, terms=$14, heading_terms=$15, passages=$16 WHERE url = $1`, args...); err != nil {
+	published=$8, fetched=$9, topic=$10, markdown=$11, headings=$12, tokens=$13, terms=$14, heading_terms=$15, passages=$16, parsed=$17 WHERE url = $1`, args...); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM web_postings WHERE page_id = $1`, id); err != nil {
@@ -125,12 +125,12 @@ func (s *pgStore) count(ctx context.Context) (int, error) {
 	return n, err
 }
 
-func (s *pgStore) page(ctx context.Context, u string) (title, body, markdown string, err error) {
-	err = s.pool.QueryRow(ctx, `SELECT title, body, markdown FROM web_pages WHERE url = $1`, u).Scan(&title, &body, &markdown)
+func (s *pgStore) page(ctx context.Context, u string) (title, body, markdown string, parsed []byte, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT title, body, markdown, parsed FROM web_pages WHERE url = $1`, u).Scan(&title, &body, &markdown, &parsed)
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = errNotIndexed
 	}
-	return title, body, markdown, err
+	return title, body, markdown, parsed, err
 }
 
 // totals are FTS5's row count and average row length (xRowCount,

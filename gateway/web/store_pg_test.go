@@ -255,8 +255,8 @@ func TestPostgresIndexRanksAsSQLite(t *testing.T) {
 			t.Errorf("research's search of %q: SQLite %v, PostgreSQL %v", q, searchURLs(a), searchURLs(b))
 		}
 		for _, u := range searchURLs(a) {
-			ta, ba, ma, _ := sq.Kept(ctx, u)
-			tb, bb, mb, err := pg.Kept(ctx, u)
+			ta, ba, ma, _, _ := sq.Kept(ctx, u)
+			tb, bb, mb, _, err := pg.Kept(ctx, u)
 			if err != nil || ta != tb || ba != bb || ma != mb {
 				t.Errorf("Kept(%s) differs on PostgreSQL (%v)", u, err)
 			}
@@ -291,7 +291,7 @@ func TestSnippetIsFTS5s(t *testing.T) {
 		}
 		for _, c := range cands {
 			want := sq.store.snippet(ctx, m, c.id)
-			_, body, _, err := sq.store.page(ctx, urlOfID(t, sq, c.id))
+			_, body, _, _, err := sq.store.page(ctx, urlOfID(t, sq, c.id))
 			if err != nil {
 				t.Fatal(err)
 			}

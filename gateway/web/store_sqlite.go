@@ -111,14 +111,14 @@ func (s *sqliteStore) put(ctx context.Context, r *pageRow) error {
 
 func (s *sqliteStore) putRow(ctx context.Context, r *pageRow) error {
 	_, err := s.db.ExecContext(ctx, `
-INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings, terms, heading_terms, passages)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO web_pages(url, host, title, description, body, images, favicon, published, fetched, topic, markdown, headings, terms, heading_terms, passages, parsed)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(url) DO UPDATE SET host=excluded.host, title=excluded.title, description=excluded.description,
 	body=excluded.body, images=excluded.images, favicon=excluded.favicon, published=excluded.published,
 	fetched=excluded.fetched, topic=excluded.topic, markdown=excluded.markdown, headings=excluded.headings,
-	terms=excluded.terms, heading_terms=excluded.heading_terms, passages=excluded.passages`,
+	terms=excluded.terms, heading_terms=excluded.heading_terms, passages=excluded.passages, parsed=excluded.parsed`,
 		r.URL, r.Host, r.Title, r.Description, r.Body, r.Images, r.Favicon, r.Published, r.Fetched, r.Topic, r.Markdown, r.Headings,
-		r.Terms, r.HeadingTerms, nonNil(r.Passages))
+		r.Terms, r.HeadingTerms, nonNil(r.Passages), nonNil(r.Parsed))
 	return err
 }
 
@@ -128,12 +128,12 @@ func (s *sqliteStore) count(ctx context.Context) (int, error) {
 	return n, err
 }
 
-func (s *sqliteStore) page(ctx context.Context, u string) (title, body, markdown string, err error) {
-	err = s.db.QueryRowContext(ctx, `SELECT title, body, markdown FROM web_pages WHERE url = ?`, u).Scan(&title, &body, &markdown)
+func (s *sqliteStore) page(ctx context.Context, u string) (title, body, markdown string, parsed []byte, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT title, body, markdown, parsed FROM web_pages WHERE url = ?`, u).Scan(&title, &body, &markdown, &parsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = errNotIndexed
 	}
-	return title, body, markdown, err
+	return title, body, markdown, parsed, err
 }
 
 const snippetExpr = `snippet(web_fts, 1, '', '', '…', 40)`

@@ -52,6 +52,13 @@ type Config struct {
 	// vectors from it, and search fuses the pages nearest a query with
 	// the full-text rank once the index holds its vectors (hybrid.go).
 	Embedder Embedder
+
+	// Parse, when set, is how the index's reader (research) reads a
+	// page: its answer is stored beside each page when it is indexed,
+	// and Kept returns it, so the reader need not parse the page again
+	// at every question. It marks its own version; a reader that finds
+	// another parses the page itself.
+	Parse func(title, text, markdown string) []byte
 	// EmbedBatch is how many pages one embeddings request carries;
 	// default 32.
 	EmbedBatch int
@@ -137,7 +144,7 @@ func New(cfg Config) (*Engine, error) {
 	default:
 		return nil, errors.New("web: Config.DB or Config.Postgres is required")
 	}
-	e := &Engine{cfg: cfg, db: cfg.DB, fetch: newFetcher(cfg), store: pageIndex{st}}
+	e := &Engine{cfg: cfg, db: cfg.DB, fetch: newFetcher(cfg), store: pageIndex{st, cfg.Parse}}
 	if cfg.Embedder != nil && cfg.Embedder.EmbeddingModel() != "" {
 		e.vectors = &vectorIndex{db: db, emb: cfg.Embedder, batch: cfg.EmbedBatch}
 	}
