@@ -2,6 +2,7 @@ package research
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -611,7 +612,7 @@ func leansBack(lower string) bool {
 	// "That's where …", "It's …": the word before the apostrophe.
 	first, _, _ := strings.Cut(strings.Trim(words[0], ",.;:"), "'")
 	first, _, _ = strings.Cut(first, "’")
-	if leanStart[first] && leansOnContext().MatchString(lower) {
+	if leanStart()[first] && leansOnContext().MatchString(lower) {
 		return true
 	}
 	if len(words) > 1 && clauseStart[words[0]] && pointers[strings.Trim(words[1], ",.;:")] {
@@ -644,14 +645,15 @@ var (
 	pointers = map[string]bool{"this": true, "that": true, "these": true, "those": true, "it": true, "they": true, "them": true}
 )
 
-// leanStart holds the first words leansOnContext can match.
-var leanStart = func() map[string]bool {
+// leanStart holds the first words leansOnContext can match
+// (words.txt's lean_start).
+var leanStart = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields("as this these that those it they such however but also so then thus therefore hence otherwise similarly likewise in on moreover furthermore nor neither and or for consequently accordingly instead still yet") {
+	for _, w := range wordList("lean_start") {
 		m[w] = true
 	}
 	return m
-}()
+})
 
 // readMarkdownDoc reads the extractor's markdown.
 func readMarkdownDoc(md, title string) *rdoc {

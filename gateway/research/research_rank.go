@@ -1038,15 +1038,13 @@ func howCode(a ask, s *rsent) bool {
 	return false
 }
 
-// codeKeywords are the words of code's syntax, as terms: a C program's
-// "struct" and "int", a script's "function" and "return", which say
-// what language code is in, not what it does.
+// codeKeywords are the words of code's syntax, as terms (words.txt's
+// code_keywords): a C program's "struct" and "int", a script's
+// "function" and "return", which say what language code is in, not
+// what it does.
 var codeKeywords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`struct union enum typedef sizeof int char short long float double unsigned signed void
-const static extern return if else for while do switch case break continue goto include define ifdef endif
-function var let new class import export from require async await try catch throw null undefined true false
-def self lambda echo`) {
+	for _, w := range wordList("code_keywords") {
 		for _, t := range terms(w) {
 			m[t] = true
 		}
