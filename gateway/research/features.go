@@ -1,6 +1,7 @@
 package research
 
 import (
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -60,6 +61,7 @@ var features = []feature{
 	{"synonym_match", 0, "the question's WordNet synonyms the sentence and what it sits under hold, each by its prior, over the question's terms"},
 	{"derived_match", 0, "the same for WordNet's derived forms (\"speak\" for \"speech\")"},
 	{"spelling_match", 0, "the same for the other spelling (\"color\" for \"colour\")"},
+	{"feedback_match", 0, "the share of RM3's feedback terms (the question's relevance model over its ten best passages) the sentence and what it sits under hold, by weight"},
 	{"why_reason", 0, "a \"why\" question, a sentence giving a reason (because, since, so that, due to, in order to)"},
 	{"how_term_entry", math.Log(0.8), "a how-to question, a sentence in an option's or term's entry (the question names no option)"},
 	{"defines_subject", math.Log(2.5), "the sentence says what the question's subject is: \"A data race happens when …\""},
@@ -266,6 +268,51 @@ func expansionMatch(exp []lexicon.Expansion, n int, docs ...[]string) (out [3]fl
 		out[i] /= float64(n)
 	}
 	return out
+}
+
+// feedbackPassages is how many of the best passages RM3 reads, and
+// feedbackTerms how many terms it gives.
+const feedbackPassages, feedbackTerms = 10, 20
+
+// feedback is RM3's expansion of terms over the passages that score
+// best for them (scores, by passage).
+func (c *rcorpus) feedback(terms []string, scores []float64) []lexicon.Expansion {
+	idx := make([]int, 0, len(scores))
+	for i, v := range scores {
+		if v > 0 {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	docs := make([]lexicon.Doc, 0, feedbackPassages)
+	for _, i := range idx[:min(len(idx), feedbackPassages)] {
+		docs = append(docs, lexicon.Doc{Terms: c.pToks[i], Score: scores[i]})
+	}
+	return lexicon.RM3(terms, docs, feedbackTerms)
+}
+
+// feedbackMatch is the share of exp's weight whose terms docs hold.
+func feedbackMatch(exp []lexicon.Expansion, docs ...[]string) float64 {
+	have, total := 0.0, 0.0
+	for _, e := range exp {
+		total += e.Weight
+		if holdsAny([]string{e.Term}, docs...) {
+			have += e.Weight
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return have / total
+}
+
+// BuiltInWeights is weights.json's weights.
+func BuiltInWeights() Weights {
+	var f WeightsFile
+	if err := json.Unmarshal(weightsFile, &f); err != nil {
+		return nil
+	}
+	return f.Weights
 }
 
 // proximity is how closely toks hold terms: the distinct terms found

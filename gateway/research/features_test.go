@@ -84,3 +84,28 @@ func TestProximity(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedbackMatch: RM3's terms over the passages that score best,
+// and a sentence's share of their weight: all of it, some, none.
+func TestFeedbackMatch(t *testing.T) {
+	c := &rcorpus{pToks: [][]string{
+		{"leak", "check", "full", "memcheck"},
+		{"leak", "check", "memcheck", "origin"},
+		{"unrelated", "words", "only"},
+	}}
+	exp := c.feedback([]string{"leak", "check"}, []float64{2, 1, 0})
+	if len(exp) == 0 {
+		t.Fatal("no feedback terms")
+	}
+	for _, e := range exp {
+		if e.Term == "unrelated" || e.Term == "leak" {
+			t.Errorf("feedback term %q: a passage that scored 0, or the question's own", e.Term)
+		}
+	}
+	if got := feedbackMatch(exp, []string{"memcheck"}); math.Abs(got-1) > 1e-9 {
+		t.Errorf("a sentence with every feedback term: %v, want 1", got)
+	}
+	if got := feedbackMatch(exp, []string{"nothing"}); got != 0 {
+		t.Errorf("a sentence with none: %v, want 0", got)
+	}
+}

@@ -30,6 +30,7 @@ type rcorpus struct {
 	pBase []int
 	sIdx  *text.BM25
 	pIdx  *text.BM25
+	pToks [][]string // every passage's terms, its heading's first
 	// passages are where the quotes written so far come from.
 	passages []api.ResearchPassage
 	// weights are the ranking's (features.go); nil: weights.json's.
@@ -55,7 +56,7 @@ func newCorpus(docs []*rdoc) *rcorpus {
 			pdocs = append(pdocs, toks)
 		}
 	}
-	c.sIdx, c.pIdx = text.NewBM25(sdocs), text.NewBM25(pdocs)
+	c.sIdx, c.pIdx, c.pToks = text.NewBM25(sdocs), text.NewBM25(pdocs), pdocs
 	return c
 }
 
@@ -269,6 +270,7 @@ type ranking struct {
 	idf        map[string]float64 // each distinct term's IDF over the sentences
 	idfTotal   float64
 	expand     []lexicon.Expansion // the question's expansions, each source apart
+	feedback   []lexicon.Expansion // RM3's terms over the best passages (feature feedback_match)
 }
 
 func (c *rcorpus) newRanking(a ask) *ranking {
@@ -276,6 +278,7 @@ func (c *rcorpus) newRanking(a ask) *ranking {
 	r.maxS, r.maxP = maxOr1(r.sS), maxOr1(r.pS)
 	r.focus = c.focus(a.terms, a.action)
 	r.expand = a.expand
+	r.feedback = c.feedback(a.terms, r.pS)
 	r.idf = map[string]float64{}
 	for _, t := range a.terms {
 		if _, ok := r.idf[t]; !ok {
@@ -359,6 +362,7 @@ func (r *ranking) fields(g int, x []float64) (lead, otherRelease bool) {
 		set("derived_match", m[lexicon.Derived])
 		set("spelling_match", m[lexicon.Spelling])
 	}
+	set("feedback_match", feedbackMatch(r.feedback, s.toks, s.context))
 	set("page_position", float64(ref[1])/float64(max(1, len(d.sents)-1)))
 	set("length", math.Min(1, float64(s.nWords)/40))
 	// The search ranked the whole page, with its title and headings:
