@@ -153,9 +153,23 @@ type outcome struct{ Answered, Cited, Clean bool }
 // are asked with: the weights fitted for the fold, or those built in.
 type engineFor func(c *corpus, fold int) (*research.Engine, error)
 
-// builtIn asks every fold with the weights built in.
+// zero is the features -zero sets to 0 in weights.json's weights.
+var zero string
+
+// builtIn asks every fold with the weights built in, less those -zero
+// names.
 func builtIn(c *corpus, fold int) (*research.Engine, error) {
-	return research.New(research.Config{DB: c.db, Index: c.web})
+	if zero == "" {
+		return research.New(research.Config{DB: c.db, Index: c.web})
+	}
+	w := research.BuiltInWeights()
+	for _, n := range strings.Split(zero, ",") {
+		if _, ok := w[n]; !ok {
+			return nil, fmt.Errorf("-zero: %q is no feature", n)
+		}
+		w[n] = 0
+	}
+	return research.New(research.Config{DB: c.db, Index: c.web, Weights: w})
 }
 
 // asking is the index in qs of the question ask is asking, for an

@@ -192,6 +192,24 @@ func fit(exs []example) research.Weights {
 	return out
 }
 
+// vec is w in feature order.
+func vec(w research.Weights) []float64 {
+	names := research.FeatureNames()
+	out := make([]float64, len(names))
+	for i, n := range names {
+		out[i] = w[n]
+	}
+	return out
+}
+
+// fitAny is the pairwise fit with -pairwise, else the listwise one.
+func fitAny(exs []example) research.Weights {
+	if pairwise {
+		return fitPairwise(exs)
+	}
+	return fit(exs)
+}
+
 // spread is the mean, over exs, of the standard deviation of the
 // candidates' scores under w.
 func spread(exs []example, w []float64) float64 {
@@ -336,7 +354,7 @@ func hitAt(exs []example, w research.Weights, k int) float64 {
 func fitFolds(exs []example) [folds]research.Weights {
 	var out [folds]research.Weights
 	sumHand, sumFit, total := map[int]float64{}, map[int]float64{}, 0
-	fmt.Println("| Fold | Rankings (train / test) | Hand: right in best 1 / 3 / 8 | Fitted: right in best 1 / 3 / 8 |")
+	fmt.Println("| Fold | Rankings (train / test) | Hand: right in best 1 / 3 / 8 / quoted | Fitted: right in best 1 / 3 / 8 / quoted |")
 	fmt.Println("|---|---|---|---|")
 	for k := range folds {
 		var train, test []example
@@ -347,9 +365,12 @@ func fitFolds(exs []example) [folds]research.Weights {
 				train = append(train, e)
 			}
 		}
-		out[k] = fit(train)
-		fmt.Printf("| %d | %d / %d | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f |\n", k+1, len(train), len(test),
-			hitAt(test, hand, 1), hitAt(test, hand, 3), hitAt(test, hand, 8), hitAt(test, out[k], 1), hitAt(test, out[k], 3), hitAt(test, out[k], 8))
+		out[k] = fitAny(train)
+		fmt.Printf("| %d | %d / %d | %.2f / %.2f / %.2f / %.2f | %.2f / %.2f / %.2f / %.2f |\n", k+1, len(train), len(test),
+			hitAt(test, hand, 1), hitAt(test, hand, 3), hitAt(test, hand, 8), quoted(test, vec(hand)),
+			hitAt(test, out[k], 1), hitAt(test, out[k], 3), hitAt(test, out[k], 8), quoted(test, vec(out[k])))
+		sumHand[0] += float64(len(test)) * quoted(test, vec(hand))
+		sumFit[0] += float64(len(test)) * quoted(test, vec(out[k]))
 		for _, n := range []int{1, 3, 8} {
 			sumHand[n] += float64(len(test)) * hitAt(test, hand, n)
 			sumFit[n] += float64(len(test)) * hitAt(test, out[k], n)
@@ -357,7 +378,10 @@ func fitFolds(exs []example) [folds]research.Weights {
 		total += len(test)
 	}
 	t := float64(total)
-	fmt.Printf("| all | %d | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f |\n\n", total, sumHand[1]/t, sumHand[3]/t, sumHand[8]/t, sumFit[1]/t, sumFit[3]/t, sumFit[8]/t)
+	if pairwise {
+		fmt.Println("ridge chosen per fold:", chosenLambda)
+	}
+	fmt.Printf("| all | %d | %.3f / %.3f / %.3f / %.3f | %.3f / %.3f / %.3f / %.3f |\n\n", total, sumHand[1]/t, sumHand[3]/t, sumHand[8]/t, sumHand[0]/t, sumFit[1]/t, sumFit[3]/t, sumFit[8]/t, sumFit[0]/t)
 	return out
 }
 
@@ -422,7 +446,7 @@ func runFit(data, manuals string, models []string, write, offline bool, cache st
 	if write {
 		file := filepath.Join(data, "..", "weights.json")
 		note := fmt.Sprintf("fitted by bench/research -fit on %d rankings of the pooled set (ridge %.3g towards the hand rules' weights); docs/research.md", len(exs), lambda)
-		if err := writeWeights(file, fit(exs), note); err != nil {
+		if err := writeWeights(file, fitAny(exs), note); err != nil {
 			return err
 		}
 		fmt.Println("wrote", file)
