@@ -29,7 +29,7 @@ var lambdas = []float64{0.01, 0.03, 0.1, 0.3, 1, 3}
 
 // pairs is one ranking's pairs: indices of right and of wrong candidates.
 type pairs struct {
-	x           [][]float64
+	x            [][]float64
 	right, wrong []int
 }
 
