@@ -48,6 +48,7 @@ var candidates = map[string][]float64{
 	"CommentItems":     {0, 3, 5},
 	"TailCards":        {0, 3, 5},
 	"TailLinks":        {0.4, 0.6, 0.8, 1},
+	"ProseParagraphs":  {0, 3, 5, 8},
 }
 
 // objective is what the search raises: the mean over the sets of

@@ -152,6 +152,18 @@ type dataset struct {
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
+	// The weights first: -sweep reads pages with them too (it ran with
+	// the zero Weights before).
+	benchWeights = extract.DefaultWeights
+	for _, kv := range strings.Split(*weightsFlag, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !reflect.ValueOf(benchWeights).FieldByName(k).IsValid() {
+				log.Fatalf("-weights: %q is not Name=number of a field of extract.Weights", kv)
+			}
+			benchWeights = with(benchWeights, k, f)
+		}
+	}
 	if *visible != "" {
 		body, err := os.ReadFile(*visible)
 		if err != nil {
@@ -169,16 +181,6 @@ func main() {
 			log.Fatal(err)
 		}
 		return
-	}
-	benchWeights = extract.DefaultWeights
-	for _, kv := range strings.Split(*weightsFlag, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || !reflect.ValueOf(benchWeights).FieldByName(k).IsValid() {
-				log.Fatalf("-weights: %q is not Name=number of a field of extract.Weights", kv)
-			}
-			benchWeights = with(benchWeights, k, f)
-		}
 	}
 	sets := datasets()
 	if *leaks {

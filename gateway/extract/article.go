@@ -384,6 +384,36 @@ func isArticlePage(doc *html.Node) bool {
 	}) != nil
 }
 
+// readsAsArticle reports a page that holds at least paragraphs
+// paragraphs of prose (150 letters or more outside links, links under a
+// fifth of the text) and no code: an article by its shape, where the
+// page says nothing of what it is. Manuals show code, and their prose is
+// read as a manual's.
+func readsAsArticle(doc *html.Node, paragraphs int) bool {
+	k := 0
+	code := false
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && !code; c = c.NextSibling {
+			if c.Type != html.ElementNode || dropped[c.DataAtom] {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Pre, atom.Code:
+				code = true
+				return
+			case atom.P:
+				if links, all := linkText(c); all-links >= 150 && links*5 < all {
+					k++
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(doc)
+	return !code && k >= paragraphs
+}
+
 // namesArticleType reports text naming schema.org's article types.
 func namesArticleType(s string) bool {
 	for _, t := range []string{"NewsArticle", "BlogPosting", `"Article"`, "/Article", "ReportageNewsArticle", "OpinionNewsArticle"} {

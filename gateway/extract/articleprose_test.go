@@ -146,3 +146,34 @@ func TestFormAroundThePage(t *testing.T) {
 		t.Errorf("a comment form beside the story:\n%s", text)
 	}
 }
+
+// TestProseReadsAsArticle: a news page of 2008 says nothing of being an
+// article (no og:type, no schema.org, no <article>), but eight
+// paragraphs of prose and no code make it one (ProseParagraphs), and
+// the article rules then take the list of links under the story out; a manual
+// with as much prose and a listing stays a manual.
+func TestProseReadsAsArticle(t *testing.T) {
+	para := func(i int) string {
+		return "<p>The council met again on Tuesday night, paragraph " + strconv.Itoa(i) + ", and the mayor said the bridge would stay shut until the engineers had finished their survey of its piers and the county had found the money to mend them.</p>"
+	}
+	var story strings.Builder
+	for i := range 8 {
+		story.WriteString(para(i))
+	}
+	menu := `<div class="x"><ul><li><a href="/a">Local news from the county</a></li><li><a href="/b">Weather and the roads</a></li><li><a href="/c">High school sports scores</a></li><li><a href="/d">Entertainment and the arts</a></li></ul></div>`
+	page := `<html><head><title>Bridge shut</title></head><body><table><tr><td><div class="s">` + story.String() + menu + `</div></td></tr></table></body></html>`
+	w := DefaultWeights
+	w.ProseParagraphs = 8
+	if text := withWeights(t, page, w); strings.Contains(text, "High school sports") || !strings.Contains(text, "paragraph 7") {
+		t.Errorf("read as an article:\n%s", text)
+	}
+	w.ProseParagraphs = 0
+	if text := withWeights(t, page, w); !strings.Contains(text, "High school sports") {
+		t.Errorf("the menu went without the feature too, so the test shows nothing:\n%s", text)
+	}
+	manual := strings.Replace(page, `<div class="x">`, `<pre>make install</pre><div class="x">`, 1)
+	w.ProseParagraphs = 8
+	if text := withWeights(t, manual, w); !strings.Contains(text, "High school sports") {
+		t.Errorf("a page with code was read as an article:\n%s", text)
+	}
+}

@@ -76,6 +76,11 @@ type Weights struct {
 	// after its last, a line of this many words or fewer that holds a
 	// date or a time is a dateline or byline and goes; 0 turns it off.
 	DatelineWords int
+	// ProseParagraphs: a page that gives no article signal is read as an
+	// article when it holds this many paragraphs of prose (150 letters
+	// or more, under a fifth links) and no code (<pre>, <code>), as news
+	// pages from before og:type and schema.org are; 0 turns it off.
+	ProseParagraphs int
 }
 
 // DefaultWeights are the weights Main uses, read from weights.json,
