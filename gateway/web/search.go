@@ -48,6 +48,7 @@ type candidate struct {
 	body, images, favicon  string
 	snippet, topic         string
 	headings               string // one a line
+	leadPending            bool   // body is left out until the page is wanted (store.columns' cutStored)
 	terms                  string // the body's terms as stored (passages.go); "" for a page indexed before them
 	headingTerms           string // the headings' terms as stored, when terms is
 	published, fetched     int64
@@ -119,8 +120,9 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	// A basic search of pages whose terms and sentences are stored reads
 	// no more of their bodies than the key that tells one page at two
 	// URLs (300 runes, and one more to say it goes on), unless an option
-	// reads the whole. So does research's (ranked): it quotes no page,
-	// and its coverage reads the stored terms at either depth.
+	// reads the whole, and that only of the pages it keeps. So does
+	// research's (ranked): it quotes no page, and its coverage reads the
+	// stored terms at either depth.
 	cutStored := 0
 	if (depth == "basic" || ranked && depth == "advanced") && !in.IncludeRawContent && !in.IncludeAnswer && !in.IncludeImages && !in.ExactMatch && len(versions) == 0 {
 		cutStored = 301
@@ -241,7 +243,17 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 	// and "fs.md") is one result: the better ranked.
 	seenPage := map[string]bool{}
 	uniq := cands[:0]
-	for _, c := range cands {
+	for i, c := range cands {
+		if len(uniq) == in.MaxResults {
+			break // the rest are cut
+		}
+		if c.leadPending {
+			// The keys of as many pages as are still wanted, read
+			// together.
+			if err := e.readLeads(ctx, cands[i:min(len(cands), i+in.MaxResults-len(uniq))], cutStored); err != nil {
+				return nil, fmt.Errorf("search index: %w", err)
+			}
+		}
 		key := c.title + "\x00" + text.TruncateRunes(c.body, 300)
 		if c.body == "" {
 			key = c.url
@@ -319,6 +331,27 @@ func (e *Engine) searchIndex(ctx context.Context, in api.SearchInput, ranked boo
 		out.Images = rankImages(in.Query, cands, in.IncludeImageDescriptions)
 	}
 	return out, nil
+}
+
+// readLeads reads the first n runes of the bodies cands left out
+// (leadPending), as their bodies.
+func (e *Engine) readLeads(ctx context.Context, cands []*candidate, n int) error {
+	var ids []int64
+	for _, c := range cands {
+		if c.leadPending {
+			ids = append(ids, c.id)
+		}
+	}
+	leads, err := e.store.leads(ctx, ids, n)
+	if err != nil {
+		return err
+	}
+	for _, c := range cands {
+		if c.leadPending {
+			c.body, c.leadPending = leads[c.id], false
+		}
+	}
+	return nil
 }
 
 // ftsQuery builds an FTS5 MATCH expression: the query's words OR'ed (stop

@@ -29,10 +29,12 @@ type pageStore interface {
 	// best pages matching m among those f lets through, best first.
 	ranked(ctx context.Context, m *match, f *filters, pool int) ([]*candidate, error)
 	// columns fills in cands' columns (the body cut to bodyRunes runes
-	// when bodyRunes > 0, and that of a page whose terms are stored to
-	// cutStored runes when cutStored > 0) and, with snippets, FTS5's
-	// snippet of each.
+	// when bodyRunes > 0; when cutStored > 0, that of a page whose terms
+	// are stored left out, leadPending, for leads to read if the page
+	// is still wanted) and, with snippets, FTS5's snippet of each.
 	columns(ctx context.Context, m *match, cands map[int64]*candidate, bodyRunes, cutStored int, snippets bool) error
+	// leads is the first n runes of pages' bodies, by id.
+	leads(ctx context.Context, ids []int64, n int) (map[int64]string, error)
 	// snippet is FTS5's snippet of one page's body for m, "" when none.
 	snippet(ctx context.Context, m *match, id int64) string
 	// passages is the stored passages of pages (passages.go), by id;

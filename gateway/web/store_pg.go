@@ -350,7 +350,7 @@ func (s *pgStore) columns(ctx context.Context, m *match, cands map[int64]*candid
 	case bodyRunes > 0 && !snippets:
 		bodyCol = fmt.Sprintf("substr(body, 1, %d)", bodyRunes)
 	case cutStored > 0 && !snippets:
-		bodyCol = fmt.Sprintf("CASE WHEN terms <> '' THEN substr(body, 1, %d) ELSE body END", cutStored)
+		bodyCol = "CASE WHEN terms <> '' THEN '' ELSE body END"
 	}
 	res, err := s.pool.Query(ctx, `SELECT id, url, host, title, description, `+bodyCol+`, images, favicon, published, fetched, topic, headings, terms, heading_terms
 FROM web_pages WHERE id = ANY($1)`, ids)
@@ -369,12 +369,34 @@ FROM web_pages WHERE id = ANY($1)`, ids)
 				d.body = firstRunes(d.body, bodyRunes)
 			}
 		}
+		d.leadPending = cutStored > 0 && !snippets && bodyRunes == 0 && d.terms != ""
 		if c := cands[d.id]; c != nil {
 			d.raw = c.raw
 			*c = d
 		}
 	}
 	return res.Err()
+}
+
+func (s *pgStore) leads(ctx context.Context, ids []int64, n int) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	res, err := s.pool.Query(ctx, `SELECT id, substr(body, 1, $2) FROM web_pages WHERE id = ANY($1)`, ids, n)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Close()
+	for res.Next() {
+		var id int64
+		var lead string
+		if err := res.Scan(&id, &lead); err != nil {
+			return nil, err
+		}
+		out[id] = lead
+	}
+	return out, res.Err()
 }
 
 func (s *pgStore) passages(ctx context.Context, ids []int64) (map[int64]string, error) {

@@ -192,7 +192,7 @@ func (s *sqliteStore) columnsOnce(ctx context.Context, m *match, cands map[int64
 	case bodyRunes > 0:
 		bodyCol = fmt.Sprintf("substr(p.body, 1, %d)", bodyRunes)
 	case cutStored > 0:
-		bodyCol = fmt.Sprintf("CASE WHEN p.terms <> '' THEN substr(p.body, 1, %d) ELSE p.body END", cutStored)
+		bodyCol = "CASE WHEN p.terms <> '' THEN '' ELSE p.body END"
 	}
 	snip := "''"
 	if snippets {
@@ -220,12 +220,37 @@ WHERE web_fts MATCH ? AND web_fts.rowid IN (%s)`, bodyCol, snip, strings.Join(id
 		if err := rows.Scan(&d.id, &d.url, &d.host, &d.title, &d.desc, &d.body, &d.images, &d.favicon, &d.published, &d.fetched, &d.topic, &d.headings, &d.terms, &d.headingTerms, &d.snippet); err != nil {
 			return err
 		}
+		d.leadPending = cutStored > 0 && bodyRunes == 0 && d.terms != ""
 		if c := cands[d.id]; c != nil {
 			d.raw = c.raw
 			*c = d
 		}
 	}
 	return rows.Err()
+}
+
+func (s *sqliteStore) leads(ctx context.Context, ids []int64, n int) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := retrySchema(func() error {
+		rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT id, substr(body, 1, %d) FROM web_pages WHERE id IN (%s)`, n, joinIDs(ids)))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var lead string
+			if err := rows.Scan(&id, &lead); err != nil {
+				return err
+			}
+			out[id] = lead
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 func (s *sqliteStore) passages(ctx context.Context, ids []int64) (map[int64]string, error) {
