@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"hark/api"
@@ -163,11 +164,19 @@ func builtIn(c *corpus, fold int) (*research.Engine, error) {
 		return research.New(research.Config{DB: c.db, Index: c.web})
 	}
 	w := research.BuiltInWeights()
-	for _, n := range strings.Split(zero, ",") {
+	for _, f := range strings.Split(zero, ",") {
+		n, v, set := strings.Cut(f, "=")
 		if _, ok := w[n]; !ok {
 			return nil, fmt.Errorf("-zero: %q is no feature", n)
 		}
 		w[n] = 0
+		if set {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, fmt.Errorf("-zero: %s's weight %q: %w", n, v, err)
+			}
+			w[n] = x
+		}
 	}
 	return research.New(research.Config{DB: c.db, Index: c.web, Weights: w})
 }

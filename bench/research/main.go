@@ -64,7 +64,7 @@ func main() {
 	flag.BoolVar(&onlyNew, "onlynew", onlyNew, "fit only the features no hand rule weighed, the rules' weights held")
 	flag.IntVar(&topK, "topk", topK, "fit for a right candidate among the best N rather than first (0: the listwise softmax)")
 	flag.Float64Var(&lambda, "lambda", lambda, "the fit's ridge penalty towards the hand rules' weights")
-	flag.StringVar(&zero, "zero", "", "with -cv -builtin, weights.json's weights with these features (comma-separated) set to 0: an ablation")
+	flag.StringVar(&zero, "zero", "", "with -cv -builtin, weights.json's weights with these features (comma-separated) set to 0, or f=v to v: an ablation")
 	flag.BoolVar(&pairwise, "pairwise", pairwise, "fit pairwise: right candidates against the hand rules' best wrong ones, features standardised, the ridge strength chosen inside the training folds")
 	feats := flag.Bool("features", false, "print the ranking's features with their hand and fitted weights, as docs/research.md's table")
 	flag.Parse()
