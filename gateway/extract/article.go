@@ -386,7 +386,8 @@ func isArticlePage(doc *html.Node) bool {
 
 // readsAsArticle reports a page that holds at least paragraphs
 // paragraphs of prose (150 letters or more outside links, links under a
-// fifth of the text) and no code: an article by its shape, where the
+// fifth of the text, or a run of 150 letters set between <br>s) and no
+// code: an article by its shape, where the
 // page says nothing of what it is. Manuals show code, and their prose is
 // read as a manual's.
 func readsAsArticle(doc *html.Node, paragraphs int) bool {
@@ -403,7 +404,17 @@ func readsAsArticle(doc *html.Node, paragraphs int) bool {
 				code = true
 				return
 			case atom.P:
-				if links, all := linkText(c); all-links >= 150 && links*5 < all {
+				if links, all := linkText(c); all-links >= proseLetters && links*5 < all {
+					k++
+				}
+				continue
+			case atom.A:
+				continue
+			}
+			// Text set between <br>s, not in paragraphs: each run of
+			// 150 letters is one.
+			for t := c.FirstChild; t != nil; t = t.NextSibling {
+				if t.Type == html.TextNode && letters(t.Data) >= proseLetters {
 					k++
 				}
 			}
@@ -412,6 +423,17 @@ func readsAsArticle(doc *html.Node, paragraphs int) bool {
 	}
 	walk(doc)
 	return !code && k >= paragraphs
+}
+
+// letters counts the letters and digits of s.
+func letters(s string) int {
+	k := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			k++
+		}
+	}
+	return k
 }
 
 // namesArticleType reports text naming schema.org's article types.
@@ -747,3 +769,8 @@ func elementChildren(n *html.Node) int {
 	}
 	return k
 }
+
+// proseLetters is what a paragraph of prose holds, in letters, for
+// readsAsArticle (80 and 100 were tried against 150: CleanEval's and
+// WCXB's folds fell).
+const proseLetters = 150

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // TestUnlikelyProseBesideTheArticle: a block that Readability finds
@@ -170,6 +172,20 @@ func TestProseReadsAsArticle(t *testing.T) {
 	w.ProseParagraphs = 0
 	if text := withWeights(t, page, w); !strings.Contains(text, "High school sports") {
 		t.Errorf("the menu went without the feature too, so the test shows nothing:\n%s", text)
+	}
+	// The same story set as runs of text between <br>s, not paragraphs.
+	br := strings.NewReplacer("<p>", "", "</p>", "<br><br>").Replace(page)
+	for _, tc := range []struct {
+		page string
+		want bool
+	}{{br, true}, {strings.Replace(br, "<br>", "<br><code>x</code>", 1), false}, {strings.Replace(br, "paragraph 7", "paragraph 7<a href=/>", 1), false}} {
+		doc, err := html.Parse(strings.NewReader(tc.page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readsAsArticle(doc, 8); got != tc.want {
+			t.Errorf("text between <br>s: readsAsArticle %v, want %v", got, tc.want)
+		}
 	}
 	manual := strings.Replace(page, `<div class="x">`, `<pre>make install</pre><div class="x">`, 1)
 	w.ProseParagraphs = 8
