@@ -26,6 +26,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/research/tasks"
 	"hark/gateway/text"
 )
 
@@ -69,7 +70,7 @@ type Config struct {
 // Engine runs research tasks.
 type Engine struct {
 	cfg   Config
-	store *store
+	store *tasks.Store
 
 	ctx    context.Context // ends at Close; research tasks run under it
 	cancel context.CancelFunc
@@ -97,11 +98,11 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Minute
 	}
-	st, err := openStore(cfg.DB)
+	st, err := tasks.Open(cfg.DB)
 	if err != nil {
 		return nil, err
 	}
-	if err := st.failInterruptedResearch(); err != nil {
+	if err := st.FailInterrupted(); err != nil {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, store: st, weights: weights}
@@ -124,7 +125,7 @@ func (e *Engine) Research(ctx context.Context, in api.ResearchInput) (*api.Resea
 
 // ResearchTask returns a research task's current state by request_id.
 func (e *Engine) ResearchTask(ctx context.Context, id string) (*api.ResearchOutput, error) {
-	return e.store.research(ctx, id)
+	return e.store.Get(ctx, id)
 }
 
 // Via is research that searches with search (a workspace's SearXNG, say)
@@ -183,7 +184,7 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 	if model == "" {
 		model = "auto"
 	}
-	if err := e.store.createResearch(ctx, id, in.Input, model); err != nil {
+	if err := e.store.Create(ctx, id, in.Input, model); err != nil {
 		return nil, err
 	}
 	done := make(chan struct{})
@@ -206,17 +207,17 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 		}
 		tctx, cancel := context.WithTimeout(base, e.cfg.Timeout)
 		defer cancel()
-		_ = e.store.setResearchStatus(tctx, id, api.ResearchInProgress)
+		_ = e.store.SetStatus(tctx, id, api.ResearchInProgress)
 		// The heartbeat tells every process sharing the database that
 		// this task is alive: one that stops beating was interrupted.
-		beat := time.NewTicker(researchHeartbeat)
+		beat := time.NewTicker(tasks.Heartbeat)
 		stopBeat := make(chan struct{})
 		go func() {
 			defer beat.Stop()
 			for {
 				select {
 				case <-beat.C:
-					_ = e.store.setResearchStatus(tctx, id, api.ResearchInProgress)
+					_ = e.store.SetStatus(tctx, id, api.ResearchInProgress)
 				case <-stopBeat:
 					return
 				}
@@ -241,10 +242,10 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 			} else if errors.Is(err, context.DeadlineExceeded) {
 				msg = fmt.Sprintf("research took longer than %s", e.cfg.Timeout)
 			}
-			saveErr = e.store.finishResearch(fin, id, api.ResearchFailed, "", nil, nil, nil, msg)
+			saveErr = e.store.Finish(fin, id, api.ResearchFailed, "", nil, nil, nil, msg)
 			return
 		}
-		saveErr = e.store.finishResearch(fin, id, api.ResearchCompleted, content, sources, passages, written, "")
+		saveErr = e.store.Finish(fin, id, api.ResearchCompleted, content, sources, passages, written, "")
 	}()
 	select {
 	case <-done:
@@ -252,13 +253,13 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 			return nil, fmt.Errorf("research %s: save the result: %w", id, saveErr)
 		}
 	case <-ctx.Done():
-		out, err := e.store.research(context.WithoutCancel(ctx), id)
+		out, err := e.store.Get(context.WithoutCancel(ctx), id)
 		if err != nil {
 			return nil, ctx.Err()
 		}
 		return out, ctx.Err()
 	}
-	return e.store.research(ctx, id)
+	return e.store.Get(ctx, id)
 }
 
 func newRequestID() string {
@@ -855,3 +856,7 @@ func containsAll(have, want []string) bool {
 	}
 	return true
 }
+
+// Schema is the research tasks' table (tasks.Schema), in gateway.db
+// only: research runs beside the web index of its data directory.
+var Schema = tasks.Schema

@@ -15,6 +15,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/extract/score"
+	"hark/gateway/research/tasks"
 	"hark/gateway/text"
 	"hark/gateway/web"
 )
@@ -169,7 +170,7 @@ func TestResearchWaitEndsWithCtxAndTaskLivesOn(t *testing.T) {
 
 	// A task left running by a stopped gateway (its heartbeat stopped
 	// long ago) is failed on the next start.
-	if err := e.store.createResearch(context.Background(), "left-over", "q", "mini"); err != nil {
+	if err := e.store.Create(context.Background(), "left-over", "q", "mini"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Exec(`UPDATE web_research SET updated = 1 WHERE id = 'left-over'`); err != nil {
@@ -598,7 +599,7 @@ func TestInterruptedResearchIsOnlyTheStaleTask(t *testing.T) {
 	db := testDB(t)
 	first := testEngine(t, db)
 	now := time.Now().Unix()
-	for id, updated := range map[string]int64{"live": now, "stale": now - int64(researchStale/time.Second) - 5, "read-later": now} {
+	for id, updated := range map[string]int64{"live": now, "stale": now - int64(tasks.Stale/time.Second) - 5, "read-later": now} {
 		if _, err := db.Exec(`INSERT INTO web_research(id, input, model, status, created, updated) VALUES (?, 'q', 'mini', ?, ?, ?)`,
 			id, api.ResearchInProgress, updated, updated); err != nil {
 			t.Fatal(err)
@@ -621,7 +622,7 @@ func TestInterruptedResearchIsOnlyTheStaleTask(t *testing.T) {
 	}
 	// The process running "read-later" stops; once its row is stale a
 	// read reports it failed, with no engine opening in between.
-	if _, err := db.Exec(`UPDATE web_research SET updated = ? WHERE id = 'read-later'`, now-int64(researchStale/time.Second)-1); err != nil {
+	if _, err := db.Exec(`UPDATE web_research SET updated = ? WHERE id = 'read-later'`, now-int64(tasks.Stale/time.Second)-1); err != nil {
 		t.Fatal(err)
 	}
 	out, err := first.ResearchTask(context.Background(), "read-later")

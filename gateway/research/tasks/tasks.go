@@ -1,9 +1,8 @@
-package research
-
-// The research tasks web_research keeps: each request_id's status, report,
-// sources and passages. The table sits in the gateway's database beside
-// the web index, and several processes share it (the TUI, hark index, a
-// second hark).
+// Package tasks keeps research's tasks in web_research: each
+// request_id's status, report, sources and passages. The table sits in
+// the gateway's database beside the web index, and several processes
+// share it (the TUI, hark index, a second hark).
+package tasks
 
 import (
 	"context"
@@ -18,7 +17,8 @@ import (
 	dbstore "hark/gateway/store"
 )
 
-type store struct{ db *sql.DB }
+// Store is the task table of one database.
+type Store struct{ db *sql.DB }
 
 // Schema is the research tasks' table, in gateway.db only: research
 // runs beside the web index of its data directory (PostgreSQL's has no
@@ -71,17 +71,18 @@ func createTable(ctx context.Context, tx *dbstore.Tx) error {
 	return nil
 }
 
-// openStore brings the task table (Schema) up to date.
-func openStore(db *sql.DB) (*store, error) {
+// Open brings the task table (Schema) up to date.
+func Open(db *sql.DB) (*Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := dbstore.Migrate(ctx, dbstore.FromSQLite(db), Schema); err != nil {
 		return nil, fmt.Errorf("research: %w", err)
 	}
-	return &store{db: db}, nil
+	return &Store{db: db}, nil
 }
 
-func (s *store) createResearch(ctx context.Context, id, input, model string) error {
+// Create starts task id over, pending.
+func (s *Store) Create(ctx context.Context, id, input, model string) error {
 	now := time.Now().Unix()
 	// A job retried after its node died runs its task again under the
 	// same id: the row starts over.
@@ -95,12 +96,15 @@ func (s *store) createResearch(ctx context.Context, id, input, model string) err
 	return nil
 }
 
-func (s *store) setResearchStatus(ctx context.Context, id, status string) error {
+// SetStatus sets task id's status, and so its heartbeat.
+func (s *Store) SetStatus(ctx context.Context, id, status string) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE web_research SET status = ?, updated = ? WHERE id = ?`, status, time.Now().Unix(), id)
 	return err
 }
 
-func (s *store) finishResearch(ctx context.Context, id, status, content string, sources []api.ResearchSource, passages []api.ResearchPassage, written *api.ResearchWritten, msg string) error {
+// Finish records task id's end: its status, report, sources, passages,
+// what wrote it and, for a failed task, why.
+func (s *Store) Finish(ctx context.Context, id, status, content string, sources []api.ResearchSource, passages []api.ResearchPassage, written *api.ResearchWritten, msg string) error {
 	if sources == nil {
 		sources = []api.ResearchSource{}
 	}
@@ -119,10 +123,10 @@ func (s *store) finishResearch(ctx context.Context, id, status, content string, 
 	return err
 }
 
-// research reads a task. A failed task's reason is returned in the
-// output's extra field "error".
-func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, error) {
-	if err := s.failStaleResearch(ctx, id); err != nil {
+// Get reads a task. A failed task's reason is returned in the output's
+// extra field "error".
+func (s *Store) Get(ctx context.Context, id string) (*api.ResearchOutput, error) {
+	if err := s.failStale(ctx, id); err != nil {
 		return nil, fmt.Errorf("research task: %w", err)
 	}
 	var status, content, sources, passages, written, msg string
@@ -152,28 +156,28 @@ func (s *store) research(ctx context.Context, id string) (*api.ResearchOutput, e
 	return out, nil
 }
 
-// A running task writes its status every researchHeartbeat; one whose
-// row has not changed for researchStale was left by a process that
+// A running task writes its status every Heartbeat; one whose row has
+// not changed for Stale was left by a process that
 // stopped (several processes share the database: the TUI, hark index, a
 // second hark), and is failed rather than left in_progress forever.
 const (
-	researchHeartbeat = 5 * time.Second
-	researchStale     = 4 * researchHeartbeat
+	Heartbeat = 5 * time.Second
+	Stale     = 4 * Heartbeat
 )
 
-// failInterruptedResearch marks failed the tasks whose process stopped
+// FailInterrupted marks failed the tasks whose process stopped
 // before they ended. A task another live process runs keeps beating and
 // is left alone.
-func (s *store) failInterruptedResearch() error {
-	return s.failStaleResearch(context.Background(), "")
+func (s *Store) FailInterrupted() error {
+	return s.failStale(context.Background(), "")
 }
 
-// failStaleResearch fails the stale tasks, or only task id when it is set.
-func (s *store) failStaleResearch(ctx context.Context, id string) error {
+// failStale fails the stale tasks, or only task id when it is set.
+func (s *Store) failStale(ctx context.Context, id string) error {
 	now := time.Now()
 	q := `UPDATE web_research SET status = ?, error = ?, updated = ? WHERE status IN (?, ?) AND updated < ?`
 	args := []any{api.ResearchFailed, "interrupted: the gateway stopped before the task ended", now.Unix(),
-		api.ResearchPending, api.ResearchInProgress, now.Add(-researchStale).Unix()}
+		api.ResearchPending, api.ResearchInProgress, now.Add(-Stale).Unix()}
 	if id != "" {
 		q += ` AND id = ?`
 		args = append(args, id)
