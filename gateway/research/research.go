@@ -27,6 +27,7 @@ import (
 	"hark/api"
 	"hark/gateway/engine"
 	"hark/gateway/research/tasks"
+	"hark/gateway/research/writer"
 	"hark/gateway/text"
 )
 
@@ -226,7 +227,7 @@ func (e *Engine) runResearch(ctx context.Context, in api.ResearchInput, search e
 		content, sources, passages, err := e.research(tctx, in.Input, planFor(model, in.Input), search, localIndex)
 		var written *api.ResearchWritten
 		if err == nil {
-			content, written = e.written(tctx, in.Input, content, in.Strict, sources, passages)
+			content, written = writer.Report(tctx, e.cfg.Writer, in.Input, content, in.Strict, sources, passages)
 			if jobEnded.Load() {
 				err = context.Canceled // the job was cancelled while the model wrote
 			}
@@ -860,3 +861,7 @@ func containsAll(have, want []string) bool {
 // Schema is the research tasks' table (tasks.Schema), in gateway.db
 // only: research runs beside the web index of its data directory.
 var Schema = tasks.Schema
+
+// Writer is a language model that writes an answer from numbered
+// passages (writer.Writer, as model.Client is).
+type Writer = writer.Writer

@@ -1,4 +1,7 @@
-package research
+// Package writer has a language model write a research report's answer
+// from the passages research's extractive pass selected, and checks
+// every sentence it writes against the sources it cites.
+package writer
 
 import (
 	"context"
@@ -9,6 +12,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/extract"
 	"hark/gateway/model"
 	"hark/gateway/research/citation"
 	"hark/gateway/text"
@@ -55,17 +59,17 @@ func writtenPrompt(question string, sources []api.ResearchSource, passages []api
 	return model.Prompt{System: writerInstructions, User: b.String()}, texts
 }
 
-// written is the report the model writes from what the extractive pass
+// Report is the report wr writes from what the extractive pass
 // selected, every sentence checked against the sources it cites; with
-// the model failing before it wrote anything, the extractive report
-// with the reason. A stream that stops midway keeps its checked
-// sentences and says where it stopped.
-func (e *Engine) written(ctx context.Context, question, extractive string, strict bool, sources []api.ResearchSource, passages []api.ResearchPassage) (string, *api.ResearchWritten) {
-	if e.cfg.Writer == nil || len(sources) == 0 || len(passages) == 0 {
+// no writer, or the model failing before it wrote anything, the
+// extractive report (then with the reason). A stream that stops midway
+// keeps its checked sentences and says where it stopped.
+func Report(ctx context.Context, wr Writer, question, extractive string, strict bool, sources []api.ResearchSource, passages []api.ResearchPassage) (string, *api.ResearchWritten) {
+	if wr == nil || len(sources) == 0 || len(passages) == 0 {
 		return extractive, nil
 	}
 	prompt, texts := writtenPrompt(question, sources, passages)
-	engine.Progress(ctx, "%s is writing the answer from %d sources", e.cfg.Writer.Name(), len(sources))
+	engine.Progress(ctx, "%s is writing the answer from %d sources", wr.Name(), len(sources))
 	stream := citation.NewStream(texts)
 	var checked []citation.Sentence
 	report := func(ss []citation.Sentence) {
@@ -81,12 +85,12 @@ func (e *Engine) written(ctx context.Context, question, extractive string, stric
 			}
 		}
 	}
-	w, err := e.cfg.Writer.Write(ctx, prompt, func(piece string) { report(stream.Write(piece)) })
+	w, err := wr.Write(ctx, prompt, func(piece string) { report(stream.Write(piece)) })
 	if strings.TrimSpace(w.Text) == "" {
 		if err == nil {
 			err = errors.New("the model wrote nothing")
 		}
-		return withFallbackNote(extractive, e.cfg.Writer.Name(), err), nil
+		return withFallbackNote(extractive, wr.Name(), err), nil
 	}
 	if err == nil {
 		report(stream.Close())
@@ -95,9 +99,9 @@ func (e *Engine) written(ctx context.Context, question, extractive string, stric
 		// stream cut is not a sentence.
 		w.Text = w.Text[:checked[len(checked)-1].End]
 	} else {
-		return withFallbackNote(extractive, e.cfg.Writer.Name(), err), nil
+		return withFallbackNote(extractive, wr.Name(), err), nil
 	}
-	return writtenReport(question, extractive, e.cfg.Writer.Name(), w, err, checked, strict)
+	return writtenReport(question, extractive, wr.Name(), w, err, checked, strict)
 }
 
 // withFallbackNote is the extractive report, opened with why the model
@@ -180,4 +184,17 @@ func writtenReport(question, extractive, writer string, w model.Written, callErr
 		b.WriteString(extractive[i:])
 	}
 	return b.String(), out
+}
+
+// escapeWithin is s escaped as markdown text inside a line.
+func escapeWithin(s string) string {
+	return strings.TrimPrefix(extract.EscapeText("x"+s), "x")
+}
+
+// plural is n with the noun's singular or plural.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
