@@ -43,8 +43,9 @@ type Index interface {
 	// it was not).
 	Kept(ctx context.Context, url string) (title, body, markdown string, parsed []byte, err error)
 	// Read fetches a page (and indexes it): where it was read from after
-	// redirects, its title, text and markdown.
-	Read(ctx context.Context, url string) (finalURL, title, body, markdown string, err error)
+	// redirects, its title, text and markdown, and the page as ParsePage
+	// read it when it was indexed (nil when it was not).
+	Read(ctx context.Context, url string) (finalURL, title, body, markdown string, parsed []byte, err error)
 	// SamePage is the identity of the page at url: the URLs a site
 	// serves one page under (fs.html and fs.md) have one.
 	SamePage(url string) string

@@ -28,12 +28,12 @@ func (e *Engine) readNamedURLs(ctx context.Context, input string) []*researchSou
 	for _, u := range inputURL().FindAllString(input, 5) {
 		u = strings.TrimRight(u, ".,;:!?")
 		fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		pu, title, body, md, err := e.cfg.Index.Read(fctx, u)
+		pu, title, body, md, parsed, err := e.cfg.Index.Read(fctx, u)
 		cancel()
 		if err != nil {
 			continue
 		}
-		out = append(out, &researchSource{url: pu, title: title, score: 100, snippet: text.TruncateRunes(body, 300), text: body, markdown: md})
+		out = append(out, &researchSource{url: pu, title: title, score: 100, snippet: text.TruncateRunes(body, 300), text: body, markdown: md, parsed: parsed})
 	}
 	return out
 }
@@ -60,10 +60,10 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 			}
 			if strings.HasPrefix(s.url, "http://") || strings.HasPrefix(s.url, "https://") {
 				fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-				_, title, body, md, err := e.cfg.Index.Read(fctx, s.url)
+				_, title, body, md, parsed, err := e.cfg.Index.Read(fctx, s.url)
 				cancel()
 				if err == nil {
-					s.text, s.markdown = body, md
+					s.text, s.markdown, s.parsed = body, md, parsed
 					if s.title == "" {
 						s.title = title
 					}

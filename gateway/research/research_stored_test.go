@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 
+	"hark/api"
 	"hark/gateway/research/researchset"
 	"hark/gateway/web"
 	"hark/gateway/web/webtest"
@@ -139,5 +141,47 @@ func TestStoredDocsReadAsParsed(t *testing.T) {
 	d := c.read(&researchSource{url: "file:///m", title: "file:///m", text: "Memcheck finds leaks.", parsed: enc})
 	if d.title != "file:///m" {
 		t.Fatalf("the copy of another title was read: %q", d.title)
+	}
+}
+
+// A page research fetches comes back with the parse its indexing worked
+// out, and the report is the one research writes parsing it itself.
+func TestFetchedPagesComeParsed(t *testing.T) {
+	site := newTestSite(t)
+	ctx := context.Background()
+	report := func(parse func(title, text, markdown string) []byte) string {
+		db := testDB(t)
+		w, err := web.New(web.Config{DB: db, AllowPrivate: true, PageTimeout: 700 * time.Millisecond, MaxPageBytes: 256 << 10, Parse: parse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := over(t, db, w)
+		if parse != nil {
+			_, title, body, md, parsed, err := w.Read(ctx, site.URL+"/b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := decodeDoc(parsed)
+			want := readTextDoc(body, title)
+			if md != "" {
+				want = readMarkdownDoc(md, title)
+			}
+			if !ok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("the fetched page's parse (%v) reads as\n%+v\nthe page parsed\n%+v", ok, got, want)
+			}
+		}
+		out, err := e.Research(ctx, api.ResearchInput{Input: "What does " + site.URL + "/b say about sitemap indexes?", Model: "mini"})
+		if err != nil || out.Status != api.ResearchCompleted {
+			t.Fatalf("%v %+v", err, out)
+		}
+		out.RequestID = ""
+		b, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if with, without := report(ParsePage), report(nil); with != without {
+		t.Fatalf("with the parse stored\n%s\nwithout\n%s", with, without)
 	}
 }

@@ -32,6 +32,7 @@ type page struct {
 	NoFollow    bool
 	Canonical   string // <link rel=canonical>, when on the same site
 	ArticleType bool   // og:type article or NewsArticle markup
+	Parsed      []byte // as Config.Parse read it when it was indexed; nil when it was not
 }
 
 type link struct {

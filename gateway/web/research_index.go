@@ -30,13 +30,14 @@ func (e *Engine) Kept(ctx context.Context, u string) (title, body, markdown stri
 }
 
 // Read fetches a page (and so indexes it) and returns where it was read
-// from after redirects, its title, text and markdown.
-func (e *Engine) Read(ctx context.Context, u string) (url, title, body, markdown string, err error) {
+// from after redirects, its title, text and markdown, and the page as
+// Config.Parse read it when it was indexed (nil when it was not).
+func (e *Engine) Read(ctx context.Context, u string) (url, title, body, markdown string, parsed []byte, err error) {
 	p, err := e.readPage(ctx, u, extractOptions{})
 	if err != nil {
-		return "", "", "", "", err
+		return "", "", "", "", nil, err
 	}
-	return p.URL, p.Title, p.Text, p.Markdown, nil
+	return p.URL, p.Title, p.Text, p.Markdown, p.Parsed, nil
 }
 
 // SamePage is the identity of the page at u: fs.html and fs.md, a

@@ -138,6 +138,7 @@ func (s pageIndex) put(ctx context.Context, p *page) error {
 	r.HeadingTerms = pageHeadingTerms(r.Headings)
 	if s.parse != nil {
 		r.Parsed = s.parse(p.Title, p.Text, p.Markdown)
+		p.Parsed = r.Parsed
 	}
 	if err := s.pageStore.put(ctx, r); err != nil {
 		return err
