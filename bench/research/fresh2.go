@@ -158,8 +158,9 @@ func runFresh2(root string, models []string, check bool) error {
 
 // printFresh2 prints the round's figures: overall, per documentation
 // set and per wording, for each model, and the ids each model left
-// unanswered (the reports themselves are not printed: the round is
-// scored once, and nothing is tuned on it).
+// unanswered, uncited or unclean (the reports themselves are not
+// printed: the round is scored once, and nothing is tuned on it; the
+// scored run, before the unclean ids were listed, printed the other two).
 func printFresh2(qs []fresh2Question, models []string, all map[string][]fresh2Outcome) {
 	type row struct {
 		name string
@@ -201,7 +202,7 @@ func printFresh2(qs []fresh2Question, models []string, all map[string][]fresh2Ou
 	}
 	fmt.Println()
 	for _, model := range models {
-		var missed, uncited []string
+		var missed, uncited, unclean []string
 		for i, q := range qs {
 			o := all[model][i]
 			if !o.Answered {
@@ -210,8 +211,11 @@ func printFresh2(qs []fresh2Question, models []string, all map[string][]fresh2Ou
 			if !o.Cited {
 				uncited = append(uncited, fmt.Sprint(q.ID))
 			}
+			if !o.Clean {
+				unclean = append(unclean, fmt.Sprint(q.ID))
+			}
 		}
-		fmt.Printf("%s: not answered %s; not cited %s\n", model, strings.Join(missed, " "), strings.Join(uncited, " "))
+		fmt.Printf("%s: not answered %s; not cited %s; unclean %s\n", model, strings.Join(missed, " "), strings.Join(uncited, " "), strings.Join(unclean, " "))
 	}
 }
 
