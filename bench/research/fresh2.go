@@ -31,6 +31,7 @@ import (
 var (
 	fresh2Root  = flag.String("fresh2", "", "score the second fresh round (fresh2/questions.json) over the Debian documentation sets installed under this folder (/usr/share/doc), indexed whole into one index")
 	fresh2Check = flag.Bool("fresh2check", false, "with -fresh2, index the sets and check that each question's gold page is indexed and holds one of its facts, asking research nothing")
+	fresh2Diag  = flag.Bool("fresh2diag", false, "with -fresh2, diagnose each question a report leaves unanswered or uncited (the stage the gold fact was lost at: retrieval, reading, selection or a gate) and list each unclean report's problems; the round stays scored as it was (fresh2diag.go)")
 )
 
 // fresh2Folders are the documentation sets the round asks about, under
@@ -127,6 +128,9 @@ func runFresh2(root string, models []string, check bool) error {
 	fmt.Printf("%d questions over %d pages (%s)\n\n", len(qs), pages, strings.Join(c.folders, ", "))
 	if check {
 		return checkFresh2(ctx, c, root, qs)
+	}
+	if *fresh2Diag {
+		return runFresh2Diag(ctx, c, root, qs, models)
 	}
 	r, err := research.New(research.Config{DB: c.db, Index: c.web})
 	if err != nil {

@@ -66,3 +66,27 @@ func TestSourceTwin(t *testing.T) {
 		}
 	}
 }
+
+// The diagnosis tells the gold page from its source copy, and reads a
+// fact as the rater does (spaces folded, code marks dropped).
+func TestFresh2DiagGoldAndFact(t *testing.T) {
+	q := researchset.Question{Page: "sphinx-doc/html/usage/theming.html", Fact: []string{"html_theme", "set  the theme"}}
+	gold := "file:///usr/share/doc/sphinx-doc/html/usage/theming.html"
+	copied := "file:///usr/share/doc/sphinx-doc/html/_sources/usage/theming.rst.txt"
+	other := "file:///usr/share/doc/sphinx-doc/html/usage/configuration.html"
+	if !isGold(q, gold) || isGold(q, copied) || isGold(q, other) {
+		t.Errorf("isGold: gold %v, copy %v, other %v; want true, false, false", isGold(q, gold), isGold(q, copied), isGold(q, other))
+	}
+	if isGoldCopy(q, gold) || !isGoldCopy(q, copied) || isGoldCopy(q, other) {
+		t.Errorf("isGoldCopy: gold %v, copy %v, other %v; want false, true, false", isGoldCopy(q, gold), isGoldCopy(q, copied), isGoldCopy(q, other))
+	}
+	for text, want := range map[string]bool{
+		"set the `html_theme` value": true,
+		"you   set the\ntheme here":  true,
+		"html theme is not the name": false,
+	} {
+		if got := holdsFact(q, text); got != want {
+			t.Errorf("holdsFact(%q) = %v; want %v", text, got, want)
+		}
+	}
+}
