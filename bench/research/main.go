@@ -16,7 +16,7 @@
 //	cd bench/research && go run . -manuals /usr/share/doc [-models …] [-halves] [-recall]
 //	cd bench/research && go run . -cv [-manuals /usr/share/doc] [-models …] [-builtin | -offline [-rankings FILE]] [-lambda L]
 //	cd bench/research && go run . -fit [-rankings FILE] [-lambda L]
-//	cd bench/research && go run . -fresh2 /usr/share/doc [-models …] [-fresh2check]
+//	cd bench/research && go run . -fresh2 /usr/share/doc [-models …] [-fresh2check | -fresh2diag]
 //
 // With -cv, every labelled question (the question set, the fresh set and
 // the manuals set) is pooled and cross-validated (cv.go): five folds
