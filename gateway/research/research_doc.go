@@ -2,7 +2,6 @@ package research
 
 import (
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"hark/gateway/extract"
+	"hark/gateway/research/lean"
 	"hark/gateway/text"
 )
 
@@ -132,7 +132,7 @@ func (b *docBuilder) heading(level int, h string) {
 		// A sentence closing its section that introduces what follows
 		// ("The following markup tags … are recognised:") leads into
 		// the subsections that open now.
-		if s := &b.d.sents[n-1]; strings.HasSuffix(text.Unmark(s.text), ":") && introducesList(text.Unmark(s.text)) {
+		if s := &b.d.sents[n-1]; strings.HasSuffix(text.Unmark(s.text), ":") && lean.IntroducesList(text.Unmark(s.text)) {
 			s.leads = true
 		}
 	}
@@ -324,7 +324,7 @@ func (b *docBuilder) block(kind blockKind, t string, depth, list int) {
 			if b.prevKind == 1 && len(d.sents) > 0 && d.sents[len(d.sents)-1].passage == pi {
 				last := len(d.sents) - 1
 				s := text.Unmark(d.sents[last].text)
-				if strings.HasSuffix(s, ":") || introducesList(s) {
+				if strings.HasSuffix(s, ":") || lean.IntroducesList(s) {
 					blk.leadIn = last
 					blk.needsLd = strings.HasSuffix(s, ":")
 					d.sents[last].leads = true
@@ -391,8 +391,8 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	rs.ok = text.IsAnswerSentence(check, least, 90) && !rs.asks && !b.links && !strings.HasPrefix(plain, "(") &&
 		!strings.Contains(b.titleKey, " "+plainWords(plain)+" ")
 	lower := strings.ToLower(plain)
-	rs.far = pointsFar(plain)
-	if leansBack(lower) {
+	rs.far = lean.PointsFar(plain)
+	if lean.LeansBack(lower) {
 		switch {
 		case !first:
 			rs.dep = si - 1
@@ -495,11 +495,6 @@ func (b *docBuilder) code(lines []string) {
 	b.lastSent, b.prevKind = -1, 3
 }
 
-// dummyIt opens a sentence whose "it" points at nothing before it but
-// at what follows: "It is possible to build eSpeak NG with the gcc or
-// clang sanitizer by …", "It is recommended that …".
-var dummyIt = text.LazyRegexp(`^it(?:'s|’s| is| was)(?: not| also| often| usually)? (?:possible|impossible|recommended|advisable|necessary|unnecessary|important|essential|useful|easy|hard|difficult|common|best|better|safe|unsafe|worth|a good idea)\b`)
-
 // exampleLead is a sentence that only leads into an example of what
 // the sentence before it says: "For example:", "For instance:".
 var exampleLead = text.LazyRegexp(`(?i)^(?:for (?:example|instance)|e\.g\.|example|like this|like so|as follows)\s*:?$`)
@@ -531,7 +526,7 @@ func (b *docBuilder) goesOnAfterCode(s string) bool {
 	// "where …"): still cut off.
 	head, _ := utf8.DecodeRuneInString(plain)
 	m.ok = !unicode.IsLower(head) && text.IsAnswerSentence(plain, 5, 90)
-	m.far = pointsFar(plain)
+	m.far = lean.PointsFar(plain)
 	return true
 }
 
@@ -540,120 +535,6 @@ func (b *docBuilder) goesOnAfterCode(s string) bool {
 var namedItem = text.LazyRegexp(`^\S+(?: \S+)?(?:,? meaning\b|: )`)
 
 var genericHeading = text.LazyRegexp(`(?i)^[\d.\s]*(?:overview|introduction|description|synopsis|about|summary|abstract|preface)\s*$`)
-
-// introducesList matches a sentence that says a list follows.
-func introducesList(s string) bool {
-	return listIntro().MatchString(s)
-}
-
-var listIntro = text.LazyRegexp(`(?i)\b(?:the following|as follows|are:|these are)\b`)
-
-// pointsElsewhere matches sentences that point at a figure or at text
-// the quote does not hold: "This covers cases 1 and 2 above.", "… is as
-// follows.", "the example below". "Above" and "below" as places in
-// other things ("a layer must exist above libffi", "below 1 MB") point
-// nowhere.
-var pointsElsewhere = text.LazyRegexp(`(?i)\b(?:shown|described|listed|mentioned|given|noted|discussed|explained|outlined|illustrated|seen|defined|see|as|example|examples|code|table|list|figure|one|ones)\s+(?:above|below)\b|\bthe\s+(?:above|below)\b|\b(?:above|below)\s*(?:[.,;:)]|$)|\b(?:previous section|next section|following figure|this figure|the figure|as follows|the following|(?:is|are) described in|see (?:the )?(?:section|chapter)|refer to)\b`)
-
-// asidePointer is a pointer to other text set off from the sentence's
-// claim by a comma or parentheses.
-var asidePointer = text.LazyRegexp(`(?i)(?:,\s*(?:which is |as |and )?(?:described|explained|discussed|covered|shown) (?:in|below|above|later)\b[^,;()]*|\(\s*(?:see|cf\.|as described|described|explained)\b[^()]*\))`)
-
-// pointsFar reports whether sentence plain points at a figure or at
-// text the quote does not hold ("… as follows."). A pointer set aside
-// (", described in the next section", "(see Section 2.5)") leaves the
-// sentence's own claim whole: "This file is … intended to be
-// interpreted by the accompanying program cg_annotate, described in the
-// next section."
-func pointsFar(plain string) bool {
-	if !mayPointElsewhere(strings.ToLower(plain)) {
-		return false
-	}
-	plain = asidePointer().ReplaceAllString(plain, "")
-	return pointsElsewhere().MatchString(rangeBound().ReplaceAllString(plain, ""))
-}
-
-// rangeBound is "and above" or "or below" closing a range of values
-// ("at -O2 and above, and sometimes -O1", "version 3 or below"), not a
-// place in the page.
-var rangeBound = text.LazyRegexp(`(?i)\b(?:and|or)\s+(?:above|below)\b`)
-
-// mayPointElsewhere is a cheap first look for pointsElsewhere's words:
-// the regular expression runs on few sentences.
-func mayPointElsewhere(lower string) bool {
-	for _, w := range []string{"above", "below", "section", "figure", "follow", "describ", "see ", "refer"} {
-		if strings.Contains(lower, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// pointsForward matches a sentence that opens on "this" to name what
-// follows it: "This is an example for defining a custom complex type
-// descriptor …:" leads into its example and leans on nothing before.
-var pointsForward = text.LazyRegexp(`(?i)^(?:this|here) (?:is|shows|gives) (?:an?|the|one) (?:\w+ )?(?:example|sample|demo|demonstration|illustration|program|snippet)\b.*:$`)
-
-// leansBack reports whether a sentence (lower-cased) leans on the one
-// before: it opens by pointing back ("This means …", "However, …"), or
-// its "these" or "them" is there ("You can't easily fix these, but …",
-// "The best you can do is try to suppress them."), or a "this" that
-// stands on its own for what was said ("We have looked in detail into
-// fixing this, and …", "For most Linux distributions this means that
-// …").
-func leansBack(lower string) bool {
-	if pointsForward().MatchString(lower) || dummyIt().MatchString(lower) {
-		return false
-	}
-	words := strings.Fields(lower)
-	if len(words) == 0 {
-		return false
-	}
-	// "That's where …", "It's …": the word before the apostrophe.
-	first, _, _ := strings.Cut(strings.Trim(words[0], ",.;:"), "'")
-	first, _, _ = strings.Cut(first, "’")
-	if leanStart()[first] && leansOnContext().MatchString(lower) {
-		return true
-	}
-	if len(words) > 1 && clauseStart[words[0]] && pointers[strings.Trim(words[1], ",.;:")] {
-		return true // "When this happens, …", "If that fails, …"
-	}
-	for i, w := range words {
-		if i == 8 {
-			break
-		}
-		if w = strings.Trim(w, ",.;:!?()"); w == "these" || w == "those" {
-			return true
-		}
-		if i > 0 && (words[i] == "this," || words[i] == "this." || words[i] == "this;") {
-			return true
-		}
-		if i > 0 && i+1 < len(words) && (w == "this" || w == "that") && (words[i+1] == "means" || words[i+1] == "is" && i+2 < len(words) && words[i+2] == "why") {
-			return true
-		}
-	}
-	switch words[len(words)-1] {
-	case "them.", "these.", "those.", "them!", "these!", "those!":
-		return true
-	}
-	return false
-}
-
-var (
-	clauseStart = map[string]bool{"when": true, "if": true, "because": true, "since": true, "after": true, "before": true,
-		"once": true, "unless": true, "while": true, "with": true, "without": true, "despite": true, "for": true, "by": true}
-	pointers = map[string]bool{"this": true, "that": true, "these": true, "those": true, "it": true, "they": true, "them": true}
-)
-
-// leanStart holds the first words leansOnContext can match
-// (words.txt's lean_start).
-var leanStart = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range wordList("lean_start") {
-		m[w] = true
-	}
-	return m
-})
 
 // readMarkdownDoc reads the extractor's markdown.
 func readMarkdownDoc(md, title string) *rdoc {

@@ -212,11 +212,6 @@ func (s *subject) namedBy(heading string) bool {
 	return matched(s.terms, terms(heading)) == len(s.terms)
 }
 
-// leansOnContext matches sentences that open by pointing at text the
-// report does not quote ("As mentioned earlier, …", "This means …",
-// "However, …"): read alone they leave the reader asking what "this" is.
-var leansOnContext = text.LazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore|nor|neither|and|or|as (?:a result|such)|for (?:this|that) reason|consequently|accordingly|instead|still|yet)\b`)
-
 // comparePattern finds what a comparison compares: "compare A and B",
 // "A vs B", "the difference between A and B".
 var comparePattern = text.LazyRegexp(`(?i)^(?:how (?:does|do) )?(?:(?:compare|contrast)\s+(.+?)\s+(?:and|with|to|versus|vs\.?)|(?:what (?:is|are) )?(?:the )?differences? between\s+(.+?)\s+and)\s+(.+?)[?.!]*$|^(.+?)\s+(?:versus|vs\.?)\s+(.+?)[?.!]*$`)

@@ -634,31 +634,6 @@ func TestInterruptedResearchIsOnlyTheStaleTask(t *testing.T) {
 	}
 }
 
-// A sentence that opens by pointing back is quoted with the one before it
-// or not at all: issue 23's "Nor does it measure …" and "As a result you
-// may see false positives …".
-func TestLeaningOpenings(t *testing.T) {
-	for s, want := range map[string]bool{
-		"Nor does it measure the size of code, data and BSS segments.":       true,
-		"As a result you may see false positives reported in your function.": true,
-		"For this reason the option is off by default.":                      true,
-		"Neither tool reads the source.":                                     true,
-		"That's where code coverage might help.":                             true,
-		"It’s off by default.":                                               true,
-		"Massif is a heap profiler.":                                         false,
-		"For each block, Memcheck records the stack.":                        false,
-		"We have looked in detail into fixing this, and the result is slow.": true,
-		"This option makes zorb slow.":                                       true,
-		"Set this option to make zorb slow.":                                 false,
-		"For most Linux distributions this means that you rebuild zorb.":     true,
-		"That is why zorb is slow.":                                          true,
-	} {
-		if got := leansBack(strings.ToLower(s)); got != want {
-			t.Errorf("leansBack(%q) = %v, want %v", s, got, want)
-		}
-	}
-}
-
 // Issue 23's word forms: "how do I tune zorblax?" quotes the page that
 // says "The zorblax engine is tuned by …", as search finds it; and a
 // page that names the topic but holds no answering sentence is still
@@ -1361,32 +1336,6 @@ func TestDummyItAndForExample(t *testing.T) {
 	q, ok := c.quoteAt(0, first, newAsk("how do I build zorb with the sanitizer", nil, false), newUsedSet())
 	if !ok || !slices.Equal(q.sents, []int{first, ex}) || !strings.Contains(q.code, "-fsanitize=address") {
 		t.Errorf("quote %+v, code %q", q.sents, q.code)
-	}
-}
-
-// "Above" and "below" point elsewhere as places in the document ("cases
-// 1 and 2 above.", "the example below"), not as places in other things
-// ("a layer must exist above libffi", "below 1 MB") or bounds of a
-// range ("-O2 and above").
-func TestAboveAsAPlaceInOtherThings(t *testing.T) {
-	for _, c := range []struct {
-		s    string
-		want bool
-	}{
-		{"This covers cases 1 and 2 above.", true},
-		{"The example below shows how.", true},
-		{"As shown above, the zorb works.", true},
-		{"The above code frobs the zorb.", true},
-		{"The syntax is as follows:", true},
-		{"A layer must exist above libffi that handles type conversions.", false},
-		{"Keep the zorb heap below 1 MB.", false},
-		{"On rare occasions, compiler optimisations (at -O2 and above, and sometimes -O1) fool the zorb.", false},
-		{"Zorb 3 or below is not supported.", false},
-		{"See the zorbs listed above and below.", true},
-	} {
-		if got := pointsFar(c.s); got != c.want {
-			t.Errorf("pointsFar(%q) = %v", c.s, got)
-		}
 	}
 }
 
