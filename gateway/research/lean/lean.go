@@ -7,6 +7,7 @@ package lean
 
 import (
 	_ "embed"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -25,7 +26,7 @@ var listIntro = text.LazyRegexp(`(?i)\b(?:the following|as follows|are:|these ar
 // follows.", "the example below". "Above" and "below" as places in
 // other things ("a layer must exist above libffi", "below 1 MB") point
 // nowhere.
-var pointsElsewhere = text.LazyRegexp(`(?i)\b(?:shown|described|listed|mentioned|given|noted|discussed|explained|outlined|illustrated|seen|defined|see|as|example|examples|code|table|list|figure|one|ones)\s+(?:above|below)\b|\bthe\s+(?:above|below)\b|\b(?:above|below)\s*(?:[.,;:)]|$)|\b(?:previous section|next section|following figure|this figure|the figure|as follows|the following|(?:is|are) described in|see (?:the )?(?:section|chapter)|refer to)\b`)
+var pointsElsewhere = pattern("points_elsewhere")
 
 // asidePointer is a pointer to other text set off from the sentence's
 // claim by a comma or parentheses.
@@ -146,4 +147,24 @@ var dummyIt = text.LazyRegexp(`^it(?:'s|’s| is| was)(?: not| also| often| usua
 // leansOnContext matches sentences that open by pointing at text the
 // report does not quote ("As mentioned earlier, …", "This means …",
 // "However, …"): read alone they leave the reader asking what "this" is.
-var leansOnContext = text.LazyRegexp(`(?i)^(?:as (?:mentioned|noted|discussed|shown|seen|described|explained)(?: \w+)? (?:earlier|above|before|previously|below)|as (?:we|I) (?:saw|said|mentioned)|this|these|that|those|it|they|such|however|but|also|so|then|thus|therefore|hence|otherwise|similarly|likewise|in (?:addition|contrast|that case|this case)|on the other hand|moreover|furthermore|nor|neither|and|or|as (?:a result|such)|for (?:this|that) reason|consequently|accordingly|instead|still|yet)\b`)
+var leansOnContext = pattern("leans_on_context")
+
+// patternsFile is the regular expressions too long to be read well as
+// Go: each a line "name:" and the expression on the line after it.
+//
+//go:embed patterns.txt
+var patternsFile string
+
+// pattern is patterns.txt's expression called name, compiled at first
+// use; a name the file lacks panics then, as the file is embedded.
+func pattern(name string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp {
+		lines := strings.Split(patternsFile, "\n")
+		for i, l := range lines {
+			if strings.TrimSpace(l) == name+":" && i+1 < len(lines) {
+				return regexp.MustCompile(strings.TrimSpace(lines[i+1]))
+			}
+		}
+		panic("research/lean: patterns.txt has no pattern " + name)
+	})
+}

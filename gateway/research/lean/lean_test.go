@@ -74,3 +74,17 @@ func TestAboveAsAPlaceInOtherThings(t *testing.T) {
 		}
 	}
 }
+
+// Every expression patterns.txt holds compiles, under the name lean.go
+// reads it by.
+func TestPatterns(t *testing.T) {
+	if !leansOnContext().MatchString("however, it fails") || !pointsElsewhere().MatchString("the example below") {
+		t.Error("patterns.txt's expressions do not match as written")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a pattern patterns.txt lacks was not refused")
+		}
+	}()
+	pattern("no_such_pattern")()
+}
