@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"hark/gateway/text"
 )
@@ -29,20 +30,83 @@ func subQuestions(input string, n int) []string {
 		seen[key] = true
 		out = append(out, s)
 	}
-	var clauses []string
-	for _, c := range strings.FieldsFunc(input, func(r rune) bool { return r == '?' || r == ';' || r == '\n' || r == '？' || r == '；' }) {
-		clauses = append(clauses, c)
-	}
+	clauses := questionClauses(input)
 	for _, c := range clauses {
-		parts := splitClauses(c)
-		if len(parts) > 1 || len(clauses) > 1 {
+		parts := splitClauses(c.text)
+		if len(parts) > 1 || len(clauses) > 1 || c.context != "" {
+			// The statement before a clause is no search of its own ("I
+			// reset my git branch" of "I reset my git branch and lost
+			// some commits; how do I find where it pointed before?"): the
+			// input searched whole holds it, and the question is searched
+			// alone, or with the statement when it is too short to search
+			// alone ("how do I fix it").
 			for _, p := range parts {
+				if c.context != "" && len(text.Terms(p)) < 2 {
+					p = c.context + " " + strings.TrimSpace(p)
+				}
 				add(p)
 			}
 		}
 	}
 	return out
 }
+
+// clause is one of an input's clauses, split at question marks,
+// semicolons and line breaks, with the statements before it that ask
+// nothing and say what it is about: "I reset my git branch and lost some
+// commits" of "I reset my git branch and lost some commits; how do I get
+// them back?".
+type clause struct{ text, context string }
+
+// questionClauses splits input into its clauses. A clause that asks
+// nothing (it opens with no question word or request and ends in no
+// question mark) right before one that asks is that one's context, not
+// a clause of its own; a clause that asks nothing before another that
+// asks nothing ("Sitemap index files; canonical URLs") is a topic of its
+// own.
+func questionClauses(input string) []clause {
+	type part struct {
+		text string
+		asks bool
+	}
+	var parts []part
+	start := 0
+	for i, r := range input {
+		if r != '?' && r != ';' && r != '\n' && r != '？' && r != '；' {
+			continue
+		}
+		if t := input[start:i]; strings.TrimSpace(t) != "" {
+			parts = append(parts, part{t, r == '?' || r == '？' || opensQuestion(t)})
+		}
+		start = i + utf8.RuneLen(r)
+	}
+	if t := input[start:]; strings.TrimSpace(t) != "" {
+		parts = append(parts, part{t, opensQuestion(t)})
+	}
+	var out []clause
+	var ctx []string
+	for i, p := range parts {
+		if !p.asks && i+1 < len(parts) && parts[i+1].asks {
+			ctx = append(ctx, strings.Trim(strings.TrimSpace(p.text), ",.;:"))
+			continue
+		}
+		out = append(out, clause{text: p.text, context: strings.Join(ctx, " ")})
+		ctx = nil
+	}
+	return out
+}
+
+// opensQuestion reports whether clause opens with a question word or a
+// request ("Explain …", "Compare …").
+func opensQuestion(clause string) bool {
+	w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(clause)), " ")
+	return questionWords[w] || requestWords[w]
+}
+
+// requestWords open a clause that asks for something without a question
+// word: "Explain how closures work; what do they cost?".
+var requestWords = map[string]bool{"compare": true, "contrast": true, "explain": true, "describe": true, "summarize": true,
+	"summarise": true, "list": true, "show": true, "tell": true, "give": true, "find": true, "define": true}
 
 // section is one part of a report: its heading, and the words its
 // sentences must answer.
@@ -316,14 +380,19 @@ func reportSections(input string) (secs []section, compared []string) {
 		}
 		secs, compared = nil, nil
 	}
-	var clauses []string
-	for _, c := range strings.FieldsFunc(input, func(r rune) bool { return r == '?' || r == ';' || r == '\n' || r == '？' || r == '；' }) {
-		if c = strings.Trim(strings.TrimSpace(c), ",.;:"); len(answerTerms(c)) > 0 {
+	// "I reset my git branch and lost some commits; how do I get them
+	// back?": a clause that asks nothing before one that asks is what
+	// that one is about, and no heading of its own.
+	var clauses []clause
+	for _, c := range questionClauses(input) {
+		if c.text = strings.Trim(strings.TrimSpace(c.text), ",.;:"); len(answerTerms(c.text)) > 0 {
 			clauses = append(clauses, c)
 		}
 	}
-	var questions []string
-	for _, c := range clauses {
+	type asked struct{ text, context string }
+	var questions []asked
+	for _, cl := range clauses {
+		c := cl.text
 		parts := splitClauses(c)
 		// "After setting up a libffi closure, how do I call it …?" is
 		// one question: its first clause says when, and asks nothing.
@@ -333,22 +402,27 @@ func reportSections(input string) (secs []section, compared []string) {
 			w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(p)), " ")
 			whole = whole && questionWords[w]
 		}
-		if whole {
-			questions = append(questions, parts...)
-		} else {
-			questions = append(questions, c)
+		if !whole {
+			parts = []string{c}
+		}
+		for _, p := range parts {
+			questions = append(questions, asked{p, cl.context})
 		}
 	}
 	if len(questions) < 2 {
 		return []section{{title: "Findings", query: strings.TrimSpace(input + context)}}, nil
 	}
 	for _, q := range questions {
-		q = strings.Trim(strings.TrimSpace(q), ",.;:")
-		title := sentenceCase(q)
-		if w, _, _ := strings.Cut(strings.ToLower(q), " "); questionWords[w] {
+		t := strings.Trim(strings.TrimSpace(q.text), ",.;:")
+		title := sentenceCase(t)
+		if w, _, _ := strings.Cut(strings.ToLower(t), " "); questionWords[w] {
 			title += "?"
 		}
-		secs = append(secs, section{title: title, query: q + context})
+		query := t + context
+		if q.context != "" {
+			query += " " + q.context
+		}
+		secs = append(secs, section{title: title, query: query})
 	}
 	return secs, nil
 }

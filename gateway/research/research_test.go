@@ -194,6 +194,21 @@ func TestSubQuestions(t *testing.T) {
 	if got := subQuestions("salt and pepper", 6); len(got) != 1 {
 		t.Errorf("%q", got)
 	}
+	// A statement before a question is searched with it, in the input,
+	// never alone; the question alone is searched when it can be.
+	in := "I reset my zorb branch and lost some commits; how do I find out where the branch pointed before?"
+	if got := subQuestions(in, 6); !slices.Equal(got, []string{in, "how do I find out where the branch pointed before"}) {
+		t.Errorf("%q", got)
+	}
+	in = "I typed the wrong message on my last zorb commit; how do I fix it?"
+	if got := subQuestions(in, 6); !slices.Equal(got, []string{in}) {
+		t.Errorf("%q", got)
+	}
+	// Too short to search alone, a question is searched with its statement.
+	in = "I use zorb 3; how do I tune it? What does the zorb daemon log?"
+	if got := subQuestions(in, 6); !slices.Equal(got, []string{in, "I use zorb 3 how do I tune it", "What does the zorb daemon log"}) {
+		t.Errorf("%q", got)
+	}
 }
 
 func TestResearchReadsURLsInTheInput(t *testing.T) {
@@ -339,6 +354,13 @@ func TestReportSections(t *testing.T) {
 		// is no heading of its own.
 		{"I'm encrypting data with AES in Zorb.js. Where do I get the zorb tag after encrypting, and how do I hand it back when decrypting?",
 			[]string{"Where do I get the zorb tag after encrypting?", "How do I hand it back when decrypting?"}, 0},
+		// So is one before a semicolon: "statement; question".
+		{"I reset my zorb branch and lost some commits; how do I find out where the branch pointed before?", []string{"Findings"}, 0},
+		{"My docstrings are written in Zorb style; how do I get Sphinx to understand them?", []string{"Findings"}, 0},
+		{"I use zorb 3; how do I tune its cache? What does the zorb daemon log?",
+			[]string{"How do I tune its cache?", "What does the zorb daemon log?"}, 0},
+		// Topics asked nothing of stay topics.
+		{"Sitemap index files; canonical URLs", []string{"Sitemap index files", "Canonical URLs"}, 0},
 	} {
 		secs, compared := reportSections(tc.in)
 		var titles []string
@@ -355,6 +377,11 @@ func TestReportSections(t *testing.T) {
 		if !strings.Contains(sec.query, "AES in Zorb.js") {
 			t.Errorf("section %q asks %q, without the statement's words", sec.title, sec.query)
 		}
+	}
+	// The statement before a semicolon is the next question's context.
+	secs, _ = reportSections("I use zorb 3; how do I tune its cache? What does the zorb daemon log?")
+	if len(secs) != 2 || !strings.Contains(secs[0].query, "zorb 3") || strings.Contains(secs[1].query, "zorb 3") {
+		t.Errorf("sections %+v: the statement belongs to the first question's query alone", secs)
 	}
 	if ctx, rest := statedContext("How do I tune zorb? It is slow."); ctx != "" || rest != "How do I tune zorb? It is slow." {
 		t.Errorf("a question first: context %q, rest %q", ctx, rest)
