@@ -36,7 +36,9 @@ vendor_search and vendor_research read:
            --whole-site anywhere on its site; a server's folder listings
            are followed, never indexed
   SITEMAP  a URL ending in .xml or naming "sitemap": every page it lists
-  DIR      every .html, .htm, .xhtml, .md, .markdown and .txt file under it
+  DIR      every .html, .htm, .xhtml, .md, .markdown and .txt file under it,
+           except a page's source copy (Sphinx's _sources/<page>.rst.txt,
+           a manual's <stem>.txt beside <stem>.html), which it counts
 
 Pages that extract and crawl read are indexed automatically as well.
 
@@ -94,16 +96,23 @@ index anyway, for runs without a base URL.`,
 			}
 			defer closeIndex()
 			out := cmd.OutOrStdout()
-			total := 0
+			total, copiesTotal := 0, 0
 			for _, target := range args {
 				start := time.Now()
-				n, err := e.IndexWith(cmd.Context(), target, web.IndexOptions{Depth: depth, Limit: limit, WholeSite: wholeSite})
+				copies := 0
+				n, err := e.IndexWith(cmd.Context(), target, web.IndexOptions{Depth: depth, Limit: limit, WholeSite: wholeSite,
+					SourceCopy: func(string, string) { copies++ }})
 				total += n
+				copiesTotal += copies
 				if err != nil {
 					return indexFailure(target, err, allowPrivate, a.privateHint(), total)
 				}
 				if !a.jsonOut {
-					fmt.Fprintf(out, "Indexed %s from %s in %s.\n", pageCount(n), target, time.Since(start).Round(time.Millisecond))
+					skipped := ""
+					if copies > 0 {
+						skipped = fmt.Sprintf("; skipped %s, the source copies of its HTML pages", fileCount(copies))
+					}
+					fmt.Fprintf(out, "Indexed %s from %s in %s%s.\n", pageCount(n), target, time.Since(start).Round(time.Millisecond), skipped)
 				}
 			}
 			if embedOnly && !e.Embeds() {
@@ -122,7 +131,7 @@ index anyway, for runs without a base URL.`,
 				return dataError{err}
 			}
 			if a.jsonOut {
-				res := map[string]any{"indexed": total, "index_pages": held}
+				res := map[string]any{"indexed": total, "index_pages": held, "source_copies_skipped": copiesTotal}
 				if emb != nil {
 					res["embedded"] = emb
 				}
@@ -197,6 +206,13 @@ func indexFailure(target string, err error, allowPrivate bool, hint string, done
 		return targetError{err}
 	}
 	return upstreamError{err}
+}
+
+func fileCount(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
 
 func pageCount(n int) string {

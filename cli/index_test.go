@@ -50,6 +50,25 @@ func TestIndexThenSearch(t *testing.T) {
 	}
 }
 
+// hark index DIR skips a page's source copy and says how many it skipped.
+func TestIndexSkipsSourceCopies(t *testing.T) {
+	docs := t.TempDir()
+	os.MkdirAll(filepath.Join(docs, "_sources"), 0o755)
+	os.WriteFile(filepath.Join(docs, "tuning.html"), []byte("<html><head><title>Tuning</title></head><body><p>Set the flux capacitor to 1.21 gigawatts.</p></body></html>"), 0o644)
+	os.WriteFile(filepath.Join(docs, "_sources", "tuning.rst.txt"), []byte("Tuning\n======\n\nSet the flux capacitor to 1.21 gigawatts.\n"), 0o644)
+	os.WriteFile(filepath.Join(docs, "git-log.html"), []byte("<html><head><title>git-log</title></head><body><p>Show commit logs.</p></body></html>"), 0o644)
+	os.WriteFile(filepath.Join(docs, "git-log.txt"), []byte("git-log(1)\n\nShow commit logs.\n"), 0o644)
+	data := t.TempDir()
+	code, out, errs := hark(t, nil, "", "--data-dir", data, "index", docs)
+	if code != 0 || !strings.Contains(out, "Indexed 2 pages") || !strings.Contains(out, "skipped 2 files, the source copies of its HTML pages") {
+		t.Fatalf("index: %d %q %q", code, out, errs)
+	}
+	code, out, errs = hark(t, nil, "", "--data-dir", t.TempDir(), "--json", "index", docs)
+	if code != 0 || !strings.Contains(out, `"indexed":2`) || !strings.Contains(out, `"source_copies_skipped":2`) {
+		t.Fatalf("index --json: %d %q %q", code, out, errs)
+	}
+}
+
 // hark index URL crawls a site (loopback needs --allow-private), within
 // --limit pages.
 func TestIndexSite(t *testing.T) {

@@ -17,7 +17,10 @@ import (
 // it added or refreshed. target is one of:
 //
 //   - a directory: every .html, .htm, .xhtml, .md, .markdown and .txt file
-//     under it, stored with a file:// URL;
+//     under it, stored with a file:// URL, except the .txt files that are
+//     source copies of its HTML pages (Sphinx's _sources/<page>.rst.txt,
+//     a manual's <stem>.txt beside <stem>.html), which
+//     IndexOptions.SourceCopy is told of;
 //   - a file of one of those kinds;
 //   - a sitemap URL (path ending in .xml or naming "sitemap"): every page it
 //     and its child sitemaps list, up to Config.IndexLimit;
@@ -129,8 +132,11 @@ var fileKinds = map[string]string{
 	".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain",
 }
 
+// indexDir indexes the files under dir, except the source copies of its
+// HTML pages (sourceCopyOf), which it counts in the index run.
 func (e *Engine) indexDir(ctx context.Context, dir string) (int, error) {
-	n := 0
+	var files []string
+	pages := map[string]bool{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable entries are skipped
@@ -144,20 +150,78 @@ func (e *Engine) indexDir(ctx context.Context, dir string) (int, error) {
 			}
 			return nil
 		}
-		ok, err := e.indexFile(ctx, path)
-		if err != nil {
-			return err
-		}
-		if ok {
-			n++
+		files = append(files, path)
+		if ct := fileKinds[strings.ToLower(filepath.Ext(path))]; ct == "text/html" || ct == "application/xhtml+xml" {
+			pages[path] = true
 		}
 		return nil
 	})
 	if err != nil {
-		return n, fmt.Errorf("index %s: %w", dir, err)
+		return 0, fmt.Errorf("index %s: %w", dir, err)
+	}
+	n := 0
+	for _, path := range files {
+		if ctx.Err() != nil {
+			return n, fmt.Errorf("index %s: %w", dir, ctx.Err())
+		}
+		if page := sourceCopyOf(path, pages); page != "" {
+			if run, ok := ctx.Value(indexRunKey{}).(*indexRun); ok && run.opts.SourceCopy != nil {
+				run.opts.SourceCopy(path, page)
+			}
+			continue
+		}
+		ok, err := e.indexFile(ctx, path)
+		if err != nil {
+			return n, fmt.Errorf("index %s: %w", dir, err)
+		}
+		if ok {
+			n++
+		}
 	}
 	return n, nil
 }
+
+// sourceCopyOf is the HTML page of pages that the text file path is the
+// source copy of, or "" when it is none's. Sphinx keeps each page's
+// source as _sources/<page>.rst.txt (or .md.txt, .ipynb.txt, or
+// <page>.txt in older versions) under the folder of <page>.html; git's
+// and other manuals ship <stem>.txt beside <stem>.html. A copy is the
+// page's text again: indexed, it takes a search result, and a page
+// research reads, from another page.
+func sourceCopyOf(path string, pages map[string]bool) string {
+	if !strings.EqualFold(filepath.Ext(path), ".txt") {
+		return ""
+	}
+	stem := strings.TrimSuffix(path, filepath.Ext(path))
+	dir, name := filepath.Split(stem)
+	candidates := []string{stem}
+	// _sources/library/os.rst.txt is library/os.html's source, under the
+	// _sources folder's parent.
+	sep := string(filepath.Separator)
+	if i := strings.LastIndex(path, sep+"_sources"+sep); i >= 0 {
+		rel := strings.TrimSuffix(path[i+len(sep+"_sources"+sep):], filepath.Ext(path))
+		if ext := strings.ToLower(filepath.Ext(rel)); sourceExts[ext] {
+			rel = strings.TrimSuffix(rel, filepath.Ext(rel))
+		}
+		candidates = append(candidates, filepath.Join(path[:i], rel))
+	}
+	// foo.rst.txt beside foo.html.
+	if ext := strings.ToLower(filepath.Ext(name)); sourceExts[ext] {
+		candidates = append(candidates, filepath.Join(dir, strings.TrimSuffix(name, filepath.Ext(name))))
+	}
+	for _, c := range candidates {
+		for _, ext := range []string{".html", ".htm", ".xhtml"} {
+			if pages[c+ext] {
+				return c + ext
+			}
+		}
+	}
+	return ""
+}
+
+// sourceExts are the extensions of a page's source that a source copy
+// keeps before its ".txt".
+var sourceExts = map[string]bool{".rst": true, ".rest": true, ".md": true, ".markdown": true, ".ipynb": true, ".txt": true, ".adoc": true, ".asciidoc": true}
 
 // indexFile indexes one local file; ok is false for kinds it does not read.
 func (e *Engine) indexFile(ctx context.Context, path string) (ok bool, err error) {

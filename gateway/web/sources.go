@@ -34,6 +34,10 @@ type IndexOptions struct {
 	// Progress, when not nil, is told of every page stored, with the
 	// number so far.
 	Progress func(pages int, url string)
+	// SourceCopy, when not nil, is told of every file a folder's walk
+	// skipped as the source copy of an HTML page in the folder (path),
+	// and of that page.
+	SourceCopy func(path, page string)
 }
 
 // indexScope is the depth, page limit and whole-site switch of the index run
