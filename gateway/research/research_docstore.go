@@ -115,10 +115,44 @@ func decodeDoc(stored []byte) (d *rdoc, ok bool) {
 	}
 	d = &rdoc{}
 	r.value(reflect.ValueOf(d).Elem())
-	if r.bad || len(r.b) != 0 {
+	if r.bad || len(r.b) != 0 || !d.linked() {
 		return nil, false
 	}
 	return d, true
+}
+
+// linked reports whether every index the page's blocks, passages and
+// sentences hold points inside it, as a parse leaves them: a stored copy
+// damaged in a way the decoder cannot see (a digit changed) is parsed
+// anew rather than read out of range.
+func (d *rdoc) linked() bool {
+	in := func(i, n int) bool { return i >= 0 && i < n }
+	none := func(i, n int) bool { return i == -1 || in(i, n) }
+	all := func(ks []int, n int) bool {
+		for _, k := range ks {
+			if !in(k, n) {
+				return false
+			}
+		}
+		return true
+	}
+	nb, np, ns := len(d.blocks), len(d.passages), len(d.sents)
+	for _, b := range d.blocks {
+		if !in(b.passage, np) || !none(b.list, nb) || !none(b.desc, nb) || !none(b.leadIn, ns) || !all(b.sents, ns) {
+			return false
+		}
+	}
+	for _, p := range d.passages {
+		if !all(p.sents, ns) {
+			return false
+		}
+	}
+	for i, s := range d.sents {
+		if !in(s.block, nb) || !in(s.passage, np) || !none(s.dep, i) || !none(s.afterList, i) {
+			return false
+		}
+	}
+	return true
 }
 
 type docReader struct {

@@ -1,6 +1,7 @@
 package research
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -60,6 +61,40 @@ func FuzzReadAndQuote(f *testing.F) {
 						t.Fatalf("quote %+v writes nothing", q)
 					}
 				}
+			}
+		}
+	})
+}
+
+// FuzzStoredDoc reads any bytes as a page's stored parse (the index's
+// parsed column, which a damaged database or another build may hold): no
+// panic, and a copy decodeDoc accepts quotes as a parsed page does, its
+// re-encoding read back the same.
+func FuzzStoredDoc(f *testing.F) {
+	for _, page := range []string{
+		"# Zorbgrind\n\n- **Interactive dumping.** Use\n\n      zorbctl -d [hint]\n\n  to request a dump of the running program.\n",
+		"# Options\n\n**--zorb=<yes|no>**\n\nThe zorb engine frobs widgets. This makes them shine.\n\n1. Configure it:\n\n       ./configure\n\n2. Build it.\n",
+	} {
+		f.Add(ParsePage("Fuzzed page", "", page))
+	}
+	f.Fuzz(func(t *testing.T, stored []byte) {
+		d, ok := decodeDoc(stored)
+		if !ok {
+			return
+		}
+		again, err := encodeDoc(d)
+		if err != nil {
+			t.Fatalf("a decoded copy does not encode: %v", err)
+		}
+		if d2, ok := decodeDoc(again); !ok || !reflect.DeepEqual(d, d2) {
+			t.Fatalf("a decoded copy re-encoded reads back otherwise")
+		}
+		c := newCorpus([]*rdoc{d})
+		for _, question := range []string{"how do I dump a running program", "what does --zorb do"} {
+			a := c.respell(newAsk(question, nil, false))
+			for _, q := range c.pick(a, 6, newUsedSet(), pickOptions{perPassage: 2, perSource: sectionPerSource}) {
+				var b strings.Builder
+				c.write(&b, q, 1, true)
 			}
 		}
 	})

@@ -135,6 +135,24 @@ func TestStoredDocsReadAsParsed(t *testing.T) {
 	if _, ok := decodeDoc(other); ok {
 		t.Fatal("a parse of another version is read")
 	}
+	// A copy whose indexes point outside it (damage the decoder cannot
+	// see) is not read.
+	for name, damage := range map[string]func(d *rdoc){
+		"a sentence's block":                func(d *rdoc) { d.sents[0].block = len(d.blocks) },
+		"a sentence leaning on a later one": func(d *rdoc) { d.sents[0].dep = 0 },
+		"a block's passage":                 func(d *rdoc) { d.blocks[0].passage = -1 },
+		"a passage's sentence":              func(d *rdoc) { d.passages[0].sents = append(d.passages[0].sents, len(d.sents)) },
+	} {
+		d, _ := decodeDoc(enc)
+		damage(d)
+		b, err := encodeDoc(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := decodeDoc(b); ok {
+			t.Fatalf("a copy with %s out of range is read", name)
+		}
+	}
 	// A copy stored under another title (a page read under its URL) is
 	// parsed anew.
 	var c docCache
