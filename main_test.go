@@ -52,6 +52,7 @@ var dependencyRules = []struct {
 	{"hark/gateway", []string{"hark/api", "hark/audio/wav", "hark/audio/pcm", "hark/gateway/auth", "hark/gateway/config", "hark/gateway/engine", "hark/gateway/jobs", "hark/gateway/limits", "hark/gateway/store", "hark/gateway/usage", "hark/gateway/watch", "hark/gateway/workspaces"}, "the gateway's HTTP knows its engines only through gateway/engine's interfaces; gateway/embedded wires the local ones"},
 	{"hark/gateway/...", []string{"hark/api/...", "hark/audio/wav", "hark/audio/pcm", "hark/gateway/..."}, "the gateway never reaches into the client (ui, cli, audio playback, settings)"},
 	{"hark/ui/...", []string{"hark/api/...", "hark/audio/...", "hark/library/...", "hark/deck", "hark/ui/...", "hark/gateway/text"}, "ui talks to any gateway through api only: it never imports gateway, cli or config (gateway/text, which stands alone, reaches it through read-aloud's prose)"},
+	{"hark/scripts/fileserver", nil, "the tmux scripts' file server serves a folder on loopback; it needs nothing of hark"},
 	{"hark/deploy", nil, "the deployment files' package holds no code: its tests run the unit, the proxy and the image's steps"},
 	{"hark/cli", []string{"hark/..."}, "the command line wires everything"},
 	{"hark", []string{"hark/..."}, "main only runs the command line (TestRootHoldsOnlyMain checks it imports cli alone)"},

@@ -48,7 +48,7 @@ var Schema = store.Schema{Owner: "web", Migrations: []store.Migration{
 		PRIMARY KEY (page_id, passage)
 	);
 	CREATE INDEX web_vectors_model ON web_vectors(model, embedded)`},
-	{Name: "each page as its reader (research) parses it, worked out when it is indexed (Config.Parse)",
+	{Name: "each page as a report reads it (passages, blocks, sentences), worked out when it is indexed (Config.Parse)",
 		SQLite:   `ALTER TABLE web_pages ADD COLUMN parsed BLOB NOT NULL DEFAULT x''`,
 		Postgres: `ALTER TABLE web_pages ADD COLUMN parsed BYTEA NOT NULL DEFAULT ''`},
 }}
