@@ -10,7 +10,6 @@
 package research
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -30,7 +29,6 @@ import (
 	"hark/gateway/research/tasks"
 	"hark/gateway/research/writer"
 	"hark/gateway/text"
-	"hark/gateway/text/lexicon"
 )
 
 // Index is what research reads of the local web engine (web.Engine).
@@ -156,7 +154,6 @@ type researchPlan struct {
 	PerQuery   int // results asked of each search
 	Sources    int // sources read and cited at most
 	PerSection int // sentences per section
-	Feedback   int // pages read beyond Sources, found by searching RM3's terms (feedbackRound)
 }
 
 func planFor(model, input string) researchPlan {
@@ -171,11 +168,7 @@ func planFor(model, input string) researchPlan {
 	if model == "pro" {
 		return researchPlan{Auto: auto, Model: "pro", Rounds: 3, Queries: 6, PerQuery: 8, Sources: 10, PerSection: 6}
 	}
-	// Sixteen results a search, not eight: a page several searches find
-	// gathers their scores, and the index's first phase keeps four
-	// times as many candidates, so a long page BM25 ranks second is not
-	// cut before it is scored (docs/research.md, kept and refused).
-	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 16, Sources: 8, PerSection: 6, Feedback: 2}
+	return researchPlan{Auto: auto, Model: "mini", Rounds: 1, Queries: 3, PerQuery: 8, Sources: 8, PerSection: 6}
 }
 
 // runResearch persists a task, runs it in the background under the
@@ -472,97 +465,11 @@ func (e *Engine) retrieve(ctx context.Context, q question, named []*researchSour
 		r.docs[i].changelog = changelogPage(src.title, src.url)
 		r.docs[i].url, r.docs[i].kept = src.url, src.text
 	}
-	if q.compared == nil && plan.Feedback > 0 {
-		if err := e.feedbackRound(ctx, q, &r, plan, search, localIndex, pageURL, searched); err != nil {
-			return r, err
-		}
-	}
 	if q.compared == nil {
 		markOffTopic(r.docs, answerTerms(q.input))
 		setPriors(r.docs)
 	}
 	return r, nil
-}
-
-// feedbackSearchTerms is how many of RM3's terms feedbackRound adds to
-// the question's in its search.
-const feedbackSearchTerms = 5
-
-// feedbackResults is how many results feedbackRound's search asks for:
-// the first ones not found before are read.
-const feedbackResults = 8
-
-// feedbackRound searches the question's terms again with the terms
-// RM3 draws from the best passages of the pages read (the pages' own
-// words for what the question says in the user's), and reads the best
-// pages that search finds that were not read, after the others.
-func (e *Engine) feedbackRound(ctx context.Context, q question, r *retrieved, plan researchPlan, search engine.Searcher, localIndex bool, pageURL map[string]string, searched map[string]bool) error {
-	ts := terms(q.input)
-	if len(ts) == 0 || len(r.docs) == 0 {
-		return nil
-	}
-	corp := newCorpus(r.docs)
-	fb := corp.feedback(ts, corp.pIdx.Score(ts))
-	if len(fb) == 0 {
-		return nil
-	}
-	// RM3 favours the words common to every passage; the ones that
-	// tell the best passages from the rest are the ones to search.
-	slices.SortStableFunc(fb, func(a, b lexicon.Expansion) int {
-		return cmp.Compare(b.Weight*corp.pIdx.IDF(b.Term), a.Weight*corp.pIdx.IDF(a.Term))
-	})
-	fb = fb[:min(len(fb), feedbackSearchTerms)]
-	words := text.Terms(q.input)
-	for _, x := range fb {
-		words = append(words, x.Term)
-	}
-	query := strings.Join(words, " ")
-	if searched[query] {
-		return nil
-	}
-	searched[query] = true
-	r.searches++
-	in := api.SearchInput{Query: query, MaxResults: feedbackResults, SearchDepth: "advanced", Topic: "general"}
-	var res *api.SearchOutput
-	var err error
-	if localIndex {
-		res, err = e.cfg.Index.SearchIndex(ctx, in)
-	} else {
-		res, err = search.Search(ctx, in)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return nil
-	}
-	var more []*researchSource
-	for _, x := range res.Results {
-		if len(more) == plan.Feedback {
-			break
-		}
-		page := e.cfg.Index.SamePage(x.URL)
-		if pageURL[page] != "" || changelogPage(x.Title, x.URL) && !q.changes {
-			continue
-		}
-		pageURL[page] = x.URL
-		more = append(more, &researchSource{url: x.URL, title: x.Title, snippet: x.Content})
-	}
-	if len(more) == 0 {
-		return nil
-	}
-	e.readSources(ctx, more, localIndex)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	for _, src := range more {
-		d := e.docs.read(src)
-		d.changelog = changelogPage(src.title, src.url)
-		d.url, d.kept = src.url, src.text
-		r.sources = append(r.sources, src)
-		r.docs = append(r.docs, d)
-	}
-	return nil
 }
 
 // selection is what the select stage chose: the summary's quotes and
