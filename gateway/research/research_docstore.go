@@ -3,6 +3,7 @@ package research
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"hash/fnv"
 	"math"
 	"reflect"
@@ -20,8 +21,11 @@ import (
 // docVersion opens a stored copy: a change to how a page is parsed
 // (research_doc.go) takes a new one, so that pages indexed before it are
 // parsed again when read. A change to rdoc's fields needs none: their
-// names and types are in the copy's header (docLayout).
-const docVersion = 1
+// names and types are in the copy's header (docLayout). Version 2 ends
+// each copy with its CRC-32C.
+const docVersion = 2
+
+var docCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // ParsePage is research's reading of a page, encoded for the index to
 // store: of its markdown when it has one, else of its text, as docCache
@@ -64,7 +68,11 @@ var docLayout = func() uint32 {
 func encodeDoc(d *rdoc) ([]byte, error) {
 	b := binary.AppendUvarint(nil, docVersion)
 	b = binary.AppendUvarint(b, uint64(docLayout))
-	return encodeValue(b, reflect.ValueOf(d).Elem())
+	b, err := encodeValue(b, reflect.ValueOf(d).Elem())
+	if err != nil {
+		return nil, err
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, docCRC)), nil
 }
 
 // encodeValue appends v: strings and slices by their length (a slice's
@@ -107,10 +115,15 @@ func encodeValue(b []byte, v reflect.Value) ([]byte, error) {
 }
 
 // decodeDoc reads a copy encodeDoc wrote, and ok false when stored is
-// none, of another version or layout, or damaged.
+// none, of another version or layout, or damaged: its checksum differs,
+// or an index it holds points outside it.
 func decodeDoc(stored []byte) (d *rdoc, ok bool) {
-	r := &docReader{b: stored}
-	if len(stored) == 0 || r.uvarint() != docVersion || r.uvarint() != uint64(docLayout) {
+	n := len(stored) - 4
+	if n <= 0 || binary.LittleEndian.Uint32(stored[n:]) != crc32.Checksum(stored[:n], docCRC) {
+		return nil, false
+	}
+	r := &docReader{b: stored[:n]}
+	if r.uvarint() != docVersion || r.uvarint() != uint64(docLayout) {
 		return nil, false
 	}
 	d = &rdoc{}
@@ -122,9 +135,9 @@ func decodeDoc(stored []byte) (d *rdoc, ok bool) {
 }
 
 // linked reports whether every index the page's blocks, passages and
-// sentences hold points inside it, as a parse leaves them: a stored copy
-// damaged in a way the decoder cannot see (a digit changed) is parsed
-// anew rather than read out of range.
+// sentences hold points inside it, as a parse leaves them: a copy that
+// passes its checksum and is still not a parse's (written by another
+// build, say) is parsed anew rather than read out of range.
 func (d *rdoc) linked() bool {
 	in := func(i, n int) bool { return i >= 0 && i < n }
 	none := func(i, n int) bool { return i == -1 || in(i, n) }

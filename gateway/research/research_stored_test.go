@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"reflect"
 	"testing"
 	"time"
@@ -131,9 +132,16 @@ func TestStoredDocsReadAsParsed(t *testing.T) {
 	if _, ok := decodeDoc(enc); !ok {
 		t.Fatal("a parse is not read")
 	}
-	other := append(binary.AppendUvarint(nil, docVersion+1), enc[1:]...)
+	body := enc[:len(enc)-4]
+	other := append(binary.AppendUvarint(nil, docVersion+1), body[1:]...)
+	other = binary.LittleEndian.AppendUint32(other, crc32.Checksum(other, docCRC))
 	if _, ok := decodeDoc(other); ok {
 		t.Fatal("a parse of another version is read")
+	}
+	flipped := append([]byte(nil), enc...)
+	flipped[len(flipped)/2] ^= 1
+	if _, ok := decodeDoc(flipped); ok {
+		t.Fatal("a parse with a bit flipped is read")
 	}
 	// A copy whose indexes point outside it (damage the decoder cannot
 	// see) is not read.
