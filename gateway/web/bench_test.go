@@ -180,12 +180,20 @@ func BenchmarkSearch10k(b *testing.B) {
 // searchLatencies runs b.N searches of queries in turn at depth and
 // reports their p50 and p99.
 func searchLatencies(b *testing.B, e *Engine, queries []string, depth string) {
+	latencies(b, func(i int) error {
+		_, err := e.Search(context.Background(), api.SearchInput{Query: queries[i%len(queries)], MaxResults: 5, SearchDepth: depth})
+		return err
+	})
+}
+
+// latencies times b.N calls of call, the i-th given i, and reports
+// their p50 and p99 in milliseconds.
+func latencies(b *testing.B, call func(i int) error) {
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		q := queries[i%len(queries)]
 		t0 := time.Now()
-		if _, err := e.Search(context.Background(), api.SearchInput{Query: q, MaxResults: 5, SearchDepth: depth}); err != nil {
+		if err := call(i); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))
@@ -227,19 +235,10 @@ func BenchmarkResearch10k(b *testing.B) {
 	r := researchOn(b, e)
 	for _, model := range []string{"mini", "pro"} {
 		b.Run(model, func(b *testing.B) {
-			lat := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				if _, err := r.Research(context.Background(), api.ResearchInput{Input: qs[i%len(qs)].Question, Model: model}); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-			}
-			b.StopTimer()
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+			latencies(b, func(i int) error {
+				_, err := r.Research(context.Background(), api.ResearchInput{Input: qs[i%len(qs)].Question, Model: model})
+				return err
+			})
 		})
 	}
 }
@@ -291,19 +290,7 @@ func BenchmarkSearchBackends(b *testing.B) {
 	for _, be := range backends {
 		for _, depth := range []string{"ultra-fast", "fast", "basic"} {
 			b.Run(be.name+"/"+depth, func(b *testing.B) {
-				lat := make([]time.Duration, 0, b.N)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					t0 := time.Now()
-					if _, err := be.e.Search(context.Background(), api.SearchInput{Query: queries[i%len(queries)], MaxResults: 5, SearchDepth: depth}); err != nil {
-						b.Fatal(err)
-					}
-					lat = append(lat, time.Since(t0))
-				}
-				b.StopTimer()
-				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				searchLatencies(b, be.e, queries, depth)
 				b.ReportMetric(be.rate, "build-pages/s")
 			})
 		}

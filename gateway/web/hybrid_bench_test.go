@@ -3,13 +3,11 @@ package web
 import (
 	"context"
 	"math/rand"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"hark/api"
 	"hark/gateway/model/modeltest"
 	"hark/gateway/pgtest"
 	"hark/gateway/store"
@@ -134,19 +132,7 @@ func BenchmarkHybridBackends(b *testing.B) {
 			e    *Engine
 		}{{"lexical", be.e}, {"hybrid", &he}} {
 			b.Run(be.name+"/"+run.name, func(b *testing.B) {
-				lat := make([]time.Duration, 0, b.N)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					t0 := time.Now()
-					if _, err := run.e.Search(context.Background(), api.SearchInput{Query: queries[i%len(queries)], MaxResults: 5}); err != nil {
-						b.Fatal(err)
-					}
-					lat = append(lat, time.Since(t0))
-				}
-				b.StopTimer()
-				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				searchLatencies(b, run.e, queries, "")
 				if run.name == "hybrid" {
 					b.ReportMetric(rate, "embed-pages/s")
 				}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"sort"
 	"sync"
 	"testing"
-	"time"
 
 	"hark/api"
 )
@@ -77,27 +75,17 @@ func BenchmarkSearchManuals(b *testing.B) {
 	// searches ask it: advanced, 8 results, their headings not quoted).
 	for _, depth := range []string{"ultra-fast", "fast", "basic", "advanced", "research"} {
 		b.Run(depth, func(b *testing.B) {
-			lat := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
 			cpu0 := processCPU()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				var err error
+			latencies(b, func(i int) error {
+				q := queries[i%len(queries)]
 				if depth == "research" {
-					_, err = e.SearchIndex(context.Background(), api.SearchInput{Query: queries[i%len(queries)], MaxResults: 8, SearchDepth: "advanced", Topic: "general"})
-				} else {
-					_, err = e.Search(context.Background(), api.SearchInput{Query: queries[i%len(queries)], MaxResults: 5, SearchDepth: depth})
+					_, err := e.SearchIndex(context.Background(), api.SearchInput{Query: q, MaxResults: 8, SearchDepth: "advanced", Topic: "general"})
+					return err
 				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-			}
-			b.StopTimer()
+				_, err := e.Search(context.Background(), api.SearchInput{Query: q, MaxResults: 5, SearchDepth: depth})
+				return err
+			})
 			cpu := processCPU() - cpu0
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 			b.ReportMetric(float64(manuals.pages), "pages")
 			if cpu > 0 {
 				b.ReportMetric(cpu*1000/float64(b.N), "cpu-ms/op")
