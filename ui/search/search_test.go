@@ -465,3 +465,14 @@ func TestSnippetsTakeTwoLinesWhenThereIsRoom(t *testing.T) {
 		}
 	}
 }
+
+func TestResponseTimeReadable(t *testing.T) {
+	for _, c := range []struct {
+		s    float64
+		want string
+	}{{0.006, "6 ms"}, {0.42, "420 ms"}, {0.9996, "1.00s"}, {1, "1.00s"}, {12.345, "12.35s"}} {
+		if got := took(c.s); got != c.want {
+			t.Errorf("took(%v) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}

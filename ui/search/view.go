@@ -117,7 +117,7 @@ func (p *Pane) listView(w, h int) string {
 	selStart, selEnd := 0, 0
 	head := common.Count(len(res), "result")
 	if p.out.ResponseTime > 0 {
-		head += fmt.Sprintf(" in %.2fs", p.out.ResponseTime)
+		head += " in " + took(p.out.ResponseTime)
 	}
 	lines, rowOf = append(lines, s.Dim.Render(head)), append(rowOf, -1)
 	// Snippets get two lines when every result still fits with them, as
@@ -293,4 +293,14 @@ func shortDate(d string) string {
 		}
 	}
 	return d
+}
+
+// took formats a response time given in seconds: milliseconds under a
+// second, as a local index answers in a few and "0.00s" would say
+// nothing, and seconds with two decimals above.
+func took(seconds float64) string {
+	if seconds < 0.9995 {
+		return fmt.Sprintf("%.0f ms", seconds*1000)
+	}
+	return fmt.Sprintf("%.2fs", seconds)
 }
