@@ -19,9 +19,11 @@ import (
 )
 
 // The pooled set is every labelled question hark has: the question set
-// (both parts), the fresh set and the manuals set, each with its gold
-// facts and page, the round it came from and its group, the
-// documentation set its gold page is in ("nodejs", "valgrind", …).
+// (both parts), the fresh set, the manuals set and the second fresh
+// round (spent as a test once scored: fresh2/README.md), each with its
+// gold facts and page, the round it came from and its group, the
+// documentation set its gold page is in ("nodejs", "valgrind",
+// "git-doc", …).
 // Cross-validation splits it into folds by group, so that no fold's
 // test pages are in its training: a weight fitted on Node.js's pages is
 // judged on Valgrind's.
@@ -32,8 +34,8 @@ const folds = 5
 // pooled is one question of the pooled set.
 type pooled struct {
 	researchset.Question
-	round  string // "questions/tuning", "questions/held-out", "fresh", "manuals"
-	corpus int    // the index it is asked over: 0 the question set's pages, 1 the manuals
+	round  string // "questions/tuning", "questions/held-out", "fresh", "manuals", "fresh2/user", "fresh2/manual"
+	corpus int    // the index it is asked over: 0 the question set's pages, 1 the manuals, 2 fresh2's four sets
 	group  string // its gold page's documentation set
 	fold   int
 }
@@ -46,8 +48,10 @@ type corpus struct {
 	web     *web.Engine
 }
 
-// pool loads the pooled set and the two corpora it asks over (indexed
-// when open is called), and splits it into folds by group.
+// pool loads the pooled set and the three corpora it asks over (indexed
+// when open is called), and splits it into folds by group. manuals is
+// the folder the Debian documentation sets are installed under
+// (/usr/share/doc): the manuals set's and fresh2's.
 func pool(data, manuals string) ([]pooled, []*corpus, error) {
 	qset, err := questionSet(data, "")
 	if err != nil {
@@ -57,7 +61,16 @@ func pool(data, manuals string) ([]pooled, []*corpus, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	corpora := []*corpus{{name: "question set's pages", folders: qset.folders}, {name: "manuals", folders: mset.folders}}
+	// fresh2's four sets, one index as the round was scored.
+	f2 := &corpus{name: "fresh2's sets"}
+	for _, f := range fresh2Folders {
+		dir := filepath.Join(manuals, f[0])
+		if _, err := os.Stat(dir); err != nil {
+			return nil, nil, fmt.Errorf("-manuals: %s is not there: install the package %s (apt-get install python3.11-doc git-doc sphinx-doc rust-doc)", dir, f[1])
+		}
+		f2.folders = append(f2.folders, dir)
+	}
+	corpora := []*corpus{{name: "question set's pages", folders: qset.folders}, {name: "manuals", folders: mset.folders}, f2}
 	var out []pooled
 	for _, f := range []struct {
 		file   string
@@ -76,17 +89,40 @@ func pool(data, manuals string) ([]pooled, []*corpus, error) {
 			out = append(out, pooled{Question: q, round: f.round(q), corpus: f.corpus, group: researchset.Group(q)})
 		}
 	}
+	f2qs, err := loadFresh2("fresh2/questions.json")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, q := range f2qs {
+		out = append(out, pooled{Question: q.Question, round: "fresh2/" + q.Wording, corpus: 2, group: researchset.Group(q.Question)})
+	}
 	assignFolds(out)
 	return out, corpora, nil
 }
 
 // assignFolds gives each group a fold, largest group first to the fold
 // with fewest questions so far: the folds are as even as whole groups
-// allow.
+// allow. A round whose documentation sets are its own (fresh2: Python,
+// Git, Sphinx, Rust; its groups' questions all from one round) is
+// spread first: a group goes to a fold holding fewest of its round's
+// groups, then fewest questions, so that each fold's training holds
+// most of that round's sets (fresh2's user-worded questions are what
+// a feature for a user's words is fitted on).
+//
+// The pooled set's folds (docs/research.md): 1 Node.js (130
+// questions); 2 Valgrind and Sphinx (92); 3 espeak-ng and Python (54);
+// 4 libffi and Git (47); 5 flite, the articles and the Rust book (63).
 func assignFolds(qs []pooled) {
 	size := map[string]int{}
+	family := map[string]string{} // a group's round when all its questions are of one, else ""
 	for _, q := range qs {
 		size[q.group]++
+		r, _, _ := strings.Cut(q.round, "/")
+		if f, ok := family[q.group]; !ok {
+			family[q.group] = r
+		} else if f != r {
+			family[q.group] = ""
+		}
 	}
 	groups := make([]string, 0, len(size))
 	for g := range size {
@@ -99,16 +135,29 @@ func assignFolds(qs []pooled) {
 		return groups[i] < groups[j]
 	})
 	var load [folds]int
+	held := map[string]*[folds]int{} // a round's groups in each fold
 	fold := map[string]int{}
 	for _, g := range groups {
+		f := family[g]
+		if held[f] == nil {
+			held[f] = &[folds]int{}
+		}
+		h := held[f]
 		k := 0
 		for i := range load {
+			if f != "" && h[i] != h[k] {
+				if h[i] < h[k] {
+					k = i
+				}
+				continue
+			}
 			if load[i] < load[k] {
 				k = i
 			}
 		}
 		fold[g] = k
 		load[k] += size[g]
+		h[k]++
 	}
 	for i := range qs {
 		qs[i].fold = fold[qs[i].group]

@@ -10,13 +10,20 @@ import (
 )
 
 // TestAssignFoldsKeepsGroupsWhole: every group's questions are in one
-// fold, so no fold is judged on pages it was fitted on, and the largest
-// groups go to different folds.
+// fold, so no fold is judged on pages it was fitted on, the largest
+// groups go to different folds, and a round of its own sets (fresh2's
+// four) is spread one set a fold: the folds docs/research.md lists.
 func TestAssignFoldsKeepsGroupsWhole(t *testing.T) {
 	var qs []pooled
 	for g, n := range map[string]int{"nodejs": 130, "valgrind": 80, "espeak-ng": 42, "libffi": 35, "flite": 28, "articles": 23} {
-		for range n {
-			qs = append(qs, pooled{group: g})
+		for i := range n {
+			// The older groups hold questions of several rounds.
+			qs = append(qs, pooled{group: g, round: []string{"questions/tuning", "fresh"}[i%2]})
+		}
+	}
+	for _, g := range []string{"python3.11", "git-doc", "sphinx-doc", "rust-doc"} {
+		for i := range 12 {
+			qs = append(qs, pooled{group: g, round: []string{"fresh2/user", "fresh2/manual"}[i%2]})
 		}
 	}
 	assignFolds(qs)
@@ -33,6 +40,13 @@ func TestAssignFoldsKeepsGroupsWhole(t *testing.T) {
 			t.Fatalf("folds %v: the five largest groups share a fold", fold)
 		}
 		used[fold[g]] = true
+	}
+	want := map[string]int{"nodejs": 0, "valgrind": 1, "sphinx-doc": 1, "espeak-ng": 2, "python3.11": 2,
+		"libffi": 3, "git-doc": 3, "flite": 4, "articles": 4, "rust-doc": 4}
+	for g, k := range want {
+		if fold[g] != k {
+			t.Errorf("group %s in fold %d, want %d (docs/research.md's folds)", g, fold[g]+1, k+1)
+		}
 	}
 }
 
