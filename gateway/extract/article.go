@@ -99,12 +99,25 @@ func containsAny(s string, parts []string) bool {
 // paragraphs, code blocks, cells, and divs that hold text but no block.
 func isParagraph(n *html.Node) bool {
 	switch n.DataAtom {
-	case atom.P, atom.Pre, atom.Td, atom.Blockquote:
+	case atom.P, atom.Pre, atom.Blockquote:
 		return true
+	case atom.Td:
+		// A cell that holds tables or paragraphs lays the page out: its
+		// blocks score, not the cell as one paragraph (which would score
+		// the layout's row with the whole page's text).
+		return !isLayoutCell(n)
 	case atom.Div, atom.Section, atom.Span:
 		return !hasBlockChild(n)
 	}
 	return false
+}
+
+// isLayoutCell reports a table cell that holds a table or a paragraph:
+// a column of a page laid out in tables, not a cell of data.
+func isLayoutCell(n *html.Node) bool {
+	return findFirst(n, func(c *html.Node) bool {
+		return c != n && (c.DataAtom == atom.Table || c.DataAtom == atom.P)
+	}) != nil
 }
 
 func hasBlockChild(n *html.Node) bool {

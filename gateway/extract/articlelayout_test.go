@@ -1,0 +1,37 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTableLayoutColumns: a news page of 2008 laid out in tables, with
+// no article signal: a bar of menus named as nothing above a table
+// whose columns are a weather box and the story's column, which holds a
+// toolbar and, in a cell deeper down, the story. A cell that holds
+// tables or paragraphs is a column of the layout, so its paragraphs
+// score, not the column as one paragraph (which had made the layout's
+// table the article, and kept the menus beside it).
+func TestTableLayoutColumns(t *testing.T) {
+	var menu strings.Builder
+	for _, s := range []string{"Local News", "National News", "Weather", "Sports", "Traffic", "Entertainment", "Recipes", "Pet of the Week", "Contests", "Jobs", "Real Estate", "Coupons"} {
+		menu.WriteString(`<li><a href="/` + strings.ReplaceAll(s, " ", "") + `">` + s + " section for the whole state</a></li>")
+	}
+	story := `<p>Fairfield (AP) _ Investigators looking into a fire that damaged a commuter rail station in Fairfield last week also have a car-theft case on their hands, police said.&nbsp;&nbsp; ` +
+		`Police say someone stole a cruiser that was parked at the scene while officers were busy at the fire, and the car was found later in Westport, without its keys.&nbsp;&nbsp; ` +
+		`State officials are working to offer bus service and shelter for commuters who use the station, which also housed an art gallery.</p>`
+	page := `<html><head><title>Police cruiser stolen at train station fire</title></head><body>
+<div class="bar"><ul>` + menu.String() + `</ul></div>
+<table><tr><td><table><tr><td>SITE SEARCH WEB SEARCH BY</td></tr></table>
+<table><tr><td>Storm Team 8: sunny, with a high of 45, and light winds.</td></tr></table></td>
+<td><table><tr><td><a href="/email">Email</a></td><td><a href="/print">Print</a></td><td>Text Size</td></tr></table>
+<table><tr><td><font><b>Police cruiser stolen at train station fire</b><br><div id="storyBody">` + story + `</div></font></td></tr></table></td></tr></table>
+</body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "Investigators looking into a fire") {
+		t.Fatalf("lost the story:\n%s", text)
+	}
+	if strings.Contains(text, "Pet of the Week") {
+		t.Errorf("kept the menu column:\n%s", text)
+	}
+}
