@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -16,26 +17,36 @@ import (
 	"hark/gateway/research/researchset"
 )
 
-// The second fresh round (fresh2/questions.json): questions over four
-// Debian documentation sets no earlier set used, written after the
-// ranking model was frozen and scored once (fresh2/README.md). The
-// four sets are indexed whole into one index, as `hark index` indexes
-// each folder, and each question asked of it; the figures are the
-// manuals set's (answered, cited, clean), with bootstrap intervals,
-// overall, per documentation set and per wording (a user's words or
-// the manual's).
+// A fresh round (fresh2/, fresh3/, …): questions over Debian
+// documentation sets no earlier set used, written after the ranking
+// model was frozen and scored once (the round's README.md). The round's
+// folder holds questions.json (researchset's questions, each with its
+// wording) and sets.json (the documentation sets, each a folder under
+// the round's docs root and the Debian package that installs it). The
+// sets are indexed whole into one index, as `hark index` indexes each
+// folder, and each question asked of it; the figures are the manuals
+// set's (answered, cited, clean), with bootstrap intervals, overall,
+// per documentation set and per wording (a user's words or the
+// manual's).
 //
-//	cd bench/research && go run . -fresh2 /usr/share/doc [-models mini,pro]
-//	cd bench/research && go run . -fresh2 /usr/share/doc -fresh2check   # each gold fact on its gold page; asks nothing
+//	cd bench/research && go run . -round fresh3 [-docs /usr/share] [-models mini,pro]
+//	cd bench/research && go run . -round fresh3 -check   # each gold fact on its gold page; asks nothing
+//	cd bench/research && go run . -fresh2 /usr/share/doc [-fresh2check | -fresh2diag]   # -round fresh2 -docs /usr/share/doc
 
 var (
-	fresh2Root  = flag.String("fresh2", "", "score the second fresh round (fresh2/questions.json) over the Debian documentation sets installed under this folder (/usr/share/doc), indexed whole into one index")
-	fresh2Check = flag.Bool("fresh2check", false, "with -fresh2, index the sets and check that each question's gold page is indexed and holds one of its facts, asking research nothing")
-	fresh2Diag  = flag.Bool("fresh2diag", false, "with -fresh2, diagnose each question a report leaves unanswered or uncited (the stage the gold fact was lost at: retrieval, reading, selection or a gate) and list each unclean report's problems; the round stays scored as it was (fresh2diag.go)")
+	roundDir   = flag.String("round", "", "score a fresh round: the folder (fresh2, fresh3, …) holding its questions.json and sets.json, over its documentation sets indexed whole into one index")
+	roundDocs  = flag.String("docs", "", "with -round, the folder the round's sets and gold pages are under (default: the docs of its sets.json)")
+	roundCheck = flag.Bool("check", false, "with -round, index the sets and check that each question's gold page is indexed and holds each of its facts, asking research nothing")
+	roundDiag  = flag.Bool("diag", false, "with -round, diagnose each question a report leaves unanswered or uncited (the stage the gold fact was lost at: retrieval, reading, selection or a gate) and list each unclean report's problems; only for a round already scored (fresh2diag.go)")
+
+	fresh2Root  = flag.String("fresh2", "", "the second fresh round over the sets installed under this folder: the same as -round fresh2 -docs DIR")
+	fresh2Check = flag.Bool("fresh2check", false, "the same as -check")
+	fresh2Diag  = flag.Bool("fresh2diag", false, "the same as -diag")
 )
 
-// fresh2Folders are the documentation sets the round asks about, under
-// /usr/share/doc, with the Debian package that installs each.
+// fresh2Folders are fresh2's sets as cv.go pools them ({folder under
+// /usr/share/doc, package}); the round itself reads fresh2/sets.json,
+// and TestFresh2FoldersAreItsSets keeps the two equal.
 var fresh2Folders = [][2]string{
 	{"python3.11/html", "python3.11-doc"},
 	{"git-doc", "git-doc"},
@@ -43,15 +54,99 @@ var fresh2Folders = [][2]string{
 	{"rust-doc/html/book", "rust-doc"},
 }
 
-// fresh2Question is a question of the round: a researchset.Question and
+// roundSet is one documentation set of a round.
+type roundSet struct {
+	Name    string `json:"name"`    // the name its figures are printed under
+	Folder  string `json:"folder"`  // the folder indexed, under the round's docs root
+	Package string `json:"package"` // the Debian package that installs it
+}
+
+// round is a fresh round: its questions and the sets they ask about.
+type round struct {
+	name string
+	docs string // the folder Folder and each gold page are under
+	sets []roundSet
+	qs   []fresh2Question
+	set  []int // set[i] is the index in sets of qs[i]'s gold page's set
+}
+
+// loadRound reads the round in dir: sets.json ({"docs": "/usr/share/doc",
+// "sets": [{"name", "folder", "package"}, …]}) and questions.json, each
+// question's gold page in exactly one set's folder.
+func loadRound(dir string) (*round, error) {
+	file := filepath.Join(dir, "sets.json")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var sj struct {
+		Docs string     `json:"docs"`
+		Sets []roundSet `json:"sets"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sj); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(sj.Sets) == 0 {
+		return nil, fmt.Errorf("%s: sets is empty; a round asks about at least one documentation set", file)
+	}
+	names := map[string]bool{}
+	for i, s := range sj.Sets {
+		if s.Name == "" || s.Folder == "" || s.Package == "" {
+			return nil, fmt.Errorf("%s: set %d: name, folder and package are required", file, i+1)
+		}
+		if filepath.IsAbs(s.Folder) || !filepath.IsLocal(s.Folder) || filepath.Clean(s.Folder) != s.Folder {
+			return nil, fmt.Errorf("%s: set %s: folder %q must be a clean relative path under the docs root", file, s.Name, s.Folder)
+		}
+		if names[s.Name] {
+			return nil, fmt.Errorf("%s: set %s: name given twice", file, s.Name)
+		}
+		names[s.Name] = true
+	}
+	qs, err := loadFresh2(filepath.Join(dir, "questions.json"))
+	if err != nil {
+		return nil, err
+	}
+	r := &round{name: filepath.Base(dir), docs: sj.Docs, sets: sj.Sets, qs: qs}
+	for _, q := range qs {
+		in := -1
+		for i, s := range sj.Sets {
+			if strings.HasPrefix(q.Page, s.Folder+"/") {
+				if in >= 0 {
+					return nil, fmt.Errorf("%s: question %d: gold page %s is in two sets, %s and %s", dir, q.ID, q.Page, sj.Sets[in].Name, s.Name)
+				}
+				in = i
+			}
+		}
+		if in < 0 {
+			return nil, fmt.Errorf("%s: question %d: gold page %s is in none of the sets of sets.json", dir, q.ID, q.Page)
+		}
+		r.set = append(r.set, in)
+	}
+	return r, nil
+}
+
+// packages is the apt-get line that installs the round's sets.
+func (r *round) packages() string {
+	var ps []string
+	for _, s := range r.sets {
+		if !slices.Contains(ps, s.Package) {
+			ps = append(ps, s.Package)
+		}
+	}
+	return "apt-get install " + strings.Join(ps, " ")
+}
+
+// fresh2Question is a question of a round: a researchset.Question and
 // how it is worded.
 type fresh2Question struct {
 	researchset.Question
 	Wording string `json:"wording"` // "user" (a user's words) or "manual" (the manual's terms)
 }
 
-// loadFresh2 reads the round and checks each entry as researchset.Load
-// does, and its wording.
+// loadFresh2 reads a round's questions and checks each entry as
+// researchset.Load does, and its wording.
 func loadFresh2(file string) ([]fresh2Question, error) {
 	if _, err := researchset.Load(file); err != nil {
 		return nil, err
@@ -101,20 +196,40 @@ type fresh2Outcome struct {
 	took      time.Duration
 }
 
-func runFresh2(root string, models []string, check bool) error {
-	qs, err := loadFresh2("fresh2/questions.json")
-	if err != nil {
-		return err
+// runRound scores the round the flags name (-round, or -fresh2's
+// alias), or with -check checks it, or with -diag diagnoses it.
+func runRound(models []string) error {
+	dir, docs := *roundDir, *roundDocs
+	if *fresh2Root != "" {
+		if dir != "" && dir != "fresh2" {
+			return fmt.Errorf("-fresh2 is -round fresh2; it cannot be given with -round %s", dir)
+		}
+		dir, docs = "fresh2", *fresh2Root
 	}
-	c := &corpus{name: "fresh2"}
-	for _, f := range fresh2Folders {
-		dir := filepath.Join(root, f[0])
+	rd, err := loadRound(dir)
+	if err != nil {
+		return fmt.Errorf("-round %s: %w", dir, err)
+	}
+	if docs != "" {
+		rd.docs = docs
+	}
+	if rd.docs == "" {
+		return fmt.Errorf("-round %s: no docs root: give -docs or set docs in its sets.json", dir)
+	}
+	return rd.run(models, *roundCheck || *fresh2Check, *roundDiag || *fresh2Diag)
+}
+
+func (rd *round) run(models []string, check, diag bool) error {
+	root, qs := rd.docs, rd.qs
+	c := &corpus{name: rd.name}
+	for _, s := range rd.sets {
+		dir := filepath.Join(root, s.Folder)
 		if _, err := os.Stat(dir); err != nil {
-			return fmt.Errorf("-fresh2: %s is not there: install the package %s (apt-get install python3.11-doc git-doc sphinx-doc rust-doc)", dir, f[1])
+			return fmt.Errorf("-round %s: %s is not there: install the package %s (%s)", rd.name, dir, s.Package, rd.packages())
 		}
 		c.folders = append(c.folders, dir)
 	}
-	dir, err := os.MkdirTemp("", "hark-research-fresh2-")
+	dir, err := os.MkdirTemp("", "hark-research-"+rd.name+"-")
 	if err != nil {
 		return err
 	}
@@ -129,7 +244,7 @@ func runFresh2(root string, models []string, check bool) error {
 	if check {
 		return checkFresh2(ctx, c, root, qs)
 	}
-	if *fresh2Diag {
+	if diag {
 		return runFresh2Diag(ctx, c, root, qs, models)
 	}
 	r, err := research.New(research.Config{DB: c.db, Index: c.web})
@@ -156,27 +271,27 @@ func runFresh2(root string, models []string, check bool) error {
 			all[model] = append(all[model], fresh2Outcome{outcome{s.Answered, s.Cited, s.Clean()}, t.Cited, took})
 		}
 	}
-	printFresh2(qs, models, all)
+	rd.print(models, all)
 	return nil
 }
 
-// printFresh2 prints the round's figures: overall, per documentation
+// print prints the round's figures: overall, per documentation
 // set and per wording, for each model, and the ids each model left
 // unanswered, uncited or unclean (the reports themselves are not
 // printed: the round is scored once, and nothing is tuned on it; the
 // scored run, before the unclean ids were listed, printed the other two).
-func printFresh2(qs []fresh2Question, models []string, all map[string][]fresh2Outcome) {
+func (rd *round) print(models []string, all map[string][]fresh2Outcome) {
+	qs := rd.qs
 	type row struct {
 		name string
-		in   func(fresh2Question) bool
+		in   func(i int) bool
 	}
-	rows := []row{{"all", func(fresh2Question) bool { return true }}}
-	for _, f := range fresh2Folders {
-		g, _, _ := strings.Cut(f[0], "/")
-		rows = append(rows, row{g, func(q fresh2Question) bool { return researchset.Group(q.Question) == g }})
+	rows := []row{{"all", func(int) bool { return true }}}
+	for k, s := range rd.sets {
+		rows = append(rows, row{s.Name, func(i int) bool { return rd.set[i] == k }})
 	}
 	for _, w := range []string{"user", "manual"} {
-		rows = append(rows, row{"worded by the " + w, func(q fresh2Question) bool { return q.Wording == w }})
+		rows = append(rows, row{"worded by the " + w, func(i int) bool { return qs[i].Wording == w }})
 	}
 	fmt.Println("| Model | Questions | Which | Answered (95% interval) | Cited (95% interval) | Cited, source counted | Clean | Median time | Slowest |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
@@ -185,8 +300,8 @@ func printFresh2(qs []fresh2Question, models []string, all map[string][]fresh2Ou
 			var os []outcome
 			var twin int
 			var times []time.Duration
-			for i, q := range qs {
-				if rw.in(q) {
+			for i := range qs {
+				if rw.in(i) {
 					o := all[model][i]
 					os = append(os, o.outcome)
 					times = append(times, o.took)

@@ -16,6 +16,7 @@
 //	cd bench/research && go run . -manuals /usr/share/doc [-models …] [-halves] [-recall]
 //	cd bench/research && go run . -cv [-manuals /usr/share/doc] [-models …] [-builtin | -offline [-rankings FILE]] [-lambda L]
 //	cd bench/research && go run . -fit [-rankings FILE] [-lambda L]
+//	cd bench/research && go run . -round fresh3 [-docs DIR] [-models …] [-check | -diag]
 //	cd bench/research && go run . -fresh2 /usr/share/doc [-models …] [-fresh2check | -fresh2diag]
 //
 // With -cv, every labelled question (the question set, the fresh set,
@@ -76,8 +77,8 @@ func main() {
 		}
 		return
 	}
-	if *fresh2Root != "" {
-		if err := runFresh2(*fresh2Root, strings.Split(*models, ","), *fresh2Check); err != nil {
+	if *roundDir != "" || *fresh2Root != "" {
+		if err := runRound(strings.Split(*models, ",")); err != nil {
 			fmt.Fprintln(os.Stderr, "research bench:", err)
 			os.Exit(1)
 		}
