@@ -40,6 +40,7 @@ var dependencyRules = []struct {
 	{"hark/gateway/text/lexicon", []string{"hark/gateway/text"}, "research's vocabulary reads dictionary files (WordNet, the word lists) into the text toolkit's terms; it knows no page, index or report"},
 	{"hark/gateway/model", nil, "the model client speaks to a provider through its SDK and knows nothing of research, pages or the server"},
 	{"hark/gateway/model/modeltest", []string{"hark/gateway/text"}, "the fake model service is a third party's stand-in: its fake embeddings read words with the text toolkit"},
+	{"hark/gateway/research/doc", []string{"hark/gateway/research/lean", "hark/gateway/text", "hark/gateway/text/lexicon"}, "a page's parse knows no question, ranking or report: the web index stores it and research quotes from it"},
 	{"hark/gateway/research/...", []string{"hark/api/...", "hark/gateway/engine", "hark/gateway/extract/...", "hark/gateway/store", "hark/gateway/text", "hark/gateway/text/lexicon", "hark/gateway/model", "hark/gateway/research/..."}, "research reads the web engine through its Index interface, never gateway/web itself (it escapes markdown as the extractor does); gateway/embedded wires the two"},
 	{"hark/gateway/config", nil, "gateway.toml is read and checked, then handed down: it knows nothing of what uses it"},
 	{"hark/gateway/store", nil, "the database and its migrations know nothing of the tables' owners, which register with it"},

@@ -5,7 +5,7 @@ import (
 
 	"hark/gateway/config"
 	"hark/gateway/embedded"
-	"hark/gateway/research"
+	"hark/gateway/research/doc"
 	"hark/gateway/web"
 )
 
@@ -26,7 +26,7 @@ func (a *App) indexTo(ctx context.Context, dbURL string, allowPrivate bool) (e *
 		return nil, "", nil, err
 	}
 	// web.New brings the index's tables up to date, as hark serve would.
-	cfg := web.Config{Postgres: db, AllowPrivate: allowPrivate, UserAgent: embedded.UserAgent, Parse: research.ParsePage}
+	cfg := web.Config{Postgres: db, AllowPrivate: allowPrivate, UserAgent: embedded.UserAgent, Parse: doc.Parse}
 	m, err := a.localModel(ctx)
 	if err != nil {
 		db.Close()

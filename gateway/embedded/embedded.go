@@ -26,6 +26,7 @@ import (
 	"hark/gateway/jobs"
 	"hark/gateway/model"
 	"hark/gateway/research"
+	"hark/gateway/research/doc"
 	"hark/gateway/store"
 	"hark/gateway/text/lexicon"
 	"hark/gateway/voice"
@@ -273,7 +274,7 @@ func (e *Engines) localWeb() (*web.Engine, *research.Engine, error) {
 	if e.web == nil {
 		// Each page is stored with research's reading of it, which
 		// research then need not work out at every question.
-		wc := web.Config{DB: e.db, Postgres: e.Postgres, AllowPrivate: e.allowPrivate, UserAgent: UserAgent, Parse: research.ParsePage}
+		wc := web.Config{DB: e.db, Postgres: e.Postgres, AllowPrivate: e.allowPrivate, UserAgent: UserAgent, Parse: doc.Parse}
 		if e.Writer != nil && e.Writer.Embeds() {
 			// Its vectors, once hark index stored them, fuse with the
 			// full-text rank in search and research (docs/model.md).

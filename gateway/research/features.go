@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"hark/gateway/research/doc"
 	"hark/gateway/text"
 	"hark/gateway/text/lexicon"
 )
@@ -195,7 +196,7 @@ func (c *rcorpus) ranking(question string, a ask) Ranking {
 		d := c.docs[di]
 		parts := []string{text.Unmark(q.label)}
 		for _, k := range q.all() {
-			parts = append(parts, text.Unmark(d.sents[k].text))
+			parts = append(parts, text.Unmark(d.Sents[k].Text))
 		}
 		for _, it := range q.items {
 			parts = append(parts, text.Unmark(it.label))
@@ -244,7 +245,7 @@ func namesOther(a ask, plain, marked string) bool {
 		return true
 	}
 	for _, m := range namedWord().FindAllStringSubmatch(plain, -1) {
-		for _, t := range terms(m[1]) {
+		for _, t := range doc.Terms(m[1]) {
 			if !slices.Contains(a.terms, t) {
 				return true
 			}

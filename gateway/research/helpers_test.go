@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/research/doc"
 	"hark/gateway/web"
 	"hark/gateway/web/webtest"
 )
@@ -150,3 +151,9 @@ func quotesFound(t *testing.T, e *testEng, input, want, quote string) {
 		t.Errorf("no passage holding %q is found in the page: %+v", quote, out.Passages)
 	}
 }
+
+// readMarkdownDoc is a page's markdown read as a report's source.
+func readMarkdownDoc(md, title string) *rdoc { return &rdoc{Page: doc.ReadMarkdown(md, title)} }
+
+// readTextDoc is a page's plain text read as a report's source.
+func readTextDoc(body, title string) *rdoc { return &rdoc{Page: doc.ReadText(body, title)} }

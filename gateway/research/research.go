@@ -22,10 +22,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"hark/api"
 	"hark/gateway/engine"
+	"hark/gateway/research/doc"
 	"hark/gateway/research/tasks"
 	"hark/gateway/research/writer"
 	"hark/gateway/text"
@@ -39,11 +39,11 @@ type Index interface {
 	// Pages is how many pages the index holds.
 	Pages(ctx context.Context) (int, error)
 	// Kept is a page's title, text and markdown as the index holds them,
-	// and the page as ParsePage read it when it was indexed (nil when
+	// and the page as doc.Parse read it when it was indexed (nil when
 	// it was not).
 	Kept(ctx context.Context, url string) (title, body, markdown string, parsed []byte, err error)
 	// Read fetches a page (and indexes it): where it was read from after
-	// redirects, its title, text and markdown, and the page as ParsePage
+	// redirects, its title, text and markdown, and the page as doc.Parse
 	// read it when it was indexed (nil when it was not).
 	Read(ctx context.Context, url string) (finalURL, title, body, markdown string, parsed []byte, err error)
 	// SamePage is the identity of the page at url: the URLs a site
@@ -77,7 +77,7 @@ type Engine struct {
 	ctx    context.Context // ends at Close; research tasks run under it
 	cancel context.CancelFunc
 	tasks  sync.WaitGroup
-	docs   docCache // the pages read lately, parsed
+	docs   doc.Cache // the pages read lately, parsed
 	// weights rank candidates (features.go).
 	weights []float64
 }
@@ -271,12 +271,6 @@ func newRequestID() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// short reports whether code is a command or a few lines, not a listing
-// of output: at most five lines.
-func short(code string) bool {
-	return code != "" && strings.Count(code, "\n") < 5
-}
-
 // research writes a report in four stages: question (what the input
 // asks, section by section, and what to search for), retrieve (search
 // rounds, then the best pages read whole), select (the quotes that
@@ -461,9 +455,8 @@ func (e *Engine) retrieve(ctx context.Context, q question, named []*researchSour
 	}
 	r.docs = make([]*rdoc, len(r.sources))
 	for i, src := range r.sources {
-		r.docs[i] = e.docs.read(src)
-		r.docs[i].changelog = changelogPage(src.title, src.url)
-		r.docs[i].url, r.docs[i].kept = src.url, src.text
+		r.docs[i] = &rdoc{Page: e.docs.Read(src.url, src.title, src.text, src.markdown, src.parsed),
+			url: src.url, kept: src.text, changelog: changelogPage(src.title, src.url)}
 	}
 	if q.compared == nil {
 		markOffTopic(r.docs, answerTerms(q.input))
@@ -499,12 +492,12 @@ func (e *Engine) selectQuotes(q question, r retrieved, plan researchPlan) select
 	// one's subject: "… and how do I read its output" reads Cachegrind's.
 	subjectWord := askedAbout(input)
 	asks := make([]ask, len(sections))
-	comparedTerms := terms(q.both())
+	comparedTerms := doc.Terms(q.both())
 	for i, sec := range sections {
 		query := sec.query
 		// The subject's terms as the one tokenizer reads them: "Node.js"
 		// is "node" and "js", which a stem of the lower-cased word is not.
-		if i > 0 && subjectWord != "" && pronoun().MatchString(query) && !containsAll(terms(query), terms(subjectWord)) {
+		if i > 0 && subjectWord != "" && pronoun().MatchString(query) && !containsAll(doc.Terms(query), doc.Terms(subjectWord)) {
 			query += " " + subjectWord
 		}
 		asks[i] = corp.respell(newAsk(query, nil, changes))
@@ -747,17 +740,11 @@ func mergeUsed(a, b *usedSet) (map[string]bool, []map[string]int) {
 func corpusTexts(c *rcorpus) []string {
 	var out []string
 	for _, d := range c.docs {
-		for _, s := range d.sents {
-			out = append(out, text.Unmark(s.text))
+		for _, s := range d.Sents {
+			out = append(out, text.Unmark(s.Text))
 		}
 	}
 	return out
-}
-
-// plainWords is s lower-cased, its words only: "This API is so
-// Fetching!" gives "this api is so fetching".
-func plainWords(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
 }
 
 // fenced is code as a fenced block, each line indented by indent (two
@@ -779,14 +766,6 @@ func fenced(code, indent string) string {
 	}
 	b.WriteString(indent + fence + "\n")
 	return b.String()
-}
-
-func sentenceCase(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	return strings.ToUpper(string(r[0])) + string(r[1:])
 }
 
 // Research task persistence.

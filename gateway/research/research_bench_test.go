@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hark/api"
+	"hark/gateway/research/doc"
 	"hark/gateway/web"
 )
 
@@ -16,7 +17,7 @@ import (
 // ships (valgrind's HTML manual, Node.js's API docs; the questions of
 // bench/research/manuals), with nothing read before kept: each report
 // reads its pages anew. "stored" reads the parse the index stored with
-// each page (ParsePage); "parsed" parses every page at the question, as
+// each page (doc.Parse); "parsed" parses every page at the question, as
 // research did before.
 //
 //	go test -run '^$' -bench ResearchManuals -benchtime 30x -cpu 1 ./gateway/research/
@@ -27,7 +28,7 @@ func BenchmarkResearchManuals(b *testing.B) {
 		}
 	}
 	db := testDB(b)
-	w, err := web.New(web.Config{DB: db, Parse: ParsePage})
+	w, err := web.New(web.Config{DB: db, Parse: doc.Parse})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func BenchmarkResearchManuals(b *testing.B) {
 			b.ResetTimer()
 			cpu0 := processCPU()
 			for i := 0; i < b.N; i++ {
-				r.docs = docCache{}
+				r.docs = doc.Cache{}
 				t0 := time.Now()
 				out, err := r.Research(context.Background(), api.ResearchInput{Input: qs[i%len(qs)].Question, Model: "mini"})
 				if err != nil || out.Status != api.ResearchCompleted {

@@ -304,7 +304,7 @@ func checkNoMarkup(t *testing.T, report string) {
 		// the same; nothing else may be markup.
 		switch n.(type) {
 		case *ast.Emphasis, *ast.Link, *ast.Image, *ast.RawHTML, *ast.HTMLBlock:
-			t.Errorf("page text read as markup (%s: %q)", n.Kind(), inlineText(n, src))
+			t.Errorf("page text read as markup (%s: %q)", n.Kind(), nodeText(n, src))
 		}
 		return ast.WalkContinue, nil
 	})
@@ -325,4 +325,16 @@ func TestWeakSentencesDoNotFillASection(t *testing.T) {
 	if !strings.Contains(out.Content, "`rl.prompt()` method writes") || strings.Contains(out.Content, "FIPS mode") {
 		t.Errorf("the report:\n%s", out.Content)
 	}
+}
+
+// nodeText is the text an inline node holds, for a failure's message.
+func nodeText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering {
+			b.Write(t.Segment.Value(src))
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
 }

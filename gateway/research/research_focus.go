@@ -3,6 +3,7 @@ package research
 import (
 	"slices"
 
+	"hark/gateway/research/doc"
 	"hark/gateway/text"
 )
 
@@ -35,11 +36,11 @@ func (c *rcorpus) focus(query []string, action string) []string {
 	df := map[string]int{}
 	for _, d := range c.docs {
 		has := map[string]bool{}
-		for _, t := range terms(d.title) {
+		for _, t := range doc.Terms(d.Title) {
 			has[t] = true
 		}
-		for i := range d.sents {
-			for _, t := range d.sents[i].toks {
+		for i := range d.Sents {
+			for _, t := range d.Sents[i].Toks {
 				if uniq[t] {
 					has[t] = true
 				}
@@ -83,7 +84,7 @@ func howAction(q string) string {
 	if m == nil {
 		return ""
 	}
-	t := terms(m[1])
+	t := doc.Terms(m[1])
 	if len(t) != 1 {
 		return ""
 	}

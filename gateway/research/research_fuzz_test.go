@@ -1,7 +1,6 @@
 package research
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -28,12 +27,12 @@ func FuzzReadAndQuote(f *testing.F) {
 		}
 		for _, d := range []*rdoc{readMarkdownDoc(page, "Fuzzed page"), readTextDoc(page, "Fuzzed page")} {
 			d.kept = page
-			for i, s := range d.sents {
-				if s.dep >= i || s.afterList >= i {
-					t.Fatalf("sentence %d leans on %d (after list %d)", i, s.dep, s.afterList)
+			for i, s := range d.Sents {
+				if s.Dep >= i || s.AfterList >= i {
+					t.Fatalf("sentence %d leans on %d (after list %d)", i, s.Dep, s.AfterList)
 				}
-				if s.block < 0 || s.block >= len(d.blocks) || s.passage < 0 || s.passage >= len(d.passages) {
-					t.Fatalf("sentence %d sits in block %d of %d, passage %d of %d", i, s.block, len(d.blocks), s.passage, len(d.passages))
+				if s.Block < 0 || s.Block >= len(d.Blocks) || s.Passage < 0 || s.Passage >= len(d.Passages) {
+					t.Fatalf("sentence %d sits in block %d of %d, passage %d of %d", i, s.Block, len(d.Blocks), s.Passage, len(d.Passages))
 				}
 			}
 			c := newCorpus([]*rdoc{d})
@@ -44,8 +43,8 @@ func FuzzReadAndQuote(f *testing.F) {
 					seen := map[int]bool{}
 					last := -1
 					for _, k := range q.all() {
-						if k < 0 || k >= len(d.sents) || seen[k] {
-							t.Fatalf("quote %+v holds sentence %d twice or out of the page's %d", q, k, len(d.sents))
+						if k < 0 || k >= len(d.Sents) || seen[k] {
+							t.Fatalf("quote %+v holds sentence %d twice or out of the page's %d", q, k, len(d.Sents))
 						}
 						seen[k] = true
 					}
@@ -61,40 +60,6 @@ func FuzzReadAndQuote(f *testing.F) {
 						t.Fatalf("quote %+v writes nothing", q)
 					}
 				}
-			}
-		}
-	})
-}
-
-// FuzzStoredDoc reads any bytes as a page's stored parse (the index's
-// parsed column, which a damaged database or another build may hold): no
-// panic, and a copy decodeDoc accepts quotes as a parsed page does, its
-// re-encoding read back the same.
-func FuzzStoredDoc(f *testing.F) {
-	for _, page := range []string{
-		"# Zorbgrind\n\n- **Interactive dumping.** Use\n\n      zorbctl -d [hint]\n\n  to request a dump of the running program.\n",
-		"# Options\n\n**--zorb=<yes|no>**\n\nThe zorb engine frobs widgets. This makes them shine.\n\n1. Configure it:\n\n       ./configure\n\n2. Build it.\n",
-	} {
-		f.Add(ParsePage("Fuzzed page", "", page))
-	}
-	f.Fuzz(func(t *testing.T, stored []byte) {
-		d, ok := decodeDoc(stored)
-		if !ok {
-			return
-		}
-		again, err := encodeDoc(d)
-		if err != nil {
-			t.Fatalf("a decoded copy does not encode: %v", err)
-		}
-		if d2, ok := decodeDoc(again); !ok || !reflect.DeepEqual(d, d2) {
-			t.Fatalf("a decoded copy re-encoded reads back otherwise")
-		}
-		c := newCorpus([]*rdoc{d})
-		for _, question := range []string{"how do I dump a running program", "what does --zorb do"} {
-			a := c.respell(newAsk(question, nil, false))
-			for _, q := range c.pick(a, 6, newUsedSet(), pickOptions{perPassage: 2, perSource: sectionPerSource}) {
-				var b strings.Builder
-				c.write(&b, q, 1, true)
 			}
 		}
 	})

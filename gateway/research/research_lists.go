@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"hark/gateway/research/doc"
 	"hark/gateway/text"
 )
 
@@ -25,11 +26,11 @@ func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
 // sentence of which answers stands in for the tenth.
 func (c *rcorpus) listQuoteWith(di, lead, anchor int) (quote, bool) {
 	d := c.docs[di]
-	q := quote{doc: di, sents: []int{lead}, label: d.blocks[d.sents[lead].block].term}
+	q := quote{doc: di, sents: []int{lead}, label: d.Blocks[d.Sents[lead].Block].Term}
 	if q.label == "" {
-		q.label = d.release(d.sents[lead].passage)
+		q.label = d.release(d.Sents[lead].Passage)
 	}
-	if dep := d.sents[lead].dep; dep >= 0 && !d.sents[dep].far {
+	if dep := d.Sents[lead].Dep; dep >= 0 && !d.Sents[dep].Far {
 		q.sents = []int{dep, lead}
 	}
 	type entry struct {
@@ -38,16 +39,16 @@ func (c *rcorpus) listQuoteWith(di, lead, anchor int) (quote, bool) {
 	}
 	var all []entry
 	depth, whole := -1, true
-	for bi := range d.blocks {
-		blk := &d.blocks[bi]
-		if blk.kind != itemBlock || blk.leadIn != lead || blk.cont {
+	for bi := range d.Blocks {
+		blk := &d.Blocks[bi]
+		if blk.Kind != doc.ListItem || blk.LeadIn != lead || blk.Cont {
 			continue
 		}
 		if depth < 0 {
-			depth = blk.depth
-			q.ordered = blk.ordered
+			depth = blk.Depth
+			q.ordered = blk.Ordered
 		}
-		if blk.depth != depth {
+		if blk.Depth != depth {
 			continue
 		}
 		it, ok := listItem(d, di, blk)
@@ -70,8 +71,8 @@ func (c *rcorpus) listQuoteWith(di, lead, anchor int) (quote, bool) {
 	}
 	// What the page says of the items after them ("These files are
 	// compiled into …") closes the quote.
-	for k := lead + 1; k < len(d.sents) && d.sents[k].passage == d.sents[lead].passage; k++ {
-		if d.sents[k].afterList == lead {
+	for k := lead + 1; k < len(d.Sents) && d.Sents[k].Passage == d.Sents[lead].Passage; k++ {
+		if d.Sents[k].AfterList == lead {
 			q.after = []int{k}
 			break
 		}
@@ -87,18 +88,18 @@ func (c *rcorpus) listQuoteWith(di, lead, anchor int) (quote, bool) {
 // listItem is the item of list block blk as a list quote shows it: its
 // name and first sentences, and the code it leads into; ok is false for
 // an item that is neither a sentence nor a name.
-func listItem(d *rdoc, di int, blk *rblock) (quote, bool) {
-	it := quote{doc: di, label: blk.label}
+func listItem(d *rdoc, di int, blk *doc.Block) (quote, bool) {
+	it := quote{doc: di, label: blk.Label}
 	n := 0
-	for _, k := range blk.sents {
-		ks := &d.sents[k]
-		if ks.far || ks.asks || (!ks.ok && len(it.sents) > 0) || len(it.sents) == 2 || n > 0 && n+len(ks.text) > 240 {
+	for _, k := range blk.Sents {
+		ks := &d.Sents[k]
+		if ks.Far || ks.Asks || (!ks.OK && len(it.sents) > 0) || len(it.sents) == 2 || n > 0 && n+len(ks.Text) > 240 {
 			continue
 		}
 		it.sents = append(it.sents, k)
-		n += len(ks.text)
+		n += len(ks.Text)
 	}
-	if it.label == "" && (len(it.sents) == 0 || !d.sents[it.sents[0]].ok && !nameItem(d.sents[it.sents[0]].text)) {
+	if it.label == "" && (len(it.sents) == 0 || !d.Sents[it.sents[0]].OK && !nameItem(d.Sents[it.sents[0]].Text)) {
 		return quote{}, false
 	}
 	it.code = stepCode(d, blk, it)
@@ -108,11 +109,11 @@ func listItem(d *rdoc, di int, blk *rblock) (quote, bool) {
 // stepCode is the code a numbered step leads into, which a procedure
 // shows under it ("Compile created file with command:" and the gcc line),
 // or "".
-func stepCode(d *rdoc, blk *rblock, it quote) string {
-	if !blk.ordered || len(it.sents) == 0 {
+func stepCode(d *rdoc, blk *doc.Block, it quote) string {
+	if !blk.Ordered || len(it.sents) == 0 {
 		return ""
 	}
-	return d.sents[it.sents[len(it.sents)-1]].code
+	return d.Sents[it.sents[len(it.sents)-1]].Code
 }
 
 // subheadings are the items of a lead-in that closes its passage and is
@@ -121,19 +122,19 @@ func stepCode(d *rdoc, blk *rblock, it quote) string {
 // the headings of the sections just under its own, named only.
 func (c *rcorpus) subheadings(di, lead int) []quote {
 	d := c.docs[di]
-	pi := d.sents[lead].passage
-	p := &d.passages[pi]
-	if len(p.sents) == 0 || p.sents[len(p.sents)-1] != lead {
+	pi := d.Sents[lead].Passage
+	p := &d.Passages[pi]
+	if len(p.Sents) == 0 || p.Sents[len(p.Sents)-1] != lead {
 		return nil
 	}
 	var out []quote
-	for k := pi + 1; k < len(d.passages) && len(out) < 12; k++ {
-		sub := &d.passages[k]
-		if len(sub.contextText) <= len(p.contextText) || sub.contextText[len(p.contextText)] != p.heading {
+	for k := pi + 1; k < len(d.Passages) && len(out) < 12; k++ {
+		sub := &d.Passages[k]
+		if len(sub.ContextText) <= len(p.ContextText) || sub.ContextText[len(p.ContextText)] != p.Heading {
 			break
 		}
-		if len(sub.contextText) == len(p.contextText)+1 && !sub.term {
-			out = append(out, quote{doc: di, label: string(text.CodeOpen) + sub.heading + string(text.CodeClose)})
+		if len(sub.ContextText) == len(p.ContextText)+1 && !sub.Term {
+			out = append(out, quote{doc: di, label: string(text.CodeOpen) + sub.Heading + string(text.CodeClose)})
 		}
 	}
 	if len(out) < 2 {
@@ -187,27 +188,27 @@ func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 	var steps []quote
 	whole := true
 	lists := []int{list}
-	if next := continuedSteps(d, list); next >= 0 {
+	if next := d.ContinuedSteps(list); next >= 0 {
 		lists = append(lists, next)
 	}
-	for bi := list; bi < len(d.blocks); bi++ {
-		blk := &d.blocks[bi]
-		if blk.kind != itemBlock || !slices.Contains(lists, blk.list) || blk.cont {
+	for bi := list; bi < len(d.Blocks); bi++ {
+		blk := &d.Blocks[bi]
+		if blk.Kind != doc.ListItem || !slices.Contains(lists, blk.List) || blk.Cont {
 			continue
 		}
 		if len(steps) == 10 {
 			whole = false
 			break
 		}
-		it := quote{doc: di, label: blk.label}
+		it := quote{doc: di, label: blk.Label}
 		n := 0
-		for _, k := range blk.sents {
-			ks := &d.sents[k]
-			if ks.lost || ks.asks || len(it.sents) == 2 || n > 0 && n+len(ks.text) > 240 {
+		for _, k := range blk.Sents {
+			ks := &d.Sents[k]
+			if ks.Lost || ks.Asks || len(it.sents) == 2 || n > 0 && n+len(ks.Text) > 240 {
 				break
 			}
 			it.sents = append(it.sents, k)
-			n += len(ks.text)
+			n += len(ks.Text)
 		}
 		it.code = stepCode(d, blk, it)
 		if len(it.sents) > 0 || it.label != "" {
@@ -221,10 +222,10 @@ func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 	}
 	q := quote{doc: di, ordered: whole}
 	first := steps[0].sents[0]
-	heading := withoutSectionNumber(d.passages[d.sents[first].passage].heading)
+	heading := withoutSectionNumber(d.Passages[d.Sents[first].Passage].Heading)
 	switch lead := first - 1; {
-	case lead >= 0 && d.sents[lead].passage == d.sents[first].passage &&
-		d.blocks[d.sents[lead].block].kind == paraBlock && d.sents[lead].ok && !d.sents[lead].far && d.sents[lead].dep < 0 && !used.has(c.usedKey(di, lead)):
+	case lead >= 0 && d.Sents[lead].Passage == d.Sents[first].Passage &&
+		d.Blocks[d.Sents[lead].Block].Kind == doc.Paragraph && d.Sents[lead].OK && !d.Sents[lead].Far && d.Sents[lead].Dep < 0 && !used.has(c.usedKey(di, lead)):
 		q.sents, q.items = []int{lead}, steps
 	case heading != "" && whole:
 		// Under the heading of its section ("Simple steps"), not under
@@ -234,65 +235,4 @@ func (c *rcorpus) procedureQuote(di, list int, used *usedSet) (quote, bool) {
 		q.label, q.sents, q.items, q.ordered = steps[0].label, steps[0].sents, steps[1:], false
 	}
 	return q, true
-}
-
-// continuedSteps is the numbered list that goes on with the procedure
-// of list after a note between them, in the same section ("3.
-// Configure the project:", "Check that log shows following lines:" and
-// the log, then "1. Build the project:", numbered anew): its first
-// item's block, or -1. One or two paragraphs may stand between; a
-// heading, another list or more prose ends the procedure.
-func continuedSteps(d *rdoc, list int) int {
-	last := -1
-	for bi := list; bi < len(d.blocks) && d.blocks[bi].passage == d.blocks[list].passage; bi++ {
-		if blk := &d.blocks[bi]; blk.kind == itemBlock && blk.list == list {
-			last = bi
-		}
-	}
-	if last < 0 {
-		return -1
-	}
-	paras := 0
-	for bi := last + 1; bi < len(d.blocks); bi++ {
-		blk := &d.blocks[bi]
-		switch {
-		case blk.passage != d.blocks[list].passage:
-			return -1
-		case blk.kind == itemBlock && blk.list == bi && blk.ordered && blk.depth == d.blocks[list].depth:
-			return bi
-		case blk.kind == itemBlock:
-			if blk.depth <= d.blocks[list].depth {
-				return -1
-			}
-		default:
-			if paras++; paras > 2 {
-				return -1
-			}
-		}
-	}
-	return -1
-}
-
-// notesInSteps sets aside the notes between the parts of a procedure
-// (continuedSteps): "Check that log shows following lines:" means
-// something only between step 3 and step 4, and the procedure is quoted
-// whole, not the note alone.
-func notesInSteps(d *rdoc) {
-	for bi := range d.blocks {
-		blk := &d.blocks[bi]
-		if blk.kind != itemBlock || blk.list != bi || !blk.ordered {
-			continue
-		}
-		next := continuedSteps(d, bi)
-		if next < 0 {
-			continue
-		}
-		for k := bi + 1; k < next; k++ {
-			if d.blocks[k].kind == paraBlock {
-				for _, si := range d.blocks[k].sents {
-					d.sents[si].ok = false
-				}
-			}
-		}
-	}
 }

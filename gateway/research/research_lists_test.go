@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"hark/api"
+	"hark/gateway/research/doc"
 	"hark/gateway/text"
 )
 
 // sentAt is the index of the sentence of d that reads plain, or fails.
 func sentAt(t *testing.T, d *rdoc, plain string) int {
 	t.Helper()
-	i := slices.IndexFunc(d.sents, func(s rsent) bool { return text.Unmark(s.text) == plain })
+	i := slices.IndexFunc(d.Sents, func(s doc.Sentence) bool { return text.Unmark(s.Text) == plain })
 	if i < 0 {
 		t.Fatalf("no sentence %q", plain)
 	}
@@ -27,12 +28,12 @@ func sentAt(t *testing.T, d *rdoc, plain string) int {
 func TestBoldQuestionHeadsItsAnswer(t *testing.T) {
 	d := readMarkdownDoc("# FAQ\n\n**3.4.** **I tried running a Java program under the tool. Does the tool handle such programs?**\n\n"+
 		"The tool can handle dynamically generated code. Run it with `--smc-check=all` then.\n", "FAQ")
-	s := d.sents[sentAt(t, d, "The tool can handle dynamically generated code.")]
-	p := d.passages[s.passage]
-	if !p.term || p.heading != "3.4. I tried running a Java program under the tool. Does the tool handle such programs?" {
-		t.Errorf("the answer's passage is %q (term %v), want the question", p.heading, p.term)
+	s := d.Sents[sentAt(t, d, "The tool can handle dynamically generated code.")]
+	p := d.Passages[s.Passage]
+	if !p.Term || p.Heading != "3.4. I tried running a Java program under the tool. Does the tool handle such programs?" {
+		t.Errorf("the answer's passage is %q (term %v), want the question", p.Heading, p.Term)
 	}
-	if i := slices.IndexFunc(d.sents, func(s rsent) bool { return s.ok && text.Unmark(s.text) == "Does the tool handle such programs?" }); i >= 0 {
+	if i := slices.IndexFunc(d.Sents, func(s doc.Sentence) bool { return s.OK && text.Unmark(s.Text) == "Does the tool handle such programs?" }); i >= 0 {
 		t.Error("the question reads as a sentence that can be quoted")
 	}
 }
@@ -44,24 +45,28 @@ func TestBoldQuestionHeadsItsAnswer(t *testing.T) {
 func TestNumberedFAQEntryHeadsItsAnswer(t *testing.T) {
 	d := readMarkdownDoc("# FAQ\n\n### 4. The tool behaves unexpectedly\n\n**4.1.** **My program uses the C++ STL. The tool reports 'still reachable' memory at exit, but there should be none.**\n\n"+
 		"Relax, it is a feature. Many C++ standard libraries use their own memory pool allocators.\n", "FAQ")
-	s := d.sents[sentAt(t, d, "Many C++ standard libraries use their own memory pool allocators.")]
-	if p := d.passages[s.passage]; !p.term || !strings.HasPrefix(p.heading, "4.1. My program uses the C++ STL.") {
-		t.Errorf("the answer's passage is %q (term %v), want the entry", p.heading, p.term)
+	s := d.Sents[sentAt(t, d, "Many C++ standard libraries use their own memory pool allocators.")]
+	if p := d.Passages[s.Passage]; !p.Term || !strings.HasPrefix(p.Heading, "4.1. My program uses the C++ STL.") {
+		t.Errorf("the answer's passage is %q (term %v), want the entry", p.Heading, p.Term)
 	}
-	if slices.ContainsFunc(d.sents, func(s rsent) bool { return s.ok && strings.Contains(text.Unmark(s.text), "there should be none") }) {
+	if slices.ContainsFunc(d.Sents, func(s doc.Sentence) bool {
+		return s.OK && strings.Contains(text.Unmark(s.Text), "there should be none")
+	}) {
 		t.Error("the entry reads as a sentence that can be quoted")
 	}
 	// An entry that goes on over its examples ("**or otherwise aborts
 	// …**") is one term, not a fragment heading the answer.
 	d = readMarkdownDoc("# FAQ\n\n**3.2.**\n\n**My program dies like this:**\n\n```\nassertion failed\n```\n\n**or otherwise aborts in the allocator.**\n\n"+
 		"Your program may trash the tool's memory manager, which then dies.\n", "FAQ")
-	s = d.sents[sentAt(t, d, "Your program may trash the tool's memory manager, which then dies.")]
-	if p := d.passages[s.passage]; !p.term || p.heading != "3.2. My program dies like this: or otherwise aborts in the allocator." {
-		t.Errorf("the answer's passage is %q (term %v), want the whole entry", p.heading, p.term)
+	s = d.Sents[sentAt(t, d, "Your program may trash the tool's memory manager, which then dies.")]
+	if p := d.Passages[s.Passage]; !p.Term || p.Heading != "3.2. My program dies like this: or otherwise aborts in the allocator." {
+		t.Errorf("the answer's passage is %q (term %v), want the whole entry", p.Heading, p.Term)
 	}
 	// A bold lead of two sentences with no number stays prose.
 	d = readMarkdownDoc("# Post\n\n**Testing your frontend code is hard. Coverage tells you what the tests reach.**\n\nMore text here for the reader.\n", "Post")
-	if !slices.ContainsFunc(d.sents, func(s rsent) bool { return s.ok && text.Unmark(s.text) == "Coverage tells you what the tests reach." }) {
+	if !slices.ContainsFunc(d.Sents, func(s doc.Sentence) bool {
+		return s.OK && text.Unmark(s.Text) == "Coverage tells you what the tests reach."
+	}) {
 		t.Error("an unnumbered bold lead of two sentences is not prose")
 	}
 }
@@ -72,7 +77,7 @@ func TestNumberedFAQEntryHeadsItsAnswer(t *testing.T) {
 func TestListOfNamesIsQuoted(t *testing.T) {
 	d := readMarkdownDoc("# Core\n\n## Setting Default Options\n\nNote that the tool also reads options from three places:\n\n"+
 		"- The file `~/.toolrc`\n- The environment variable `$TOOL_OPTS`\n- The file `./.toolrc`\n\n"+
-		"## Cache lines\n\nReferences that straddle two cache lines are treated as follows:\n\n"+
+		"## doc.Cache lines\n\nReferences that straddle two cache lines are treated as follows:\n\n"+
 		"- If both blocks hit --> counted as one hit\n- If one block hits, the other misses --> counted as one miss.\n", "Core")
 	c := newCorpus([]*rdoc{d})
 	q, ok := c.quoteAt(0, sentAt(t, d, "Note that the tool also reads options from three places:"), newAsk("how do I set default options", nil, false), newUsedSet())
@@ -80,12 +85,12 @@ func TestListOfNamesIsQuoted(t *testing.T) {
 		t.Errorf("list of names: ok %v, items %d, %+v", ok, len(q.items), q)
 	}
 	for _, s := range []string{"The file ./.toolrc", "The environment variable $TOOL_OPTS"} {
-		if !nameItem(d.sents[sentAt(t, d, s)].text) {
+		if !nameItem(d.Sents[sentAt(t, d, s)].Text) {
 			t.Errorf("%q is not read as a name", s)
 		}
 	}
 	for _, s := range []string{"If both blocks hit --> counted as one hit", "If one block hits, the other misses --> counted as one miss."} {
-		if nameItem(d.sents[sentAt(t, d, s)].text) {
+		if nameItem(d.Sents[sentAt(t, d, s)].Text) {
 			t.Errorf("%q, a piece of a sentence, is read as a name", s)
 		}
 	}
@@ -170,7 +175,7 @@ func TestProcedureGoesOnPastANote(t *testing.T) {
 	if !ok || len(q.items) != 3 || q.items[2].code != "make zorb-release" {
 		t.Fatalf("procedure: ok %v, %d steps, %+v", ok, len(q.items), q.items)
 	}
-	if d.sents[sentAt(t, d, "Check that the configure log shows the following lines:")].ok {
+	if d.Sents[sentAt(t, d, "Check that the configure log shows the following lines:")].OK {
 		t.Error("the note between the steps can be quoted alone")
 	}
 	// A list under another heading is another procedure.
@@ -188,8 +193,8 @@ func TestSentenceAfterAListIsQuotedWithIt(t *testing.T) {
 		"These files are compiled into the file `zorb_dict` in the data directory.\n", "Zorb")
 	d.url, d.kept = "https://z.example/zorb", "These files are compiled into the file zorb_dict in the data directory."
 	after := sentAt(t, d, "These files are compiled into the file zorb_dict in the data directory.")
-	if s := d.sents[after]; s.lost || s.afterList < 0 {
-		t.Fatalf("the sentence after the list: lost %v, afterList %d", s.lost, s.afterList)
+	if s := d.Sents[after]; s.Lost || s.AfterList < 0 {
+		t.Fatalf("the sentence after the list: lost %v, afterList %d", s.Lost, s.AfterList)
 	}
 	c := newCorpus([]*rdoc{d})
 	q, ok := c.quoteAt(0, after, newAsk("which file are zorb source files compiled into", nil, false), newUsedSet())
@@ -223,10 +228,10 @@ func TestLongListKeepsTheAnsweringItem(t *testing.T) {
 	if !ok || len(q.items) != 10 {
 		t.Fatalf("ok %v, %d items", ok, len(q.items))
 	}
-	if last := d.sents[q.items[9].sents[0]].text; !strings.Contains(last, "zorb option") {
+	if last := d.Sents[q.items[9].sents[0]].Text; !strings.Contains(last, "zorb option") {
 		t.Errorf("the tenth item is %q, not the one that answers", last)
 	}
-	if first := d.sents[q.items[0].sents[0]].text; !strings.Contains(first, "number 1 ") {
+	if first := d.Sents[q.items[0].sents[0]].Text; !strings.Contains(first, "number 1 ") {
 		t.Errorf("the first item is %q", first)
 	}
 }
@@ -242,7 +247,7 @@ func TestPointerSetAside(t *testing.T) {
 		"The format is explained in the next section.":                                                          true,
 		"Its fields are the following (see the table below).":                                                   true,
 	} {
-		if got := d.sents[sentAt(t, d, s)].far; got != far {
+		if got := d.Sents[sentAt(t, d, s)].Far; got != far {
 			t.Errorf("%q: points elsewhere %v, want %v", s, got, far)
 		}
 	}
@@ -269,10 +274,10 @@ func TestForwardPointingThisStandsAlone(t *testing.T) {
 	d := readMarkdownDoc("# Complex\n\n## Custom types\n\nSome text before the example goes here.\n\n"+
 		"This is an example for defining a custom zorb type descriptor for compilers that support them:\n\n```\nzorb_type t;\n```\n\n"+
 		"This means the descriptor must be set by hand before the call.\n", "Complex")
-	if s := d.sents[sentAt(t, d, "This is an example for defining a custom zorb type descriptor for compilers that support them:")]; s.lost || s.dep >= 0 {
-		t.Errorf("the example's lead-in leans back: lost %v, dep %d", s.lost, s.dep)
+	if s := d.Sents[sentAt(t, d, "This is an example for defining a custom zorb type descriptor for compilers that support them:")]; s.Lost || s.Dep >= 0 {
+		t.Errorf("the example's lead-in leans back: lost %v, dep %d", s.Lost, s.Dep)
 	}
-	if s := d.sents[sentAt(t, d, "This means the descriptor must be set by hand before the call.")]; !s.lost && s.dep < 0 {
+	if s := d.Sents[sentAt(t, d, "This means the descriptor must be set by hand before the call.")]; !s.Lost && s.Dep < 0 {
 		t.Error("\"This means …\" stands alone")
 	}
 }

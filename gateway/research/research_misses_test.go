@@ -129,20 +129,20 @@ func (c *rcorpus) factStands(q researchset.Question, a ask) (string, []string) {
 	var lines []string
 	for g, ref := range c.sref {
 		d := c.docs[ref[0]]
-		s := &d.sents[ref[1]]
-		if !holds(text.Unmark(s.text)) && !holds(s.code) && !holds(text.Unmark(d.blocks[s.block].term)) {
+		s := &d.Sents[ref[1]]
+		if !holds(text.Unmark(s.Text)) && !holds(s.Code) && !holds(text.Unmark(d.Blocks[s.Block].Term)) {
 			continue
 		}
 		k := "ranked"
 		switch {
 		case d.offTopic:
 			k = "off topic"
-		case s.lost || s.asks || !(s.ok || s.leads || s.longIntro):
+		case s.Lost || s.Asks || !(s.OK || s.Leads || s.LongIntro):
 			k = "unquotable"
 		case sc[g] == 0:
 			k = "unmatched"
 		}
-		lines = append(lines, fmt.Sprintf("%s %d: %s", k, rank[g], text.TruncateRunes(text.Unmark(s.text), 110)))
+		lines = append(lines, fmt.Sprintf("%s %d: %s", k, rank[g], text.TruncateRunes(text.Unmark(s.Text), 110)))
 		if order4[k] > order4[kind] || k == "ranked" && rank[g] < best {
 			kind = k
 			if k == "ranked" {

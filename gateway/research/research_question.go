@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"hark/gateway/research/doc"
 	"hark/gateway/text"
 )
 
@@ -135,7 +136,7 @@ func answerTerms(q string) []string {
 	// "How do I compare two secret tokens …", "list" of "How do I list
 	// the voices …".
 	do := howAction(q)
-	for _, t := range terms(q) {
+	for _, t := range doc.Terms(q) {
 		if (!askWords[t] || t == do && !generalActions[t]) && !slices.Contains(out, t) && !slices.Contains(ex, t) {
 			out = append(out, t)
 		}
@@ -149,7 +150,7 @@ func answerTerms(q string) []string {
 func excluded(q string) []string {
 	var out []string
 	for _, m := range setAside().FindAllStringSubmatch(q, -1) {
-		out = append(out, terms(m[1])...)
+		out = append(out, doc.Terms(m[1])...)
 	}
 	return out
 }
@@ -187,20 +188,20 @@ func spelledAsSources(name string, texts []string) string {
 	counts := map[string]int{}
 	re, err := regexp.Compile(`(?i)\b` + regexp.QuoteMeta(name) + `\b`)
 	if err != nil {
-		return sentenceCase(name)
+		return text.SentenceCase(name)
 	}
 	for _, t := range texts {
 		for _, m := range re.FindAllString(t, -1) {
 			counts[m]++
 		}
 	}
-	best, n := sentenceCase(name), 0
+	best, n := text.SentenceCase(name), 0
 	for form, c := range counts {
 		if c > n || c == n && form < best {
 			best, n = form, c
 		}
 	}
-	return sentenceCase(best)
+	return text.SentenceCase(best)
 }
 
 // definition is a sentence that says what its subject is.
@@ -246,7 +247,7 @@ func definedSubject(input string) *subject {
 		name = name[:i]
 	}
 	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(words) == 0 || len(words) > 5 || len(terms(name)) == 0 {
+	if len(words) == 0 || len(words) > 5 || len(doc.Terms(name)) == 0 {
 		return nil
 	}
 	for i, w := range words {
@@ -254,7 +255,7 @@ func definedSubject(input string) *subject {
 	}
 	re := regexp.MustCompile(`(?i)^(?:(?:an?|the)\s+)?` + strings.Join(words, `[\s-]+`) +
 		`(?:e?s)?(?:\s*\([^)]*\))?,?\s+(?:(?:is|are|was|were)(?:\s+also)?\s+(?:an?|the|one)|happens|occurs|means|refers|describes|denotes|represents|consists)\b(\s+not\b)?`)
-	return &subject{defining: re, terms: terms(name), does: does}
+	return &subject{defining: re, terms: doc.Terms(name), does: does}
 }
 
 var (
@@ -273,7 +274,7 @@ func (s *subject) definedBy(sentence string) bool {
 // namedBy reports whether heading names the subject: "2.5 The Closure
 // API" names "closure".
 func (s *subject) namedBy(heading string) bool {
-	return matched(s.terms, terms(heading)) == len(s.terms)
+	return matched(s.terms, doc.Terms(heading)) == len(s.terms)
 }
 
 // comparePattern finds what a comparison compares: "compare A and B",
@@ -369,7 +370,7 @@ func reportSections(input string) (secs []section, compared []string) {
 			long = long || len(strings.Fields(part)) > 5
 			part += noun
 			compared = append(compared, part+place)
-			title := sentenceCase(part)
+			title := text.SentenceCase(part)
 			if codeName().MatchString(part) {
 				title = part // "os.freemem()" is a name as the code spells it, not "Os.freemem()"
 			}
@@ -414,7 +415,7 @@ func reportSections(input string) (secs []section, compared []string) {
 	}
 	for _, q := range questions {
 		t := strings.Trim(strings.TrimSpace(q.text), ",.;:")
-		title := sentenceCase(t)
+		title := text.SentenceCase(t)
 		if w, _, _ := strings.Cut(strings.ToLower(t), " "); questionWords[w] {
 			title += "?"
 		}

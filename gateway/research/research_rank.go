@@ -7,10 +7,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"hark/api"
+	"hark/gateway/research/doc"
 	"hark/gateway/text"
 	"hark/gateway/text/lexicon"
 )
@@ -43,15 +42,15 @@ func newCorpus(docs []*rdoc) *rcorpus {
 	for di, d := range docs {
 		c.sBase = append(c.sBase, len(c.sref))
 		c.pBase = append(c.pBase, len(c.pref))
-		for i, s := range d.sents {
+		for i, s := range d.Sents {
 			c.sref = append(c.sref, [2]int{di, i})
-			sdocs = append(sdocs, s.toks)
+			sdocs = append(sdocs, s.Toks)
 		}
-		for i, p := range d.passages {
+		for i, p := range d.Passages {
 			c.pref = append(c.pref, [2]int{di, i})
-			toks := slices.Clone(p.own)
-			for _, si := range p.sents {
-				toks = append(toks, d.sents[si].toks...)
+			toks := slices.Clone(p.Own)
+			for _, si := range p.Sents {
+				toks = append(toks, d.Sents[si].Toks...)
 			}
 			pdocs = append(pdocs, toks)
 		}
@@ -116,12 +115,12 @@ func (c *rcorpus) respell(a ask) ask {
 		}
 	}
 	for _, name := range camelWord().FindAllString(a.query, -1) {
-		whole := terms(name)
+		whole := doc.Terms(name)
 		if len(whole) != 1 || c.pIdx.Holds(whole[0]) {
 			continue
 		}
 		var parts []string
-		for _, p := range families(text.NameParts(strings.ToLower(name[:1]) + name[1:])) {
+		for _, p := range doc.Families(text.NameParts(strings.ToLower(name[:1]) + name[1:])) {
 			if c.pIdx.Holds(p) && !slices.Contains(parts, p) {
 				parts = append(parts, p)
 			}
@@ -171,7 +170,7 @@ var camelWord = text.LazyRegexp(`\b[A-Za-z][a-z]+(?:[A-Z][a-z]+)+\b`)
 func writtenWords(q string) int {
 	n := 0
 	for _, w := range strings.Fields(q) {
-		for _, t := range terms(w) {
+		for _, t := range doc.Terms(w) {
 			if !askWords[t] {
 				n++
 				break
@@ -224,11 +223,11 @@ func (c *rcorpus) featureRows(a ask) [][]float64 {
 		lead, otherRelease := r.fields(g, x)
 		number := r.answerType(g, lead, x)
 		d := c.docs[c.sref[g][0]]
-		s := &d.sents[c.sref[g][1]]
+		s := &d.Sents[c.sref[g][1]]
 		switch {
-		case s.far && !s.leads && s.code == "" && !number:
+		case s.Far && !s.Leads && s.Code == "" && !number:
 			continue // points at a figure or a section the report does not quote
-		case a.bare && !comparing().MatchString(s.text):
+		case a.bare && !comparing().MatchString(s.Text):
 			continue // names both, compares nothing: "… so Helgrind and DRD can be used to find race conditions"
 		case otherRelease:
 			continue // the notes of another release
@@ -245,16 +244,16 @@ func (c *rcorpus) featureRows(a ask) [][]float64 {
 func (c *rcorpus) candidate(a ask, g int) bool {
 	ref := c.sref[g]
 	d := c.docs[ref[0]]
-	s := &d.sents[ref[1]]
-	if d.offTopic || s.lost || s.asks || !(s.ok || s.leads || s.longIntro && howCode(a, s)) {
+	s := &d.Sents[ref[1]]
+	if d.offTopic || s.Lost || s.Asks || !(s.OK || s.Leads || s.LongIntro && howCode(a, s)) {
 		return false
 	}
-	doc := slices.Clip(s.toks)
+	doc := slices.Clip(s.Toks)
 	if !a.bare {
-		doc = append(doc, s.context...)
+		doc = append(doc, s.Context...)
 	}
-	if s.dep >= 0 {
-		doc = append(doc, d.sents[s.dep].toks...)
+	if s.Dep >= 0 {
+		doc = append(doc, d.Sents[s.Dep].Toks...)
 	}
 	return a.answers(doc)
 }
@@ -310,19 +309,19 @@ func (r *ranking) fields(g int, x []float64) (lead, otherRelease bool) {
 	c, a := r.c, r.a
 	ref := c.sref[g]
 	d := c.docs[ref[0]]
-	s := &d.sents[ref[1]]
-	blk := &d.blocks[s.block]
-	p := &d.passages[s.passage]
+	s := &d.Sents[ref[1]]
+	blk := &d.Blocks[s.Block]
+	p := &d.Passages[s.Passage]
 	set := func(name string, v float64) { x[featureIndex[name]] = v }
 	// What the sentence sits under: its section's heading (hc),
 	// the term or item name it describes (nc), the headings above
 	// and the page title (tc).
-	hc := text.Coverage(a.terms, p.own)
+	hc := text.Coverage(a.terms, p.Own)
 	nc := 0.0
-	if blk.label != "" {
-		nc = text.Coverage(a.terms, terms(text.Unmark(blk.label)))
+	if blk.Label != "" {
+		nc = text.Coverage(a.terms, doc.Terms(text.Unmark(blk.Label)))
 	}
-	tc := text.Coverage(a.terms, p.context)
+	tc := text.Coverage(a.terms, p.Context)
 	if a.bare {
 		hc, nc, tc = 0, 0, 0 // the sentence itself names the things compared
 	}
@@ -330,51 +329,51 @@ func (r *ranking) fields(g int, x []float64) (lead, otherRelease bool) {
 		// "3.19" is the release headed "Release 3.19.0", not "3.8.1
 		// (19 September 2012)".
 		switch {
-		case a.version.MatchString(p.heading):
+		case a.version.MatchString(p.Heading):
 			hc = 1
-		case a.version.MatchString(strings.Join(p.contextText, " ")):
+		case a.version.MatchString(strings.Join(p.ContextText, " ")):
 			tc = 1
-		case text.VersionNumber().MatchString(p.heading) || text.VersionNumber().MatchString(strings.Join(p.contextText, " ")):
+		case text.VersionNumber().MatchString(p.Heading) || text.VersionNumber().MatchString(strings.Join(p.ContextText, " ")):
 			otherRelease = true
 		}
 	}
 	raw := r.sS[g]
-	if s.dep >= 0 {
+	if s.Dep >= 0 {
 		// The sentence it leans on is quoted with it: "DRD is also a
 		// thread error detector. It is similar to Helgrind …"
 		w := 0.5
 		if a.bare {
 			w = 1
 		}
-		raw += w * r.sS[c.sBase[ref[0]]+s.dep]
+		raw += w * r.sS[c.sBase[ref[0]]+s.Dep]
 	}
 	sn := math.Min(raw/r.maxS, 1)
-	pn := r.pS[c.pBase[ref[0]]+s.passage] / r.maxP
+	pn := r.pS[c.pBase[ref[0]]+s.Passage] / r.maxP
 	set("sentence", sn)
 	set("passage", pn)
 	set("heading", hc)
 	set("label", nc)
 	set("title", tc)
-	set("idf_coverage", idfCoverage(r.idf, r.idfTotal, s.toks, s.context))
-	set("proximity", proximity(a.terms, s.toks))
-	if m := expansionMatch(r.expand, len(r.idf), s.toks, s.context); m != [3]float64{} {
+	set("idf_coverage", idfCoverage(r.idf, r.idfTotal, s.Toks, s.Context))
+	set("proximity", proximity(a.terms, s.Toks))
+	if m := expansionMatch(r.expand, len(r.idf), s.Toks, s.Context); m != [3]float64{} {
 		set("synonym_match", m[lexicon.Synonym])
 		set("derived_match", m[lexicon.Derived])
 		set("spelling_match", m[lexicon.Spelling])
 	}
-	set("feedback_match", feedbackMatch(r.feedback, s.toks, s.context))
-	set("page_position", float64(ref[1])/float64(max(1, len(d.sents)-1)))
-	set("length", math.Min(1, float64(s.nWords)/40))
+	set("feedback_match", feedbackMatch(r.feedback, s.Toks, s.Context))
+	set("page_position", float64(ref[1])/float64(max(1, len(d.Sents)-1)))
+	set("length", math.Min(1, float64(s.NWords)/40))
 	// The search ranked the whole page, with its title and headings:
 	// evidence no one sentence holds.
 	set("page_prior", math.Log(1+pagePriorWeight*d.prior))
 	// A passage whose heading names the question opens with its
 	// answer: "2.5. Suppressing errors" for "how do I suppress
 	// errors", whatever words its first sentence uses.
-	lead = d.lead(s.passage) == ref[1]
+	lead = d.lead(s.Passage) == ref[1]
 	// A section that opens on numbered steps opens with its answer
 	// to how to do what it is headed: the procedure.
-	steps := a.how && blk.kind == itemBlock && blk.ordered && blk.leadIn < 0 && blk.list == s.block && p.sents[0] == ref[1]
+	steps := a.how && blk.Kind == doc.ListItem && blk.Ordered && blk.LeadIn < 0 && blk.List == s.Block && p.Sents[0] == ref[1]
 	if lead || steps {
 		set("opening", 1)
 		sn = math.Max(sn, math.Min(1, math.Max(1.5*hc, 0.7*tc)))
@@ -395,44 +394,44 @@ func (r *ranking) answerType(g int, lead bool, x []float64) (number bool) {
 	c, a := r.c, r.a
 	ref := c.sref[g]
 	d := c.docs[ref[0]]
-	s := &d.sents[ref[1]]
-	blk := &d.blocks[s.block]
-	p := &d.passages[s.passage]
-	plain := text.Unmark(s.text)
+	s := &d.Sents[ref[1]]
+	blk := &d.Blocks[s.Block]
+	p := &d.Passages[s.Passage]
+	plain := text.Unmark(s.Text)
 	on := func(name string, b bool) {
 		if b {
 			x[featureIndex[name]] = 1
 		}
 	}
-	on("shows_code", s.code != "")
-	on("code_span", strings.ContainsRune(s.text, text.CodeOpen))
-	on("how_code_span", a.how && strings.ContainsRune(s.text, text.CodeOpen))
+	on("shows_code", s.Code != "")
+	on("code_span", strings.ContainsRune(s.Text, text.CodeOpen))
+	on("how_code_span", a.how && strings.ContainsRune(s.Text, text.CodeOpen))
 	on("number", hasNumber().MatchString(plain))
-	on("block_first", s.first)
-	on("subject_in_sentence", a.subject != nil && len(a.subject.terms) > 0 && matched(a.subject.terms, s.toks) == len(a.subject.terms))
+	on("block_first", s.First)
+	on("subject_in_sentence", a.subject != nil && len(a.subject.terms) > 0 && matched(a.subject.terms, s.Toks) == len(a.subject.terms))
 	first := ""
-	if len(s.toks) > 0 {
-		first = s.toks[0]
+	if len(s.Toks) > 0 {
+		first = s.Toks[0]
 	}
 	on("opens_on_term", first != "" && slices.Contains(a.terms, first))
-	on("which_named", asksWhich().MatchString(a.query) && namesOther(a, plain, s.text))
+	on("which_named", asksWhich().MatchString(a.query) && namesOther(a, plain, s.Text))
 	on("why_reason", asksWhy().MatchString(a.query) && gaveReason().MatchString(plain))
 	// How to do a thing: the section on it before an option's entry.
-	on("how_term_entry", a.how && p.term && !strings.Contains(a.query, "--"))
+	on("how_term_entry", a.how && p.Term && !strings.Contains(a.query, "--"))
 	// At most one of these: the strongest kind of answer the sentence is.
 	switch {
 	case a.subject != nil && a.subject.definedBy(plain):
 		on("defines_subject", true) // "A data race happens when …" for "what is a data race"
-	case a.subject != nil && lead && p.overview && opensWith(s, a.subject) && a.subject.namedBy(d.title):
+	case a.subject != nil && lead && p.Overview && opensWith(s, a.subject) && a.subject.namedBy(d.Title):
 		on("opens_overview", true) // "Cachegrind simulates …", opening Cachegrind's page, for "what does cachegrind measure"
-	case a.subject != nil && lead && a.subject.namedBy(p.heading):
+	case a.subject != nil && lead && a.subject.namedBy(p.Heading):
 		on("heading_names_subject", true) // opens "The Closure API" for "what is a closure"
-	case a.subject != nil && blk.desc >= 0 && s.first && blk.desc == s.block && p.term && x[featureIndex["heading"]] == 1:
+	case a.subject != nil && blk.Desc >= 0 && s.First && blk.Desc == s.Block && p.Term && x[featureIndex["heading"]] == 1:
 		on("term_description", true) // what the term's description opens with: "Controls whether …" for "what does --track-origins do"
-	case a.subject != nil && s.leads && matched(a.subject.terms, s.toks) == len(a.subject.terms):
+	case a.subject != nil && s.Leads && matched(a.subject.terms, s.Toks) == len(a.subject.terms):
 		on("list_names_subject", true)               // "… the following four leak kinds." for "what do the leak kinds mean"
-		on("list_items_named", s.named*2 >= s.items) // and each item names a kind: "Still reachable". …
-	case a.how && commandLike(s.code):
+		on("list_items_named", s.Named*2 >= s.Items) // and each item names a kind: "Still reachable". …
+	case a.how && doc.CommandLike(s.Code):
 		on("how_command", true) // shows how: "Select a voice from the command line:" and the command
 	case !a.how && definition().MatchString(plain) && slices.Contains(a.terms, first):
 		on("says_what_named_is", true) // says what the question names is: "Memcheck is a …"
@@ -441,27 +440,27 @@ func (r *ranking) answerType(g int, lead bool, x []float64) (number bool) {
 	case !a.how && slices.Contains(a.terms, first):
 		on("opens_on_named", true) // about what the question names: "Memcheck reports …"
 	}
-	if len(a.exclude) > 0 && holdsAny(a.exclude, s.toks) {
-		on("excluded", true)                                     // about what the question sets aside: "Helgrind finds races …" for "which tool besides Helgrind"
-		on("excluded_page", holdsAny(a.exclude, terms(d.title))) // and on its own page ("7. Helgrind: a thread error detector")
+	if len(a.exclude) > 0 && holdsAny(a.exclude, s.Toks) {
+		on("excluded", true)                                         // about what the question sets aside: "Helgrind finds races …" for "which tool besides Helgrind"
+		on("excluded_page", holdsAny(a.exclude, doc.Terms(d.Title))) // and on its own page ("7. Helgrind: a thread error detector")
 	}
 	// An example that shows how, with the question's words in it.
-	on("how_example", a.how && !commandLike(s.code) && howCode(a, s) || a.how && lead && s.code == "" && c.nextShowsHow(ref[0], ref[1], a))
-	on("leans", s.dep >= 0) // needs the sentence before it: a longer quote
+	on("how_example", a.how && !doc.CommandLike(s.Code) && howCode(a, s) || a.how && lead && s.Code == "" && c.nextShowsHow(ref[0], ref[1], a))
+	on("leans", s.Dep >= 0) // needs the sentence before it: a longer quote
 	// Shares the question's common words, not what it is about.
-	on("off_focus", len(r.focus) > 0 && !holdsAny(r.focus, s.toks, s.context) && (s.dep < 0 || !holdsAny(r.focus, d.sents[s.dep].toks)))
+	on("off_focus", len(r.focus) > 0 && !holdsAny(r.focus, s.Toks, s.Context) && (s.Dep < 0 || !holdsAny(r.focus, d.Sents[s.Dep].Toks)))
 	number = a.count && hasNumber().MatchString(plain)
 	on("count_number", number) // "… supports 127 languages …" for "how many languages"
 	if a.fromC {
 		switch {
-		case cCall().MatchString(s.code) || cCall().MatchString(blk.term) || cCall().MatchString(plain):
+		case cCall().MatchString(s.Code) || cCall().MatchString(blk.Term) || cCall().MatchString(plain):
 			on("c_call", true) // a function of the library's API, or an example calling one
-		case commandLike(s.code):
+		case doc.CommandLike(s.Code):
 			on("c_command", true) // a command line is not a C program
 		}
 	}
-	on("bare_list", a.bare && strings.Count(s.text, ",") >= 4) // names everything: "memcheck, cachegrind, callgrind, helgrind, drd, …"
-	on("bare_term", a.bare && blk.term != "")                  // a remark on an option, not on the things compared
+	on("bare_list", a.bare && strings.Count(s.Text, ",") >= 4) // names everything: "memcheck, cachegrind, callgrind, helgrind, drd, …"
+	on("bare_term", a.bare && blk.Term != "")                  // a remark on an option, not on the things compared
 	on("changelog", d.changelog && !a.changes)                 // a release note says what changed, not what a thing is or does
 	return number
 }
@@ -473,11 +472,11 @@ func (r *ranking) answerType(g int, lead bool, x []float64) (number bool) {
 // lines. A passage's opening is quoted with the rest of its paragraph.
 func (c *rcorpus) nextShowsHow(di, i int, a ask) bool {
 	d := c.docs[di]
-	if i+1 >= len(d.sents) {
+	if i+1 >= len(d.Sents) {
 		return false
 	}
-	n := &d.sents[i+1]
-	return n.block == d.sents[i].block && d.blocks[n.block].kind == paraBlock && !commandLike(n.code) && howCode(a, n)
+	n := &d.Sents[i+1]
+	return n.Block == d.Sents[i].Block && d.Blocks[n.Block].Kind == doc.Paragraph && !doc.CommandLike(n.Code) && howCode(a, n)
 }
 
 // lead is where passage pi opens: its first sentence that can be quoted
@@ -488,11 +487,11 @@ func (c *rcorpus) nextShowsHow(di, i int, a ask) bool {
 // -1 when no sentence can be quoted.
 func (d *rdoc) lead(pi int) int {
 	first := -1
-	for _, si := range d.passages[pi].sents {
-		if !d.sents[si].ok {
+	for _, si := range d.Passages[pi].Sents {
+		if !d.Sents[si].OK {
 			continue
 		}
-		if d.blocks[d.sents[si].block].kind == paraBlock {
+		if d.Blocks[d.Sents[si].Block].Kind == doc.Paragraph {
 			return si
 		}
 		if first < 0 {
@@ -510,19 +509,19 @@ func (c *rcorpus) defines(di, i int, a ask) bool {
 		return false
 	}
 	d := c.docs[di]
-	s := &d.sents[i]
-	p := &d.passages[s.passage]
-	if a.subject.definedBy(text.Unmark(s.text)) {
+	s := &d.Sents[i]
+	p := &d.Passages[s.Passage]
+	if a.subject.definedBy(text.Unmark(s.Text)) {
 		return true
 	}
-	lead := len(p.sents) > 0 && p.sents[0] == i
-	return lead && (a.subject.namedBy(p.heading) || p.overview && a.subject.namedBy(d.title)) && opensWith(s, a.subject)
+	lead := len(p.Sents) > 0 && p.Sents[0] == i
+	return lead && (a.subject.namedBy(p.Heading) || p.Overview && a.subject.namedBy(d.Title)) && opensWith(s, a.subject)
 }
 
 // opensWith reports whether s is about the subject by its first word:
 // "Cachegrind simulates …", not "To use this tool, …".
-func opensWith(s *rsent, sub *subject) bool {
-	return len(s.toks) > 0 && len(sub.terms) > 0 && s.toks[0] == sub.terms[0]
+func opensWith(s *doc.Sentence, sub *subject) bool {
+	return len(s.Toks) > 0 && len(sub.terms) > 0 && s.Toks[0] == sub.terms[0]
 }
 
 // quote is what a report quotes from one source: sentences in page
@@ -560,46 +559,46 @@ const (
 // leans on, on to what completes it. ok is false when it cannot stand.
 func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	d := c.docs[di]
-	s := &d.sents[i]
-	blk := &d.blocks[s.block]
-	if s.leads {
+	s := &d.Sents[i]
+	blk := &d.Blocks[s.Block]
+	if s.Leads {
 		return c.listQuote(di, i)
 	}
-	if s.afterList >= 0 {
+	if s.AfterList >= 0 {
 		// The list it speaks of, then the sentence.
-		q, ok := c.listQuote(di, s.afterList)
-		if !ok || used.has(c.usedKey(di, s.afterList)) {
+		q, ok := c.listQuote(di, s.AfterList)
+		if !ok || used.has(c.usedKey(di, s.AfterList)) {
 			return quote{}, false
 		}
 		return q, true
 	}
-	if blk.kind == itemBlock && blk.needsLd && blk.leadIn >= 0 {
+	if blk.Kind == doc.ListItem && blk.NeedsLd && blk.LeadIn >= 0 {
 		anchor := -1
-		if !blk.cont {
-			anchor = s.block
+		if !blk.Cont {
+			anchor = s.Block
 		}
-		return c.listQuoteWith(di, blk.leadIn, anchor)
+		return c.listQuoteWith(di, blk.LeadIn, anchor)
 	}
-	if a.how && blk.kind == itemBlock && blk.ordered && blk.leadIn < 0 {
-		if q, ok := c.procedureQuote(di, blk.list, used); ok {
+	if a.how && blk.Kind == doc.ListItem && blk.Ordered && blk.LeadIn < 0 {
+		if q, ok := c.procedureQuote(di, blk.List, used); ok {
 			return q, true
 		}
 	}
 	start := i
-	for k := 0; k < 2 && d.sents[start].dep >= 0; k++ {
-		start = d.sents[start].dep
+	for k := 0; k < 2 && d.Sents[start].Dep >= 0; k++ {
+		start = d.Sents[start].Dep
 	}
-	if d.sents[start].dep >= 0 || d.sents[start].lost || d.sents[start].asks {
+	if d.Sents[start].Dep >= 0 || d.Sents[start].Lost || d.Sents[start].Asks {
 		return quote{}, false
 	}
-	q := quote{doc: di, label: d.release(s.passage)}
-	switch p := &d.passages[s.passage]; {
-	case blk.label != "":
-		q.label = blk.label
-	case blk.kind == itemBlock && p.entry != "":
+	q := quote{doc: di, label: d.release(s.Passage)}
+	switch p := &d.Passages[s.Passage]; {
+	case blk.Label != "":
+		q.label = blk.Label
+	case blk.Kind == doc.ListItem && p.Entry != "":
 		// A parameter of an API entry says whose it is: "`os.setPriority([pid,
 		// ]priority)`: `priority` <integer> The scheduling priority …".
-		q.label = p.entry
+		q.label = p.Entry
 	}
 	// A quote reads from its paragraph's opening when that is one
 	// sentence before, in page order ("`libffi` is perfectly happy
@@ -607,17 +606,17 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	// unless the sentence is a definition, which stands alone, or the
 	// opening leans on the paragraph before ("This facility is called
 	// the closure API." after what the facility is).
-	if f := blk.sents[0]; start == f+1 && start == i && d.sents[f].ok && !d.sents[f].lost && !d.sents[f].far && d.sents[f].dep < 0 &&
-		len(d.sents[f].text)+len(s.text) < quoteChars && !used.has(c.usedKey(di, f)) &&
-		(a.subject == nil || !a.subject.definedBy(text.Unmark(s.text))) {
+	if f := blk.Sents[0]; start == f+1 && start == i && d.Sents[f].OK && !d.Sents[f].Lost && !d.Sents[f].Far && d.Sents[f].Dep < 0 &&
+		len(d.Sents[f].Text)+len(s.Text) < quoteChars && !used.has(c.usedKey(di, f)) &&
+		(a.subject == nil || !a.subject.definedBy(text.Unmark(s.Text))) {
 		start = f
 	}
-	if blk.term != "" {
-		q.label = blk.term
+	if blk.Term != "" {
+		q.label = blk.Term
 		// A description is read from its opening, where it says what
 		// the term does: "term: opening … anchor".
-		open := d.blocks[blk.desc].sents
-		if len(open) > 0 && open[0] != start && d.sents[open[0]].ok && d.sents[open[0]].code == "" {
+		open := d.Blocks[blk.Desc].Sents
+		if len(open) > 0 && open[0] != start && d.Sents[open[0]].OK && d.Sents[open[0]].Code == "" {
 			q.sents = append(q.sents, open[0])
 		}
 	}
@@ -627,10 +626,10 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	// Completing sentences: one that leans on the last quoted, or, for
 	// a passage's opening or a short quote, the next sentences of the
 	// same block (a passage's opening also its next paragraph).
-	p := &d.passages[s.passage]
-	opening := len(p.sents) > 0 && p.sents[0] == start
+	p := &d.Passages[s.Passage]
+	opening := len(p.Sents) > 0 && p.Sents[0] == start
 	limit, most := quoteChars, quoteSents
-	if opening && text.Coverage(a.terms, p.own) >= 0.5 {
+	if opening && text.Coverage(a.terms, p.Own) >= 0.5 {
 		// The opening of the section the question names: how it begins
 		// is the answer ("Memcheck keeps track of all heap blocks … The
 		// root-set consists of …").
@@ -638,42 +637,42 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 	}
 	n := 0
 	for _, k := range q.sents {
-		n += len(d.sents[k].text)
+		n += len(d.Sents[k].Text)
 	}
-	for next := i + 1; next < len(d.sents) && len(q.sents) < most+1; next++ {
-		prev, ns := &d.sents[next-1], &d.sents[next]
-		if len(q.sents) >= most && ns.dep != next-1 {
+	for next := i + 1; next < len(d.Sents) && len(q.sents) < most+1; next++ {
+		prev, ns := &d.Sents[next-1], &d.Sents[next]
+		if len(q.sents) >= most && ns.Dep != next-1 {
 			break // full, unless the next goes on from the last: "Since this often makes things unmanageably slow, …"
 		}
-		sameBlock := ns.block == prev.block
+		sameBlock := ns.Block == prev.Block
 		// A sentence that introduces a long example ("The easiest way
 		// to do so is …:") is no quote of its own, and yet the one
 		// that shows the example it leads into.
-		intro := sameBlock && ns.longIntro && howCode(a, ns)
-		if ns.passage != s.passage || prev.code != "" || !ns.ok && !intro || ns.far || used.has(c.usedKey(di, next)) {
+		intro := sameBlock && ns.LongIntro && howCode(a, ns)
+		if ns.Passage != s.Passage || prev.Code != "" || !ns.OK && !intro || ns.Far || used.has(c.usedKey(di, next)) {
 			break
 		}
-		crosses := !sameBlock && opening && d.blocks[ns.block].kind == paraBlock && d.blocks[prev.block].kind == paraBlock && ns.first
+		crosses := !sameBlock && opening && d.Blocks[ns.Block].Kind == doc.Paragraph && d.Blocks[prev.Block].Kind == doc.Paragraph && ns.First
 		switch {
-		case ns.dep == next-1 && (sameBlock || crosses) && n+len(ns.text) < 2*limit:
-		case (sameBlock || crosses) && n+len(ns.text) < limit && (opening || n < 160):
+		case ns.Dep == next-1 && (sameBlock || crosses) && n+len(ns.Text) < 2*limit:
+		case (sameBlock || crosses) && n+len(ns.Text) < limit && (opening || n < 160):
 		default:
-			next = len(d.sents)
+			next = len(d.Sents)
 			continue
 		}
 		q.sents = append(q.sents, next)
-		n += len(ns.text)
+		n += len(ns.Text)
 	}
 	// The code the last sentence introduces: a command, or for a how-to
 	// question a longer example. How to do it is also the example the
 	// paragraph ends on ("On Linux systems, we also support shared
 	// libraries … ./configure --enable-shared"), even when a later
 	// sentence introduces it.
-	if ls := &d.sents[q.sents[len(q.sents)-1]]; ls.code != "" && (ls.codeLines <= text.MaxQuotedCode || howCode(a, ls)) {
-		q.code = ls.code
-	} else if last := blk.sents[len(blk.sents)-1]; a.how && d.sents[last].code != "" && len(blk.sents) <= 5 &&
-		(d.sents[last].codeLines <= text.MaxQuotedCode || howCode(a, &d.sents[last])) {
-		q.code = d.sents[last].code
+	if ls := &d.Sents[q.sents[len(q.sents)-1]]; ls.Code != "" && (ls.CodeLines <= text.MaxQuotedCode || howCode(a, ls)) {
+		q.code = ls.Code
+	} else if last := blk.Sents[len(blk.Sents)-1]; a.how && d.Sents[last].Code != "" && len(blk.Sents) <= 5 &&
+		(d.Sents[last].CodeLines <= text.MaxQuotedCode || howCode(a, &d.Sents[last])) {
+		q.code = d.Sents[last].Code
 	}
 	return q, true
 }
@@ -692,14 +691,14 @@ type usedSet struct {
 // memory …" under os.totalmem()), are not taken for one sentence twice.
 func (c *rcorpus) usedKey(di, k int) string {
 	d := c.docs[di]
-	blk := &d.blocks[d.sents[k].block]
-	return strings.TrimSpace(blk.term + " " + blk.label + " " + d.sents[k].text)
+	blk := &d.Blocks[d.Sents[k].Block]
+	return strings.TrimSpace(blk.Term + " " + blk.Label + " " + d.Sents[k].Text)
 }
 
 func newUsedSet() *usedSet { return &usedSet{keys: map[string]bool{}} }
 
 func (u *usedSet) has(s string) bool {
-	if u.keys[plainWords(text.Unmark(s))] {
+	if u.keys[text.PlainWords(text.Unmark(s))] {
 		return true
 	}
 	sh := text.Shingles(text.Unmark(s), 2)
@@ -712,7 +711,7 @@ func (u *usedSet) has(s string) bool {
 }
 
 func (u *usedSet) add(s string) {
-	u.keys[plainWords(text.Unmark(s))] = true
+	u.keys[text.PlainWords(text.Unmark(s))] = true
 	u.shingles = append(u.shingles, text.Shingles(text.Unmark(s), 2))
 }
 
@@ -757,7 +756,7 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 	if opt.defining && a.subject != nil {
 		// "DRD is a Valgrind tool …" before any opening of a section.
 		says := func(g int) bool {
-			return a.subject.definedBy(text.Unmark(c.docs[c.sref[g][0]].sents[c.sref[g][1]].text))
+			return a.subject.definedBy(text.Unmark(c.docs[c.sref[g][0]].Sents[c.sref[g][1]].Text))
 		}
 		sort.SliceStable(idx, func(x, y int) bool { return says(idx[x]) && !says(idx[y]) })
 	}
@@ -840,7 +839,7 @@ func (p *picking) take(idx []int, perPassage, perSource int, trim bool) (trimmed
 		if opt.defining && !c.defines(di, i, a) {
 			continue
 		}
-		pk := [2]int{di, d.sents[i].passage}
+		pk := [2]int{di, d.Sents[i].Passage}
 		if p.fromPassage[pk] >= perPassage || perSource > 0 && p.fromSource[di] >= perSource {
 			continue
 		}
@@ -914,15 +913,15 @@ func (p *picking) join(q quote) bool {
 		d := p.c.docs[q.doc]
 		n := 0
 		for _, k := range ex.sents {
-			n += len(d.sents[k].text)
+			n += len(d.Sents[k].Text)
 		}
 		for i, k := range fresh {
 			// After the quote, in its passage ("term: opening … the
 			// sentence"), one run of sentences.
-			if k <= last || d.sents[k].passage != d.sents[last].passage || i > 0 && k != fresh[i-1]+1 || p.used.has(p.c.usedKey(q.doc, k)) {
+			if k <= last || d.Sents[k].Passage != d.Sents[last].Passage || i > 0 && k != fresh[i-1]+1 || p.used.has(p.c.usedKey(q.doc, k)) {
 				return false
 			}
-			n += len(d.sents[k].text)
+			n += len(d.Sents[k].Text)
 		}
 		if n > 2*quoteChars {
 			return false
@@ -965,7 +964,7 @@ func (p *picking) trim(q quote) (quote, bool) {
 			return q, false
 		}
 	}
-	if f := &d.sents[rest[0]]; !f.ok || f.lost || f.dep >= 0 || f.afterList >= 0 {
+	if f := &d.Sents[rest[0]]; !f.OK || f.Lost || f.Dep >= 0 || f.AfterList >= 0 {
 		return q, false
 	}
 	q.sents = slices.Clone(rest)
@@ -977,31 +976,11 @@ func (p *picking) trim(q quote) (quote, bool) {
 func (c *rcorpus) holds(q quote, terms []string) bool {
 	d := c.docs[q.doc]
 	for _, k := range q.all() {
-		if holdsAny(terms, d.sents[k].toks, d.sents[k].context) {
+		if holdsAny(terms, d.Sents[k].Toks, d.Sents[k].Context) {
 			return true
 		}
 	}
 	return false
-}
-
-// commandLike reports whether code is a command or two, not a listing
-// of output: a few lines, each opening with a word, a path or a prompt
-// ("valgrind --tool=memcheck ls -l", not "--1610-- used_suppression: …").
-func commandLike(code string) bool {
-	if !short(code) {
-		return false
-	}
-	for _, l := range strings.Split(code, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			continue
-		}
-		r, _ := utf8.DecodeRuneInString(l)
-		if !unicode.IsLetter(r) && !strings.ContainsRune("$./~", r) {
-			return false
-		}
-	}
-	return true
 }
 
 // comparing matches the words of a comparison.
@@ -1030,11 +1009,11 @@ var asksChanges = text.LazyRegexp(`(?i)\b(?:new|news|changed?|changes|changelog|
 // "line" answer how to read a file line by line; "Here is how the struct
 // is defined:" and `struct tm` do not answer how to define a structure
 // type in libffi.
-func howCode(a ask, s *rsent) bool {
-	if !a.how || s.code == "" {
+func howCode(a ask, s *doc.Sentence) bool {
+	if !a.how || s.Code == "" {
 		return false
 	}
-	for _, t := range terms(s.code) {
+	for _, t := range doc.Terms(s.Code) {
 		if slices.Contains(a.terms, t) && !codeKeywords()[t] {
 			return true
 		}
@@ -1049,7 +1028,7 @@ func howCode(a ask, s *rsent) bool {
 var codeKeywords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range wordList("code_keywords") {
-		for _, t := range terms(w) {
+		for _, t := range doc.Terms(w) {
 			m[t] = true
 		}
 	}
@@ -1093,13 +1072,13 @@ func (d *rdoc) release(pi int) string {
 	if !d.changelog {
 		return ""
 	}
-	p := &d.passages[pi]
-	if text.VersionNumber().MatchString(p.heading) {
-		return p.heading
+	p := &d.Passages[pi]
+	if text.VersionNumber().MatchString(p.Heading) {
+		return p.Heading
 	}
-	for k := len(p.contextText) - 1; k >= 0; k-- {
-		if text.VersionNumber().MatchString(p.contextText[k]) {
-			return p.contextText[k]
+	for k := len(p.ContextText) - 1; k >= 0; k-- {
+		if text.VersionNumber().MatchString(p.ContextText[k]) {
+			return p.ContextText[k]
 		}
 	}
 	return ""

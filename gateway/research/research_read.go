@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"hark/gateway/research/doc"
 	"hark/gateway/text"
 )
 
@@ -18,7 +19,19 @@ type researchSource struct {
 	snippet    string
 	text       string
 	markdown   string // the extractor's markdown, when known: it marks headings, lists and terms
-	parsed     []byte // the page as ParsePage read it when it was indexed, when the index holds that
+	parsed     []byte // the page as doc.Parse read it when it was indexed, when the index holds that
+}
+
+// rdoc is a source as one report reads it: its parse, shared with every
+// report that reads the page (doc.Cache), and what this report found of
+// it.
+type rdoc struct {
+	*doc.Page
+	url       string
+	kept      string  // the page's kept text, where its passages are found
+	changelog bool    // changelogPage
+	offTopic  bool    // it lacks a word every other source shares with the question: no quote comes from it
+	prior     float64 // how the search ranked the page among the sources, 0 to 1 (the best)
 }
 
 // readNamedURLs reads up to 5 URLs the research input names. A source

@@ -2,7 +2,10 @@ package research
 
 // Which sources a report may quote, and what it says when none answers.
 
-import "strings"
+import (
+	"hark/gateway/research/doc"
+	"strings"
+)
 
 // markOffTopic marks the sources that lack a word of the question most
 // sources name in their titles: asked "how do I define a structure type
@@ -16,11 +19,11 @@ func markOffTopic(docs []*rdoc, want []string) {
 	has := make([]map[string]bool, len(docs))
 	for i, d := range docs {
 		inTitle[i], has[i] = map[string]bool{}, map[string]bool{}
-		for _, t := range terms(d.title) {
+		for _, t := range doc.Terms(d.Title) {
 			inTitle[i][t], has[i][t] = true, true
 		}
-		for _, s := range d.sents {
-			for _, t := range s.toks {
+		for _, s := range d.Sents {
+			for _, t := range s.Toks {
 				has[i][t] = true
 			}
 		}
@@ -46,11 +49,11 @@ func markOffTopic(docs []*rdoc, want []string) {
 // docMatches is how many of want a source holds anywhere.
 func docMatches(d *rdoc, want []string) int {
 	has := map[string]bool{}
-	for _, t := range terms(d.title) {
+	for _, t := range doc.Terms(d.Title) {
 		has[t] = true
 	}
-	for _, s := range d.sents {
-		for _, t := range s.toks {
+	for _, s := range d.Sents {
+		for _, t := range s.Toks {
 			has[t] = true
 		}
 	}
@@ -70,7 +73,7 @@ func lookedFor(input string) string {
 	seen := map[string]bool{}
 	for _, w := range strings.Fields(input) {
 		w = strings.Trim(w, "?!.,;:()\"'")
-		t := terms(w)
+		t := doc.Terms(w)
 		if len(t) == 0 || askWords[t[0]] || seen[strings.ToLower(w)] {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/extract/score"
+	"hark/gateway/research/doc"
 	"hark/gateway/research/tasks"
 	"hark/gateway/text"
 	"hark/gateway/web"
@@ -304,9 +305,9 @@ func TestResearchSentencesSkipCodeAndHeadings(t *testing.T) {
 				all = append(all, s)
 			}
 		}
-		for _, s := range readMarkdownDoc(p.Markdown, p.Title).sents {
-			if s.ok {
-				all = append(all, text.Unmark(s.text))
+		for _, s := range readMarkdownDoc(p.Markdown, p.Title).Sents {
+			if s.OK {
+				all = append(all, text.Unmark(s.Text))
 			}
 		}
 		for _, s := range all {
@@ -575,44 +576,44 @@ func TestReadMarkdownDoc(t *testing.T) {
 		"The Memcheck suppression types are as follows:\n\n- `Leak`, meaning a memory leak.\n- `Free`, meaning an invalid free.\n\n"+
 		"Every block is reached by a pointer. This means the block can be freed.\n\nRun the tool like this:\n\n```\ntool --check prog\n```\n\n"+
 		"## Options\n\n**`--suppressions=<filename>`**\n\nSpecifies an extra file to read. You may use up to 100 files.\n", "Tool manual")
-	byText := map[string]rsent{}
-	for _, s := range d.sents {
-		byText[text.Unmark(s.text)] = s
+	byText := map[string]doc.Sentence{}
+	for _, s := range d.Sents {
+		byText[text.Unmark(s.Text)] = s
 	}
 	toc := byText["1. Options"]
-	if toc.ok {
+	if toc.OK {
 		t.Error("a table of contents entry reads as a sentence")
 	}
 	desc := byText["Specifies an extra file to read."]
-	if blk := d.blocks[desc.block]; blk.term != "\x01--suppressions=<filename>\x02" || !d.passages[desc.passage].term {
+	if blk := d.Blocks[desc.Block]; blk.Term != "\x01--suppressions=<filename>\x02" || !d.Passages[desc.Passage].Term {
 		t.Errorf("the description does not know its term: %+v", blk)
 	}
 	leak := byText["Leak, meaning a memory leak."]
-	if blk := d.blocks[leak.block]; blk.leadIn < 0 || !blk.needsLd || text.Unmark(d.sents[blk.leadIn].text) != "The Memcheck suppression types are as follows:" {
+	if blk := d.Blocks[leak.Block]; blk.LeadIn < 0 || !blk.NeedsLd || text.Unmark(d.Sents[blk.LeadIn].Text) != "The Memcheck suppression types are as follows:" {
 		t.Errorf("the item does not know the sentence it continues: %+v", blk)
 	}
-	if s := byText["This means the block can be freed."]; s.dep < 0 || text.Unmark(d.sents[s.dep].text) != "Every block is reached by a pointer." {
+	if s := byText["This means the block can be freed."]; s.Dep < 0 || text.Unmark(d.Sents[s.Dep].Text) != "Every block is reached by a pointer." {
 		t.Errorf("'This means' leans on nothing: %+v", s)
 	}
-	if s := byText["Run the tool like this:"]; s.code != "tool --check prog" || !s.ok {
+	if s := byText["Run the tool like this:"]; s.Code != "tool --check prog" || !s.OK {
 		t.Errorf("the command is not the sentence's: %+v", s)
 	}
 	// An article's lead set in bold is prose, not a term that the
 	// paragraphs after it describe.
 	lead := readMarkdownDoc("**So you test your code? Good. Coverage helps.**\n\nBlanket.js is a coverage library.\n", "Coverage")
-	for _, s := range lead.sents {
-		if blk := lead.blocks[s.block]; blk.term != "" || lead.passages[s.passage].term {
-			t.Errorf("%q reads as described by a term %q", s.text, blk.term)
+	for _, s := range lead.Sents {
+		if blk := lead.Blocks[s.Block]; blk.Term != "" || lead.Passages[s.Passage].Term {
+			t.Errorf("%q reads as described by a term %q", s.Text, blk.Term)
 		}
 	}
 	// Quoted, the description comes with its term and the items with
 	// their lead-in.
 	c := newCorpus([]*rdoc{d})
-	q, ok := c.quoteAt(0, slices.IndexFunc(d.sents, func(s rsent) bool { return text.Unmark(s.text) == "Leak, meaning a memory leak." }), ask{}, newUsedSet())
+	q, ok := c.quoteAt(0, slices.IndexFunc(d.Sents, func(s doc.Sentence) bool { return text.Unmark(s.Text) == "Leak, meaning a memory leak." }), ask{}, newUsedSet())
 	if !ok || c.text(q) != "The Memcheck suppression types are as follows:" || len(q.items) != 2 || c.text(q.items[0]) != "`Leak`, meaning a memory leak." {
 		t.Errorf("list quote: %v %q %+v", ok, c.text(q), q)
 	}
-	q, ok = c.quoteAt(0, slices.IndexFunc(d.sents, func(s rsent) bool { return text.Unmark(s.text) == "You may use up to 100 files." }), ask{}, newUsedSet())
+	q, ok = c.quoteAt(0, slices.IndexFunc(d.Sents, func(s doc.Sentence) bool { return text.Unmark(s.Text) == "You may use up to 100 files." }), ask{}, newUsedSet())
 	if !ok || c.text(q) != "`--suppressions=<filename>`: Specifies an extra file to read. You may use up to 100 files." {
 		t.Errorf("description quote: %v %q", ok, c.text(q))
 	}
@@ -789,20 +790,20 @@ func TestResearchAPIEntryByItsName(t *testing.T) {
 		"## `zb.readText(path)`\n\n- `path` <string> The file to read.\n\nReads the text of a file as UTF-8 text and returns it as a string of text.\n\n" +
 		"## `zb.textFiles(dir)`\n\nLists the text files of a folder: each file whose text is UTF-8 text is a text file.\n"
 	d := readMarkdownDoc(md, "ZB files")
-	for pi, p := range d.passages {
-		if p.heading == "zb.appendFile(path, data)" {
-			if l := d.lead(pi); l < 0 || !strings.HasPrefix(d.sents[l].text, "Asynchronously append") {
+	for pi, p := range d.Passages {
+		if p.Heading == "zb.appendFile(path, data)" {
+			if l := d.lead(pi); l < 0 || !strings.HasPrefix(d.Sents[l].Text, "Asynchronously append") {
 				t.Errorf("appendFile's entry opens at %d, not at its paragraph", l)
 			}
-			if !slices.Contains(p.own, "append") {
-				t.Errorf("appendFile's heading is not read as %q: %q", "append", p.own)
+			if !slices.Contains(p.Own, "append") {
+				t.Errorf("appendFile's heading is not read as %q: %q", "append", p.Own)
 			}
 		}
 	}
 	list := readMarkdownDoc("# Files\n\n## Flags\n\n- The flag a opens the file for appending, and creates it when it does not exist.\n- The flag r opens the file for reading, and fails when it does not exist.\n", "Flags")
-	for pi, p := range list.passages {
-		if p.heading == "Flags" {
-			if l := list.lead(pi); l < 0 || !strings.Contains(list.sents[l].text, "appending") {
+	for pi, p := range list.Passages {
+		if p.Heading == "Flags" {
+			if l := list.lead(pi); l < 0 || !strings.Contains(list.Sents[l].Text, "appending") {
 				t.Errorf("a passage of items alone opens at %d, not at its first item", l)
 			}
 		}
@@ -830,14 +831,14 @@ func TestShortDescriptionOpensItsTerm(t *testing.T) {
 		"Prepare an engine. The arguments to `zb_prep_engine` are the engine and its flags.\n\n" +
 		"**Function: void zb_engine_free (zb_engine \\*engine)**\n\nFree an engine that has run.\n\nRun it now.\n"
 	d := readMarkdownDoc(md, "The Engine API")
-	if s := d.sents[sentAt(t, d, "Prepare an engine.")]; !s.ok {
+	if s := d.Sents[sentAt(t, d, "Prepare an engine.")]; !s.OK {
 		t.Errorf("a term's three-word opening cannot be quoted")
 	}
-	if s := d.sents[sentAt(t, d, "Run it now.")]; s.ok {
+	if s := d.Sents[sentAt(t, d, "Run it now.")]; s.OK {
 		t.Errorf("a three-word sentence of prose can be quoted")
 	}
 	got := newCorpus([]*rdoc{d}).pick(newAsk("How do I prepare an engine with zb?", nil, false), 1, newUsedSet(), pickOptions{noLists: true})
-	if len(got) != 1 || !strings.HasPrefix(d.sents[got[0].sents[0]].text, "Prepare an engine.") || !strings.Contains(got[0].label, "zb_prep_engine") {
+	if len(got) != 1 || !strings.HasPrefix(d.Sents[got[0].sents[0]].Text, "Prepare an engine.") || !strings.Contains(got[0].label, "zb_prep_engine") {
 		t.Errorf("the best answer is not zb_prep_engine's opening: %+v", got)
 	}
 }
@@ -905,13 +906,14 @@ func TestSectionQuotesSpanSources(t *testing.T) {
 func TestHowToPrefersTheExample(t *testing.T) {
 	d := readMarkdownDoc("# Digests\n\n## Digests\n\nComputing the SHA-256 hash of some data in a program:\n\n"+
 		"```\nconst input = readFile(process.argv[2]);\nconst h = crypto.digest('sha256');\nfor (const chunk of input) {\n  h.update(chunk);\n}\nconsole.log(h.hex());\n```\n", "Digests")
-	bare := *d
-	bare.sents = slices.Clone(d.sents)
-	i := slices.IndexFunc(bare.sents, func(s rsent) bool { return s.code != "" })
+	page := *d.Page
+	bare := rdoc{Page: &page}
+	bare.Sents = slices.Clone(d.Sents)
+	i := slices.IndexFunc(bare.Sents, func(s doc.Sentence) bool { return s.Code != "" })
 	if i < 0 {
 		t.Fatal("the example is not the sentence's")
 	}
-	bare.sents[i].code = ""
+	bare.Sents[i].Code = ""
 	how := newAsk("How do I compute a SHA-256 hash of some data?", nil, false)
 	with, without := newCorpus([]*rdoc{d}).scores(how), newCorpus([]*rdoc{&bare}).scores(how)
 	if with[i] <= without[i] {
@@ -936,7 +938,7 @@ func TestSetAsideIsNotAsked(t *testing.T) {
 	d := readMarkdownDoc("# Thread checkers\n\n## Helgrind\n\nHelgrind is a Valgrind tool that finds data races in threaded programs.\n\n"+
 		"## DRD\n\nDRD is a Valgrind tool that finds data races in threaded programs.\n", "Thread checkers")
 	got := newCorpus([]*rdoc{d}).pick(newAsk(q, nil, false), 1, newUsedSet(), pickOptions{noLists: true})
-	if len(got) != 1 || !strings.HasPrefix(d.sents[got[0].sents[0]].text, "DRD") {
+	if len(got) != 1 || !strings.HasPrefix(d.Sents[got[0].sents[0]].Text, "DRD") {
 		t.Errorf("the best answer is not about DRD: %+v", got)
 	}
 	// On its own page, a sentence that names what was set aside counts
@@ -969,14 +971,15 @@ func TestHowToOpeningTakesItsExample(t *testing.T) {
 	d := readMarkdownDoc(md, "Readline")
 	how := newAsk("How do I read a file line by line?", nil, false)
 	c := newCorpus([]*rdoc{d})
-	first := slices.IndexFunc(d.sents, func(s rsent) bool { return strings.HasPrefix(s.text, "A common use case") })
+	first := slices.IndexFunc(d.Sents, func(s doc.Sentence) bool { return strings.HasPrefix(s.Text, "A common use case") })
 	q, ok := c.quoteAt(0, first, how, newUsedSet())
 	if !ok || len(q.sents) != 2 || !strings.Contains(q.code, "for await (const line of rl)") {
 		t.Fatalf("the opening is not quoted with the sentence that leads into the example and the example: %v %q %q", ok, c.text(q), q.code)
 	}
-	bare := *d
-	bare.sents = slices.Clone(d.sents)
-	bare.sents[first+1].code = ""
+	page := *d.Page
+	bare := rdoc{Page: &page}
+	bare.Sents = slices.Clone(d.Sents)
+	bare.Sents[first+1].Code = ""
 	if with, without := c.scores(how)[first], newCorpus([]*rdoc{&bare}).scores(how)[first]; with <= without {
 		t.Errorf("the opening scores %.3f, as it does when no example follows it (%.3f)", with, without)
 	}
@@ -1020,7 +1023,7 @@ func TestMisspeltWordStillAnswers(t *testing.T) {
 		t.Fatalf("terms %q: whisper is not read as wisper", a.terms)
 	}
 	got := c.pick(a, 1, newUsedSet(), pickOptions{noLists: true})
-	if len(got) != 1 || !strings.Contains(c.docs[0].sents[got[0].sents[0]].text, "wisper") {
+	if len(got) != 1 || !strings.Contains(c.docs[0].Sents[got[0].sents[0]].Text, "wisper") {
 		t.Errorf("the best answer is not the wisper sentence: %+v", got)
 	}
 	// A word the sources hold stays as asked.
@@ -1042,7 +1045,7 @@ func TestCamelCaseNameNoSourceWrites(t *testing.T) {
 		t.Fatalf("terms %q", a.terms)
 	}
 	got := c.pick(a, 1, newUsedSet(), pickOptions{noLists: true})
-	if len(got) != 1 || !strings.Contains(c.docs[0].sents[got[0].sents[0]].text, "sanitizer") {
+	if len(got) != 1 || !strings.Contains(c.docs[0].Sents[got[0].sents[0]].Text, "sanitizer") {
 		t.Errorf("the best answer is not the sanitizer's: %+v", got)
 	}
 	held := newCorpus([]*rdoc{readMarkdownDoc("# Zorb\n\n## Events\n\nAn EventEmitter calls its listeners in order.\n", "Zorb")})
@@ -1063,10 +1066,10 @@ func TestLeaningOpeningIsNotReadIn(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("%d quotes", len(got))
 	}
-	if first := d.sents[got[0].sents[0]].text; strings.HasPrefix(first, "This") {
+	if first := d.Sents[got[0].sents[0]].Text; strings.HasPrefix(first, "This") {
 		t.Errorf("the quote opens on %q, which leans on the paragraph before", first)
 	}
-	if !slices.ContainsFunc(got[0].sents, func(i int) bool { return strings.HasPrefix(d.sents[i].text, "Zorbs are not supported") }) {
+	if !slices.ContainsFunc(got[0].sents, func(i int) bool { return strings.HasPrefix(d.Sents[i].Text, "Zorbs are not supported") }) {
 		t.Errorf("the answer is not quoted: %+v", got)
 	}
 }
@@ -1183,9 +1186,9 @@ func TestSentenceGoesOnPastItsCommand(t *testing.T) {
 	quotesFound(t, e, "How do I get zorbgrind to dump its profile while the program is running?",
 		"Use `zorbctl -d [hint]` to request a dump of the profile of the running program.", "zorbctl -d [hint] to request")
 	d := readMarkdownDoc(md, "Zorbgrind")
-	for _, s := range d.sents {
-		if strings.HasPrefix(s.text, "with") && s.ok {
-			t.Errorf("the tail %q is quotable", s.text)
+	for _, s := range d.Sents {
+		if strings.HasPrefix(s.Text, "with") && s.OK {
+			t.Errorf("the tail %q is quotable", s.Text)
 		}
 	}
 }
@@ -1247,7 +1250,7 @@ func TestSectionOpeningNamesItsHeading(t *testing.T) {
 	d := readMarkdownDoc(md, "Zorb voices")
 	c := newCorpus([]*rdoc{d})
 	s := sentAt(t, d, "This attribute is only a label for zorb voice selection.")
-	if d.sents[s].lost {
+	if d.Sents[s].Lost {
 		t.Fatal("the opening under gender is lost")
 	}
 	var b strings.Builder
@@ -1259,7 +1262,7 @@ func TestSectionOpeningNamesItsHeading(t *testing.T) {
 	if want := "`gender`: This attribute is only a label for zorb voice selection. It does not change the sound of the zorb voice."; !strings.HasPrefix(b.String(), want) {
 		t.Errorf("quote %q, want %q", b.String(), want)
 	}
-	if !d.sents[sentAt(t, d, "This means the zorb voice is chosen by its name alone.")].lost {
+	if !d.Sents[sentAt(t, d, "This means the zorb voice is chosen by its name alone.")].Lost {
 		t.Error(`"This means …" opening a section reads as standing alone`)
 	}
 }
@@ -1271,11 +1274,11 @@ func TestShortStepWithItsCommandIsQuotable(t *testing.T) {
 	md := "# Building zorb\n\n## Building with Gradle\n\n1. Set the location of the SDK:\n\n        $ export ZORB_HOME=/opt/zorb\n\n" +
 		"2. Build the project:\n\n        $ make zorb-release\n\n## Notes\n\nBuild the project:\n\n    make zorb-release\n"
 	d := readMarkdownDoc(md, "Building zorb")
-	var step, para *rsent
-	for i := range d.sents {
-		s := &d.sents[i]
-		if strings.HasPrefix(s.text, "Build the project") {
-			if d.blocks[s.block].kind == itemBlock {
+	var step, para *doc.Sentence
+	for i := range d.Sents {
+		s := &d.Sents[i]
+		if strings.HasPrefix(s.Text, "Build the project") {
+			if d.Blocks[s.Block].Kind == doc.ListItem {
 				step = s
 			} else {
 				para = s
@@ -1283,13 +1286,13 @@ func TestShortStepWithItsCommandIsQuotable(t *testing.T) {
 		}
 	}
 	if step == nil || para == nil {
-		t.Fatalf("sentences not read: %+v", d.sents)
+		t.Fatalf("sentences not read: %+v", d.Sents)
 	}
-	if !step.ok || !strings.Contains(step.code, "make zorb-release") {
-		t.Errorf("the step is not quotable with its command: ok %v, code %q", step.ok, step.code)
+	if !step.OK || !strings.Contains(step.Code, "make zorb-release") {
+		t.Errorf("the step is not quotable with its command: ok %v, code %q", step.OK, step.Code)
 	}
-	if para.ok {
-		t.Errorf("a three-word paragraph is quotable: %q", para.text)
+	if para.OK {
+		t.Errorf("a three-word paragraph is quotable: %q", para.Text)
 	}
 }
 
@@ -1328,12 +1331,12 @@ func TestAndGoesOnAcrossACommand(t *testing.T) {
 		"    zorb -voice awb -f alice.txt\n\nAnd list which zorb voices are compiled into the zorb binary with:\n\n    zorb -lv\n\n" +
 		"## Example\n\nThe following example shows the zorb module:\n\n```\nconst z = zorb();\nz.run();\nz.close();\n```\n\nOnce this code is invoked, the zorb program will not exit until the zorb is closed.\n"
 	d := readMarkdownDoc(md, "Zorb")
-	and := d.sents[sentAt(t, d, "And list which zorb voices are compiled into the zorb binary with:")]
-	if and.lost || and.dep < 0 {
-		t.Fatalf("the And sentence: lost %v, dep %d", and.lost, and.dep)
+	and := d.Sents[sentAt(t, d, "And list which zorb voices are compiled into the zorb binary with:")]
+	if and.Lost || and.Dep < 0 {
+		t.Fatalf("the And sentence: lost %v, dep %d", and.Lost, and.Dep)
 	}
-	if once := d.sents[sentAt(t, d, "Once this code is invoked, the zorb program will not exit until the zorb is closed.")]; !once.lost {
-		t.Errorf("the sentence after a longer example does not lean: dep %d", once.dep)
+	if once := d.Sents[sentAt(t, d, "Once this code is invoked, the zorb program will not exit until the zorb is closed.")]; !once.Lost {
+		t.Errorf("the sentence after a longer example does not lean: dep %d", once.Dep)
 	}
 	plain := "Zorb Voice selection All the zorb voices are collected into one list. You can select a zorb voice from this list from the command line: zorb -voice awb -f alice.txt " +
 		"And list which zorb voices are compiled into the zorb binary with: zorb -lv"
@@ -1349,15 +1352,15 @@ func TestDummyItAndForExample(t *testing.T) {
 	d := readMarkdownDoc("# Building zorb\n\n#### Sanitizer flags\n\nIt is possible to build zorb with the clang sanitizer by passing the right `CFLAGS` to `configure`. For example:\n\n"+
 		"```\nCFLAGS=\"-fsanitize=address\" ./configure\nmake\n```\n\n## Notes\n\nIt is a fast zorb.\n", "Building zorb")
 	first := sentAt(t, d, "It is possible to build zorb with the clang sanitizer by passing the right CFLAGS to configure.")
-	if s := d.sents[first]; s.lost || s.dep >= 0 {
-		t.Errorf("a dummy it leans: lost %v, dep %d", s.lost, s.dep)
+	if s := d.Sents[first]; s.Lost || s.Dep >= 0 {
+		t.Errorf("a dummy it leans: lost %v, dep %d", s.Lost, s.Dep)
 	}
-	if s := d.sents[sentAt(t, d, "It is a fast zorb.")]; !s.lost {
+	if s := d.Sents[sentAt(t, d, "It is a fast zorb.")]; !s.Lost {
 		t.Error("a section opening on a pointing it does not lean")
 	}
 	ex := sentAt(t, d, "For example:")
-	if s := d.sents[ex]; !s.ok || s.dep != first {
-		t.Fatalf("For example: ok %v, dep %d", s.ok, s.dep)
+	if s := d.Sents[ex]; !s.OK || s.Dep != first {
+		t.Fatalf("For example: ok %v, dep %d", s.OK, s.Dep)
 	}
 	c := newCorpus([]*rdoc{d})
 	q, ok := c.quoteAt(0, first, newAsk("how do I build zorb with the sanitizer", nil, false), newUsedSet())

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"hark/api"
+	"hark/gateway/extract"
 	"hark/gateway/text"
 )
 
@@ -37,7 +38,7 @@ func (c *rcorpus) text(q quote) string {
 		}
 	}
 	for n, k := range q.sents {
-		t := d.sents[k].text
+		t := d.Sents[k].Text
 		if n == 0 {
 			t = withoutSectionNumber(t)
 		} else if k != q.sents[n-1]+1 {
@@ -61,8 +62,8 @@ func (c *rcorpus) text(q quote) string {
 // it has none.
 func inlineCode(d *rdoc, sents []int, n int) string {
 	k := sents[n]
-	if s := &d.sents[k]; s.code != "" && s.codeLines == 1 && sents[n+1] == k+1 {
-		return s.code
+	if s := &d.Sents[k]; s.Code != "" && s.CodeLines == 1 && sents[n+1] == k+1 {
+		return s.Code
 	}
 	return ""
 }
@@ -165,7 +166,7 @@ func (c *rcorpus) record(q quote, n int) {
 				add(strings.Join(run, " "), false)
 				run = run[:0]
 			}
-			t := text.Unmark(d.sents[k].text)
+			t := text.Unmark(d.Sents[k].Text)
 			if i == 0 {
 				t = withoutSectionNumber(t)
 			}
@@ -193,4 +194,59 @@ func (c *rcorpus) record(q quote, n int) {
 	if code := c.code(q); code != "" {
 		add(code, true)
 	}
+}
+
+// renderMarked writes marked text as markdown that reads as the page
+// wrote it: the text escaped (so "__main__" or "[x](y)" on a page is not
+// markup), inline code as code spans.
+func renderMarked(s string) string {
+	var b strings.Builder
+	for s != "" {
+		i := strings.IndexRune(s, text.CodeOpen)
+		if i < 0 {
+			b.WriteString(escapeInline(s))
+			break
+		}
+		b.WriteString(escapeInline(s[:i]))
+		s = s[i+utf8.RuneLen(text.CodeOpen):]
+		j := strings.IndexRune(s, text.CodeClose)
+		if j < 0 {
+			j = len(s)
+		}
+		b.WriteString(codeSpan(s[:j]))
+		if j < len(s) {
+			s = s[j+utf8.RuneLen(text.CodeClose):]
+		} else {
+			s = ""
+		}
+	}
+	return b.String()
+}
+
+// escapeInline is plain text escaped for the middle of a markdown line.
+func escapeInline(s string) string {
+	if s == "" {
+		return s
+	}
+	lead := s[:len(s)-len(strings.TrimLeft(s, " "))]
+	return lead + extract.EscapeText(s[len(lead):])
+}
+
+// escapeWithin is plain text escaped for a place no block can start: a
+// link's text, a heading's words ("[2. Using …]" keeps its "2.").
+func escapeWithin(s string) string {
+	return strings.TrimPrefix(extract.EscapeText("x"+s), "x")
+}
+
+// codeSpan is code as a markdown code span: a fence of backticks longer
+// than any run inside it.
+func codeSpan(code string) string {
+	fence := "`"
+	for strings.Contains(code, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(code, "`") || strings.HasSuffix(code, "`") {
+		return fence + " " + code + " " + fence
+	}
+	return fence + code + fence
 }

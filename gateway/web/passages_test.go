@@ -12,7 +12,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/pgtest"
-	"hark/gateway/research"
+	"hark/gateway/research/doc"
 	"hark/gateway/research/researchset"
 	"hark/gateway/store"
 	"hark/gateway/text"
@@ -188,7 +188,7 @@ func TestStoredPassagesOnPostgres(t *testing.T) {
 }
 
 // The page as the index's reader parses it (Config.Parse, research's
-// ParsePage) is stored when the page is indexed and read back whole by
+// doc.Parse) is stored when the page is indexed and read back whole by
 // Kept, on either database; research holds its reading of the copy to
 // its reading of the page (research's TestStoredDocsReadAsParsed).
 func TestParsedPagesKeptOnBothDatabases(t *testing.T) {
@@ -200,7 +200,7 @@ func TestParsedPagesKeptOnBothDatabases(t *testing.T) {
 	}
 	t.Cleanup(pgDB.Close)
 	for _, cfg := range []Config{{DB: testDB(t)}, {Postgres: pgDB}} {
-		cfg.Parse = research.ParsePage
+		cfg.Parse = doc.Parse
 		e, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -220,7 +220,7 @@ func TestParsedPagesKeptOnBothDatabases(t *testing.T) {
 				t.Fatal(err)
 			}
 			n++
-			if want := research.ParsePage(title, body, md); len(parsed) == 0 || !bytes.Equal(parsed, want) {
+			if want := doc.Parse(title, body, md); len(parsed) == 0 || !bytes.Equal(parsed, want) {
 				t.Fatalf("%s (PostgreSQL %v): %d bytes kept, the page parses to %d", f, cfg.Postgres != nil, len(parsed), len(want))
 			}
 		}

@@ -1,14 +1,14 @@
-package research
+package doc
 
 import "sync"
 
-// docCache keeps the pages research has read, parsed: reading a page's
+// Cache keeps the pages research has read, parsed: reading a page's
 // markdown into passages, blocks and sentences is a third of a report's
 // time, and a researcher's next question (or a later round) mostly reads
 // the same pages again. A page is read anew when its title or text
 // differs from what was kept. The zero value is ready; it holds at most
 // maxCachedDocs pages, the oldest read first to go.
-type docCache struct {
+type Cache struct {
 	mu    sync.Mutex
 	byURL map[string]cachedDoc
 	order []string // URLs, oldest first
@@ -16,37 +16,36 @@ type docCache struct {
 
 type cachedDoc struct {
 	title, text, markdown string
-	doc                   *rdoc
+	doc                   *Page
 }
 
 const maxCachedDocs = 32
 
-// read is src read as a document of its own: a copy of the cached parse,
-// whose per-report fields (url, kept, changelog, offTopic) the caller
-// sets. The parse itself (sentences, blocks, passages) is never written
-// after it is built, so copies share it.
-func (c *docCache) read(src *researchSource) *rdoc {
+// Read is the page at url parsed: the index's stored copy (parsed, as
+// Parse wrote it) when it holds for the same title, else the markdown
+// read, else the text. The Page is shared by every caller that reads the
+// same page, and never written after it is built.
+func (c *Cache) Read(url, title, text, markdown string, parsed []byte) *Page {
 	c.mu.Lock()
-	k, ok := c.byURL[src.url]
+	k, ok := c.byURL[url]
 	c.mu.Unlock()
-	if !ok || k.title != src.title || k.text != src.text || k.markdown != src.markdown {
-		k = cachedDoc{title: src.title, text: src.text, markdown: src.markdown}
+	if !ok || k.title != title || k.text != text || k.markdown != markdown {
+		k = cachedDoc{title: title, text: text, markdown: markdown}
 		// The index's copy, read when the page was indexed, holds for
 		// the same title (a page without one is read under its URL).
-		if d, ok := decodeDoc(src.parsed); ok && d.title == src.title {
+		if d, ok := Decode(parsed); ok && d.Title == title {
 			k.doc = d
-		} else if src.markdown != "" {
-			k.doc = readMarkdownDoc(src.markdown, src.title)
+		} else if markdown != "" {
+			k.doc = ReadMarkdown(markdown, title)
 		} else {
-			k.doc = readTextDoc(src.text, src.title)
+			k.doc = ReadText(text, title)
 		}
-		c.put(src.url, k)
+		c.put(url, k)
 	}
-	d := *k.doc
-	return &d
+	return k.doc
 }
 
-func (c *docCache) put(url string, k cachedDoc) {
+func (c *Cache) put(url string, k cachedDoc) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byURL == nil {

@@ -1,4 +1,4 @@
-package research
+package doc
 
 import (
 	"encoding/binary"
@@ -10,41 +10,41 @@ import (
 	"unsafe"
 )
 
-// A page as research reads it (rdoc: passages, blocks, sentences and
+// A page as research reads it (Page: passages, blocks, sentences and
 // their terms) is worked out when the page is indexed and stored beside
-// it (web.Config.Parse, set to ParsePage), so that a question reads it
-// back rather than parsing the page's markdown again. A stored copy of
-// another version, or of another layout of rdoc, is not read: the page
-// is parsed as before. TestStoredDocsReadAsParsed holds the two to the
-// same reports.
+// it (web.Config.Parse, set to Parse), so that a question reads it back
+// rather than parsing the page's markdown again. A stored copy of
+// another version, or of another layout of Page, is not read: the page
+// is parsed as before. Research's TestStoredDocsReadAsParsed holds the
+// two to the same reports.
 
 // docVersion opens a stored copy: a change to how a page is parsed
-// (research_doc.go) takes a new one, so that pages indexed before it are
-// parsed again when read. A change to rdoc's fields needs none: their
+// (page.go, markdown.go, plaintext.go, steps.go, terms.go) takes a new one, so that pages indexed before it are
+// parsed again when read. A change to Page's fields needs none: their
 // names and types are in the copy's header (docLayout). Version 2 ends
 // each copy with its CRC-32C.
 const docVersion = 2
 
 var docCRC = crc32.MakeTable(crc32.Castagnoli)
 
-// ParsePage is research's reading of a page, encoded for the index to
-// store: of its markdown when it has one, else of its text, as docCache
-// reads a page.
-func ParsePage(title, text, markdown string) []byte {
-	var d *rdoc
+// Parse is research's reading of a page, encoded for the index to
+// store (web.Config.Parse): of its markdown when it has one, else of its
+// text, as Cache reads a page.
+func Parse(title, text, markdown string) []byte {
+	var d *Page
 	if markdown != "" {
-		d = readMarkdownDoc(markdown, title)
+		d = ReadMarkdown(markdown, title)
 	} else {
-		d = readTextDoc(text, title)
+		d = ReadText(text, title)
 	}
-	b, err := encodeDoc(d)
+	b, err := encode(d)
 	if err != nil {
 		return nil // a field of a kind encodeValue does not know: parsed when read
 	}
 	return b
 }
 
-// docLayout is a fingerprint of rdoc's fields, their names and types, all
+// docLayout is a fingerprint of Page's fields, their names and types, all
 // the way down.
 var docLayout = func() uint32 {
 	h := fnv.New32a()
@@ -61,11 +61,13 @@ var docLayout = func() uint32 {
 			}
 		}
 	}
-	walk(reflect.TypeOf(rdoc{}))
+	walk(reflect.TypeOf(Page{}))
 	return h.Sum32()
 }()
 
-func encodeDoc(d *rdoc) ([]byte, error) {
+// encode is d as Parse stores it: the version, the layout's
+// fingerprint, the fields, and the CRC-32C of all three.
+func encode(d *Page) ([]byte, error) {
 	b := binary.AppendUvarint(nil, docVersion)
 	b = binary.AppendUvarint(b, uint64(docLayout))
 	b, err := encodeValue(b, reflect.ValueOf(d).Elem())
@@ -114,10 +116,10 @@ func encodeValue(b []byte, v reflect.Value) ([]byte, error) {
 	return nil, fmt.Errorf("research: a stored page cannot hold a %s", v.Type())
 }
 
-// decodeDoc reads a copy encodeDoc wrote, and ok false when stored is
+// Decode reads a copy Parse wrote, and ok false when stored is
 // none, of another version or layout, or damaged: its checksum differs,
 // or an index it holds points outside it.
-func decodeDoc(stored []byte) (d *rdoc, ok bool) {
+func Decode(stored []byte) (d *Page, ok bool) {
 	n := len(stored) - 4
 	if n <= 0 || binary.LittleEndian.Uint32(stored[n:]) != crc32.Checksum(stored[:n], docCRC) {
 		return nil, false
@@ -126,7 +128,7 @@ func decodeDoc(stored []byte) (d *rdoc, ok bool) {
 	if r.uvarint() != docVersion || r.uvarint() != uint64(docLayout) {
 		return nil, false
 	}
-	d = &rdoc{}
+	d = &Page{}
 	r.value(reflect.ValueOf(d).Elem())
 	if r.bad || len(r.b) != 0 || !d.linked() {
 		return nil, false
@@ -138,7 +140,7 @@ func decodeDoc(stored []byte) (d *rdoc, ok bool) {
 // sentences hold points inside it, as a parse leaves them: a copy that
 // passes its checksum and is still not a parse's (written by another
 // build, say) is parsed anew rather than read out of range.
-func (d *rdoc) linked() bool {
+func (d *Page) linked() bool {
 	in := func(i, n int) bool { return i >= 0 && i < n }
 	none := func(i, n int) bool { return i == -1 || in(i, n) }
 	all := func(ks []int, n int) bool {
@@ -149,19 +151,19 @@ func (d *rdoc) linked() bool {
 		}
 		return true
 	}
-	nb, np, ns := len(d.blocks), len(d.passages), len(d.sents)
-	for _, b := range d.blocks {
-		if !in(b.passage, np) || !none(b.list, nb) || !none(b.desc, nb) || !none(b.leadIn, ns) || !all(b.sents, ns) {
+	nb, np, ns := len(d.Blocks), len(d.Passages), len(d.Sents)
+	for _, b := range d.Blocks {
+		if !in(b.Passage, np) || !none(b.List, nb) || !none(b.Desc, nb) || !none(b.LeadIn, ns) || !all(b.Sents, ns) {
 			return false
 		}
 	}
-	for _, p := range d.passages {
-		if !all(p.sents, ns) {
+	for _, p := range d.Passages {
+		if !all(p.Sents, ns) {
 			return false
 		}
 	}
-	for i, s := range d.sents {
-		if !in(s.block, nb) || !in(s.passage, np) || !none(s.dep, i) || !none(s.afterList, i) {
+	for i, s := range d.Sents {
+		if !in(s.Block, nb) || !in(s.Passage, np) || !none(s.Dep, i) || !none(s.AfterList, i) {
 			return false
 		}
 	}
@@ -173,18 +175,13 @@ type docReader struct {
 	bad bool
 }
 
-func (r *docReader) uvarint() uint64 {
-	x, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return x
-}
+func (r *docReader) uvarint() uint64 { return readNumber(r, binary.Uvarint) }
+func (r *docReader) varint() int64   { return readNumber(r, binary.Varint) }
 
-func (r *docReader) varint() int64 {
-	x, n := binary.Varint(r.b)
+// readNumber reads one number with decode (binary.Uvarint or Varint),
+// and marks the copy bad when none is there.
+func readNumber[T uint64 | int64](r *docReader, decode func([]byte) (T, int)) T {
+	x, n := decode(r.b)
 	if n <= 0 {
 		r.bad = true
 		return 0
