@@ -338,8 +338,14 @@ func isBoilerplate(n *html.Node, memo map[*html.Node]metrics, w *Weights) bool {
 		return false
 	}
 	switch n.DataAtom {
-	case atom.Pre, atom.Img, atom.Picture, atom.Figure, atom.Hr, atom.Br, atom.Table:
+	case atom.Pre, atom.Img, atom.Picture, atom.Figure, atom.Hr, atom.Br:
 		return false
+	case atom.Table:
+		// A table of data is content; a table that lays the page out is
+		// a block like any other.
+		if !isLayoutTable(n, tableRows(n)) {
+			return false
+		}
 	}
 	m := memo[n]
 	switch {
@@ -402,10 +408,19 @@ func isArticlePage(doc *html.Node) bool {
 // fifth of the text, or a run of 150 letters set between <br>s) and no
 // code: an article by its shape, where the
 // page says nothing of what it is. Manuals show code, and their prose is
-// read as a manual's.
-func readsAsArticle(doc *html.Node, paragraphs int) bool {
+// read as a manual's. With dated above 0, a page with no code that holds
+// dated paragraphs of prose or more, and a short line with a date or a
+// time before the first of them ("Posted Jan. 5, 2008", "Associated
+// Press - December 29, 2007 4:44 AM ET"), is one too: a story under its
+// dateline, however short.
+func readsAsArticle(doc *html.Node, paragraphs, dated int) bool {
 	k := 0
-	code := false
+	code, datedLine := false, false
+	line := func(s string) {
+		if k == 0 && !datedLine && dated > 0 {
+			datedLine = isDatedText(s, datelineWords)
+		}
+	}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil && !code; c = c.NextSibling {
@@ -419,6 +434,8 @@ func readsAsArticle(doc *html.Node, paragraphs int) bool {
 			case atom.P:
 				if links, all := linkText(c); all-links >= proseLetters && links*5 < all {
 					k++
+				} else if links == 0 {
+					line(textOf(c))
 				}
 				continue
 			case atom.A:
@@ -427,15 +444,33 @@ func readsAsArticle(doc *html.Node, paragraphs int) bool {
 			// Text set between <br>s, not in paragraphs: each run of
 			// 150 letters is one.
 			for t := c.FirstChild; t != nil; t = t.NextSibling {
-				if t.Type == html.TextNode && letters(t.Data) >= proseLetters {
+				if t.Type != html.TextNode {
+					continue
+				}
+				if letters(t.Data) >= proseLetters {
 					k++
+				} else {
+					line(t.Data)
 				}
 			}
 			walk(c)
 		}
 	}
 	walk(doc)
-	return !code && k >= paragraphs
+	return !code && (k >= paragraphs || dated > 0 && datedLine && k >= dated)
+}
+
+// datelineWords is the most words a line that dates a story holds.
+const datelineWords = 12
+
+// isDatedText reports a short text that holds a date or a time and is
+// not a sentence.
+func isDatedText(s string, max int) bool {
+	t := strings.TrimSpace(s)
+	if t == "" || len(strings.Fields(t)) > max || !dateRE.MatchString(t) {
+		return false
+	}
+	return !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, "!") && !strings.HasSuffix(t, "?")
 }
 
 // letters counts the letters and digits of s.

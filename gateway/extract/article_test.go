@@ -147,10 +147,12 @@ func TestHiddenByClass(t *testing.T) {
 // TestTitledArticleOfSeveral: on a news page that runs several stories
 // one after another (an endless scroll), the story under the page's
 // title heading is the article, not the best-scoring one, unless it
-// scores under a third of it.
+// scores under a third of it or holds next to no prose (a box around
+// the site's banner heading).
 func TestTitledArticleOfSeveral(t *testing.T) {
-	doc, err := html.Parse(strings.NewReader(`<html><body><main><article id="a"><h1>Cars blessed</h1><p>One.</p></article>` +
-		`<article id="b"><h1>Floods</h1><p>Two.</p></article></main></body></html>`))
+	doc, err := html.Parse(strings.NewReader(`<html><body><main><article id="a"><h1>Cars blessed</h1><p>` + strings.Repeat("One. ", 50) + `</p></article>` +
+		`<article id="b"><h1>Floods</h1><p>Two.</p></article>` +
+		`<div id="c"><h2>Banner</h2><a href="/">Home</a></div></main></body></html>`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +173,11 @@ func TestTitledArticleOfSeveral(t *testing.T) {
 	}
 	if got := titledArticle(a, title, map[*html.Node]float64{a: 1, b: 60}); got != a {
 		t.Errorf("the titled article itself: got #%s", attr(got, "id"))
+	}
+	c := byID("c")
+	banner := findFirst(c, func(n *html.Node) bool { return n.DataAtom == atom.H2 })
+	if got := titledArticle(b, banner, map[*html.Node]float64{b: 30, c: 20}); got != b {
+		t.Errorf("a banner's box: got #%s, want #b", attr(got, "id"))
 	}
 }
 

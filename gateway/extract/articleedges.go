@@ -92,7 +92,9 @@ func isDateline(n *html.Node, memo map[*html.Node]metrics) bool {
 // titledArticle picks, on a page that holds several articles one after
 // another (a news site's endless scroll), the one under the page's own
 // title heading when the best-scoring container is another: a container
-// that holds the title and not the best, scoring at least a third of it.
+// that holds the title and not the best, scoring at least a third of it,
+// with sparseProse letters outside links (a box around the site's banner
+// heading, named "content", scores by its name alone).
 func titledArticle(art, title *html.Node, scores map[*html.Node]float64) *html.Node {
 	if art == nil || title == nil || contains(art, title) {
 		return art
@@ -100,7 +102,7 @@ func titledArticle(art, title *html.Node, scores map[*html.Node]float64) *html.N
 	var best *html.Node
 	for n := title.Parent; n != nil; n = n.Parent {
 		s, ok := scores[n]
-		if ok && !contains(n, art) && s >= scores[art]/3 && (best == nil || s > scores[best]) {
+		if ok && !contains(n, art) && s >= scores[art]/3 && (best == nil || s > scores[best]) && holdsSomeProse(n) {
 			best = n
 		}
 	}
@@ -108,4 +110,10 @@ func titledArticle(art, title *html.Node, scores map[*html.Node]float64) *html.N
 		return art
 	}
 	return best
+}
+
+// holdsSomeProse reports an element with sparseProse letters outside links.
+func holdsSomeProse(n *html.Node) bool {
+	links, all := linkText(n)
+	return all-links >= sparseProse
 }
