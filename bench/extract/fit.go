@@ -49,6 +49,7 @@ var candidates = map[string][]float64{
 	"TailCards":        {0, 3, 5},
 	"TailLinks":        {0.4, 0.6, 0.8, 1},
 	"ProseParagraphs":  {0, 3, 5, 8},
+	"DatedParagraphs":  {0, 1, 2, 3},
 }
 
 // objective is what the search raises: the mean over the sets of

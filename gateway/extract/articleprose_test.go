@@ -183,7 +183,7 @@ func TestProseReadsAsArticle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := readsAsArticle(doc, 8); got != tc.want {
+		if got := readsAsArticle(doc, 8, 0); got != tc.want {
 			t.Errorf("text between <br>s: readsAsArticle %v, want %v", got, tc.want)
 		}
 	}
@@ -191,5 +191,44 @@ func TestProseReadsAsArticle(t *testing.T) {
 	w.ProseParagraphs = 8
 	if text := withWeights(t, manual, w); !strings.Contains(text, "High school sports") {
 		t.Errorf("a page with code was read as an article:\n%s", text)
+	}
+}
+
+// TestDatedProseReadsAsArticle: a short story of 2008 (three paragraphs)
+// under its dateline is read as an article (DatedParagraphs 3), so the
+// list of links under it goes; the same three paragraphs with no dated
+// line before them, or after a listing, stay a page of another kind, and
+// a date after the story says nothing.
+func TestDatedProseReadsAsArticle(t *testing.T) {
+	para := func(i int) string {
+		return "<p>The council met again on Tuesday night, paragraph " + strconv.Itoa(i) + ", and the mayor said the bridge would stay shut until the engineers had finished their survey of its piers and the county had found the money to mend them.</p>"
+	}
+	story := para(0) + para(1) + para(2)
+	menu := `<div class="x"><ul><li><a href="/a">Local news from the county</a></li><li><a href="/b">Weather and the roads</a></li><li><a href="/c">High school sports scores</a></li><li><a href="/d">Entertainment and the arts</a></li></ul></div>`
+	page := func(before, after string) string {
+		return `<html><head><title>Bridge shut</title></head><body><table><tr><td><div class="s">` + before + story + after + menu + `</div></td></tr></table></body></html>`
+	}
+	w := DefaultWeights
+	w.DatedParagraphs = 3
+	for _, tc := range []struct {
+		name, page string
+		article    bool
+	}{
+		{"under its dateline", page("<b>Bridge shut</b><br>Associated Press - December 29, 2007 4:44 AM ET<br>", ""), true},
+		{"no dateline", page("<b>Bridge shut</b><br>", ""), false},
+		{"a date after it", page("", "<p>Posted Jan. 5, 2008</p>"), false},
+		{"with code", page("<p>Posted Jan. 5, 2008</p>", "<pre>make install</pre>"), false},
+	} {
+		text := withWeights(t, tc.page, w)
+		if !strings.Contains(text, "paragraph 2") {
+			t.Errorf("%s: lost the story:\n%s", tc.name, text)
+		}
+		if gone := !strings.Contains(text, "High school sports"); gone != tc.article {
+			t.Errorf("%s: menu gone %v, want %v:\n%s", tc.name, gone, tc.article, text)
+		}
+	}
+	w.DatedParagraphs = 0
+	if text := withWeights(t, page("<p>Posted Jan. 5, 2008</p>", ""), w); !strings.Contains(text, "High school sports") {
+		t.Errorf("the menu went without the feature too, so the test shows nothing:\n%s", text)
 	}
 }

@@ -42,7 +42,7 @@ func Main(doc *html.Node) *html.Node {
 func MainWith(doc *html.Node, w Weights) *html.Node {
 	unwrapNoscripts(doc)
 	revealStreamed(doc)
-	article := isArticlePage(doc) || w.ProseParagraphs > 0 && readsAsArticle(doc, w.ProseParagraphs)
+	article := isArticlePage(doc) || w.ProseParagraphs > 0 && readsAsArticle(doc, w.ProseParagraphs, w.DatedParagraphs)
 	var counts map[string]int
 	if article {
 		counts = pageBlocks(doc, &w)

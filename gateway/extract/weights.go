@@ -81,6 +81,11 @@ type Weights struct {
 	// or more, under a fifth links) and no code (<pre>, <code>), as news
 	// pages from before og:type and schema.org are; 0 turns it off.
 	ProseParagraphs int
+	// DatedParagraphs: a page that gives no article signal and holds no
+	// code is read as an article when it holds this many paragraphs of
+	// prose and a short line with a date or a time before the first (a
+	// story under its dateline); 0 turns it off.
+	DatedParagraphs int
 }
 
 // DefaultWeights are the weights Main uses, read from weights.json,
