@@ -47,19 +47,6 @@ type Result struct {
 	Sentences []Sentence
 }
 
-// Counts are the claims and how many of them are supported.
-func (r Result) Counts() (supported, claims int) {
-	for _, s := range r.Sentences {
-		if s.Claim {
-			claims++
-			if s.Supported {
-				supported++
-			}
-		}
-	}
-	return
-}
-
 // Check checks a whole answer against passages (passages[0] is [1]).
 func Check(answer string, passages []string) Result {
 	s := NewStream(passages)

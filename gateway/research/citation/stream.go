@@ -28,9 +28,6 @@ func NewStream(passages []string) *Stream {
 	return &Stream{c: newChecker(passages)}
 }
 
-// Text is the answer so far.
-func (s *Stream) Text() string { return s.buf }
-
 // Write adds a piece of the answer.
 func (s *Stream) Write(piece string) []Sentence {
 	s.buf += piece
