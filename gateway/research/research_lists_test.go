@@ -22,55 +22,6 @@ func sentAt(t *testing.T, d *rdoc, plain string) int {
 	return i
 }
 
-// A FAQ's bold question heads the answer under it, though it takes two
-// sentences to ask; an article's bold lead (TestReadMarkdownDoc) stays
-// prose.
-func TestBoldQuestionHeadsItsAnswer(t *testing.T) {
-	d := readMarkdownDoc("# FAQ\n\n**3.4.** **I tried running a Java program under the tool. Does the tool handle such programs?**\n\n"+
-		"The tool can handle dynamically generated code. Run it with `--smc-check=all` then.\n", "FAQ")
-	s := d.Sents[sentAt(t, d, "The tool can handle dynamically generated code.")]
-	p := d.Passages[s.Passage]
-	if !p.Term || p.Heading != "3.4. I tried running a Java program under the tool. Does the tool handle such programs?" {
-		t.Errorf("the answer's passage is %q (term %v), want the question", p.Heading, p.Term)
-	}
-	if i := slices.IndexFunc(d.Sents, func(s doc.Sentence) bool { return s.OK && text.Unmark(s.Text) == "Does the tool handle such programs?" }); i >= 0 {
-		t.Error("the question reads as a sentence that can be quoted")
-	}
-}
-
-// A FAQ's numbered entry heads its answer when it states the problem
-// rather than asking: "**4.1.** **My program uses the C++ STL … there
-// should be none.**" The answer's sentences sit under it, and the
-// entry is not quoted as though it answered.
-func TestNumberedFAQEntryHeadsItsAnswer(t *testing.T) {
-	d := readMarkdownDoc("# FAQ\n\n### 4. The tool behaves unexpectedly\n\n**4.1.** **My program uses the C++ STL. The tool reports 'still reachable' memory at exit, but there should be none.**\n\n"+
-		"Relax, it is a feature. Many C++ standard libraries use their own memory pool allocators.\n", "FAQ")
-	s := d.Sents[sentAt(t, d, "Many C++ standard libraries use their own memory pool allocators.")]
-	if p := d.Passages[s.Passage]; !p.Term || !strings.HasPrefix(p.Heading, "4.1. My program uses the C++ STL.") {
-		t.Errorf("the answer's passage is %q (term %v), want the entry", p.Heading, p.Term)
-	}
-	if slices.ContainsFunc(d.Sents, func(s doc.Sentence) bool {
-		return s.OK && strings.Contains(text.Unmark(s.Text), "there should be none")
-	}) {
-		t.Error("the entry reads as a sentence that can be quoted")
-	}
-	// An entry that goes on over its examples ("**or otherwise aborts
-	// …**") is one term, not a fragment heading the answer.
-	d = readMarkdownDoc("# FAQ\n\n**3.2.**\n\n**My program dies like this:**\n\n```\nassertion failed\n```\n\n**or otherwise aborts in the allocator.**\n\n"+
-		"Your program may trash the tool's memory manager, which then dies.\n", "FAQ")
-	s = d.Sents[sentAt(t, d, "Your program may trash the tool's memory manager, which then dies.")]
-	if p := d.Passages[s.Passage]; !p.Term || p.Heading != "3.2. My program dies like this: or otherwise aborts in the allocator." {
-		t.Errorf("the answer's passage is %q (term %v), want the whole entry", p.Heading, p.Term)
-	}
-	// A bold lead of two sentences with no number stays prose.
-	d = readMarkdownDoc("# Post\n\n**Testing your frontend code is hard. Coverage tells you what the tests reach.**\n\nMore text here for the reader.\n", "Post")
-	if !slices.ContainsFunc(d.Sents, func(s doc.Sentence) bool {
-		return s.OK && text.Unmark(s.Text) == "Coverage tells you what the tests reach."
-	}) {
-		t.Error("an unnumbered bold lead of two sentences is not prose")
-	}
-}
-
 // A list whose items name things ("The environment variable
 // `$VALGRIND_OPTS`") is quoted whole under its lead-in; a list of pieces
 // of sentences is not quoted as items.
@@ -236,23 +187,6 @@ func TestLongListKeepsTheAnsweringItem(t *testing.T) {
 	}
 }
 
-// A pointer set aside from a sentence's claim leaves it quotable; a
-// sentence whose claim is the pointer is not.
-func TestPointerSetAside(t *testing.T) {
-	d := readMarkdownDoc("# Output\n\n## Output File\n\nThe tool writes a profile to a file. "+
-		"This file is meant to be read by the accompanying program `cg_annotate`, described in the next section. "+
-		"The format is explained in the next section. Its fields are the following (see the table below).\n", "Output")
-	for s, far := range map[string]bool{
-		"This file is meant to be read by the accompanying program cg_annotate, described in the next section.": false,
-		"The format is explained in the next section.":                                                          true,
-		"Its fields are the following (see the table below).":                                                   true,
-	} {
-		if got := d.Sents[sentAt(t, d, s)].Far; got != far {
-			t.Errorf("%q: points elsewhere %v, want %v", s, got, far)
-		}
-	}
-}
-
 // Of two pages saying the same, the one search ranked higher among the
 // sources read gives the better quote: the page's rank is evidence no one
 // sentence shows.
@@ -265,20 +199,6 @@ func TestPageRankWeighsSentences(t *testing.T) {
 	first, second := sc[c.sBase[0]], sc[c.sBase[1]]
 	if want := (1 + pagePriorWeight) / (1 + pagePriorWeight/2); first <= 0 || second <= 0 || math.Abs(first/second-want) > 1e-9 {
 		t.Errorf("the first page's sentence scores %v, the second's %v: want them in the ratio of their ranks' priors", first, second)
-	}
-}
-
-// "This is an example for …:" leads into what follows it, and leans on
-// nothing before: it can open a quote, where "This means …" cannot.
-func TestForwardPointingThisStandsAlone(t *testing.T) {
-	d := readMarkdownDoc("# Complex\n\n## Custom types\n\nSome text before the example goes here.\n\n"+
-		"This is an example for defining a custom zorb type descriptor for compilers that support them:\n\n```\nzorb_type t;\n```\n\n"+
-		"This means the descriptor must be set by hand before the call.\n", "Complex")
-	if s := d.Sents[sentAt(t, d, "This is an example for defining a custom zorb type descriptor for compilers that support them:")]; s.Lost || s.Dep >= 0 {
-		t.Errorf("the example's lead-in leans back: lost %v, dep %d", s.Lost, s.Dep)
-	}
-	if s := d.Sents[sentAt(t, d, "This means the descriptor must be set by hand before the call.")]; !s.Lost && s.Dep < 0 {
-		t.Error("\"This means …\" stands alone")
 	}
 }
 

@@ -34,6 +34,15 @@ type rdoc struct {
 	prior     float64 // how the search ranked the page among the sources, 0 to 1 (the best)
 }
 
+// read keeps what the index or the web gave of the page; the title the
+// search gave stays.
+func (s *researchSource) read(title, body, markdown string, parsed []byte) {
+	s.text, s.markdown, s.parsed = body, markdown, parsed
+	if s.title == "" {
+		s.title = title
+	}
+}
+
 // readNamedURLs reads up to 5 URLs the research input names. A source
 // named by the user ranks above anything search finds.
 func (e *Engine) readNamedURLs(ctx context.Context, input string) []*researchSource {
@@ -64,10 +73,7 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 			}
 			if localIndex {
 				if title, body, md, parsed, err := e.cfg.Index.Kept(ctx, s.url); err == nil && body != "" {
-					s.text, s.markdown, s.parsed = body, md, parsed
-					if s.title == "" {
-						s.title = title
-					}
+					s.read(title, body, md, parsed)
 					return
 				}
 			}
@@ -76,10 +82,7 @@ func (e *Engine) readSources(ctx context.Context, sources []*researchSource, loc
 				_, title, body, md, parsed, err := e.cfg.Index.Read(fctx, s.url)
 				cancel()
 				if err == nil {
-					s.text, s.markdown, s.parsed = body, md, parsed
-					if s.title == "" {
-						s.title = title
-					}
+					s.read(title, body, md, parsed)
 					return
 				}
 			}

@@ -1,7 +1,6 @@
 package research
 
 import (
-	"reflect"
 	"slices"
 	"testing"
 
@@ -17,33 +16,6 @@ func needLexicon(t *testing.T) {
 	t.Helper()
 	if m := lexicon.Default().Missing; len(m) > 0 {
 		t.Skipf("lexicon resources missing: %v", m)
-	}
-}
-
-// Research's terms meet a word by its irregular forms ("speak" in a
-// question, flite_file_to_speech in code).
-func TestTermsMeetNamesAndWordForms(t *testing.T) {
-	needLexicon(t)
-	code := doc.Terms("const cipher = createCipheriv(algorithm, key, iv); flite_file_to_speech(argv[1])")
-	for _, q := range []string{"speak a file", "spoken"} {
-		for _, w := range doc.Terms(q) {
-			if !slices.Contains(code, w) {
-				t.Errorf("%q: term %q is not among %q", q, w, code)
-			}
-		}
-	}
-	if a, b := doc.Terms("the children failed"), doc.Terms("each child's failure"); !reflect.DeepEqual(a, []string{"child", "fail"}) || !slices.Contains(b, "child") || !slices.Contains(b, "fail") {
-		t.Errorf("families: %q, %q", a, b)
-	}
-	// A clipped word is the word it clips: an "app" is an
-	// "application".
-	if a, b := doc.Terms("the app's config dir struct"), doc.Terms("application configuration directory structure"); !reflect.DeepEqual(a, b) {
-		t.Errorf("clipped forms: %q, %q", a, b)
-	}
-	// A verb and its noun that the stemmer leaves apart: "describe" and
-	// "descriptions", "extend" and "extension".
-	if a, b := doc.Terms("describe explain extend"), doc.Terms("descriptions explanation extensions"); !reflect.DeepEqual(a, b) {
-		t.Errorf("a verb and its noun: %q, %q", a, b)
 	}
 }
 
@@ -105,36 +77,6 @@ func TestWhichFlagAsksHow(t *testing.T) {
 	} {
 		if got := newAsk(q, nil, false).how; got != want {
 			t.Errorf("%q: how %v, want %v", q, got, want)
-		}
-	}
-}
-
-// A word spelt the British way is the word spelt the American way:
-// Valgrind's manual writes "uninitialised" and "optimisation".
-// Words whose "-ise" is their own stay, and keep meeting their family.
-func TestBritishSpellingsMeetAmerican(t *testing.T) {
-	needLexicon(t)
-	for _, p := range [][2]string{
-		{"uninitialised values", "uninitialized values"},
-		{"compiler optimisation levels", "compiler optimization levels"},
-		{"the behaviour of the colour centre", "the behavior of the color center"},
-		{"recognised tags", "recognized tags"},
-		{"a catalogue licence", "a catalog license"},
-	} {
-		if a, b := doc.Terms(p[0]), doc.Terms(p[1]); !reflect.DeepEqual(a, b) {
-			t.Errorf("%q: %q, %q: %q", p[0], a, p[1], b)
-		}
-	}
-	for _, p := range [][2]string{{"promised", "promise"}, {"precise", "precision"}, {"revised", "revision"}, {"your hours", "your hour"}} {
-		if a, b := doc.Terms(p[0]), doc.Terms(p[1]); !reflect.DeepEqual(a, b) {
-			t.Errorf("%q reads %q, %q reads %q", p[0], a, p[1], b)
-		}
-	}
-	// Words whose "-ise" or "-our" is their own are read as the stemmer
-	// reads them.
-	for _, w := range []string{"noise", "praise", "wise", "advertiser", "promise", "hour", "tour", "four"} {
-		if got, want := doc.Terms(w), text.Terms(w); !reflect.DeepEqual(got, want) {
-			t.Errorf("%q reads %q, want %q", w, got, want)
 		}
 	}
 }

@@ -1267,35 +1267,6 @@ func TestSectionOpeningNamesItsHeading(t *testing.T) {
 	}
 }
 
-// A numbered step that is a short order and its command ("Build the
-// project:" and `make apk-release`) is a whole step of a procedure and
-// can be quoted; the same few words as a paragraph of their own cannot.
-func TestShortStepWithItsCommandIsQuotable(t *testing.T) {
-	md := "# Building zorb\n\n## Building with Gradle\n\n1. Set the location of the SDK:\n\n        $ export ZORB_HOME=/opt/zorb\n\n" +
-		"2. Build the project:\n\n        $ make zorb-release\n\n## Notes\n\nBuild the project:\n\n    make zorb-release\n"
-	d := readMarkdownDoc(md, "Building zorb")
-	var step, para *doc.Sentence
-	for i := range d.Sents {
-		s := &d.Sents[i]
-		if strings.HasPrefix(s.Text, "Build the project") {
-			if d.Blocks[s.Block].Kind == doc.ListItem {
-				step = s
-			} else {
-				para = s
-			}
-		}
-	}
-	if step == nil || para == nil {
-		t.Fatalf("sentences not read: %+v", d.Sents)
-	}
-	if !step.OK || !strings.Contains(step.Code, "make zorb-release") {
-		t.Errorf("the step is not quotable with its command: ok %v, code %q", step.OK, step.Code)
-	}
-	if para.OK {
-		t.Errorf("a three-word paragraph is quotable: %q", para.Text)
-	}
-}
-
 // A parameter of an API entry is quoted under the entry it belongs to:
 // "`priority` <integer> The scheduling priority …" alone does not say
 // whose priority.

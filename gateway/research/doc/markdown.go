@@ -65,22 +65,21 @@ func (b *docBuilder) listBlocks(l *ast.List, src []byte, depth int) {
 			switch c := c.(type) {
 			case *ast.Paragraph, *ast.TextBlock:
 				t := inlineText(c, src)
-				b.links = allLinks(c, src)
-				if !opened {
-					n := len(b.d.Blocks)
-					b.block(ListItem, t, depth, first)
-					if first == -2 && len(b.d.Blocks) > n {
-						first = n
-					}
-					opened = true
-					b.links = false
-				} else {
-					b.links = false
+				if opened {
 					// An item's later paragraphs read as the item's.
 					b.cont = true
 					b.block(ListItem, t, depth, first)
 					b.cont = false
+					continue
 				}
+				n := len(b.d.Blocks)
+				b.links = allLinks(c, src)
+				b.block(ListItem, t, depth, first)
+				b.links = false
+				if first == -2 && len(b.d.Blocks) > n {
+					first = n
+				}
+				opened = true
 			case *ast.List:
 				b.listBlocks(c, src, depth+1)
 			case *ast.FencedCodeBlock, *ast.CodeBlock:
