@@ -35,3 +35,27 @@ func TestTableLayoutColumns(t *testing.T) {
 		t.Errorf("kept the menu column:\n%s", text)
 	}
 }
+
+// TestClosingNotice: the line that closes a page with its copyright
+// goes, wherever the page is laid out; the same words inside the text,
+// or a long paragraph on licensing, stay.
+func TestClosingNotice(t *testing.T) {
+	prose := "<p>" + strings.Repeat("The commentary reads the passage slowly, verse by verse, and asks what each line meant to its first readers. ", 4) + "</p>"
+	for _, tc := range []struct {
+		name, tail string
+		gone       bool
+	}{
+		{"copyright line", `<div>© 2005 Stand to Reason | 1438 East 33rd Street, Signal Hill, CA 90755</div>`, true},
+		{"rights reserved", `<p>Content Copyright 2000 - 2008 WorldNow. All Rights Reserved.</p>`, true},
+		{"a long paragraph", "<p>Signal Hill " + strings.Repeat("licence terms for reuse of this text are set out here in full, ", 12) + "copyright.</p>", false},
+	} {
+		page := `<html><head><title>Prophets</title></head><body><div>` + prose + tc.tail + `</div></body></html>`
+		_, text := extract(t, page, Options{})
+		if !strings.Contains(text, "verse by verse") {
+			t.Fatalf("%s: lost the text:\n%s", tc.name, text)
+		}
+		if gone := !strings.Contains(text, "Signal Hill") && !strings.Contains(text, "WorldNow"); gone != tc.gone {
+			t.Errorf("%s: notice gone %v, want %v:\n%s", tc.name, gone, tc.gone, text)
+		}
+	}
+}

@@ -298,7 +298,7 @@ func trimEdges(root *html.Node, prose map[*html.Node]int) {
 			var edge *html.Node
 			for {
 				edge = edgeElement(n, first)
-				if edge == nil || !isEdgeBar(edge) {
+				if edge == nil || !isEdgeBar(edge) && (first || !isNotice(edge)) {
 					break
 				}
 				n.RemoveChild(edge)
@@ -357,6 +357,21 @@ func isEdgeBar(n *html.Node) bool {
 	}
 	// A bar is a line or two: a block of a hundred links is an index.
 	return links > 0 && links*2 >= all && all <= 300 && onlyBarWords(n)
+}
+
+// isNotice reports a page's closing notice: a line or two of at most 60
+// words that claims its copyright ("© 2005 Stand to Reason", "All rights
+// reserved"), with no heading and no listing.
+func isNotice(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Ul, atom.Ol, atom.Dl, atom.Pre, atom.Table:
+		return false
+	}
+	t := strings.ToLower(textOf(n))
+	if len(strings.Fields(t)) > 60 || findFirst(n, func(c *html.Node) bool { return isHeading(c) || c.DataAtom == atom.Pre }) != nil {
+		return false
+	}
+	return strings.Contains(t, "©") || strings.Contains(t, "copyright") || strings.Contains(t, "all rights reserved")
 }
 
 // barWords are what link bars say besides their links.
