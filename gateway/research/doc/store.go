@@ -3,6 +3,7 @@ package doc
 import (
 	"encoding/binary"
 	"fmt"
+	"hark/gateway/text/lexicon"
 	"hash/crc32"
 	"hash/fnv"
 	"math"
@@ -19,11 +20,12 @@ import (
 // two to the same reports.
 
 // docVersion opens a stored copy: a change to how a page is parsed
-// (page.go, markdown.go, plaintext.go, steps.go, terms.go) takes a new one, so that pages indexed before it are
-// parsed again when read. A change to Page's fields needs none: their
+// (page.go, markdown.go, plaintext.go, steps.go, terms.go) takes a new
+// one, so that pages indexed before it are parsed again when read. A change to Page's fields needs none: their
 // names and types are in the copy's header (docLayout). Version 2 ends
-// each copy with its CRC-32C.
-const docVersion = 2
+// each copy with its CRC-32C; version 3 holds the vocabulary it was read
+// with (vocabulary).
+const docVersion = 3
 
 var docCRC = crc32.MakeTable(crc32.Castagnoli)
 
@@ -43,6 +45,13 @@ func Parse(title, text, markdown string) []byte {
 	}
 	return b
 }
+
+// vocabulary is what the lexicon holds, as a number: its word families.
+// A copy's terms were read with the lexicon of the process that indexed
+// the page; one read before WordNet or the word lists were installed (or
+// with other versions of them) would not meet a question read with
+// today's, so it is parsed anew.
+func vocabulary() uint64 { return uint64(lexicon.Default().Families()) }
 
 // docLayout is a fingerprint of Page's fields, their names and types, all
 // the way down.
@@ -66,10 +75,12 @@ var docLayout = func() uint32 {
 }()
 
 // encode is d as Parse stores it: the version, the layout's
-// fingerprint, the fields, and the CRC-32C of all three.
+// fingerprint, the vocabulary, the fields, and the CRC-32C of all of
+// them.
 func encode(d *Page) ([]byte, error) {
 	b := binary.AppendUvarint(nil, docVersion)
 	b = binary.AppendUvarint(b, uint64(docLayout))
+	b = binary.AppendUvarint(b, vocabulary())
 	b, err := encodeValue(b, reflect.ValueOf(d).Elem())
 	if err != nil {
 		return nil, err
@@ -125,7 +136,7 @@ func Decode(stored []byte) (d *Page, ok bool) {
 		return nil, false
 	}
 	r := &docReader{b: stored[:n]}
-	if r.uvarint() != docVersion || r.uvarint() != uint64(docLayout) {
+	if r.uvarint() != docVersion || r.uvarint() != uint64(docLayout) || r.uvarint() != vocabulary() {
 		return nil, false
 	}
 	d = &Page{}

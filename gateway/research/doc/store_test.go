@@ -7,19 +7,39 @@ import (
 	"testing"
 )
 
-// A stored copy of another version, with a bit flipped, or whose
-// indexes point outside it (damage the decoder cannot see) is not read.
+// A stored copy of another version, layout or vocabulary, with a bit
+// flipped, or whose indexes point outside it (damage the decoder cannot
+// see) is not read.
 func TestDamagedCopyIsNotRead(t *testing.T) {
 	t.Parallel()
 	enc := Parse("Memcheck", "Memcheck finds leaks.", "")
 	if _, ok := Decode(enc); !ok {
 		t.Fatal("a parse is not read")
 	}
-	body := enc[:len(enc)-4]
-	other := append(binary.AppendUvarint(nil, docVersion+1), body[1:]...)
-	other = binary.LittleEndian.AppendUint32(other, crc32.Checksum(other, docCRC))
-	if _, ok := Decode(other); ok {
+	// The header (version, layout, vocabulary) written otherwise, the
+	// checksum made good.
+	header := func(version, layout, vocab uint64) []byte {
+		rest := enc[:len(enc)-4]
+		for range 3 {
+			_, n := binary.Uvarint(rest)
+			rest = rest[n:]
+		}
+		b := binary.AppendUvarint(nil, version)
+		b = binary.AppendUvarint(b, layout)
+		b = append(binary.AppendUvarint(b, vocab), rest...)
+		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, docCRC))
+	}
+	if _, ok := Decode(header(docVersion, uint64(docLayout), vocabulary())); !ok {
+		t.Fatal("the header rewritten as it was is not read")
+	}
+	if _, ok := Decode(header(docVersion+1, uint64(docLayout), vocabulary())); ok {
 		t.Fatal("a parse of another version is read")
+	}
+	if _, ok := Decode(header(docVersion, uint64(docLayout)+1, vocabulary())); ok {
+		t.Fatal("a parse of another layout is read")
+	}
+	if _, ok := Decode(header(docVersion, uint64(docLayout), vocabulary()+1)); ok {
+		t.Fatal("a parse read with another vocabulary (WordNet installed since, say) is read")
 	}
 	flipped := append([]byte(nil), enc...)
 	flipped[len(flipped)/2] ^= 1
