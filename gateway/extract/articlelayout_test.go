@@ -3,6 +3,9 @@ package extract
 import (
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // TestTableLayoutColumns: a news page of 2008 laid out in tables, with
@@ -57,5 +60,36 @@ func TestClosingNotice(t *testing.T) {
 		if gone := !strings.Contains(text, "Signal Hill") && !strings.Contains(text, "WorldNow"); gone != tc.gone {
 			t.Errorf("%s: notice gone %v, want %v:\n%s", tc.name, gone, tc.gone, text)
 		}
+	}
+}
+
+// TestFieldsOutsideTheirForm: a log-in box of a page laid out in tables,
+// whose <form> opens in one cell and so holds none of its labels,
+// is furniture as a form would be (isFieldBox); a block of prose that
+// holds a field, and the page around the box, are not.
+func TestFieldsOutsideTheirForm(t *testing.T) {
+	prose := "<p>" + strings.Repeat("The commentary reads the passage slowly, verse by verse, and asks what each line meant to its first readers. ", 4) + "</p>"
+	doc, err := html.Parse(strings.NewReader(`<html><head><title>Prophets</title></head><body><table><tr><td><img src="logo.gif" alt="Stand to Reason"></td>
+<td id="login"><table><tr><td>User Name</td><td>Password</td></tr>
+<tr><td><form action="/login"><input name="u"></td><td><input type="password" name="p"></td></tr></table></td></tr>
+<tr><td colspan="2">` + prose + `</td></tr></table>
+<div id="answer"><p>Write the answer here: <input name="answer"> ` + strings.Repeat("and say why the prophet wrote it in verse, in a line or two. ", 4) + `</p></div></body></html>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := func(id string) *html.Node {
+		return findFirst(doc, func(n *html.Node) bool { return attr(n, "id") == id })
+	}
+	if form := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Form }); form == nil || strings.Contains(textOf(form), "Password") {
+		t.Fatalf("the form holds its labels, so the test shows nothing")
+	}
+	if !isFieldBox(byID("login")) {
+		t.Errorf("the log-in cell is not a box of fields")
+	}
+	if isFieldBox(byID("answer")) {
+		t.Errorf("a paragraph with a field in it was taken for a box of fields")
+	}
+	if body := findFirst(doc, func(n *html.Node) bool { return n.DataAtom == atom.Table }); isFieldBox(body) {
+		t.Errorf("the page's layout table was taken for a box of fields")
 	}
 }

@@ -135,6 +135,37 @@ func isSignUp(n *html.Node) bool {
 	return all-links < 300
 }
 
+// isFieldBox reports a box of fields that is not a <form>: a search or
+// log-in box of a page laid out in tables, whose <form> opens in one
+// cell, or inside the table where the parser closes it at once, leaving
+// the fields and their labels ("User Name | Password", "Business name or
+// category") in the cells. It holds a field to type in and under 200
+// letters, links and labels included, and not the page.
+func isFieldBox(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.P, atom.Span, atom.Fieldset, atom.Center, atom.Font:
+	default:
+		return false
+	}
+	if findFirst(n, func(c *html.Node) bool {
+		if c.DataAtom == atom.Select {
+			return true
+		}
+		if c.DataAtom != atom.Input {
+			return false
+		}
+		switch strings.ToLower(attr(c, "type")) {
+		case "", "text", "password", "search", "email":
+			return true
+		}
+		return false
+	}) == nil {
+		return false
+	}
+	_, all := linkText(n)
+	return all < 200 && !holdsPage(n) && !wrapsBody(n)
+}
+
 var promoPrefixes = []string{"related", "share", "sharing", "newsletter", "advert", "sponsor", "promo"}
 
 // bylineNamed reports a class or id that names a byline: byline,

@@ -152,7 +152,7 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] && !holdsMain(n) || hasClass(n, "ttc") {
 		return true
 	}
-	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
+	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n) || isFieldBox(n)
 }
 
 // isSidebar reports a column beside the page's content, named so
