@@ -68,7 +68,7 @@ func (b *docBuilder) lines(lines []string) {
 		}
 		cur = cur[:0]
 	}
-	for i, l := range lines {
+	for _, l := range lines {
 		t := strings.TrimSpace(l)
 		switch {
 		case underline(t) && len(cur) > 0:
@@ -85,7 +85,6 @@ func (b *docBuilder) lines(lines []string) {
 		default:
 			cur = append(cur, t)
 		}
-		_ = i
 	}
 	flush()
 }
