@@ -367,11 +367,42 @@ func isNotice(n *html.Node) bool {
 	case atom.Ul, atom.Ol, atom.Dl, atom.Pre, atom.Table:
 		return false
 	}
-	t := strings.ToLower(textOf(n))
+	t, short := textUpTo(n, 1000)
+	if !short {
+		return false
+	}
+	t = strings.ToLower(t)
 	if len(strings.Fields(t)) > 60 || findFirst(n, func(c *html.Node) bool { return isHeading(c) || c.DataAtom == atom.Pre }) != nil {
 		return false
 	}
 	return strings.Contains(t, "©") || strings.Contains(t, "copyright") || strings.Contains(t, "all rights reserved")
+}
+
+// textUpTo is n's text when it is no longer than limit bytes; short is
+// false, and the walk stops, when it is longer.
+func textUpTo(n *html.Node, limit int) (text string, short bool) {
+	var b strings.Builder
+	var walk func(*html.Node) bool
+	walk = func(n *html.Node) bool {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			b.WriteByte(' ')
+			return b.Len() <= limit
+		}
+		if n.Type == html.ElementNode && dropped[n.DataAtom] {
+			return true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if !walk(c) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(n) {
+		return "", false
+	}
+	return b.String(), true
 }
 
 // barWords are what link bars say besides their links.

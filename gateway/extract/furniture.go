@@ -135,35 +135,77 @@ func isSignUp(n *html.Node) bool {
 	return all-links < 300
 }
 
-// isFieldBox reports a box of fields that is not a <form>: a search or
-// log-in box of a page laid out in tables, whose <form> opens in one
+// fieldBoxes finds the boxes of fields that are not a <form>: a search
+// or log-in box of a page laid out in tables, whose <form> opens in one
 // cell, or inside the table where the parser closes it at once, leaving
 // the fields and their labels ("User Name | Password", "Business name or
-// category") in the cells. It holds a field to type in and under 200
-// letters, links and labels included, and not the page.
-func isFieldBox(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.Div, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.P, atom.Span, atom.Fieldset, atom.Center, atom.Font:
-	default:
+// category") in the cells. From each field to type in, the largest box
+// above it (a div, a table or its parts, a paragraph) with under 200
+// letters, links and labels included, that does not hold the page.
+func fieldBoxes(n0 *html.Node) map[*html.Node]bool {
+	boxes := map[*html.Node]bool{}
+	whole := -1 // the page's letters, counted at the first field
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if isTypedField(c) {
+				if whole < 0 {
+					// Only a page of under 250 letters can have four
+					// fifths of them in a box of under 200.
+					whole = 250
+					if t, short := textUpTo(n0, 2500); short {
+						whole = min(whole, nonSpaceLen(t))
+					}
+				}
+				if b := fieldBox(c, whole); b != nil {
+					boxes[b] = true
+				}
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(n0)
+	return boxes
+}
+
+func isTypedField(n *html.Node) bool {
+	if n.DataAtom == atom.Select {
+		return true
+	}
+	if n.DataAtom != atom.Input {
 		return false
 	}
-	if findFirst(n, func(c *html.Node) bool {
-		if c.DataAtom == atom.Select {
-			return true
-		}
-		if c.DataAtom != atom.Input {
-			return false
-		}
-		switch strings.ToLower(attr(c, "type")) {
-		case "", "text", "password", "search", "email":
-			return true
-		}
-		return false
-	}) == nil {
-		return false
+	switch strings.ToLower(attr(n, "type")) {
+	case "", "text", "password", "search", "email":
+		return true
 	}
-	_, all := linkText(n)
-	return all < 200 && !holdsPage(n) && !wrapsBody(n)
+	return false
+}
+
+// fieldBox is the largest box above the field f with under 200 letters
+// that does not hold the page (its heading, or four fifths of its whole
+// letters), or nil; a <form> is left to isSignUp.
+func fieldBox(f *html.Node, whole int) *html.Node {
+	var box *html.Node
+	for n := f.Parent; n != nil && n.Type == html.ElementNode; n = n.Parent {
+		switch n.DataAtom {
+		case atom.Div, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.P, atom.Span, atom.Fieldset, atom.Center, atom.Font:
+		case atom.Form, atom.Label:
+			continue
+		default:
+			return box
+		}
+		t, short := textUpTo(n, 2000)
+		if k := nonSpaceLen(t); !short || k >= 200 || k*5 >= whole*4 || holdsPage(n) {
+			return box
+		}
+		box = n
+	}
+	return box
 }
 
 var promoPrefixes = []string{"related", "share", "sharing", "newsletter", "advert", "sponsor", "promo"}

@@ -66,18 +66,23 @@ type pruner struct {
 	// Readability finds unlikely to hold one go whatever their links.
 	article bool
 	w       *Weights
+	// fieldBoxes are the boxes of fields outside a form (fieldBoxes).
+	fieldBoxes map[*html.Node]bool
 }
 
 type removed struct{ n, parent, next *html.Node }
 
 func (p *pruner) prune(n *html.Node, inContent bool) {
+	if p.fieldBoxes == nil {
+		p.fieldBoxes = fieldBoxes(n)
+	}
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
 		switch c.Type {
 		case html.CommentNode:
 			n.RemoveChild(c)
 		case html.ElementNode:
-			if isFurniture(c, inContent) {
+			if isFurniture(c, inContent) || p.fieldBoxes[c] {
 				n.RemoveChild(c)
 			} else if c.DataAtom == atom.Pre {
 				pruneCode(c)
@@ -152,7 +157,7 @@ func isFurniture(n *html.Node, inContent bool) bool {
 	if isHidden(n) || navRoles[strings.ToLower(attr(n, "role"))] && !holdsMain(n) || hasClass(n, "ttc") {
 		return true
 	}
-	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n) || isFieldBox(n)
+	return (isComments(n) || isPromo(n) && !holdsProse(n)) && !holdsPage(n) || isByline(n) || isSignUp(n)
 }
 
 // isSidebar reports a column beside the page's content, named so
