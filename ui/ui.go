@@ -225,8 +225,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case common.CallMsg:
 		ci := api.CallInfo(msg)
-		if strings.HasPrefix(ci.Path, api.PathJobs) {
-			return m, nil // ui/jobs following in the background: not the user's call
+		if strings.HasPrefix(ci.Path, api.PathJobs) && (ci.Method != http.MethodPost || ci.Path != api.PathJobs) {
+			// Following a job (ui/jobs in the background, a research's
+			// events) is not the user's call; submitting one is: it is
+			// the research the user asked for, its trace and its charge.
+			return m, nil
 		}
 		m.lastCall = &ci
 		if ci.HasCredits && !m.creditsSeen {

@@ -787,3 +787,20 @@ func TestHelpStatesTheFocusRuleAt80x24(t *testing.T) {
 		}
 	}
 }
+
+// Research runs as a job: the submit is the user's call (its trace and
+// its charge show), the polls that follow it are not.
+func TestJobSubmitShowsItsTraceAndCredits(t *testing.T) {
+	m := newModel(t, nil, 120, 24)
+	m.Update(common.CallMsg{Method: "POST", Path: "/x", TraceID: "t-search", Status: 200, HasCredits: true, CreditsUsed: 1})
+	m.Update(common.CallMsg{Method: "POST", Path: api.PathJobs, TraceID: "t-research", Status: 200, HasCredits: true, CreditsUsed: 5, CreditsCharged: 4})
+	st := uitest.Plain(m.statusView())
+	if !strings.Contains(st, "trace t-research") || !strings.Contains(st, "credits 5") {
+		t.Errorf("after a research job's submit: status %q, want its trace and credits 5", st)
+	}
+	m.Update(common.CallMsg{Method: "GET", Path: api.PathJobs + "/j1/events", TraceID: "t-poll", Status: 200})
+	m.Update(common.CallMsg{Method: "GET", Path: api.PathJobs + "?active=1", TraceID: "t-list", Status: 200})
+	if st := uitest.Plain(m.statusView()); !strings.Contains(st, "trace t-research") {
+		t.Errorf("a job's polls took the status bar: %q", st)
+	}
+}
