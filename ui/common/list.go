@@ -49,18 +49,18 @@ func (l List) End()  { l.Select(l.n - 1) }
 func (l List) Reset() { *l.cursor, *l.offset = 0, 0 }
 
 // Window moves the window of h rows as little as keeps the cursor in it
-// and returns the items to draw, [start, end). With full, a window past
-// the end comes back so that the last h items fill it.
-func (l List) Window(h int, full bool) (start, end int) {
+// and returns the items to draw, [start, end). A window past the end
+// comes back so that the last h items fill it: a list that shrank (a
+// filter typed, a group folded) never shows blank rows below its end
+// while rows above it are hidden.
+func (l List) Window(h int) (start, end int) {
 	if *l.cursor < *l.offset {
 		*l.offset = *l.cursor
 	}
 	if h > 0 && *l.cursor >= *l.offset+h {
 		*l.offset = *l.cursor - h + 1
 	}
-	if full {
-		*l.offset = max(0, min(*l.offset, l.n-h))
-	}
+	*l.offset = max(0, min(*l.offset, l.n-h))
 	return *l.offset, max(*l.offset, min(l.n, *l.offset+max(0, h)))
 }
 

@@ -44,36 +44,34 @@ func TestListClampsTheCursor(t *testing.T) {
 	}
 }
 
-// Window scrolls as little as keeps the cursor drawn; full keeps the
+// Window scrolls as little as keeps the cursor drawn and keeps the
 // window filled at the end.
 func TestListWindow(t *testing.T) {
 	var cur, off int
 	l := NewList(&cur, &off, 10)
-	if s, e := l.Window(4, false); s != 0 || e != 4 {
+	if s, e := l.Window(4); s != 0 || e != 4 {
 		t.Fatalf("top: [%d,%d)", s, e)
 	}
 	l.Select(6)
-	if s, e := l.Window(4, false); s != 3 || e != 7 {
+	if s, e := l.Window(4); s != 3 || e != 7 {
 		t.Fatalf("cursor 6: [%d,%d)", s, e)
 	}
 	l.Select(4) // still inside: the window stays
-	if s, e := l.Window(4, false); s != 3 || e != 7 {
+	if s, e := l.Window(4); s != 3 || e != 7 {
 		t.Fatalf("cursor back to 4: [%d,%d)", s, e)
 	}
 	l.Select(1)
-	if s, e := l.Window(4, false); s != 1 || e != 5 {
+	if s, e := l.Window(4); s != 1 || e != 5 {
 		t.Fatalf("cursor 1: [%d,%d)", s, e)
 	}
-	// A window taller than what is left past the offset: full pulls it back.
+	// A window taller than what is left past the offset (the list
+	// shrank under it) comes back to be filled.
 	off = 8
 	l.Select(9)
-	if s, e := l.Window(4, false); s != 8 || e != 10 {
-		t.Fatalf("not full: [%d,%d)", s, e)
+	if s, e := l.Window(4); s != 6 || e != 10 {
+		t.Fatalf("past the end: [%d,%d)", s, e)
 	}
-	if s, e := l.Window(4, true); s != 6 || e != 10 {
-		t.Fatalf("full: [%d,%d)", s, e)
-	}
-	if s, e := l.Window(0, true); s != 6 || e != 6 {
+	if s, e := l.Window(0); s != 6 || e != 6 {
 		t.Fatalf("no rows: [%d,%d)", s, e)
 	}
 }
@@ -99,7 +97,7 @@ func TestListClick(t *testing.T) {
 	var cur, off int
 	l := NewList(&cur, &off, 10)
 	l.Select(8)
-	l.Window(3, false) // items 6, 7, 8 drawn
+	l.Window(3) // items 6, 7, 8 drawn
 	if again, ok := l.Click(0); !ok || again || cur != 6 {
 		t.Fatalf("click row 0: again %v ok %v cursor %d", again, ok, cur)
 	}

@@ -207,7 +207,7 @@ func (t *Tree) View() string {
 	if t.height <= 0 {
 		return ""
 	}
-	start, end := t.list().Window(t.height, false)
+	start, end := t.list().Window(t.height)
 	lines := make([]string, 0, end-start)
 	for i := start; i < end; i++ {
 		lines = append(lines, t.rowView(t.rows[i].node, i == t.cursor))

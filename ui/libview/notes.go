@@ -217,7 +217,7 @@ func (p *Pane) notesMsg(msg tea.Msg) (tea.Cmd, bool) {
 func (p *Pane) notesLines(h int) []string {
 	st := p.c.Styles
 	visible := max(1, h/2)
-	start, end := p.list().Window(visible, false)
+	start, end := p.list().Window(visible)
 	var lines []string
 	for i := start; i < end; i++ {
 		hl := p.hs[i]

@@ -81,7 +81,7 @@ func (p *Pane) listLines(h int) []string {
 	st := p.c.Styles
 	per := 2
 	visible := max(1, h/per)
-	start, end := p.list().Window(visible, false)
+	start, end := p.list().Window(visible)
 	var lines []string
 	for i := start; i < end; i++ {
 		it := p.items[i]

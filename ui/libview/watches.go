@@ -159,7 +159,7 @@ func (p *Pane) watchesBody(h int) []string {
 	if len(p.ws) == 0 {
 		return []string{st.Dim.Render(common.Wrap("No watched pages. w on a page or a report watches it (a report: its sources); hark watch add URL does too.", p.width))}
 	}
-	start, end := p.list().Window(max(1, h/2), false)
+	start, end := p.list().Window(max(1, h/2))
 	var lines []string
 	for i := start; i < end; i++ {
 		w := p.ws[i]

@@ -892,3 +892,31 @@ func (docsIndex) IndexedPage(_ context.Context, u string) (string, string, bool,
 	}
 	return "Beta", "# Beta\n\nThe second page.\n", true, nil
 }
+
+// A filter typed with the cursor far down a long tree shows the rows
+// that match from the top of the pane, not the last of them alone with
+// the pane blank below it.
+func TestFilterAfterScrollFillsThePane(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	var pages []*Page
+	for i := range 60 {
+		pages = append(pages, &Page{URL: fmt.Sprintf("https://docs.example.com/ch%02d.html", i), Source: api.ToolMap})
+	}
+	pages = append(pages, &Page{URL: "https://docs.example.com/fn/closures.html", Source: api.ToolMap},
+		&Page{URL: "https://docs.example.com/fn/closures/capture.html", Source: api.ToolMap})
+	arrive(p, doneMsg{slug: api.ToolMap, pages: pages})
+	press(p, "G")
+	_ = p.View()
+	press(p, "/")
+	for _, k := range uitest.Type("closure") {
+		p.Update(k)
+	}
+	v := uitest.Plain(p.View())
+	for _, want := range []string{"docs.example.com (2)", "closures.html", "capture.html"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("filtered tree lacks %q:\n%s", want, v)
+		}
+	}
+}

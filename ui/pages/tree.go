@@ -268,7 +268,7 @@ func (p *Pane) treeView(w, h int) string {
 	if len(p.rows) == 0 {
 		return s.Dim.Render("nothing matches the filter")
 	}
-	start, end := p.list().Window(h, false)
+	start, end := p.list().Window(h)
 	lines := make([]string, 0, end-start)
 	for i := start; i < end; i++ {
 		r := p.rows[i]

@@ -161,7 +161,7 @@ func (p *Pane) historyView(h int) string {
 	lines := []string{st.Title.Render("History") + st.Dim.Render("  enter shows · h back")}
 	// The window follows the cursor: 50 kept reports fill more rows than
 	// a terminal has.
-	start, end := p.historyList().Window(h-1, true)
+	start, end := p.historyList().Window(h - 1)
 	for i := start; i < end; i++ {
 		s := p.sessions[len(p.sessions)-1-i]
 		state := st.OK.Render("✓")

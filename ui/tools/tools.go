@@ -307,7 +307,7 @@ func (p *Pane) View() string {
 	if need := 2 + len(inputs); listRows+need > avail {
 		listRows = min(len(p.c.Tools), max(3, avail-need, avail/2))
 	}
-	start, end := p.list().Window(listRows, true)
+	start, end := p.list().Window(listRows)
 	p.listTop = strings.Count(head, "\n") + len(lines)
 	nameW := 8
 	for _, t := range p.c.Tools {
