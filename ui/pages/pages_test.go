@@ -368,6 +368,26 @@ func TestFailedPageReasonWrappedWithHint(t *testing.T) {
 	if !strings.Contains(v, "HARK_ALLOW_PRIVATE=1") {
 		t.Errorf("no hint on what to do:\n%s", v)
 	}
+	// The keys line names what works on a page with no text, not find,
+	// contents, links or reading aloud.
+	if !strings.Contains(v, "e extract again") || strings.Contains(v, "T contents") || strings.Contains(v, "R read aloud") {
+		t.Errorf("a failed page's keys line:\n%s", v)
+	}
+}
+
+// e on a failed page extracts it again (there is nothing to edit), and
+// the reader shows it when it is read this time.
+func TestFailedPageExtractAgain(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(80, 24)
+	arrive(p, doneMsg{slug: api.ToolExtract, pages: []*Page{{URL: "https://example.com/a", Err: "timeout", Source: api.ToolExtract}}})
+	p.read(p.pages[0])
+	press(p, "e")
+	if p.Reading() == nil || p.Reading().Err != "" || !strings.Contains(uitest.Plain(p.View()), "Page https://example.com/a") {
+		t.Errorf("e did not extract the failed page again:\n%s", uitest.Plain(p.View()))
+	}
 }
 
 // TestOpenPagesAlreadyRead: a page whose text came with the message (from

@@ -29,6 +29,11 @@ func (p *Pane) readerFoot() string {
 	if p.showChange {
 		parts = []string{"j/k scroll", "/ find", "D or esc the page", "q close"}
 	}
+	if p.reading != nil && p.reading.Err != "" {
+		// A page that failed has no text to find, list or read: what
+		// can be done is to try again or go to the page elsewhere.
+		parts = []string{"e extract again", "o browser", "y copy URL", back, "q close"}
+	}
 	if p.aloud.Active() {
 		parts = []string{"space pause", "] next", "[ back", "esc stop"}
 	}
@@ -70,6 +75,9 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.c.Keys().Pages.Browse):
 		return common.Browse(p.reading.URL)
 	case key.Matches(msg, p.c.Keys().Pages.Edit):
+		if p.reading.Err != "" {
+			return p.extract([]string{p.reading.URL}, true) // nothing to edit: try again
+		}
 		return common.Edit(p.reading.Content, library.FileName(p.reading.URL))
 	case key.Matches(msg, p.c.Keys().Pages.Back):
 		if p.rd.Back(&p.scroll) {
