@@ -16,6 +16,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
 	"hark/audio"
@@ -586,34 +587,6 @@ func (p *Pane) auditionView(w int) string {
 		if t.starred {
 			mark = "★ "
 		}
-		figures := ""
-		if t.first > 0 {
-			figures = fmt.Sprintf("%d ms", t.first.Milliseconds())
-		}
-		if t.duration > 0 {
-			figures += fmt.Sprintf(" · %.2f s", t.duration.Seconds())
-		}
-		if t.rtf > 0 {
-			figures += fmt.Sprintf(" · RTF %.2f · %d cr", t.rtf, t.credits)
-		}
-		if t.heardOK {
-			figures += fmt.Sprintf(" · WER %.2f", t.wer)
-		}
-		state := t.state
-		switch t.state {
-		case "playing":
-			state = "▶ playing"
-			if t.first > 0 {
-				state += " · first audio " + figures
-			}
-		case "played":
-			state = "✓ " + figures
-		case "stopped":
-			state = strings.TrimSuffix("■ stopped · "+figures, " · ")
-		}
-		if a.pickA == i+1 {
-			state = "A · " + state
-		}
 		who := t.voice
 		switch {
 		case a.blind && !a.revealed:
@@ -623,7 +596,7 @@ func (p *Pane) auditionView(w int) string {
 		case a.blind:
 			who = t.label + "  " + t.voice
 		}
-		b.WriteString(trimTo(mark+who+"  "+state, w) + "\n")
+		b.WriteString(takeLine(mark, who, t, a.pickA == i+1, w) + "\n")
 	}
 	hint := "r replay · b A/B (on two) · * star · W save"
 	if a.note != "" {
@@ -631,6 +604,63 @@ func (p *Pane) auditionView(w int) string {
 	}
 	b.WriteString(st.Dim.Render(wrap(hint, w)) + "\n" + textLine)
 	return b.String()
+}
+
+// takeLine is a take's row: its voice, its state and its figures. When
+// the row is wider than w (an 80-column terminal, a festival voice's long
+// code) the credits go first, then the RTF, then the figures go on a
+// line of their own under the voice, so that the word error rate, the
+// figure an audition is run for, is never the part cut off.
+func takeLine(mark, who string, t *take, isA bool, w int) string {
+	state := func(withRTF, withCredits bool) string {
+		var figs []string
+		if t.first > 0 {
+			figs = append(figs, fmt.Sprintf("%d ms", t.first.Milliseconds()))
+		}
+		if t.duration > 0 {
+			figs = append(figs, fmt.Sprintf("%.2f s", t.duration.Seconds()))
+		}
+		if t.rtf > 0 && withRTF {
+			figs = append(figs, fmt.Sprintf("RTF %.2f", t.rtf))
+		}
+		if t.rtf > 0 && withCredits {
+			figs = append(figs, fmt.Sprintf("%d cr", t.credits))
+		}
+		if t.heardOK {
+			figs = append(figs, fmt.Sprintf("WER %.2f", t.wer))
+		}
+		figures := strings.Join(figs, " · ")
+		st := t.state
+		switch t.state {
+		case "playing":
+			st = "▶ playing"
+			if t.first > 0 {
+				st += " · first audio " + figures
+			}
+		case "played":
+			st = "✓ " + figures
+		case "stopped":
+			st = strings.TrimSuffix("■ stopped · "+figures, " · ")
+		}
+		if isA {
+			st = "A · " + st
+		}
+		return st
+	}
+	fits := func(s string) bool { return ansi.StringWidth(s) <= w }
+	forms := []string{state(true, true), state(true, false), state(false, false)}
+	for _, st := range forms {
+		if l := mark + who + "  " + st; fits(l) {
+			return l
+		}
+	}
+	indent := strings.Repeat(" ", ansi.StringWidth(mark)+2)
+	for _, st := range forms {
+		if fits(indent + st) {
+			return trimTo(mark+who, w) + "\n" + indent + st
+		}
+	}
+	return trimTo(mark+who, w) + "\n" + trimTo(indent+forms[len(forms)-1], w)
 }
 
 // signed writes a control's value with its sign (0 as 0).

@@ -255,3 +255,24 @@ func TestAuditionGolden(t *testing.T) {
 		}
 	}
 }
+
+// At 80 columns a take's row keeps its word error rate: the credits and
+// the RTF give way first, then the figures go under the voice.
+func TestAuditionFiguresAt80Columns(t *testing.T) {
+	p := newTestPane(t, 80, 24)
+	p.aud = audition{id: 9, text: "One sentence for the voices.", takes: []*take{
+		{voice: "espeak:de", state: "played", first: 22 * time.Millisecond, duration: 4810 * time.Millisecond, rtf: 0.02, credits: 1, heardOK: true, wer: 1.08},
+		{voice: "festival:cmu_us_slt_arctic_hts", state: "played", first: 78 * time.Millisecond, duration: 4670 * time.Millisecond, rtf: 0.05, credits: 1, heardOK: true, wer: 0.25},
+	}}
+	v := ansi.Strip(p.View())
+	for _, want := range []string{"espeak:de  ✓ 22 ms · 4.81 s · WER 1.08", "festival:cmu_us_slt_arctic_hts  ", "    ✓ 78 ms · 4.67 s · RTF 0.05 · WER 0.25"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("audition at 80 columns lacks %q:\n%s", want, v)
+		}
+	}
+	p = newTestPane(t, 120, 30)
+	p.aud.takes = []*take{{voice: "espeak:de", state: "played", first: 22 * time.Millisecond, duration: 4810 * time.Millisecond, rtf: 0.02, credits: 1, heardOK: true, wer: 1.08}}
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "espeak:de  ✓ 22 ms · 4.81 s · RTF 0.02 · 1 cr · WER 1.08") {
+		t.Errorf("a row that fits lost a figure:\n%s", v)
+	}
+}
