@@ -336,11 +336,21 @@ func (a *Aloud) Status() string {
 	if !a.active {
 		return ""
 	}
+	return a.Progress() + " · space pause · ] next · [ back · esc stop"
+}
+
+// Progress is the reading's state without its keys ("reading aloud
+// 3/24", "paused 3/24"), for a header over a keys line that names them;
+// "" when nothing is read.
+func (a *Aloud) Progress() string {
+	if !a.active {
+		return ""
+	}
 	state := "reading aloud"
 	if a.paused {
 		state = "paused"
 	}
-	return fmt.Sprintf("%s %d/%d · space pause · ] next · [ back · esc stop", state, a.at+1, len(a.sentences))
+	return fmt.Sprintf("%s %d/%d", state, a.at+1, len(a.sentences))
 }
 
 // FirstSound is how long the current reading took from R to its first

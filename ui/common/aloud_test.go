@@ -38,7 +38,7 @@ func TestAloudHighlightFollows(t *testing.T) {
 	if !strings.Contains(ansi.Strip(s.View()), "Okapis are shy") || s.Offset() == 0 {
 		t.Errorf("the view did not follow to sentence 5 (offset %d)", s.Offset())
 	}
-	if st := a.Status(); st != "reading aloud 5/5 · space pause · ] next · [ back · esc stop" {
+	if st := a.Status(); st != "reading aloud 5/5 · space pause · ] next · [ back · esc stop" || a.Progress() != "reading aloud 5/5" {
 		t.Errorf("status %q", st)
 	}
 	// A stopped run's messages are dropped; R resumes where it stopped.

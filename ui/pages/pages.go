@@ -454,13 +454,15 @@ func (p *Pane) View() string {
 			}
 			pos += s.Dim.Render(view) + p.changeTitle()
 		}
-		if st := p.aloud.Status(); st != "" {
+		if st := p.aloud.Progress(); st != "" { // its keys are the keys line's
 			pos += s.Warn.Render(" ▶ ") + s.Dim.Render(st)
 		} else if st := p.rd.Status(); st != "" {
 			pos += s.Dim.Render(" · " + st)
 		}
 		urlW := max(20, p.width-2-ansi.StringWidth(pos))
-		title := s.Title.Render("‹ ") + common.Link(s.Title.Render(common.Truncate(pg.URL, urlW)), pg.URL)
+		// A long URL keeps its end, the page's own name, as well as its
+		// start ("file:///…/library/asyncio-task.html").
+		title := s.Title.Render("‹ ") + common.Link(s.Title.Render(common.TruncateMiddle(pg.URL, urlW)), pg.URL)
 		head := append(top, common.Truncate(title+pos, p.width))
 		hh := len(strings.Split(strings.Join(head, "\n"), "\n"))
 		bodyH := max(0, p.height-hh)

@@ -940,3 +940,18 @@ func TestFilterAfterScrollFillsThePane(t *testing.T) {
 		}
 	}
 }
+
+// At 80 columns the reader's header keeps the end of a long URL, the
+// page's own name ("file:///usr/share/d…" named no page).
+func TestReaderHeaderKeepsThePageName(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	u := "file:///usr/share/doc/python3.11-doc/html/library/asyncio-task-groups-and-cancellation.html"
+	arrive(p, doneMsg{slug: api.ToolExtract, pages: []*Page{{URL: u, Content: "# Coroutines and Tasks\n\nText.", Source: api.ToolExtract}}})
+	p.read(p.pages[0])
+	head := strings.Split(uitest.Plain(p.View()), "\n")[0]
+	if !strings.Contains(head, "cancellation.html") || !strings.HasPrefix(strings.TrimSpace(head), "‹ file:") {
+		t.Errorf("reader header at 80 columns: %q", head)
+	}
+}
