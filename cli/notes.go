@@ -204,7 +204,7 @@ func newNotesExportCmd(a *App) *cobra.Command {
 	var to, out string
 	var ids []string
 	cmd := &cobra.Command{
-		Use:   "export [WORDS...] --to zotero|obsidian|bibtex|csl-json [-o PATH]",
+		Use:   "export [WORDS...] --to FORMAT [-o PATH]",
 		Short: "Export highlights (all, those matching WORDS, or --id): to Zotero, an Obsidian folder, BibTeX or CSL-JSON; again updates, never duplicates",
 		Long: `Exports highlights grouped by source:
 

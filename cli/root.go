@@ -68,6 +68,7 @@ embedded in hark itself.`,
 		root.AddCommand(mk(a))
 	}
 	markInterrupted(root)
+	a.setHelp(root)
 	return root
 }
 

@@ -100,7 +100,7 @@ func TestSTTRawPCMNamesTheFlag(t *testing.T) {
 func TestOutputDirHelpSaysWhatGoesThere(t *testing.T) {
 	t.Parallel()
 	_, out, _ := hark(t, nil, "", "--help")
-	if !strings.Contains(out, "where saved audio, reports and exports are written") {
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "where saved audio, reports and exports are written") { // wrapped at 80 columns
 		t.Errorf("--output-dir's help:\n%s", out)
 	}
 }

@@ -75,11 +75,13 @@ func TestInterruptSaysSo(t *testing.T) {
 func TestSearchHelpSaysWhatThisGatewayDoes(t *testing.T) {
 	t.Parallel()
 	code, out, _ := harkApp(t, t.Context(), noGateway, nil, "", "search", "--help")
+	out = strings.Join(strings.Fields(out), " ") // help is wrapped at 80 columns
 	if code != 0 || !strings.Contains(out, "pages this gateway has indexed") || !strings.Contains(out, "quoted from the best results") ||
 		strings.Contains(out, "AI-generated") || strings.Contains(out, "Search the web") {
 		t.Errorf("embedded: %d\n%s", code, out)
 	}
 	code, out, _ = hark(t, apitest.New(t), "", "search", "--help")
+	out = strings.Join(strings.Fields(out), " ")
 	if code != 0 || !strings.Contains(out, "Keyword web search") || !strings.Contains(out, "AI-generated answer") {
 		t.Errorf("a vendor's gateway: %d\n%s", code, out)
 	}
