@@ -93,3 +93,29 @@ func TestFieldsOutsideTheirForm(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedAnchorLeftOpen: <a name="top"/> is not closed by HTML, so the
+// anchor holds the rest of the page (the parser opens it again in each
+// block after it) and every letter read as a link's; an anchor with a
+// name and no href is a place, not a link, and unwrapNamedAnchors leaves
+// its text where it is, read as text.
+func TestNamedAnchorLeftOpen(t *testing.T) {
+	prose := "<p>" + strings.Repeat("The commentary reads the passage slowly, verse by verse, and asks what each line meant to its first readers. ", 4) + "</p>"
+	page := `<html><head><title>Topics</title></head><body><div>Welcome to the organisation's site</div><a name="top"/><table><tr><td>` +
+		`<div><a href="/a">Economy</a> | <a href="/b">Education</a> | <a href="/c">Employment</a></div></td></tr>
+<tr><td><h1>Corporate governance</h1>` + prose + prose + `</td></tr></table></body></html>`
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if links, all := linkText(doc); links < all*8/10 {
+		t.Fatalf("the parser closed the anchor (%d of %d letters in links), so the test shows nothing", links, all)
+	}
+	unwrapNamedAnchors(doc)
+	if links, all := linkText(doc); links*10 > all {
+		t.Errorf("after unwrapNamedAnchors, %d of %d letters are still in links", links, all)
+	}
+	if _, text := extract(t, page, Options{}); !strings.Contains(text, "verse by verse") || strings.Contains(text, "Employment") {
+		t.Errorf("the page under an anchor left open:\n%s", text)
+	}
+}

@@ -41,6 +41,7 @@ func Main(doc *html.Node) *html.Node {
 // them.
 func MainWith(doc *html.Node, w Weights) *html.Node {
 	unwrapNoscripts(doc)
+	unwrapNamedAnchors(doc)
 	revealStreamed(doc)
 	article := isArticlePage(doc) || w.ProseParagraphs > 0 && readsAsArticle(doc, w.ProseParagraphs, w.DatedParagraphs)
 	var counts map[string]int

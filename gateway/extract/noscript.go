@@ -114,3 +114,31 @@ func removeAttr(n *html.Node, key string) {
 	}
 	n.Attr = out
 }
+
+// unwrapNamedAnchors takes out the anchors that are a place to link to,
+// not a link: <a name="top"> with no href. Written as HTML 4 allowed, or
+// as <a name="top"/>, which HTML does not close, such an anchor holds the
+// rest of the page, and the parser opens it again in each block after
+// it, so every letter of the page read as a link's. Its text stays where
+// it is.
+func unwrapNamedAnchors(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode {
+			unwrapNamedAnchors(c)
+			if c.DataAtom == atom.A && hasAttr(c, "name") && !hasAttr(c, "href") {
+				if c.FirstChild != nil {
+					next = c.FirstChild
+				}
+				for g := c.FirstChild; g != nil; {
+					gn := g.NextSibling
+					c.RemoveChild(g)
+					n.InsertBefore(g, c)
+					g = gn
+				}
+				n.RemoveChild(c)
+			}
+		}
+		c = next
+	}
+}
