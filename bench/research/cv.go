@@ -63,10 +63,14 @@ func pool(data, manuals string) ([]pooled, []*corpus, error) {
 	}
 	// fresh2's four sets, one index as the round was scored.
 	f2 := &corpus{name: "fresh2's sets"}
-	for _, f := range fresh2Folders {
-		dir := filepath.Join(manuals, f[0])
+	rd, err := loadRound("fresh2")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range rd.sets {
+		dir := filepath.Join(manuals, s.Folder)
 		if _, err := os.Stat(dir); err != nil {
-			return nil, nil, fmt.Errorf("-manuals: %s is not there: install the package %s (apt-get install python3.11-doc git-doc sphinx-doc rust-doc)", dir, f[1])
+			return nil, nil, fmt.Errorf("-manuals: %s is not there: install the package %s (apt-get install %s)", dir, s.Package, s.Package)
 		}
 		f2.folders = append(f2.folders, dir)
 	}

@@ -44,16 +44,6 @@ var (
 	fresh2Diag  = flag.Bool("fresh2diag", false, "the same as -diag")
 )
 
-// fresh2Folders are fresh2's sets as cv.go pools them ({folder under
-// /usr/share/doc, package}); the round itself reads fresh2/sets.json,
-// and TestFresh2FoldersAreItsSets keeps the two equal.
-var fresh2Folders = [][2]string{
-	{"python3.11/html", "python3.11-doc"},
-	{"git-doc", "git-doc"},
-	{"sphinx-doc/html", "sphinx-doc"},
-	{"rust-doc/html/book", "rust-doc"},
-}
-
 // roundSet is one documentation set of a round.
 type roundSet struct {
 	Name    string `json:"name"`    // the name its figures are printed under

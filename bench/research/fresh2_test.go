@@ -46,22 +46,6 @@ func TestRoundsAreBalanced(t *testing.T) {
 	}
 }
 
-// cv.go pools fresh2 over the folders fresh2Folders names: the ones its
-// sets.json lists, under the docs root it names.
-func TestFresh2FoldersAreItsSets(t *testing.T) {
-	rd, err := loadRound("fresh2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got [][2]string
-	for _, s := range rd.sets {
-		got = append(got, [2]string{s.Folder, s.Package})
-	}
-	if rd.docs != "/usr/share/doc" || !slices.Equal(got, fresh2Folders) {
-		t.Errorf("fresh2/sets.json: %v under %s; fresh2Folders: %v under /usr/share/doc", got, rd.docs, fresh2Folders)
-	}
-}
-
 // writeRound writes a round's sets.json and questions.json into a
 // temporary folder and returns it.
 func writeRound(t *testing.T, sets, questions string) string {
