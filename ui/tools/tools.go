@@ -330,6 +330,12 @@ func (p *Pane) View() string {
 	if tool.Slug != "" {
 		lines = append(lines, "", s.Label.Render(fmt.Sprintf("%s takes %d inputs:", tool.Slug, len(inputs))))
 		room := avail - listRows - 2
+		// Names and kinds in columns, as the tools above them are.
+		inW, kindW := 0, 0
+		for _, f := range inputs {
+			inW = max(inW, min(26, len(f.Name)+1))
+			kindW = max(kindW, len(form.KindOf(f).String()))
+		}
 		for i, f := range inputs {
 			if i == room-1 && len(inputs) > room {
 				lines = append(lines, s.Dim.Render(fmt.Sprintf("  … %d more: enter opens the form with all of them", len(inputs)-i)))
@@ -339,7 +345,10 @@ func (p *Pane) View() string {
 			if f.Required {
 				req = "*"
 			}
-			lines = append(lines, common.Truncate("  "+s.Text.Render(f.Name+req)+s.Dim.Render(" "+form.KindOf(f).String()+"  "+common.OneLine(f.Description)), p.width))
+			name, kind := f.Name+req, form.KindOf(f).String()
+			namePad := strings.Repeat(" ", max(1, inW-len(name)+1))
+			kindPad := strings.Repeat(" ", max(2, kindW-len(kind)+2))
+			lines = append(lines, common.Truncate("  "+s.Text.Render(name)+namePad+s.Dim.Render(kind+kindPad+common.OneLine(f.Description)), p.width))
 		}
 	}
 	if p.tree != nil {
