@@ -56,8 +56,25 @@ func (p *palette) all() []paletteItem {
 	return out
 }
 
+// filter keeps the items matching what was typed, those whose name
+// matches first: "index" is the index's own entry before the search
+// tool whose description says "pages this gateway has indexed".
 func (p *palette) filter() {
-	p.items = common.Filter(p.all(), p.input.Value(), func(it paletteItem) string { return it.label + " " + it.detail })
+	items := common.Filter(p.all(), p.input.Value(), func(it paletteItem) string { return it.label + " " + it.detail })
+	byName := common.Filter(items, p.input.Value(), func(it paletteItem) string { return it.label })
+	if len(byName) < len(items) {
+		named := make(map[string]bool, len(byName))
+		for _, it := range byName {
+			named[it.label] = true
+		}
+		for _, it := range items {
+			if !named[it.label] {
+				byName = append(byName, it)
+			}
+		}
+		items = byName
+	}
+	p.items = items
 	p.list().Clamp()
 }
 

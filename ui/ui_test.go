@@ -497,6 +497,30 @@ func TestPaletteUnknownToolExplains(t *testing.T) {
 	}
 }
 
+// Items whose name matches come before those matched by their
+// description alone: "index" offers the index's entry first, not the
+// search tool that reads "the pages this gateway has indexed".
+func TestPaletteNameMatchesFirst(t *testing.T) {
+	m := newModel(t, nil, 80, 24)
+	m.c.Index = listIndex{}
+	for i := range m.c.Tools {
+		if m.c.Tools[i].Slug == api.ToolSearch {
+			m.c.Tools[i].Description = "Keyword search of the pages this gateway has indexed."
+		}
+	}
+	m.Update(uitest.Press("ctrl+k"))
+	for _, k := range uitest.Type("index") {
+		m.Update(k)
+	}
+	var labels []string
+	for _, it := range m.palette.items {
+		labels = append(labels, it.label)
+	}
+	if len(labels) != 3 || labels[0] != "index a folder, URL or sitemap" || labels[1] != "index sources" || labels[2] != api.ToolSearch {
+		t.Errorf("palette for \"index\": %q", labels)
+	}
+}
+
 // Clicks on a scrolled palette choose the row drawn under the pointer.
 func TestPaletteClickWhenScrolled(t *testing.T) {
 	m := newModel(t, nil, 80, 10) // 8 rows for the palette: 5 items shown
