@@ -119,3 +119,14 @@ func TestNamedAnchorLeftOpen(t *testing.T) {
 		t.Errorf("the page under an anchor left open:\n%s", text)
 	}
 }
+
+// TestTitleInTheBody: a <title> is the page's name, never its text, even
+// where a page (or an archive's wrapper) sets one in the body.
+func TestTitleInTheBody(t *testing.T) {
+	prose := "<p>" + strings.Repeat("The commentary reads the passage slowly, verse by verse, and asks what each line meant to its first readers. ", 4) + "</p>"
+	page := `<html><head></head><body><text id="http://example.com/"><title>Fundraising Events - Modern Creative Services - charities and more</title><div>` + prose + `</div><div>` + prose + `</div></text></body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "verse by verse") || strings.Contains(text, "Fundraising") {
+		t.Errorf("a <title> in the body:\n%s", text)
+	}
+}

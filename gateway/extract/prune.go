@@ -18,7 +18,7 @@ var dropped = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Svg: true,
 	atom.Canvas: true, atom.Nav: true, atom.Aside: true, atom.Dialog: true, atom.Button: true,
 	atom.Input: true, atom.Select: true, atom.Textarea: true, atom.Iframe: true, atom.Object: true,
-	atom.Embed: true, atom.Video: true, atom.Audio: true, atom.Head: true,
+	atom.Embed: true, atom.Video: true, atom.Audio: true, atom.Head: true, atom.Title: true,
 }
 
 // isDropped reports an element whose content is never read as text: one
