@@ -130,3 +130,15 @@ func TestTitleInTheBody(t *testing.T) {
 		t.Errorf("a <title> in the body:\n%s", text)
 	}
 }
+
+// TestNamedColumnHoldsThePage: on a page that says nothing of being an
+// article, a column named "sidebar" that holds all of its prose, beside an
+// empty "content" box, is the page's content (Readability's second try,
+// on any page).
+func TestNamedColumnHoldsThePage(t *testing.T) {
+	prose := "<p>" + strings.Repeat("The debate turned on the budget, and the speakers kept to the figures they had brought with them. ", 4) + "</p>"
+	page := `<html><head><title>The debate</title></head><body><div id="container"><div class="content"></div><div id="sidebar">` + prose + prose + `</div></div></body></html>`
+	if _, text := extract(t, page, Options{}); !strings.Contains(text, "kept to the figures") {
+		t.Errorf("lost the column named sidebar:\n%s", text)
+	}
+}

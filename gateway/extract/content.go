@@ -56,13 +56,13 @@ func MainWith(doc *html.Node, w Weights) *html.Node {
 	p.prune(doc, false)
 	p.detach()
 	root, prose := pick(doc, p.contents)
-	// Readability's second try: when next to nothing is left of an
-	// article and a block set aside by its name alone held an article's
-	// worth of prose (Readability's 500 characters), it held the article
-	// (a layout may name the column holding the article "sidebar").
-	if article && prose[root] < sparseProse && p.namedProse >= articleMin {
+	// Readability's second try: when next to nothing is left of a page
+	// (an article or not) and a block set aside by its name alone held an
+	// article's worth of prose (Readability's 500 characters), it held the
+	// content (a layout may name the column holding a blog "sidebar").
+	if prose[root] < sparseProse && p.namedProse >= articleMin {
 		p.restore()
-		p = &pruner{article: true, keepNamed: true, w: &w}
+		p = &pruner{article: article, keepNamed: true, w: &w}
 		p.prune(doc, false)
 		p.detach()
 		root, prose = pick(doc, p.contents)
