@@ -510,7 +510,13 @@ func (p *Pane) View() string {
 	hh := len(strings.Split(header, "\n"))
 	p.listTop = hh
 	// The list's keys, on the last line, as the Library shows its own.
-	hints := s.Dim.Render(common.Truncate("enter read · m select · e extract · c crawl · / filter · o URL · w export · ? keys", p.width))
+	// Where they do not fit (80 columns) the last before "? keys" give
+	// way, so that the way to the rest is never the part cut.
+	keys := []string{"enter read", "m select", "e extract", "c crawl", "/ filter", "o URL", "w export", "? keys"}
+	for len(keys) > 2 && ansi.StringWidth(strings.Join(keys, " · ")) > p.width {
+		keys = append(keys[:len(keys)-2], keys[len(keys)-1])
+	}
+	hints := s.Dim.Render(common.Truncate(strings.Join(keys, " · "), p.width))
 	bodyH := max(0, p.height-hh-1)
 	wide := p.width >= 100
 	listW := p.width
