@@ -48,7 +48,7 @@ func AnchorAt(text string, start, end int) Anchor {
 	before := strings.Fields(text[:start])
 	after := strings.Fields(text[end:])
 	return Anchor{
-		Quote:  strings.Join(strings.Fields(text[start:end]), " "),
+		Quote:  QuoteText(text[start:end]),
 		Prefix: strings.Join(before[max(0, len(before)-contextWords):], " "),
 		Suffix: strings.Join(after[:min(contextWords, len(after))], " "),
 		Start:  start,
@@ -126,4 +126,46 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// QuoteText is a passage of markdown as a quote reads: on one line, a
+// link as its text ("[Rust](https://www.rust-lang.org/) is" reads "Rust
+// is"; a passage that begins inside a link's text, "Rust](…) is", too).
+// Other marks stay as they are written; Locate finds the quote either
+// way.
+func QuoteText(s string) string {
+	drop := make([]bool, len(s))
+	code := false // in a code span: a[i](x) is code, not a link
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			code = !code
+		}
+		if code || s[i] != ']' || !strings.HasPrefix(s[i+1:], "(") {
+			continue
+		}
+		n := linkDestination(s[i+1:])
+		if n == 0 {
+			continue
+		}
+		for k := i; k <= i+n; k++ {
+			drop[k] = true
+		}
+		for k := i - 1; k >= 0 && s[k] != '\n' && s[k] != ']'; k-- {
+			if s[k] == '[' {
+				drop[k] = true
+				if k > 0 && s[k-1] == '!' {
+					drop[k-1] = true
+				}
+				break
+			}
+		}
+		i += n
+	}
+	var b strings.Builder
+	for i := range len(s) {
+		if !drop[i] {
+			b.WriteByte(s[i])
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
 }

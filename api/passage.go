@@ -173,11 +173,27 @@ func Locate(page, quote string, from int) (start, end int, ok bool) {
 }
 
 // skeleton is s's letters and digits, lower-cased, one byte of the
-// result per byte of input rune kept, with the offset in s of each.
+// result per byte of input rune kept, with the offset in s of each. A
+// markdown link's destination ("[Rust](https://www.rust-lang.org/) is")
+// is left out, as its text leaves it out once rendered ("Rust is"): a
+// sentence holding a link is found by its words.
 func skeleton(s string) (string, []int) {
 	var b strings.Builder
 	at := make([]int, 0, len(s))
+	skipTo, code := -1, false
 	for i, r := range s {
+		if i < skipTo {
+			continue
+		}
+		if r == '`' {
+			code = !code // in a code span, a[i](x) is code, not a link
+		}
+		if r == ']' && !code && strings.HasPrefix(s[i+1:], "(") {
+			if n := linkDestination(s[i+1:]); n > 0 {
+				skipTo = i + 1 + n
+				continue
+			}
+		}
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			continue
 		}
@@ -189,6 +205,34 @@ func skeleton(s string) (string, []int) {
 		}
 	}
 	return b.String(), at
+}
+
+// linkDestination is the length of the "(…)" that opens s, a link's
+// destination, with parentheses nested inside it balanced; 0 when s
+// does not open one on its line.
+func linkDestination(s string) int {
+	depth, inTitle := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			return 0
+		case inTitle:
+			inTitle = c != '"'
+		case c == '"' && i > 0 && s[i-1] == ' ':
+			inTitle = true
+		case c == ' ':
+			if !strings.HasPrefix(s[i+1:], "\"") {
+				return 0 // a destination has no spaces, save before its "title"
+			}
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 func lowerBound(at []int, off int) int {

@@ -17,6 +17,15 @@ func TestLocate(t *testing.T) {
 			t.Errorf("Locate(%q) = %d %d %v: %q, want %q", c.quote, s, e, ok, page[max(s, 0):max(e, 0)], c.want)
 		}
 	}
+	// A sentence holding markdown links is found by its words: the
+	// links' destinations are not words of it.
+	md := "Intro.\n\n[Rust](https://www.rust-lang.org/) is a language; see [the book](../book/ch01(2).html \"The book\") and ![logo](a.png)."
+	if s, e, ok := Locate(md, "Rust is a language; see the book and logo.", 0); !ok || s != strings.Index(md, "Rust") || e != strings.Index(md, "logo")+4 {
+		t.Errorf("a sentence with links: %d %d %v: %q", s, e, ok, md[max(s, 0):max(e, 0)])
+	}
+	if _, _, ok := Locate(md, "Rust https www rust lang org is", 0); ok {
+		t.Error("a link's destination read as words of the text")
+	}
 	if _, _, ok := Locate(page, "not on the page", 0); ok {
 		t.Error("found a quote the page does not hold")
 	}
@@ -59,5 +68,27 @@ func TestAnchorContext(t *testing.T) {
 	}
 	if st, _, _ := a.Verify("Alpha and Beta left."); st != PassageGone {
 		t.Errorf("gone: %s", st)
+	}
+}
+
+// A quote reads a markdown link as its text, whole or begun inside it.
+func TestQuoteText(t *testing.T) {
+	for in, want := range map[string]string{
+		"[Rust](https://www.rust-lang.org/) is\n  a language":       "Rust is a language",
+		"Rust](https://www.rust-lang.org/) is a language":           "Rust is a language",
+		"see ![logo](a.png) and [the book](b(2).html \"The book\")": "see logo and the book",
+		"an array [0] (the first) and `a[i](x)`":                    "an array [0] (the first) and `a[i](x)`",
+	} {
+		if got := QuoteText(in); got != want {
+			t.Errorf("QuoteText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	md := "Intro. [Rust](https://www.rust-lang.org/) is a language. End."
+	a := AnchorAt(md, strings.Index(md, "[Rust"), strings.Index(md, " End"))
+	if a.Quote != "Rust is a language" {
+		t.Errorf("anchor quote %q", a.Quote)
+	}
+	if st, _, _ := a.Verify(md); st != PassageStands {
+		t.Errorf("the anchor does not stand in its own text: %s", st)
 	}
 }

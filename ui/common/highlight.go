@@ -77,17 +77,19 @@ func markSentences(doc string) []markSentence {
 
 // sentenceLines finds each sentence's first line in the rendered lines:
 // its first two words, searched forward from the sentence before (-1
-// when not found: the line before's).
+// when not found: the line before's). URLs are left out of both: the
+// reader shows a link's URL after its text ("Rust https://… is a
+// modern…"), which the sentence, as a voice says it, does not have.
 func sentenceLines(texts []string, lines []string) []int {
 	out := make([]int, len(texts))
 	plain := make([]string, len(lines))
 	for i, l := range lines {
-		plain[i] = strings.ToLower(strings.Join(strings.Fields(ansi.Strip(l)), " "))
+		plain[i] = strings.ToLower(strings.Join(wordsNoURLs(ansi.Strip(l)), " "))
 	}
 	from := 0
 	for i, t := range texts {
 		out[i] = -1
-		words := strings.Fields(strings.ToLower(t))
+		words := wordsNoURLs(strings.ToLower(t))
 		key := strings.Trim(strings.Join(words[:min(2, len(words))], " "), ".,;:!?")
 		if key != "" {
 			for j := from; j < len(plain); j++ {
@@ -100,6 +102,19 @@ func sentenceLines(texts []string, lines []string) []int {
 		if out[i] < 0 && i > 0 {
 			out[i] = out[i-1]
 		}
+	}
+	return out
+}
+
+// wordsNoURLs is s's words without those that are URLs.
+func wordsNoURLs(s string) []string {
+	w := strings.Fields(s)
+	out := w[:0]
+	for _, x := range w {
+		if i := strings.Index(x, "://"); i > 0 && i < 12 {
+			continue
+		}
+		out = append(out, x)
 	}
 	return out
 }
@@ -205,7 +220,7 @@ func (m *Marker) Quote() string {
 	if len(m.sents) == 0 {
 		return ""
 	}
-	return strings.Join(strings.Fields(m.doc[m.sents[m.from].start:m.sents[m.to].end]), " ")
+	return api.QuoteText(m.doc[m.sents[m.from].start:m.sents[m.to].end])
 }
 
 // Key handles a key while selecting or noting. A passage comes back when

@@ -67,3 +67,24 @@ func TestReaderHighlightWithNote(t *testing.T) {
 		t.Errorf("a page opened again does not underline its highlight")
 	}
 }
+
+// A sentence that opens with a link is selected where it stands: the
+// rendered line shows the link's URL after its text ("Rust
+// https://www.rust-lang.org/ is a modern…"), which hid the sentence's
+// first words, so v took the sentence after it.
+func TestHighlightSentenceWithLink(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	const u = "http://127.0.0.1:18777/index.html"
+	body := "[Rust](https://www.rust-lang.org/) is a modern systems programming language focusing on safety. It accomplishes these goals by being memory safe.\n\nNow let's begin!"
+	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: u, RawContent: body}}})
+	uitest.Settle(drive(p), cmd)
+	if !strings.Contains(uitest.Plain(p.View()), "https://www.rust-lang.org/ is a modern") {
+		t.Fatalf("the link's URL is not shown after its text (the case this test is for):\n%s", uitest.Plain(p.View()))
+	}
+	press(p, "v")
+	if q := p.mark.Quote(); !strings.HasPrefix(q, "Rust is a modern systems") {
+		t.Errorf("v selected %q, not the sentence at the top", q)
+	}
+}
