@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"hark/api"
 	"hark/api/apitest"
 	"hark/config"
@@ -501,6 +503,10 @@ func TestRenderMarkdown(t *testing.T) {
 	}
 	if out := renderMarkdown("# R\n", "no-such-style", 60); !strings.Contains(out, "R") {
 		t.Errorf("bad style: %q", out)
+	}
+	// As the TUI shows it: an escaped ampersand without its backslash.
+	if out := ansi.Strip(renderMarkdown("# String and \\&str\n\nBorrow \\&mut.\n", "dark", 60)); !strings.Contains(out, "String and &str") || !strings.Contains(out, "Borrow &mut") {
+		t.Errorf("escapes shown: %q", out)
 	}
 }
 

@@ -8,11 +8,11 @@ import (
 	"os"
 	"strings"
 
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"hark/api"
+	"hark/ui/markdown"
 )
 
 // The convenience commands build a tool's inputs from flags and run the
@@ -383,24 +383,23 @@ func (a *App) printResearch(out *api.ResearchOutput) error {
 	return err
 }
 
-// renderMarkdown renders md for a terminal of the given width; if glamour
-// fails, the markdown itself is better than nothing.
+// renderMarkdown renders md for a terminal of the given width, as the
+// TUI renders a report (ui/markdown: URLs and options kept whole, an
+// escaped "\&str" shown as "&str"); if glamour fails, the markdown
+// itself is better than nothing.
 func renderMarkdown(md, style string, width int) string {
 	if style == "" {
 		style = "dark"
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(20, width)))
+	r := markdown.NewRenderer()
+	s, err := r.Render(md, style, max(20, width))
 	if err != nil {
-		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(max(20, width)))
+		s, err = r.Render(md, "dark", max(20, width))
 	}
 	if err != nil {
 		return md
 	}
-	s, err := r.Render(md)
-	if err != nil {
-		return md
-	}
-	return s
+	return s + "\n"
 }
 
 func isTerminal(w any) bool {

@@ -148,7 +148,7 @@ func keepWordsWhole(md string) string {
 		if sp.a < at {
 			continue
 		}
-		b.WriteString(common.KeepWordsWhole(md[at:sp.a]))
+		b.WriteString(common.KeepWordsWhole(unescapeAmp(md[at:sp.a])))
 		if sp.with != "" {
 			b.WriteString(sp.with)
 		} else {
@@ -156,6 +156,51 @@ func keepWordsWhole(md string) string {
 		}
 		at = sp.b
 	}
-	b.WriteString(common.KeepWordsWhole(md[at:]))
+	b.WriteString(common.KeepWordsWhole(unescapeAmp(md[at:])))
 	return b.String()
+}
+
+// unescapeAmp takes the backslash from "\&" outside code spans, which
+// glamour shows as written: extraction escapes an ampersand before a
+// letter, and Rust's "&str" and "&mut" read "\&str" and "\&mut" in
+// every page and report. One that would then read as an entity
+// ("\&amp;", a literal "&amp;") keeps it.
+func unescapeAmp(s string) string {
+	if !strings.Contains(s, `\&`) {
+		return s
+	}
+	var b strings.Builder
+	code := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '`' {
+			code = !code
+		}
+		if c == '\\' && !code && i+1 < len(s) && s[i+1] == '&' && !entityAt(s[i+1:]) {
+			b.WriteByte('&')
+			i++
+			continue
+		}
+		b.WriteByte(c)
+		if c == '\\' && i+1 < len(s) {
+			b.WriteByte(s[i+1]) // an escaped character, "\\" among them
+			i++
+		}
+	}
+	return b.String()
+}
+
+// entityAt reports whether s opens with an HTML entity ("&amp;", "&#38;").
+func entityAt(s string) bool {
+	for i := 1; i < len(s) && i < 33; i++ {
+		c := s[i]
+		switch {
+		case c == ';':
+			return i > 1
+		case c == '#' && i == 1, c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return false
 }

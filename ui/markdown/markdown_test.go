@@ -176,3 +176,23 @@ func TestURLsStayWholeInListItems(t *testing.T) {
 		}
 	}
 }
+
+// An ampersand escaped before a letter ("\&str", as extraction writes
+// Rust's &str) shows as "&str": glamour showed the backslash. In a code
+// span the backslash is the code's, as is an escaped backslash's.
+func TestEscapedAmpersandShowsPlain(t *testing.T) {
+	r := NewRenderer()
+	got, err := r.Render("# String and \\&str\n\nBorrow with \\&str and \\&mut, not `s/x/\\&/` or \\\\&x.", "dark", 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := ansi.Strip(got)
+	for _, want := range []string{"String and &str", "Borrow with &str and &mut", `s/x/\&/`, `or \&x.`} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("rendered lacks %q:\n%s", want, plain)
+		}
+	}
+	if strings.Contains(plain, `\&str`) || strings.Contains(plain, `\&mut`) {
+		t.Errorf("an escape shown:\n%s", plain)
+	}
+}
