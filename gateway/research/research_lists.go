@@ -18,13 +18,17 @@ import (
 // listQuote quotes the sentence at lead and the list it introduces:
 // each item by its name and first sentences.
 func (c *rcorpus) listQuote(di, lead int) (quote, bool) {
-	return c.listQuoteWith(di, lead, -1)
+	return c.listQuoteWith(di, lead, -1, -1)
 }
 
 // listQuoteWith is listQuote holding the item that opens at block
 // anchor (-1: none) though the list runs past ten items: the item a
-// sentence of which answers stands in for the tenth.
-func (c *rcorpus) listQuoteWith(di, lead, anchor int) (quote, bool) {
+// sentence of which answers stands in for the tenth. That item shows
+// sentence at (-1: none), the one that answers, when its first
+// sentences do not: "`--demangle=<yes|no>`: Enable/disable automatic
+// demangling … If you are writing suppressions by hand, use the
+// --demangle=no option …", where the item's third paragraph answers.
+func (c *rcorpus) listQuoteWith(di, lead, anchor, at int) (quote, bool) {
 	d := c.docs[di]
 	q := quote{doc: di, sents: []int{lead}, label: d.Blocks[d.Sents[lead].Block].Term}
 	if q.label == "" {
@@ -56,6 +60,9 @@ func (c *rcorpus) listQuoteWith(di, lead, anchor int) (quote, bool) {
 			whole = false
 			continue // "References that straddle two cache lines are treated as follows:"
 		}
+		if bi == anchor && at >= 0 {
+			it = withSentence(d, it, at)
+		}
 		all = append(all, entry{bi, it})
 	}
 	if len(all) > 10 {
@@ -83,6 +90,27 @@ func (c *rcorpus) listQuoteWith(di, lead, anchor int) (quote, bool) {
 		q.items, q.ordered = c.subheadings(di, lead), false
 	}
 	return q, len(q.items) > 0
+}
+
+// withSentence is item it showing sentence at of its own text (and the
+// sentence at leans on): after its first sentence, "…" between, in
+// place of the sentences that follow the first.
+func withSentence(d *rdoc, it quote, at int) quote {
+	if slices.Contains(it.sents, at) || d.Sents[at].Far || d.Sents[at].Asks || d.Sents[at].Lost || !d.Sents[at].OK {
+		return it
+	}
+	sents := slices.Clone(it.sents[:min(1, len(it.sents))])
+	if dep := d.Sents[at].Dep; dep >= 0 && (len(sents) == 0 || dep > sents[0]) {
+		sents = append(sents, dep)
+	}
+	sents = append(sents, at)
+	for i := 1; i < len(sents); i++ {
+		if sents[i] == sents[i-1]+1 && d.Sents[sents[i-1]].Code != "" {
+			return it // the code between them is not in the quote: its text would be found nowhere in the page
+		}
+	}
+	it.sents, it.code = sents, ""
+	return it
 }
 
 // listItem is the item of list block blk as a list quote shows it: its

@@ -226,3 +226,36 @@ func TestSectionOfStepsOpensWithItsAnswer(t *testing.T) {
 		t.Errorf("procedure: ok %v, %+v", ok, q.items)
 	}
 }
+
+// A list item's later sentence that answers is shown in the list quote
+// that stands for it: after the item's first sentence, "…" between,
+// whether it is in the item's first paragraph past what the item shows
+// or in a later paragraph of the item. The list quote was the items'
+// first sentences alone, so the sentence that ranked was not in it.
+func TestListQuoteShowsTheItemSentenceThatAnswers(t *testing.T) {
+	d := readMarkdownDoc("# Core\n\n## Options\n\nThese options apply to every tool:\n\n"+
+		"- `--demangle=<yes|no>`: Enable or disable automatic demangling of C++ names. The demangler handles symbols mangled by g++ versions 2.X, 3.X and 4.X, and by many other compilers too. An important fact about demangling is that function names in suppressions files should be mangled.\n\n"+
+		"  If you are writing suppressions by hand, use the --demangle=no option to get the mangled names.\n\n"+
+		"- `--num-callers=<number>`: Specifies the maximum number of entries shown in stack traces.\n", "Core")
+	c := newCorpus([]*rdoc{d})
+	a := newAsk("how do I see mangled names to write a suppression by hand", nil, false)
+	for _, s := range []string{
+		"If you are writing suppressions by hand, use the --demangle=no option to get the mangled names.",
+		"An important fact about demangling is that function names in suppressions files should be mangled.",
+	} {
+		at := sentAt(t, d, s)
+		q, ok := c.quoteAt(0, at, a, newUsedSet())
+		if !ok || !q.isList() {
+			t.Fatalf("%q: ok %v, a list %v", s, ok, q.isList())
+		}
+		if !slices.Contains(q.all(), at) {
+			t.Errorf("the list quote for %q does not hold it: %q", s, c.text(q.items[0]))
+		}
+		if got := c.text(q.items[0]); !strings.HasPrefix(got, "`--demangle=<yes|no>`: Enable or disable automatic demangling of C++ names. … ") {
+			t.Errorf("the item is written %q", got)
+		}
+		if got := c.text(q.items[1]); got != "`--num-callers=<number>`: Specifies the maximum number of entries shown in stack traces." {
+			t.Errorf("another item is written %q", got)
+		}
+	}
+}

@@ -573,11 +573,16 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 		return q, true
 	}
 	if blk.Kind == doc.ListItem && blk.NeedsLd && blk.LeadIn >= 0 {
-		anchor := -1
-		if !blk.Cont {
-			anchor = s.Block
+		// The item the sentence is in: its block, or for an item's
+		// later paragraph the block that opens the item.
+		anchor := s.Block
+		for anchor >= 0 && d.Blocks[anchor].Cont {
+			anchor--
 		}
-		return c.listQuoteWith(di, blk.LeadIn, anchor)
+		if anchor >= 0 && (d.Blocks[anchor].Kind != doc.ListItem || d.Blocks[anchor].LeadIn != blk.LeadIn) {
+			anchor = -1
+		}
+		return c.listQuoteWith(di, blk.LeadIn, anchor, i)
 	}
 	if a.how && blk.Kind == doc.ListItem && blk.Ordered && blk.LeadIn < 0 {
 		if q, ok := c.procedureQuote(di, blk.List, used); ok {
