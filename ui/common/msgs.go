@@ -3,6 +3,7 @@ package common
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -108,7 +109,7 @@ var ErrNotConnected = errors.New("not connected to the gateway yet; wait for the
 // Its error is a *ToolError, which says what was sent.
 func Invoke(ctx context.Context, client *api.Client, slug string, inputs map[string]any) (*api.InvokeResult, error) {
 	if client == nil {
-		return nil, &ToolError{Slug: slug, Inputs: inputs, Err: ErrNotConnected}
+		return nil, &ToolError{Slug: slug, Inputs: inputs, Err: fmt.Errorf("invoke %s: %w", slug, ErrNotConnected)}
 	}
 	res, err := client.Invoke(ctx, slug, inputs)
 	if err != nil {

@@ -554,6 +554,11 @@ func TestRefusedURLComesBack(t *testing.T) {
 	if !p.askURL || p.urlInput.Value() != "ftp://example.com/x" || !strings.Contains(v, "must be an http or https URL") {
 		t.Errorf("after the refusal: asking %v, line %q:\n%s", p.askURL, p.urlInput.Value(), v)
 	}
+	// The tool is named once ("vendor_extract: invoke vendor_extract:"
+	// said it twice).
+	if strings.Count(v, api.ToolExtract) != 1 {
+		t.Errorf("the tool named %d times:\n%s", strings.Count(v, api.ToolExtract), v)
+	}
 }
 
 // A big page shows its top at once while the whole page renders.

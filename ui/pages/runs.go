@@ -72,7 +72,7 @@ func (p *Pane) run(slug string, inputs map[string]any, openFirst bool) tea.Cmd {
 	return p.calls().Start(label, p.c.Now(), func(ctx context.Context, seq int) tea.Msg {
 		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
-			return doneMsg{seq: seq, err: fmt.Errorf("%s: %w", slug, err)}
+			return doneMsg{seq: seq, err: err} // "invoke vendor_crawl: …" names the tool
 		}
 		m := doneMsg{seq: seq, slug: slug}
 		plain := inputs["format"] == "text"

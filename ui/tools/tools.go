@@ -253,7 +253,7 @@ func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
 	return p.calls().Start("running "+slug, p.c.Now(), func(ctx context.Context, seq int) tea.Msg {
 		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
-			return doneMsg{seq: seq, tool: slug, err: fmt.Errorf("%s: %w", slug, err)}
+			return doneMsg{seq: seq, tool: slug, err: err} // "invoke acme_translate: …" names the tool
 		}
 		raw := []byte(res.Output)
 		if len(raw) == 0 {
