@@ -244,13 +244,20 @@ func TruncateMiddle(s string, width int) string {
 }
 
 // cutMiddle is s in width cells, a third of them its start, the rest its
-// end, an ellipsis between.
+// end, an ellipsis between; the end is the last path segment whole
+// ("/ch19-04-advanced-types.html") when that leaves eight cells of the
+// start.
 func cutMiddle(s string, width int) string {
 	r := []rune(s)
 	if len(r) <= width {
 		return s
 	}
 	tail := (width - 1) * 2 / 3
+	if j := strings.LastIndexByte(s, '/'); j > 0 {
+		if seg := len([]rune(s[j:])); seg > tail && width-1-seg >= 8 {
+			tail = seg
+		}
+	}
 	head := width - 1 - tail
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"hark/api"
 	"hark/api/apitest"
@@ -616,5 +617,20 @@ func TestHistoryWindowFollowsTheCursor(t *testing.T) {
 	}
 	if v := uitest.Plain(p.View()); !strings.Contains(v, "▌") || !strings.Contains(v, "question 30") {
 		t.Fatalf("back at the top:\n%s", v)
+	}
+}
+
+// At 80 columns a source's URL keeps its file name and the title gives
+// way ("… Language  file:///usr/share/doc/rust…" named no page).
+func TestSourceColumnsKeepTheFileName(t *testing.T) {
+	title := "Advanced Types - The Rust Programming Language"
+	u := "file:///usr/share/doc/rust-doc/html/book/ch19-04-advanced-types.html"
+	gt, gu := sourceColumns(title, u, 73)
+	if !strings.HasSuffix(gu, "ch19-04-advanced-types.html") || !strings.HasPrefix(gu, "file:///") || !strings.HasSuffix(gt, "…") ||
+		ansi.StringWidth(gt)+ansi.StringWidth(gu) > 73 {
+		t.Errorf("sourceColumns: %q %q", gt, gu)
+	}
+	if gt, gu := sourceColumns("Short", "https://example.com/a", 73); gt != "Short" || gu != "https://example.com/a" {
+		t.Errorf("a row that fits was cut: %q %q", gt, gu)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"hark/ui/common"
 )
@@ -63,7 +64,22 @@ func (p *Pane) sourcesView(h int) string {
 		if i == p.srcCursor {
 			cur, ts = st.Key.Render("▌ "), st.Selected
 		}
-		lines = append(lines, common.Truncate(cur+fmt.Sprintf("%d. ", i+1)+common.Link(ts.Render(common.OneLine(t)), src[i].URL)+st.Dim.Render("  "+src[i].URL), p.width))
+		lead := cur + fmt.Sprintf("%d. ", i+1)
+		title, u := sourceColumns(common.OneLine(t), src[i].URL, p.width-ansi.StringWidth(lead)-2)
+		lines = append(lines, common.Truncate(lead+common.Link(ts.Render(title), src[i].URL)+st.Dim.Render("  "+u), p.width))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// sourceColumns fits a source's title and URL in room columns: where
+// both do not fit (80 columns, manuals' long titles) the URL keeps at
+// least about half, cut in its middle so that its file name stays, and
+// the title gives way, rather than the URL cut to "file:///usr/share/…".
+func sourceColumns(title, u string, room int) (string, string) {
+	tw, uw := ansi.StringWidth(title), ansi.StringWidth(u)
+	if tw+uw <= room || room < 20 {
+		return title, u
+	}
+	urlW := min(uw, max(room-tw, room*55/100))
+	return common.Truncate(title, room-urlW), common.TruncateMiddle(u, urlW)
 }
