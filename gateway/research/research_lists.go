@@ -172,13 +172,15 @@ func (c *rcorpus) subheadings(di, lead int) []quote {
 }
 
 // nameItem reports whether a list item that is no sentence names a thing
-// whole: a short phrase opening in upper case or with code and ending
-// without punctuation ("The environment variable `$VALGRIND_OPTS`"),
+// whole: a short phrase opening in upper case or with code, with no
+// punctuation but a closing full stop ("The environment variable
+// `$VALGRIND_OPTS`", "Misuses of the POSIX pthreads API."),
 // as against a piece of a sentence ("If one block hits, the other
 // misses --> counted as one miss.").
 func nameItem(s string) bool {
 	t := strings.TrimSpace(text.Unmark(s))
-	if t == "" || len(strings.Fields(t)) > 8 || strings.ContainsAny(proseOf(s), ",;.:!?>") {
+	prose := strings.TrimSuffix(strings.TrimSpace(proseOf(s)), ".")
+	if t == "" || len(strings.Fields(t)) > 8 || strings.ContainsAny(prose, ",;.:!?>") {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(s)

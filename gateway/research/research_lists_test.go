@@ -259,3 +259,21 @@ func TestListQuoteShowsTheItemSentenceThatAnswers(t *testing.T) {
 		}
 	}
 }
+
+// A list whose items are short names closed by a full stop ("Misuses
+// of the POSIX pthreads API.", as a DocBook manual's list of the
+// sections to come writes them) is quoted under its lead-in: the full
+// stop made each item read as a fragment, and the list had no items.
+func TestListOfNamesWithFullStopsIsQuoted(t *testing.T) {
+	d := readMarkdownDoc("# Helgrind\n\n## Overview\n\nHelgrind can detect three classes of errors, which are discussed in detail in the next three sections:\n\n"+
+		"1. Misuses of the POSIX pthreads API.\n2. Potential deadlocks arising from lock ordering problems.\n3. Data races.\n", "Helgrind")
+	c := newCorpus([]*rdoc{d})
+	lead := sentAt(t, d, "Helgrind can detect three classes of errors, which are discussed in detail in the next three sections:")
+	q, ok := c.quoteAt(0, lead, newAsk("what errors can helgrind detect", nil, false), newUsedSet())
+	if !ok || len(q.items) != 3 || c.text(q.items[1]) != "Potential deadlocks arising from lock ordering problems." {
+		t.Errorf("list of names with full stops: ok %v, items %d", ok, len(q.items))
+	}
+	if nameItem("If one block hits, the other misses.") || nameItem("counted as one miss.") {
+		t.Error("a piece of a sentence is read as a name")
+	}
+}
