@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -20,6 +21,13 @@ import (
 
 // dictationRate is the rate the recording is made and declared at.
 const dictationRate = 16000
+
+// maxDictation is the most audio one dictation sends: a query or a
+// question is said in seconds, and the stream is billed by its audio, so
+// a microphone left listening (or a capture device that yields silence
+// faster than it plays, as ALSA's null device does: 35 credits in three
+// seconds) stops here.
+const maxDictation = 2 * time.Minute
 
 // DictationMsg is what the recogniser heard so far (Final false), or in
 // the end (Final true, Text the whole); Err says why dictation failed.
@@ -58,12 +66,16 @@ func Dictate(c *Common, id int) (cmd tea.Cmd, stop func()) {
 		defer rec.Close()
 		// A recording read after stop is cut at once: what was said
 		// before it is recognised.
-		src := readUntil(recCtx, rec)
+		limit := int64(maxDictation/time.Second) * dictationRate * 2
+		src := &io.LimitedReader{R: readUntil(recCtx, rec), N: limit}
 		heard, err := Transcribe(ctx, client, provider, src, dictationRate, func(text string) {
 			if send != nil {
 				send(DictationMsg{ID: id, Text: text})
 			}
 		})
+		if err == nil && src.N <= 0 {
+			err = fmt.Errorf("dictation: stopped after %s of audio, the most one query takes", strings.TrimSuffix(maxDictation.String(), "0s"))
+		}
 		return DictationMsg{ID: id, Text: heard, Final: true, Err: err}
 	}, stopRec
 }

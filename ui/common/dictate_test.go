@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -87,5 +89,25 @@ func TestNoMicrophoneMessageIsShort(t *testing.T) {
 	m := cmd().(DictationMsg)
 	if m.Err == nil || !strings.Contains(m.Err.Error(), "no microphone") || ansi.StringWidth("✗ "+m.Err.Error()) > 78 {
 		t.Errorf("%v", m.Err)
+	}
+}
+
+// A microphone that goes on (left listening, or a device yielding
+// silence faster than it plays) is cut after maxDictation of audio,
+// keeping what was heard, and says so.
+func TestDictationStopsAtItsLimit(t *testing.T) {
+	srv := apitest.New(t)
+	cl, err := api.New(api.Options{BaseURL: srv.URL, APIKey: apitest.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := int(maxDictation/time.Second) * dictationRate * 2
+	c := &Common{Client: cl, Record: func(context.Context) (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(make([]byte, limit*3/2))), nil
+	}}
+	var d Dictator
+	text, _, err := d.Update(d.Toggle(c, "old query")().(DictationMsg))
+	if err == nil || !strings.Contains(err.Error(), "stopped after 2m of audio") || text != fmt.Sprintf("heard %d bytes", limit) {
+		t.Errorf("line %q, error %v; want %d bytes sent and the limit named", text, err, limit)
 	}
 }
