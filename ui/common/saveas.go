@@ -155,7 +155,7 @@ func (s *SaveAs) View(st *Styles, w int) string {
 		s.opened = false
 		s.input.CursorEnd()
 	}
-	help := st.Dim.Render(Truncate("typing edits the name · enter saves · esc cancels · an existing file is never overwritten", w))
+	help := st.Dim.Render(Truncate("typing edits the name · enter saves · esc cancels · never overwrites a file", w))
 	if s.refused != "" {
 		help = st.Err.Render(Truncate("✗ "+s.refused, w))
 	}

@@ -87,7 +87,7 @@ func TestSaveAsChecksTheExtension(t *testing.T) {
 	var s SaveAs
 	s.RequireExt(".wav")
 	s.Open("/out/hark-tts-flite_rms-20261207.wav", false, st)
-	if v := ansi.Strip(s.View(st, 80)); !strings.Contains(v, "▶ save as") || !strings.Contains(v, "typing edits the name") {
+	if v := ansi.Strip(s.View(st, 80)); !strings.Contains(v, "▶ save as") || !strings.Contains(v, "typing edits the name") || !strings.Contains(v, "never overwrites a file") {
 		t.Errorf("the prompt does not say it has the keys:\n%s", v)
 	}
 	for _, r := range "1:index a" {
