@@ -223,6 +223,18 @@ func JoinWrapped(parts []string, sep string, width int) string {
 	return strings.Join(append(lines, Truncate(line, width)), "\n")
 }
 
+// FitKeys joins a keys line's parts with " · " in width cells: where
+// they do not fit, the parts before the last give way from the end (the
+// last, "? keys", says where the rest are), and only then is the line
+// cut.
+func FitKeys(parts []string, width int) string {
+	parts = append([]string(nil), parts...)
+	for len(parts) > 2 && ansi.StringWidth(strings.Join(parts, " · ")) > width {
+		parts = append(parts[:len(parts)-2], parts[len(parts)-1])
+	}
+	return Truncate(strings.Join(parts, " · "), width)
+}
+
 // TruncateMiddle cuts plain text s to width cells by leaving out the
 // middle of the path it ends with (its last word, when it holds a "/"),
 // else of s itself: the words before the path stay whole, and the path

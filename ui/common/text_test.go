@@ -95,3 +95,18 @@ func TestKeepWordsWholeRoundTrip(t *testing.T) {
 		t.Errorf("not undone: %q", RestoreWords(kept))
 	}
 }
+
+// A keys line that does not fit gives up the parts before its last,
+// from the end, and keeps "? keys".
+func TestFitKeys(t *testing.T) {
+	parts := []string{"enter open", "r run again", "w watch", "/ search", "? keys"}
+	if got := FitKeys(parts, 80); got != "enter open · r run again · w watch · / search · ? keys" {
+		t.Errorf("room for all: %q", got)
+	}
+	if got := FitKeys(parts, 40); got != "enter open · r run again · ? keys" {
+		t.Errorf("at 40: %q", got)
+	}
+	if got := FitKeys(parts, 10); got != "enter ope…" || parts[4] != "? keys" {
+		t.Errorf("at 10: %q (parts %q)", got, parts)
+	}
+}

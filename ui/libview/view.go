@@ -128,8 +128,9 @@ func (p *Pane) footer() string {
 	if strings.TrimSpace(p.query.Value()) != "" {
 		n = fmt.Sprintf("%d found", len(p.items))
 	}
-	hint := "enter open · r run again · d d delete · ctrl+s export · / search"
-	return common.Truncate(st.Dim.Render(n+" · "+hint), p.width)
+	// w and W were named nowhere but in ?; where the line is short of
+	// room (80 columns) they and / give way, "? keys" last of all.
+	return st.Dim.Render(common.FitKeys([]string{n, "enter open", "r run again", "d d delete", "ctrl+s export", "w watch", "W watched", "/ search", "? keys"}, p.width))
 }
 
 // kindName is a kind as the filter line names it, plural.

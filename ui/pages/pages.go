@@ -512,11 +512,7 @@ func (p *Pane) View() string {
 	// The list's keys, on the last line, as the Library shows its own.
 	// Where they do not fit (80 columns) the last before "? keys" give
 	// way, so that the way to the rest is never the part cut.
-	keys := []string{"enter read", "m select", "e extract", "c crawl", "/ filter", "o URL", "w export", "? keys"}
-	for len(keys) > 2 && ansi.StringWidth(strings.Join(keys, " · ")) > p.width {
-		keys = append(keys[:len(keys)-2], keys[len(keys)-1])
-	}
-	hints := s.Dim.Render(common.Truncate(strings.Join(keys, " · "), p.width))
+	hints := s.Dim.Render(common.FitKeys([]string{"enter read", "m select", "e extract", "c crawl", "/ filter", "o URL", "w export", "? keys"}, p.width))
 	bodyH := max(0, p.height-hh-1)
 	wide := p.width >= 100
 	listW := p.width
