@@ -277,3 +277,35 @@ func TestListOfNamesWithFullStopsIsQuoted(t *testing.T) {
 		t.Error("a piece of a sentence is read as a name")
 	}
 }
+
+// A list the pick has quoted for its lead-in takes in an item's later
+// sentence that ranks (join), past the passage's cap and without a
+// place of its own: the section was full, or its passage had given its
+// quote, and the item's answering sentence was in no report.
+func TestListQuoteTakesInTheItemSentenceThatAnswers(t *testing.T) {
+	d := readMarkdownDoc("# Wasm\n\n## Standalone\n\nStandalone Wasm has some downsides for memory growth and JavaScript:\n\n"+
+		"- WASI does not provide a notification API for memory growth, so JavaScript must check on every call whether the memory grew and update its views, which costs time on every import and export of the module.\n"+
+		"  To avoid that overhead, Emscripten provides a notification API, emscripten_notify_memory_growth, which JavaScript can use.\n"+
+		"- Some APIs are just easy to do in JavaScript.\n", "Wasm")
+	c := newCorpus([]*rdoc{d})
+	a := newAsk("how does javascript find out that wasm memory has grown", nil, false)
+	used := newUsedSet()
+	lead := sentAt(t, d, "Standalone Wasm has some downsides for memory growth and JavaScript:")
+	ex, ok := c.listQuote(0, lead)
+	if !ok {
+		t.Fatal("no list quote")
+	}
+	for _, k := range ex.all() {
+		used.add(c.usedKey(0, k))
+	}
+	p := &picking{c: c, a: a, n: 2, used: used, sc: make([]float64, len(c.sref)), fromPassage: map[[2]int]int{{0, d.Sents[lead].Passage}: 1}, fromSource: map[int]int{0: 1}, taken: map[int]bool{}, out: []quote{ex}}
+	at := sentAt(t, d, "To avoid that overhead, Emscripten provides a notification API, emscripten_notify_memory_growth, which JavaScript can use.")
+	p.sc[c.sBase[0]+at] = 1
+	p.take([]int{c.sBase[0] + at}, 1, 0, false)
+	if len(p.out) != 1 || !slices.Contains(p.out[0].all(), at) {
+		t.Fatalf("the item's sentence is not taken into the list: %d quotes, item %q", len(p.out), c.text(p.out[0].items[0]))
+	}
+	if !used.has(c.usedKey(0, at)) {
+		t.Error("the sentence joined is not marked quoted")
+	}
+}

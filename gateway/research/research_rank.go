@@ -844,6 +844,15 @@ func (p *picking) take(idx []int, perPassage, perSource int, trim bool) (trimmed
 		if opt.defining && !c.defines(di, i, a) {
 			continue
 		}
+		if blk := &d.Blocks[d.Sents[i].Block]; blk.Kind == doc.ListItem && blk.LeadIn >= 0 && !opt.noLists {
+			// An item's sentence whose list the pick has quoted goes
+			// into that quote, whatever the passage's cap: it takes no
+			// place of its own.
+			if q, ok := c.quoteAt(di, i, a, newUsedSet()); ok && q.isList() && p.joinItems(q) {
+				p.taken[g] = true
+				continue
+			}
+		}
 		pk := [2]int{di, d.Sents[i].Passage}
 		if p.fromPassage[pk] >= perPassage || perSource > 0 && p.fromSource[di] >= perSource {
 			continue
@@ -894,7 +903,10 @@ func (p *picking) take(idx []int, perPassage, perSource int, trim bool) (trimmed
 // stream …"). It reports whether it joined them; a quote of another
 // pick, a list, or sentences before the quote's last are not joined.
 func (p *picking) join(q quote) bool {
-	if q.isList() || len(q.after) > 0 {
+	if q.isList() {
+		return p.joinItems(q)
+	}
+	if len(q.after) > 0 {
 		return false
 	}
 	for j := range p.out {
@@ -937,6 +949,52 @@ func (p *picking) join(q quote) bool {
 			p.used.add(p.c.usedKey(q.doc, k))
 		}
 		return true
+	}
+	return false
+}
+
+// joinItems adds, to a list quote the pick has taken, the item
+// sentences of list quote q that it lacks: q is the same list quoted
+// for a sentence of one of its items (listQuoteWith), which the taken
+// quote, quoted for its lead-in, shows only by the item's first
+// sentences. An item shows three sentences at most. It reports whether
+// it added any.
+func (p *picking) joinItems(q quote) bool {
+	for j := range p.out {
+		ex := &p.out[j]
+		if ex.doc != q.doc || !ex.isList() || !slices.Equal(ex.sents, q.sents) {
+			continue
+		}
+		joined := false
+		for _, it := range q.items {
+			k := slices.IndexFunc(ex.items, func(e quote) bool {
+				return len(e.sents) > 0 && len(it.sents) > 0 && e.sents[0] == it.sents[0]
+			})
+			if k < 0 || slices.Equal(ex.items[k].sents, it.sents) {
+				continue
+			}
+			if slices.ContainsFunc(it.sents, func(s int) bool {
+				return !slices.Contains(ex.items[k].sents, s) && p.used.has(p.c.usedKey(q.doc, s))
+			}) {
+				continue
+			}
+			merged := slices.Clone(ex.items[k].sents)
+			for _, s := range it.sents {
+				if !slices.Contains(merged, s) {
+					merged = append(merged, s)
+				}
+			}
+			if len(merged) > 3 {
+				continue // the item shows what answered already
+			}
+			slices.Sort(merged)
+			for _, s := range merged {
+				p.used.add(p.c.usedKey(q.doc, s))
+			}
+			ex.items[k].sents, ex.items[k].code = merged, it.code
+			joined = true
+		}
+		return joined
 	}
 	return false
 }
