@@ -507,12 +507,15 @@ func (f *Form) SetSize(w, h int) {
 	}
 }
 
+// labelWidth is the names' column: as wide as the longest name, up to
+// two fifths of the form, so that at 80 columns a name such as
+// include_image_descriptions is read whole (24 columns cut it).
 func (f *Form) labelWidth() int {
 	w := 8
 	for _, c := range f.Controls {
 		w = max(w, len(c.Field.Name)+2)
 	}
-	return min(w, 24)
+	return min(w, max(24, f.width*2/5))
 }
 
 // maxErrLines is the most lines a field's inline error takes.

@@ -179,3 +179,25 @@ func TestFailOnNamesTheGatewaysField(t *testing.T) {
 		}
 	}
 }
+
+// At 80 columns a long field name is read whole
+// ("include_image_descripti…" was cut at 24 columns); at 50 the names'
+// column still leaves the values room.
+func TestLongNamesReadWholeAt80(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	var search api.Tool
+	for _, tl := range c.Tools {
+		if tl.Slug == api.ToolSearch {
+			search = tl
+		}
+	}
+	f := New(search, c.Styles)
+	f.SetSize(80, 30)
+	if v := uitest.Plain(f.View()); !strings.Contains(v, "include_image_descriptions ") {
+		t.Errorf("a name cut at 80 columns:\n%s", v)
+	}
+	f.SetSize(50, 30)
+	if f.labelWidth() > 24 {
+		t.Errorf("at 50 columns the names take %d", f.labelWidth())
+	}
+}
