@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"hark/api/apitest"
+	"hark/library"
 )
 
 // Every command's help fits 80 columns when it is not on a terminal:
@@ -49,5 +50,18 @@ func TestHelpFits80Columns(t *testing.T) {
 	if got := wrapHelp("short line\n  --to x   a list item that is far too long to fit on one line of forty", 40); got !=
 		"short line\n  --to x a list item that is far too\n  long to fit on one line of forty" {
 		t.Errorf("wrapHelp: %q", got)
+	}
+}
+
+// library search's snippets, on a terminal, end where the line does:
+// under the title, the table's ID, KIND and KEPT columns before them.
+func TestSnippetRoom(t *testing.T) {
+	items := []library.Item{{ID: 7, Kind: "page"}, {ID: 112, Kind: "research"}}
+	// "112  research  2026-12-07 18:38  " is 33 columns, then 2 of indent.
+	if got := snippetRoom(items, 80); got != 80-35 {
+		t.Errorf("snippetRoom at 80: %d, want %d", got, 80-35)
+	}
+	if got := snippetRoom(items, 30); got != 20 {
+		t.Errorf("snippetRoom at 30: %d, want the floor 20", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"hark/library"
@@ -106,12 +107,23 @@ func newLibraryListCmd(a *App, search bool) *cobra.Command {
 				}
 				return nil
 			}
+			// On a terminal a snippet is cut to the width under the
+			// title (at 80 columns it wrapped to the line's start);
+			// piped, it is printed whole.
+			snipW := 0
+			if isTerminal(a.stdout) {
+				snipW = snippetRoom(items, a.helpWidth())
+			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tKIND\tKEPT\tTITLE")
 			for _, it := range items {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", it.ID, it.Kind, it.Created.Local().Format("2006-01-02 15:04"), it.Title)
 				if search && it.Snippet != "" {
-					fmt.Fprintf(tw, "\t\t\t  %s\n", it.Snippet)
+					snip := it.Snippet
+					if snipW > 0 {
+						snip = ansi.Truncate(snip, snipW, "…")
+					}
+					fmt.Fprintf(tw, "\t\t\t  %s\n", snip)
 				}
 			}
 			return tw.Flush()
@@ -350,4 +362,15 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// snippetRoom is the width left for a snippet under the TITLE column of
+// library search's table (ID, KIND, KEPT and two spaces of indent before
+// it), in a terminal width columns wide.
+func snippetRoom(items []library.Item, width int) int {
+	idW, kindW := len("ID"), len("KIND")
+	for _, it := range items {
+		idW, kindW = max(idW, len(strconv.FormatInt(it.ID, 10))), max(kindW, len(it.Kind))
+	}
+	return max(20, width-(idW+2+kindW+2+len("2006-01-02 15:04")+2+2))
 }
