@@ -292,6 +292,18 @@ func (b *docBuilder) block(kind BlockKind, t string, depth, list int) {
 	}
 }
 
+// aside reports whether plain, which opens on "(", is a whole sentence
+// in parentheses: "(Note that there is not an exact equivalent to the C
+// char type in libffi; … depending on whether char is signed.)". What
+// opens on "(" else is a piece cut from a sentence.
+func aside(plain string) bool {
+	if !strings.HasSuffix(plain, ".)") || strings.Count(plain, "(") != strings.Count(plain, ")") {
+		return false
+	}
+	inner := plain[1 : len(plain)-1]
+	return text.IsAnswerSentence(inner, 5, 90) && !strings.HasPrefix(inner, "See ") && !strings.HasPrefix(inner, "see ")
+}
+
 func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	d := b.d
 	blk := &d.Blocks[bi]
@@ -311,7 +323,7 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 	if blk.Term != "" && first && blk.Desc == bi {
 		least = 3 // a term's description opens whole on fewer words: "Prepare a closure function." under ffi_prep_closure_loc
 	}
-	rs.OK = text.IsAnswerSentence(check, least, 90) && !rs.Asks && !b.links && !strings.HasPrefix(plain, "(") &&
+	rs.OK = (text.IsAnswerSentence(check, least, 90) && !strings.HasPrefix(plain, "(") || aside(plain)) && !rs.Asks && !b.links &&
 		!strings.Contains(b.titleKey, " "+text.PlainWords(plain)+" ")
 	lower := strings.ToLower(plain)
 	rs.Far = lean.PointsFar(plain)

@@ -24,8 +24,9 @@ import (
 // one, so that pages indexed before it are parsed again when read. A change to Page's fields needs none: their
 // names and types are in the copy's header (docLayout). Version 2 ends
 // each copy with its CRC-32C; version 3 holds the vocabulary it was read
-// with (vocabulary).
-const docVersion = 3
+// with (vocabulary); version 4 reads a whole sentence in parentheses as
+// quotable (aside).
+const docVersion = 4
 
 var docCRC = crc32.MakeTable(crc32.Castagnoli)
 
