@@ -255,6 +255,32 @@ func TruncateMiddle(s string, width int) string {
 	return cutMiddle(s, width)
 }
 
+// TruncateURL cuts a URL to width cells in its path, keeping the
+// scheme and host whole and as much of the path's end as fits, the page's
+// name first ("http://127.0.0.1:39163/…/mc-manual.html",
+// "file:///…/library/asyncio-task.html"); a URL whose host alone does
+// not leave room is cut in its middle.
+func TruncateURL(u string, width int) string {
+	if ansi.StringWidth(u) <= width {
+		return u
+	}
+	if i := strings.Index(u, "://"); i > 0 {
+		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+			head, rest := u[:i+3+j+1], []rune(u[i+3+j+1:])
+			room := width - ansi.StringWidth(head) - 1
+			seg := len([]rune(u[strings.LastIndexByte(u, '/'):]))
+			if room >= min(seg, 12) {
+				tail := string(rest[len(rest)-room:])
+				if k := strings.IndexByte(tail, '/'); k >= 0 && len(tail)-k >= min(seg, 12) {
+					tail = tail[k:] // from a folder's start, not mid-name
+				}
+				return head + "…" + tail
+			}
+		}
+	}
+	return cutMiddle(u, max(1, width))
+}
+
 // cutMiddle is s in width cells, a third of them its start, the rest its
 // end, an ellipsis between; the end is the last path segment whole
 // ("/ch19-04-advanced-types.html") when that leaves eight cells of the

@@ -110,3 +110,21 @@ func TestFitKeys(t *testing.T) {
 		t.Errorf("at 10: %q (parts %q)", got, parts)
 	}
 }
+
+// A URL cut to fit keeps its scheme and host, and the end of its path.
+func TestTruncateURL(t *testing.T) {
+	for _, c := range []struct {
+		u    string
+		w    int
+		want string
+	}{
+		{"http://127.0.0.1:39163/valgrind/mc-manual.html", 80, "http://127.0.0.1:39163/valgrind/mc-manual.html"},
+		{"http://127.0.0.1:39163/valgrind/mc-manual.html", 40, "http://127.0.0.1:39163/…/mc-manual.html"},
+		{"file:///usr/share/doc/python3.11-doc/html/library/asyncio-task.html", 36, "file:///…/library/asyncio-task.html"},
+		{"https://a-very-long-host-name.example.com/x/page.html", 20, "https:/…/x/page.html"},
+	} {
+		if got := TruncateURL(c.u, c.w); got != c.want || ansi.StringWidth(got) > c.w {
+			t.Errorf("TruncateURL(%q, %d) = %q, want %q", c.u, c.w, got, c.want)
+		}
+	}
+}

@@ -462,7 +462,7 @@ func (p *Pane) View() string {
 		urlW := max(20, p.width-2-ansi.StringWidth(pos))
 		// A long URL keeps its end, the page's own name, as well as its
 		// start ("file:///…/library/asyncio-task.html").
-		title := s.Title.Render("‹ ") + common.Link(s.Title.Render(common.TruncateMiddle(pg.URL, urlW)), pg.URL)
+		title := s.Title.Render("‹ ") + common.Link(s.Title.Render(common.TruncateURL(pg.URL, urlW)), pg.URL)
 		head := append(top, common.Truncate(title+pos, p.width))
 		hh := len(strings.Split(strings.Join(head, "\n"), "\n"))
 		bodyH := max(0, p.height-hh)

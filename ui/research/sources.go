@@ -81,5 +81,5 @@ func sourceColumns(title, u string, room int) (string, string) {
 		return title, u
 	}
 	urlW := min(uw, max(room-tw, room*55/100))
-	return common.Truncate(title, room-urlW), common.TruncateMiddle(u, urlW)
+	return common.Truncate(title, room-urlW), common.TruncateURL(u, urlW)
 }
