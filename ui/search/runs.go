@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -61,7 +60,7 @@ func (p *Pane) run(slug string, inputs map[string]any) tea.Cmd {
 	return p.calls().Start("searching", p.c.Now(), func(ctx context.Context, seq int) tea.Msg {
 		res, err := common.Invoke(ctx, client, slug, inputs)
 		if err != nil {
-			return doneMsg{seq: seq, err: fmt.Errorf("search: %w", err)}
+			return doneMsg{seq: seq, err: err} // "invoke vendor_search: …" says what failed
 		}
 		out, err := api.DecodeSearch(res.Output)
 		return doneMsg{seq: seq, out: out, err: err}

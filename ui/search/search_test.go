@@ -406,6 +406,11 @@ func TestRefusedFormKeepsValuesAtTheField(t *testing.T) {
 	if !strings.Contains(v, "✗ end_date must not be before start_date") {
 		t.Errorf("the message is not shown:\n%s", v)
 	}
+	// The status bar's error says what failed once, so that at 80
+	// columns its rule is read ("search: invoke vendor_search: …" cut it).
+	if e := p.err; e == nil || strings.HasPrefix(e.Error(), "search: ") {
+		t.Errorf("the pane's error: %v", e)
+	}
 	// esc leaves the form; f reopens it with the values still there.
 	p.Update(uitest.Press("esc"))
 	p.Update(uitest.Press("f"))
