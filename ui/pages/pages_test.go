@@ -480,6 +480,10 @@ func TestReaderFollowsLinks(t *testing.T) {
 	if p.mode != listMode {
 		t.Error("esc on the first page read does not go back to the list")
 	}
+	// The list's cursor is on the page read last, not the link's.
+	if r := p.rows[p.cursor]; r.page == nil || r.page.URL != start {
+		t.Errorf("back in the list the cursor is on %+v, want %s", r.page, start)
+	}
 	if len(p.Pages()) != 2 {
 		t.Errorf("Pages holds %d pages, want the start page and the followed one", len(p.Pages()))
 	}

@@ -173,6 +173,13 @@ func (p *Pane) read(pg *Page) tea.Cmd {
 		p.section = nil
 	}
 	p.mode, p.reading, p.showChange = readMode, pg, false
+	// The list's cursor follows the page read, so that esc to the list
+	// finds it there (back from a followed link, it was on the link's).
+	for i, r := range p.rows {
+		if r.page == pg {
+			p.cursor = i
+		}
+	}
 	p.rd.Reset()
 	p.mark.Reset(&p.scroll)
 	p.setReader()
