@@ -569,7 +569,7 @@ func (s *SearXNG) Search(ctx context.Context, in api.SearchInput) (*api.SearchOu
 				defer wg.Done()
 				fctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 				defer cancel()
-				if p, err := s.local.readPage(fctx, out.Results[i].URL, extractOptions{}); err == nil {
+				if p, err := s.local.readPage(fctx, out.Results[i].URL, indexed); err == nil {
 					out.Results[i].RawContent = p.Text
 				}
 			}()

@@ -96,7 +96,7 @@ func (e *Engine) indexSitemap(ctx context.Context, target string) (int, error) {
 		go func() {
 			defer wg.Done()
 			for u := range jobs {
-				p, err := e.readPage(ctx, u, extractOptions{})
+				p, err := e.readPage(ctx, u, indexed)
 				if err != nil {
 					firstErr.CompareAndSwap(nil, fmt.Errorf("%s: %v", u, err))
 					continue
@@ -246,7 +246,7 @@ func (e *Engine) indexFile(ctx context.Context, path string) (ok bool, err error
 	if fp.Fetched.IsZero() {
 		fp.Fetched = time.Now().UTC()
 	}
-	p, err := parsePage(fp, extractOptions{})
+	p, err := parsePage(fp, indexed)
 	if err != nil {
 		return false, nil
 	}

@@ -2,11 +2,16 @@ package web
 
 import (
 	"context"
+	"io"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hark/api"
 )
 
 // A file indexed from a folder is read back by its file:// URL as the
@@ -93,5 +98,58 @@ func TestIndexDirSkipsSourceCopies(t *testing.T) {
 	// A copy named on its own is indexed: only a folder's walk knows its page.
 	if n, err := e.Index(ctx, j("git/git-commit.txt")); err != nil || n != 1 {
 		t.Errorf("a copy named alone: %d, %v", n, err)
+	}
+}
+
+// The index keeps a page's data tables, as a manual's markdown page keeps
+// them: a word only a table cell holds is found by search, is in the
+// indexed copy and in FileText and PageText (what a report's quotes are
+// checked against); vendor_extract's basic depth still leaves the table out.
+func TestIndexKeepsDataTables(t *testing.T) {
+	ctx := context.Background()
+	e := testEngine(t, nil)
+	docs := filepath.Join(t.TempDir(), "docs")
+	page := `<html><head><title>Numeric Types</title></head><body><main><h1>Numeric Types</h1>
+<p>Numeric types consist of integers of several sizes, described at some length here so that this paragraph is the page's content.</p>
+<div class="table"><p class="title"><strong>Table 8.2. Numeric Types</strong></p><div class="table-contents">
+<table class="table" summary="Numeric Types" border="1"><thead><tr><th>Name</th><th>Storage Size</th><th>Range</th></tr></thead>
+<tbody><tr><td>smallint</td><td>2 bytes</td><td>quokkaward to 32767</td></tr><tr><td>integer</td><td>4 bytes</td><td>-2147483648 to +2147483647</td></tr></tbody></table></div></div>
+<p>The syntax of constants for the numeric types is described elsewhere, with their operators and functions.</p></main></body></html>`
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "numeric.html"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Index(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	u := "file://" + filepath.Join(docs, "numeric.html")
+	out, err := e.Search(ctx, api.SearchInput{Query: "quokkaward", MaxResults: 5})
+	if err != nil || len(out.Results) != 1 || out.Results[0].URL != u {
+		t.Fatalf("search for a word only the table holds: %v %+v", err, out)
+	}
+	_, content, _, err := e.IndexedPage(ctx, u)
+	if err != nil || !strings.Contains(content, "| smallint | 2 bytes | quokkaward to 32767 |") {
+		t.Errorf("the indexed copy lacks the table: %v\n%s", err, content)
+	}
+	if text, err := FileText(u, 1<<20); err != nil || !strings.Contains(text, "quokkaward") {
+		t.Errorf("FileText lacks the table: %v\n%s", err, text)
+	}
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, page)
+	}))
+	defer srv.Close()
+	if text, err := e.PageText(ctx, srv.URL+"/numeric"); err != nil || !strings.Contains(text, "quokkaward") {
+		t.Errorf("PageText lacks the table: %v\n%s", err, text)
+	}
+	ex, err := e.Extract(ctx, api.ExtractInput{URLs: api.URLList{srv.URL + "/numeric"}})
+	if err != nil || len(ex.Results) != 1 {
+		t.Fatalf("%v %+v", err, ex)
+	}
+	if md := ex.Results[0].RawContent; strings.Contains(md, "quokkaward") || !strings.Contains(md, "Numeric types consist") {
+		t.Errorf("basic extraction should leave the table out and keep the prose: %q", md)
 	}
 }

@@ -47,8 +47,17 @@ type image struct {
 
 // extractOptions select how much of a page is kept.
 type extractOptions struct {
-	Advanced bool // keep tables and embedded content (iframes, video, audio)
+	Advanced bool // keep tables, images and embedded content (iframes, video, audio)
+	Tables   bool // keep data tables
 }
+
+// indexed is how the index reads a page it is given to index (a folder,
+// a crawl by index, a page research reads, a recheck): its data tables
+// kept, as a fact a manual gives only in a table (a type's range, an
+// option's default) is still a fact to find, and as a markdown page's
+// tables are kept. vendor_extract's basic depth still leaves them out
+// of what it returns, as the interface says.
+var indexed = extractOptions{Tables: true}
 
 // parsePage reads a fetched document. HTML goes through package extract;
 // markdown is kept as sent and plain text is escaped into markdown.
@@ -127,7 +136,7 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	heading := firstHeading(doc)
 	title := extract.Title(doc)
 	main := extract.Main(doc)
-	content := extract.Render(main, title, extract.Options{Base: base, Tables: opt.Advanced, Images: opt.Advanced})
+	content := extract.Render(main, title, extract.Options{Base: base, Tables: opt.Advanced || opt.Tables, Images: opt.Advanced})
 	p.Markdown, p.Text, p.BodyText = content.Markdown(), content.Text(), content.Body().Text()
 	if emb := listEmbeds(embeds, main); emb != "" {
 		p.Markdown = strings.TrimSpace(p.Markdown + "\n\n" + emb)

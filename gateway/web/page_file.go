@@ -34,7 +34,7 @@ func FileText(fileURL string, maxBytes int64) (string, error) {
 		return "", err
 	}
 	fp := &fetchedPage{URL: fileURL, Requested: fileURL, ContentType: ct, Body: body, Header: map[string][]string{}, Fetched: time.Now().UTC()}
-	p, err := parsePage(fp, extractOptions{})
+	p, err := parsePage(fp, indexed)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", fileURL, err)
 	}
@@ -52,7 +52,7 @@ func (e *Engine) PageText(ctx context.Context, pageURL string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", pageURL, err)
 	}
-	p, err := parsePage(fp, extractOptions{})
+	p, err := parsePage(fp, indexed)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", pageURL, err)
 	}

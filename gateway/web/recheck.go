@@ -38,7 +38,7 @@ func (e *Engine) Recheck(ctx context.Context, url, etag, lastModified string) (*
 	if weakLastModified(out.LastModified, fp.Header.Get("Date")) {
 		out.LastModified = ""
 	}
-	p, err := parsePage(fp, extractOptions{})
+	p, err := parsePage(fp, indexed)
 	if err != nil {
 		return nil, err
 	}

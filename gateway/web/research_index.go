@@ -33,7 +33,7 @@ func (e *Engine) Kept(ctx context.Context, u string) (title, body, markdown stri
 // from after redirects, its title, text and markdown, and the page as
 // Config.Parse read it when it was indexed (nil when it was not).
 func (e *Engine) Read(ctx context.Context, u string) (url, title, body, markdown string, parsed []byte, err error) {
-	p, err := e.readPage(ctx, u, extractOptions{})
+	p, err := e.readPage(ctx, u, indexed)
 	if err != nil {
 		return "", "", "", "", nil, err
 	}
@@ -54,7 +54,7 @@ func (e *Engine) Put(ctx context.Context, u, title, body, markdown string) error
 // engine would index it. Research's tests read the extraction corpus
 // with it.
 func ReadHTML(pageURL string, body []byte) (title, text, markdown string, err error) {
-	p, err := parseHTML(pageURL, body, "", time.Now(), extractOptions{})
+	p, err := parseHTML(pageURL, body, "", time.Now(), indexed)
 	if err != nil {
 		return "", "", "", err
 	}
