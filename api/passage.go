@@ -112,11 +112,14 @@ var goneStatus = regexp.MustCompile(`\b(?:status|code) (?:404|410)\b|\b(?:404|41
 func SourceGone(reason string) bool { return goneStatus.MatchString(reason) }
 
 // PageText is a page's text now, read with the gateway's extract as text
-// (not kept: a check is not a result the user asked for). A page that
+// (not kept: a check is not a result the user asked for), at advanced
+// depth: the index a report was written from keeps a page's data tables,
+// which basic extraction leaves out, and a quote of a table's row is
+// found only where they are kept. A page that
 // answers 404 or 410 is ErrSourceGone; any other failure is the reason it
 // could not be read.
 func (c *Client) PageText(ctx context.Context, u string) (string, error) {
-	res, err := c.Extract(Unkept(ctx), ExtractInput{URLs: URLList{u}, Format: "text"})
+	res, err := c.Extract(Unkept(ctx), ExtractInput{URLs: URLList{u}, Format: "text", ExtractDepth: "advanced"})
 	if err != nil {
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"hark/api"
 	"hark/gateway/extract"
+	"hark/gateway/research/doc"
 	"hark/gateway/text"
 )
 
@@ -162,6 +163,17 @@ func (c *rcorpus) record(q quote, n int) {
 	runs := func(sents []int) {
 		var run []string
 		for i, k := range sents {
+			if blk := &d.Blocks[d.Sents[k].Block]; blk.Kind == doc.TableRow {
+				// A table's row is quoted as a statement with its
+				// header, words the page never writes in that order:
+				// its passages are the header's line and the row's,
+				// as the kept text holds them.
+				add(strings.Join(run, " "), false)
+				run = run[:0]
+				add(blk.Head, false)
+				add(blk.Row, false)
+				continue
+			}
 			if i > 0 && k != sents[i-1]+1 {
 				add(strings.Join(run, " "), false)
 				run = run[:0]

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
 	gmtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
@@ -40,8 +41,10 @@ func (b *docBuilder) blocks(n ast.Node, src []byte, depth int) {
 			b.code(codeLines(c, src))
 		case *ast.Blockquote:
 			b.blocks(c, src, depth)
+		case *extast.Table:
+			b.table(tableCells(c, src))
 		default:
-			b.lastSent, b.prevKind = -1, 3 // tables, rules, raw HTML: not quoted
+			b.lastSent, b.prevKind = -1, 3 // rules, raw HTML: not quoted
 		}
 	}
 }

@@ -23,15 +23,17 @@ import (
 	"hark/gateway/text"
 )
 
-// BlockKind is what a block is: a paragraph or a list item.
+// BlockKind is what a block is: a paragraph, a list item or a data
+// table's row.
 type BlockKind uint8
 
 const (
 	Paragraph BlockKind = iota
 	ListItem
+	TableRow
 )
 
-// Block is a paragraph or a list item.
+// Block is a paragraph, a list item or a table's row (table.go).
 type Block struct {
 	Kind    BlockKind
 	Passage int
@@ -44,6 +46,8 @@ type Block struct {
 	NeedsLd bool   // the lead-in ends with ":": the items continue it
 	Cont    bool   // an item's second or later paragraph
 	Ordered bool   // an item of a numbered list: steps, in order
+	Row     string // a table row's cells as the page's kept text holds them ("smallint | 2 bytes | -32768 to +32767")
+	Head    string // and its table's header row so ("Name | Storage Size | Range"), "" when the table has none
 	Sents   []int
 }
 

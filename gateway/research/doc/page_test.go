@@ -195,3 +195,43 @@ func TestBritishSpellingsMeetAmerican(t *testing.T) {
 		}
 	}
 }
+
+// A data table's rows are sentences of their own, each a statement of
+// its header's names and its cells, which can be quoted; the page's
+// kept lines of the row and the header are kept with it. The
+// paragraphs on either side of the table are not read as one, and a
+// table whose first row is data quotes none of its rows.
+func TestTableRowsReadAsStatements(t *testing.T) {
+	md := "# Numeric Types\n\nNumeric types consist of two-, four-, and eight-byte integers.\n\n**Table 8.2. Numeric Types**\n\n" +
+		"| Name | Storage Size | Description | Range |\n| --- | --- | --- | --- |\n" +
+		"| `smallint` | 2 bytes | small-range integer | -32768 to +32767 |\n" +
+		"| `integer` | 4 bytes | typical choice for integer | -2147483648 to +2147483647 |\n\n" +
+		"The syntax of constants for the numeric types is described elsewhere.\n\n" +
+		"| smallint | 2 bytes |\n| --- | --- |\n| integer | 4 bytes |\n"
+	d := ReadMarkdown(md, "Numeric Types")
+	i := sentAt(t, d, "smallint — Storage Size: 2 bytes; Description: small-range integer; Range: -32768 to +32767")
+	s := d.Sents[i]
+	blk := d.Blocks[s.Block]
+	if blk.Kind != TableRow || !s.OK || blk.Row != "smallint | 2 bytes | small-range integer | -32768 to +32767" || blk.Head != "Name | Storage Size | Description | Range" {
+		t.Errorf("row: kind %d, OK %v, row %q, head %q", blk.Kind, s.OK, blk.Row, blk.Head)
+	}
+	if !slices.Contains(s.Toks, Terms("range")[0]) || !slices.Contains(s.Toks, "smallint") || !slices.Contains(s.Context, Terms("numeric")[0]) {
+		t.Errorf("a row's words are its header's and cells', its context the caption's: %v / %v", s.Toks, s.Context)
+	}
+	if !strings.HasPrefix(s.Text, string(text.CodeOpen)+"smallint"+string(text.CodeClose)) {
+		t.Errorf("a cell's code stays marked: %q", s.Text)
+	}
+	before := sentAt(t, d, "Numeric types consist of two-, four-, and eight-byte integers.")
+	after := sentAt(t, d, "The syntax of constants for the numeric types is described elsewhere.")
+	if after == before+1 || after == before+2 {
+		t.Errorf("the paragraphs around the table read as neighbours: %d, %d", before, after)
+	}
+	for _, k := range []int{after + 1, after + 2} {
+		if k >= len(d.Sents) || d.Blocks[d.Sents[k].Block].Kind != TableRow || d.Sents[k].OK {
+			t.Fatalf("a headless table's rows are sentences that cannot be quoted: %+v", d.Sents[after:])
+		}
+	}
+	if got := text.Unmark(d.Sents[after+1].Text); got != "smallint | 2 bytes" {
+		t.Errorf("a headless table's row: %q", got)
+	}
+}
