@@ -610,3 +610,28 @@ func TestBodyLeavesOutTheHeadline(t *testing.T) {
 		}
 	}
 }
+
+// A data table's cell that holds paragraphs is one cell of its row, not
+// paragraphs before the table; a version history (every row opening with
+// a release) is left out when NoHistories asks, other tables kept.
+func TestTableCellParagraphsAndHistories(t *testing.T) {
+	page := `<html><body><main><h1>readline</h1><p>The readline module provides an interface for reading data a line at a time.</p>
+<details class="changelog"><summary>History</summary><table><tbody><tr><th>Version</th><th>Changes</th></tr>
+<tr><td>v15.8.0, v14.18.0</td><td><p>Value will always be a string.</p><p>Never undefined.</p></td></tr>
+<tr><td>v0.1.98</td><td><p>Added in: v0.1.98</p></td></tr></tbody></table></details>
+<table><tr><th>Keybindings</th><th>Description</th></tr><tr><td>Ctrl+C</td><td><p>Emit SIGINT</p></td></tr><tr><td>Ctrl+H</td><td>Delete left</td></tr></table>
+</main></body></html>`
+	md, text := extract(t, page, Options{Tables: true})
+	for _, want := range []string{"| v15.8.0, v14.18.0 | Value will always be a string. Never undefined. |", "| Ctrl+C | Emit SIGINT |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.Contains(text, "v15.8.0, v14.18.0 | Value will always be a string. Never undefined.") || strings.Contains(text, "string.\n") {
+		t.Errorf("a cell's paragraphs left its row:\n%s", text)
+	}
+	md, _ = extract(t, page, Options{Tables: true, NoHistories: true})
+	if strings.Contains(md, "v15.8.0") || strings.Contains(md, "Value will always") || !strings.Contains(md, "| Ctrl+C | Emit SIGINT |") {
+		t.Errorf("NoHistories keeps the history or drops the keybindings:\n%s", md)
+	}
+}

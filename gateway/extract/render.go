@@ -20,6 +20,10 @@ type Options struct {
 	// without it they are left out. Tables that only lay out the page are
 	// read as ordinary content either way.
 	Tables bool
+	// NoHistories, with Tables, still leaves out a version history (a
+	// table whose every row opens with a release: Node.js's "Version |
+	// Changes" under each entry): a page's changelog, not its facts.
+	NoHistories bool
 	// Images keeps images as markdown images.
 	Images bool
 }

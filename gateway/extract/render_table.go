@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,7 @@ func (r *renderer) table(n *html.Node) {
 		r.layoutTable(n, rows)
 		return
 	}
-	if !r.opt.Tables {
+	if !r.opt.Tables || r.opt.NoHistories && isHistoryTable(rows) {
 		r.flush()
 		return
 	}
@@ -47,9 +48,9 @@ func (r *renderer) table(n *html.Node) {
 			if c.Type != html.ElementNode || c.DataAtom != atom.Td && c.DataAtom != atom.Th {
 				continue
 			}
-			inner := r.sub(c)
-			md := strings.TrimSpace(strings.ReplaceAll(inner.md.String(), "\\\n", " "))
-			tx := strings.TrimSpace(strings.ReplaceAll(inner.tx.String(), "\n", " "))
+			md, tx := r.cell(c)
+			md = strings.TrimSpace(strings.ReplaceAll(md, "\\\n", " "))
+			tx = strings.TrimSpace(strings.ReplaceAll(tx, "\n", " "))
 			md = strings.ReplaceAll(md, "|", "\\|")
 			span, _ := strconv.Atoi(attr(c, "colspan"))
 			span = min(max(span, 1), 50)
@@ -86,6 +87,42 @@ func (r *renderer) table(n *html.Node) {
 	}
 	r.add(Block{Kind: Table, Markdown: strings.TrimRight(md.String(), "\n"), Text: strings.TrimRight(tx.String(), "\n")})
 }
+
+// cell is a data table's cell in both renderings: its inline content
+// and the paragraphs it holds, one after another on one line. A cell's
+// <p> (Node.js's history tables hold each change in one) would
+// otherwise be a block of its own before the table, and the row left
+// without it.
+func (r *renderer) cell(c *html.Node) (md, tx string) {
+	saved, n := r.in, len(r.blocks)
+	r.in = &inline{}
+	r.children(c)
+	r.flush()
+	var mds, txs []string
+	for _, b := range r.blocks[n:] {
+		mds, txs = append(mds, b.Markdown), append(txs, b.Text)
+	}
+	r.blocks, r.in = r.blocks[:n], saved
+	return strings.Join(mds, " "), strings.Join(txs, " ")
+}
+
+// isHistoryTable reports whether a table is a version history: below
+// its header, every row's first cell names a release or two ("v15.8.0,
+// v14.18.0").
+func isHistoryTable(rows []*html.Node) bool {
+	if len(rows) < 2 {
+		return false
+	}
+	for _, tr := range rows[1:] {
+		cells := rowCells(tr)
+		if len(cells) < 2 || !releases.MatchString(strings.TrimSpace(textOf(cells[0]))) {
+			return false
+		}
+	}
+	return true
+}
+
+var releases = regexp.MustCompile(`^v?\d+(?:\.\d+)+(?:,\s*v?\d+(?:\.\d+)+)*$`)
 
 // layoutTable reads a table that lays out content. A row of cells that
 // hold no blocks is one line, as it shows: Doxygen's "#define" beside
