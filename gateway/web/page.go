@@ -136,7 +136,7 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	heading := firstHeading(doc)
 	title := extract.Title(doc)
 	main := extract.Main(doc)
-	content := extract.Render(main, title, extract.Options{Base: base, Tables: opt.Advanced || opt.Tables, Images: opt.Advanced})
+	content := extract.Render(main, title, extract.Options{Base: base, Tables: opt.Advanced || opt.Tables, NoHistories: !opt.Advanced, Images: opt.Advanced})
 	p.Markdown, p.Text, p.BodyText = content.Markdown(), content.Text(), content.Body().Text()
 	if emb := listEmbeds(embeds, main); emb != "" {
 		p.Markdown = strings.TrimSpace(p.Markdown + "\n\n" + emb)
