@@ -245,7 +245,7 @@ func (c *rcorpus) candidate(a ask, g int) bool {
 	ref := c.sref[g]
 	d := c.docs[ref[0]]
 	s := &d.Sents[ref[1]]
-	if d.offTopic || s.Lost || s.Asks || !(s.OK || s.Leads || s.LongIntro && howCode(a, s)) {
+	if d.offTopic || s.Lost || s.Asks || !(s.OK || s.Leads || s.LongIntro && howCode(a, s)) || !rowAsked(a, d, s) {
 		return false
 	}
 	doc := slices.Clip(s.Toks)

@@ -37,17 +37,18 @@ const (
 type Block struct {
 	Kind    BlockKind
 	Passage int
-	List    int    // an item's list: the block index of its first item, -1
-	Depth   int    // an item's list nesting, 1 for a top-level list
-	Term    string // a definition's term (marked), which its sentences describe
-	Desc    int    // a definition's first block, -1
-	Label   string // an item's name, when its first "sentence" is one: "Still reachable".
-	LeadIn  int    // an item's list's introducing sentence, -1
-	NeedsLd bool   // the lead-in ends with ":": the items continue it
-	Cont    bool   // an item's second or later paragraph
-	Ordered bool   // an item of a numbered list: steps, in order
-	Row     string // a table row's cells as the page's kept text holds them ("smallint | 2 bytes | -32768 to +32767")
-	Head    string // and its table's header row so ("Name | Storage Size | Range"), "" when the table has none
+	List    int      // an item's list: the block index of its first item, -1
+	Depth   int      // an item's list nesting, 1 for a top-level list
+	Term    string   // a definition's term (marked), which its sentences describe
+	Desc    int      // a definition's first block, -1
+	Label   string   // an item's name, when its first "sentence" is one: "Still reachable".
+	LeadIn  int      // an item's list's introducing sentence, -1
+	NeedsLd bool     // the lead-in ends with ":": the items continue it
+	Cont    bool     // an item's second or later paragraph
+	Ordered bool     // an item of a numbered list: steps, in order
+	Row     string   // a table row's cells as the page's kept text holds them ("smallint | 2 bytes | -32768 to +32767")
+	Head    string   // and its table's header row so ("Name | Storage Size | Range"), "" when the table has none
+	Key     []string // a table row's first cell's terms: what the row is about ("smallint")
 	Sents   []int
 }
 

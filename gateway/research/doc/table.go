@@ -3,6 +3,7 @@ package doc
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	extast "github.com/yuin/goldmark/extension/ast"
 
@@ -14,7 +15,10 @@ import (
 // written as a statement with its header: "smallint — Storage Size: 2
 // bytes; Range: -32768 to +32767". Its words are the row's and its
 // header's, its context the passage's and the caption's, so a question
-// about a row's value meets it as it meets a sentence. The page's kept
+// about a row's value meets it as it meets a sentence. Its Key is its
+// first cell's terms, what the row is about: research quotes a row only
+// for a question that names it (candidate), so that a table's many rows
+// never crowd out the prose. The page's kept
 // text holds the row as one line of its cells and the header as the
 // line above the first row (Block.Row, Block.Head): research records a
 // row's quote as those lines, each found at its place, not as the
@@ -84,10 +88,14 @@ func (b *docBuilder) row(head, cells []string, lead []string) {
 	if head != nil {
 		blk.Head = keptRow(head)
 	}
+	blk.Key = Terms(text.Unmark(cells[0]))
 	t := rowStatement(head, cells)
 	plain := text.Unmark(t)
 	si := len(d.Sents)
-	rs := Sentence{Text: t, Toks: Terms(plain), Block: bi, Passage: pi, First: true, Dep: -1, AfterList: -1, NWords: len(strings.Fields(plain))}
+	// Its words are its cells'; its header's are what it sits under, as
+	// a heading's are: "Description" in every row of a table is no word
+	// of each row's own to rank it by.
+	rs := Sentence{Text: t, Toks: Terms(kept), Block: bi, Passage: pi, First: true, Dep: -1, AfterList: -1, NWords: len(strings.Fields(plain))}
 	filled := 0
 	for _, c := range cells {
 		if text.Unmark(c) != "" {
@@ -97,6 +105,9 @@ func (b *docBuilder) row(head, cells []string, lead []string) {
 	rs.OK = head != nil && !b.links && text.Unmark(cells[0]) != "" && filled >= 2 && rs.NWords <= maxRowWords
 	ctx := append([]string(nil), d.Passages[pi].Own...)
 	ctx = append(ctx, d.Passages[pi].Context...)
+	if head != nil {
+		ctx = append(ctx, Terms(blk.Head)...)
+	}
 	rs.Context = append(ctx, lead...)
 	blk.Sents = []int{si}
 	d.Blocks = append(d.Blocks, blk)
@@ -106,7 +117,7 @@ func (b *docBuilder) row(head, cells []string, lead []string) {
 
 // rowStatement is a row as a statement: its first cell, what the row
 // is about, then each other cell under its column's name: "smallint —
-// Storage Size: 2 bytes; Range: -32768 to +32767". A row of a table
+// Storage Size: 2 bytes; Range: -32768 to +32767.", a statement. A row of a table
 // without a header is its cells.
 func rowStatement(head, cells []string) string {
 	if head == nil {
@@ -131,6 +142,9 @@ func rowStatement(head, cells []string) string {
 	s := strings.Join(parts, "; ")
 	if text.Unmark(cells[0]) != "" {
 		s = cells[0] + " — " + s
+	}
+	if r, _ := utf8.DecodeLastRuneInString(text.Unmark(s)); !strings.ContainsRune(".!?", r) {
+		s += "." // a statement, read in a summary's running text as one
 	}
 	return s
 }
