@@ -17,6 +17,17 @@ func (d *Document) Body() *Document {
 	return out
 }
 
+// WithoutTables is the document without its data tables.
+func (d *Document) WithoutTables() *Document {
+	out := &Document{Blocks: make([]Block, 0, len(d.Blocks))}
+	for _, b := range d.Blocks {
+		if b.Kind != Table {
+			out.Blocks = append(out.Blocks, b)
+		}
+	}
+	return out
+}
+
 // Markdown renders the document as CommonMark (with GFM tables).
 func (d *Document) Markdown() string {
 	var b strings.Builder

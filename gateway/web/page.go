@@ -21,7 +21,10 @@ type page struct {
 	Text        string // main content as plain text, the headline first
 	// BodyText is Text without the headline, for format=text; empty for
 	// pages that have no headline apart (markdown and plain-text files).
-	BodyText    string
+	BodyText string
+	// Prose is Text without its data tables, when it keeps some: what a
+	// search weighs a page's coverage of the query by (store.go).
+	Prose       string
 	Markdown    string // main content as markdown
 	Links       []link
 	Images      []image
@@ -138,6 +141,9 @@ func parseHTML(pageURL string, body []byte, robotsHeader string, fetched time.Ti
 	main := extract.Main(doc)
 	content := extract.Render(main, title, extract.Options{Base: base, Tables: opt.Advanced || opt.Tables, NoHistories: !opt.Advanced, Images: opt.Advanced})
 	p.Markdown, p.Text, p.BodyText = content.Markdown(), content.Text(), content.Body().Text()
+	if prose := content.WithoutTables(); len(prose.Blocks) < len(content.Blocks) {
+		p.Prose = prose.Text()
+	}
 	if emb := listEmbeds(embeds, main); emb != "" {
 		p.Markdown = strings.TrimSpace(p.Markdown + "\n\n" + emb)
 		p.Text = strings.TrimSpace(p.Text + "\n\n" + emb)

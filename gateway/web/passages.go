@@ -16,7 +16,10 @@ import (
 //
 //   - web_pages.terms: every term the body holds, as text.Present finds
 //     them, sorted, one a line: which query terms a page holds is then a
-//     lookup, not a read of its body;
+//     lookup, not a read of its body. Of a page with data tables, the
+//     terms of its prose alone: a table's cells (a signals table, an
+//     errno table) hold words of every kind, and a page is about what its
+//     prose says; FTS5 still finds a word only a table holds;
 //   - web_pages.passages: its sentences as bestSentences reads them (the
 //     footer cut off, whether each opens a section, comes before code,
 //     reads as an answer), each with its terms and its heading's, in a

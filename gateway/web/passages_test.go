@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"hark/api"
@@ -67,18 +68,19 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 		t.Fatalf("%d pages with their passages stored (%v); want every page of the corpus", stored, err)
 	}
 
-	// Page by page: the stored terms are the body's and the headings',
-	// the stored sentences give bestSentences' snippet.
-	rows, err := db.Query(`SELECT body, terms, passages, headings, heading_terms FROM web_pages`)
+	// Page by page: the stored terms are the body's (of a page with
+	// data tables, its prose's: those of the body outside them) and the
+	// headings', the stored sentences give bestSentences' snippet.
+	rows, err := db.Query(`SELECT body, terms, passages, headings, heading_terms, markdown FROM web_pages`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	type row struct{ body, terms, passages, headings, headingTerms string }
+	type row struct{ body, terms, passages, headings, headingTerms, markdown string }
 	var pages []row
 	for rows.Next() {
 		var r row
 		var p []byte
-		if err := rows.Scan(&r.body, &r.terms, &p, &r.headings, &r.headingTerms); err != nil {
+		if err := rows.Scan(&r.body, &r.terms, &p, &r.headings, &r.headingTerms, &r.markdown); err != nil {
 			t.Fatal(err)
 		}
 		r.passages = string(p)
@@ -90,7 +92,14 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 			terms := text.Terms(q.Question)
 			got := map[string]bool{}
 			presentIn(terms, p.terms, got)
-			if want := text.Present(terms, p.body); !reflect.DeepEqual(got, want) {
+			want := text.Present(terms, p.body)
+			if strings.Contains(p.markdown, "| --- |") {
+				for w := range got {
+					if !want[w] {
+						t.Fatalf("page %d, %q: stored terms hold %v, more than the body's %v", i, q.Question, got, want)
+					}
+				}
+			} else if !reflect.DeepEqual(got, want) {
 				t.Fatalf("page %d, %q: stored terms hold %v, the body %v", i, q.Question, got, want)
 			}
 			if got, want := storedHeadingCoverage(terms, p.headingTerms), headingCoverage(terms, p.headings); got != want {
@@ -124,7 +133,10 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 		return out
 	}
 	withStored := search()
-	if _, err := db.Exec(`UPDATE web_pages SET terms = '', passages = x''`); err != nil {
+	// A page read from its body is one indexed before its terms were
+	// stored, and so before the index kept data tables: the pages with
+	// tables keep theirs, whose terms are their prose's.
+	if _, err := db.Exec(`UPDATE web_pages SET terms = '', passages = x'' WHERE markdown NOT LIKE '%| --- |%'`); err != nil {
 		t.Fatal(err)
 	}
 	fromBody := search()

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,7 +64,8 @@ type pageRow struct {
 	Images, Favicon, Topic              string
 	Markdown, Headings                  string
 	Published, Fetched                  int64 // Unix seconds; 0: no date
-	// Terms and Passages are the body's terms and sentences (passages.go).
+	// Terms and Passages are the body's terms and sentences (passages.go);
+	// of a page with data tables, Terms are its prose's (page.Prose).
 	Terms, HeadingTerms string
 	Passages            []byte
 	// Parsed is the page as Config.Parse read it, nil without one.
@@ -134,7 +136,7 @@ func (s pageIndex) put(ctx context.Context, p *page) error {
 	r := &pageRow{URL: p.URL, Host: hostOf(p.URL), Title: p.Title, Description: p.Description, Body: p.Text,
 		Images: string(ij), Favicon: p.Favicon, Published: pub, Fetched: fetched.Unix(), Topic: classifyTopic(p),
 		Markdown: p.Markdown, Headings: markdownHeadings(p.Markdown),
-		Terms: pageTerms(p.Text), Passages: encodePassages(p.Text)}
+		Terms: pageTerms(cmp.Or(p.Prose, p.Text)), Passages: encodePassages(p.Text)}
 	r.HeadingTerms = pageHeadingTerms(r.Headings)
 	if s.parse != nil {
 		r.Parsed = s.parse(p.Title, p.Text, p.Markdown)
