@@ -68,7 +68,14 @@ func TestStoredPassagesReadAsTheBody(t *testing.T) {
 		return out
 	}
 	withStored := reports()
-	if _, err := db.Exec(`UPDATE web_pages SET terms = '', heading_terms = '', passages = x'', parsed = x''`); err != nil {
+	// A page whose terms are read from its body is one indexed before
+	// they were stored, and so before the index kept data tables: the
+	// pages with tables keep theirs, whose terms are their prose's
+	// (web's TestStoredPassagesReadAsTheBody). Every page is parsed anew.
+	if _, err := db.Exec(`UPDATE web_pages SET terms = '', heading_terms = '', passages = x'' WHERE markdown NOT LIKE '%| --- |%'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE web_pages SET parsed = x''`); err != nil {
 		t.Fatal(err)
 	}
 	fromBody := reports()
