@@ -3,8 +3,9 @@ package research
 // Which sources a report may quote, and what it says when none answers.
 
 import (
-	"hark/gateway/research/doc"
 	"strings"
+
+	"hark/gateway/research/doc"
 )
 
 // markOffTopic marks the sources that lack a word of the question most

@@ -1,8 +1,9 @@
 package doc
 
 import (
-	"hark/gateway/text"
 	"strings"
+
+	"hark/gateway/text"
 )
 
 // ReadText reads plain text, where a heading is only a short line of

@@ -3,12 +3,13 @@ package doc
 import (
 	"encoding/binary"
 	"fmt"
-	"hark/gateway/text/lexicon"
 	"hash/crc32"
 	"hash/fnv"
 	"math"
 	"reflect"
 	"unsafe"
+
+	"hark/gateway/text/lexicon"
 )
 
 // A page as research reads it (Page: passages, blocks, sentences and
