@@ -48,14 +48,7 @@ func TestValidation(t *testing.T) {
 }
 
 func TestDefaultsPrefilledAndNotSent(t *testing.T) {
-	c, _ := uitest.Common(t, nil)
-	var search api.Tool
-	for _, tl := range c.Tools {
-		if tl.Slug == api.ToolSearch {
-			search = tl
-		}
-	}
-	f := New(search, c.Styles)
+	f := searchForm(t)
 	if v := f.Control("max_results").Value(); v != "5" {
 		t.Errorf("max_results prefilled %q", v)
 	}
@@ -184,14 +177,7 @@ func TestFailOnNamesTheGatewaysField(t *testing.T) {
 // ("include_image_descripti…" was cut at 24 columns); at 50 the names'
 // column still leaves the values room.
 func TestLongNamesReadWholeAt80(t *testing.T) {
-	c, _ := uitest.Common(t, nil)
-	var search api.Tool
-	for _, tl := range c.Tools {
-		if tl.Slug == api.ToolSearch {
-			search = tl
-		}
-	}
-	f := New(search, c.Styles)
+	f := searchForm(t)
 	f.SetSize(80, 30)
 	if v := uitest.Plain(f.View()); !strings.Contains(v, "include_image_descriptions ") {
 		t.Errorf("a name cut at 80 columns:\n%s", v)
@@ -200,4 +186,16 @@ func TestLongNamesReadWholeAt80(t *testing.T) {
 	if f.labelWidth() > 24 {
 		t.Errorf("at 50 columns the names take %d", f.labelWidth())
 	}
+}
+
+// searchForm is the form of the served tool list's vendor_search.
+func searchForm(t *testing.T) *Form {
+	c, _ := uitest.Common(t, nil)
+	for _, tl := range c.Tools {
+		if tl.Slug == api.ToolSearch {
+			return New(tl, c.Styles)
+		}
+	}
+	t.Fatal("the tool list serves no " + api.ToolSearch)
+	return nil
 }
