@@ -149,3 +149,72 @@ func TestUnreachableSites(t *testing.T) {
 		t.Errorf("extract of a closed port: %+v, %v", out, err)
 	}
 }
+
+// A folder's index served at the folder's URL too is one page, stored
+// at the folder's URL, whichever of the two the walk meets first (mdBook
+// links its "/" as "index.html"); an index that differs from what its
+// folder's URL serves (a listing), or that the folder redirects to, keeps
+// its own URL.
+func TestADirectoryIndexIsItsFolder(t *testing.T) {
+	page := func(title, body string) string {
+		return "<html><head><title>" + title + "</title></head><body><main><h1>" + title + "</h1><p>" + body +
+			" This paragraph has enough words in it to be read as the body of a page.</p></main></body></html>"
+	}
+	home := page("Introduction", `<a href="index.html">Introduction</a> <a href="hello.html">Hello</a> <a href="b/index.html">B</a> <a href="c/">C</a>`)
+	files := map[string]string{
+		"/":             home,
+		"/index.html":   home,
+		"/hello.html":   page("Hello", `<a href="index.html">back</a> <a href="b/">B's folder</a>`),
+		"/b/":           `<html><head><title>Directory listing for /b/</title></head><body><ul><li><a href="index.html">index.html</a></li></ul></body></html>`,
+		"/b/index.html": page("Bee", `a page in b`),
+		"/c/index.html": page("Sea", `a page in c`),
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/c/" {
+			http.Redirect(w, r, "/c/index.html", http.StatusMovedPermanently)
+			return
+		}
+		body, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, body)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	want := []string{srv.URL + "/", srv.URL + "/b/index.html", srv.URL + "/c/index.html", srv.URL + "/hello.html"}
+	for _, start := range []string{"/", "/index.html", "/hello.html"} {
+		e, err := New(Config{DB: testDB(t), AllowPrivate: true, IndexDepth: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := indexedURLs(t, e, srv.URL+start)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("from %s indexed %v\nwant %v", start, got, want)
+		}
+		if n, err := e.store.count(context.Background()); err != nil || n != len(want) {
+			t.Errorf("from %s the index holds %d pages, %v; want %d", start, n, err, len(want))
+		}
+		e.Close()
+	}
+}
+
+func TestDirectoryURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://h/index.html":          "http://h/",
+		"https://h/a/b/INDEX.HTM":      "https://h/a/b/",
+		"http://h/a/index.xhtml":       "http://h/a/",
+		"http://h/a/index.html?page=2": "",
+		"http://h/a/index.md":          "",
+		"http://h/a/main.html":         "",
+		"http://h/a/":                  "",
+		"file:///srv/docs/index.html":  "",
+	} {
+		if got := directoryURL(in); got != want {
+			t.Errorf("directoryURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

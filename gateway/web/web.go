@@ -223,6 +223,9 @@ func (e *Engine) readPage(ctx context.Context, raw string, opt extractOptions) (
 	if err := ctx.Err(); err != nil {
 		return nil, err // extraction is the costly part; skip it when no one waits
 	}
+	if dir := e.directoryTwin(ctx, fp); dir != "" {
+		fp.URL = dir // as if the site redirected "/index.html" to "/"
+	}
 	// Extraction does not watch ctx; when the caller stops waiting, it
 	// finishes in the background (bounded by MaxPageBytes) unobserved.
 	type parsed struct {
