@@ -142,3 +142,29 @@ func TestNamedColumnHoldsThePage(t *testing.T) {
 		t.Errorf("lost the column named sidebar:\n%s", text)
 	}
 }
+
+// mdBook (Rust by Example, the Rust book) sets each heading's words in
+// a link to the heading named "header"; the link is the heading's text,
+// not a header bar, so the page keeps its headings.
+func TestHeadingInALinkNamedHeader(t *testing.T) {
+	page := `<html><head><title>Hello World - Rust By Example</title></head><body>
+<nav class="sidebar"><ol class="chapter"><li><a href="index.html">Introduction</a></li><li><a href="hello.html">Hello World</a></li></ol></nav>
+<div id="menu-bar"><h1 class="menu-title">Rust By Example</h1></div>
+<main><h1 id="hello-world"><a class="header" href="#hello-world">Hello World</a></h1>
+<p>This is the source code of the traditional Hello World program, which prints a greeting to the console.</p>
+<pre><code class="language-rust">fn main() {
+    println!("Hello World!");
+}</code></pre>
+<h3 id="activity"><a class="header" href="#activity">Activity</a></h3>
+<p>Click Run above to see the expected output. Next, add a new line with a second println! macro.</p>
+</main></body></html>`
+	md, text := extract(t, page, Options{})
+	for _, want := range []string{"# Hello World\n", "### Activity\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("lost the heading %q:\n%s", want, md)
+		}
+	}
+	if !strings.HasPrefix(text, "Hello World\n") {
+		t.Errorf("the text does not open with its heading:\n%s", text)
+	}
+}

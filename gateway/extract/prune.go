@@ -205,10 +205,18 @@ func (p *pruner) isLinkDense(n *html.Node) bool {
 	if !namedNav(n) {
 		return false
 	}
-	// A heading or a code block named oddly is still content.
+	// A heading or a code block named oddly is still content, and so is
+	// what a heading holds: mdBook sets each heading's words in a link
+	// to itself named "header" (<h1><a class="header" href="#hello">),
+	// which went as a named bar and left every heading empty.
 	switch n.DataAtom {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Pre, atom.Code:
 		return false
+	}
+	for a := n.Parent; a != nil; a = a.Parent {
+		if isHeading(a) {
+			return false
+		}
 	}
 	links, all := linkText(n)
 	if !(all == 0 || links*2 > all || links > 0 && all-links < 40) {
