@@ -315,6 +315,9 @@ func clean(o outcome) bool    { return o.Clean }
 // their bootstrap intervals, and each round's figures, for each model's
 // outcomes (in qs's order).
 func printCV(qs []pooled, models []string, all map[string][]outcome) {
+	if outcomesFile != "" {
+		writeOutcomes(qs, models, all)
+	}
 	fmt.Println("| Model | Fold | Groups | Questions | Answered | Cited | Clean |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, model := range models {
@@ -413,4 +416,31 @@ func runCV(data, manuals string, models []string) error {
 	}
 	printCV(qs, models, all)
 	return nil
+}
+
+// outcomesFile is -outcomes: where printCV writes each question's
+// outcome, one line each, so that two runs can be compared question by
+// question (which moved, in which fold).
+var outcomesFile string
+
+// writeOutcomes writes each model's outcome per question to
+// outcomesFile: model, round, id, fold and A (answered), C (cited), K
+// (clean) or "-".
+func writeOutcomes(qs []pooled, models []string, all map[string][]outcome) {
+	var b strings.Builder
+	flag := func(ok bool, c string) string {
+		if ok {
+			return c
+		}
+		return "-"
+	}
+	for _, m := range models {
+		for i, q := range qs {
+			o := all[m][i]
+			fmt.Fprintf(&b, "%s %s %d %d %s%s%s\n", m, q.round, q.ID, q.fold+1, flag(o.Answered, "A"), flag(o.Cited, "C"), flag(o.Clean, "K"))
+		}
+	}
+	if err := os.WriteFile(outcomesFile, []byte(b.String()), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "outcomes:", err)
+	}
 }

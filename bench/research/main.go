@@ -68,6 +68,7 @@ func main() {
 	flag.Float64Var(&lambda, "lambda", lambda, "the fit's ridge penalty towards the hand rules' weights")
 	flag.StringVar(&zero, "zero", "", "with -cv -builtin, weights.json's weights with these features (comma-separated) set to 0, or f=v to v: an ablation")
 	flag.BoolVar(&pairwise, "pairwise", pairwise, "fit pairwise: right candidates against the hand rules' best wrong ones, features standardised, the ridge strength chosen inside the training folds")
+	flag.StringVar(&outcomesFile, "outcomes", "", "with -cv, also write each question's outcome (model, round, id, fold, answered, cited, clean) to this file, one a line, to compare two runs question by question")
 	feats := flag.Bool("features", false, "print the ranking's features with their hand and fitted weights, as docs/research.md's table")
 	flag.Parse()
 	if *feats {
