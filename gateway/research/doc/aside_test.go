@@ -23,3 +23,24 @@ func TestSentenceInParenthesesIsQuotable(t *testing.T) {
 		}
 	}
 }
+
+// A list item that is a whole sentence closed by ";", as a list of
+// clauses closes its items ("Notice the data-cover attribute we added
+// to the script tag loading the source of our library;"), can be
+// quoted: the ";" made it a fragment, and the note that answers which
+// attribute tells Blanket.js what to measure was in no report. An item
+// that goes on from its lead-in in lower case still cannot stand alone.
+func TestListItemClosedBySemicolonIsQuotable(t *testing.T) {
+	d := ReadMarkdown("# Notes\n\nSome notes on the set-up follow here.\n\n"+
+		"- Notice the `data-cover` attribute we added to the script tag loading the source of our library;\n"+
+		"- The HTML test file must be served over HTTP for the adapter to be loaded.\n\n"+
+		"You need:\n\n- a functional autotools system with make and autoconf;\n- a compiler.\n", "Notes")
+	for s, ok := range map[string]bool{
+		"Notice the data-cover attribute we added to the script tag loading the source of our library;": true,
+		"a functional autotools system with make and autoconf;":                                         false,
+	} {
+		if got := d.Sents[sentAt(t, d, s)].OK; got != ok {
+			t.Errorf("%q quotable %v, want %v", s, got, ok)
+		}
+	}
+}

@@ -323,6 +323,14 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 		// file.") is.
 		check = text.SentenceCase(check)
 	}
+	if blk.Kind == ListItem {
+		// A list of sentences may close each item on ";" as a list
+		// of clauses does: "Notice the data-cover attribute we added to
+		// the script tag …;" is whole.
+		if c, ok := strings.CutSuffix(check, ";"); ok {
+			check = c + "."
+		}
+	}
 	rs.Asks = strings.HasSuffix(plain, "?") || strings.HasSuffix(plain, "？")
 	least := 5
 	if blk.Term != "" && first && blk.Desc == bi {

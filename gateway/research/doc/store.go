@@ -26,8 +26,9 @@ import (
 // names and types are in the copy's header (docLayout). Version 2 ends
 // each copy with its CRC-32C; version 3 holds the vocabulary it was read
 // with (vocabulary); version 4 reads a whole sentence in parentheses as
-// quotable (aside); version 5 reads a data table's rows (table.go).
-const docVersion = 5
+// quotable (aside); version 5 reads a data table's rows (table.go);
+// version 6 reads a list item closed by ";" as whole.
+const docVersion = 6
 
 var docCRC = crc32.MakeTable(crc32.Castagnoli)
 
