@@ -686,8 +686,9 @@ func extractiveAnswer(query string, cands []*candidate) string {
 		if body == "" {
 			body = c.content
 		}
+		heads := pageHeadings(c)
 		for _, s := range text.Sentences(body) {
-			if text.IsAnswerSentence(s, 4, 80) {
+			if text.IsAnswerSentence(s, 4, 80) && !heads[headingKey(s)] {
 				sents = append(sents, s)
 			}
 		}
@@ -712,6 +713,29 @@ func extractiveAnswer(query string, cands []*candidate) string {
 		picked, pickedTerms = append(picked, s), append(pickedTerms, ts)
 	}
 	return strings.Join(picked, " ")
+}
+
+// pageHeadings are the keys (headingKey) of a result's title and
+// headings. A heading that ends in a question mark or an exclamation
+// reads as a sentence ("1.3 Is there a GUI authoring environment for
+// Docutils?", an FAQ's; Rust by Example's "Unpacking options with ?"),
+// and an answer that opened with one opened with a heading, not with
+// what the page says under it.
+func pageHeadings(c *candidate) map[string]bool {
+	heads := map[string]bool{}
+	for _, h := range append(strings.Split(c.headings, "\n"), c.title) {
+		if k := headingKey(h); k != "" {
+			heads[k] = true
+		}
+	}
+	return heads
+}
+
+// headingKey is s as markdownHeadings stores a heading, spaces folded:
+// a sentence and a heading of the same words have one key.
+func headingKey(s string) string {
+	s = strings.NewReplacer("\\", "", "*", "", "`", "", "_", " ").Replace(s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // sameTerms reports two sentences whose terms overlap by at least

@@ -686,3 +686,24 @@ func TestExtractiveAnswerDropsNearDuplicates(t *testing.T) {
 		t.Errorf("answer %q has %d sentences, want 2", got, n)
 	}
 }
+
+// An answer quotes what a page says, never its headings: an FAQ's
+// question heading ends in "?" and reads as a sentence, and it matched
+// the query best, so the answer opened with the heading.
+func TestExtractiveAnswerSkipsHeadings(t *testing.T) {
+	cands := []*candidate{{
+		title:    "Docutils FAQ",
+		headings: "Docutils FAQ\n1.3 Is there a GUI authoring environment for Docutils?\nUnpacking options with ?",
+		body: "Docutils FAQ\n\n1.3 Is there a GUI authoring environment for Docutils?\n\n" +
+			"Not yet: authoring in any text editor works, as reStructuredText is plain text.\n\n" +
+			"Unpacking options with ?\n\nYou can unpack options with a match or with the question mark operator.",
+	}}
+	got := extractiveAnswer("is there a gui authoring environment for docutils", cands)
+	if strings.Contains(got, "1.3") || !strings.HasPrefix(got, "Not yet: authoring") {
+		t.Errorf("answer %q; want the page's sentence, not its heading", got)
+	}
+	got = extractiveAnswer("unpacking options question mark", cands)
+	if strings.HasPrefix(got, "Unpacking options with ?") || !strings.Contains(got, "unpack options with a match") {
+		t.Errorf("answer %q; want the page's sentence, not its heading", got)
+	}
+}
