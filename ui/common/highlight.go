@@ -191,18 +191,44 @@ func (m *Marker) Refresh(s *Scroll) {
 	s.marker = m.paint
 }
 
-// findSpan is where quote is in lines (from line from on), or its first
-// words when the whole is not found as rendered.
+// findSpan is where quote is in lines (from line from on). When the
+// whole is not found as rendered (the reader shows a link's URL after
+// its words, which the quote as said does not have), it runs from the
+// quote's first six words to its last words found after them (six,
+// else three: the URL may fall among the last six) no more lines on
+// than the quote has words, or is the first words alone when its end
+// is not found so.
 func findSpan(lines []string, quote string, from int) (match, bool) {
-	try := []string{quote}
-	if w := strings.Fields(quote); len(w) > 6 {
-		try = append(try, strings.Join(w[:6], " "))
+	if sp, ok := findFrom(lines, quote, from); ok {
+		return sp, true
 	}
-	for _, q := range try {
-		for _, sp := range findAll(lines, q) {
-			if sp.line >= from {
-				return sp, true
+	w := strings.Fields(quote)
+	if len(w) <= 6 {
+		return match{}, false
+	}
+	head, ok := findFrom(lines, strings.Join(w[:6], " "), from)
+	if !ok {
+		return match{}, false
+	}
+	for _, n := range []int{6, 3} {
+		tail := strings.TrimRight(strings.Join(w[len(w)-n:], " "), ".,;:!?")
+		for _, sp := range findAll(lines, tail) {
+			if sp.endLine-head.line > len(w) {
+				break // a line holds a word at least: this is further on
 			}
+			if sp.line > head.endLine || sp.line == head.endLine && sp.col >= head.endCol {
+				return match{line: head.line, col: head.col, endLine: sp.endLine, endCol: sp.endCol}, true
+			}
+		}
+	}
+	return head, true
+}
+
+// findFrom is the first place q is in lines from line from on.
+func findFrom(lines []string, q string, from int) (match, bool) {
+	for _, sp := range findAll(lines, q) {
+		if sp.line >= from {
+			return sp, true
 		}
 	}
 	return match{}, false

@@ -88,3 +88,31 @@ func TestHighlightSentenceWithLink(t *testing.T) {
 		t.Errorf("v selected %q, not the sentence at the top", q)
 	}
 }
+
+// A selected sentence that holds a link is shown selected whole, on
+// each of its lines: the rendered text has the link's URL after its
+// words, so the sentence as said is not found as shown, and only its
+// first six words were painted.
+func TestHighlightWholeSentenceWithLink(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	const u = "http://127.0.0.1:18777/hello.html"
+	body := "Rust by Example is a collection of runnable examples that illustrate various Rust concepts and standard libraries, which you can read alongside [the Rust book](https://doc.rust-lang.org/book/) and try in the playground before you write programs of your own at home.\n\nNow let's begin!"
+	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: u, RawContent: body}}})
+	uitest.Settle(drive(p), cmd)
+	press(p, "v")
+	if q := p.mark.Quote(); !strings.HasSuffix(q, "programs of your own at home") {
+		t.Fatalf("v selected %q", q)
+	}
+	var selected []string
+	for _, l := range strings.Split(p.View(), "\n") {
+		if strings.Contains(l, "\x1b[7m") {
+			selected = append(selected, uitest.Plain(l))
+		}
+	}
+	all := strings.Join(selected, " ")
+	if len(selected) < 3 || !strings.Contains(all, "at home.") || strings.Contains(all, "begin") {
+		t.Errorf("the lines shown selected: %q; want the sentence's every line, to its last words", selected)
+	}
+}
