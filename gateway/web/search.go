@@ -688,6 +688,10 @@ func extractiveAnswer(query string, cands []*candidate) string {
 		}
 		heads := pageHeadings(c)
 		for _, s := range text.Sentences(body) {
+			// An ordered list's item keeps its number in the text; an
+			// answer opening "16. Limit the new UNION ALL optimization"
+			// or with "4." between its two sentences reads as a piece.
+			s = strings.TrimPrefix(s, listNumber().FindString(s))
 			if text.IsAnswerSentence(s, 4, 80) && !heads[headingKey(s)] {
 				sents = append(sents, s)
 			}
@@ -714,6 +718,10 @@ func extractiveAnswer(query string, cands []*candidate) string {
 	}
 	return strings.Join(picked, " ")
 }
+
+// listNumber matches an ordered list item's number and the blank after
+// it ("16. ", "b) "); not a section's ("3.14 ").
+var listNumber = text.LazyRegexp(`^(?:\d{1,3}|[a-z])[.)]\s+`)
 
 // pageHeadings are the keys (headingKey) of a result's title and
 // headings. A heading that ends in a question mark or an exclamation

@@ -707,3 +707,17 @@ func TestExtractiveAnswerSkipsHeadings(t *testing.T) {
 		t.Errorf("answer %q; want the page's sentence, not its heading", got)
 	}
 }
+
+// An ordered list's item is quoted without its number: an answer that
+// opened "16. Limit the new UNION ALL optimization …" read as a piece.
+func TestExtractiveAnswerDropsListNumbers(t *testing.T) {
+	cands := []*candidate{{body: "Changes\n\n16. Limit the new UNION ALL optimization so that it does not make too many subqueries.\n\n" +
+		"17. Fix the UNION ALL optimization when a subquery has a LIMIT.\n\n3.14 UNION ALL is documented in the SELECT page."}}
+	got := extractiveAnswer("union all optimization", cands)
+	if !strings.HasPrefix(got, "Limit the new UNION ALL") && !strings.HasPrefix(got, "Fix the UNION ALL") || strings.Contains(got, "16.") || strings.Contains(got, "17.") {
+		t.Errorf("answer %q; want the items' sentences without their numbers", got)
+	}
+	if listNumber().FindString("3.14 UNION ALL is documented.") != "" {
+		t.Errorf("a section number read as a list item's")
+	}
+}
