@@ -14,6 +14,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	gwtext "hark/gateway/text"
 )
 
 // Reader adds what reading a long document needs to a Scroll of rendered
@@ -353,13 +355,14 @@ func (r *Reader) FirstMatch(s *Scroll) {
 // RarestWord is the word of query that text holds least often (at least
 // once; the longer of equals), "" when it holds none: where a search for
 // "abort a fetch request" should open a page that says "fetch" on every
-// line and "abort" once. Words of under three letters and common words
-// are passed over.
+// line and "abort" once. Words of under three letters, common words
+// and the index's stop words are passed over: a question that ends "…
+// the question mark operator there?" opened a page at its one "there".
 func RarestWord(query, text string) string {
 	lower := strings.ToLower(text)
 	best, bestN := "", 0
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !isWordRune(r) }) {
-		if len([]rune(w)) < 3 || commonWords[w] {
+		if len([]rune(w)) < 3 || commonWords[w] || gwtext.StopWord(w) {
 			continue
 		}
 		n := strings.Count(lower, w)

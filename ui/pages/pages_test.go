@@ -433,6 +433,9 @@ func TestOpenedFromSearchOpensAtTheMatch(t *testing.T) {
 	if w := common.RarestWord("how does the fetch API abort", "fetch abort fetch"); w != "abort" {
 		t.Errorf("RarestWord = %q", w)
 	}
+	if w := common.RarestWord("how do I use the question mark operator there?", "There the ? operator unwraps; the question mark operator returns early; the question mark works in main, and so does the question mark."); w != "operator" {
+		t.Errorf("RarestWord = %q; want operator, not a stop word", w)
+	}
 	if w := common.RarestWord("okapi zebra", "nothing here"); w != "" {
 		t.Errorf("RarestWord of absent words = %q", w)
 	}
