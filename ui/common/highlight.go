@@ -69,10 +69,28 @@ func markSentences(doc string) []markSentence {
 		if !ok || s < from {
 			continue
 		}
+		e = pastLinkEnd(doc, s, e)
 		out = append(out, markSentence{text: sn.Text, start: s, end: e, line: -1})
 		from = e
 	}
 	return out
+}
+
+// pastLinkEnd is e moved past the link destination that follows it when
+// doc[s:e] ends inside a link's text: a sentence that ends on a link
+// ("… check out the [official docs](https://…).") is found up to its
+// last word, which left its quote "… the [official docs" with the
+// bracket, kept so in the library, and not found as rendered.
+func pastLinkEnd(doc string, s, e int) int {
+	open := strings.LastIndexByte(doc[s:e], '[')
+	if open < 0 || strings.IndexByte(doc[s+open:e], ']') >= 0 || !strings.HasPrefix(doc[e:], "](") {
+		return e
+	}
+	end := strings.IndexAny(doc[e:], ")\n")
+	if end < 0 || doc[e+end] != ')' {
+		return e
+	}
+	return e + end + 1
 }
 
 // sentenceLines finds each sentence's first line in the rendered lines:

@@ -116,3 +116,29 @@ func TestHighlightWholeSentenceWithLink(t *testing.T) {
 		t.Errorf("the lines shown selected: %q; want the sentence's every line, to its last words", selected)
 	}
 }
+
+// A sentence that ends on a link is quoted without the link's bracket
+// and shown selected to its end: it was found up to its last word,
+// inside the link's text, so its quote read "… check out the [official
+// docs" (and was kept so) and was not found as rendered.
+func TestHighlightSentenceEndingOnALink(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(120, 40)
+	body := "Rust by Example (RBE) is a collection of runnable examples. To get even more out of these examples, don't forget to [install Rust locally](https://www.rust-lang.org/tools/install) and check out the [official docs](https://doc.rust-lang.org/std/). Additionally for the curious, you can also read the source.\n\nNow let's begin!"
+	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: "http://127.0.0.1:18777/index.html", RawContent: body}}})
+	uitest.Settle(drive(p), cmd)
+	press(p, "v", "j")
+	if q := p.mark.Quote(); q != "To get even more out of these examples, don't forget to install Rust locally and check out the official docs" {
+		t.Fatalf("quote %q", q)
+	}
+	var selected []string
+	for _, l := range strings.Split(p.View(), "\n") {
+		if strings.Contains(l, "\x1b[7m") {
+			selected = append(selected, uitest.Plain(l))
+		}
+	}
+	if all := strings.Join(selected, " "); !strings.Contains(all, "check out the official docs") {
+		t.Errorf("the lines shown selected: %q; want the sentence to its end", selected)
+	}
+}
