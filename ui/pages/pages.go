@@ -208,6 +208,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 			}
 			return p, report
 		}
+		p.err = nil // what came now is not what the last error was about
 		if len(msg.keep) > 0 {
 			return p, tea.Batch(p.add(msg), p.keepRead(msg.keep, msg.keepMarkdown))
 		}

@@ -3,6 +3,7 @@ package pages
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -965,5 +966,29 @@ func TestReaderHeaderKeepsThePageName(t *testing.T) {
 	head := strings.Split(uitest.Plain(p.View()), "\n")[0]
 	if !strings.Contains(head, "cancellation.html") || !strings.HasPrefix(strings.TrimSpace(head), "‹ file:") {
 		t.Errorf("reader header at 80 columns: %q", head)
+	}
+}
+
+// A failed call's error stays at the top until the reader moves on:
+// reading a page of the tree, or a call that succeeds, is not what the
+// error was about, and the line said it over every page read after.
+func TestErrorLeavesWhenAPageIsRead(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(100, 30)
+	arrive(p, crawlMsg())
+	arrive(p, doneMsg{seq: 7, slug: api.ToolExtract, err: errors.New(`invalid urls: "ut rust" is not an absolute http or https URL`)})
+	if !strings.Contains(uitest.Plain(p.View()), "not an absolute") {
+		t.Fatalf("the error is not shown:\n%s", uitest.Plain(p.View()))
+	}
+	p.read(p.pages[0])
+	if v := uitest.Plain(p.View()); strings.Contains(v, "not an absolute") {
+		t.Errorf("the error is still shown over the page read after it:\n%s", v)
+	}
+	arrive(p, doneMsg{seq: 8, slug: api.ToolExtract, err: errors.New("HTTP status 500")})
+	p.mode = listMode
+	arrive(p, doneMsg{seq: 9, slug: api.ToolExtract, pages: []*Page{{URL: "https://docs.example.com/faq", Content: "# FAQ\n\nAsk.", Source: api.ToolExtract}}})
+	if v := uitest.Plain(p.View()); strings.Contains(v, "HTTP status 500") {
+		t.Errorf("the error is still shown after a call that succeeded:\n%s", v)
 	}
 }

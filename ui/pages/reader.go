@@ -168,6 +168,7 @@ func (p *Pane) read(pg *Page) tea.Cmd {
 	if p.reading != pg {
 		p.aloud.Stop(&p.scroll)
 	}
+	p.err = nil // the page read is not what the last error was about
 	p.findJump, p.toEnd, p.restore = false, false, nil
 	if p.section != nil && p.section.url != pg.URL {
 		p.section = nil
