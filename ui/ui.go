@@ -417,6 +417,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.panes[m.active].Capturing() && !m.emptyLineShortcut(msg) {
 		return m.toActive(msg)
 	}
+	if c, ok := m.panes[m.active].(common.KeyClaimer); ok && c.Claims(msg) {
+		return m.toActive(msg)
+	}
 	switch {
 	case key.Matches(msg, m.c.Keys().Root.Quit):
 		if d, ok := m.panes[m.active].(common.DocumentShower); ok && d.ShowingDocument() {

@@ -828,3 +828,38 @@ func TestJobSubmitShowsItsTraceAndCredits(t *testing.T) {
 		t.Errorf("a job's polls took the status bar: %q", st)
 	}
 }
+
+// H is the root's "previous pane", and in a reader the key that selects
+// a passage to highlight, as the reader's key line says: while a report
+// or a page is read, H selects; elsewhere it still goes to the pane
+// before. The root took it first, so H in Research's report went to
+// Pages, the report's "H highlight" never worked.
+func TestHighlightKeyInReadersIsNotPreviousPane(t *testing.T) {
+	m := newModel(t, nil, 100, 30)
+	m.c.Index = fileIndex{}
+	drive := func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }
+	out, _ := json.Marshal(api.ResearchOutput{RequestID: "r", Status: api.ResearchCompleted, Content: "Memcheck finds leaks. It reports them at exit [1].",
+		Sources: []api.ResearchSource{{Title: "Memcheck manual", URL: "file:///usr/share/doc/valgrind/html/mc-manual.html"}}})
+	uitest.Settle(drive, drive(common.ShowKeptMsg{Item: library.Item{ID: 9, Kind: library.KindResearch, Tool: api.ToolResearch, Query: "how are leaks found?", Output: string(out)}}))
+	m.Update(uitest.Press("H"))
+	if m.Active() != 2 || !m.panes[2].Capturing() {
+		t.Fatalf("H in the report: pane %d, selecting %v\n%s", m.Active(), m.panes[2].Capturing(), uitest.Plain(m.Render()))
+	}
+	m.Update(uitest.Press("esc"))
+	// The source in the Pages reader: H selects there too.
+	m.Update(uitest.Press("s"))
+	uitest.Settle(drive, drive(uitest.Press("enter")))
+	if m.Active() != 1 {
+		t.Fatalf("the source did not open in Pages: pane %d", m.Active())
+	}
+	m.Update(uitest.Press("H"))
+	if m.Active() != 1 || !m.panes[1].Capturing() {
+		t.Fatalf("H in the Pages reader: pane %d, selecting %v\n%s", m.Active(), m.panes[1].Capturing(), uitest.Plain(m.Render()))
+	}
+	m.Update(uitest.Press("esc"))
+	m.Update(uitest.Press("esc")) // the reader back to the list
+	m.Update(uitest.Press("H"))
+	if m.Active() != 0 {
+		t.Errorf("H on Pages' list went to pane %d, want the pane before (Search)", m.Active())
+	}
+}

@@ -55,6 +55,13 @@ type DocumentShower interface {
 	ShowingDocument() bool
 }
 
+// KeyClaimer is a pane that, in some state, means a key the root would
+// otherwise take: H, the root's "previous pane", selects a passage to
+// highlight while a reader is shown, as its key line says.
+type KeyClaimer interface {
+	Claims(msg tea.KeyPressMsg) bool
+}
+
 // Shower is a pane that wants to know when it is shown (a digit, a tab,
 // a click, or a message routed to it): the Library reloads then, so that
 // what another hark process kept is listed. Shown must not block: work

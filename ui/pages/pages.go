@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -141,6 +142,12 @@ func (p *Pane) Init() tea.Cmd       { return nil }
 func (p *Pane) KeyMap() help.KeyMap { return p.c.Keys().Pages }
 func (p *Pane) Capturing() bool {
 	return p.filter.Focused() || p.askURL || p.form != nil || p.picking || p.rd.Finding() || p.mode == readMode && p.mark.Selecting()
+}
+
+// Claims takes H from the root (its "previous pane") in the reader,
+// where H (or v) selects a passage to highlight.
+func (p *Pane) Claims(msg tea.KeyPressMsg) bool {
+	return p.mode == readMode && key.Matches(msg, p.c.Keys().Pages.Highlight)
 }
 
 // Resting reports that esc has nothing here to close: the list, with no

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
@@ -129,6 +130,12 @@ func (p *Pane) Handles(slug string) bool { return slug == Slug }
 
 func (p *Pane) Capturing() bool {
 	return p.question.Focused() || p.saveAs.Active() || p.rd.Finding() || p.mark.Selecting()
+}
+
+// Claims takes H from the root (its "previous pane") while a report is
+// read: H selects a passage to highlight there, as the key line says.
+func (p *Pane) Claims(msg tea.KeyPressMsg) bool {
+	return key.Matches(msg, p.keys().Highlight) && p.focus == focusReport && p.current != nil && p.current.Out != nil
 }
 
 // OwnsKeys reports that a path is being typed into the save-as prompt:
