@@ -51,6 +51,11 @@ func TestClosingNotice(t *testing.T) {
 		{"copyright line", `<div>© 2005 Stand to Reason | 1438 East 33rd Street, Signal Hill, CA 90755</div>`, true},
 		{"rights reserved", `<p>Content Copyright 2000 - 2008 WorldNow. All Rights Reserved.</p>`, true},
 		{"a long paragraph", "<p>Signal Hill " + strings.Repeat("licence terms for reuse of this text are set out here in full, ", 12) + "copyright.</p>", false},
+		// A page laid out in tables: the notice in the last row's cell,
+		// whose end tag is left unclosed, so the parser puts the logo of
+		// the next cell in it too; no wrapper's edge is the notice.
+		{"in a layout table's last cell", `<table><tr><td><br><span>© 2005 Stand to Reason | 1438 East 33rd Street, Signal Hill, CA 90755<br>Voicemail (800) 2-REASON | <a href="mailto:q@example.org">q@example.org</a></span></td
+<td><div><a href="/poweredby"><img src="logo.gif" alt=""></a></div></td></tr></table>`, true},
 	} {
 		page := `<html><head><title>Prophets</title></head><body><div>` + prose + tc.tail + `</div></body></html>`
 		_, text := extract(t, page, Options{})

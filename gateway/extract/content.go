@@ -85,7 +85,92 @@ func MainWith(doc *html.Node, w Weights) *html.Node {
 		keepStandfirst(root, title)
 	}
 	trimEdges(root, prose)
+	trimClosingNotice(root)
 	return root
+}
+
+// trimClosingNotice removes the page's closing notice wherever the
+// content's last words sit: the largest box that holds them and nothing
+// else, when it is a notice (isNotice). trimEdges reaches a notice at
+// the end of a wrapper; a page laid out in tables sets it in the last
+// row's cell, beside a logo, where no edge is.
+func trimClosingNotice(root *html.Node) {
+	for range 2 {
+		last := lastText(root)
+		if last == nil {
+			return
+		}
+		// The largest box that holds these words and nothing else and
+		// reads as a notice.
+		var notice *html.Node
+		for b := last.Parent; b != nil && b != root; b = b.Parent {
+			if isPreformatted(b) {
+				return
+			}
+			if !isBlockBox(b) {
+				continue // a link or a span in the notice's line
+			}
+			if isNotice(b) {
+				notice = b
+			}
+			if b.Parent == root || !soleText(b.Parent, b) {
+				break
+			}
+		}
+		if notice == nil {
+			return
+		}
+		b := notice
+		b.Parent.RemoveChild(b)
+	}
+}
+
+// lastText is the last text node under n that shows a letter or a digit,
+// outside what is never read.
+func lastText(n *html.Node) *html.Node {
+	for c := n.LastChild; c != nil; c = c.PrevSibling {
+		switch c.Type {
+		case html.TextNode:
+			if letters(c.Data) > 0 {
+				return c
+			}
+		case html.ElementNode:
+			if dropped[c.DataAtom] {
+				continue
+			}
+			if t := lastText(c); t != nil {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// isBlockBox reports an element that sets its text apart as a block.
+func isBlockBox(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.P, atom.Td, atom.Th, atom.Tr, atom.Table, atom.Tbody, atom.Li, atom.Ul, atom.Ol, atom.Section, atom.Footer, atom.Center, atom.Address, atom.Blockquote, atom.Dd, atom.Dl:
+		return true
+	}
+	return false
+}
+
+// soleText reports whether p's letters are all child's: a box that holds
+// nothing but that block.
+func soleText(p, child *html.Node) bool {
+	for c := p.FirstChild; c != nil; c = c.NextSibling {
+		if c == child {
+			continue
+		}
+		if t, short := textUpTo(c, 200); !short || letters(t) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func isPreformatted(n *html.Node) bool {
+	return n.DataAtom == atom.Pre || n.DataAtom == atom.Code
 }
 
 // leavesOut reports whether one of nodes is in root but not in next.
