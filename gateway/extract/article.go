@@ -267,13 +267,53 @@ func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, 
 		for c := p.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c != n && c.Type == html.ElementNode && !holdsAny(c, contents) &&
-				(article && !isArticleSibling(c, memo, scores, threshold) || isBoilerplate(c, memo, w) && (article || !headed(c))) {
+				(article && !isArticleSibling(c, memo, scores, threshold) || isBoilerplate(c, memo, w) && (article || !headed(c)) ||
+					!article && isBareColumn(c, memo)) {
 				p.RemoveChild(c)
 			}
 			c = next
 		}
 		dropBareHeadings(p)
 	}
+}
+
+// isBareColumn reports a column of a page laid out in tables, beside
+// the column that holds the content, that holds no paragraph of prose
+// (150 letters outside links, under a fifth links), no heading and no
+// listing: a shop's offers, a box of short lines and links ("Handmade
+// Kilts. Only £99.95", "Efficiency", "Learn more >"). A page's content
+// is written in paragraphs; what stands beside it in a column of short
+// lines is its furniture. A table of data is never cut so: its cells
+// are its data.
+func isBareColumn(c *html.Node, memo map[*html.Node]metrics) bool {
+	tr := c.Parent
+	if c.DataAtom != atom.Td && c.DataAtom != atom.Th || tr == nil || tr.DataAtom != atom.Tr {
+		return false
+	}
+	t := tr.Parent
+	for t != nil && t.DataAtom != atom.Table {
+		t = t.Parent
+	}
+	if t == nil || !isLayoutTable(t, tableRows(t)) || holdsProseBlock(c, memo) {
+		return false
+	}
+	return findFirst(c, func(x *html.Node) bool { return isHeading(x) || x.DataAtom == atom.Pre }) == nil
+}
+
+// holdsProseBlock reports a paragraph of prose in n or n itself: 150
+// letters or more outside links, links under a fifth of its text.
+func holdsProseBlock(n *html.Node, memo map[*html.Node]metrics) bool {
+	if isParagraph(n) {
+		if m := memo[n]; m.all-m.links >= proseLetters && m.links*5 < m.all {
+			return true
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && holdsProseBlock(c, memo) {
+			return true
+		}
+	}
+	return false
 }
 
 // headed reports a block that a heading heads and that holds a listing

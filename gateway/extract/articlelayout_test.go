@@ -173,3 +173,44 @@ func TestHeadingInALinkNamedHeader(t *testing.T) {
 		t.Errorf("the text does not open with its heading:\n%s", text)
 	}
 }
+
+// TestBareColumnBesideContent: a page laid out in tables with no
+// article signal, its history in one column and a shop's offers in the
+// next, short lines and links with no paragraph among them. The offers'
+// column goes (isBareColumn); a column that holds a paragraph stays, and
+// so does every cell of a table of data whose one cell holds
+// paragraphs.
+func TestBareColumnBesideContent(t *testing.T) {
+	para := func(s string) string {
+		return "<p>" + strings.Repeat(s+" ", 3) + "</p>"
+	}
+	history := `<h1>1879 - The Tay Bridge Disaster</h1>` +
+		para("The single-track bridge was a box construction with numerous legs, up to 230ft apart, supporting the trains as they crossed the estuary.") +
+		para("The central sections failed during the stormy night of 28 December 1879 while a train was crossing, and every life aboard was lost.")
+	offers := `<b>Some great offers available now</b><br><a href="/kilts">Handmade Kilts.</a> Be prepared for Tartan Day<br>` +
+		`<a href="/sporran">Sealskin Dress Sporran.</a> Only £99.95<br><a href="/ties">Tartan Ties.</a> Only £10.99<br><a href="/shop">visit the shop &gt;&gt;</a>`
+	for _, tc := range []struct {
+		name, beside string
+		gone         bool
+	}{
+		{"a column of offers", offers, true},
+		{"a column with a paragraph", offers + para("Sealskin from Greenland is hunted under quota by the Inuit, and each sporran is sewn by hand in the workshop at Perth."), false},
+	} {
+		page := `<html><head><title>The Tay Bridge Disaster</title></head><body><table><tr><td>` + history + `</td><td>` + tc.beside + `</td></tr></table></body></html>`
+		_, text := extract(t, page, Options{})
+		if !strings.Contains(text, "stormy night") {
+			t.Fatalf("%s: lost the history:\n%s", tc.name, text)
+		}
+		if gone := !strings.Contains(text, "Tartan Ties"); gone != tc.gone {
+			t.Errorf("%s: offers gone %v, want %v:\n%s", tc.name, gone, tc.gone, text)
+		}
+	}
+	// A table of data, one of whose cells holds paragraphs: every cell stays.
+	page := `<html><head><title>History</title></head><body><h1>Changes</h1><table><tr><th>Version</th><th>Changes</th></tr>` +
+		`<tr><td>v10.0.0</td><td>` + para("The callback is now called with the error first, as every other callback of the module is, and a missing one throws at once.") +
+		para("Passing a string where a buffer is expected is deprecated, and prints a warning the first time it happens in a process.") + `</td></tr></table></body></html>`
+	_, text := extract(t, page, Options{Tables: true})
+	if !strings.Contains(text, "v10.0.0") || !strings.Contains(text, "error first") {
+		t.Errorf("a table of data lost a cell:\n%s", text)
+	}
+}
