@@ -268,7 +268,7 @@ func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, 
 			next := c.NextSibling
 			if c != n && c.Type == html.ElementNode && !holdsAny(c, contents) &&
 				(article && !isArticleSibling(c, memo, scores, threshold) || isBoilerplate(c, memo, w) && (article || !headed(c)) ||
-					!article && isBareColumn(c, memo)) {
+					!article && (isBareColumn(c, memo) || isBareBox(c, memo))) {
 				p.RemoveChild(c)
 			}
 			c = next
@@ -298,6 +298,37 @@ func isBareColumn(c *html.Node, memo map[*html.Node]metrics) bool {
 		return false
 	}
 	return findFirst(c, func(x *html.Node) bool { return isHeading(x) || x.DataAtom == atom.Pre }) == nil
+}
+
+// isBareBox reports a box beside the content that holds no paragraph
+// of prose, no heading, no list, no listing and no table of data: short
+// lines and links ("Efficiency", "Learn more >", a street address, a
+// photo's credit), which a page's content, written in paragraphs, does
+// not leave standing beside itself. A list or a heading is kept: a
+// page's lists of links and its headings are its content as often as
+// not.
+func isBareBox(c *html.Node, memo map[*html.Node]metrics) bool {
+	switch c.DataAtom {
+	case atom.Div, atom.Td, atom.Center, atom.Font, atom.Span:
+	case atom.Table:
+		if !isLayoutTable(c, tableRows(c)) {
+			return false
+		}
+	default:
+		return false
+	}
+	if holdsProseBlock(c, memo) {
+		return false
+	}
+	return findFirst(c, func(x *html.Node) bool {
+		switch x.DataAtom {
+		case atom.Pre, atom.Ul, atom.Ol, atom.Dl:
+			return true
+		case atom.Table:
+			return !isLayoutTable(x, tableRows(x))
+		}
+		return isHeading(x)
+	}) == nil
 }
 
 // holdsProseBlock reports a paragraph of prose in n or n itself: 150

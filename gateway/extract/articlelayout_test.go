@@ -214,3 +214,31 @@ func TestBareColumnBesideContent(t *testing.T) {
 		t.Errorf("a table of data lost a cell:\n%s", text)
 	}
 }
+
+// TestBareBoxBesideContent: a charity's page with no article signal, its
+// story in one box and, beside it, boxes of short lines (its values, a
+// photo's credit, its address) with no paragraph, heading or list among
+// them: they go (isBareBox). A box with a list, and one with a
+// paragraph, stay.
+func TestBareBoxBesideContent(t *testing.T) {
+	story := "<p>" + strings.Repeat("Mercy Corps helps families rebuild their homes and their livelihoods after the earthquake, with cash for work and seeds for the spring. ", 2) + "</p>" +
+		"<p>" + strings.Repeat("Teams in the valley have cleared the roads to six villages, and the first schools opened again last month with tents for classrooms. ", 2) + "</p>"
+	for _, tc := range []struct {
+		name, beside string
+		gone         bool
+	}{
+		{"short lines", `<div><div><b>Efficiency</b></div><div>Over the last five years, most resources went directly to programmes.</div><div><b>Commitment</b></div><div>We stay long after the cameras have gone.</div>` +
+			`<div><b>High value</b></div><div>Every pound you give brings eleven more in donated supplies.</div><div>17 Claremont Crescent, Edinburgh EH7 4HX</div></div>`, true},
+		{"a list", `<div><b>Efficiency</b><ul><li>Our work in Asia, with 400 staff in nine countries</li><li>Our work in Africa, with 250 staff in six countries</li><li>Our work in the Americas, with 120 staff in four countries</li><li>Our work in Europe, with 80 staff in three countries</li></ul></div>`, false},
+		{"a paragraph", `<div><b>Efficiency</b><p>` + strings.Repeat("Over the last five years, most of the resources we were given went directly to the programmes in the field. ", 2) + `</p></div>`, false},
+	} {
+		page := `<html><head><title>Rebuilding after the earthquake</title></head><body><div><div>` + story + `</div>` + tc.beside + `</div></body></html>`
+		_, text := extract(t, page, Options{})
+		if !strings.Contains(text, "cash for work") {
+			t.Fatalf("%s: lost the story:\n%s", tc.name, text)
+		}
+		if gone := !strings.Contains(text, "Efficiency"); gone != tc.gone {
+			t.Errorf("%s: box gone %v, want %v:\n%s", tc.name, gone, tc.gone, text)
+		}
+	}
+}
