@@ -39,21 +39,48 @@ func AnchorAt(text string, start, end int) Anchor {
 		start += n
 	}
 	for end > start {
+		if k := destinationBefore(text, end); k > start {
+			end = k // a link's destination is no words of the quote
+			continue
+		}
 		r, n := utf8.DecodeLastRuneInString(text[:end])
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			break
 		}
 		end -= n
 	}
+	// A span that ends on a link's text ("… check out the [official
+	// docs") is quoted with its link whole, which QuoteText leaves out:
+	// cut at its text, the quote kept the bracket, and cut in its
+	// destination it kept "](https://…/std".
+	quoteEnd := end
+	if strings.HasPrefix(text[end:], "](") && strings.Count(text[start:end], "[") > strings.Count(text[start:end], "]") {
+		if n := linkDestination(text[end+1:]); n > 0 {
+			quoteEnd = end + 1 + n
+		}
+	}
 	before := strings.Fields(text[:start])
 	after := strings.Fields(text[end:])
 	return Anchor{
-		Quote:  QuoteText(text[start:end]),
+		Quote:  QuoteText(text[start:quoteEnd]),
 		Prefix: strings.Join(before[max(0, len(before)-contextWords):], " "),
 		Suffix: strings.Join(after[:min(contextWords, len(after))], " "),
 		Start:  start,
 		End:    end,
 	}
+}
+
+// destinationBefore is where the "](…)" of a link that text[:end] ends
+// with opens (the "]"), or -1.
+func destinationBefore(text string, end int) int {
+	if end == 0 || text[end-1] != ')' {
+		return -1
+	}
+	k := strings.LastIndex(text[:end], "](")
+	if k < 0 || linkDestination(text[k+1:]) != end-k-1 {
+		return -1
+	}
+	return k
 }
 
 // Verify says whether the anchor's quote still stands in page (the

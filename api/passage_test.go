@@ -91,4 +91,16 @@ func TestQuoteText(t *testing.T) {
 	if st, _, _ := a.Verify(md); st != PassageStands {
 		t.Errorf("the anchor does not stand in its own text: %s", st)
 	}
+	// A span that ends on a link, at its text or past its destination,
+	// is quoted without the link's markup and ends at its last word.
+	md = "To begin, check out the [official docs](https://doc.rust-lang.org/std/). Then read on."
+	for _, end := range []int{strings.Index(md, "]("), strings.Index(md, ". Then")} {
+		a := AnchorAt(md, 0, end)
+		if a.Quote != "To begin, check out the official docs" || md[a.End-4:a.End] != "docs" {
+			t.Errorf("span to %d: quote %q ending %q", end, a.Quote, md[:a.End])
+		}
+		if st, _, _ := a.Verify(md); st != PassageStands {
+			t.Errorf("span to %d: the anchor does not stand in its own text: %s", end, st)
+		}
+	}
 }

@@ -142,3 +142,32 @@ func TestHighlightSentenceEndingOnALink(t *testing.T) {
 		t.Errorf("the lines shown selected: %q; want the sentence to its end", selected)
 	}
 }
+
+// A highlight kept from sentences that end on a link is kept as said,
+// without the link's markup: the library's anchor trimmed the span's
+// end into the link's destination and kept "… the [official
+// docs](https://doc.rust-lang.org/std".
+func TestHighlightKeptEndingOnALink(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	dir := t.TempDir()
+	c.Library = func() (*library.Store, error) { return library.Open(dir) }
+	p := New(c)
+	p.SetSize(120, 40)
+	body := "# Rust by Example\n\nRust by Example (RBE) is a collection of runnable examples. To get even more out of these examples, don't forget to [install Rust locally](https://www.rust-lang.org/tools/install) and check out the [official docs](https://doc.rust-lang.org/std/). Additionally for the curious, you can also read the source.\n\nNow let's begin!"
+	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: "http://127.0.0.1:18777/", RawContent: body}}})
+	uitest.Settle(drive(p), cmd)
+	press(p, "v", "j", "J", "enter", "x", "enter")
+	s, err := c.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hs, err := s.Highlights(context.Background(), "", 0)
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("kept: %v %d", err, len(hs))
+	}
+	const want = "Rust by Example (RBE) is a collection of runnable examples. To get even more out of these examples, don't forget to install Rust locally and check out the official docs"
+	if hs[0].Quote != want {
+		t.Errorf("kept %q", hs[0].Quote)
+	}
+}
