@@ -67,12 +67,17 @@ func newWatchAddCmd(a *App, client watchClient, allowPrivate *bool) *cobra.Comma
 			if err != nil {
 				return err
 			}
+			// The setting that lets the embedded gateway read private
+			// addresses (allow_private, HARK_ALLOW_PRIVATE) lets it watch
+			// them too, as the TUI's w does; --allow-private says so for
+			// one command.
+			private := *allowPrivate || a.cfg.AllowPrivate && a.cfg.BaseURL == ""
 			var added []api.Watch
 			for _, u := range urls {
-				w, err := cl.AddWatch(cmd.Context(), api.WatchAdd{URL: u, Every: every, Label: lbl, AllowPrivate: *allowPrivate})
+				w, err := cl.AddWatch(cmd.Context(), api.WatchAdd{URL: u, Every: every, Label: lbl, AllowPrivate: private})
 				if err != nil {
 					var e *api.Error
-					if errors.As(err, &e) && e.Refused() && strings.Contains(e.Message, "private") && !*allowPrivate {
+					if errors.As(err, &e) && e.Refused() && strings.Contains(e.Message, "private") && !private {
 						return usagef("watch add %s: %s", u, e.Message)
 					}
 					return fromGateway(fmt.Errorf("watch add %s: %w", u, err))

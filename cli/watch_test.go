@@ -76,10 +76,17 @@ func TestWatchChangedPage(t *testing.T) {
 	page := srv.URL + "/okapi"
 	data := t.TempDir()
 	// The embedded gateway reads loopback pages (as --allow-private lets
-	// it); a watch of one still needs its own --allow-private.
+	// it), and so watches them; without the setting, a watch of one
+	// needs its own --allow-private.
 	private := withEnv("HARK_ALLOW_PRIVATE", "1")
 	local := func(args ...string) (int, string, string) {
 		return harkApp(t, context.Background(), func(h *hooks) { noGateway(h); private(h) }, nil, "", append([]string{"--data-dir", data}, args...)...)
+	}
+	strict := func(args ...string) (int, string, string) {
+		return harkApp(t, context.Background(), func(h *hooks) { noGateway(h); withEnv("HARK_ALLOW_PRIVATE", "0")(h) }, nil, "", append([]string{"--data-dir", t.TempDir()}, args...)...)
+	}
+	if code, _, errs := strict("watch", "add", page); code != exitUsage || !strings.Contains(errs, "127.0.0.1 is a private, loopback or link-local address; watching it needs allow_private (hark watch add --allow-private)") {
+		t.Errorf("a loopback watch without allow_private: %d %q", code, errs)
 	}
 
 	// Bad input: a loopback page without --allow-private, an interval
@@ -88,7 +95,6 @@ func TestWatchChangedPage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"watch", "add", page}, "127.0.0.1 is a private, loopback or link-local address; watching it needs allow_private (hark watch add --allow-private)"},
 		{[]string{"watch", "add", "--allow-private", "--every", "30s", page}, `--every: invalid every "30s"`},
 		{[]string{"watch", "add", "ftp://x.example/"}, "neither an http(s) URL nor a library ID"},
 		{[]string{"watch", "diff", "nothex"}, "invalid id"},
@@ -117,7 +123,9 @@ func TestWatchChangedPage(t *testing.T) {
 			t.Fatalf("notes add: %s", errs)
 		}
 	}
-	code, out, errs := local("watch", "add", "--allow-private", "--every", "1d", "--json", id)
+	// HARK_ALLOW_PRIVATE=1, as hark extract took it, is enough to watch
+	// the page: no --allow-private.
+	code, out, errs := local("watch", "add", "--every", "1d", "--json", id)
 	var added []struct{ ID, URL string }
 	if code != 0 || json.Unmarshal([]byte(out), &added) != nil || len(added) != 1 || added[0].URL != page {
 		t.Fatalf("watch add: %d %s %s", code, out, errs)
