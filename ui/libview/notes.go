@@ -251,12 +251,12 @@ func (p *Pane) notesBody(h int) []string {
 	case len(p.hs) == 0 && strings.TrimSpace(p.query.Value()) != "":
 		return []string{st.Dim.Render(common.Wrap("No highlight matches. Every word must appear in the quote, note or tags; the last may be the start of a word.", p.width))}
 	case len(p.hs) == 0:
-		return []string{st.Dim.Render(common.Wrap("No highlights yet. In a page or report, v selects a sentence, enter highlights it and asks for a note (#words are tags).", p.width))}
+		return []string{st.Dim.Render(common.Wrap("No highlights yet. In a page, v selects a sentence (in a report, H does: v verifies there), enter highlights it and asks for a note (#words are tags).", p.width))}
 	}
 	return p.notesLines(h)
 }
 
 func (p *Pane) notesFooter() string {
 	n := common.Count(len(p.hs), "highlight")
-	return common.Truncate(p.c.Styles.Dim.Render(n+" · enter open · d d remove · z Zotero · O Obsidian · / search · n items"), p.width)
+	return p.c.Styles.Dim.Render(common.FitKeys([]string{n, "enter open", "d d remove", "z Zotero", "O Obsidian", "/ search", "n items"}, p.width))
 }

@@ -15,6 +15,16 @@ import (
 	"hark/ui/internal/uitest"
 )
 
+// With no highlight, the list says how to make one: v in a page, and H
+// in a report, where v verifies the report's quotes.
+func TestNotesEmptyNamesTheKeys(t *testing.T) {
+	p, _ := newPane(t, 80, 21)
+	settle(p, p.key(uitest.Press("n")))
+	if v := strings.Join(strings.Fields(uitest.Plain(p.View())), " "); !strings.Contains(v, "In a page, v selects a sentence (in a report, H does: v verifies there)") {
+		t.Errorf("the empty list's hint:\n%s", v)
+	}
+}
+
 // n lists the highlights; typing searches quote, note and tags; enter
 // opens the kept copy at the quote; z sends them to Zotero, O to an
 // Obsidian folder; d d removes one.
@@ -31,6 +41,11 @@ func TestNotesList(t *testing.T) {
 	v := uitest.Plain(p.View())
 	if !strings.Contains(v, "“a giraffid of the Congo”") || !strings.Contains(v, "where it lives · #zoology · Okapi facts") || !strings.Contains(v, "1 highlight") {
 		t.Fatalf("notes:\n%s", v)
+	}
+	// At 80 columns the keys line gives way by whole keys, the way
+	// back to the items last: it was cut mid-word ("n it…").
+	if f := strings.TrimSpace(uitest.Plain(p.notesFooter())); !strings.HasSuffix(f, " · n items") || strings.Contains(f, "…") {
+		t.Errorf("the keys line at 80 columns: %q", f)
 	}
 	settle(p, p.key(uitest.Press("/")))
 	for _, k := range uitest.Type("lives") {
