@@ -721,3 +721,13 @@ func TestExtractiveAnswerDropsListNumbers(t *testing.T) {
 		t.Errorf("a section number read as a list item's")
 	}
 }
+
+// A page's stored headings are its headings' words: a link in a heading
+// reads as its text, not its URL (rustdoc's "Struct syn::Ident", whose
+// "syn" links to the crate's index).
+func TestMarkdownHeadingsReadLinksAsText(t *testing.T) {
+	md := "# Struct [syn](http://127.0.0.1:18082/syn/index.html)::Ident\n\nA word of Rust code.\n\n## impl [Ident](http://127.0.0.1:18082/syn/struct.Ident.html)\n\n### `a[i](x)` in code\n\n```\n# not a heading\n```\n"
+	if got, want := markdownHeadings(md), "Struct syn::Ident\nimpl Ident\na[i](x) in code"; got != want {
+		t.Errorf("headings %q, want %q", got, want)
+	}
+}

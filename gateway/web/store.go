@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"hark/api"
 	"hark/gateway/text"
 )
 
@@ -171,7 +172,10 @@ func markdownHeadings(md string) string {
 		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
 			fence = t[:3]
 		case strings.HasPrefix(t, "#"):
-			h := strings.TrimSpace(strings.TrimLeft(t, "#"))
+			// A heading's links read as their text: rustdoc's "# Struct
+			// [syn](http://…/syn/index.html)::Ident" gave its headings the
+			// words of a URL (http, 127, html) and showed it in snippets.
+			h := api.QuoteText(strings.TrimSpace(strings.TrimLeft(t, "#")))
 			h = strings.NewReplacer("\\", "", "*", "", "`", "", "_", " ").Replace(h)
 			if h != "" {
 				out = append(out, h)
