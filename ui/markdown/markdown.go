@@ -18,6 +18,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
 
+	"hark/api"
 	"hark/ui/common"
 )
 
@@ -123,6 +124,25 @@ func keepWordsWhole(md string) string {
 			spans = append(spans, span{a: a, b: b})
 			cursor = max(cursor, b)
 			return ast.WalkSkipChildren, nil
+		case *ast.Heading:
+			// A heading's links read as their text: glamour writes a
+			// link's URL after its text, and rustdoc's headings ("fn
+			// try_from(value: U) -> Result<T, …>", each type a link)
+			// read as URLs with words between. The page's links are
+			// still listed (l).
+			lines, linked := n.Lines(), false
+			for i := range lines.Len() {
+				seg := lines.At(i)
+				if h := string(src[seg.Start:seg.Stop]); strings.Contains(h, "](") {
+					if plain := api.QuoteText(h); plain != strings.Join(strings.Fields(h), " ") {
+						spans = append(spans, span{a: seg.Start, b: seg.Stop, with: common.KeepWordsWhole(unescapeAmp(plain))})
+						cursor, linked = max(cursor, seg.Stop), true
+					}
+				}
+			}
+			if linked {
+				return ast.WalkSkipChildren, nil
+			}
 		case *ast.AutoLink:
 			label := n.Label(src)
 			i := bytes.Index(src[cursor:], label)

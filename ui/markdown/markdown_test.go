@@ -196,3 +196,25 @@ func TestEscapedAmpersandShowsPlain(t *testing.T) {
 		t.Errorf("an escape shown:\n%s", plain)
 	}
 }
+
+// A heading's links read as their text: glamour writes a link's URL
+// after its text, and a rustdoc heading, every type in it a link, read
+// as URLs with words between. The body's links keep their URLs.
+func TestHeadingLinksReadAsText(t *testing.T) {
+	md := "# Struct [syn](http://127.0.0.1:18082/syn/index.html)::Ident\n\n" +
+		"#### fn [try_from](https://doc.rust-lang.org/core/convert/trait.TryFrom.html#tymethod.try_from)(value: U) -> [Result](https://doc.rust-lang.org/core/result/enum.Result.html)\n\n" +
+		"Performs the conversion, as [TryFrom](https://doc.rust-lang.org/core/convert/trait.TryFrom.html) says.\n"
+	got, err := NewRenderer().Render(md, "dark", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := ansi.Strip(got)
+	for _, want := range []string{"Struct syn::Ident", "fn try_from(value: U) -> Result", "TryFrom https://doc.rust-lang.org/core/convert/trait.TryFrom.html"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("rendered without %q:\n%s", want, plain)
+		}
+	}
+	if strings.Contains(plain, "index.html") || strings.Contains(plain, "enum.Result") {
+		t.Errorf("a heading's link shows its URL:\n%s", plain)
+	}
+}
