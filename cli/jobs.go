@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -82,10 +83,10 @@ started it and the server that ran it.`,
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTOOL\tSTATE\tATTEMPT\tSTARTED\tERROR")
+			fmt.Fprintln(tw, "ID\tTOOL\tSTATE\tATTEMPT\tSTARTED\tWHAT\tERROR")
 			for _, j := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", j.ID, strings.TrimPrefix(j.Tool, "vendor_"), j.State, j.Attempt,
-					j.Created.Local().Format("2006-01-02 15:04:05"), clip(j.Error, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", j.ID, strings.TrimPrefix(j.Tool, "vendor_"), j.State, j.Attempt,
+					j.Created.Local().Format("2006-01-02 15:04:05"), clip(jobWhat(j), 50), clip(j.Error, 60))
 			}
 			return tw.Flush()
 		},
@@ -110,7 +111,11 @@ func newJobsAttachCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			j, err := cl.FollowJobWith(cmd.Context(), args[0], api.Follow{
+			id, err := a.jobID(cmd.Context(), cl, args[0])
+			if err != nil {
+				return err
+			}
+			j, err := cl.FollowJobWith(cmd.Context(), id, api.Follow{
 				OnEvent: func(e api.JobEvent) {
 					fmt.Fprintf(a.stderr, "%s  %-9s %s\n", e.Time.Local().Format("15:04:05"), e.Kind, a.scrub(e.Msg))
 				},
@@ -126,7 +131,7 @@ func newJobsAttachCmd(a *App) *cobra.Command {
 				},
 			})
 			if err != nil {
-				return jobError(args[0], err)
+				return jobError(id, err)
 			}
 			return a.printJob(cmd.Context(), j)
 		},
@@ -143,9 +148,13 @@ func newJobsCancelCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			j, err := cl.CancelJob(cmd.Context(), args[0])
+			id, err := a.jobID(cmd.Context(), cl, args[0])
 			if err != nil {
-				return jobError(args[0], err)
+				return err
+			}
+			j, err := cl.CancelJob(cmd.Context(), id)
+			if err != nil {
+				return jobError(id, err)
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, j)
@@ -158,6 +167,54 @@ func newJobsCancelCmd(a *App) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// fullJobID is a job's whole ID, as the gateway names jobs.
+var fullJobID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// jobID is the job arg names: its whole ID, or the start of one job's ID
+// among the workspace's jobs (as git takes a commit's first letters), so
+// that "hark jobs attach 49bd" works as the list is read.
+func (a *App) jobID(ctx context.Context, cl *api.Client, arg string) (string, error) {
+	if fullJobID.MatchString(arg) {
+		return arg, nil
+	}
+	if len(arg) < 4 || strings.Trim(arg, "0123456789abcdefABCDEF-") != "" {
+		return "", usagef("job ID %q: a whole ID or its first 4 or more characters (hark jobs lists them)", arg)
+	}
+	list, err := cl.Jobs(ctx, false)
+	if err != nil {
+		return "", fromGateway(err)
+	}
+	var found []string
+	for _, j := range list {
+		if strings.HasPrefix(strings.ToLower(j.ID), strings.ToLower(arg)) {
+			found = append(found, j.ID)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", targetError{fmt.Errorf("jobs: no job whose ID starts with %s in this workspace (hark jobs lists the IDs)", arg)}
+	}
+	return "", usagef("job ID %q: %d jobs' IDs start so (%s); give more of it", arg, len(found), strings.Join(found, ", "))
+}
+
+// jobWhat is what a job works on, from its inputs: a research's
+// question, a crawl's URL ("" when the gateway lists no inputs).
+func jobWhat(j api.Job) string {
+	var in struct {
+		Input string `json:"input"`
+		URL   string `json:"url"`
+	}
+	if json.Unmarshal(j.Inputs, &in) != nil {
+		return ""
+	}
+	if in.Input != "" {
+		return in.Input
+	}
+	return in.URL
 }
 
 // jobError is a job call's failure: an ID the gateway does not know is

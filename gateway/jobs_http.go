@@ -152,12 +152,14 @@ func (s *Server) handleJobEvents(w http.ResponseWriter, r *http.Request) {
 	s.writeData(w, r, out)
 }
 
-// apiJob is a job as the routes answer it; full adds inputs and output.
+// apiJob is a job as the routes answer it, with its inputs when it has
+// them (a list has them, so that a job reads as its question or URL);
+// full adds the output.
 func apiJob(j *jobs.Job, full bool) api.Job {
 	out := api.Job{ID: j.ID, Tool: j.Tool, State: j.State, Attempt: j.Attempt, Node: j.Node,
-		Code: j.Code, Error: j.Error, Created: j.Created, Updated: j.Updated}
+		Code: j.Code, Error: j.Error, Created: j.Created, Updated: j.Updated, Inputs: j.Input}
 	if full {
-		out.Inputs, out.Output = j.Input, j.Output
+		out.Output = j.Output
 	}
 	return out
 }

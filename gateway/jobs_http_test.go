@@ -55,6 +55,12 @@ func TestJobRoutes(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].ID != j.ID {
 		t.Fatalf("list %+v %v", list, err)
 	}
+	// The list names a job by its inputs (hark jobs shows the URL or
+	// the question); its output is for GET /jobs/{id}.
+	var in struct{ URL string }
+	if json.Unmarshal(list[0].Inputs, &in) != nil || in.URL != site.URL+"/" || len(list[0].Output) != 0 {
+		t.Errorf("the listed job's inputs %s, output %d bytes", list[0].Inputs, len(list[0].Output))
+	}
 	if active, _ := c.Jobs(ctx, true); len(active) != 0 {
 		t.Fatalf("active %+v", active)
 	}

@@ -108,6 +108,10 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("GET "+api.PathSTTStream, s.handleSTTStream)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.record(r, nil)
+		if rep, ok := s.next(r.URL.Path); ok { // a route of its own only as scripted (jobs, watches)
+			s.write(w, r, rep)
+			return
+		}
 		s.write(w, r, Reply{Status: http.StatusNotFound, Code: http.StatusNotFound, Message: "no route " + r.Method + " " + r.URL.Path})
 	})
 	s.Server = httptest.NewServer(mux)

@@ -141,7 +141,7 @@ func (s *records) list(ctx context.Context, workspace string, active bool, limit
 		if err != nil {
 			return nil, fmt.Errorf("list jobs: %w", err)
 		}
-		j.Input, j.Output = nil, nil // a list names jobs; Get gives their results
+		j.Output = nil // a list names jobs, by their inputs; Get gives their results
 		out = append(out, *j)
 	}
 	return out, rows.Err()
