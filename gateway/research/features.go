@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"hark/gateway/research/doc"
 	"hark/gateway/text"
 	"hark/gateway/text/lexicon"
 )
@@ -58,12 +57,10 @@ var features = []feature{
 	{"block_first", 0, "the sentence opens its paragraph or item"},
 	{"subject_in_sentence", 0, "the sentence holds every term of the question's subject"},
 	{"opens_on_term", 0, "the sentence opens on a word of the question, whatever the question asks"},
-	{"which_named", 0, "a \"which\" question, a sentence naming something the question does not (a capitalised word past the first, or inline code)"},
 	{"synonym_match", 0, "the question's WordNet synonyms the sentence and what it sits under hold, each by its prior, over the question's terms"},
 	{"derived_match", 0, "the same for WordNet's derived forms (\"speak\" for \"speech\")"},
 	{"spelling_match", 0, "the same for the other spelling (\"color\" for \"colour\")"},
 	{"feedback_match", 0, "the share of RM3's feedback terms (the question's relevance model over its ten best passages) the sentence and what it sits under hold, by weight"},
-	{"why_reason", 0, "a \"why\" question, a sentence giving a reason (because, since, so that, due to, in order to)"},
 	{"how_term_entry", math.Log(0.8), "a how-to question, a sentence in an option's or term's entry (the question names no option)"},
 	{"defines_subject", math.Log(2.5), "the sentence says what the question's subject is: \"A data race happens when …\""},
 	{"opens_overview", math.Log(2.5), "the subject's page opens on the subject: \"Cachegrind simulates …\""},
@@ -226,32 +223,6 @@ func idfCoverage(idf map[string]float64, total float64, docs ...[]string) float6
 		}
 	}
 	return have / total
-}
-
-// asksWhich and asksWhy match the questions that ask for a named thing
-// and for a reason; gaveReason the words that give one.
-var (
-	asksWhich  = text.LazyRegexp(`(?i)^\s*which\b`)
-	asksWhy    = text.LazyRegexp(`(?i)^\s*why\b`)
-	gaveReason = text.LazyRegexp(`(?i)\b(?:because|since|so that|due to|in order to)\b`)
-	namedWord  = text.LazyRegexp(`\s([A-Z][A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*)`)
-)
-
-// namesOther reports whether plain (a sentence, code unmarked; marked
-// its marked text) names a thing the question's terms do not: inline
-// code, or a capitalised word past its first.
-func namesOther(a ask, plain, marked string) bool {
-	if strings.ContainsRune(marked, text.CodeOpen) {
-		return true
-	}
-	for _, m := range namedWord().FindAllStringSubmatch(plain, -1) {
-		for _, t := range doc.Terms(m[1]) {
-			if !slices.Contains(a.terms, t) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // expansionMatch is, per lexical source, the priors of the expansions

@@ -414,8 +414,6 @@ func (r *ranking) answerType(g int, lead bool, x []float64) (number bool) {
 		first = s.Toks[0]
 	}
 	on("opens_on_term", first != "" && slices.Contains(a.terms, first))
-	on("which_named", asksWhich().MatchString(a.query) && namesOther(a, plain, s.Text))
-	on("why_reason", asksWhy().MatchString(a.query) && gaveReason().MatchString(plain))
 	// How to do a thing: the section on it before an option's entry.
 	on("how_term_entry", a.how && p.Term && !strings.Contains(a.query, "--"))
 	// At most one of these: the strongest kind of answer the sentence is.
