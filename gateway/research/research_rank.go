@@ -756,13 +756,6 @@ func (c *rcorpus) pick(a ask, n int, used *usedSet, opt pickOptions) []quote {
 		k := sort.Search(len(idx), func(i int) bool { return sc[idx[i]] < weakAnswer*sc[idx[0]] })
 		idx = idx[:k]
 	}
-	if opt.defining && a.subject != nil {
-		// "DRD is a Valgrind tool …" before any opening of a section.
-		says := func(g int) bool {
-			return a.subject.definedBy(text.Unmark(c.docs[c.sref[g][0]].Sents[c.sref[g][1]].Text))
-		}
-		sort.SliceStable(idx, func(x, y int) bool { return says(idx[x]) && !says(idx[y]) })
-	}
 	if len(idx) == 0 {
 		return nil
 	}
