@@ -180,8 +180,8 @@ func QuoteText(s string) string {
 		for k := i - 1; k >= 0 && s[k] != '\n' && s[k] != ']'; k-- {
 			if s[k] == '[' {
 				drop[k] = true
-				if k > 0 && s[k-1] == '!' {
-					drop[k-1] = true
+				if k > 0 && s[k-1] == '!' && (k < 2 || s[k-2] != '\\') {
+					drop[k-1] = true // an image's mark; an escaped one is a "!" before a link
 				}
 				break
 			}

@@ -78,6 +78,7 @@ func TestQuoteText(t *testing.T) {
 		"Rust](https://www.rust-lang.org/) is a language":           "Rust is a language",
 		"see ![logo](a.png) and [the book](b(2).html \"The book\")": "see logo and the book",
 		"an array [0] (the first) and `a[i](x)`":                    "an array [0] (the first) and `a[i](x)`",
+		"impl \\![Send](https://doc.rust-lang.org/Send.html) for T": "impl \\!Send for T",
 	} {
 		if got := QuoteText(in); got != want {
 			t.Errorf("QuoteText(%q) = %q, want %q", in, got, want)

@@ -242,3 +242,22 @@ func TestBareBoxBesideContent(t *testing.T) {
 		}
 	}
 }
+
+// A "!" right before a link is text, not an image's mark: rustdoc's
+// negative impl "impl !Send for Ident" rendered as "impl ![Send](…)",
+// which markdown reads as an image, so the reader showed an image and
+// a heading's text read "impl Send".
+func TestBangBeforeALinkIsText(t *testing.T) {
+	page := `<html><head><title>Ident in syn</title></head><body><main><h1>Struct Ident</h1>
+<p>A word of Rust code, which may be a keyword or legal variable name, with its span for error messages.</p>
+<h3>impl !<a href="https://doc.rust-lang.org/core/marker/trait.Send.html">Send</a> for <a href="struct.Ident.html">Ident</a></h3>
+<p>Wow! <a href="https://example.org/x">A link</a> after a sentence, and an image: <img src="a.png" alt="a picture"></p>
+</main></body></html>`
+	md, text := extract(t, page, Options{})
+	if !strings.Contains(md, `impl \![Send](https://doc.rust-lang.org/core/marker/trait.Send.html) for`) || !strings.Contains(text, "impl !Send for Ident") {
+		t.Errorf("the negative impl:\n%s\n---\n%s", md, text)
+	}
+	if !strings.Contains(md, "Wow! [A link](https://example.org/x)") {
+		t.Errorf("a spaced link took a backslash:\n%s", md)
+	}
+}

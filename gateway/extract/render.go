@@ -415,7 +415,21 @@ func (r *renderer) link(n *html.Node) {
 		r.emit(inner, md, tx)
 		return
 	}
+	r.escapeBang(inner)
 	r.emit(inner, "["+md+"]("+escapeURL(u)+")", tx)
+}
+
+// escapeBang escapes a "!" the text written so far ends with when a link
+// follows it with no space between: "impl ![Send](…)" is an image in
+// markdown, and rustdoc's "impl !Send for Ident" (a negative impl) was
+// shown as one and read as "impl Send".
+func (r *renderer) escapeBang(inner *inline) {
+	md := r.in.md.String()
+	if inner.lead || r.in.space || r.in.brk > 0 || !strings.HasSuffix(md, "!") || strings.HasSuffix(md, "\\!") {
+		return
+	}
+	r.in.md.Reset()
+	r.in.md.WriteString(md[:len(md)-1] + "\\!")
 }
 
 // isPermalink reports the anchors pages put beside headings ("#", "¶",
