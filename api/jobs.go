@@ -289,6 +289,11 @@ func (c *Client) jobEventsOnce(ctx context.Context, id string, after int, wait t
 	return &ev, nil
 }
 
+// JobTracePrefix begins the trace_id a job's kept result carries,
+// "job-" and the job's ID: one job is one result, however often it is
+// followed to its end.
+const JobTracePrefix = "job-"
+
 // KeepJob hands a completed job's result to Options.OnResult, as Invoke
 // does its own: a report followed to its end is kept like one waited for.
 func (c *Client) KeepJob(ctx context.Context, j *Job) {
@@ -297,5 +302,5 @@ func (c *Client) KeepJob(ctx context.Context, j *Job) {
 	}
 	var inputs map[string]any
 	_ = json.Unmarshal(j.Inputs, &inputs)
-	c.onResult(Result{Tool: j.Tool, Inputs: inputs, Output: j.Output, TraceID: "job-" + j.ID, Gateway: c.baseStr})
+	c.onResult(Result{Tool: j.Tool, Inputs: inputs, Output: j.Output, TraceID: JobTracePrefix + j.ID, Gateway: c.baseStr})
 }

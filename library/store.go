@@ -312,7 +312,10 @@ func (s *Store) Close() error { return s.db.Close() }
 const (
 	searchTraceOf = `SELECT trace_id FROM (SELECT trace_id, body FROM items WHERE kind = ? AND gateway = ? ORDER BY created DESC, id DESC LIMIT 50)
 		WHERE instr(body, ?) > 0 LIMIT 1`
-	deleteSameCopy   = `DELETE FROM items WHERE kind = ? AND url = ? AND body = ?`
+	deleteSameCopy = `DELETE FROM items WHERE kind = ? AND url = ? AND body = ?`
+	// A job's result already kept: attached to again, or kept by the
+	// background run that ran it and then by an attach.
+	sameJobResult    = `SELECT id FROM items WHERE kind = ? AND trace_id = ? AND gateway = ? AND url = ? LIMIT 1`
 	deleteSearchCopy = `DELETE FROM items WHERE kind = ? AND query = ? AND inputs = ? AND gateway = ?`
 	// The gateway's newest search, when it is of the same query and was
 	// kept at most searchRunGap before.
@@ -346,6 +349,17 @@ func (s *Store) Add(ctx context.Context, items ...*Item) error {
 			it.Created = time.Now()
 		}
 		s.redact(it)
+		if strings.HasPrefix(it.TraceID, api.JobTracePrefix) {
+			// One job, one item: kept again, it keeps its ID (and the
+			// highlights made on it).
+			err := tx.QueryRowContext(ctx, sameJobResult, it.Kind, it.TraceID, it.Gateway, it.URL).Scan(&it.ID)
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return s.fault(err)
+			}
+		}
 		switch it.Kind {
 		case KindPage, KindMap, KindCrawl:
 			if _, err := tx.ExecContext(ctx, deleteSameCopy, it.Kind, it.URL, it.Body); err != nil {

@@ -194,6 +194,27 @@ func TestPageKeptOnce(t *testing.T) {
 	if l, _ := s.List(ctx, KindSearch, 0); len(l) != 4 {
 		t.Errorf("searches kept: %d, want 4 (the run, okapi, then zebra twice: once after another query, once after a pause)", len(l))
 	}
+	// A job's report, followed to its end twice (the background run
+	// that ran it, then hark jobs attach), is kept once, under its first
+	// ID; another job's is kept beside it.
+	job := func(id string) int64 {
+		r := result(t, api.ToolResearch, map[string]any{"input": "why stripes?"}, api.ResearchOutput{Status: api.ResearchCompleted,
+			Content: "# why stripes?\n\nStripes confuse flies [1].", Sources: []api.ResearchSource{{Title: "Z", URL: "https://z.example"}}})
+		r.TraceID = api.JobTracePrefix + id
+		items := Items(r)
+		if err := s.Add(ctx, items...); err != nil || len(items) != 1 {
+			t.Fatal(err, len(items))
+		}
+		return items[0].ID
+	}
+	first := job("49bda6d0-9405-2edd-4891-7b733d83486a")
+	if again := job("49bda6d0-9405-2edd-4891-7b733d83486a"); again != first {
+		t.Errorf("the job's report kept again as item %d, first %d", again, first)
+	}
+	job("675b32a0-717b-341a-c13a-5fc9aa745290")
+	if l, _ := s.List(ctx, KindResearch, 0); len(l) != 2 {
+		t.Errorf("two jobs' reports, one kept twice: %d items, want 2", len(l))
+	}
 	// A report that found no source is not kept.
 	if it := Items(result(t, api.ToolResearch, map[string]any{"input": "q"}, api.ResearchOutput{Status: api.ResearchCompleted,
 		Content: "# q\n\nNo sources available.", Sources: []api.ResearchSource{}})); len(it) != 0 {
