@@ -47,7 +47,14 @@ func (a *App) submitDetached(cmd *cobra.Command, cl *api.Client, tool string, in
 	case a.backgroundRun():
 		fmt.Fprintf(a.stderr, "hark: %s job %s %s; a hark in the background runs it now; follow it with: hark jobs attach %s\n", name, j.ID, j.State, j.ID)
 		a.detachOutput()
-		return a.runJobs(cmd.Context(), cl)
+		err := a.runJobs(cmd.Context(), cl)
+		// Its result goes to the library, as one waited for: with no
+		// one attached, a detached report was only ever printed by
+		// hark jobs attach.
+		if done, gerr := cl.GetJob(cmd.Context(), j.ID); gerr == nil {
+			cl.KeepJob(cmd.Context(), done)
+		}
+		return err
 	default:
 		fmt.Fprintf(a.stderr, "hark: %s job %s %s; the embedded gateway runs it when the TUI next starts; hark jobs attach %s runs it now\n", name, j.ID, j.State, j.ID)
 	}

@@ -529,10 +529,6 @@ func TestDetachOnTheEmbeddedGatewayRuns(t *testing.T) {
 	if state != api.JobCompleted+" " {
 		t.Fatalf("the detached crawl, with no one attached: %q", state)
 	}
-	b, err := run("jobs", "attach", id).Output()
-	if err != nil || !strings.Contains(string(b), "== "+site.URL+"/p0.html ==") {
-		t.Errorf("attach after the end: %v\n%s", err, b)
-	}
 	// The background run exits once nothing is left to run.
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		pids := processesWith(data)
@@ -542,6 +538,32 @@ func TestDetachOnTheEmbeddedGatewayRuns(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the background run is still running (pids %v)", pids)
 		}
+	}
+	// It kept the crawl in the library, as one waited for; attaching
+	// prints it and keeps nothing more.
+	crawls := func() int {
+		b, err := run("--json", "library", "list").Output()
+		var items []struct{ Kind string }
+		if err != nil || json.Unmarshal(b, &items) != nil {
+			t.Fatalf("library list: %v %s", err, b)
+		}
+		n := 0
+		for _, it := range items {
+			if it.Kind == "crawl" {
+				n++
+			}
+		}
+		return n
+	}
+	if n := crawls(); n != 1 {
+		t.Errorf("the background run kept %d crawls, want 1", n)
+	}
+	b, err := run("jobs", "attach", id).Output()
+	if err != nil || !strings.Contains(string(b), "== "+site.URL+"/p0.html ==") {
+		t.Errorf("attach after the end: %v\n%s", err, b)
+	}
+	if n := crawls(); n != 1 {
+		t.Errorf("after attach: %d crawls kept, want 1", n)
 	}
 }
 
