@@ -212,6 +212,10 @@ func (c *rcorpus) record(q quote, n int) {
 // wrote it: the text escaped (so "__main__" or "[x](y)" on a page is not
 // markup), inline code as code spans.
 func renderMarked(s string) string {
+	// Code spans that touch are one: a link dropped from between them
+	// ("[`syn::parse_str`](…)`::<Ident>`") left "`syn::parse_str``::<Ident>`",
+	// whose "``" opens a longer span and shows the backticks.
+	s = strings.ReplaceAll(s, string(text.CodeClose)+string(text.CodeOpen), "")
 	var b strings.Builder
 	for s != "" {
 		i := strings.IndexRune(s, text.CodeOpen)
