@@ -186,26 +186,14 @@ func (a *App) jobID(ctx context.Context, cl *api.Client, arg string) (string, er
 	if fullJobID.MatchString(arg) {
 		return arg, nil
 	}
-	if len(arg) < 4 || strings.Trim(arg, "0123456789abcdefABCDEF-") != "" {
-		return "", usagef("job ID %q: a whole ID or its first 4 or more characters (hark jobs lists them)", arg)
-	}
-	list, err := cl.Jobs(ctx, false)
-	if err != nil {
-		return "", fromGateway(err)
-	}
-	var found []string
-	for _, j := range list {
-		if strings.HasPrefix(strings.ToLower(j.ID), strings.ToLower(arg)) {
-			found = append(found, j.ID)
+	return byPrefix(arg, "job", "hark jobs", func() ([]string, error) {
+		list, err := cl.Jobs(ctx, false)
+		ids := make([]string, len(list))
+		for i, j := range list {
+			ids[i] = j.ID
 		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return "", targetError{fmt.Errorf("jobs: no job whose ID starts with %s in this workspace (hark jobs lists the IDs)", arg)}
-	}
-	return "", usagef("job ID %q: %d jobs' IDs start so (%s); give more of it", arg, len(found), strings.Join(found, ", "))
+		return ids, err
+	})
 }
 
 // jobWhat is what a job works on, from its inputs: a research's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -212,12 +213,38 @@ func newWatchRmCmd(a *App, client watchClient) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := cl.RemoveWatch(cmd.Context(), args[0]); err != nil {
+			id, err := watchID(cmd.Context(), cl, args[0])
+			if err != nil {
+				return err
+			}
+			if err := cl.RemoveWatch(cmd.Context(), id); err != nil {
 				return watchErr(err)
 			}
-			return a.done(map[string]any{"removed": args[0]}, "stopped watching "+args[0])
+			return a.done(map[string]any{"removed": id}, "stopped watching "+id)
 		},
 	}
+}
+
+// fullWatchID is a watch's whole ID, as the gateway names watches.
+var fullWatchID = regexp.MustCompile(`^[0-9a-fA-F]{16}$`)
+
+// watchID is the watch arg names: its whole ID, or the start of one
+// watch's ID (see byPrefix).
+func watchID(ctx context.Context, cl *api.Client, arg string) (string, error) {
+	if fullWatchID.MatchString(arg) {
+		return arg, nil
+	}
+	return byPrefix(arg, "watch", "hark watch list", func() ([]string, error) {
+		l, err := cl.Watches(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(l.Watches))
+		for i, w := range l.Watches {
+			ids[i] = w.ID
+		}
+		return ids, nil
+	})
 }
 
 // watchErr maps a refused or unknown watch ID to a usage error.
@@ -241,7 +268,9 @@ func newWatchCheckCmd(a *App, client watchClient) *cobra.Command {
 			}
 			id := ""
 			if len(args) == 1 {
-				id = args[0]
+				if id, err = watchID(cmd.Context(), cl, args[0]); err != nil {
+					return err
+				}
 			}
 			l, err := cl.CheckWatch(cmd.Context(), id)
 			if err != nil {
@@ -269,7 +298,11 @@ func newWatchDiffCmd(a *App, client watchClient) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := cl.WatchTexts(cmd.Context(), args[0])
+			id, err := watchID(cmd.Context(), cl, args[0])
+			if err != nil {
+				return err
+			}
+			t, err := cl.WatchTexts(cmd.Context(), id)
 			if err != nil {
 				return watchErr(err)
 			}

@@ -97,7 +97,8 @@ func TestWatchChangedPage(t *testing.T) {
 	}{
 		{[]string{"watch", "add", "--allow-private", "--every", "30s", page}, `--every: invalid every "30s"`},
 		{[]string{"watch", "add", "ftp://x.example/"}, "neither an http(s) URL nor a library ID"},
-		{[]string{"watch", "diff", "nothex"}, "invalid id"},
+		{[]string{"watch", "diff", "nothex"}, `watch ID "nothex": a whole ID or its first 4 or more characters (hark watch list lists them)`},
+		{[]string{"watch", "diff", "abcdef"}, "no watch whose ID starts with abcdef"},
 		{[]string{"watch", "rm", "0123456789abcdef"}, "no watch has this id"},
 	} {
 		code, _, errs := local(c.args...)
@@ -149,7 +150,8 @@ func TestWatchChangedPage(t *testing.T) {
 	if out := check(); !strings.Contains(out, "CHANGED") || !strings.Contains(out, "1 watched page changed since last looked at") {
 		t.Errorf("after the change: %s", out)
 	}
-	code, out, errs = local("watch", "diff", w)
+	// The first characters of its ID name it, as the list is read.
+	code, out, errs = local("watch", "diff", w[:6])
 	if flat := strings.Join(strings.Fields(out), " "); code != 0 || !strings.Contains(flat, "stripes [-hide-] {+mark+} it {+out+} in the forest") {
 		t.Fatalf("diff: %d\n%s\n%s", code, out, errs)
 	}
