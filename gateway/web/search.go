@@ -692,6 +692,7 @@ func extractiveAnswer(query string, cands []*candidate) string {
 			// answer opening "16. Limit the new UNION ALL optimization"
 			// or with "4." between its two sentences reads as a piece.
 			s = strings.TrimPrefix(s, listNumber().FindString(s))
+			s = withoutLeadingAside(s)
 			if text.IsAnswerSentence(s, 4, 80) && !heads[headingKey(s)] {
 				sents = append(sents, s)
 			}
@@ -717,6 +718,32 @@ func extractiveAnswer(query string, cands []*candidate) string {
 		picked, pickedTerms = append(picked, s), append(pickedTerms, ts)
 	}
 	return strings.Join(picked, " ")
+}
+
+// withoutLeadingAside is s without an aside in parentheses that opens it
+// and ends in a full stop ("(See also Section 21.6.) The default value
+// is …"), which belongs to the sentence before: an answer opening with
+// it read as a piece of another.
+func withoutLeadingAside(s string) string {
+	if !strings.HasPrefix(s, "(") {
+		return s
+	}
+	depth := 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				aside, rest := s[:i], strings.TrimSpace(s[i+1:])
+				if !strings.HasSuffix(aside, ".") || rest == "" || !text.StartsSentence(rest) {
+					return s
+				}
+				return rest
+			}
+		}
+	}
+	return s
 }
 
 // listNumber matches an ordered list item's number and the blank after

@@ -731,3 +731,24 @@ func TestMarkdownHeadingsReadLinksAsText(t *testing.T) {
 		t.Errorf("headings %q, want %q", got, want)
 	}
 }
+
+// An aside in parentheses that opens a sentence and ends in a full stop
+// belongs to the sentence before: the answer quotes what follows it.
+func TestExtractiveAnswerDropsALeadingAside(t *testing.T) {
+	cands := []*candidate{{body: "Connections\n\nThe server listens on one port for connections. (See also Section 21.6.) The default port can be changed in postgresql.conf with the port setting.\n\n" +
+		"(Port numbers under 1024 need root.) is how the old manual put it."}}
+	got := extractiveAnswer("change the default port setting", cands)
+	if !strings.HasPrefix(got, "The default port can be changed") || strings.Contains(got, "See also") {
+		t.Errorf("answer %q; want the sentence without the aside before it", got)
+	}
+	for in, want := range map[string]string{
+		"(See also Section 21.6.) The default value is postgres.": "The default value is postgres.",
+		"(a) the first case holds.":                               "(a) the first case holds.",
+		"(Port numbers under 1024 need root.) is how it reads.":   "(Port numbers under 1024 need root.) is how it reads.",
+		"(The whole sentence is an aside.)":                       "(The whole sentence is an aside.)",
+	} {
+		if got := withoutLeadingAside(in); got != want {
+			t.Errorf("withoutLeadingAside(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
