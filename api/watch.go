@@ -48,6 +48,24 @@ type Watch struct {
 	Error    string `json:"error,omitempty"`    // the last check's failure
 }
 
+// State is the watch in a few words, as hark watch list and the
+// Library's watched pages say it: "failing ×N", "CHANGED" (not looked at
+// yet), "not read yet", "last change Dec 07 21:40" (a change looked at:
+// the page reads as it did then), or "unchanged" since the first read.
+func (w Watch) State() string {
+	switch {
+	case w.Error != "":
+		return fmt.Sprintf("failing ×%d", w.Failures)
+	case w.Changed:
+		return "CHANGED"
+	case w.Checks == 0:
+		return "not read yet"
+	case w.ChangedAt != nil:
+		return "last change " + w.ChangedAt.Local().Format("Jan 02 15:04")
+	}
+	return "unchanged"
+}
+
 // Every is how often the page is read again.
 func (w Watch) Every() time.Duration { return time.Duration(w.EverySeconds) * time.Second }
 

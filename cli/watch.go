@@ -156,16 +156,7 @@ func (a *App) printWatches(l *api.WatchList) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tEVERY\tSTATE\tCHECKED\tURL")
 	for _, w := range l.Watches {
-		state := "unchanged"
-		switch {
-		case w.Checks == 0:
-			state = "not read yet"
-		case w.Changed:
-			state = "CHANGED"
-		}
-		if w.Error != "" {
-			state = fmt.Sprintf("failing ×%d", w.Failures)
-		}
+		state := w.State()
 		checked := "-"
 		if w.CheckedAt != nil {
 			checked = w.CheckedAt.Local().Format("2006-01-02 15:04")

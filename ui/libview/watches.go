@@ -163,16 +163,7 @@ func (p *Pane) watchesBody(h int) []string {
 	var lines []string
 	for i := start; i < end; i++ {
 		w := p.ws[i]
-		state := "unchanged"
-		switch {
-		case w.Error != "":
-			state = fmt.Sprintf("failing ×%d", w.Failures)
-		case w.Changed:
-			state = "CHANGED"
-		case w.Checks == 0:
-			state = "not read yet"
-		}
-		head := fmt.Sprintf("%-12s %s", state, w.URL)
+		head := fmt.Sprintf("%-12s %s", w.State(), w.URL)
 		line := "  " + common.Truncate(head, max(1, p.width-2))
 		second := w.Label
 		if w.Error != "" {
