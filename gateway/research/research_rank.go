@@ -371,10 +371,7 @@ func (r *ranking) fields(g int, x []float64) (lead, otherRelease bool) {
 	// answer: "2.5. Suppressing errors" for "how do I suppress
 	// errors", whatever words its first sentence uses.
 	lead = d.lead(s.Passage) == ref[1]
-	// A section that opens on numbered steps opens with its answer
-	// to how to do what it is headed: the procedure.
-	steps := a.how && blk.Kind == doc.ListItem && blk.Ordered && blk.LeadIn < 0 && blk.List == s.Block && p.Sents[0] == ref[1]
-	if lead || steps {
+	if lead {
 		set("opening", 1)
 		sn = math.Max(sn, math.Min(1, math.Max(1.5*hc, 0.7*tc)))
 	}
@@ -415,7 +412,7 @@ func (r *ranking) answerType(g int, lead bool, x []float64) (number bool) {
 	}
 	on("opens_on_term", first != "" && slices.Contains(a.terms, first))
 	// How to do a thing: the section on it before an option's entry.
-	on("how_term_entry", a.how && p.Term && !strings.Contains(a.query, "--"))
+	on("how_term_entry", a.how && p.Term)
 	// At most one of these: the strongest kind of answer the sentence is.
 	switch {
 	case a.subject != nil && a.subject.definedBy(plain):
@@ -443,7 +440,7 @@ func (r *ranking) answerType(g int, lead bool, x []float64) (number bool) {
 		on("excluded_page", holdsAny(a.exclude, doc.Terms(d.Title))) // and on its own page ("7. Helgrind: a thread error detector")
 	}
 	// An example that shows how, with the question's words in it.
-	on("how_example", a.how && !doc.CommandLike(s.Code) && howCode(a, s) || a.how && lead && s.Code == "" && c.nextShowsHow(ref[0], ref[1], a))
+	on("how_example", a.how && !doc.CommandLike(s.Code) && howCode(a, s))
 	on("leans", s.Dep >= 0) // needs the sentence before it: a longer quote
 	// Shares the question's common words, not what it is about.
 	on("off_focus", len(r.focus) > 0 && !holdsAny(r.focus, s.Toks, s.Context) && (s.Dep < 0 || !holdsAny(r.focus, d.Sents[s.Dep].Toks)))
@@ -461,20 +458,6 @@ func (r *ranking) answerType(g int, lead bool, x []float64) (number bool) {
 	on("bare_term", a.bare && blk.Term != "")                  // a remark on an option, not on the things compared
 	on("changelog", d.changelog && !a.changes)                 // a release note says what changed, not what a thing is or does
 	return number
-}
-
-// nextShowsHow reports whether the sentence after sentence i of doc di,
-// in its paragraph, leads into an example that answers how-to question
-// a: "A common use case for readline is to consume an input file one
-// line at a time. The easiest way to do so is …:" and the loop over its
-// lines. A passage's opening is quoted with the rest of its paragraph.
-func (c *rcorpus) nextShowsHow(di, i int, a ask) bool {
-	d := c.docs[di]
-	if i+1 >= len(d.Sents) {
-		return false
-	}
-	n := &d.Sents[i+1]
-	return n.Block == d.Sents[i].Block && d.Blocks[n.Block].Kind == doc.Paragraph && !doc.CommandLike(n.Code) && howCode(a, n)
 }
 
 // lead is where passage pi opens: its first sentence that can be quoted
@@ -667,15 +650,9 @@ func (c *rcorpus) quoteAt(di, i int, a ask, used *usedSet) (quote, bool) {
 		n += len(ns.Text)
 	}
 	// The code the last sentence introduces: a command, or for a how-to
-	// question a longer example. How to do it is also the example the
-	// paragraph ends on ("On Linux systems, we also support shared
-	// libraries … ./configure --enable-shared"), even when a later
-	// sentence introduces it.
+	// question a longer example.
 	if ls := &d.Sents[q.sents[len(q.sents)-1]]; ls.Code != "" && (ls.CodeLines <= text.MaxQuotedCode || howCode(a, ls)) {
 		q.code = ls.Code
-	} else if last := blk.Sents[len(blk.Sents)-1]; a.how && d.Sents[last].Code != "" && len(blk.Sents) <= 5 &&
-		(d.Sents[last].CodeLines <= text.MaxQuotedCode || howCode(a, &d.Sents[last])) {
-		q.code = d.Sents[last].Code
 	}
 	return q, true
 }
