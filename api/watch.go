@@ -66,6 +66,18 @@ func (w Watch) State() string {
 	return "unchanged"
 }
 
+// WatchLabel is a label made from a kept item's title (a report's
+// question may run to thousands of characters): cut to MaxWatchLabel
+// characters, with "…", so that watching the item is never refused for a
+// label its user did not write.
+func WatchLabel(title string) string {
+	r := []rune(strings.TrimSpace(title))
+	if len(r) <= MaxWatchLabel {
+		return string(r)
+	}
+	return strings.TrimSpace(string(r[:MaxWatchLabel-1])) + "…"
+}
+
 // Every is how often the page is read again.
 func (w Watch) Every() time.Duration { return time.Duration(w.EverySeconds) * time.Second }
 

@@ -117,7 +117,7 @@ func (a *App) watchTargets(cmd *cobra.Command, arg string) ([]string, string, er
 		if !strings.HasPrefix(it.URL, "http") {
 			return nil, "", usagef("watch add: item %d is %s, not a web page", it.ID, it.URL)
 		}
-		return []string{it.URL}, it.Title, nil
+		return []string{it.URL}, api.WatchLabel(it.Title), nil
 	case library.KindResearch:
 		var urls []string
 		for _, s := range library.Sources(it) {
@@ -128,7 +128,7 @@ func (a *App) watchTargets(cmd *cobra.Command, arg string) ([]string, string, er
 		if len(urls) == 0 {
 			return nil, "", usagef("watch add: report %d cites no web page", it.ID)
 		}
-		return urls, fmt.Sprintf("report %d: %s", it.ID, it.Title), nil
+		return urls, api.WatchLabel(fmt.Sprintf("report %d: %s", it.ID, it.Title)), nil
 	}
 	return nil, "", usagef("watch add: item %d is a %s; watch a page or a report's sources", it.ID, it.Kind)
 }

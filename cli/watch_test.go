@@ -181,3 +181,35 @@ func TestWatchChangedPage(t *testing.T) {
 		t.Errorf("robots.txt: %s", out)
 	}
 }
+
+// A kept item whose title is longer than a label may be (a report's
+// question of a thousand characters, a page's long first heading) is
+// watched under its title cut short: the gateway refused the label the
+// user never wrote, and w in the Library watched none of a report's
+// sources.
+func TestWatchLongTitle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded gateway")
+	}
+	t.Parallel()
+	heading := strings.Repeat("okapi ", 60) // 360 characters
+	site := &watchedSite{}
+	site.set("<html><body><article><h1>"+heading+"</h1><p>The okapi is a giraffid of the Congo. Its stripes hide it in the forest.</p></article></body></html>", `"v1"`)
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	data := t.TempDir()
+	local := func(args ...string) (int, string, string) {
+		return harkApp(t, context.Background(), func(h *hooks) { noGateway(h); withEnv("HARK_ALLOW_PRIVATE", "1")(h) }, nil, "", append([]string{"--data-dir", data}, args...)...)
+	}
+	if code, _, errs := local("extract", srv.URL+"/okapi"); code != 0 {
+		t.Fatalf("extract: %s", errs)
+	}
+	code, out, errs := local("watch", "add", "--json", "1")
+	var added []struct{ Label string }
+	if code != 0 || json.Unmarshal([]byte(out), &added) != nil || len(added) != 1 {
+		t.Fatalf("watch add 1: %d %s %s", code, out, errs)
+	}
+	if l := []rune(added[0].Label); len(l) != 200 || !strings.HasPrefix(string(l), "okapi okapi") || l[len(l)-1] != '…' {
+		t.Errorf("label %q (%d characters)", added[0].Label, len(l))
+	}
+}

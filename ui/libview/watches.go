@@ -67,7 +67,7 @@ func (p *Pane) watchItem(it library.Item) tea.Cmd {
 			return common.ErrorMsg{Err: fmt.Errorf("watch: item %d has no web page to watch (a page, or a report's sources)", it.ID)}
 		}
 		for _, u := range urls {
-			if _, err := cl.AddWatch(context.Background(), api.WatchAdd{URL: u, Label: it.Title, AllowPrivate: private}); err != nil {
+			if _, err := cl.AddWatch(context.Background(), api.WatchAdd{URL: u, Label: api.WatchLabel(it.Title), AllowPrivate: private}); err != nil {
 				return common.ErrorMsg{Err: fmt.Errorf("watch %s: %w", u, err)}
 			}
 		}
