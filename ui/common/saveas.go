@@ -33,6 +33,9 @@ type SaveAs struct {
 	// inside it. refused says why enter did not save.
 	ext     string
 	refused string
+	// folder: the prompt names a folder an export updates in place
+	// (OpenFolder), not a new file.
+	folder bool
 	// opened: the prompt was opened since its last View, which puts the
 	// cursor at the end at the width it is drawn (the name's end, its
 	// extension, in view).
@@ -66,7 +69,7 @@ func (s *SaveAs) Open(path string, retry bool, st *Styles) tea.Cmd {
 	// The home directory as ~/: the name, not the folders above it, is
 	// what fits at 80 columns (Key expands it again).
 	path = HomeShort(path)
-	s.offer, s.refused, s.opened = path, "", true
+	s.offer, s.refused, s.opened, s.folder = path, "", true, false
 	s.input.SetValue(path)
 	s.input.CursorEnd()
 	s.active = true
@@ -155,7 +158,11 @@ func (s *SaveAs) View(st *Styles, w int) string {
 		s.opened = false
 		s.input.CursorEnd()
 	}
-	help := st.Dim.Render(Truncate("typing edits the name · enter saves · esc cancels · never overwrites a file", w))
+	keys := "typing edits the name · enter saves · esc cancels · never overwrites a file"
+	if s.folder {
+		keys = "typing edits the folder · enter writes the notes, updating them · esc cancels"
+	}
+	help := st.Dim.Render(Truncate(keys, w))
 	if s.refused != "" {
 		help = st.Err.Render(Truncate("✗ "+s.refused, w))
 	}
@@ -251,8 +258,8 @@ func (e *existsError) Is(target error) bool { return target == fs.ErrExist }
 // same folder every time.
 func (s *SaveAs) OpenFolder(path string, st *Styles) tea.Cmd {
 	cmd := s.Open(path, false, st)
-	s.offer = path
-	s.input.SetValue(path)
+	s.offer, s.folder = HomeShort(path), true
+	s.input.SetValue(s.offer)
 	s.input.CursorEnd()
 	return cmd
 }

@@ -112,3 +112,27 @@ func TestSaveAsChecksTheExtension(t *testing.T) {
 		t.Errorf("a folder: %q", p)
 	}
 }
+
+// A folder an export updates in place (the Obsidian notes) is offered
+// with ~/ for the home directory, as a file is, and the line under it
+// says the notes there are updated: "never overwrites a file" said the
+// opposite of what the export does.
+func TestSaveAsFolderSaysItUpdates(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory")
+	}
+	st := NewStyles(true, true)
+	var s SaveAs
+	s.OpenFolder(filepath.Join(home, "notes"), st)
+	v := ansi.Strip(s.View(st, 80))
+	if !strings.Contains(v, "▶ save as ~/notes") || !strings.Contains(v, "enter writes the notes, updating them") || strings.Contains(v, "never overwrites") {
+		t.Errorf("the folder's prompt:\n%s", v)
+	}
+	// A file's prompt after it says what it did.
+	s.Close()
+	s.Open(filepath.Join(home, "report.md"), false, st)
+	if v := ansi.Strip(s.View(st, 80)); !strings.Contains(v, "never overwrites a file") {
+		t.Errorf("a file's prompt after a folder's:\n%s", v)
+	}
+}
