@@ -113,7 +113,7 @@ type PagesKeys struct {
 	Up, Down, Open, Back, Close, Mark, MarkAll, Extract, Crawl, Map, Filter,
 	Export, Copy, OpenURL, Raw, Cancel, Form, PageUp, PageDown, Preview, Links key.Binding
 	// The reader's own.
-	Find, NextMatch, TOC, Browse, Edit, Aloud, Highlight, Changes key.Binding
+	Find, NextMatch, TOC, Browse, Edit, Aloud, Highlight, Changes, Whole key.Binding
 }
 
 func defaultPagesKeys() PagesKeys {
@@ -148,6 +148,7 @@ func defaultPagesKeys() PagesKeys {
 		Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR/$PAGER (reader)")),
 		Highlight: key.NewBinding(key.WithKeys("v", "H"), key.WithHelp("v/H", "select a passage to highlight (reader)")),
 		Changes:   key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "a watched page's last change, as a word diff (reader)")),
+		Whole:     key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "read the page again whole: tables, images (reader; advanced extraction)")),
 	}
 }
 
@@ -159,7 +160,7 @@ func (k PagesKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Open, k.Back, k.Close, k.PageUp, k.PageDown},
 		{k.Mark, k.MarkAll, k.Filter, k.Copy, k.Raw, k.Preview, k.Links},
-		{k.Find, k.NextMatch, k.TOC, k.Browse, k.Edit, k.Aloud, k.Highlight, k.Changes},
+		{k.Find, k.NextMatch, k.TOC, k.Browse, k.Edit, k.Aloud, k.Highlight, k.Changes, k.Whole},
 		{k.OpenURL, k.Extract, k.Crawl, k.Map, k.Form, k.Export, k.Cancel},
 	}
 }

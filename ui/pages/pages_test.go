@@ -992,3 +992,29 @@ func TestErrorLeavesWhenAPageIsRead(t *testing.T) {
 		t.Errorf("the error is still shown after a call that succeeded:\n%s", v)
 	}
 }
+
+// W reads the page again at the extract tool's advanced depth, which
+// keeps the tables basic extraction leaves out, and shows it so.
+func TestReaderReadsThePageAgainWhole(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(100, 30)
+	const u = "https://docs.example.com/datatype-numeric.html"
+	arrive(p, doneMsg{slug: api.ToolExtract, base: u, pages: []*Page{{URL: u, Content: "# Numeric Types\n\n**Table 8.2. Numeric Types**\n\nThe types are listed above.", Source: api.ToolExtract}}})
+	uitest.Settle(drive(p), p.read(p.pages[0]))
+	press(p, "W")
+	var body struct {
+		Inputs map[string]any `json:"inputs"`
+	}
+	last := srv.Last(apitest.InvokePath(api.ToolExtract))
+	if err := jsonUnmarshal(last.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Inputs["extract_depth"] != "advanced" || fmt.Sprint(body.Inputs["urls"]) != "["+u+"]" {
+		t.Errorf("W sent %v", body.Inputs)
+	}
+	if p.mode != readMode || p.reading == nil || p.reading.URL != u {
+		t.Errorf("the page read again is not shown (mode %v)", p.mode)
+	}
+}

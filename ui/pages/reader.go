@@ -60,6 +60,8 @@ func (p *Pane) readerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return p.startMark()
 	case key.Matches(msg, p.c.Keys().Pages.Changes):
 		return p.changesKey()
+	case key.Matches(msg, p.c.Keys().Pages.Whole):
+		return p.extractWhole(p.reading.URL)
 	case key.Matches(msg, p.c.Keys().Pages.NextMatch):
 		p.rd.Next(&p.scroll, msg.String() == "N")
 	case key.Matches(msg, p.c.Keys().Pages.TOC):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -46,6 +47,28 @@ func (p *Pane) extract(urls []string, openFirst bool) tea.Cmd {
 		}
 	}
 	return p.run(api.ToolExtract, in, openFirst)
+}
+
+// extractWhole reads a page again at the extract tool's advanced depth,
+// which keeps what basic leaves out: a manual's tables (PostgreSQL's
+// "Table 8.2. Numeric Types" shows its caption and no table), images,
+// embedded content. Asked for with W, as the depth may cost more.
+func (p *Pane) extractWhole(u string) tea.Cmd {
+	t := p.c.Tool(api.ToolExtract)
+	if t == nil {
+		return notConnected(api.ToolExtract)
+	}
+	f := t.Input("extract_depth")
+	if f == nil || !slices.Contains(f.Enum, "advanced") {
+		return func() tea.Msg {
+			return common.NoticeMsg{Text: "this gateway's extract has no advanced depth: the page is as whole as it reads"}
+		}
+	}
+	in := map[string]any{"urls": []string{u}, "extract_depth": "advanced"}
+	if f := t.Input("urls"); f != nil && !f.HasType("array") {
+		in["urls"] = u
+	}
+	return p.run(api.ToolExtract, in, true)
 }
 
 func (p *Pane) crawlFrom(slug, u string) tea.Cmd {
