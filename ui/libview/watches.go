@@ -106,6 +106,18 @@ func (p *Pane) watchesMsg(msg tea.Msg) (tea.Cmd, bool) {
 	return nil, false
 }
 
+// noChange says why a watch has no change to show: its page was never
+// read (failing, or not checked yet), or has stayed as first read.
+func noChange(w api.Watch) common.NoticeMsg {
+	switch {
+	case w.Error != "" && w.CheckedAt != nil && w.Checks <= w.Failures:
+		return common.NoticeMsg{Warn: true, Text: fmt.Sprintf("%s could not be read yet: %s (next try %s; c tries now)", w.URL, w.Error, w.NextAt.Local().Format("15:04"))}
+	case w.Checks == 0 || w.CheckedAt == nil:
+		return common.NoticeMsg{Text: w.URL + " is not read yet (c reads it now)"}
+	}
+	return common.NoticeMsg{Text: w.URL + " has not changed since it was first read"}
+}
+
 // watchesKey handles the keys of the watched pages and of a diff.
 func (p *Pane) watchesKey(msg tea.KeyPressMsg, confirm int64) (tea.Cmd, bool) {
 	k := p.c.Keys().Library
@@ -114,11 +126,18 @@ func (p *Pane) watchesKey(msg tea.KeyPressMsg, confirm int64) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Watches), msg.String() == "esc":
 		return p.toggleWatches(), true
 	case key.Matches(msg, k.Open):
-		if ok {
-			u := w.URL
-			return func() tea.Msg { return common.OpenChangeMsg{URL: u} }, true
+		if !ok {
+			return nil, true
 		}
-		return nil, true
+		if w.ChangedAt == nil {
+			// No change to read: say why here, rather than open an
+			// empty Pages with a notice that a page never read "has
+			// not changed since it was first read".
+			n := noChange(w)
+			return func() tea.Msg { return n }, true
+		}
+		u := w.URL
+		return func() tea.Msg { return common.OpenChangeMsg{URL: u} }, true
 	case key.Matches(msg, k.Check):
 		if ok {
 			return p.checkWatch(w), true

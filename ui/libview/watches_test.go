@@ -1,0 +1,50 @@
+package libview
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"hark/api"
+	"hark/ui/common"
+	"hark/ui/internal/uitest"
+)
+
+// enter on a watched page with no change to show says why in the
+// Library: a page never read (failing since it was added, or not
+// checked yet), or one unchanged since its first read. It opened an
+// empty Pages saying that a page that answered 404 "has not changed
+// since it was first read". A page with a change opens it in Pages.
+func TestWatchWithoutChangeSaysWhy(t *testing.T) {
+	p, _ := newPane(t, 80, 21)
+	at := uitest.Epoch
+	p.watching = true
+	for _, c := range []struct {
+		w    api.Watch
+		want string
+		warn bool
+	}{
+		{api.Watch{URL: "http://a.test/nope", Checks: 1, Failures: 1, Error: "HTTP status 404", CheckedAt: &at, NextAt: at.Add(time.Minute)},
+			"http://a.test/nope could not be read yet: HTTP status 404 (next try", true},
+		{api.Watch{URL: "http://a.test/new"}, "http://a.test/new is not read yet (c reads it now)", false},
+		{api.Watch{URL: "http://a.test/same", Checks: 3, CheckedAt: &at}, "http://a.test/same has not changed since it was first read", false},
+	} {
+		p.ws, p.cursor = []api.Watch{c.w}, 0
+		out := settle(p, p.key(uitest.Press("enter")))
+		if len(out) != 1 {
+			t.Fatalf("%s: %+v", c.w.URL, out)
+		}
+		n, ok := out[0].(common.NoticeMsg)
+		if !ok || !strings.Contains(n.Text, c.want) || n.Warn != c.warn {
+			t.Errorf("%s: %+v, want %q (warning %v)", c.w.URL, out[0], c.want, c.warn)
+		}
+	}
+	p.ws = []api.Watch{{URL: "http://a.test/changed", Checks: 2, CheckedAt: &at, ChangedAt: &at, Changed: true}}
+	_, cmd := p.Update(uitest.Press("enter"))
+	if cmd == nil {
+		t.Fatal("enter on a changed page did nothing")
+	}
+	if m, ok := cmd().(common.OpenChangeMsg); !ok || m.URL != "http://a.test/changed" {
+		t.Errorf("enter on a changed page: %+v", m)
+	}
+}
