@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
@@ -63,5 +64,31 @@ func TestSnippetRoom(t *testing.T) {
 	}
 	if got := snippetRoom(items, 30); got != 20 {
 		t.Errorf("snippetRoom at 30: %d, want the floor 20", got)
+	}
+}
+
+// library list's titles, on a terminal, end where the line does: a
+// report's title is its question, and one of 2,000 characters filled the
+// screen. Piped, the table keeps every title whole.
+func TestItemsTableFitsTheTerminal(t *testing.T) {
+	at := time.Date(2026, 12, 7, 21, 58, 0, 0, time.Local)
+	long := strings.Repeat("word ", 400)
+	items := []library.Item{{ID: 4, Kind: "research", Title: long, Created: at}, {ID: 3, Kind: "research", Title: "how do I move a worktree?", Created: at}}
+	var b strings.Builder
+	if err := itemsTable(&b, items, false, 80); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("a line of %d columns at 80: %q", w, l)
+		}
+	}
+	if !strings.Contains(b.String(), "word word wo…") || !strings.Contains(b.String(), "how do I move a worktree?") {
+		t.Errorf("the table at 80:\n%s", b.String())
+	}
+	b.Reset()
+	itemsTable(&b, items, false, 0)
+	if !strings.Contains(b.String(), strings.TrimSpace(long)) {
+		t.Errorf("piped, a title was cut:\n%.200s", b.String())
 	}
 }

@@ -107,26 +107,11 @@ func newLibraryListCmd(a *App, search bool) *cobra.Command {
 				}
 				return nil
 			}
-			// On a terminal a snippet is cut to the width under the
-			// title (at 80 columns it wrapped to the line's start);
-			// piped, it is printed whole.
-			snipW := 0
+			width := 0
 			if isTerminal(a.stdout) {
-				snipW = snippetRoom(items, a.helpWidth())
+				width = a.helpWidth()
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tKIND\tKEPT\tTITLE")
-			for _, it := range items {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", it.ID, it.Kind, it.Created.Local().Format("2006-01-02 15:04"), it.Title)
-				if search && it.Snippet != "" {
-					snip := it.Snippet
-					if snipW > 0 {
-						snip = ansi.Truncate(snip, snipW, "…")
-					}
-					fmt.Fprintf(tw, "\t\t\t  %s\n", snip)
-				}
-			}
-			return tw.Flush()
+			return itemsTable(a.stdout, items, search, width)
 		},
 	}
 	if search {
@@ -362,6 +347,35 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// itemsTable prints library list's and search's table. On a terminal
+// (width > 0) a title and a snippet are cut to the room the line leaves
+// them (a report's title is its question, which may run to thousands of
+// characters, and a snippet at 80 columns wrapped to the line's start);
+// piped, they are printed whole.
+func itemsTable(w io.Writer, items []library.Item, search bool, width int) error {
+	snipW := 0
+	if width > 0 {
+		snipW = snippetRoom(items, width)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tKEPT\tTITLE")
+	for _, it := range items {
+		title := it.Title
+		if snipW > 0 {
+			title = ansi.Truncate(title, snipW+2, "…")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", it.ID, it.Kind, it.Created.Local().Format("2006-01-02 15:04"), title)
+		if search && it.Snippet != "" {
+			snip := it.Snippet
+			if snipW > 0 {
+				snip = ansi.Truncate(snip, snipW, "…")
+			}
+			fmt.Fprintf(tw, "\t\t\t  %s\n", snip)
+		}
+	}
+	return tw.Flush()
 }
 
 // snippetRoom is the width left for a snippet under the TITLE column of
