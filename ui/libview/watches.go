@@ -186,7 +186,9 @@ func (p *Pane) watchesBody(h int) []string {
 		line := "  " + common.Truncate(head, max(1, p.width-2))
 		second := w.Label
 		if w.Error != "" {
-			second = w.Error
+			// When it will be tried again, as hark watch list says: a
+			// site that asked to wait is not asked before then.
+			second = fmt.Sprintf("%s (next try %s; c tries now)", w.Error, w.NextAt.Local().Format("15:04"))
 		}
 		second = "    " + common.Truncate(second, max(1, p.width-4))
 		if i == p.cursor {

@@ -48,3 +48,16 @@ func TestWatchWithoutChangeSaysWhy(t *testing.T) {
 		t.Errorf("enter on a changed page: %+v", m)
 	}
 }
+
+// A failing watch's line says when it is tried next, as hark watch list
+// does, and that c tries now.
+func TestFailingWatchSaysNextTry(t *testing.T) {
+	p, _ := newPane(t, 80, 21)
+	at := uitest.Epoch
+	p.watching = true
+	p.ws = []api.Watch{{URL: "http://a.test/nope", Checks: 1, Failures: 1, Error: "HTTP status 404", CheckedAt: &at, NextAt: at.Add(2 * time.Minute)}}
+	want := "HTTP status 404 (next try " + at.Add(2*time.Minute).Local().Format("15:04") + "; c tries now)"
+	if v := uitest.Plain(p.View()); !strings.Contains(v, want) {
+		t.Errorf("the failing watch's line, want %q:\n%s", want, v)
+	}
+}
