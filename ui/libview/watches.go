@@ -109,13 +109,15 @@ func (p *Pane) watchesMsg(msg tea.Msg) (tea.Cmd, bool) {
 // noChange says why a watch has no change to show: its page was never
 // read (failing, or not checked yet), or has stayed as first read.
 func noChange(w api.Watch) common.NoticeMsg {
+	// The watch is under the cursor, its URL and error on the screen:
+	// the notice says why in words that fit at 80 columns.
 	switch {
 	case w.Error != "" && w.CheckedAt != nil && w.Checks <= w.Failures:
-		return common.NoticeMsg{Warn: true, Text: fmt.Sprintf("%s could not be read yet: %s (next try %s; c tries now)", w.URL, w.Error, w.NextAt.Local().Format("15:04"))}
+		return common.NoticeMsg{Warn: true, Text: "no change to show: the page could not be read yet (" + w.Error + ")"}
 	case w.Checks == 0 || w.CheckedAt == nil:
-		return common.NoticeMsg{Text: w.URL + " is not read yet (c reads it now)"}
+		return common.NoticeMsg{Text: "no change to show: the page is not read yet (c reads it now)"}
 	}
-	return common.NoticeMsg{Text: w.URL + " has not changed since it was first read"}
+	return common.NoticeMsg{Text: "no change to show: the page has not changed since it was first read"}
 }
 
 // watchesKey handles the keys of the watched pages and of a diff.

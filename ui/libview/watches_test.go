@@ -25,9 +25,9 @@ func TestWatchWithoutChangeSaysWhy(t *testing.T) {
 		warn bool
 	}{
 		{api.Watch{URL: "http://a.test/nope", Checks: 1, Failures: 1, Error: "HTTP status 404", CheckedAt: &at, NextAt: at.Add(time.Minute)},
-			"http://a.test/nope could not be read yet: HTTP status 404 (next try", true},
-		{api.Watch{URL: "http://a.test/new"}, "http://a.test/new is not read yet (c reads it now)", false},
-		{api.Watch{URL: "http://a.test/same", Checks: 3, CheckedAt: &at}, "http://a.test/same has not changed since it was first read", false},
+			"no change to show: the page could not be read yet (HTTP status 404)", true},
+		{api.Watch{URL: "http://a.test/new"}, "no change to show: the page is not read yet (c reads it now)", false},
+		{api.Watch{URL: "http://a.test/same", Checks: 3, CheckedAt: &at}, "no change to show: the page has not changed since it was first read", false},
 	} {
 		p.ws, p.cursor = []api.Watch{c.w}, 0
 		out := settle(p, p.key(uitest.Press("enter")))
