@@ -66,6 +66,19 @@ func (w Watch) State() string {
 	return "unchanged"
 }
 
+// NoChange says why a watch has no change to show (ChangedAt is nil):
+// its page could not be read yet, is not read yet, or has not changed
+// since it was first read; "page" stands for the page's name.
+func (w Watch) NoChange(page string) string {
+	switch {
+	case w.Error != "" && w.CheckedAt != nil && w.Checks <= w.Failures:
+		return page + " could not be read yet (" + w.Error + ")"
+	case w.Checks == 0 || w.CheckedAt == nil:
+		return page + " is not read yet"
+	}
+	return page + " has not changed since it was first read"
+}
+
 // WatchLabel is a label made from a kept item's title (a report's
 // question may run to thousands of characters): cut to MaxWatchLabel
 // characters, with "…", so that watching the item is never refused for a

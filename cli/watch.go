@@ -314,7 +314,7 @@ func newWatchDiffCmd(a *App, client watchClient) *cobra.Command {
 				return writeJSON(a.stdout, rep)
 			}
 			if t.ChangedAt == nil {
-				fmt.Fprintf(a.stdout, "%s has not changed since it was first read\n", t.URL)
+				fmt.Fprintln(a.stdout, t.Watch.NoChange(t.URL))
 				return nil
 			}
 			fmt.Fprintf(a.stdout, "%s changed %s:\n\n", t.URL, t.ChangedAt.Local().Format("2006-01-02 15:04"))

@@ -176,9 +176,21 @@ func TestWatchChangedPage(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("watch a disallowed page: %s", out)
 	}
+	added2 := out
 	code, out, _ = local("watch", "check")
 	if code != 0 || !strings.Contains(out, "disallowed by robots.txt") {
 		t.Errorf("robots.txt: %s", out)
+	}
+	// A page never read has no change, and diff says so, not that it
+	// "has not changed since it was first read".
+	i := strings.LastIndex(added2, "(watch ")
+	if i < 0 {
+		t.Fatalf("watch add said %q", added2)
+	}
+	id2 := strings.TrimSuffix(strings.TrimSpace(added2[i+len("(watch "):]), ")")
+	code, out, _ = local("watch", "diff", id2)
+	if code != 0 || !strings.Contains(out, srv.URL+"/private/x could not be read yet (") {
+		t.Errorf("diff of a page never read: %d %s", code, out)
 	}
 }
 

@@ -111,13 +111,11 @@ func (p *Pane) watchesMsg(msg tea.Msg) (tea.Cmd, bool) {
 func noChange(w api.Watch) common.NoticeMsg {
 	// The watch is under the cursor, its URL and error on the screen:
 	// the notice says why in words that fit at 80 columns.
-	switch {
-	case w.Error != "" && w.CheckedAt != nil && w.Checks <= w.Failures:
-		return common.NoticeMsg{Warn: true, Text: "no change to show: the page could not be read yet (" + w.Error + ")"}
-	case w.Checks == 0 || w.CheckedAt == nil:
-		return common.NoticeMsg{Text: "no change to show: the page is not read yet (c reads it now)"}
+	text := "no change to show: " + w.NoChange("the page")
+	if w.Checks == 0 || w.CheckedAt == nil {
+		text += " (c reads it now)"
 	}
-	return common.NoticeMsg{Text: "no change to show: the page has not changed since it was first read"}
+	return common.NoticeMsg{Text: text, Warn: w.Error != "" && w.Checks <= w.Failures}
 }
 
 // watchesKey handles the keys of the watched pages and of a diff.
