@@ -49,6 +49,9 @@ func (z Zotero) base() string {
 	return strings.TrimRight(z.URL, "/")
 }
 
+// Addr is the host and port of the connector asked.
+func (z Zotero) Addr() string { return z.hostPort() }
+
 func (z Zotero) hostPort() string {
 	if u, err := url.Parse(z.base()); err == nil && u.Host != "" {
 		return u.Host

@@ -7,6 +7,7 @@ package libview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -157,6 +158,11 @@ func (p *Pane) exportZotero() tea.Cmd {
 			return notesExportedMsg{err: err}
 		}
 		res, err := s.ExportZotero(ctx, z, srcs)
+		if errors.Is(err, library.ErrZoteroNotRunning) {
+			// What to do first: the command's words are cut at 80
+			// columns before "start Zotero".
+			return notesExportedMsg{err: fmt.Errorf("nothing was sent: Zotero is not running on %s (start it, then z)", z.Addr())}
+		}
 		if err != nil {
 			return notesExportedMsg{err: err}
 		}

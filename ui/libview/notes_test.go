@@ -2,6 +2,8 @@ package libview
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +70,20 @@ func TestNotesList(t *testing.T) {
 	}
 	if m, ok := out[0].(common.ShowKeptMsg); !ok || m.Item.ID != page.ID || m.At != "a giraffid of the Congo" {
 		t.Errorf("enter: %+v", out[0])
+	}
+
+	// Zotero not running: what to do, first, in a line that fits at 80
+	// columns with the status bar's "✗ ".
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	p.c.ZoteroURL = closed.URL
+	out = settle(p, p.key(uitest.Press("z")))
+	if len(out) != 1 {
+		t.Fatalf("z with Zotero closed: %+v", out)
+	}
+	if e, ok := out[0].(common.ErrorMsg); !ok || !strings.HasPrefix(e.Err.Error(), "nothing was sent: Zotero is not running on 127.0.0.1:") ||
+		!strings.HasSuffix(e.Err.Error(), "(start it, then z)") || len(e.Err.Error()) > 78 {
+		t.Errorf("z with Zotero closed: %+v", out[0])
 	}
 
 	fake, url := zoterotest.Start(t)
