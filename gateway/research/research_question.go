@@ -60,7 +60,7 @@ func subQuestions(input string, n int) []string {
 type clause struct{ text, context string }
 
 // questionClauses splits input into its clauses. A clause that asks
-// nothing (it opens with no question word or request and ends in no
+// nothing (it opens with no question word and ends in no
 // question mark) right before one that asks is that one's context, not
 // a clause of its own; a clause that asks nothing before another that
 // asks nothing ("Sitemap index files; canonical URLs") is a topic of its
@@ -97,17 +97,11 @@ func questionClauses(input string) []clause {
 	return out
 }
 
-// opensQuestion reports whether clause opens with a question word or a
-// request ("Explain …", "Compare …").
+// opensQuestion reports whether clause opens with a question word.
 func opensQuestion(clause string) bool {
 	w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(clause)), " ")
-	return questionWords[w] || requestWords[w]
+	return questionWords[w]
 }
-
-// requestWords open a clause that asks for something without a question
-// word: "Explain how closures work; what do they cost?".
-var requestWords = map[string]bool{"compare": true, "contrast": true, "explain": true, "describe": true, "summarize": true,
-	"summarise": true, "list": true, "show": true, "tell": true, "give": true, "find": true, "define": true}
 
 // section is one part of a report: its heading, and the words its
 // sentences must answer.
