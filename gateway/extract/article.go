@@ -258,6 +258,13 @@ func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, 
 	measureTree(body, memo)
 	art, share, scores := articleRoot(body, memo, w)
 	art = titledArticle(art, title, scores)
+	if !article && art != nil && art != root && contains(root, art) && share < w.ArticleShare {
+		// A page of many stories, none of which holds a fifth of its
+		// prose (a home page, a shop's): nothing is cut to the best, but
+		// what is bare beside it goes as it would beside an article.
+		dropBareBeside(art, root, contents, memo)
+		return
+	}
 	if art == nil || art == root || !contains(root, art) || share < w.ArticleShare {
 		return
 	}
@@ -274,6 +281,21 @@ func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, 
 			c = next
 		}
 		dropBareHeadings(p)
+	}
+}
+
+// dropBareBeside removes, from art up to root, the siblings of each
+// level that are bare (isBareColumn, isBareBox).
+func dropBareBeside(art, root *html.Node, contents []*html.Node, memo map[*html.Node]metrics) {
+	for n := art; n != root; n = n.Parent {
+		p := n.Parent
+		for c := p.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c != n && c.Type == html.ElementNode && !holdsAny(c, contents) && (isBareColumn(c, memo) || isBareBox(c, memo)) {
+				p.RemoveChild(c)
+			}
+			c = next
+		}
 	}
 }
 

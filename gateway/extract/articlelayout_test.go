@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -259,5 +260,28 @@ func TestBangBeforeALinkIsText(t *testing.T) {
 	}
 	if !strings.Contains(md, "Wow! [A link](https://example.org/x)") {
 		t.Errorf("a spaced link took a backslash:\n%s", md)
+	}
+}
+
+// TestBareBoxBesideAFewStories: a home page with no article signal,
+// forty short stories under their headings and a longer one, none of which holds a fifth of
+// its prose: nothing is cut to the best one, but a box of short lines
+// beside it goes as it would beside an article (dropBareBeside), and
+// the other stories stay.
+func TestBareBoxBesideAFewStories(t *testing.T) {
+	var others strings.Builder
+	for i := range 40 {
+		others.WriteString(fmt.Sprintf("<div><div><div><h3>Story %d</h3><p>The harbour board met again on Tuesday and heard from the island councils about the timetable.</p></div></div></div>", i))
+	}
+	page := `<html><head><title>Harbour News</title></head><body>` +
+		`<div><div><p>` + strings.Repeat("The storm of Tuesday night closed the harbour for two days, and the fishing fleet stayed in port while the wall was checked. ", 3) + `</p></div>` +
+		`<div><div><b>Efficiency</b></div><div>Most of what you give goes to the lifeboat.</div><div><b>Commitment</b></div><div>We answer every call.</div><div>17 Quay Street, Harbourtown</div></div></div>` +
+		others.String() + `</body></html>`
+	_, text := extract(t, page, Options{})
+	if !strings.Contains(text, "fishing fleet") || !strings.Contains(text, "Story 39") {
+		t.Fatalf("lost a story:\n%s", text)
+	}
+	if strings.Contains(text, "Efficiency") {
+		t.Errorf("kept the box of short lines beside the first story:\n%s", text)
 	}
 }
