@@ -339,7 +339,11 @@ func isBareBox(c *html.Node, memo map[*html.Node]metrics) bool {
 	default:
 		return false
 	}
-	if holdsProseBlock(c, memo) {
+	// A box right after a heading is that heading's section, however
+	// short its lines: Doxygen's entry for a field (its declaration in a
+	// one-column table, a line on it) under the field's heading, rustdoc's
+	// table of items under "Macros".
+	if holdsProseBlock(c, memo) || underHeading(c) {
 		return false
 	}
 	return findFirst(c, func(x *html.Node) bool {

@@ -285,3 +285,26 @@ func TestBareBoxBesideAFewStories(t *testing.T) {
 		t.Errorf("kept the box of short lines beside the first story:\n%s", text)
 	}
 }
+
+// TestBareBoxUnderAHeading: a Doxygen page of a struct, no article
+// signal, whose fields each have a heading and, under it, a box of
+// short lines (the declaration in a one-column table, a line on it):
+// the box is the heading's section, not a bare box beside the content,
+// so every field and its heading stay.
+func TestBareBoxUnderAHeading(t *testing.T) {
+	var fields strings.Builder
+	for _, f := range []string{"state", "frame", "senscr", "mdef", "tmat"} {
+		fields.WriteString(`<h2 class="memtitle">` + f + `</h2><div class="memitem"><div class="memproto"><table class="memname"><tr><td class="memname">int acmod_s::` + f +
+			`</td></tr></table></div><div class="memdoc"><p>The ` + f + ` of the acoustic model.</p></div></div>`)
+	}
+	page := `<html><head><title>acmod_s Struct Reference</title></head><body><div class="contents"><div class="textblock">` +
+		`<p>Acoustic model structure. This object encapsulates all stages of acoustic processing, from raw audio input to acoustic score output.</p>` +
+		`<p>The reason why we go to all this trouble is because in some cases we want to do live decoding while others want to work on whole files.</p></div>` +
+		`<h2 class="groupheader">Field Documentation</h2>` + fields.String() + `</div></body></html>`
+	md, _ := extract(t, page, Options{})
+	for _, f := range []string{"state", "frame", "senscr", "mdef", "tmat"} {
+		if !strings.Contains(md, "## "+f+"\n") || !strings.Contains(md, "int acmod_s::"+f) {
+			t.Errorf("lost the field %s:\n%s", f, md)
+		}
+	}
+}
