@@ -257,3 +257,35 @@ func TestQuoteSpanTakesInItsMarks(t *testing.T) {
 		}
 	}
 }
+
+// In a citation's source, the index's copy of the page, H is claimed
+// from the root (whose H goes to the pane before) and says where a
+// passage is highlighted; in the report it selects one.
+func TestHInACitationsSourceSaysWhere(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	text := "Zorblax manual\n\nThe zorblax engine is tuned by setting the flux ratio in the control file. A higher ratio makes it louder.\n"
+	c.Index = keptIndex{text: &text}
+	p := New(c)
+	p.SetSize(80, 24)
+	s := finished(t, p, "how do I tune zorblax?")
+	s.Out = citedReport(text)
+	p.setReport(s)
+	if !p.Claims(uitest.Press("H")) {
+		t.Error("the report does not claim H")
+	}
+	p.Update(uitest.Press("c"))
+	if p.Claims(uitest.Press("H")) {
+		t.Error("the citations list claims H")
+	}
+	uitest.Settle(drive(p), func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	if p.focus != focusSource || !p.Claims(uitest.Press("H")) {
+		t.Fatalf("the source (focus %d) does not claim H", p.focus)
+	}
+	_, cmd := p.Update(uitest.Press("H"))
+	if cmd == nil {
+		t.Fatal("H in the source said nothing")
+	}
+	if n, ok := cmd().(common.NoticeMsg); !ok || !strings.Contains(n.Text, "s, then enter reads it in Pages") {
+		t.Errorf("H in the source: %+v", n)
+	}
+}

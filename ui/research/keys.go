@@ -68,9 +68,17 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if p.focus == focusSource {
 		// The source's text has the keys: scrolling, n/N, esc back.
-		if msg.String() == "esc" || key.Matches(msg, p.keys().Citations) {
+		switch {
+		case msg.String() == "esc" || key.Matches(msg, p.keys().Citations):
 			p.focus = focusCitations
-		} else {
+		case key.Matches(msg, p.keys().Highlight):
+			// The source's text here is the index's copy, not a kept
+			// page: say where a passage of it is highlighted, rather
+			// than let H go to the pane before.
+			return func() tea.Msg {
+				return common.NoticeMsg{Text: "H highlights in the report, or in the page: s, then enter reads it in Pages"}
+			}
+		default:
 			p.sourceTextKey(msg)
 		}
 		return nil

@@ -135,7 +135,10 @@ func (p *Pane) Capturing() bool {
 // Claims takes H from the root (its "previous pane") while a report is
 // read: H selects a passage to highlight there, as the key line says.
 func (p *Pane) Claims(msg tea.KeyPressMsg) bool {
-	return key.Matches(msg, p.keys().Highlight) && p.focus == focusReport && p.current != nil && p.current.Out != nil
+	if !key.Matches(msg, p.keys().Highlight) || p.current == nil || p.current.Out == nil {
+		return false
+	}
+	return p.focus == focusReport || p.focus == focusSource
 }
 
 // OwnsKeys reports that a path is being typed into the save-as prompt:
