@@ -17,6 +17,9 @@ import (
 type Sentence struct {
 	Text string // as spoken
 	Line int    // the document line it starts on (0-based)
+	// Heading marks a heading, said as a sentence so a voice announces
+	// the section; a reader selecting sentences steps over it.
+	Heading bool
 }
 
 var (
@@ -121,7 +124,7 @@ func Sentences(md string) []Sentence {
 		case heading().MatchString(l):
 			flush()
 			if h := inline(heading().FindStringSubmatch(l)[1]); h != "" {
-				out = append(out, Sentence{Text: endWith(h), Line: i})
+				out = append(out, Sentence{Text: endWith(h), Line: i, Heading: true})
 			}
 		case listItem().MatchString(l):
 			flush()

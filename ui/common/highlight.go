@@ -36,11 +36,13 @@ type Marker struct {
 }
 
 // markSentence is a sentence the reader can select: its words as said,
-// its place in the document, its first rendered line.
+// its place in the document, its first rendered line, the section it is
+// in (the headings before it).
 type markSentence struct {
 	text       string
 	start, end int
 	line       int
+	section    int
 }
 
 // Passage is a selected passage with the note typed for it. Start and
@@ -60,17 +62,27 @@ func (m *Marker) Noting() bool { return m.noting }
 
 // markSentences are doc's sentences that stand in its text: what a voice
 // would say, found again by their words (an announced code block or
-// table is not text to highlight).
+// table is not text to highlight). A heading is no sentence: the voice
+// says it, but selecting one put its words in the quote ("Summary If a
+// working tree…"); it is stepped over, and it closes a section, which a
+// selection does not extend across.
 func markSentences(doc string) []markSentence {
 	var out []markSentence
-	from := 0
+	from, section := 0, 0
 	for _, sn := range prose.Sentences(doc) {
+		if sn.Heading {
+			section++
+			if s, e, ok := api.Locate(doc, sn.Text, from); ok && s >= from {
+				from = e // the next sentence is searched after the heading's words
+			}
+			continue
+		}
 		s, e, ok := api.Locate(doc, sn.Text, from)
 		if !ok || s < from {
 			continue
 		}
 		e = pastLinkEnd(doc, s, e)
-		out = append(out, markSentence{text: sn.Text, start: s, end: e, line: -1})
+		out = append(out, markSentence{text: sn.Text, start: s, end: e, line: -1, section: section})
 		from = e
 	}
 	return out
@@ -295,7 +307,9 @@ func (m *Marker) Key(msg tea.KeyPressMsg, st *Styles, s *Scroll) (*Passage, tea.
 			m.from, m.to = m.from-1, m.from-1
 		}
 	case "J", ">", "shift+down":
-		m.to = min(len(m.sents)-1, m.to+1)
+		if m.to+1 < len(m.sents) && m.sents[m.to+1].section == m.sents[m.from].section {
+			m.to++ // a passage stops at a heading: its words are not the quote's
+		}
 	case "K", "<", "shift+up":
 		m.to = max(m.from, m.to-1)
 	case "enter", "h":

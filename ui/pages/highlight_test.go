@@ -32,7 +32,7 @@ func TestReaderHighlightWithNote(t *testing.T) {
 	if !p.mark.Selecting() || !strings.Contains(uitest.Plain(p.View()), "select 1 sentence") {
 		t.Fatalf("v did not select:\n%s", uitest.Plain(p.View()))
 	}
-	press(p, "j", "j", "J", "enter")
+	press(p, "j", "J", "enter")
 	if !p.mark.Noting() || p.mark.Quote() != "Its stripes hide it in the forest. It eats leaves" {
 		t.Fatalf("selection %q, noting %v", p.mark.Quote(), p.mark.Noting())
 	}
@@ -65,6 +65,35 @@ func TestReaderHighlightWithNote(t *testing.T) {
 	uitest.Settle(drive(p), p.read(p.reading))
 	if !strings.Contains(p.View(), "\x1b[4m") {
 		t.Errorf("a page opened again does not underline its highlight")
+	}
+}
+
+// A heading is not a sentence to select: v takes the first sentence
+// under it, and a passage never runs across the next heading, so no
+// quote holds a heading's words ("Summary If a working tree…").
+func TestHighlightStepsOverHeadings(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	const u = "file:///srv/docs/git.md"
+	body := "# Git worktrees\n\n## Summary\n\nIf a working tree is dirty, `git worktree remove` refuses. Use force to drop it.\n\n## Details\n\nA worktree shares the repository's objects."
+	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: u, RawContent: body}}})
+	uitest.Settle(drive(p), cmd)
+	press(p, "v")
+	if q := p.mark.Quote(); !strings.HasPrefix(q, "If a working tree is dirty") {
+		t.Fatalf("v selected %q, not the first sentence under the headings", q)
+	}
+	press(p, "J", "J", "J")
+	if q := p.mark.Quote(); strings.Contains(q, "Details") || !strings.HasSuffix(q, "Use force to drop it") {
+		t.Errorf("J ran the passage across a heading: %q", q)
+	}
+	press(p, "j")
+	if q := p.mark.Quote(); q != "A worktree shares the repository's objects" {
+		t.Errorf("j from the section's last sentence selected %q", q)
+	}
+	press(p, "k", "k")
+	if q := p.mark.Quote(); !strings.HasPrefix(q, "If a working tree is dirty") {
+		t.Errorf("k back selected %q", q)
 	}
 }
 
@@ -156,7 +185,7 @@ func TestHighlightKeptEndingOnALink(t *testing.T) {
 	body := "# Rust by Example\n\nRust by Example (RBE) is a collection of runnable examples. To get even more out of these examples, don't forget to [install Rust locally](https://www.rust-lang.org/tools/install) and check out the [official docs](https://doc.rust-lang.org/std/). Additionally for the curious, you can also read the source.\n\nNow let's begin!"
 	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: "http://127.0.0.1:18777/", RawContent: body}}})
 	uitest.Settle(drive(p), cmd)
-	press(p, "v", "j", "J", "enter", "x", "enter")
+	press(p, "v", "J", "enter", "x", "enter")
 	s, err := c.Library()
 	if err != nil {
 		t.Fatal(err)
