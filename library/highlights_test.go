@@ -286,3 +286,78 @@ func TestExportZoteroNotRunning(t *testing.T) {
 		t.Fatalf("after a refusal: %v %+v", err, res)
 	}
 }
+
+// A quote is kept as the page's markdown (the library's view and an
+// Obsidian note render its code), but BibTeX, CSL-JSON and Zotero hold
+// plain text: the backticks, stars and link syntax went there as they
+// were written. Verification still finds the quote: the stored one is
+// unchanged, and the plain one has the same words.
+func TestExportQuotesArePlainText(t *testing.T) {
+	t.Parallel()
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	page := "# Worktrees\n\nIf a working tree is dirty, `git worktree remove` **refuses**; see the [manual](https://git-scm.com/docs/git-worktree) for `--force`.\n\nDone."
+	it := keepPage(t, s, "https://docs.example/worktree", page, time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
+	highlight(t, s, it, "If a working tree is dirty, `git worktree remove` **refuses**; see the [manual](https://git-scm.com/docs/git-worktree) for `--force`.", "", "git")
+	hs, _ := s.Highlights(ctx, "", 0)
+	srcs, err := s.NoteSources(ctx, hs)
+	if err != nil || len(srcs) != 1 {
+		t.Fatalf("sources: %v %d", err, len(srcs))
+	}
+	const plain = "If a working tree is dirty, git worktree remove refuses; see the manual for --force"
+	if bib := NotesBibTeX(srcs); !strings.Contains(bib, "annote = {“"+plain+"”") {
+		t.Errorf("bibtex annote is not the plain quote:\n%s", bib)
+	}
+	data, err := NotesCSL(srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(data, &items); err != nil || len(items) != 1 || !strings.HasPrefix(items[0]["note"].(string), "“"+plain+"”") {
+		t.Errorf("csl note is not the plain quote: %v %s", err, data)
+	}
+	fake, url := zoterotest.Start(t)
+	if _, err := s.ExportZotero(ctx, Zotero{URL: url}, srcs); err != nil {
+		t.Fatal(err)
+	}
+	if z := fake.Items(); len(z) != 1 || len(z[0].Notes) != 1 || !strings.Contains(z[0].Notes[0].Note, "<blockquote><p>"+plain+"</p></blockquote>") {
+		t.Errorf("zotero note is not the plain quote: %+v", z)
+	}
+	// The library's markdown keeps the code formatting.
+	dir := t.TempDir()
+	if _, err := ExportObsidian(dir, srcs); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "Okapi facts.md")); !strings.Contains(string(b), "> If a working tree is dirty, `git worktree remove` **refuses**") {
+		t.Errorf("the markdown note lost the quote's formatting:\n%s", b)
+	}
+	// Verified against the page, the highlight stands, and the plain
+	// quote is found where the kept one is.
+	if err := s.Check(ctx, hs); err != nil || hs[0].State != api.PassageStands {
+		t.Errorf("check: %v %q", err, hs[0].State)
+	}
+	ps, pe, ok := api.Locate(page, PlainQuote(hs[0].Quote), 0)
+	ks, ke, _ := api.Locate(page, hs[0].Quote, 0)
+	if !ok || ps != ks || pe != ke {
+		t.Errorf("the plain quote is found at %d–%d (%v), the kept one at %d–%d", ps, pe, ok, ks, ke)
+	}
+}
+
+func TestPlainQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"the `git worktree` command":                        "the git worktree command",
+		"call `f(**kwargs)` with *care*":                    "call f(**kwargs) with care",
+		"``a `b` c`` and __bold__ text":                     "a `b` c and bold text",
+		"snake_case and a * b stay":                         "snake_case and a * b stay",
+		"see [the docs](https://x.example/) ok":             "see the docs ok",
+		"an <https://x.example/a> link":                     "an https://x.example/a link",
+		"a lone ` tick and \\*not emphasis\\*":              "a lone ` tick and *not emphasis*",
+		"code `a[i](x)` is not a link":                      "code a[i](x) is not a link",
+		"cut inside a span: worktree` remove, and `--force": "cut inside a span: worktree remove, and --force",
+		"`x`, then `y`":                                     "x, then y",
+	} {
+		if got := PlainQuote(in); got != want {
+			t.Errorf("PlainQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -307,7 +307,7 @@ func writeFileAtomic(path string, data []byte) error {
 func annotation(src NoteSource) string {
 	parts := make([]string, len(src.Highlights))
 	for i, h := range src.Highlights {
-		p := "“" + Wrapped(h.Quote) + "”"
+		p := "“" + PlainQuote(h.Quote) + "”"
 		if h.Note != "" {
 			p += " — " + Wrapped(h.Note)
 		}

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"hark/api"
 )
 
 var (
@@ -72,3 +74,76 @@ func unescapeInline(s string) string {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// PlainQuote is a highlight's quote as the page reads, for the exports
+// that hold plain text (BibTeX's annote, CSL-JSON's note, a Zotero
+// note): a quote is kept as the page's markdown on one line ("the
+// `git worktree` command", "**not**"), which the library's own markdown
+// view and an Obsidian note render, but in a citation manager the
+// backticks and stars are noise. Code spans lose their backticks and
+// keep what they hold as written (`**kwargs` stays **kwargs); elsewhere
+// links read as their text, and emphasis marks and escapes go, as in
+// PlainText. Only marks go: the words stay, so api.Locate finds the
+// plain quote in the page as it finds the kept one.
+func PlainQuote(q string) string {
+	q = api.QuoteText(q)
+	var b strings.Builder
+	for q != "" {
+		open := strings.IndexByte(q, '`')
+		if open < 0 {
+			b.WriteString(plainInline(q))
+			break
+		}
+		n := open
+		for n < len(q) && q[n] == '`' {
+			n++
+		}
+		fence := q[open:n]
+		end := closingTicks(q[n:], fence)
+		if end < 0 {
+			// No closing run. Against a word it is a span the quote cut
+			// (a quote ends at its last word: "for `--force"): it goes;
+			// between blanks it is a backtick in the text.
+			b.WriteString(plainInline(q[:open]))
+			if (open == 0 || q[open-1] == ' ') && (n == len(q) || q[n] == ' ') {
+				b.WriteString(fence)
+			}
+			q = q[n:]
+			continue
+		}
+		b.WriteString(plainInline(q[:open]))
+		b.WriteString(q[n : n+end]) // its blanks stay: "`` `x` ``" is " `x` ", words apart
+		q = q[n+end+len(fence):]
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// closingTicks is where in s a run of exactly fence's backticks is, -1
+// when none is.
+func closingTicks(s, fence string) int {
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], fence)
+		if j < 0 {
+			return -1
+		}
+		at := i + j
+		end := at + len(fence)
+		if end < len(s) && s[end] == '`' {
+			for end < len(s) && s[end] == '`' {
+				end++
+			}
+			i = end // a longer run closes another span
+			continue
+		}
+		return at
+	}
+	return -1
+}
+
+// plainInline is a stretch of a quote outside code spans without its
+// marks: autolinks as their URL, escapes as the character, no emphasis.
+func plainInline(s string) string {
+	s = mdLink.ReplaceAllString(s, "$1")
+	s = mdAutoLink.ReplaceAllString(s, "$1")
+	return unescapeInline(s)
+}

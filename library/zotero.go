@@ -146,7 +146,7 @@ func noteHTML(src NoteSource, h Highlight, standalone bool) string {
 	if standalone {
 		fmt.Fprintf(&b, "<p>Highlight in <a href=\"%s\">%s</a></p>", html.EscapeString(srcLink(src)), html.EscapeString(src.Title))
 	}
-	fmt.Fprintf(&b, "<blockquote><p>%s</p></blockquote>", html.EscapeString(Wrapped(h.Quote)))
+	fmt.Fprintf(&b, "<blockquote><p>%s</p></blockquote>", html.EscapeString(PlainQuote(h.Quote)))
 	if h.Note != "" {
 		fmt.Fprintf(&b, "<p>%s</p>", html.EscapeString(h.Note))
 	}
