@@ -359,10 +359,12 @@ func (b *docBuilder) sentence(s string, bi, pi int, first bool) {
 			// "These files are compiled into …" after the list of the
 			// files: quoted with the list and its lead-in.
 			rs.AfterList = d.Blocks[bi-1].LeadIn
-		case first && len(d.Passages[pi].Sents) == 0 && blk.Kind == Paragraph && namesHeading(d.Passages[pi].Heading, lower):
+		case first && onlyRows(d, d.Passages[pi].Sents) && blk.Kind == Paragraph && namesHeading(d.Passages[pi].Heading, lower):
 			// "This attribute is only a label …" opening the section
 			// headed "gender": the heading is what it points at, and
-			// is quoted with it.
+			// is quoted with it; so too after the summary box of
+			// table rows a directive's section opens with ("This
+			// directive allows …" under "ProxyPass Directive").
 			blk.Label = d.Passages[pi].Heading
 		default:
 			rs.Lost = true
@@ -483,6 +485,17 @@ func (b *docBuilder) goesOnAfterCode(s string) bool {
 var namedItem = text.LazyRegexp(`^\S+(?: \S+)?(?:,? meaning\b|: )`)
 
 var genericHeading = text.LazyRegexp(`(?i)^[\d.\s]*(?:overview|introduction|description|synopsis|about|summary|abstract|preface)\s*$`)
+
+// onlyRows reports whether every sentence of sents is a table's row:
+// none is prose a sentence after them could lean on.
+func onlyRows(d *Page, sents []int) bool {
+	for _, i := range sents {
+		if d.Blocks[d.Sents[i].Block].Kind != TableRow {
+			return false
+		}
+	}
+	return true
+}
 
 // namesHeading reports whether a section's opening sentence (lower-cased)
 // points at the thing its heading names: "this attribute …" under

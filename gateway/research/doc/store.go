@@ -27,8 +27,10 @@ import (
 // each copy with its CRC-32C; version 3 holds the vocabulary it was read
 // with (vocabulary); version 4 reads a whole sentence in parentheses as
 // quotable (aside); version 5 reads a data table's rows (table.go);
-// version 6 reads a list item closed by ";" as whole.
-const docVersion = 6
+// version 6 reads a list item closed by ";" as whole; version 7 reads a
+// section's opening "This directive …" after its box of rows as naming
+// the heading.
+const docVersion = 7
 
 var docCRC = crc32.MakeTable(crc32.Castagnoli)
 
