@@ -29,8 +29,9 @@ import (
 // quotable (aside); version 5 reads a data table's rows (table.go);
 // version 6 reads a list item closed by ";" as whole; version 7 reads a
 // section's opening "This directive …" after its box of rows as naming
-// the heading.
-const docVersion = 7
+// the heading; version 8 hands a short table to the whole sentence
+// introducing it on ":" (tableLead).
+const docVersion = 8
 
 var docCRC = crc32.MakeTable(crc32.Castagnoli)
 

@@ -63,6 +63,9 @@ func (b *docBuilder) table(rows [][]string) {
 	if b.prevKind == 1 && len(d.Sents) > 0 && d.Sents[len(d.Sents)-1].Passage == pi {
 		lead = d.Sents[len(d.Sents)-1].Toks
 	}
+	if lead != nil {
+		b.tableLead(rows)
+	}
 	head, named := rows[0], headerRow(rows[0])
 	if named {
 		rows = rows[1:]
@@ -73,6 +76,30 @@ func (b *docBuilder) table(rows [][]string) {
 		b.row(head, r, lead)
 	}
 	b.lastSent, b.prevKind = -1, 3
+}
+
+// tableLead hands a short table to the whole sentence before it that
+// introduces it on ":" ("The structure of a record-based node is
+// determined by its label, which has the following schema:"), as code
+// is: the sentence answers with it. Without it, a sentence ending on
+// ":" before a table was no sentence at all.
+func (b *docBuilder) tableLead(rows [][]string) {
+	s := &b.d.Sents[len(b.d.Sents)-1]
+	plain := text.Unmark(s.Text)
+	if s.Code != "" || s.Asks || s.OK || !strings.HasSuffix(plain, ":") || len(rows) > text.MaxQuotedCode {
+		return
+	}
+	if last := b.d.Blocks[s.Block].Sents; last[len(last)-1] != len(b.d.Sents)-1 {
+		return
+	}
+	if !text.IsAnswerSentence(text.SentenceCase(strings.TrimSuffix(plain, ":")+"."), 5, 90) {
+		return
+	}
+	var lines []string
+	for _, r := range rows {
+		lines = append(lines, keptRow(r))
+	}
+	s.Code, s.CodeLines, s.OK = strings.Join(lines, "\n"), len(lines), true
 }
 
 // row adds one row of a table under head (nil when it has none).
