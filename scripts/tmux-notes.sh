@@ -73,11 +73,11 @@ wait_for 'Okapi field notes' 15
 keys Enter
 wait_for 'striped legs hide it' 15
 
-# v selects the first sentence (the heading), j the next two; J takes
-# one more; enter asks for the note.
+# v selects the first sentence (selection steps over the heading), j
+# the next; J takes one more; enter asks for the note.
 keys v
 wait_for 'select 1 sentence' 5
-keys j j
+keys j
 wait_for 'select 1 sentence' 5
 keys J
 wait_for 'select 2 sentences' 5

@@ -80,9 +80,9 @@ keys Enter
 wait_for 'Its stripes hide it in the' 20
 keys v
 wait_for 'select 1 sentence' 5
-# The heading, then the first paragraph's two sentences: j to the
-# second.
-keys j j
+# Selection steps over the heading: v is on the first paragraph's
+# first sentence, j on its second.
+keys j
 wait_for 'select 1 sentence' 5
 keys Enter
 wait_for 'note: ' 5
