@@ -270,15 +270,19 @@ func (r *Run) Play(ctx context.Context, tell func(Event)) error {
 			}
 		},
 		Playing: func(i int) {
+			// Told first: the line has begun, and what follows happens
+			// while it plays (the fetch ahead asked before the event
+			// let a loaded machine see the next line asked for before
+			// this one began).
+			if tell != nil {
+				tell(Event{Line: r.from + i, Playing: true})
+			}
 			// The next line with speech is fetched while this one plays.
 			for j := r.from + i + 1; j < len(s.Deck.Lines); j++ {
 				if !s.Deck.Lines[j].IsPause() {
 					s.Fetch(j)
 					break
 				}
-			}
-			if tell != nil {
-				tell(Event{Line: r.from + i, Playing: true})
 			}
 		},
 	})
