@@ -72,13 +72,9 @@ func TestReaderHighlightWithNote(t *testing.T) {
 // under it, and a passage never runs across the next heading, so no
 // quote holds a heading's words ("Summary If a working tree…").
 func TestHighlightStepsOverHeadings(t *testing.T) {
-	c, _ := uitest.Common(t, nil)
-	p := New(c)
-	p.SetSize(80, 24)
 	const u = "file:///srv/docs/git.md"
 	body := "# Git worktrees\n\n## Summary\n\nIf a working tree is dirty, `git worktree remove` refuses. Use force to drop it.\n\n## Details\n\nA worktree shares the repository's objects."
-	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: u, RawContent: body}}})
-	uitest.Settle(drive(p), cmd)
+	p := readMarkdown(t, 80, 24, u, body)
 	press(p, "v")
 	if q := p.mark.Quote(); !strings.HasPrefix(q, "If a working tree is dirty") {
 		t.Fatalf("v selected %q, not the first sentence under the headings", q)
@@ -102,13 +98,9 @@ func TestHighlightStepsOverHeadings(t *testing.T) {
 // https://www.rust-lang.org/ is a modern…"), which hid the sentence's
 // first words, so v took the sentence after it.
 func TestHighlightSentenceWithLink(t *testing.T) {
-	c, _ := uitest.Common(t, nil)
-	p := New(c)
-	p.SetSize(80, 24)
 	const u = "http://127.0.0.1:18777/index.html"
 	body := "[Rust](https://www.rust-lang.org/) is a modern systems programming language focusing on safety. It accomplishes these goals by being memory safe.\n\nNow let's begin!"
-	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: u, RawContent: body}}})
-	uitest.Settle(drive(p), cmd)
+	p := readMarkdown(t, 80, 24, u, body)
 	if !strings.Contains(uitest.Plain(p.View()), "https://www.rust-lang.org/ is a modern") {
 		t.Fatalf("the link's URL is not shown after its text (the case this test is for):\n%s", uitest.Plain(p.View()))
 	}
@@ -123,13 +115,9 @@ func TestHighlightSentenceWithLink(t *testing.T) {
 // words, so the sentence as said is not found as shown, and only its
 // first six words were painted.
 func TestHighlightWholeSentenceWithLink(t *testing.T) {
-	c, _ := uitest.Common(t, nil)
-	p := New(c)
-	p.SetSize(80, 24)
 	const u = "http://127.0.0.1:18777/hello.html"
 	body := "Rust by Example is a collection of runnable examples that illustrate various Rust concepts and standard libraries, which you can read alongside [the Rust book](https://doc.rust-lang.org/book/) and try in the playground before you write programs of your own at home.\n\nNow let's begin!"
-	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: u, RawContent: body}}})
-	uitest.Settle(drive(p), cmd)
+	p := readMarkdown(t, 80, 24, u, body)
 	press(p, "v")
 	if q := p.mark.Quote(); !strings.HasSuffix(q, "programs of your own at home") {
 		t.Fatalf("v selected %q", q)
@@ -151,12 +139,8 @@ func TestHighlightWholeSentenceWithLink(t *testing.T) {
 // inside the link's text, so its quote read "… check out the [official
 // docs" (and was kept so) and was not found as rendered.
 func TestHighlightSentenceEndingOnALink(t *testing.T) {
-	c, _ := uitest.Common(t, nil)
-	p := New(c)
-	p.SetSize(120, 40)
 	body := "Rust by Example (RBE) is a collection of runnable examples. To get even more out of these examples, don't forget to [install Rust locally](https://www.rust-lang.org/tools/install) and check out the [official docs](https://doc.rust-lang.org/std/). Additionally for the curious, you can also read the source.\n\nNow let's begin!"
-	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: "http://127.0.0.1:18777/index.html", RawContent: body}}})
-	uitest.Settle(drive(p), cmd)
+	p := readMarkdown(t, 120, 40, "http://127.0.0.1:18777/index.html", body)
 	press(p, "v", "j")
 	if q := p.mark.Quote(); q != "To get even more out of these examples, don't forget to install Rust locally and check out the official docs" {
 		t.Fatalf("quote %q", q)
@@ -199,4 +183,16 @@ func TestHighlightKeptEndingOnALink(t *testing.T) {
 	if hs[0].Quote != want {
 		t.Errorf("kept %q", hs[0].Quote)
 	}
+}
+
+// readMarkdown is a Pages pane of the given size reading body, a
+// markdown page at u.
+func readMarkdown(t *testing.T, width, height int, u, body string) *Pane {
+	t.Helper()
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(width, height)
+	_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, Read: []api.PageContent{{URL: u, RawContent: body}}})
+	uitest.Settle(drive(p), cmd)
+	return p
 }
