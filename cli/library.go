@@ -26,6 +26,15 @@ type libraryError struct{ err error }
 func (e libraryError) Error() string { return e.err.Error() }
 func (e libraryError) Unwrap() error { return e.err }
 
+// searchError is a library search's failure: a query with no words is
+// the caller's (exit 2, the rule named), anything else the library's.
+func searchError(command string, err error) error {
+	if errors.Is(err, library.ErrNoWords) {
+		return usagef("%s: %w", command, err)
+	}
+	return libraryError{err}
+}
+
 func newLibraryCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "library",
@@ -91,7 +100,7 @@ func newLibraryListCmd(a *App, search bool) *cobra.Command {
 				items, err = s.List(cmd.Context(), kind, limit)
 			}
 			if err != nil {
-				return libraryError{err}
+				return searchError("library search", err)
 			}
 			if a.jsonOut {
 				if items == nil {

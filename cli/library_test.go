@@ -113,6 +113,8 @@ func TestLibraryCommands(t *testing.T) {
 		{[]string{"library", "export", id(research)}, "want -o FILE"},
 		{[]string{"library", "rm"}, "want ID... or --all"},
 		{[]string{"library"}, "want list, search, show, rm or export"},
+		{[]string{"library", "search", "?!", "…"}, "library search: query: has no words: a search matches words (letters or digits)"},
+		{[]string{"notes", "list", "…"}, "notes list: query: has no words"},
 	} {
 		code, _, errs := harkData(t, s, data, "", tc.args...)
 		if code != exitUsage || !strings.Contains(errs, tc.want) {

@@ -72,7 +72,7 @@ func newNotesListCmd(a *App) *cobra.Command {
 				err = s.Check(cmd.Context(), hs)
 			}
 			if err != nil {
-				return libraryError{err}
+				return searchError("notes list", err)
 			}
 			if a.jsonOut {
 				if hs == nil {
@@ -253,7 +253,7 @@ func newNotesExportCmd(a *App) *cobra.Command {
 					hs = append(hs, h)
 				}
 			} else if hs, err = s.Highlights(cmd.Context(), strings.Join(args, " "), 0); err != nil {
-				return libraryError{err}
+				return searchError("notes export", err)
 			}
 			if len(hs) == 0 {
 				return usagef("notes export: no highlights to export")

@@ -283,7 +283,11 @@ func (s *Store) Highlights(ctx context.Context, query string, limit int) ([]High
 	if limit > 0 {
 		lim = fmt.Sprintf(" LIMIT %d", limit)
 	}
-	if m := matchExpr(query); m != "" {
+	m := matchExpr(query)
+	if m == "" && strings.TrimSpace(query) != "" {
+		return nil, ErrNoWords
+	}
+	if m != "" {
 		return s.queryHighlights(ctx, `SELECT `+highlightColumns+` FROM highlights_fts JOIN highlights h ON h.id = highlights_fts.rowid
 			WHERE highlights_fts MATCH ? ORDER BY bm25(highlights_fts, 3.0, 2.0, 2.0, 1.0), h.id DESC`+lim, m)
 	}

@@ -74,6 +74,11 @@ type Item struct {
 // ErrNotFound is returned for an ID the library does not hold.
 var ErrNotFound = errors.New("no such item in the library")
 
+// ErrNoWords is a search query that is not blank yet holds no word (no
+// letter or digit: "?", "--", "…"): it would match nothing, and searching
+// for nothing is not listing everything.
+var ErrNoWords = errors.New("query: has no words: a search matches words (letters or digits), and punctuation alone matches nothing")
+
 // Store is an open library.
 type Store struct {
 	db   *sql.DB
@@ -480,7 +485,8 @@ func preview(body string) string {
 
 // Search finds items whose title, query or body holds every word of
 // query, the last word as a prefix (so it works as you type), best match
-// first; kind "" searches every kind. Hits carry a Snippet.
+// first; kind "" searches every kind. Hits carry a Snippet. A blank
+// query lists the newest items; one of punctuation alone is ErrNoWords.
 //
 // The best match is looked for among the newest searchCandidates items
 // that match: FTS5 walks matches newest first and stops there, so a word
@@ -489,6 +495,9 @@ func preview(body string) string {
 func (s *Store) Search(ctx context.Context, query, kind string, limit int) ([]Item, error) {
 	match := matchExpr(query)
 	if match == "" {
+		if strings.TrimSpace(query) != "" {
+			return nil, ErrNoWords
+		}
 		return s.List(ctx, kind, limit)
 	}
 	q := `SELECT ` + prefixed(listColumns, "items.") + `, bm25(items_fts, 5.0, 3.0, 1.0)

@@ -145,6 +145,28 @@ func TestSearchAsYouType(t *testing.T) {
 	}
 }
 
+// A query of punctuation alone has no word to match: it is refused,
+// named, instead of listing everything as a blank query does.
+func TestSearchWithoutWordsIsRefused(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	keepAll(t, s)
+	for _, q := range []string{"?", " -- ", "…!", `"*"`} {
+		if hits, err := s.Search(ctx, q, "", 0); !errors.Is(err, ErrNoWords) {
+			t.Errorf("Search(%q) = %d hits, %v; want ErrNoWords", q, len(hits), err)
+		}
+		if hs, err := s.Highlights(ctx, q, 0); !errors.Is(err, ErrNoWords) {
+			t.Errorf("Highlights(%q) = %d, %v; want ErrNoWords", q, len(hs), err)
+		}
+	}
+	if !strings.HasPrefix(ErrNoWords.Error(), "query: ") || !strings.Contains(ErrNoWords.Error(), "letters or digits") {
+		t.Errorf("the error names neither the field nor the rule: %q", ErrNoWords)
+	}
+	if hits, err := s.Search(ctx, "  ", "", 0); err != nil || len(hits) == 0 {
+		t.Errorf("a blank query lists the library: %d, %v", len(hits), err)
+	}
+}
+
 func TestPageKeptOnce(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, t.TempDir())

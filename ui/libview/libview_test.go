@@ -175,6 +175,28 @@ func TestSearchOpenRerunDeleteExport(t *testing.T) {
 	}
 }
 
+// A search line of punctuation alone lists nothing and says why, in the
+// items and in the highlights; a word typed after it searches again.
+func TestSearchWithoutWordsSaysSo(t *testing.T) {
+	p, _ := newPane(t, 80, 21)
+	for _, notes := range []bool{false, true} {
+		if notes {
+			press(p, "/", "esc", "n")
+		}
+		press(p, "/")
+		typeText(p, "?")
+		v := uitest.Plain(p.View())
+		if !strings.Contains(v, "The search line has no words: a search matches words (letters or digits)") || strings.Contains(v, "crossings work") {
+			t.Errorf("notes %v: punctuation alone:\n%s", notes, v)
+		}
+	}
+	press(p, "esc", "n", "/")
+	typeText(p, "? okapi")
+	if v := uitest.Plain(p.View()); strings.Contains(v, "no words") || !strings.Contains(v, "Okapi facts") {
+		t.Errorf("a word after the punctuation:\n%s", v)
+	}
+}
+
 // Typed words (a search typed before / was pressed) never write a file:
 // exporting is ctrl+s.
 func TestTypingNeverExports(t *testing.T) {

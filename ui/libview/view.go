@@ -1,6 +1,7 @@
 package libview
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -46,6 +47,9 @@ func (p *Pane) View() string {
 	h := p.listHeight()
 	var body []string
 	switch {
+	case errors.Is(p.err, library.ErrNoWords):
+		// Not a failure but a line still being typed ("#" before a tag).
+		body = append(body, st.Warn.Render(common.Wrap("The search line has no words: a search matches words (letters or digits), and punctuation alone matches nothing.", p.width)))
 	case p.err != nil:
 		body = append(body, common.ErrorView(st, p.err, p.width))
 	case p.c.Library == nil:
