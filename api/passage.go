@@ -111,15 +111,32 @@ var goneStatus = regexp.MustCompile(`\b(?:status|code) (?:404|410)\b|\b(?:404|41
 // that it no longer exists (HTTP 404 or 410).
 func SourceGone(reason string) bool { return goneStatus.MatchString(reason) }
 
+// Extract depths a page is read again at.
+const (
+	DepthBasic    = "basic"
+	DepthAdvanced = "advanced"
+)
+
+// ReportDepth is the extract depth a report's sources are read again at
+// when the user asks for none: the depth it was made with. A pro report
+// ("deep, comprehensive") read its sources deep, so they are read again
+// at advanced depth, which keeps data tables and embedded content and
+// costs more on a paid vendor; mini and auto at basic.
+func ReportDepth(model string) string {
+	if model == "pro" {
+		return DepthAdvanced
+	}
+	return DepthBasic
+}
+
 // PageText is a page's text now, read with the gateway's extract as text
-// (not kept: a check is not a result the user asked for), at advanced
-// depth: the index a report was written from keeps a page's data tables,
-// which basic extraction leaves out, and a quote of a table's row is
-// found only where they are kept. A page that
-// answers 404 or 410 is ErrSourceGone; any other failure is the reason it
-// could not be read.
-func (c *Client) PageText(ctx context.Context, u string) (string, error) {
-	res, err := c.Extract(Unkept(ctx), ExtractInput{URLs: URLList{u}, Format: "text", ExtractDepth: "advanced"})
+// at depth (not kept: a check is not a result the user asked for). Basic
+// depth leaves out a page's data tables, which the index a report was
+// written from keeps: a quote of a table's row is found again only at
+// advanced depth. A page that answers 404 or 410 is ErrSourceGone; any
+// other failure is the reason it could not be read.
+func (c *Client) PageText(ctx context.Context, u, depth string) (string, error) {
+	res, err := c.Extract(Unkept(ctx), ExtractInput{URLs: URLList{u}, Format: "text", ExtractDepth: depth})
 	if err != nil {
 		return "", err
 	}

@@ -20,6 +20,7 @@ const maxVerifyFile = 16 << 20
 
 func newResearchVerifyCmd(a *App) *cobra.Command {
 	var allowPrivate bool
+	var depth string
 	cmd := &cobra.Command{
 		Use:   "verify ID",
 		Short: "Read a kept report's sources again and say, quote by quote, whether each still stands, moved or is gone",
@@ -32,10 +33,20 @@ cannot be read now (the site or the gateway unreachable, a private
 address refused) leaves its quotes not checked, with the reason, and the
 command exits non-zero. Nothing kept is changed: the report, the library
 and the index stay as they were. Only reports whose gateway recorded
-passages can be verified.`,
+passages can be verified.
+
+Through a remote gateway, pages are read again at the depth the report
+was made with: advanced for a pro report, basic for mini and auto, since
+advanced extraction costs more on a paid vendor. Basic depth leaves out a
+page's data tables, so a quote from a table reads as gone there; --depth
+advanced reads them. The embedded gateway reads pages as its index did,
+whatever the depth.`,
 		Args: exactArgs(1, "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.allowPrivate(allowPrivate)
+			if depth != "" && depth != api.DepthBasic && depth != api.DepthAdvanced {
+				return usagef("research verify: --depth %q: must be basic or advanced", depth)
+			}
 			_, it, err := a.getItem(cmd, args[0])
 			if err != nil {
 				return err
@@ -50,9 +61,14 @@ passages can be verified.`,
 			if len(out.Passages) == 0 {
 				return usagef("research verify: report %d records no passages (its gateway does not record them, or it predates them)", it.ID)
 			}
+			if depth == "" {
+				var in struct{ Model string }
+				json.Unmarshal([]byte(it.Inputs), &in)
+				depth = api.ReportDepth(in.Model)
+			}
 			ctx := cmd.Context()
 			checks := api.CheckPassages(out.Passages, func(u string) (string, error) {
-				t, err := a.sourceText(ctx, u)
+				t, err := a.sourceText(ctx, u, depth)
 				if err != nil {
 					err = scrubbed{a.scrub(err.Error()), err}
 				}
@@ -81,10 +97,14 @@ passages can be verified.`,
 					fmt.Fprintln(a.stdout, line)
 				}
 				fmt.Fprintln(a.stdout, api.CheckSummary(checks))
+				if a.cfg.BaseURL != "" && depth == api.DepthBasic && goneFromPage(checks) {
+					fmt.Fprintln(a.stdout, "pages were read again at basic depth, as the report was made: a quote from a table is found only with --depth advanced")
+				}
 			}
 			return a.uncheckedError(checks)
 		},
 	}
+	cmd.Flags().StringVar(&depth, "depth", "", "read pages again at basic or advanced depth (advanced keeps tables and costs more on a paid vendor); default: the depth the report was made with, advanced for pro, else basic")
 	cmd.Flags().BoolVar(&allowPrivate, "allow-private", false, "let the embedded gateway read private, loopback and link-local addresses (the report's sources were read with it); default: the allow_private setting")
 	return cmd
 }
@@ -126,8 +146,9 @@ func (a *App) uncheckedError(checks []api.PassageCheck) error {
 // sourceText is a source's text now, read as the index read it: a file
 // from disk, a page through the embedded gateway's web engine (its text
 // with its headline, which research's passages point into; neither
-// indexed nor kept), or a remote gateway's extract as text (not kept).
-func (a *App) sourceText(ctx context.Context, u string) (string, error) {
+// indexed nor kept), or a remote gateway's extract as text at depth (not
+// kept).
+func (a *App) sourceText(ctx context.Context, u, depth string) (string, error) {
 	if strings.HasPrefix(u, "file:") {
 		return fileSourceText(u)
 	}
@@ -138,7 +159,18 @@ func (a *App) sourceText(ctx context.Context, u string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return cl.PageText(ctx, u)
+	return cl.PageText(ctx, u, depth)
+}
+
+// goneFromPage reports whether a quote is gone from a page that was read
+// (not one that no longer exists): at basic depth it may sit in a table.
+func goneFromPage(checks []api.PassageCheck) bool {
+	for _, c := range checks {
+		if c.State == api.PassageGone && c.Error == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // localPageText is a page read again by the local web engine; a page

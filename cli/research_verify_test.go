@@ -177,3 +177,54 @@ func onlyItem(t *testing.T, data, kind string) string {
 	}
 	return strconv.FormatInt(items[0].ID, 10)
 }
+
+// Through a remote gateway, verify reads the sources again at the depth
+// the report was made with (basic for mini, advanced for pro: advanced
+// costs more on a paid vendor), and at advanced when --depth asks.
+func TestResearchVerifyReadsAtTheReportsDepth(t *testing.T) {
+	t.Parallel()
+	s := apitest.New(t)
+	data := t.TempDir()
+	u := "https://docs.example/zorblax"
+	report := api.ResearchOutput{RequestID: "r1", Status: api.ResearchCompleted, Content: "Zorblax has a page [1].",
+		Sources:  []api.ResearchSource{{Title: "Zorblax", URL: u}},
+		Passages: []api.ResearchPassage{{Source: 1, URL: u, Quote: "Page " + u, Start: 2, End: 7 + len(u)}}}
+	ids := map[string]string{}
+	for _, model := range []string{"mini", "pro"} {
+		b, _ := json.Marshal(report)
+		s.Script(apitest.InvokePath(api.ToolResearch), apitest.OK(api.InvokeResult{Service: api.SearchService, Tool: api.ToolResearch, Output: b}))
+		if code, _, errs := harkData(t, s, data, "", "research", "--model", model, "zorblax "+model); code != 0 {
+			t.Fatalf("research %s: %d %s", model, code, errs)
+		}
+		code, out, _ := harkData(t, s, data, "", "library", "search", "--json", "zorblax "+model)
+		var items []library.Item
+		if code != 0 || json.Unmarshal([]byte(out), &items) != nil || len(items) == 0 {
+			t.Fatalf("library search %s: %d %s", model, code, out)
+		}
+		ids[model] = strconv.FormatInt(items[0].ID, 10)
+	}
+	depth := func(args ...string) string {
+		t.Helper()
+		code, out, errs := harkData(t, s, data, "", append([]string{"research", "verify"}, args...)...)
+		if code != 0 || !strings.Contains(out, "1 stand") {
+			t.Fatalf("verify %v: %d %s %s", args, code, out, errs)
+		}
+		var body struct{ Inputs map[string]any }
+		json.Unmarshal(s.Last(apitest.InvokePath(api.ToolExtract)).Body, &body)
+		d, _ := body.Inputs["extract_depth"].(string)
+		return d
+	}
+	if d := depth(ids["mini"]); d != "basic" {
+		t.Errorf("a mini report's sources read again at %q, want basic", d)
+	}
+	if d := depth(ids["pro"]); d != "advanced" {
+		t.Errorf("a pro report's sources read again at %q, want advanced", d)
+	}
+	if d := depth(ids["mini"], "--depth", "advanced"); d != "advanced" {
+		t.Errorf("--depth advanced read at %q", d)
+	}
+	code, _, errs := harkData(t, s, data, "", "research", "verify", ids["mini"], "--depth", "deep")
+	if code != exitUsage || !strings.Contains(errs, `--depth "deep": must be basic or advanced`) {
+		t.Errorf("--depth deep: %d %q", code, errs)
+	}
+}

@@ -80,7 +80,7 @@ func (p *Pane) citationsKey(msg tea.KeyPressMsg) tea.Cmd {
 // openPassage reads the source of passage i of s's report: the page as
 // v last read it, else the kept copy, else the page now.
 func (p *Pane) openPassage(s *Session, i int) tea.Cmd {
-	u, id := s.Out.Passages[i].URL, s.ID
+	u, id, depth := s.Out.Passages[i].URL, s.ID, api.ReportDepth(s.Model)
 	if t, ok := s.live[u]; ok {
 		return func() tea.Msg { return sourceTextMsg{id: id, passage: i, text: t, from: fromPage} }
 	}
@@ -91,7 +91,7 @@ func (p *Pane) openPassage(s *Session, i int) tea.Cmd {
 				return sourceTextMsg{id: id, passage: i, text: t, from: fromKept}
 			}
 		}
-		text, err := readAgain(c, u)
+		text, err := readAgain(c, u, depth)
 		return sourceTextMsg{id: id, passage: i, text: text, from: fromPage, err: err}
 	}
 }
@@ -167,12 +167,12 @@ func (p *Pane) verify(s *Session) tea.Cmd {
 	if s == nil || s.Out == nil || len(s.Out.Passages) == 0 {
 		return func() tea.Msg { return common.NoticeMsg{Text: "this report records no passages to verify"} }
 	}
-	ps, id, c := s.Out.Passages, s.ID, p.c
+	ps, id, c, depth := s.Out.Passages, s.ID, p.c, api.ReportDepth(s.Model)
 	s.verifying = true
 	return func() tea.Msg {
 		texts := map[string]string{}
 		checks := api.CheckPassages(ps, func(u string) (string, error) {
-			t, err := readAgain(c, u)
+			t, err := readAgain(c, u, depth)
 			if err == nil {
 				texts[u] = t
 			}
@@ -211,8 +211,9 @@ func verifiedNotice(checks []api.PassageCheck) common.NoticeMsg {
 // readAgain is a source's text now, as the index read it: through the
 // local index (a file from disk, a page through the local web engine) on
 // the embedded gateway, else a page through the gateway's extract as
-// text (api.Client.PageText, not kept).
-func readAgain(c *common.Common, u string) (string, error) {
+// text at depth, the depth the report was made with (api.ReportDepth;
+// not kept).
+func readAgain(c *common.Common, u, depth string) (string, error) {
 	ctx := context.Background()
 	if sr, ok := c.Index.(SourceReader); ok {
 		return sr.SourceText(ctx, u)
@@ -223,7 +224,7 @@ func readAgain(c *common.Common, u string) (string, error) {
 	if c.Client == nil {
 		return "", common.ErrNotConnected
 	}
-	return c.Client.PageText(ctx, u)
+	return c.Client.PageText(ctx, u, depth)
 }
 
 // citationsView lists the report's quotes, each with its source number

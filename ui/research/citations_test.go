@@ -2,6 +2,7 @@ package research
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"hark/api"
+	"hark/api/apitest"
 	"hark/ui/common"
 	"hark/ui/internal/uitest"
 )
@@ -97,6 +99,33 @@ func TestCitationOpensItsPassageAndVerifies(t *testing.T) {
 	text = "Zorblax manual\n\nNothing here.\n"
 	if n := verify(t, p); n.Text != "verified: 1 quote: 0 stand, 0 moved, 1 gone" {
 		t.Errorf("verify after removal: %q", n.Text)
+	}
+}
+
+// Through a remote gateway, v reads each source again at the depth the
+// report was made with: basic for a mini report, advanced for a pro one
+// (advanced costs more on a paid vendor).
+func TestVerifyReadsAtTheReportsDepth(t *testing.T) {
+	srv := apitest.New(t)
+	c, _ := uitest.Common(t, srv)
+	p := New(c)
+	p.SetSize(100, 24)
+	for model, want := range map[string]string{"mini": "basic", "pro": "advanced", "": "basic"} {
+		s := finished(t, p, "how do I tune zorblax?")
+		s.Model = model
+		u := "https://docs.example/zorblax"
+		s.Out = &api.ResearchOutput{RequestID: "r", Status: api.ResearchCompleted, Content: "Zorblax [1].",
+			Sources:  []api.ResearchSource{{Title: "Zorblax", URL: u}},
+			Passages: []api.ResearchPassage{{Source: 1, URL: u, Quote: "Page " + u, Start: 2, End: 7 + len(u)}}}
+		p.setReport(s)
+		if n := verify(t, p); n.Text != "verified: 1 quote: 1 stand, 0 moved, 0 gone" {
+			t.Fatalf("model %q: %+v", model, n)
+		}
+		var body struct{ Inputs map[string]any }
+		json.Unmarshal(srv.Last(apitest.InvokePath(api.ToolExtract)).Body, &body)
+		if got := body.Inputs["extract_depth"]; got != want {
+			t.Errorf("a %q report's sources read again at %v, want %s", model, got, want)
+		}
 	}
 }
 
