@@ -19,11 +19,12 @@ import (
 )
 
 // The pooled set is every labelled question hark has: the question set
-// (both parts), the fresh set, the manuals set and the second fresh
-// round (spent as a test once scored: fresh2/README.md), each with its
+// (both parts), the fresh set, the manuals set and the spent fresh
+// rounds (fresh2, fresh3, fresh4: each spent as a test once scored, its
+// README.md), each with its
 // gold facts and page, the round it came from and its group, the
 // documentation set its gold page is in ("nodejs", "valgrind",
-// "git-doc", …).
+// "git-doc", "postgresql", …).
 // Cross-validation splits it into folds by group, so that no fold's
 // test pages are in its training: a weight fitted on Node.js's pages is
 // judged on Valgrind's.
@@ -31,11 +32,15 @@ import (
 // folds is how many folds cross-validation splits the pooled set into.
 const folds = 5
 
+// spentRounds are the fresh rounds pooled: each scored once and spent
+// as a test (its README.md), now development data.
+var spentRounds = []string{"fresh2", "fresh3", "fresh4"}
+
 // pooled is one question of the pooled set.
 type pooled struct {
 	researchset.Question
 	round  string // "questions/tuning", "questions/held-out", "fresh", "manuals", "fresh2/user", "fresh2/manual"
-	corpus int    // the index it is asked over: 0 the question set's pages, 1 the manuals, 2 fresh2's four sets
+	corpus int    // the index it is asked over: 0 the question set's pages, 1 the manuals, 2 on a spent round's sets (spentRounds)
 	group  string // its gold page's documentation set
 	fold   int
 }
@@ -48,10 +53,12 @@ type corpus struct {
 	web     *web.Engine
 }
 
-// pool loads the pooled set and the three corpora it asks over (indexed
-// when open is called), and splits it into folds by group. manuals is
-// the folder the Debian documentation sets are installed under
-// (/usr/share/doc): the manuals set's and fresh2's.
+// pool loads the pooled set and the corpora it asks over (indexed when
+// open is called: the question set's pages, the manuals, and each spent
+// round's sets), and splits it into folds by group. manuals is the
+// folder the Debian documentation sets are installed under
+// (/usr/share/doc): the manuals set's and fresh2's; fresh3's and
+// fresh4's are under their sets.json's root (/usr/share).
 func pool(data, manuals string) ([]pooled, []*corpus, error) {
 	qset, err := questionSet(data, "")
 	if err != nil {
@@ -61,20 +68,32 @@ func pool(data, manuals string) ([]pooled, []*corpus, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// fresh2's four sets, one index as the round was scored.
-	f2 := &corpus{name: "fresh2's sets"}
-	rd, err := loadRound("fresh2")
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, s := range rd.sets {
-		dir := filepath.Join(manuals, s.Folder)
-		if _, err := os.Stat(dir); err != nil {
-			return nil, nil, fmt.Errorf("-manuals: %s is not there: install the package %s (apt-get install %s)", dir, s.Package, s.Package)
+	// Each spent fresh round's four sets, one index as the round was
+	// scored: fresh2's under manuals (its sets.json's /usr/share/doc),
+	// a later round's under its sets.json's docs root.
+	var rounds []*round
+	for _, name := range spentRounds {
+		rd, err := loadRound(name)
+		if err != nil {
+			return nil, nil, err
 		}
-		f2.folders = append(f2.folders, dir)
+		if name == "fresh2" {
+			rd.docs = manuals
+		}
+		rounds = append(rounds, rd)
 	}
-	corpora := []*corpus{{name: "question set's pages", folders: qset.folders}, {name: "manuals", folders: mset.folders}, f2}
+	corpora := []*corpus{{name: "question set's pages", folders: qset.folders}, {name: "manuals", folders: mset.folders}}
+	for _, rd := range rounds {
+		c := &corpus{name: rd.name + "'s sets"}
+		for _, s := range rd.sets {
+			dir := filepath.Join(rd.docs, s.Folder)
+			if _, err := os.Stat(dir); err != nil {
+				return nil, nil, fmt.Errorf("%s: %s is not there: install the package %s (%s)", rd.name, dir, s.Package, rd.packages())
+			}
+			c.folders = append(c.folders, dir)
+		}
+		corpora = append(corpora, c)
+	}
 	var out []pooled
 	for _, f := range []struct {
 		file   string
@@ -93,12 +112,13 @@ func pool(data, manuals string) ([]pooled, []*corpus, error) {
 			out = append(out, pooled{Question: q, round: f.round(q), corpus: f.corpus, group: researchset.Group(q)})
 		}
 	}
-	f2qs, err := loadFresh2("fresh2/questions.json")
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, q := range f2qs {
-		out = append(out, pooled{Question: q.Question, round: "fresh2/" + q.Wording, corpus: 2, group: researchset.Group(q.Question)})
+	// A round's question's group is its gold page's set (the set's
+	// name: "python3.11", "postgresql", "r"), as a round's pages sit
+	// under one root ("doc/…", "R/…") and their first folder names none.
+	for k, rd := range rounds {
+		for i, q := range rd.qs {
+			out = append(out, pooled{Question: q.Question, round: rd.name + "/" + q.Wording, corpus: 2 + k, group: rd.sets[rd.set[i]].Name})
+		}
 	}
 	assignFolds(out)
 	return out, corpora, nil
@@ -114,8 +134,10 @@ func pool(data, manuals string) ([]pooled, []*corpus, error) {
 // a feature for a user's words is fitted on).
 //
 // The pooled set's folds (docs/research.md): 1 Node.js (130
-// questions); 2 Valgrind and Sphinx (92); 3 espeak-ng and Python (54);
-// 4 libffi and Git (47); 5 flite, the articles and the Rust book (63).
+// questions); 2 Valgrind, Sphinx, SQLite and R (116); 3 espeak-ng, Git,
+// CMake and Graphviz (78); 4 libffi, Python, the Debian Reference and
+// Apache (71); 5 flite, the articles, the Rust book, PostgreSQL and
+// FFmpeg (87).
 func assignFolds(qs []pooled) {
 	size := map[string]int{}
 	family := map[string]string{} // a group's round when all its questions are of one, else ""

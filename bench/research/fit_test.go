@@ -11,8 +11,9 @@ import (
 
 // TestAssignFoldsKeepsGroupsWhole: every group's questions are in one
 // fold, so no fold is judged on pages it was fitted on, the largest
-// groups go to different folds, and a round of its own sets (fresh2's
-// four) is spread one set a fold: the folds docs/research.md lists.
+// groups go to different folds, and a round of its own sets (fresh2's,
+// fresh3's and fresh4's four each) is spread one set a fold: the folds
+// docs/research.md lists.
 func TestAssignFoldsKeepsGroupsWhole(t *testing.T) {
 	var qs []pooled
 	for g, n := range map[string]int{"nodejs": 130, "valgrind": 80, "espeak-ng": 42, "libffi": 35, "flite": 28, "articles": 23} {
@@ -21,9 +22,15 @@ func TestAssignFoldsKeepsGroupsWhole(t *testing.T) {
 			qs = append(qs, pooled{group: g, round: []string{"questions/tuning", "fresh"}[i%2]})
 		}
 	}
-	for _, g := range []string{"python3.11", "git-doc", "sphinx-doc", "rust-doc"} {
-		for i := range 12 {
-			qs = append(qs, pooled{group: g, round: []string{"fresh2/user", "fresh2/manual"}[i%2]})
+	for r, gs := range map[string][]string{
+		"fresh2": {"python3.11", "git-doc", "sphinx-doc", "rust-doc"},
+		"fresh3": {"postgresql", "sqlite3", "cmake", "debian-reference"},
+		"fresh4": {"apache2", "ffmpeg", "r", "graphviz"},
+	} {
+		for _, g := range gs {
+			for i := range 12 {
+				qs = append(qs, pooled{group: g, round: r + []string{"/user", "/manual"}[i%2]})
+			}
 		}
 	}
 	assignFolds(qs)
@@ -41,8 +48,11 @@ func TestAssignFoldsKeepsGroupsWhole(t *testing.T) {
 		}
 		used[fold[g]] = true
 	}
-	want := map[string]int{"nodejs": 0, "valgrind": 1, "sphinx-doc": 1, "espeak-ng": 2, "python3.11": 2,
-		"libffi": 3, "git-doc": 3, "flite": 4, "articles": 4, "rust-doc": 4}
+	want := map[string]int{"nodejs": 0,
+		"valgrind": 1, "sphinx-doc": 1, "sqlite3": 1, "r": 1,
+		"espeak-ng": 2, "git-doc": 2, "cmake": 2, "graphviz": 2,
+		"libffi": 3, "python3.11": 3, "debian-reference": 3, "apache2": 3,
+		"flite": 4, "articles": 4, "rust-doc": 4, "postgresql": 4, "ffmpeg": 4}
 	for g, k := range want {
 		if fold[g] != k {
 			t.Errorf("group %s in fold %d, want %d (docs/research.md's folds)", g, fold[g]+1, k+1)

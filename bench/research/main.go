@@ -20,8 +20,8 @@
 //	cd bench/research && go run . -fresh2 /usr/share/doc [-models …] [-fresh2check | -fresh2diag]
 //
 // With -cv, every labelled question (the question set, the fresh set,
-// the manuals set and the second fresh round, spent as a test once
-// scored) is pooled and cross-validated (cv.go): five folds split by
+// the manuals set and the spent fresh rounds fresh2, fresh3 and fresh4,
+// each spent as a test once scored) is pooled and cross-validated (cv.go): five folds split by
 // documentation set, answered, cited and clean pooled over the
 // held-out folds with bootstrap 95% intervals, for the hand rules'
 // weights and for weights fitted on the other four folds (fit.go). -fit
@@ -57,7 +57,7 @@ func main() {
 	halves := flag.Bool("halves", false, "also score the tuning part's two halves (id mod 4 == 1 and == 3), so that a change is kept only when it lowers neither")
 	manuals := flag.String("manuals", "", "score the manuals set (manuals/questions.json) over the Debian manuals installed under this folder (/usr/share/doc) instead of the question set")
 	fresh := flag.Bool("fresh", false, "score the fresh set (fresh/questions.json) over the question set's pages instead of the question set")
-	cv := flag.Bool("cv", false, "cross-validate on the pooled set (the question set, the fresh set, the manuals set and fresh2, the manuals and fresh2's sets read from -manuals or /usr/share/doc): 5 folds split by documentation set; the hand rules' weights against weights fitted on the other folds, answered, cited and clean with bootstrap 95% intervals")
+	cv := flag.Bool("cv", false, "cross-validate on the pooled set (the question set, the fresh set, the manuals set and the spent rounds fresh2, fresh3 and fresh4; the manuals and fresh2's sets read from -manuals or /usr/share/doc, fresh3's and fresh4's from their sets.json's root): 5 folds split by documentation set; the hand rules' weights against weights fitted on the other folds, answered, cited and clean with bootstrap 95% intervals")
 	builtin := flag.Bool("builtin", false, "with -cv, score weights.json's weights instead (in-sample once they are fitted on the pooled set)")
 	offline := flag.Bool("offline", false, "with -cv, print only each fold's offline hit rates (right candidate ranked first, in best 3), asking no held-out question")
 	fitW := flag.Bool("fit", false, "fit the ranking's weights on every question of the pooled set and write gateway/research/weights.json")
