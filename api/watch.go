@@ -136,6 +136,19 @@ func ParseEvery(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// EveryText says an interval as ParseEvery reads it: 1d, 12h, 2w.
+func EveryText(d time.Duration) string {
+	switch {
+	case d%(7*24*time.Hour) == 0:
+		return fmt.Sprintf("%dw", d/(7*24*time.Hour))
+	case d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return fmt.Sprintf("%dm", d/time.Minute)
+}
+
 // AddWatch watches a page.
 func (c *Client) AddWatch(ctx context.Context, in WatchAdd) (*Watch, error) {
 	data, err := c.post(ctx, PathWatches, in)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -89,7 +88,7 @@ func newWatchAddCmd(a *App, client watchClient, allowPrivate *bool) *cobra.Comma
 				return writeJSON(a.stdout, added)
 			}
 			for _, w := range added {
-				fmt.Fprintf(a.stdout, "watching %s every %s (watch %s)\n", w.URL, everyText(w.Every()), w.ID)
+				fmt.Fprintf(a.stdout, "watching %s every %s (watch %s)\n", w.URL, api.EveryText(w.Every()), w.ID)
 			}
 			return nil
 		},
@@ -133,18 +132,6 @@ func (a *App) watchTargets(cmd *cobra.Command, arg string) ([]string, string, er
 	return nil, "", usagef("watch add: item %d is a %s; watch a page or a report's sources", it.ID, it.Kind)
 }
 
-func everyText(d time.Duration) string {
-	switch {
-	case d%(7*24*time.Hour) == 0:
-		return fmt.Sprintf("%dw", d/(7*24*time.Hour))
-	case d%(24*time.Hour) == 0:
-		return fmt.Sprintf("%dd", d/(24*time.Hour))
-	case d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	}
-	return fmt.Sprintf("%dm", d/time.Minute)
-}
-
 func (a *App) printWatches(l *api.WatchList) error {
 	if a.jsonOut {
 		return writeJSON(a.stdout, l)
@@ -161,7 +148,7 @@ func (a *App) printWatches(l *api.WatchList) error {
 		if w.CheckedAt != nil {
 			checked = w.CheckedAt.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.ID, everyText(w.Every()), state, checked, w.URL)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", w.ID, api.EveryText(w.Every()), state, checked, w.URL)
 		if w.Error != "" {
 			fmt.Fprintf(tw, "\t\t\t\t  %s (next try %s)\n", excerpt(w.Error, 70), w.NextAt.Local().Format("15:04"))
 		}

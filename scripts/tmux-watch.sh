@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Watched sources, in a real terminal at 80x24: a page served on loopback
 # is read in Pages (o, its URL) and a sentence of it highlighted with a
-# note; the Library watches it (w), W lists it, c reads it; the page
+# note; the Library watches it (w, every 12h typed at its line), W lists it, c reads it; the page
 # changes on the server; c finds the change: the list says CHANGED and
 # the status bar counts it; enter reads the page in Pages at its change,
 # a word diff of the passage with the highlight it rewrote flagged; esc
@@ -95,10 +95,14 @@ grep -q 'Its stripes hide it in the forest' <<<"$hl" || fail "the highlight is n
 # The Library watches the page; W lists it, c reads it.
 keys q 6
 wait_for 'Okapi facts' 10
+# w asks how often, offering a day; 12h typed instead is the watch's.
 keys w
-wait_for 'watching 1 page' 10
+wait_for 'watch every 1d' 10
+keys BSpace BSpace 1 2 h Enter
+wait_for 'watching 1 page, every 12h' 10
 keys W
 wait_for 'not read yet|unchanged' 10
+wait_for 'every 12h' 5
 keys c
 wait_for 'unchanged +http://127.0.0.1' 15
 

@@ -107,7 +107,8 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("GET "+api.PathTTSStream, s.handleTTSStream)
 	mux.HandleFunc("GET "+api.PathSTTStream, s.handleSTTStream)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.record(r, nil)
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		s.record(r, body)
 		if rep, ok := s.next(r.URL.Path); ok { // a route of its own only as scripted (jobs, watches)
 			s.write(w, r, rep)
 			return

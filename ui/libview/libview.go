@@ -39,6 +39,7 @@ type Pane struct {
 	others  bool  // nothing of the kind chosen, but other kinds kept
 	confirm int64 // the item d was pressed on once
 	saveAs  common.SaveAs
+	every   everyPrompt // w's line: how often to read the pages again
 	saving  library.Item
 	// notes shows the highlights (notes.go) instead of the items.
 	notes       bool
@@ -65,10 +66,11 @@ func (p *Pane) Title() string       { return "Library" }
 func (p *Pane) KeyMap() help.KeyMap { return p.c.Keys().Library }
 
 // Capturing is true while the search line or the save-as line has focus.
-func (p *Pane) Capturing() bool { return p.query.Focused() || p.saveAs.Active() }
+func (p *Pane) Capturing() bool { return p.query.Focused() || p.saveAs.Active() || p.every.active() }
 
-// OwnsKeys reports that a path is being typed into the save-as line.
-func (p *Pane) OwnsKeys() bool { return p.saveAs.Active() }
+// OwnsKeys reports that a path is being typed into the save-as line, or
+// an interval into w's.
+func (p *Pane) OwnsKeys() bool { return p.saveAs.Active() || p.every.active() }
 
 // LineEmpty reports that the search line has focus and nothing typed, so
 // the digits still switch panes.
@@ -239,6 +241,13 @@ func (p *Pane) move(d int) {
 }
 
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
+	if p.every.active() {
+		it, every, ok, cmd := p.every.key(msg)
+		if ok {
+			return p.watchItem(it, every)
+		}
+		return cmd
+	}
 	if p.saveAs.Active() {
 		path, cmd := p.saveAs.Key(msg)
 		if path != "" && p.savingNotes {
@@ -288,7 +297,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.c.Keys().Library.Notes):
 		return p.toggleNotes()
 	case key.Matches(msg, p.c.Keys().Library.Watch):
-		return p.withItem(p.watchItem)
+		return p.withItem(func(it library.Item) tea.Cmd { return p.every.open(it, p.c.Styles) })
 	}
 	switch {
 	case key.Matches(msg, p.c.Keys().Library.Search):

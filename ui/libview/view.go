@@ -119,6 +119,9 @@ func (p *Pane) footer() string {
 	if p.saveAs.Active() {
 		return p.saveAs.View(st, p.width)
 	}
+	if p.every.active() {
+		return p.every.view(st, p.width)
+	}
 	if p.watching {
 		return p.watchesFooter()
 	}

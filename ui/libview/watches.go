@@ -4,7 +4,8 @@ package libview
 // changed; enter reads the page in Pages with its last change shown as a
 // word diff, the highlights and report quotes it touches flagged
 // (common.Change); c reads the page again now; d d stops watching. w
-// watches the item under the cursor (a page, or a report's sources).
+// watches the item under the cursor (a page, or a report's sources), as
+// often as its line asks (watch_every.go).
 
 import (
 	"context"
@@ -50,8 +51,9 @@ func (p *Pane) selectedWatch() (api.Watch, bool) {
 	return p.ws[p.cursor], true
 }
 
-// watchItem watches the item: a page's URL, a report's sources.
-func (p *Pane) watchItem(it library.Item) tea.Cmd {
+// watchItem watches the item (a page's URL, a report's sources), each
+// page read again every so often (30m, 1d: api.ParseEvery).
+func (p *Pane) watchItem(it library.Item, every string) tea.Cmd {
 	cl, private := p.c.Client, p.c.AllowPrivate
 	return func() tea.Msg {
 		if cl == nil {
@@ -67,11 +69,11 @@ func (p *Pane) watchItem(it library.Item) tea.Cmd {
 			return common.ErrorMsg{Err: fmt.Errorf("watch: item %d has no web page to watch (a page, or a report's sources)", it.ID)}
 		}
 		for _, u := range urls {
-			if _, err := cl.AddWatch(context.Background(), api.WatchAdd{URL: u, Label: api.WatchLabel(it.Title), AllowPrivate: private}); err != nil {
+			if _, err := cl.AddWatch(context.Background(), api.WatchAdd{URL: u, Every: every, Label: api.WatchLabel(it.Title), AllowPrivate: private}); err != nil {
 				return common.ErrorMsg{Err: fmt.Errorf("watch %s: %w", u, err)}
 			}
 		}
-		return common.NoticeMsg{Text: fmt.Sprintf("watching %s, every day (W lists them)", common.Count(len(urls), "page"))}
+		return common.NoticeMsg{Text: fmt.Sprintf("watching %s, every %s (W lists them)", common.Count(len(urls), "page"), every)}
 	}
 }
 
@@ -185,6 +187,9 @@ func (p *Pane) watchesBody(h int) []string {
 		head := fmt.Sprintf("%-12s %s", w.State(), w.URL)
 		line := "  " + common.Truncate(head, max(1, p.width-2))
 		second := w.Label
+		if w.EverySeconds > 0 {
+			second = strings.TrimSuffix("every "+api.EveryText(w.Every())+" · "+w.Label, " · ")
+		}
 		if w.Error != "" {
 			// When it will be tried again, as hark watch list says: a
 			// site that asked to wait is not asked before then.

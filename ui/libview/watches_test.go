@@ -1,11 +1,13 @@
 package libview
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"hark/api"
+	"hark/api/apitest"
 	"hark/ui/common"
 	"hark/ui/internal/uitest"
 )
@@ -59,5 +61,56 @@ func TestFailingWatchSaysNextTry(t *testing.T) {
 	want := "HTTP status 404 (next try " + at.Add(2*time.Minute).Local().Format("15:04") + "; c tries now)"
 	if v := uitest.Plain(p.View()); !strings.Contains(v, want) {
 		t.Errorf("the failing watch's line, want %q:\n%s", want, v)
+	}
+}
+
+// w asks how often to read the page again, offering a day: enter takes
+// it, an interval typed instead is sent, one hark cannot read is refused
+// at the line with its rule (nothing sent), esc watches nothing.
+func TestWatchAsksHowOften(t *testing.T) {
+	p, _ := newPane(t, 80, 21)
+	srv := apitest.New(t)
+	cl, err := api.New(api.Options{BaseURL: srv.URL, APIKey: apitest.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.c.Client = cl
+	for range 2 {
+		srv.Script(api.PathWatches, apitest.OK(api.Watch{ID: "w1", URL: "https://docs.example/okapi"}))
+	}
+	sent := func() string {
+		var in api.WatchAdd
+		json.Unmarshal(srv.Last(api.PathWatches).Body, &in)
+		return in.Every
+	}
+	press(p, "j", "j", "w") // the page
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "▶ watch every 1d") || !strings.Contains(v, "enter watches · esc cancels") {
+		t.Fatalf("w does not ask how often:\n%s", v)
+	}
+	if !p.OwnsKeys() {
+		t.Error("the interval's line does not own the keys: digits would switch panes")
+	}
+	press(p, "x", "enter")
+	if v := uitest.Plain(p.View()); !strings.Contains(v, `✗ invalid every "1dx": a whole number and m, h, d or w`) || srv.Count(api.PathWatches) != 0 {
+		t.Fatalf("a bad interval was not refused at the line (%d sent):\n%s", srv.Count(api.PathWatches), v)
+	}
+	press(p, "backspace", "backspace", "backspace", "1", "2", "h")
+	msgs := press(p, "enter")
+	if len(msgs) != 1 || msgs[0].(common.NoticeMsg).Text != "watching 1 page, every 12h (W lists them)" || sent() != "12h" {
+		t.Fatalf("12h: %+v, sent %q", msgs, sent())
+	}
+	p.watching = true
+	p.ws = []api.Watch{{URL: "https://docs.example/okapi", Label: "Okapi facts", EverySeconds: 12 * 3600}}
+	if v := uitest.Plain(p.View()); !strings.Contains(v, "every 12h · Okapi facts") {
+		t.Errorf("the watched page does not say how often it is read:\n%s", v)
+	}
+	p.watching = false
+	press(p, "w", "enter")
+	if sent() != "1d" || srv.Count(api.PathWatches) != 2 {
+		t.Errorf("the default: sent %q, %d calls", sent(), srv.Count(api.PathWatches))
+	}
+	press(p, "w", "esc")
+	if p.OwnsKeys() || srv.Count(api.PathWatches) != 2 || strings.Contains(uitest.Plain(p.View()), "watch every") {
+		t.Errorf("esc: %d calls\n%s", srv.Count(api.PathWatches), uitest.Plain(p.View()))
 	}
 }
