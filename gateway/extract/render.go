@@ -128,6 +128,23 @@ func (b *inline) write(md, tx string) {
 	b.tx.WriteString(tx)
 }
 
+// endsWithRun reports whether the markdown written so far ends with a
+// run closed by mark ("**Q40**"), with nothing between it and what is
+// written next.
+func (b *inline) endsWithRun(mark string) bool {
+	md := b.md.String()
+	return !b.space && b.brk == 0 && len(md) > 2*len(mark) && strings.HasSuffix(md, mark) &&
+		!strings.HasSuffix(md, "*"+mark) && !strings.HasSuffix(md, `\`+mark)
+}
+
+// reopen takes off the mark that closes the markdown written so far, so
+// that the run goes on.
+func (b *inline) reopen(mark string) {
+	md := b.md.String()
+	b.md.Reset()
+	b.md.WriteString(md[:len(md)-len(mark)])
+}
+
 func (b *inline) text(s string) {
 	if s == "" {
 		return
@@ -367,6 +384,15 @@ func (r *renderer) wrap(n *html.Node, mark string) {
 	md, tx := inner.md.String(), inner.tx.String()
 	if strings.TrimSpace(tx) == "" {
 		r.emit(inner, md, tx)
+		return
+	}
+	// A run right after a run of the same mark goes on as one: two side
+	// by side ("<b>Q40</b><b>. What is …?</b>", which a misnested <a>
+	// leaves) read "**Q40****. What is …?**", no markdown, and its
+	// asterisks were shown.
+	if mark != "" && !inner.lead && r.in.endsWithRun(mark) {
+		r.in.reopen(mark)
+		r.emit(inner, md+mark, tx)
 		return
 	}
 	r.emit(inner, mark+md+mark, tx)
