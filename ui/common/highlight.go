@@ -499,3 +499,12 @@ func OpeningWords(quote string) string {
 	w := strings.Fields(quote)
 	return strings.Join(w[:min(6, len(w))], " ")
 }
+
+// FindQuote finds quote in the reader, highlighted whole, and jumps to
+// it; where the rendered page does not hold it word for word (a code
+// span's padding before a full stop), its opening words.
+func FindQuote(r *Reader, quote string, s *Scroll) {
+	r.query, r.orElse, r.at = strings.TrimSpace(quote), OpeningWords(quote), 0
+	r.Refresh(s)
+	r.show(s)
+}

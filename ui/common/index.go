@@ -48,6 +48,23 @@ type PageReader interface {
 	IndexedPage(ctx context.Context, url string) (title, content string, markdown bool, err error)
 }
 
+// OpeningAt is open (an OpenResult) with its page opening at quote,
+// the quote highlighted: a report's source opened where the report
+// quotes it.
+func OpeningAt(open tea.Cmd, quote string) tea.Cmd {
+	if quote == "" {
+		return open
+	}
+	return func() tea.Msg {
+		msg := open()
+		if m, ok := msg.(OpenPagesMsg); ok {
+			m.At = quote
+			return m
+		}
+		return msg
+	}
+}
+
 // OpenResult opens a page a search or a report listed, in Pages. A web
 // page is extracted (markdown, its links kept). A page no gateway fetches
 // (a file:// page of `hark index DIR`) shows the text the index holds:

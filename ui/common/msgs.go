@@ -36,6 +36,9 @@ type OpenPagesMsg struct {
 	// Find is the search that led here: the first page opens at the
 	// rarest of its words on the page, found and highlighted (n/N).
 	Find string
+	// At, when set, is a quote of the first page (a report's, from the
+	// source it cites): the page opens there, the quote highlighted.
+	At string
 }
 
 // RunToolMsg asks the root to run a tool with inputs (from a generated

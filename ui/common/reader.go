@@ -26,6 +26,9 @@ type Reader struct {
 	find    textinput.Model
 	finding bool
 	query   string
+	// orElse is found instead of query when the lines, once there, do
+	// not hold query (FindQuote's opening words).
+	orElse  string
 	matches []match // every occurrence of the query, in reading order
 	at      int     // the current match, index into matches
 	toc     []Heading
@@ -122,6 +125,10 @@ func (r *Reader) Refresh(s *Scroll) {
 		return
 	}
 	r.matches = findAll(s.lines, r.query)
+	if len(r.matches) == 0 && r.orElse != "" && len(s.lines) > 1 {
+		r.query, r.orElse = r.orElse, ""
+		r.matches = findAll(s.lines, r.query)
+	}
 	r.at = min(r.at, max(0, len(r.matches)-1))
 	if len(r.matches) > 0 {
 		s.mark = r.highlight
@@ -324,7 +331,7 @@ func isSGR(seq string) bool {
 
 // Find finds query as if typed after / and jumps to its first match.
 func (r *Reader) Find(query string, s *Scroll) {
-	r.query, r.at = strings.TrimSpace(query), 0
+	r.query, r.orElse, r.at = strings.TrimSpace(query), "", 0
 	r.Refresh(s)
 	r.show(s)
 }
@@ -341,7 +348,7 @@ func (r *Reader) FindState() FindState { return FindState{Query: r.query, At: r.
 // Restore finds st's term again in the scroll's lines, at its match,
 // without moving the view: going back to a page shows it as it was left.
 func (r *Reader) Restore(st FindState, s *Scroll) {
-	r.query, r.at = st.Query, st.At
+	r.query, r.orElse, r.at = st.Query, "", st.At
 	r.Refresh(s)
 }
 
@@ -410,9 +417,19 @@ func (r *Reader) Status() string {
 	case r.query == "":
 		return ""
 	case len(r.matches) == 0:
-		return fmt.Sprintf("“%s” not found", r.query)
+		return fmt.Sprintf("“%s” not found", shortQuery(r.query))
 	}
-	return fmt.Sprintf("“%s” %d of %d (n/N)", r.query, r.at+1, len(r.matches))
+	return fmt.Sprintf("“%s” %d of %d (n/N)", shortQuery(r.query), r.at+1, len(r.matches))
+}
+
+// shortQuery is a find's term as a footer or title line names it: a
+// quote found whole (a report's, a highlight's) by its first four words,
+// so that the page's address still fits beside it.
+func shortQuery(q string) string {
+	if w := strings.Fields(q); len(w) > 4 {
+		return strings.Join(w[:4], " ") + "…"
+	}
+	return q
 }
 
 // FindView is the find line while it has focus.

@@ -187,6 +187,41 @@ func TestHighlightKeptEndingOnALink(t *testing.T) {
 
 // readMarkdown is a Pages pane of the given size reading body, a
 // markdown page at u.
+// A page opened at a report's quote highlights the whole quote, across
+// the lines it wraps onto, and opens there; a quote the rendered page
+// does not hold word for word is found by its opening words.
+func TestOpenedAtAQuoteHighlightsIt(t *testing.T) {
+	var body strings.Builder
+	body.WriteString("# Okapi facts\n\n")
+	for range 30 {
+		body.WriteString("Filler about the forest and its trees, which says nothing of note.\n\n")
+	}
+	quote := "The okapi is a giraffid of the Congo rainforest, shy and seldom seen by anyone who looks for it."
+	body.WriteString(quote + " Its stripes hide it.\n\nWhen the forest is quiet, count them with `okapi --count`. Then rest.\n")
+	for _, tc := range []struct{ at, want string }{
+		{quote, quote},
+		{"When the forest is quiet, count them with okapi --count.", "When the forest is quiet, count"},
+	} {
+		c, _ := uitest.Common(t, nil)
+		p := New(c)
+		p.SetSize(60, 20)
+		_, cmd := p.Update(common.OpenPagesMsg{ReadMarkdown: true, At: tc.at, Read: []api.PageContent{{URL: "https://docs.example/okapi", RawContent: body.String()}}})
+		uitest.Settle(drive(p), cmd)
+		v := p.View()
+		if st := p.rd.FindState(); !strings.EqualFold(st.Query, tc.want) {
+			t.Errorf("opened at %q: the reader finds %q, want %q", tc.at, st.Query, tc.want)
+		}
+		// The status names it by its first words: the page's address
+		// still fits beside it.
+		if st := p.rd.Status(); st != "“"+strings.Join(strings.Fields(tc.want)[:4], " ")+"…” 1 of 1 (n/N)" {
+			t.Errorf("opened at %q: status %q", tc.at, st)
+		}
+		if !strings.Contains(v, "\x1b[1;7m") || !strings.Contains(uitest.Plain(v), strings.Fields(tc.want)[0]) {
+			t.Errorf("opened at %q: not shown highlighted:\n%s", tc.at, uitest.Plain(v))
+		}
+	}
+}
+
 func readMarkdown(t *testing.T, width, height int, u, body string) *Pane {
 	t.Helper()
 	c, _ := uitest.Common(t, nil)

@@ -94,7 +94,8 @@ type Pane struct {
 	// findJump keeps it there until the whole page is rendered.
 	openFind string
 	findJump bool
-	// openAt is a highlight's quote: the page opens there.
+	// openAt is a highlight's quote, or a report's from the page: the
+	// page opens there, the quote highlighted.
 	openAt string
 	// toEnd keeps the reader at the end of a page whose top only was
 	// rendered when G was pressed, until the whole page is.
@@ -271,7 +272,7 @@ func (p *Pane) Update(msg tea.Msg) (common.Pane, tea.Cmd) {
 	case common.OpenPagesMsg:
 		// What is opened now is not what the last error was about.
 		p.mode, p.err = listMode, nil
-		p.openFind = msg.Find
+		p.openFind, p.openAt = msg.Find, msg.At
 		if len(msg.Read) > 0 {
 			m := doneMsg{slug: api.ToolSearch, base: msg.Read[0].URL}
 			for _, r := range msg.Read {

@@ -236,8 +236,8 @@ func (p *Pane) add(m doneMsg) tea.Cmd {
 		}
 		cmd := p.read(open)
 		if p.openAt != "" {
-			// Opened from a highlight: at its quote.
-			p.rd.Find(common.OpeningWords(p.openAt), &p.scroll)
+			// Opened from a highlight or a report: at its quote.
+			common.FindQuote(&p.rd, p.openAt, &p.scroll)
 			p.findJump = true
 		} else if w := common.RarestWord(p.openFind, open.Content); w != "" {
 			p.rd.Find(w, &p.scroll)

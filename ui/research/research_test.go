@@ -164,7 +164,7 @@ func TestSourcesOpenInPagesAndSave(t *testing.T) {
 	p.Update(uitest.Press("j"))
 	_, cmd := p.Update(uitest.Press("enter"))
 	msgs := uitest.Exec(cmd)
-	if len(msgs) != 1 || msgs[0].(common.OpenPagesMsg).URLs[0] != "https://example.com/b" {
+	if len(msgs) != 1 || msgs[0].(common.OpenPagesMsg).URLs[0] != "https://example.com/b" || msgs[0].(common.OpenPagesMsg).At != "" {
 		t.Fatalf("open source gave %v", msgs)
 	}
 	var saved, failed string
@@ -493,6 +493,30 @@ func TestFileSourceOpensFromTheIndex(t *testing.T) {
 	open, ok := msgs[0].(common.OpenPagesMsg)
 	if !ok || len(open.URLs) != 0 || len(open.Read) != 1 || open.Read[0].RawContent != "Memcheck is a memory error detector." {
 		t.Fatalf("open: %#v", msgs[0])
+	}
+}
+
+// A source opens in Pages where the report first quotes it: the quote
+// goes with it, for Pages to find and highlight (code is not a quote to
+// find in a rendered page).
+func TestSourceOpensAtItsQuote(t *testing.T) {
+	c, _ := uitest.Common(t, nil)
+	p := New(c)
+	p.SetSize(80, 24)
+	s := finished(t, p, "are terminal UIs fast?")
+	s.Out.Passages = []api.ResearchPassage{
+		{Source: 1, URL: "https://charm.sh", Quote: "They are fast over SSH."},
+		{Source: 2, URL: "https://example.com/b", Quote: "ssh -p 23234 host", Code: true},
+		{Source: 2, URL: "https://example.com/b", Quote: "Bubble Tea draws only what changed."},
+	}
+	p.Update(uitest.Press("s"))
+	p.Update(uitest.Press("j"))
+	msgs := uitest.Exec(func() tea.Cmd { _, c := p.Update(uitest.Press("enter")); return c }())
+	if len(msgs) != 1 {
+		t.Fatalf("enter gave %v", msgs)
+	}
+	if open, ok := msgs[0].(common.OpenPagesMsg); !ok || open.URLs[0] != "https://example.com/b" || open.At != "Bubble Tea draws only what changed." {
+		t.Errorf("the source opens at %#v", msgs[0])
 	}
 }
 

@@ -35,7 +35,16 @@ func (p *Pane) sourceKey(msg tea.KeyPressMsg) tea.Cmd {
 			if find == "" {
 				find = q
 			}
-			return common.OpenResult(p.c, sc.URL, sc.Title, map[string]any{"query": find}, q)
+			// It opens where the report first quotes it, the quote
+			// highlighted.
+			var at string
+			for _, pa := range p.current.Out.Passages {
+				if pa.Source == p.srcCursor+1 && !pa.Code {
+					at = pa.Quote
+					break
+				}
+			}
+			return common.OpeningAt(common.OpenResult(p.c, sc.URL, sc.Title, map[string]any{"query": find}, q), at)
 		}
 	case key.Matches(msg, p.keys().OpenSource):
 		if p.srcCursor < len(src) {
