@@ -390,6 +390,35 @@ func TestBoldRunsSideBySideAreOne(t *testing.T) {
 	}
 }
 
+// A link that names an action, not a thing said, is no prose: rustdoc's
+// "source" beside each item's heading goes, as a permalink does, and a
+// paragraph's closing "Read more" leaves the text (the markdown keeps
+// it, a link to follow). Search snippets read "… passing the value on.
+// Read more source fn by_ref(&mut self) …". A link that is a sentence's
+// word stays.
+func TestControlLinksAreNoProse(t *testing.T) {
+	page := `<html><body><h1>Struct Iter</h1>
+<p>An iterator over the items of a <code>HashSet</code>, made by the <a href="struct.HashSet.html#method.iter">iter</a> method.</p>
+<details class="toggle method-toggle" open><summary><section id="method.inspect" class="method trait-impl has-srclink"><span class="rightside"><a class="srclink" href="../../src/core/iter.rs.html#1">source</a></span><a href="#method.inspect" class="anchor"></a><h4 class="code-header">fn inspect&lt;F&gt;(self, f: F) -&gt; Inspect&lt;Self, F&gt;</h4></section></summary><div class="docblock"><p>Does something with each element of an iterator, passing the value on. <a href="../../iter/trait.Iterator.html#method.inspect">Read more</a></p></div></details>
+<details class="toggle method-toggle" open><summary><section id="method.by_ref" class="method trait-impl has-srclink"><span class="rightside"><a class="srclink" href="../../src/core/iter.rs.html#2">source</a></span><a href="#method.by_ref" class="anchor"></a><h4 class="code-header">fn by_ref(&amp;mut self) -&gt; &amp;mut Self</h4></section></summary><div class="docblock"><p>Borrows an iterator, rather than consuming it. <a href="../../iter/trait.Iterator.html#method.by_ref">Read more</a></p></div></details>
+<p>Iterators are lazy and do nothing unless consumed. Their adapters are told at length in the <a href="https://doc.rust-lang.org/book/">book</a></p>
+</body></html>`
+	md, text := extract(t, page, Options{})
+	for _, w := range []string{"source", "Read more"} {
+		if strings.Contains(text, w) {
+			t.Errorf("the text has %q:\n%s", w, text)
+		}
+	}
+	for _, w := range []string{"passing the value on.\n\nfn by_ref", "Borrows an iterator, rather than consuming it.\n", "told at length in the book", "made by the iter method."} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the text lacks %q:\n%s", w, text)
+		}
+	}
+	if !strings.Contains(md, "passing the value on. [Read more](") || strings.Contains(md, "[source]") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
+
 // Doxygen pages: a source listing (one div.line per line, line numbers in
 // spans) is one code block without its numbers; a file reference has its
 // title (div.title), headings without the ◆ glyph, and its declarations

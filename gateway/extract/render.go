@@ -54,6 +54,9 @@ type Block struct {
 	// Headline marks the page's headline (the title put first, or the
 	// <h1> the content opens with): Body leaves it out.
 	Headline bool
+	// control: a paragraph that is one link of a word or two ("source"),
+	// which beside a heading is the heading's control, not prose.
+	control bool
 }
 
 // Document is a page's content as blocks.
@@ -105,6 +108,10 @@ type inline struct {
 	space  bool // whitespace seen since the last write
 	brk    int  // <br>s since the last write
 	lead   bool // whitespace came before the first write
+	// linked: the last thing written is a link, which begins at linkAt
+	// in tx; elsewhere, when it points to a section of another page.
+	linked, elsewhere bool
+	linkAt            int
 }
 
 func (b *inline) empty() bool { return b.md.Len() == 0 && b.tx.Len() == 0 }
@@ -113,6 +120,7 @@ func (b *inline) write(md, tx string) {
 	if md == "" && tx == "" {
 		return
 	}
+	b.linked = false
 	switch {
 	case b.empty():
 		b.lead = b.lead || b.space
@@ -175,6 +183,24 @@ func (r *renderer) flush() {
 		return
 	}
 	blk := r.ctx
+	if blk.Kind == Paragraph && b.linked {
+		full := b.tx.String()
+		before, link := strings.TrimSpace(full[:b.linkAt]), strings.TrimSpace(full[b.linkAt:])
+		switch {
+		case !controlText(link):
+		case before == "":
+			blk.control = true
+		case b.elsewhere && len(strings.Fields(before)) >= 3 && strings.ContainsAny(before[len(before)-1:], ".!?"):
+			// A link of a word or two after the paragraph's last
+			// sentence, to a section of another page ("… passing the
+			// value on. [Read more](…trait.Iterator.html#method.inspect)":
+			// the item told in full there), is a pointer, not prose: the
+			// text leaves it out (the markdown keeps it, a link to
+			// follow). A "Learn more" to a whole page is left alone: the
+			// articles' truth keeps it.
+			tx = before
+		}
+	}
 	blk.Markdown, blk.Text, blk.Quote = md, tx, r.quote
 	if blk.Kind == Heading {
 		blk.Markdown = strings.ReplaceAll(trimGlyphs(blk.Markdown), "\\\n", " ")
@@ -442,7 +468,10 @@ func (r *renderer) link(n *html.Node) {
 		return
 	}
 	r.escapeBang(inner)
+	at := r.in.tx.Len()
 	r.emit(inner, "["+md+"]("+escapeURL(u)+")", tx)
+	r.in.linked, r.in.linkAt = true, at
+	r.in.elsewhere = !strings.HasPrefix(href, "#") && strings.Contains(href, "#")
 }
 
 // escapeBang escapes a "!" the text written so far ends with when a link
@@ -498,11 +527,51 @@ func trimGlyphs(s string) string {
 
 func (r *renderer) heading(n *html.Node, level int) {
 	r.flush()
+	// A link of a word or two right before a heading, in its parent
+	// (rustdoc's "source" beside each item's heading), is the heading's
+	// control, as a permalink is: no paragraph of the page.
+	if k := len(r.blocks) - 1; k >= 0 && r.blocks[k].control && besideHeading(n, r.blocks[k].Text) {
+		r.blocks = r.blocks[:k]
+	}
 	saved := r.ctx
 	r.ctx = Block{Kind: Heading, Level: level, Headline: n == r.title || n == r.headline}
 	r.children(n)
 	r.flush()
 	r.ctx = saved
+}
+
+// controlText reports a link's text that names an action, not a
+// thing said: one to three words of letters alone ("source", "Read
+// more", "Continue reading"), no sentence.
+func controlText(t string) bool {
+	w := strings.Fields(t)
+	if len(w) == 0 || len(w) > 3 {
+		return false
+	}
+	for _, x := range w {
+		for i, c := range x {
+			// Letters, no capital inside a word: not a name such as
+			// xsltAttrTemplateValueProcess.
+			if !unicode.IsLetter(c) || i > 0 && unicode.IsUpper(c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// besideHeading reports whether the content right before heading n in
+// its parent (past empty elements: an anchor) is text, set inline (a
+// span beside it, not a paragraph of links under the heading before).
+func besideHeading(n *html.Node, text string) bool {
+	for sib := n.PrevSibling; sib != nil; sib = sib.PrevSibling {
+		t := strings.TrimSpace(textOf(sib))
+		if t == "" {
+			continue
+		}
+		return t == text && sib.Type == html.ElementNode && !blockElements[sib.DataAtom]
+	}
+	return false
 }
 
 func (r *renderer) list(n *html.Node) {
