@@ -133,7 +133,9 @@ func newNotesAddCmd(a *App) *cobra.Command {
 			if !ok {
 				return usagef("notes add: invalid quote: item %d (%s) does not hold %q", it.ID, excerpt(it.Title, 40), excerpt(quote, 60))
 			}
-			h, err := s.AddHighlight(cmd.Context(), it, start, end, note, tags)
+			// #words in the note are tags, as on the TUI's note line.
+			note, more := library.SplitNote(note)
+			h, err := s.AddHighlight(cmd.Context(), it, start, end, note, append(tags, more...))
 			if err != nil {
 				if strings.Contains(err.Error(), "invalid") || strings.Contains(err.Error(), "pages and reports") {
 					return usageError{err}
@@ -145,7 +147,7 @@ func newNotesAddCmd(a *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&quote, "quote", "", "the passage's words (found whatever their markup and spacing)")
 	cmd.Flags().StringVar(&note, "note", "", "a note beside it")
-	cmd.Flags().StringArrayVar(&tags, "tag", nil, "a tag (repeat for more)")
+	cmd.Flags().StringArrayVar(&tags, "tag", nil, "a tag (repeat for more; #words in --note are tags too)")
 	return cmd
 }
 

@@ -36,9 +36,12 @@ func TestNotesHighlightNoteExport(t *testing.T) {
 	page := strconv.FormatInt(items[0].ID, 10)
 	calls := len(s.Requests())
 
-	code, out, errs := harkData(t, s, data, "", "notes", "add", page, "--quote", "its stripes hide it in the forest", "--note", "camouflage", "--tag", "zoology", "--json")
+	// #words in the note are tags, as on the TUI's note line: a note
+	// "camouflage #stripes" kept "#stripes" in the note and no tag.
+	code, out, errs := harkData(t, s, data, "", "notes", "add", page, "--quote", "its stripes hide it in the forest", "--note", "camouflage #stripes", "--tag", "zoology", "--json")
 	var h library.Highlight
-	if code != 0 || json.Unmarshal([]byte(out), &h) != nil || h.Quote != "Its stripes hide it in the forest" || h.Note != "camouflage" {
+	if code != 0 || json.Unmarshal([]byte(out), &h) != nil || h.Quote != "Its stripes hide it in the forest" || h.Note != "camouflage" ||
+		strings.Join(h.Tags, ",") != "zoology,stripes" {
 		t.Fatalf("add: %d %s %s", code, out, errs)
 	}
 	// Bad input: a quote the page does not hold, a tag with a space, an
@@ -102,10 +105,10 @@ func TestNotesHighlightNoteExport(t *testing.T) {
 	if code, _, errs = harkData(t, s, data, "", "notes", "export", "-o", bib); code != 0 {
 		t.Fatalf("bibtex: %s", errs)
 	}
-	if b, _ := os.ReadFile(bib); !strings.Contains(string(b), "annote = {“Its stripes hide it in the forest” — camouflage [zoology]}") {
+	if b, _ := os.ReadFile(bib); !strings.Contains(string(b), "annote = {“Its stripes hide it in the forest” — camouflage [zoology, stripes]}") {
 		t.Errorf("bibtex:\n%s", b)
 	}
-	if code, out, _ = harkData(t, s, data, "", "notes", "export", "--to", "csl-json", "-o", "-"); code != 0 || !strings.Contains(out, `"note": "“Its stripes hide it in the forest” — camouflage [zoology]"`) {
+	if code, out, _ = harkData(t, s, data, "", "notes", "export", "--to", "csl-json", "-o", "-"); code != 0 || !strings.Contains(out, `"note": "“Its stripes hide it in the forest” — camouflage [zoology, stripes]"`) {
 		t.Errorf("csl-json: %d %s", code, out)
 	}
 	if code, out, _ = harkData(t, s, data, "", "notes", "rm", strconv.FormatInt(h.ID, 10)); code != 0 || !strings.Contains(out, "removed 1 highlight") {
