@@ -297,7 +297,7 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.c.Keys().Library.Notes):
 		return p.toggleNotes()
 	case key.Matches(msg, p.c.Keys().Library.Watch):
-		return p.withItem(func(it library.Item) tea.Cmd { return p.every.open(it, p.c.Styles) })
+		return p.withItem(p.askEvery)
 	}
 	switch {
 	case key.Matches(msg, p.c.Keys().Library.Search):

@@ -51,19 +51,37 @@ func (p *Pane) selectedWatch() (api.Watch, bool) {
 	return p.ws[p.cursor], true
 }
 
-// watchItem watches the item (a page's URL, a report's sources), each
-// page read again every so often (30m, 1d: api.ParseEvery).
+// watchURLs are the item's web pages to watch: a page's URL, a report's
+// sources.
+func watchURLs(it library.Item) []string {
+	var urls []string
+	for _, s := range library.Sources(it) {
+		if strings.HasPrefix(s.URL, "http") && (it.Kind == library.KindPage || it.Kind == library.KindResearch) {
+			urls = append(urls, s.URL)
+		}
+	}
+	return urls
+}
+
+// askEvery opens w's line for the item, or says at once why it cannot
+// be watched: asking how often first was a question for nothing.
+func (p *Pane) askEvery(it library.Item) tea.Cmd {
+	if len(watchURLs(it)) == 0 {
+		return func() tea.Msg {
+			return common.ErrorMsg{Err: fmt.Errorf("watch: item %d has no web page to watch (a page, or a report's sources)", it.ID)}
+		}
+	}
+	return p.every.open(it, p.c.Styles)
+}
+
+// watchItem watches the item's web pages (watchURLs), each read again
+// every so often (30m, 1d: api.ParseEvery).
 func (p *Pane) watchItem(it library.Item, every string) tea.Cmd {
 	cl, private := p.c.Client, p.c.AllowPrivate
+	urls := watchURLs(it)
 	return func() tea.Msg {
 		if cl == nil {
 			return common.ErrorMsg{Err: common.ErrNotConnected}
-		}
-		var urls []string
-		for _, s := range library.Sources(it) {
-			if strings.HasPrefix(s.URL, "http") && (it.Kind == library.KindPage || it.Kind == library.KindResearch) {
-				urls = append(urls, s.URL)
-			}
 		}
 		if len(urls) == 0 {
 			return common.ErrorMsg{Err: fmt.Errorf("watch: item %d has no web page to watch (a page, or a report's sources)", it.ID)}

@@ -83,6 +83,11 @@ func TestWatchAsksHowOften(t *testing.T) {
 		json.Unmarshal(srv.Last(api.PathWatches).Body, &in)
 		return in.Every
 	}
+	// A report with no web source says so at once, asking nothing.
+	msgs := press(p, "w")
+	if e, ok := msgs[0].(common.ErrorMsg); len(msgs) != 1 || !ok || !strings.Contains(e.Err.Error(), "no web page to watch") || p.OwnsKeys() {
+		t.Fatalf("w on a report with no web source: %+v", msgs)
+	}
 	press(p, "j", "j", "w") // the page
 	if v := uitest.Plain(p.View()); !strings.Contains(v, "▶ watch every 1d") || !strings.Contains(v, "enter watches · esc cancels") {
 		t.Fatalf("w does not ask how often:\n%s", v)
@@ -95,7 +100,7 @@ func TestWatchAsksHowOften(t *testing.T) {
 		t.Fatalf("a bad interval was not refused at the line (%d sent):\n%s", srv.Count(api.PathWatches), v)
 	}
 	press(p, "backspace", "backspace", "backspace", "1", "2", "h")
-	msgs := press(p, "enter")
+	msgs = press(p, "enter")
 	if len(msgs) != 1 || msgs[0].(common.NoticeMsg).Text != "watching 1 page, every 12h (W lists them)" || sent() != "12h" {
 		t.Fatalf("12h: %+v, sent %q", msgs, sent())
 	}
