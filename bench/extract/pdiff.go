@@ -17,6 +17,7 @@ var pdiff = flag.Int("pdiff", 0, "print the N tuning pages (whole-truth and snip
 func printPrecisionDiff(sets []dataset, top int) {
 	type loss struct {
 		set, name, url string
+		fold           int
 		d              float64
 		lines          []string
 	}
@@ -65,7 +66,7 @@ func printPrecisionDiff(sets []dataset, top int) {
 					}
 				}
 			}
-			all = append(all, loss{ds.title[:8], pg.Name, pg.URL, hp - tp, lines})
+			all = append(all, loss{ds.title[:8], pg.Name, pg.URL, fold(pg), hp - tp, lines})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].d < all[j].d })
@@ -73,7 +74,7 @@ func printPrecisionDiff(sets []dataset, top int) {
 		if i == top {
 			break
 		}
-		fmt.Printf("== %s %s %.3f %s\n", l.set, l.name, l.d, l.url)
+		fmt.Printf("== %s %s fold %d %.3f %s\n", l.set, l.name, l.fold, l.d, l.url)
 		for _, line := range l.lines {
 			if len(line) > 200 {
 				line = line[:200]

@@ -265,6 +265,14 @@ func narrowToArticle(doc, root *html.Node, contents []*html.Node, article bool, 
 		dropBareBeside(art, root, contents, memo)
 		return
 	}
+	if article && art != nil && art != root && contains(root, art) && share < w.ArticleShare {
+		// An article page whose best container holds under a fifth of
+		// the prose (an old page laid out in tables, its story in one
+		// cell): nothing is cut to it, but the bare columns of the
+		// layout beside it go.
+		dropBareColumnsBeside(art, root, contents, memo)
+		return
+	}
 	if art == nil || art == root || !contains(root, art) || share < w.ArticleShare {
 		return
 	}
@@ -919,3 +927,28 @@ func elementChildren(n *html.Node) int {
 // readsAsArticle (80 and 100 were tried against 150: CleanEval's and
 // WCXB's folds fell).
 const proseLetters = 150
+
+// dropBareColumnsBeside removes, from art up to root, the columns of a
+// layout table beside it that are bare (isBareColumn) and hold less
+// prose than art: on a page whose best container is weak, a column
+// that outweighs it may be the story itself, its lines set apart by
+// <br>s.
+func dropBareColumnsBeside(art, root *html.Node, contents []*html.Node, memo map[*html.Node]metrics) {
+	for n := art; n != root; n = n.Parent {
+		p := n.Parent
+		for c := p.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c != n && c.Type == html.ElementNode && !holdsAny(c, contents) && isBareColumn(c, memo) && lessProse(c, art, memo) {
+				p.RemoveChild(c)
+			}
+			c = next
+		}
+	}
+}
+
+// lessProse reports whether c holds fewer letters outside links than
+// art.
+func lessProse(c, art *html.Node, memo map[*html.Node]metrics) bool {
+	m, a := memo[c], memo[art]
+	return m.all-m.links < a.all-a.links
+}

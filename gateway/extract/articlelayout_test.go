@@ -308,3 +308,67 @@ func TestBareBoxUnderAHeading(t *testing.T) {
 		}
 	}
 }
+
+// TestMasthead: a page laid out in tables, its logo a picture that links
+// to the site's home page and, beside it, the site's tagline: the box
+// around them goes (dropMasthead). Beside a picture that links to
+// another site's home page, or beside a heading, it stays.
+func TestMasthead(t *testing.T) {
+	story := `<p>` + strings.Repeat("The single-track bridge was a box construction with numerous legs, up to 230ft apart, supporting the trains as they crossed the estuary. ", 3) + `</p>` +
+		`<p>` + strings.Repeat("The central sections failed during the stormy night of 28 December 1879 while a train was crossing, and every life aboard was lost. ", 3) + `</p>`
+	tagline := `A guide to the Clans and Tartans of Scotland: everything a true Scot should need and know.`
+	// More of the page below the story, so that the story's cell is not
+	// taken for the whole content.
+	story += `</td></tr><tr><td><p>` + strings.Repeat("McGonagall's poem on the disaster is read to this day, and the bridge's stumps still stand in the water beside the new one. ", 3) + `</p>`
+	for _, tc := range []struct {
+		name, page string
+		gone       bool
+	}{
+		{"the logo and the tagline beside it", `<table><tr><td><table><tr><td><a href="../index.html"><img src="logo.gif" alt="ScotClans"></a></td><td>` + tagline + `</td></tr></table></td></tr>` +
+			`<tr><td>` + story + `</td></tr></table>`, true},
+		{"a logo linking to another site's home page", `<table><tr><td><table><tr><td><a href="http://partner.example/"><img src="logo.gif"></a></td><td>` + tagline + `</td></tr></table></td></tr>` +
+			`<tr><td>` + story + `</td></tr></table>`, false},
+		{"a heading beside the logo", `<table><tr><td><table><tr><td><a href="/"><img src="logo.gif"></a></td><td><h2>` + tagline + `</h2></td></tr></table></td></tr>` +
+			`<tr><td>` + story + `</td></tr></table>`, false},
+	} {
+		page := `<html><head><title>The Tay Bridge Disaster</title></head><body>` + tc.page + `</body></html>`
+		_, text := extract(t, page, Options{Tables: true})
+		if !strings.Contains(text, "stormy night") {
+			t.Fatalf("%s: lost the story:\n%s", tc.name, text)
+		}
+		if gone := !strings.Contains(text, "true Scot"); gone != tc.gone {
+			t.Errorf("%s: tagline gone %v, want %v:\n%s", tc.name, gone, tc.gone, text)
+		}
+	}
+}
+
+// TestBareColumnBesideAWeakArticle: an article page (og:type article)
+// laid out in tables whose story holds under a fifth of the page's
+// prose (forty other stories below it): nothing is cut to the story,
+// but the bare column of short lines beside it (a charity's values,
+// its address) goes. A column with a paragraph of prose stays.
+func TestBareColumnBesideAWeakArticle(t *testing.T) {
+	var others strings.Builder
+	for i := range 40 {
+		others.WriteString(fmt.Sprintf("<div><div><div><h3>Story %d</h3><p>The harbour board met again on Tuesday and heard from the island councils about the timetable.</p></div></div></div>", i))
+	}
+	story := `<h2>Storm closes the harbour</h2><p>` + strings.Repeat("The storm of Tuesday night closed the harbour, the quay, the slip and the pier, and the fishing fleet stayed in port. ", 2) + `</p>`
+	lines := `<b>Efficiency</b><br>Most of what you give goes to the lifeboat.<br><b>Commitment</b><br>We answer every call.<br>17 Quay Street, Harbourtown`
+	for _, tc := range []struct {
+		name, beside string
+		gone         bool
+	}{
+		{"a column of short lines", lines, true},
+		{"a column with a paragraph", lines + `<p>` + strings.Repeat("Sealskin from Greenland is hunted under quota by the Inuit, and each sporran is sewn by hand. ", 2) + `</p>`, false},
+	} {
+		page := `<html><head><title>Harbour News</title><meta property="og:type" content="article"></head><body>` +
+			`<table><tr><td>` + story + `</td><td>` + tc.beside + `</td></tr></table>` + others.String() + `</body></html>`
+		_, text := extract(t, page, Options{Tables: true})
+		if !strings.Contains(text, "fishing fleet") || !strings.Contains(text, "Story 39") {
+			t.Fatalf("%s: lost a story:\n%s", tc.name, text)
+		}
+		if gone := !strings.Contains(text, "Commitment"); gone != tc.gone {
+			t.Errorf("%s: short lines gone %v, want %v:\n%s", tc.name, gone, tc.gone, text)
+		}
+	}
+}

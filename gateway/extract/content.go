@@ -43,6 +43,7 @@ func MainWith(doc *html.Node, w Weights) *html.Node {
 	unwrapNoscripts(doc)
 	unwrapNamedAnchors(doc)
 	revealStreamed(doc)
+	dropMasthead(doc)
 	article := isArticlePage(doc) || w.ProseParagraphs > 0 && readsAsArticle(doc, w.ProseParagraphs, w.DatedParagraphs)
 	var counts map[string]int
 	if article {

@@ -300,3 +300,54 @@ func words(s string) []string {
 		return r == ' ' || r == '-' || r == '_' || r == '\t'
 	})
 }
+
+// dropMasthead removes the page's masthead: the largest box around the
+// site's logo (the first picture that links to the site's home page)
+// that holds under 300 letters and no heading, with the tagline beside
+// the logo ("A guide to the Clans and Tartans of Scotland: …"). A page
+// names its home page from its own masthead; a link to another site's
+// home page is left alone (a partner's badge inside a story).
+func dropMasthead(doc *html.Node) {
+	logo := findFirst(doc, func(n *html.Node) bool {
+		return n.DataAtom == atom.A && isHomeHref(attr(n, "href")) && hasImage(n)
+	})
+	if logo == nil {
+		return
+	}
+	var box *html.Node
+	for n := logo.Parent; n != nil && n.Type == html.ElementNode; n = n.Parent {
+		if n.DataAtom == atom.Body || n.DataAtom == atom.Html || n.DataAtom == atom.Main || n.DataAtom == atom.Article {
+			break
+		}
+		t, short := textUpTo(n, 2000)
+		if !short || letters(t) >= 300 || holdsPage(n) || findFirst(n, isHeading) != nil {
+			break
+		}
+		box = n
+	}
+	if box != nil && box.Parent != nil {
+		box.Parent.RemoveChild(box)
+	}
+}
+
+// isHomeHref reports a relative link to the site's home page: its root,
+// or an index page at the root or folders up ("../index.html").
+func isHomeHref(h string) bool {
+	h = strings.ToLower(strings.TrimSpace(h))
+	if h == "" {
+		return false
+	}
+	if strings.Contains(h, "://") || strings.HasPrefix(h, "//") {
+		return false // another site's, as often as the page's own
+	}
+	h = strings.TrimPrefix(h, "./")
+	for strings.HasPrefix(h, "../") {
+		h = h[3:]
+	}
+	h = strings.TrimPrefix(h, "/")
+	switch h {
+	case "", "index.html", "index.htm", "index.php", "index.asp", "index.shtml", "default.asp", "default.aspx", "home.html", "home.htm":
+		return true
+	}
+	return false
+}
