@@ -1,6 +1,7 @@
 package doc
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,30 @@ func TestSentenceIntroducingATableIsQuotable(t *testing.T) {
 	}
 	if s := d.Sents[sentAt(t, d, "Sizes:")]; s.OK {
 		t.Errorf("a fragment before a table is quotable: code %q", s.Code)
+	}
+}
+
+// A directive's summary box is a table of named values with no header
+// ("Default: | KeepAliveTimeout 5"): each row reads as the statement
+// "Default: KeepAliveTimeout 5." and can be quoted for a question that
+// names the value ("the default value of KeepAliveTimeout"), as a row
+// under a header can. Read as a headless table, no row was quotable,
+// and the default was in no report. A headless table of data still
+// is not quoted: what its cells are is not said.
+func TestBoxOfNamedValuesIsQuotable(t *testing.T) {
+	d := ReadMarkdown("# core\n\n## KeepAliveTimeout Directive\n\n"+
+		"| Description: | Amount of time the server will wait for subsequent requests on a persistent connection |\n| --- | --- |\n"+
+		"| Syntax: | KeepAliveTimeout num[ms] |\n| Default: | KeepAliveTimeout 5 |\n| Context: | server config, virtual host |\n\n"+
+		"The number of seconds Apache httpd will wait for a subsequent request before closing the connection.\n\n"+
+		"## Sizes\n\n| small | 1 |\n| --- | --- |\n| large | 2 |\n", "core")
+	i := sentAt(t, d, "Default: KeepAliveTimeout 5.")
+	if s := d.Sents[i]; !s.OK || !slices.Equal(d.Blocks[s.Block].Key, Terms("Default")) || d.Blocks[s.Block].Row != "Default: | KeepAliveTimeout 5" {
+		t.Errorf("the box's Default row: OK %v, key %v, row %q", s.OK, d.Blocks[s.Block].Key, d.Blocks[s.Block].Row)
+	}
+	if s := d.Sents[sentAt(t, d, "The number of seconds Apache httpd will wait for a subsequent request before closing the connection.")]; !s.OK {
+		t.Errorf("the prose after the box is not quotable")
+	}
+	if s := d.Sents[sentAt(t, d, "large | 2")]; s.OK {
+		t.Errorf("a headless data table's row is quotable: %q", s.Text)
 	}
 }

@@ -30,8 +30,10 @@ import (
 // version 6 reads a list item closed by ";" as whole; version 7 reads a
 // section's opening "This directive …" after its box of rows as naming
 // the heading; version 8 hands a short table to the whole sentence
-// introducing it on ":" (tableLead).
-const docVersion = 8
+// introducing it on ":" (tableLead); version 9 reads a box of named
+// values ("Default: | KeepAliveTimeout 5") row by row as statements
+// (keyValueBox).
+const docVersion = 9
 
 var docCRC = crc32.MakeTable(crc32.Castagnoli)
 

@@ -66,6 +66,13 @@ func (b *docBuilder) table(rows [][]string) {
 	if lead != nil {
 		b.tableLead(rows)
 	}
+	if keyValueBox(rows) {
+		for _, r := range rows {
+			b.row(nil, r, lead, true)
+		}
+		b.lastSent, b.prevKind = -1, 3
+		return
+	}
 	head, named := rows[0], headerRow(rows[0])
 	if named {
 		rows = rows[1:]
@@ -73,9 +80,30 @@ func (b *docBuilder) table(rows [][]string) {
 		head = nil
 	}
 	for _, r := range rows {
-		b.row(head, r, lead)
+		b.row(head, r, lead, false)
 	}
 	b.lastSent, b.prevKind = -1, 3
+}
+
+// keyValueBox reports whether a table is a box of named values, each
+// row a name ending on ":" and its value (Apache's directive summary:
+// "Syntax: | KeepAliveTimeout num[ms]", "Default: | KeepAliveTimeout
+// 5"): no header names its columns, as each row names its own value,
+// and each row reads as the statement "Default: KeepAliveTimeout 5".
+func keyValueBox(rows [][]string) bool {
+	if len(rows) < 2 {
+		return false
+	}
+	for _, r := range rows {
+		if len(r) != 2 || text.Unmark(r[1]) == "" {
+			return false
+		}
+		k := text.Unmark(r[0])
+		if !strings.HasSuffix(k, ":") || len(strings.Fields(k)) > 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // tableLead hands a short table to the whole sentence before it that
@@ -102,8 +130,9 @@ func (b *docBuilder) tableLead(rows [][]string) {
 	s.Code, s.CodeLines, s.OK = strings.Join(lines, "\n"), len(lines), true
 }
 
-// row adds one row of a table under head (nil when it has none).
-func (b *docBuilder) row(head, cells []string, lead []string) {
+// row adds one row of a table under head (nil when it has none), or of
+// a box of named values (box: keyValueBox).
+func (b *docBuilder) row(head, cells []string, lead []string, box bool) {
 	kept := keptRow(cells)
 	if kept == "" {
 		return
@@ -117,6 +146,12 @@ func (b *docBuilder) row(head, cells []string, lead []string) {
 	}
 	blk.Key = Terms(text.Unmark(cells[0]))
 	t := rowStatement(head, cells)
+	if box {
+		t = cells[0] + " " + cells[1]
+		if r, _ := utf8.DecodeLastRuneInString(text.Unmark(t)); !strings.ContainsRune(".!?", r) {
+			t += "."
+		}
+	}
 	plain := text.Unmark(t)
 	si := len(d.Sents)
 	// Its words are its cells'; its header's are what it sits under, as
@@ -129,7 +164,7 @@ func (b *docBuilder) row(head, cells []string, lead []string) {
 			filled++
 		}
 	}
-	rs.OK = head != nil && !b.links && text.Unmark(cells[0]) != "" && filled >= 2 && rs.NWords <= maxRowWords
+	rs.OK = (head != nil || box) && !b.links && text.Unmark(cells[0]) != "" && filled >= 2 && rs.NWords <= maxRowWords
 	ctx := append([]string(nil), d.Passages[pi].Own...)
 	ctx = append(ctx, d.Passages[pi].Context...)
 	if head != nil {
