@@ -83,6 +83,7 @@ var features = []feature{
 	{"bare_list", math.Log(0.3), "a comparison's summary, a sentence naming everything (four commas)"},
 	{"bare_term", math.Log(0.5), "a comparison's summary, a remark on an option"},
 	{"changelog", math.Log(0.3), "a release note, the question not about changes"},
+	{"passage_gate", math.Log(0.3), "the sentence holds too few of the question's terms itself, but one, and its passage holds enough"},
 }
 
 // featureIndex is each feature's place in a candidate's vector.

@@ -109,3 +109,36 @@ func TestFeedbackMatch(t *testing.T) {
 		t.Errorf("a sentence with none: %v, want 0", got)
 	}
 }
+
+// A user's words are spread over the manual's passage, not gathered in
+// the one sentence that answers ("keep", "variables", "next time",
+// "quit" over a section on saving the workspace): a sentence holding
+// one of the question's terms in a passage that, with its headings,
+// holds enough of them is a candidate, marked passage_gate and scored
+// down; one whose passage does not hold enough is none.
+func TestSentenceOfAPassageThatAnswersIsACandidate(t *testing.T) {
+	d := readMarkdownDoc("# Sessions\n\n## Saving your work\n\n"+
+		"When you quit the program, your variables are written to a file for next time.\n\n"+
+		"Saving the workspace image keeps them in the file `.RData` in the current directory.\n\n"+
+		"## Images\n\nThe workspace image keeps a copy of every object in the session.\n", "Sessions")
+	c := newCorpus([]*rdoc{d})
+	a := c.respell(newAsk("How do I keep my variables for next time after I quit?", nil, false))
+	for s, want := range map[string][2]bool{
+		"When you quit the program, your variables are written to a file for next time.":     {true, false},
+		"Saving the workspace image keeps them in the file .RData in the current directory.": {true, true},
+		"The workspace image keeps a copy of every object in the session.":                   {false, false},
+	} {
+		ok, byPassage := c.candidate(a, sentAt(t, d, s))
+		if [2]bool{ok, byPassage} != want {
+			t.Errorf("%q: candidate %v, by its passage %v; want %v", s, ok, byPassage, want)
+		}
+	}
+	rows := c.featureRows(a)
+	g := sentAt(t, d, "Saving the workspace image keeps them in the file .RData in the current directory.")
+	if rows[g] == nil || rows[g][featureIndex["passage_gate"]] != 1 {
+		t.Errorf("the passage's sentence: features %v, want passage_gate 1", rows[g])
+	}
+	if w := HandWeights()["passage_gate"]; w >= 0 {
+		t.Errorf("passage_gate's hand weight %v: a sentence that holds too few of the terms itself is not scored as one that holds them", w)
+	}
+}

@@ -216,10 +216,14 @@ func (c *rcorpus) featureRows(a ask) [][]float64 {
 	}
 	r := c.newRanking(a)
 	for g := range c.sref {
-		if !c.candidate(a, g) {
+		ok, byPassage := c.candidate(a, g)
+		if !ok {
 			continue
 		}
 		x := make([]float64, len(features))
+		if byPassage {
+			x[featureIndex["passage_gate"]] = 1
+		}
 		lead, otherRelease := r.fields(g, x)
 		number := r.answerType(g, lead, x)
 		d := c.docs[c.sref[g][0]]
@@ -240,13 +244,17 @@ func (c *rcorpus) featureRows(a ask) [][]float64 {
 // candidate reports whether sentence g can open a quote that answers a:
 // its page is on topic, it leans on nothing the page lacks, it is no
 // question of the page's, and it (with what it sits under and leans
-// on) holds enough of a's terms.
-func (c *rcorpus) candidate(a ask, g int) bool {
+// on) holds enough of a's terms, or (byPassage) holds one of them and
+// its passage, with what the passage sits under, holds enough: a
+// user's words are spread over the manual's passage ("keep", "next
+// time", "quit", "start", "variables" over R's section on the
+// workspace), not gathered in the one sentence that answers.
+func (c *rcorpus) candidate(a ask, g int) (ok, byPassage bool) {
 	ref := c.sref[g]
 	d := c.docs[ref[0]]
 	s := &d.Sents[ref[1]]
 	if d.offTopic || s.Lost || s.Asks || !(s.OK || s.Leads || s.LongIntro && howCode(a, s)) || !rowAsked(a, d, s) {
-		return false
+		return false, false
 	}
 	doc := slices.Clip(s.Toks)
 	if !a.bare {
@@ -255,7 +263,15 @@ func (c *rcorpus) candidate(a ask, g int) bool {
 	if s.Dep >= 0 {
 		doc = append(doc, d.Sents[s.Dep].Toks...)
 	}
-	return a.answers(doc)
+	if a.answers(doc) {
+		return true, false
+	}
+	if a.bare || !slices.ContainsFunc(a.terms, func(t string) bool { return slices.Contains(doc, t) }) {
+		return false, false
+	}
+	pass := append(slices.Clip(c.pToks[c.pBase[ref[0]]+s.Passage]), s.Context...)
+	ok = a.answers(pass)
+	return ok, ok
 }
 
 // ranking is what featureRows reads once per question: each sentence's
