@@ -26,14 +26,16 @@ type Reader struct {
 	find    textinput.Model
 	finding bool
 	query   string
-	// orElse is found instead of query when the lines, once there, do
-	// not hold query (FindQuote's opening words).
-	orElse  string
-	matches []match // every occurrence of the query, in reading order
-	at      int     // the current match, index into matches
-	toc     []Heading
-	tocOpen bool
-	tocCur  int
+	// orElse is found instead of query where the lines do not hold
+	// query (FindQuote's opening words), fellBack when it was; query is
+	// looked for again in the lines rendered next.
+	orElse   string
+	fellBack bool
+	matches  []match // every occurrence of the query, in reading order
+	at       int     // the current match, index into matches
+	toc      []Heading
+	tocOpen  bool
+	tocCur   int
 	// jumped: the contents jumped to a heading from the place jumpedFrom
 	// (words above the top line, Scroll.Place): esc comes back there.
 	jumped     bool
@@ -83,6 +85,7 @@ func (r *Reader) StartFind(st *Styles) tea.Cmd {
 // Reset forgets the find and the contents (a new document is shown).
 func (r *Reader) Reset() {
 	r.query, r.matches, r.at, r.finding, r.tocOpen, r.jumped = "", nil, 0, false, false, false
+	r.orElse, r.fellBack = "", false
 	r.find.Blur()
 }
 
@@ -94,7 +97,7 @@ func (r *Reader) FindKey(msg tea.KeyPressMsg, s *Scroll) tea.Cmd {
 		r.finding = false
 		r.find.Blur()
 		if q := strings.TrimSpace(r.find.Value()); q != "" {
-			r.query = q
+			r.query, r.orElse = q, ""
 		}
 		r.Refresh(s)
 		r.at = 0
@@ -124,10 +127,10 @@ func (r *Reader) Refresh(s *Scroll) {
 	if r.query == "" {
 		return
 	}
-	r.matches = findAll(s.lines, r.query)
-	if len(r.matches) == 0 && r.orElse != "" && len(s.lines) > 1 {
-		r.query, r.orElse = r.orElse, ""
-		r.matches = findAll(s.lines, r.query)
+	r.matches, r.fellBack = findAll(s.lines, r.query), false
+	if len(r.matches) == 0 && r.orElse != "" {
+		r.matches = findAll(s.lines, r.orElse)
+		r.fellBack = len(r.matches) > 0
 	}
 	r.at = min(r.at, max(0, len(r.matches)-1))
 	if len(r.matches) > 0 {
@@ -418,6 +421,8 @@ func (r *Reader) Status() string {
 		return ""
 	case len(r.matches) == 0:
 		return fmt.Sprintf("“%s” not found", shortQuery(r.query))
+	case r.fellBack:
+		return fmt.Sprintf("“%s” %d of %d (n/N)", shortQuery(r.orElse), r.at+1, len(r.matches))
 	}
 	return fmt.Sprintf("“%s” %d of %d (n/N)", shortQuery(r.query), r.at+1, len(r.matches))
 }

@@ -30,6 +30,34 @@ func doc(n int) (string, *Scroll) {
 	return strings.Join(md, "\n"), s
 }
 
+// A quote is found whole where the lines hold it, else by its opening
+// words; lines rendered anew (the page's glamour rendering arriving
+// after its interim text) are searched for the whole quote again: the
+// first lines' fallback opened a report's source with "The bb is
+// expanded by 4" alone highlighted.
+func TestFindQuoteWholeOnceRendered(t *testing.T) {
+	quote := "The bb is expanded by 4 graph-units in all directions (pad) to allow for finite line widths."
+	s := &Scroll{}
+	s.SetHeight(6)
+	s.SetContent("Q40.\n\n1. The bb is expanded by 4 graph\\-units in all directions \\(pad\\) …")
+	var r Reader
+	FindQuote(&r, quote, s)
+	if st := r.Status(); st != "“The bb is expanded…” 1 of 1 (n/N)" {
+		t.Errorf("interim lines: %q", st)
+	}
+	s.SetContent("  Q40.\n\n  1. The bb is expanded by 4 \x1b[1mgraph-units\x1b[m in all directions (pad) to allow\n  for finite line widths.")
+	r.Refresh(s)
+	if st := r.Status(); st != "“The bb is expanded…” 1 of 1 (n/N)" || len(r.matches) != 1 || r.matches[0].endLine != 3 {
+		t.Errorf("rendered lines: %q %+v", st, r.matches)
+	}
+	r.Find("okapi", s)
+	s.SetContent("The bb is expanded by 4 okapis.")
+	r.Refresh(s)
+	if r.Status() != "“okapi” 1 of 1 (n/N)" {
+		t.Errorf("a find typed after the quote still falls back: %q", r.Status())
+	}
+}
+
 func TestFindHighlightsAndMoves(t *testing.T) {
 	_, s := doc(5)
 	var r Reader
