@@ -400,16 +400,17 @@ func TestControlLinksAreNoProse(t *testing.T) {
 	page := `<html><body><h1>Struct Iter</h1>
 <p>An iterator over the items of a <code>HashSet</code>, made by the <a href="struct.HashSet.html#method.iter">iter</a> method.</p>
 <details class="toggle method-toggle" open><summary><section id="method.inspect" class="method trait-impl has-srclink"><span class="rightside"><a class="srclink" href="../../src/core/iter.rs.html#1">source</a></span><a href="#method.inspect" class="anchor"></a><h4 class="code-header">fn inspect&lt;F&gt;(self, f: F) -&gt; Inspect&lt;Self, F&gt;</h4></section></summary><div class="docblock"><p>Does something with each element of an iterator, passing the value on. <a href="../../iter/trait.Iterator.html#method.inspect">Read more</a></p></div></details>
+<details class="toggle method-toggle" open><summary><section id="method.retain" class="method has-srclink"><span class="rightside"><span class="since" title="Stable since Rust version 1.4.0">1.4.0</span> · <a class="srclink" href="../../src/alloc/vec_deque.rs.html#3">source</a></span><a href="#method.retain" class="anchor"></a><h4 class="code-header">pub fn retain&lt;F&gt;(&amp;mut self, f: F)</h4></section></summary><div class="docblock"><p>Retains only the elements specified by the predicate.</p></div></details>
 <details class="toggle method-toggle" open><summary><section id="method.by_ref" class="method trait-impl has-srclink"><span class="rightside"><a class="srclink" href="../../src/core/iter.rs.html#2">source</a></span><a href="#method.by_ref" class="anchor"></a><h4 class="code-header">fn by_ref(&amp;mut self) -&gt; &amp;mut Self</h4></section></summary><div class="docblock"><p>Borrows an iterator, rather than consuming it. <a href="../../iter/trait.Iterator.html#method.by_ref">Read more</a></p></div></details>
 <p>Iterators are lazy and do nothing unless consumed. Their adapters are told at length in the <a href="https://doc.rust-lang.org/book/">book</a></p>
 </body></html>`
 	md, text := extract(t, page, Options{})
-	for _, w := range []string{"source", "Read more"} {
+	for _, w := range []string{"source", "Read more", "1.4.0"} {
 		if strings.Contains(text, w) {
 			t.Errorf("the text has %q:\n%s", w, text)
 		}
 	}
-	for _, w := range []string{"passing the value on.\n\nfn by_ref", "Borrows an iterator, rather than consuming it.\n", "told at length in the book", "made by the iter method."} {
+	for _, w := range []string{"passing the value on.\n\npub fn retain<F>(&mut self, f: F)\n\nRetains only", "by the predicate.\n\nfn by_ref", "Borrows an iterator, rather than consuming it.\n", "told at length in the book", "made by the iter method."} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the text lacks %q:\n%s", w, text)
 		}

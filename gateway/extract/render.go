@@ -55,7 +55,8 @@ type Block struct {
 	// <h1> the content opens with): Body leaves it out.
 	Headline bool
 	// control: a paragraph that is one link of a word or two ("source"),
-	// which beside a heading is the heading's control, not prose.
+	// after no word ("1.4.0 · source"), which beside a heading is the
+	// heading's control, not prose.
 	control bool
 }
 
@@ -188,7 +189,9 @@ func (r *renderer) flush() {
 		before, link := strings.TrimSpace(full[:b.linkAt]), strings.TrimSpace(full[b.linkAt:])
 		switch {
 		case !controlText(link):
-		case before == "":
+		case !strings.ContainsFunc(before, unicode.IsLetter):
+			// The link alone, or after a version and a separator
+			// ("1.4.0 · source", the release an item is stable since).
 			blk.control = true
 		case b.elsewhere && len(strings.Fields(before)) >= 3 && strings.ContainsAny(before[len(before)-1:], ".!?"):
 			// A link of a word or two after the paragraph's last
