@@ -62,8 +62,12 @@ whatever the depth.`,
 				return usagef("research verify: report %d records no passages (its gateway does not record them, or it predates them)", it.ID)
 			}
 			if depth == "" {
+				// Inputs that do not read (an old report's) name no
+				// model: the depth a report without one was made with.
 				var in struct{ Model string }
-				json.Unmarshal([]byte(it.Inputs), &in)
+				if json.Unmarshal([]byte(it.Inputs), &in) != nil {
+					in.Model = ""
+				}
 				depth = api.ReportDepth(in.Model)
 			}
 			ctx := cmd.Context()

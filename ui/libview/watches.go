@@ -54,9 +54,12 @@ func (p *Pane) selectedWatch() (api.Watch, bool) {
 // watchURLs are the item's web pages to watch: a page's URL, a report's
 // sources.
 func watchURLs(it library.Item) []string {
+	if it.Kind != library.KindPage && it.Kind != library.KindResearch {
+		return nil
+	}
 	var urls []string
 	for _, s := range library.Sources(it) {
-		if strings.HasPrefix(s.URL, "http") && (it.Kind == library.KindPage || it.Kind == library.KindResearch) {
+		if strings.HasPrefix(s.URL, "http") {
 			urls = append(urls, s.URL)
 		}
 	}
